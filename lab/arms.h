@@ -1,0 +1,67 @@
+/* arms: the lab's arms, read from lab/arms.tsv (data, not code).
+ *
+ * One line per arm, tab-separated, after a header line naming the columns
+ * (lines starting with '#' are comments):
+ *   name       e.g. H3-fb25
+ *   wait       Z F L H (see waits.h)
+ *   rate       requests a second (open loop), or "max" (closed loop: capacity)
+ *   policy     a label: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge
+ *   try_ms     limit on one lookup try (0: none)
+ *   tries      lookups tried one after another at most (1 + retries)
+ *   pause      none | fixed | jitter: before retry k (k = 1, 2 ...) wait
+ *              pause_ms[k-1], or uniform in [0, pause_ms[k-1]) with jitter
+ *   pause_ms   comma-separated list, "-" when pause is none
+ *   hedge_ms   a second lookup after this long without an answer (0: none)
+ *   limit_ms   a limit on the whole lookup phase from arrival (0: none)
+ *   deadline_ms the tester's deadline from the scheduled arrival, sent as
+ *              the request's budget header (0: none); the service then
+ *              limits the lookup to what is left minus reserve_ms
+ *   reserve_ms kept back for scoring and answering
+ *   down       1: the remaining budget travels with the lookup to the store
+ *   standin    1: on expiry answer the stand-in score; 0: answer 504
+ * Room for later policies (retry budget, circuit breaker, bulkhead, adaptive
+ * hedge delay) is new columns with "off" defaults; arms_load accepts files
+ * without them.
+ *
+ * Ownership: arms_load allocates the table; arms_free frees it.
+ */
+#ifndef LAB_ARMS_H
+#define LAB_ARMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "waits.h"
+
+#define ARMS_MAXPAUSE 4
+
+typedef enum { PAUSE_NONE, PAUSE_FIXED, PAUSE_JITTER } arm_pause;
+
+typedef struct {
+    char name[32];
+    wait_kind wait;
+    int rate;          /* requests/s; 0 = closed loop ("max") */
+    char policy[16];
+    int64_t try_ns;
+    int tries;
+    arm_pause pause;
+    int npause;
+    int64_t pause_ns[ARMS_MAXPAUSE];
+    int64_t hedge_ns;
+    int64_t limit_ns;
+    int64_t deadline_ns;
+    int64_t reserve_ns;
+    int down;
+    int standin;
+} arm;
+
+typedef struct {
+    arm *v;
+    size_t n;
+} arm_table;
+
+int arms_load(const char *path, arm_table *t, char *err, size_t errlen);
+const arm *arms_find(const arm_table *t, const char *name);
+void arms_free(arm_table *t);
+
+#endif

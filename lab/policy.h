@@ -1,0 +1,64 @@
+/* policy: what the service does while it waits for a lookup, as pure logic.
+ *
+ * The service tells the policy what happened (a request started, one of its
+ * two timers fired, a lookup answered) and carries out the pol_action it
+ * gets back: lookups to send (attempt number and the budget to pass down),
+ * lookups to stop waiting for (with the code logged for them), the two
+ * timers to set, keep or clear, and whether the request is finished (live
+ * answer, stand-in, 504).  No I/O and no clock here, so every policy is
+ * tested with made-up times (tests/test_policy.c).
+ *
+ * Timer 0 runs the current try's limit, or the pause before a retry.
+ * Timer 1 runs the hedge delay.  A try's limit is the earliest of: try_ms
+ * after it started, the request's deadline minus reserve_ms, and limit_ms
+ * after the request arrived.  Everything an arm can ask for is data in
+ * lab/arms.tsv (see arms.h); a new policy (retry budget, circuit breaker,
+ * bulkhead, adaptive hedge delay) is new columns and a few lines here.
+ *
+ * No memory is owned: pol_state lives inside the service's request.
+ */
+#ifndef LAB_POLICY_H
+#define LAB_POLICY_H
+
+#include <stdint.h>
+
+#include "arms.h"
+
+#define POL_MAX_LOOKUPS 3
+#define POL_TIMER_KEEP INT64_MIN
+#define POL_TIMER_OFF (INT64_MIN + 1)
+
+enum { POL_PENDING, POL_LIVE, POL_STANDIN, POL_TIMEOUT, POL_FAILED };
+enum { POL_ANS_OK, POL_ANS_DROPPED };
+
+typedef struct {
+    uint32_t round, req;
+    int64_t arrive;
+    int64_t deadline;  /* 0: none */
+    int64_t try_end;   /* the current try's limit; INT64_MAX: none */
+    int sent;          /* lookups sent so far */
+    unsigned waiting;  /* bit k: attempt k is outstanding */
+    int pausing;       /* timer 0 runs a pause */
+} pol_state;
+
+typedef struct {
+    int nsend;
+    struct {
+        int attempt;
+        int64_t budget_ns; /* 0: none */
+    } send[POL_MAX_LOOKUPS];
+    char ended[POL_MAX_LOOKUPS]; /* 0, or the code logged: A T C D */
+    int64_t timer[2];            /* absolute time, POL_TIMER_KEEP or POL_TIMER_OFF */
+    int done;                    /* POL_PENDING ... */
+} pol_action;
+
+/* budget_ns: the request's budget header (0: none). */
+void pol_start(pol_state *s, const arm *a, uint32_t round, uint32_t req, int64_t now, int64_t budget_ns,
+               pol_action *out);
+void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out);
+void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *out);
+
+/* The pause before retry k (k = 1, 2 ...), drawn for (round, req, k). */
+int64_t pol_pause_ns(const arm *a, uint32_t round, uint32_t req, int k);
+
+#endif

@@ -1,0 +1,245 @@
+/* prov: see prov.h. */
+#include "prov.h"
+
+#include <jansson.h>
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "util.h"
+
+#ifndef LAB_CFLAGS
+#define LAB_CFLAGS "unknown"
+#endif
+
+typedef struct {
+    char *path;
+    unsigned long long size;
+    char sha[65];
+} fileprint;
+
+struct prov {
+    char stage[64];
+    json_t *argv;
+    char start[32];
+    int64_t t0;
+    fileprint *in, *out;
+    size_t nin, nout, capin, capout;
+    json_t *libs;
+    json_t *facts;
+};
+
+prov *prov_begin(const char *stage, int argc, char **argv)
+{
+    prov *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    snprintf(p->stage, sizeof p->stage, "%s", stage);
+    p->argv = json_array();
+    for (int i = 0; i < argc; i++)
+        json_array_append_new(p->argv, json_string(argv[i]));
+    ut_utc_iso(p->start);
+    p->t0 = ut_mono_ns();
+    p->libs = json_object();
+    char z[64];
+    snprintf(z, sizeof z, "%s", zlibVersion());
+    json_object_set_new(p->libs, "zlib", json_string(z));
+    json_object_set_new(p->libs, "openssl", json_string(OpenSSL_version(OPENSSL_VERSION)));
+    json_object_set_new(p->libs, "jansson", json_string(jansson_version_str()));
+    return p;
+}
+
+static int add(fileprint **v, size_t *n, size_t *cap, const char *path, char *err, size_t errlen)
+{
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 16;
+        fileprint *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv) {
+            ut_seterr(err, errlen, "provenance: out of memory");
+            return -1;
+        }
+        *v = nv;
+        *cap = nc;
+    }
+    fileprint *f = &(*v)[*n];
+    uint64_t size = 0;
+    if (ut_sha256_file(path, f->sha, &size, err, errlen) != 0)
+        return -1;
+    f->size = size;
+    f->path = strdup(path);
+    if (!f->path) {
+        ut_seterr(err, errlen, "provenance: out of memory");
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
+int prov_input(prov *p, const char *path, char *err, size_t errlen)
+{
+    return add(&p->in, &p->nin, &p->capin, path, err, errlen);
+}
+
+int prov_output(prov *p, const char *path, char *err, size_t errlen)
+{
+    return add(&p->out, &p->nout, &p->capout, path, err, errlen);
+}
+
+void prov_lib(prov *p, const char *name, const char *version)
+{
+    json_object_set_new(p->libs, name, json_string(version));
+}
+
+void prov_facts(prov *p, void *obj)
+{
+    if (p->facts)
+        json_decref(p->facts);
+    p->facts = obj;
+}
+
+static char *first_line_of(const char *cmd)
+{
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return NULL;
+    char buf[512];
+    char *out = NULL;
+    if (fgets(buf, sizeof buf, f)) {
+        buf[strcspn(buf, "\r\n")] = 0;
+        out = strdup(buf);
+    }
+    pclose(f);
+    return out;
+}
+
+void *prov_build_facts(void)
+{
+    json_t *o = json_object();
+    char *commit = first_line_of("git rev-parse HEAD 2>/dev/null");
+    char *dirty = first_line_of("git status --porcelain --untracked-files=no 2>/dev/null | head -1");
+    json_object_set_new(o, "git_commit", json_string(commit ? commit : "unknown"));
+    json_object_set_new(o, "git_dirty", commit ? json_boolean(dirty && *dirty) : json_null());
+    json_object_set_new(o, "compiler", json_string("gcc " __VERSION__));
+    json_object_set_new(o, "cflags", json_string(LAB_CFLAGS));
+    free(commit);
+    free(dirty);
+    return o;
+}
+
+void *prov_host_facts(void)
+{
+    json_t *o = json_object();
+    struct utsname u;
+    if (uname(&u) == 0) {
+        json_object_set_new(o, "os", json_string(u.sysname));
+        json_object_set_new(o, "kernel", json_string(u.release));
+        json_object_set_new(o, "arch", json_string(u.machine));
+    }
+    json_object_set_new(o, "cpus_online", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    if (f) {
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) == 0) {
+                char *c = strchr(line, ':');
+                if (c) {
+                    c++;
+                    while (*c == ' ')
+                        c++;
+                    c[strcspn(c, "\n")] = 0;
+                    json_object_set_new(o, "cpu_model", json_string(c));
+                }
+                break;
+            }
+        }
+        fclose(f);
+    }
+    f = fopen("/proc/meminfo", "r");
+    if (f) {
+        long kb = 0;
+        if (fscanf(f, "MemTotal: %ld kB", &kb) == 1)
+            json_object_set_new(o, "mem_total_kb", json_integer(kb));
+        fclose(f);
+    }
+    return o;
+}
+
+static json_t *prints(const fileprint *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "path", json_string(v[i].path));
+        json_object_set_new(o, "size", json_integer((json_int_t)v[i].size));
+        json_object_set_new(o, "sha256", json_string(v[i].sha));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+int prov_manifest(const prov *p, const char *path, char *err, size_t errlen)
+{
+    ut_afile a;
+    if (ut_aopen(&a, path, err, errlen) != 0)
+        return -1;
+    fprintf(a.f, "path\tsize\tsha256\n");
+    for (size_t i = 0; i < p->nin; i++)
+        fprintf(a.f, "%s\t%llu\t%s\n", p->in[i].path, p->in[i].size, p->in[i].sha);
+    for (size_t i = 0; i < p->nout; i++)
+        fprintf(a.f, "%s\t%llu\t%s\n", p->out[i].path, p->out[i].size, p->out[i].sha);
+    return ut_aclose(&a, 1, err, errlen);
+}
+
+int prov_end(prov *p, int exit_code, const char *dir, char *err, size_t errlen)
+{
+    int rc = -1;
+    json_t *r = json_object();
+    char end[32];
+    ut_utc_iso(end);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    json_object_set_new(r, "stage", json_string(p->stage));
+    json_object_set(r, "argv", p->argv);
+    json_object_set_new(r, "start_utc", json_string(p->start));
+    json_object_set_new(r, "end_utc", json_string(end));
+    json_object_set_new(r, "exit_code", json_integer(exit_code));
+    json_object_set_new(r, "wall_s", json_real((double)(ut_mono_ns() - p->t0) / 1e9));
+    json_object_set_new(r, "cpu_user_s", json_real(ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6));
+    json_object_set_new(r, "cpu_sys_s", json_real(ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6));
+    json_object_set_new(r, "build", prov_build_facts());
+    json_object_set(r, "libraries", p->libs);
+    json_object_set_new(r, "host", prov_host_facts());
+    if (p->facts)
+        json_object_set(r, "facts", p->facts);
+    json_object_set_new(r, "inputs", prints(p->in, p->nin));
+    json_object_set_new(r, "outputs", prints(p->out, p->nout));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stage-%s.json", dir, p->stage);
+    char *text = json_dumps(r, JSON_INDENT(1) | JSON_SORT_KEYS);
+    if (!text) {
+        ut_seterr(err, errlen, "provenance: cannot encode record");
+    } else if (ut_mkdir_p(dir, err, errlen) == 0 &&
+               ut_write_file(path, text, strlen(text), err, errlen) == 0) {
+        rc = 0;
+    }
+    free(text);
+    json_decref(r);
+    json_decref(p->argv);
+    json_decref(p->libs);
+    if (p->facts)
+        json_decref(p->facts);
+    for (size_t i = 0; i < p->nin; i++)
+        free(p->in[i].path);
+    for (size_t i = 0; i < p->nout; i++)
+        free(p->out[i].path);
+    free(p->in);
+    free(p->out);
+    free(p);
+    return rc;
+}

@@ -1,0 +1,218 @@
+/* Every policy of lab/arms.tsv, driven with made-up times (ms below). */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arms.h"
+#include "policy.h"
+#include "util.h"
+
+#define MS 1000000LL
+
+static arm_table T;
+
+static void load(void)
+{
+    char err[UT_ERRLEN];
+    cr_assert_eq(arms_load("lab/arms.tsv", &T, err, sizeof err), 0, "%s", err);
+}
+
+static void unload(void) { arms_free(&T); }
+
+static const arm *A(const char *name)
+{
+    const arm *a = arms_find(&T, name);
+    cr_assert_not_null(a, "arm %s", name);
+    return a;
+}
+
+TestSuite(policy, .init = load, .fini = unload);
+
+Test(policy, arms_file_has_the_22_arms)
+{
+    cr_assert_eq(T.n, 22);
+    cr_assert_eq(A("H4-r2bj")->rate, 450);
+    cr_assert_eq(A("Z-capacity")->rate, 0);
+    cr_assert_eq(A("H3-r2b")->pause_ns[1], 20 * MS);
+}
+
+Test(policy, none_waits_for_ever)
+{
+    pol_state s;
+    pol_action o;
+    pol_start(&s, A("H3-none"), 1, 7, 0, 0, &o);
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.send[0].attempt, 0);
+    cr_assert_eq(o.send[0].budget_ns, 0);
+    cr_assert_eq(o.timer[0], POL_TIMER_OFF);
+    cr_assert_eq(o.timer[1], POL_TIMER_OFF);
+    pol_on_answer(&s, A("H3-none"), 0, POL_ANS_OK, 1500 * MS, &o);
+    cr_assert_eq(o.done, POL_LIVE);
+    cr_assert_eq(o.ended[0], 'A');
+}
+
+Test(policy, limit_then_504_or_standin)
+{
+    pol_state s;
+    pol_action o;
+    pol_start(&s, A("H3-t25"), 1, 7, 100 * MS, 0, &o);
+    cr_assert_eq(o.timer[0], 125 * MS);
+    pol_on_timer(&s, A("H3-t25"), 0, 125 * MS, &o);
+    cr_assert_eq(o.done, POL_TIMEOUT);
+    cr_assert_eq(o.ended[0], 'T');
+    cr_assert_eq(o.nsend, 0);
+    pol_start(&s, A("H3-fb25"), 1, 7, 100 * MS, 0, &o);
+    pol_on_timer(&s, A("H3-fb25"), 0, 125 * MS, &o);
+    cr_assert_eq(o.done, POL_STANDIN);
+    /* an answer in time wins */
+    pol_start(&s, A("H3-t10"), 1, 8, 0, 0, &o);
+    cr_assert_eq(o.timer[0], 10 * MS);
+    pol_on_answer(&s, A("H3-t10"), 0, POL_ANS_OK, 9 * MS, &o);
+    cr_assert_eq(o.done, POL_LIVE);
+    cr_assert_eq(o.timer[0], POL_TIMER_OFF);
+}
+
+Test(policy, deadline_keeps_reserve_and_travels_down)
+{
+    pol_state s;
+    pol_action o;
+    /* budget header 20 ms at arrival 0: lookup limit 18 ms (2 ms kept back) */
+    pol_start(&s, A("H3-dl"), 1, 7, 0, 20 * MS, &o);
+    cr_assert_eq(o.timer[0], 18 * MS);
+    cr_assert_eq(o.send[0].budget_ns, 0, "dl keeps the deadline to itself");
+    /* no header: the arm's own 25 ms */
+    pol_start(&s, A("H3-dl"), 1, 7, 0, 0, &o);
+    cr_assert_eq(o.timer[0], 23 * MS);
+    /* dldown: the remaining budget minus the reserve goes to the store */
+    pol_start(&s, A("H3-dldown"), 1, 7, 5 * MS, 24 * MS, &o);
+    cr_assert_eq(o.send[0].budget_ns, 22 * MS);
+    cr_assert_eq(o.timer[0], 27 * MS);
+    /* the store drops it: stand-in at once */
+    pol_on_answer(&s, A("H3-dldown"), 0, POL_ANS_DROPPED, 27 * MS, &o);
+    cr_assert_eq(o.ended[0], 'D');
+    cr_assert_eq(o.done, POL_STANDIN);
+    /* a budget already spent: no lookup at all */
+    pol_start(&s, A("H3-dldown"), 1, 7, 0, 1 * MS, &o);
+    cr_assert_eq(o.nsend, 0);
+    cr_assert_eq(o.done, POL_STANDIN);
+}
+
+Test(policy, two_retries_at_once)
+{
+    const arm *a = A("H3-r2");
+    pol_state s;
+    pol_action o;
+    pol_start(&s, a, 1, 7, 0, 0, &o);
+    cr_assert_eq(o.timer[0], 25 * MS);
+    pol_on_timer(&s, a, 0, 25 * MS, &o);
+    cr_assert_eq(o.ended[0], 'T');
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.send[0].attempt, 1, "fresh dice: attempt 1");
+    cr_assert_eq(o.timer[0], 50 * MS);
+    /* the first try's late answer is nobody's */
+    pol_on_answer(&s, a, 0, POL_ANS_OK, 30 * MS, &o);
+    cr_assert_eq(o.done, POL_PENDING);
+    cr_assert_eq(o.nsend, 0);
+    pol_on_timer(&s, a, 0, 50 * MS, &o);
+    cr_assert_eq(o.send[0].attempt, 2);
+    pol_on_timer(&s, a, 0, 75 * MS, &o);
+    cr_assert_eq(o.done, POL_STANDIN);
+    cr_assert_eq(o.ended[2], 'T');
+    cr_assert_eq(s.sent, 3);
+}
+
+Test(policy, fixed_pause_before_each_retry)
+{
+    const arm *a = A("H3-r2b");
+    pol_state s;
+    pol_action o;
+    pol_start(&s, a, 1, 7, 0, 0, &o);
+    pol_on_timer(&s, a, 0, 25 * MS, &o);
+    cr_assert_eq(o.nsend, 0, "pausing");
+    cr_assert_eq(o.timer[0], 35 * MS);
+    pol_on_timer(&s, a, 0, 35 * MS, &o);
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.timer[0], 60 * MS);
+    pol_on_timer(&s, a, 0, 60 * MS, &o);
+    cr_assert_eq(o.timer[0], 80 * MS, "second pause 20 ms");
+    pol_on_timer(&s, a, 0, 80 * MS, &o);
+    cr_assert_eq(o.send[0].attempt, 2);
+    pol_on_answer(&s, a, 2, POL_ANS_OK, 90 * MS, &o);
+    cr_assert_eq(o.done, POL_LIVE);
+}
+
+Test(policy, jittered_pause_is_drawn_and_repeatable)
+{
+    const arm *a = A("H3-r2bj");
+    double sum1 = 0, sum2 = 0;
+    for (uint32_t req = 0; req < 20000; req++) {
+        int64_t p1 = pol_pause_ns(a, 1, req, 1), p2 = pol_pause_ns(a, 1, req, 2);
+        cr_assert(p1 >= 0 && p1 < 10 * MS && p2 >= 0 && p2 < 20 * MS);
+        cr_assert_eq(p1, pol_pause_ns(a, 1, req, 1), "same dice, same pause");
+        sum1 += (double)p1;
+        sum2 += (double)p2;
+    }
+    cr_assert_float_eq(sum1 / 20000 / MS, 5.0, 0.15, "uniform on [0, 10 ms): mean 5 ms");
+    cr_assert_float_eq(sum2 / 20000 / MS, 10.0, 0.3);
+    cr_assert_eq(pol_pause_ns(A("H3-r2"), 1, 3, 1), 0);
+}
+
+Test(policy, hedge_after_10ms_first_answer_wins)
+{
+    const arm *a = A("H3-hedge");
+    pol_state s;
+    pol_action o;
+    pol_start(&s, a, 1, 7, 0, 0, &o);
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.timer[0], 25 * MS, "the 25 ms limit");
+    cr_assert_eq(o.timer[1], 10 * MS, "the hedge delay");
+    pol_on_timer(&s, a, 1, 10 * MS, &o);
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.send[0].attempt, 1);
+    cr_assert_eq(o.timer[0], POL_TIMER_KEEP, "the limit stays");
+    pol_on_answer(&s, a, 1, POL_ANS_OK, 13 * MS, &o);
+    cr_assert_eq(o.done, POL_LIVE);
+    cr_assert_eq(o.ended[1], 'A');
+    cr_assert_eq(o.ended[0], 'C');
+    /* an answer before 10 ms: no second lookup ever */
+    pol_start(&s, a, 1, 8, 0, 0, &o);
+    pol_on_answer(&s, a, 0, POL_ANS_OK, 4 * MS, &o);
+    cr_assert_eq(o.done, POL_LIVE);
+    cr_assert_eq(o.timer[1], POL_TIMER_OFF);
+    cr_assert_eq(s.sent, 1);
+    /* neither answers: stand-in at 25 ms, both given up */
+    pol_start(&s, a, 1, 9, 0, 0, &o);
+    pol_on_timer(&s, a, 1, 10 * MS, &o);
+    pol_on_timer(&s, a, 0, 25 * MS, &o);
+    cr_assert_eq(o.done, POL_STANDIN);
+    cr_assert(o.ended[0] == 'T' && o.ended[1] == 'T');
+}
+
+Test(policy, bad_arms_files_are_named)
+{
+    char dir[] = "/tmp/armsXXXXXX", path[64], err[UT_ERRLEN] = "";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/arms.tsv", dir);
+    const char *head = "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t"
+                       "deadline_ms\treserve_ms\tdown\tstandin\n";
+    struct {
+        const char *line, *want;
+    } cases[] = {
+        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
+        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
+        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 14"},
+        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\n", ":2: field pause_ms"},
+        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\n", ":2: field down"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(path, "w");
+        fputs(head, f);
+        fputs(cases[i].line, f);
+        fclose(f);
+        arm_table t;
+        cr_assert_eq(arms_load(path, &t, err, sizeof err), -1, "case %zu", i);
+        cr_assert(strstr(err, path) && strstr(err, cases[i].want), "case %zu: %s", i, err);
+    }
+    unlink(path);
+    rmdir(dir);
+}
