@@ -5,6 +5,7 @@
 #   make bench      benchmarks, figures printed side by side
 #   make prepare    shop -> features -> model -> build/prep/
 #   make check      re-hash every prepared file against the manifest
+#   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
 #
 # Settings: PROFILE=full|quick|tiny   OUT=dir (results and provenance in dir/)
 
@@ -28,8 +29,8 @@ LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
-PROGS := $(BIN)/prepare $(BIN)/check
-.PHONY: all build deps prepare check test bench quick clean
+PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run
+.PHONY: all build deps prepare check test bench quick clean run
 
 all: deps
 	$(MAKE) build
@@ -52,6 +53,14 @@ $(BIN)/prepare: pipeline/prepare.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/check: pipeline/check.c $(B)/lab/util.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/store: lab/store.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
+$(BIN)/service: lab/service.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
+$(BIN)/tester: lab/tester.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
+$(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: tests/bench_trees.c $(LAB_OBJ) | $(BIN)
@@ -63,11 +72,22 @@ prepare: $(BIN)/prepare
 check: $(BIN)/check
 	$(BIN)/check --prov $(PROV)
 
+# One arm, one round: make run ARM=H3-fb25 ROUND=1 [SECONDS=30] [CORES=0] [OUT=.]
+ARM     ?= H3-fb25
+ROUND   ?= 1
+SECONDS ?= 30
+CORES   ?= 0
+GATE    ?= 1
+run: $(PROGS)
+	@test -f $(PREP)/model.json || $(MAKE) prepare
+	$(BIN)/run --arm $(ARM) --round $(ROUND) --seconds $(SECONDS) --cores $(CORES) --gate $(GATE) \
+	    --raw $(OUT)/results/raw --prep $(PREP) --bin $(BIN)
+
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
-test: $(BIN)/tests $(BIN)/prepare $(BIN)/check
+test: $(PROGS) $(BIN)/tests
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
-	$(BIN)/tests --jobs 2
+	$(BIN)/tests --jobs 1
 
 bench: build
 	bash tests/bench.sh

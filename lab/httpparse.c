@@ -41,6 +41,7 @@ int http_parse(const char *buf, size_t n, size_t max_head, size_t max_body, http
                size_t whylen)
 {
     memset(h, 0, sizeof *h);
+    h->budget_ns = -1;
     const char *end = find_crlf2(buf, n < max_head ? n : max_head);
     if (!end) {
         if (n >= max_head) {
@@ -121,8 +122,8 @@ int http_parse(const char *buf, size_t n, size_t max_head, size_t max_body, http
                 h->close = 0;
         } else if (header_is(p, nl, "X-Budget-Ns")) {
             uint64_t x;
-            if (parse_u64(v, vl, INT64_MAX, &x) != 0 || x == 0) {
-                ut_seterr(why, whylen, "X-Budget-Ns is not a positive whole number of ns");
+            if (parse_u64(v, vl, INT64_MAX, &x) != 0) {
+                ut_seterr(why, whylen, "X-Budget-Ns is not a whole number of ns");
                 return HTTP_BAD;
             }
             h->budget_ns = (int64_t)x;

@@ -24,7 +24,7 @@ typedef struct {
     size_t body_len;
     size_t total;       /* bytes of this request, head and body */
     int close;          /* the client asked to close after the answer */
-    int64_t budget_ns;  /* X-Budget-Ns, 0 when absent */
+    int64_t budget_ns;  /* X-Budget-Ns; 0 = already spent; -1 when absent */
     int has_id;
     int64_t id_hint;
 } http_req;

@@ -44,7 +44,7 @@ static void expire(pol_state *s, const arm *a, pol_action *o)
 
 static int64_t budget_for(const pol_state *s, const arm *a, int64_t now)
 {
-    return a->down && s->deadline ? s->deadline - a->reserve_ns - now : 0;
+    return a->down && s->has_deadline ? s->deadline - a->reserve_ns - now : 0;
 }
 
 static void send_one(pol_state *s, const arm *a, int64_t now, pol_action *o)
@@ -62,7 +62,7 @@ static void try_next(pol_state *s, const arm *a, int64_t now, pol_action *o)
     int64_t end = INT64_MAX;
     if (a->try_ns)
         end = now + a->try_ns;
-    if (s->deadline && s->deadline - a->reserve_ns < end)
+    if (s->has_deadline && s->deadline - a->reserve_ns < end)
         end = s->deadline - a->reserve_ns;
     if (a->limit_ns && s->arrive + a->limit_ns < end)
         end = s->arrive + a->limit_ns;
@@ -106,8 +106,9 @@ void pol_start(pol_state *s, const arm *a, uint32_t round, uint32_t req, int64_t
     s->waiting = 0;
     s->pausing = 0;
     s->deadline = 0;
-    if (a->deadline_ns)
-        s->deadline = now + (budget_ns > 0 ? budget_ns : a->deadline_ns);
+    s->has_deadline = a->deadline_ns != 0;
+    if (s->has_deadline)
+        s->deadline = now + (budget_ns >= 0 ? budget_ns : a->deadline_ns);
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     try_next(s, a, now, o);
 }

@@ -34,7 +34,8 @@ enum { POL_ANS_OK, POL_ANS_DROPPED };
 typedef struct {
     uint32_t round, req;
     int64_t arrive;
-    int64_t deadline;  /* 0: none */
+    int has_deadline;
+    int64_t deadline;  /* when has_deadline */
     int64_t try_end;   /* the current try's limit; INT64_MAX: none */
     int sent;          /* lookups sent so far */
     unsigned waiting;  /* bit k: attempt k is outstanding */
@@ -52,7 +53,8 @@ typedef struct {
     int done;                    /* POL_PENDING ... */
 } pol_action;
 
-/* budget_ns: the request's budget header (0: none). */
+/* budget_ns: the request's budget header (0: already spent; -1: none, then
+ * an arm with a deadline uses its own deadline_ms from arrival). */
 void pol_start(pol_state *s, const arm *a, uint32_t round, uint32_t req, int64_t now, int64_t budget_ns,
                pol_action *out);
 void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out);

@@ -40,7 +40,7 @@ Test(policy, none_waits_for_ever)
 {
     pol_state s;
     pol_action o;
-    pol_start(&s, A("H3-none"), 1, 7, 0, 0, &o);
+    pol_start(&s, A("H3-none"), 1, 7, 0, -1, &o);
     cr_assert_eq(o.nsend, 1);
     cr_assert_eq(o.send[0].attempt, 0);
     cr_assert_eq(o.send[0].budget_ns, 0);
@@ -55,17 +55,17 @@ Test(policy, limit_then_504_or_standin)
 {
     pol_state s;
     pol_action o;
-    pol_start(&s, A("H3-t25"), 1, 7, 100 * MS, 0, &o);
+    pol_start(&s, A("H3-t25"), 1, 7, 100 * MS, -1, &o);
     cr_assert_eq(o.timer[0], 125 * MS);
     pol_on_timer(&s, A("H3-t25"), 0, 125 * MS, &o);
     cr_assert_eq(o.done, POL_TIMEOUT);
     cr_assert_eq(o.ended[0], 'T');
     cr_assert_eq(o.nsend, 0);
-    pol_start(&s, A("H3-fb25"), 1, 7, 100 * MS, 0, &o);
+    pol_start(&s, A("H3-fb25"), 1, 7, 100 * MS, -1, &o);
     pol_on_timer(&s, A("H3-fb25"), 0, 125 * MS, &o);
     cr_assert_eq(o.done, POL_STANDIN);
     /* an answer in time wins */
-    pol_start(&s, A("H3-t10"), 1, 8, 0, 0, &o);
+    pol_start(&s, A("H3-t10"), 1, 8, 0, -1, &o);
     cr_assert_eq(o.timer[0], 10 * MS);
     pol_on_answer(&s, A("H3-t10"), 0, POL_ANS_OK, 9 * MS, &o);
     cr_assert_eq(o.done, POL_LIVE);
@@ -81,8 +81,12 @@ Test(policy, deadline_keeps_reserve_and_travels_down)
     cr_assert_eq(o.timer[0], 18 * MS);
     cr_assert_eq(o.send[0].budget_ns, 0, "dl keeps the deadline to itself");
     /* no header: the arm's own 25 ms */
-    pol_start(&s, A("H3-dl"), 1, 7, 0, 0, &o);
+    pol_start(&s, A("H3-dl"), 1, 7, 0, -1, &o);
     cr_assert_eq(o.timer[0], 23 * MS);
+    /* a budget spent before arrival (header 0): stand-in at once */
+    pol_start(&s, A("H3-dl"), 1, 7, 0, 0, &o);
+    cr_assert_eq(o.nsend, 0);
+    cr_assert_eq(o.done, POL_STANDIN);
     /* dldown: the remaining budget minus the reserve goes to the store */
     pol_start(&s, A("H3-dldown"), 1, 7, 5 * MS, 24 * MS, &o);
     cr_assert_eq(o.send[0].budget_ns, 22 * MS);
@@ -102,7 +106,7 @@ Test(policy, two_retries_at_once)
     const arm *a = A("H3-r2");
     pol_state s;
     pol_action o;
-    pol_start(&s, a, 1, 7, 0, 0, &o);
+    pol_start(&s, a, 1, 7, 0, -1, &o);
     cr_assert_eq(o.timer[0], 25 * MS);
     pol_on_timer(&s, a, 0, 25 * MS, &o);
     cr_assert_eq(o.ended[0], 'T');
@@ -126,7 +130,7 @@ Test(policy, fixed_pause_before_each_retry)
     const arm *a = A("H3-r2b");
     pol_state s;
     pol_action o;
-    pol_start(&s, a, 1, 7, 0, 0, &o);
+    pol_start(&s, a, 1, 7, 0, -1, &o);
     pol_on_timer(&s, a, 0, 25 * MS, &o);
     cr_assert_eq(o.nsend, 0, "pausing");
     cr_assert_eq(o.timer[0], 35 * MS);
@@ -162,7 +166,7 @@ Test(policy, hedge_after_10ms_first_answer_wins)
     const arm *a = A("H3-hedge");
     pol_state s;
     pol_action o;
-    pol_start(&s, a, 1, 7, 0, 0, &o);
+    pol_start(&s, a, 1, 7, 0, -1, &o);
     cr_assert_eq(o.nsend, 1);
     cr_assert_eq(o.timer[0], 25 * MS, "the 25 ms limit");
     cr_assert_eq(o.timer[1], 10 * MS, "the hedge delay");
@@ -175,13 +179,13 @@ Test(policy, hedge_after_10ms_first_answer_wins)
     cr_assert_eq(o.ended[1], 'A');
     cr_assert_eq(o.ended[0], 'C');
     /* an answer before 10 ms: no second lookup ever */
-    pol_start(&s, a, 1, 8, 0, 0, &o);
+    pol_start(&s, a, 1, 8, 0, -1, &o);
     pol_on_answer(&s, a, 0, POL_ANS_OK, 4 * MS, &o);
     cr_assert_eq(o.done, POL_LIVE);
     cr_assert_eq(o.timer[1], POL_TIMER_OFF);
     cr_assert_eq(s.sent, 1);
     /* neither answers: stand-in at 25 ms, both given up */
-    pol_start(&s, a, 1, 9, 0, 0, &o);
+    pol_start(&s, a, 1, 9, 0, -1, &o);
     pol_on_timer(&s, a, 1, 10 * MS, &o);
     pol_on_timer(&s, a, 0, 25 * MS, &o);
     cr_assert_eq(o.done, POL_STANDIN);

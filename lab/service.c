@@ -1,0 +1,955 @@
+/* service: the scoring service.
+ *
+ *   service --port P --store-port Q --arm NAME [--arms lab/arms.tsv] --round R
+ *           --model build/prep/model.json --standin build/prep/standin.tsv
+ *           --out FILE.tsv.gz [--store-conns 2]
+ *
+ * HTTP/1.1 with keep-alive on 127.0.0.1:
+ *   POST /score  body {"id":N,"row":R}, optional header X-Budget-Ns (the
+ *                remaining budget, a duration); answers {"id","score","kind"}
+ *                with kind live, last_known or default; 504 on a timeout
+ *                without stand-in; 400 with a reason on bad input; 413 for a
+ *                body over 64 KiB.
+ *   GET /health  "ok"
+ *   GET /calls   {"requests":N,"lookups":M}
+ * Each request fetches its row's six features from the store over a few
+ * persistent, multiplexed connections (lab/wire.h), applying the arm's
+ * policy (lab/policy.h), scores them with the tree evaluator (lab/trees.h),
+ * and logs one row per request (lab/RAWFORMAT.md, service.tsv.gz).
+ *
+ * One thread, one libevent loop with precise timers.  Requests live in a
+ * pool of fixed slots (never moved, so their timer events stay valid); a
+ * lookup's tag names its request slot, the request's serial number and the
+ * attempt, so a late answer to a finished request is recognised and dropped.
+ * On SIGTERM the raw file is written and the process exits 0.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "arms.h"
+#include "httpparse.h"
+#include "policy.h"
+#include "rawlog.h"
+#include "trees.h"
+#include "util.h"
+#include "wire.h"
+
+#define MAX_BODY 65536
+#define MAX_HEAD 8192
+#define CONN_BUF (MAX_HEAD + MAX_BODY + 1024)
+#define CHUNK 1024
+#define MAX_STORE_CONNS 16
+
+/* ---------------------------------------------------------------- state */
+
+typedef struct conn conn;
+
+typedef struct {
+    int used;
+    uint64_t serial;
+    conn *c;             /* NULL when the client went away */
+    uint32_t id, row;
+    int64_t arrive;
+    pol_state ps;        /* the policy's view of this request */
+    int64_t lk_start[POL_MAX_LOOKUPS], lk_end[POL_MAX_LOOKUPS];
+    char lk_out[POL_MAX_LOOKUPS];
+    struct event timer[2]; /* the policy's two timers */
+    int slot;
+} request;
+
+struct conn {
+    int fd;
+    struct event rd, wr;
+    char *in;
+    size_t nin;
+    char out[1024];       /* pending answer bytes (rarely used) */
+    size_t nout, offout;
+    int busy;             /* a request of this connection is being served */
+    int closing;          /* close after the pending answer */
+    int dead;             /* closed; freed when refs drops to 0 */
+    int refs;             /* requests and handlers still holding it */
+    int in_process;       /* conn_process is on the stack */
+};
+
+typedef struct {
+    int fd;
+    struct event rd, wr;
+    unsigned char in[WIRE_ANS_SIZE * 256];
+    size_t nin;
+    unsigned char *out;
+    size_t nout, capout;
+} store_conn;
+
+static struct {
+    struct event_base *base;
+    const arm *arm;
+    arm_table arms;
+    uint32_t round;
+    trees *model;
+    float *standin;
+    char *standin_kind; /* 'K' or 'D' per row */
+    uint32_t nrows;
+    store_conn store[MAX_STORE_CONNS];
+    int nstore, next_store;
+    struct event *flush;
+    int flush_pending;
+    request **chunks;
+    int nchunks;
+    int *free_slots;
+    int nfree, capfree;
+    uint64_t serial;
+    uint64_t requests, lookups;
+    rawlog *log;
+    char err[UT_ERRLEN];
+} S;
+
+/* ------------------------------------------------------------- the pool */
+
+static request *slot_req(int slot) { return &S.chunks[slot / CHUNK][slot % CHUNK]; }
+
+static void on_timer0(evutil_socket_t fd, short what, void *arg);
+static void on_timer1(evutil_socket_t fd, short what, void *arg);
+
+static request *req_new(void)
+{
+    if (S.nfree == 0) {
+        request **nc = realloc(S.chunks, (size_t)(S.nchunks + 1) * sizeof *nc);
+        request *chunk = calloc(CHUNK, sizeof *chunk);
+        int *nf = realloc(S.free_slots, (size_t)(S.capfree + CHUNK) * sizeof *nf);
+        if (!nc || !chunk || !nf) {
+            free(chunk);
+            if (nc)
+                S.chunks = nc;
+            if (nf)
+                S.free_slots = nf;
+            return NULL;
+        }
+        S.chunks = nc;
+        S.free_slots = nf;
+        S.capfree += CHUNK;
+        S.chunks[S.nchunks] = chunk;
+        for (int i = CHUNK - 1; i >= 0; i--) {
+            int slot = S.nchunks * CHUNK + i;
+            request *r = &chunk[i];
+            r->slot = slot;
+            evtimer_assign(&r->timer[0], S.base, on_timer0, r);
+            evtimer_assign(&r->timer[1], S.base, on_timer1, r);
+            S.free_slots[S.nfree++] = slot;
+        }
+        S.nchunks++;
+    }
+    request *r = slot_req(S.free_slots[--S.nfree]);
+    r->used = 1;
+    r->serial = ++S.serial;
+    for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
+        r->lk_start[k] = r->lk_end[k] = RAW_NONE;
+        r->lk_out[k] = '-';
+    }
+    return r;
+}
+
+static void conn_release(conn *c);
+
+static void req_free(request *r)
+{
+    evtimer_del(&r->timer[0]);
+    evtimer_del(&r->timer[1]);
+    r->used = 0;
+    if (r->c)
+        conn_release(r->c);
+    r->c = NULL;
+    S.free_slots[S.nfree++] = r->slot;
+}
+
+/* --------------------------------------------------------------- logging */
+
+static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer, int status, char kind,
+                        const request *r)
+{
+    int64_t v[7 + 3 * POL_MAX_LOOKUPS];
+    v[0] = req;
+    v[1] = row;
+    v[2] = arrive;
+    v[3] = answer;
+    v[4] = status;
+    v[5] = kind;
+    v[6] = r ? r->ps.sent : 0;
+    for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
+        v[7 + 3 * k] = r ? r->lk_start[k] : RAW_NONE;
+        v[8 + 3 * k] = r ? r->lk_end[k] : RAW_NONE;
+        v[9 + 3 * k] = r ? r->lk_out[k] : '-';
+    }
+    if (rawlog_row(S.log, v) != 0)
+        ut_err("cannot log request %" PRId64 " (spill file)", req);
+}
+
+/* ------------------------------------------------------- HTTP answering */
+
+static void conn_close(conn *c);
+static void conn_process(conn *c);
+static void conn_write_more(conn *c);
+static void conn_process_loop(conn *c);
+static void conn_read(evutil_socket_t fd, conn *c);
+
+static void on_conn_write(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    conn *c = arg;
+    c->refs++;
+    conn_write_more(c);
+    conn_release(c);
+}
+
+static void conn_write_more(conn *c)
+{
+    while (c->offout < c->nout) {
+        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (w <= 0) {
+            conn_close(c);
+            return;
+        }
+        c->offout += (size_t)w;
+    }
+    event_del(&c->wr);
+    c->nout = c->offout = 0;
+    if (c->closing) {
+        conn_close(c);
+        return;
+    }
+    c->busy = 0;
+    conn_process(c);
+}
+
+/* Send one answer; returns the time its last byte went to the kernel, or
+ * that it was queued (then the time of the queueing). */
+static int64_t conn_send(conn *c, int status, const char *body, size_t blen, int close_after)
+{
+    const char *reason = status == 200   ? "OK"
+                         : status == 400 ? "Bad Request"
+                         : status == 404 ? "Not Found"
+                         : status == 413 ? "Payload Too Large"
+                         : status == 504 ? "Gateway Timeout"
+                                         : "Internal Server Error";
+    int n = snprintf(c->out, sizeof c->out,
+                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n",
+                     status, reason, blen, close_after ? "Connection: close\r\n" : "");
+    if (n < 0 || (size_t)n + blen > sizeof c->out) {
+        blen = 0;
+        n = snprintf(c->out, sizeof c->out, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+    }
+    memcpy(c->out + n, body, blen);
+    c->nout = (size_t)n + blen;
+    c->offout = 0;
+    c->closing = close_after;
+    while (c->offout < c->nout) {
+        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            event_add(&c->wr, NULL);
+            return ut_mono_ns();
+        }
+        if (w <= 0) {
+            c->nout = 0;
+            conn_close(c);
+            return ut_mono_ns();
+        }
+        c->offout += (size_t)w;
+    }
+    int64_t t = ut_mono_ns();
+    c->nout = c->offout = 0;
+    if (close_after)
+        conn_close(c);
+    else
+        c->busy = 0;
+    return t;
+}
+
+/* An error answered before any lookup. */
+static void answer_error(conn *c, int status, int64_t arrive, int64_t id, int64_t row, const char *reason,
+                         int close_after)
+{
+    char body[512];
+    int n = snprintf(body, sizeof body, "{\"error\":\"");
+    for (const char *p = reason; *p && n < (int)sizeof body - 8; p++) {
+        if (*p == '"' || *p == '\\')
+            body[n++] = '\\';
+        body[n++] = (char)((unsigned char)*p < 0x20 ? ' ' : *p);
+    }
+    n += snprintf(body + n, sizeof body - (size_t)n, "\"}");
+    int64_t t = conn_send(c, status, body, (size_t)n, close_after);
+    log_request(id, row, arrive, t, status, 'E', NULL);
+}
+
+/* ------------------------------------------------------------ the store */
+
+static void on_store_read(evutil_socket_t fd, short what, void *arg);
+static void on_store_write(evutil_socket_t fd, short what, void *arg);
+
+static int store_connect(int port, store_conn *s)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    evutil_make_socket_nonblocking(fd);
+    s->fd = fd;
+    event_assign(&s->rd, S.base, fd, EV_READ | EV_PERSIST, on_store_read, s);
+    event_assign(&s->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_store_write, s);
+    event_add(&s->rd, NULL);
+    return 0;
+}
+
+static void store_flush(store_conn *s)
+{
+    size_t off = 0;
+    while (off < s->nout) {
+        ssize_t w = write(s->fd, s->out + off, s->nout - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN)
+            break;
+        if (w <= 0) {
+            ut_err("store connection lost while writing: %s", strerror(errno));
+            event_base_loopbreak(S.base);
+            return;
+        }
+        off += (size_t)w;
+    }
+    memmove(s->out, s->out + off, s->nout - off);
+    s->nout -= off;
+    if (s->nout)
+        event_add(&s->wr, NULL);
+    else
+        event_del(&s->wr);
+}
+
+static void on_store_write(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    store_flush(arg);
+}
+
+/* Lookups queued during one pass of the event loop go out together, in one
+ * write per store connection, when the pass's other events are done. */
+static void on_flush(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    S.flush_pending = 0;
+    for (int i = 0; i < S.nstore; i++)
+        if (S.store[i].nout && !event_pending(&S.store[i].wr, EV_WRITE, NULL))
+            store_flush(&S.store[i]);
+}
+
+static int store_send(const wire_req *q)
+{
+    store_conn *s = &S.store[S.next_store];
+    S.next_store = (S.next_store + 1) % S.nstore;
+    if (s->nout + WIRE_REQ_SIZE > s->capout) {
+        size_t nc = s->capout ? s->capout * 2 : 4096;
+        unsigned char *no = realloc(s->out, nc);
+        if (!no)
+            return -1;
+        s->out = no;
+        s->capout = nc;
+    }
+    wire_put_req(s->out + s->nout, q);
+    s->nout += WIRE_REQ_SIZE;
+    if (!S.flush_pending) {
+        S.flush_pending = 1;
+        event_active(S.flush, EV_TIMEOUT, 0);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------- carrying out a policy */
+
+static uint64_t make_tag(const request *r, int attempt)
+{
+    return (r->serial << 24) | ((uint64_t)r->slot << 2) | (uint64_t)attempt;
+}
+
+static void finish(request *r, int64_t now, int status, char kind, float score);
+
+/* Carry out what the policy asked for. */
+static void act(request *r, const pol_action *a, int64_t now)
+{
+    for (int k = 0; k < a->nsend; k++) {
+        int at = a->send[k].attempt;
+        wire_req q = {.row = r->row, .req = r->id, .attempt = (uint16_t)at,
+                      .budget_ns = a->send[k].budget_ns, .tag = make_tag(r, at)};
+        r->lk_start[at] = now;
+        S.lookups++;
+        if (store_send(&q) != 0) {
+            ut_err("out of memory queueing a lookup");
+            event_base_loopbreak(S.base);
+            return;
+        }
+    }
+    for (int k = 0; k < POL_MAX_LOOKUPS; k++)
+        if (a->ended[k]) {
+            r->lk_end[k] = now;
+            r->lk_out[k] = a->ended[k];
+        }
+    for (int i = 0; i < 2; i++) {
+        if (a->timer[i] == POL_TIMER_KEEP)
+            continue;
+        evtimer_del(&r->timer[i]);
+        if (a->timer[i] != POL_TIMER_OFF) {
+            /* libevent adds a relative timeout to its own cached clock reading,
+             * taken when this loop iteration began: refresh it first, and round
+             * up to whole microseconds, so that a timer never fires early. */
+            event_base_update_cache_time(S.base);
+            int64_t d = a->timer[i] - ut_mono_ns();
+            if (d < 0)
+                d = 0;
+            d = (d + 999) / 1000;
+            struct timeval tv = {.tv_sec = d / 1000000, .tv_usec = d % 1000000};
+            evtimer_add(&r->timer[i], &tv);
+        }
+    }
+    if (a->done != POL_PENDING) {
+        if (a->done == POL_LIVE) {
+            /* cannot happen: live answers go through on_answer */
+            finish(r, now, 500, 'E', 0.0f);
+        } else if (a->done == POL_STANDIN) {
+            finish(r, now, 200, S.standin_kind[r->row], S.standin[r->row]);
+        } else {
+            finish(r, now, a->done == POL_TIMEOUT ? 504 : 502, 'E', 0.0f);
+        }
+    }
+}
+
+static void finish(request *r, int64_t now, int status, char kind, float score)
+{
+    (void)now;
+    evtimer_del(&r->timer[0]);
+    evtimer_del(&r->timer[1]);
+    int64_t t = RAW_NONE;
+    if (r->c && !r->c->dead) {
+        char body[160];
+        int n;
+        if (status == 200)
+            n = snprintf(body, sizeof body, "{\"id\":%" PRIu32 ",\"score\":%.9g,\"kind\":\"%s\"}", r->id,
+                         (double)score,
+                         kind == 'L' ? "live" : kind == 'K' ? "last_known" : "default");
+        else
+            n = snprintf(body, sizeof body, "{\"id\":%" PRIu32 ",\"error\":\"%s\"}", r->id,
+                         status == 504 ? "the feature store did not answer in time"
+                                       : "the feature store failed");
+        conn *c = r->c;
+        c->refs++;
+        t = conn_send(c, status, body, (size_t)n, 0);
+        log_request(r->id, r->row, r->arrive, t, status, kind, r);
+        req_free(r);
+        if (!c->dead && !c->busy && !c->in_process)
+            conn_process(c);
+        conn_release(c);
+        return;
+    }
+    log_request(r->id, r->row, r->arrive, t, status, kind, r);
+    req_free(r);
+}
+
+static void on_timer(request *r, int which)
+{
+    int64_t now = ut_mono_ns();
+    pol_action a;
+    pol_on_timer(&r->ps, S.arm, which, now, &a);
+    act(r, &a, now);
+}
+
+static void on_timer0(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    on_timer(arg, 0);
+}
+
+static void on_timer1(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    on_timer(arg, 1);
+}
+
+static void on_answer(const wire_ans *ans, int64_t now)
+{
+    uint64_t serial = ans->tag >> 24;
+    int slot = (int)((ans->tag >> 2) & 0x3fffff);
+    int attempt = (int)(ans->tag & 3);
+    if (slot >= S.nchunks * CHUNK)
+        return;
+    request *r = slot_req(slot);
+    if (!r->used || r->serial != serial || attempt >= POL_MAX_LOOKUPS)
+        return; /* a late answer to a finished request: nobody wants it */
+    pol_action a;
+    int ok = ans->status == WIRE_OK;
+    pol_on_answer(&r->ps, S.arm, attempt, ok ? POL_ANS_OK : POL_ANS_DROPPED, now, &a);
+    if (a.done == POL_LIVE) {
+        for (int k = 0; k < POL_MAX_LOOKUPS; k++)
+            if (a.ended[k]) {
+                r->lk_end[k] = now;
+                r->lk_out[k] = a.ended[k];
+            }
+        float s = trees_score(S.model, ans->x);
+        finish(r, now, 200, 'L', s);
+        return;
+    }
+    act(r, &a, now);
+}
+
+static void on_store_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    store_conn *s = arg;
+    for (;;) {
+        ssize_t n = read(fd, s->in + s->nin, sizeof s->in - s->nin);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            return;
+        if (n <= 0) {
+            ut_err("the store closed its connection");
+            event_base_loopbreak(S.base);
+            return;
+        }
+        s->nin += (size_t)n;
+        int64_t now = ut_mono_ns();
+        size_t off = 0;
+        while (s->nin - off >= WIRE_ANS_SIZE) {
+            wire_ans a;
+            if (wire_get_ans(s->in + off, &a) != 0) {
+                ut_err("the store sent a malformed answer frame");
+                event_base_loopbreak(S.base);
+                return;
+            }
+            on_answer(&a, now);
+            off += WIRE_ANS_SIZE;
+        }
+        memmove(s->in, s->in + off, s->nin - off);
+        s->nin -= off;
+        if ((size_t)n < sizeof s->in / 2)
+            return; /* drained: no need for a read that says EAGAIN */
+    }
+}
+
+/* ------------------------------------------------------ HTTP requests */
+
+static void start_score(conn *c, const http_req *h, int64_t now)
+{
+    uint32_t id, row;
+    char why[160];
+    if (http_score_body(h->body, h->body_len, &id, &row, why, sizeof why) != 0) {
+        answer_error(c, 400, now, RAW_NONE, RAW_NONE, why, 0);
+        return;
+    }
+    if (row >= S.nrows) {
+        snprintf(why, sizeof why, "row %" PRIu32 " is not in the table (0 to %" PRIu32 ")", row, S.nrows - 1);
+        answer_error(c, 400, now, id, RAW_NONE, why, 0);
+        return;
+    }
+    request *r = req_new();
+    if (!r) {
+        answer_error(c, 500, now, id, row, "out of memory", 1);
+        return;
+    }
+    S.requests++;
+    r->c = c;
+    c->refs++;
+    r->id = id;
+    r->row = row;
+    r->arrive = now;
+    pol_action a;
+    pol_start(&r->ps, S.arm, S.round, id, now, h->budget_ns, &a);
+    act(r, &a, now);
+}
+
+static void conn_process(conn *c)
+{
+    c->in_process = 1;
+    conn_process_loop(c);
+    c->in_process = 0;
+}
+
+static void conn_process_loop(conn *c)
+{
+    while (!c->busy && !c->dead && c->nin > 0) {
+        http_req h;
+        char why[160];
+        int rc = http_parse(c->in, c->nin, MAX_HEAD, MAX_BODY, &h, why, sizeof why);
+        if (rc == HTTP_INCOMPLETE)
+            return;
+        int64_t now = ut_mono_ns();
+        if (rc == HTTP_TOO_LARGE) {
+            c->busy = 1;
+            answer_error(c, 413, now, RAW_NONE, RAW_NONE, why, 1);
+            return;
+        }
+        if (rc != HTTP_OK) {
+            c->busy = 1;
+            answer_error(c, 400, now, RAW_NONE, RAW_NONE, why, 1);
+            return;
+        }
+        c->busy = 1;
+        int close_after = h.close;
+        if (h.method == HTTP_POST && h.path_is_score) {
+            start_score(c, &h, now);
+        } else if (h.method == HTTP_GET && h.path_is_health) {
+            conn_send(c, 200, "ok", 2, close_after);
+        } else if (h.method == HTTP_GET && h.path_is_calls) {
+            char body[128];
+            int n = snprintf(body, sizeof body, "{\"requests\":%" PRIu64 ",\"lookups\":%" PRIu64 "}",
+                             S.requests, S.lookups);
+            conn_send(c, 200, body, (size_t)n, close_after);
+        } else {
+            answer_error(c, 404, now, RAW_NONE, RAW_NONE, "no such resource: POST /score, GET /health, GET /calls",
+                         close_after);
+        }
+        if (c->dead)
+            return;
+        memmove(c->in, c->in + h.total, c->nin - h.total);
+        c->nin -= h.total;
+    }
+}
+
+static void on_conn_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn *c = arg;
+    c->refs++;
+    conn_read(fd, c);
+    conn_release(c);
+}
+
+static void conn_read(evutil_socket_t fd, conn *c)
+{
+    for (;;) {
+        if (c->nin == CONN_BUF) {
+            /* the parser asks for more than a request may hold: it said so already */
+            return;
+        }
+        ssize_t n = read(fd, c->in + c->nin, CONN_BUF - c->nin);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) {
+            conn_close(c);
+            return;
+        }
+        c->nin += (size_t)n;
+        if ((size_t)n < 4096)
+            break;
+    }
+    conn_process(c);
+}
+
+static void conn_close(conn *c)
+{
+    if (c->dead)
+        return;
+    c->dead = 1;
+    event_del(&c->rd);
+    event_del(&c->wr);
+    close(c->fd);
+    /* Requests still waiting for lookups go on; they log but answer nobody.
+     * The memory goes when the last of them lets go. */
+    c->refs++;
+    conn_release(c);
+}
+
+static void conn_release(conn *c)
+{
+    if (--c->refs == 0 && c->dead) {
+        free(c->in);
+        free(c);
+    }
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            return;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        evutil_make_socket_nonblocking(fd);
+        conn *c = calloc(1, sizeof *c);
+        char *in = malloc(CONN_BUF);
+        if (!c || !in) {
+            free(c);
+            free(in);
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->in = in;
+        event_assign(&c->rd, S.base, fd, EV_READ | EV_PERSIST, on_conn_read, c);
+        event_assign(&c->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
+        event_add(&c->rd, NULL);
+    }
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    (void)arg;
+    event_base_loopbreak(S.base);
+}
+
+/* ------------------------------------------------------------- loading */
+
+static int load_standin(const char *path, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t n;
+    if (ut_read_file(path, &text, &n, err, errlen) != 0)
+        return -1;
+    size_t lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += text[i] == '\n';
+    S.standin = malloc((lines + 1) * sizeof *S.standin);
+    S.standin_kind = malloc(lines + 1);
+    int rc = -1;
+    if (!S.standin || !S.standin_kind) {
+        ut_seterr(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    char *p = text, *nl = strchr(p, '\n');
+    if (!nl || strncmp(p, "row\tkind\tscore\n", 15) != 0) {
+        ut_seterr(err, errlen, "%s:1: header is not \"row<TAB>kind<TAB>score\"", path);
+        goto done;
+    }
+    p = nl + 1;
+    uint32_t row = 0;
+    for (int lineno = 2; *p; lineno++) {
+        nl = strchr(p, '\n');
+        if (!nl) {
+            ut_seterr(err, errlen, "%s:%d: last line has no end", path, lineno);
+            goto done;
+        }
+        *nl = 0;
+        char *end;
+        unsigned long r = strtoul(p, &end, 10);
+        char *k = end + 1;
+        char *t = *end == '\t' ? strchr(k, '\t') : NULL;
+        if (*end != '\t' || r != row || !t) {
+            ut_seterr(err, errlen, "%s:%d: expected row %" PRIu32 ", a kind and a score", path, lineno, row);
+            goto done;
+        }
+        *t = 0;
+        if (strcmp(k, "last_known") == 0)
+            S.standin_kind[row] = 'K';
+        else if (strcmp(k, "default") == 0)
+            S.standin_kind[row] = 'D';
+        else {
+            ut_seterr(err, errlen, "%s:%d: field kind \"%s\" is not last_known or default", path, lineno, k);
+            goto done;
+        }
+        S.standin[row] = strtof(t + 1, &end);
+        if (end == t + 1 || *end) {
+            ut_seterr(err, errlen, "%s:%d: field score \"%s\" is not a number", path, lineno, t + 1);
+            goto done;
+        }
+        row++;
+        p = nl + 1;
+    }
+    if (row == 0) {
+        ut_seterr(err, errlen, "%s: no rows", path);
+        goto done;
+    }
+    S.nrows = row;
+    rc = 0;
+done:
+    free(text);
+    return rc;
+}
+
+static int listen_on(int port, int *out_port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 1024) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    evutil_make_socket_nonblocking(fd);
+    *out_port = ntohs(a.sin_port);
+    return fd;
+}
+
+static const raw_col LOG_COLS[] = {
+    {"req", 'i'},        {"row", 'i'},      {"arrive_t", 't'},   {"answer_t", 't'},
+    {"status", 'i'},     {"kind", 'c'},     {"lookups", 'i'},    {"a0_start_t", 't'},
+    {"a0_end_t", 't'},   {"a0_out", 'c'},   {"a1_start_t", 't'}, {"a1_end_t", 't'},
+    {"a1_out", 'c'},     {"a2_start_t", 't'}, {"a2_end_t", 't'}, {"a2_out", 'c'},
+};
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("service");
+    const char *arms_path = "lab/arms.tsv", *arm_name = NULL, *model = NULL, *standin = NULL,
+               *out = NULL;
+    int port = 0, store_port = 0, nstore = 2;
+    long round = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            ut_err("option %s needs a value", k);
+            return 2;
+        }
+        i++;
+        if (!strcmp(k, "--port"))
+            port = atoi(v);
+        else if (!strcmp(k, "--store-port"))
+            store_port = atoi(v);
+        else if (!strcmp(k, "--arm"))
+            arm_name = v;
+        else if (!strcmp(k, "--arms"))
+            arms_path = v;
+        else if (!strcmp(k, "--round"))
+            round = atol(v);
+        else if (!strcmp(k, "--model"))
+            model = v;
+        else if (!strcmp(k, "--standin"))
+            standin = v;
+        else if (!strcmp(k, "--out"))
+            out = v;
+        else if (!strcmp(k, "--store-conns"))
+            nstore = atoi(v);
+        else {
+            ut_err("unknown option %s (see the header of lab/service.c)", k);
+            return 2;
+        }
+    }
+    if (!arm_name || !model || !standin || !out || store_port <= 0 || round < 0) {
+        ut_err("needs --store-port, --arm, --round, --model, --standin and --out");
+        return 2;
+    }
+    if (nstore < 1 || nstore > MAX_STORE_CONNS) {
+        ut_err("--store-conns must be 1 to %d", MAX_STORE_CONNS);
+        return 2;
+    }
+    char *err = S.err;
+    size_t errlen = sizeof S.err;
+    if (arms_load(arms_path, &S.arms, err, errlen) != 0) {
+        ut_err("%s", err);
+        return 2;
+    }
+    S.arm = arms_find(&S.arms, arm_name);
+    if (!S.arm) {
+        ut_err("%s: no arm named %s", arms_path, arm_name);
+        return 2;
+    }
+    S.round = (uint32_t)round;
+    if (trees_load(model, &S.model, err, errlen) != 0 || load_standin(standin, err, errlen) != 0) {
+        ut_err("%s", err);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* timers on time, not 50 us late */
+    struct event_config *cfg = event_config_new();
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+    S.base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    if (!S.base) {
+        ut_err("cannot create the event loop");
+        return 1;
+    }
+    S.flush = event_new(S.base, -1, 0, on_flush, NULL);
+    S.nstore = nstore;
+    for (int i = 0; i < nstore; i++)
+        if (store_connect(store_port, &S.store[i]) != 0) {
+            ut_err("cannot connect to the store on 127.0.0.1:%d: %s", store_port, strerror(errno));
+            return 1;
+        }
+    if (rawlog_open(&S.log, out, "service", LOG_COLS, (int)(sizeof LOG_COLS / sizeof LOG_COLS[0]), err,
+                    errlen) != 0) {
+        ut_err("%s", err);
+        return 1;
+    }
+    int bound = 0, lfd = listen_on(port, &bound);
+    if (lfd < 0) {
+        ut_err("cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
+        rawlog_abort(S.log);
+        return 1;
+    }
+    struct event *acc = event_new(S.base, lfd, EV_READ | EV_PERSIST, on_accept, NULL);
+    struct event *sterm = evsignal_new(S.base, SIGTERM, on_signal, NULL);
+    struct event *sint = evsignal_new(S.base, SIGINT, on_signal, NULL);
+    event_add(acc, NULL);
+    event_add(sterm, NULL);
+    event_add(sint, NULL);
+    printf("service: listening on 127.0.0.1:%d\n", bound);
+    fflush(stdout);
+    event_base_dispatch(S.base);
+
+    /* Requests still waiting are logged as unanswered. */
+    for (int k = 0; k < S.nchunks * CHUNK; k++) {
+        request *r = slot_req(k);
+        if (r->used)
+            log_request(r->id, r->row, r->arrive, RAW_NONE, 0, 'E', r);
+    }
+    int rc = rawlog_close(S.log, err, errlen);
+    if (rc != 0)
+        ut_err("%s", err);
+    event_free(acc);
+    event_free(S.flush);
+    event_free(sterm);
+    event_free(sint);
+    close(lfd);
+    for (int i = 0; i < S.nstore; i++) {
+        event_del(&S.store[i].rd);
+        event_del(&S.store[i].wr);
+        close(S.store[i].fd);
+        free(S.store[i].out);
+    }
+    for (int k = 0; k < S.nchunks; k++)
+        free(S.chunks[k]);
+    free(S.chunks);
+    free(S.free_slots);
+    free(S.standin);
+    free(S.standin_kind);
+    trees_free(S.model);
+    arms_free(&S.arms);
+    event_base_free(S.base);
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,883 @@
+/* store: the lab's feature store (DESIGN.md section 5; lab/RAWFORMAT.md,
+ * section store.tsv.gz; lab/wire.h for the protocol).
+ *
+ *   store --port P --table build/prep/test.tsv --wait Z|F|L|H --round R
+ *         --out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]
+ *
+ * One thread, one libevent loop (precise timers, so timerfd, not epoll's
+ * millisecond timeout).  Every lookup read from any connection gets a slot
+ * at once or waits in one FIFO line; in its slot it waits its planned wait
+ * (the dice of round, req, attempt), then is answered with the row's six
+ * features.  A lookup carrying a budget is dropped when the budget runs
+ * out, in line or in a slot, and its slot goes to the next in line.
+ *
+ * Inside:
+ * - lookups live in a pool of fixed-size records (allocated in chunks of
+ *   1024, never freed before exit, recycled through a free list), each with
+ *   its own libevent timer assigned once: in line the timer is the deadline,
+ *   in a slot it is min(end of the wait, deadline).  A zero wait is answered
+ *   at once, with no timer at all.
+ * - answers go into the connection's output buffer; one deferred event per
+ *   loop iteration writes every dirty connection with one send() each.
+ * - a connection closed by its peer (or for a bad magic) stays in memory,
+ *   its fd closed, until its last outstanding lookup has ended: those still
+ *   take their slot time (the store cannot know better) and are logged, but
+ *   their answers are thrown away.
+ * - every lookup is logged with rawlog when it ends; at SIGTERM/SIGINT the
+ *   unfinished ones are logged with outcome P, in order of arrival.
+ *
+ * Budgets: 0 means none; a negative budget has run out already, so such a
+ * lookup is dropped at once (outcome D, no slot).  An unknown row is
+ * answered at once (outcome U) whatever its budget.  The frame's flags are
+ * ignored.
+ *
+ * Exit: 0 after a signal; 2 for bad arguments, a malformed table or an --out
+ * folder it cannot write into; 1 for other failures (cannot listen, cannot
+ * write the log).
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "rawlog.h"
+#include "util.h"
+#include "waits.h"
+#include "wire.h"
+
+#define NFEAT WIRE_NFEAT
+#define CHUNK 1024          /* lookups per pool chunk */
+#define INBUF (512 * WIRE_REQ_SIZE)
+#define OUT_MAX (64u << 20) /* a peer that reads nothing: closed beyond this */
+
+enum { ST_FREE, ST_LINE, ST_SLOT };
+
+struct conn;
+
+typedef struct lk {
+    struct event tev; /* assigned once, when its chunk is made */
+    struct conn *c;
+    struct lk *lprev, *lnext; /* the line */
+    struct lk *aprev, *anext; /* live lookups in order of arrival; free list */
+    int64_t arrive, start, target, deadline, planned, budget;
+    uint64_t tag;
+    uint32_t req, row;
+    uint16_t attempt;
+    uint8_t state;
+    int32_t line, busy;
+} lk;
+
+typedef struct conn {
+    int fd;
+    int closed, dirty, wpending;
+    unsigned long long id;
+    char peer[64];
+    struct event rev, wev;
+    size_t outstanding;
+    struct conn *dnext;       /* dirty list */
+    struct conn *prev, *next; /* every connection not yet freed */
+    unsigned char *out;
+    size_t olen, ooff, ocap;
+    size_t inlen;
+    unsigned char in[INBUF];
+} conn;
+
+static struct {
+    /* settings */
+    wait_kind kind;
+    double freeze;
+    uint32_t round;
+    int nslots;
+    /* table */
+    float (*x)[NFEAT];
+    uint32_t nrows;
+    /* loop */
+    struct event_base *base;
+    struct event lev, flush_ev;
+    struct event *sig_term, *sig_int;
+    int lfd;
+    int lev_on, flush_on;
+    int flush_armed;
+    /* state */
+    int busy;
+    int line_len;
+    lk *lhead, *ltail;
+    lk *ahead, *atail;
+    lk *free_lk;
+    lk **chunks;
+    size_t nchunks, capchunks;
+    conn *conns;
+    conn *dirty;
+    unsigned long long next_conn_id;
+    rawlog *log;
+    int log_failed;
+    int accept_warned;
+} S;
+
+static void on_timer(evutil_socket_t fd, short what, void *arg);
+
+/* ---------- the table ---------- */
+
+static const char *const COLS[10] = {"row",     "customer",  "cutoff",     "label",
+                                     "recency", "orders_90", "spend_90",   "orders_365",
+                                     "spend_365", "tenure"};
+
+static int load_table(const char *path, char *err, size_t errlen)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = -1;
+    if (ut_read_file(path, &buf, &n, err, errlen) != 0)
+        return -1;
+    size_t lines = 0;
+    for (size_t i = 0; i < n; i++)
+        lines += buf[i] == '\n';
+    S.x = malloc((lines + 1) * sizeof *S.x);
+    if (!S.x) {
+        ut_seterr(err, errlen, "%s: out of memory", path);
+        goto done;
+    }
+    char *p = buf, *end = buf + n;
+    long lineno = 0;
+    uint32_t nrows = 0;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *le = nl ? nl : end;
+        *le = '\0';
+        lineno++;
+        char *f[10];
+        int nf = 0;
+        char *q = p;
+        for (;;) {
+            char *t = strchr(q, '\t');
+            if (nf < 10)
+                f[nf] = q;
+            nf++;
+            if (!t)
+                break;
+            *t = '\0';
+            q = t + 1;
+        }
+        if (nf != 10) {
+            ut_seterr(err, errlen, "%s: line %ld: %d fields, expected 10 (%s ... %s)", path,
+                      lineno, nf, COLS[0], COLS[9]);
+            goto done;
+        }
+        if (lineno == 1) {
+            for (int k = 0; k < 10; k++)
+                if (strcmp(f[k], COLS[k]) != 0) {
+                    ut_seterr(err, errlen, "%s: line 1: field %d is '%s', expected '%s'", path,
+                              k + 1, f[k], COLS[k]);
+                    goto done;
+                }
+        } else {
+            char *e;
+            errno = 0;
+            unsigned long long r = strtoull(f[0], &e, 10);
+            if (!f[0][0] || *e || errno || f[0][0] == '-' || r != nrows) {
+                ut_seterr(err, errlen, "%s: line %ld: field row is '%s', expected %" PRIu32,
+                          path, lineno, f[0], nrows);
+                goto done;
+            }
+            errno = 0;
+            (void)strtoll(f[1], &e, 10);
+            if (!f[1][0] || *e || errno) {
+                ut_seterr(err, errlen, "%s: line %ld: field customer: '%s' is not an integer",
+                          path, lineno, f[1]);
+                goto done;
+            }
+            if (!f[2][0]) {
+                ut_seterr(err, errlen, "%s: line %ld: field cutoff is empty", path, lineno);
+                goto done;
+            }
+            if (strcmp(f[3], "0") != 0 && strcmp(f[3], "1") != 0) {
+                ut_seterr(err, errlen, "%s: line %ld: field label is '%s', expected 0 or 1",
+                          path, lineno, f[3]);
+                goto done;
+            }
+            for (int k = 0; k < NFEAT; k++) {
+                const char *s = f[4 + k];
+                errno = 0;
+                float v = strtof(s, &e);
+                /* underflow to a subnormal or zero is a value; overflow is not */
+                if (!s[0] || isspace((unsigned char)s[0]) || *e ||
+                    (errno == ERANGE && isinf(v))) {
+                    ut_seterr(err, errlen, "%s: line %ld: field %s: '%s' is not a number", path,
+                              lineno, COLS[4 + k], s);
+                    goto done;
+                }
+                S.x[nrows][k] = v;
+            }
+            if (nrows == UINT32_MAX - 1) {
+                ut_seterr(err, errlen, "%s: line %ld: too many rows", path, lineno);
+                goto done;
+            }
+            nrows++;
+        }
+        p = le + 1;
+    }
+    if (lineno == 0) {
+        ut_seterr(err, errlen, "%s: line 1: empty file, expected the header", path);
+        goto done;
+    }
+    if (nrows == 0) {
+        ut_seterr(err, errlen, "%s: line 2: no rows after the header", path);
+        goto done;
+    }
+    S.nrows = nrows;
+    rc = 0;
+done:
+    free(buf);
+    return rc;
+}
+
+/* ---------- the pool ---------- */
+
+static lk *lk_get(void)
+{
+    if (!S.free_lk) {
+        if (S.nchunks == S.capchunks) {
+            size_t cap = S.capchunks ? 2 * S.capchunks : 16;
+            lk **nc = realloc(S.chunks, cap * sizeof *nc);
+            if (!nc)
+                return NULL;
+            S.chunks = nc;
+            S.capchunks = cap;
+        }
+        lk *ch = calloc(CHUNK, sizeof *ch);
+        if (!ch)
+            return NULL;
+        S.chunks[S.nchunks++] = ch;
+        for (int i = CHUNK - 1; i >= 0; i--) {
+            event_assign(&ch[i].tev, S.base, -1, 0, on_timer, &ch[i]);
+            ch[i].anext = S.free_lk;
+            S.free_lk = &ch[i];
+        }
+    }
+    lk *l = S.free_lk;
+    S.free_lk = l->anext;
+    return l;
+}
+
+static void lk_put(lk *l)
+{
+    l->state = ST_FREE;
+    l->c = NULL;
+    l->anext = S.free_lk;
+    S.free_lk = l;
+}
+
+/* ---------- connections ---------- */
+
+static void conn_free(conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        S.conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c->out);
+    free(c);
+}
+
+static void conn_maybe_free(conn *c)
+{
+    if (c->closed && c->outstanding == 0 && !c->dirty)
+        conn_free(c);
+}
+
+static void conn_close(conn *c)
+{
+    if (c->closed)
+        return;
+    event_del(&c->rev);
+    event_del(&c->wev);
+    close(c->fd);
+    c->fd = -1;
+    c->closed = 1;
+    c->olen = c->ooff = 0;
+    c->wpending = 0;
+}
+
+/* Write what is buffered; 0 when the connection is still usable. */
+static int conn_write(conn *c)
+{
+    while (c->ooff < c->olen) {
+        ssize_t w = send(c->fd, c->out + c->ooff, c->olen - c->ooff, MSG_NOSIGNAL);
+        if (w > 0) {
+            c->ooff += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            if (!c->wpending) {
+                event_add(&c->wev, NULL);
+                c->wpending = 1;
+            }
+            return 0;
+        }
+        return -1; /* EPIPE, ECONNRESET ...: the peer is gone */
+    }
+    c->olen = c->ooff = 0;
+    if (c->wpending) {
+        event_del(&c->wev);
+        c->wpending = 0;
+    }
+    return 0;
+}
+
+static void on_writable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    conn *c = arg;
+    if (conn_write(c) != 0)
+        conn_close(c);
+    conn_maybe_free(c);
+}
+
+static void on_flush(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    S.flush_armed = 0;
+    while (S.dirty) {
+        conn *c = S.dirty;
+        S.dirty = c->dnext;
+        c->dnext = NULL;
+        c->dirty = 0;
+        if (!c->closed && !c->wpending && conn_write(c) != 0)
+            conn_close(c);
+        conn_maybe_free(c);
+    }
+}
+
+static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
+{
+    if (c->closed)
+        return;
+    if (c->olen + WIRE_ANS_SIZE > c->ocap) {
+        if (c->ooff > 0) {
+            memmove(c->out, c->out + c->ooff, c->olen - c->ooff);
+            c->olen -= c->ooff;
+            c->ooff = 0;
+        }
+        if (c->olen + WIRE_ANS_SIZE > c->ocap) {
+            size_t cap = c->ocap ? 2 * c->ocap : 4096;
+            unsigned char *o = cap <= OUT_MAX ? realloc(c->out, cap) : NULL;
+            if (!o) {
+                ut_err("connection %llu (%s): %zu answer bytes unread, closing", c->id, c->peer,
+                       c->olen);
+                conn_close(c);
+                return;
+            }
+            c->out = o;
+            c->ocap = cap;
+        }
+    }
+    wire_ans a = {.status = status, .tag = tag};
+    if (x)
+        memcpy(a.x, x, sizeof a.x);
+    wire_put_ans(c->out + c->olen, &a);
+    c->olen += WIRE_ANS_SIZE;
+    if (!c->dirty) {
+        c->dirty = 1;
+        c->dnext = S.dirty;
+        S.dirty = c;
+        if (!S.flush_armed) {
+            S.flush_armed = 1;
+            event_active(&S.flush_ev, EV_WRITE, 0);
+        }
+    }
+}
+
+/* ---------- lookups ---------- */
+
+static void line_remove(lk *l)
+{
+    if (l->lprev)
+        l->lprev->lnext = l->lnext;
+    else
+        S.lhead = l->lnext;
+    if (l->lnext)
+        l->lnext->lprev = l->lprev;
+    else
+        S.ltail = l->lprev;
+    l->lprev = l->lnext = NULL;
+    S.line_len--;
+}
+
+static void log_row(const lk *l, int64_t end, char outcome)
+{
+    int64_t v[11] = {l->req,      l->attempt, l->row,    l->arrive, l->start, end,
+                     l->planned,  l->budget,  outcome,   l->line,   l->busy};
+    if (rawlog_row(S.log, v) != 0 && !S.log_failed) {
+        S.log_failed = 1;
+        ut_err("cannot spill log records; the log will be rejected at stop");
+    }
+}
+
+/* The lookup ends now: log it, answer it (if its peer is still there), and
+ * give its record back.  Its slot, if any, is freed by the caller. */
+static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
+{
+    log_row(l, now, outcome);
+    event_del(&l->tev);
+    conn *c = l->c;
+    conn_answer(c, status, l->tag, status == WIRE_OK ? S.x[l->row] : NULL);
+    if (l->aprev)
+        l->aprev->anext = l->anext;
+    else
+        S.ahead = l->anext;
+    if (l->anext)
+        l->anext->aprev = l->aprev;
+    else
+        S.atail = l->aprev;
+    c->outstanding--;
+    lk_put(l);
+    conn_maybe_free(c);
+}
+
+static void arm(lk *l, int64_t at, int64_t now)
+{
+    /* libevent keeps microseconds and truncates its clock: round up and add
+     * one so the timer never fires before `at` (on_timer checks anyway). */
+    int64_t us = (at - now + 999) / 1000 + 1;
+    if (us < 1)
+        us = 1;
+    struct timeval tv = {.tv_sec = (time_t)(us / 1000000), .tv_usec = (suseconds_t)(us % 1000000)};
+    event_add(&l->tev, &tv);
+}
+
+static int64_t slot_due(const lk *l)
+{
+    return l->deadline && l->deadline < l->target ? l->deadline : l->target;
+}
+
+/* Hand free slots to the line, in order; zero waits end at once. */
+static void fill_slots(int64_t now)
+{
+    while (S.busy < S.nslots && S.lhead) {
+        lk *l = S.lhead;
+        line_remove(l);
+        if (l->deadline && now >= l->deadline) { /* its timer has not run yet */
+            lk_finish(l, now, 'D', WIRE_DROPPED);
+            continue;
+        }
+        l->state = ST_SLOT;
+        l->start = now;
+        l->target = now + l->planned;
+        if (l->planned == 0) {
+            lk_finish(l, now, 'A', WIRE_OK);
+            continue;
+        }
+        S.busy++;
+        arm(l, slot_due(l), now);
+    }
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    lk *l = arg;
+    int64_t now = ut_mono_ns();
+    if (l->state == ST_LINE) {
+        if (now < l->deadline) {
+            arm(l, l->deadline, now);
+            return;
+        }
+        line_remove(l);
+        lk_finish(l, now, 'D', WIRE_DROPPED);
+        return;
+    }
+    int64_t due = slot_due(l);
+    if (now < due) {
+        arm(l, due, now);
+        return;
+    }
+    if (due == l->target)
+        lk_finish(l, now, 'A', WIRE_OK);
+    else
+        lk_finish(l, now, 'D', WIRE_DROPPED);
+    S.busy--;
+    fill_slots(now);
+}
+
+static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
+{
+    lk *l = lk_get();
+    if (!l) {
+        ut_err("out of memory for lookups; stopping");
+        event_base_loopbreak(S.base);
+        return;
+    }
+    l->c = c;
+    c->outstanding++;
+    l->req = r->req;
+    l->attempt = r->attempt;
+    l->row = r->row;
+    l->tag = r->tag;
+    l->budget = r->budget_ns;
+    l->arrive = now;
+    l->start = RAW_NONE;
+    l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt);
+    l->line = S.line_len;
+    l->busy = S.busy;
+    /* a negative budget has run out already: dropped at once */
+    l->deadline = r->budget_ns == 0 ? 0
+                  : r->budget_ns > INT64_MAX - now ? INT64_MAX
+                                                   : now + r->budget_ns;
+    l->lprev = l->lnext = NULL;
+    l->aprev = S.atail;
+    l->anext = NULL;
+    if (S.atail)
+        S.atail->anext = l;
+    else
+        S.ahead = l;
+    S.atail = l;
+    l->state = ST_LINE;
+    if (r->row >= S.nrows) {
+        lk_finish(l, now, 'U', WIRE_UNKNOWN_ROW);
+        return;
+    }
+    if (r->budget_ns < 0) {
+        lk_finish(l, now, 'D', WIRE_DROPPED);
+        return;
+    }
+    /* join the line's tail; fill_slots takes it at once if a slot is free */
+    l->lprev = S.ltail;
+    if (S.ltail)
+        S.ltail->lnext = l;
+    else
+        S.lhead = l;
+    S.ltail = l;
+    S.line_len++;
+    if (S.busy < S.nslots) {
+        fill_slots(now);
+    } else if (l->deadline) {
+        arm(l, l->deadline, now);
+    }
+}
+
+static void on_readable(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn *c = arg;
+    ssize_t n;
+    for (;;) {
+        n = read(fd, c->in + c->inlen, sizeof c->in - c->inlen);
+        if (n >= 0 || errno != EINTR)
+            break;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return;
+    if (n <= 0) { /* EOF or error: its lookups go on, answers are dropped */
+        conn_close(c);
+        conn_maybe_free(c);
+        return;
+    }
+    int64_t now = ut_mono_ns();
+    c->inlen += (size_t)n;
+    size_t off = 0;
+    c->outstanding++; /* holds c while its lookups may end (and free it) */
+    while (c->inlen - off >= WIRE_REQ_SIZE) {
+        wire_req r;
+        if (wire_get_req(c->in + off, &r) != 0) {
+            uint32_t m;
+            memcpy(&m, c->in + off, 4);
+            ut_err("connection %llu (%s): bad magic 0x%08x in a request frame, closing it",
+                   c->id, c->peer, m);
+            if (!c->wpending)
+                (void)conn_write(c); /* best effort: the answers it earned */
+            conn_close(c);
+            c->outstanding--;
+            conn_maybe_free(c);
+            return;
+        }
+        off += WIRE_REQ_SIZE;
+        lookup_arrive(c, &r, now);
+        if (c->closed) /* its output grew past OUT_MAX */
+            break;
+    }
+    c->outstanding--;
+    if (c->closed) {
+        conn_maybe_free(c);
+        return;
+    }
+    if (off > 0 && off < c->inlen)
+        memmove(c->in, c->in + off, c->inlen - off);
+    c->inlen -= off;
+}
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    for (int k = 0; k < 64; k++) {
+        struct sockaddr_in sa;
+        socklen_t sl = sizeof sa;
+        int fd = accept4(lfd, (struct sockaddr *)&sa, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK && !S.accept_warned) {
+                S.accept_warned = 1;
+                ut_err("accept: %s", strerror(errno));
+            }
+            return;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        conn *c = calloc(1, sizeof *c);
+        if (!c) {
+            ut_err("out of memory for a connection; refused");
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->id = S.next_conn_id++;
+        char ip[INET_ADDRSTRLEN] = "?";
+        inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof ip);
+        snprintf(c->peer, sizeof c->peer, "%s:%u", ip, (unsigned)ntohs(sa.sin_port));
+        event_assign(&c->rev, S.base, fd, EV_READ | EV_PERSIST, on_readable, c);
+        event_assign(&c->wev, S.base, fd, EV_WRITE | EV_PERSIST, on_writable, c);
+        if (event_add(&c->rev, NULL) != 0) {
+            ut_err("connection %llu (%s): cannot watch it; refused", c->id, c->peer);
+            close(fd);
+            free(c);
+            continue;
+        }
+        c->next = S.conns;
+        if (S.conns)
+            S.conns->prev = c;
+        S.conns = c;
+    }
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig;
+    (void)what;
+    (void)arg;
+    event_base_loopbreak(S.base);
+}
+
+/* ---------- main ---------- */
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: store --port P --table TABLE.tsv --wait Z|F|L|H --round R "
+                    "--out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]\n");
+}
+
+static int parse_u(const char *s, unsigned long long max, unsigned long long *v)
+{
+    char *e;
+    errno = 0;
+    if (!s || !s[0] || s[0] == '-')
+        return -1;
+    *v = strtoull(s, &e, 10);
+    return *e || errno || *v > max ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("store");
+    const char *table = NULL, *out = NULL, *wait = NULL;
+    unsigned long long port = ULLONG_MAX, round = ULLONG_MAX, slots = 16;
+    double freeze = WAITS_FREEZE_P;
+    char err[UT_ERRLEN];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (!v) {
+            ut_err("%s: missing value", a);
+            usage();
+            return 2;
+        }
+        if (!strcmp(a, "--port"))
+            bad = parse_u(v, 65535, &port);
+        else if (!strcmp(a, "--round"))
+            bad = parse_u(v, UINT32_MAX, &round);
+        else if (!strcmp(a, "--slots"))
+            bad = parse_u(v, 1000000, &slots) || slots == 0;
+        else if (!strcmp(a, "--table"))
+            table = v;
+        else if (!strcmp(a, "--out"))
+            out = v;
+        else if (!strcmp(a, "--wait"))
+            wait = v;
+        else if (!strcmp(a, "--freeze-share")) {
+            char *e;
+            errno = 0;
+            freeze = strtod(v, &e);
+            bad = !v[0] || *e || errno || !(freeze >= 0.0 && freeze <= 1.0);
+        } else {
+            ut_err("unknown option %s", a);
+            usage();
+            return 2;
+        }
+        if (bad) {
+            ut_err("%s: bad value '%s'", a, v);
+            usage();
+            return 2;
+        }
+        i++;
+    }
+    if (port == ULLONG_MAX || round == ULLONG_MAX || !table || !out || !wait) {
+        ut_err("--port, --table, --wait, --round and --out are required");
+        usage();
+        return 2;
+    }
+    if (waits_kind(wait, &S.kind) != 0) {
+        ut_err("--wait: '%s' is not one of Z, F, L, H", wait);
+        return 2;
+    }
+    S.freeze = freeze;
+    S.round = (uint32_t)round;
+    S.nslots = (int)slots;
+    S.lfd = -1;
+
+    if (load_table(table, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return 2;
+    }
+    int rc = 1;
+    struct event_config *cfg = NULL;
+    {   /* the log's folder must be writable now, not only at stop */
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", out);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            slash[slash == dir ? 1 : 0] = '\0';
+        else
+            snprintf(dir, sizeof dir, ".");
+        if (access(dir, W_OK | X_OK) != 0) {
+            ut_err("%s: cannot write into %s: %s", out, dir, strerror(errno));
+            rc = 2;
+            goto done;
+        }
+    }
+    static const raw_col cols[11] = {
+        {"req", 'i'},        {"attempt", 'i'},   {"row", 'i'},     {"arrive_t", 't'},
+        {"start_t", 't'},    {"end_t", 't'},     {"planned_ns", 'i'}, {"budget_ns", 'i'},
+        {"outcome", 'c'},    {"line", 'i'},      {"busy", 'i'}};
+    if (rawlog_open(&S.log, out, "store", cols, 11, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        goto done;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    /* the kernel may defer a timer by the thread's slack (50 us by default) */
+    prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+
+    cfg = event_config_new();
+    if (!cfg || event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) != 0 ||
+        event_config_set_flag(cfg, EVENT_BASE_FLAG_NO_CACHE_TIME) != 0) {
+        ut_err("libevent: cannot configure the event loop");
+        goto done;
+    }
+    S.base = event_base_new_with_config(cfg);
+    if (!S.base) {
+        ut_err("libevent: cannot create the event loop");
+        goto done;
+    }
+    event_assign(&S.flush_ev, S.base, -1, 0, on_flush, NULL);
+    S.flush_on = 1;
+    {   /* the first chunk of lookups now, not under the first lookup */
+        lk *l = lk_get();
+        if (!l) {
+            ut_err("out of memory");
+            goto done;
+        }
+        lk_put(l);
+    }
+    S.sig_term = evsignal_new(S.base, SIGTERM, on_signal, NULL);
+    S.sig_int = evsignal_new(S.base, SIGINT, on_signal, NULL);
+    if (!S.sig_term || !S.sig_int || evsignal_add(S.sig_term, NULL) != 0 ||
+        evsignal_add(S.sig_int, NULL) != 0) {
+        ut_err("libevent: cannot watch SIGTERM and SIGINT");
+        goto done;
+    }
+
+    S.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    if (S.lfd < 0 || setsockopt(S.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(S.lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(S.lfd, 1024) != 0 ||
+        getsockname(S.lfd, (struct sockaddr *)&sa, &sl) != 0) {
+        ut_err("cannot listen on 127.0.0.1:%llu: %s", port, strerror(errno));
+        goto done;
+    }
+    event_assign(&S.lev, S.base, S.lfd, EV_READ | EV_PERSIST, on_accept, NULL);
+    S.lev_on = 1;
+    if (event_add(&S.lev, NULL) != 0) {
+        ut_err("libevent: cannot watch the listening socket");
+        goto done;
+    }
+    printf("store: listening on 127.0.0.1:%u\n", (unsigned)ntohs(sa.sin_port));
+    fflush(stdout);
+
+    if (event_base_dispatch(S.base) < 0) {
+        ut_err("libevent: the event loop failed");
+        goto done;
+    }
+    /* stopped: the unfinished lookups, in order of arrival */
+    for (lk *l = S.ahead; l; l = l->anext)
+        log_row(l, RAW_NONE, 'P');
+    rawlog *lg = S.log;
+    S.log = NULL;
+    if (rawlog_close(lg, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        goto done;
+    }
+    rc = 0;
+done:
+    if (S.log)
+        rawlog_abort(S.log);
+    for (lk *l = S.ahead; l; l = l->anext)
+        event_del(&l->tev);
+    while (S.conns) {
+        conn *c = S.conns;
+        conn_close(c);
+        conn_free(c);
+    }
+    for (size_t i = 0; i < S.nchunks; i++)
+        free(S.chunks[i]);
+    free(S.chunks);
+    if (S.lev_on)
+        event_del(&S.lev);
+    if (S.flush_on)
+        event_del(&S.flush_ev);
+    if (S.sig_term)
+        event_free(S.sig_term);
+    if (S.sig_int)
+        event_free(S.sig_int);
+    if (S.lfd >= 0)
+        close(S.lfd);
+    if (S.base)
+        event_base_free(S.base);
+    if (cfg)
+        event_config_free(cfg);
+    libevent_global_shutdown();
+    free(S.x);
+    return rc;
+}

@@ -1,0 +1,1292 @@
+/* tester: the lab's open-loop load tester (DESIGN.md section 5).
+ *
+ *   tester --port P --rate R|max --seconds S --seed N --rows NROWS
+ *          --out FILE.tsv.gz --summary FILE.json
+ *          [--deadline-ms D] [--conns C] [--gate 1|0] [--gate-wait-s 60]
+ *          [--drain-s 10]
+ *
+ * Open loop (numeric R).  The schedule is Poisson and depends on (seed, R, S)
+ * only.  With g = ut_rng seeded with N, and every time in integer ns:
+ *     off = 0; repeat: off += llround(ut_rng_exp(g) * 1e9 / R);
+ *                      stop when off >= llround(S * 1e9); else append off
+ * so request j (0, 1, 2 ...) has offset off_j (the first one gap after 0),
+ * asks for row j % NROWS and is scheduled at sched_t = t0 + off_j, where t0
+ * is CLOCK_MONOTONIC 20 ms after the idle gate passed and the C keep-alive
+ * connections were opened.  The program sleeps (a timerfd at the absolute
+ * scheduled time, inside a libevent loop built with
+ * EVENT_BASE_FLAG_PRECISE_TIMER); at each wake-up it sends every request
+ * whose time has come, each on an idle connection (the most recently used
+ * first) or, when none is idle, on a connection opened for it at once (the
+ * request's `waited` is 1).  A connection carries one request at a time.  No
+ * arrival is dropped: every scheduled request gets a row.  After the last
+ * send it waits up to --drain-s (10 s) for outstanding answers.
+ *
+ * Closed loop (--rate max, the capacity arm): C connections (default 16)
+ * each send the next request as soon as the previous answer arrived, during
+ * S seconds from t0; j in send order, sched_t = send_t.
+ *
+ * Times: send_t is read just before the send() that hands the request's
+ * first byte to the kernel; answer_t just after the recv() that brought the
+ * answer's last byte.  Latency = answer_t - sched_t.  With --deadline-ms D
+ * every request carries "X-Budget-Ns: D ms - (send_t - sched_t)" in ns (the
+ * deadline runs from the scheduled arrival; never below 0).  An answer whose
+ * body "id" is not the request's j is a fatal error.  A request whose
+ * connection fails or is closed by the server before its answer, or that is
+ * still unanswered after the drain, has status 0, kind E, answer_t absent.
+ * A connection the server closed is reopened (in the background) for later
+ * requests, unless it was closed within 100 ms of opening without serving.
+ *
+ * Idle gate (--gate 1, the default), before anything else: /proc/stat's
+ * aggregate cpu line sampled every 250 ms; a window is two samples 2 s
+ * apart; idle share = d(idle+iowait)/d(total), steal share = d(steal)/
+ * d(total), total = user+nice+system+idle+iowait+irq+softirq+steal.  The
+ * gate passes at the first window with idle share >= 0.95; when none did
+ * within --gate-wait-s seconds (at least one window is always tried), the
+ * summary is written with passed=false and the program exits 3.  Logged-in
+ * users (utmp USER_PROCESS entries) are counted at start and end.
+ *
+ * Output: --out, the rows of lab/RAWFORMAT.md's tester.tsv.gz (via rawlog,
+ * written at the end in j order); --summary, a JSON object written
+ * atomically.  Exit codes: 0 done, 1 run failed (no files written),
+ * 2 bad options, 3 idle gate not passed.
+ *
+ * Ownership: everything is allocated and freed inside this file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <utmpx.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "rawlog.h"
+#include "util.h"
+
+#define NS_PER_S 1000000000LL
+#define START_DELAY_NS (20 * 1000000LL) /* t0 = connections open + 20 ms */
+#define REOPEN_MIN_NS (100 * 1000000LL) /* see the header: reopen guard */
+#define MAX_REQUESTS 50000000.0
+#define MAX_ANSWER_BYTES (1 << 20)
+#define GATE_STEP_NS (250 * 1000000LL)
+#define GATE_WINDOW 8 /* steps: 2 s */
+#define GATE_IDLE_MIN 0.95
+
+/* ------------------------------------------------------------------ options */
+
+typedef struct {
+    int port;
+    int closed; /* --rate max */
+    double rate, seconds;
+    uint64_t seed;
+    int64_t rows;
+    const char *out, *summary;
+    int have_deadline;
+    double deadline_ms;
+    int conns;
+    int gate;
+    double gate_wait_s, drain_s;
+} opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: tester --port P --rate R|max --seconds S --seed N --rows NROWS\n"
+            "              --out FILE.tsv.gz --summary FILE.json\n"
+            "              [--deadline-ms D] [--conns C] [--gate 1|0] [--gate-wait-s 60]\n"
+            "              [--drain-s 10]\n"
+            "Open-loop Poisson load at R requests/s for S s (or closed loop with --rate max)\n"
+            "against POST /score on 127.0.0.1:P; rows as lab/RAWFORMAT.md's tester.tsv.gz.\n"
+            "Exit: 0 done, 1 run failed, 2 bad options, 3 idle gate not passed.\n");
+}
+
+static int bad(const char *opt, const char *val, const char *want)
+{
+    ut_err("%s: '%s' is not %s (see --help)", opt, val, want);
+    return -1;
+}
+
+static int num_d(const char *opt, const char *s, double lo, double hi, double *out, const char *want)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return bad(opt, s, want);
+    *out = v;
+    return 0;
+}
+
+static int num_pos(const char *opt, const char *s, double hi, double *out, const char *want)
+{
+    double v;
+    if (num_d(opt, s, 0, hi, &v, want) != 0)
+        return -1;
+    if (v <= 0)
+        return bad(opt, s, want);
+    *out = v;
+    return 0;
+}
+
+static int num_i(const char *opt, const char *s, long long lo, long long hi, long long *out,
+                 const char *want)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return bad(opt, s, want);
+    *out = v;
+    return 0;
+}
+
+/* 0 ok, 1 help printed, -1 bad (message written). */
+static int parse_opts(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->conns = -1;
+    o->gate = 1;
+    o->gate_wait_s = 60;
+    o->drain_s = 10;
+    int have_port = 0, have_rate = 0, have_seconds = 0, have_seed = 0, have_rows = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        if (strncmp(a, "--", 2) != 0) {
+            ut_err("unexpected argument '%s' (options are --name value; see --help)", a);
+            return -1;
+        }
+        char name[64];
+        const char *val, *eq = strchr(a, '=');
+        if (eq) {
+            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
+            val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+            if (i + 1 >= argc) {
+                ut_err("%s needs a value (see --help)", name);
+                return -1;
+            }
+            val = argv[++i];
+        }
+        long long v;
+        double d;
+        if (!strcmp(name, "--port")) {
+            if (num_i(name, val, 1, 65535, &v, "a port number (1 to 65535)"))
+                return -1;
+            o->port = (int)v;
+            have_port = 1;
+        } else if (!strcmp(name, "--rate")) {
+            if (!strcmp(val, "max")) {
+                o->closed = 1;
+                o->rate = 0;
+            } else {
+                if (num_pos(name, val, 1e7, &d, "a rate in requests/s (> 0, <= 1e7) or 'max'"))
+                    return -1;
+                o->closed = 0;
+                o->rate = d;
+            }
+            have_rate = 1;
+        } else if (!strcmp(name, "--seconds")) {
+            if (num_pos(name, val, 86400, &d, "a duration in seconds (> 0, <= 86400)"))
+                return -1;
+            o->seconds = d;
+            have_seconds = 1;
+        } else if (!strcmp(name, "--seed")) {
+            if (num_i(name, val, 0, INT64_MAX, &v, "a seed (integer 0 to 2^63-1)"))
+                return -1;
+            o->seed = (uint64_t)v;
+            have_seed = 1;
+        } else if (!strcmp(name, "--rows")) {
+            if (num_i(name, val, 1, INT32_MAX, &v, "a number of rows (>= 1)"))
+                return -1;
+            o->rows = v;
+            have_rows = 1;
+        } else if (!strcmp(name, "--out")) {
+            if (!*val)
+                return bad(name, val, "a file name");
+            o->out = val;
+        } else if (!strcmp(name, "--summary")) {
+            if (!*val)
+                return bad(name, val, "a file name");
+            o->summary = val;
+        } else if (!strcmp(name, "--deadline-ms")) {
+            if (num_pos(name, val, 3600e3, &d, "a deadline in ms (> 0, <= 3600000)"))
+                return -1;
+            o->deadline_ms = d;
+            o->have_deadline = 1;
+        } else if (!strcmp(name, "--conns")) {
+            if (num_i(name, val, 1, 10000, &v, "a number of connections (1 to 10000)"))
+                return -1;
+            o->conns = (int)v;
+        } else if (!strcmp(name, "--gate")) {
+            if (strcmp(val, "0") && strcmp(val, "1"))
+                return bad(name, val, "1 or 0");
+            o->gate = val[0] == '1';
+        } else if (!strcmp(name, "--gate-wait-s")) {
+            if (num_d(name, val, 0, 86400, &d, "a number of seconds (0 to 86400)"))
+                return -1;
+            o->gate_wait_s = d;
+        } else if (!strcmp(name, "--drain-s")) {
+            if (num_d(name, val, 0, 3600, &d, "a number of seconds (0 to 3600)"))
+                return -1;
+            o->drain_s = d;
+        } else {
+            ut_err("unknown option '%s' (see --help)", name);
+            return -1;
+        }
+    }
+    const char *missing = !have_port      ? "--port"
+                          : !have_rate    ? "--rate"
+                          : !have_seconds ? "--seconds"
+                          : !have_seed    ? "--seed"
+                          : !have_rows    ? "--rows"
+                          : !o->out       ? "--out"
+                          : !o->summary   ? "--summary"
+                                          : NULL;
+    if (missing) {
+        ut_err("%s is required (see --help)", missing);
+        return -1;
+    }
+    if (o->conns < 0)
+        o->conns = o->closed ? 16 : 64;
+    if (!o->closed && o->rate * o->seconds > MAX_REQUESTS) {
+        ut_err("--rate x --seconds: %.0f requests planned, more than %.0f", o->rate * o->seconds,
+               MAX_REQUESTS);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- idle gate */
+
+typedef struct {
+    int enabled, passed;
+    double idle_share, steal_share, waited_s; /* shares NAN when not measured */
+    int users_start, users_end;
+} gate_res;
+
+typedef struct {
+    unsigned long long idle, steal, total;
+} cpu_sample;
+
+static int read_stat(cpu_sample *s)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) {
+        ut_err("/proc/stat: cannot open: %s", strerror(errno));
+        return -1;
+    }
+    unsigned long long v[8] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    if (n < 5) {
+        ut_err("/proc/stat: line 1 is not an aggregate \"cpu\" line");
+        return -1;
+    }
+    /* user nice system idle iowait irq softirq steal (guest time is already
+     * inside user and nice, so it is not added again) */
+    s->idle = v[3] + v[4];
+    s->steal = v[7];
+    s->total = 0;
+    for (int i = 0; i < 8; i++)
+        s->total += v[i];
+    return 0;
+}
+
+static int count_users(void)
+{
+    int n = 0;
+    struct utmpx *u;
+    setutxent();
+    while ((u = getutxent()) != NULL)
+        if (u->ut_type == USER_PROCESS)
+            n++;
+    endutxent();
+    return n;
+}
+
+static void sleep_until(int64_t t)
+{
+    struct timespec ts = {.tv_sec = t / NS_PER_S, .tv_nsec = t % NS_PER_S};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+/* 0 passed, 1 gave up, -1 error. */
+static int run_gate(double wait_s, gate_res *g)
+{
+    int64_t start = ut_mono_ns(), limit = start + (int64_t)llround(wait_s * 1e9);
+    cpu_sample ring[GATE_WINDOW + 1];
+    if (read_stat(&ring[0]) != 0)
+        return -1;
+    for (long k = 1;; k++) {
+        int64_t t = start + k * GATE_STEP_NS;
+        sleep_until(t);
+        if (read_stat(&ring[k % (GATE_WINDOW + 1)]) != 0)
+            return -1;
+        if (k < GATE_WINDOW)
+            continue;
+        const cpu_sample *a = &ring[(k - GATE_WINDOW) % (GATE_WINDOW + 1)];
+        const cpu_sample *b = &ring[k % (GATE_WINDOW + 1)];
+        double dt = (double)(b->total - a->total);
+        g->idle_share = dt > 0 ? (double)(b->idle - a->idle) / dt : 0;
+        g->steal_share = dt > 0 ? (double)(b->steal - a->steal) / dt : 0;
+        int64_t now = ut_mono_ns();
+        g->waited_s = (double)(now - start) / 1e9;
+        if (g->idle_share >= GATE_IDLE_MIN) {
+            g->passed = 1;
+            return 0;
+        }
+        if (t + GATE_STEP_NS > limit)
+            return 1;
+    }
+}
+
+/* ----------------------------------------------------------------- the run */
+
+typedef struct {
+    int64_t sched, send, answer; /* RAW_NONE when absent */
+    float score;
+    int32_t conn; /* -1: none */
+    int16_t status;
+    char kind, has_score, waited;
+} treq;
+
+enum { C_CONNECTING, C_IDLE, C_BUSY, C_DEAD };
+
+typedef struct run run;
+
+typedef struct {
+    run *r;
+    int idx, fd, state;
+    struct event *ev_r, *ev_w;
+    int64_t j;           /* request in flight (or waiting for the connect), -1 none */
+    int64_t opened_at;   /* when connect() was called */
+    long served;         /* answers read on it */
+    char *rb;            /* answer bytes */
+    size_t rn, rcap;
+    char wb[512];        /* request bytes not yet sent */
+    size_t wn, woff;
+} conn;
+
+struct run {
+    opts o;
+    struct event_base *base;
+    struct sockaddr_in addr;
+    treq *req;
+    size_t nreq, capreq;
+    size_t next;        /* open loop: next request to send */
+    int64_t t0, t_end;  /* t_end: closed loop's end of sending */
+    conn **conns;
+    size_t nconns, capconns;
+    conn **idle;
+    size_t nidle;
+    size_t outstanding; /* requests given to a connection and not finished */
+    int sending_done;
+    int tfd;
+    struct event *ev_tick, *ev_timer;
+    uint64_t waited, opened, reopened, open_failed;
+    int fatal;
+};
+
+static void finish_check(run *r)
+{
+    if (r->sending_done && r->outstanding == 0)
+        event_base_loopbreak(r->base);
+}
+
+static void die(run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void die(run *r, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!r->fatal)
+        ut_err("%s", msg);
+    r->fatal = 1;
+    event_base_loopbreak(r->base);
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg);
+static void on_write(evutil_socket_t fd, short what, void *arg);
+static void conn_send(conn *c, int64_t j);
+static void closed_next(conn *c);
+
+static int grow_conns(run *r)
+{
+    if (r->nconns < r->capconns)
+        return 0;
+    size_t cap = r->capconns ? r->capconns * 2 : 64;
+    conn **a = realloc(r->conns, cap * sizeof *a);
+    if (!a)
+        return -1;
+    r->conns = a;
+    conn **b = realloc(r->idle, cap * sizeof *b);
+    if (!b)
+        return -1;
+    r->idle = b;
+    r->capconns = cap;
+    return 0;
+}
+
+/* A new connection to the service: fd < 0 opens one (nonblocking connect);
+ * otherwise fd is an already connected socket.  NULL on failure. */
+static conn *conn_new(run *r, int fd)
+{
+    int64_t now = ut_mono_ns();
+    int connecting = 0;
+    if (grow_conns(r) != 0)
+        return NULL;
+    if (fd < 0) {
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return NULL;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (connect(fd, (struct sockaddr *)&r->addr, sizeof r->addr) != 0) {
+            if (errno != EINPROGRESS) {
+                close(fd);
+                return NULL;
+            }
+            connecting = 1;
+        }
+    }
+    conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    c->r = r;
+    c->fd = fd;
+    c->idx = (int)r->nconns;
+    c->j = -1;
+    c->opened_at = now;
+    c->rcap = 4096;
+    c->rb = malloc(c->rcap + 1);
+    c->ev_r = event_new(r->base, fd, EV_READ | EV_PERSIST, on_read, c);
+    c->ev_w = event_new(r->base, fd, EV_WRITE, on_write, c);
+    if (!c->rb || !c->ev_r || !c->ev_w) {
+        if (c->ev_r)
+            event_free(c->ev_r);
+        if (c->ev_w)
+            event_free(c->ev_w);
+        free(c->rb);
+        free(c);
+        close(fd);
+        return NULL;
+    }
+    event_priority_set(c->ev_r, 1);
+    event_priority_set(c->ev_w, 1);
+    event_add(c->ev_r, NULL);
+    c->state = connecting ? C_CONNECTING : C_IDLE;
+    if (connecting)
+        event_add(c->ev_w, NULL);
+    r->conns[r->nconns++] = c;
+    r->opened++;
+    return c;
+}
+
+/* A request ends without an answer (its fields keep status 0, kind E). */
+static void req_lost(run *r, conn *c)
+{
+    if (c->j >= 0) {
+        c->j = -1;
+        r->outstanding--;
+    }
+}
+
+static void conn_ready(conn *c);
+
+static void conn_close(conn *c)
+{
+    run *r = c->r;
+    int reopen = !r->sending_done && !r->fatal &&
+                 (c->served > 0 || ut_mono_ns() - c->opened_at >= REOPEN_MIN_NS);
+    if (c->state == C_IDLE) /* take it out of the idle stack */
+        for (size_t i = 0; i < r->nidle; i++)
+            if (r->idle[i] == c) {
+                memmove(&r->idle[i], &r->idle[i + 1], (r->nidle - i - 1) * sizeof *r->idle);
+                r->nidle--;
+                break;
+            }
+    req_lost(r, c);
+    event_free(c->ev_r);
+    event_free(c->ev_w);
+    c->ev_r = c->ev_w = NULL;
+    close(c->fd);
+    c->fd = -1;
+    free(c->rb);
+    c->rb = NULL;
+    c->state = C_DEAD;
+    if (reopen) {
+        conn *n = conn_new(r, -1);
+        if (n) {
+            r->reopened++;
+            if (n->state == C_IDLE)
+                conn_ready(n);
+        } else {
+            r->open_failed++;
+        }
+    }
+    finish_check(r);
+}
+
+/* A connection with nothing in flight: next request (closed loop) or idle. */
+static void conn_ready(conn *c)
+{
+    run *r = c->r;
+    c->state = C_IDLE;
+    if (r->o.closed && !r->sending_done)
+        closed_next(c);
+    else
+        r->idle[r->nidle++] = c;
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn *c = arg;
+    run *r = c->r;
+    if (c->state == C_CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+            err = errno;
+        if (err) {
+            r->open_failed++;
+            c->served = 0;
+            c->opened_at = ut_mono_ns(); /* a failed connect is never reopened */
+            conn_close(c);
+            return;
+        }
+        if (c->j >= 0) {
+            c->state = C_BUSY;
+            conn_send(c, c->j);
+        } else {
+            conn_ready(c);
+        }
+        return;
+    }
+    if (c->state != C_BUSY || c->woff >= c->wn)
+        return;
+    treq *q = &r->req[c->j];
+    if (c->woff == 0)
+        q->send = ut_mono_ns();
+    ssize_t w = send(fd, c->wb + c->woff, c->wn - c->woff, MSG_NOSIGNAL);
+    if (w < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            event_add(c->ev_w, NULL);
+            return;
+        }
+        conn_close(c);
+        return;
+    }
+    c->woff += (size_t)w;
+    if (c->woff < c->wn)
+        event_add(c->ev_w, NULL);
+}
+
+/* Hand request j to connection c (connected, nothing in flight). */
+static void conn_send(conn *c, int64_t j)
+{
+    run *r = c->r;
+    treq *q = &r->req[j];
+    c->j = j;
+    c->state = C_BUSY;
+    q->conn = c->idx;
+    int64_t now = ut_mono_ns();
+    if (r->o.closed)
+        q->sched = now;
+    char body[64], budget[64] = "";
+    int bn = snprintf(body, sizeof body, "{\"id\":%" PRId64 ",\"row\":%" PRId64 "}", j,
+                      j % r->o.rows);
+    if (r->o.have_deadline) {
+        int64_t b = (int64_t)llround(r->o.deadline_ms * 1e6) - (now - q->sched);
+        snprintf(budget, sizeof budget, "X-Budget-Ns: %" PRId64 "\r\n", b > 0 ? b : 0);
+    }
+    int n = snprintf(c->wb, sizeof c->wb,
+                     "POST /score HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                     "Content-Type: application/json\r\nContent-Length: %d\r\n%s\r\n%s",
+                     bn, budget, body);
+    c->wn = (size_t)n;
+    c->woff = 0;
+    q->send = now;
+    ssize_t w = send(c->fd, c->wb, c->wn, MSG_NOSIGNAL);
+    if (w < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+            q->send = RAW_NONE; /* set when the first byte goes */
+            event_add(c->ev_w, NULL);
+            return;
+        }
+        q->send = RAW_NONE; /* nothing reached the kernel */
+        conn_close(c);
+        return;
+    }
+    c->woff = (size_t)w;
+    if (c->woff < c->wn)
+        event_add(c->ev_w, NULL);
+}
+
+/* Closed loop: the next request on c, or idle once sending has ended. */
+static void closed_next(conn *c)
+{
+    run *r = c->r;
+    if (r->sending_done || ut_mono_ns() >= r->t_end) {
+        c->state = C_IDLE;
+        r->idle[r->nidle++] = c;
+        return;
+    }
+    if (r->nreq == r->capreq) {
+        size_t cap = r->capreq ? r->capreq * 2 : 65536;
+        treq *a = realloc(r->req, cap * sizeof *a);
+        if (!a) {
+            die(r, "out of memory after %zu requests", r->nreq);
+            return;
+        }
+        r->req = a;
+        r->capreq = cap;
+    }
+    int64_t j = (int64_t)r->nreq++;
+    r->req[j] = (treq){.sched = RAW_NONE, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1, .kind = 'E'};
+    r->outstanding++;
+    conn_send(c, j);
+}
+
+/* Open loop: request j's time has come. */
+static void dispatch(run *r, int64_t j)
+{
+    r->outstanding++;
+    if (r->nidle > 0) {
+        conn_send(r->idle[--r->nidle], j);
+        return;
+    }
+    treq *q = &r->req[j];
+    q->waited = 1;
+    r->waited++;
+    conn *c = conn_new(r, -1);
+    if (!c) { /* not even a socket: the request is lost */
+        static int warned;
+        if (!warned++)
+            ut_err("request %" PRId64 ": cannot open a connection: %s (counted as lost)", j,
+                   strerror(errno));
+        r->open_failed++;
+        r->outstanding--;
+        return;
+    }
+    q->conn = c->idx;
+    c->j = j;
+    if (c->state == C_IDLE) /* connected at once */
+        conn_send(c, j);
+}
+
+static void arm_timer(run *r, int64_t t)
+{
+    struct itimerspec its = {.it_value = {.tv_sec = t / NS_PER_S, .tv_nsec = t % NS_PER_S}};
+    if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0)
+        its.it_value.tv_nsec = 1;
+    if (timerfd_settime(r->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+        die(r, "timerfd_settime: %s", strerror(errno));
+}
+
+static void on_drain_end(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    run *r = arg;
+    event_base_loopbreak(r->base);
+}
+
+static void start_drain(run *r)
+{
+    r->sending_done = 1;
+    if (r->ev_timer)
+        event_free(r->ev_timer);
+    r->ev_timer = evtimer_new(r->base, on_drain_end, r);
+    struct timeval tv = {.tv_sec = (time_t)r->o.drain_s,
+                         .tv_usec = (suseconds_t)((r->o.drain_s - floor(r->o.drain_s)) * 1e6)};
+    if (!r->ev_timer || evtimer_add(r->ev_timer, &tv) != 0)
+        die(r, "cannot arm the drain timer");
+    finish_check(r);
+}
+
+/* Open loop: the timerfd fired; send everything due. */
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    run *r = arg;
+    uint64_t expirations;
+    if (read(fd, &expirations, sizeof expirations) < 0 && errno != EAGAIN)
+        die(r, "timerfd read: %s", strerror(errno));
+    int64_t now = ut_mono_ns();
+    while (r->next < r->nreq && r->req[r->next].sched <= now && !r->fatal) {
+        dispatch(r, (int64_t)r->next++);
+        now = ut_mono_ns();
+    }
+    if (r->fatal)
+        return;
+    if (r->next < r->nreq) {
+        arm_timer(r, r->req[r->next].sched);
+    } else {
+        event_del(r->ev_tick);
+        start_drain(r);
+    }
+}
+
+/* Closed loop: t0 and the end of sending. */
+static void on_closed_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    run *r = arg;
+    if (r->t_end == 0) { /* t0 */
+        r->t_end = r->t0 + (int64_t)llround(r->o.seconds * 1e9);
+        struct timeval tv = {.tv_sec = (time_t)r->o.seconds,
+                             .tv_usec = (suseconds_t)((r->o.seconds - floor(r->o.seconds)) * 1e6)};
+        evtimer_add(r->ev_timer, &tv);
+        size_t n = r->nidle;
+        conn **ready = malloc(n * sizeof *ready);
+        if (!ready) {
+            die(r, "out of memory");
+            return;
+        }
+        memcpy(ready, r->idle, n * sizeof *ready);
+        r->nidle = 0;
+        for (size_t i = 0; i < n && !r->fatal; i++)
+            closed_next(ready[i]);
+        free(ready);
+        return;
+    }
+    start_drain(r);
+}
+
+/* ------------------------------------------------------- reading an answer */
+
+static const char *find_key(const char *s, const char *key)
+{
+    size_t kl = strlen(key);
+    for (const char *p = s; (p = strchr(p, '"')) != NULL; p++) {
+        if (!strncmp(p + 1, key, kl) && p[kl + 1] == '"') {
+            const char *v = p + kl + 2;
+            while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+                v++;
+            if (*v != ':')
+                continue;
+            v++;
+            while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
+                v++;
+            return v;
+        }
+    }
+    return NULL;
+}
+
+/* One complete answer to c's request, its last byte read at `now`. */
+static void answer_done(conn *c, int status, char *body, int64_t now)
+{
+    run *r = c->r;
+    int64_t j = c->j;
+    treq *q = &r->req[j];
+    char kind = 'E';
+    const char *v = find_key(body, "id");
+    if (v || status == 200) {
+        char *end = NULL;
+        long long id = v ? strtoll(v, &end, 10) : 0;
+        if (!v || end == v) {
+            die(r, "answer to request %" PRId64 " (status %d) has no numeric \"id\": %.200s", j,
+                status, body);
+            return;
+        }
+        if (id != j) {
+            die(r, "answer to request %" PRId64 " carries id %lld", j, id);
+            return;
+        }
+    }
+    if (status == 200) {
+        const char *k = find_key(body, "kind");
+        if (k && !strncmp(k, "\"live\"", 6))
+            kind = 'L';
+        else if (k && !strncmp(k, "\"last_known\"", 12))
+            kind = 'K';
+        else if (k && !strncmp(k, "\"default\"", 9))
+            kind = 'D';
+    }
+    if (kind != 'E') {
+        const char *s = find_key(body, "score");
+        char *end = NULL;
+        float f = s ? strtof(s, &end) : 0;
+        if (!s || end == s) {
+            die(r, "answer to request %" PRId64 " has kind %c but no numeric \"score\": %.200s", j,
+                kind, body);
+            return;
+        }
+        q->score = f;
+        q->has_score = 1;
+    }
+    q->answer = now;
+    q->status = (int16_t)status;
+    q->kind = kind;
+    c->j = -1;
+    c->served++;
+    r->outstanding--;
+}
+
+/* Parse as many complete answers as c's buffer holds.  Returns 1 when the
+ * server asked to close, -1 on a fatal error, else 0. */
+static int parse_answers(conn *c, int64_t now)
+{
+    run *r = c->r;
+    int close_after = 0;
+    while (c->rn > 0) {
+        c->rb[c->rn] = 0;
+        char *hend = memmem(c->rb, c->rn, "\r\n\r\n", 4);
+        if (!hend) {
+            if (c->rn > 65536) {
+                die(r, "connection %d: answer headers longer than 64 KiB", c->idx);
+                return -1;
+            }
+            return close_after;
+        }
+        if (c->j < 0) {
+            die(r, "connection %d: an answer arrived with no request in flight", c->idx);
+            return -1;
+        }
+        int status = 0;
+        if (strncmp(c->rb, "HTTP/1.", 7) != 0 || c->rb[8] != ' ' ||
+            sscanf(c->rb + 9, "%3d", &status) != 1 || status < 100 || status > 999) {
+            die(r, "answer to request %" PRId64 ": bad status line: %.80s", c->j, c->rb);
+            return -1;
+        }
+        long long clen = -1;
+        for (char *line = strstr(c->rb, "\r\n") + 2; line < hend; line = strstr(line, "\r\n") + 2) {
+            if (!strncasecmp(line, "Content-Length:", 15)) {
+                char *end;
+                clen = strtoll(line + 15, &end, 10);
+                if (end == line + 15 || clen < 0 || clen > MAX_ANSWER_BYTES) {
+                    die(r, "answer to request %" PRId64 ": bad Content-Length", c->j);
+                    return -1;
+                }
+            } else if (!strncasecmp(line, "Connection:", 11)) {
+                char *e = strstr(line, "\r\n");
+                char save = *e;
+                *e = 0;
+                if (strcasestr(line + 11, "close"))
+                    close_after = 1;
+                *e = save;
+            }
+        }
+        if (clen < 0) {
+            die(r, "answer to request %" PRId64 " (status %d) has no Content-Length", c->j, status);
+            return -1;
+        }
+        size_t hlen = (size_t)(hend + 4 - c->rb), total = hlen + (size_t)clen;
+        if (c->rn < total) {
+            if (total > c->rcap) {
+                char *nb = realloc(c->rb, total + 1);
+                if (!nb) {
+                    die(r, "out of memory");
+                    return -1;
+                }
+                c->rb = nb;
+                c->rcap = total;
+            }
+            return close_after;
+        }
+        char save = c->rb[total];
+        c->rb[total] = 0;
+        answer_done(c, status, c->rb + hlen, now);
+        c->rb[total] = save;
+        if (r->fatal)
+            return -1;
+        memmove(c->rb, c->rb + total, c->rn - total);
+        c->rn -= total;
+        if (close_after)
+            return 1;
+        if (c->rn == 0)
+            conn_ready(c);
+    }
+    return close_after;
+}
+
+static void on_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn *c = arg;
+    run *r = c->r;
+    if (c->rn == c->rcap) {
+        size_t cap = c->rcap * 2;
+        char *nb = cap <= MAX_ANSWER_BYTES + 65536 ? realloc(c->rb, cap + 1) : NULL;
+        if (!nb) {
+            die(r, "connection %d: answer too long", c->idx);
+            return;
+        }
+        c->rb = nb;
+        c->rcap = cap;
+    }
+    ssize_t n = recv(fd, c->rb + c->rn, c->rcap - c->rn, 0);
+    int64_t now = ut_mono_ns();
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) { /* closed by the server, or reset */
+        conn_close(c);
+        return;
+    }
+    c->rn += (size_t)n;
+    int rc = parse_answers(c, now);
+    if (rc < 0)
+        return;
+    if (rc == 1) {
+        conn_close(c);
+        return;
+    }
+    finish_check(r);
+}
+
+/* ------------------------------------------------------------------ output */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Linear interpolation between closest ranks (numpy's default). */
+static double pctl(const int64_t *s, size_t n, double p)
+{
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h);
+    if (lo + 1 >= n)
+        return (double)s[n - 1];
+    return (double)s[lo] + (h - (double)lo) * (double)(s[lo + 1] - s[lo]);
+}
+
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+static int write_summary(const run *r, const gate_res *g, const char *path)
+{
+    const opts *o = &r->o;
+    size_t answered = 0, nlate = 0, kinds[4] = {0};
+    int64_t *late = malloc((r->nreq ? r->nreq : 1) * sizeof *late);
+    if (!late) {
+        ut_err("out of memory");
+        return -1;
+    }
+    for (size_t j = 0; j < r->nreq; j++) {
+        const treq *q = &r->req[j];
+        if (q->answer != RAW_NONE)
+            answered++;
+        if (q->send != RAW_NONE)
+            late[nlate++] = q->send - q->sched;
+        kinds[q->kind == 'L' ? 0 : q->kind == 'K' ? 1 : q->kind == 'D' ? 2 : 3]++;
+    }
+    qsort(late, nlate, sizeof *late, cmp_i64);
+    json_t *gj = json_object(), *kj = json_object(), *s = json_object();
+    json_object_set_new(gj, "enabled", json_boolean(g->enabled));
+    json_object_set_new(gj, "idle_share", num_or_null(g->idle_share));
+    json_object_set_new(gj, "steal_share", num_or_null(g->steal_share));
+    json_object_set_new(gj, "waited_s", json_real(g->waited_s));
+    json_object_set_new(gj, "passed", json_boolean(g->passed));
+    json_object_set_new(gj, "users_start", json_integer(g->users_start));
+    json_object_set_new(gj, "users_end", json_integer(g->users_end));
+    json_object_set_new(kj, "L", json_integer((json_int_t)kinds[0]));
+    json_object_set_new(kj, "K", json_integer((json_int_t)kinds[1]));
+    json_object_set_new(kj, "D", json_integer((json_int_t)kinds[2]));
+    json_object_set_new(kj, "E", json_integer((json_int_t)kinds[3]));
+    json_object_set_new(s, "t0_ns", r->t0 ? json_integer(r->t0) : json_null());
+    json_object_set_new(s, "mode", json_string(o->closed ? "closed" : "open"));
+    json_object_set_new(s, "rate", json_real(o->closed ? 0.0 : o->rate));
+    json_object_set_new(s, "seconds", json_real(o->seconds));
+    json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
+    json_object_set_new(s, "rows", json_integer(o->rows));
+    json_object_set_new(s, "deadline_ms", o->have_deadline ? json_real(o->deadline_ms) : json_null());
+    json_object_set_new(s, "conns", json_integer(o->conns));
+    json_object_set_new(s, "requests", json_integer((json_int_t)r->nreq));
+    json_object_set_new(s, "answered", json_integer((json_int_t)answered));
+    json_object_set_new(s, "errors", json_integer((json_int_t)(r->nreq - answered)));
+    json_object_set_new(s, "kinds", kj);
+    json_object_set_new(s, "conns_opened", json_integer((json_int_t)r->opened));
+    json_object_set_new(s, "conns_reopened", json_integer((json_int_t)r->reopened));
+    json_object_set_new(s, "connect_failures", json_integer((json_int_t)r->open_failed));
+    json_object_set_new(s, "waited", json_integer((json_int_t)r->waited));
+    json_object_set_new(s, "gate", gj);
+    json_object_set_new(s, "late_p50_ns", nlate ? json_real(pctl(late, nlate, 0.50)) : json_null());
+    json_object_set_new(s, "late_p99_ns", nlate ? json_real(pctl(late, nlate, 0.99)) : json_null());
+    json_object_set_new(s, "late_max_ns", nlate ? json_integer(late[nlate - 1]) : json_null());
+    free(late);
+    char *text = json_dumps(s, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(s);
+    if (!text) {
+        ut_err("%s: cannot format the summary", path);
+        return -1;
+    }
+    size_t len = strlen(text);
+    char *buf = malloc(len + 2);
+    int rc = -1;
+    char err[UT_ERRLEN];
+    if (buf) {
+        memcpy(buf, text, len);
+        buf[len] = '\n';
+        rc = ut_write_file(path, buf, len + 1, err, sizeof err);
+        if (rc != 0)
+            ut_err("%s", err);
+    }
+    free(buf);
+    free(text);
+    return rc;
+}
+
+static int write_rows(const run *r)
+{
+    static const raw_col cols[] = {
+        {"j", 'i'},      {"row", 'i'},    {"sched_t", 't'}, {"send_t", 't'}, {"answer_t", 't'},
+        {"status", 'i'}, {"kind", 'c'},   {"score", 'f'},   {"conn", 'i'},   {"waited", 'i'},
+    };
+    rawlog *lg;
+    char err[UT_ERRLEN];
+    if (rawlog_open(&lg, r->o.out, "tester", cols, 10, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return -1;
+    }
+    for (size_t j = 0; j < r->nreq; j++) {
+        const treq *q = &r->req[j];
+        int64_t v[10] = {(int64_t)j,
+                         (int64_t)j % r->o.rows,
+                         q->sched,
+                         q->send,
+                         q->answer,
+                         q->status,
+                         q->kind,
+                         q->has_score ? raw_f(q->score) : RAW_NONE,
+                         q->conn >= 0 ? q->conn : RAW_NONE,
+                         q->waited};
+        if (rawlog_row(lg, v) != 0) {
+            ut_err("%s: cannot buffer rows", r->o.out);
+            rawlog_abort(lg);
+            return -1;
+        }
+    }
+    if (rawlog_close(lg, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------- main */
+
+static int make_schedule(run *r)
+{
+    const opts *o = &r->o;
+    ut_rng g;
+    ut_rng_seed(&g, o->seed);
+    int64_t span = (int64_t)llround(o->seconds * 1e9), off = 0;
+    r->capreq = (size_t)(o->rate * o->seconds * 1.2) + 64;
+    r->req = malloc(r->capreq * sizeof *r->req);
+    if (!r->req)
+        return -1;
+    for (;;) {
+        off += (int64_t)llround(ut_rng_exp(&g) * 1e9 / o->rate);
+        if (off >= span)
+            break;
+        if (r->nreq == r->capreq) {
+            size_t cap = r->capreq * 2;
+            treq *a = realloc(r->req, cap * sizeof *a);
+            if (!a)
+                return -1;
+            r->req = a;
+            r->capreq = cap;
+        }
+        /* sched holds the offset until t0 is known */
+        r->req[r->nreq++] = (treq){.sched = off, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1,
+                                   .kind = 'E'};
+    }
+    return 0;
+}
+
+static int open_initial(run *r)
+{
+    for (int i = 0; i < r->o.conns; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            ut_err("socket: %s", strerror(errno));
+            return -1;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (connect(fd, (struct sockaddr *)&r->addr, sizeof r->addr) != 0) {
+            ut_err("cannot connect to 127.0.0.1:%d (connection %d): %s", r->o.port, i,
+                   strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) {
+            ut_err("fcntl: %s", strerror(errno));
+            close(fd);
+            return -1;
+        }
+        conn *c = conn_new(r, fd);
+        if (!c) {
+            ut_err("out of memory");
+            return -1;
+        }
+        r->idle[r->nidle++] = c;
+    }
+    return 0;
+}
+
+static void run_free(run *r)
+{
+    for (size_t i = 0; i < r->nconns; i++) {
+        conn *c = r->conns[i];
+        if (c->ev_r)
+            event_free(c->ev_r);
+        if (c->ev_w)
+            event_free(c->ev_w);
+        if (c->fd >= 0)
+            close(c->fd);
+        free(c->rb);
+        free(c);
+    }
+    free(r->conns);
+    free(r->idle);
+    free(r->req);
+    if (r->ev_tick)
+        event_free(r->ev_tick);
+    if (r->ev_timer)
+        event_free(r->ev_timer);
+    if (r->tfd >= 0)
+        close(r->tfd);
+    if (r->base)
+        event_base_free(r->base);
+}
+
+static int run_load(run *r)
+{
+    struct event_config *cfg = event_config_new();
+    if (!cfg)
+        return -1;
+    event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+    r->base = event_base_new_with_config(cfg);
+    event_config_free(cfg);
+    if (!r->base || event_base_priority_init(r->base, 2) != 0) {
+        ut_err("cannot create the event loop");
+        return -1;
+    }
+    if (open_initial(r) != 0)
+        return -1;
+    r->t0 = ut_mono_ns() + START_DELAY_NS;
+    if (r->o.closed) {
+        r->ev_timer = evtimer_new(r->base, on_closed_timer, r);
+        struct timeval tv = {.tv_sec = 0, .tv_usec = START_DELAY_NS / 1000};
+        if (!r->ev_timer || evtimer_add(r->ev_timer, &tv) != 0) {
+            ut_err("cannot arm a timer");
+            return -1;
+        }
+    } else {
+        for (size_t j = 0; j < r->nreq; j++)
+            r->req[j].sched += r->t0;
+        if (r->nreq == 0) {
+            start_drain(r);
+        } else {
+            r->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+            if (r->tfd < 0) {
+                ut_err("timerfd_create: %s", strerror(errno));
+                return -1;
+            }
+            r->ev_tick = event_new(r->base, r->tfd, EV_READ | EV_PERSIST, on_tick, r);
+            if (!r->ev_tick || event_priority_set(r->ev_tick, 0) != 0 ||
+                event_add(r->ev_tick, NULL) != 0) {
+                ut_err("cannot watch the timerfd");
+                return -1;
+            }
+            arm_timer(r, r->req[0].sched);
+        }
+    }
+    /* (a loopbreak before the loop starts would be forgotten by libevent) */
+    if (!r->fatal && !(r->sending_done && r->outstanding == 0) &&
+        event_base_dispatch(r->base) < 0) {
+        ut_err("event loop failed");
+        return -1;
+    }
+    return r->fatal ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("tester");
+    run R;
+    memset(&R, 0, sizeof R);
+    R.tfd = -1;
+    int prc = parse_opts(argc, argv, &R.o);
+    if (prc != 0)
+        return prc > 0 ? 0 : 2;
+    signal(SIGPIPE, SIG_IGN);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* wake at the ns asked, not 50 us later */
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+    R.addr.sin_family = AF_INET;
+    R.addr.sin_port = htons((uint16_t)R.o.port);
+    R.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+
+    gate_res g = {.enabled = R.o.gate, .idle_share = NAN, .steal_share = NAN};
+    g.users_start = count_users();
+    if (R.o.gate) {
+        int grc = run_gate(R.o.gate_wait_s, &g);
+        if (grc < 0)
+            return 1;
+        if (grc > 0) {
+            g.users_end = count_users();
+            ut_err("idle gate: only %.1f%% idle (steal %.1f%%) in the last 2 s after %.1f s; "
+                   "needs %.0f%%; giving up",
+                   100 * g.idle_share, 100 * g.steal_share, g.waited_s, 100 * GATE_IDLE_MIN);
+            write_summary(&R, &g, R.o.summary);
+            return 3;
+        }
+    } else {
+        g.passed = 1;
+    }
+
+    int rc = 1;
+    if (!R.o.closed && make_schedule(&R) != 0) {
+        ut_err("out of memory for the schedule");
+        goto out;
+    }
+    if (run_load(&R) != 0)
+        goto out;
+    g.users_end = count_users();
+    if (write_rows(&R) != 0)
+        goto out;
+    if (write_summary(&R, &g, R.o.summary) != 0) {
+        unlink(R.o.out);
+        goto out;
+    }
+    rc = 0;
+out:
+    run_free(&R);
+    return rc;
+}

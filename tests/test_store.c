@@ -1,0 +1,787 @@
+/* The feature store, end to end: build/bin/store runs as a child process on a
+ * small table in a fresh folder; a blocking client speaks lab/wire.h to it;
+ * after SIGTERM its store.tsv.gz is read back with zlib and decoded from
+ * lab/RAWFORMAT.md alone (delta-encoded time columns), and every row is
+ * checked against what was sent, the dice (waits_planned_ns) and the clock.
+ * Run from the repository root. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "waits.h"
+#include "wire.h"
+
+#define ST_BIN "build/bin/store"
+#define ST_NROWS 6
+#define MS 1000000LL
+
+/* The table's features as written (strings), parsed back independently. */
+static const char *const st_feat[ST_NROWS][6] = {
+    {"3", "1", "10.5", "2", "20.25", "100"},
+    {"0.1", "0", "0", "1", "3.40282347e+38", "1e-40"},
+    {"17", "4", "123456.789", "9", "0.333333343", "731"},
+    {"-2.5", "2", "1.17549435e-38", "3", "99.9899979", "42"},
+    {"365", "0", "0", "0", "0", "1"},
+    {"1.5", "7", "8.125", "11", "16.75", "2000"},
+};
+
+typedef struct {
+    pid_t pid;
+    int port;
+    int outfd;
+    int lockfd;
+    char dir[64], table[128], log[128], errp[128];
+} st_proc;
+
+typedef struct {
+    long long req, attempt, row;
+    int64_t arrive, start, end; /* decoded; start/end valid only when has_ */
+    int has_start, has_end;
+    long long planned, budget;
+    char outcome;
+    long long line, busy;
+} st_rec;
+
+/* The test's store and folder, for the clean-up after a failed assertion. */
+static pid_t st_live_pid = -1;
+static char st_live_dir[64];
+
+static int64_t st_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static float st_x(int row, int k) { return strtof(st_feat[row][k], NULL); }
+
+/* The timing tests hold a lock for their whole run: Criterion runs tests in
+ * parallel, and two stores and two clients on this 2-core machine delay
+ * each other's timers by milliseconds now and then. */
+static void st_lock(st_proc *p)
+{
+    p->lockfd = open("/tmp/lab_test_store.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    cr_assert_geq(p->lockfd, 0);
+    cr_assert_eq(flock(p->lockfd, LOCK_EX), 0);
+}
+
+static void st_mkdir(st_proc *p)
+{
+    p->lockfd = -1;
+    snprintf(p->dir, sizeof p->dir, "/tmp/test_store.XXXXXX");
+    cr_assert_not_null(mkdtemp(p->dir));
+    snprintf(st_live_dir, sizeof st_live_dir, "%s", p->dir);
+    snprintf(p->table, sizeof p->table, "%s/test.tsv", p->dir);
+    snprintf(p->log, sizeof p->log, "%s/store.tsv.gz", p->dir);
+    snprintf(p->errp, sizeof p->errp, "%s/stderr.txt", p->dir);
+}
+
+static void st_write_table(const st_proc *p)
+{
+    FILE *f = fopen(p->table, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "row\tcustomer\tcutoff\tlabel\trecency\torders_90\tspend_90\torders_365\t"
+               "spend_365\ttenure\n");
+    for (int i = 0; i < ST_NROWS; i++) {
+        fprintf(f, "%d\t%d\t2011-0%d-01\t%d", i, 12000 + i, 1 + i % 3, i % 2);
+        for (int k = 0; k < 6; k++)
+            fprintf(f, "\t%s", st_feat[i][k]);
+        fputc('\n', f);
+    }
+    cr_assert_eq(fclose(f), 0);
+}
+
+static pid_t st_spawn(const st_proc *p, const char *wait, const char *slots, const char *freeze,
+                      const char *round, int outfd_w)
+{
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed test leaves no store behind */
+        if (getppid() == 1)
+            _exit(122);
+        int e = open(p->errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (e < 0 || dup2(e, 2) < 0)
+            _exit(120);
+        if (outfd_w >= 0 && dup2(outfd_w, 1) < 0)
+            _exit(121);
+        execl(ST_BIN, ST_BIN, "--port", "0", "--table", p->table, "--wait", wait, "--round",
+              round, "--out", p->log, "--slots", slots, "--freeze-share", freeze, (char *)NULL);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Start the store and read its port from the one line it prints. */
+static void st_start(st_proc *p, const char *wait, int slots, const char *freeze, uint32_t round)
+{
+    st_mkdir(p);
+    st_lock(p);
+    st_write_table(p);
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    char s[16], r[16];
+    snprintf(s, sizeof s, "%d", slots);
+    snprintf(r, sizeof r, "%u", round);
+    p->pid = st_live_pid = st_spawn(p, wait, s, freeze, r, fds[1]);
+    close(fds[1]);
+    p->outfd = fds[0];
+    char line[128];
+    size_t n = 0;
+    while (n < sizeof line - 1 && !memchr(line, '\n', n)) {
+        struct pollfd pf = {.fd = p->outfd, .events = POLLIN};
+        cr_assert_gt(poll(&pf, 1, 5000), 0, "store printed no line within 5 s");
+        ssize_t k = read(p->outfd, line + n, sizeof line - 1 - n);
+        cr_assert_gt(k, 0, "store closed its stdout before listening");
+        n += (size_t)k;
+    }
+    line[n] = '\0';
+    cr_assert_eq(sscanf(line, "store: listening on 127.0.0.1:%d\n", &p->port), 1, "line: %s",
+                 line);
+    cr_assert_gt(p->port, 0);
+    cr_assert_eq(strchr(line, '\n') - line + 1, (long)n, "exactly one line: %s", line);
+}
+
+static int st_stop(st_proc *p)
+{
+    cr_assert_eq(kill(p->pid, SIGTERM), 0);
+    int status;
+    cr_assert_eq(waitpid(p->pid, &status, 0), p->pid);
+    st_live_pid = -1;
+    close(p->outfd);
+    cr_assert(WIFEXITED(status), "store died of signal %d", WTERMSIG(status));
+    return WEXITSTATUS(status);
+}
+
+static void st_cleanup(const st_proc *p)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", p->dir);
+    (void)!system(cmd);
+    st_live_dir[0] = '\0';
+    if (p->lockfd >= 0)
+        close(p->lockfd);
+}
+
+static void st_fini(void)
+{
+    if (st_live_pid > 0) {
+        kill(st_live_pid, SIGKILL);
+        waitpid(st_live_pid, NULL, 0);
+        st_live_pid = -1;
+    }
+    if (st_live_dir[0]) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", st_live_dir);
+        (void)!system(cmd);
+        st_live_dir[0] = '\0';
+    }
+}
+
+static int st_connect(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    cr_assert_geq(fd, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&sa, sizeof sa), 0, "connect: %s",
+                 strerror(errno));
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
+}
+
+static void st_put(unsigned char *b, uint32_t row, uint32_t req, uint16_t attempt,
+                   int64_t budget, uint64_t tag)
+{
+    wire_req r = {.row = row, .req = req, .attempt = attempt, .budget_ns = budget, .tag = tag};
+    wire_put_req(b, &r);
+}
+
+static void st_send_all(int fd, const unsigned char *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+        cr_assert_gt(w, 0, "send: %s", strerror(errno));
+        b += w;
+        n -= (size_t)w;
+    }
+}
+
+/* One answer within timeout_ms: 0; EOF: 1; timeout: -1; error: -2. */
+static int st_recv(int fd, wire_ans *a, int timeout_ms)
+{
+    unsigned char b[WIRE_ANS_SIZE];
+    size_t n = 0;
+    int64_t until = st_now() + (int64_t)timeout_ms * MS;
+    while (n < sizeof b) {
+        int left = (int)((until - st_now()) / MS);
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (left < 0 || poll(&pf, 1, left) <= 0)
+            return -1;
+        ssize_t k = recv(fd, b + n, sizeof b - n, 0);
+        if (k == 0)
+            return 1;
+        if (k < 0)
+            return -2;
+        n += (size_t)k;
+    }
+    cr_assert_eq(wire_get_ans(b, a), 0, "answer with a bad magic");
+    return 0;
+}
+
+static void st_check_features(const wire_ans *a, uint32_t row)
+{
+    cr_assert_eq(a->status, WIRE_OK, "status %u for row %u", a->status, row);
+    for (int k = 0; k < 6; k++) {
+        float want = st_x((int)row, k);
+        cr_assert_eq(memcmp(&a->x[k], &want, sizeof want), 0,
+                     "row %u feature %d: %.9g, want %.9g (bit for bit)", row, k,
+                     (double)a->x[k], (double)want);
+    }
+}
+
+/* ---------- reading store.tsv.gz from RAWFORMAT.md ---------- */
+
+static const char *const st_cols =
+    "req\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy";
+
+static long long st_int(const char *s, long line)
+{
+    char *e;
+    errno = 0;
+    long long v = strtoll(s, &e, 10);
+    cr_assert(s[0] && !*e && !errno, "line %ld: '%s' is not an integer", line, s);
+    return v;
+}
+
+static size_t st_read_log(const char *path, st_rec **out)
+{
+    gzFile gz = gzopen(path, "rb");
+    cr_assert_not_null(gz, "%s: cannot open", path);
+    char buf[1024];
+    cr_assert_not_null(gzgets(gz, buf, sizeof buf));
+    cr_assert_str_eq(buf, "# lab-raw 1 store\n");
+    cr_assert_not_null(gzgets(gz, buf, sizeof buf));
+    buf[strcspn(buf, "\n")] = '\0';
+    cr_assert_str_eq(buf, st_cols);
+    size_t n = 0, cap = 64;
+    st_rec *r = malloc(cap * sizeof *r);
+    int64_t sum[3] = {0, 0, 0};
+    long line = 2;
+    while (gzgets(gz, buf, sizeof buf)) {
+        line++;
+        size_t len = strlen(buf);
+        cr_assert(len > 0 && buf[len - 1] == '\n', "line %ld does not end in a newline", line);
+        buf[len - 1] = '\0';
+        char *f[12];
+        int nf = 0;
+        for (char *s = buf, *t;; s = t + 1) {
+            t = strchr(s, '\t');
+            if (nf < 12)
+                f[nf] = s;
+            nf++;
+            if (!t)
+                break;
+            *t = '\0';
+        }
+        cr_assert_eq(nf, 11, "line %ld: %d fields", line, nf);
+        if (n == cap)
+            r = realloc(r, (cap *= 2) * sizeof *r);
+        st_rec *x = &r[n++];
+        memset(x, 0, sizeof *x);
+        x->req = st_int(f[0], line);
+        x->attempt = st_int(f[1], line);
+        x->row = st_int(f[2], line);
+        int has[3];
+        for (int k = 0; k < 3; k++) { /* the time columns: running sums */
+            has[k] = strcmp(f[3 + k], "-") != 0;
+            if (has[k])
+                sum[k] += st_int(f[3 + k], line);
+        }
+        cr_assert(has[0], "line %ld: arrive_t absent", line);
+        x->arrive = sum[0];
+        x->has_start = has[1];
+        x->start = sum[1];
+        x->has_end = has[2];
+        x->end = sum[2];
+        x->planned = st_int(f[6], line);
+        x->budget = st_int(f[7], line);
+        cr_assert_eq(strlen(f[8]), 1, "line %ld: outcome '%s'", line, f[8]);
+        x->outcome = f[8][0];
+        cr_assert(strchr("ADUP", x->outcome), "line %ld: outcome %c", line, x->outcome);
+        x->line = st_int(f[9], line);
+        x->busy = st_int(f[10], line);
+    }
+    int errnum;
+    gzerror(gz, &errnum);
+    cr_assert(errnum == Z_OK || errnum == Z_STREAM_END, "%s: truncated gzip stream", path);
+    gzclose(gz);
+    *out = r;
+    return n;
+}
+
+static const st_rec *st_find(const st_rec *r, size_t n, long long req, long long attempt)
+{
+    const st_rec *hit = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].req == req && r[i].attempt == attempt) {
+            cr_assert_null(hit, "two rows for lookup (%lld, %lld)", req, attempt);
+            hit = &r[i];
+        }
+    cr_assert_not_null(hit, "no row for lookup (%lld, %lld)", req, attempt);
+    return hit;
+}
+
+/* Rows in order of end_t, unfinished ones (end absent) last. */
+static void st_check_order(const st_rec *r, size_t n)
+{
+    int pending = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].has_end) {
+            pending = 1;
+            cr_assert_eq(r[i].outcome, 'P');
+            continue;
+        }
+        cr_assert_not(pending, "row %zu has an end after a pending row", i);
+        cr_assert_neq(r[i].outcome, 'P');
+        if (i > 0)
+            cr_assert_geq(r[i].end, r[i - 1].end, "row %zu ends before row %zu", i, i - 1);
+        cr_assert_geq(r[i].end, r[i].arrive);
+        if (r[i].has_start)
+            cr_assert(r[i].start >= r[i].arrive && r[i].end >= r[i].start);
+    }
+}
+
+/* ---------- tests ---------- */
+
+/* Timing bounds.  A lower bound (never early) is a property of the store and
+ * always asserted.  An upper bound is the store's *and the machine's*: on a
+ * shared 2-core VM a process is now and then descheduled for milliseconds,
+ * so a scenario that was only late is run again, up to 3 times in all; the
+ * test fails if it is late every time (or anything else is wrong once). */
+static int st_late;
+
+static void st_upper(int64_t v, int64_t below, const char *what)
+{
+    if (v >= below) {
+        fprintf(stderr, "test_store: %s took %lld ns (bound %lld ns); will retry\n", what,
+                (long long)v, (long long)below);
+        st_late = 1;
+    }
+}
+
+static void st_retry(void (*scenario)(void), const char *name)
+{
+    for (int k = 0; k < 3; k++) {
+        st_late = 0;
+        scenario();
+        if (!st_late)
+            return;
+    }
+    cr_assert_fail("%s: late on 3 runs in a row", name);
+}
+
+TestSuite(store, .timeout = 60, .fini = st_fini);
+
+Test(store, multiplexed_lookups_planned_waits_and_one_row_each)
+{
+    st_proc p;
+    st_start(&p, "L", 16, "0.01", 3);
+    int fd = st_connect(p.port);
+    enum { N = 40, U = 2 };
+    unsigned char b[(N + U) * WIRE_REQ_SIZE];
+    for (int i = 0; i < N + U; i++) {
+        uint32_t row = i < N ? (uint32_t)(i % ST_NROWS) : (uint32_t)(ST_NROWS + i);
+        st_put(b + i * WIRE_REQ_SIZE, row, 5000 + (uint32_t)i, (uint16_t)(i % 3), 0,
+               0xabc000000ULL + (uint64_t)i);
+    }
+    st_send_all(fd, b, sizeof b);
+    int seen[N + U] = {0}, in_order = 1;
+    for (int i = 0; i < N + U; i++) {
+        wire_ans a;
+        cr_assert_eq(st_recv(fd, &a, 3000), 0, "answer %d of %d", i, N + U);
+        cr_assert_geq(a.tag, 0xabc000000ULL);
+        int k = (int)(a.tag - 0xabc000000ULL);
+        cr_assert_lt(k, N + U);
+        cr_assert_not(seen[k], "tag %d answered twice", k);
+        seen[k] = 1;
+        in_order &= k == i;
+        if (k < N) {
+            st_check_features(&a, (uint32_t)(k % ST_NROWS));
+        } else {
+            cr_assert_eq(a.status, WIRE_UNKNOWN_ROW);
+            for (int j = 0; j < 6; j++)
+                cr_assert_eq(a.x[j], 0.0f);
+        }
+    }
+    cr_assert_not(in_order, "lognormal waits must answer out of send order");
+    close(fd);
+    cr_assert_eq(st_stop(&p), 0);
+
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, (size_t)(N + U), "%zu rows for %d lookups", n, N + U);
+    st_check_order(r, n);
+    for (int i = 0; i < N + U; i++) {
+        const st_rec *x = st_find(r, n, 5000 + i, i % 3);
+        cr_assert_eq(x->planned, waits_planned_ns(WAIT_L, 3, 5000 + (uint32_t)i,
+                                                  (uint32_t)(i % 3)),
+                     "planned_ns of lookup %d", i);
+        cr_assert_eq(x->budget, 0);
+        if (i < N) {
+            cr_assert_eq(x->row, i % ST_NROWS);
+            cr_assert_eq(x->outcome, 'A');
+            cr_assert(x->has_start && x->has_end);
+            cr_assert_geq(x->end - x->start, x->planned, "lookup %d left its slot early", i);
+            cr_assert_leq(x->busy, 16);
+        } else {
+            cr_assert_eq(x->row, ST_NROWS + i);
+            cr_assert_eq(x->outcome, 'U');
+            cr_assert_not(x->has_start);
+            cr_assert_eq(x->end, x->arrive, "an unknown row is answered at once");
+        }
+    }
+    free(r);
+    st_cleanup(&p);
+}
+
+static void st_fixed_wait(void)
+{
+    st_proc p;
+    st_start(&p, "F", 16, "0.01", 1);
+    int fd = st_connect(p.port);
+    enum { N = 12 };
+    unsigned char b[N * WIRE_REQ_SIZE];
+    for (int i = 0; i < N; i++)
+        st_put(b + i * WIRE_REQ_SIZE, (uint32_t)(i % ST_NROWS), (uint32_t)i, 0, 0, (uint64_t)i);
+    st_send_all(fd, b, sizeof b);
+    for (int i = 0; i < N; i++) {
+        wire_ans a;
+        cr_assert_eq(st_recv(fd, &a, 3000), 0);
+        cr_assert_lt(a.tag, (uint64_t)N);
+        st_check_features(&a, (uint32_t)(a.tag % ST_NROWS));
+    }
+    close(fd);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, (size_t)N);
+    st_check_order(r, n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(r[i].outcome, 'A');
+        cr_assert_eq(r[i].planned, 2 * MS);
+        cr_assert(r[i].has_start && r[i].has_end);
+        int64_t slot = r[i].end - r[i].start;
+        cr_assert_geq(slot, 2 * MS, "slot time %lld ns", (long long)slot);
+        st_upper(slot, 5 * MS, "a 2 ms slot");
+        cr_assert_eq(r[i].start, r[i].arrive, "16 slots: no line");
+        cr_assert_eq(r[i].line, 0);
+    }
+    free(r);
+    st_cleanup(&p);
+}
+
+static void st_fifo(void)
+{
+    st_proc p;
+    st_start(&p, "F", 2, "0.01", 1);
+    int fd = st_connect(p.port);
+    enum { N = 6 };
+    unsigned char b[N * WIRE_REQ_SIZE];
+    for (int i = 0; i < N; i++)
+        st_put(b + i * WIRE_REQ_SIZE, (uint32_t)i, (uint32_t)i, 0, 0, (uint64_t)i);
+    st_send_all(fd, b, sizeof b);
+    for (int i = 0; i < N; i++) {
+        wire_ans a;
+        cr_assert_eq(st_recv(fd, &a, 3000), 0);
+        st_check_features(&a, (uint32_t)a.tag);
+    }
+    close(fd);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, (size_t)N);
+    st_check_order(r, n);
+    const st_rec *x[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = st_find(r, n, i, 0);
+        cr_assert_eq(x[i]->outcome, 'A');
+        cr_assert_eq(x[i]->busy, i < 2 ? i : 2, "lookup %d: busy %lld", i, x[i]->busy);
+        cr_assert_eq(x[i]->line, i < 2 ? 0 : i - 2, "lookup %d: line %lld", i, x[i]->line);
+        int64_t slot = x[i]->end - x[i]->start;
+        cr_assert_geq(slot, 2 * MS, "lookup %d: slot time %lld", i, (long long)slot);
+        st_upper(slot, 5 * MS, "a 2 ms slot");
+        if (i > 0)
+            cr_assert_geq(x[i]->start, x[i - 1]->start, "FIFO: %d started before %d", i, i - 1);
+    }
+    cr_assert_eq(x[0]->start, x[0]->arrive);
+    cr_assert_eq(x[1]->start, x[1]->arrive);
+    /* each pair takes over the slots the previous pair frees, the moment they free */
+    for (int i = 2; i < N; i += 2) {
+        int64_t e1 = x[i - 2]->end, e2 = x[i - 1]->end;
+        cr_assert_eq(x[i]->start, e1 < e2 ? e1 : e2, "lookup %d starts when a slot frees", i);
+        cr_assert_eq(x[i + 1]->start, e1 < e2 ? e2 : e1, "lookup %d takes the other slot",
+                     i + 1);
+    }
+    free(r);
+    st_cleanup(&p);
+}
+
+static void st_budget(void)
+{
+    st_proc p;
+    st_start(&p, "H", 1, "1", 2); /* every lookup freezes 1 to 2 s */
+    int fd = st_connect(p.port);
+    unsigned char b[3 * WIRE_REQ_SIZE];
+    st_put(b, 1, 10, 0, 5 * MS, 100);                     /* A: slot, dropped at 5 ms */
+    st_put(b + WIRE_REQ_SIZE, 2, 11, 1, 20 * MS, 101);    /* B: line, then A's slot */
+    st_put(b + 2 * WIRE_REQ_SIZE, 3, 12, 2, 3 * MS, 102); /* C: dropped in line */
+    int64_t t0 = st_now();
+    st_send_all(fd, b, sizeof b);
+    int64_t got[3];
+    uint64_t order[3];
+    for (int i = 0; i < 3; i++) {
+        wire_ans a;
+        cr_assert_eq(st_recv(fd, &a, 3000), 0);
+        got[i] = st_now() - t0;
+        order[i] = a.tag;
+        cr_assert_eq(a.status, WIRE_DROPPED, "tag %llu", (unsigned long long)a.tag);
+    }
+    cr_assert_eq(order[0], 102);
+    cr_assert_eq(order[1], 100);
+    cr_assert_eq(order[2], 101);
+    cr_assert_geq(got[1], 5 * MS, "A dropped after %lld ns", (long long)got[1]);
+    cr_assert_geq(got[0], 3 * MS, "C dropped after %lld ns", (long long)got[0]);
+    cr_assert_geq(got[2], 20 * MS, "B dropped after %lld ns", (long long)got[2]);
+    st_upper(got[1], 8 * MS, "answer to A (budget 5 ms)");
+    st_upper(got[0], 6 * MS, "answer to C (budget 3 ms)");
+    st_upper(got[2], 23 * MS, "answer to B (budget 20 ms)");
+    close(fd);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, 3);
+    st_check_order(r, n);
+    const st_rec *A = st_find(r, n, 10, 0), *B = st_find(r, n, 11, 1), *C = st_find(r, n, 12, 2);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(r[i].outcome, 'D');
+        cr_assert_eq(r[i].planned,
+                     waits_planned_ns_p(WAIT_H, 1.0, 2, (uint32_t)r[i].req,
+                                        (uint32_t)r[i].attempt));
+        cr_assert_geq(r[i].planned, 1000 * MS, "a freeze is 1 to 2 s");
+        cr_assert_leq(r[i].planned, 2000 * MS);
+    }
+    cr_assert_eq(A->budget, 5 * MS);
+    cr_assert_eq(B->budget, 20 * MS);
+    cr_assert_eq(C->budget, 3 * MS);
+    cr_assert(A->has_start && A->start == A->arrive);
+    cr_assert_geq(A->end - A->arrive, 5 * MS);
+    st_upper(A->end - A->arrive, 8 * MS, "A's drop in the log");
+    cr_assert_eq(B->line, 0);
+    cr_assert_eq(B->busy, 1);
+    cr_assert_eq(C->line, 1);
+    cr_assert_eq(C->busy, 1);
+    cr_assert(B->has_start, "B got the slot A freed");
+    cr_assert_eq(B->start, A->end, "B starts the moment A is dropped");
+    cr_assert_geq(B->end - B->arrive, 20 * MS);
+    st_upper(B->end - B->arrive, 23 * MS, "B's drop in the log");
+    cr_assert_not(C->has_start, "C's deadline passed in line: it never had a slot");
+    cr_assert_geq(C->end - C->arrive, 3 * MS);
+    st_upper(C->end - C->arrive, 6 * MS, "C's drop in the log");
+    free(r);
+    st_cleanup(&p);
+}
+
+Test(store, fixed_wait_holds_the_slot_2ms) { st_retry(st_fixed_wait, "fixed wait"); }
+Test(store, full_slots_make_a_fifo_line) { st_retry(st_fifo, "fifo line"); }
+Test(store, budget_drops_in_slot_and_in_line_and_frees_the_slot)
+{
+    st_retry(st_budget, "budget");
+}
+
+Test(store, bad_magic_closes_only_that_connection)
+{
+    st_proc p;
+    st_start(&p, "Z", 16, "0.01", 1);
+    int c1 = st_connect(p.port), c2 = st_connect(p.port);
+    unsigned char b[2 * WIRE_REQ_SIZE];
+    st_put(b, 4, 1, 0, 0, 7);
+    st_put(b + WIRE_REQ_SIZE, 4, 2, 0, 0, 8);
+    uint32_t bad = 0xdeadbeefu;
+    memcpy(b + WIRE_REQ_SIZE, &bad, 4);
+    st_send_all(c1, b, sizeof b);
+    wire_ans a;
+    cr_assert_eq(st_recv(c1, &a, 3000), 0, "the good frame before the bad one is answered");
+    cr_assert_eq(a.tag, 7);
+    st_check_features(&a, 4);
+    int rc = st_recv(c1, &a, 3000);
+    cr_assert(rc == 1 || rc == -2, "connection 1 must be closed (got %d)", rc);
+    close(c1);
+    for (int i = 0; i < 3; i++) {
+        st_put(b, (uint32_t)i, 100 + (uint32_t)i, 0, 0, 200 + (uint64_t)i);
+        st_send_all(c2, b, WIRE_REQ_SIZE);
+        cr_assert_eq(st_recv(c2, &a, 3000), 0, "connection 2 still answered");
+        cr_assert_eq(a.tag, 200 + (uint64_t)i);
+        st_check_features(&a, (uint32_t)i);
+    }
+    close(c2);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, 4, "the bad frame is no lookup");
+    st_check_order(r, n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(r[i].outcome, 'A');
+        cr_assert_eq(r[i].planned, 0);
+        cr_assert_eq(r[i].start, r[i].arrive);
+        cr_assert_eq(r[i].end, r[i].arrive, "a zero wait ends at once");
+    }
+    free(r);
+    FILE *f = fopen(p.errp, "r");
+    cr_assert_not_null(f);
+    char msg[512] = "";
+    size_t k = fread(msg, 1, sizeof msg - 1, f);
+    msg[k] = '\0';
+    fclose(f);
+    cr_assert_not_null(strstr(msg, "bad magic 0xdeadbeef"), "stderr: %s", msg);
+    cr_assert_not_null(strstr(msg, "connection 0 (127.0.0.1:"), "stderr: %s", msg);
+    cr_assert_eq(strchr(msg, '\n') - msg + 1, (long)k, "one line: %s", msg);
+    st_cleanup(&p);
+}
+
+Test(store, closed_peer_lookups_still_take_their_slot)
+{
+    st_proc p;
+    st_start(&p, "F", 1, "0.01", 1);
+    int c1 = st_connect(p.port);
+    unsigned char b[4 * WIRE_REQ_SIZE];
+    for (int i = 0; i < 4; i++)
+        st_put(b + i * WIRE_REQ_SIZE, 0, (uint32_t)i, 0, 0, (uint64_t)i);
+    st_send_all(c1, b, sizeof b);
+    close(c1); /* its answers have nowhere to go */
+    int c2 = st_connect(p.port);
+    st_put(b, 5, 9, 0, 0, 9);
+    st_send_all(c2, b, WIRE_REQ_SIZE);
+    wire_ans a;
+    cr_assert_eq(st_recv(c2, &a, 3000), 0);
+    cr_assert_eq(a.tag, 9);
+    st_check_features(&a, 5);
+    close(c2);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, 5);
+    st_check_order(r, n);
+    for (size_t i = 0; i < n; i++) {
+        cr_assert_eq(r[i].outcome, 'A');
+        cr_assert_geq(r[i].end - r[i].start, 2 * MS);
+    }
+    const st_rec *x = st_find(r, n, 9, 0);
+    /* the closed peer's lookups still held the slot and the line */
+    int in_line = 0;
+    for (int i = 0; i < 4; i++) {
+        const st_rec *y = st_find(r, n, i, 0);
+        cr_assert_lt(y->arrive, x->arrive, "the first connection's data came first");
+        in_line += y->start > x->arrive;
+    }
+    cr_assert_geq(in_line, 1);
+    cr_assert_eq(x->line, in_line);
+    cr_assert_eq(x->busy, 1);
+    cr_assert_eq(x->start, st_find(r, n, 3, 0)->end, "FIFO across connections");
+    free(r);
+    st_cleanup(&p);
+}
+
+Test(store, stop_logs_pending_lookups_last)
+{
+    st_proc p;
+    st_start(&p, "H", 2, "1", 4);
+    int c1 = st_connect(p.port), c2 = st_connect(p.port);
+    unsigned char b[3 * WIRE_REQ_SIZE];
+    for (int i = 0; i < 3; i++)
+        st_put(b + i * WIRE_REQ_SIZE, (uint32_t)i, 20 + (uint32_t)i, 0, 0, (uint64_t)i);
+    st_send_all(c1, b, sizeof b);
+    usleep(2000);
+    st_put(b, 0, 30, 0, 4 * MS, 30);
+    st_send_all(c2, b, WIRE_REQ_SIZE);
+    wire_ans a;
+    cr_assert_eq(st_recv(c2, &a, 3000), 0);
+    cr_assert_eq(a.status, WIRE_DROPPED);
+    close(c1);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, 4);
+    st_check_order(r, n);
+    cr_assert_eq(r[0].req, 30);
+    cr_assert_eq(r[0].outcome, 'D');
+    cr_assert_not(r[0].has_start);
+    cr_assert_eq(r[0].line, 1);
+    for (int i = 1; i < 4; i++) { /* in order of arrival */
+        cr_assert_eq(r[i].req, 20 + i - 1);
+        cr_assert_eq(r[i].outcome, 'P');
+        cr_assert_not(r[i].has_end);
+        cr_assert_eq(r[i].has_start, i < 3, "two had slots, one was in line");
+        cr_assert_eq(r[i].planned, waits_planned_ns_p(WAIT_H, 1.0, 4, 20 + (uint32_t)i - 1, 0));
+    }
+    free(r);
+    /* nothing else left behind: table, log, stderr */
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) -eq 3", p.dir);
+    cr_assert_eq(system(cmd), 0, "spill or temporary files left in %s", p.dir);
+    st_cleanup(&p);
+}
+
+static void st_bad_table(const char *body, const char *want1, const char *want2)
+{
+    st_proc p;
+    st_mkdir(&p);
+    FILE *f = fopen(p.table, "w");
+    cr_assert_not_null(f);
+    fputs(body, f);
+    fclose(f);
+    pid_t pid = st_spawn(&p, "F", "16", "0.01", "1", -1);
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status));
+    cr_assert_eq(WEXITSTATUS(status), 2);
+    f = fopen(p.errp, "r");
+    char msg[512] = "";
+    size_t k = fread(msg, 1, sizeof msg - 1, f);
+    msg[k] = '\0';
+    fclose(f);
+    cr_assert_not_null(strstr(msg, p.table), "names the file: %s", msg);
+    cr_assert_not_null(strstr(msg, want1), "%s", msg);
+    cr_assert_not_null(strstr(msg, want2), "%s", msg);
+    st_cleanup(&p);
+}
+
+#define ST_HDR "row\tcustomer\tcutoff\tlabel\trecency\torders_90\tspend_90\torders_365\tspend_365\ttenure\n"
+
+Test(store, malformed_table_names_file_line_field)
+{
+    st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\t100\n"
+                        "1\t2\t2011-01-01\t0\t3\t1\tabc\t2\t20.25\t100\n",
+                 "line 3", "spend_90");
+    st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\t100\n"
+                        "5\t2\t2011-01-01\t0\t3\t1\t1\t2\t20.25\t100\n",
+                 "line 3", "field row");
+    st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\n", "line 2", "9 fields");
+    st_bad_table("row\tcustomer\n", "line 1", "fields");
+}
