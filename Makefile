@@ -30,14 +30,14 @@ PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run
-.PHONY: all build deps prepare check test bench quick clean run
+.PHONY: all build deps prepare check test bench quick clean run asan
 
 all: deps
 	$(MAKE) build
 	$(MAKE) prepare
 	$(MAKE) check
 
-build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees
+build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run
 
 deps:
 	@bash pipeline/deps.sh
@@ -65,6 +65,20 @@ $(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: tests/bench_trees.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
+$(BIN)/bench_run: tests/bench_run.c tests/rawread.h | $(BIN)
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+# The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for
+# tests/test_asan.c (a short run must report no error and no leak).
+ASAN      := $(B)/asan
+ASANFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -Wall -Wextra -Werror \
+             -D_GNU_SOURCE -Ilab
+LAB_SRC   := $(LAB_MODS:%=lab/%.c)
+ASAN_PROGS := $(ASAN)/bin/store $(ASAN)/bin/service $(ASAN)/bin/tester $(ASAN)/bin/run
+$(ASAN)/bin/%: lab/%.c $(LAB_SRC) $(wildcard lab/*.h)
+	@mkdir -p $(ASAN)/bin
+	$(CC) $(ASANFLAGS) $< $(LAB_SRC) -o $@ -levent $(LDLIBS)
+asan: $(ASAN_PROGS)
 
 prepare: $(BIN)/prepare
 	$(BIN)/prepare --prep $(PREP) --prov $(PROV) --data data
@@ -85,7 +99,7 @@ run: $(PROGS)
 
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
-test: $(PROGS) $(BIN)/tests
+test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
 	$(BIN)/tests --jobs 1
 

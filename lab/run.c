@@ -132,6 +132,22 @@ static int proc_cpu(pid_t pid, double *user, double *sys)
     return 0;
 }
 
+/* Peak resident memory (VmHWM) of a live process, in kB; -1 if unknown. */
+static long proc_hwm_kb(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kb = -1;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+            break;
+    fclose(f);
+    return kb;
+}
+
 static int stop(child *c, int sig, double wait_s)
 {
     if (c->pid <= 0)
@@ -361,6 +377,7 @@ int main(int argc, char **argv)
     cpu[0][1] = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     proc_cpu(sv.pid, &cpu[1][0], &cpu[1][1]);
     proc_cpu(st.pid, &cpu[2][0], &cpu[2][1]);
+    long hwm_service = proc_hwm_kb(sv.pid), hwm_store = proc_hwm_kb(st.pid);
     /* Let the store finish the lookups nobody waits for any more (a freeze
      * lasts up to 2 s), so that their slot time is on record. */
     if (settle > 0) {
@@ -421,6 +438,9 @@ int main(int argc, char **argv)
                                       (cpu[i][0] + cpu[i][1]) / wall));
     json_object_set_new(cpuj, "wall_s", json_real(wall));
     json_object_set_new(r, "cpu", cpuj);
+    json_object_set_new(r, "peak_rss_kb", json_pack("{s:I,s:I,s:I}", "service", (json_int_t)hwm_service, "store",
+                                                    (json_int_t)hwm_store, "tester",
+                                                    (json_int_t)ru.ru_maxrss));
     json_object_set_new(r, "cores", json_string(cores));
     json_t *ver = json_object();
     json_object_set_new(ver, "zlib", json_string(zlibVersion()));

@@ -17,3 +17,19 @@ echo
 echo "== scoring one row: XGBoost's predict vs a tree walker vs the branch-free evaluator"
 echo "\$ taskset -c $core build/bin/bench_trees build/bench/prep/model.json"
 taskset -c "$core" build/bin/bench_trees build/bench/prep/model.json
+
+echo
+echo "== S: the most answers a second, store at no wait (Z-capacity, closed loop, 16 connections),"
+echo "   tester, service and store on one core (target: at least 30,000/s)"
+echo "\$ build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores $core --gate 1 --raw build/bench/raw"
+build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
+build/bin/bench_run build/bench/raw/Z-capacity-r1
+echo "   for scale: a re-creation of the lesson's Python service (FastAPI, store in-process) gives about"
+echo "   1,150 answers/s on this machine's single core; the design's C prototype about 36,000/s"
+
+echo
+echo "== open loop at 450/s with freezes and a 25 ms stand-in (H4-fb25), 20 s, one core:"
+echo "   the tester's lateness (target: p99 under 200 us) and the service's memory (target: under 64 MB)"
+echo "\$ build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores $core --gate 1 --raw build/bench/raw"
+build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
+build/bin/bench_run build/bench/raw/H4-fb25-r1

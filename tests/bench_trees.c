@@ -5,7 +5,9 @@
  * Without an argument it trains the synthetic model of tests/test_trees.c
  * (binary:logistic, hist, depth 6, 100 rounds, seed 7) into a mkdtemp folder
  * under /tmp and removes it afterwards.  Then, one row at a time over
- * BENCH_N predictions (rows cycled from 5,000 synthetic rows):
+ * BENCH_N predictions per method (rows cycled from 5,000 synthetic rows not
+ * used in training), timed in BENCH_BLOCKS interleaved blocks whose median
+ * is printed:
  *   xgboost  XGBoosterPredictFromDense on one reused proxy DMatrix
  *   walker   a plain pointer-walking evaluator of the original trees
  *   trees    trees_score (padded, branch-free)
@@ -31,6 +33,7 @@
 #define NFEAT 6
 #define BENCH_N 200000
 #define BENCH_MAT_N 20000
+#define BENCH_BLOCKS 10
 
 #define XGB(call) \
     do { \
@@ -169,6 +172,18 @@ static float walker_score(const walker *w, const float *x)
 
 /* ---- main -------------------------------------------------------------- */
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
 /* The temporary model, removed at any exit (XGB() exits on failure). */
 static char dir[] = "/tmp/bench_trees.XXXXXX";
 static char path[4200];
@@ -254,24 +269,34 @@ int main(int argc, char **argv)
         bad_t += memcmp(&c, &ref[i], sizeof c) != 0;
     }
 
+    /* BENCH_BLOCKS blocks per method, interleaved, so that a noisy
+     * neighbour slows all three alike; each figure is the median block. */
     volatile float sink = 0.0f;
-    int64_t t0 = ut_mono_ns();
-    for (int i = 0; i < BENCH_N; i++) {
-        const bst_ulong *shape;
-        bst_ulong dim;
-        const float *out;
-        memcpy(row, x + (size_t)(i % NROWS) * NFEAT, sizeof row);
-        XGB(XGBoosterPredictFromDense(b, iface, conf, proxy, &shape, &dim, &out));
-        sink += out[0];
+    double blk[3][BENCH_BLOCKS];
+    const int per = BENCH_N / BENCH_BLOCKS;
+    for (int r = 0; r < BENCH_BLOCKS; r++) {
+        int64_t t0 = ut_mono_ns();
+        for (int i = 0; i < per; i++) {
+            const bst_ulong *shape;
+            bst_ulong dim;
+            const float *out;
+            memcpy(row, x + (size_t)(i % NROWS) * NFEAT, sizeof row);
+            XGB(XGBoosterPredictFromDense(b, iface, conf, proxy, &shape, &dim, &out));
+            sink += out[0];
+        }
+        int64_t t1 = ut_mono_ns();
+        for (int i = 0; i < per; i++)
+            sink += walker_score(&w, x + (size_t)(i % NROWS) * NFEAT);
+        int64_t t2 = ut_mono_ns();
+        for (int i = 0; i < per; i++)
+            sink += trees_score(t, x + (size_t)(i % NROWS) * NFEAT);
+        int64_t t3 = ut_mono_ns();
+        blk[0][r] = (double)(t1 - t0) / per;
+        blk[1][r] = (double)(t2 - t1) / per;
+        blk[2][r] = (double)(t3 - t2) / per;
     }
-    int64_t t1 = ut_mono_ns();
-    for (int i = 0; i < BENCH_N; i++)
-        sink += walker_score(&w, x + (size_t)(i % NROWS) * NFEAT);
-    int64_t t2 = ut_mono_ns();
-    for (int i = 0; i < BENCH_N; i++)
-        sink += trees_score(t, x + (size_t)(i % NROWS) * NFEAT);
-    int64_t t3 = ut_mono_ns();
     /* The path without a proxy: a new DMatrix for every row. */
+    int64_t t3 = ut_mono_ns();
     for (int i = 0; i < BENCH_MAT_N; i++) {
         DMatrixHandle d;
         bst_ulong len;
@@ -284,10 +309,11 @@ int main(int argc, char **argv)
     int64_t t4 = ut_mono_ns();
     (void)sink;
 
-    double nx = (double)(t1 - t0) / BENCH_N, nw = (double)(t2 - t1) / BENCH_N,
-           ntr = (double)(t3 - t2) / BENCH_N;
-    printf("model %s: %d trees, padded depth %d, %d predictions each\n", own ? "synthetic" : path,
-           trees_ntrees(t), trees_depth(t), BENCH_N);
+    double nx = median(blk[0], BENCH_BLOCKS), nw = median(blk[1], BENCH_BLOCKS),
+           ntr = median(blk[2], BENCH_BLOCKS);
+    printf("model %s: %d trees, padded depth %d, %d predictions each "
+           "(median of %d blocks)\n", own ? "synthetic" : path, trees_ntrees(t),
+           trees_depth(t), per * BENCH_BLOCKS, BENCH_BLOCKS);
     printf("xgboost %.0f ns/row | walker %.0f ns/row | trees %.0f ns/row | "
            "trees is %.1fx faster than xgboost, %.1fx faster than walker\n",
            nx, nw, ntr, nx / ntr, nw / ntr);

@@ -52,11 +52,17 @@ static void start(void)
     snprintf(sout, sizeof sout, "%s/store.tsv.gz", dir);
     snprintf(vout, sizeof vout, "%s/service.tsv.gz", dir);
     int port;
-    char *sa[] = {"build/bin/store", "--port", "0", "--table", "build/prep/test.tsv", "--wait", "F",
+    /* LAB_BIN=build/asan/bin runs this suite against the sanitizer builds
+     * (tests/test_asan.c does). */
+    const char *bin = getenv("LAB_BIN") ? getenv("LAB_BIN") : "build/bin";
+    char store[256], service[256];
+    snprintf(store, sizeof store, "%s/store", bin);
+    snprintf(service, sizeof service, "%s/service", bin);
+    char *sa[] = {store, "--port", "0", "--table", "build/prep/test.tsv", "--wait", "F",
                   "--round", "1", "--out", sout, NULL};
     store_pid = spawn(sa, &port);
     snprintf(sport, sizeof sport, "%d", port);
-    char *va[] = {"build/bin/service", "--port", "0", "--store-port", sport, "--arm", "F3-none",
+    char *va[] = {service, "--port", "0", "--store-port", sport, "--arm", "F3-none",
                   "--round", "1", "--model", "build/prep/model.json", "--standin",
                   "build/prep/standin.tsv", "--out", vout, NULL};
     svc_pid = spawn(va, &svc_port);
@@ -64,12 +70,13 @@ static void start(void)
 
 static void stop(void)
 {
-    kill(svc_pid, SIGTERM);
-    kill(store_pid, SIGTERM);
     int st;
+    kill(svc_pid, SIGTERM);
     waitpid(svc_pid, &st, 0);
-    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the service stops cleanly");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the service stops cleanly (exit %d)", WEXITSTATUS(st));
+    kill(store_pid, SIGTERM);
     waitpid(store_pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the store stops cleanly (exit %d)", WEXITSTATUS(st));
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
