@@ -24,13 +24,14 @@ CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeli
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse
-PIPE_MODS := shop feat train
+PIPE_MODS := shop feat train redact
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
-PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run
-.PHONY: all build deps prepare check test bench quick clean run asan
+PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
+         $(BIN)/collect
+.PHONY: all build deps prepare check test bench quick clean run asan collect
 
 all: deps
 	$(MAKE) build
@@ -59,6 +60,8 @@ $(BIN)/service: lab/service.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
 $(BIN)/tester: lab/tester.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
+$(BIN)/collect: pipeline/collect.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
 $(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
@@ -102,6 +105,18 @@ run: $(PROGS)
 test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
 	$(BIN)/tests --jobs 1
+
+# PostgreSQL: a private cluster under build/pg (started and stopped here), or
+# PGURL=... for an existing server.
+PGURL ?=
+collect: $(BIN)/collect
+	@if [ -n "$(PGURL)" ]; then \
+	  $(BIN)/collect --root $(OUT) --pgurl "$(PGURL)"; \
+	else \
+	  url=$$(bash pipeline/pg.sh start $(B)/pg) || exit 1; \
+	  $(BIN)/collect --root $(OUT) --pgurl "$$url"; rc=$$?; \
+	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
+	fi
 
 bench: build
 	bash tests/bench.sh

@@ -1,0 +1,967 @@
+/* collect: raw files -> PostgreSQL -> statistics -> results/results.json.
+ *
+ *   collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]
+ *
+ * 1. Connects (an unreachable database: one message naming it, exit 1,
+ *    nothing written) and applies pipeline/schema.sql.
+ * 2. Loads every complete run folder OUT/results/raw/<run>/ whose fingerprint
+ *    (sha256 of its three event files) is not loaded yet: the files are parsed
+ *    and checked whole first (a truncated gzip stream or a malformed row names
+ *    the file and line, and nothing of that run is loaded), then the run's old
+ *    rows are deleted and the new ones COPied in, in one transaction per run.
+ *    The run's system log lines (OUT/provenance/runs/<run>.json) go through
+ *    the redactor on their way in.  Runs no longer on disk are deleted.
+ * 3. Loads pipeline/comparisons.tsv and data/guesses.tsv (predicates parsed
+ *    here into clauses, grammar in data/README.md), runs pipeline/stats.sql.
+ * 4. Exports results/results.json (pipeline/RESULTS.md), atomically, and the
+ *    stage's provenance record.
+ * A rerun, or a rerun after an interruption, gives the same results.json.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "prov.h"
+#include "redact.h"
+#include "util.h"
+
+typedef struct {
+    const char *root, *pgurl, *data, *pipe;
+} opts;
+
+/* ------------------------------------------------------------ raw files */
+
+typedef struct {
+    const char *name;
+    char type; /* t time, i integer, f float, c code */
+} col;
+
+static const col TESTER[] = {{"j", 'i'},       {"row", 'i'},    {"sched_t", 't'}, {"send_t", 't'},
+                             {"answer_t", 't'}, {"status", 'i'}, {"kind", 'c'},    {"score", 'f'},
+                             {"conn", 'i'},    {"waited", 'i'}};
+static const col SERVICE[] = {{"req", 'i'},        {"row", 'i'},      {"arrive_t", 't'},   {"answer_t", 't'},
+                              {"status", 'i'},     {"kind", 'c'},     {"lookups", 'i'},    {"a0_start_t", 't'},
+                              {"a0_end_t", 't'},   {"a0_out", 'c'},   {"a1_start_t", 't'}, {"a1_end_t", 't'},
+                              {"a1_out", 'c'},     {"a2_start_t", 't'}, {"a2_end_t", 't'}, {"a2_out", 'c'}};
+static const col STORE[] = {{"req", 'i'},        {"attempt", 'i'},  {"row", 'i'},     {"arrive_t", 't'},
+                            {"start_t", 't'},    {"end_t", 't'},    {"planned_ns", 'i'}, {"budget_ns", 'i'},
+                            {"outcome", 'c'},    {"line", 'i'},     {"busy", 'i'}};
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    size_t rows;
+} sbuf;
+
+static int sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1 << 20;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *nb = realloc(b->buf, nc);
+        if (!nb)
+            return -1;
+        b->buf = nb;
+        b->cap = nc;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+/* Whole gzip file into memory; a truncated or corrupt stream is an error. */
+static int gz_slurp(const char *path, char **out, size_t *n, char *err, size_t errlen)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) {
+        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    gzbuffer(gz, 1 << 17);
+    size_t cap = 1 << 20, len = 0;
+    char *b = malloc(cap);
+    int r = 0;
+    while (b && (r = gzread(gz, b + len, (unsigned)(cap - len - 1))) > 0) {
+        len += (size_t)r;
+        if (cap - len < 65536) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                free(b);
+                b = NULL;
+            }
+            b = nb;
+        }
+    }
+    int zerr = 0;
+    const char *msg = gzerror(gz, &zerr);
+    if (!b || zerr != Z_OK || r < 0) {
+        ut_seterr(err, errlen, "%s: truncated or corrupt gzip stream (%s)", path,
+                  b ? (zerr != Z_OK ? msg : "read error") : "out of memory");
+        free(b);
+        gzclose(gz);
+        return -1;
+    }
+    gzclose(gz);
+    /* gzread stops quietly at a clean end of the deflate stream but not at a cut one */
+    b[len] = 0;
+    *out = b;
+    *n = len;
+    return 0;
+}
+
+static int parse_i64(const char *s, size_t n, int64_t *v)
+{
+    if (n == 0 || n > 20)
+        return -1;
+    size_t i = 0;
+    int neg = 0;
+    if (s[0] == '-') {
+        neg = 1;
+        i = 1;
+        if (n == 1)
+            return -1;
+    }
+    uint64_t x = 0;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    }
+    *v = neg ? -(int64_t)x : (int64_t)x;
+    return 0;
+}
+
+/* One event file into COPY text (tab-separated, \N for absent, absolute
+ * times), prefixed by the run's name. */
+static int load_events(const char *path, const char *kind, const col *cols, int ncols, const char *run,
+                       sbuf *out, char *err, size_t errlen)
+{
+    char *text = NULL;
+    size_t n = 0;
+    if (gz_slurp(path, &text, &n, err, errlen) != 0)
+        return -1;
+    int rc = -1;
+    int64_t acc[32] = {0};
+    int have[32] = {0};
+    char want[64];
+    snprintf(want, sizeof want, "# lab-raw 1 %s", kind);
+    char *p = text, *end = text + n;
+    char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl || (size_t)(nl - p) != strlen(want) || memcmp(p, want, strlen(want)) != 0) {
+        ut_seterr(err, errlen, "%s:1: first line is not \"%s\"", path, want);
+        goto done;
+    }
+    p = nl + 1;
+    nl = memchr(p, '\n', (size_t)(end - p));
+    {
+        char head[1024] = "";
+        for (int c = 0; c < ncols; c++) {
+            strcat(head, cols[c].name);
+            if (c + 1 < ncols)
+                strcat(head, "\t");
+        }
+        if (!nl || (size_t)(nl - p) != strlen(head) || memcmp(p, head, strlen(head)) != 0) {
+            ut_seterr(err, errlen, "%s:2: the column names are not: %s", path, head);
+            goto done;
+        }
+    }
+    p = nl + 1;
+    size_t runlen = strlen(run);
+    char line[1024];
+    for (long lineno = 3; p < end; lineno++) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) {
+            ut_seterr(err, errlen, "%s:%ld: the last line has no end (file cut short?)", path, lineno);
+            goto done;
+        }
+        size_t o = 0;
+        memcpy(line, run, runlen);
+        o = runlen;
+        char *f = p;
+        for (int c = 0; c < ncols; c++) {
+            char *fe = f;
+            while (fe < nl && *fe != '\t')
+                fe++;
+            if ((c + 1 < ncols && fe == nl) || (c + 1 == ncols && fe != nl)) {
+                ut_seterr(err, errlen, "%s:%ld: not %d tab-separated fields", path, lineno, ncols);
+                goto done;
+            }
+            size_t fl = (size_t)(fe - f);
+            line[o++] = '\t';
+            if (fl == 1 && f[0] == '-') {
+                memcpy(line + o, "\\N", 2);
+                o += 2;
+            } else if (cols[c].type == 'c') {
+                if (fl != 1) {
+                    ut_seterr(err, errlen, "%s:%ld: field %s \"%.*s\" is not one character", path, lineno,
+                              cols[c].name, (int)(fl > 40 ? 40 : fl), f);
+                    goto done;
+                }
+                line[o++] = f[0];
+            } else if (cols[c].type == 'f') {
+                char tmp[64], *e;
+                if (fl == 0 || fl >= sizeof tmp) {
+                    ut_seterr(err, errlen, "%s:%ld: field %s is not a number", path, lineno, cols[c].name);
+                    goto done;
+                }
+                memcpy(tmp, f, fl);
+                tmp[fl] = 0;
+                float v = strtof(tmp, &e);
+                if (*e || !isfinite(v)) {
+                    ut_seterr(err, errlen, "%s:%ld: field %s \"%s\" is not a number", path, lineno,
+                              cols[c].name, tmp);
+                    goto done;
+                }
+                memcpy(line + o, f, fl);
+                o += fl;
+            } else {
+                int64_t v;
+                if (parse_i64(f, fl, &v) != 0) {
+                    ut_seterr(err, errlen, "%s:%ld: field %s \"%.*s\" is not an integer", path, lineno,
+                              cols[c].name, (int)(fl > 40 ? 40 : fl), f);
+                    goto done;
+                }
+                if (cols[c].type == 't') {
+                    v = have[c] ? acc[c] + v : v;
+                    acc[c] = v;
+                    have[c] = 1;
+                }
+                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
+            }
+            f = fe + 1;
+        }
+        line[o++] = '\n';
+        if (sb_put(out, line, o) != 0) {
+            ut_seterr(err, errlen, "%s: out of memory", path);
+            goto done;
+        }
+        out->rows++;
+        p = nl + 1;
+    }
+    rc = 0;
+done:
+    free(text);
+    return rc;
+}
+
+/* --------------------------------------------------------------- SQL */
+
+static int exec_ok(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    int st = PQresultStatus(r);
+    int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok)
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+static int exec_params(PGconn *db, const char *sql, int n, const char *const *vals, char *err, size_t errlen)
+{
+    PGresult *r = PQexecParams(db, sql, n, NULL, vals, NULL, NULL, 0);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (!ok)
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+static int copy_in(PGconn *db, const char *sql, const sbuf *b, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        PQclear(r);
+        return -1;
+    }
+    PQclear(r);
+    size_t off = 0;
+    while (off < b->len) {
+        size_t chunk = b->len - off > (1 << 20) ? (1 << 20) : b->len - off;
+        if (PQputCopyData(db, b->buf + off, (int)chunk) != 1) {
+            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+            return -1;
+        }
+        off += chunk;
+    }
+    if (PQputCopyEnd(db, NULL) != 1) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        return -1;
+    }
+    int ok = 1;
+    while ((r = PQgetResult(db))) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            ok = 0;
+            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        }
+        PQclear(r);
+    }
+    return ok ? 0 : -1;
+}
+
+static int exec_file(PGconn *db, const char *path, char *err, size_t errlen)
+{
+    char *sql = NULL;
+    size_t n;
+    if (ut_read_file(path, &sql, &n, err, errlen) != 0)
+        return -1;
+    int rc = exec_ok(db, sql, err, errlen);
+    if (rc != 0) {
+        char m[UT_ERRLEN];
+        snprintf(m, sizeof m, "%s: %s", path, err);
+        ut_seterr(err, errlen, "%s", m);
+    }
+    free(sql);
+    return rc;
+}
+
+/* ------------------------------------------------------------ one run */
+
+static int file_sha(const char *path, char hex[65], char *err, size_t errlen)
+{
+    return ut_sha256_file(path, hex, NULL, err, errlen);
+}
+
+/* 1 loaded, 0 already there, -1 error. */
+static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_t errlen)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/results/raw/%s", o->root, run);
+    const char *files[3] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
+    char shas[3][65], all[200] = "", fp[65];
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        if (file_sha(path, shas[i], err, errlen) != 0)
+            return -1;
+        strcat(all, shas[i]);
+    }
+    ut_sha256_buf(all, strlen(all), fp);
+    const char *p1[] = {run, fp};
+    PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
+                               NULL, 0);
+    int have = PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1;
+    PQclear(q);
+    if (have)
+        return 0;
+
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    json_t *rj = json_load_file(path, 0, &je);
+    if (!rj) {
+        ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
+        return -1;
+    }
+    int rc = -1;
+    sbuf t = {0}, s = {0}, st = {0};
+    char *rjtext = NULL;
+    const char *arm = json_string_value(json_object_get(rj, "arm"));
+    json_t *jr = json_object_get(rj, "round"), *js = json_object_get(rj, "seconds"), *jt = json_object_get(rj, "t0_ns");
+    if (!arm || !json_is_integer(jr) || !json_is_number(js) || !json_is_integer(jt)) {
+        ut_seterr(err, errlen, "%s: needs arm, round, seconds and t0_ns", path);
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, files[0]);
+    if (load_events(path, "tester", TESTER, 10, run, &t, err, errlen) != 0)
+        goto done;
+    snprintf(path, sizeof path, "%s/%s", dir, files[1]);
+    if (load_events(path, "service", SERVICE, 16, run, &s, err, errlen) != 0)
+        goto done;
+    snprintf(path, sizeof path, "%s/%s", dir, files[2]);
+    if (load_events(path, "store", STORE, 11, run, &st, err, errlen) != 0)
+        goto done;
+
+    /* the run's log lines, redacted */
+    sbuf lg = {0};
+    const char *source = "none";
+    snprintf(path, sizeof path, "%s/provenance/runs/%s.json", o->root, run);
+    json_t *pj = json_load_file(path, 0, NULL);
+    json_t *sl = pj ? json_object_get(pj, "syslog") : NULL;
+    if (sl) {
+        const char *src = json_string_value(json_object_get(sl, "source"));
+        source = src ? src : "none";
+        json_t *lines = json_object_get(sl, "lines"), *v;
+        size_t i;
+        json_array_foreach(lines, i, v)
+        {
+            const char *line = json_string_value(v);
+            if (!line)
+                continue;
+            char red[2048], row[2300];
+            redact_line(line, red, sizeof red);
+            /* COPY text format: escape backslash, tab, newline */
+            size_t o2 = 0;
+            for (const char *c = red; *c && o2 < sizeof row - 4; c++) {
+                if (*c == '\\' || *c == '\t' || *c == '\n' || *c == '\r') {
+                    row[o2++] = '\\';
+                    row[o2++] = *c == '\t' ? 't' : *c == '\n' ? 'n' : *c == '\r' ? 'r' : '\\';
+                } else
+                    row[o2++] = *c;
+            }
+            row[o2] = 0;
+            char full[2600];
+            int fl = snprintf(full, sizeof full, "%s\t%s\t%zu\t%s\n", run, source, i, row);
+            sb_put(&lg, full, (size_t)fl);
+        }
+    }
+
+    char round[32], seconds[64], t0[32];
+    snprintf(round, sizeof round, "%lld", (long long)json_integer_value(jr));
+    snprintf(seconds, sizeof seconds, "%.17g", json_number_value(js));
+    snprintf(t0, sizeof t0, "%lld", (long long)json_integer_value(jt));
+    rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
+    const char *del[] = {run};
+    const char *ins[] = {run, arm, round, seconds, t0, fp, rjtext};
+    if (exec_ok(db, "BEGIN", err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM requests WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM service_requests WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM lookups WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM syslog WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM runs WHERE run = $1", 1, del, err, errlen) != 0 ||
+        copy_in(db, "COPY requests FROM STDIN", &t, err, errlen) != 0 ||
+        copy_in(db, "COPY service_requests FROM STDIN", &s, err, errlen) != 0 ||
+        copy_in(db, "COPY lookups FROM STDIN", &st, err, errlen) != 0 ||
+        (lg.len && copy_in(db, "COPY syslog FROM STDIN", &lg, err, errlen) != 0) ||
+        exec_params(db,
+                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, run_json) "
+                    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    7, ins, err, errlen) != 0 ||
+        exec_ok(db, "COMMIT", err, errlen) != 0) {
+        char e2[UT_ERRLEN];
+        snprintf(e2, sizeof e2, "%s: %s", run, err);
+        ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
+        exec_ok(db, "ROLLBACK", e2, sizeof e2);
+        free(lg.buf);
+        json_decref(pj);
+        goto done;
+    }
+    free(lg.buf);
+    json_decref(pj);
+    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups\n", run, t.rows, s.rows, st.rows);
+    rc = 1;
+done:
+    free(rjtext);
+    free(t.buf);
+    free(s.buf);
+    free(st.buf);
+    json_decref(rj);
+    return rc;
+}
+
+/* ----------------------------------------------- comparisons and guesses */
+
+static int split_tabs(char *line, char **f, int max)
+{
+    int n = 0;
+    for (char *p = line;;) {
+        if (n < max)
+            f[n] = p;
+        n++;
+        char *t = strchr(p, '\t');
+        if (!t)
+            break;
+        *t = 0;
+        p = t + 1;
+    }
+    return n;
+}
+
+static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
+{
+    char path[4096], line[2048];
+    snprintf(path, sizeof path, "%s/comparisons.tsv", o->pipe);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int lineno = 0, rc = exec_ok(db, "DELETE FROM comparisons", err, errlen);
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        char *fl[5];
+        int n = split_tabs(line, fl, 5);
+        if (lineno == 1) {
+            if (n != 4 || strcmp(fl[0], "a") || strcmp(fl[1], "b") || strcmp(fl[2], "figure") || strcmp(fl[3], "note")) {
+                ut_seterr(err, errlen, "%s:1: header is not \"a b figure note\"", path);
+                rc = -1;
+            }
+            continue;
+        }
+        if (n != 4) {
+            ut_seterr(err, errlen, "%s:%d: %d fields, expected 4 (a b figure note)", path, lineno, n);
+            rc = -1;
+            break;
+        }
+        char k[16];
+        snprintf(k, sizeof k, "%d", lineno - 1);
+        const char *v[] = {k, fl[0], fl[1], fl[2], fl[3]};
+        rc = exec_params(db, "INSERT INTO comparisons VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen);
+    }
+    fclose(f);
+    return rc;
+}
+
+static const char *const FIGURES[] = {"n",           "p50_ms",        "p90_ms",           "p99_ms",
+                                      "p999_ms",     "max_ms",        "live_share",       "standin_share",
+                                      "last_known_share", "default_share", "error_share", "lookups_per_request",
+                                      "slot_ms_per_lookup", "slot_ms_per_request", "cut_short", "late_p99_us",
+                                      "answers_per_s"};
+
+static int is_figure(const char *s)
+{
+    for (size_t i = 0; i < sizeof FIGURES / sizeof FIGURES[0]; i++)
+        if (!strcmp(s, FIGURES[i]))
+            return 1;
+    return 0;
+}
+
+/* "ARM.figure" -> arm, figure */
+static int term(char *s, char **arm, char **fig)
+{
+    char *dot = strrchr(s, '.');
+    if (!dot || dot == s || !is_figure(dot + 1))
+        return -1;
+    *dot = 0;
+    *arm = s;
+    *fig = dot + 1;
+    return 0;
+}
+
+static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, char *err, size_t errlen)
+{
+    char *w[8];
+    int n = 0;
+    for (char *t = strtok(cl, " "); t; t = strtok(NULL, " "))
+        if (n < 8)
+            w[n++] = t;
+        else
+            n++;
+    char ks[16], cs[16];
+    snprintf(ks, sizeof ks, "%d", k);
+    snprintf(cs, sizeof cs, "%d", c);
+    if (n == 4 && (!strcmp(w[0], "apart") || !strcmp(w[0], "close"))) {
+        if (!is_figure(w[3])) {
+            ut_seterr(err, errlen, "%s: \"%s\" is not a figure (see data/README.md)", where, w[3]);
+            return -1;
+        }
+        const char *v[] = {ks, cs, w[0], w[1], w[3], w[2]};
+        return exec_params(db,
+                           "INSERT INTO guess_clauses (k, c, kind, arm, figure, arm2, figure2) "
+                           "VALUES ($1, $2, $3, $4, $5, $6, $5)",
+                           6, v, err, errlen);
+    }
+    char *arm, *fig, *arm2 = NULL, *fig2 = NULL;
+    if ((n != 4 && n != 6) || (strcmp(w[0], "every") && strcmp(w[0], "any") && strcmp(w[0], "median")) ||
+        term(w[1], &arm, &fig) != 0 ||
+        (strcmp(w[2], "<") && strcmp(w[2], "<=") && strcmp(w[2], ">") && strcmp(w[2], ">=")) ||
+        (n == 6 && (strcmp(w[4], "*") || term(w[5], &arm2, &fig2) != 0))) {
+        ut_seterr(err, errlen,
+                  "%s: clause %d is not \"every|any|median ARM.figure OP NUMBER [* ARM.figure]\" "
+                  "nor \"apart|close ARM ARM figure\"",
+                  where, c + 1);
+        return -1;
+    }
+    char *e;
+    strtod(w[3], &e);
+    if (*e || e == w[3]) {
+        ut_seterr(err, errlen, "%s: \"%s\" is not a number", where, w[3]);
+        return -1;
+    }
+    const char *v[] = {ks, cs, w[0], arm, fig, w[2], w[3], arm2, fig2};
+    return exec_params(db,
+                       "INSERT INTO guess_clauses (k, c, kind, quant, arm, figure, op, num, arm2, figure2) "
+                       "VALUES ($1, $2, 'cmp', $3, $4, $5, $6, $7, $8, $9)",
+                       9, v, err, errlen);
+}
+
+static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
+{
+    char path[4096], line[4096];
+    snprintf(path, sizeof path, "%s/guesses.tsv", o->data);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    int lineno = 0, rc = 0;
+    if (exec_ok(db, "DELETE FROM guesses", err, errlen) != 0 ||
+        exec_ok(db, "DELETE FROM guess_clauses", err, errlen) != 0)
+        rc = -1;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        char *fl[4];
+        int n = split_tabs(line, fl, 4);
+        if (lineno == 1) {
+            if (n != 3 || strcmp(fl[0], "id") || strcmp(fl[1], "guess") || strcmp(fl[2], "predicate")) {
+                ut_seterr(err, errlen, "%s:1: header is not \"id guess predicate\"", path);
+                rc = -1;
+            }
+            continue;
+        }
+        if (n != 3) {
+            ut_seterr(err, errlen, "%s:%d: %d fields, expected 3 (id guess predicate)", path, lineno, n);
+            rc = -1;
+            break;
+        }
+        char k[16], where[4200];
+        snprintf(k, sizeof k, "%d", lineno - 1);
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        const char *v[] = {k, fl[0], fl[1], fl[2]};
+        rc = exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
+        /* clauses split on " and " */
+        char *pred = strdup(fl[2]), *p = pred;
+        for (int c = 0; rc == 0 && p; c++) {
+            char *and = strstr(p, " and ");
+            if (and)
+                *and = 0;
+            rc = parse_clause(db, lineno - 1, c, p, where, err, errlen);
+            p = and ? and + 5 : NULL;
+        }
+        free(pred);
+    }
+    fclose(f);
+    return rc;
+}
+
+/* ------------------------------------------------------------- export */
+
+static json_t *cell(PGresult *r, int row, int c)
+{
+    if (PQgetisnull(r, row, c))
+        return json_null();
+    const char *v = PQgetvalue(r, row, c);
+    Oid t = PQftype(r, c);
+    if (t == 20 || t == 23 || t == 21) /* int8, int4, int2 */
+        return json_integer(strtoll(v, NULL, 10));
+    if (t == 701 || t == 700 || t == 1700) /* float8, float4, numeric */
+        return json_real(strtod(v, NULL));
+    if (t == 16)
+        return json_boolean(v[0] == 't');
+    return json_string(v);
+}
+
+static PGresult *query(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        PQclear(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* A Postgres array literal {1,2,3} of numbers into a JSON array. */
+static json_t *pg_array(const char *s, int integers)
+{
+    json_t *a = json_array();
+    if (!s || *s != '{')
+        return a;
+    s++;
+    while (*s && *s != '}') {
+        char *e;
+        double v = strtod(s, &e);
+        if (e == s)
+            break;
+        json_array_append_new(a, integers ? json_integer((json_int_t)v) : json_real(v));
+        s = e;
+        if (*s == ',')
+            s++;
+    }
+    return a;
+}
+
+static json_t *pg_bool_array(const char *s)
+{
+    json_t *a = json_array();
+    for (; s && *s; s++)
+        if (*s == 't' || *s == 'f')
+            json_array_append_new(a, json_boolean(*s == 't'));
+    return a;
+}
+
+static int export(PGconn *db, const char *path, char *err, size_t errlen)
+{
+    json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
+           *guesses = json_array();
+    int rc = -1;
+    PGresult *r = query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
+    if (!r)
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *o = json_object();
+        for (int c = 1; c < PQnfields(r); c++)
+            json_object_set_new(o, PQfname(r, c), cell(r, i, c));
+        json_object_set_new(o, "per_second", json_array());
+        json_object_set_new(runs, PQgetvalue(r, i, 0), o);
+    }
+    PQclear(r);
+    r = query(db, "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length FROM per_second ORDER BY run, s",
+              err, errlen);
+    if (!r)
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *o = json_object_get(runs, PQgetvalue(r, i, 0));
+        if (!o)
+            continue;
+        json_t *e = json_object();
+        for (int c = 1; c < PQnfields(r); c++)
+            json_object_set_new(e, PQfname(r, c), cell(r, i, c));
+        json_array_append_new(json_object_get(o, "per_second"), e);
+    }
+    PQclear(r);
+    r = query(db,
+              "SELECT arm, figure, median, min, max FROM arm_stats ORDER BY arm, figure", err, errlen);
+    if (!r)
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++) {
+        const char *arm = PQgetvalue(r, i, 0);
+        json_t *a = json_object_get(arms, arm);
+        if (!a) {
+            a = json_object();
+            json_object_set_new(arms, arm, a);
+        }
+        json_t *f = json_object();
+        json_object_set_new(f, "median", cell(r, i, 2));
+        json_object_set_new(f, "min", cell(r, i, 3));
+        json_object_set_new(f, "max", cell(r, i, 4));
+        json_object_set_new(a, PQgetvalue(r, i, 1), f);
+    }
+    PQclear(r);
+    r = query(db,
+              "SELECT arm, array_agg(round ORDER BY round), sum(n), sum(live), sum(last_known), sum(\"default\"), "
+              "sum(error), sum(lookups), sum(cut_short) FROM run_stats GROUP BY arm ORDER BY arm",
+              err, errlen);
+    if (!r)
+        goto done;
+    const char *tot[] = {NULL, "rounds", "n_total", "live_total", "last_known_total", "default_total",
+                         "error_total", "lookups_total", "cut_short_total"};
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *a = json_object_get(arms, PQgetvalue(r, i, 0));
+        if (!a) {
+            a = json_object();
+            json_object_set_new(arms, PQgetvalue(r, i, 0), a);
+        }
+        json_object_set_new(a, "rounds", pg_array(PQgetvalue(r, i, 1), 1));
+        for (int c = 2; c < 9; c++)
+            json_object_set_new(a, tot[c], json_integer(strtoll(PQgetvalue(r, i, c), NULL, 10)));
+    }
+    PQclear(r);
+    r = query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
+              errlen);
+    if (!r)
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *v = json_object();
+        json_object_set_new(v, "a", cell(r, i, 0));
+        json_object_set_new(v, "b", cell(r, i, 1));
+        json_object_set_new(v, "figure", cell(r, i, 2));
+        json_object_set_new(v, "note", cell(r, i, 3));
+        json_object_set_new(v, "rounds", pg_array(PQgetvalue(r, i, 4), 1));
+        json_object_set_new(v, "diffs", pg_array(PQgetvalue(r, i, 5), 0));
+        json_object_set_new(v, "verdict", cell(r, i, 6));
+        json_object_set_new(v, "direction", cell(r, i, 7));
+        json_array_append_new(verdicts, v);
+    }
+    PQclear(r);
+    r = query(db, "SELECT id, predicate, \"right\", clauses FROM guess_results ORDER BY k", err, errlen);
+    if (!r)
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *g = json_object();
+        json_object_set_new(g, "id", cell(r, i, 0));
+        json_object_set_new(g, "predicate", cell(r, i, 1));
+        json_object_set_new(g, "right", cell(r, i, 2));
+        json_object_set_new(g, "clauses", pg_bool_array(PQgetvalue(r, i, 3)));
+        json_array_append_new(guesses, g);
+    }
+    PQclear(r);
+    json_object_set_new(top, "format", json_string("lab-results 1"));
+    json_object_set(top, "runs", runs);
+    json_object_set(top, "arms", arms);
+    json_object_set(top, "verdicts", verdicts);
+    json_object_set(top, "guesses", guesses);
+    char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
+    free(text);
+done:
+    json_decref(top);
+    json_decref(runs);
+    json_decref(arms);
+    json_decref(verdicts);
+    json_decref(guesses);
+    return rc;
+}
+
+/* --------------------------------------------------------------- main */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Names of complete run folders (those not starting with '.'), sorted. */
+static int list_runs(const char *root, char ***out, int *n, char *err, size_t errlen)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/results/raw", root);
+    *out = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        ut_seterr(err, errlen, "%s: no raw runs: run make measure first", dir);
+        return -1;
+    }
+    struct dirent *e;
+    int cap = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 64;
+            *out = realloc(*out, (size_t)cap * sizeof **out);
+        }
+        (*out)[(*n)++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(*out, (size_t)*n, sizeof **out, cmp_str);
+    return 0;
+}
+
+static void mask_url(const char *url, char *out, size_t n)
+{
+    /* never print a password: cut "password=..." and "user:pass@" */
+    snprintf(out, n, "%s", url);
+    char *p = strstr(out, "password=");
+    if (p) {
+        char *e = p + 9;
+        while (*e && *e != ' ' && *e != '&')
+            e++;
+        memmove(p + 9 + 3, e, strlen(e) + 1);
+        memcpy(p + 9, "***", 3);
+    }
+    char *at = strchr(out, '@'), *scheme = strstr(out, "://");
+    if (at && scheme && at > scheme) {
+        char *colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
+        if (colon) {
+            memmove(colon + 4, at, strlen(at) + 1);
+            memcpy(colon, ":***", 4);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("collect");
+    opts o = {".", NULL, "data", "pipeline"};
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--root"))
+            o.root = argv[i + 1];
+        else if (!strcmp(argv[i], "--pgurl"))
+            o.pgurl = argv[i + 1];
+        else if (!strcmp(argv[i], "--data"))
+            o.data = argv[i + 1];
+        else if (!strcmp(argv[i], "--pipeline"))
+            o.pipe = argv[i + 1];
+        else {
+            ut_err("unknown option %s (see the header of pipeline/collect.c)", argv[i]);
+            return 2;
+        }
+    }
+    if (argc % 2 == 0 || !o.pgurl) {
+        ut_err("usage: collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]");
+        return 2;
+    }
+    char err[UT_ERRLEN] = "", masked[1024];
+    mask_url(o.pgurl, masked, sizeof masked);
+    PGconn *db = PQconnectdb(o.pgurl);
+    if (PQstatus(db) != CONNECTION_OK) {
+        char m[512];
+        snprintf(m, sizeof m, "%s", PQerrorMessage(db));
+        m[strcspn(m, "\n")] = 0;
+        ut_err("cannot reach PostgreSQL at \"%s\": %s (nothing was written)", masked, m);
+        PQfinish(db);
+        return 1;
+    }
+    PQsetNoticeProcessor(db, NULL, NULL);
+    exec_ok(db, "SET client_min_messages = warning", err, sizeof err);
+    prov *pv = prov_begin("collect", argc, argv);
+    char path[4096], results[4096];
+    char **runs = NULL;
+    int nruns = 0, rc = 1, loaded = 0;
+    snprintf(path, sizeof path, "%s/schema.sql", o.pipe);
+    if (exec_file(db, path, err, sizeof err) != 0)
+        goto done;
+    if (list_runs(o.root, &runs, &nruns, err, sizeof err) != 0)
+        goto done;
+    for (int i = 0; i < nruns; i++) {
+        int r = load_run(db, &o, runs[i], err, sizeof err);
+        if (r < 0)
+            goto done;
+        loaded += r;
+        snprintf(path, sizeof path, "%s/results/raw/%s/run.json", o.root, runs[i]);
+        if (prov_input(pv, path, err, sizeof err) != 0)
+            goto done;
+    }
+    /* runs no longer on disk */
+    {
+        PGresult *q = PQexec(db, "SELECT run FROM runs ORDER BY run");
+        for (int i = 0; q && i < PQntuples(q); i++) {
+            const char *run = PQgetvalue(q, i, 0);
+            int found = 0;
+            for (int k = 0; k < nruns && !found; k++)
+                found = !strcmp(runs[k], run);
+            if (!found) {
+                const char *v[] = {run};
+                const char *tables[] = {"requests", "service_requests", "lookups", "syslog", "runs"};
+                for (int t = 0; t < 5; t++) {
+                    char sql[128];
+                    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", tables[t]);
+                    exec_params(db, sql, 1, v, err, sizeof err);
+                }
+                printf("collect: %s is no longer on disk: removed from the database\n", run);
+            }
+        }
+        PQclear(q);
+    }
+    if (exec_ok(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
+        load_guesses(db, &o, err, sizeof err) != 0)
+        goto rollback;
+    snprintf(path, sizeof path, "%s/stats.sql", o.pipe);
+    if (exec_file(db, path, err, sizeof err) != 0 || exec_ok(db, "COMMIT", err, sizeof err) != 0)
+        goto rollback;
+    snprintf(results, sizeof results, "%s/results", o.root);
+    snprintf(path, sizeof path, "%s/results/results.json", o.root);
+    if (ut_mkdir_p(results, err, sizeof err) != 0 || export(db, path, err, sizeof err) != 0 ||
+        prov_output(pv, path, err, sizeof err) != 0)
+        goto done;
+    printf("collect: %d runs (%d loaded now), statistics computed in PostgreSQL, %s written\n", nruns, loaded,
+           path);
+    rc = 0;
+    goto done;
+rollback:
+    {
+        char e2[UT_ERRLEN];
+        exec_ok(db, "ROLLBACK", e2, sizeof e2);
+    }
+done:
+    if (rc != 0)
+        ut_err("%s", err);
+    PQfinish(db);
+    for (int i = 0; i < nruns; i++)
+        free(runs[i]);
+    free(runs);
+    char provdir[4096];
+    snprintf(provdir, sizeof provdir, "%s/provenance", o.root);
+    prov_lib(pv, "libpq", PQlibVersion() >= 150000 ? "15" : "other");
+    if (prov_end(pv, rc, provdir, err, sizeof err) != 0)
+        ut_err("%s", err);
+    return rc;
+}

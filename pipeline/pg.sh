@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The pipeline's private PostgreSQL cluster: unix socket only, no TCP port.
+#
+#   pipeline/pg.sh start DIR   initdb DIR if needed, start it, print the
+#                              connection string on stdout
+#   pipeline/pg.sh stop DIR    stop it (no error if it is not running)
+#
+# As root the server runs as the `postgres` user, which must be able to
+# traverse every parent folder of DIR; when it cannot (a checkout under a
+# mode-700 folder), the cluster lives in a fresh `mktemp -d` folder instead,
+# and DIR/location names it.  A unix socket path must stay under 107 bytes:
+# the socket goes into a short folder under /tmp when DIR is too long.
+set -euo pipefail
+cmd=${1:-}; dir=${2:-}
+[[ -n $cmd && -n $dir ]] || { echo "usage: pg.sh start|stop DIR" >&2; exit 2; }
+bin=/usr/lib/postgresql/15/bin
+[[ -x $bin/initdb ]] || { echo "pg.sh: $bin/initdb not found: run make deps (postgresql 15)" >&2; exit 1; }
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# Where the cluster lives.
+if [[ -f $dir/location ]]; then
+  data=$(cat "$dir/location")
+else
+  data=$dir/data
+  if [[ $(id -u) -eq 0 ]] && ! runuser -u postgres -- test -x "$dir"; then
+    data=$(mktemp -d /tmp/labpg.XXXXXX)/data
+    echo "$data" > "$dir/location"
+    echo "pg.sh: the postgres user cannot reach $dir; the cluster lives in $data" >&2
+  fi
+fi
+sock=$(dirname "$data")/sock
+if (( ${#sock} > 90 )); then
+  [[ -f $dir/sockdir ]] || mktemp -d /tmp/labpgs.XXXXXX > "$dir/sockdir"
+  sock=$(cat "$dir/sockdir")
+fi
+
+case $cmd in
+start)
+  mkdir -p "$sock"
+  if [[ $(id -u) -eq 0 ]]; then chown postgres "$sock" "$(dirname "$data")"; fi
+  if [[ ! -f $data/PG_VERSION ]]; then
+    rm -rf "$data"; mkdir -p "$data"
+    [[ $(id -u) -eq 0 ]] && chown postgres "$data"
+    as_owner "$bin/initdb" -D "$data" -U postgres -A trust --no-sync -E UTF8 --locale=C >/dev/null
+  fi
+  if ! as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    as_owner "$bin/pg_ctl" -D "$data" -w -s -l "$(dirname "$data")/server.log" \
+      -o "-c listen_addresses='' -c unix_socket_directories='$sock' -c fsync=off -c full_page_writes=off" start \
+      || { echo "pg.sh: the server did not start; see $(dirname "$data")/server.log" >&2; exit 1; }
+  fi
+  echo "host=$sock dbname=postgres user=postgres"
+  ;;
+stop)
+  if [[ -f $data/PG_VERSION ]] && as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    as_owner "$bin/pg_ctl" -D "$data" -w -s -m fast stop
+  fi
+  ;;
+*) echo "usage: pg.sh start|stop DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,96 @@
+-- The lab's database: raw events as loaded by `make collect`, and every
+-- statistic computed from them (pipeline/stats.sql).  Times are integer
+-- nanoseconds of CLOCK_MONOTONIC (decoded from the raw files' differences).
+-- Idempotent: collect runs it every time.
+
+CREATE TABLE IF NOT EXISTS runs (
+    run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name
+    arm         text NOT NULL,
+    round       int NOT NULL,
+    seconds     double precision NOT NULL,
+    t0_ns       bigint NOT NULL,
+    fingerprint text NOT NULL,            -- sha256 of the three event files' sha256s
+    run_json    jsonb NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
+    run text NOT NULL, j int NOT NULL, row_ int NOT NULL,
+    sched_ns bigint NOT NULL, send_ns bigint, answer_ns bigint,
+    status int NOT NULL, kind char(1) NOT NULL, score real, conn int, waited int
+);
+CREATE INDEX IF NOT EXISTS requests_run ON requests (run);
+
+CREATE TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
+    run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
+    status int, kind char(1), lookups int,
+    a0_start bigint, a0_end bigint, a0_out char(1),
+    a1_start bigint, a1_end bigint, a1_out char(1),
+    a2_start bigint, a2_end bigint, a2_out char(1)
+);
+CREATE INDEX IF NOT EXISTS service_requests_run ON service_requests (run);
+
+CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz, one row per lookup the store received
+    run text NOT NULL, req bigint, attempt int, row_ int,
+    arrive_ns bigint, start_ns bigint, end_ns bigint,
+    planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
+);
+CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
+
+CREATE TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
+    run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS run_stats (       -- the figures of each run (pipeline/RESULTS.md)
+    run text PRIMARY KEY, arm text, round int, n bigint, answered bigint,
+    p50_ms double precision, p90_ms double precision, p99_ms double precision,
+    p999_ms double precision, max_ms double precision,
+    live bigint, last_known bigint, "default" bigint, error bigint,
+    live_share double precision, standin_share double precision,
+    last_known_share double precision, default_share double precision,
+    error_share double precision,
+    lookups bigint, lookups_per_request double precision,
+    slot_ms_total double precision, slot_ms_per_lookup double precision,
+    slot_ms_per_request double precision,
+    cut_short bigint, pending_at_stop bigint,
+    late_p50_us double precision, late_p99_us double precision, late_max_us double precision,
+    answers_per_s double precision
+);
+
+CREATE TABLE IF NOT EXISTS per_second (      -- second by second of each run
+    run text, s int, arrivals bigint, standins bigint, lookups_sent bigint,
+    busy_slots double precision, line_length double precision,
+    PRIMARY KEY (run, s)
+);
+
+CREATE TABLE IF NOT EXISTS run_figures (     -- run_stats, one row per (run, figure)
+    run text, arm text, round int, figure text, value double precision
+);
+
+CREATE TABLE IF NOT EXISTS arm_stats (       -- median and range over rounds
+    arm text, figure text, median double precision, min double precision, max double precision,
+    PRIMARY KEY (arm, figure)
+);
+
+CREATE TABLE IF NOT EXISTS comparisons (     -- pipeline/comparisons.tsv
+    k int PRIMARY KEY, a text, b text, figure text, note text
+);
+
+CREATE TABLE IF NOT EXISTS verdicts (
+    k int PRIMARY KEY, a text, b text, figure text, note text,
+    rounds int[], diffs double precision[], verdict text, direction text
+);
+
+CREATE TABLE IF NOT EXISTS guesses (         -- data/guesses.tsv
+    k int PRIMARY KEY, id text, guess text, predicate text
+);
+
+CREATE TABLE IF NOT EXISTS guess_clauses (   -- each predicate, parsed by collect
+    k int, c int, kind text,                 -- kind: cmp | apart | close
+    quant text, arm text, figure text, op text, num double precision,
+    arm2 text, figure2 text,
+    PRIMARY KEY (k, c)
+);
+
+CREATE TABLE IF NOT EXISTS guess_results (
+    k int PRIMARY KEY, id text, predicate text, "right" boolean, clauses boolean[]
+);
