@@ -33,3 +33,23 @@ echo "   the tester's lateness (target: p99 under 200 us) and the service's memo
 echo "\$ build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores $core --gate 1 --raw build/bench/raw"
 build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
 build/bin/bench_run build/bench/raw/H4-fb25-r1
+
+echo
+echo "== make collect on a full-size study (target: under 60 s): 100 copies of the 20 s H4-fb25 run"
+echo "   above (about as many requests and lookups as the full profile's 110 runs), loaded with COPY"
+rm -rf build/bench/study && mkdir -p build/bench/study/results/raw
+for i in $(seq 1 100); do
+  d=build/bench/study/results/raw/H4-fb25-r$i
+  cp -r build/bench/raw/H4-fb25-r1 "$d"
+  sed -i "s/\"round\": 1,/\"round\": $i,/" "$d/run.json"
+done
+rm -rf build/bench/pg
+url=$(bash pipeline/pg.sh start build/bench/pg)
+echo "\$ build/bin/collect --root build/bench/study --pgurl '$url'   (empty database, then a rerun)"
+t0=$(date +%s.%N)
+build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
+t1=$(date +%s.%N)
+build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
+t2=$(date +%s.%N)
+bash pipeline/pg.sh stop build/bench/pg
+awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "collect: first %.1f s (load and statistics), rerun %.1f s (statistics only)\n", b - a, c - b }'
