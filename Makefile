@@ -31,7 +31,7 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect
-.PHONY: all build deps prepare check test bench quick clean run asan collect
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure
 
 all: deps
 	$(MAKE) build
@@ -104,6 +104,7 @@ run: $(PROGS)
 # test row), so they run after prepare.
 test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
+	$(MAKE) -C verify test
 	$(BIN)/tests --jobs 1
 
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
@@ -117,6 +118,12 @@ collect: $(BIN)/collect
 	  $(BIN)/collect --root $(OUT) --pgurl "$$url"; rc=$$?; \
 	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
 	fi
+
+# The independent verifier, built alone from verify/ (nothing of lab/ or
+# pipeline/), recomputes every number and scans every output for secrets.
+factcheck:
+	$(MAKE) -C verify
+	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv
 
 bench: build
 	bash tests/bench.sh

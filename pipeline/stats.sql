@@ -159,7 +159,10 @@ WITH judged AS (
     SELECT g.k, g.c,
         CASE
         WHEN g.kind IN ('apart', 'close') THEN (
-            SELECT coalesce(count(*) >= 2 AND (bool_and(x.value > y.value) OR bool_and(x.value < y.value)), false)
+            -- apart: at least 2 shared rounds, one strict sign; close: shared
+            -- rounds, and not apart; no shared round: both false
+            SELECT count(*) >= 1 AND
+                   coalesce(count(*) >= 2 AND (bool_and(x.value > y.value) OR bool_and(x.value < y.value)), false)
                    = (g.kind = 'apart')
             FROM run_figures x JOIN run_figures y ON y.arm = g.arm2 AND y.figure = g.figure AND y.round = x.round
             WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL AND y.value IS NOT NULL)

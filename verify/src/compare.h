@@ -1,0 +1,23 @@
+/* compare: the lab's results.json against the verifier's own numbers.
+ *
+ * Contract: cmp_results walks both trees and records every difference with
+ * mm_add (mism.h): a member the lab lacks, a member RESULTS.md does not
+ * define, a count that differs at all, a time that differs by 1 ns or more
+ * (1e-6 in *_ms, 1e-3 in *_us), a ratio (shares, lookups_per_request,
+ * answers_per_s) that differs by more than 1e-12 relative, a per-second mean
+ * (busy_slots, line_length) that differs by 1e-9 or more, a string or truth
+ * value that differs.  Verdict differences use the tolerance of their
+ * figure, doubled for times (a difference of two values), and for ratios
+ * 1e-12 of the larger operand.  It owns nothing.
+ */
+#ifndef COMPARE_H
+#define COMPARE_H
+
+#include "study.h"
+#include "vjson.h"
+
+void cmp_results(const vj_node *lab, const study *s);
+/* 1 when two numbers of a figure class agree */
+int cmp_num_equal(rf_class c, double lab, double mine);
+
+#endif

@@ -1,0 +1,28 @@
+/* mism: the verifier's list of mismatches.
+ *
+ * Contract: one process-wide counter.  mm_add records one mismatch: where
+ * (a run, an arm, a file ...), what (a figure, a check), the lab's value and
+ * the verifier's value, and prints it as
+ *     MISMATCH <where> <what>: lab <lab>, verify <mine>
+ * Every mismatch is counted and, with group NULL, always printed.  A
+ * mismatch with a group (one run's file and row-level check, e.g. the
+ * answers of one tester file) is printed up to the limit given to mm_init
+ * per group (0 = no cap), so that one broken file of a million rows cannot
+ * bury the rest; mm_finish prints, per capped group, how many lines were
+ * not shown.  Strings are copied; nothing to free.
+ */
+#ifndef MISM_H
+#define MISM_H
+
+#include <stdio.h>
+
+void mm_init(FILE *out, long max_print_per_group);
+void mm_add(const char *group, const char *where, const char *what, const char *lab, const char *mine);
+void mm_addf(const char *group, const char *where, const char *what, const char *lab_fmt_value,
+             const char *mine_fmt, ...) __attribute__((format(printf, 5, 6)));
+long mm_count(void);
+void mm_finish(void);
+/* forget everything (tests) */
+void mm_reset(void);
+
+#endif

@@ -1,0 +1,70 @@
+/* rawread: reading the lab's event files (lab/RAWFORMAT.md) fast.
+ *
+ * Contract: rr_open takes a whole gzip file already in memory (the caller
+ * owns it and keeps it alive until rr_close) and checks the two header lines:
+ * "# lab-raw 1 <kind>" and exactly the expected column names in order.
+ * rr_next then yields one row at a time: integer and time columns in v[],
+ * the float column in f[] (read as a 32-bit float, as the format promises),
+ * code columns in c[]; has[k] is 0 when the field was "-" (absent).  Time
+ * columns (names ending in "_t") are delta-decoded here: v[] holds the
+ * absolute instant.  Any malformed input (truncated gzip stream, wrong field
+ * count, empty field, unparsable value, a last line without "\n") stops the
+ * file with a message naming the file and line.  Row text is only valid
+ * until the next rr_next.  Call rr_close after rr_open whatever it
+ * returned.  rr_gunzip inflates a whole buffer (for the
+ * scanner); the caller frees *out.
+ */
+#ifndef RAWREAD_H
+#define RAWREAD_H
+
+#include <stddef.h>
+#include <zlib.h>
+
+typedef enum { RR_INT, RR_TIME, RR_FLOAT, RR_CODE } rr_coltype;
+
+typedef struct {
+    const char *name;
+    rr_coltype type;
+    int optional;   /* 1: "-" (absent) allowed by RAWFORMAT.md; 0: "-" is malformed */
+} rr_col;
+
+#define RR_MAXCOL 20
+
+typedef struct {
+    long long v[RR_MAXCOL];
+    float f[RR_MAXCOL];
+    char c[RR_MAXCOL];
+    unsigned char has[RR_MAXCOL];
+    const char *text[RR_MAXCOL];
+} rr_row;
+
+typedef struct {
+    const char *path;
+    const unsigned char *gz;
+    size_t gzlen;
+    z_stream zs;
+    int zinit, zdone;
+    char *buf;
+    size_t cap, beg, end;
+    long line;
+    int ncol;
+    const rr_col *cols;
+    long long tsum[RR_MAXCOL];
+    unsigned char tseen[RR_MAXCOL];
+} rr_file;
+
+int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen, const char *kind,
+            const rr_col *cols, int ncol, char *err, size_t errlen);
+/* 1: a row; 0: end of file; -1: malformed (message in err) */
+int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen);
+void rr_close(rr_file *f);
+
+/* Parse a decimal integer (optional '-', digits) of exactly len bytes. 0 or -1. */
+int rr_parse_ll(const char *s, size_t len, long long *out);
+
+/* Inflate a whole gzip buffer (all members).  0, or -1 with a message;
+ * on -1 *out still holds what could be inflated (caller frees). */
+int rr_gunzip(const unsigned char *gz, size_t gzlen, unsigned char **out, size_t *outlen, char *err,
+              size_t errlen);
+
+#endif

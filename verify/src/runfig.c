@@ -1,0 +1,569 @@
+#include "runfig.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mism.h"
+#include "rawread.h"
+#include "stats.h"
+#include "vutil.h"
+
+const char *const rf_fig_name[F_NFIG] = {
+    "n", "answered", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms",
+    "live", "last_known", "default", "error",
+    "live_share", "last_known_share", "default_share", "error_share", "standin_share",
+    "lookups", "lookups_per_request", "slot_ms_total", "slot_ms_per_lookup", "slot_ms_per_request",
+    "cut_short", "pending_at_stop", "late_p50_us", "late_p99_us", "late_max_us", "answers_per_s",
+};
+
+static int ends_with(const char *s, const char *suf)
+{
+    size_t a = strlen(s), b = strlen(suf);
+    return a >= b && !strcmp(s + a - b, suf);
+}
+
+rf_class rf_class_by_field(const char *f)
+{
+    if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
+    if (ends_with(f, "_us")) return RF_US;
+    if (ends_with(f, "_share") || !strcmp(f, "lookups_per_request") || !strcmp(f, "answers_per_s"))
+        return RF_RATIO;
+    if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
+    return RF_COUNT;
+}
+
+rf_class rf_fig_class(int fig)
+{
+    return rf_class_by_field(rf_fig_name[fig]);
+}
+
+int rf_fig_by_name(const char *name)
+{
+    for (int i = 0; i < F_NFIG; i++)
+        if (!strcmp(rf_fig_name[i], name)) return i;
+    return -1;
+}
+
+/* ---- columns of the three event files (lab/RAWFORMAT.md) ---- */
+
+enum { T_J, T_ROW, T_SCHED, T_SEND, T_ANSWER, T_STATUS, T_KIND, T_SCORE, T_CONN, T_WAITED, T_NCOL };
+static const rr_col tester_cols[T_NCOL] = {
+    {"j", RR_INT, 0},       {"row", RR_INT, 0},     {"sched_t", RR_TIME, 0}, {"send_t", RR_TIME, 0},
+    {"answer_t", RR_TIME, 1}, {"status", RR_INT, 0}, {"kind", RR_CODE, 0},    {"score", RR_FLOAT, 1},
+    {"conn", RR_INT, 0},    {"waited", RR_INT, 0},
+};
+
+enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A0E, V_A0O,
+       V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
+static const rr_col service_cols[V_NCOL] = {
+    {"req", RR_INT, 1},        {"row", RR_INT, 1},        {"arrive_t", RR_TIME, 0},
+    {"answer_t", RR_TIME, 0},  {"status", RR_INT, 0},     {"kind", RR_CODE, 0},
+    {"lookups", RR_INT, 0},    {"a0_start_t", RR_TIME, 1}, {"a0_end_t", RR_TIME, 1},
+    {"a0_out", RR_CODE, 1},    {"a1_start_t", RR_TIME, 1}, {"a1_end_t", RR_TIME, 1},
+    {"a1_out", RR_CODE, 1},    {"a2_start_t", RR_TIME, 1}, {"a2_end_t", RR_TIME, 1},
+    {"a2_out", RR_CODE, 1},
+};
+
+enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
+       S_BUSY, S_NCOL };
+static const rr_col store_cols[S_NCOL] = {
+    {"req", RR_INT, 0},        {"attempt", RR_INT, 0},   {"row", RR_INT, 0},
+    {"arrive_t", RR_TIME, 0},  {"start_t", RR_TIME, 1},  {"end_t", RR_TIME, 1},
+    {"planned_ns", RR_INT, 0}, {"budget_ns", RR_INT, 0}, {"outcome", RR_CODE, 0},
+    {"line", RR_INT, 0},       {"busy", RR_INT, 0},
+};
+
+/* ---- helpers ---- */
+
+typedef struct {
+    long long *v;
+    size_t n, cap;
+} llvec;
+
+static inline void llpush(llvec *a, long long x)
+{
+    if (a->n == a->cap) {
+        a->cap = a->cap ? 2 * a->cap : 16384;
+        a->v = vu_xrealloc(a->v, a->cap * sizeof *a->v);
+    }
+    a->v[a->n++] = x;
+}
+
+#define NS_PER_S 1000000000LL
+
+/* add the length of [a, e) ∩ [t0 + k s, t0 + (k+1) s) to acc[k] for every
+ * second k of the run; e = LLONG_MAX for an interval still open */
+static void add_span(long long *acc, int nsec, long long t0, long long a, long long e)
+{
+    if (nsec <= 0) return;
+    long long lo = t0, hi = t0 + (long long)nsec * NS_PER_S;
+    if (a < lo) a = lo;
+    if (e > hi) e = hi;
+    if (e <= a) return;
+    long long k0 = (a - t0) / NS_PER_S, k1 = (e - 1 - t0) / NS_PER_S;
+    for (long long k = k0; k <= k1; k++) {
+        long long ilo = t0 + k * NS_PER_S, ihi = ilo + NS_PER_S;
+        long long x = a > ilo ? a : ilo, y = e < ihi ? e : ihi;
+        acc[k] += y - x;
+    }
+}
+
+static inline int second_of(long long t, long long t0, int nsec)
+{
+    if (t < t0) return -1;
+    long long k = (t - t0) / NS_PER_S;
+    return k < nsec ? (int)k : -1;
+}
+
+static void fmt_float(float x, char *out, size_t n)
+{
+    snprintf(out, n, "%.9g", (double)x);
+}
+
+/* one event file: read it whole, hash it, compare with run.json's "files" */
+static int load_event_file(const char *root, const rf_run *r, const vj_node *files, const char *fname,
+                           unsigned char **buf, size_t *len, char *path, size_t pathlen, char *err,
+                           size_t errlen)
+{
+    snprintf(path, pathlen, "%s/results/raw/%s/%s", root, r->name, fname);
+    if (vu_read_file(path, buf, len, err, errlen)) return -1;
+    char sha[65];
+    vu_sha256_hex(*buf, *len, sha);
+    vj_node *fe = vj_get(files, fname);
+    const char *group = NULL;
+    char what[256];
+    if (!fe) {
+        snprintf(what, sizeof what, "run.json files.%s", fname);
+        mm_add(group, r->name, what, "(absent)", "an entry with rows and sha256 (RAWFORMAT.md)");
+        return 0;
+    }
+    const char *s = vj_get_str(fe, "sha256");
+    if (!s || strcmp(s, sha)) {
+        snprintf(what, sizeof what, "run.json files.%s.sha256", fname);
+        mm_add(group, r->name, what, s ? s : "(absent)", sha);
+    }
+    vj_node *sz = vj_get(fe, "size");
+    if (sz && !(sz->type == VJ_NUM && sz->num == (double)*len)) {
+        char lab[64];
+        vj_scalar_text(sz, lab, sizeof lab);
+        snprintf(what, sizeof what, "run.json files.%s.size", fname);
+        mm_addf(group, r->name, what, lab, "%zu", *len);
+    }
+    return 0;
+}
+
+static void check_rows(const rf_run *r, const vj_node *files, const char *fname, long long rows)
+{
+    vj_node *fe = vj_get(files, fname);
+    if (!fe) return;
+    vj_node *n = vj_get(fe, "rows");
+    if (!n || n->type != VJ_NUM || n->num != (double)rows) {
+        char lab[64], what[256];
+        vj_scalar_text(n, lab, sizeof lab);
+        snprintf(what, sizeof what, "run.json files.%s.rows", fname);
+        mm_addf(NULL, r->name, what, lab, "%lld", rows);
+    }
+}
+
+/* a row-level check failed: group per run and check */
+static void row_mm(const rf_run *r, const char *file, long line, const char *check, const char *lab,
+                   const char *want)
+{
+    char group[512], what[512];
+    snprintf(group, sizeof group, "%s %s %s", r->name, file, check);
+    snprintf(what, sizeof what, "%s:%ld %s", file, line, check);
+    mm_add(group, r->name, what, lab, want);
+}
+
+static int reject(rf_run *r, const char *msg)
+{
+    snprintf(r->reject, sizeof r->reject, "%s", msg);
+    r->ok = 0;
+    return -1;
+}
+
+/* ---- the three files ---- */
+
+static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
+                     long long test_rows, llvec *lat, llvec *late, long long *status200)
+{
+    char path[4096], err[6144];
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    vj_node *files = vj_get(rj, "files");
+    if (load_event_file(root, r, files, "tester.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+        return reject(r, err);
+    rr_file f;
+    rr_row row;
+    int rc = rr_open(&f, path, gz, gzlen, "tester", tester_cols, T_NCOL, err, sizeof err);
+    long long n = 0, answered = 0, kinds[4] = {0, 0, 0, 0};
+    const char *fn = "tester.tsv.gz";
+    char a[32], b[256];
+    while (rc == 0) {
+        int k = rr_next(&f, &row, err, sizeof err);
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
+        if (k == 0) break;
+        long line = f.line;
+        if (row.v[T_J] != n) {
+            snprintf(b, sizeof b, "%lld (rows in schedule order from 0)", n);
+            row_mm(r, fn, line, "j", row.text[T_J], b);
+        }
+        if (test_rows > 0 && row.v[T_ROW] != row.v[T_J] % test_rows) {
+            snprintf(b, sizeof b, "%lld (j modulo test_rows %lld)", row.v[T_J] % test_rows, test_rows);
+            row_mm(r, fn, line, "row", row.text[T_ROW], b);
+        }
+        n++;
+        long long sched = row.v[T_SCHED];
+        char kind = row.c[T_KIND];
+        int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : kind == 'E' ? 3 : -1;
+        if (ki < 0) row_mm(r, fn, line, "kind", row.text[T_KIND], "one of L K D E");
+        else kinds[ki]++;
+        long long status = row.v[T_STATUS];
+        if (status == 200) (*status200)++;
+        if (row.has[T_ANSWER]) {
+            answered++;
+            llpush(lat, row.v[T_ANSWER] - sched);
+            if (status == 0) row_mm(r, fn, line, "status", "0", "not 0: an answer came (answer_t present)");
+        } else {
+            if (status != 0) row_mm(r, fn, line, "status", row.text[T_STATUS], "0 (no answer_t)");
+            if (kind != 'E') row_mm(r, fn, line, "kind", row.text[T_KIND], "E (no answer_t)");
+        }
+        if (ki >= 0 && ki < 3 && status != 200)
+            row_mm(r, fn, line, "status", row.text[T_STATUS], "200 (the answer carries a score)");
+        if (ki == 3 && status == 200)
+            row_mm(r, fn, line, "kind", "E", "L, K or D (status 200 carries a score)");
+        if (ki == 3 && row.has[T_SCORE]) row_mm(r, fn, line, "score", row.text[T_SCORE], "- (kind E)");
+        if (ki >= 0 && ki < 3 && !row.has[T_SCORE]) row_mm(r, fn, line, "score", "-", "a score (kind is not E)");
+        if (row.v[T_WAITED] != 0 && row.v[T_WAITED] != 1)
+            row_mm(r, fn, line, "waited", row.text[T_WAITED], "0 or 1");
+        llpush(late, row.v[T_SEND] - sched);
+        int s = second_of(sched, r->t0, r->nsec);
+        if (s >= 0) {
+            r->arrivals[s]++;
+            if (ki == 1 || ki == 2) r->standins[s]++;
+        }
+        /* every answer against the reference (RESULTS.md, last section) */
+        if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) {
+            long long rw = row.v[T_ROW];
+            float got = row.f[T_SCORE];
+            r->answers_checked++;
+            if (rw < 0 || (size_t)rw >= ref->rows) {
+                snprintf(b, sizeof b, "a row of the reference (0 to %zu)", ref->rows ? ref->rows - 1 : 0);
+                row_mm(r, fn, line, "answer row", row.text[T_ROW], b);
+            } else if (ki == 0) {
+                if (got != ref->score[rw]) {
+                    fmt_float(ref->score[rw], a, sizeof a);
+                    snprintf(b, sizeof b, "%s (live: reference score of row %lld)", a, rw);
+                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
+                }
+            } else if (ki == 1) {
+                if (got != ref->last_known[rw]) {
+                    fmt_float(ref->last_known[rw], a, sizeof a);
+                    snprintf(b, sizeof b, "%s (last-known score of row %lld)", a, rw);
+                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
+                }
+            } else {
+                if (got != ref->default_score) {
+                    fmt_float(ref->default_score, a, sizeof a);
+                    snprintf(b, sizeof b, "%s (default score)", a);
+                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
+                } else if (ref->last_known[rw] != ref->default_score) {
+                    fmt_float(ref->last_known[rw], a, sizeof a);
+                    snprintf(b, sizeof b,
+                             "K: row %lld has a last-known score (%s) other than the default", rw, a);
+                    row_mm(r, fn, line, "answer kind", "D", b);
+                }
+            }
+        }
+    }
+    if (rc) {
+        rr_close(&f);
+        free(gz);
+        return reject(r, err);
+    }
+    rr_close(&f);
+    free(gz);
+    check_rows(r, files, "tester.tsv.gz", n);
+    r->fig[F_N] = (double)n;
+    r->fig[F_ANSWERED] = (double)answered;
+    r->fig[F_LIVE] = (double)kinds[0];
+    r->fig[F_LAST_KNOWN] = (double)kinds[1];
+    r->fig[F_DEFAULT] = (double)kinds[2];
+    r->fig[F_ERROR] = (double)kinds[3];
+    return 0;
+}
+
+static int do_service(const char *root, rf_run *r, const vj_node *rj)
+{
+    char path[4096], err[6144];
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    vj_node *files = vj_get(rj, "files");
+    if (load_event_file(root, r, files, "service.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+        return reject(r, err);
+    rr_file f;
+    rr_row row;
+    int rc = rr_open(&f, path, gz, gzlen, "service", service_cols, V_NCOL, err, sizeof err);
+    long long n = 0;
+    const char *fn = "service.tsv.gz";
+    char b[128];
+    while (rc == 0) {
+        int k = rr_next(&f, &row, err, sizeof err);
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
+        if (k == 0) break;
+        n++;
+        long line = f.line;
+        char kind = row.c[V_KIND];
+        if (kind != 'L' && kind != 'K' && kind != 'D' && kind != 'E')
+            row_mm(r, fn, line, "kind", row.text[V_KIND], "one of L K D E");
+        int sent = 0;
+        for (int a = 0; a < 3; a++) {
+            int cs = V_A0S + 3 * a, ce = cs + 1, co = cs + 2;
+            if (row.has[cs]) {
+                sent++;
+                int s = second_of(row.v[cs], r->t0, r->nsec);
+                if (s >= 0) r->lookups_sent[s]++;
+            }
+            if (row.has[ce] != row.has[cs] || row.has[co] != row.has[cs]) {
+                char what[64];
+                snprintf(what, sizeof what, "a%d", a);
+                row_mm(r, fn, line, what, "start, end and out not all present or all absent",
+                       "all present (sent) or all - (not sent)");
+            }
+            if (row.has[co]) {
+                char c = row.c[co];
+                if (c != 'A' && c != 'T' && c != 'C' && c != 'D' && c != 'X') {
+                    char what[64];
+                    snprintf(what, sizeof what, "a%d_out", a);
+                    row_mm(r, fn, line, what, row.text[co], "one of A T C D X");
+                }
+            }
+        }
+        if (row.v[V_LOOKUPS] != sent) {
+            snprintf(b, sizeof b, "%d (present aK_start_t)", sent);
+            row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
+        }
+    }
+    if (rc) {
+        rr_close(&f);
+        free(gz);
+        return reject(r, err);
+    }
+    rr_close(&f);
+    free(gz);
+    check_rows(r, files, "service.tsv.gz", n);
+    return 0;
+}
+
+static int do_store(const char *root, rf_run *r, const vj_node *rj)
+{
+    char path[4096], err[6144];
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    vj_node *files = vj_get(rj, "files");
+    if (load_event_file(root, r, files, "store.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+        return reject(r, err);
+    rr_file f;
+    rr_row row;
+    int rc = rr_open(&f, path, gz, gzlen, "store", store_cols, S_NCOL, err, sizeof err);
+    long long n = 0, cut = 0, pending = 0, slot_ns = 0;
+    const char *fn = "store.tsv.gz";
+    while (rc == 0) {
+        int k = rr_next(&f, &row, err, sizeof err);
+        if (k < 0) {
+            rc = -1;
+            break;
+        }
+        if (k == 0) break;
+        n++;
+        long line = f.line;
+        char oc = row.c[S_OUTCOME];
+        if (oc == 'D') cut++;
+        else if (oc == 'P') pending++;
+        else if (oc != 'A' && oc != 'U') row_mm(r, fn, line, "outcome", row.text[S_OUTCOME], "one of A D U P");
+        if ((oc == 'P') != !row.has[S_END])
+            row_mm(r, fn, line, "end_t", row.has[S_END] ? row.text[S_END] : "-",
+                   oc == 'P' ? "- (outcome P: pending at stop)" : "present (outcome is not P)");
+        if (row.v[S_BUSY] < 0 || row.v[S_BUSY] > 16) row_mm(r, fn, line, "busy", row.text[S_BUSY], "0 to 16");
+        if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] > 2)
+            row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0, 1 or 2");
+        long long arr = row.v[S_ARRIVE];
+        if (row.has[S_START]) {
+            long long st = row.v[S_START];
+            if (row.has[S_END]) slot_ns += row.v[S_END] - st;
+            add_span(r->busy_ns, r->nsec, r->t0, st, row.has[S_END] ? row.v[S_END] : LLONG_MAX);
+            add_span(r->line_ns, r->nsec, r->t0, arr, st);
+        } else {
+            add_span(r->line_ns, r->nsec, r->t0, arr, row.has[S_END] ? row.v[S_END] : LLONG_MAX);
+        }
+    }
+    if (rc) {
+        rr_close(&f);
+        free(gz);
+        return reject(r, err);
+    }
+    rr_close(&f);
+    free(gz);
+    check_rows(r, files, "store.tsv.gz", n);
+    r->fig[F_LOOKUPS] = (double)n;
+    r->fig[F_CUT_SHORT] = (double)cut;
+    r->fig[F_PENDING_AT_STOP] = (double)pending;
+    r->fig[F_SLOT_MS_TOTAL] = (double)slot_ns / 1e6;
+    return 0;
+}
+
+static void set(rf_run *r, int f, double v)
+{
+    r->fig[f] = v;
+    r->has[f] = isfinite(v) ? 1 : 0;
+}
+
+int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", run);
+    r->ok = 1;
+    char path[4096], err[6144];
+    snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
+    vj_node *rj = NULL;
+    if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
+    const char *arm = vj_get_str(rj, "arm");
+    vj_node *rnd = vj_get(rj, "round");
+    vj_node *t0 = vj_get(rj, "t0_ns");
+    double seconds;
+    if (!arm || !rnd || rnd->type != VJ_NUM || !rnd->is_int || !t0 || t0->type != VJ_NUM || !t0->is_int ||
+        vj_get_num(rj, "seconds", &seconds)) {
+        snprintf(err, sizeof err, "%s: arm, round, seconds and t0_ns must be present (round and t0_ns integers)",
+                 path);
+        vj_free(rj);
+        return reject(r, err);
+    }
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = (int)rnd->i;
+    r->seconds = seconds;
+    r->t0 = t0->i;
+    const char *group = NULL; /* run-level checks: always printed */
+    char want[512];
+    snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
+    if (strcmp(want, run)) mm_add(group, run, "folder name", run, want);
+    r->nsec = seconds > 0 ? (int)ceil(seconds) : 0;
+    size_t ns = (size_t)(r->nsec > 0 ? r->nsec : 1);
+    r->arrivals = vu_xcalloc(ns, sizeof(long long));
+    r->standins = vu_xcalloc(ns, sizeof(long long));
+    r->lookups_sent = vu_xcalloc(ns, sizeof(long long));
+    r->busy_ns = vu_xcalloc(ns, sizeof(long long));
+    r->line_ns = vu_xcalloc(ns, sizeof(long long));
+
+    long long test_rows = -1;
+    vj_node *tr = vj_get(rj, "test_rows");
+    if (tr && tr->type == VJ_NUM && tr->is_int) test_rows = tr->i;
+    else mm_add(group, run, "run.json test_rows", "(absent)", "an integer (RAWFORMAT.md)");
+    if (ref && test_rows >= 0) {
+        char lab[64];
+        snprintf(lab, sizeof lab, "%lld", test_rows);
+        if ((size_t)test_rows != ref->rows)
+            mm_addf(group, run, "run.json test_rows", lab, "%zu (data lines of %s)", ref->rows, ref->scores_path);
+        if (ref->test_rows >= 0 && ref->test_rows != test_rows)
+            mm_addf(group, run, "run.json test_rows", lab, "%lld (reference summary.json)", ref->test_rows);
+    }
+
+    llvec lat = {0}, late = {0};
+    long long status200 = 0;
+    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200);
+    if (!rc) rc = do_service(root, r, rj);
+    if (!rc) rc = do_store(root, r, rj);
+    if (rc) {
+        free(lat.v);
+        free(late.v);
+        vj_free(rj);
+        return rc;
+    }
+    vj_node *req = vj_get(rj, "requests");
+    if (!req || req->type != VJ_NUM || req->num != r->fig[F_N]) {
+        char lab[64];
+        vj_scalar_text(req, lab, sizeof lab);
+        mm_addf(group, run, "run.json requests", lab, "%.0f (rows of tester.tsv.gz)", r->fig[F_N]);
+    }
+    vj_free(rj);
+
+    double n = r->fig[F_N];
+    for (int f = 0; f < F_NFIG; f++) r->has[f] = 0;
+    set(r, F_N, n);
+    set(r, F_ANSWERED, r->fig[F_ANSWERED]);
+    st_sort_ll(lat.v, lat.n);
+    set(r, F_P50_MS, st_pct_ll(lat.v, lat.n, 0.5) / 1e6);
+    set(r, F_P90_MS, st_pct_ll(lat.v, lat.n, 0.9) / 1e6);
+    set(r, F_P99_MS, st_pct_ll(lat.v, lat.n, 0.99) / 1e6);
+    set(r, F_P999_MS, st_pct_ll(lat.v, lat.n, 0.999) / 1e6);
+    set(r, F_MAX_MS, lat.n ? (double)lat.v[lat.n - 1] / 1e6 : NAN);
+    set(r, F_LIVE, r->fig[F_LIVE]);
+    set(r, F_LAST_KNOWN, r->fig[F_LAST_KNOWN]);
+    set(r, F_DEFAULT, r->fig[F_DEFAULT]);
+    set(r, F_ERROR, r->fig[F_ERROR]);
+    double nn = n > 0 ? n : NAN;
+    set(r, F_LIVE_SHARE, r->fig[F_LIVE] / nn);
+    set(r, F_LAST_KNOWN_SHARE, r->fig[F_LAST_KNOWN] / nn);
+    set(r, F_DEFAULT_SHARE, r->fig[F_DEFAULT] / nn);
+    set(r, F_ERROR_SHARE, r->fig[F_ERROR] / nn);
+    set(r, F_STANDIN_SHARE, (r->fig[F_LAST_KNOWN] + r->fig[F_DEFAULT]) / nn);
+    double lk = r->fig[F_LOOKUPS];
+    set(r, F_LOOKUPS, lk);
+    set(r, F_LOOKUPS_PER_REQUEST, lk / nn);
+    set(r, F_SLOT_MS_TOTAL, r->fig[F_SLOT_MS_TOTAL]);
+    set(r, F_SLOT_MS_PER_LOOKUP, r->fig[F_SLOT_MS_TOTAL] / (lk > 0 ? lk : NAN));
+    set(r, F_SLOT_MS_PER_REQUEST, r->fig[F_SLOT_MS_TOTAL] / nn);
+    set(r, F_CUT_SHORT, r->fig[F_CUT_SHORT]);
+    set(r, F_PENDING_AT_STOP, r->fig[F_PENDING_AT_STOP]);
+    st_sort_ll(late.v, late.n);
+    set(r, F_LATE_P50_US, st_pct_ll(late.v, late.n, 0.5) / 1e3);
+    set(r, F_LATE_P99_US, st_pct_ll(late.v, late.n, 0.99) / 1e3);
+    set(r, F_LATE_MAX_US, late.n ? (double)late.v[late.n - 1] / 1e3 : NAN);
+    set(r, F_ANSWERS_PER_S, (double)status200 / (seconds > 0 ? seconds : NAN));
+    free(lat.v);
+    free(late.v);
+    return 0;
+}
+
+vj_node *rf_to_json(const rf_run *r)
+{
+    vj_node *o = vj_new_obj();
+    vj_obj_set(o, "arm", vj_new_str(r->arm));
+    vj_obj_set(o, "round", vj_new_int(r->round));
+    for (int f = 0; f < F_NFIG; f++) {
+        if (!r->has[f]) vj_obj_set(o, rf_fig_name[f], vj_new_null());
+        else if (rf_fig_class(f) == RF_COUNT) vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));
+        else vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
+    }
+    vj_node *ps = vj_new_arr();
+    for (int s = 0; s < r->nsec; s++) {
+        vj_node *e = vj_new_obj();
+        vj_obj_set(e, "s", vj_new_int(s));
+        vj_obj_set(e, "arrivals", vj_new_int(r->arrivals[s]));
+        vj_obj_set(e, "standins", vj_new_int(r->standins[s]));
+        vj_obj_set(e, "lookups_sent", vj_new_int(r->lookups_sent[s]));
+        vj_obj_set(e, "busy_slots", vj_new_num((double)r->busy_ns[s] / 1e9));
+        vj_obj_set(e, "line_length", vj_new_num((double)r->line_ns[s] / 1e9));
+        vj_arr_push(ps, e);
+    }
+    vj_obj_set(o, "per_second", ps);
+    return o;
+}
+
+void rf_free(rf_run *r)
+{
+    free(r->arrivals);
+    free(r->standins);
+    free(r->lookups_sent);
+    free(r->busy_ns);
+    free(r->line_ns);
+    r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = NULL;
+}

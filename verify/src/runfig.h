@@ -1,0 +1,61 @@
+/* runfig: every figure of one run, recomputed from its raw files.
+ *
+ * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
+ * three event files, lab/RAWFORMAT.md), decodes every row, checks every
+ * answer against the reference (ref may be NULL to skip that), checks the
+ * rows against the promises of RAWFORMAT.md, and fills an rf_run with the
+ * figures of pipeline/RESULTS.md ("runs.<run>").  Each failed check is
+ * recorded with mm_add (mism.h).  A malformed file rejects the whole run:
+ * rf_compute then returns non-zero with the message (file and line) in
+ * run->reject and run->ok = 0.  rf_free releases the per-second arrays.
+ * Figures without a value (a percentile of nothing, a count over zero) have
+ * has[f] = 0 and are written as null.
+ */
+#ifndef RUNFIG_H
+#define RUNFIG_H
+
+#include <stddef.h>
+
+#include "reference.h"
+#include "vjson.h"
+
+typedef enum {
+    F_N, F_ANSWERED, F_P50_MS, F_P90_MS, F_P99_MS, F_P999_MS, F_MAX_MS,
+    F_LIVE, F_LAST_KNOWN, F_DEFAULT, F_ERROR,
+    F_LIVE_SHARE, F_LAST_KNOWN_SHARE, F_DEFAULT_SHARE, F_ERROR_SHARE, F_STANDIN_SHARE,
+    F_LOOKUPS, F_LOOKUPS_PER_REQUEST, F_SLOT_MS_TOTAL, F_SLOT_MS_PER_LOOKUP, F_SLOT_MS_PER_REQUEST,
+    F_CUT_SHORT, F_PENDING_AT_STOP, F_LATE_P50_US, F_LATE_P99_US, F_LATE_MAX_US, F_ANSWERS_PER_S,
+    F_NFIG
+} rf_fig;
+
+/* how a figure is compared: counts exactly, times to the nanosecond, ratios
+ * to 1e-12 relative, per-second means (busy slots, line) to 1e-9 */
+typedef enum { RF_COUNT, RF_MS, RF_US, RF_RATIO, RF_MEAN } rf_class;
+
+extern const char *const rf_fig_name[F_NFIG];
+rf_class rf_fig_class(int fig);
+int rf_fig_by_name(const char *name);             /* -1 when unknown */
+rf_class rf_class_by_field(const char *field);    /* by field name (any layer of results.json) */
+
+typedef struct {
+    char name[256];     /* folder name, <arm>-r<round> */
+    char arm[128];
+    int round;
+    int ok;
+    char reject[6144];
+    double seconds;
+    long long t0;
+    double fig[F_NFIG];
+    unsigned char has[F_NFIG];
+    int nsec;
+    long long *arrivals, *standins, *lookups_sent;
+    long long *busy_ns, *line_ns;   /* summed lengths of the intervals, ns */
+    long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */
+} rf_run;
+
+int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *out);
+/* the run's figures as the object "runs.<run>" of results.json */
+vj_node *rf_to_json(const rf_run *r);
+void rf_free(rf_run *r);
+
+#endif

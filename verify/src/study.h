@@ -1,0 +1,50 @@
+/* study: everything the verifier recomputes for one study root.
+ *
+ * Contract: study_compute reads <root>/results/raw/<run>/ for every run,
+ * the reference (<root>/results/reference/), the comparisons and guesses
+ * files, and builds s->mine: a tree with the layout of results.json
+ * ("runs", "arms", "verdicts", "guesses"; pipeline/RESULTS.md) holding the
+ * verifier's own numbers.  Failed checks along the way are recorded with
+ * mm_add.  Returns 0, or 2 for unusable input (no reference, no raw folder,
+ * unreadable comparisons or guesses file) with the message in err.
+ * study_free releases everything study_compute allocated.
+ * The study also answers figure look-ups for predicates (study_pr_data).
+ */
+#ifndef STUDY_H
+#define STUDY_H
+
+#include <stddef.h>
+
+#include "predicate.h"
+#include "reference.h"
+#include "runfig.h"
+#include "vjson.h"
+
+typedef struct {
+    char arm[128];
+    size_t *idx;        /* indexes into runs of the arm's accepted runs, by round */
+    size_t n;
+} study_arm;
+
+typedef struct {
+    char root[4096];
+    ref_data ref;
+    rf_run *runs;
+    size_t nruns, rejected;
+    study_arm *arms;
+    size_t narms;
+    pr_verdict *verdicts;   /* one per comparisons line */
+    size_t nverdicts;
+    char guesses_sha256[65];
+    long answers_checked;
+    vj_node *mine;
+} study;
+
+int study_compute(const char *root, const char *guesses_path, const char *comparisons_path, study *s,
+                  char *err, size_t errlen);
+pr_data study_pr_data(study *s);
+/* the run of arm and round (accepted runs only), or NULL */
+const rf_run *study_run(const study *s, const char *arm, int round);
+void study_free(study *s);
+
+#endif

@@ -1,0 +1,536 @@
+#include "synth.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "vjson.h"
+#include "vutil.h"
+
+int syn_mkdirs(const char *path)
+{
+    char *p = vu_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = 0;
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    }
+    int rc = mkdir(p, 0755);
+    free(p);
+    return rc == 0 || errno == EEXIST ? 0 : -1;
+}
+
+int syn_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "synth: cannot write %s\n", path);
+        return -1;
+    }
+    fputs(text, f);
+    return fclose(f) ? -1 : 0;
+}
+
+/* ---- text building with delta encoding ---- */
+
+static char *put_ll(char *p, long long v)
+{
+    char tmp[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *p++ = '-';
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+typedef struct {
+    long long prev;
+    int seen;
+} delta;
+
+static char *put_time(char *p, delta *d, int has, long long v)
+{
+    if (!has) {
+        *p++ = '-';
+        return p;
+    }
+    long long out = d->seen ? v - d->prev : v;
+    d->prev = v;
+    d->seen = 1;
+    return put_ll(p, out);
+}
+
+static int write_gz(const char *path, const vu_buf *b, int level, size_t *size, char sha[65])
+{
+    char mode[8];
+    snprintf(mode, sizeof mode, "wb%d", level);
+    gzFile g = gzopen(path, mode);
+    if (!g) {
+        fprintf(stderr, "synth: cannot write %s\n", path);
+        return -1;
+    }
+    size_t off = 0;
+    while (off < b->len) {
+        unsigned chunk = (unsigned)(b->len - off > (1u << 30) ? (1u << 30) : b->len - off);
+        if (gzwrite(g, b->p + off, chunk) != (int)chunk) {
+            gzclose(g);
+            return -1;
+        }
+        off += chunk;
+    }
+    if (gzclose(g) != Z_OK) return -1;
+    unsigned char *buf;
+    size_t len;
+    char err[256];
+    if (vu_read_file(path, &buf, &len, err, sizeof err)) return -1;
+    vu_sha256_hex(buf, len, sha);
+    *size = len;
+    free(buf);
+    return 0;
+}
+
+static void reserve(vu_buf *b, size_t more)
+{
+    if (b->len + more + 1 > b->cap) {
+        size_t c = b->cap ? b->cap : 1 << 16;
+        while (c < b->len + more + 1) c *= 2;
+        b->p = vu_xrealloc(b->p, c);
+        b->cap = c;
+    }
+}
+
+static vj_node *file_entry(size_t rows, size_t size, const char *sha)
+{
+    vj_node *o = vj_new_obj();
+    vj_obj_set(o, "rows", vj_new_int((long long)rows));
+    vj_obj_set(o, "sha256", vj_new_str(sha));
+    vj_obj_set(o, "size", vj_new_int((long long)size));
+    return o;
+}
+
+int syn_write_run(const char *root, const syn_run *r, int level)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, r->arm, r->round);
+    if (syn_mkdirs(dir)) return -1;
+    vj_node *files = vj_new_obj();
+    size_t size;
+    char sha[65];
+
+    /* tester */
+    vu_buf b = {0};
+    vu_buf_puts(&b, "# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
+    delta d[3] = {{0, 0}, {0, 0}, {0, 0}};
+    for (size_t i = 0; i < r->nt; i++) {
+        const syn_trow *t = &r->t[i];
+        reserve(&b, 256);
+        char *p = b.p + b.len;
+        p = put_ll(p, t->j);
+        *p++ = '\t';
+        p = put_ll(p, t->row);
+        *p++ = '\t';
+        p = put_time(p, &d[0], 1, t->sched);
+        *p++ = '\t';
+        p = put_time(p, &d[1], 1, t->send);
+        *p++ = '\t';
+        p = put_time(p, &d[2], t->has_answer, t->answer);
+        *p++ = '\t';
+        p = put_ll(p, t->status);
+        *p++ = '\t';
+        *p++ = t->kind;
+        *p++ = '\t';
+        if (t->has_score) p += sprintf(p, "%.9g", (double)t->score);
+        else *p++ = '-';
+        *p++ = '\t';
+        p = put_ll(p, t->conn);
+        *p++ = '\t';
+        p = put_ll(p, t->waited);
+        *p++ = '\n';
+        b.len = (size_t)(p - b.p);
+    }
+    snprintf(path, sizeof path, "%s/tester.tsv.gz", dir);
+    if (write_gz(path, &b, level, &size, sha)) return -1;
+    vj_obj_set(files, "tester.tsv.gz", file_entry(r->nt, size, sha));
+
+    /* service */
+    b.len = 0;
+    vu_buf_puts(&b, "# lab-raw 1 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
+                    "a1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\n");
+    delta dv[8];
+    memset(dv, 0, sizeof dv);
+    for (size_t i = 0; i < r->nv; i++) {
+        const syn_vrow *v = &r->v[i];
+        reserve(&b, 512);
+        char *p = b.p + b.len;
+        if (v->has_req) p = put_ll(p, v->req);
+        else *p++ = '-';
+        *p++ = '\t';
+        if (v->has_row) p = put_ll(p, v->row);
+        else *p++ = '-';
+        *p++ = '\t';
+        p = put_time(p, &dv[0], 1, v->arrive);
+        *p++ = '\t';
+        p = put_time(p, &dv[1], 1, v->answer);
+        *p++ = '\t';
+        p = put_ll(p, v->status);
+        *p++ = '\t';
+        *p++ = v->kind;
+        *p++ = '\t';
+        p = put_ll(p, v->lookups);
+        for (int a = 0; a < 3; a++) {
+            *p++ = '\t';
+            p = put_time(p, &dv[2 + 2 * a], v->a_has[a], v->a_start[a]);
+            *p++ = '\t';
+            p = put_time(p, &dv[3 + 2 * a], v->a_has[a], v->a_end[a]);
+            *p++ = '\t';
+            *p++ = v->a_has[a] ? v->a_out[a] : '-';
+        }
+        *p++ = '\n';
+        b.len = (size_t)(p - b.p);
+    }
+    snprintf(path, sizeof path, "%s/service.tsv.gz", dir);
+    if (write_gz(path, &b, level, &size, sha)) return -1;
+    vj_obj_set(files, "service.tsv.gz", file_entry(r->nv, size, sha));
+
+    /* store */
+    b.len = 0;
+    vu_buf_puts(&b, "# lab-raw 1 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
+    delta ds[3];
+    memset(ds, 0, sizeof ds);
+    for (size_t i = 0; i < r->ns; i++) {
+        const syn_srow *s = &r->s[i];
+        reserve(&b, 256);
+        char *p = b.p + b.len;
+        p = put_ll(p, s->req);
+        *p++ = '\t';
+        p = put_ll(p, s->attempt);
+        *p++ = '\t';
+        p = put_ll(p, s->row);
+        *p++ = '\t';
+        p = put_time(p, &ds[0], 1, s->arrive);
+        *p++ = '\t';
+        p = put_time(p, &ds[1], s->has_start, s->start);
+        *p++ = '\t';
+        p = put_time(p, &ds[2], s->has_end, s->end);
+        *p++ = '\t';
+        p = put_ll(p, s->planned);
+        *p++ = '\t';
+        p = put_ll(p, s->budget);
+        *p++ = '\t';
+        *p++ = s->outcome;
+        *p++ = '\t';
+        p = put_ll(p, s->line);
+        *p++ = '\t';
+        p = put_ll(p, s->busy);
+        *p++ = '\n';
+        b.len = (size_t)(p - b.p);
+    }
+    snprintf(path, sizeof path, "%s/store.tsv.gz", dir);
+    if (write_gz(path, &b, level, &size, sha)) return -1;
+    vj_obj_set(files, "store.tsv.gz", file_entry(r->ns, size, sha));
+    vu_buf_free(&b);
+
+    /* run.json, with the fields RAWFORMAT.md lists */
+    vj_node *o = vj_new_obj();
+    char name[128];
+    snprintf(name, sizeof name, "%s", r->arm);
+    vj_obj_set(o, "arm", vj_new_str(r->arm));
+    vj_node *spec = vj_new_obj();
+    vj_obj_set(spec, "name", vj_new_str(r->arm));
+    vj_obj_set(spec, "rate", vj_new_int(r->rate));
+    vj_obj_set(o, "arm_spec", spec);
+    vj_obj_set(o, "round", vj_new_int(r->round));
+    vj_obj_set(o, "seconds", vj_new_num(r->seconds));
+    vj_obj_set(o, "settle_s", vj_new_num(2.5));
+    vj_obj_set(o, "rate", vj_new_int(r->rate));
+    vj_obj_set(o, "schedule_seed", vj_new_int(1000000 + r->round));
+    vj_obj_set(o, "t0_ns", vj_new_int(r->t0));
+    vj_obj_set(o, "requests", vj_new_int((long long)r->nt));
+    vj_obj_set(o, "test_rows", vj_new_int(r->test_rows));
+    vj_node *idle = vj_new_obj();
+    vj_obj_set(idle, "idle_share", vj_new_num(0.987));
+    vj_obj_set(idle, "steal_share", vj_new_num(0.001));
+    vj_obj_set(idle, "passed", vj_new_bool(1));
+    vj_obj_set(idle, "enabled", vj_new_bool(1));
+    vj_obj_set(o, "idle", idle);
+    vj_obj_set(o, "cores", vj_new_str("0"));
+    vj_node *build = vj_new_obj();
+    vj_obj_set(build, "git_commit", vj_new_str("29a1fbaaa81f6add8ceef91c4812195e5c086322"));
+    vj_obj_set(build, "compiler", vj_new_str("gcc 12.2.0"));
+    vj_obj_set(o, "build", build);
+    vj_node *host = vj_new_obj();
+    vj_obj_set(host, "kernel", vj_new_str("6.18.44-fc-v657"));
+    vj_obj_set(host, "mem_total_kb", vj_new_int(24684092));
+    vj_obj_set(o, "host", host);
+    vj_node *ver = vj_new_obj();
+    vj_obj_set(ver, "zlib", vj_new_str("1.2.13"));
+    vj_obj_set(ver, "xgboost", vj_new_str("1.7.4"));
+    vj_obj_set(o, "versions", ver);
+    vj_obj_set(o, "files", files);
+    vu_buf jb = {0};
+    vj_write(o, &jb);
+    vj_free(o);
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    int rc = syn_write_text(path, jb.p);
+    vu_buf_free(&jb);
+    return rc;
+}
+
+void syn_free_run(syn_run *r)
+{
+    free(r->t);
+    free(r->v);
+    free(r->s);
+    r->t = NULL;
+    r->v = NULL;
+    r->s = NULL;
+    r->nt = r->nv = r->ns = 0;
+}
+
+/* ---- random runs ---- */
+
+static unsigned long long rng_next(unsigned long long *s)
+{
+    /* splitmix64 */
+    unsigned long long z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static double rng_u(unsigned long long *s)
+{
+    return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(unsigned long long *s)
+{
+    double u = rng_u(s), v = rng_u(s);
+    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+static int cmp_srow_end(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    if (a->has_end != b->has_end) return a->has_end ? -1 : 1;
+    if (!a->has_end) return 0;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+static int cmp_vrow_answer(const void *x, const void *y)
+{
+    const syn_vrow *a = x, *b = y;
+    return (a->answer > b->answer) - (a->answer < b->answer);
+}
+
+void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, unsigned long long seed,
+                 const syn_ref *ref, long long t0)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = (int)rate;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->t = vu_xcalloc(n, sizeof *r->t);
+    r->v = vu_xcalloc(n, sizeof *r->v);
+    r->s = vu_xcalloc(n * 3 + 1, sizeof *r->s);
+    unsigned long long st = seed;
+    double off = 0;
+    const long long limit = 25000000;
+    for (size_t j = 0; j < n; j++) {
+        off += -log(rng_u(&st)) / rate;
+        syn_trow *t = &r->t[r->nt++];
+        t->j = (long long)j;
+        t->row = (long long)(j % ref->rows);
+        t->sched = t0 + (long long)(off * 1e9);
+        t->send = t->sched + 20000 + (long long)(rng_u(&st) * 80000);
+        t->conn = (int)(j % 64);
+        syn_vrow *v = &r->v[r->nv++];
+        v->req = (long long)j;
+        v->row = t->row;
+        v->has_req = v->has_row = 1;
+        v->arrive = t->send + 15000 + (long long)(rng_u(&st) * 10000);
+        /* one or two lookups; wait lognormal around 2 ms, 1 in 100 frozen */
+        int tries = rng_u(&st) < 0.05 ? 2 : 1;
+        long long at = v->arrive + 3000;
+        int answered = 0;
+        long long done = 0;
+        for (int a = 0; a < tries; a++) {
+            double w = rng_u(&st) < 0.01 ? 1e9 + rng_u(&st) * 1e9 : 2e6 * exp(rng_normal(&st));
+            long long wait = (long long)w;
+            syn_srow *s = &r->s[r->ns++];
+            s->req = v->req;
+            s->attempt = a;
+            s->row = t->row;
+            s->arrive = at + 8000;
+            s->planned = wait;
+            s->budget = 0;
+            s->line = 0;
+            s->busy = (int)(rng_u(&st) * 6);
+            s->has_start = 1;
+            s->start = s->arrive + (rng_u(&st) < 0.1 ? (long long)(rng_u(&st) * 300000) : 0);
+            long long end = s->start + wait;
+            if (end > t0 + (long long)((n / rate + 1.5) * 1e9)) {
+                s->outcome = 'P';
+                s->has_end = 0;
+            } else {
+                s->outcome = 'A';
+                s->has_end = 1;
+                s->end = end;
+            }
+            v->a_has[a] = 1;
+            v->a_start[a] = at;
+            if (s->has_end && s->end + 9000 - at <= limit) {
+                v->a_end[a] = s->end + 9000;
+                v->a_out[a] = 'A';
+                answered = 1;
+                done = v->a_end[a];
+            } else {
+                v->a_end[a] = at + limit;
+                v->a_out[a] = 'T';
+                done = v->a_end[a];
+            }
+            at = done + 100;
+            if (answered) break;
+        }
+        v->lookups = 0;
+        for (int a = 0; a < 3; a++) v->lookups += v->a_has[a];
+        v->answer = done + 4000 + (long long)(rng_u(&st) * 3000);
+        t->has_answer = 1;
+        t->answer = v->answer + 30000 + (long long)(rng_u(&st) * 20000);
+        float lk = ref->last_known[t->row];
+        if (answered) {
+            v->kind = 'L';
+            t->kind = 'L';
+            t->score = ref->score[t->row];
+        } else if (lk == ref->default_score) {
+            v->kind = t->kind = 'D';
+            t->score = ref->default_score;
+        } else {
+            v->kind = t->kind = 'K';
+            t->score = lk;
+        }
+        v->status = t->status = 200;
+        t->has_score = 1;
+        /* 1 in 500: the tester gave up before an answer came */
+        if (rng_u(&st) < 0.002) {
+            t->has_answer = 0;
+            t->status = 0;
+            t->kind = 'E';
+            t->has_score = 0;
+        }
+        t->waited = rng_u(&st) < 0.01;
+    }
+    qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer);
+    qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end);
+    r->seconds = floor(off) + 1.0;
+}
+
+void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed)
+{
+    ref->rows = rows;
+    ref->score = vu_xmalloc(rows * sizeof *ref->score);
+    ref->last_known = vu_xmalloc(rows * sizeof *ref->last_known);
+    ref->default_score = strtof("0.272524476", NULL);
+    unsigned long long st = seed;
+    for (size_t i = 0; i < rows; i++) {
+        /* scores as the lab prints them (%.9g) read back as floats */
+        char t[32];
+        snprintf(t, sizeof t, "%.9g", rng_u(&st));
+        ref->score[i] = strtof(t, NULL);
+        if (rng_u(&st) < 0.05) {
+            ref->last_known[i] = ref->default_score;
+        } else {
+            snprintf(t, sizeof t, "%.9g", rng_u(&st));
+            ref->last_known[i] = strtof(t, NULL);
+        }
+    }
+}
+
+void syn_free_ref(syn_ref *ref)
+{
+    free(ref->score);
+    free(ref->last_known);
+    ref->score = ref->last_known = NULL;
+}
+
+int syn_write_reference(const char *root, const syn_ref *ref)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/results/reference", root);
+    if (syn_mkdirs(dir)) return -1;
+    vu_buf b = {0};
+    vu_buf_puts(&b, "customer\tcutoff\tlabel\tscore\tlast_known\n");
+    for (size_t i = 0; i < ref->rows; i++)
+        vu_buf_printf(&b, "%zu\t2011-%02zu-01\t%zu\t%.9g\t%.9g\n", 12346 + i, 6 + i % 6, i % 3 == 0 ? (size_t)1 : 0,
+                      (double)ref->score[i], (double)ref->last_known[i]);
+    snprintf(path, sizeof path, "%s/scores.tsv", dir);
+    int rc = syn_write_text(path, b.p);
+    vu_buf_free(&b);
+    if (rc) return rc;
+    char js[512];
+    snprintf(js, sizeof js,
+             "{\n \"shop\": \"generated\",\n \"default_score\": %.9g,\n \"test_rows\": %zu,\n \"test_ap\": 0.570016972,\n"
+             " \"model\": {\"library\": \"xgboost 1.7.4\"}\n}\n",
+             (double)ref->default_score, ref->rows);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    return syn_write_text(path, js);
+}
+
+static void walk(const char *root, const char *rel, vu_buf *out)
+{
+    char *dir = vu_xasprintf("%s/%s", root, rel);
+    char **names;
+    size_t n;
+    char err[256];
+    if (vu_list_dir(dir, &names, &n, err, sizeof err)) {
+        free(dir);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char *r = vu_xasprintf("%s/%s", rel, names[i]);
+        char *full = vu_xasprintf("%s/%s", root, r);
+        if (vu_is_dir(full)) {
+            walk(root, r, out);
+        } else {
+            unsigned char *b;
+            size_t len;
+            if (!vu_read_file(full, &b, &len, err, sizeof err)) {
+                char sha[65];
+                vu_sha256_hex(b, len, sha);
+                vu_buf_printf(out, "%s\t%zu\t%s\n", r, len, sha);
+                free(b);
+            }
+        }
+        free(r);
+        free(full);
+    }
+    vu_free_names(names, n);
+    free(dir);
+}
+
+int syn_write_manifest(const char *root)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/provenance", root);
+    if (syn_mkdirs(dir)) return -1;
+    vu_buf b = {0};
+    vu_buf_puts(&b, "path\tsize\tsha256\n");
+    walk(root, "results/raw", &b);
+    walk(root, "results/reference", &b);
+    snprintf(path, sizeof path, "%s/manifest-measure.tsv", dir);
+    int rc = syn_write_text(path, b.p);
+    vu_buf_free(&b);
+    return rc;
+}
