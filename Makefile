@@ -31,7 +31,7 @@ TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect
-.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release
 
 all: deps
 	$(MAKE) build
@@ -124,6 +124,9 @@ collect: $(BIN)/collect
 factcheck:
 	$(MAKE) -C verify
 	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv
+
+release: factcheck
+	bash pipeline/release.sh $(OUT)
 
 bench: build
 	bash tests/bench.sh
