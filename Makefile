@@ -30,8 +30,8 @@ PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
-         $(BIN)/collect
-.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release
+         $(BIN)/collect $(BIN)/play
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play
 
 all: deps
 	$(MAKE) build
@@ -62,6 +62,8 @@ $(BIN)/tester: lab/tester.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
 $(BIN)/collect: pipeline/collect.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
+$(BIN)/play: lab/play.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
@@ -124,6 +126,12 @@ collect: $(BIN)/collect
 factcheck:
 	$(MAKE) -C verify
 	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv
+
+# The playground: a deterministic simulation of the store and the policies.
+# make play [PLAY='--arm H3-fb25 --seeds 1-5']
+PLAY ?= --arm H4-r2 --seeds 1-10
+play: $(BIN)/play
+	$(BIN)/play $(PLAY)
 
 release: factcheck
 	bash pipeline/release.sh $(OUT)
