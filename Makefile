@@ -1,6 +1,7 @@
 # The timeouts-and-fallbacks lab.  The only entry point: see README.md.
 #
-#   make all        deps, build, prepare, check (later stages join as they land)
+#   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck
+#   make quick      the same on the quick profile into build/quick (minutes)
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
 #   make prepare    shop -> features -> model -> build/prep/
@@ -24,19 +25,24 @@ CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeli
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse
-PIPE_MODS := shop feat train redact
+PIPE_MODS := shop feat train redact apcost
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
-         $(BIN)/collect $(BIN)/play
-.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play
+         $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play ap cost
 
 all: deps
 	$(MAKE) build
 	$(MAKE) prepare
 	$(MAKE) check
+	$(MAKE) measure
+	$(MAKE) collect
+	$(MAKE) ap
+	$(MAKE) cost
+	$(MAKE) factcheck
 
 build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run
 
@@ -62,6 +68,12 @@ $(BIN)/tester: lab/tester.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
 $(BIN)/collect: pipeline/collect.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
+$(BIN)/measure: pipeline/measure.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/ap: pipeline/apstage.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
+$(BIN)/cost: pipeline/cost.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/play: lab/play.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
@@ -89,7 +101,7 @@ prepare: $(BIN)/prepare
 	$(BIN)/prepare --prep $(PREP) --prov $(PROV) --data data
 
 check: $(BIN)/check
-	$(BIN)/check --prov $(PROV)
+	$(BIN)/check --prov $(PROV) --root $(OUT)
 
 # One arm, one round: make run ARM=H3-fb25 ROUND=1 [SECONDS=30] [CORES=0] [OUT=.]
 ARM     ?= H3-fb25
@@ -109,6 +121,15 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	$(MAKE) -C verify test
 	$(BIN)/tests --jobs 1
 
+# The whole schedule: every arm x round of the profile, resumable.
+# make measure [PROFILE=full|quick|tiny] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
+# (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
+HOST ?=
+measure: $(PROGS)
+	@test -f $(PREP)/summary.json || $(MAKE) prepare
+	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
+	    --data data --cores $(CORES) --gate $(GATE) $(if $(HOST),--host $(HOST))
+
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
 # PGURL=... for an existing server.
 PGURL ?=
@@ -120,6 +141,28 @@ collect: $(BIN)/collect
 	  $(BIN)/collect --root $(OUT) --pgurl "$$url"; rc=$$?; \
 	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
 	fi
+
+# The stand-ins' cost in AP (20 model seeds, paired bootstrap; arms chosen in
+# pipeline/ap_arms.tsv), loaded into PostgreSQL too; and the measurement's cost.
+AP_ARMS  ?= pipeline/ap_arms.tsv
+AP_FLAGS ?=
+ap: $(BIN)/ap
+	@test -f $(PREP)/summary.json || $(MAKE) prepare
+	@if [ -n "$(PGURL)" ]; then \
+	  $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) $(AP_FLAGS) --pgurl "$(PGURL)"; \
+	else \
+	  url=$$(bash pipeline/pg.sh start $(B)/pg) || exit 1; \
+	  $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) $(AP_FLAGS) --pgurl "$$url"; rc=$$?; \
+	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
+	fi
+
+# make cost [START=2026-11-30T06:00:00Z END=... PRICE_PER_HOUR=0.0363] for a rented machine
+START ?=
+END ?=
+PRICE_PER_HOUR ?=
+cost: $(BIN)/cost
+	$(BIN)/cost --root $(OUT) $(if $(START),--start $(START)) $(if $(END),--end $(END)) \
+	    $(if $(PRICE_PER_HOUR),--price-per-hour $(PRICE_PER_HOUR))
 
 # The independent verifier, built alone from verify/ (nothing of lab/ or
 # pipeline/), recomputes every number and scans every output for secrets.

@@ -1,8 +1,11 @@
 /* check: re-hash every file named in the fingerprint manifests and compare.
  *
- *   check [--prov DIR]
+ *   check [--prov DIR] [--root OUT]
  *
- * Reads every DIR/manifest-*.tsv (path, size, sha256).  Each file whose size
+ * Reads every DIR/manifest-*.tsv (path, size, sha256).  The paths of
+ * manifest-prepare.tsv are relative to the repository (the current folder);
+ * those of every other manifest (measure's) relative to OUT, the folder that
+ * holds results/ and provenance/.  Each file whose size
  * or sha256 differs, or that is missing, is named on stderr; the exit code
  * is 1 when any is, 2 when there is no manifest or one is malformed.
  */
@@ -14,7 +17,7 @@
 
 #include "util.h"
 
-static int check_manifest(const char *path, size_t *nfiles, size_t *nbad)
+static int check_manifest(const char *path, const char *base, size_t *nfiles, size_t *nbad)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -46,7 +49,12 @@ static int check_manifest(const char *path, size_t *nfiles, size_t *nbad)
         char sha[65], err[UT_ERRLEN] = "";
         uint64_t size = 0;
         (*nfiles)++;
-        if (ut_sha256_file(line, sha, &size, err, sizeof err) != 0) {
+        char full[8400];
+        if (base && strcmp(base, ".") != 0)
+            snprintf(full, sizeof full, "%s/%s", base, line);
+        else
+            snprintf(full, sizeof full, "%s", line);
+        if (ut_sha256_file(full, sha, &size, err, sizeof err) != 0) {
             ut_err("CHANGED %s: %s", line, err);
             (*nbad)++;
         } else if (size != want || strcmp(sha, t2 + 1) != 0) {
@@ -62,12 +70,14 @@ static int check_manifest(const char *path, size_t *nfiles, size_t *nbad)
 int main(int argc, char **argv)
 {
     ut_set_prog("check");
-    const char *dir = "provenance";
+    const char *dir = "provenance", *root = ".";
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--prov") && i + 1 < argc)
             dir = argv[++i];
+        else if (!strcmp(argv[i], "--root") && i + 1 < argc)
+            root = argv[++i];
         else {
-            ut_err("usage: check [--prov DIR]");
+            ut_err("usage: check [--prov DIR] [--root OUT]");
             return 2;
         }
     }
@@ -94,7 +104,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < nm; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (check_manifest(path, &nfiles, &nbad) != 0)
+        const char *base = strcmp(names[i], "manifest-prepare.tsv") == 0 ? "." : root;
+        if (check_manifest(path, base, &nfiles, &nbad) != 0)
             bad = 1;
         free(names[i]);
     }

@@ -149,10 +149,11 @@ Test(lab, t25_answers_504_for_frozen_lookups_and_never_late)
     int64_t *lat504 = malloc(r.t.n * sizeof *lat504);
     for (size_t j = 0; j < r.t.n; j++) {
         int64_t lat = rr_get(&r.t, "answer_t", j) - rr_get(&r.t, "sched_t", j);
-        /* 25 ms and a small bound: 10 ms for every request (this shared VM
-         * now and then pauses a process for a few ms), 1 ms for the median
-         * 504 (below). */
-        cr_assert_lt(lat, 25 * MS + 10 * MS, "request %zu took %ld ns", j, (long)lat);
+        /* 25 ms and a small bound: 1 ms for the median 504 and 3 ms for the
+         * 95th percentile (below); for every request only 50 ms, far below a
+         * freeze's 1 s, as this shared VM now and then pauses a process for
+         * many ms when other work runs. */
+        cr_assert_lt(lat, 25 * MS + 50 * MS, "request %zu took %ld ns", j, (long)lat);
         long st = store_row(&r.st, (int64_t)j, 0);
         cr_assert_geq(st, 0);
         int64_t planned = rr_get(&r.st, "planned_ns", (size_t)st);
@@ -169,6 +170,8 @@ Test(lab, t25_answers_504_for_frozen_lookups_and_never_late)
     cr_assert_gt(n504, r.t.n / 10, "a fifth of lookups freeze: %zu of %zu", n504, r.t.n);
     qsort(lat504, n504, sizeof lat504[0], cmp_i64);
     cr_assert_lt(lat504[n504 / 2], 26 * MS, "median 504 latency %ld ns", (long)lat504[n504 / 2]);
+    cr_assert_lt(lat504[n504 * 95 / 100], 28 * MS, "95th percentile 504 latency %ld ns",
+                 (long)lat504[n504 * 95 / 100]);
     free(lat504);
     free_run(&r);
 }

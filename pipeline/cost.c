@@ -1,0 +1,118 @@
+/* cost: the measurement's machine time and, for a rented machine, its price
+ * (`make cost`).  Definitions: pipeline/APCOST.md.
+ *
+ *   cost --root OUT [--start UTC --end UTC --price-per-hour USD] [--prov DIR]
+ *
+ * Reads OUT/provenance/stage-NAME.json (every stage but cost itself),
+ * OUT/provenance/runs/RUN.json (measure's per-run records) and, for runs
+ * without such a record, OUT/results/raw/RUN/run.json; writes
+ * OUT/results/cost.json atomically and DIR/stage-cost.json (default
+ * OUT/provenance).  UTC times look like 2026-11-30T05:29:36Z.  Without the
+ * three rental settings the price is null, with a note.
+ *
+ * Exit 0 done; 1 failed (the message names the file); 2 usage.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apcost.h"
+#include "prov.h"
+#include "util.h"
+
+static int usage(void)
+{
+    ut_err("usage: cost --root OUT [--start UTC --end UTC --price-per-hour USD] [--prov DIR]");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("cost");
+    const char *root = NULL, *start = NULL, *end = NULL, *provdir = NULL;
+    double price = -1;
+    for (int i = 1; i < argc; i += 2) {
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            ut_err("option %s needs a value", k);
+            return usage();
+        }
+        if (!strcmp(k, "--root"))
+            root = v;
+        else if (!strcmp(k, "--start"))
+            start = v[0] ? v : NULL;
+        else if (!strcmp(k, "--end"))
+            end = v[0] ? v : NULL;
+        else if (!strcmp(k, "--prov"))
+            provdir = v;
+        else if (!strcmp(k, "--price-per-hour")) {
+            if (!v[0])
+                continue;
+            char *e;
+            price = strtod(v, &e);
+            if (*e || !isfinite(price) || price < 0) {
+                ut_err("--price-per-hour must be a number >= 0 (got \"%s\")", v);
+                return 2;
+            }
+        } else {
+            ut_err("unknown option %s", k);
+            return usage();
+        }
+    }
+    if (!root)
+        return usage();
+    char provbuf[4200], path[4200], dir[4200], err[UT_ERRLEN] = "";
+    if (!provdir) {
+        snprintf(provbuf, sizeof provbuf, "%s/provenance", root);
+        provdir = provbuf;
+    }
+    prov *pv = prov_begin("cost", argc, argv);
+    json_t *c = NULL;
+    int rc = apc_cost_json(root, start, end, price, (void **)&c, err, sizeof err);
+    if (rc == 0) {
+        char *text = json_dumps(c, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+        size_t n = text ? strlen(text) : 0;
+        char *t2 = text ? realloc(text, n + 2) : NULL;
+        if (!t2) {
+            free(text);
+            snprintf(err, sizeof err, "out of memory");
+            rc = -1;
+        } else {
+            t2[n] = '\n';
+            t2[n + 1] = 0;
+            snprintf(dir, sizeof dir, "%s/results", root);
+            snprintf(path, sizeof path, "%s/results/cost.json", root);
+            rc = ut_mkdir_p(dir, err, sizeof err) == 0 && ut_write_file(path, t2, n + 1, err, sizeof err) == 0 &&
+                         prov_output(pv, path, err, sizeof err) == 0
+                     ? 0
+                     : -1;
+            free(t2);
+        }
+    }
+    if (rc == 0) {
+        json_t *t = json_object_get(c, "totals"), *r = json_object_get(c, "rental");
+        printf("cost: %lld stages, %lld runs: wall %.1f s (%.4f machine hours), CPU %.1f s\n",
+               (long long)json_integer_value(json_object_get(t, "stages")),
+               (long long)json_integer_value(json_object_get(t, "runs")),
+               json_number_value(json_object_get(t, "wall_s")), json_number_value(json_object_get(t, "machine_hours")),
+               json_number_value(json_object_get(t, "cpu_s")));
+        if (json_is_number(json_object_get(r, "price_usd")))
+            printf("cost: rented %.4f h at %.4f USD/h: %.4f USD\n", json_number_value(json_object_get(r, "hours")),
+                   json_number_value(json_object_get(r, "price_per_hour_usd")),
+                   json_number_value(json_object_get(r, "price_usd")));
+        else
+            printf("cost: %s\n", json_string_value(json_object_get(r, "note")));
+        printf("cost: wrote %s\n", path);
+    } else {
+        ut_err("%s", err[0] ? err : "failed");
+    }
+    json_decref(c);
+    char perr[UT_ERRLEN];
+    if (prov_end(pv, rc == 0 ? 0 : 1, provdir, perr, sizeof perr) != 0) {
+        ut_err("%s", perr);
+        rc = -1;
+    }
+    return rc == 0 ? 0 : 1;
+}

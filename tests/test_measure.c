@@ -1,0 +1,729 @@
+/* `measure`: the schedule, resuming, fingerprints, the preregistration
+ * check and --host over ssh, on the tiny profile (6 arms x 2 rounds of 1 s,
+ * the store's run-on cut to 0.2 s) with the idle gate off.
+ *
+ * Each test works in fresh temporary folders with its own prereg.json,
+ * made here by hashing data/guesses.tsv and data/design.md.  The expected
+ * schedule is computed here from its written definition (Fisher-Yates, ut_rng
+ * seeded 7919*r, arms in lab/arms.tsv's order), not taken from measure. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define NRUNS 12
+static const char *TINY[] = {"F3-none", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "Z-capacity"};
+static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
+#define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2"
+
+static char out[64], aux[64]; /* OUT of measure; a folder for logs, keys and fake programs */
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int shf(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path)
+{
+    char *b = NULL, err[UT_ERRLEN];
+    size_t n;
+    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
+    return b;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* prereg.json for the current data files; a non-NULL bad_sha replaces guesses.tsv's. */
+static void write_prereg(const char *bad_sha)
+{
+    char path[256], err[UT_ERRLEN], sha[2][65];
+    uint64_t size[2];
+    const char *f[2] = {"data/guesses.tsv", "data/design.md"};
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(ut_sha256_file(f[i], sha[i], &size[i], err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/provenance", out);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [\n"
+             " {\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\", \"size\": %llu},\n"
+             " {\"path\": \"data/design.md\", \"sha256\": \"%s\", \"size\": %llu}]}\n",
+             bad_sha ? bad_sha : sha[0], (unsigned long long)size[0], sha[1], (unsigned long long)size[1]);
+    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
+}
+
+static void setup(void)
+{
+    snprintf(out, sizeof out, "/tmp/measureXXXXXX");
+    snprintf(aux, sizeof aux, "/tmp/measureauxXXXXXX");
+    cr_assert_not_null(mkdtemp(out));
+    cr_assert_not_null(mkdtemp(aux));
+    write_prereg(NULL);
+}
+
+static void teardown(void)
+{
+    shf("rm -rf %s %s", out, aux);
+}
+
+TestSuite(measure, .init = setup, .fini = teardown, .timeout = 240);
+
+/* The schedule as its definition says: header lines, then k round position arm. */
+static void expected_schedule(char *buf, size_t n)
+{
+    const char *order[6];
+    int na = 0;
+    FILE *f = fopen("lab/arms.tsv", "r");
+    cr_assert_not_null(f);
+    char line[1024];
+    int first = 1;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        if (first) { /* the header */
+            first = 0;
+            continue;
+        }
+        line[strcspn(line, "\t\n")] = 0;
+        for (int i = 0; i < 6; i++)
+            if (!strcmp(line, TINY[i]))
+                order[na++] = TINY[i];
+    }
+    fclose(f);
+    cr_assert_eq(na, 6);
+    size_t len = (size_t)snprintf(buf, n, "k\tround\tposition\tarm\n");
+    int k = 1;
+    for (int r = 1; r <= 2; r++) {
+        const char *o[6];
+        memcpy(o, order, sizeof o);
+        ut_rng g;
+        ut_rng_seed(&g, 7919ULL * (uint64_t)r);
+        for (int i = 5; i > 0; i--) {
+            int j = (int)(ut_rng_u64(&g) % (uint64_t)(i + 1));
+            const char *t = o[i];
+            o[i] = o[j];
+            o[j] = t;
+        }
+        int same = 1;
+        for (int i = 0; i < 6; i++) {
+            same &= o[i] == order[i];
+            len += (size_t)snprintf(buf + len, n - len, "%d\t%d\t%d\t%s\n", k++, r, i + 1, o[i]);
+        }
+        cr_assert(!same, "round %d: the shuffle left lab/arms.tsv's order", r);
+    }
+}
+
+/* A run folder: exactly four files, each event file matching run.json's sha256 and size. */
+static void check_run_dir(const char *root, const char *name)
+{
+    char path[512], err[UT_ERRLEN], sha[65];
+    snprintf(path, sizeof path, "%s/results/raw/%s", root, name);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s missing", path);
+    int nf = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        nf += e->d_name[0] != '.';
+    closedir(d);
+    cr_assert_eq(nf, 4, "%s holds %d files", path, nf);
+    snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, name);
+    json_t *r = json_load_file(path, 0, NULL);
+    cr_assert_not_null(r, "%s", path);
+    cr_assert_float_eq(json_number_value(json_object_get(r, "seconds")), 1.0, 1e-12);
+    for (int i = 0; i < 3; i++) {
+        json_t *f = json_object_get(json_object_get(r, "files"), EV[i]);
+        uint64_t size;
+        snprintf(path, sizeof path, "%s/results/raw/%s/%s", root, name, EV[i]);
+        cr_assert_eq(ut_sha256_file(path, sha, &size, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(sha, json_string_value(json_object_get(f, "sha256")), "%s", path);
+        cr_assert_eq((json_int_t)size, json_integer_value(json_object_get(f, "size")), "%s", path);
+    }
+    json_decref(r);
+}
+
+static void all_runs(const char *root)
+{
+    char name[64];
+    for (int i = 0; i < 6; i++)
+        for (int r = 1; r <= 2; r++) {
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
+            check_run_dir(root, name);
+        }
+}
+
+/* The manifest: every file under results/raw and results/reference, relative paths, right sha256. */
+static void check_manifest(const char *root)
+{
+    char path[512], err[UT_ERRLEN];
+    snprintf(path, sizeof path, "%s/provenance/manifest-measure.tsv", root);
+    char *m = slurp(path);
+    cr_assert(!strncmp(m, "path\tsize\tsha256\n", 17), "%s: header", path);
+    int lines = 0, raw = 0, ref = 0;
+    for (char *p = m + 17; *p;) {
+        char *nl = strchr(p, '\n');
+        cr_assert_not_null(nl);
+        *nl = 0;
+        char rel[256], sha[65], got[65];
+        unsigned long long size;
+        cr_assert_eq(sscanf(p, "%255s\t%llu\t%64s", rel, &size, sha), 3, "%s", p);
+        cr_assert(rel[0] != '/', "absolute path in the manifest: %s", rel);
+        raw += !strncmp(rel, "results/raw/", 12);
+        ref += !strncmp(rel, "results/reference/", 18);
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        uint64_t sz;
+        cr_assert_eq(ut_sha256_file(path, got, &sz, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(got, sha, "%s", rel);
+        cr_assert_eq(sz, size, "%s", rel);
+        lines++;
+        p = nl + 1;
+    }
+    free(m);
+    cr_assert_eq(raw, NRUNS * 4, "raw files in the manifest: %d", raw);
+    cr_assert_eq(ref, 2);
+    cr_assert_eq(lines, NRUNS * 4 + 2);
+    /* and results/reference holds copies of the prepared files */
+    const char *refs[] = {"scores.tsv", "summary.json"};
+    for (int i = 0; i < 2; i++) {
+        char a[65], b[65];
+        uint64_t sa, sb;
+        snprintf(path, sizeof path, "%s/results/reference/%s", root, refs[i]);
+        cr_assert_eq(ut_sha256_file(path, a, &sa, err, sizeof err), 0, "%s", err);
+        snprintf(path, sizeof path, "build/prep/%s", refs[i]);
+        cr_assert_eq(ut_sha256_file(path, b, &sb, err, sizeof err), 0, "%s", err);
+        cr_assert_str_eq(a, b, "%s", refs[i]);
+    }
+}
+
+static json_t *record(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/provenance/runs/%s.json", out, name);
+    json_t *r = json_load_file(path, 0, NULL);
+    cr_assert_not_null(r, "%s", path);
+    return r;
+}
+
+static void stat_of(const char *name, const char *file, struct stat *st)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/results/raw/%s/%s", out, name, file);
+    cr_assert_eq(stat(path, st), 0, "%s", path);
+}
+
+/* A folder of programs: the real store, service and tester, and `run` as given. */
+static void fake_bin(const char *dir, const char *run_script)
+{
+    char path[512], err[UT_ERRLEN], cwd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0, "%s", err);
+    const char *progs[] = {"store", "service", "tester"};
+    for (int i = 0; i < 3; i++) {
+        char target[4200];
+        snprintf(target, sizeof target, "%s/build/bin/%s", cwd, progs[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, progs[i]);
+        cr_assert_eq(symlink(target, path), 0, "%s", path);
+    }
+    snprintf(path, sizeof path, "%s/run", dir);
+    char text[8192];
+    snprintf(text, sizeof text, "#!/bin/sh\nREAL='%s/build/bin/run'\n%s", cwd, run_script);
+    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(chmod(path, 0755), 0);
+}
+
+Test(measure, tiny_runs_schedule_manifest_and_records)
+{
+    /* `run` leaves a marker in the kernel log (when it can) before the real run,
+     * so the record's log lines can be checked. */
+    char bin[128], log[128], script[512];
+    snprintf(bin, sizeof bin, "%s/bin", aux);
+    snprintf(script, sizeof script,
+             "if [ -w /dev/kmsg ]; then echo \"lab-measure-test %s $2-r$4\" > /dev/kmsg; fi\nexec \"$REAL\" \"$@\"\n",
+             out);
+    fake_bin(bin, script);
+    snprintf(log, sizeof log, "%s/log1", aux);
+    int rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(count(text, "measure: run "), NRUNS, "%s", text);
+    cr_assert(strstr(text, "run 12 of 12"), "%s", text);
+    free(text);
+    all_runs(out);
+    check_manifest(out);
+
+    /* the schedule: both rounds, shuffled as defined */
+    char path[256], want[2048];
+    snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
+    char *sched = slurp(path);
+    cr_assert(!strncmp(sched, "# ", 2) && strstr(sched, "profile tiny"), "%s", sched);
+    expected_schedule(want, sizeof want);
+    cr_assert_str_eq(strchr(sched, '\n') + 1, want);
+
+    /* each run's record */
+    int writable = access("/dev/kmsg", W_OK) == 0;
+    for (int i = 0; i < 6; i++)
+        for (int r = 1; r <= 2; r++) {
+            char name[64], mark[256];
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
+            json_t *rec = record(name);
+            cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 0);
+            cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
+            cr_assert(json_is_object(json_object_get(rec, "host")));
+            cr_assert(json_is_object(json_object_get(rec, "idle")));
+            cr_assert(json_is_number(json_object_get(json_object_get(json_object_get(rec, "cpu"), "service"), "share")));
+            cr_assert(json_is_integer(json_object_get(json_object_get(rec, "peak_rss_kb"), "store")));
+            json_t *sl = json_object_get(rec, "syslog");
+            const char *src = json_string_value(json_object_get(sl, "source"));
+            cr_assert(src && (!strcmp(src, "journalctl") || !strcmp(src, "/var/log/syslog") ||
+                              !strcmp(src, "dmesg") || !strcmp(src, "none")),
+                      "%s", src ? src : "(none)");
+            cr_assert(json_is_array(json_object_get(sl, "lines")));
+            if (writable && !strcmp(src, "dmesg")) {
+                /* its own marker, and no other run's */
+                char *lines = json_dumps(json_object_get(sl, "lines"), 0);
+                snprintf(mark, sizeof mark, "lab-measure-test %s %s\"", out, name);
+                cr_assert(strstr(lines, mark), "%s: %s", name, lines);
+                snprintf(mark, sizeof mark, "lab-measure-test %s ", out);
+                cr_assert_eq(count(lines, mark), 1, "%s: %s", name, lines);
+                free(lines);
+            }
+            json_decref(rec);
+        }
+    snprintf(path, sizeof path, "%s/provenance/stage-measure.json", out);
+    json_t *st = json_load_file(path, 0, NULL);
+    cr_assert_not_null(st);
+    cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), 0);
+    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRUNS * 4 + 2 + 1 + NRUNS + 1));
+    json_decref(st);
+
+    /* a second call: the same schedule, every run kept untouched */
+    struct stat before[6][2], after;
+    for (int i = 0; i < 6; i++)
+        for (int r = 0; r < 2; r++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r + 1);
+            stat_of(name, "tester.tsv.gz", &before[i][r]);
+        }
+    snprintf(log, sizeof log, "%s/log2", aux);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), NRUNS, "%s", text);
+    cr_assert_eq(count(text, "elapsed"), 0, "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
+    char *again = slurp(path);
+    cr_assert_str_eq(again, sched);
+    free(again);
+    free(sched);
+    for (int i = 0; i < 6; i++)
+        for (int r = 0; r < 2; r++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r + 1);
+            stat_of(name, "tester.tsv.gz", &after);
+            cr_assert_eq(after.st_ino, before[i][r].st_ino, "%s", name);
+            cr_assert_eq(after.st_mtim.tv_nsec, before[i][r].st_mtim.tv_nsec, "%s", name);
+            cr_assert_eq(after.st_mtim.tv_sec, before[i][r].st_mtim.tv_sec, "%s", name);
+        }
+    check_manifest(out);
+
+    /* another profile into the same OUT: refused, naming the schedule */
+    snprintf(log, sizeof log, "%s/log3", aux);
+    rc = shf("build/bin/measure --profile quick --gate 0 --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "schedule.tsv") && strstr(text, "profile tiny"), "%s", text);
+    free(text);
+}
+
+/* Any process still running with OUT in its command line (a run measure left behind)? */
+static int leftovers(void)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[4096];
+        snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0)
+            continue;
+        ssize_t len = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (len <= 0)
+            continue;
+        for (ssize_t i = 0; i < len; i++)
+            if (!buf[i])
+                buf[i] = ' ';
+        buf[len] = 0;
+        n += strstr(buf, out) != NULL;
+    }
+    closedir(d);
+    return n;
+}
+
+static int complete_runs(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/results/raw", out);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+Test(measure, killed_after_second_run_then_only_the_rest)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/log1", aux);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl("build/bin/measure", "measure", "--profile", "tiny", "--gate", "0", "--settle-s", "0.2", "--root", out,
+              (char *)NULL);
+        _exit(127);
+    }
+    /* the second run folder appears under its final name only when complete */
+    double waited = 0;
+    while (complete_runs() < 2 && waited < 120) {
+        sleep_s(0.02);
+        waited += 0.02;
+    }
+    kill(pid, SIGTERM);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    int kept = complete_runs(); /* measure is gone, and the run it had started */
+    char *text = slurp(log);
+    /* the poll sees each folder within 20 ms; a run lasts over a second */
+    cr_assert(kept >= 2 && kept < NRUNS, "%d runs complete at the kill: %s", kept, text);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d: %s", st, text);
+    cr_assert(strstr(text, "stopped by signal 15"), "%s", text);
+    free(text);
+    for (int i = 0; i < 50 && leftovers(); i++)
+        sleep_s(0.1);
+    cr_assert_eq(leftovers(), 0, "processes of the stopped run are still there");
+
+    /* what is kept: the complete runs, nothing else; no manifest yet */
+    char path[256];
+    snprintf(path, sizeof path, "%s/provenance/manifest-measure.tsv", out);
+    cr_assert_neq(access(path, F_OK), 0, "a manifest after an interrupted measure");
+    snprintf(path, sizeof path, "%s/provenance/stage-measure.json", out);
+    json_t *sj = json_load_file(path, 0, NULL);
+    cr_assert_not_null(sj);
+    cr_assert_eq(json_integer_value(json_object_get(sj, "exit_code")), 128 + SIGTERM);
+    json_decref(sj);
+    snprintf(path, sizeof path, "%s/results/raw", out);
+    DIR *d = opendir(path);
+    char names[NRUNS][64];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        cr_assert(e->d_name[0] != '.', "left behind: %s", e->d_name);
+        cr_assert(n < kept, "more runs than were complete at the kill: %s", e->d_name);
+        snprintf(names[n++], sizeof names[0], "%.63s", e->d_name);
+    }
+    closedir(d);
+    cr_assert_eq(n, kept);
+    struct stat before[NRUNS][3];
+    char sha[NRUNS][3][65], err[UT_ERRLEN];
+    for (int i = 0; i < kept; i++) {
+        check_run_dir(out, names[i]);
+        for (int f = 0; f < 3; f++) {
+            stat_of(names[i], EV[f], &before[i][f]);
+            char p[1024];
+            uint64_t sz;
+            snprintf(p, sizeof p, "%s/results/raw/%s/%s", out, names[i], EV[f]);
+            cr_assert_eq(ut_sha256_file(p, sha[i][f], &sz, err, sizeof err), 0, "%s", err);
+        }
+    }
+
+    /* the rerun keeps those and measures only the rest */
+    snprintf(log, sizeof log, "%s/log2", aux);
+    int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), kept, "%s", text);
+    cr_assert_eq(count(text, "elapsed"), NRUNS - kept, "%s", text);
+    for (int i = 0; i < kept; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "%.*s round %s  complete already: skip", (int)(strrchr(names[i], '-') - names[i]),
+                 names[i], strrchr(names[i], '-') + 2);
+        cr_assert(strstr(text, line), "%s not skipped: %s", names[i], text);
+    }
+    free(text);
+    for (int i = 0; i < kept; i++)
+        for (int f = 0; f < 3; f++) {
+            struct stat now;
+            stat_of(names[i], EV[f], &now);
+            cr_assert_eq(now.st_ino, before[i][f].st_ino);
+            cr_assert_eq(now.st_mtim.tv_sec, before[i][f].st_mtim.tv_sec);
+            cr_assert_eq(now.st_mtim.tv_nsec, before[i][f].st_mtim.tv_nsec);
+            char p[1024], s2[65];
+            uint64_t sz;
+            snprintf(p, sizeof p, "%s/results/raw/%s/%s", out, names[i], EV[f]);
+            cr_assert_eq(ut_sha256_file(p, s2, &sz, err, sizeof err), 0, "%s", err);
+            cr_assert_str_eq(s2, sha[i][f]);
+        }
+    all_runs(out);
+    check_manifest(out);
+}
+
+Test(measure, tampered_run_named_gate_recorded_then_measured_again)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/log1", aux);
+    int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    free(text);
+    struct stat other_before, other_after;
+    stat_of("F3-none-r1", "tester.tsv.gz", &other_before);
+
+    /* one byte of H3-dl-r2's tester.tsv.gz changes */
+    char path[512];
+    snprintf(path, sizeof path, "%s/results/raw/H3-dl-r2/tester.tsv.gz", out);
+    FILE *f = fopen(path, "r+b");
+    cr_assert_not_null(f);
+    fseek(f, 100, SEEK_SET);
+    int ch = fgetc(f);
+    fseek(f, 100, SEEK_SET);
+    fputc(ch ^ 0x20, f);
+    fclose(f);
+
+    /* a rerun names it, removes it and measures it again; here the machine
+     * is never idle (a `run` that exits 3 like the idle gate) */
+    char bin[128];
+    snprintf(bin, sizeof bin, "%s/bin", aux);
+    fake_bin(bin, "echo \"tester: idle gate: only 41.0% idle (steal 0.0%) in the last 2 s after 60.0 s\" >&2\nexit 3\n");
+    snprintf(log, sizeof log, "%s/log2", aux);
+    rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 3, "%s", text);
+    cr_assert(strstr(text, "results/raw/H3-dl-r2: tester.tsv.gz differs"), "%s", text);
+    cr_assert(strstr(text, "1 runs could not pass the idle gate; rerun make measure to measure them"), "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 1, "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results/raw/H3-dl-r2", out);
+    cr_assert_neq(access(path, F_OK), 0, "the tampered folder is still there");
+    snprintf(path, sizeof path, "%s/provenance/manifest-measure.tsv", out);
+    cr_assert_neq(access(path, F_OK), 0, "a manifest with a run missing");
+    json_t *rec = record("H3-dl-r2");
+    cr_assert(json_is_false(json_object_get(rec, "gate_passed")));
+    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 3);
+    char *lines = json_dumps(json_object_get(rec, "run_output"), 0);
+    cr_assert(strstr(lines, "41.0% idle"), "%s", lines);
+    free(lines);
+    json_decref(rec);
+
+    /* the next rerun measures only that one */
+    snprintf(log, sizeof log, "%s/log3", aux);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 1, "%s", text);
+    cr_assert_eq(count(text, "elapsed"), 1, "%s", text);
+    cr_assert(strstr(text, "H3-dl round 2  elapsed"), "%s", text);
+    free(text);
+    rec = record("H3-dl-r2");
+    cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
+    json_decref(rec);
+    stat_of("F3-none-r1", "tester.tsv.gz", &other_after);
+    cr_assert_eq(other_after.st_mtim.tv_nsec, other_before.st_mtim.tv_nsec);
+    cr_assert_eq(other_after.st_ino, other_before.st_ino);
+    all_runs(out);
+    check_manifest(out);
+}
+
+Test(measure, changed_guesses_or_design_refused)
+{
+    char log[128], path[256];
+    snprintf(log, sizeof log, "%s/log", aux);
+    write_prereg("0000000000000000000000000000000000000000000000000000000000000000");
+    int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "data/guesses.tsv changed since its registration"), "%s", text);
+    cr_assert(strstr(text, "prereg.json"), "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results", out);
+    cr_assert_neq(access(path, F_OK), 0, "measure touched %s", path);
+
+    /* design.md changed: a prereg.json whose design.md entry is of another size */
+    snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
+    write_prereg(NULL);
+    char *reg = slurp(path);
+    char *last = strrchr(reg, ':'); /* the design.md size */
+    cr_assert_not_null(last);
+    snprintf(last, 16, ": 1}]}\n");
+    char err[UT_ERRLEN];
+    cr_assert_eq(ut_write_file(path, reg, strlen(reg), err, sizeof err), 0, "%s", err);
+    free(reg);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "data/design.md changed"), "%s", text);
+    free(text);
+
+    /* no registration at all */
+    unlink(path);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "prereg.json: missing") && strstr(text, "make prepare"), "%s", text);
+    free(text);
+}
+
+static int free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+static int can_connect(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int ok = connect(s, (struct sockaddr *)&a, sizeof a) == 0;
+    close(s);
+    return ok;
+}
+
+Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
+{
+    if (access("/usr/sbin/sshd", X_OK) != 0 || shf("command -v ssh-keygen ssh >/dev/null") != 0) {
+        printf("measure/host_over_ssh: skipped: no /usr/sbin/sshd or ssh (apt-get install openssh-server)\n");
+        cr_skip_test("sshd not installed: apt-get install openssh-server");
+    }
+    if (getuid() != 0) {
+        printf("measure/host_over_ssh: skipped: needs root (an sshd on 127.0.0.1 logging in as root)\n");
+        cr_skip_test("needs root");
+    }
+    int port = free_port();
+    char cfg[256], text[2048], err[UT_ERRLEN];
+    cr_assert_eq(shf("ssh-keygen -q -t ed25519 -N '' -f %s/hostkey && ssh-keygen -q -t ed25519 -N '' -f %s/userkey "
+                     "&& cp %s/userkey.pub %s/authorized_keys && mkdir -p /run/sshd",
+                     aux, aux, aux, aux),
+                 0);
+    snprintf(cfg, sizeof cfg, "%s/sshd_config", aux);
+    snprintf(text, sizeof text,
+             "ListenAddress 127.0.0.1\nPort %d\nHostKey %s/hostkey\nPidFile %s/sshd.pid\n"
+             "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
+             "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n",
+             port, aux, aux, aux);
+    cr_assert_eq(ut_write_file(cfg, text, strlen(text), err, sizeof err), 0, "%s", err);
+    pid_t sshd = fork();
+    cr_assert(sshd >= 0);
+    if (sshd == 0) {
+        char lp[256];
+        snprintf(lp, sizeof lp, "%s/sshd.log", aux);
+        int fd = open(lp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
+        _exit(127);
+    }
+    for (int i = 0; i < 100 && !can_connect(port); i++)
+        sleep_s(0.1);
+    int up = can_connect(port);
+
+    char opts[512], log[128];
+    snprintf(opts, sizeof opts,
+             "-p %d -i %s/userkey -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR "
+             "-o ConnectTimeout=10",
+             port, aux);
+    setenv("LAB_SSH_OPTS", opts, 1);
+    snprintf(log, sizeof log, "%s/log", aux);
+    int rc = up ? shf("timeout 200 " MEASURE " --root %s --host root@127.0.0.1 > %s 2>&1", out, log) : -1;
+    unsetenv("LAB_SSH_OPTS");
+    kill(sshd, SIGTERM);
+    waitpid(sshd, NULL, 0);
+    if (!up) {
+        char lp[256];
+        snprintf(lp, sizeof lp, "%s/sshd.log", aux);
+        char *sl = slurp(lp);
+        cr_assert(up, "sshd did not start on 127.0.0.1:%d: %s", port, sl);
+    }
+    char *t = slurp(log);
+    cr_assert_eq(rc, 0, "%s", t);
+    /* the far side's progress came through */
+    cr_assert_eq(count(t, "elapsed"), NRUNS, "%s", t);
+    cr_assert(strstr(t, "12 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
+    char *far = strstr(t, "far folder root@127.0.0.1:");
+    cr_assert_not_null(far, "%s", t);
+    char dir[256];
+    cr_assert_eq(sscanf(far + strlen("far folder root@127.0.0.1:"), "%255s", dir), 1);
+    cr_assert(!strncmp(dir, "/tmp/lab-measure.", 17), "%s", dir);
+    cr_assert(strstr(t, "removed"), "%s", t);
+    cr_assert_neq(access(dir, F_OK), 0, "the far folder %s is still there", dir);
+    free(t);
+
+    all_runs(out);
+    check_manifest(out);
+    for (int i = 0; i < 6; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s-r1", TINY[i]);
+        json_t *rec = record(name);
+        cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
+        json_decref(rec);
+    }
+    /* the host does not enter the provenance record */
+    char path[256];
+    snprintf(path, sizeof path, "%s/provenance/stage-measure.json", out);
+    char *st = slurp(path);
+    cr_assert_null(strstr(st, "127.0.0.1"), "the host is in %s", path);
+    cr_assert_null(strstr(st, "userkey"), "the ssh options are in %s", path);
+    free(st);
+}
