@@ -1,6 +1,6 @@
 # The timeouts-and-fallbacks lab.  The only entry point: see README.md.
 #
-#   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck
+#   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck, report
 #   make quick      the same on the quick profile into build/quick (minutes)
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
@@ -31,8 +31,8 @@ PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_SRC  := $(wildcard tests/test_*.c)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
-         $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost
-.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play ap cost
+         $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play ap cost report demo
 
 all: deps
 	$(MAKE) build
@@ -43,6 +43,7 @@ all: deps
 	$(MAKE) ap
 	$(MAKE) cost
 	$(MAKE) factcheck
+	$(MAKE) report
 
 build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run
 
@@ -74,6 +75,8 @@ $(BIN)/ap: pipeline/apstage.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
 $(BIN)/cost: pipeline/cost.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
+$(BIN)/demo: lab/demo.c $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/play: lab/play.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
@@ -119,6 +122,7 @@ run: $(PROGS)
 test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
 	$(MAKE) -C verify test
+	$(MAKE) -C report test
 	$(BIN)/tests --jobs 1
 
 # The whole schedule: every arm x round of the profile, resumable.
@@ -170,11 +174,21 @@ factcheck:
 	$(MAKE) -C verify
 	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv
 
+# The demo: the four basic ways at 200/s for 10 s each on this machine.
+demo: $(PROGS)
+	@test -f $(PREP)/summary.json || $(MAKE) prepare
+	$(BIN)/demo --prep $(PREP) --bin $(BIN)
+
 # The playground: a deterministic simulation of the store and the policies.
 # make play [PLAY='--arm H3-fb25 --seeds 1-5']
 PLAY ?= --arm H4-r2 --seeds 1-10
 play: $(BIN)/play
 	$(BIN)/play $(PLAY)
+
+# Figures and the report, from the verifier's numbers only (results/verified.json).
+report:
+	$(MAKE) -C report
+	report/build/report --root $(OUT)
 
 release: factcheck
 	bash pipeline/release.sh $(OUT)

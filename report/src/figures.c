@@ -1,0 +1,839 @@
+#include "figures.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fig.h"
+#include "fmt.h"
+#include "rdata.h"
+
+#define MAXR 64
+
+const char *const fig_exceed_arms[] = {"F3-none", "L3-none", "H3-none", "H3-t25", "H3-fb25", NULL};
+const char *const fig_limit_arms[] = {"H3-t10", "H3-t25", "H3-t50", "H3-t100", NULL};
+const char *const fig_steps_arms[] = {"H3-t25", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-hedge",
+                                      "L3-t25", "L3-hedge", NULL};
+
+static char *figpath(const char *figdir, const char *name)
+{
+    static char p[4200];
+    snprintf(p, sizeof p, "%s/%s.svg", figdir, name);
+    return p;
+}
+
+static int finish(const char *figdir, const char *name)
+{
+    if (fg_end()) {
+        fprintf(stderr, "report: cannot write the figure %s\n", figpath(figdir, name));
+        return -1;
+    }
+    return 0;
+}
+
+static double stat_of(json_t *root, const char *arm, const char *fig, const char *which)
+{
+    double v;
+    return rd_num(root, &v, "/arms/%s/%s/%s", arm, fig, which) ? NAN : v;
+}
+
+static double run_num(json_t *root, const char *arm, int round, const char *fig)
+{
+    double v;
+    return rd_num(root, &v, "/runs/%s-r%d/%s", arm, round, fig) ? NAN : v;
+}
+
+static const char *ms_label(int e)
+{
+    static const char *const l[] = {"0.01 ms", "0.1 ms", "1 ms", "10 ms", "100 ms", "1 s", "10 s"};
+    return e >= -2 && e <= 4 ? l[e + 2] : NULL;
+}
+
+static const char *share_label(int e)
+{
+    static const char *const l[] = {"1 in 10,000", "1 in 1,000", "1 in 100", "1 in 10", "all"};
+    return e >= -4 && e <= 0 ? l[e + 4] : NULL;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ------------------------------------------------------------ choices */
+
+void fg_choose(json_t *root, fg_choice *c)
+{
+    memset(c, 0, sizeof *c);
+    static const char *const first[] = {"H3-fb25", "H3-t25", "H3-dl", "H3-t50", "H3-t100", "H3-t10", "H3-none", NULL};
+    int round = 0, j = -1;
+    for (int i = 0; first[i] && !c->nfrozen; i++) {
+        int rounds[MAXR];
+        size_t n = rd_rounds(root, first[i], rounds, MAXR);
+        for (size_t k = 0; k < n; k++) {
+            json_t *fe = rd_at(root, "/extra/runs/%s-r%d/frozen_example", first[i], rounds[k]);
+            if (json_is_object(fe)) {
+                snprintf(c->frozen_run[0], sizeof c->frozen_run[0], "%s-r%d", first[i], rounds[k]);
+                c->nfrozen = 1;
+                round = rounds[k];
+                j = (int)json_integer_value(json_object_get(fe, "j"));
+                break;
+            }
+        }
+    }
+    /* the same lookup (same round, same dice) with the deadline passed down */
+    if (c->nfrozen) {
+        json_t *fe = rd_at(root, "/extra/runs/H3-dldown-r%d/frozen_example", round);
+        if (json_is_object(fe) && json_integer_value(json_object_get(fe, "j")) == j) {
+            snprintf(c->frozen_run[1], sizeof c->frozen_run[1], "H3-dldown-r%d", round);
+            c->nfrozen = 2;
+        }
+    }
+    static const char *const flood[] = {"H4-r2", "H4-r2b", "H4-r2bj", NULL};
+    for (int i = 0; flood[i]; i++) {
+        int rounds[MAXR];
+        size_t n = rd_rounds(root, flood[i], rounds, MAXR);
+        if (!n) continue;
+        snprintf(c->flood_arm, sizeof c->flood_arm, "%s", flood[i]);
+        int worst = rounds[0], calm = 0;
+        double wv = -1, cv = 2;
+        for (size_t k = 0; k < n; k++) {
+            double v = run_num(root, flood[i], rounds[k], "standin_share");
+            if (isfinite(v) && v > wv) {
+                wv = v;
+                worst = rounds[k];
+            }
+        }
+        /* the calmest of the other rounds */
+        for (size_t k = 0; k < n; k++) {
+            double v = run_num(root, flood[i], rounds[k], "standin_share");
+            if (rounds[k] != worst && isfinite(v) && v < cv) {
+                cv = v;
+                calm = rounds[k];
+            }
+        }
+        c->flood_round[0] = worst;
+        c->nflood = 1;
+        if (calm) {
+            c->flood_round[1] = calm;
+            c->nflood = 2;
+        }
+        break;
+    }
+    if (rd_measured(root, "H4-fb25")) snprintf(c->flood_base, sizeof c->flood_base, "H4-fb25");
+}
+
+/* ------------------------------------------------------------ 1. dials */
+
+int fig_dials(json_t *root, const char *figdir)
+{
+    rd_arm *arms;
+    size_t na = rd_arms(root, &arms);
+    size_t rows = 0;
+    for (size_t i = 0; i < na; i++)
+        if (strcmp(arms[i].name, "Z-capacity")) rows++;
+    int W = 1000, H = 130 + (int)rows * 27;
+    double top = 1 - 70.0 / H, bot = 75.0 / H;
+    fg_begin(figpath(figdir, "dials"), W, H);
+    fg_title("The slowest 1 in 100, every arm");
+    double xhi = log10(3000);
+    fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
+    fg_logaxis_x(0, 3, ms_label, 1.0);
+    fg_color(FG_GRID);
+    fg_line(xhi, 0, xhi, (double)rows);
+    fg_mtext("b", 1.4, 1.0, 0.5, 1.0, FG_BLACK, "3 s");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, "p99 from the scheduled arrival; dot: median over rounds");
+    fg_mtext("b", 4.3, 0.5, 0.5, 0.95, FG_BLACK, "bar: lowest to highest round");
+    size_t r = 0;
+    for (size_t i = 0; i < na; i++) {
+        const char *a = arms[i].name;
+        if (!strcmp(a, "Z-capacity")) continue;
+        double y = (double)rows - (double)r - 0.5;
+        r++;
+        fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
+        fg_color(FG_GRID);
+        fg_width(5);
+        fg_line(0, y, xhi, y);
+        fg_width(1);
+        int col = fg_family_color(rd_arm_family(a));
+        if (arms[i].measured) {
+            double med = stat_of(root, a, "p99_ms", "median"), lo = stat_of(root, a, "p99_ms", "min"),
+                   hi = stat_of(root, a, "p99_ms", "max");
+            if (isfinite(med)) {
+                fg_color(col);
+                fg_width(5);
+                fg_line(log10(clampd(lo, 1, 3000)), y, log10(clampd(hi, 1, 3000)), y);
+                fg_width(1);
+                fg_dot(log10(clampd(med, 1, 3000)), y, 1.5);
+                char t[64];
+                fmt_num(med, "ms", t, sizeof t);
+                fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
+                fg_text(0.02, y - 0.18, 0, 1.0, FG_BLACK, "%s ms", t);
+            } else {
+                fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
+                fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "no answers");
+            }
+        } else {
+            fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "not measured");
+        }
+        fg_panel(0.01, 0.455, bot, top, 0, 1, 0, (double)rows);
+        char words[160];
+        rd_arm_words(a, words, sizeof words);
+        fg_text(0.0, y - 0.18, 0, 1.0, arms[i].measured ? FG_BLACK : FG_GREY, "%s", a);
+        fg_text(0.225, y - 0.18, 0, 0.9, FG_GREY, "%s", words);
+    }
+    rd_arms_free(arms);
+    return finish(figdir, "dials");
+}
+
+/* ------------------------------------------------------------ 2. exceed */
+
+static int exceed_color(const char *a)
+{
+    if (!strcmp(a, "F3-none")) return FG_GREEN;
+    if (!strcmp(a, "L3-none")) return FG_BROWN;
+    if (!strcmp(a, "H3-none")) return FG_DARK;
+    if (!strcmp(a, "H3-t25")) return FG_ORANGE;
+    if (!strcmp(a, "H3-fb25")) return FG_BLUE;
+    return FG_PINK;
+}
+
+int fig_exceed(json_t *root, const char *figdir)
+{
+    int W = 1000, H = 560;
+    fg_begin(figpath(figdir, "exceed"), W, H);
+    fg_title("How many requests waited longer than this?");
+    json_t *grid = rd_at(root, "/extra/exceed_grid_ms");
+    size_t ng = json_array_size(grid);
+    double xlo = -1, xhi = log10(3000);
+    fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
+    fg_logaxis_x(-1, 3, ms_label, 1.0);
+    fg_logaxis_y(-4, 0, share_label, 1.0);
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "waited longer than this (from the scheduled arrival; both scales ×10 per mark)");
+    fg_color(FG_GREY);
+    fg_dash(1);
+    fg_line(xlo, -2, xhi, -2);
+    fg_dash(0);
+    double lx[2], ly[2];
+    int li = 0;
+    for (int i = 0; fig_exceed_arms[i]; i++) {
+        const char *a = fig_exceed_arms[i];
+        int rounds[MAXR];
+        size_t nr = rd_rounds(root, a, rounds, MAXR);
+        int col = exceed_color(a);
+        for (size_t k = 0; k < nr; k++) {
+            json_t *ex = rd_at(root, "/extra/runs/%s-r%d/exceed", a, rounds[k]);
+            size_t n = json_array_size(ex) < ng ? json_array_size(ex) : ng;
+            double *x = calloc(n + 1, sizeof *x), *y = calloc(n + 1, sizeof *y);
+            int m = 0;
+            for (size_t g = 0; g < n; g++) {
+                double gx = json_number_value(json_array_get(grid, g));
+                double s = json_number_value(json_array_get(ex, g));
+                x[m] = log10(gx);
+                if (s <= 0) {
+                    y[m++] = -4;
+                    break;
+                }
+                y[m++] = clampd(log10(s), -4, 0);
+            }
+            fg_color(col);
+            fg_width(2);
+            fg_polyline(m, x, y);
+            fg_width(1);
+            free(x);
+            free(y);
+        }
+        /* legend */
+        fg_panel(0.72, 0.99, 0.13, 0.88, 0, 1, 0, 10);
+        double yy = 9.3 - li * 1.25;
+        li++;
+        char words[160];
+        rd_arm_words(a, words, sizeof words);
+        if (nr) {
+            lx[0] = 0.0;
+            lx[1] = 0.1;
+            ly[0] = ly[1] = yy + 0.12;
+            fg_color(col);
+            fg_width(3);
+            fg_polyline(2, lx, ly);
+            fg_width(1);
+        }
+        fg_text(0.13, yy, 0, 1.0, nr ? FG_BLACK : FG_GREY, "%s%s", a, nr ? "" : ": not measured");
+        fg_text(0.13, yy - 0.5, 0, 0.85, FG_GREY, "%s", words);
+        fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
+    }
+    fg_panel(0.72, 0.99, 0.13, 0.88, 0, 1, 0, 10);
+    fg_text(0.0, 2.6, 0, 0.85, FG_GREY, "one line per round; a line ends");
+    fg_text(0.0, 2.1, 0, 0.85, FG_GREY, "where no request waited longer;");
+    fg_text(0.0, 1.6, 0, 0.85, FG_GREY, "unanswered requests count as");
+    fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "waiting longer than everything");
+    fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
+    fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "1 in 100");
+    return finish(figdir, "exceed");
+}
+
+/* ------------------------------------------------------------ bars helper */
+
+/* a bar with a whisker: x centre, half width w, median, min, max */
+static void bar(double x, double w, double med, double lo, double hi, int col)
+{
+    fg_color(col);
+    fg_rect(x - w, 0, x + w, med);
+    if (isfinite(lo) && isfinite(hi)) {
+        fg_color(FG_BLACK);
+        fg_line(x, lo, x, hi);
+        fg_line(x - w * 0.35, lo, x + w * 0.35, lo);
+        fg_line(x - w * 0.35, hi, x + w * 0.35, hi);
+    }
+}
+
+/* ------------------------------------------------------------ 3. errors */
+
+int fig_errors(json_t *root, const char *figdir)
+{
+    int W = 900, H = 470;
+    fg_begin(figpath(figdir, "errors"), W, H);
+    fg_title("How many errors each limit gave");
+    int n = 0;
+    double top = 0;
+    for (; fig_limit_arms[n]; n++) {
+        double v = stat_of(root, fig_limit_arms[n], "error_share", "max");
+        if (isfinite(v) && v > top) top = v;
+    }
+    top = fg_nice_top(top > 0 ? top * 1.2 : 0.01);
+    fg_panel(0.11, 0.97, 0.2, 0.86, 0, n, 0, top);
+    fg_linaxis_y(top, "pct", 1.0);
+    fg_mtext("l", 6.2, 0.5, 0.5, 1.0, FG_BLACK, "requests answered with an error (504)");
+    for (int i = 0; i < n; i++) {
+        const char *a = fig_limit_arms[i];
+        double x = i + 0.5;
+        int t = 0;
+        sscanf(strchr(a, '-') + 2, "%d", &t);
+        char lab[64];
+        snprintf(lab, sizeof lab, "%d ms limit (%s)", t, a);
+        fg_mtext("b", 1.5, x / n, 0.5, 1.0, FG_BLACK, lab);
+        if (!rd_measured(root, a)) {
+            fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "not measured");
+            continue;
+        }
+        double med = stat_of(root, a, "error_share", "median");
+        bar(x, 0.28, med, stat_of(root, a, "error_share", "min"), stat_of(root, a, "error_share", "max"),
+            FG_ORANGE);
+        char v[64], p[64];
+        fmt_num(med, "pct", v, sizeof v);
+        double hi = stat_of(root, a, "error_share", "max");
+        fg_text(x, (isfinite(hi) ? hi : med) + top * 0.045, 0.5, 1.05, FG_BLACK, "%s", v);
+        fmt_num(stat_of(root, a, "p99_ms", "median"), "ms", p, sizeof p);
+        char sub[96];
+        snprintf(sub, sizeof sub, "slowest 1 in 100: %s ms", p);
+        fg_mtext("b", 3.0, x / n, 0.5, 0.85, FG_GREY, sub);
+    }
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, "bar: median over rounds; whisker: lowest to highest round");
+    return finish(figdir, "errors");
+}
+
+/* ------------------------------------------------------------ 4. frozen lookup */
+
+static void span(double y, double a_ns, double b_ns, int col, double xlo)
+{
+    if (!isfinite(a_ns) || !isfinite(b_ns)) return;
+    double a = a_ns / 1e6, b = b_ns / 1e6;
+    double xa = a > 0 ? log10(a) : xlo, xb = b > 0 ? log10(b) : xlo;
+    if (xa < xlo) xa = xlo;
+    if (xb < xa) xb = xa;
+    fg_color(col);
+    fg_rect(xa, y - 0.28, xb, y + 0.28);
+}
+
+static double fe_ns(json_t *fe, const char *k)
+{
+    json_t *v = json_object_get(fe, k);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void frozen_panel(json_t *root, const char *run, double y0, double y1)
+{
+    json_t *fe = rd_at(root, "/extra/runs/%s/frozen_example", run);
+    double xlo = -2, xhi = log10(3000);
+    static const char *const rows[5] = {"tester: the request waits", "service: has the request",
+                                        "service: waits for the lookup", "store: lookup in line",
+                                        "store: lookup holds a slot"};
+    fg_panel(0.30, 0.88, y0, y1, xlo, xhi, 0, 5);
+    fg_logaxis_x(-2, 3, ms_label, 0.95);
+    const char *arm = rd_str(root, "/runs/%s/arm", run);
+    char words[160];
+    rd_arm_words(arm ? arm : run, words, sizeof words);
+    char head[400], pl[64];
+    fmt_num(fe_ns(fe, "planned_ns"), "ns_ms", pl, sizeof pl);
+    snprintf(head, sizeof head, "%s (%s): request %lld, whose first lookup drew %s ms", run, words,
+             (long long)fe_ns(fe, "j"), pl);
+    fg_mtext("t", 0.8, -0.48, 0.0, 0.95, FG_BLACK, head);
+    double v[5][2] = {
+        {fe_ns(fe, "sched_ns"), fe_ns(fe, "answer_ns")},
+        {fe_ns(fe, "service_arrive_ns"), fe_ns(fe, "service_answer_ns")},
+        {fe_ns(fe, "lookup_sent_ns"), fe_ns(fe, "service_gave_up_ns")},
+        {fe_ns(fe, "store_arrive_ns"), fe_ns(fe, "store_start_ns")},
+        {fe_ns(fe, "store_start_ns"), fe_ns(fe, "store_end_ns")},
+    };
+    static const int cols[5] = {FG_DARK, FG_BLUE, FG_LIGHTBLUE, FG_ORANGE, FG_RED};
+    for (int i = 0; i < 5; i++) {
+        double y = 4.5 - i;
+        span(y, v[i][0], v[i][1], cols[i], xlo);
+        if (isfinite(v[i][1])) {
+            char t[64];
+            fmt_num(v[i][1], "ns_ms", t, sizeof t);
+            double xe = v[i][1] > 0 ? log10(v[i][1] / 1e6) : xlo;
+            /* the labels may run past the axis: a wider panel, same scale */
+            double wide = xlo + (xhi - xlo) * (0.99 - 0.30) / (0.88 - 0.30);
+            fg_panel(0.30, 0.99, y0, y1, xlo, wide, 0, 5);
+            fg_text(clampd(xe, xlo, xhi) + 0.03, y - 0.12, 0, 0.85, FG_BLACK, "%s ms", t);
+        }
+        fg_panel(0.01, 0.295, y0, y1, 0, 1, 0, 5);
+        fg_text(1.0, y - 0.12, 1, 0.95, FG_BLACK, "%s", rows[i]);
+        fg_panel(0.30, 0.88, y0, y1, xlo, xhi, 0, 5);
+    }
+    double ans = fe_ns(fe, "answer_ns");
+    if (isfinite(ans) && ans > 0) {
+        fg_color(FG_GREY);
+        fg_dash(1);
+        fg_line(log10(ans / 1e6), 0, log10(ans / 1e6), 5);
+        fg_dash(0);
+    }
+}
+
+int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
+{
+    int W = 1000, H = c->nfrozen == 2 ? 640 : 380;
+    fg_begin(figpath(figdir, "frozen"), W, H);
+    fg_title("One frozen lookup, followed through service and store");
+    if (!c->nfrozen) {
+        fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "no frozen lookup in this study (not measured)");
+        return finish(figdir, "frozen");
+    }
+    double b = 70.0 / H, gap = 95.0 / H, top = 1 - 95.0 / H;
+    if (c->nfrozen == 1) {
+        frozen_panel(root, c->frozen_run[0], b, top);
+    } else {
+        double mid = (top + b) / 2;
+        frozen_panel(root, c->frozen_run[0], mid + gap / 2, top);
+        frozen_panel(root, c->frozen_run[1], b, mid - gap / 2);
+    }
+    fg_panel(0.30, 0.88, b, top, 0, 1, 0, 1);
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY,
+             "time from the request's scheduled arrival (log scale); dashed: the answer reached the tester");
+    return finish(figdir, "frozen");
+}
+
+/* ------------------------------------------------------------ 5. split */
+
+int fig_split(json_t *root, const char *figdir)
+{
+    rd_arm *arms;
+    size_t na = rd_arms(root, &arms);
+    size_t rows = 0;
+    double top = 0;
+    for (size_t i = 0; i < na; i++) {
+        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity")) continue;
+        rows++;
+        double n, lk, df, er;
+        if (!rd_num(root, &n, "/arms/%s/n_total", arms[i].name) && n > 0 &&
+            !rd_num(root, &lk, "/arms/%s/last_known_total", arms[i].name) &&
+            !rd_num(root, &df, "/arms/%s/default_total", arms[i].name) &&
+            !rd_num(root, &er, "/arms/%s/error_total", arms[i].name))
+            top = fmax(top, (lk + df + er) / n);
+    }
+    top = fg_nice_top(top > 0 ? top * 1.05 : 0.01);
+    int W = 1000, H = 150 + (int)(rows ? rows : 1) * 27;
+    double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
+    fg_begin(figpath(figdir, "split"), W, H);
+    fg_title("Live answers and stand-ins (all rounds together)");
+    int R = rows ? (int)rows : 1;
+    fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
+    fg_linaxis_x(0, top, top / 5, "pct", "", 1.0);
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "share of all requests that did not get a live score");
+    static const char *const names[3] = {"last-known score", "default score", "error (no score)"};
+    static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
+    fg_legend(0.17, 0.76, y1 + 10.0 / H, y1 + 40.0 / H, 3, names, cols, NULL, 0.95);
+    if (!rows) {
+        fg_panel(0.17, 0.76, y0, y1, 0, 1, 0, 1);
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "no arm measured");
+    }
+    size_t r = 0;
+    for (size_t i = 0; i < na; i++) {
+        const char *a = arms[i].name;
+        if (!arms[i].measured || !strcmp(a, "Z-capacity")) continue;
+        double y = R - (double)r - 0.5;
+        r++;
+        double n = 0, v[3] = {0, 0, 0}, live = 0;
+        rd_num(root, &n, "/arms/%s/n_total", a);
+        rd_num(root, &v[0], "/arms/%s/last_known_total", a);
+        rd_num(root, &v[1], "/arms/%s/default_total", a);
+        rd_num(root, &v[2], "/arms/%s/error_total", a);
+        rd_num(root, &live, "/arms/%s/live_total", a);
+        fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
+        double x = 0;
+        for (int k = 0; k < 3 && n > 0; k++) {
+            double w = v[k] / n;
+            if (w > 0) {
+                fg_color(cols[k]);
+                fg_rect(x, y - 0.32, fmin(x + w, top), y + 0.32);
+            }
+            x += w;
+        }
+        fg_panel(0.01, 0.165, y0, y1, 0, 1, 0, R);
+        fg_text(1.0, y - 0.18, 1, 1.0, FG_BLACK, "%s", a);
+        fg_panel(0.77, 1.0, y0, y1, 0, 1, 0, R);
+        char t1[64], t2[64];
+        fmt_num(live, "int", t1, sizeof t1);
+        fmt_num(n, "int", t2, sizeof t2);
+        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "live %s of %s", t1, t2);
+    }
+    rd_arms_free(arms);
+    return finish(figdir, "split");
+}
+
+/* ------------------------------------------------------------ 6. slots */
+
+int fig_slots(json_t *root, const char *figdir)
+{
+    static const char *const arms[3] = {"H3-fb25", "H3-dl", "H3-dldown"};
+    static const char *const words[3] = {"25 ms limit (H3-fb25)", "deadline kept (H3-dl)",
+                                         "deadline passed down (H3-dldown)"};
+    static const int cols[3] = {FG_LIGHTBLUE, FG_BLUE, FG_PURPLE};
+    int all[MAXR], nall = 0;
+    double top = 0;
+    for (int i = 0; i < 3; i++) {
+        int rr[MAXR];
+        size_t n = rd_rounds(root, arms[i], rr, MAXR);
+        for (size_t k = 0; k < n; k++) {
+            int seen = 0;
+            for (int q = 0; q < nall; q++) seen |= all[q] == rr[k];
+            if (!seen && nall < MAXR) all[nall++] = rr[k];
+            double v = run_num(root, arms[i], rr[k], "slot_ms_per_lookup");
+            if (isfinite(v)) top = fmax(top, v);
+        }
+    }
+    for (int i = 1; i < nall; i++)
+        for (int k = i; k > 0 && all[k - 1] > all[k]; k--) {
+            int t = all[k];
+            all[k] = all[k - 1];
+            all[k - 1] = t;
+        }
+    int W = 900, H = 480;
+    fg_begin(figpath(figdir, "slots"), W, H);
+    fg_title("The store's slot time per lookup: deadline kept or passed down");
+    top = fg_nice_top(top > 0 ? top * 1.15 : 1);
+    int G = nall ? nall : 1;
+    fg_panel(0.1, 0.97, 0.24, 0.86, 0, G, 0, top);
+    fg_linaxis_y(top, "ms", 1.0);
+    fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, "slot time per lookup (ms)");
+    if (!nall) fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "not measured");
+    for (int g = 0; g < nall; g++) {
+        char lab[32];
+        snprintf(lab, sizeof lab, "round %d", all[g]);
+        fg_mtext("b", 1.4, (g + 0.5) / G, 0.5, 1.0, FG_BLACK, lab);
+        for (int i = 0; i < 3; i++) {
+            double x = g + 0.2 + 0.3 * i + 0.0;
+            double v = run_num(root, arms[i], all[g], "slot_ms_per_lookup");
+            if (!isfinite(v)) {
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                continue;
+            }
+            fg_color(cols[i]);
+            fg_rect(x - 0.12, 0, x + 0.12, v);
+            char t[64];
+            fmt_num(v, "ms", t, sizeof t);
+            fg_text(x, v + top * 0.035, 0.5, 0.85, FG_BLACK, "%s", t);
+        }
+    }
+    int grey[3];
+    for (int i = 0; i < 3; i++) grey[i] = !rd_measured(root, arms[i]);
+    fg_legend(0.1, 0.97, 0.02, 0.12, 3, words, cols, grey, 0.9);
+    return finish(figdir, "slots");
+}
+
+/* ------------------------------------------------------------ 7. flood */
+
+static int series(json_t *root, const char *arm, int round, const char *key, double *x, double *y, int max)
+{
+    json_t *ps = rd_at(root, "/runs/%s-r%d/per_second", arm, round);
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(ps) && n + 1 < max; i++) {
+        json_t *e = json_array_get(ps, i);
+        double s = json_number_value(json_object_get(e, "s"));
+        double v = json_number_value(json_object_get(e, key));
+        /* a step per second */
+        x[n] = s;
+        y[n++] = v;
+        x[n] = s + 1;
+        y[n++] = v;
+    }
+    return n;
+}
+
+int fig_flood(json_t *root, const char *figdir, const fg_choice *c)
+{
+    static const char *const keys[5] = {"arrivals", "lookups_sent", "standins", "busy_slots", "line_length"};
+    static const char *const labels[5] = {"requests", "lookups sent", "stand-ins", "busy slots", "in line"};
+    int W = 1100, H = 900;
+    fg_begin(figpath(figdir, "flood"), W, H);
+    fg_title("450 a second, second by second: a round that tipped and one that did not");
+    if (!c->nflood) {
+        fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "retries at 450/s (H4-r2, H4-r2b, H4-r2bj): not measured");
+        return finish(figdir, "flood");
+    }
+    enum { MAXP = 4096 };
+    double *x = calloc(MAXP, sizeof *x), *y = calloc(MAXP, sizeof *y);
+    double xmax = 1;
+    double ymax[5] = {0};
+    for (int col = 0; col < c->nflood; col++)
+        for (int k = 0; k < 5; k++) {
+            const char *who[2] = {c->flood_arm, c->flood_base};
+            for (int w = 0; w < 2; w++) {
+                if (!who[w][0]) continue;
+                int n = series(root, who[w], c->flood_round[col], keys[k], x, y, MAXP);
+                for (int i = 0; i < n; i++) {
+                    ymax[k] = fmax(ymax[k], y[i]);
+                    xmax = fmax(xmax, x[i]);
+                }
+            }
+        }
+    ymax[3] = 16;
+    double left = 0.12, right = 0.98, gapx = 0.06;
+    double cw = (right - left - (c->nflood - 1) * gapx) / c->nflood;
+    double top = 0.86, bot = 0.09, ph = (top - bot) / 5;
+    for (int col = 0; col < c->nflood; col++) {
+        int rd = c->flood_round[col];
+        double x0 = left + col * (cw + gapx), x1 = x0 + cw;
+        double sh = run_num(root, c->flood_arm, rd, "standin_share");
+        char shs[64], head[200];
+        fmt_num(sh, "pct", shs, sizeof shs);
+        snprintf(head, sizeof head, "%s, round %d: %s, %s stand-ins", c->flood_arm, rd,
+                 sh > 0.3 ? "tipped" : "did not tip", shs);
+        for (int k = 0; k < 5; k++) {
+            double py1 = top - k * ph - 0.012, py0 = top - (k + 1) * ph + 0.012;
+            double yt = fg_nice_top(ymax[k] > 5 ? ymax[k] * 1.05 : 5);
+            if (k == 3) yt = 17;
+            fg_panel(x0, x1, py0, py1, 0, xmax, 0, yt);
+            fg_linaxis_y_n(k == 3 ? 16 : yt, "int", 0.8, 2);
+            fg_frame();
+            if (k == 0) fg_mtext("t", 1.0, 0.0, 0.0, 1.0, FG_BLACK, head);
+            if (k == 4) fg_linaxis_x(0, xmax, xmax > 20 ? 5 : xmax > 5 ? 1 : 0.5, NULL, " s", 0.85);
+            if (col == 0) fg_mtext("l", 5.5, 0.5, 0.5, 0.9, FG_BLACK, labels[k]);
+            if (k == 3) {
+                fg_color(FG_GREY);
+                fg_dash(1);
+                fg_line(0, 16, xmax, 16);
+                fg_dash(0);
+            }
+            if (c->flood_base[0]) {
+                int n = series(root, c->flood_base, rd, keys[k], x, y, MAXP);
+                fg_color(FG_GREY);
+                fg_width(1.5);
+                fg_polyline(n, x, y);
+            }
+            int n = series(root, c->flood_arm, rd, keys[k], x, y, MAXP);
+            fg_color(FG_RED);
+            fg_width(2);
+            fg_polyline(n, x, y);
+            fg_width(1);
+        }
+    }
+    fg_panel(left, right, 0.0, 0.04, 0, 1, 0, 1);
+    char leg[300];
+    snprintf(leg, sizeof leg, "red: %s (two retries)%s%s%s; dashed: the store's 16 slots", c->flood_arm,
+             c->flood_base[0] ? "; grey: " : "", c->flood_base, c->flood_base[0] ? " (no retries), same round" : "");
+    fg_text(0.5, 0.35, 0.5, 0.9, FG_BLACK, "%s", leg);
+    free(x);
+    free(y);
+    return finish(figdir, "flood");
+}
+
+/* ------------------------------------------------------------ 8. hedge */
+
+int fig_hedge(json_t *root, const char *figdir)
+{
+    static const char *const arms[4] = {"L3-t25", "L3-hedge", "H3-fb25", "H3-hedge"};
+    static const char *const figs[2] = {"p99_ms", "lookups_per_request"};
+    static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
+    int W = 1000, H = 470;
+    fg_begin(figpath(figdir, "hedge"), W, H);
+    fg_title("Asking twice against the plain limit");
+    for (int p = 0; p < 2; p++) {
+        double top = 0;
+        for (int i = 0; i < 4; i++) {
+            double v = stat_of(root, arms[i], figs[p], "max");
+            if (isfinite(v)) top = fmax(top, v);
+        }
+        top = fg_nice_top(top > 0 ? top * 1.15 : 1);
+        double x0 = p == 0 ? 0.08 : 0.57, x1 = p == 0 ? 0.47 : 0.97;
+        fg_panel(x0, x1, 0.22, 0.84, 0, 4, 0, top);
+        fg_linaxis_y(top, p == 0 ? "ms" : "x", 0.9);
+        fg_mtext("t", 0.8, 0.5, 0.5, 1.0, FG_BLACK, titles[p]);
+        for (int i = 0; i < 4; i++) {
+            double x = i + 0.5 + (i % 2 ? -0.1 : 0.1);
+            int col = i % 2 ? FG_GREEN : FG_BLUE;
+            fg_mtext("b", 1.3, x / 4, 0.5, 0.85, FG_BLACK, arms[i]);
+            if (!rd_measured(root, arms[i])) {
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                continue;
+            }
+            double med = stat_of(root, arms[i], figs[p], "median");
+            bar(x, 0.3, med, stat_of(root, arms[i], figs[p], "min"), stat_of(root, arms[i], figs[p], "max"), col);
+            char t[64];
+            fmt_num(med, p == 0 ? "ms" : "x", t, sizeof t);
+            double hi = stat_of(root, arms[i], figs[p], "max");
+            fg_text(x, (isfinite(hi) ? hi : med) + top * 0.04, 0.5, 0.85, FG_BLACK, "%s", t);
+        }
+        fg_mtext("b", 2.8, 0.25, 0.5, 0.85, FG_GREY, "long tail");
+        fg_mtext("b", 2.8, 0.75, 0.5, 0.85, FG_GREY, "freezes");
+    }
+    fg_panel(0.08, 0.97, 0.0, 0.08, 0, 1, 0, 1);
+    fg_text(0.5, 0.3, 0.5, 0.85, FG_BLACK,
+            "blue: a 25 ms limit; green: a second lookup after 10 ms, 25 ms limit; bar: median over rounds, whisker: lowest to highest round");
+    return finish(figdir, "hedge");
+}
+
+/* ------------------------------------------------------------ 9. steps */
+
+int fig_steps(json_t *root, const char *figdir)
+{
+    static const char *const keys[5] = {"late_ms", "to_service_ms", "lookups_ms", "score_answer_ms", "back_ms"};
+    static const char *const names[5] = {"tester late", "to the service", "waiting for lookups", "scoring and answer",
+                                         "back to the tester"};
+    static const int cols[5] = {FG_GREY, FG_OLIVE, FG_BLUE, FG_ORANGE, FG_PINK};
+    char runs[256][96];
+    int nr = 0;
+    double top = 0;
+    for (int i = 0; fig_steps_arms[i]; i++) {
+        int rr[MAXR];
+        size_t n = rd_rounds(root, fig_steps_arms[i], rr, MAXR);
+        for (size_t k = 0; k < n && nr < 256; k++) {
+            snprintf(runs[nr], sizeof runs[nr], "%s-r%d", fig_steps_arms[i], rr[k]);
+            double v;
+            if (!rd_num(root, &v, "/extra/runs/%s/slowest_steps/latency_ms", runs[nr])) top = fmax(top, v);
+            nr++;
+        }
+    }
+    int W = 1000, H = 150 + (nr ? nr : 1) * 24;
+    double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
+    fg_begin(figpath(figdir, "steps"), W, H);
+    fg_title("The slowest 1 in 100 requests: where their time went");
+    top = fg_nice_top(top > 0 ? top * 1.05 : 1);
+    int R = nr ? nr : 1;
+    fg_panel(0.15, 0.86, y0, y1, 0, top, 0, R);
+    double step = fg_nice_top(top / 5);
+    fg_linaxis_x(0, top, step, NULL, " ms", 0.95);
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK,
+             "mean over the slowest 1% of answered requests, from the scheduled arrival (negative steps drawn as zero)");
+    fg_legend(0.15, 0.86, y1 + 10.0 / H, y1 + 40.0 / H, 5, names, cols, NULL, 0.85);
+    if (!nr) {
+        fg_panel(0.15, 0.86, y0, y1, 0, 1, 0, 1);
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "not measured");
+    }
+    for (int r = 0; r < nr; r++) {
+        double y = R - r - 0.5;
+        fg_panel(0.15, 0.86, y0, y1, 0, top, 0, R);
+        double x = 0;
+        for (int k = 0; k < 5; k++) {
+            double v;
+            if (rd_num(root, &v, "/extra/runs/%s/slowest_steps/%s", runs[r], keys[k]) || v <= 0) continue;
+            fg_color(cols[k]);
+            fg_rect(x, y - 0.32, fmin(x + v, top), y + 0.32);
+            x += v;
+        }
+        fg_panel(0.01, 0.145, y0, y1, 0, 1, 0, R);
+        fg_text(1.0, y - 0.18, 1, 0.9, FG_BLACK, "%s", runs[r]);
+        double lat;
+        fg_panel(0.865, 1.0, y0, y1, 0, 1, 0, R);
+        if (!rd_num(root, &lat, "/extra/runs/%s/slowest_steps/latency_ms", runs[r])) {
+            char t[64];
+            fmt_num(lat, "ms", t, sizeof t);
+            fg_text(0.0, y - 0.18, 0, 0.9, FG_BLACK, "%s ms", t);
+        }
+    }
+    return finish(figdir, "steps");
+}
+
+/* ------------------------------------------------------------ 10. AP */
+
+int fig_ap(json_t *root, const char *figdir)
+{
+    json_t *arms = rd_at(root, "/ap/arms");
+    static const char *const kinds[3] = {"last_known", "default", "none"};
+    static const char *const kn[3] = {"last month's score", "default score", "no score"};
+    static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
+    size_t na = json_object_size(arms);
+    double lo = 0, hi = 0;
+    const char *key;
+    json_t *a;
+    json_object_foreach(arms, key, a)
+    {
+        for (int k = 0; k < 3; k++) {
+            json_t *ci = rd_at(a, "/kinds/%s/ci95", kinds[k]);
+            double c;
+            if (!rd_num(a, &c, "/kinds/%s/change", kinds[k])) {
+                lo = fmin(lo, c);
+                hi = fmax(hi, c);
+            }
+            if (json_array_size(ci) == 2) {
+                lo = fmin(lo, json_number_value(json_array_get(ci, 0)));
+                hi = fmax(hi, json_number_value(json_array_get(ci, 1)));
+            }
+        }
+    }
+    double pad = (hi - lo) * 0.08 + 1e-4;
+    lo -= pad;
+    hi += pad;
+    int W = 1000, H = 160 + (int)(na ? na : 1) * 90;
+    double y0 = 70.0 / H, y1 = 1 - 100.0 / H;
+    fg_begin(figpath(figdir, "ap"), W, H);
+    fg_title("What the stand-ins cost the ranking (change in AP, 95% interval)");
+    int R = na ? (int)na : 1;
+    fg_panel(0.22, 0.97, y0, y1, lo, hi, 0, R);
+    fg_frame();
+    fg_color(FG_BLACK);
+    fg_line(0, 0, 0, R);
+    {
+        double step = fg_nice_top((hi - lo) / 6);
+        double first = ceil(lo / step) * step;
+        for (double v = first; v <= hi; v += step) {
+            char t[64];
+            snprintf(t, sizeof t, "%+.4f", fabs(v) < step * 1e-6 ? 0.0 : v);
+            fg_color(FG_GRID);
+            fg_line(v, 0, v, R);
+            fg_mtext("b", 1.4, (v - lo) / (hi - lo), 0.5, 0.9, FG_BLACK, t);
+        }
+    }
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "change in AP against every answer live (an interval holding zero: too close to call)");
+    int r = 0;
+    json_object_foreach(arms, key, a)
+    {
+        double yb = R - r - 1;
+        r++;
+        for (int k = 0; k < 3; k++) {
+            double y = yb + 0.75 - k * 0.25;
+            fg_panel(0.22, 0.97, y0, y1, lo, hi, 0, R);
+            json_t *ci = rd_at(a, "/kinds/%s/ci95", kinds[k]);
+            double c;
+            if (json_array_size(ci) == 2) {
+                fg_color(cols[k]);
+                fg_width(3);
+                fg_line(json_number_value(json_array_get(ci, 0)), y, json_number_value(json_array_get(ci, 1)), y);
+                fg_width(1);
+            }
+            if (!rd_num(a, &c, "/kinds/%s/change", kinds[k])) {
+                fg_color(cols[k]);
+                fg_dot(c, y, 1.3);
+            }
+            fg_panel(0.01, 0.21, y0, y1, 0, 1, 0, R);
+            fg_text(1.0, y - 0.06, 1, 0.8, cols[k], "%s", kn[k]);
+        }
+        fg_panel(0.01, 0.21, y0, y1, 0, 1, 0, R);
+        fg_text(0.0, yb + 0.88, 0, 0.95, FG_BLACK, "%s", key);
+    }
+    return finish(figdir, "ap");
+}

@@ -1,0 +1,184 @@
+#include "rdata.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static json_t *walk(json_t *root, const char *path)
+{
+    json_t *n = root;
+    const char *p = path;
+    while (n && *p) {
+        if (*p != '/') return NULL;
+        p++;
+        const char *e = strchr(p, '/');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char key[512];
+        if (len >= sizeof key) return NULL;
+        memcpy(key, p, len);
+        key[len] = 0;
+        if (json_is_object(n)) {
+            n = json_object_get(n, key);
+        } else if (json_is_array(n)) {
+            char *end;
+            long i = strtol(key, &end, 10);
+            if (!len || *end || i < 0) return NULL;
+            n = json_array_get(n, (size_t)i);
+        } else {
+            return NULL;
+        }
+        p += len;
+    }
+    return n;
+}
+
+json_t *rd_at(json_t *root, const char *fmt, ...)
+{
+    char path[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    return walk(root, path);
+}
+
+int rd_num(json_t *root, double *out, const char *fmt, ...)
+{
+    char path[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    json_t *n = walk(root, path);
+    if (!json_is_number(n)) return -1;
+    *out = json_number_value(n);
+    return 0;
+}
+
+const char *rd_str(json_t *root, const char *fmt, ...)
+{
+    char path[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(path, sizeof path, fmt, ap);
+    va_end(ap);
+    return json_string_value(walk(root, path));
+}
+
+int rd_measured(json_t *root, const char *arm)
+{
+    return json_is_object(json_object_get(json_object_get(root, "arms"), arm));
+}
+
+static const char *const design_arms[] = {
+    "Z-capacity", "F3-none",  "L3-none",  "H3-none", "H3-t10",   "H3-t25",   "H3-t50",  "H3-t100",
+    "H3-fb25",    "H3-dl",    "H3-dldown", "H3-r2",  "H3-r2b",   "H3-r2bj",  "L3-t25",  "L3-hedge",
+    "H3-hedge",   "H4-fb25",  "H4-dldown", "H4-r2",  "H4-r2b",   "H4-r2bj",
+};
+#define NDESIGN (sizeof design_arms / sizeof design_arms[0])
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+size_t rd_arms(json_t *root, rd_arm **out)
+{
+    json_t *arms = json_object_get(root, "arms");
+    size_t extra_n = 0, cap = NDESIGN + json_object_size(arms) + 1;
+    rd_arm *a = calloc(cap, sizeof *a);
+    const char **others = calloc(json_object_size(arms) + 1, sizeof *others);
+    if (!a || !others) {
+        fprintf(stderr, "report: out of memory\n");
+        exit(1);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < NDESIGN; i++) {
+        snprintf(a[n].name, sizeof a[n].name, "%s", design_arms[i]);
+        a[n].measured = rd_measured(root, design_arms[i]);
+        n++;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(arms, key, v)
+    {
+        int known = 0;
+        for (size_t i = 0; i < NDESIGN; i++) known |= !strcmp(key, design_arms[i]);
+        if (!known) others[extra_n++] = key;
+    }
+    qsort(others, extra_n, sizeof *others, cmp_str);
+    for (size_t i = 0; i < extra_n; i++) {
+        snprintf(a[n].name, sizeof a[n].name, "%s", others[i]);
+        a[n].measured = 1;
+        n++;
+    }
+    free(others);
+    *out = a;
+    return n;
+}
+
+void rd_arms_free(rd_arm *a)
+{
+    free(a);
+}
+
+void rd_arm_words(const char *arm, char *out, size_t n)
+{
+    if (!strcmp(arm, "Z-capacity")) {
+        snprintf(out, n, "capacity: store at no wait, requests back to back");
+        return;
+    }
+    const char *dash = strchr(arm, '-');
+    if (!dash || dash == arm) {
+        snprintf(out, n, "%s", arm);
+        return;
+    }
+    const char *wait = arm[0] == 'F' ? "healthy store (2 ms)"
+                       : arm[0] == 'L' ? "long tail"
+                       : arm[0] == 'H' ? "freezes"
+                       : arm[0] == 'Z' ? "no wait"
+                                       : "wait ?";
+    char rate[32];
+    if (dash - arm == 2 && arm[1] == '3') snprintf(rate, sizeof rate, "300/s");
+    else if (dash - arm == 2 && arm[1] == '4') snprintf(rate, sizeof rate, "450/s");
+    else snprintf(rate, sizeof rate, "rate %.*s", (int)(dash - arm - 1), arm + 1);
+    const char *p = dash + 1;
+    char pol[96];
+    int t;
+    if (!strcmp(p, "none")) snprintf(pol, sizeof pol, "no limit");
+    else if (!strcmp(p, "dl")) snprintf(pol, sizeof pol, "25 ms deadline, stand-in");
+    else if (!strcmp(p, "dldown")) snprintf(pol, sizeof pol, "deadline passed down");
+    else if (!strcmp(p, "r2")) snprintf(pol, sizeof pol, "2 retries at once, stand-in");
+    else if (!strcmp(p, "r2b")) snprintf(pol, sizeof pol, "2 retries, fixed pause");
+    else if (!strcmp(p, "r2bj")) snprintf(pol, sizeof pol, "2 retries, random pause");
+    else if (!strcmp(p, "hedge")) snprintf(pol, sizeof pol, "ask twice after 10 ms");
+    else if (sscanf(p, "fb%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, stand-in", t);
+    else if (sscanf(p, "t%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, error", t);
+    else snprintf(pol, sizeof pol, "policy %s", p);
+    snprintf(out, n, "%s, %s, %s", wait, rate, pol);
+}
+
+int rd_arm_family(const char *arm)
+{
+    const char *d = strchr(arm, '-');
+    const char *p = d ? d + 1 : arm;
+    int t;
+    if (!strcmp(p, "none") || !strcmp(p, "capacity")) return 0;
+    if (!strcmp(p, "dl")) return 3;
+    if (!strcmp(p, "dldown")) return 4;
+    if (!strncmp(p, "r2", 2)) return 5;
+    if (!strcmp(p, "hedge")) return 6;
+    if (sscanf(p, "fb%d", &t) == 1) return 2;
+    if (sscanf(p, "t%d", &t) == 1) return 1;
+    return 7;
+}
+
+size_t rd_rounds(json_t *root, const char *arm, int *out, size_t max)
+{
+    json_t *r = rd_at(root, "/arms/%s/rounds", arm);
+    size_t n = 0;
+    for (size_t i = 0; i < json_array_size(r) && n < max; i++)
+        if (json_is_integer(json_array_get(r, i))) out[n++] = (int)json_integer_value(json_array_get(r, i));
+    return n;
+}
