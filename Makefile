@@ -172,7 +172,8 @@ cost: $(BIN)/cost
 # pipeline/), recomputes every number and scans every output for secrets.
 factcheck:
 	$(MAKE) -C verify
-	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv
+	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv \
+	    --ap-arms pipeline/ap_arms.tsv
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)

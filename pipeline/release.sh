@@ -16,6 +16,7 @@ list() { find results provenance -type f ! -path 'results/verified.json' -print0
 before=$(list)
 verify=${VERIFY:-$OLDPWD/verify/build/verify}
 "$verify" --root . --guesses "$OLDPWD/data/guesses.tsv" --comparisons "$OLDPWD/pipeline/comparisons.tsv" \
+  --ap-arms "$OLDPWD/pipeline/ap_arms.tsv" \
   || { echo "release: the verifier did not pass: nothing packed" >&2; exit 1; }
 after=$(list)
 [[ "$before" == "$after" ]] || { echo "release: files changed while the verifier ran: nothing packed" >&2; exit 1; }

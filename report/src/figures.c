@@ -760,9 +760,18 @@ int fig_steps(json_t *root, const char *figdir)
 
 /* ------------------------------------------------------------ 10. AP */
 
+int fig_ap_ready(json_t *root)
+{
+    json_t *arms = rd_at(root, "/ap/copied_from_ap_json/arms");
+    return json_is_true(rd_at(root, "/ap/checked")) && json_is_object(arms) && json_object_size(arms) > 0;
+}
+
+/* the change in AP of each kind per chosen arm: the mean over the model
+ * seeds and its 95% interval (copied from ap.json), and seed 1 (recomputed
+ * by the verifier); values drawn in percentage points of AP */
 int fig_ap(json_t *root, const char *figdir)
 {
-    json_t *arms = rd_at(root, "/ap/arms");
+    json_t *arms = rd_at(root, "/ap/copied_from_ap_json/arms");
     static const char *const kinds[3] = {"last_known", "default", "none"};
     static const char *const kn[3] = {"last month's score", "default score", "no score"};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
@@ -776,39 +785,47 @@ int fig_ap(json_t *root, const char *figdir)
             json_t *ci = rd_at(a, "/kinds/%s/ci95", kinds[k]);
             double c;
             if (!rd_num(a, &c, "/kinds/%s/change", kinds[k])) {
-                lo = fmin(lo, c);
-                hi = fmax(hi, c);
+                lo = fmin(lo, 100 * c);
+                hi = fmax(hi, 100 * c);
+            }
+            if (!rd_num(root, &c, "/ap/arms/%s/kinds/%s/change_default_seed", key, kinds[k])) {
+                lo = fmin(lo, 100 * c);
+                hi = fmax(hi, 100 * c);
             }
             if (json_array_size(ci) == 2) {
-                lo = fmin(lo, json_number_value(json_array_get(ci, 0)));
-                hi = fmax(hi, json_number_value(json_array_get(ci, 1)));
+                lo = fmin(lo, 100 * json_number_value(json_array_get(ci, 0)));
+                hi = fmax(hi, 100 * json_number_value(json_array_get(ci, 1)));
             }
         }
     }
-    double pad = (hi - lo) * 0.08 + 1e-4;
+    double pad = (hi - lo) * 0.08 + 1e-3;
     lo -= pad;
     hi += pad;
-    int W = 1000, H = 160 + (int)(na ? na : 1) * 90;
-    double y0 = 70.0 / H, y1 = 1 - 100.0 / H;
+    int W = 1000, H = 190 + (int)(na ? na : 1) * 90;
+    double y0 = 125.0 / H, y1 = 1 - 60.0 / H;
     fg_begin(figpath(figdir, "ap"), W, H);
     fg_title("What the stand-ins cost the ranking (change in AP, 95% interval)");
     int R = na ? (int)na : 1;
-    fg_panel(0.22, 0.97, y0, y1, lo, hi, 0, R);
+    fg_panel(0.30, 0.97, y0, y1, lo, hi, 0, R);
     fg_frame();
-    fg_color(FG_BLACK);
-    fg_line(0, 0, 0, R);
     {
         double step = fg_nice_top((hi - lo) / 6);
         double first = ceil(lo / step) * step;
         for (double v = first; v <= hi; v += step) {
             char t[64];
-            snprintf(t, sizeof t, "%+.4f", fabs(v) < step * 1e-6 ? 0.0 : v);
+            snprintf(t, sizeof t, "%+.*f", step >= 0.1 ? 1 : step >= 0.01 ? 2 : 3, fabs(v) < step * 1e-6 ? 0.0 : v);
             fg_color(FG_GRID);
             fg_line(v, 0, v, R);
             fg_mtext("b", 1.4, (v - lo) / (hi - lo), 0.5, 0.9, FG_BLACK, t);
         }
     }
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "change in AP against every answer live (an interval holding zero: too close to call)");
+    fg_color(FG_BLACK);
+    fg_line(0, 0, 0, R);
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "change in AP against every answer live, percentage points");
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK,
+             "dot and bar: mean over the model seeds and its 95% interval, copied from the lab's ap.json");
+    fg_mtext("b", 6.6, 0.5, 0.5, 0.85, FG_DARK,
+             "black tick: model seed 1, recomputed by the verifier; an interval holding zero is too close to call");
     int r = 0;
     json_object_foreach(arms, key, a)
     {
@@ -816,24 +833,37 @@ int fig_ap(json_t *root, const char *figdir)
         r++;
         for (int k = 0; k < 3; k++) {
             double y = yb + 0.75 - k * 0.25;
-            fg_panel(0.22, 0.97, y0, y1, lo, hi, 0, R);
+            fg_panel(0.30, 0.97, y0, y1, lo, hi, 0, R);
             json_t *ci = rd_at(a, "/kinds/%s/ci95", kinds[k]);
             double c;
             if (json_array_size(ci) == 2) {
                 fg_color(cols[k]);
                 fg_width(3);
-                fg_line(json_number_value(json_array_get(ci, 0)), y, json_number_value(json_array_get(ci, 1)), y);
+                fg_line(100 * json_number_value(json_array_get(ci, 0)), y,
+                        100 * json_number_value(json_array_get(ci, 1)), y);
                 fg_width(1);
             }
             if (!rd_num(a, &c, "/kinds/%s/change", kinds[k])) {
                 fg_color(cols[k]);
-                fg_dot(c, y, 1.3);
+                fg_dot(100 * c, y, 1.3);
             }
-            fg_panel(0.01, 0.21, y0, y1, 0, 1, 0, R);
+            if (!rd_num(root, &c, "/ap/arms/%s/kinds/%s/change_default_seed", key, kinds[k])) {
+                fg_color(FG_BLACK);
+                fg_width(2);
+                fg_line(100 * c, y - 0.08, 100 * c, y + 0.08);
+                fg_width(1);
+            }
+            fg_panel(0.01, 0.29, y0, y1, 0, 1, 0, R);
             fg_text(1.0, y - 0.06, 1, 0.8, cols[k], "%s", kn[k]);
         }
-        fg_panel(0.01, 0.21, y0, y1, 0, 1, 0, R);
-        fg_text(0.0, yb + 0.88, 0, 0.95, FG_BLACK, "%s", key);
+        fg_panel(0.01, 0.29, y0, y1, 0, 1, 0, R);
+        fg_text(0.0, yb + 0.9, 0, 0.95, FG_BLACK, "%s", key);
+        double sh;
+        if (!rd_num(root, &sh, "/ap/arms/%s/standin_rows_share", key)) {
+            char t[64];
+            fmt_num(sh, "pct", t, sizeof t);
+            fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "stand-ins on %s of the rows", t);
+        }
     }
     return finish(figdir, "ap");
 }

@@ -33,7 +33,10 @@ int fig_slots(json_t *root, const char *figdir);
 int fig_flood(json_t *root, const char *figdir, const fg_choice *c);
 int fig_hedge(json_t *root, const char *figdir);
 int fig_steps(json_t *root, const char *figdir);
-/* only when verified.json carries a verified "ap" member (ap.json's layout) */
+/* only when verified.json carries a verified "ap" member (fig_ap_ready):
+ * the verifier's seed-1 numbers (ap.arms) and the means over the model
+ * seeds with their intervals copied from ap.json (ap.copied_from_ap_json) */
+int fig_ap_ready(json_t *root);
 int fig_ap(json_t *root, const char *figdir);
 
 /* the arms each figure draws, for the page's text */

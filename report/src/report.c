@@ -408,21 +408,96 @@ static int sec_hedge(page *p, json_t *root)
 
 static int sec_ap(page *p, json_t *root)
 {
+    static const char *const kinds[3] = {"last_known", "default", "none"};
+    static const char *const kn[3] = {"last month's score", "the default score", "no score"};
     pg_h(p, 2, "ap", "What the stand-ins cost the ranking");
-    json_t *ap = rd_at(root, "/ap");
-    if (json_is_object(ap) && json_is_object(json_object_get(ap, "arms"))) {
+    if (fig_ap_ready(root)) {
         if (pg_figure(p, "ap", "What the stand-ins cost the ranking (change in AP, 95% interval)",
-                      "The change in average precision when the requests that got a stand-in get each kind of "
-                      "stand-in, against every answer live; 20 model seeds, paired bootstrap over customers. An "
-                      "interval that holds zero is too close to call."))
+                      "The change in average precision (AP over the whole test table, the mean of its cutoffs) when "
+                      "the rows that got a stand-in in a round get each kind of stand-in, against every answer "
+                      "live, averaged over the rounds. Dots and bars: the mean over the model seeds and its 95% "
+                      "interval (a paired bootstrap over customers), copied from the lab's ap.json; black ticks: "
+                      "model seed 1, recomputed by the verifier. An interval that holds zero is too close to call."))
             return -1;
+        json_t *seeds = rd_at(root, "/ap/copied_from_ap_json/model_seeds");
+        pg_p_begin(p, NULL);
+        pg_t(p, "Recomputed by the verifier, for model seed 1 (the reference scores): from the raw tester files, "
+                "which rows got a stand-in in each round and how many, and the AP with each kind of stand-in. "
+                "With every answer live, seed 1's AP is ");
+        pg_v(p, "pct", "/ap/live_ap/default_seed");
+        pg_t(p, " over ");
+        pg_v(p, "int", "/ap/test_rows");
+        pg_t(p, " rows of ");
+        pg_v(p, "int", "/ap/customers");
+        pg_t(p, " customers. Copied from the lab's ap.json, not recomputed: the means over the ");
+        if (json_array_size(seeds) > 0) pg_v(p, "int", "/ap/copied_from_ap_json/model_seeds/%zu", json_array_size(seeds) - 1);
+        else pg_nm(p);
+        pg_t(p, " model seeds (each a model the lab retrained), their 95%% intervals (");
+        pg_v(p, "int", "/ap/copied_from_ap_json/bootstrap/used");
+        pg_t(p, " of ");
+        pg_v(p, "int", "/ap/copied_from_ap_json/bootstrap/resamples");
+        pg_t(p, " bootstrap resamples kept) and the verdicts. The verifier checked that they agree with seed 1 "
+                "and with each other: seed 1's entry is its own number, each mean is the mean of its seeds, the "
+                "verdict follows the interval.");
+        json_t *skipped = rd_at(root, "/ap/skipped_arms");
+        if (json_array_size(skipped) > 0) {
+            pg_t(p, " Chosen but without runs, so not measured: ");
+            for (size_t i = 0; i < json_array_size(skipped); i++) {
+                if (i) pg_t(p, ", ");
+                pg_v(p, "str", "/ap/skipped_arms/%zu", i);
+            }
+            pg_t(p, ".");
+        }
+        pg_p_end(p);
+        const char *heads[] = {"arm", "stand-in", "rows with a stand-in (recomputed)", "change, seed 1 (recomputed)",
+                               "change, mean over the seeds (copied)", "95% interval (copied)", "verdict (copied)"};
+        tb_begin(p, NULL, 7, heads);
+        json_t *arms = rd_at(root, "/ap/copied_from_ap_json/arms");
+        const char *key;
+        json_t *a;
+        json_object_foreach(arms, key, a)
+        {
+            for (int k = 0; k < 3; k++) {
+                tb_row(p);
+                tb_th(p, "%s", key);
+                tb_td_begin(p, "l");
+                pg_t(p, "%s", kn[k]);
+                tb_td_end(p);
+                tb_td_begin(p, NULL);
+                pg_v(p, "pct", "/ap/arms/%s/standin_rows_share", key);
+                tb_td_end(p);
+                tb_td_begin(p, NULL);
+                pg_v(p, "spp", "/ap/arms/%s/kinds/%s/change_default_seed", key, kinds[k]);
+                tb_td_end(p);
+                tb_td_begin(p, NULL);
+                pg_v(p, "spp", "/ap/copied_from_ap_json/arms/%s/kinds/%s/change", key, kinds[k]);
+                tb_td_end(p);
+                tb_td_begin(p, NULL);
+                pg_v(p, "spp", "/ap/copied_from_ap_json/arms/%s/kinds/%s/ci95/0", key, kinds[k]);
+                pg_t(p, " to ");
+                pg_v(p, "spp", "/ap/copied_from_ap_json/arms/%s/kinds/%s/ci95/1", key, kinds[k]);
+                tb_td_end(p);
+                tb_td_begin(p, "l");
+                pg_v(p, "str", "/ap/copied_from_ap_json/arms/%s/kinds/%s/verdict", key, kinds[k]);
+                if (json_is_string(rd_at(a, "/kinds/%s/direction", kinds[k]))) {
+                    pg_t(p, ", AP ");
+                    pg_v(p, "str", "/ap/copied_from_ap_json/arms/%s/kinds/%s/direction", key, kinds[k]);
+                }
+                tb_td_end(p);
+            }
+        }
+        tb_end(p);
+        pg_p_begin(p, NULL);
+        pg_t(p, "Changes in percentage points of AP; negative: the stand-ins cost AP. The change belongs to the share "
+                "of the table's rows that carried a stand-in, which is smaller than the share of answers that were "
+                "stand-ins: only the rows asked in a round can get one, and AP is over every row.");
+        pg_p_end(p);
         return 0;
     }
     pg_p_begin(p, "note");
-    pg_t(p, "Not on this page: the stand-ins' cost in AP is not verified yet. The verifier says: ");
+    pg_t(p, "Not on this page: the stand-ins' cost in AP, which the verifier has not checked. The verifier says: ");
     pg_v(p, "str", "/checks/ap/note");
-    pg_t(p, ". The page prints only what the verifier recomputed, so this figure waits until the verifier checks "
-            "it.");
+    pg_t(p, ". The page prints only what the verifier checked, so this figure waits for a checked ap.json.");
     pg_p_end(p);
     return 0;
 }
@@ -938,7 +1013,7 @@ int main(int argc, char **argv)
     rc |= fig_flood(root, tmpfig, &c);
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
-    if (json_is_object(rd_at(root, "/ap/arms"))) rc |= fig_ap(root, tmpfig);
+    if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
 
     page *p = pg_new(root, tmpfig);
     if (!rc) {

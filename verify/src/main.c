@@ -1,7 +1,7 @@
 /* verify: the independent verifier and secret scanner (see verify/README.md).
  *
  *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
- *          [--guesses FILE] [--comparisons FILE] [--max-print N]
+ *          [--guesses FILE] [--comparisons FILE] [--ap-arms FILE] [--max-print N]
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ...).
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "apcheck.h"
 #include "compare.h"
 #include "extra.h"
 #include "manifest.h"
@@ -25,35 +26,17 @@ static void usage(FILE *o)
 {
     fprintf(o,
             "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
-            "              [--guesses FILE] [--comparisons FILE] [--max-print N]\n"
+            "              [--guesses FILE] [--comparisons FILE] [--ap-arms FILE] [--max-print N]\n"
             "  --root DIR         the study: DIR/results/ and DIR/provenance/ (default .)\n"
             "  --no-scan          skip the secret scan\n"
             "  --scan-only        only the secret scan (writes nothing)\n"
             "  --out FILE         where verified.json goes (default DIR/results/verified.json)\n"
             "  --guesses FILE     default DIR/data/guesses.tsv\n"
             "  --comparisons FILE default DIR/pipeline/comparisons.tsv\n"
+            "  --ap-arms FILE     the arms results/ap.json chose (default DIR/pipeline/ap_arms.tsv;\n"
+            "                     when absent, ap.json's own arms and skipped_arms)\n"
             "  --max-print N      lines printed per kind of mismatch and per scanned file (default 20, 0 = all)\n"
             "exit: 0 all good, 1 mismatches or findings, 2 unusable input\n");
-}
-
-/* ---- HOOK: results/ap.json -------------------------------------------
- * `make ap` will write results/ap.json (the stand-ins' cost in AP).  Its
- * format is not defined yet, so it is not checked: when it exists this
- * prints a NOTE and verified.json says "checked": false.  When the format
- * lands, recompute the stand-in costs here and record differences with
- * mm_add, like the other checks.
- * --------------------------------------------------------------------- */
-static vj_node *ap_check(const char *root)
-{
-    char *p = vu_xasprintf("%s/results/ap.json", root);
-    vj_node *o = vj_new_obj();
-    int present = vu_is_file(p);
-    vj_obj_set(o, "present", vj_new_bool(present));
-    vj_obj_set(o, "checked", vj_new_bool(0));
-    vj_obj_set(o, "note", vj_new_str("ap.json's format is not defined yet; the verifier does not check it"));
-    if (present) printf("NOTE %s exists but is not checked: its format is not defined yet (hook: ap_check)\n", p);
-    free(p);
-    return o;
 }
 
 static int usable(const char *path, const char *what, const char *hint)
@@ -65,7 +48,7 @@ static int usable(const char *path, const char *what, const char *hint)
 
 int main(int argc, char **argv)
 {
-    const char *root = ".", *out = NULL, *guesses = NULL, *comps = NULL;
+    const char *root = ".", *out = NULL, *guesses = NULL, *comps = NULL, *aparms = NULL;
     int no_scan = 0, scan_only = 0;
     long max_print = 20;
     for (int i = 1; i < argc; i++) {
@@ -75,6 +58,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--out") && more) out = argv[++i];
         else if (!strcmp(a, "--guesses") && more) guesses = argv[++i];
         else if (!strcmp(a, "--comparisons") && more) comps = argv[++i];
+        else if (!strcmp(a, "--ap-arms") && more) aparms = argv[++i];
         else if (!strcmp(a, "--max-print") && more) max_print = strtol(argv[++i], NULL, 10);
         else if (!strcmp(a, "--no-scan")) no_scan = 1;
         else if (!strcmp(a, "--scan-only")) scan_only = 1;
@@ -112,6 +96,7 @@ int main(int argc, char **argv)
     char *summary = vu_xasprintf("%s/results/reference/summary.json", root);
     char *manifest = vu_xasprintf("%s/provenance/manifest-measure.tsv", root);
     char *opath = out ? vu_xstrdup(out) : vu_xasprintf("%s/results/verified.json", root);
+    char *apath = aparms ? vu_xstrdup(aparms) : vu_xasprintf("%s/pipeline/ap_arms.tsv", root);
     int rc = 2;
     vj_node *lab = NULL;
     study s;
@@ -121,8 +106,13 @@ int main(int argc, char **argv)
         !usable(summary, "reference summary", "`make measure` copies it to results/reference/") ||
         !usable(manifest, "the measure manifest", NULL) ||
         !usable(gpath, "the guesses file", "give it with --guesses FILE") ||
-        !usable(cpath, "the comparisons file", "give it with --comparisons FILE"))
+        !usable(cpath, "the comparisons file", "give it with --comparisons FILE") ||
+        (aparms && !usable(apath, "the chosen arms of ap.json", "--ap-arms FILE")))
         goto done;
+    if (ap_arms_file_check(apath, err, sizeof err)) {
+        fprintf(stderr, "verify: %s\n", err);
+        goto done;
+    }
     if (vj_parse_file(results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;
@@ -142,7 +132,10 @@ int main(int argc, char **argv)
     long mm_raw = mm_count() - mm_manifest;
     cmp_results(lab, &s);
     long mm_results = mm_count() - mm_manifest - mm_raw;
-    vj_node *ap = ap_check(root);
+    /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
+    vj_node *ap_member = NULL;
+    vj_node *ap = ap_check(root, &s.ref, apath, &ap_member);
+    long mm_ap = mm_count() - mm_manifest - mm_raw - mm_results;
     /* the numbers the report needs beyond results.json's layout (extra.h) */
     vj_node *extra = ex_compute(&s, gpath);
 
@@ -181,6 +174,7 @@ int main(int argc, char **argv)
     vj_obj_set(by, "manifest", vj_new_int(mm_manifest));
     vj_obj_set(by, "raw_files_and_answers", vj_new_int(mm_raw));
     vj_obj_set(by, "results_json", vj_new_int(mm_results));
+    vj_obj_set(by, "ap_json", vj_new_int(mm_ap));
     vj_obj_set(checks, "mismatches_by_check", by);
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "times", vj_new_str("|lab - verify| < 1 ns (1e-6 in *_ms, 1e-3 in *_us)"));
@@ -192,6 +186,7 @@ int main(int argc, char **argv)
     vj_obj_set(checks, "ap", ap);
     vj_obj_set(v, "checks", checks);
     vj_obj_set(v, "extra", extra);
+    vj_obj_set(v, "ap", ap_member);
     vu_buf b = {0};
     vj_write(v, &b);
     if (vu_write_atomic(opath, b.p, b.len, err, sizeof err)) {
@@ -221,5 +216,6 @@ done:
     free(summary);
     free(manifest);
     free(opath);
+    free(apath);
     return rc;
 }

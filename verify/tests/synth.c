@@ -534,3 +534,134 @@ int syn_write_manifest(const char *root)
     vu_buf_free(&b);
     return rc;
 }
+
+/* ---- hand-made studies for the AP check ---- */
+
+int syn_write_reference_table(const char *root, const syn_ref *ref, const char *const *customer,
+                              const char *const *cutoff, const int *label)
+{
+    char dir[4096], path[4200];
+    snprintf(dir, sizeof dir, "%s/results/reference", root);
+    if (syn_mkdirs(dir)) return -1;
+    vu_buf b = {0};
+    vu_buf_puts(&b, "customer\tcutoff\tlabel\tscore\tlast_known\n");
+    for (size_t i = 0; i < ref->rows; i++)
+        vu_buf_printf(&b, "%s\t%s\t%d\t%.9g\t%.9g\n", customer[i], cutoff[i], label[i], (double)ref->score[i],
+                      (double)ref->last_known[i]);
+    snprintf(path, sizeof path, "%s/scores.tsv", dir);
+    int rc = syn_write_text(path, b.p);
+    vu_buf_free(&b);
+    if (rc) return rc;
+    char js[512];
+    snprintf(js, sizeof js, "{\n \"shop\": \"hand-made\",\n \"model_seed\": 1,\n \"default_score\": %.9g,\n \"test_rows\": %zu\n}\n",
+             (double)ref->default_score, ref->rows);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    return syn_write_text(path, js);
+}
+
+static int cmp_vrow_answer2(const void *x, const void *y)
+{
+    const syn_vrow *a = x, *b = y;
+    return (a->answer > b->answer) - (a->answer < b->answer);
+}
+
+static int cmp_srow_end2(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0)
+{
+    size_t n = strlen(kinds);
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = 20;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->seconds = ceil((double)n * 0.05);
+    r->t = vu_xcalloc(n + 1, sizeof *r->t);
+    r->v = vu_xcalloc(n + 1, sizeof *r->v);
+    r->s = vu_xcalloc(n + 1, sizeof *r->s);
+    for (size_t j = 0; j < n; j++) {
+        char k = kinds[j];
+        syn_trow *t = &r->t[r->nt++];
+        t->j = (long long)j;
+        t->row = (long long)(j % ref->rows);
+        t->sched = t0 + (long long)j * 50000000LL;
+        t->send = t->sched + 10000;
+        t->conn = (int)(j % 4);
+        syn_vrow *v = &r->v[r->nv++];
+        v->req = t->j;
+        v->row = t->row;
+        v->has_req = v->has_row = 1;
+        v->arrive = t->send + 15000;
+        v->lookups = 1;
+        v->a_has[0] = 1;
+        v->a_start[0] = v->arrive + 3000;
+        syn_srow *s = &r->s[r->ns++];
+        s->req = t->j;
+        s->row = t->row;
+        s->arrive = v->a_start[0] + 8000;
+        s->has_start = s->has_end = 1;
+        s->start = s->arrive;
+        s->outcome = 'A';
+        if (k == 'L') {
+            s->planned = 1000000;
+            s->end = s->start + s->planned;
+            v->a_end[0] = s->end + 9000;
+            v->a_out[0] = 'A';
+        } else {
+            /* the store answers after 40 ms; the service stopped waiting at 25 ms */
+            s->planned = 40000000;
+            s->end = s->start + s->planned;
+            v->a_end[0] = v->a_start[0] + 25000000;
+            v->a_out[0] = 'T';
+        }
+        v->answer = v->a_end[0] + 4000;
+        t->has_answer = 1;
+        t->answer = v->answer + 30000;
+        t->kind = v->kind = k;
+        if (k == 'E') {
+            t->status = v->status = 504;
+        } else {
+            t->status = v->status = 200;
+            t->has_score = 1;
+            t->score = k == 'L' ? ref->score[t->row] : k == 'K' ? ref->last_known[t->row] : ref->default_score;
+        }
+    }
+    qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer2);
+    qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end2);
+}
+
+int syn_results_from_verified(const char *root)
+{
+    char *vp = vu_xasprintf("%s/results/verified.json", root);
+    vj_node *v;
+    char err[512];
+    int rc = vj_parse_file(vp, &v, err, sizeof err);
+    free(vp);
+    if (rc) {
+        fprintf(stderr, "synth: %s\n", err);
+        return -1;
+    }
+    vj_node *o = vj_new_obj();
+    vj_obj_set(o, "format", vj_new_str("lab-results 1"));
+    for (size_t i = 0; i < v->n; i++) {
+        const char *k = v->keys[i];
+        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses")) {
+            vj_obj_set(o, k, v->items[i]);
+            v->items[i] = vj_new_null();
+        }
+    }
+    vu_buf b = {0};
+    vj_write(o, &b);
+    char *rp = vu_xasprintf("%s/results/results.json", root);
+    rc = syn_write_text(rp, b.p);
+    vu_buf_free(&b);
+    vj_free(o);
+    vj_free(v);
+    free(rp);
+    return rc;
+}

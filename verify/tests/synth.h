@@ -75,6 +75,18 @@ void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed);
 void syn_free_ref(syn_ref *ref);
 int syn_write_reference(const char *root, const syn_ref *ref);
 int syn_write_manifest(const char *root);
+/* a reference whose customer, cutoff and label are given per row (the AP
+ * check groups rows by cutoff and counts customers); default_score and
+ * every score as in ref, printed with %.9g */
+int syn_write_reference_table(const char *root, const syn_ref *ref, const char *const *customer,
+                              const char *const *cutoff, const int *label);
+/* a run whose request j asks row j % rows and is answered with kinds[j]
+ * (L live, K last-known, D default: the lookup timed out at 25 ms; E a 504),
+ * one request every 50 ms from t0; every file consistent with the others */
+void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0);
+/* results/results.json made from results/verified.json's runs, arms,
+ * verdicts and guesses (so that only other checks can fail) */
+int syn_results_from_verified(const char *root);
 int syn_write_text(const char *path, const char *text);
 int syn_mkdirs(const char *path);
 
