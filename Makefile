@@ -45,7 +45,7 @@ all: deps
 	$(MAKE) factcheck
 	$(MAKE) report
 
-build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run
+build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep
 
 deps:
 	@bash pipeline/deps.sh
@@ -85,6 +85,8 @@ $(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: tests/bench_trees.c $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
+$(BIN)/bench_sleep: tests/bench_sleep.c $(B)/lab/util.o | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/bench_run: tests/bench_run.c tests/rawread.h | $(BIN)
 	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
 

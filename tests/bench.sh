@@ -33,10 +33,13 @@ echo "   the tester's lateness (target: p99 under 200 us) and the service's memo
 echo "\$ build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores $core --gate 1 --raw build/bench/raw"
 build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
 build/bin/bench_run build/bench/raw/H4-fb25-r1
+echo "   side by side, the floor under it: this machine's own timer lateness on the same core, nothing else running"
+echo "\$ taskset -c $core build/bin/bench_sleep 450 20"
+taskset -c "$core" build/bin/bench_sleep 450 20
 
 echo
-echo "== make collect on a full-size study (target: under 60 s): 100 copies of the 20 s H4-fb25 run"
-echo "   above (about as many requests and lookups as the full profile's 110 runs), loaded with COPY"
+echo "== make collect on a large study (target for a full study of about 1.2 million requests: under 60 s):"
+echo "   100 copies of the 20 s H4-fb25 run above (0.9 million requests and as many lookups), loaded with COPY"
 rm -rf build/bench/study && mkdir -p build/bench/study/results/raw
 for i in $(seq 1 100); do
   d=build/bench/study/results/raw/H4-fb25-r$i
