@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mism.h"
+#include "rawcols.h"
 #include "rawread.h"
 #include "vutil.h"
 
@@ -365,13 +366,7 @@ static void find_rounds(const char *rawdir, char **names, size_t nn, const char 
     qsort(a->r, a->nr, sizeof *a->r, cmp_round);
 }
 
-/* tester.tsv.gz's columns (lab/RAWFORMAT.md) */
-enum { T_J, T_ROW, T_SCHED, T_SEND, T_ANSWER, T_STATUS, T_KIND, T_SCORE, T_CONN, T_WAITED, T_NCOL };
-static const rr_col tester_cols[T_NCOL] = {
-    {"j", RR_INT, 0},         {"row", RR_INT, 0},    {"sched_t", RR_TIME, 0}, {"send_t", RR_TIME, 0},
-    {"answer_t", RR_TIME, 1}, {"status", RR_INT, 0}, {"kind", RR_CODE, 0},    {"score", RR_FLOAT, 1},
-    {"conn", RR_INT, 0},      {"waited", RR_INT, 0},
-};
+/* tester.tsv.gz's columns: rawcols.h */
 
 static int read_tester(const char *root, ap_round *r, char *err, size_t errlen)
 {

@@ -7,34 +7,11 @@
 #include <string.h>
 
 #include "mism.h"
+#include "rawcols.h"
 #include "rawread.h"
 #include "vutil.h"
 
-/* the columns of the event files (lab/RAWFORMAT.md), as runfig reads them */
-enum { T_J, T_ROW, T_SCHED, T_SEND, T_ANSWER, T_STATUS, T_KIND, T_SCORE, T_CONN, T_WAITED, T_NCOL };
-static const rr_col tester_cols[T_NCOL] = {
-    {"j", RR_INT, 0},       {"row", RR_INT, 0},     {"sched_t", RR_TIME, 0}, {"send_t", RR_TIME, 0},
-    {"answer_t", RR_TIME, 1}, {"status", RR_INT, 0}, {"kind", RR_CODE, 0},    {"score", RR_FLOAT, 1},
-    {"conn", RR_INT, 0},    {"waited", RR_INT, 0},
-};
-enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A0E, V_A0O,
-       V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
-static const rr_col service_cols[V_NCOL] = {
-    {"req", RR_INT, 1},        {"row", RR_INT, 1},        {"arrive_t", RR_TIME, 0},
-    {"answer_t", RR_TIME, 0},  {"status", RR_INT, 0},     {"kind", RR_CODE, 0},
-    {"lookups", RR_INT, 0},    {"a0_start_t", RR_TIME, 1}, {"a0_end_t", RR_TIME, 1},
-    {"a0_out", RR_CODE, 1},    {"a1_start_t", RR_TIME, 1}, {"a1_end_t", RR_TIME, 1},
-    {"a1_out", RR_CODE, 1},    {"a2_start_t", RR_TIME, 1}, {"a2_end_t", RR_TIME, 1},
-    {"a2_out", RR_CODE, 1},
-};
-enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
-       S_BUSY, S_NCOL };
-static const rr_col store_cols[S_NCOL] = {
-    {"req", RR_INT, 0},        {"attempt", RR_INT, 0},   {"row", RR_INT, 0},
-    {"arrive_t", RR_TIME, 0},  {"start_t", RR_TIME, 1},  {"end_t", RR_TIME, 1},
-    {"planned_ns", RR_INT, 0}, {"budget_ns", RR_INT, 0}, {"outcome", RR_CODE, 0},
-    {"line", RR_INT, 0},       {"busy", RR_INT, 0},
-};
+/* the columns of the event files: rawcols.h */
 
 #define ABSENT LLONG_MIN
 #define FROZEN_NS 1000000000LL /* a lookup "froze" when its planned wait is over 1 s */

@@ -1,0 +1,19 @@
+/* rawcols: the columns of the three event files, exactly as
+ * lab/RAWFORMAT.md lists them (name, type, whether "-" is allowed), shared
+ * by every reader in the verifier.  Constant data only. */
+#ifndef VERIFY_RAWCOLS_H
+#define VERIFY_RAWCOLS_H
+
+#include "rawread.h"
+
+enum { T_J, T_ROW, T_SCHED, T_SEND, T_ANSWER, T_STATUS, T_KIND, T_SCORE, T_CONN, T_WAITED, T_NCOL };
+enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A0E, V_A0O,
+       V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
+enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
+       S_BUSY, S_NCOL };
+
+extern const rr_col tester_cols[T_NCOL];
+extern const rr_col service_cols[V_NCOL];
+extern const rr_col store_cols[S_NCOL];
+
+#endif
