@@ -266,27 +266,6 @@ static const vj_node *need(const char *path, const vj_node *parent, const char *
     return NULL;
 }
 
-static vj_node *copy_node(const vj_node *n)
-{
-    if (!n) return vj_new_null();
-    switch (n->type) {
-    case VJ_NULL: return vj_new_null();
-    case VJ_BOOL: return vj_new_bool(n->b);
-    case VJ_NUM: return n->is_int ? vj_new_int(n->i) : vj_new_num(n->num);
-    case VJ_STR: return vj_new_str(n->text);
-    case VJ_ARR: {
-        vj_node *a = vj_new_arr();
-        for (size_t i = 0; i < n->n; i++) vj_arr_push(a, copy_node(n->items[i]));
-        return a;
-    }
-    case VJ_OBJ: {
-        vj_node *o = vj_new_obj();
-        for (size_t i = 0; i < n->n; i++) vj_obj_set(o, n->keys[i], copy_node(n->items[i]));
-        return o;
-    }
-    }
-    return vj_new_null();
-}
 
 /* ----------------------------------------------------------- the runs */
 
@@ -1119,11 +1098,11 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
     vj_node *cp = vj_new_obj();
     vj_obj_set(cp, "recomputed", vj_new_bool(0));
     vj_obj_set(cp, "what_is_copied", vj_new_str(COPIED));
-    vj_obj_set(cp, "model_seeds", copy_node(vj_get(lab, "model_seeds")));
-    vj_obj_set(cp, "bootstrap", copy_node(bs));
+    vj_obj_set(cp, "model_seeds", vj_copy(vj_get(lab, "model_seeds")));
+    vj_obj_set(cp, "bootstrap", vj_copy(bs));
     vj_node *cl = vj_new_obj();
-    vj_obj_set(cl, "mean", copy_node(vj_get(la, "mean")));
-    vj_obj_set(cl, "per_seed", copy_node(vj_get(la, "per_seed")));
+    vj_obj_set(cl, "mean", vj_copy(vj_get(la, "mean")));
+    vj_obj_set(cl, "per_seed", vj_copy(vj_get(la, "per_seed")));
     vj_obj_set(cp, "live_ap", cl);
     vj_node *carms = vj_new_obj();
     for (size_t i = 0; larms && i < larms->n; i++) {
@@ -1133,7 +1112,7 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
             const vj_node *e = vj_get(lk, KINDS[k]);
             vj_node *c = vj_new_obj();
             static const char *const CM[] = {"change", "ci95", "verdict", "direction", "change_per_seed"};
-            for (int f = 0; f < 5; f++) vj_obj_set(c, CM[f], copy_node(vj_get(e, CM[f])));
+            for (int f = 0; f < 5; f++) vj_obj_set(c, CM[f], vj_copy(vj_get(e, CM[f])));
             vj_obj_set(ko, KINDS[k], c);
         }
         vj_node *ao = vj_new_obj();
@@ -1141,7 +1120,7 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
         vj_obj_set(carms, larms->keys[i], ao);
     }
     vj_obj_set(cp, "arms", carms);
-    vj_obj_set(cp, "skipped_arms", copy_node(lskip));
+    vj_obj_set(cp, "skipped_arms", vj_copy(lskip));
     vj_obj_set(m, "copied_from_ap_json", cp);
     vj_free(*member);
     *member = m;

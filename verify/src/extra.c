@@ -297,27 +297,6 @@ static vj_node *steps_json(const exrun *x)
     return o;
 }
 
-static vj_node *copy(const vj_node *n)
-{
-    if (!n) return vj_new_null();
-    switch (n->type) {
-    case VJ_NULL: return vj_new_null();
-    case VJ_BOOL: return vj_new_bool(n->b);
-    case VJ_NUM: return n->is_int ? vj_new_int(n->i) : vj_new_num(n->num);
-    case VJ_STR: return vj_new_str(n->text);
-    case VJ_ARR: {
-        vj_node *a = vj_new_arr();
-        for (size_t i = 0; i < n->n; i++) vj_arr_push(a, copy(n->items[i]));
-        return a;
-    }
-    case VJ_OBJ: {
-        vj_node *o = vj_new_obj();
-        for (size_t i = 0; i < n->n; i++) vj_obj_set(o, n->keys[i], copy(n->items[i]));
-        return o;
-    }
-    }
-    return vj_new_null();
-}
 
 /* run.json's facts about the machine, copied as they are */
 static vj_node *machine_json(const char *root, const char *run, vj_node **rj_out)
@@ -331,7 +310,7 @@ static vj_node *machine_json(const char *root, const char *run, vj_node **rj_out
     static const char *const keys[] = {"seconds", "settle_s", "rate", "cores", "tester_nice", "start_utc",
                                        "end_utc", "idle", "cpu", "peak_rss_kb", "host"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-        vj_obj_set(o, keys[i], rc ? vj_new_null() : copy(vj_get(rj, keys[i])));
+        vj_obj_set(o, keys[i], rc ? vj_new_null() : vj_copy(vj_get(rj, keys[i])));
     *rj_out = rc ? NULL : rj;
     return o;
 }

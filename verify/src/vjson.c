@@ -559,3 +559,25 @@ void vj_scalar_text(const vj_node *n, char *out, size_t outlen)
     case VJ_OBJ: snprintf(out, outlen, "(an object of %zu members)", n->n); break;
     }
 }
+
+vj_node *vj_copy(const vj_node *n)
+{
+    if (!n) return vj_new_null();
+    switch (n->type) {
+    case VJ_NULL: return vj_new_null();
+    case VJ_BOOL: return vj_new_bool(n->b);
+    case VJ_NUM: return n->is_int ? vj_new_int(n->i) : vj_new_num(n->num);
+    case VJ_STR: return vj_new_str(n->text);
+    case VJ_ARR: {
+        vj_node *a = vj_new_arr();
+        for (size_t i = 0; i < n->n; i++) vj_arr_push(a, vj_copy(n->items[i]));
+        return a;
+    }
+    case VJ_OBJ: {
+        vj_node *o = vj_new_obj();
+        for (size_t i = 0; i < n->n; i++) vj_obj_set(o, n->keys[i], vj_copy(n->items[i]));
+        return o;
+    }
+    }
+    return vj_new_null();
+}

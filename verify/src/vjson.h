@@ -55,4 +55,7 @@ void vj_write(const vj_node *n, vu_buf *out);
 /* One-line rendering of a scalar (or a short summary of a container). */
 void vj_scalar_text(const vj_node *n, char *out, size_t outlen);
 
+/* A deep copy of n (a null node when n is NULL); the caller owns it. */
+vj_node *vj_copy(const vj_node *n);
+
 #endif
