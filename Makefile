@@ -18,17 +18,24 @@ PREP    := $(B)/prep
 PROV    := $(OUT)/provenance
 BIN     := $(B)/bin
 
+# A user adds flags with CFLAGS=... (kept after the lab's own) and picks a
+# compiler with CC=...; the lab's flags are always there.
+ifeq ($(origin CC),default)
 CC      := gcc
+endif
 OPT     ?= -O2
-CFLAGS  := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline \
-           -I/usr/include/postgresql
+PGINC   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
+LAB_CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline -I$(PGINC)
+override CFLAGS := $(LAB_CFLAGS) $(CFLAGS)
+DEPFLAGS := -MMD -MP
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
-LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse
+# Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
+LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 PIPE_MODS := shop feat train redact apcost
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
-TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
@@ -50,45 +57,50 @@ build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sl
 deps:
 	@bash pipeline/deps.sh
 
-$(B)/lab/%.o: lab/%.c $(wildcard lab/*.h) | $(B)/lab
-	$(CC) $(CFLAGS) -DLAB_CFLAGS='"$(CFLAGS)"' -c $< -o $@
-$(B)/pipeline/%.o: pipeline/%.c $(wildcard lab/*.h pipeline/*.h) | $(B)/pipeline
-	$(CC) $(CFLAGS) -c $< -o $@
-$(B)/lab $(B)/pipeline $(BIN):
+# Every .c compiles to its own object with its header dependencies (-MMD -MP),
+# so a changed header rebuilds exactly what includes it.
+$(B)/lab/%.o: lab/%.c | $(B)/lab
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DLAB_CFLAGS='"$(CFLAGS)"' -c $< -o $@
+$(B)/pipeline/%.o: pipeline/%.c | $(B)/pipeline
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(B)/tests/%.o: tests/%.c | $(B)/tests
+	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
+$(B)/lab $(B)/pipeline $(B)/tests $(BIN):
 	mkdir -p $@
+-include $(wildcard $(B)/lab/*.d $(B)/pipeline/*.d $(B)/tests/*.d)
 
-$(BIN)/prepare: pipeline/prepare.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+$(BIN)/prepare: $(B)/pipeline/prepare.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
-$(BIN)/check: pipeline/check.c $(B)/lab/util.o | $(BIN)
+$(BIN)/check: $(B)/pipeline/check.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/store: lab/store.c $(LAB_OBJ) | $(BIN)
+$(BIN)/store: $(B)/lab/store.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/service: lab/service.c $(LAB_OBJ) | $(BIN)
+$(BIN)/service: $(B)/lab/service.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/tester: lab/tester.c $(LAB_OBJ) | $(BIN)
+$(BIN)/tester: $(B)/lab/tester.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/collect: pipeline/collect.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/collect: $(B)/pipeline/collect.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
-$(BIN)/measure: pipeline/measure.c $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/measure: $(B)/pipeline/measure.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/ap: pipeline/apstage.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+$(BIN)/ap: $(B)/pipeline/apstage.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
-$(BIN)/cost: pipeline/cost.c $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+$(BIN)/cost: $(B)/pipeline/cost.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
-$(BIN)/demo: lab/demo.c $(LAB_OBJ) | $(BIN)
+$(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: lab/play.c $(LAB_OBJ) | $(BIN)
+$(BIN)/play: $(B)/lab/play.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/run: lab/run.c $(LAB_OBJ) | $(BIN)
+$(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/tests: $(TEST_SRC) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
-$(BIN)/bench_trees: tests/bench_trees.c $(LAB_OBJ) | $(BIN)
+$(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
-$(BIN)/bench_sleep: tests/bench_sleep.c $(B)/lab/util.o | $(BIN)
+$(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_run: tests/bench_run.c tests/rawread.h | $(BIN)
-	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+$(BIN)/bench_run: $(B)/tests/bench_run.o | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for
 # tests/test_asan.c (a short run must report no error and no leak).
@@ -140,13 +152,7 @@ measure: $(PROGS)
 # PGURL=... for an existing server.
 PGURL ?=
 collect: $(BIN)/collect
-	@if [ -n "$(PGURL)" ]; then \
-	  $(BIN)/collect --root $(OUT) --pgurl "$(PGURL)"; \
-	else \
-	  url=$$(bash pipeline/pg.sh start $(B)/pg) || exit 1; \
-	  $(BIN)/collect --root $(OUT) --pgurl "$$url"; rc=$$?; \
-	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
-	fi
+	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/collect --root $(OUT) $(if $(PGURL),--pgurl "$(PGURL)")
 
 # The stand-ins' cost in AP (20 model seeds, paired bootstrap; arms chosen in
 # pipeline/ap_arms.tsv), loaded into PostgreSQL too; and the measurement's cost.
@@ -154,13 +160,8 @@ AP_ARMS  ?= pipeline/ap_arms.tsv
 AP_FLAGS ?=
 ap: $(BIN)/ap
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
-	@if [ -n "$(PGURL)" ]; then \
-	  $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) $(AP_FLAGS) --pgurl "$(PGURL)"; \
-	else \
-	  url=$$(bash pipeline/pg.sh start $(B)/pg) || exit 1; \
-	  $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) $(AP_FLAGS) --pgurl "$$url"; rc=$$?; \
-	  bash pipeline/pg.sh stop $(B)/pg; exit $$rc; \
-	fi
+	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) \
+	    $(AP_FLAGS) $(if $(PGURL),--pgurl "$(PGURL)")
 
 # make cost [START=2026-11-30T06:00:00Z END=... PRICE_PER_HOUR=0.0363] for a rented machine
 START ?=

@@ -4,6 +4,15 @@
 #   pipeline/pg.sh start DIR   initdb DIR if needed, start it, print the
 #                              connection string on stdout
 #   pipeline/pg.sh stop DIR    stop it (no error if it is not running)
+#   pipeline/pg.sh run DIR CMD ARGS...
+#                              start it if needed, run CMD ARGS --pgurl URL,
+#                              then stop it unless another `run` still uses it
+#
+# `run` is the one way the Makefile's stages use the cluster: starting,
+# stopping and the list of users (DIR/users/<pid>) change only under an
+# exclusive flock on DIR/lock, so `make -j2 collect ap` shares one server
+# instead of racing to start or stop it.  A user that died (kill -9) is
+# noticed by its pid no longer running, so the server is not left up for it.
 #
 # As root the server runs as the `postgres` user, which must be able to
 # traverse every parent folder of DIR; when it cannot (a checkout under a
@@ -12,7 +21,7 @@
 # the socket goes into a short folder under /tmp when DIR is too long.
 set -euo pipefail
 cmd=${1:-}; dir=${2:-}
-[[ -n $cmd && -n $dir ]] || { echo "usage: pg.sh start|stop DIR" >&2; exit 2; }
+[[ -n $cmd && -n $dir ]] || { echo "usage: pg.sh start|stop|run DIR [CMD ARGS...]" >&2; exit 2; }
 bin=/usr/lib/postgresql/15/bin
 [[ -x $bin/initdb ]] || { echo "pg.sh: $bin/initdb not found: run make deps (postgresql 15)" >&2; exit 1; }
 mkdir -p "$dir"
@@ -39,8 +48,7 @@ if (( ${#sock} > 90 )); then
   sock=$(cat "$dir/sockdir")
 fi
 
-case $cmd in
-start)
+do_start() {
   mkdir -p "$sock"
   if [[ $(id -u) -eq 0 ]]; then chown postgres "$sock" "$(dirname "$data")"; fi
   if [[ ! -f $data/PG_VERSION ]]; then
@@ -51,14 +59,48 @@ start)
   if ! as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     as_owner "$bin/pg_ctl" -D "$data" -w -s -l "$(dirname "$data")/server.log" \
       -o "-c listen_addresses='' -c unix_socket_directories='$sock' -c fsync=off -c full_page_writes=off" start \
-      || { echo "pg.sh: the server did not start; see $(dirname "$data")/server.log" >&2; exit 1; }
+      || { echo "pg.sh: the server did not start; see $(dirname "$data")/server.log" >&2; return 1; }
   fi
   echo "host=$sock dbname=postgres user=postgres"
-  ;;
-stop)
+}
+
+do_stop() {
   if [[ -f $data/PG_VERSION ]] && as_owner "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     as_owner "$bin/pg_ctl" -D "$data" -w -s -m fast stop
   fi
+}
+
+# Users still alive, after forgetting the dead ones.
+live_users() {
+  local n=0 f
+  for f in "$dir"/users/*; do
+    [[ -e $f ]] || continue
+    if kill -0 "${f##*/}" 2>/dev/null; then n=$((n + 1)); else rm -f "$f"; fi
+  done
+  echo $n
+}
+
+case $cmd in
+start) do_start ;;
+stop) do_stop ;;
+run)
+  shift 2
+  (( $# > 0 )) || { echo "usage: pg.sh run DIR CMD ARGS..." >&2; exit 2; }
+  mkdir -p "$dir/users"
+  exec 9>"$dir/lock"
+  flock 9
+  url=$(do_start) || exit 1
+  touch "$dir/users/$$"
+  flock -u 9
+  set +e
+  "$@" --pgurl "$url"
+  rc=$?
+  set -e
+  flock 9
+  rm -f "$dir/users/$$"
+  if [[ $(live_users) -eq 0 ]]; then do_stop; fi
+  flock -u 9
+  exit $rc
   ;;
-*) echo "usage: pg.sh start|stop DIR" >&2; exit 2 ;;
+*) echo "usage: pg.sh start|stop|run DIR [CMD ARGS...]" >&2; exit 2 ;;
 esac
