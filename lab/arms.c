@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt.h"
 #include "util.h"
 
 static const char *const COLS[] = {"name",     "wait",     "rate",     "policy",      "try_ms",
@@ -16,12 +17,120 @@ enum { NCOLS = sizeof COLS / sizeof COLS[0] };
 
 static int num(const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
+    int64_t v;
+    if (opt_i64(s, lo, hi, &v, NULL, 0) != 0)
         return -1;
-    *out = v;
+    *out = (long)v;
+    return 0;
+}
+
+/* ---- The rulebook: every rule of an arm's meaning, stated once. ---- */
+
+#define MS 1000000LL
+
+static int r_tries(const arm *a) { return a->tries >= 1 && a->tries <= ARMS_MAX_LOOKUPS; }
+static int r_retry_limit(const arm *a) { return a->tries == 1 || a->try_ns > 0; }
+static int r_pause_kind(const arm *a)
+{
+    return a->pause == PAUSE_NONE ? a->npause == 0 : a->tries > 1;
+}
+static int r_pause_count(const arm *a) { return a->pause == PAUSE_NONE || a->npause >= a->tries - 1; }
+static int r_hedge_alone(const arm *a) { return a->hedge_ns == 0 || a->tries == 1; }
+static int r_hedge_first(const arm *a)
+{
+    return a->hedge_ns == 0 || ((a->try_ns == 0 || a->hedge_ns < a->try_ns) &&
+                                (a->limit_ns == 0 || a->hedge_ns < a->limit_ns));
+}
+static int r_deadline(const arm *a) { return a->deadline_ns > 0 || (!a->down && a->reserve_ns == 0); }
+static int r_reserve(const arm *a) { return a->deadline_ns == 0 || a->reserve_ns < a->deadline_ns; }
+static int r_closed_loop(const arm *a) { return a->rate > 0 || a->wait == WAIT_Z; }
+
+/* A whole number of ms after `prefix` in label, or -1. */
+static long label_ms(const char *label, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    long v;
+    if (strncmp(label, prefix, n) != 0 || num(label + n, 1, 600000, &v) != 0)
+        return -1;
+    return v;
+}
+
+/* The policy label against the columns it stands for. */
+static int r_label(const arm *a)
+{
+    const char *p = a->policy;
+    int one = a->tries == 1 && a->hedge_ns == 0, plain = one && a->deadline_ns == 0 && a->limit_ns == 0;
+    long t;
+    if (!strcmp(p, "none"))
+        return plain && a->try_ns == 0 && !a->standin;
+    if (!strcmp(p, "dl") || !strcmp(p, "dldown"))
+        return one && a->deadline_ns > 0 && a->down == (p[2] != 0) && a->standin;
+    if (!strcmp(p, "hedge"))
+        return a->hedge_ns > 0 && a->deadline_ns == 0 && a->standin;
+    if ((t = label_ms(p, "fb")) > 0)
+        return plain && a->try_ns == t * MS && a->standin;
+    if ((t = label_ms(p, "t")) > 0)
+        return plain && a->try_ns == t * MS && !a->standin;
+    if (p[0] == 'r' && p[1] >= '1' && p[1] <= '9') {
+        const char *tail = p + 2;
+        arm_pause want = !strcmp(tail, "") ? PAUSE_NONE : !strcmp(tail, "b") ? PAUSE_FIXED
+                                                         : !strcmp(tail, "bj") ? PAUSE_JITTER : (arm_pause)-1;
+        return (int)want >= 0 && a->pause == want && a->tries == p[1] - '0' + 1 && a->hedge_ns == 0 &&
+               a->deadline_ns == 0 && a->standin;
+    }
+    return 0;
+}
+
+/* Rates an arm name may code: <wait><code>-<policy>. */
+static const struct {
+    char code;
+    int rate;
+} RATE_CODES[] = {{'3', 300}, {'4', 450}};
+
+/* A name of the form <wait><rate code>-<policy> (H3-fb25) agrees with its
+ * columns; Z-capacity names the closed loop; other names (the demo's
+ * "two-retries") are free. */
+static int r_name(const arm *a)
+{
+    const char *n = a->name;
+    if (!strcmp(n, "Z-capacity"))
+        return a->wait == WAIT_Z && a->rate == 0;
+    if (!strchr("ZFLH", n[0]) || !n[0] || !(n[1] >= '0' && n[1] <= '9') || n[2] != '-')
+        return 1;
+    int rate = -1;
+    for (size_t i = 0; i < sizeof RATE_CODES / sizeof RATE_CODES[0]; i++)
+        if (RATE_CODES[i].code == n[1])
+            rate = RATE_CODES[i].rate;
+    return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 3, a->policy);
+}
+
+static const struct {
+    const char *id;
+    int (*ok)(const arm *a);
+    const char *text;
+} ARMS_RULES[] = {
+    {"tries", r_tries, "tries is 1 to 3, the most lookups the policy holds for one request"},
+    {"retry-limit", r_retry_limit, "a retry (tries above 1) needs a limit per try (try_ms above 0)"},
+    {"pause-kind", r_pause_kind, "pause none takes pause_ms -; pause fixed or jitter needs a retry"},
+    {"pause-count", r_pause_count, "pause_ms lists one pause per retry (at least tries - 1)"},
+    {"hedge-alone", r_hedge_alone, "a hedge (hedge_ms above 0) is one try: tries 1"},
+    {"hedge-first", r_hedge_first, "the hedge comes before the limit: hedge_ms below try_ms and limit_ms where set"},
+    {"deadline", r_deadline, "down 1 or reserve_ms need a deadline_ms"},
+    {"reserve", r_reserve, "reserve_ms is below deadline_ms"},
+    {"closed-loop", r_closed_loop, "rate max (the closed loop) is for wait Z only"},
+    {"label", r_label,
+     "the policy label matches the columns: none, tT (try_ms T, 504), fbT (try_ms T, stand-in), dl, dldown "
+     "(deadline, down 0/1), rN, rNb, rNbj (N retries: tries N+1, pause none/fixed/jitter), hedge"},
+    {"name", r_name, "a name <wait><3|4>-<policy> matches its wait, rate (3: 300/s, 4: 450/s) and policy"},
+};
+
+int arms_check(const arm *a, char *why, size_t whylen)
+{
+    for (size_t i = 0; i < sizeof ARMS_RULES / sizeof ARMS_RULES[0]; i++)
+        if (!ARMS_RULES[i].ok(a)) {
+            ut_seterr(why, whylen, "rule %s: %s", ARMS_RULES[i].id, ARMS_RULES[i].text);
+            return -1;
+        }
     return 0;
 }
 
@@ -72,8 +181,8 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
             FIELD_ERR(ms_cols[k], "is not a whole number of ms (0 to 600000)");
         *ms_dst[k] = v * 1000000LL;
     }
-    if (num(f[5], 1, 8, &v) != 0)
-        FIELD_ERR(5, "is not a number of tries (1 to 8)");
+    if (num(f[5], 1, 99, &v) != 0)
+        FIELD_ERR(5, "is not a number of tries (1 to 99)");
     a->tries = (int)v;
     if (!strcmp(f[6], "none"))
         a->pause = PAUSE_NONE;
@@ -99,8 +208,6 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
                 break;
             s = comma + 1;
         }
-        if (a->npause < a->tries - 1)
-            FIELD_ERR(7, "has fewer pauses than retries");
     }
     if (num(f[12], 0, 1, &v) != 0)
         FIELD_ERR(12, "is not 0 or 1");
@@ -108,9 +215,12 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
     if (num(f[13], 0, 1, &v) != 0)
         FIELD_ERR(13, "is not 0 or 1");
     a->standin = (int)v;
-    if ((a->down || a->reserve_ns) && !a->deadline_ns)
-        FIELD_ERR(12, "needs a deadline_ms");
 #undef FIELD_ERR
+    char why[512];
+    if (arms_check(a, why, sizeof why) != 0) {
+        ut_seterr(err, errlen, "%s:%d: arm %s breaks %s", path, lineno, a->name, why);
+        return -1;
+    }
     return 0;
 }
 

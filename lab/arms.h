@@ -20,8 +20,15 @@
  *   down       1: the remaining budget travels with the lookup to the store
  *   standin    1: on expiry answer the stand-in score; 0: answer 504
  * Room for later policies (retry budget, circuit breaker, bulkhead, adaptive
- * hedge delay) is new columns with "off" defaults; arms_load accepts files
- * without them.
+ * hedge delay) is new columns and new rules.
+ *
+ * The rulebook: arms_check is the one check of an arm's meaning, used by
+ * arms_load for every line (so by the service, measure, run and demo, which
+ * all load arms through it) and by play for an arm built from settings.
+ * Each rule is stated once, in the table ARMS_RULES of arms.c (an id and one
+ * sentence); a line that breaks one is named "<file>:<line>: arm <name>
+ * breaks rule <id>: <sentence>".  Syntax (a field that is not a number, a
+ * wrong field count) is checked before, naming the field.
  *
  * Ownership: arms_load allocates the table; arms_free frees it.
  */
@@ -34,6 +41,9 @@
 #include "waits.h"
 
 #define ARMS_MAXPAUSE 4
+/* The most lookups one request may send (tries, or a hedge's two): the
+ * service's and the policy's arrays are this long (POL_MAX_LOOKUPS). */
+#define ARMS_MAX_LOOKUPS 3
 
 typedef enum { PAUSE_NONE, PAUSE_FIXED, PAUSE_JITTER } arm_pause;
 
@@ -61,6 +71,9 @@ typedef struct {
 } arm_table;
 
 int arms_load(const char *path, arm_table *t, char *err, size_t errlen);
+/* 0 when `a` keeps every rule; otherwise -1 and "rule <id>: <sentence>"
+ * in why. */
+int arms_check(const arm *a, char *why, size_t whylen);
 const arm *arms_find(const arm_table *t, const char *name);
 void arms_free(arm_table *t);
 

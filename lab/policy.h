@@ -24,7 +24,7 @@
 
 #include "arms.h"
 
-#define POL_MAX_LOOKUPS 3
+#define POL_MAX_LOOKUPS ARMS_MAX_LOOKUPS
 #define POL_TIMER_KEEP INT64_MIN
 #define POL_TIMER_OFF (INT64_MIN + 1)
 

@@ -192,6 +192,24 @@ Test(policy, hedge_after_10ms_first_answer_wins)
     cr_assert(o.ended[0] == 'T' && o.ended[1] == 'T');
 }
 
+/* Every arm the lab and the demo load keeps every rule; a rule broken by
+ * changing one column of a good arm is named. */
+Test(policy, rulebook_accepts_the_lab_and_demo_arms)
+{
+    char why[512];
+    for (size_t i = 0; i < T.n; i++)
+        cr_assert_eq(arms_check(&T.v[i], why, sizeof why), 0, "%s: %s", T.v[i].name, why);
+    arm_table d;
+    cr_assert_eq(arms_load("lab/demo_arms.tsv", &d, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(d.n, 4);
+    arm a = *A("H3-r2bj");
+    cr_assert_eq(arms_check(&a, why, sizeof why), 0);
+    a.tries = 4;
+    cr_assert_eq(arms_check(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule tries:", 11), "%s", why);
+    arms_free(&d);
+}
+
 Test(policy, bad_arms_files_are_named)
 {
     char dir[] = "/tmp/armsXXXXXX", path[64], err[UT_ERRLEN] = "";
@@ -205,8 +223,22 @@ Test(policy, bad_arms_files_are_named)
         {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
         {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
         {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 14"},
-        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\n", ":2: field pause_ms"},
-        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\n", ":2: field down"},
+        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\n", ":2: arm X3-r2b breaks rule pause-count"},
+        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\n", ":2: arm X3-d breaks rule deadline"},
+        /* the service holds 3 lookups per request: 5 tries are refused, not capped */
+        {"H3-r4\tH\t300\tr4\t25\t5\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-r4 breaks rule tries: tries is 1 to 3"},
+        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-x breaks rule label"},
+        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-r2 breaks rule retry-limit"},
+        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\n", "breaks rule hedge-alone"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\n", "breaks rule hedge-first"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\n", "breaks rule pause-kind"},
+        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule label"},
+        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule label"},
+        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule name"},
+        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule name"},
+        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\n", "breaks rule reserve"},
+        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
+        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         FILE *f = fopen(path, "w");
