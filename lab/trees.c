@@ -360,171 +360,112 @@ static void *alloc64(size_t bytes)
 
 /* ---- load ------------------------------------------------------------------ */
 
-int trees_load(const char *json_path, trees **out, char *err, size_t errlen)
+/* The learner's parameters: the logistic objective, base_score, the number
+ * of features; only what the evaluator implements is accepted. */
+static int check_learner(ctx *c, json_t *learner, float *base_score, long *nfeat)
 {
-    ctx c = {json_path, err, errlen};
-    int rc = -1;
-    char *text = NULL, *quoted = NULL;
-    size_t n = 0, qn = 0;
-    json_t *raw = NULL, *doc = NULL;
-    raw_tree *rt = NULL;
-    size_t nt = 0;
-    trees *t = NULL;
-    json_error_t je;
-
-    *out = NULL;
-    if (ut_read_file(json_path, &text, &n, err, errlen) != 0)
-        goto done;
-    raw = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
-    if (!raw) {
-        fail(&c, "malformed JSON at line %d column %d: %s", je.line, je.column,
-             je.text);
-        goto done;
-    }
-    quoted = quote_numbers(text, n, &qn);
-    if (!quoted) {
-        fail(&c, "out of memory");
-        goto done;
-    }
-    doc = json_loadb(quoted, qn, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) { /* cannot happen for a text jansson accepted above */
-        fail(&c, "malformed JSON after quoting numbers at line %d: %s", je.line,
-             je.text);
-        goto done;
-    }
-    if (!json_is_object(doc)) {
-        fail(&c, "top level: not an object");
-        goto done;
-    }
-
-    json_t *learner = member(&c, doc, "learner", "", JSON_OBJECT);
-    if (!learner)
-        goto done;
     /* The objective decides the link; only the logistic one is implemented. */
-    json_t *obj = member(&c, learner, "objective", "learner", JSON_OBJECT);
-    const char *oname = obj ? str_field(&c, obj, "name", "learner.objective") : NULL;
+    json_t *obj = member(c, learner, "objective", "learner", JSON_OBJECT);
+    const char *oname = obj ? str_field(c, obj, "name", "learner.objective") : NULL;
     if (!oname)
-        goto done;
-    if (strcmp(oname, "binary:logistic") != 0) {
-        fail(&c, "learner.objective.name: is \"%s\", only \"binary:logistic\" is "
-                 "supported", oname);
-        goto done;
-    }
-    json_t *mp = member(&c, learner, "learner_model_param", "learner", JSON_OBJECT);
+        return -1;
+    if (strcmp(oname, "binary:logistic") != 0)
+        return fail(c, "learner.objective.name: is \"%s\", only \"binary:logistic\" is supported", oname), -1;
+    json_t *mp = member(c, learner, "learner_model_param", "learner", JSON_OBJECT);
     if (!mp)
-        goto done;
-    json_t *bs = member(&c, mp, "base_score", "learner.learner_model_param", -1);
-    float base_score;
-    if (!bs || as_float(&c, bs, &base_score, "learner.learner_model_param.base_score", -1) != 0)
-        goto done;
-    if (!(base_score > 0.0f && base_score < 1.0f)) {
-        fail(&c, "learner.learner_model_param.base_score: %g is not in (0, 1)",
-             (double)base_score);
-        goto done;
-    }
-    long nfeat, ncls;
-    if (int_field(&c, mp, "num_feature", "learner.learner_model_param", &nfeat) != 0)
-        goto done;
-    if (nfeat < 1 || nfeat > 65535) {
-        fail(&c, "learner.learner_model_param.num_feature: %ld is out of range "
-                 "[1, 65535]", nfeat);
-        goto done;
-    }
-    if (int_field(&c, mp, "num_class", "learner.learner_model_param", &ncls) != 0)
-        goto done;
-    if (ncls > 1) {
-        fail(&c, "learner.learner_model_param.num_class: %ld classes, only binary "
-                 "models are supported", ncls);
-        goto done;
-    }
+        return -1;
+    json_t *bs = member(c, mp, "base_score", "learner.learner_model_param", -1);
+    if (!bs || as_float(c, bs, base_score, "learner.learner_model_param.base_score", -1) != 0)
+        return -1;
+    if (!(*base_score > 0.0f && *base_score < 1.0f))
+        return fail(c, "learner.learner_model_param.base_score: %g is not in (0, 1)", (double)*base_score), -1;
+    long ncls;
+    if (int_field(c, mp, "num_feature", "learner.learner_model_param", nfeat) != 0)
+        return -1;
+    if (*nfeat < 1 || *nfeat > 65535)
+        return fail(c, "learner.learner_model_param.num_feature: %ld is out of range [1, 65535]", *nfeat), -1;
+    if (int_field(c, mp, "num_class", "learner.learner_model_param", &ncls) != 0)
+        return -1;
+    if (ncls > 1)
+        return fail(c, "learner.learner_model_param.num_class: %ld classes, only binary models are supported",
+                    ncls), -1;
     json_t *nta = json_object_get(mp, "num_target");
     long ntarget = 1;
-    if (nta && as_long(&c, nta, &ntarget, "learner.learner_model_param.num_target", -1) != 0)
-        goto done;
-    if (ntarget != 1) {
-        fail(&c, "learner.learner_model_param.num_target: %ld, only 1 is supported",
-             ntarget);
-        goto done;
-    }
+    if (nta && as_long(c, nta, &ntarget, "learner.learner_model_param.num_target", -1) != 0)
+        return -1;
+    if (ntarget != 1)
+        return fail(c, "learner.learner_model_param.num_target: %ld, only 1 is supported", ntarget), -1;
     json_t *ft = json_object_get(learner, "feature_types");
-    if (ft && json_is_array(ft)) {
+    if (ft && json_is_array(ft))
         for (size_t i = 0; i < json_array_size(ft); i++) {
             const char *s = json_string_value(json_array_get(ft, i));
-            if (s && strcmp(s, "c") == 0) {
-                fail(&c, "learner.feature_types[%zu]: categorical feature, not "
-                         "supported", i);
-                goto done;
-            }
+            if (s && strcmp(s, "c") == 0)
+                return fail(c, "learner.feature_types[%zu]: categorical feature, not supported", i), -1;
         }
-    }
+    return 0;
+}
 
-    json_t *gb = member(&c, learner, "gradient_booster", "learner", JSON_OBJECT);
-    const char *gname = gb ? str_field(&c, gb, "name", "learner.gradient_booster") : NULL;
+/* The gbtree booster's array of trees, checked against its declared count
+ * and output groups. */
+static int find_trees(ctx *c, json_t *learner, json_t **trees_out, size_t *nt_out)
+{
+    json_t *gb = member(c, learner, "gradient_booster", "learner", JSON_OBJECT);
+    const char *gname = gb ? str_field(c, gb, "name", "learner.gradient_booster") : NULL;
     if (!gname)
-        goto done;
-    if (strcmp(gname, "gbtree") != 0) {
-        fail(&c, "learner.gradient_booster.name: is \"%s\", only \"gbtree\" is "
-                 "supported", gname);
-        goto done;
-    }
-    json_t *model = member(&c, gb, "model", "learner.gradient_booster", JSON_OBJECT);
-    json_t *ta = model ? member(&c, model, "trees", "learner.gradient_booster.model",
-                                JSON_ARRAY) : NULL;
+        return -1;
+    if (strcmp(gname, "gbtree") != 0)
+        return fail(c, "learner.gradient_booster.name: is \"%s\", only \"gbtree\" is supported", gname), -1;
+    json_t *model = member(c, gb, "model", "learner.gradient_booster", JSON_OBJECT);
+    json_t *ta = model ? member(c, model, "trees", "learner.gradient_booster.model", JSON_ARRAY) : NULL;
     if (!ta)
-        goto done;
-    nt = json_array_size(ta);
-    if (nt > 1000000) {
-        fail(&c, "learner.gradient_booster.model.trees: %zu trees, too many", nt);
-        goto done;
-    }
-    json_t *mparam = member(&c, model, "gbtree_model_param",
-                            "learner.gradient_booster.model", JSON_OBJECT);
+        return -1;
+    size_t nt = json_array_size(ta);
+    if (nt > 1000000)
+        return fail(c, "learner.gradient_booster.model.trees: %zu trees, too many", nt), -1;
+    json_t *mparam = member(c, model, "gbtree_model_param", "learner.gradient_booster.model", JSON_OBJECT);
     long ntrees_decl;
-    if (!mparam || int_field(&c, mparam, "num_trees",
-                             "learner.gradient_booster.model.gbtree_model_param",
-                             &ntrees_decl) != 0)
-        goto done;
-    if (ntrees_decl < 0 || (size_t)ntrees_decl != nt) {
-        fail(&c, "learner.gradient_booster.model.gbtree_model_param.num_trees: "
-                 "says %ld, but trees has %zu", ntrees_decl, nt);
-        goto done;
-    }
+    if (!mparam ||
+        int_field(c, mparam, "num_trees", "learner.gradient_booster.model.gbtree_model_param", &ntrees_decl) != 0)
+        return -1;
+    if (ntrees_decl < 0 || (size_t)ntrees_decl != nt)
+        return fail(c, "learner.gradient_booster.model.gbtree_model_param.num_trees: says %ld, but trees has %zu",
+                    ntrees_decl, nt), -1;
     json_t *tinfo = json_object_get(model, "tree_info");
     if (tinfo) {
-        if (!json_is_array(tinfo) || json_array_size(tinfo) != nt) {
-            fail(&c, "learner.gradient_booster.model.tree_info: not an array of "
-                     "%zu entries", nt);
-            goto done;
-        }
+        if (!json_is_array(tinfo) || json_array_size(tinfo) != nt)
+            return fail(c, "learner.gradient_booster.model.tree_info: not an array of %zu entries", nt), -1;
         for (size_t i = 0; i < nt; i++) {
             long g;
-            if (as_long(&c, json_array_get(tinfo, i), &g,
-                        "learner.gradient_booster.model.tree_info", (long)i) != 0)
-                goto done;
-            if (g != 0) {
-                fail(&c, "learner.gradient_booster.model.tree_info[%zu]: output "
-                         "group %ld, only one group is supported", i, g);
-                goto done;
-            }
+            if (as_long(c, json_array_get(tinfo, i), &g, "learner.gradient_booster.model.tree_info", (long)i) != 0)
+                return -1;
+            if (g != 0)
+                return fail(c, "learner.gradient_booster.model.tree_info[%zu]: output group %ld, only one group "
+                               "is supported", i, g), -1;
         }
     }
+    *trees_out = ta;
+    *nt_out = nt;
+    return 0;
+}
 
-    rt = calloc(nt ? nt : 1, sizeof *rt);
-    if (!rt) {
-        fail(&c, "out of memory");
-        goto done;
-    }
+/* Parse every tree and lay them out full-depth for the evaluator. */
+static int build_trees(ctx *c, json_t *ta, size_t nt, long nfeat, float base_score, trees **out)
+{
+    int rc = -1;
+    trees *t = NULL;
+    raw_tree *rt = calloc(nt ? nt : 1, sizeof *rt);
+    if (!rt)
+        return fail(c, "out of memory"), -1;
     int depth = 1;
     for (size_t i = 0; i < nt; i++) {
-        if (parse_tree(&c, json_array_get(ta, i), (int)i, (int)nfeat, &rt[i]) != 0)
+        if (parse_tree(c, json_array_get(ta, i), (int)i, (int)nfeat, &rt[i]) != 0)
             goto done;
         if (rt[i].depth > depth)
             depth = rt[i].depth;
     }
-
     t = calloc(1, sizeof *t);
     if (!t) {
-        fail(&c, "out of memory");
+        fail(c, "out of memory");
         goto done;
     }
     t->nfeat = (int)nfeat;
@@ -538,21 +479,61 @@ int trees_load(const char *json_path, trees **out, char *err, size_t errlen)
     t->val = alloc64(ntpad * t->vstride * sizeof *t->val);
     t->feat = alloc64(ntpad * t->fstride * sizeof *t->feat);
     if (!t->val || !t->feat) {
-        fail(&c, "out of memory");
+        fail(c, "out of memory");
         goto done;
     }
     for (size_t i = 0; i < nt; i++)
         pad(t, &rt[i], 0, 0, 0, t->val + i * t->vstride, t->feat + i * t->fstride);
-
     *out = t;
     t = NULL;
     rc = 0;
 done:
     trees_free(t);
-    if (rt)
-        for (size_t i = 0; i < nt; i++)
-            raw_free(&rt[i]);
+    for (size_t i = 0; i < nt; i++)
+        raw_free(&rt[i]);
     free(rt);
+    return rc;
+}
+
+int trees_load(const char *json_path, trees **out, char *err, size_t errlen)
+{
+    ctx c = {json_path, err, errlen};
+    int rc = -1;
+    char *text = NULL, *quoted = NULL;
+    size_t n = 0, qn = 0, nt = 0;
+    json_t *raw = NULL, *doc = NULL, *ta = NULL;
+    json_error_t je;
+    float base_score;
+    long nfeat;
+
+    *out = NULL;
+    if (ut_read_file(json_path, &text, &n, err, errlen) != 0)
+        goto done;
+    raw = json_loadb(text, n, JSON_REJECT_DUPLICATES, &je);
+    if (!raw) {
+        fail(&c, "malformed JSON at line %d column %d: %s", je.line, je.column, je.text);
+        goto done;
+    }
+    /* Numbers are read again from their text, so that floats keep every bit. */
+    quoted = quote_numbers(text, n, &qn);
+    if (!quoted) {
+        fail(&c, "out of memory");
+        goto done;
+    }
+    doc = json_loadb(quoted, qn, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) { /* cannot happen for a text jansson accepted above */
+        fail(&c, "malformed JSON after quoting numbers at line %d: %s", je.line, je.text);
+        goto done;
+    }
+    if (!json_is_object(doc)) {
+        fail(&c, "top level: not an object");
+        goto done;
+    }
+    json_t *learner = member(&c, doc, "learner", "", JSON_OBJECT);
+    if (learner && check_learner(&c, learner, &base_score, &nfeat) == 0 &&
+        find_trees(&c, learner, &ta, &nt) == 0 && build_trees(&c, ta, nt, nfeat, base_score, out) == 0)
+        rc = 0;
+done:
     json_decref(doc);
     json_decref(raw);
     free(quoted);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opt.h"
 #include "util.h"
 
 static int check_manifest(const char *path, const char *base, size_t *nfiles, size_t *nbad)
@@ -44,9 +45,13 @@ static int check_manifest(const char *path, const char *base, size_t *nfiles, si
             break;
         }
         *t1 = *t2 = 0;
-        char *end;
-        unsigned long long want = strtoull(t1 + 1, &end, 10);
+        int64_t want;
         char sha[65], err[UT_ERRLEN] = "";
+        if (opt_i64(t1 + 1, 0, INT64_MAX, &want, err, sizeof err) != 0) {
+            ut_err("%s:%d: field size \"%s\": %s", path, lineno, t1 + 1, err);
+            rc = -1;
+            break;
+        }
         uint64_t size = 0;
         (*nfiles)++;
         char full[8400];
@@ -57,8 +62,8 @@ static int check_manifest(const char *path, const char *base, size_t *nfiles, si
         if (ut_sha256_file(full, sha, &size, err, sizeof err) != 0) {
             ut_err("CHANGED %s: %s", line, err);
             (*nbad)++;
-        } else if (size != want || strcmp(sha, t2 + 1) != 0) {
-            ut_err("CHANGED %s: size %" PRIu64 " (manifest %llu), sha256 %.12s... (manifest %.12s...)", line,
+        } else if (size != (uint64_t)want || strcmp(sha, t2 + 1) != 0) {
+            ut_err("CHANGED %s: size %" PRIu64 " (manifest %" PRId64 "), sha256 %.12s... (manifest %.12s...)", line,
                    size, want, sha, t2 + 1);
             (*nbad)++;
         }
@@ -71,16 +76,12 @@ int main(int argc, char **argv)
 {
     ut_set_prog("check");
     const char *dir = "provenance", *root = ".";
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--prov") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strcmp(argv[i], "--root") && i + 1 < argc)
-            root = argv[++i];
-        else {
-            ut_err("usage: check [--prov DIR] [--root OUT]");
-            return 2;
-        }
-    }
+    const opt_spec spec[] = {{"--prov", OPT_STR, &dir, 0, 0, "DIR", "the manifests (provenance)"},
+                             {"--root", OPT_STR, &root, 0, 0, "OUT", "the folder measure's paths are under (.)"},
+                             {0}};
+    int orc = opt_parse(argc, argv, spec, "check: re-hash every file of every manifest", NULL);
+    if (orc != OPT_OK)
+        return orc == OPT_HELP ? 0 : 2;
     DIR *d = opendir(dir);
     if (!d) {
         ut_err("%s: no provenance folder: run `make prepare` first", dir);

@@ -27,6 +27,7 @@
 
 #include "ap.h"
 #include "feat.h"
+#include "opt.h"
 #include "prov.h"
 #include "shop.h"
 #include "train.h"
@@ -96,14 +97,6 @@ static long find_row(const feat_row *r, size_t n, int32_t customer, int32_t cuto
     return (lo < n && r[lo].cutoff == cutoff && r[lo].customer == customer) ? (long)lo : -1;
 }
 
-static int out_file(prov *pv, const opts *o, const char *name, char *path, size_t n, ut_afile *a,
-                    char *err, size_t errlen)
-{
-    (void)pv;
-    snprintf(path, n, "%s/%s", o->prep, name);
-    return ut_aopen(a, path, err, errlen);
-}
-
 /* Register the guesses and the design: keep the first registration time while
  * their hashes stay the same. */
 static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
@@ -155,288 +148,362 @@ static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
     return rc;
 }
 
-static int run(const opts *o, prov *pv, char *err, size_t errlen)
-{
-    int rc = -1;
-    int64_t t = ut_mono_ns(), t_all = t;
-    shop_data shop = {0};
-    feat_row *rows = NULL, *train = NULL, *test = NULL;
-    float *score_all = NULL, *score_test = NULL, *lastk = NULL;
-    size_t *perm = NULL;
-    uint8_t *had_prev = NULL;
-    trees *tr = NULL;
-    train_model model = NULL;
-    char path[4096], shop_path[4096];
-    ut_afile a = {0};
-
-    if (ut_mkdir_p(o->prep, err, errlen) != 0)
-        goto done;
-    /* 1. The shop. */
-    snprintf(shop_path, sizeof shop_path, "%s/online_retail_II.csv", o->data);
-    int real = file_exists(shop_path);
-    if (!real) {
-        snprintf(shop_path, sizeof shop_path, "%s/shop.csv", o->prep);
-        if (shop_generate(o->seed, shop_path, err, errlen) != 0)
-            goto done;
-        step("generate shop", &t);
-    }
-    if (prov_input(pv, shop_path, err, errlen) != 0)
-        goto done;
-    if (shop_load(shop_path, &shop, err, errlen) != 0)
-        goto done;
-    step("load shop", &t);
-
-    /* 2. Features at every cutoff. */
+/* Everything one prepare run builds, step by step; run() frees it. */
+typedef struct {
+    const opts *o;
+    prov *pv;
+    char shop_path[4096];
+    int real;              /* the user's real file, not a generated shop */
+    shop_data shop;
     int32_t cut[NCUT];
+    feat_row *rows, *train, *test; /* every row; training rows; test rows */
+    size_t n, ntrain, ntest;
+    train_params tp;
+    train_model model;
+    float *score_all;      /* XGBoost's score of every row */
+    float dflt;            /* the default score: the training buyers' share */
+    size_t *perm;          /* test row i is test[perm[i]] */
+    float *score_test, *lastk;
+    uint8_t *had_prev;
+    size_t nprev;
+    double test_ap, lk_ap;
+} prep_run;
+
+static int oom(char *err, size_t errlen)
+{
+    ut_seterr(err, errlen, "prepare: out of memory");
+    return -1;
+}
+
+/* The cutoff one month before `cutoff` (a 1st of a month). */
+static int32_t prev_cutoff(int32_t cutoff)
+{
+    int y, m, d;
+    ut_civil_from_days(cutoff, &y, &m, &d);
+    return m == 1 ? ut_days_from_civil(y - 1, 12, 1) : ut_days_from_civil(y, m - 1, 1);
+}
+
+/* 1. The shop: the user's real file, or a generated one. */
+static int load_shop(prep_run *p, int64_t *t, char *err, size_t errlen)
+{
+    snprintf(p->shop_path, sizeof p->shop_path, "%s/online_retail_II.csv", p->o->data);
+    p->real = file_exists(p->shop_path);
+    if (!p->real) {
+        snprintf(p->shop_path, sizeof p->shop_path, "%s/shop.csv", p->o->prep);
+        if (shop_generate(p->o->seed, p->shop_path, err, errlen) != 0)
+            return -1;
+        step("generate shop", t);
+    }
+    if (prov_input(p->pv, p->shop_path, err, errlen) != 0 || shop_load(p->shop_path, &p->shop, err, errlen) != 0)
+        return -1;
+    step("load shop", t);
+    return 0;
+}
+
+/* 2. Features at every cutoff, split into training and test rows. */
+static int build_features(prep_run *p, int64_t *t, char *err, size_t errlen)
+{
     for (int k = 0; k < NCUT; k++) {
         int m0 = FIRST_M - 1 + k;
-        cut[k] = ut_days_from_civil(FIRST_Y + m0 / 12, m0 % 12 + 1, 1);
+        p->cut[k] = ut_days_from_civil(FIRST_Y + m0 / 12, m0 % 12 + 1, 1);
     }
-    size_t n = 0;
-    if (feat_build(&shop, cut, NCUT, &rows, &n, err, errlen) != 0)
-        goto done;
-    size_t ntrain = 0, ntest = 0;
-    train = malloc(n * sizeof *train);
-    test = malloc(n * sizeof *test);
-    if (!train || !test)
-        goto oom;
-    for (size_t i = 0; i < n; i++) {
-        if (rows[i].cutoff >= cut[TEST_FROM])
-            test[ntest++] = rows[i];
-        else if (rows[i].cutoff >= cut[TRAIN_FROM])
-            train[ntrain++] = rows[i];
+    if (feat_build(&p->shop, p->cut, NCUT, &p->rows, &p->n, err, errlen) != 0)
+        return -1;
+    p->train = malloc(p->n * sizeof *p->train);
+    p->test = malloc(p->n * sizeof *p->test);
+    if (!p->train || !p->test)
+        return oom(err, errlen);
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->rows[i].cutoff >= p->cut[TEST_FROM])
+            p->test[p->ntest++] = p->rows[i];
+        else if (p->rows[i].cutoff >= p->cut[TRAIN_FROM])
+            p->train[p->ntrain++] = p->rows[i];
     }
-    if (ntrain == 0 || ntest == 0) {
-        ut_seterr(err, errlen, "%s: no %s rows: the shop has no orders before the cutoffs", shop_path,
-                  ntrain ? "test" : "training");
-        goto done;
+    if (p->ntrain == 0 || p->ntest == 0) {
+        ut_seterr(err, errlen, "%s: no %s rows: the shop has no orders before the cutoffs", p->shop_path,
+                  p->ntrain ? "test" : "training");
+        return -1;
     }
-    step("features", &t);
+    step("features", t);
+    return 0;
+}
 
-    /* 3. The model. */
-    train_params tp;
-    train_defaults(&tp);
-    tp.seed = o->model_seed;
-    if (train_fit(train, ntrain, &tp, &model, err, errlen) != 0)
-        goto done;
-    step("train model", &t);
-    score_all = malloc(n * sizeof *score_all);
-    if (!score_all)
-        goto oom;
-    if (train_predict(model, rows, n, score_all, err, errlen) != 0)
-        goto done;
-    snprintf(path, sizeof path, "%s/model.json", o->prep);
-    if (train_save(model, path, err, errlen) != 0)
-        goto done;
+/* 3. The model, its score of every row, and the default score. */
+static int fit_model(prep_run *p, int64_t *t, char *err, size_t errlen)
+{
+    char path[4096];
+    train_defaults(&p->tp);
+    p->tp.seed = p->o->model_seed;
+    if (train_fit(p->train, p->ntrain, &p->tp, &p->model, err, errlen) != 0)
+        return -1;
+    step("train model", t);
+    p->score_all = malloc(p->n * sizeof *p->score_all);
+    if (!p->score_all)
+        return oom(err, errlen);
+    if (train_predict(p->model, p->rows, p->n, p->score_all, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/model.json", p->o->prep);
+    if (train_save(p->model, path, err, errlen) != 0)
+        return -1;
     double buyers = 0;
-    for (size_t i = 0; i < ntrain; i++)
-        buyers += train[i].label;
-    const float dflt = (float)(buyers / (double)ntrain);
+    for (size_t i = 0; i < p->ntrain; i++)
+        buyers += p->train[i].label;
+    p->dflt = (float)(buyers / (double)p->ntrain);
+    return 0;
+}
 
-    /* 4. The service's evaluator must give XGBoost's scores, bit for bit. */
+/* 4. The service's evaluator must give XGBoost's scores, bit for bit. */
+static int cross_check(prep_run *p, int64_t *t, char *err, size_t errlen)
+{
+    char path[4096];
+    trees *tr = NULL;
+    snprintf(path, sizeof path, "%s/model.json", p->o->prep);
     if (trees_load(path, &tr, err, errlen) != 0)
-        goto done;
-    for (size_t i = 0; i < n; i++) {
-        float s = trees_score(tr, rows[i].x);
-        if (memcmp(&s, &score_all[i], sizeof s) != 0) {
+        return -1;
+    int rc = 0;
+    for (size_t i = 0; i < p->n && rc == 0; i++) {
+        float s = trees_score(tr, p->rows[i].x);
+        if (memcmp(&s, &p->score_all[i], sizeof s) != 0) {
             char c[11];
-            day_str(rows[i].cutoff, c);
-            ut_seterr(err, errlen,
-                      "%s: the tree evaluator gives %.9g but XGBoost %.9g for customer %d at %s",
-                      path, s, score_all[i], rows[i].customer, c);
-            goto done;
+            day_str(p->rows[i].cutoff, c);
+            ut_seterr(err, errlen, "%s: the tree evaluator gives %.9g but XGBoost %.9g for customer %d at %s", path,
+                      s, p->score_all[i], p->rows[i].customer, c);
+            rc = -1;
         }
     }
-    step("predict and cross-check", &t);
+    trees_free(tr);
+    if (rc == 0)
+        step("predict and cross-check", t);
+    return rc;
+}
 
-    /* 5. Test rows in a seeded shuffle, their scores and last-known scores. */
-    perm = malloc(ntest * sizeof *perm);
-    score_test = malloc(ntest * sizeof *score_test);
-    lastk = malloc(ntest * sizeof *lastk);
-    had_prev = malloc(ntest);
-    uint8_t *lab = malloc(ntest);
-    int32_t *grp = malloc(ntest * sizeof *grp);
-    if (!perm || !score_test || !lastk || !had_prev || !lab || !grp) {
+/* 5. Test rows in a seeded shuffle, their scores and last-known scores, and
+ * the test AP of each. */
+static int score_test_rows(prep_run *p, char *err, size_t errlen)
+{
+    size_t nt = p->ntest;
+    p->perm = malloc(nt * sizeof *p->perm);
+    p->score_test = malloc(nt * sizeof *p->score_test);
+    p->lastk = malloc(nt * sizeof *p->lastk);
+    p->had_prev = malloc(nt);
+    uint8_t *lab = malloc(nt);
+    int32_t *grp = malloc(nt * sizeof *grp);
+    if (!p->perm || !p->score_test || !p->lastk || !p->had_prev || !lab || !grp) {
         free(lab);
         free(grp);
-        goto oom;
+        return oom(err, errlen);
     }
-    for (size_t i = 0; i < ntest; i++)
-        perm[i] = i;
+    for (size_t i = 0; i < nt; i++)
+        p->perm[i] = i;
     ut_rng rng;
     ut_rng_seed(&rng, SHUFFLE_SEED);
-    for (size_t i = ntest - 1; i > 0; i--) {
+    for (size_t i = nt - 1; i > 0; i--) {
         size_t j = (size_t)(ut_rng_u64(&rng) % (i + 1));
-        size_t tmp = perm[i];
-        perm[i] = perm[j];
-        perm[j] = tmp;
+        size_t tmp = p->perm[i];
+        p->perm[i] = p->perm[j];
+        p->perm[j] = tmp;
     }
-    size_t nprev = 0;
-    for (size_t i = 0; i < ntest; i++) {
-        const feat_row *r = &test[perm[i]];
-        long at = find_row(rows, n, r->customer, r->cutoff);
-        score_test[i] = score_all[at];
-        int y, m, d;
-        ut_civil_from_days(r->cutoff, &y, &m, &d);
-        int32_t pc = m == 1 ? ut_days_from_civil(y - 1, 12, 1) : ut_days_from_civil(y, m - 1, 1);
-        long pa = find_row(rows, n, r->customer, pc);
-        lastk[i] = pa >= 0 ? score_all[pa] : dflt;
-        had_prev[i] = pa >= 0;
-        nprev += pa >= 0;
+    for (size_t i = 0; i < nt; i++) {
+        const feat_row *r = &p->test[p->perm[i]];
+        long at = find_row(p->rows, p->n, r->customer, r->cutoff);
+        p->score_test[i] = p->score_all[at];
+        long pa = find_row(p->rows, p->n, r->customer, prev_cutoff(r->cutoff));
+        p->lastk[i] = pa >= 0 ? p->score_all[pa] : p->dflt;
+        p->had_prev[i] = pa >= 0;
+        p->nprev += pa >= 0;
         lab[i] = r->label;
         grp[i] = r->cutoff;
     }
-    double test_ap = ap_mean_by_group(score_test, lab, grp, ntest);
-    double lk_ap = ap_mean_by_group(lastk, lab, grp, ntest);
+    p->test_ap = ap_mean_by_group(p->score_test, lab, grp, nt);
+    p->lk_ap = ap_mean_by_group(p->lastk, lab, grp, nt);
     free(lab);
     free(grp);
-    if (isnan(test_ap)) {
-        ut_seterr(err, errlen, "%s: a test cutoff has no buyer, so its AP is undefined", shop_path);
-        goto done;
+    if (isnan(p->test_ap)) {
+        ut_seterr(err, errlen, "%s: a test cutoff has no buyer, so its AP is undefined", p->shop_path);
+        return -1;
     }
+    return 0;
+}
 
-    /* 6. The files. */
+/* 6. The prepared files, one writer each.  A writer gets the open file and
+ * writes the header and the rows. */
+static void put_train(const prep_run *p, FILE *f)
+{
     char c[11];
-    if (out_file(pv, o, "train.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "customer\tcutoff\tlabel");
-    feat_header(a.f);
-    for (size_t i = 0; i < ntrain; i++) {
-        day_str(train[i].cutoff, c);
-        fprintf(a.f, "%d\t%s\t%d", train[i].customer, c, train[i].label);
-        put_feats(a.f, train[i].x);
+    fprintf(f, "customer\tcutoff\tlabel");
+    feat_header(f);
+    for (size_t i = 0; i < p->ntrain; i++) {
+        day_str(p->train[i].cutoff, c);
+        fprintf(f, "%d\t%s\t%d", p->train[i].customer, c, p->train[i].label);
+        put_feats(f, p->train[i].x);
     }
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+}
 
-    if (out_file(pv, o, "test.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "row\tcustomer\tcutoff\tlabel");
-    feat_header(a.f);
-    for (size_t i = 0; i < ntest; i++) {
-        const feat_row *r = &test[perm[i]];
+static void put_test(const prep_run *p, FILE *f)
+{
+    char c[11];
+    fprintf(f, "row\tcustomer\tcutoff\tlabel");
+    feat_header(f);
+    for (size_t i = 0; i < p->ntest; i++) {
+        const feat_row *r = &p->test[p->perm[i]];
         day_str(r->cutoff, c);
-        fprintf(a.f, "%zu\t%d\t%s\t%d", i, r->customer, c, r->label);
-        put_feats(a.f, r->x);
+        fprintf(f, "%zu\t%d\t%s\t%d", i, r->customer, c, r->label);
+        put_feats(f, r->x);
     }
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+}
 
-    if (out_file(pv, o, "prev.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "row\tcustomer\tcutoff");
-    feat_header(a.f);
-    for (size_t i = 0; i < ntest; i++) {
-        const feat_row *r = &test[perm[i]];
-        int y, m, d;
-        ut_civil_from_days(r->cutoff, &y, &m, &d);
-        int32_t pc = m == 1 ? ut_days_from_civil(y - 1, 12, 1) : ut_days_from_civil(y, m - 1, 1);
-        long pa = find_row(rows, n, r->customer, pc);
+static void put_prev(const prep_run *p, FILE *f)
+{
+    char c[11];
+    fprintf(f, "row\tcustomer\tcutoff");
+    feat_header(f);
+    for (size_t i = 0; i < p->ntest; i++) {
+        const feat_row *r = &p->test[p->perm[i]];
+        int32_t pc = prev_cutoff(r->cutoff);
+        long pa = find_row(p->rows, p->n, r->customer, pc);
         if (pa < 0)
             continue;
         day_str(pc, c);
-        fprintf(a.f, "%zu\t%d\t%s", i, r->customer, c);
-        put_feats(a.f, rows[pa].x);
+        fprintf(f, "%zu\t%d\t%s", i, r->customer, c);
+        put_feats(f, p->rows[pa].x);
     }
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+}
 
-    if (out_file(pv, o, "requests.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "j\trow\tcustomer\tcutoff\n");
-    for (size_t i = 0; i < ntest; i++) {
-        const feat_row *r = &test[perm[i]];
+static void put_requests(const prep_run *p, FILE *f)
+{
+    char c[11];
+    fprintf(f, "j\trow\tcustomer\tcutoff\n");
+    for (size_t i = 0; i < p->ntest; i++) {
+        const feat_row *r = &p->test[p->perm[i]];
         day_str(r->cutoff, c);
-        fprintf(a.f, "%zu\t%zu\t%d\t%s\n", i, i, r->customer, c);
+        fprintf(f, "%zu\t%zu\t%d\t%s\n", i, i, r->customer, c);
     }
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+}
 
-    /* The service's stand-ins: row kind score. */
-    if (out_file(pv, o, "standin.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "row\tkind\tscore\n");
-    for (size_t i = 0; i < ntest; i++)
-        fprintf(a.f, "%zu\t%s\t%.9g\n", i, had_prev[i] ? "last_known" : "default", lastk[i]);
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+/* The service's stand-ins: row kind score. */
+static void put_standin(const prep_run *p, FILE *f)
+{
+    fprintf(f, "row\tkind\tscore\n");
+    for (size_t i = 0; i < p->ntest; i++)
+        fprintf(f, "%zu\t%s\t%.9g\n", i, p->had_prev[i] ? "last_known" : "default", p->lastk[i]);
+}
 
-    if (out_file(pv, o, "scores.tsv", path, sizeof path, &a, err, errlen) != 0)
-        goto done;
-    fprintf(a.f, "customer\tcutoff\tlabel\tscore\tlast_known\n");
-    for (size_t i = 0; i < ntest; i++) {
-        const feat_row *r = &test[perm[i]];
+static void put_scores(const prep_run *p, FILE *f)
+{
+    char c[11];
+    fprintf(f, "customer\tcutoff\tlabel\tscore\tlast_known\n");
+    for (size_t i = 0; i < p->ntest; i++) {
+        const feat_row *r = &p->test[p->perm[i]];
         day_str(r->cutoff, c);
-        fprintf(a.f, "%d\t%s\t%d\t%.9g\t%.9g\n", r->customer, c, r->label, score_test[i], lastk[i]);
+        fprintf(f, "%d\t%s\t%d\t%.9g\t%.9g\n", r->customer, c, r->label, p->score_test[i], p->lastk[i]);
     }
-    if (ut_aclose(&a, 1, err, errlen) != 0 || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+}
 
-    /* summary.json */
+static int write_tsv(const prep_run *p, const char *name, void (*put)(const prep_run *, FILE *), char *err,
+                     size_t errlen)
+{
+    char path[4096];
+    ut_afile a = {0};
+    snprintf(path, sizeof path, "%s/%s", p->o->prep, name);
+    if (ut_aopen(&a, path, err, errlen) != 0)
+        return -1;
+    put(p, a.f);
+    if (ut_aclose(&a, 1, err, errlen) != 0)
+        return -1;
+    return prov_output(p->pv, path, err, errlen);
+}
+
+static int write_summary(const prep_run *p, char *err, size_t errlen)
+{
+    char c[11], vbuf[64], path[4096];
+    const opts *o = p->o;
     json_t *s = json_object(), *cuts = json_array(), *tc = json_array();
     for (int k = TRAIN_FROM; k < NCUT; k++) {
-        day_str(cut[k], c);
+        day_str(p->cut[k], c);
         json_array_append_new(k < TEST_FROM ? cuts : tc, json_string(c));
     }
-    char vbuf[64];
     train_version(vbuf, sizeof vbuf);
-    json_object_set_new(s, "shop", json_string(real ? "real file" : "generated"));
-    json_object_set_new(s, "shop_rows", json_integer((json_int_t)shop.rows));
-    json_object_set_new(s, "shop_guest_rows", json_integer((json_int_t)shop.guests));
+    json_object_set_new(s, "shop", json_string(p->real ? "real file" : "generated"));
+    json_object_set_new(s, "shop_rows", json_integer((json_int_t)p->shop.rows));
+    json_object_set_new(s, "shop_guest_rows", json_integer((json_int_t)p->shop.guests));
     json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
     json_object_set_new(s, "model_seed", json_integer(o->model_seed));
     json_object_set_new(s, "shuffle_seed", json_integer((json_int_t)SHUFFLE_SEED));
     json_object_set_new(s, "train_cutoffs", cuts);
     json_object_set_new(s, "test_cutoffs", tc);
-    json_object_set_new(s, "train_rows", json_integer((json_int_t)ntrain));
-    json_object_set_new(s, "test_rows", json_integer((json_int_t)ntest));
-    json_object_set_new(s, "test_rows_with_last_known", json_integer((json_int_t)nprev));
-    json_object_set_new(s, "default_score", json_real(dflt));
-    json_object_set_new(s, "test_ap", json_real(test_ap));
-    json_object_set_new(s, "last_known_ap", json_real(lk_ap));
-    json_object_set_new(s, "model", json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "library", vbuf, "rounds",
-                                              tp.rounds, "max_depth", tp.max_depth, "eta", tp.eta,
-                                              "subsample", tp.subsample, "min_child_weight",
-                                              tp.min_child_weight));
+    json_object_set_new(s, "train_rows", json_integer((json_int_t)p->ntrain));
+    json_object_set_new(s, "test_rows", json_integer((json_int_t)p->ntest));
+    json_object_set_new(s, "test_rows_with_last_known", json_integer((json_int_t)p->nprev));
+    json_object_set_new(s, "default_score", json_real(p->dflt));
+    json_object_set_new(s, "test_ap", json_real(p->test_ap));
+    json_object_set_new(s, "last_known_ap", json_real(p->lk_ap));
+    const train_params *tp = &p->tp;
+    json_object_set_new(s, "model", json_pack("{s:s,s:i,s:i,s:f,s:f,s:f}", "library", vbuf, "rounds", tp->rounds,
+                                              "max_depth", tp->max_depth, "eta", tp->eta, "subsample",
+                                              tp->subsample, "min_child_weight", tp->min_child_weight));
     char *text = json_dumps(s, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
     json_decref(s);
     snprintf(path, sizeof path, "%s/summary.json", o->prep);
     int bad = !text || ut_write_file(path, text, strlen(text), err, errlen) != 0;
     free(text);
-    if (bad || prov_output(pv, path, err, errlen) != 0)
-        goto done;
+    if (bad || prov_output(p->pv, path, err, errlen) != 0)
+        return -1;
     snprintf(path, sizeof path, "%s/model.json", o->prep);
-    if (prov_output(pv, path, err, errlen) != 0)
-        goto done;
-    step("write files", &t);
+    return prov_output(p->pv, path, err, errlen);
+}
 
-    if (preregister(o, pv, err, errlen) != 0)
-        goto done;
-    prov_lib(pv, "xgboost", vbuf + 8);
-    printf("prepare: %zu shop rows (%zu guest rows), %zu training rows, %zu test rows\n", shop.rows,
-           shop.guests, ntrain, ntest);
-    printf("prepare: test AP %.4f (mean over %d test cutoffs); last-known scores alone %.4f; "
-           "default score %.4f\n",
-           test_ap, NCUT - TEST_FROM, lk_ap, dflt);
-    printf("prepare: %-28s %6.2f s\n", "total", secs_since(t_all));
-    rc = 0;
-    goto done;
-oom:
-    ut_seterr(err, errlen, "prepare: out of memory");
-done:
-    if (a.f)
-        ut_aclose(&a, 0, NULL, 0);
-    shop_free(&shop);
-    free(rows);
-    free(train);
-    free(test);
-    free(score_all);
-    free(score_test);
-    free(lastk);
-    free(had_prev);
-    free(perm);
-    trees_free(tr);
-    train_free(model);
+static int write_files(const prep_run *p, int64_t *t, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        void (*put)(const prep_run *, FILE *);
+    } FILES[] = {{"train.tsv", put_train},     {"test.tsv", put_test},       {"prev.tsv", put_prev},
+                 {"requests.tsv", put_requests}, {"standin.tsv", put_standin}, {"scores.tsv", put_scores}};
+    for (size_t i = 0; i < sizeof FILES / sizeof FILES[0]; i++)
+        if (write_tsv(p, FILES[i].name, FILES[i].put, err, errlen) != 0)
+            return -1;
+    if (write_summary(p, err, errlen) != 0)
+        return -1;
+    step("write files", t);
+    return 0;
+}
+
+static void free_run(prep_run *p)
+{
+    shop_free(&p->shop);
+    free(p->rows);
+    free(p->train);
+    free(p->test);
+    free(p->score_all);
+    free(p->score_test);
+    free(p->lastk);
+    free(p->had_prev);
+    free(p->perm);
+    train_free(p->model);
+}
+
+static int run(const opts *o, prov *pv, char *err, size_t errlen)
+{
+    int64_t t = ut_mono_ns(), t_all = t;
+    prep_run p = {.o = o, .pv = pv};
+    int rc = -1;
+    if (ut_mkdir_p(o->prep, err, errlen) == 0 && load_shop(&p, &t, err, errlen) == 0 &&
+        build_features(&p, &t, err, errlen) == 0 && fit_model(&p, &t, err, errlen) == 0 &&
+        cross_check(&p, &t, err, errlen) == 0 && score_test_rows(&p, err, errlen) == 0 &&
+        write_files(&p, &t, err, errlen) == 0 && preregister(o, pv, err, errlen) == 0)
+        rc = 0;
+    if (rc == 0) {
+        char vbuf[64];
+        train_version(vbuf, sizeof vbuf);
+        prov_lib(pv, "xgboost", vbuf + 8);
+        printf("prepare: %zu shop rows (%zu guest rows), %zu training rows, %zu test rows\n", p.shop.rows,
+               p.shop.guests, p.ntrain, p.ntest);
+        printf("prepare: test AP %.4f (mean over %d test cutoffs); last-known scores alone %.4f; "
+               "default score %.4f\n",
+               p.test_ap, NCUT - TEST_FROM, p.lk_ap, p.dflt);
+        printf("prepare: %-28s %6.2f s\n", "total", secs_since(t_all));
+    }
+    free_run(&p);
     return rc;
 }
 
@@ -444,28 +511,18 @@ int main(int argc, char **argv)
 {
     ut_set_prog("prepare");
     opts o = {"build/prep", "provenance", "data", SHOP_SEED, 1};
-    for (int i = 1; i < argc; i++) {
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            ut_err("option %s needs a value", argv[i]);
-            return 2;
-        }
-        if (!strcmp(argv[i], "--prep"))
-            o.prep = v;
-        else if (!strcmp(argv[i], "--prov"))
-            o.prov = v;
-        else if (!strcmp(argv[i], "--data"))
-            o.data = v;
-        else if (!strcmp(argv[i], "--seed"))
-            o.seed = strtoull(v, NULL, 10);
-        else if (!strcmp(argv[i], "--model-seed"))
-            o.model_seed = atoi(v);
-        else {
-            ut_err("unknown option %s (see the header of pipeline/prepare.c)", argv[i]);
-            return 2;
-        }
-        i++;
-    }
+    int64_t seed = (int64_t)SHOP_SEED;
+    const opt_spec spec[] = {
+        {"--prep", OPT_STR, &o.prep, 0, 0, "DIR", "where the prepared files go (build/prep)"},
+        {"--prov", OPT_STR, &o.prov, 0, 0, "DIR", "provenance records and manifest (provenance)"},
+        {"--data", OPT_STR, &o.data, 0, 0, "DIR", "the shop file, guesses and design (data)"},
+        {"--seed", OPT_I64, &seed, 0, 9.0e15, "N", "the generated shop's seed"},
+        {"--model-seed", OPT_INT, &o.model_seed, 0, 2147483647, "N", "XGBoost's seed (1)"},
+        {0}};
+    int orc = opt_parse(argc, argv, spec, "prepare: shop events -> features -> model -> build/prep", NULL);
+    if (orc != OPT_OK)
+        return orc == OPT_HELP ? 0 : 2;
+    o.seed = (unsigned long long)seed;
     char err[UT_ERRLEN] = "";
     char manifest[4096];
     snprintf(manifest, sizeof manifest, "%s/manifest-prepare.tsv", o.prov);

@@ -794,6 +794,126 @@ static void bad_field(char *err, size_t errlen, const char *path, size_t line, i
               f.n > 60 ? "..." : "", what);
 }
 
+/* The header line (a UTF-8 byte order mark before it is allowed); *p moves
+ * past it. */
+static int check_header(const char *path, char **p, char *end, char *err, size_t errlen)
+{
+    if (end - *p >= 3 && memcmp(*p, "\xEF\xBB\xBF", 3) == 0)
+        *p += 3;
+    char *eol = memchr(*p, '\n', (size_t)(end - *p));
+    char *hend = eol ? eol : end;
+    if (hend > *p && hend[-1] == '\r')
+        hend--;
+    if ((size_t)(hend - *p) != strlen(SHOP_HEADER) || memcmp(*p, SHOP_HEADER, (size_t)(hend - *p))) {
+        int n = hend - *p > 100 ? 100 : (int)(hend - *p);
+        ut_seterr(err, errlen, "%s:1: header \"%.*s\" is not \"%s\"", path, n, *p, SHOP_HEADER);
+        return -1;
+    }
+    *p = eol ? eol + 1 : end;
+    return 0;
+}
+
+static int at_eol(const char *p, const char *end)
+{
+    return *p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n');
+}
+
+/* One RFC 4180 row from *p: its fields into f (quoted ones unescaped in
+ * place), their count into *nf.  *p moves past the row; *line counts the
+ * newlines passed (also those inside quotes).  rline names the row. */
+static int split_row(const char *path, size_t rline, char **p, char *end, size_t *line, fld f[NFIELDS], int *nf,
+                     char *err, size_t errlen)
+{
+    *nf = 0;
+    for (;;) { /* one field per pass */
+        char *s, *e;
+        const char *which = *nf < NFIELDS ? FIELD_NAME[*nf] : "extra field";
+        if (**p == '"') { /* quoted: unescape "" in place */
+            char *w = s = *p + 1, *r = *p + 1;
+            for (;;) {
+                if (r >= end) {
+                    ut_seterr(err, errlen, "%s:%zu: %s: quoted field is not terminated", path, rline, which);
+                    return -1;
+                }
+                if (*r == '"') {
+                    if (r + 1 < end && r[1] == '"') {
+                        *w++ = '"';
+                        r += 2;
+                        continue;
+                    }
+                    r++;
+                    break;
+                }
+                if (*r == '\n')
+                    (*line)++;
+                *w++ = *r++;
+            }
+            e = w;
+            *p = r;
+            if (*p < end && **p != ',' && !at_eol(*p, end)) {
+                ut_seterr(err, errlen, "%s:%zu: %s: text after the closing quote", path, rline, which);
+                return -1;
+            }
+        } else {
+            s = *p;
+            while (*p < end && **p != ',' && !at_eol(*p, end))
+                (*p)++;
+            e = *p;
+        }
+        if (*nf < NFIELDS)
+            f[*nf] = (fld){s, (size_t)(e - s)};
+        (*nf)++;
+        if (*p < end && **p == ',') {
+            (*p)++;
+            if (*p < end)
+                continue;
+            if (*nf < NFIELDS) /* a trailing comma at end of file: one empty field */
+                f[*nf] = (fld){*p, 0};
+            (*nf)++;
+            return 0;
+        }
+        if (*p < end) { /* line end */
+            *p += **p == '\r' ? 2 : 1;
+            (*line)++;
+        }
+        return 0;
+    }
+}
+
+/* The fields of one row into L; *guest when the Customer ID is empty. */
+static int parse_row(const char *path, size_t rline, fld f[NFIELDS], shop_line *L, int *guest, char *err,
+                     size_t errlen)
+{
+    int32_t qty;
+    double price;
+    if (parse_invoice(f[F_INVOICE], &L->kind, &L->invoice) != 0) {
+        bad_field(err, errlen, path, rline, F_INVOICE, f[F_INVOICE],
+                  "is not an invoice number (6 digits, optionally after C or A)");
+        return -1;
+    }
+    if (parse_int32(f[F_QTY], &qty) != 0) {
+        bad_field(err, errlen, path, rline, F_QTY, f[F_QTY], "is not an integer");
+        return -1;
+    }
+    if (parse_date(f[F_DATE], &L->day, &L->sec) != 0) {
+        bad_field(err, errlen, path, rline, F_DATE, f[F_DATE], "is not a date (YYYY-MM-DD HH:MM:SS or M/D/YYYY H:MM)");
+        return -1;
+    }
+    if (parse_decimal(f[F_PRICE], &price) != 0) {
+        bad_field(err, errlen, path, rline, F_PRICE, f[F_PRICE], "is not a number");
+        return -1;
+    }
+    *guest = f[F_CUST].n == 0;
+    if (*guest)
+        return 0;
+    if (parse_customer(f[F_CUST], &L->customer) != 0) {
+        bad_field(err, errlen, path, rline, F_CUST, f[F_CUST], "is not an integer");
+        return -1;
+    }
+    L->amount = qty * price;
+    return 0;
+}
+
 int shop_load(const char *path, shop_data *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -804,22 +924,9 @@ int shop_load(const char *path, shop_data *out, char *err, size_t errlen)
     if (ut_read_file(path, &buf, &len, err, errlen) != 0)
         return -1;
     char *p = buf, *end = buf + len;
-    size_t line = 1;
-
-    /* the header (a UTF-8 byte order mark before it is allowed) */
-    if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3;
-    char *eol = memchr(p, '\n', (size_t)(end - p));
-    char *hend = eol ? eol : end;
-    if (hend > p && hend[-1] == '\r')
-        hend--;
-    if ((size_t)(hend - p) != strlen(SHOP_HEADER) || memcmp(p, SHOP_HEADER, (size_t)(hend - p))) {
-        int n = hend - p > 100 ? 100 : (int)(hend - p);
-        ut_seterr(err, errlen, "%s:1: header \"%.*s\" is not \"%s\"", path, n, p, SHOP_HEADER);
+    if (check_header(path, &p, end, err, errlen) != 0)
         goto out;
-    }
-    p = eol ? eol + 1 : end;
-    line = 2;
+    size_t line = 2;
 
     /* room for every line of the file: an upper bound on the rows */
     size_t cap = 1;
@@ -831,111 +938,32 @@ int shop_load(const char *path, shop_data *out, char *err, size_t errlen)
         goto out;
     }
     size_t n = 0;
-
     while (p < end) {
         size_t rline = line;
-        if (*p == '\n' || (*p == '\r' && p + 1 < end && p[1] == '\n')) { /* blank line */
+        if (at_eol(p, end)) { /* blank line */
             p += *p == '\r' ? 2 : 1;
             line++;
             continue;
         }
         fld f[NFIELDS];
-        int nf = 0;
-        for (;;) { /* one field per pass */
-            char *s, *e;
-            if (*p == '"') { /* quoted: unescape "" in place */
-                char *w = s = p + 1, *r = p + 1;
-                for (;;) {
-                    if (r >= end) {
-                        ut_seterr(err, errlen, "%s:%zu: %s: quoted field is not terminated",
-                                  path, rline, nf < NFIELDS ? FIELD_NAME[nf] : "extra field");
-                        goto out;
-                    }
-                    if (*r == '"') {
-                        if (r + 1 < end && r[1] == '"') {
-                            *w++ = '"';
-                            r += 2;
-                            continue;
-                        }
-                        r++;
-                        break;
-                    }
-                    if (*r == '\n')
-                        line++;
-                    *w++ = *r++;
-                }
-                e = w;
-                p = r;
-                if (p < end && *p != ',' && *p != '\n' &&
-                    !(*p == '\r' && p + 1 < end && p[1] == '\n')) {
-                    ut_seterr(err, errlen, "%s:%zu: %s: text after the closing quote", path,
-                              rline, nf < NFIELDS ? FIELD_NAME[nf] : "extra field");
-                    goto out;
-                }
-            } else {
-                s = p;
-                while (p < end && *p != ',' && *p != '\n' &&
-                       !(*p == '\r' && p + 1 < end && p[1] == '\n'))
-                    p++;
-                e = p;
-            }
-            if (nf < NFIELDS)
-                f[nf] = (fld){s, (size_t)(e - s)};
-            nf++;
-            if (p < end && *p == ',') {
-                p++;
-                if (p < end)
-                    continue;
-                if (nf < NFIELDS) /* a trailing comma at end of file: one empty field */
-                    f[nf] = (fld){p, 0};
-                nf++;
-                break;
-            }
-            if (p < end) { /* line end */
-                p += *p == '\r' ? 2 : 1;
-                line++;
-            }
-            break;
-        }
+        int nf, guest;
+        if (split_row(path, rline, &p, end, &line, f, &nf, err, errlen) != 0)
+            goto out;
         if (nf != NFIELDS) {
-            ut_seterr(err, errlen, "%s:%zu: row has %d fields, expected %d (%s)", path, rline,
-                      nf, NFIELDS, SHOP_HEADER);
+            ut_seterr(err, errlen, "%s:%zu: row has %d fields, expected %d (%s)", path, rline, nf, NFIELDS,
+                      SHOP_HEADER);
             goto out;
         }
         shop_line L;
-        int32_t qty;
-        double price;
-        if (parse_invoice(f[F_INVOICE], &L.kind, &L.invoice) != 0) {
-            bad_field(err, errlen, path, rline, F_INVOICE, f[F_INVOICE],
-                      "is not an invoice number (6 digits, optionally after C or A)");
+        if (parse_row(path, rline, f, &L, &guest, err, errlen) != 0)
             goto out;
-        }
-        if (parse_int32(f[F_QTY], &qty) != 0) {
-            bad_field(err, errlen, path, rline, F_QTY, f[F_QTY], "is not an integer");
-            goto out;
-        }
-        if (parse_date(f[F_DATE], &L.day, &L.sec) != 0) {
-            bad_field(err, errlen, path, rline, F_DATE, f[F_DATE],
-                      "is not a date (YYYY-MM-DD HH:MM:SS or M/D/YYYY H:MM)");
-            goto out;
-        }
-        if (parse_decimal(f[F_PRICE], &price) != 0) {
-            bad_field(err, errlen, path, rline, F_PRICE, f[F_PRICE], "is not a number");
-            goto out;
-        }
         out->rows++;
         if (L.kind == 'C')
             out->cancels++;
-        if (f[F_CUST].n == 0) {
+        if (guest)
             out->guests++;
-            continue;
-        }
-        if (parse_customer(f[F_CUST], &L.customer) != 0) {
-            bad_field(err, errlen, path, rline, F_CUST, f[F_CUST], "is not an integer");
-            goto out;
-        }
-        L.amount = qty * price;
-        lines[n++] = L;
+        else
+            lines[n++] = L;
     }
     if (n == 0) {
         out->lines = NULL;

@@ -106,3 +106,23 @@ Test(util, counter_dice_are_pure)
         s += ut_u64_unit(ut_hash4(9, (uint64_t)i, 0, 0));
     cr_assert_float_eq(s / 100000, 0.5, 0.005);
 }
+
+/* A size beyond 64 bits in a manifest is named with its file, line and
+ * field (it used to wrap silently); an unknown option exits 2. */
+Test(check, overflowing_size_and_bad_options_are_named)
+{
+    char dir[] = "/tmp/checkXXXXXX", man[128], cmd[512], out[4096], err[UT_ERRLEN] = "";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(man, sizeof man, "%s/manifest-x.tsv", dir);
+    const char *text = "path\tsize\tsha256\n"
+                       "a.tsv\t99999999999999999999\t"
+                       "0000000000000000000000000000000000000000000000000000000000000000\n";
+    cr_assert_eq(ut_write_file(man, text, strlen(text), err, sizeof err), 0, "%s", err);
+    snprintf(cmd, sizeof cmd, "build/bin/check --prov %s 2>&1", dir);
+    cr_assert_eq(run(cmd, out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "manifest-x.tsv:2: field size") && strstr(out, "overflow"), "%s", out);
+    cr_assert_eq(run("build/bin/check --gate yes 2>&1", out, sizeof out), 2, "%s", out);
+    cr_assert(strstr(out, "unknown option --gate"), "%s", out);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
