@@ -40,9 +40,17 @@ Test(asan, short_runs_of_every_policy_shape, .timeout = 120)
 Test(asan, bad_input_suite_against_sanitizer_builds, .timeout = 120)
 {
     /* a clean environment: a Criterion run inside a Criterion worker aborts otherwise */
-    int rc = sh("env -i PATH=/usr/bin:/bin " ENV "LAB_BIN=build/asan/bin build/bin/tests --filter 'service/*' > /tmp/asan_service.log 2>&1");
-    if (rc != 0)
-        sh("cat /tmp/asan_service.log");
+    char dir[] = "/tmp/asanlogXXXXXX", cmd[1024];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "env -i PATH=/usr/bin:/bin " ENV "LAB_BIN=build/asan/bin build/bin/tests --filter 'service/*' > %s/log 2>&1",
+             dir);
+    int rc = sh(cmd);
+    if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "cat %s/log", dir);
+        sh(cmd);
+    }
     cr_assert_eq(rc, 0, "the service suite under the sanitizers: exit %d", rc);
-    unlink("/tmp/asan_service.log");
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(sh(cmd), 0);
 }

@@ -35,7 +35,34 @@ static void teardown(void)
     cr_assert_eq(system(cmd), 0);
 }
 
-TestSuite(lab, .init = setup, .fini = teardown, .timeout = 120);
+TestSuite(lab, .init = setup, .fini = teardown, .timeout = 240);
+
+/* Timing bounds, as in test_store.c.  A lower bound (never early) is the
+ * lab's promise and always asserted.  An upper bound (on time) is the lab's
+ * *and the machine's*: this shared 2-core VM now and then pauses a process
+ * for milliseconds, so a scenario that was only late is run again, up to 3
+ * times in all, and fails if it is late every time. */
+static int lab_late;
+
+static void lab_upper(int64_t v, int64_t below, const char *what)
+{
+    if (v >= below) {
+        fprintf(stderr, "test_lab: %s was %lld ns (bound %lld ns); will retry\n", what, (long long)v,
+                (long long)below);
+        lab_late = 1;
+    }
+}
+
+static void lab_retry(void (*scenario)(void), const char *name)
+{
+    for (int k = 0; k < 3; k++) {
+        lab_late = 0;
+        scenario();
+        if (!lab_late)
+            return;
+    }
+    cr_assert_fail("%s: late on 3 runs in a row", name);
+}
 
 typedef struct {
     rr_file t, s, st;
@@ -141,7 +168,7 @@ Test(lab, dice_equal_across_arms_of_a_round)
     free_run(&b);
 }
 
-Test(lab, t25_answers_504_for_frozen_lookups_and_never_late)
+static void sc_t25(void)
 {
     run_files r;
     run_arm("H3-t25", 1, 2, "0.2", &r);
@@ -153,7 +180,7 @@ Test(lab, t25_answers_504_for_frozen_lookups_and_never_late)
          * 95th percentile (below); for every request only 50 ms, far below a
          * freeze's 1 s, as this shared VM now and then pauses a process for
          * many ms when other work runs. */
-        cr_assert_lt(lat, 25 * MS + 50 * MS, "request %zu took %ld ns", j, (long)lat);
+        lab_upper(lat, 25 * MS + 50 * MS, "a request's latency");
         long st = store_row(&r.st, (int64_t)j, 0);
         cr_assert_geq(st, 0);
         int64_t planned = rr_get(&r.st, "planned_ns", (size_t)st);
@@ -169,14 +196,15 @@ Test(lab, t25_answers_504_for_frozen_lookups_and_never_late)
     }
     cr_assert_gt(n504, r.t.n / 10, "a fifth of lookups freeze: %zu of %zu", n504, r.t.n);
     qsort(lat504, n504, sizeof lat504[0], cmp_i64);
-    cr_assert_lt(lat504[n504 / 2], 26 * MS, "median 504 latency %ld ns", (long)lat504[n504 / 2]);
-    cr_assert_lt(lat504[n504 * 95 / 100], 28 * MS, "95th percentile 504 latency %ld ns",
-                 (long)lat504[n504 * 95 / 100]);
+    lab_upper(lat504[n504 / 2], 26 * MS, "median 504 latency");
+    lab_upper(lat504[n504 * 95 / 100], 28 * MS, "95th percentile 504 latency");
     free(lat504);
     free_run(&r);
 }
 
-Test(lab, fb25_standin_exactly_for_lookups_that_missed_25ms)
+Test(lab, t25_answers_504_for_frozen_lookups_and_never_late) { lab_retry(sc_t25, "t25_answers_504_for_frozen_lookups_and_never_late"); }
+
+static void sc_fb25(void)
 {
     run_files r;
     run_arm("H3-fb25", 1, 2, "0.2", &r);
@@ -197,7 +225,7 @@ Test(lab, fb25_standin_exactly_for_lookups_that_missed_25ms)
         } else {
             cr_assert_eq(out0, 'A');
             cr_assert_eq(kind, 'L', "request %zu", j);
-            cr_assert_lt(e0 - a0, 25 * MS);
+            lab_upper(e0 - a0, 25 * MS, "a live answer after its 25 ms limit");
         }
         /* a frozen lookup is always a stand-in */
         long st = store_row(&r.st, (int64_t)j, 0);
@@ -207,6 +235,8 @@ Test(lab, fb25_standin_exactly_for_lookups_that_missed_25ms)
     cr_assert_gt(standins, r.t.n / 10);
     free_run(&r);
 }
+
+Test(lab, fb25_standin_exactly_for_lookups_that_missed_25ms) { lab_retry(sc_fb25, "fb25_standin_exactly_for_lookups_that_missed_25ms"); }
 
 static double slot_ms_per_lookup(const rr_file *st)
 {
@@ -219,7 +249,7 @@ static double slot_ms_per_lookup(const rr_file *st)
     return sum / (double)st->n;
 }
 
-Test(lab, dldown_makes_the_store_drop_at_the_deadline)
+static void sc_dldown(void)
 {
     run_files dl, down;
     run_arm_settle("H3-dl", 1, 2, "0.2", 2.2, &dl);
@@ -235,15 +265,15 @@ Test(lab, dldown_makes_the_store_drop_at_the_deadline)
         int64_t budget = rr_get(&down.st, "budget_ns", i);
         int64_t held = rr_get(&down.st, "end_t", i) - rr_get(&down.st, "arrive_t", i);
         cr_assert(budget > 0 && budget <= 23 * MS);
-        cr_assert(held >= budget && held < budget + 20 * MS, "dropped after %ld ns, budget %ld", (long)held,
-                  (long)budget);
+        cr_assert(held >= budget, "dropped after %ld ns, budget %ld", (long)held, (long)budget);
+        lab_upper(held - budget, 20 * MS, "a drop's overshoot");
         over[dropped - 1] = held - budget;
     }
     cr_assert_gt(dropped, down.t.n / 10, "%zu dropped", dropped);
     /* on time: the median drop comes within 1 ms of the budget (the bound on
      * each is loose, as this shared VM sometimes pauses a process) */
     qsort(over, dropped, sizeof over[0], cmp_i64);
-    cr_assert_lt(over[dropped / 2], 1 * MS, "median overshoot %ld ns", (long)over[dropped / 2]);
+    lab_upper(over[dropped / 2], 1 * MS, "median overshoot");
     free(over);
     for (size_t i = 0; i < dl.st.n; i++)
         cr_assert_neq(rr_get(&dl.st, "outcome", i), 'D', "dl keeps the deadline to itself");
@@ -251,7 +281,9 @@ Test(lab, dldown_makes_the_store_drop_at_the_deadline)
     free_run(&down);
 }
 
-Test(lab, r2_retries_with_fresh_dice)
+Test(lab, dldown_makes_the_store_drop_at_the_deadline) { lab_retry(sc_dldown, "dldown_makes_the_store_drop_at_the_deadline"); }
+
+static void sc_r2(void)
 {
     run_files r;
     run_arm("H3-r2", 1, 2, "0.2", &r);
@@ -275,12 +307,14 @@ Test(lab, r2_retries_with_fresh_dice)
     }
     cr_assert_gt(retried, r.s.n / 10);
     qsort(gaps, retried, sizeof gaps[0], cmp_i64);
-    cr_assert_lt(gaps[retried / 2], 26 * MS, "median gap %ld ns", (long)gaps[retried / 2]);
+    lab_upper(gaps[retried / 2], 26 * MS, "median gap before a retry");
     free(gaps);
     free_run(&r);
 }
 
-Test(lab, hedge_sends_a_second_lookup_only_after_10ms)
+Test(lab, r2_retries_with_fresh_dice) { lab_retry(sc_r2, "r2_retries_with_fresh_dice"); }
+
+static void sc_hedge(void)
 {
     run_files r;
     run_arm("H3-hedge", 1, 2, "0.2", &r);
@@ -290,7 +324,7 @@ Test(lab, hedge_sends_a_second_lookup_only_after_10ms)
         int64_t arrive = rr_get(&r.s, "arrive_t", i);
         int64_t a1 = rr_get(&r.s, "a1_start_t", i), e0 = rr_get(&r.s, "a0_end_t", i);
         if (a1 == RR_NONE) {
-            cr_assert_lt(e0 - arrive, 10 * MS + 1 * MS, "no hedge: the first answered within 10 ms");
+            lab_upper(e0 - arrive, 10 * MS + 1 * MS, "no hedge: the first answer");
             continue;
         }
         cr_assert_geq(a1 - arrive, 10 * MS, "hedge after %ld ns", (long)(a1 - arrive));
@@ -301,7 +335,9 @@ Test(lab, hedge_sends_a_second_lookup_only_after_10ms)
     /* On time, too: this shared VM sometimes pauses a process for a few ms,
      * so the bound is on the median, not on every one. */
     qsort(delay, hedged, sizeof delay[0], cmp_i64);
-    cr_assert_lt(delay[hedged / 2], 11 * MS, "median hedge delay %ld ns", (long)delay[hedged / 2]);
+    lab_upper(delay[hedged / 2], 11 * MS, "median hedge delay");
     free(delay);
     free_run(&r);
 }
+
+Test(lab, hedge_sends_a_second_lookup_only_after_10ms) { lab_retry(sc_hedge, "hedge_sends_a_second_lookup_only_after_10ms"); }

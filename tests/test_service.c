@@ -236,10 +236,20 @@ Test(service, half_request_does_not_delay_others)
     int slow = dial();
     const char *half = "POST /score HTTP/1.1\r\nContent-Length: 16\r\n\r\n{\"id\":";
     send_all(slow, half, strlen(half));
-    int64_t t0 = ut_mono_ns();
-    for (int i = 0; i < 20; i++)
-        still_correct();
-    cr_assert_lt(ut_mono_ns() - t0, 1000000000LL, "20 answers while one client stalls");
+    /* An upper time bound: retried up to 3 times, as this shared VM now and
+     * then pauses a process (a service blocked by the half request would
+     * miss it every time). */
+    int64_t took = 0;
+    for (int k = 0; k < 3; k++) {
+        int64_t t0 = ut_mono_ns();
+        for (int i = 0; i < 20; i++)
+            still_correct();
+        took = ut_mono_ns() - t0;
+        if (took < 1000000000LL)
+            break;
+        fprintf(stderr, "test_service: 20 answers took %lld ns; will retry\n", (long long)took);
+    }
+    cr_assert_lt(took, 1000000000LL, "20 answers while one client stalls, late 3 times");
     /* the stalled client finishes later and gets its answer */
     send_all(slow, "1,\"row\":3}", 10);
     char ans[256];

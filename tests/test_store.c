@@ -245,6 +245,20 @@ static int st_recv(int fd, wire_ans *a, int timeout_ms)
     return 0;
 }
 
+/* Read answers on fd until the one with this tag (others are skipped). */
+static void st_await_tag(int fd, uint64_t tag)
+{
+    for (int k = 0; k < 64; k++) {
+        wire_ans a;
+        cr_assert_eq(st_recv(fd, &a, 5000), 0, "no answer with tag %llu", (unsigned long long)tag);
+        if (a.tag == tag) {
+            cr_assert_eq(a.status, WIRE_UNKNOWN_ROW);
+            return;
+        }
+    }
+    cr_assert_fail("tag %llu never answered", (unsigned long long)tag);
+}
+
 static void st_check_features(const wire_ans *a, uint32_t row)
 {
     cr_assert_eq(a->status, WIRE_OK, "status %u for row %u", a->status, row);
@@ -670,10 +684,15 @@ Test(store, closed_peer_lookups_still_take_their_slot)
     st_proc p;
     st_start(&p, "F", 1, "0.01", 1);
     int c1 = st_connect(p.port);
-    unsigned char b[4 * WIRE_REQ_SIZE];
+    unsigned char b[5 * WIRE_REQ_SIZE];
     for (int i = 0; i < 4; i++)
         st_put(b + i * WIRE_REQ_SIZE, 0, (uint32_t)i, 0, 0, (uint64_t)i);
+    /* A lookup of an unknown row is answered at once: once its answer is
+     * back, the store has taken the four before it (a handshake, not a
+     * sleep). */
+    st_put(b + 4 * WIRE_REQ_SIZE, ST_NROWS + 1, 99, 0, 0, 99);
     st_send_all(c1, b, sizeof b);
+    st_await_tag(c1, 99);
     close(c1); /* its answers have nowhere to go */
     int c2 = st_connect(p.port);
     st_put(b, 5, 9, 0, 0, 9);
@@ -686,9 +705,13 @@ Test(store, closed_peer_lookups_still_take_their_slot)
     cr_assert_eq(st_stop(&p), 0);
     st_rec *r;
     size_t n = st_read_log(p.log, &r);
-    cr_assert_eq(n, 5);
+    cr_assert_eq(n, 6);
     st_check_order(r, n);
     for (size_t i = 0; i < n; i++) {
+        if (r[i].req == 99) {
+            cr_assert_eq(r[i].outcome, 'U');
+            continue;
+        }
         cr_assert_eq(r[i].outcome, 'A');
         cr_assert_geq(r[i].end - r[i].start, 2 * MS);
     }
@@ -713,11 +736,13 @@ Test(store, stop_logs_pending_lookups_last)
     st_proc p;
     st_start(&p, "H", 2, "1", 4);
     int c1 = st_connect(p.port), c2 = st_connect(p.port);
-    unsigned char b[3 * WIRE_REQ_SIZE];
+    unsigned char b[4 * WIRE_REQ_SIZE];
     for (int i = 0; i < 3; i++)
         st_put(b + i * WIRE_REQ_SIZE, (uint32_t)i, 20 + (uint32_t)i, 0, 0, (uint64_t)i);
+    /* handshake: the unknown row's answer means the three are taken */
+    st_put(b + 3 * WIRE_REQ_SIZE, ST_NROWS + 5, 98, 0, 0, 98);
     st_send_all(c1, b, sizeof b);
-    usleep(2000);
+    st_await_tag(c1, 98);
     st_put(b, 0, 30, 0, 4 * MS, 30);
     st_send_all(c2, b, WIRE_REQ_SIZE);
     wire_ans a;
@@ -727,18 +752,20 @@ Test(store, stop_logs_pending_lookups_last)
     cr_assert_eq(st_stop(&p), 0);
     st_rec *r;
     size_t n = st_read_log(p.log, &r);
-    cr_assert_eq(n, 4);
+    cr_assert_eq(n, 5);
     st_check_order(r, n);
-    cr_assert_eq(r[0].req, 30);
-    cr_assert_eq(r[0].outcome, 'D');
-    cr_assert_not(r[0].has_start);
-    cr_assert_eq(r[0].line, 1);
-    for (int i = 1; i < 4; i++) { /* in order of arrival */
-        cr_assert_eq(r[i].req, 20 + i - 1);
+    cr_assert_eq(r[0].req, 98, "the unknown row ended first");
+    cr_assert_eq(r[0].outcome, 'U');
+    cr_assert_eq(r[1].req, 30);
+    cr_assert_eq(r[1].outcome, 'D');
+    cr_assert_not(r[1].has_start);
+    cr_assert_eq(r[1].line, 1);
+    for (int i = 2; i < 5; i++) { /* in order of arrival */
+        cr_assert_eq(r[i].req, 20 + i - 2);
         cr_assert_eq(r[i].outcome, 'P');
         cr_assert_not(r[i].has_end);
-        cr_assert_eq(r[i].has_start, i < 3, "two had slots, one was in line");
-        cr_assert_eq(r[i].planned, waits_planned_ns_p(WAIT_H, 1.0, 4, 20 + (uint32_t)i - 1, 0));
+        cr_assert_eq(r[i].has_start, i < 4, "two had slots, one was in line");
+        cr_assert_eq(r[i].planned, waits_planned_ns_p(WAIT_H, 1.0, 4, 20 + (uint32_t)i - 2, 0));
     }
     free(r);
     /* nothing else left behind: table, log, stderr */

@@ -447,7 +447,32 @@ static int cmp64(const void *a, const void *b)
 
 /* ------------------------------------------------------------- the tests */
 
-Test(tester, schedule_is_the_seeded_poisson, .timeout = 60)
+
+/* Upper time bounds, as in test_store.c: a scenario that was only late
+ * (this shared 2-core VM now and then pauses a process for milliseconds) is
+ * run again, up to 3 times in all, and fails if it is late every time. */
+static int tester_late;
+
+static void tester_upper(double v, double below, const char *what)
+{
+    if (v >= below) {
+        fprintf(stderr, "test_tester: %s was %.0f (bound %.0f); will retry\n", what, v, below);
+        tester_late = 1;
+    }
+}
+
+static void tester_retry(void (*scenario)(void), const char *name)
+{
+    for (int k = 0; k < 3; k++) {
+        tester_late = 0;
+        scenario();
+        if (!tester_late)
+            return;
+    }
+    cr_assert_fail("%s: late on 3 runs in a row", name);
+}
+
+static void sc_poisson(void)
 {
     srv_start(-1, 0, -1);
     tmpfiles tf;
@@ -510,7 +535,7 @@ Test(tester, schedule_is_the_seeded_poisson, .timeout = 60)
     cr_assert_eq(jint(js, "late_max_ns"), late[n - 1]);
     /* a sanity bound only (other tests may share the cores): sleeping timers
      * that were off by milliseconds would fail it */
-    cr_assert(late[n / 2] < 1000000, "median lateness %lld ns", (long long)late[n / 2]);
+    tester_upper((double)late[n / 2], 1e6, "median lateness (ns)");
     cr_log_info("lateness at 500/s: p50 %lld ns, p99 %.0f ns, max %lld ns", (long long)late[n / 2],
                 p99, (long long)late[n - 1]);
     free(late);
@@ -519,6 +544,8 @@ Test(tester, schedule_is_the_seeded_poisson, .timeout = 60)
     free(js);
     tmp_clean(&tf);
 }
+
+Test(tester, schedule_is_the_seeded_poisson, .timeout = 180) { tester_retry(sc_poisson, "schedule_is_the_seeded_poisson"); }
 
 Test(tester, latency_runs_from_the_scheduled_time, .timeout = 60)
 {
@@ -620,7 +647,7 @@ Test(tester, every_arrival_gets_a_row_with_few_connections, .timeout = 60)
     tmp_clean(&tf);
 }
 
-Test(tester, unanswered_after_the_drain_are_rows_with_status_0, .timeout = 60)
+static void sc_drain(void)
 {
     /* the server freezes 2.5 s at request 150 (about 0.75 s in); the tester
      * waits only 0.5 s after its last send */
@@ -636,8 +663,7 @@ Test(tester, unanswered_after_the_drain_are_rows_with_status_0, .timeout = 60)
     int64_t took = ut_mono_ns() - start;
     srv_stop();
     cr_assert_eq(rc, 0, "tester exit %d: %s", rc, err);
-    cr_assert(took < 2500000000LL, "the tester waited %lld ns, past its drain bound",
-              (long long)took);
+    tester_upper((double)took, 2.5e9, "the tester's wait past its last send and drain (ns)");
     trow *t;
     size_t n = read_rows(tf.out, &t);
     char *js = slurp(tf.sum);
@@ -664,7 +690,9 @@ Test(tester, unanswered_after_the_drain_are_rows_with_status_0, .timeout = 60)
     tmp_clean(&tf);
 }
 
-Test(tester, closed_loop_capacity, .timeout = 60)
+Test(tester, unanswered_after_the_drain_are_rows_with_status_0, .timeout = 180) { tester_retry(sc_drain, "unanswered_after_the_drain"); }
+
+static void sc_closed(void)
 {
     srv_start(-1, 0, -1);
     tmpfiles tf;
@@ -680,7 +708,8 @@ Test(tester, closed_loop_capacity, .timeout = 60)
     trow *t;
     size_t n = read_rows(tf.out, &t);
     char *js = slurp(tf.sum);
-    cr_assert(n > 1000, "closed loop: only %zu answers in 1 s", n);
+    cr_assert_gt(n, 0);
+    tester_upper(1000.0 / (double)n, 1.0, "1000 over the closed loop's answers in 1 s");
     cr_assert_eq(jint(js, "requests"), (int64_t)n);
     cr_assert_eq(jint(js, "answered"), (int64_t)n);
     cr_assert_eq((long)n, served);
@@ -693,14 +722,17 @@ Test(tester, closed_loop_capacity, .timeout = 60)
         cr_assert(t[j].conn >= 0 && t[j].conn < 16);
         if (j)
             cr_assert(t[j].send >= t[j - 1].send, "j in send order");
-        cr_assert(t[j].send >= t0 && t[j].send < t0 + 1200000000LL);
+        cr_assert(t[j].send >= t0);
         check_answer(&t[j]);
     }
+    tester_upper((double)(t[n - 1].send - t0), 1.2e9, "the last closed-loop send after t0 (ns)");
     cr_log_info("closed loop, 16 connections: %zu answers in 1 s", n);
     free(t);
     free(js);
     tmp_clean(&tf);
 }
+
+Test(tester, closed_loop_capacity, .timeout = 180) { tester_retry(sc_closed, "closed_loop_capacity"); }
 
 Test(tester, bad_options_exit_2_naming_the_option, .timeout = 30)
 {
