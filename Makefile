@@ -32,7 +32,7 @@ LDLIBS  := -ljansson -lcrypto -lz -lm
 
 # Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
-PIPE_MODS := shop feat train redact apcost
+PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
@@ -83,10 +83,13 @@ $(BIN)/collect: $(B)/pipeline/collect.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BI
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
 $(BIN)/measure: $(B)/pipeline/measure.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/ap: $(B)/pipeline/apstage.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+# ap trains models (XGBoost); cost only adds up provenance records.
+AP_OBJ   := $(patsubst %,$(B)/pipeline/%.o,feat train prepread testerraw apstudy apboot apcost)
+COST_OBJ := $(B)/pipeline/costcalc.o $(B)/lab/util.o $(B)/lab/prov.o $(B)/lab/opt.o
+$(BIN)/ap: $(B)/pipeline/apstage.o $(AP_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
-$(BIN)/cost: $(B)/pipeline/cost.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
-	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
+$(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/play: $(B)/lab/play.o $(LAB_OBJ) | $(BIN)

@@ -9,11 +9,11 @@
  * --arms (an arm without runs is named and skipped; at least one must have
  * runs), the prepared files of --prep, trains the model for seeds 2..N (seed
  * 1 is the reference model of prepare: its scores come from scores.tsv),
- * computes every AP and the paired bootstrap (pipeline/apcost.c) and writes
- * OUT/results/ap.json atomically.  With --pgurl it then replaces each arm's
- * rows of the table ap_costs (created if missing) in one transaction.  The
- * database is reached first, so an unreachable one costs nothing and
- * writes nothing.  Provenance: DIR/stage-ap.json.
+ * computes every AP and the paired bootstrap (pipeline/apcost.c and the
+ * modules it names) and writes OUT/results/ap.json atomically.  With
+ * --pgurl it then replaces each arm's rows of the table ap_costs (created if
+ * missing) in one transaction.  The database is reached first, so an
+ * unreachable one costs nothing and writes nothing.  Provenance: DIR/stage-ap.json.
  *
  * Exit 0 done; 1 failed (message names the file, line or database); 2 usage.
  */
@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "apcost.h"
+#include "opt.h"
 #include "prov.h"
 #include "util.h"
 
@@ -154,19 +155,10 @@ fail:
     return -1;
 }
 
-static int usage(void)
-{
-    ut_err("usage: ap --root OUT [--prep build/prep] [--arms pipeline/ap_arms.tsv] [--seeds 20] "
-           "[--resamples 1000] [--boot-seeds N] [--boot-seed 1] [--threads N] [--prov DIR] [--pgurl URL]");
-    return 2;
-}
-
-static int posint(const char *s, long max, long *v)
-{
-    char *e;
-    *v = strtol(s, &e, 10);
-    return !*s || *e || *v < 0 || *v > max ? -1 : 0;
-}
+static const char ABOUT[] =
+    "ap: the stand-ins' cost in AP (pipeline/APCOST.md)\n"
+    "usage: ap --root OUT [--prep build/prep] [--arms pipeline/ap_arms.tsv] [--seeds 20] [--resamples 1000]\n"
+    "          [--boot-seeds N] [--boot-seed 1] [--threads N] [--prov DIR] [--pgurl URL]";
 
 int main(int argc, char **argv)
 {
@@ -174,41 +166,29 @@ int main(int argc, char **argv)
     apc_stage_opts o = {NULL, "build/prep", "pipeline/ap_arms.tsv", 20, -1, 1000, 1, 0, 1};
     const char *pgurl = NULL, *provdir = NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t resamples = 1000, boot_seed = 1;
     o.threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
-    for (int i = 1; i < argc; i += 2) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long x;
-        if (!v) {
-            ut_err("option %s needs a value", k);
-            return usage();
-        }
-        if (!strcmp(k, "--root"))
-            o.root = v;
-        else if (!strcmp(k, "--prep"))
-            o.prep = v;
-        else if (!strcmp(k, "--arms"))
-            o.arms = v;
-        else if (!strcmp(k, "--pgurl"))
-            pgurl = v;
-        else if (!strcmp(k, "--prov"))
-            provdir = v;
-        else if (!strcmp(k, "--seeds") && posint(v, 1000, &x) == 0 && x >= 1)
-            o.seeds = (int)x;
-        else if (!strcmp(k, "--boot-seeds") && posint(v, 1000, &x) == 0 && x >= 1)
-            o.boot_seeds = (int)x;
-        else if (!strcmp(k, "--resamples") && posint(v, 1000000, &x) == 0 && x >= 1)
-            o.resamples = (size_t)x;
-        else if (!strcmp(k, "--boot-seed") && posint(v, 2147483647L, &x) == 0)
-            o.boot_seed = (uint64_t)x;
-        else if (!strcmp(k, "--threads") && posint(v, 64, &x) == 0 && x >= 1)
-            o.threads = (int)x;
-        else {
-            ut_err("bad option or value: %s %s", k, v);
-            return usage();
-        }
+    const opt_spec spec[] = {
+        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "reads OUT/results/raw, writes OUT/results/ap.json"},
+        {"--prep", OPT_STR, &o.prep, 0, 0, "DIR", "the prepared files (build/prep)"},
+        {"--arms", OPT_STR, &o.arms, 0, 0, "FILE", "the chosen arms (pipeline/ap_arms.tsv)"},
+        {"--seeds", OPT_INT, &o.seeds, 1, 1000, "N", "model seeds 1..N (20)"},
+        {"--resamples", OPT_I64, &resamples, 1, 1000000, "B", "bootstrap resamples (1000)"},
+        {"--boot-seeds", OPT_INT, &o.boot_seeds, 1, 1000, "K", "the bootstrap averages seeds 1..K (all)"},
+        {"--boot-seed", OPT_I64, &boot_seed, 0, 2147483647.0, "S", "seed of the customers' picks (1)"},
+        {"--threads", OPT_INT, &o.threads, 1, 64, "N", "threads (the online CPUs, at most 8)"},
+        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (OUT/provenance)"},
+        {"--pgurl", OPT_STR, &pgurl, 0, 0, "URL", "load the table ap_costs into this database"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, ABOUT, NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
+    if (!o.root) {
+        ut_err("--root is required (try --help)");
+        return 2;
     }
-    if (!o.root)
-        return usage();
+    o.resamples = (size_t)resamples;
+    o.boot_seed = (uint64_t)boot_seed;
     if (o.boot_seeds < 0)
         o.boot_seeds = o.seeds;
     if (o.boot_seeds > o.seeds) {
@@ -238,7 +218,7 @@ int main(int argc, char **argv)
     }
     prov *pv = prov_begin("ap", argc, argv);
     json_t *ap = NULL;
-    int rc = apc_stage(&o, pv, (void **)&ap, err, sizeof err);
+    int rc = apc_stage(&o, pv, &ap, err, sizeof err);
     if (rc == 0 && db) {
         char ver[32];
         snprintf(ver, sizeof ver, "%d", PQlibVersion());

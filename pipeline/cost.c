@@ -18,51 +18,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apcost.h"
+#include "costcalc.h"
+#include "opt.h"
 #include "prov.h"
 #include "util.h"
 
-static int usage(void)
-{
-    ut_err("usage: cost --root OUT [--start UTC --end UTC --price-per-hour USD] [--prov DIR]");
-    return 2;
-}
+static const char ABOUT[] =
+    "cost: the measurement's machine time and, for a rented machine, its price (pipeline/APCOST.md)\n"
+    "usage: cost --root OUT [--start UTC --end UTC --price-per-hour USD] [--prov DIR]";
 
 int main(int argc, char **argv)
 {
     ut_set_prog("cost");
-    const char *root = NULL, *start = NULL, *end = NULL, *provdir = NULL;
-    double price = -1;
-    for (int i = 1; i < argc; i += 2) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            ut_err("option %s needs a value", k);
-            return usage();
-        }
-        if (!strcmp(k, "--root"))
-            root = v;
-        else if (!strcmp(k, "--start"))
-            start = v[0] ? v : NULL;
-        else if (!strcmp(k, "--end"))
-            end = v[0] ? v : NULL;
-        else if (!strcmp(k, "--prov"))
-            provdir = v;
-        else if (!strcmp(k, "--price-per-hour")) {
-            if (!v[0])
-                continue;
-            char *e;
-            price = strtod(v, &e);
-            if (*e || !isfinite(price) || price < 0) {
-                ut_err("--price-per-hour must be a number >= 0 (got \"%s\")", v);
-                return 2;
-            }
-        } else {
-            ut_err("unknown option %s", k);
-            return usage();
-        }
+    const char *root = NULL, *start = NULL, *end = NULL, *provdir = NULL, *price_s = NULL;
+    /* An empty --start, --end or --price-per-hour means "not given", as
+     * make passes them. */
+    const opt_spec spec[] = {
+        {"--root", OPT_STR, &root, 0, 0, "OUT", "reads OUT/provenance and OUT/results/raw; writes OUT/results"},
+        {"--start", OPT_STR, &start, 0, 0, "UTC", "the rented machine's start, e.g. 2026-11-30T05:29:36Z"},
+        {"--end", OPT_STR, &end, 0, 0, "UTC", "its end"},
+        {"--price-per-hour", OPT_STR, &price_s, 0, 0, "USD", "its price per hour (a number >= 0)"},
+        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (default OUT/provenance)"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, ABOUT, NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
+    if (!root) {
+        ut_err("--root is required (try --help)");
+        return 2;
     }
-    if (!root)
-        return usage();
+    start = start && start[0] ? start : NULL;
+    end = end && end[0] ? end : NULL;
+    double price = -1;
+    char why[96];
+    if (price_s && price_s[0] && opt_f64(price_s, 0, HUGE_VAL, &price, why, sizeof why) != 0) {
+        ut_err("option --price-per-hour: \"%s\": %s", price_s, why);
+        return 2;
+    }
     char provbuf[4200], path[4200], dir[4200], err[UT_ERRLEN] = "";
     if (!provdir) {
         snprintf(provbuf, sizeof provbuf, "%s/provenance", root);
@@ -70,7 +62,7 @@ int main(int argc, char **argv)
     }
     prov *pv = prov_begin("cost", argc, argv);
     json_t *c = NULL;
-    int rc = apc_cost_json(root, start, end, price, (void **)&c, err, sizeof err);
+    int rc = costcalc_json(root, start, end, price, &c, err, sizeof err);
     if (rc == 0) {
         char *text = json_dumps(c, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
         size_t n = text ? strlen(text) : 0;

@@ -1,10 +1,13 @@
-/* ap: the stand-ins' cost in AP (pipeline/apcost.[ch], pipeline/APCOST.md).
+/* ap: the stand-ins' cost in AP (pipeline/apcost.[ch] and the modules it
+ * uses: prepread, testerraw, apstudy, apboot; pipeline/APCOST.md).
  * AP with stand-ins on a hand-made table, by hand; the weighted AP of the
  * bootstrap against a duplicated table; the bootstrap's pairing (swapping
  * the kinds' order changes nothing), zero stand-ins (every change exactly
  * 0, interval [0, 0]), thread count and reruns (identical output); the raw
- * reader's errors; and the whole stage on the real build/prep with
- * hand-made tester files, recomputed here from scores.tsv. */
+ * reader's errors; the prepared-file and raw readers' checked numbers
+ * (overflow named with file and line); the whole stage on the real
+ * build/prep with hand-made tester files, recomputed here from scores.tsv;
+ * and the program's options and PostgreSQL load. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -17,7 +20,11 @@
 #include <zlib.h>
 
 #include "ap.h"
+#include "apboot.h"
 #include "apcost.h"
+#include "apstudy.h"
+#include "prepread.h"
+#include "testerraw.h"
 #include "util.h"
 
 #define EPS 1e-12
@@ -52,9 +59,9 @@ static const float H_LIVE[8] = {.9f, .8f, .7f, .6f, .9f, .8f, .7f, .6f};
 static const float H_D = .65f;
 static const float H_LAST[8] = {.85f, .95f, .65f, .6f, .5f, .65f, .95f, .4f};
 
-static apc_round mk_round(int round, const int *rows, size_t nrows)
+static apstudy_round mk_round(int round, const int *rows, size_t nrows)
 {
-    apc_round r = {0};
+    apstudy_round r = {0};
     r.round = round;
     r.requests = r.requests_in_run = 10;
     r.mask = calloc(8, 1);
@@ -68,9 +75,9 @@ static apc_round mk_round(int round, const int *rows, size_t nrows)
 }
 
 typedef struct {
-    apc_round rounds_a[2], rounds_b[2];
-    apc_arm arms[2];
-    apc_table t;
+    apstudy_round rounds_a[2], rounds_b[2];
+    apstudy_arm arms[2];
+    apboot_table t;
 } hand;
 
 static void hand_make(hand *h)
@@ -87,53 +94,53 @@ static void hand_make(hand *h)
     snprintf(h->arms[1].name, sizeof h->arms[1].name, "ZERO");
     h->arms[1].nrounds = 2;
     h->arms[1].rounds = h->rounds_b;
-    h->t = (apc_table){8, H_CUT, H_LAB, H_CUST};
+    h->t = (apboot_table){8, H_CUT, H_LAB, H_CUST};
 }
 
 static void hand_free(hand *h)
 {
     for (int i = 0; i < 2; i++) {
-        apc_round_free(&h->rounds_a[i]);
-        apc_round_free(&h->rounds_b[i]);
+        apstudy_round_free(&h->rounds_a[i]);
+        apstudy_round_free(&h->rounds_b[i]);
     }
 }
 
-static apc_ctx *hand_run(hand *h, const int *kinds, int threads, size_t B)
+static apboot_ctx *hand_run(hand *h, const int *kinds, int threads, size_t B)
 {
     char err[UT_ERRLEN] = "";
-    apc_opts o = {B, 7, threads, 3, {kinds[0], kinds[1], kinds[2]}};
-    apc_ctx *c = apc_new(&h->t, h->arms, 2, 2, &o, err, sizeof err);
+    apboot_opts o = {B, 7, threads, 3, {kinds[0], kinds[1], kinds[2]}};
+    apboot_ctx *c = apboot_new(&h->t, h->arms, 2, 2, &o, err, sizeof err);
     cr_assert_not_null(c, "%s", err);
     /* seed 1: the table above; seed 2: the same scores, so the same changes */
-    cr_assert_eq(apc_add_seed(c, 1, H_LIVE, H_LAST, H_D, 1, NULL, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(apc_add_seed(c, 2, H_LIVE, H_LAST, H_D, 1, NULL, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(apc_finish(c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apboot_add_seed(c, 1, H_LIVE, H_LAST, H_D, 1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apboot_add_seed(c, 2, H_LIVE, H_LAST, H_D, 1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apboot_finish(c, err, sizeof err), 0, "%s", err);
     return c;
 }
 
-static const int KINDS[3] = {APC_LAST_KNOWN, APC_DEFAULT, APC_NONE};
-static const int KINDS_SWAPPED[3] = {APC_NONE, APC_LAST_KNOWN, APC_DEFAULT};
+static const int KINDS[3] = {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE};
+static const int KINDS_SWAPPED[3] = {APBOOT_NONE, APBOOT_LAST_KNOWN, APBOOT_DEFAULT};
 
 Test(apstage, ap_with_standins_by_hand)
 {
     hand h;
     hand_make(&h);
-    apc_ctx *c = hand_run(&h, KINDS, 1, 20);
-    const apc_result *r = apc_result_of(c);
+    apboot_ctx *c = hand_run(&h, KINDS, 1, 20);
+    const apboot_result *r = apboot_result_of(c);
     cr_assert_float_eq(r->live_ap[0], 17.0 / 24.0, EPS);
     cr_assert_eq(r->ncustomers, 4);
     cr_assert_eq(r->ngroups, 2);
-    const apc_arm_result *a = &r->arm[0];
+    const apboot_arm_result *a = &r->arm[0];
     /* per round, seed 1 */
     const double want[2][3] = {{17.0 / 24, 14.0 / 24, 13.0 / 24}, {20.0 / 24, 18.0 / 24, 16.0 / 24}};
     for (int q = 0; q < 2; q++)
         for (int k = 0; k < 3; k++)
             cr_assert_float_eq(a->round_ap[q].ap[k], want[q][k], EPS, "round %d kind %s: %.17g", q + 1,
-                               apc_kind_names[k], a->round_ap[q].ap[k]);
+                               apboot_kind_names[k], a->round_ap[q].ap[k]);
     /* the arm's change, per seed and averaged */
     const double ch[3] = {1.0 / 16, -1.0 / 24, -5.0 / 48};
     for (int k = 0; k < 3; k++) {
-        cr_assert_float_eq(a->seed_change[k][0], ch[k], EPS, "%s", apc_kind_names[k]);
+        cr_assert_float_eq(a->seed_change[k][0], ch[k], EPS, "%s", apboot_kind_names[k]);
         cr_assert_float_eq(a->seed_change[k][1], ch[k], EPS);
         cr_assert_float_eq(a->change[k], ch[k], EPS);
     }
@@ -142,7 +149,7 @@ Test(apstage, ap_with_standins_by_hand)
     memcpy(v, H_LIVE, sizeof v);
     v[0] = -INFINITY;
     cr_assert_float_eq(ap_mean_by_group(v, H_LAB, H_CUT, 8), 13.0 / 24, EPS);
-    apc_free(c);
+    apboot_free(c);
     hand_free(&h);
 }
 
@@ -158,21 +165,21 @@ Test(apstage, none_ranks_below_every_score)
     static const int32_t cust[3] = {1, 2, 3};
     static const float live[3] = {.9f, 0.0f, .5f}, last[3] = {.9f, 0.0f, .5f};
     uint8_t mask[3] = {0, 0, 1};
-    apc_round rd = {1, 3, 3, 2, 1, 0, 0, 1, mask};
-    apc_arm arm = {"A", 1, &rd};
-    apc_table t = {3, cut, lab, cust};
-    apc_opts o = {10, 1, 1, 3, {APC_LAST_KNOWN, APC_DEFAULT, APC_NONE}};
+    apstudy_round rd = {1, 3, 3, 2, 1, 0, 0, 1, mask};
+    apstudy_arm arm = {"A", 1, &rd};
+    apboot_table t = {3, cut, lab, cust};
+    apboot_opts o = {10, 1, 1, 3, {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE}};
     char err[UT_ERRLEN] = "";
-    apc_ctx *c = apc_new(&t, &arm, 1, 1, &o, err, sizeof err);
+    apboot_ctx *c = apboot_new(&t, &arm, 1, 1, &o, err, sizeof err);
     cr_assert_not_null(c, "%s", err);
-    cr_assert_eq(apc_add_seed(c, 1, live, last, 0.0f, 1, NULL, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(apc_finish(c, err, sizeof err), 0, "%s", err);
-    const apc_result *r = apc_result_of(c);
+    cr_assert_eq(apboot_add_seed(c, 1, live, last, 0.0f, 1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(apboot_finish(c, err, sizeof err), 0, "%s", err);
+    const apboot_result *r = apboot_result_of(c);
     cr_assert_float_eq(r->live_ap[0], 5.0 / 6.0, EPS);
-    cr_assert_float_eq(r->arm[0].change[APC_NONE], 1.0 / 6.0, EPS);
-    cr_assert_float_eq(r->arm[0].change[APC_DEFAULT], 0.0, EPS);  /* default 0.0 ties with a: 5/6 */
-    cr_assert(r->arm[0].change[APC_LAST_KNOWN] == 0.0);           /* last_known = live */
-    apc_free(c);
+    cr_assert_float_eq(r->arm[0].change[APBOOT_NONE], 1.0 / 6.0, EPS);
+    cr_assert_float_eq(r->arm[0].change[APBOOT_DEFAULT], 0.0, EPS);  /* default 0.0 ties with a: 5/6 */
+    cr_assert(r->arm[0].change[APBOOT_LAST_KNOWN] == 0.0);           /* last_known = live */
+    apboot_free(c);
 }
 
 Test(apstage, weighted_ap_by_hand)
@@ -183,11 +190,11 @@ Test(apstage, weighted_ap_by_hand)
      * .9 (weight 2, no buyer), .8 weighs 0, .7 (buyer): dR 1, P 1/3.
      * Mean (1 + 1/3)/2 = 2/3. */
     const uint32_t w[8] = {2, 0, 1, 1, 2, 0, 1, 1};
-    cr_assert_float_eq(apc_ap_weighted(H_LIVE, H_LAB, H_CUT, w, 8), 2.0 / 3.0, EPS);
-    cr_assert_float_eq(apc_ap_weighted(H_LIVE, H_LAB, H_CUT, NULL, 8), 17.0 / 24.0, EPS);
+    cr_assert_float_eq(apboot_ap_weighted(H_LIVE, H_LAB, H_CUT, w, 8), 2.0 / 3.0, EPS);
+    cr_assert_float_eq(apboot_ap_weighted(H_LIVE, H_LAB, H_CUT, NULL, 8), 17.0 / 24.0, EPS);
     /* no buyer left in a cutoff: undefined */
     const uint32_t w0[8] = {0, 1, 0, 1, 1, 1, 1, 1};
-    cr_assert(isnan(apc_ap_weighted(H_LIVE, H_LAB, H_CUT, w0, 8)));
+    cr_assert(isnan(apboot_ap_weighted(H_LIVE, H_LAB, H_CUT, w0, 8)));
 }
 
 Test(apstage, weighted_ap_equals_duplicated_rows)
@@ -216,10 +223,10 @@ Test(apstage, weighted_ap_equals_duplicated_rows)
                 m++;
             }
         }
-        double a = apc_ap_weighted(s, y, g, w, N), b = ap_mean_by_group(s2, y2, g2, m);
+        double a = apboot_ap_weighted(s, y, g, w, N), b = ap_mean_by_group(s2, y2, g2, m);
         cr_assert(isfinite(b));
         cr_assert_float_eq(a, b, EPS, "rep %d: %.17g vs %.17g", rep, a, b);
-        cr_assert_float_eq(apc_ap_weighted(s, y, g, NULL, N), ap_mean_by_group(s, y, g, N), EPS);
+        cr_assert_float_eq(apboot_ap_weighted(s, y, g, NULL, N), ap_mean_by_group(s, y, g, N), EPS);
     }
 }
 
@@ -230,11 +237,11 @@ Test(apstage, bootstrap_same_picks_for_every_kind)
     hand h1, h2;
     hand_make(&h1);
     hand_make(&h2);
-    apc_ctx *a = hand_run(&h1, KINDS, 1, 200), *b = hand_run(&h2, KINDS_SWAPPED, 1, 200);
-    const apc_result *ra = apc_result_of(a), *rb = apc_result_of(b);
+    apboot_ctx *a = hand_run(&h1, KINDS, 1, 200), *b = hand_run(&h2, KINDS_SWAPPED, 1, 200);
+    const apboot_result *ra = apboot_result_of(a), *rb = apboot_result_of(b);
     cr_assert_eq(ra->resamples_used, rb->resamples_used);
     for (int k = 0; k < 3; k++) {
-        cr_assert_eq(memcmp(&ra->arm[0].lo[k], &rb->arm[0].lo[k], sizeof(double)), 0, "%s", apc_kind_names[k]);
+        cr_assert_eq(memcmp(&ra->arm[0].lo[k], &rb->arm[0].lo[k], sizeof(double)), 0, "%s", apboot_kind_names[k]);
         cr_assert_eq(memcmp(&ra->arm[0].hi[k], &rb->arm[0].hi[k], sizeof(double)), 0);
         cr_assert_eq(memcmp(ra->arm[0].boot[k], rb->arm[0].boot[k], 200 * sizeof(double)), 0);
         cr_assert_eq(memcmp(&ra->arm[0].change[k], &rb->arm[0].change[k], sizeof(double)), 0);
@@ -244,8 +251,8 @@ Test(apstage, bootstrap_same_picks_for_every_kind)
      * for every kind alike */
     cr_assert_lt(ra->resamples_used, 200);
     cr_assert_gt(ra->resamples_used, 50);
-    apc_free(a);
-    apc_free(b);
+    apboot_free(a);
+    apboot_free(b);
     hand_free(&h1);
     hand_free(&h2);
 }
@@ -261,11 +268,11 @@ Test(apstage, bootstrap_resample_values)
     hand_make(&h);
     h.rounds_a[1].mask[5] = h.rounds_a[1].mask[6] = 0;
     h.rounds_a[1].rows = 0;
-    apc_ctx *c = hand_run(&h, KINDS, 1, 100);
-    const apc_result *r = apc_result_of(c);
+    apboot_ctx *c = hand_run(&h, KINDS, 1, 100);
+    const apboot_result *r = apboot_result_of(c);
     size_t zeros = 0, kept = 0;
     for (size_t b = 0; b < 100; b++) {
-        double lk = r->arm[0].boot[APC_LAST_KNOWN][b], no = r->arm[0].boot[APC_NONE][b];
+        double lk = r->arm[0].boot[APBOOT_LAST_KNOWN][b], no = r->arm[0].boot[APBOOT_NONE][b];
         if (isnan(lk))
             continue;  /* a dropped resample (a cutoff without a buyer) */
         kept++;
@@ -276,11 +283,11 @@ Test(apstage, bootstrap_resample_values)
     cr_assert_eq(kept, r->resamples_used);
     cr_assert_gt(zeros, 0);
     cr_assert_lt(zeros, kept);
-    cr_assert(r->arm[0].lo[APC_LAST_KNOWN] == 0.0 && r->arm[0].hi[APC_LAST_KNOWN] == 0.0);
-    cr_assert_lt(r->arm[0].lo[APC_NONE], 0.0);
+    cr_assert(r->arm[0].lo[APBOOT_LAST_KNOWN] == 0.0 && r->arm[0].hi[APBOOT_LAST_KNOWN] == 0.0);
+    cr_assert_lt(r->arm[0].lo[APBOOT_NONE], 0.0);
     /* point values: round 1 -1/6, round 2 nothing: mean -1/12 */
-    cr_assert_float_eq(r->arm[0].change[APC_NONE], -1.0 / 12.0, EPS);
-    apc_free(c);
+    cr_assert_float_eq(r->arm[0].change[APBOOT_NONE], -1.0 / 12.0, EPS);
+    apboot_free(c);
     hand_free(&h);
 }
 
@@ -288,11 +295,11 @@ Test(apstage, zero_standins_give_exact_zero)
 {
     hand h;
     hand_make(&h);
-    apc_ctx *c = hand_run(&h, KINDS, 2, 100);
-    const apc_result *r = apc_result_of(c);
-    const apc_arm_result *z = &r->arm[1];
+    apboot_ctx *c = hand_run(&h, KINDS, 2, 100);
+    const apboot_result *r = apboot_result_of(c);
+    const apboot_arm_result *z = &r->arm[1];
     for (int k = 0; k < 3; k++) {
-        cr_assert(z->change[k] == 0.0, "%s: %.17g", apc_kind_names[k], z->change[k]);
+        cr_assert(z->change[k] == 0.0, "%s: %.17g", apboot_kind_names[k], z->change[k]);
         for (size_t s = 0; s < 2; s++)
             cr_assert(z->seed_change[k][s] == 0.0);
         for (size_t b = 0; b < 100; b++)
@@ -301,7 +308,7 @@ Test(apstage, zero_standins_give_exact_zero)
         for (int q = 0; q < 2; q++)
             cr_assert(z->round_ap[q].ap[k] == r->live_ap[0]);
     }
-    apc_free(c);
+    apboot_free(c);
     hand_free(&h);
 }
 
@@ -310,13 +317,13 @@ Test(apstage, threads_do_not_change_the_numbers)
     hand h1, h2;
     hand_make(&h1);
     hand_make(&h2);
-    apc_ctx *a = hand_run(&h1, KINDS, 1, 300), *b = hand_run(&h2, KINDS, 3, 300);
+    apboot_ctx *a = hand_run(&h1, KINDS, 1, 300), *b = hand_run(&h2, KINDS, 3, 300);
     for (int k = 0; k < 3; k++)
-        cr_assert_eq(memcmp(apc_result_of(a)->arm[0].boot[k], apc_result_of(b)->arm[0].boot[k],
+        cr_assert_eq(memcmp(apboot_result_of(a)->arm[0].boot[k], apboot_result_of(b)->arm[0].boot[k],
                             300 * sizeof(double)),
                      0);
-    apc_free(a);
-    apc_free(b);
+    apboot_free(a);
+    apboot_free(b);
     hand_free(&h1);
     hand_free(&h2);
 }
@@ -325,12 +332,12 @@ Test(apstage, percentile_by_hand)
 {
     double v[] = {4, 1, 3, 2, 5};
     /* sorted 1..5: q=0.025 -> h=0.1 -> 1.1; q=0.975 -> h=3.9 -> 4.9 */
-    cr_assert_float_eq(apc_percentile(v, 5, 0.025), 1.1, EPS);
-    cr_assert_float_eq(apc_percentile(v, 5, 0.975), 4.9, EPS);
-    cr_assert_float_eq(apc_percentile(v, 5, 0.5), 3.0, EPS);
+    cr_assert_float_eq(apboot_percentile(v, 5, 0.025), 1.1, EPS);
+    cr_assert_float_eq(apboot_percentile(v, 5, 0.975), 4.9, EPS);
+    cr_assert_float_eq(apboot_percentile(v, 5, 0.5), 3.0, EPS);
     double one[] = {7};
-    cr_assert_float_eq(apc_percentile(one, 1, 0.975), 7.0, EPS);
-    cr_assert(isnan(apc_percentile(v, 0, 0.5)));
+    cr_assert_float_eq(apboot_percentile(one, 1, 0.975), 7.0, EPS);
+    cr_assert(isnan(apboot_percentile(v, 0, 0.5)));
 }
 
 /* ------------------------------------------------------------ raw files */
@@ -380,13 +387,13 @@ Test(apstage, raw_reader_and_selection, .init = mk_tmp, .fini = rm_tmp)
      *                              rows {1, 2} (row 1 asked twice counts once) */
     const int rows[] = {0, 1, 2, 3, 1, 5};
     write_tester(path, rows, "LKDEKD", 6, 0);
-    apc_raw raw;
-    cr_assert_eq(apc_read_tester(path, 10, &raw, err, sizeof err), 0, "%s", err);
+    testerraw_run raw;
+    cr_assert_eq(testerraw_read(path, 10, &raw, err, sizeof err), 0, "%s", err);
     cr_assert_eq(raw.n, 6);
     cr_assert_eq(raw.row[4], 1);
     cr_assert_eq(raw.kind[3], 'E');
-    apc_round rd;
-    cr_assert_eq(apc_round_select(&raw, 3, 5, 10, &rd, err, sizeof err), 0, "%s", err);
+    apstudy_round rd;
+    cr_assert_eq(apstudy_round_select(&raw, 3, 5, 10, &rd, err, sizeof err), 0, "%s", err);
     cr_assert_eq(rd.round, 3);
     cr_assert_eq(rd.requests_in_run, 6);
     cr_assert_eq(rd.requests, 5);
@@ -397,33 +404,116 @@ Test(apstage, raw_reader_and_selection, .init = mk_tmp, .fini = rm_tmp)
     cr_assert_eq(rd.rows, 2);
     const uint8_t want[10] = {0, 1, 1, 0, 0, 0, 0, 0, 0, 0};  /* row 5's D is request 5: beyond M */
     cr_assert_arr_eq(rd.mask, want, 10);
-    apc_round_free(&rd);
-    cr_assert_neq(apc_round_select(&raw, 3, 7, 10, &rd, err, sizeof err), 0);
-    apc_raw_free(&raw);
+    apstudy_round_free(&rd);
+    cr_assert_neq(apstudy_round_select(&raw, 3, 7, 10, &rd, err, sizeof err), 0);
+    testerraw_free(&raw);
 
     /* a row outside the table */
-    cr_assert_neq(apc_read_tester(path, 5, &raw, err, sizeof err), 0);
+    cr_assert_neq(testerraw_read(path, 5, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, "line 8") && strstr(err, "row \"5\""), "%s", err);
     /* a truncated gzip stream */
     write_tester(path, rows, "LKDEKD", 6, 1);
-    cr_assert_neq(apc_read_tester(path, 10, &raw, err, sizeof err), 0);
+    cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, path), "%s", err);
     /* a bad kind, and a row with a missing field */
     gzFile gz = gzopen(path, "wb");
     gzprintf(gz, "# lab-raw 1 tester\nj\trow\tkind\n0\t0\tL\n1\t1\tX\n");
     gzclose(gz);
-    cr_assert_neq(apc_read_tester(path, 10, &raw, err, sizeof err), 0);
+    cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, "line 4") && strstr(err, "kind"), "%s", err);
     gz = gzopen(path, "wb");
     gzprintf(gz, "# lab-raw 1 tester\nj\trow\tkind\n0\t0\n");
     gzclose(gz);
-    cr_assert_neq(apc_read_tester(path, 10, &raw, err, sizeof err), 0);
+    cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, "line 3") && strstr(err, "fields"), "%s", err);
     gz = gzopen(path, "wb");
     gzprintf(gz, "# lab-raw 1 store\nj\trow\tkind\n");
     gzclose(gz);
-    cr_assert_neq(apc_read_tester(path, 10, &raw, err, sizeof err), 0);
+    cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, "line 1"), "%s", err);
+}
+
+/* ------------------------------------------------------------ checked parsing */
+
+static void put_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define FEATS "recency\torders_90\tspend_90\torders_365\tspend_365\ttenure"
+#define ROW6 "\t1\t2\t3.5\t4\t5.25\t6\n"
+
+/* err names the file, the line and why */
+static void refused(int rc, const char *err, const char *path, const char *line, const char *why)
+{
+    cr_assert_neq(rc, 0, "accepted: %s", path);
+    cr_assert(strstr(err, path) && strstr(err, line) && strstr(err, why), "%s", err);
+}
+
+Test(apstage, prepared_rows_with_overflowing_integers_are_refused, .init = mk_tmp, .fini = rm_tmp)
+{
+    char train[256], test[256], prev[256], err[UT_ERRLEN] = "";
+    prepread_rows rows = {0}, trows = {0}, prows = {0};
+    int32_t *prow = NULL;
+    snprintf(train, sizeof train, "%s/train.tsv", tmp);
+    snprintf(test, sizeof test, "%s/test.tsv", tmp);
+    snprintf(prev, sizeof prev, "%s/prev.tsv", tmp);
+
+    /* a well-formed file is read, every field exactly */
+    put_text(train, "customer\tcutoff\tlabel\t" FEATS "\n12345\t2011-06-01\t1" ROW6 "7\t2011-07-01\t0" ROW6);
+    cr_assert_eq(prepread_train(train, &rows, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rows.n, 2);
+    cr_assert_eq(rows.r[0].customer, 12345);
+    cr_assert_eq(rows.r[0].cutoff, ut_days_from_civil(2011, 6, 1));
+    cr_assert_eq(rows.r[0].label, 1);
+    cr_assert(rows.r[1].x[2] == 3.5f && rows.r[1].x[4] == 5.25f);
+    prepread_rows_free(&rows);
+
+    /* beyond 64 bits: named as an overflow, with file and line */
+    put_text(train, "customer\tcutoff\tlabel\t" FEATS "\n1\t2011-06-01\t1" ROW6
+                    "99999999999999999999\t2011-06-01\t0" ROW6);
+    refused(prepread_train(train, &rows, err, sizeof err), err, train, "line 3", "overflow");
+    cr_assert(strstr(err, "customer"), "%s", err);
+    prepread_rows_free(&rows);
+    /* beyond 32 bits: the id would not fit the table, refused (not truncated) */
+    put_text(train, "customer\tcutoff\tlabel\t" FEATS "\n4294967297\t2011-06-01\t1" ROW6);
+    refused(prepread_train(train, &rows, err, sizeof err), err, train, "line 2", "out of range");
+    prepread_rows_free(&rows);
+    /* a label that overflows, and a feature beyond a 32-bit float */
+    put_text(train, "customer\tcutoff\tlabel\t" FEATS "\n1\t2011-06-01\t-99999999999999999999" ROW6);
+    refused(prepread_train(train, &rows, err, sizeof err), err, train, "line 2", "overflow");
+    prepread_rows_free(&rows);
+    put_text(train, "customer\tcutoff\tlabel\t" FEATS "\n1\t2011-06-01\t1\t1e39\t2\t3\t4\t5\t6\n");
+    refused(prepread_train(train, &rows, err, sizeof err), err, train, "line 2", "recency");
+    prepread_rows_free(&rows);
+
+    /* test.tsv: the row number overflows */
+    put_text(test, "row\tcustomer\tcutoff\tlabel\t" FEATS "\n0\t5\t2011-06-01\t1" ROW6
+                   "18446744073709551617\t6\t2011-06-01\t0" ROW6);
+    refused(prepread_test(test, &trows, err, sizeof err), err, test, "line 3", "overflow");
+    cr_assert(strstr(err, "row"), "%s", err);
+    prepread_rows_free(&trows);
+
+    /* prev.tsv against a good test.tsv: its row overflows */
+    put_text(test, "row\tcustomer\tcutoff\tlabel\t" FEATS "\n0\t5\t2011-06-01\t1" ROW6);
+    cr_assert_eq(prepread_test(test, &trows, err, sizeof err), 0, "%s", err);
+    put_text(prev, "row\tcustomer\tcutoff\t" FEATS "\n99999999999999999999\t5\t2011-05-01" ROW6);
+    refused(prepread_prev(prev, &trows, &prows, &prow, err, sizeof err), err, prev, "line 2", "overflow");
+    free(prow);
+    prepread_rows_free(&prows);
+    prepread_rows_free(&trows);
+
+    /* a tester file whose j overflows */
+    char raw[256];
+    snprintf(raw, sizeof raw, "%s/t.tsv.gz", tmp);
+    gzFile gz = gzopen(raw, "wb");
+    gzprintf(gz, "# lab-raw 1 tester\nj\trow\tkind\n0\t0\tL\n99999999999999999999\t1\tK\n");
+    gzclose(gz);
+    testerraw_run run;
+    refused(testerraw_read(raw, 10, &run, err, sizeof err), err, raw, "line 4", "overflow");
 }
 
 /* ------------------------------------------------------------ the stage, on build/prep */
@@ -488,7 +578,7 @@ static int stage(const char *root, const char *arms, int seeds, size_t B, int th
                  size_t errlen)
 {
     apc_stage_opts o = {root, PREP, arms, seeds, seeds, B, 1, threads, 0};
-    return apc_stage(&o, NULL, (void **)out, err, errlen);
+    return apc_stage(&o, NULL, out, err, errlen);
 }
 
 Test(apstage, stage_on_prepared_files, .init = mk_tmp, .fini = rm_tmp, .timeout = 120)
@@ -547,15 +637,16 @@ Test(apstage, stage_on_prepared_files, .init = mk_tmp, .fini = rm_tmp, .timeout 
         for (int i = 0; i < 3; i++)
             v[S[i]] = k == 0 ? rf.last[S[i]] : k == 1 ? d : -INFINITY;
         double a = ap_mean_by_group(v, rf.label, rf.cut, rf.n);
-        json_t *e = json_object_get(json_object_get(json_object_get(x, "kinds"), apc_kind_names[k]), "change_default_seed");
-        cr_assert_float_eq(json_real_value(e), (a - live) / 2.0, EPS, "%s", apc_kind_names[k]);
-        json_t *pa = json_object_get(json_object_get(r1, "ap_default_seed"), apc_kind_names[k]);
+        json_t *e = json_object_get(json_object_get(json_object_get(x, "kinds"), apboot_kind_names[k]),
+                                    "change_default_seed");
+        cr_assert_float_eq(json_real_value(e), (a - live) / 2.0, EPS, "%s", apboot_kind_names[k]);
+        json_t *pa = json_object_get(json_object_get(r1, "ap_default_seed"), apboot_kind_names[k]);
         cr_assert_float_eq(json_real_value(pa), a, EPS);
     }
     free(v);
     /* the mean over the 2 seeds is the mean of change_per_seed, whose first is the default seed's */
     for (int k = 0; k < 3; k++) {
-        json_t *e = json_object_get(json_object_get(x, "kinds"), apc_kind_names[k]);
+        json_t *e = json_object_get(json_object_get(x, "kinds"), apboot_kind_names[k]);
         json_t *ps = json_object_get(e, "change_per_seed");
         cr_assert_eq(json_array_size(ps), 2);
         cr_assert(json_real_value(json_array_get(ps, 0)) == json_real_value(json_object_get(e, "change_default_seed")));
@@ -567,7 +658,7 @@ Test(apstage, stage_on_prepared_files, .init = mk_tmp, .fini = rm_tmp, .timeout 
     /* Z: no stand-in: exact zeros, interval [0, 0], too close to call */
     json_t *z = json_object_get(json_object_get(json_object_get(ap, "arms"), "Z"), "kinds");
     for (int k = 0; k < 3; k++) {
-        json_t *e = json_object_get(z, apc_kind_names[k]);
+        json_t *e = json_object_get(z, apboot_kind_names[k]);
         cr_assert(json_real_value(json_object_get(e, "change")) == 0.0);
         cr_assert(json_real_value(json_array_get(json_object_get(e, "ci95"), 0)) == 0.0);
         cr_assert(json_real_value(json_array_get(json_object_get(e, "ci95"), 1)) == 0.0);
@@ -651,4 +742,27 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
     cr_assert_eq(json_integer_value(json_object_get(prov, "exit_code")), 0);
     json_decref(prov);
     cr_assert_eq(ok2, 0, "unreachable database");
+}
+
+/* The program's options (lab/opt.h): a bad value names the option and exits
+ * 2 before anything is read or written. */
+Test(apstage, program_checks_its_options, .init = mk_tmp, .fini = rm_tmp)
+{
+    if (access("build/bin/ap", X_OK) != 0)
+        cr_skip_test("build/bin/ap is not built");
+    const char *bad[][2] = {{"--seeds", "99999999999999999999"}, {"--seeds", "0"}, {"--seeds", "2x"},
+                            {"--threads", "0"}, {"--resamples", "1000001"}, {"--boot-seed", "-1"},
+                            {"--boot-seeds", "1e3"}};
+    char cmd[1024];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "build/bin/ap --root %s %s '%s' 2>%s/err.txt >/dev/null; test $? -eq 2 && "
+                 "grep -q -- '%s' %s/err.txt && test ! -e %s/results",
+                 tmp, bad[i][0], bad[i][1], tmp, bad[i][0], tmp, tmp);
+        cr_assert_eq(sh(cmd), 0, "%s", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "build/bin/ap --root %s --seeds 2 --boot-seeds 3 2>/dev/null; test $? -eq 2", tmp);
+    cr_assert_eq(sh(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "build/bin/ap --seeds 2 2>/dev/null; test $? -eq 2");
+    cr_assert_eq(sh(cmd), 0, "no --root");
 }

@@ -1,14 +1,16 @@
 /* cost: the machine time and price arithmetic of pipeline/APCOST.md (part 2)
- * on hand-made provenance records, by hand. */
+ * on hand-made provenance records, by hand (pipeline/costcalc.[ch]); and the
+ * program's option checks. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include "apcost.h"
+#include "costcalc.h"
 #include "util.h"
 
 #define EPS 1e-9
@@ -16,20 +18,20 @@
 Test(cost, utc_by_hand)
 {
     int64_t t;
-    cr_assert_eq(apc_parse_utc("1970-01-01T00:00:00Z", &t), 0);
+    cr_assert_eq(costcalc_parse_utc("1970-01-01T00:00:00Z", &t), 0);
     cr_assert_eq(t, 0);
-    cr_assert_eq(apc_parse_utc("1970-01-02T01:02:03Z", &t), 0);
+    cr_assert_eq(costcalc_parse_utc("1970-01-02T01:02:03Z", &t), 0);
     cr_assert_eq(t, 86400 + 3600 + 120 + 3);
-    cr_assert_eq(apc_parse_utc("2026-11-30T05:29:36Z", &t), 0);
+    cr_assert_eq(costcalc_parse_utc("2026-11-30T05:29:36Z", &t), 0);
     cr_assert_eq(t, 1796016576);  /* calendar.timegm((2026, 11, 30, 5, 29, 36)) */
-    cr_assert_eq(apc_parse_utc("2000-02-29T23:59:59Z", &t), 0);
+    cr_assert_eq(costcalc_parse_utc("2000-02-29T23:59:59Z", &t), 0);
     cr_assert_eq(t, 951868799);
     const char *bad[] = {"2026-11-30T05:29:36",  "2026-11-30 05:29:36Z", "2026-02-29T00:00:00Z",
                          "2026-11-31T00:00:00Z", "2026-11-30T24:00:00Z", "2026-13-01T00:00:00Z",
                          "2026-1-30T05:29:36Z",  "2026-11-30T05:29:36Z ", "",
                          "+026-11-30T05:29:36Z"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        cr_assert_neq(apc_parse_utc(bad[i], &t), 0, "accepted \"%s\"", bad[i]);
+        cr_assert_neq(costcalc_parse_utc(bad[i], &t), 0, "accepted \"%s\"", bad[i]);
 }
 
 static char root[64];
@@ -114,7 +116,7 @@ Test(cost, totals_and_price_by_hand)
 {
     json_t *c = NULL;
     char err[UT_ERRLEN] = "";
-    cr_assert_eq(apc_cost_json(root, "2026-11-30T05:45:00Z", "2026-11-30T07:15:00Z", 0.096, (void **)&c, err,
+    cr_assert_eq(costcalc_json(root, "2026-11-30T05:45:00Z", "2026-11-30T07:15:00Z", 0.096, &c, err,
                                sizeof err),
                  0, "%s", err);
     json_t *st = json_object_get(c, "stages"), *runs = json_object_get(c, "runs");
@@ -159,7 +161,7 @@ Test(cost, totals_and_price_by_hand)
 
     /* a rental that starts after the first record does not cover them:
      * 06:00 to 06:20 is 1/3 h, at 2.5 USD/h 0.8333... USD */
-    cr_assert_eq(apc_cost_json(root, "2026-11-30T06:00:00Z", "2026-11-30T06:20:00Z", 2.5, (void **)&c, err,
+    cr_assert_eq(costcalc_json(root, "2026-11-30T06:00:00Z", "2026-11-30T06:20:00Z", 2.5, &c, err,
                                sizeof err),
                  0, "%s", err);
     r = json_object_get(c, "rental");
@@ -173,7 +175,7 @@ Test(cost, no_settings_no_price)
 {
     json_t *c = NULL;
     char err[UT_ERRLEN] = "";
-    cr_assert_eq(apc_cost_json(root, NULL, NULL, -1, (void **)&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(costcalc_json(root, NULL, NULL, -1, &c, err, sizeof err), 0, "%s", err);
     json_t *r = json_object_get(c, "rental");
     cr_assert(json_is_null(json_object_get(r, "price_usd")));
     cr_assert(json_is_null(json_object_get(r, "hours")));
@@ -187,20 +189,20 @@ Test(cost, bad_settings_and_records)
     json_t *c = NULL;
     char err[UT_ERRLEN] = "";
     /* only some of the three */
-    cr_assert_neq(apc_cost_json(root, "2026-11-30T06:00:00Z", NULL, 1.0, (void **)&c, err, sizeof err), 0);
+    cr_assert_neq(costcalc_json(root, "2026-11-30T06:00:00Z", NULL, 1.0, &c, err, sizeof err), 0);
     cr_assert(strstr(err, "go together"), "%s", err);
     /* end before start */
-    cr_assert_neq(apc_cost_json(root, "2026-11-30T06:00:00Z", "2026-11-30T05:00:00Z", 1.0, (void **)&c, err,
+    cr_assert_neq(costcalc_json(root, "2026-11-30T06:00:00Z", "2026-11-30T05:00:00Z", 1.0, &c, err,
                                 sizeof err),
                   0);
     cr_assert(strstr(err, "before"), "%s", err);
     /* a malformed time */
-    cr_assert_neq(apc_cost_json(root, "2026-11-30 06:00", "2026-11-30T07:00:00Z", 1.0, (void **)&c, err,
+    cr_assert_neq(costcalc_json(root, "2026-11-30 06:00", "2026-11-30T07:00:00Z", 1.0, &c, err,
                                 sizeof err),
                   0);
     /* a stage record without wall_s names its file */
     put("provenance/stage-report.json", "{\"stage\":\"report\",\"cpu_user_s\":1,\"cpu_sys_s\":1}");
-    cr_assert_neq(apc_cost_json(root, NULL, NULL, -1, (void **)&c, err, sizeof err), 0);
+    cr_assert_neq(costcalc_json(root, NULL, NULL, -1, &c, err, sizeof err), 0);
     cr_assert(strstr(err, "stage-report.json"), "%s", err);
     cr_assert_null(c);
 }
@@ -211,11 +213,46 @@ Test(cost, empty_root)
     snprintf(dir, sizeof dir, "/tmp/costemptyXXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     json_t *c = NULL;
-    cr_assert_eq(apc_cost_json(dir, NULL, NULL, -1, (void **)&c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(costcalc_json(dir, NULL, NULL, -1, &c, err, sizeof err), 0, "%s", err);
     json_t *t = json_object_get(c, "totals");
     cr_assert_eq(json_integer_value(json_object_get(t, "runs")), 0);
     cr_assert_float_eq(num(t, "wall_s"), 0.0, EPS);
     cr_assert(json_is_null(json_object_get(t, "span_s")));
     json_decref(c);
     rmdir(dir);
+}
+
+/* The program's options (lab/opt.h): a bad price names the option and the
+ * value and exits 2 with nothing written; an empty one means "not given". */
+static int sh(const char *cmd)
+{
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+Test(cost, program_checks_its_options)
+{
+    if (access("build/bin/cost", X_OK) != 0)
+        cr_skip_test("build/bin/cost is not built");
+    char cmd[1024];
+    const char *bad[] = {"abc", "1e999", "-1", "0.5x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "build/bin/cost --root %s --start 2026-11-30T05:45:00Z --end 2026-11-30T07:15:00Z "
+                 "--price-per-hour '%s' 2>%s/err.txt >/dev/null; rc=$?; test $rc -eq 2 && "
+                 "grep -q -- \"--price-per-hour.*%s\" %s/err.txt && test ! -e %s/results/cost.json",
+                 root, bad[i], root, bad[i], root, root);
+        cr_assert_eq(sh(cmd), 0, "%s", cmd);
+    }
+    snprintf(cmd, sizeof cmd, "build/bin/cost --root %s --bogus 1 2>/dev/null >/dev/null", root);
+    cr_assert_eq(sh(cmd), 2);
+    snprintf(cmd, sizeof cmd, "build/bin/cost --root %s --price-per-hour '' --prov %s/p >/dev/null", root, root);
+    cr_assert_eq(sh(cmd), 0, "%s", cmd);
+    char path[256];
+    snprintf(path, sizeof path, "%s/results/cost.json", root);
+    json_t *c = json_load_file(path, 0, NULL);
+    cr_assert_not_null(c);
+    cr_assert_float_eq(num(json_object_get(c, "totals"), "wall_s"), 141.0, EPS);
+    cr_assert(json_is_null(json_object_get(json_object_get(c, "rental"), "price_usd")));
+    json_decref(c);
 }

@@ -1,0 +1,409 @@
+/* prepread: see prepread.h for the contract. */
+#include "prepread.h"
+
+#include <float.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "util.h"
+
+/* ================================================================ TSV */
+
+/* Splits s in place at tabs; returns the number of fields (at most max + 1,
+ * so that "too many" shows). */
+static int split_tabs(char *s, char **f, int max)
+{
+    int n = 0;
+    f[n++] = s;
+    for (char *p = s; *p; p++) {
+        if (*p == '\t') {
+            *p = 0;
+            if (n > max)
+                return n;
+            f[n++] = p + 1;
+        }
+    }
+    return n;
+}
+
+int prepread_tsv(const char *path, const char *header, int nfields, prepread_line_fn fn, void *ctx, char *err,
+                 size_t errlen)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (ut_read_file(path, &buf, &len, err, errlen) != 0)
+        return -1;
+    int rc = -1;
+    size_t lineno = 0;
+    char *p = buf, *f[32];
+    while (*p) {
+        char *nl = strchr(p, '\n');
+        if (!nl) {
+            ut_seterr(err, errlen, "%s: line %zu does not end with a newline", path, lineno + 1);
+            goto done;
+        }
+        *nl = 0;
+        lineno++;
+        if (lineno == 1) {
+            if (strcmp(p, header) != 0) {
+                ut_seterr(err, errlen, "%s: line 1: the header must be \"%s\"", path, header);
+                goto done;
+            }
+        } else {
+            int nf = split_tabs(p, f, 31);
+            if (nf != nfields) {
+                ut_seterr(err, errlen, "%s: line %zu: %d fields, expected %d", path, lineno, nf, nfields);
+                goto done;
+            }
+            if (fn(ctx, f, nf, path, lineno, err, errlen) != 0)
+                goto done;
+        }
+        p = nl + 1;
+    }
+    if (lineno == 0) {
+        ut_seterr(err, errlen, "%s: empty file", path);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(buf);
+    return rc;
+}
+
+/* ================================================================ fields */
+
+/* An integer field in [lo, hi]; the message names file, line and field. */
+static int int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what, const char *path,
+                     size_t lineno, char *err, size_t errlen)
+{
+    char why[96];
+    if (opt_i64(s, lo, hi, v, why, sizeof why) == 0)
+        return 0;
+    ut_seterr(err, errlen, "%s: line %zu: %s \"%s\": %s", path, lineno, what, s, why);
+    return -1;
+}
+
+/* A day "YYYY-MM-DD" (digits only, month 1..12, day 1..31). */
+static int day_field(const char *s, int32_t *day, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-';
+    for (int i = 0; ok && i < 10; i++)
+        ok = i == 4 || i == 7 || (s[i] >= '0' && s[i] <= '9');
+    int y = 0, m = 0, d = 0;
+    if (ok) {
+        y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+        m = (s[5] - '0') * 10 + (s[6] - '0');
+        d = (s[8] - '0') * 10 + (s[9] - '0');
+        ok = m >= 1 && m <= 12 && d >= 1 && d <= 31;
+    }
+    if (!ok) {
+        ut_seterr(err, errlen, "%s: line %zu: cutoff \"%s\" is not a day YYYY-MM-DD", path, lineno, s);
+        return -1;
+    }
+    *day = ut_days_from_civil(y, m, d);
+    return 0;
+}
+
+/* A finite 32-bit float, as prepare writes it (%.9g gives the float back). */
+static int f32_field(const char *s, float *v, const char *what, const char *path, size_t lineno, char *err,
+                     size_t errlen)
+{
+    char why[96];
+    double d;
+    if (opt_f64(s, -FLT_MAX, FLT_MAX, &d, why, sizeof why) != 0) {
+        ut_seterr(err, errlen, "%s: line %zu: %s \"%s\" is not a number: %s", path, lineno, what, s, why);
+        return -1;
+    }
+    *v = (float)d;
+    return 0;
+}
+
+static int feats(char **f, float *x, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    for (int k = 0; k < FEAT_N; k++)
+        if (f32_field(f[k], &x[k], feat_names[k], path, lineno, err, errlen) != 0)
+            return -1;
+    return 0;
+}
+
+/* customer, cutoff, label as in train.tsv and scores.tsv. */
+static int key_fields(char **f, feat_row *q, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    int64_t c, l;
+    if (int_field(f[0], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0 ||
+        day_field(f[1], &q->cutoff, path, lineno, err, errlen) != 0 ||
+        int_field(f[2], 0, 1, &l, "label", path, lineno, err, errlen) != 0)
+        return -1;
+    q->customer = (int32_t)c;
+    q->label = (uint8_t)l;
+    return 0;
+}
+
+/* ================================================================ the files */
+
+void prepread_rows_free(prepread_rows *r)
+{
+    if (!r)
+        return;
+    free(r->r);
+    memset(r, 0, sizeof *r);
+}
+
+static feat_row *next_row(prepread_rows *r, const char *path, char *err, size_t errlen)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        feat_row *nr = realloc(r->r, cap * sizeof *nr);
+        if (!nr) {
+            ut_seterr(err, errlen, "%s: out of memory", path);
+            return NULL;
+        }
+        r->r = nr;
+        r->cap = cap;
+    }
+    return &r->r[r->n];
+}
+
+static const char FEAT_HDR[] = "recency\torders_90\tspend_90\torders_365\tspend_365\ttenure";
+
+/* train.tsv: customer cutoff label + 6 */
+static int train_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    (void)nf;
+    prepread_rows *r = ctx;
+    feat_row *q = next_row(r, path, err, errlen);
+    if (!q || key_fields(f, q, path, lineno, err, errlen) != 0 || feats(f + 3, q->x, path, lineno, err, errlen) != 0)
+        return -1;
+    r->n++;
+    return 0;
+}
+
+int prepread_train(const char *path, prepread_rows *out, char *err, size_t errlen)
+{
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "customer\tcutoff\tlabel\t%s", FEAT_HDR);
+    return prepread_tsv(path, hdr, 9, train_line, out, err, errlen);
+}
+
+/* test.tsv: row customer cutoff label + 6 (row = line order) */
+static int test_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    prepread_rows *r = ctx;
+    int64_t row;
+    if (int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0)
+        return -1;
+    if (row != (int64_t)r->n) {
+        ut_seterr(err, errlen, "%s: line %zu: row \"%s\", expected %zu", path, lineno, f[0], r->n);
+        return -1;
+    }
+    return train_line(ctx, f + 1, nf - 1, path, lineno, err, errlen);
+}
+
+int prepread_test(const char *path, prepread_rows *out, char *err, size_t errlen)
+{
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "row\tcustomer\tcutoff\tlabel\t%s", FEAT_HDR);
+    return prepread_tsv(path, hdr, 10, test_line, out, err, errlen);
+}
+
+typedef struct {
+    const prepread_rows *test;
+    prepread_rows *prev;
+    int32_t *row;    /* test row of each prev line */
+    size_t cap;
+} prevs;
+
+/* prev.tsv: row customer cutoff + 6 */
+static int prev_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    (void)nf;
+    prevs *p = ctx;
+    size_t n = p->prev->n;
+    int64_t row, c;
+    if (int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0 ||
+        int_field(f[1], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0)
+        return -1;
+    if ((size_t)row >= p->test->n || c != p->test->r[row].customer || (n && row <= p->row[n - 1])) {
+        ut_seterr(err, errlen, "%s: line %zu: row %s customer %s is not a test row's customer (rows ascending)",
+                  path, lineno, f[0], f[1]);
+        return -1;
+    }
+    feat_row *q = next_row(p->prev, path, err, errlen);
+    if (!q)
+        return -1;
+    if (n == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 1024;
+        int32_t *nr = realloc(p->row, p->cap * sizeof *nr);
+        if (!nr) {
+            ut_seterr(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
+        p->row = nr;
+    }
+    q->customer = (int32_t)c;
+    q->label = 0;
+    if (day_field(f[2], &q->cutoff, path, lineno, err, errlen) != 0 ||
+        feats(f + 3, q->x, path, lineno, err, errlen) != 0)
+        return -1;
+    p->row[n] = (int32_t)row;
+    p->prev->n++;
+    return 0;
+}
+
+int prepread_prev(const char *path, const prepread_rows *test, prepread_rows *out, int32_t **row, char *err,
+                  size_t errlen)
+{
+    char hdr[256];
+    snprintf(hdr, sizeof hdr, "row\tcustomer\tcutoff\t%s", FEAT_HDR);
+    prevs p = {test, out, NULL, 0};
+    int rc = prepread_tsv(path, hdr, 9, prev_line, &p, err, errlen);
+    *row = p.row;
+    return rc;
+}
+
+typedef struct {
+    const prepread_rows *test;
+    size_t n;
+    float *score, *last;
+} scores;
+
+/* scores.tsv: customer cutoff label score last_known */
+static int score_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
+{
+    (void)nf;
+    scores *s = ctx;
+    if (s->n >= s->test->n) {
+        ut_seterr(err, errlen, "%s: line %zu: more lines than test.tsv has rows", path, lineno);
+        return -1;
+    }
+    const feat_row *t = &s->test->r[s->n];
+    feat_row q;
+    if (key_fields(f, &q, path, lineno, err, errlen) != 0)
+        return -1;
+    if (q.customer != t->customer || q.cutoff != t->cutoff || q.label != t->label) {
+        ut_seterr(err, errlen, "%s: line %zu: customer, cutoff or label differs from test.tsv's row %zu", path,
+                  lineno, s->n);
+        return -1;
+    }
+    if (f32_field(f[3], &s->score[s->n], "score", path, lineno, err, errlen) != 0 ||
+        f32_field(f[4], &s->last[s->n], "last_known", path, lineno, err, errlen) != 0)
+        return -1;
+    s->n++;
+    return 0;
+}
+
+int prepread_scores(const char *path, const prepread_rows *test, float *score, float *last, char *err,
+                    size_t errlen)
+{
+    scores s = {test, 0, score, last};
+    if (prepread_tsv(path, "customer\tcutoff\tlabel\tscore\tlast_known", 5, score_line, &s, err, errlen) != 0)
+        return -1;
+    if (s.n != test->n) {
+        ut_seterr(err, errlen, "%s: %zu lines, test.tsv has %zu rows", path, s.n, test->n);
+        return -1;
+    }
+    return 0;
+}
+
+int prepread_summary(const char *path, float *dflt, int64_t *test_rows, char *err, size_t errlen)
+{
+    json_error_t je;
+    json_t *summary = json_load_file(path, 0, &je);
+    if (!summary) {
+        ut_seterr(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+        return -1;
+    }
+    int rc = -1;
+    json_t *jd = json_object_get(summary, "default_score"), *jms = json_object_get(summary, "model_seed");
+    json_t *jtr = json_object_get(summary, "test_rows");
+    if (!json_is_number(jd) || !json_is_integer(jms)) {
+        ut_seterr(err, errlen, "%s: default_score and model_seed must be numbers", path);
+        goto done;
+    }
+    if (json_integer_value(jms) != 1) {
+        ut_seterr(err, errlen, "%s: model_seed is %lld; the default seed of the AP study is 1 (prepare with "
+                  "--model-seed 1)", path, (long long)json_integer_value(jms));
+        goto done;
+    }
+    if (jtr && (!json_is_integer(jtr) || json_integer_value(jtr) < 0)) {
+        ut_seterr(err, errlen, "%s: test_rows must be an integer >= 0", path);
+        goto done;
+    }
+    *dflt = (float)json_number_value(jd);
+    *test_rows = jtr ? (int64_t)json_integer_value(jtr) : -1;
+    rc = 0;
+done:
+    json_decref(summary);
+    return rc;
+}
+
+/* ================================================================ the set */
+
+void prepread_free(prepread_set *s)
+{
+    if (!s)
+        return;
+    prepread_rows_free(&s->train);
+    prepread_rows_free(&s->test);
+    prepread_rows_free(&s->prev);
+    free(s->prev_row);
+    free(s->score);
+    free(s->last);
+    memset(s, 0, sizeof *s);
+}
+
+static int pin(prov *pv, const char *path, char *err, size_t errlen)
+{
+    return pv ? prov_input(pv, path, err, errlen) : 0;
+}
+
+/* The default score is the training buyers' share. */
+static int check_default(const char *prep, const prepread_set *s, char *err, size_t errlen)
+{
+    double buyers = 0;
+    for (size_t i = 0; i < s->train.n; i++)
+        buyers += s->train.r[i].label;
+    if (s->train.n == 0 || (float)(buyers / (double)s->train.n) != s->dflt) {
+        ut_seterr(err, errlen, "%s/summary.json: default_score %.9g is not the training buyers' share %.9g of "
+                  "train.tsv", prep, s->dflt, s->train.n ? (float)(buyers / (double)s->train.n) : 0.0f);
+        return -1;
+    }
+    return 0;
+}
+
+int prepread_load(const char *prep, prov *pv, prepread_set *s, char *err, size_t errlen)
+{
+    char path[4200];
+    int64_t test_rows;
+    memset(s, 0, sizeof *s);
+    snprintf(path, sizeof path, "%s/summary.json", prep);
+    if (prepread_summary(path, &s->dflt, &test_rows, err, errlen) != 0 || pin(pv, path, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/train.tsv", prep);
+    if (pin(pv, path, err, errlen) != 0 || prepread_train(path, &s->train, err, errlen) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/test.tsv", prep);
+    if (pin(pv, path, err, errlen) != 0 || prepread_test(path, &s->test, err, errlen) != 0)
+        return -1;
+    size_t n = s->test.n;
+    if (test_rows >= 0 && (size_t)test_rows != n) {
+        ut_seterr(err, errlen, "%s/test.tsv: %zu rows, summary.json says %lld", prep, n, (long long)test_rows);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/prev.tsv", prep);
+    if (pin(pv, path, err, errlen) != 0 || prepread_prev(path, &s->test, &s->prev, &s->prev_row, err, errlen) != 0)
+        return -1;
+    s->score = malloc((n ? n : 1) * sizeof *s->score);
+    s->last = malloc((n ? n : 1) * sizeof *s->last);
+    if (!s->score || !s->last) {
+        ut_seterr(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s/scores.tsv", prep);
+    if (pin(pv, path, err, errlen) != 0 || prepread_scores(path, &s->test, s->score, s->last, err, errlen) != 0)
+        return -1;
+    return check_default(prep, s, err, errlen);
+}
