@@ -31,7 +31,9 @@ DEPFLAGS := -MMD -MP
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
 # Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
+# (one `+=` line per group, so that parallel changes merge cleanly)
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
+LAB_MODS  += watch quiet
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)

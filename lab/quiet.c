@@ -1,0 +1,145 @@
+/* quiet: see quiet.h. */
+#include "quiet.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "util.h"
+
+static const struct {
+    const char *name;
+    size_t off;
+    double lo, hi;
+} RULES[] = {
+    {"steal_run_max", offsetof(quiet_limits, steal_run_max), 0, 1},
+    {"steal_second_max", offsetof(quiet_limits, steal_second_max), 0, 1},
+    {"late_p99_max_ms", offsetof(quiet_limits, late_p99_max_ms), 0, 60000},
+    {"late_max_max_ms", offsetof(quiet_limits, late_max_max_ms), 0, 60000},
+    {"other_idle_min", offsetof(quiet_limits, other_idle_min), 0, 1},
+};
+enum { NRULES = sizeof RULES / sizeof RULES[0] };
+
+int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[512], why[128];
+    int lineno = 0, header = 0, seen[NRULES] = {0}, rc = -1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        if (!header) {
+            if (strcmp(line, "rule\tlimit") != 0) {
+                ut_seterr(err, errlen, "%s:%d: header is not \"rule<TAB>limit\"", path, lineno);
+                goto done;
+            }
+            header = 1;
+            continue;
+        }
+        char *tab = strchr(line, '\t');
+        if (!tab) {
+            ut_seterr(err, errlen, "%s:%d: not \"rule<TAB>limit\"", path, lineno);
+            goto done;
+        }
+        *tab = 0;
+        int k = 0;
+        while (k < NRULES && strcmp(RULES[k].name, line) != 0)
+            k++;
+        if (k == NRULES || seen[k]) {
+            ut_seterr(err, errlen, "%s:%d: field rule \"%s\" is %s", path, lineno, line,
+                      k == NRULES ? "not a rule of a quiet run" : "listed twice");
+            goto done;
+        }
+        double v;
+        if (opt_f64(tab + 1, RULES[k].lo, RULES[k].hi, &v, why, sizeof why) != 0) {
+            ut_seterr(err, errlen, "%s:%d: field limit \"%s\" of %s: %s", path, lineno, tab + 1, line, why);
+            goto done;
+        }
+        *(double *)((char *)q + RULES[k].off) = v;
+        seen[k] = 1;
+    }
+    for (int k = 0; k < NRULES; k++)
+        if (!seen[k]) {
+            ut_seterr(err, errlen, "%s: rule %s is missing", path, RULES[k].name);
+            goto done;
+        }
+    rc = 0;
+done:
+    fclose(f);
+    return rc;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Percentile q by linear interpolation between closest ranks (sorted v). */
+static double pct(const int64_t *v, size_t n, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t f = (size_t)h;
+    size_t c = f + 1 < n ? f + 1 : n - 1;
+    return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
+}
+
+static void reason(quiet_result *r, int rule, const char *fmt, double v, double limit)
+{
+    if (r->nreasons < QUIET_NREASONS) {
+        r->rule[r->nreasons] = RULES[rule].name;
+        snprintf(r->reasons[r->nreasons++], sizeof r->reasons[0], fmt, v, limit);
+    }
+}
+
+void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_ticks *meas, size_t nsec,
+                 int64_t *late_ns, size_t nlate, quiet_result *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t tot = 0, steal = 0, otot = 0, oidle = 0;
+    out->steal_second_max = nsec ? 0 : NAN;
+    for (size_t i = 0; i < nsec; i++) {
+        tot += all[i].total;
+        steal += all[i].steal;
+        otot += all[i].total - meas[i].total;
+        oidle += all[i].idle - meas[i].idle;
+        double s = all[i].total ? (double)all[i].steal / (double)all[i].total : 0;
+        if (s > out->steal_second_max)
+            out->steal_second_max = s;
+    }
+    out->steal_run = tot ? (double)steal / (double)tot : NAN;
+    out->other_idle = otot ? (double)oidle / (double)otot : NAN;
+    out->late_p99_ms = out->late_max_ms = NAN;
+    if (nlate) {
+        qsort(late_ns, nlate, sizeof *late_ns, cmp_i64);
+        out->late_p99_ms = pct(late_ns, nlate, 0.99) / 1e6;
+        out->late_max_ms = (double)late_ns[nlate - 1] / 1e6;
+    }
+    /* A rule with nothing to look at (NAN) is kept: there is no sign of a
+     * disturbance, only no evidence (the figures say which).  The order is
+     * the order of RULES. */
+    if (out->steal_run > q->steal_run_max)
+        reason(out, 0, "steal %.2f%% of the machine over the run, above %.2f%%", 100 * out->steal_run,
+               100 * q->steal_run_max);
+    if (out->steal_second_max > q->steal_second_max)
+        reason(out, 1, "steal %.1f%% of the machine in one second, above %.1f%%", 100 * out->steal_second_max,
+               100 * q->steal_second_max);
+    if (out->late_p99_ms > q->late_p99_max_ms)
+        reason(out, 2, "tester lateness p99 %.3f ms, above %.3f ms", out->late_p99_ms, q->late_p99_max_ms);
+    if (out->late_max_ms > q->late_max_max_ms)
+        reason(out, 3, "tester lateness max %.3f ms, above %.3f ms", out->late_max_ms, q->late_max_max_ms);
+    if (out->other_idle < q->other_idle_min)
+        reason(out, 4, "the other cores %.1f%% idle, below %.1f%%", 100 * out->other_idle,
+               100 * q->other_idle_min);
+    out->quiet = out->nreasons == 0;
+}

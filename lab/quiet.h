@@ -1,0 +1,58 @@
+/* quiet: the one definition of a quiet run, as pure logic.
+ *
+ * A run is quiet when nothing but the lab disturbed it: the hypervisor did
+ * not steal the machine's time, the tester sent every request on time, and
+ * the cores the run was not pinned to stayed idle.  The limits are data,
+ * read from data/quiet.tsv, which `prepare` registers with the guesses
+ * before any timed run (so they cannot be chosen after seeing the results).
+ * The same rules are written in pipeline/RESULTS.md ("quiet"), computed by
+ * collect in SQL and recomputed by the verifier from the raw files.
+ *
+ * The inputs are a run's machine rows (machine.tsv.gz: per second, ticks of
+ * the whole machine "A" and of the measured cores "M") and the tester's
+ * lateness (send - scheduled) of every request.  Nothing is allocated
+ * except by quiet_load (freed by the caller with free() on nothing: the
+ * limits are a plain struct).
+ */
+#ifndef LAB_QUIET_H
+#define LAB_QUIET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    double steal_run_max;     /* steal share of the whole machine over the run */
+    double steal_second_max;  /* ... in any one second */
+    double late_p99_max_ms;   /* the tester's lateness, 99th percentile */
+    double late_max_max_ms;   /* ... and its maximum */
+    double other_idle_min;    /* idle share of the cores not measured, over the run */
+} quiet_limits;
+
+/* One second of machine.tsv.gz for one scope. */
+typedef struct {
+    uint64_t total, idle, steal;
+} quiet_ticks;
+
+#define QUIET_NREASONS 5
+
+typedef struct {
+    int quiet;
+    /* every figure the rules look at (NAN when there is nothing to look at:
+     * no second, no request, or no core outside the measured ones) */
+    double steal_run, steal_second_max, late_p99_ms, late_max_ms, other_idle;
+    int nreasons;
+    const char *rule[QUIET_NREASONS]; /* the rules broken, by name: "steal_run_max" */
+    char reasons[QUIET_NREASONS][96]; /* the same in words, with the figure */
+} quiet_result;
+
+/* data/quiet.tsv: a header "rule<TAB>limit", then one line per field of
+ * quiet_limits (every one, each once); -1 naming file, line and field. */
+int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen);
+
+/* all[i], meas[i]: second i of the run, whole machine and measured cores;
+ * late_ns: the lateness of each request (sorted or not; it is sorted in
+ * place). */
+void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_ticks *meas, size_t nsec,
+                 int64_t *late_ns, size_t nlate, quiet_result *out);
+
+#endif

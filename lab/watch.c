@@ -1,0 +1,127 @@
+/* watch: see watch.h. */
+#include "watch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "opt.h"
+#include "util.h"
+
+/* One "cpu..." line: its 4 to 10 counters into t. */
+static int parse_counters(const char *p, watch_ticks *t)
+{
+    uint64_t v[10] = {0};
+    int n = 0;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    while (*p && *p != '\n' && n < 10) {
+        char num[32];
+        size_t k = 0;
+        while (*p >= '0' && *p <= '9' && k + 1 < sizeof num)
+            num[k++] = *p++;
+        num[k] = 0;
+        int64_t x;
+        if (opt_i64(num, 0, INT64_MAX, &x, NULL, 0) != 0)
+            return -1;
+        v[n++] = (uint64_t)x;
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p && *p != '\n' && (*p < '0' || *p > '9'))
+            return -1;
+    }
+    if (n < 4)
+        return -1;
+    t->idle = v[3] + v[4];
+    t->steal = v[7];
+    t->total = 0;
+    for (int i = 0; i < 8; i++)
+        t->total += v[i];
+    return 0;
+}
+
+int watch_parse(const char *text, watch_snap *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    int line = 0, have_all = 0;
+    for (const char *p = text; *p; line++) {
+        const char *nl = strchr(p, '\n');
+        if (!strncmp(p, "cpu", 3)) {
+            const char *q = p + 3;
+            int cpu = -1;
+            if (*q >= '0' && *q <= '9') {
+                cpu = 0;
+                while (*q >= '0' && *q <= '9' && cpu < WATCH_MAXCPU)
+                    cpu = cpu * 10 + (*q++ - '0');
+            }
+            watch_ticks t;
+            if (cpu >= WATCH_MAXCPU || parse_counters(q, &t) != 0) {
+                ut_seterr(err, errlen, "/proc/stat: line %d: not a cpu line of 4 to 10 counters", line + 1);
+                return -1;
+            }
+            if (cpu < 0) {
+                s->all = t;
+                have_all = 1;
+            } else {
+                s->cpu[cpu] = t;
+                s->has[cpu] = 1;
+                if (cpu + 1 > s->ncpu)
+                    s->ncpu = cpu + 1;
+            }
+        }
+        if (!nl)
+            break;
+        p = nl + 1;
+    }
+    if (!have_all) {
+        ut_seterr(err, errlen, "/proc/stat: no aggregate \"cpu\" line");
+        return -1;
+    }
+    return 0;
+}
+
+int watch_read(watch_snap *s, char *err, size_t errlen)
+{
+    /* /proc/stat is small (a few kB even with many cores); one read. */
+    char buf[65536];
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) {
+        ut_seterr(err, errlen, "/proc/stat: cannot open: %s", strerror(errno));
+        return -1;
+    }
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return watch_parse(buf, s, err, errlen);
+}
+
+static watch_ticks sub(watch_ticks a, watch_ticks b)
+{
+    /* counters only grow; a core taken offline and back may restart them */
+    watch_ticks d = {b.total >= a.total ? b.total - a.total : 0, b.idle >= a.idle ? b.idle - a.idle : 0,
+                     b.steal >= a.steal ? b.steal - a.steal : 0};
+    return d;
+}
+
+watch_ticks watch_delta(const watch_snap *a, const watch_snap *b, int cpu)
+{
+    watch_ticks zero = {0, 0, 0};
+    if (cpu < 0)
+        return sub(a->all, b->all);
+    if (cpu >= WATCH_MAXCPU || !a->has[cpu] || !b->has[cpu])
+        return zero;
+    return sub(a->cpu[cpu], b->cpu[cpu]);
+}
+
+watch_ticks watch_delta_cores(const watch_snap *a, const watch_snap *b, const unsigned char *mask)
+{
+    watch_ticks sum = {0, 0, 0};
+    for (int c = 0; c < WATCH_MAXCPU; c++)
+        if (mask[c / 8] & (1u << (c % 8))) {
+            watch_ticks d = watch_delta(a, b, c);
+            sum.total += d.total;
+            sum.idle += d.idle;
+            sum.steal += d.steal;
+        }
+    return sum;
+}
