@@ -1,7 +1,12 @@
 -- The lab's database: raw events as loaded by `make collect`, and every
 -- statistic computed from them (pipeline/stats.sql).  Times are integer
 -- nanoseconds of CLOCK_MONOTONIC (decoded from the raw files' differences).
--- Idempotent: collect runs it every time.
+-- Idempotent: collect runs it every time.  The raw tables keep what was
+-- loaded (a run is loaded again only when its files changed); the derived
+-- tables are dropped and made anew, so a changed definition never meets a
+-- table of an older layout.
+
+DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits;
 
 CREATE TABLE IF NOT EXISTS runs (
     run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name
@@ -36,11 +41,22 @@ CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz, one row per lookup 
 );
 CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
 
+CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
+    run text NOT NULL, k int NOT NULL,        -- k: the reading's number within its scope, 0, 1, ...
+    t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
+    steal bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
+
+CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
+    k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
     run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS run_stats (       -- the figures of each run (pipeline/RESULTS.md)
+CREATE TABLE run_stats (                     -- the figures of each run (pipeline/RESULTS.md)
     run text PRIMARY KEY, arm text, round int, n bigint, answered bigint,
     p50_ms double precision, p90_ms double precision, p99_ms double precision,
     p999_ms double precision, max_ms double precision,
@@ -53,20 +69,23 @@ CREATE TABLE IF NOT EXISTS run_stats (       -- the figures of each run (pipelin
     slot_ms_per_request double precision,
     cut_short bigint, pending_at_stop bigint,
     late_p50_us double precision, late_p99_us double precision, late_max_us double precision,
-    answers_per_s double precision
+    answers_per_s double precision,
+    steal_share double precision, steal_second_max double precision, other_idle_share double precision,
+    quiet boolean, quiet_rules text[]
 );
 
-CREATE TABLE IF NOT EXISTS per_second (      -- second by second of each run
+CREATE TABLE per_second (                    -- second by second of each run
     run text, s int, arrivals bigint, standins bigint, lookups_sent bigint,
     busy_slots double precision, line_length double precision,
+    steal_share double precision, late_max_us double precision,
     PRIMARY KEY (run, s)
 );
 
-CREATE TABLE IF NOT EXISTS run_figures (     -- run_stats, one row per (run, figure)
+CREATE TABLE run_figures (     -- run_stats, one row per (run, figure)
     run text, arm text, round int, figure text, value double precision
 );
 
-CREATE TABLE IF NOT EXISTS arm_stats (       -- median and range over rounds
+CREATE TABLE arm_stats (       -- median and range over rounds
     arm text, figure text, median double precision, min double precision, max double precision,
     PRIMARY KEY (arm, figure)
 );
@@ -75,7 +94,7 @@ CREATE TABLE IF NOT EXISTS comparisons (     -- pipeline/comparisons.tsv
     k int PRIMARY KEY, a text, b text, figure text, note text
 );
 
-CREATE TABLE IF NOT EXISTS verdicts (
+CREATE TABLE verdicts (
     k int PRIMARY KEY, a text, b text, figure text, note text,
     rounds int[], diffs double precision[], verdict text, direction text
 );
@@ -91,6 +110,6 @@ CREATE TABLE IF NOT EXISTS guess_clauses (   -- each predicate, parsed by collec
     PRIMARY KEY (k, c)
 );
 
-CREATE TABLE IF NOT EXISTS guess_results (
+CREATE TABLE guess_results (
     k int PRIMARY KEY, id text, predicate text, "right" boolean, clauses boolean[]
 );

@@ -4,6 +4,7 @@
 -- transaction after loading; it rebuilds every derived table.
 
 TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results;
+-- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
 
 -- Figures of each run.
 INSERT INTO run_stats
@@ -21,7 +22,9 @@ SELECT r.run, r.arm, r.round, t.n, t.answered,
        s.slot / 1e6 / t.n,
        s.cut, s.pending,
        t.late50 / 1e3, t.late99 / 1e3, t.latemax / 1e3,
-       t.ok / r.seconds
+       t.ok / r.seconds,
+       m.steal_share, m.steal_second_max, m.other_idle_share,
+       NULL, NULL                       -- quiet, quiet_rules: below
 FROM runs r
 CROSS JOIN LATERAL (
     SELECT count(*) AS n, count(q.answer_ns) AS answered,
@@ -45,7 +48,28 @@ CROSS JOIN LATERAL (
            count(*) FILTER (WHERE l.outcome = 'D') AS cut,
            count(*) FILTER (WHERE l.outcome = 'P') AS pending
     FROM lookups l WHERE l.run = r.run) s
+CROSS JOIN LATERAL (
+    SELECT CASE WHEN sum(a.total) > 0 THEN sum(a.steal)::double precision / sum(a.total) END AS steal_share,
+           max(CASE WHEN a.total > 0 THEN a.steal::double precision / a.total ELSE 0 END) AS steal_second_max,
+           CASE WHEN sum(a.total) - sum(m.total) > 0
+                THEN (sum(a.idle) - sum(m.idle))::double precision / (sum(a.total) - sum(m.total)) END
+               AS other_idle_share
+    FROM machine a JOIN machine m ON m.run = a.run AND m.k = a.k AND m.scope = 'M'
+    WHERE a.run = r.run AND a.scope = 'A') m
 WHERE t.n > 0;
+
+-- Quiet runs: the rules of data/quiet.tsv (a null figure breaks no rule).
+UPDATE run_stats s SET quiet_rules = coalesce((
+    SELECT array_agg(l.rule ORDER BY l.k)
+    FROM quiet_limits l
+    WHERE CASE l.rule
+          WHEN 'steal_run_max' THEN s.steal_share > l."limit"
+          WHEN 'steal_second_max' THEN s.steal_second_max > l."limit"
+          WHEN 'late_p99_max_ms' THEN s.late_p99_us / 1000 > l."limit"
+          WHEN 'late_max_max_ms' THEN s.late_max_us / 1000 > l."limit"
+          WHEN 'other_idle_min' THEN s.other_idle_share < l."limit"
+          END), '{}');
+UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
 -- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9).
 WITH secs AS (
@@ -55,6 +79,15 @@ WITH secs AS (
     FROM runs r CROSS JOIN LATERAL generate_series(0, ceil(r.seconds)::int - 1) AS g(s)
 ),
 nsec AS (SELECT run, t0_ns, ceil(seconds)::int AS k FROM runs),
+steal AS (
+    SELECT run, k AS s, CASE WHEN total > 0 THEN steal::double precision / total ELSE 0 END AS steal_share
+    FROM machine WHERE scope = 'A'
+),
+late AS (
+    SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s, max(q.send_ns - q.sched_ns) AS late_ns
+    FROM requests q JOIN nsec n USING (run)
+    GROUP BY 1, 2
+),
 req AS (
     SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s,
            count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins
@@ -104,14 +137,18 @@ line AS (
 )
 INSERT INTO per_second
 SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(sent.lookups_sent, 0),
-       coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9
+       coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
+       steal.steal_share, late.late_ns / 1e3
 FROM secs x
+LEFT JOIN steal USING (run, s)
+LEFT JOIN late USING (run, s)
 LEFT JOIN req USING (run, s)
 LEFT JOIN sent USING (run, s)
 LEFT JOIN busy USING (run, s)
 LEFT JOIN line USING (run, s);
 
--- One row per (run, figure): what verdicts, guesses and arm statistics read.
+-- One row per (run, figure) of the quiet runs: what verdicts, guesses and
+-- arm statistics read (a disturbed run counts as not measured).
 INSERT INTO run_figures
 SELECT s.run, s.arm, s.round, f.figure, f.value
 FROM run_stats s
@@ -123,7 +160,8 @@ CROSS JOIN LATERAL (VALUES
     ('lookups_per_request', s.lookups_per_request), ('slot_ms_per_lookup', s.slot_ms_per_lookup),
     ('slot_ms_per_request', s.slot_ms_per_request), ('cut_short', s.cut_short::double precision),
     ('late_p99_us', s.late_p99_us), ('answers_per_s', s.answers_per_s)
-) AS f(figure, value);
+) AS f(figure, value)
+WHERE s.quiet;
 
 -- Median and range over rounds (nulls left out).
 INSERT INTO arm_stats
