@@ -26,13 +26,15 @@
  * the copied ones, see verify/README.md), or to a JSON null when ap.json is
  * absent or unreadable.  Both are the caller's to free (or hand to a tree).
  *
- * The AP helpers below are exposed for the tests.
+ * The AP code and the test table are aptable.h; one arm's recomputation
+ * is aparm.h.
  */
 #ifndef APCHECK_H
 #define APCHECK_H
 
 #include <stddef.h>
 
+#include "aptable.h"
 #include "reference.h"
 #include "vjson.h"
 
@@ -40,35 +42,5 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
 /* 0 when arms_path is absent or a well-formed chosen-arms file; else -1
  * with the file and line in err (the caller exits 2: unusable input) */
 int ap_arms_file_check(const char *arms_path, char *err, size_t errlen);
-
-/* one (score, label) of a cutoff's rows */
-typedef struct {
-    double s;
-    unsigned char y;
-} ap_pair;
-
-/* scikit-learn's average precision of n pairs (sorted in place, by score
- * descending): each distinct score is one threshold (ties enter together,
- * -inf included), AP = sum over thresholds of (R_t - R_{t-1}) * P_t.  NaN
- * when no pair has label 1. */
-double ap_average_precision(ap_pair *p, size_t n);
-
-/* the test table: rows grouped by cutoff */
-typedef struct {
-    size_t n;                 /* N: data lines of scores.tsv */
-    unsigned char *label;     /* [n] */
-    size_t ncut;
-    char **cutoffs;           /* [ncut], ascending */
-    size_t *cut_first;        /* [ncut + 1]: rows of cutoff c are byrow[cut_first[c] .. cut_first[c+1]) */
-    size_t *byrow;            /* [n] */
-    size_t customers;         /* distinct `customer` values */
-    ap_pair *scratch;         /* [n] */
-} ap_table;
-
-/* read customer, cutoff and label of every line of scores.tsv */
-int ap_table_load(const char *scores_path, ap_table *t, char *err, size_t errlen);
-void ap_table_free(ap_table *t);
-/* AP(v) over all rows: the mean over cutoffs (ascending) of each cutoff's AP */
-double ap_mean_by_cutoff(const ap_table *t, const double *v);
 
 #endif

@@ -1,11 +1,13 @@
 #include "manifest.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mism.h"
+#include "vnum.h"
 #include "vutil.h"
 
 typedef struct {
@@ -133,9 +135,12 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
             (*nfiles)++;
             char sha[65];
             vu_sha256_hex(fb, fl, sha);
-            char *se;
-            unsigned long long sz = strtoull(f[1], &se, 10);
-            if (*se || !*f[1] || sz != (unsigned long long)fl)
+            long long sz;
+            int num = vn_i64(f[1], strlen(f[1]), 0, LLONG_MAX, &sz);
+            if (num)
+                mm_addf(NULL, where, "size", f[1], "%s (%s has %zu bytes)",
+                        num == VN_RANGE ? "an integer from 0 to 2^63-1" : "a decimal integer", f[0], fl);
+            else if ((unsigned long long)sz != (unsigned long long)fl)
                 mm_addf(NULL, f[0], "size", f[1], "%zu", fl);
             if (strcmp(sha, f[2])) mm_add(NULL, f[0], "sha256", f[2], sha);
             free(fb);

@@ -7,6 +7,7 @@
 
 #include "runfig.h"
 #include "stats.h"
+#include "vnum.h"
 #include "vutil.h"
 
 /* split on single spaces; tokens point into a copy the caller frees */
@@ -45,11 +46,10 @@ static int parse_term(const char *t, char *arm, size_t armlen, int *fig, char *e
     return 0;
 }
 
+/* a decimal number (vnum.h): 0, VN_SYNTAX or VN_RANGE */
 static int parse_number(const char *t, double *x)
 {
-    char *e;
-    *x = strtod(t, &e);
-    return (*t && !*e && isfinite(*x)) ? 0 : -1;
+    return vn_f64(t, strlen(t), x);
 }
 
 int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
@@ -112,8 +112,10 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
                 rc = -1;
                 break;
             }
-            if (parse_number(tok[i + 3], &c.x)) {
-                snprintf(err, errlen, "\"%s\" is not a number", tok[i + 3]);
+            int num = parse_number(tok[i + 3], &c.x);
+            if (num) {
+                snprintf(err, errlen, "\"%s\" %s", tok[i + 3],
+                         num == VN_RANGE ? "is beyond the range of a double" : "is not a number");
                 rc = -1;
                 break;
             }

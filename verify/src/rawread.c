@@ -1,34 +1,14 @@
 #include "rawread.h"
 
-#include <errno.h>
-#include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "vnum.h"
 #include "vutil.h"
 
 #define CHUNK (4u << 20)
-
-int rr_parse_ll(const char *s, size_t len, long long *out)
-{
-    size_t i = 0;
-    int neg = 0;
-    if (len && s[0] == '-') {
-        neg = 1;
-        i = 1;
-    }
-    if (i == len || len - i > 19) return -1;
-    unsigned long long v = 0;
-    for (; i < len; i++) {
-        unsigned d = (unsigned)(unsigned char)s[i] - '0';
-        if (d > 9) return -1;
-        v = v * 10 + d;
-    }
-    if (v > (unsigned long long)9223372036854775807LL + (unsigned long long)neg) return -1;
-    *out = neg ? (long long)(0 - v) : (long long)v;
-    return 0;
-}
 
 /* Inflate more bytes into f->buf[end..cap).  1 when bytes came, 0 at the end
  * of the stream, -1 on error. */
@@ -206,9 +186,10 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
             case RR_INT:
             case RR_TIME: {
                 long long v;
-                if (rr_parse_ll(p, l, &v)) {
-                    snprintf(err, errlen, "%s:%ld: field %s \"%.40s\" is not an integer", f->path, f->line,
-                             c->name, p);
+                int bad = vn_i64(p, l, LLONG_MIN, LLONG_MAX, &v);
+                if (bad) {
+                    snprintf(err, errlen, "%s:%ld: field %s \"%.40s\" %s", f->path, f->line, c->name, p,
+                             bad == VN_RANGE ? "is beyond 64 bits (-2^63 to 2^63-1)" : "is not an integer");
                     return -1;
                 }
                 if (c->type == RR_TIME) {
@@ -226,12 +207,11 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
                 break;
             }
             case RR_FLOAT: {
-                char *e;
-                errno = 0;
-                float x = strtof(p, &e);
-                if (e != q || !isfinite(x)) {
-                    snprintf(err, errlen, "%s:%ld: field %s \"%.40s\" is not a number", f->path, f->line,
-                             c->name, p);
+                float x;
+                int bad = vn_f32(p, l, &x);
+                if (bad) {
+                    snprintf(err, errlen, "%s:%ld: field %s \"%.40s\" %s", f->path, f->line, c->name, p,
+                             bad == VN_RANGE ? "is beyond a 32-bit float's range" : "is not a number");
                     return -1;
                 }
                 row->f[k] = x;

@@ -8,10 +8,11 @@
  * code columns in c[]; has[k] is 0 when the field was "-" (absent).  Time
  * columns (names ending in "_t") are delta-decoded here: v[] holds the
  * absolute instant.  Any malformed input (truncated gzip stream, wrong field
- * count, empty field, unparsable value, a last line without "\n") stops the
- * file with a message naming the file and line.  Row text is only valid
- * until the next rr_next.  Call rr_close after rr_open whatever it
- * returned.  rr_gunzip inflates a whole buffer (for the
+ * count, empty field, unparsable value, an integer beyond 64 bits, a last
+ * line without "\n") stops the file with a message naming the file and
+ * line.  Numbers are read with vnum.h (the whole field, range, overflow).
+ * Row text is only valid until the next rr_next.  Call rr_close after
+ * rr_open whatever it returned.  rr_gunzip inflates a whole buffer (for the
  * scanner); the caller frees *out.
  */
 #ifndef RAWREAD_H
@@ -58,9 +59,6 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
 /* 1: a row; 0: end of file; -1: malformed (message in err) */
 int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen);
 void rr_close(rr_file *f);
-
-/* Parse a decimal integer (optional '-', digits) of exactly len bytes. 0 or -1. */
-int rr_parse_ll(const char *s, size_t len, long long *out);
 
 /* Inflate a whole gzip buffer (all members).  0, or -1 with a message;
  * on -1 *out still holds what could be inflated (caller frees). */

@@ -7,19 +7,13 @@
 #include <string.h>
 
 #include "vjson.h"
+#include "vnum.h"
 #include "vutil.h"
 
-static int parse_float_field(const char *s, size_t len, float *out)
+/* "is not a number" or "is beyond a 32-bit float's range" for a vn_f32 code */
+static const char *why_not(int bad)
 {
-    char tmp[64];
-    if (len == 0 || len >= sizeof tmp) return -1;
-    memcpy(tmp, s, len);
-    tmp[len] = 0;
-    char *e;
-    float x = strtof(tmp, &e);
-    if (*e || !isfinite(x)) return -1;
-    *out = x;
-    return 0;
+    return bad == VN_RANGE ? "is beyond a 32-bit float's range" : "is not a number";
 }
 
 int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
@@ -35,8 +29,12 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
         return rc;
     }
     vj_node *ds = vj_get(sum, "default_score");
-    if (!ds || ds->type != VJ_NUM || parse_float_field(ds->text, strlen(ds->text), &ref->default_score)) {
-        snprintf(err, errlen, "%s: field default_score missing or not a number", spath);
+    int num = ds && ds->type == VJ_NUM ? vn_f32(ds->text, strlen(ds->text), &ref->default_score) : VN_SYNTAX;
+    if (num) {
+        if (num == VN_RANGE)
+            snprintf(err, errlen, "%s:%d: field default_score %.40s %s", spath, ds->line, ds->text, why_not(num));
+        else
+            snprintf(err, errlen, "%s: field default_score missing or not a number", spath);
         vj_free(sum);
         free(spath);
         return EINVAL;
@@ -97,14 +95,16 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
             ref->score = vu_xrealloc(ref->score, cap * sizeof *ref->score);
             ref->last_known = vu_xrealloc(ref->last_known, cap * sizeof *ref->last_known);
         }
-        if (parse_float_field(f[3], fl[3], &ref->score[ref->rows])) {
-            snprintf(err, errlen, "%s:%ld: field score \"%.*s\" is not a number", ref->scores_path, line,
-                     (int)(fl[3] > 40 ? 40 : fl[3]), f[3]);
+        int num = vn_f32(f[3], fl[3], &ref->score[ref->rows]);
+        if (num) {
+            snprintf(err, errlen, "%s:%ld: field score \"%.*s\" %s", ref->scores_path, line,
+                     (int)(fl[3] > 40 ? 40 : fl[3]), f[3], why_not(num));
             goto bad;
         }
-        if (parse_float_field(f[4], fl[4], &ref->last_known[ref->rows])) {
-            snprintf(err, errlen, "%s:%ld: field last_known \"%.*s\" is not a number", ref->scores_path,
-                     line, (int)(fl[4] > 40 ? 40 : fl[4]), f[4]);
+        num = vn_f32(f[4], fl[4], &ref->last_known[ref->rows]);
+        if (num) {
+            snprintf(err, errlen, "%s:%ld: field last_known \"%.*s\" %s", ref->scores_path, line,
+                     (int)(fl[4] > 40 ? 40 : fl[4]), f[4], why_not(num));
             goto bad;
         }
         ref->rows++;

@@ -421,6 +421,18 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *r
         vj_free(rj);
         return reject(r, err);
     }
+    /* ranges: a round is 1, 2 ... (RAWFORMAT.md); the per-second arrays
+     * below need a length that fits in memory (10^6 s is 11.6 days) */
+    vj_node *sec = vj_get(rj, "seconds");
+    if (rnd->i < 1 || rnd->i > INT_MAX || !(seconds > 0 && seconds <= 1e6)) {
+        if (rnd->i < 1 || rnd->i > INT_MAX)
+            snprintf(err, sizeof err, "%s:%d: round %s is not an integer from 1 to 2^31-1", path, rnd->line,
+                     rnd->text);
+        else
+            snprintf(err, sizeof err, "%s:%d: seconds %s is not in (0, 1e6]", path, sec->line, sec->text);
+        vj_free(rj);
+        return reject(r, err);
+    }
     snprintf(r->arm, sizeof r->arm, "%s", arm);
     r->round = (int)rnd->i;
     r->seconds = seconds;

@@ -246,52 +246,53 @@ static void check_prereg(const study *s, const char *guesses_path)
     free(path);
 }
 
-int study_compute(const char *root, const char *guesses_path, const char *comparisons_path, study *s,
-                  char *err, size_t errlen)
+/* comparisons and guesses, read and parsed first: unusable input stops
+ * before the long part.  0, or 2 with the file and line in err (nothing
+ * left to free). */
+static int read_questions(const char *comparisons_path, const char *guesses_path, study *s, tsv *comp, tsv *gue,
+                          pr_pred **preds, char *err, size_t errlen)
 {
-    memset(s, 0, sizeof *s);
-    snprintf(s->root, sizeof s->root, "%s", root);
-    int rc = ref_load(root, &s->ref, err, errlen);
-    if (rc) return 2;
-
-    /* comparisons and guesses first: unusable input stops before the long part */
     static const char *const ccols[] = {"a", "b", "figure", "note"};
     static const char *const gcols[] = {"id", "guess", "predicate"};
-    tsv comp, gue;
-    if (tsv_read(comparisons_path, ccols, 4, &comp, NULL, err, errlen)) return 2;
-    for (size_t i = 0; i < comp.n; i++) {
-        if (rf_fig_by_name(comp.rows[i][2]) < 0) {
-            snprintf(err, errlen, "%s:%ld: unknown figure \"%s\"", comparisons_path, comp.lineno[i],
-                     comp.rows[i][2]);
-            tsv_free(&comp);
+    if (tsv_read(comparisons_path, ccols, 4, comp, NULL, err, errlen)) return 2;
+    for (size_t i = 0; i < comp->n; i++) {
+        if (rf_fig_by_name(comp->rows[i][2]) < 0) {
+            snprintf(err, errlen, "%s:%ld: unknown figure \"%s\"", comparisons_path, comp->lineno[i],
+                     comp->rows[i][2]);
+            tsv_free(comp);
             return 2;
         }
     }
-    if (tsv_read(guesses_path, gcols, 3, &gue, s->guesses_sha256, err, errlen)) {
-        tsv_free(&comp);
+    if (tsv_read(guesses_path, gcols, 3, gue, s->guesses_sha256, err, errlen)) {
+        tsv_free(comp);
         return 2;
     }
-    pr_pred *preds = vu_xcalloc(gue.n + 1, sizeof *preds);
-    for (size_t i = 0; i < gue.n; i++) {
+    *preds = vu_xcalloc(gue->n + 1, sizeof **preds);
+    for (size_t i = 0; i < gue->n; i++) {
         char perr[512];
-        if (pr_parse(gue.rows[i][2], &preds[i], perr, sizeof perr)) {
-            snprintf(err, errlen, "%s:%ld: predicate of %s: %s", guesses_path, gue.lineno[i], gue.rows[i][0],
+        if (pr_parse(gue->rows[i][2], &(*preds)[i], perr, sizeof perr)) {
+            snprintf(err, errlen, "%s:%ld: predicate of %s: %s", guesses_path, gue->lineno[i], gue->rows[i][0],
                      perr);
-            for (size_t k = 0; k < i; k++) pr_free(&preds[k]);
-            free(preds);
-            tsv_free(&comp);
-            tsv_free(&gue);
+            for (size_t k = 0; k < i; k++) pr_free(&(*preds)[k]);
+            free(*preds);
+            tsv_free(comp);
+            tsv_free(gue);
             return 2;
         }
     }
+    return 0;
+}
 
+/* every folder of results/raw/: its figures, or its rejection (one
+ * mismatch); sorted.  0, or 2 when the folder cannot be listed */
+static int compute_runs(const char *root, study *s, char *err, size_t errlen)
+{
     char *rawdir = vu_xasprintf("%s/results/raw", root);
     char **names = NULL;
     size_t nn = 0;
     if (vu_list_dir(rawdir, &names, &nn, err, errlen)) {
         free(rawdir);
-        rc = 2;
-        goto out;
+        return 2;
     }
     s->runs = vu_xcalloc(nn + 1, sizeof *s->runs);
     for (size_t i = 0; i < nn; i++) {
@@ -311,8 +312,12 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
     vu_free_names(names, nn);
     free(rawdir);
     qsort(s->runs, s->nruns, sizeof *s->runs, cmp_run_ptr);
+    return 0;
+}
 
-    /* arms: accepted runs grouped by arm, in round order */
+/* arms: accepted runs grouped by arm, in round order */
+static void group_arms(study *s)
+{
     s->arms = vu_xcalloc(s->nruns + 1, sizeof *s->arms);
     for (size_t i = 0; i < s->nruns; i++) {
         rf_run *r = &s->runs[i];
@@ -331,26 +336,19 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         }
         a->idx[a->n++] = i;
     }
+}
 
-    s->mine = vj_new_obj();
-    vj_obj_set(s->mine, "format", vj_new_str("lab-results 1"));
-    vj_node *runs = vj_new_obj();
-    for (size_t i = 0; i < s->nruns; i++)
-        if (s->runs[i].ok) vj_obj_set(runs, s->runs[i].name, rf_to_json(&s->runs[i]));
-    vj_obj_set(s->mine, "runs", runs);
-    vj_node *arms = vj_new_obj();
-    for (size_t i = 0; i < s->narms; i++) vj_obj_set(arms, s->arms[i].arm, arm_json(s, &s->arms[i]));
-    vj_obj_set(s->mine, "arms", arms);
-
-    pr_data d = study_pr_data(s);
+/* one verdict per line of the comparisons file, in order (kept in s) */
+static vj_node *verdicts_json(study *s, const tsv *comp, pr_data *d)
+{
     vj_node *verdicts = vj_new_arr();
-    s->verdicts = vu_xcalloc(comp.n + 1, sizeof *s->verdicts);
-    s->nverdicts = comp.n;
-    for (size_t i = 0; i < comp.n; i++) {
-        char **f = comp.rows[i];
+    s->verdicts = vu_xcalloc(comp->n + 1, sizeof *s->verdicts);
+    s->nverdicts = comp->n;
+    for (size_t i = 0; i < comp->n; i++) {
+        char **f = comp->rows[i];
         int fig = rf_fig_by_name(f[2]);
         pr_verdict *v = &s->verdicts[i];
-        pr_verdict_compute(&d, f[0], f[1], fig, v);
+        pr_verdict_compute(d, f[0], f[1], fig, v);
         vj_node *e = vj_new_obj();
         vj_obj_set(e, "a", vj_new_str(f[0]));
         vj_obj_set(e, "b", vj_new_str(f[1]));
@@ -368,17 +366,21 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         vj_obj_set(e, "direction", v->dir > 0 ? vj_new_str("a>b") : v->dir < 0 ? vj_new_str("a<b") : vj_new_null());
         vj_arr_push(verdicts, e);
     }
-    vj_obj_set(s->mine, "verdicts", verdicts);
+    return verdicts;
+}
 
+/* one judgement per line of the guesses file, in order */
+static vj_node *guesses_json(const tsv *gue, const pr_pred *preds, pr_data *d)
+{
     vj_node *guesses = vj_new_arr();
-    for (size_t i = 0; i < gue.n; i++) {
+    for (size_t i = 0; i < gue->n; i++) {
         vj_node *e = vj_new_obj();
-        vj_obj_set(e, "id", vj_new_str(gue.rows[i][0]));
-        vj_obj_set(e, "predicate", vj_new_str(gue.rows[i][2]));
+        vj_obj_set(e, "id", vj_new_str(gue->rows[i][0]));
+        vj_obj_set(e, "predicate", vj_new_str(gue->rows[i][2]));
         vj_node *cl = vj_new_arr();
         int right = 1;
         for (size_t k = 0; k < preds[i].n; k++) {
-            int t = pr_eval_clause(&preds[i].c[k], &d);
+            int t = pr_eval_clause(&preds[i].c[k], d);
             right &= t;
             vj_arr_push(cl, vj_new_bool(t));
         }
@@ -386,10 +388,35 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         vj_obj_set(e, "clauses", cl);
         vj_arr_push(guesses, e);
     }
-    vj_obj_set(s->mine, "guesses", guesses);
-    check_prereg(s, guesses_path);
-    rc = 0;
-out:
+    return guesses;
+}
+
+int study_compute(const char *root, const char *guesses_path, const char *comparisons_path, study *s,
+                  char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->root, sizeof s->root, "%s", root);
+    if (ref_load(root, &s->ref, err, errlen)) return 2;
+    tsv comp, gue;
+    pr_pred *preds = NULL;
+    if (read_questions(comparisons_path, guesses_path, s, &comp, &gue, &preds, err, errlen)) return 2;
+    int rc = compute_runs(root, s, err, errlen);
+    if (rc == 0) {
+        group_arms(s);
+        s->mine = vj_new_obj();
+        vj_obj_set(s->mine, "format", vj_new_str("lab-results 1"));
+        vj_node *runs = vj_new_obj();
+        for (size_t i = 0; i < s->nruns; i++)
+            if (s->runs[i].ok) vj_obj_set(runs, s->runs[i].name, rf_to_json(&s->runs[i]));
+        vj_obj_set(s->mine, "runs", runs);
+        vj_node *arms = vj_new_obj();
+        for (size_t i = 0; i < s->narms; i++) vj_obj_set(arms, s->arms[i].arm, arm_json(s, &s->arms[i]));
+        vj_obj_set(s->mine, "arms", arms);
+        pr_data d = study_pr_data(s);
+        vj_obj_set(s->mine, "verdicts", verdicts_json(s, &comp, &d));
+        vj_obj_set(s->mine, "guesses", guesses_json(&gue, preds, &d));
+        check_prereg(s, guesses_path);
+    }
     for (size_t k = 0; k < gue.n; k++) pr_free(&preds[k]);
     free(preds);
     tsv_free(&comp);

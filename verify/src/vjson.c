@@ -192,6 +192,11 @@ static int parse_number(parser *ps, vj_node **out)
     vj_node *n = node(VJ_NUM);
     n->text = vu_xstrndup(s, (size_t)(q - s));
     n->num = strtod(n->text, NULL);
+    if (!isfinite(n->num)) {
+        perr(ps, s, "number beyond the range of a double");
+        vj_free(n);
+        return -1;
+    }
     if (plain) {
         errno = 0;
         long long v = strtoll(n->text, NULL, 10);

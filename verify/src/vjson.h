@@ -5,8 +5,8 @@
  * child).  Objects keep their members in file order; a duplicate key is an
  * error.  Numbers keep their text as written (for messages and for exact
  * 32-bit float reading) besides the double; is_int tells whether the text
- * was a plain integer that fits in long long (then i holds it).  Errors name
- * the file, line and column.  Builders (vj_new_*, vj_obj_set, vj_arr_push)
+ * was a plain integer that fits in long long (then i holds it); a number
+ * beyond a double's range is an error.  Errors name the file, line and column.  Builders (vj_new_*, vj_obj_set, vj_arr_push)
  * hand ownership of the child to the parent.  vj_write renders a tree as
  * indented JSON into a vu_buf (numbers: integers as integers, doubles in the
  * shortest text that reads back exactly).

@@ -118,23 +118,15 @@ static vj_node *file_entry(size_t rows, size_t size, const char *sha)
     return o;
 }
 
-int syn_write_run(const char *root, const syn_run *r, int level)
+/* the text of tester.tsv (header, then one line per row, times delta-encoded) */
+static void tester_text(const syn_run *r, vu_buf *b)
 {
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, r->arm, r->round);
-    if (syn_mkdirs(dir)) return -1;
-    vj_node *files = vj_new_obj();
-    size_t size;
-    char sha[65];
-
-    /* tester */
-    vu_buf b = {0};
-    vu_buf_puts(&b, "# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
+    vu_buf_puts(b, "# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
     delta d[3] = {{0, 0}, {0, 0}, {0, 0}};
     for (size_t i = 0; i < r->nt; i++) {
         const syn_trow *t = &r->t[i];
-        reserve(&b, 256);
-        char *p = b.p + b.len;
+        reserve(b, 256);
+        char *p = b->p + b->len;
         p = put_ll(p, t->j);
         *p++ = '\t';
         p = put_ll(p, t->row);
@@ -156,22 +148,21 @@ int syn_write_run(const char *root, const syn_run *r, int level)
         *p++ = '\t';
         p = put_ll(p, t->waited);
         *p++ = '\n';
-        b.len = (size_t)(p - b.p);
+        b->len = (size_t)(p - b->p);
     }
-    snprintf(path, sizeof path, "%s/tester.tsv.gz", dir);
-    if (write_gz(path, &b, level, &size, sha)) return -1;
-    vj_obj_set(files, "tester.tsv.gz", file_entry(r->nt, size, sha));
+}
 
-    /* service */
-    b.len = 0;
-    vu_buf_puts(&b, "# lab-raw 1 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
-                    "a1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\n");
+/* the text of service.tsv */
+static void service_text(const syn_run *r, vu_buf *b)
+{
+    vu_buf_puts(b, "# lab-raw 1 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
+                   "a1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\n");
     delta dv[8];
     memset(dv, 0, sizeof dv);
     for (size_t i = 0; i < r->nv; i++) {
         const syn_vrow *v = &r->v[i];
-        reserve(&b, 512);
-        char *p = b.p + b.len;
+        reserve(b, 512);
+        char *p = b->p + b->len;
         if (v->has_req) p = put_ll(p, v->req);
         else *p++ = '-';
         *p++ = '\t';
@@ -196,21 +187,20 @@ int syn_write_run(const char *root, const syn_run *r, int level)
             *p++ = v->a_has[a] ? v->a_out[a] : '-';
         }
         *p++ = '\n';
-        b.len = (size_t)(p - b.p);
+        b->len = (size_t)(p - b->p);
     }
-    snprintf(path, sizeof path, "%s/service.tsv.gz", dir);
-    if (write_gz(path, &b, level, &size, sha)) return -1;
-    vj_obj_set(files, "service.tsv.gz", file_entry(r->nv, size, sha));
+}
 
-    /* store */
-    b.len = 0;
-    vu_buf_puts(&b, "# lab-raw 1 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
+/* the text of store.tsv */
+static void store_text(const syn_run *r, vu_buf *b)
+{
+    vu_buf_puts(b, "# lab-raw 1 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
     delta ds[3];
     memset(ds, 0, sizeof ds);
     for (size_t i = 0; i < r->ns; i++) {
         const syn_srow *s = &r->s[i];
-        reserve(&b, 256);
-        char *p = b.p + b.len;
+        reserve(b, 256);
+        char *p = b->p + b->len;
         p = put_ll(p, s->req);
         *p++ = '\t';
         p = put_ll(p, s->attempt);
@@ -233,17 +223,33 @@ int syn_write_run(const char *root, const syn_run *r, int level)
         *p++ = '\t';
         p = put_ll(p, s->busy);
         *p++ = '\n';
-        b.len = (size_t)(p - b.p);
+        b->len = (size_t)(p - b->p);
     }
-    snprintf(path, sizeof path, "%s/store.tsv.gz", dir);
-    if (write_gz(path, &b, level, &size, sha)) return -1;
-    vj_obj_set(files, "store.tsv.gz", file_entry(r->ns, size, sha));
-    vu_buf_free(&b);
+}
 
-    /* run.json, with the fields RAWFORMAT.md lists */
+/* dir/<name>.tsv.gz from text(r), and its entry (rows, size, sha256) in files */
+static int write_events(const char *dir, const char *name, void (*text)(const syn_run *, vu_buf *), size_t rows,
+                        const syn_run *r, int level, vj_node *files)
+{
+    char path[4200], file[64];
+    size_t size;
+    char sha[65];
+    vu_buf b = {0};
+    text(r, &b);
+    snprintf(file, sizeof file, "%s.tsv.gz", name);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    int rc = write_gz(path, &b, level, &size, sha);
+    vu_buf_free(&b);
+    if (rc) return -1;
+    vj_obj_set(files, file, file_entry(rows, size, sha));
+    return 0;
+}
+
+/* run.json with the fields RAWFORMAT.md lists; takes files */
+static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
+{
+    char path[4200];
     vj_node *o = vj_new_obj();
-    char name[128];
-    snprintf(name, sizeof name, "%s", r->arm);
     vj_obj_set(o, "arm", vj_new_str(r->arm));
     vj_node *spec = vj_new_obj();
     vj_obj_set(spec, "name", vj_new_str(r->arm));
@@ -284,6 +290,21 @@ int syn_write_run(const char *root, const syn_run *r, int level)
     int rc = syn_write_text(path, jb.p);
     vu_buf_free(&jb);
     return rc;
+}
+
+int syn_write_run(const char *root, const syn_run *r, int level)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, r->arm, r->round);
+    if (syn_mkdirs(dir)) return -1;
+    vj_node *files = vj_new_obj();
+    if (write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
+        write_events(dir, "service", service_text, r->nv, r, level, files) ||
+        write_events(dir, "store", store_text, r->ns, r, level, files)) {
+        vj_free(files);
+        return -1;
+    }
+    return write_run_json(dir, r, files);
 }
 
 void syn_free_run(syn_run *r)

