@@ -114,7 +114,7 @@ static int rm_rf(const char *dir)
     return system(cmd);
 }
 
-/* 0 go on, else the exit code (0 after --help). */
+/* -1: go on; else the exit code (0 after --help, 2 on a bad option). */
 static int parse_options(int argc, char **argv, run_cfg *c)
 {
     c->raw = "results/raw";

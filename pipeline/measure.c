@@ -96,6 +96,7 @@
 
 #define LOCK_WAIT_S 150
 
+/* What measure was asked for, and where it stands. */
 typedef struct {
     /* options */
     const sched_profile *pf;
@@ -145,7 +146,7 @@ static void fmt_dur(double s, char *buf, size_t n)
 
 /* ------------------------------------------------------------------ options */
 
-/* 0 go on, else the exit code (0 after --help). */
+/* -1: go on; else the exit code (0 after --help, 2 on a bad option). */
 static int parse_options(int argc, char **argv, ctx *c)
 {
     c->prep = "build/prep";
@@ -701,20 +702,11 @@ static int measure_here(ctx *c)
 static int measure_there(ctx *c)
 {
     char err[UT_ERRLEN] = "";
-    const remote_cfg rc = {.host = c->host,
-                           .ssh_opts = c->ssh_opts,
-                           .bin = c->bin,
-                           .prep = c->prep,
-                           .data = c->data,
-                           .arms_path = c->arms_path,
-                           .provdir = c->provdir,
-                           .cores = c->cores,
-                           .settle = c->settle,
-                           .gate = c->gate,
-                           .raw = c->raw,
-                           .runsdir = c->runsdir,
-                           .sched_path = c->sched_path};
-    int r = remote_measure(&rc, &c->sc, err, sizeof err);
+    const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
+                            .data = c->data, .arms_path = c->arms_path, .provdir = c->provdir,
+                            .cores = c->cores, .settle = c->settle, .gate = c->gate, .raw = c->raw,
+                            .runsdir = c->runsdir, .sched_path = c->sched_path};
+    int r = remote_measure(&far, &c->sc, err, sizeof err);
     for (int i = 0; i < c->sc.n; i++)
         c->gated += c->sc.s[i].gated;
     return r;
@@ -844,7 +836,7 @@ static void free_ctx(ctx *c)
     free(c->manifest);
     sched_free(&c->sc);
     arms_free(&c->arms);
-    if (c->lockfd > 0)
+    if (c->lockfd >= 0)
         close(c->lockfd);
 }
 
