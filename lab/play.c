@@ -3,26 +3,13 @@
  * measuring it: no clock and no I/O while a seed runs.
  *
  *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
- *        [--seeds 1-5] [--csv] [--timeline]        (--help lists them all)
+ *        [--seeds 1-5] [--csv] [--timeline]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
- * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1).
- * Settings, with the arms.tsv column each one sets (see lab/arms.h):
- *   --wait        wait          the store's dice: Z F L H            (H)
- *   --rate        rate          requests a second, open loop         (300)
- *   --limit-ms    try_ms        limit on one try; 0: none            (0)
- *   --retries     tries - 1     tries after the first, 0 to 2        (0)
- *   --pause       pause         before a retry: none, fixed, jitter  (none)
- *   --pause-ms    pause_ms      pause before retry k             (10,20)
- *   --hedge-ms    hedge_ms      a second lookup after H ms; 0: none  (0)
- *   --total-ms    limit_ms      limit on the whole lookup phase      (0)
- *   --deadline-ms deadline_ms   the request's deadline; 0: none      (0)
- *   --reserve-ms  reserve_ms    kept back from the deadline (2 when a
- *                               deadline is set, as in the dl arms)
- *   --down        down          1: the budget travels to the store   (0)
- *   --standin     standin       1: stand-in on expiry, 0: 504        (1)
- *   --slots       the store's slots                                  (16)
- * Times in ms may have decimals (whole ns).
+ * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
+ * settings are the columns of arms.tsv (see lab/arms.h) and the store's
+ * slots; --help lists them with their defaults.  Reading them is
+ * lab/playopt.c's job.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -90,16 +77,14 @@
 
 #include "arms.h"
 #include "opt.h"
+#include "playopt.h"
 #include "policy.h"
 #include "storeq.h"
 #include "util.h"
 #include "waits.h"
 
-#define MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define FLOOD_RUN 3 /* seconds in a row with most requests missed */
-#define MAX_REQUESTS 20000000.0
-#define MAX_SEEDS 100000
 #define NL POL_MAX_LOOKUPS /* lookup ids per request: request * NL + attempt */
 
 /* ------------------------------------------------------------- the events */
@@ -669,269 +654,7 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
     return 0;
 }
 
-/* ------------------------------------------------------------- settings */
-
-static int bad(const char *opt, const char *val, const char *why)
-{
-    if (val)
-        ut_err("%s \"%s\": %s", opt, val, why);
-    else
-        ut_err("%s: %s", opt, why);
-    return 2;
-}
-
-/* The command line.  Settings not given stay -1 (or NULL). */
-typedef struct {
-    const char *arm, *arms, *seeds;
-    double seconds;
-    int csv, timeline;
-    const char *wait, *pause, *pause_ms;
-    int rate, retries, down, standin, slots;
-    double limit_ms, hedge_ms, total_ms, deadline_ms, reserve_ms;
-} opts;
-
-/* The first NRUN options of the table are not settings: the settings given
- * are named in the first line of the output, in the order given. */
-#define NRUN 6
-
-/* ms with decimals to whole ns (the range was checked by opt_parse). */
-static int64_t ms_ns(double ms) { return (int64_t)llround(ms * 1e6); }
-
-/* "10,20": up to ARMS_MAXPAUSE times in ms into a->pause_ns; 0 or -1. */
-static int parse_pauses(const char *v, arm *a)
-{
-    char buf[256], why[128];
-    if (strlen(v) >= sizeof buf)
-        return -1;
-    snprintf(buf, sizeof buf, "%s", v);
-    a->npause = 0;
-    for (char *s = buf;;) {
-        char *comma = strchr(s, ',');
-        if (comma)
-            *comma = 0;
-        double ms;
-        if (a->npause == ARMS_MAXPAUSE || opt_f64(s, 0, 600000, &ms, why, sizeof why) != 0)
-            return -1;
-        a->pause_ns[a->npause++] = ms_ns(ms);
-        if (!comma)
-            return 0;
-        s = comma + 1;
-    }
-}
-
-/* One seed or the end of a range at *p: digits only, 0 to 2^32-1. */
-static int seed_at(const char **p, uint64_t *v)
-{
-    char num[24], why[128];
-    size_t k = 0;
-    while (**p >= '0' && **p <= '9' && k < sizeof num - 1)
-        num[k++] = *(*p)++;
-    num[k] = 0;
-    int64_t x;
-    if (k == 0 || (**p >= '0' && **p <= '9') || opt_i64(num, 0, UINT32_MAX, &x, why, sizeof why) != 0)
-        return -1;
-    *v = (uint64_t)x;
-    return 0;
-}
-
-/* "1-5", "7", "1,3,8-10": seeds 0 to 2^32-1. */
-static int parse_seeds(const char *s, uint32_t **out, size_t *n)
-{
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    const char *p = s;
-    for (;;) {
-        uint64_t a, b;
-        if (seed_at(&p, &a) != 0)
-            return -1;
-        b = a;
-        if (*p == '-') {
-            p++;
-            if (seed_at(&p, &b) != 0 || b < a)
-                return -1;
-        }
-        for (uint64_t k = a; k <= b; k++) {
-            if (*n >= MAX_SEEDS)
-                return -1;
-            if (*n == cap) {
-                uint32_t *no = grow(*out, &cap, sizeof *no, 16);
-                if (!no)
-                    return -1;
-                *out = no;
-            }
-            (*out)[(*n)++] = (uint32_t)k;
-        }
-        if (*p == 0)
-            return 0;
-        if (*p != ',')
-            return -1;
-        p++;
-    }
-}
-
-/* The options; the settings given, as " --name value" in the order given,
- * into extra.  OPT_OK, OPT_HELP or OPT_BAD. */
-static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
-{
-    *o = (opts){.arms = "lab/arms.tsv", .seeds = "1-5", .seconds = 30, .rate = -1, .retries = -1,
-                .down = -1, .standin = -1, .slots = 16, .limit_ms = -1, .hedge_ms = -1,
-                .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
-    const opt_spec spec[] = {
-        {"--arm", OPT_STR, &o->arm, 0, 0, "NAME", "an arm of --arms, changed by the settings given"},
-        {"--arms", OPT_STR, &o->arms, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
-        {"--seconds", OPT_DBL, &o->seconds, 0, 86400, "S", "arrivals for S seconds, above 0 (30)"},
-        {"--seeds", OPT_STR, &o->seeds, 0, 0, "LIST", "seeds 0 to 4294967295: 1-5, 1,3,8-10 (1-5)"},
-        {"--csv", OPT_FLAG, &o->csv, 0, 0, NULL, "comma-separated, with the counts"},
-        {"--timeline", OPT_FLAG, &o->timeline, 0, 0, NULL, "per second: arrivals, lookups, missed, line"},
-        {"--wait", OPT_STR, &o->wait, 0, 0, "Z|F|L|H", "the store's dice (H)"},
-        {"--rate", OPT_INT, &o->rate, 1, 1000000, "R", "requests a second, open loop (300)"},
-        {"--limit-ms", OPT_DBL, &o->limit_ms, 0, 600000, "T", "limit on one try; 0: none (0)"},
-        {"--retries", OPT_INT, &o->retries, 0, POL_MAX_LOOKUPS - 1, "0|1|2", "tries after the first (0)"},
-        {"--pause", OPT_STR, &o->pause, 0, 0, "none|fixed|jitter", "before a retry (none)"},
-        {"--pause-ms", OPT_STR, &o->pause_ms, 0, 0, "10,20", "pause before retry k, up to 4 (10,20)"},
-        {"--hedge-ms", OPT_DBL, &o->hedge_ms, 0, 600000, "H", "a second lookup after H ms; 0: none (0)"},
-        {"--total-ms", OPT_DBL, &o->total_ms, 0, 600000, "T", "limit on the whole lookup phase; 0: none (0)"},
-        {"--deadline-ms", OPT_DBL, &o->deadline_ms, 0, 600000, "D", "the request's deadline; 0: none (0)"},
-        {"--reserve-ms", OPT_DBL, &o->reserve_ms, 0, 600000, "R", "kept back from the deadline (2 with one)"},
-        {"--down", OPT_BOOL, &o->down, 0, 1, "0|1", "1: the budget travels to the store (0)"},
-        {"--standin", OPT_BOOL, &o->standin, 0, 1, "0|1", "1: stand-in on expiry, 0: 504 (1)"},
-        {"--slots", OPT_INT, &o->slots, 1, 65536, "N", "the store's slots (16)"},
-        {0}};
-    int rc = opt_parse(argc, argv, spec,
-                       "play: a deterministic simulation of the lab's store and policies (the\n"
-                       "comment at the top of lab/play.c, and lab/README.md).  The settings\n"
-                       "(from --wait on) change the arm, or the defaults in brackets.",
-                       NULL);
-    if (rc != OPT_OK)
-        return rc;
-    size_t elen = 0;
-    extra[0] = 0;
-    for (int i = 1; i < argc; i++) { /* opt_parse has checked every one */
-        const char *eq = strchr(argv[i], '=');
-        size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
-        int k = 0;
-        while (strlen(spec[k].name) != klen || strncmp(spec[k].name, argv[i], klen) != 0)
-            k++;
-        if (spec[k].type == OPT_FLAG)
-            continue;
-        const char *v = eq ? eq + 1 : argv[++i];
-        if (k >= NRUN && elen < len)
-            elen += (size_t)snprintf(extra + elen, len - elen, " %.*s %s", (int)klen, spec[k].name, v);
-    }
-    if (!(o->seconds > 0))
-        return bad("--seconds", NULL, "must be above 0");
-    return OPT_OK;
-}
-
-/* The policy to simulate: the arm named (or the defaults), the settings
- * given over it, checked.  0, or 2 after one message. */
-static int make_arm(const opts *o, arm *a)
-{
-    memset(a, 0, sizeof *a);
-    a->wait = WAIT_H;
-    a->rate = 300;
-    a->tries = 1;
-    a->standin = 1;
-    if (o->arm) {
-        arm_table T = {0};
-        char err[UT_ERRLEN];
-        if (arms_load(o->arms, &T, err, sizeof err) != 0) {
-            ut_err("--arms: %s", err);
-            return 2;
-        }
-        const arm *f = arms_find(&T, o->arm);
-        if (!f) {
-            ut_err("--arm \"%s\": no such arm in %s", o->arm, o->arms);
-            arms_free(&T);
-            return 2;
-        }
-        *a = *f;
-        arms_free(&T);
-        if (a->rate == 0)
-            return bad("--arm", o->arm, "is closed loop (rate max); play simulates open-loop arrivals only");
-    }
-    if (o->wait && waits_kind(o->wait, &a->wait) != 0)
-        return bad("--wait", o->wait, "is not one of Z F L H");
-    if (o->rate >= 0)
-        a->rate = o->rate;
-    if (o->limit_ms >= 0)
-        a->try_ns = ms_ns(o->limit_ms);
-    if (o->retries >= 0)
-        a->tries = o->retries + 1;
-    if (o->pause) {
-        const char *const names[] = {"none", "fixed", "jitter"};
-        int k = 0;
-        while (k < 3 && strcmp(o->pause, names[k]) != 0)
-            k++;
-        if (k == 3)
-            return bad("--pause", o->pause, "is not none, fixed or jitter");
-        a->pause = k == 0 ? PAUSE_NONE : k == 1 ? PAUSE_FIXED : PAUSE_JITTER;
-    }
-    arm given = *a; /* the pauses given, if any */
-    if (o->pause_ms && parse_pauses(o->pause_ms, &given) != 0)
-        return bad("--pause-ms", o->pause_ms, "is not a list of up to 4 times in ms, e.g. 10,20");
-    if (o->pause_ms) {
-        a->npause = given.npause;
-        memcpy(a->pause_ns, given.pause_ns, sizeof a->pause_ns);
-    }
-    if (o->pause && a->pause == PAUSE_NONE && !o->pause_ms)
-        a->npause = 0;
-    if (o->hedge_ms >= 0)
-        a->hedge_ns = ms_ns(o->hedge_ms);
-    if (o->total_ms >= 0)
-        a->limit_ns = ms_ns(o->total_ms);
-    if (o->deadline_ms >= 0)
-        a->deadline_ns = ms_ns(o->deadline_ms);
-    if (o->reserve_ms >= 0)
-        a->reserve_ns = ms_ns(o->reserve_ms);
-    else if (o->deadline_ms >= 0 && !a->reserve_ns && a->deadline_ns)
-        a->reserve_ns = 2 * MS; /* as in the lab's dl arms */
-    if (!a->deadline_ns && o->reserve_ms < 0)
-        a->reserve_ns = 0;
-    if (o->down >= 0)
-        a->down = o->down;
-    if (o->standin >= 0)
-        a->standin = o->standin;
-    if (a->pause != PAUSE_NONE && a->npause == 0 && !o->pause_ms) { /* the lab's pauses */
-        a->npause = 2;
-        a->pause_ns[0] = 10 * MS;
-        a->pause_ns[1] = 20 * MS;
-    }
-
-    /* is it a policy the lab's code can run? */
-    if (a->tries > POL_MAX_LOOKUPS)
-        return bad("--arm", o->arm, "has more tries than the policy holds (3)");
-    if (a->pause == PAUSE_NONE && o->pause_ms && given.npause)
-        return bad("--pause-ms", NULL, "needs --pause fixed or --pause jitter");
-    if (a->pause != PAUSE_NONE && a->npause < a->tries - 1)
-        return bad("--pause-ms", NULL, "needs one pause per retry (e.g. --pause-ms 10,20 for 2 retries)");
-    if (a->down && !a->deadline_ns)
-        return bad("--down", "1", "needs --deadline-ms above 0 (the budget passed down is the request's deadline)");
-    if (a->reserve_ns && !a->deadline_ns)
-        return bad("--reserve-ms", NULL, "needs --deadline-ms above 0");
-    if (a->deadline_ns && a->reserve_ns >= a->deadline_ns)
-        return bad("--reserve-ms", NULL, "must be below --deadline-ms");
-    return 0;
-}
-
-/* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge. */
-static void label(const arm *a, char *buf, size_t len)
-{
-    char ms[24];
-    snprintf(ms, sizeof ms, "%.6g", (double)a->try_ns / 1e6);
-    if (a->hedge_ns)
-        snprintf(buf, len, "hedge");
-    else if (a->tries > 1)
-        snprintf(buf, len, "r%d%s%s", a->tries - 1, a->pause == PAUSE_NONE ? "" : "b",
-                 a->pause == PAUSE_JITTER ? "j" : "");
-    else if (a->deadline_ns)
-        snprintf(buf, len, "%s", a->down ? "dldown" : "dl");
-    else if (a->try_ns)
-        snprintf(buf, len, "%s%s", a->standin ? "fb" : "t", ms);
-    else
-        snprintf(buf, len, "none");
-}
+/* ----------------------------------------------------------------- output */
 
 static void fmt_ms(char *buf, size_t len, int64_t ns)
 {
@@ -980,8 +703,6 @@ static double median(double *v, size_t n)
 }
 
 
-/* ----------------------------------------------------------------- output */
-
 /* One seed's row; its figures for the medians in m[0..6) (when it had
  * requests: 1 returned, else 0). */
 static int print_seed(const sim *S, const result *R, int csv, double m[6])
@@ -1027,32 +748,32 @@ static int print_seed(const sim *S, const result *R, int csv, double m[6])
 
 /* Every seed, a row each, then the medians and the speed.  0, or 1 when
  * out of memory. */
-static int run_seeds(const arm *a, const opts *o, const uint32_t *seeds, size_t nseeds)
+static int run_seeds(const playopt *o)
 {
     double *m[6]; /* per seed with requests: p99, stand-ins, lookups, line, errors, slot time */
     int rc = 1;
     sim S;
     memset(&S, 0, sizeof S);
     for (int i = 0; i < 6; i++)
-        m[i] = malloc(nseeds * sizeof *m[i]);
+        m[i] = malloc(o->nseeds * sizeof *m[i]);
     if (!m[0] || !m[1] || !m[2] || !m[3] || !m[4] || !m[5]) {
         ut_err("out of memory");
         goto done;
     }
-    S.a = a;
+    S.a = &o->a;
     S.timeline = o->timeline;
     (void)storeq_init(&S.store, o->slots, &S.seq);
     int64_t wall = 0;
     uint64_t total_lookups = 0;
     int nflood = 0;
     size_t nm = 0;
-    for (size_t s = 0; s < nseeds; s++) {
+    for (size_t s = 0; s < o->nseeds; s++) {
         result R;
         int64_t t0 = ut_mono_ns(); /* read between runs, never inside one */
-        int bad_seed = run_seed(&S, o->seconds, seeds[s], &R);
+        int bad_seed = run_seed(&S, o->seconds, o->seeds[s], &R);
         wall += ut_mono_ns() - t0;
         if (bad_seed != 0) {
-            ut_err("seed %" PRIu32 ": out of memory", seeds[s]);
+            ut_err("seed %" PRIu32 ": out of memory", o->seeds[s]);
             goto done;
         }
         total_lookups += R.lookups;
@@ -1065,7 +786,7 @@ static int run_seeds(const arm *a, const opts *o, const uint32_t *seeds, size_t 
     }
     if (!o->csv && nm > 1)
         printf("%6s %9.2f %13.2f%% %20.3f %13.0f %5d/%-2zu %13s %11.2f%% %20.2f\n", "median", median(m[0], nm),
-               100 * median(m[1], nm), median(m[2], nm), median(m[3], nm), nflood, nseeds, "",
+               100 * median(m[1], nm), median(m[2], nm), median(m[3], nm), nflood, o->nseeds, "",
                100 * median(m[4], nm), median(m[5], nm));
     double secs_wall = (double)wall / 1e9;
     fprintf(o->csv ? stderr : stdout,
@@ -1082,35 +803,12 @@ done:
 int main(int argc, char **argv)
 {
     ut_set_prog("play");
-    opts o;
-    char extra[512];
-    int rc = parse_opts(argc, argv, &o, extra, sizeof extra);
+    playopt o;
+    int rc = playopt_parse(argc, argv, &o);
     if (rc != OPT_OK)
         return rc == OPT_HELP ? 0 : 2;
-    arm a;
-    if ((rc = make_arm(&o, &a)) != 0)
-        return rc;
-    if ((double)a.rate * o.seconds > MAX_REQUESTS)
-        return bad("--rate", NULL, "times --seconds is above 20 million requests a seed");
-    uint32_t *seeds;
-    size_t nseeds;
-    if (parse_seeds(o.seeds, &seeds, &nseeds) != 0) {
-        free(seeds);
-        return bad("--seeds", o.seeds, "is not a list of seeds 0 to 4294967295 such as 1-5 or 1,3,8-10");
-    }
-
-    char name[64], head[4096];
-    if (o.arm) {
-        snprintf(name, sizeof name, "%s", o.arm);
-    } else {
-        char lab[64];
-        label(&a, lab, sizeof lab);
-        snprintf(name, sizeof name, "%c%d-%.40s", (char)a.wait, a.rate, lab);
-    }
-    char ext[600] = "";
-    if (o.arm && extra[0])
-        snprintf(ext, sizeof ext, " with%s", extra);
-    settings_line(&a, name, ext, o.slots, o.seconds, o.seeds, head, sizeof head);
+    char head[4096];
+    settings_line(&o.a, o.name, o.with, o.slots, o.seconds, o.seeds_s, head, sizeof head);
     if (o.csv)
         printf("# %s\nseed,p99_ms,standin_share,lookups_per_request,longest_line,flooded,flood_from_s,"
                "error_share,slot_ms_per_request,requests,standins,errors,lookups,slot_ns\n",
@@ -1120,7 +818,7 @@ int main(int argc, char **argv)
                "lookups_per_request", "longest_line", "flooded", "flood_from_s", "error_share",
                "slot_ms_per_request", "requests");
     fflush(stdout);
-    rc = run_seeds(&a, &o, seeds, nseeds);
-    free(seeds);
+    rc = run_seeds(&o);
+    playopt_free(&o);
     return rc;
 }
