@@ -35,6 +35,7 @@ LDLIBS  := -ljansson -lcrypto -lz -lm
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
 LAB_MODS  += proc
+LAB_MODS  += storeq
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
@@ -97,7 +98,7 @@ $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: $(B)/lab/play.o $(LAB_OBJ) | $(BIN)
+$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
