@@ -247,19 +247,14 @@ static int make_arm(const opts *o, arm *a)
         a->pause_ns[1] = 20 * MS;
     }
 
-    /* is it a policy the lab's code can run? */
-    if (a->tries > POL_MAX_LOOKUPS)
-        return bad("--arm", o->arm, "has more tries than the policy holds (3)");
+    /* is it a policy the lab's code can run?  (the arm rulebook, lab/arms.c) */
     if (a->pause == PAUSE_NONE && o->pause_ms && given.npause)
         return bad("--pause-ms", NULL, "needs --pause fixed or --pause jitter");
-    if (a->pause != PAUSE_NONE && a->npause < a->tries - 1)
-        return bad("--pause-ms", NULL, "needs one pause per retry (e.g. --pause-ms 10,20 for 2 retries)");
-    if (a->down && !a->deadline_ns)
-        return bad("--down", "1", "needs --deadline-ms above 0 (the budget passed down is the request's deadline)");
-    if (a->reserve_ns && !a->deadline_ns)
-        return bad("--reserve-ms", NULL, "needs --deadline-ms above 0");
-    if (a->deadline_ns && a->reserve_ns >= a->deadline_ns)
-        return bad("--reserve-ms", NULL, "must be below --deadline-ms");
+    char why[512];
+    if (arms_check_policy(a, why, sizeof why) != 0) {
+        ut_err("the settings break the arm %s", why);
+        return OPT_BAD;
+    }
     return 0;
 }
 
