@@ -31,7 +31,7 @@ DEPFLAGS := -MMD -MP
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
 # Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
-LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
+LAB_MODS  := util ap trees prov arms waits policy rawlog rawfmt httpparse opt
 PIPE_MODS := shop feat train redact apcost
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
@@ -99,7 +99,7 @@ $(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_run: $(B)/tests/bench_run.o | $(BIN)
+$(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for
