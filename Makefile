@@ -31,7 +31,7 @@ DEPFLAGS := -MMD -MP
 LDLIBS  := -ljansson -lcrypto -lz -lm
 
 # Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
-LAB_MODS  := util ap trees prov arms waits policy rawlog rawfmt httpparse opt
+LAB_MODS  := util ap trees prov arms waits policy rawlog rawfmt httpparse opt gate answer trecord
 PIPE_MODS := shop feat train redact apcost
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
