@@ -769,7 +769,7 @@ static int load_standin(const char *path, char *err, size_t errlen)
             goto done;
         }
         *nl = 0;
-        char *k = strchr(p, '\t'), *t = k ? strchr(k + 1, '\t') : NULL, why[96];
+        char why[96], *k = strchr(p, '\t'), *t = k ? strchr(k + 1, '\t') : NULL;
         if (!t || strchr(t + 1, '\t')) {
             ut_seterr(err, errlen, "%s:%d: not 3 tab-separated fields (row, kind, score)", path, lineno);
             goto done;
