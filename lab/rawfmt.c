@@ -71,23 +71,32 @@ struct rawfmt_reader {
     char buf[LINE_MAX_BYTES];
 };
 
+/* zlib's message without the path it puts in front. */
+static const char *zmsg(rawfmt_reader *r, int *zerr)
+{
+    const char *msg = gzerror(r->gz, zerr);
+    size_t n = strlen(r->path);
+    if (*zerr == Z_ERRNO)
+        return strerror(errno);
+    return !strncmp(msg, r->path, n) && !strncmp(msg + n, ": ", 2) ? msg + n + 2 : msg;
+}
+
 /* The next line, its '\n' removed: 1 a line, 0 a clean end, -1 an error. */
 static int read_line(rawfmt_reader *r, char *err, size_t errlen)
 {
     long at = r->line + 1;
     int zerr = Z_OK;
     if (!gzgets(r->gz, r->buf, sizeof r->buf)) {
-        const char *msg = gzerror(r->gz, &zerr);
+        const char *msg = zmsg(r, &zerr);
         if (zerr != Z_OK) {
-            ut_seterr(err, errlen, "%s:%ld: truncated or corrupt gzip stream (%s)", r->path, at,
-                      zerr == Z_ERRNO ? strerror(errno) : msg);
+            ut_seterr(err, errlen, "%s:%ld: truncated or corrupt gzip stream (%s)", r->path, at, msg);
             return -1;
         }
         return 0;
     }
     size_t len = strlen(r->buf);
     if (len == 0 || r->buf[len - 1] != '\n') {
-        const char *msg = gzerror(r->gz, &zerr);
+        const char *msg = zmsg(r, &zerr);
         if (zerr != Z_OK)
             ut_seterr(err, errlen, "%s:%ld: truncated or corrupt gzip stream (%s)", r->path, at, msg);
         else if (len + 1 >= sizeof r->buf)
