@@ -36,6 +36,7 @@ LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
 LAB_MODS  += proc
 LAB_MODS  += storeq
+LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
@@ -108,7 +109,7 @@ $(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_run: $(B)/tests/bench_run.o | $(BIN)
+$(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "opt.h"
+#include "rawfmt.h"
 #include "rawlog.h"
 #include "storeq.h"
 #include "util.h"
@@ -412,8 +413,18 @@ static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
 
 static void log_row(const lk *l, int64_t end, char outcome)
 {
-    int64_t v[11] = {l->req,      l->attempt, l->row,    l->arrive, l->start, end,
-                     l->planned,  l->budget,  outcome,   l->line,   l->busy};
+    int64_t v[RAWFMT_STORE_NCOLS];
+    v[RAWFMT_STORE_req] = l->req;
+    v[RAWFMT_STORE_attempt] = l->attempt;
+    v[RAWFMT_STORE_row] = l->row;
+    v[RAWFMT_STORE_arrive_t] = l->arrive;
+    v[RAWFMT_STORE_start_t] = l->start;
+    v[RAWFMT_STORE_end_t] = end;
+    v[RAWFMT_STORE_planned_ns] = l->planned;
+    v[RAWFMT_STORE_budget_ns] = l->budget;
+    v[RAWFMT_STORE_outcome] = outcome;
+    v[RAWFMT_STORE_line] = l->line;
+    v[RAWFMT_STORE_busy] = l->busy;
     if (rawlog_row(S.log, v) != 0 && !S.log_failed) {
         S.log_failed = 1;
         ut_err("cannot spill log records; the log will be rejected at stop");
@@ -790,11 +801,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    static const raw_col cols[11] = {
-        {"req", 'i'},        {"attempt", 'i'},   {"row", 'i'},     {"arrive_t", 't'},
-        {"start_t", 't'},    {"end_t", 't'},     {"planned_ns", 'i'}, {"budget_ns", 'i'},
-        {"outcome", 'c'},    {"line", 'i'},      {"busy", 'i'}};
-    if (rawlog_open(&S.log, out, "store", cols, 11, err, sizeof err) != 0) {
+    if (rawfmt_log_open(&S.log, out, RAWFMT_STORE, err, sizeof err) != 0) {
         ut_err("%s", err);
         goto done;
     }
