@@ -34,9 +34,14 @@ LDLIBS  := -ljansson -lcrypto -lz -lm
 # (one `+=` line per group, so that parallel changes merge cleanly)
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
+LAB_MODS  += proc
+LAB_MODS  += storeq
+LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
+# measure's own modules: the schedule, the system log, the remote host, their file lists
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
@@ -83,7 +88,7 @@ $(BIN)/tester: $(B)/lab/tester.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
 $(BIN)/collect: $(B)/pipeline/collect.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
-$(BIN)/measure: $(B)/pipeline/measure.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/measure: $(B)/pipeline/measure.o $(MEASURE_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # ap trains models (XGBoost); cost only adds up provenance records.
 AP_OBJ   := $(patsubst %,$(B)/pipeline/%.o,feat train prepread testerraw apstudy apboot apcost)
@@ -94,7 +99,7 @@ $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: $(B)/lab/play.o $(LAB_OBJ) | $(BIN)
+$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -104,7 +109,7 @@ $(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_run: $(B)/tests/bench_run.o | $(BIN)
+$(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for

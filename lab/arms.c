@@ -104,35 +104,42 @@ static int r_name(const arm *a)
     return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 3, a->policy);
 }
 
+/* naming 0: what the policy code needs to run the arm at all (play checks
+ * an arm built from settings against these); naming 1: how an arms file
+ * names what it holds. */
 static const struct {
     const char *id;
     int (*ok)(const arm *a);
+    int naming;
     const char *text;
 } ARMS_RULES[] = {
-    {"tries", r_tries, "tries is 1 to 3, the most lookups the policy holds for one request"},
-    {"retry-limit", r_retry_limit, "a retry (tries above 1) needs a limit per try (try_ms above 0)"},
-    {"pause-kind", r_pause_kind, "pause none takes pause_ms -; pause fixed or jitter needs a retry"},
-    {"pause-count", r_pause_count, "pause_ms lists one pause per retry (at least tries - 1)"},
-    {"hedge-alone", r_hedge_alone, "a hedge (hedge_ms above 0) is one try: tries 1"},
-    {"hedge-first", r_hedge_first, "the hedge comes before the limit: hedge_ms below try_ms and limit_ms where set"},
-    {"deadline", r_deadline, "down 1 or reserve_ms need a deadline_ms"},
-    {"reserve", r_reserve, "reserve_ms is below deadline_ms"},
-    {"closed-loop", r_closed_loop, "rate max (the closed loop) is for wait Z only"},
-    {"label", r_label,
+    {"tries", r_tries, 0, "tries is 1 to 3, the most lookups the policy holds for one request"},
+    {"retry-limit", r_retry_limit, 0, "a retry (tries above 1) needs a limit per try (try_ms above 0)"},
+    {"pause-kind", r_pause_kind, 0, "pause none takes pause_ms -; pause fixed or jitter needs a retry"},
+    {"pause-count", r_pause_count, 0, "pause_ms lists one pause per retry (at least tries - 1)"},
+    {"hedge-alone", r_hedge_alone, 0, "a hedge (hedge_ms above 0) is one try: tries 1"},
+    {"hedge-first", r_hedge_first, 0, "the hedge comes before the limit: hedge_ms below try_ms and limit_ms where set"},
+    {"deadline", r_deadline, 0, "down 1 or reserve_ms need a deadline_ms"},
+    {"reserve", r_reserve, 0, "reserve_ms is below deadline_ms"},
+    {"closed-loop", r_closed_loop, 0, "rate max (the closed loop) is for wait Z only"},
+    {"label", r_label, 1,
      "the policy label matches the columns: none, tT (try_ms T, 504), fbT (try_ms T, stand-in), dl, dldown "
      "(deadline, down 0/1), rN, rNb, rNbj (N retries: tries N+1, pause none/fixed/jitter), hedge"},
-    {"name", r_name, "a name <wait><3|4>-<policy> matches its wait, rate (3: 300/s, 4: 450/s) and policy"},
+    {"name", r_name, 1, "a name <wait><3|4>-<policy> matches its wait, rate (3: 300/s, 4: 450/s) and policy"},
 };
 
-int arms_check(const arm *a, char *why, size_t whylen)
+static int check(const arm *a, int naming, char *why, size_t whylen)
 {
     for (size_t i = 0; i < sizeof ARMS_RULES / sizeof ARMS_RULES[0]; i++)
-        if (!ARMS_RULES[i].ok(a)) {
+        if ((naming || !ARMS_RULES[i].naming) && !ARMS_RULES[i].ok(a)) {
             ut_seterr(why, whylen, "rule %s: %s", ARMS_RULES[i].id, ARMS_RULES[i].text);
             return -1;
         }
     return 0;
 }
+
+int arms_check(const arm *a, char *why, size_t whylen) { return check(a, 1, why, whylen); }
+int arms_check_policy(const arm *a, char *why, size_t whylen) { return check(a, 0, why, whylen); }
 
 static int parse_line(char *line, arm *a, const char *path, int lineno, char *err, size_t errlen)
 {

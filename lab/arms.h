@@ -74,6 +74,9 @@ int arms_load(const char *path, arm_table *t, char *err, size_t errlen);
 /* 0 when `a` keeps every rule; otherwise -1 and "rule <id>: <sentence>"
  * in why. */
 int arms_check(const arm *a, char *why, size_t whylen);
+/* The rules the policy code needs (not how a file names its arms): for an
+ * arm built from settings, as play's are. */
+int arms_check_policy(const arm *a, char *why, size_t whylen);
 const arm *arms_find(const arm_table *t, const char *name);
 void arms_free(arm_table *t);
 

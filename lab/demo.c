@@ -12,18 +12,21 @@
  * against the lab's numbers.  No idle gate (the load is printed instead).
  * Writes only into a temporary folder, removed at the end unless --keep.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "ap.h"
+#include "opt.h"
+#include "rawfmt.h"
 #include "util.h"
 
 static const char *const WAYS[] = {"wait", "limit25-standin", "two-retries", "hedge10"};
-static const char *const LABEL[] = {"wait (no limit)", "25 ms limit, stand-in", "two retries", "ask twice after 10 ms"};
+static const char *const LABEL[] = {"wait (no limit)", "25 ms limit, stand-in", "two retries",
+                                    "ask twice after 10 ms"};
 
 typedef struct {
     size_t n;
@@ -34,87 +37,6 @@ typedef struct {
     float *score;      /* per request */
     char *kind;        /* per request */
 } way;
-
-/* Columns of interest from a raw event file (lab/RAWFORMAT.md): rows of
- * int64 values, times decoded; -1 marks an absent value. */
-static int read_events(const char *path, const char *const *want, int nwant, int64_t **out, size_t *nrows,
-                       float **score)
-{
-    gzFile gz = gzopen(path, "rb");
-    if (!gz)
-        return -1;
-    size_t cap = 1 << 20, len = 0;
-    char *b = malloc(cap);
-    int r;
-    while ((r = gzread(gz, b + len, (unsigned)(cap - len - 1))) > 0) {
-        len += (size_t)r;
-        if (cap - len < 65536)
-            b = realloc(b, cap *= 2);
-    }
-    gzclose(gz);
-    b[len] = 0;
-    char *p = strchr(b, '\n');
-    if (!p) {
-        free(b);
-        return -1;
-    }
-    char *head = p + 1, *nl = strchr(head, '\n');
-    *nl = 0;
-    int idx[16], ncol = 0, istime[32] = {0}, scorecol = -1;
-    char *names[32];
-    for (char *t = strtok(head, "\t"); t && ncol < 32; t = strtok(NULL, "\t")) {
-        names[ncol] = t;
-        istime[ncol] = strlen(t) > 2 && !strcmp(t + strlen(t) - 2, "_t");
-        if (!strcmp(t, "score"))
-            scorecol = ncol;
-        ncol++;
-    }
-    for (int w = 0; w < nwant; w++) {
-        idx[w] = -1;
-        for (int c = 0; c < ncol; c++)
-            if (!strcmp(names[c], want[w]))
-                idx[w] = c;
-    }
-    size_t rows = 0;
-    for (char *q = nl + 1; *q; q++)
-        rows += *q == '\n';
-    *out = malloc((rows + 1) * (size_t)nwant * sizeof **out);
-    if (score)
-        *score = malloc((rows + 1) * sizeof **score);
-    int64_t acc[32] = {0};
-    size_t n = 0;
-    for (char *line = nl + 1; *line; n++) {
-        char *e = strchr(line, '\n');
-        *e = 0;
-        int64_t vals[32];
-        int c = 0;
-        for (char *f = line; c < ncol; c++) {
-            char *tab = strchr(f, '\t');
-            if (tab)
-                *tab = 0;
-            if (!strcmp(f, "-"))
-                vals[c] = -1;
-            else if (c == scorecol) {
-                vals[c] = 0;
-                if (score)
-                    (*score)[n] = strtof(f, NULL);
-            } else if (f[0] && !f[1] && (f[0] < '0' || f[0] > '9'))
-                vals[c] = f[0];
-            else {
-                vals[c] = strtoll(f, NULL, 10);
-                if (istime[c])
-                    vals[c] = acc[c] += vals[c];
-            }
-            f = tab ? tab + 1 : f + strlen(f);
-        }
-        for (int w = 0; w < nwant; w++)
-            (*out)[n * (size_t)nwant + (size_t)w] = idx[w] >= 0 ? vals[idx[w]] : -1;
-        line = e + 1;
-    }
-    free(b);
-    *nrows = n;
-    return 0;
-}
 
 static int cmp64(const void *a, const void *b)
 {
@@ -131,37 +53,202 @@ static double pct(const int64_t *v, size_t n, double q)
     return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
 }
 
-static int load_way(const char *dir, way *w)
+static void way_free(way *w)
+{
+    free(w->lat);
+    free(w->rows);
+    free(w->score);
+    free(w->kind);
+}
+
+/* One way's run folder: the tester's rows and the number of lookups the
+ * store received (lab/RAWFORMAT.md, read by lab/rawfmt.c). */
+static int load_way(const char *dir, way *w, char *err, size_t errlen)
 {
     char p[4400];
     memset(w, 0, sizeof *w);
-    static const char *const tw[] = {"row", "sched_t", "answer_t", "kind"};
-    int64_t *t;
-    size_t n, ns;
+    rawfmt_file t, st;
     snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
-    if (read_events(p, tw, 4, &t, &n, &w->score) != 0)
+    if (rawfmt_read(p, RAWFMT_TESTER, &t, err, errlen) != 0)
         return -1;
+    snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
+    if (rawfmt_read(p, RAWFMT_STORE, &st, err, errlen) != 0) {
+        rawfmt_file_free(&t);
+        return -1;
+    }
+    size_t n = t.n;
     w->n = n;
+    w->lookups = st.n;
+    rawfmt_file_free(&st);
     w->lat = malloc((n + 1) * sizeof *w->lat);
     w->rows = malloc((n + 1) * sizeof *w->rows);
+    w->score = malloc((n + 1) * sizeof *w->score);
     w->kind = malloc(n + 1);
+    if (!w->lat || !w->rows || !w->score || !w->kind) {
+        ut_seterr(err, errlen, "%s: out of memory", dir);
+        rawfmt_file_free(&t);
+        way_free(w);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
-        int64_t *r = t + i * 4;
-        w->rows[i] = (long)r[0];
-        w->kind[i] = (char)r[3];
-        if (r[2] >= 0)
-            w->lat[w->nlat++] = r[2] - r[1];
-        w->standins += r[3] == 'K' || r[3] == 'D';
+        int64_t answer = t.col[RAWFMT_TESTER_answer_t][i], score = t.col[RAWFMT_TESTER_score][i];
+        char kind = (char)t.col[RAWFMT_TESTER_kind][i];
+        w->rows[i] = (long)t.col[RAWFMT_TESTER_row][i];
+        w->kind[i] = kind;
+        w->score[i] = score == RAW_NONE ? 0 : rawfmt_float(score);
+        if (answer != RAW_NONE)
+            w->lat[w->nlat++] = answer - t.col[RAWFMT_TESTER_sched_t][i];
+        w->standins += kind == 'K' || kind == 'D';
     }
     qsort(w->lat, w->nlat, sizeof *w->lat, cmp64);
-    free(t);
-    static const char *const sw[] = {"req"};
-    snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
-    if (read_events(p, sw, 1, &t, &ns, NULL) != 0)
-        return -1;
-    w->lookups = ns;
-    free(t);
+    rawfmt_file_free(&t);
     return 0;
+}
+
+/* build/prep/scores.tsv (customer cutoff label score last_known, one line
+ * per test row): each row's live score, label and cutoff day. */
+typedef struct {
+    size_t n;
+    float *score;
+    uint8_t *label;
+    int32_t *cut;
+} scores;
+
+static void scores_free(scores *s)
+{
+    free(s->score);
+    free(s->label);
+    free(s->cut);
+}
+
+static int field_err(char *err, size_t errlen, const char *path, long line, const char *field, const char *v,
+                     const char *why)
+{
+    ut_seterr(err, errlen, "%s:%ld: field %s \"%.40s\": %s", path, line, field, v, why);
+    return -1;
+}
+
+/* One line's fields into row i of s. */
+static int score_line(char *line, const char *path, long lineno, scores *s, size_t i, char *err, size_t errlen)
+{
+    char *f[6], why[96];
+    int nf = 0;
+    for (char *p = line; p && nf < 6; nf++) {
+        f[nf] = p;
+        p = strchr(p, '\t');
+        if (p)
+            *p++ = '\0';
+    }
+    if (nf != 5) {
+        ut_seterr(err, errlen, "%s:%ld: %d fields, expected 5 (customer cutoff label score last_known)", path,
+                  lineno, nf);
+        return -1;
+    }
+    int y, m, d, label;
+    double score;
+    char date[16], *dm, *dd;
+    snprintf(date, sizeof date, "%s", f[1]);
+    dm = strchr(date, '-');
+    dd = dm ? strchr(dm + 1, '-') : NULL;
+    if (!dd || strlen(f[1]) >= sizeof date)
+        return field_err(err, errlen, path, lineno, "cutoff", f[1], "not a date YYYY-MM-DD");
+    *dm++ = '\0';
+    *dd++ = '\0';
+    if (opt_int(date, 1, 9999, &y, why, sizeof why) != 0 || opt_int(dm, 1, 12, &m, why, sizeof why) != 0 ||
+        opt_int(dd, 1, 31, &d, why, sizeof why) != 0)
+        return field_err(err, errlen, path, lineno, "cutoff", f[1], why);
+    if (opt_int(f[2], 0, 1, &label, why, sizeof why) != 0)
+        return field_err(err, errlen, path, lineno, "label", f[2], why);
+    if (opt_f64(f[3], -FLT_MAX, FLT_MAX, &score, why, sizeof why) != 0)
+        return field_err(err, errlen, path, lineno, "score", f[3], why);
+    s->score[i] = (float)score; /* written with %.9g from a float: the same float */
+    s->label[i] = (uint8_t)label;
+    s->cut[i] = ut_days_from_civil(y, m, d);
+    return 0;
+}
+
+static int read_scores(const char *path, scores *s, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    char *text = NULL;
+    size_t len;
+    if (ut_read_file(path, &text, &len, err, errlen) != 0)
+        return -1;
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    s->score = malloc((lines + 1) * sizeof *s->score);
+    s->label = malloc(lines + 1);
+    s->cut = malloc((lines + 1) * sizeof *s->cut);
+    int rc = -1;
+    char *p = text, *nl = strchr(p, '\n');
+    if (!s->score || !s->label || !s->cut)
+        ut_seterr(err, errlen, "%s: out of memory", path);
+    else if (!nl || strncmp(p, "customer\tcutoff\tlabel\tscore\tlast_known\n", 39) != 0)
+        ut_seterr(err, errlen, "%s:1: header is not \"customer cutoff label score last_known\"", path);
+    else {
+        rc = 0;
+        p = nl + 1;
+        for (long lineno = 2; rc == 0 && *p; lineno++) {
+            nl = strchr(p, '\n');
+            if (!nl) {
+                ut_seterr(err, errlen, "%s:%ld: the last line has no end", path, lineno);
+                rc = -1;
+                break;
+            }
+            *nl = '\0';
+            rc = score_line(p, path, lineno, s, s->n++, err, errlen);
+            p = nl + 1;
+        }
+    }
+    free(text);
+    if (rc != 0)
+        scores_free(s);
+    return rc;
+}
+
+/* The 25 ms stand-in's cost in AP over the rows the requests asked for. */
+static int standin_cost(const char *prep, const way *b)
+{
+    char path[4200], err[UT_ERRLEN];
+    snprintf(path, sizeof path, "%s/scores.tsv", prep);
+    scores sc;
+    if (read_scores(path, &sc, err, sizeof err) != 0) {
+        ut_err("%s (run make prepare first)", err);
+        return -1;
+    }
+    float *live = malloc((b->n + 1) * sizeof *live), *with = malloc((b->n + 1) * sizeof *with);
+    uint8_t *yy = malloc(b->n + 1);
+    int32_t *cc = malloc((b->n + 1) * sizeof *cc);
+    int rc = -1;
+    if (!live || !with || !yy || !cc) {
+        ut_err("out of memory");
+        goto done;
+    }
+    size_t k = 0, used = 0;
+    for (size_t j = 0; j < b->n; j++) {
+        long r = b->rows[j];
+        if (r < 0 || (size_t)r >= sc.n)
+            continue;
+        int standin = b->kind[j] == 'K' || b->kind[j] == 'D';
+        live[k] = sc.score[r];
+        with[k] = standin ? b->score[j] : sc.score[r];
+        used += standin;
+        yy[k] = sc.label[r];
+        cc[k++] = sc.cut[r];
+    }
+    double a = ap_mean_by_group(live, yy, cc, k), c = ap_mean_by_group(with, yy, cc, k);
+    printf("\nThe 25 ms stand-in's cost in ranking, on the %zu requested rows: AP %.4f with every answer live,\n"
+           "%.4f with its %zu stand-in answers (%+.4f)\n",
+           k, a, c, used, c - a);
+    rc = 0;
+done:
+    free(live);
+    free(with);
+    free(yy);
+    free(cc);
+    scores_free(&sc);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -169,22 +256,17 @@ int main(int argc, char **argv)
     ut_set_prog("demo");
     const char *bin = "build/bin", *prep = "build/prep", *keep = NULL;
     double seconds = 10;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--seconds"))
-            seconds = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--bin"))
-            bin = argv[i + 1];
-        else if (!strcmp(argv[i], "--prep"))
-            prep = argv[i + 1];
-        else if (!strcmp(argv[i], "--keep"))
-            keep = argv[i + 1];
-        else {
-            ut_err("unknown option %s (see the header of lab/demo.c)", argv[i]);
-            return 2;
-        }
-    }
-    if (argc % 2 == 0 || seconds <= 0) {
-        ut_err("usage: demo [--seconds 10] [--bin build/bin] [--prep build/prep] [--keep DIR]");
+    const opt_spec spec[] = {
+        {"--seconds", OPT_DBL, &seconds, 0, 3600, "S", "each way's run length (10)"},
+        {"--bin", OPT_STR, &bin, 0, 0, "DIR", "the programs (build/bin)"},
+        {"--prep", OPT_STR, &prep, 0, 0, "DIR", "the prepared files (build/prep)"},
+        {"--keep", OPT_STR, &keep, 0, 0, "DIR", "keep the runs in DIR (default: a temporary folder, removed)"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, "demo: the four basic ways on this machine, in about a minute", NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
+    if (seconds <= 0) {
+        ut_err("option --seconds: \"0\": must be more than 0");
         return 2;
     }
     double load[1] = {0};
@@ -194,7 +276,7 @@ int main(int argc, char **argv)
            sysconf(_SC_NPROCESSORS_ONLN), load[0]);
     printf("Requests arrive at random, 200 a second for %g s; the store has 16 slots and 1 lookup in 100 freezes "
            "for 1 to 2 s.\n\n", seconds);
-    char tmp[64] = "/tmp/labdemoXXXXXX", dir[4200], cmd[8192];
+    char tmp[64] = "/tmp/labdemoXXXXXX", dir[4200], cmd[8192], err[UT_ERRLEN];
     const char *root = keep;
     if (!root) {
         if (!mkdtemp(tmp)) {
@@ -204,6 +286,7 @@ int main(int argc, char **argv)
         root = tmp;
     }
     way w[4];
+    int nways = 0;
     printf("  %-24s %9s %9s %9s %10s %9s\n", "way", "p50 ms", "p99 ms", "max ms", "stand-in", "lookups/request");
     int rc = 0;
     for (int i = 0; i < 4 && rc == 0; i++) {
@@ -220,72 +303,21 @@ int main(int argc, char **argv)
             break;
         }
         snprintf(dir, sizeof dir, "%s/raw/%s-r1", root, WAYS[i]);
-        if (load_way(dir, &w[i]) != 0) {
-            ut_err("%s: unreadable raw files", dir);
+        if (load_way(dir, &w[i], err, sizeof err) != 0) {
+            ut_err("%s", err);
             rc = 1;
             break;
         }
+        nways++;
         printf("  %-24s %9.2f %9.2f %9.1f %9.2f%% %9.3f\n", LABEL[i], pct(w[i].lat, w[i].nlat, 0.5) / 1e6,
                pct(w[i].lat, w[i].nlat, 0.99) / 1e6, w[i].nlat ? (double)w[i].lat[w[i].nlat - 1] / 1e6 : NAN,
                100.0 * (double)w[i].standins / (double)w[i].n, (double)w[i].lookups / (double)w[i].n);
         fflush(stdout);
     }
-    if (rc == 0) {
-        /* The 25 ms stand-in's cost in AP over the rows the requests asked for. */
-        char path[4200];
-        snprintf(path, sizeof path, "%s/scores.tsv", prep);
-        FILE *f = fopen(path, "r");
-        size_t cap = 1 << 16, nr = 0;
-        float *score = malloc(cap * sizeof *score);
-        uint8_t *label = malloc(cap);
-        int32_t *cut = malloc(cap * sizeof *cut);
-        char line[512];
-        if (!f || !fgets(line, sizeof line, f)) {
-            ut_err("%s: cannot read: run make prepare first", path);
-            rc = 1;
-        } else {
-            int y, m, d, lab;
-            float s;
-            while (fgets(line, sizeof line, f) && sscanf(line, "%*d\t%d-%d-%d\t%d\t%f", &y, &m, &d, &lab, &s) == 5) {
-                if (nr == cap) {
-                    cap *= 2;
-                    score = realloc(score, cap * sizeof *score);
-                    label = realloc(label, cap);
-                    cut = realloc(cut, cap * sizeof *cut);
-                }
-                score[nr] = s;
-                label[nr] = (uint8_t)lab;
-                cut[nr++] = ut_days_from_civil(y, m, d);
-            }
-            fclose(f);
-            const way *b = &w[1];
-            float *live = malloc(b->n * sizeof *live), *with = malloc(b->n * sizeof *with);
-            uint8_t *yy = malloc(b->n);
-            int32_t *cc = malloc(b->n * sizeof *cc);
-            size_t k = 0, used = 0;
-            for (size_t j = 0; j < b->n; j++) {
-                long r = b->rows[j];
-                if (r < 0 || (size_t)r >= nr)
-                    continue;
-                live[k] = score[r];
-                with[k] = (b->kind[j] == 'K' || b->kind[j] == 'D') ? b->score[j] : score[r];
-                used += b->kind[j] == 'K' || b->kind[j] == 'D';
-                yy[k] = label[r];
-                cc[k++] = cut[r];
-            }
-            double a = ap_mean_by_group(live, yy, cc, k), c = ap_mean_by_group(with, yy, cc, k);
-            printf("\nThe 25 ms stand-in's cost in ranking, on the %zu requested rows: AP %.4f with every answer live,\n"
-                   "%.4f with its %zu stand-in answers (%+.4f)\n",
-                   k, a, c, used, c - a);
-            free(live);
-            free(with);
-            free(yy);
-            free(cc);
-        }
-        free(score);
-        free(label);
-        free(cut);
-    }
+    if (rc == 0 && standin_cost(prep, &w[1]) != 0)
+        rc = 1;
+    for (int i = 0; i < nways; i++)
+        way_free(&w[i]);
     if (!keep) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
         if (system(cmd) != 0)

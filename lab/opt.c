@@ -86,8 +86,10 @@ static void int_bounds(const opt_spec *o, int64_t *lo, int64_t *hi)
         *hi = o->type == OPT_INT ? INT32_MAX : INT64_MAX;
         return;
     }
-    *lo = (int64_t)o->lo;
-    *hi = (int64_t)o->hi;
+    /* a bound beyond int64's range (INT64_MAX as a double is 2^63) means the
+     * type's end, not a cast that overflows */
+    *lo = o->lo <= -9223372036854775808.0 ? INT64_MIN : (int64_t)o->lo;
+    *hi = o->hi >= 9223372036854775807.0 ? INT64_MAX : (int64_t)o->hi;
 }
 
 static int set_value(const opt_spec *o, const char *v)

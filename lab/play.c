@@ -2,31 +2,14 @@
  * the service's policy that counts time in integer nanoseconds instead of
  * measuring it: no clock and no I/O while a seed runs.
  *
- *   play [--arm NAME] [--arms lab/arms.tsv]
- *        [--wait Z|F|L|H] [--rate R] [--limit-ms T] [--retries 0|1|2]
- *        [--pause none|fixed|jitter] [--pause-ms 10,20] [--hedge-ms H]
- *        [--total-ms T] [--deadline-ms D] [--reserve-ms R] [--down 0|1]
- *        [--standin 0|1] [--slots 16]
- *        [--seconds 30] [--seeds 1-5] [--csv] [--timeline]
+ *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
+ *        [--seeds 1-5] [--csv] [--timeline]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
- * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1).
- * Settings, with the arms.tsv column each one sets (see lab/arms.h):
- *   --wait        wait          the store's dice: Z F L H            (H)
- *   --rate        rate          requests a second, open loop         (300)
- *   --limit-ms    try_ms        limit on one try; 0: none            (0)
- *   --retries     tries - 1     tries after the first, 0 to 2        (0)
- *   --pause       pause         before a retry: none, fixed, jitter  (none)
- *   --pause-ms    pause_ms      pause before retry k             (10,20)
- *   --hedge-ms    hedge_ms      a second lookup after H ms; 0: none  (0)
- *   --total-ms    limit_ms      limit on the whole lookup phase      (0)
- *   --deadline-ms deadline_ms   the request's deadline; 0: none      (0)
- *   --reserve-ms  reserve_ms    kept back from the deadline (2 when a
- *                               deadline is set, as in the dl arms)
- *   --down        down          1: the budget travels to the store   (0)
- *   --standin     standin       1: stand-in on expiry, 0: 504        (1)
- *   --slots       the store's slots                                  (16)
- * Times in ms may have decimals (whole ns).
+ * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
+ * settings are the columns of arms.tsv (see lab/arms.h) and the store's
+ * slots; --help lists them with their defaults.  Reading them is
+ * lab/playopt.c's job.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -42,23 +25,22 @@
  *   makes a cleared or re-set timer's old event a no-op), answers reach the
  *   policy at once.  Lookups the policy stops waiting for are not recalled:
  *   they keep their place in the store, as in the lab.
- * - Store: lab/store.c's rules.  Lookup (seed, j, attempt) waits
- *   waits_planned_ns(kind, seed, j, attempt), the very dice of lab round
- *   `seed`.  16 slots, one FIFO line; a lookup holds a slot for its planned
- *   wait (a zero wait is answered at once, without a slot); one carrying a
- *   budget is dropped when the budget runs out, in line or in its slot, and
- *   its slot goes to the next in line.
+ * - Store: lab/storeq.c, the very queue lab/store.c runs (slots, one FIFO
+ *   line, budget drops).  Lookup (seed, j, attempt) waits
+ *   waits_planned_ns(kind, seed, j, attempt), the dice of lab round `seed`.
  * - Events run in order of (time in ns, order of scheduling); an arrival at
  *   the same ns as an event comes after it.  So every tie resolves the same
  *   way every time (an answer due at the very ns its try runs out is on time
- *   when its slot was taken before the timer was set).  Pending events sit in a binary
- *   heap, or, when not earlier than the last one there, in one of three
- *   queues in time order (timer 0, timer 1, line drops), which is cheaper
- *   and changes no order.  A timer due after a live answer the policy still
- *   waits for gets no event: it would find the request answered.  Arrivals
- *   stop after --seconds; the run goes on until no event is left: every
- *   request answered, every lookup ended (the lab's tester stops waiting
- *   after 10 s; here nothing is cut off).
+ *   when its slot was taken before the timer was set).  The store's due
+ *   times take their numbers from play's own counter, so its events and
+ *   play's timers run in that one order.  Pending timers sit in a binary
+ *   heap, or, when not earlier than the last one there, in one of two
+ *   queues in time order (timer 0, timer 1), which is cheaper and changes
+ *   no order.  A timer due after a live answer the policy still waits for
+ *   gets no event: it would find the request answered.  Arrivals stop after
+ *   --seconds; the run goes on until no event is left: every request
+ *   answered, every lookup ended (the lab's tester stops waiting after 10 s;
+ *   here nothing is cut off).
  * So seed k of play meets the same arrivals and waits as round k of the lab
  * at the same rate and length; only the machine's own time is missing.
  *
@@ -87,7 +69,6 @@
  * Exit: 0; 2 for bad settings (one message naming the option); 1 when out of
  * memory.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -95,39 +76,31 @@
 #include <string.h>
 
 #include "arms.h"
+#include "opt.h"
+#include "playopt.h"
 #include "policy.h"
+#include "storeq.h"
 #include "util.h"
 #include "waits.h"
 
-#define MS 1000000LL
 #define NS_PER_S 1000000000LL
 #define FLOOD_RUN 3 /* seconds in a row with most requests missed */
-#define MAX_REQUESTS 20000000.0
-#define MAX_SEEDS 100000
-#define NL POL_MAX_LOOKUPS /* lookup records per request */
+#define NL POL_MAX_LOOKUPS /* lookup ids per request: request * NL + attempt */
 
 /* ------------------------------------------------------------- the events */
 
-enum { EV_TIMER, EV_SLOT_OK, EV_SLOT_DROP, EV_LINE_DROP };
-
+/* A timer: play's only events of its own (the store's are in storeq). */
 typedef struct {
     int64_t t;
     uint64_t seq; /* order of scheduling: events at the same ns run in that order */
-    uint32_t id;  /* EV_TIMER: request * 2 + which; else the lookup */
-    uint32_t tg;  /* type | generation << 2 (EV_TIMER: the timer's generation when set) */
+    uint32_t id;  /* request * 2 + which timer */
+    uint32_t gen; /* the timer's generation when set */
 } ev;
 
 static inline int ev_before(int64_t t1, uint64_t s1, int64_t t2, uint64_t s2)
 {
     return (t1 < t2) | ((t1 == t2) & (s1 < s2)); /* no branches */
 }
-
-#define GEN_MASK 0x3fffffffu
-
-typedef struct {
-    int64_t deadline; /* 0: none */
-    int64_t planned;  /* its wait while it is in the line; -1 once it left */
-} lookup;
 
 typedef struct {
     uint32_t req, lookups, missed, line_max;
@@ -138,14 +111,13 @@ typedef struct {
     size_t cap, head, tail; /* counting up; cap a power of 2 */
 } evq;
 
-#define NQ 3
+#define NQ 2
 
 /* One simulation.  The arrays are kept from seed to seed (grown when needed),
  * so a seed after the first touches no new memory. */
 typedef struct {
     const arm *a;
     uint32_t seed;
-    int slots;
     int timeline;
     /* requests: t[r] is the arrival until r is answered, then its latency */
     size_t n, ncap;
@@ -156,21 +128,17 @@ typedef struct {
     uint8_t *done;
     int64_t *okdue; /* the earliest answer due from a slot (not a drop), or INT64_MAX */
     uint8_t *okatt; /* and its attempt */
-    lookup *lk;    /* NL per request: lookup id = request * NL + attempt */
-    /* pending events: a binary heap, and three queues (timer 0, timer 1,
-     * line drops) that take an event when it is not earlier than their last
-     * one, so they stay in order; most events go there, not into the heap */
+    /* pending timers: a binary heap, and two queues (timer 0, timer 1) that
+     * take an event when it is not earlier than their last one, so they stay
+     * in order; most events go there, not into the heap */
     ev *h;
     size_t hn, hcap;
     evq q[NQ];
     int64_t qt[NQ];  /* the time of each queue's first event; INT64_MAX: empty */
     uint64_t qs[NQ]; /* and its seq */
-    uint64_t seq;
-    /* the store's line: a ring of lookup ids; dropped ones are skipped */
-    uint32_t *ring;
-    size_t rcap, rhead, rtail;
-    size_t line_len, line_max;
-    int busy;
+    uint64_t seq;    /* the order of scheduling, shared with the store */
+    storeq store;
+    size_t line_max;
     /* answers on their way to the service, in order (lookup * 2 + dropped) */
     uint32_t *dq;
     size_t dcap, dhead, dtail;
@@ -191,7 +159,7 @@ static void *grow(void *p, size_t *cap, size_t elem, size_t first)
     return q;
 }
 
-static void push(sim *S, int64_t t, uint64_t seq, uint32_t id, uint32_t tg)
+static void push(sim *S, int64_t t, uint64_t seq, uint32_t id, uint32_t gen)
 {
     if (S->hn == S->hcap) {
         ev *nh = grow(S->h, &S->hcap, sizeof *nh, 1024);
@@ -201,7 +169,7 @@ static void push(sim *S, int64_t t, uint64_t seq, uint32_t id, uint32_t tg)
         }
         S->h = nh;
     }
-    ev e = {.t = t, .seq = seq, .id = id, .tg = tg};
+    ev e = {.t = t, .seq = seq, .id = id, .gen = gen};
     size_t i = S->hn++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -242,12 +210,12 @@ static ev pop(sim *S)
 
 /* An event at t goes to queue k when that keeps the queue in order, else
  * to the heap. */
-static void schedule(sim *S, int k, int64_t t, uint32_t id, uint32_t tg)
+static void schedule(sim *S, int k, int64_t t, uint32_t id, uint32_t gen)
 {
     evq *q = &S->q[k];
     uint64_t seq = S->seq++;
     if (q->head != q->tail && q->v[(q->tail - 1) & (q->cap - 1)].t > t) {
-        push(S, t, seq, id, tg);
+        push(S, t, seq, id, gen);
         return;
     }
     if (q->tail - q->head == q->cap) {
@@ -269,7 +237,7 @@ static void schedule(sim *S, int k, int64_t t, uint32_t id, uint32_t tg)
         S->qt[k] = t;
         S->qs[k] = seq;
     }
-    q->v[q->tail++ & (q->cap - 1)] = (ev){.t = t, .seq = seq, .id = id, .tg = tg};
+    q->v[q->tail++ & (q->cap - 1)] = (ev){.t = t, .seq = seq, .id = id, .gen = gen};
 }
 
 static second *sec_at(sim *S, int64_t t)
@@ -322,93 +290,63 @@ static void deliver(sim *S, uint32_t lid, int dropped)
     S->dq[S->dtail++ & (S->dcap - 1)] = lid * 2 + (uint32_t)dropped;
 }
 
-/* Lookup lid takes a slot now (or, with no wait, is answered at once). */
-static void start_slot(sim *S, uint32_t lid, int64_t now)
+/* Carry out what the store's queue reports: answers go to the service;
+ * the counts and the earliest answer due are noted. */
+static void on_store(sim *S, const storeq_event *e)
 {
-    lookup *l = &S->lk[lid];
-    int64_t planned = l->planned;
-    l->planned = -1;
-    if (planned == 0) {
-        deliver(S, lid, 0);
-        return;
-    }
-    S->busy++;
-    int64_t target = now + planned;
-    int drop = l->deadline && l->deadline < target; /* lab/store.c: slot_due */
-    int64_t due = drop ? l->deadline : target;
-    S->slot_ns += due - now;
-    push(S, due, S->seq++, lid, drop ? EV_SLOT_DROP : EV_SLOT_OK);
-    uint32_t r = lid / NL;
-    if (!drop && due < S->okdue[r]) {
-        S->okdue[r] = due;
-        S->okatt[r] = (uint8_t)(lid % NL);
-    }
-}
-
-/* Hand free slots to the line, in order. */
-static void fill_slots(sim *S, int64_t now)
-{
-    while (S->busy < S->slots && S->rhead != S->rtail) {
-        uint32_t lid = S->ring[S->rhead++ & (S->rcap - 1)];
-        lookup *l = &S->lk[lid];
-        if (l->planned < 0)
-            continue; /* dropped at its deadline already */
-        S->line_len--;
-        if (l->deadline && now >= l->deadline) {
-            l->planned = -1;
-            deliver(S, lid, 1);
-            continue;
+    uint32_t lid = (uint32_t)e->id, r = lid / NL;
+    switch (e->what) {
+    case STOREQ_QUEUED: {
+        size_t len = (size_t)storeq_line(&S->store);
+        if (len > S->line_max)
+            S->line_max = len;
+        if (S->timeline) {
+            second *s = sec_at(S, e->t);
+            if (s && len > s->line_max)
+                s->line_max = (uint32_t)len;
         }
-        start_slot(S, lid, now);
+        break;
+    }
+    case STOREQ_STARTED:
+        S->slot_ns += e->until - e->t;
+        if (!e->drops && e->until < S->okdue[r]) {
+            S->okdue[r] = e->until;
+            S->okatt[r] = (uint8_t)(lid % NL);
+        }
+        break;
+    case STOREQ_ANSWERED:
+        deliver(S, lid, 0);
+        break;
+    case STOREQ_DROPPED_LINE:
+    case STOREQ_DROPPED_SLOT:
+        deliver(S, lid, 1);
+        break;
     }
 }
 
 /* Lookup lid reaches the store at `now` carrying `budget` (0: none). */
 static void store_arrive(sim *S, uint32_t lid, int64_t budget, int64_t now)
 {
-    lookup *l = &S->lk[lid];
-    l->planned = waits_planned_ns(S->a->wait, S->seed, lid / NL, lid % NL);
-    l->deadline = budget == 0 ? 0 : budget > INT64_MAX - now ? INT64_MAX : now + budget;
-    if (budget < 0) { /* run out already: dropped at once */
-        l->planned = -1;
-        deliver(S, lid, 1);
-        return;
-    }
-    if (S->busy < S->slots) { /* then the line is empty */
-        start_slot(S, lid, now);
-        return;
-    }
-    if (ring_room(&S->ring, &S->rcap, &S->rhead, &S->rtail) != 0) {
+    storeq_event e;
+    int64_t planned = waits_planned_ns(S->a->wait, S->seed, lid / NL, lid % NL);
+    if (storeq_arrive(&S->store, now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
     }
-    S->ring[S->rtail++ & (S->rcap - 1)] = lid;
-    if (++S->line_len > S->line_max)
-        S->line_max = S->line_len;
-    if (S->timeline) {
-        second *s = sec_at(S, now);
-        if (s && S->line_len > s->line_max)
-            s->line_max = (uint32_t)S->line_len;
-    }
-    if (l->deadline)
-        schedule(S, 2, l->deadline, lid, EV_LINE_DROP);
+    on_store(S, &e);
 }
 
-static void on_slot_end(sim *S, uint32_t lid, int dropped, int64_t now)
+/* The store's next slot end or budget, due at `now`, and the line moving up. */
+static void store_due(sim *S, int64_t now)
 {
-    S->busy--;
-    deliver(S, lid, dropped);
-    fill_slots(S, now);
-}
-
-static void on_line_drop(sim *S, uint32_t lid)
-{
-    lookup *l = &S->lk[lid];
-    if (l->planned < 0)
-        return; /* it has left the line */
-    l->planned = -1;
-    S->line_len--;
-    deliver(S, lid, 1);
+    storeq_event e;
+    if (storeq_end(&S->store, now, &e))
+        on_store(S, &e);
+    int rc;
+    while ((rc = storeq_fill(&S->store, now, &e)) > 0)
+        on_store(S, &e);
+    if (rc < 0)
+        S->oom = 1;
 }
 
 /* ------------------------------------------------------------ the service */
@@ -428,7 +366,7 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
     for (int i = 0; i < 2; i++) {
         if (o->timer[i] == POL_TIMER_KEEP)
             continue;
-        uint32_t g = ++S->gen[2 * r + (uint32_t)i] & GEN_MASK;
+        uint32_t g = ++S->gen[2 * r + (uint32_t)i];
         /* A timer due after a live answer the policy still waits for would
          * find the request answered: no event for it.  (Until that answer,
          * only a timer fired earlier can stop the policy waiting for it, and
@@ -436,7 +374,7 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
          * another lookup changes nothing while this one is outstanding.) */
         if (o->timer[i] != POL_TIMER_OFF &&
             !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
-            schedule(S, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, EV_TIMER | g << 2);
+            schedule(S, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
     if (o->done != POL_PENDING) {
         S->done[r] = (uint8_t)o->done;
@@ -474,8 +412,8 @@ static int simulate(sim *S, const int64_t *arrive)
     for (;;) {
         if (S->oom)
             return -1;
-        /* the earliest of the heap's top and the queues' heads, by time and
-         * then order of scheduling; or the next arrival */
+        /* the earliest of the heap's top, the queues' heads and the store's
+         * next, by time and then order of scheduling; or the next arrival */
         int64_t te = S->hn ? S->h[0].t : INT64_MAX;
         uint64_t se = S->hn ? S->h[0].seq : 0;
         int src = NQ; /* the heap */
@@ -485,6 +423,10 @@ static int simulate(sim *S, const int64_t *arrive)
             se = earlier ? S->qs[k] : se;
             src = earlier ? k : src;
         }
+        uint64_t ss;
+        int64_t ts = storeq_next(&S->store, &ss);
+        int store = ev_before(ts, ss, te, se);
+        te = store ? ts : te;
         int64_t ta = ia < S->n ? arrive[ia] : INT64_MAX;
         if (te == INT64_MAX && ta == INT64_MAX)
             break;
@@ -495,6 +437,9 @@ static int simulate(sim *S, const int64_t *arrive)
             uint32_t r = (uint32_t)ia++;
             pol_start(&S->ps[r], S->a, S->seed, r, now, -1, &o);
             apply(S, r, &o, now);
+        } else if (store) {
+            now = te;
+            store_due(S, now);
         } else {
             ev e;
             if (src == NQ) {
@@ -507,23 +452,10 @@ static int simulate(sim *S, const int64_t *arrive)
                 S->qs[src] = more ? q->v[q->head & (q->cap - 1)].seq : 0;
             }
             now = e.t;
-            switch (e.tg & 3) {
-            case EV_TIMER: {
-                uint32_t r = e.id / 2;
-                if (!S->done[r] && (S->gen[e.id] & GEN_MASK) == e.tg >> 2) {
-                    pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
-                    apply(S, r, &o, now);
-                }
-                break;
-            }
-            case EV_SLOT_OK:
-                on_slot_end(S, e.id, 0, now);
-                break;
-            case EV_SLOT_DROP:
-                on_slot_end(S, e.id, 1, now);
-                break;
-            default:
-                on_line_drop(S, e.id);
+            uint32_t r = e.id / 2;
+            if (!S->done[r] && S->gen[e.id] == e.gen) {
+                pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
+                apply(S, r, &o, now);
             }
         }
         drain_answers(S, now);
@@ -611,22 +543,19 @@ static void sim_free(sim *S)
     free(S->done);
     free(S->okdue);
     free(S->okatt);
-    free(S->lk);
     free(S->h);
     for (int k = 0; k < NQ; k++)
         free(S->q[k].v);
-    free(S->ring);
+    storeq_free(&S->store);
     free(S->dq);
     free(S->sec);
 }
 
-/* Run one seed in S (its arrays kept for the next seed).  0, or -1 when out
- * of memory.  The per-second counts stay in S->sec[0 .. S->nsec). */
-static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
+/* The tester's schedule (lab/tester.c, make_schedule) into S->t, and the
+ * per-request arrays grown to hold it.  0, or -1 when out of memory. */
+static int arrivals(sim *S, double seconds, uint32_t seed)
 {
-    S->seed = seed;
     S->n = 0;
-    /* the tester's schedule (lab/tester.c, make_schedule) */
     ut_rng g;
     ut_rng_seed(&g, 1000003ULL * seed + 17);
     int64_t span = (int64_t)llround(seconds * 1e9), off = 0;
@@ -654,16 +583,23 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
             uint8_t *na = realloc(S->okatt, nc);
             if (na)
                 S->okatt = na;
-            lookup *nl = realloc(S->lk, NL * nc * sizeof *nl);
-            if (nl)
-                S->lk = nl;
-            if (!nt || !nps || !ng || !nd || !nk || !na || !nl)
+            if (!nt || !nps || !ng || !nd || !nk || !na)
                 return -1;
             S->ncap = nc;
         }
         S->t[S->n++] = off;
         S->t_last = off;
     }
+    return 0;
+}
+
+/* Run one seed in S (its arrays kept for the next seed).  0, or -1 when out
+ * of memory.  The per-second counts stay in S->sec[0 .. S->nsec). */
+static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
+{
+    S->seed = seed;
+    if (arrivals(S, seconds, seed) != 0)
+        return -1;
     if (S->n) {
         memset(S->gen, 0, 2 * S->n * sizeof *S->gen);
         memset(S->done, 0, S->n);
@@ -677,10 +613,9 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
         S->qt[k] = INT64_MAX;
         S->qs[k] = 0;
     }
-    S->rhead = S->rtail = 0;
+    storeq_reset(&S->store);
+    S->line_max = 0;
     S->dhead = S->dtail = 0;
-    S->line_len = S->line_max = 0;
-    S->busy = 0;
     S->lookups = S->standins = S->errors = 0;
     S->slot_ns = 0;
     S->nsec = 0;
@@ -719,114 +654,7 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
     return 0;
 }
 
-/* ------------------------------------------------------------- settings */
-
-static void usage(FILE *f)
-{
-    fputs("usage: play [--arm NAME] [--arms lab/arms.tsv]\n"
-          "            [--wait Z|F|L|H] [--rate R] [--limit-ms T] [--retries 0|1|2]\n"
-          "            [--pause none|fixed|jitter] [--pause-ms 10,20] [--hedge-ms H]\n"
-          "            [--total-ms T] [--deadline-ms D] [--reserve-ms R] [--down 0|1]\n"
-          "            [--standin 0|1] [--slots 16]\n"
-          "            [--seconds 30] [--seeds 1-5] [--csv] [--timeline]\n"
-          "A deterministic simulation of the lab's store and policies; see the\n"
-          "comment at the top of lab/play.c and lab/README.md.\n",
-          f);
-}
-
-static int bad(const char *opt, const char *val, const char *why)
-{
-    if (val)
-        ut_err("%s \"%s\": %s", opt, val, why);
-    else
-        ut_err("%s: %s", opt, why);
-    return 2;
-}
-
-/* A number of ms, 0 to 600000, decimals allowed, to whole ns. */
-static int parse_ms(const char *s, int64_t *ns)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= 0 && v <= 600000))
-        return -1;
-    *ns = (int64_t)llround(v * 1e6);
-    return 0;
-}
-
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* "1-5", "7", "1,3,8-10": seeds 0 to 2^32-1. */
-static int parse_seeds(const char *s, uint32_t **out, size_t *n)
-{
-    size_t cap = 0;
-    *out = NULL;
-    *n = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        errno = 0;
-        if (*p < '0' || *p > '9')
-            return -1;
-        unsigned long long a = strtoull(p, &end, 10), b = a;
-        if (errno || a > UINT32_MAX)
-            return -1;
-        p = end;
-        if (*p == '-') {
-            p++;
-            if (*p < '0' || *p > '9')
-                return -1;
-            b = strtoull(p, &end, 10);
-            if (errno || b > UINT32_MAX || b < a)
-                return -1;
-            p = end;
-        }
-        for (unsigned long long k = a; k <= b; k++) {
-            if (*n >= MAX_SEEDS)
-                return -1;
-            if (*n == cap) {
-                uint32_t *no = grow(*out, &cap, sizeof *no, 16);
-                if (!no)
-                    return -1;
-                *out = no;
-            }
-            (*out)[(*n)++] = (uint32_t)k;
-        }
-        if (*p == 0)
-            return 0;
-        if (*p != ',')
-            return -1;
-        p++;
-    }
-}
-
-/* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge. */
-static void label(const arm *a, char *buf, size_t len)
-{
-    char ms[24];
-    snprintf(ms, sizeof ms, "%.6g", (double)a->try_ns / 1e6);
-    if (a->hedge_ns)
-        snprintf(buf, len, "hedge");
-    else if (a->tries > 1)
-        snprintf(buf, len, "r%d%s%s", a->tries - 1, a->pause == PAUSE_NONE ? "" : "b",
-                 a->pause == PAUSE_JITTER ? "j" : "");
-    else if (a->deadline_ns)
-        snprintf(buf, len, "%s", a->down ? "dldown" : "dl");
-    else if (a->try_ns)
-        snprintf(buf, len, "%s%s", a->standin ? "fb" : "t", ms);
-    else
-        snprintf(buf, len, "none");
-}
+/* ----------------------------------------------------------------- output */
 
 static void fmt_ms(char *buf, size_t len, int64_t ns)
 {
@@ -874,242 +702,117 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+
+/* One seed's row; its figures for the medians in m[0..6) (when it had
+ * requests: 1 returned, else 0). */
+static int print_seed(const sim *S, const result *R, int csv, double m[6])
+{
+    double si = share(R->standins, R->n), er = share(R->errors, R->n), lpr = share(R->lookups, R->n),
+           slot = R->n ? (double)R->slot_ns / 1e6 / (double)R->n : NAN;
+    int flooded = R->flood_from >= 0;
+    char from[24] = "-";
+    if (flooded)
+        snprintf(from, sizeof from, "%ld", R->flood_from);
+    if (csv)
+        printf("%" PRIu32 ",%.6f,%.6f,%.6f,%zu,%s,%s,%.6f,%.6f,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+               ",%" PRId64 "\n",
+               R->seed, R->p99_ms, si, lpr, R->line_max, flooded ? "yes" : "no", flooded ? from : "", er,
+               slot, R->n, R->standins, R->errors, R->lookups, R->slot_ns);
+    else if (R->n)
+        printf("%6" PRIu32 " %9.2f %13.2f%% %20.3f %13zu %8s %13s %11.2f%% %20.2f %9zu\n", R->seed,
+               R->p99_ms, 100 * si, lpr, R->line_max, flooded ? "yes" : "no", from, 100 * er, slot, R->n);
+    else
+        printf("%6" PRIu32 " %9s %14s %20s %13s %8s %13s %12s %20s %9d\n", R->seed, "-", "-", "-", "-", "-",
+               "-", "-", "-", 0);
+    if (S->timeline) {
+        const char *p = csv ? "#" : " ";
+        printf("%s seed %" PRIu32 ", by second: second,requests_arriving,lookups_sent,"
+               "missed_of_those_arriving,longest_line\n",
+               p, R->seed);
+        for (size_t k = 0; k < S->nsec; k++) {
+            const second *q = &S->sec[k];
+            if (q->req || q->lookups || q->missed || q->line_max)
+                printf("%s %zu,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 "\n", p, k, q->req, q->lookups,
+                       q->missed, q->line_max);
+        }
+    }
+    fflush(stdout);
+    m[0] = R->p99_ms;
+    m[1] = si;
+    m[2] = lpr;
+    m[3] = (double)R->line_max;
+    m[4] = er;
+    m[5] = slot;
+    return R->n != 0;
+}
+
+/* Every seed, a row each, then the medians and the speed.  0, or 1 when
+ * out of memory. */
+static int run_seeds(const playopt *o)
+{
+    double *m[6]; /* per seed with requests: p99, stand-ins, lookups, line, errors, slot time */
+    int rc = 1;
+    /* on the heap: on this function's stack, beside the event records of
+     * the store's calls, the same loop ran 10% slower (measured) */
+    sim *S = calloc(1, sizeof *S);
+    for (int i = 0; i < 6; i++)
+        m[i] = malloc(o->nseeds * sizeof *m[i]);
+    if (!S || !m[0] || !m[1] || !m[2] || !m[3] || !m[4] || !m[5]) {
+        ut_err("out of memory");
+        goto done;
+    }
+    S->a = &o->a;
+    S->timeline = o->timeline;
+    (void)storeq_init(&S->store, o->slots, &S->seq);
+    int64_t wall = 0;
+    uint64_t total_lookups = 0;
+    int nflood = 0;
+    size_t nm = 0;
+    for (size_t s = 0; s < o->nseeds; s++) {
+        result R;
+        int64_t t0 = ut_mono_ns(); /* read between runs, never inside one */
+        int bad_seed = run_seed(S, o->seconds, o->seeds[s], &R);
+        wall += ut_mono_ns() - t0;
+        if (bad_seed != 0) {
+            ut_err("seed %" PRIu32 ": out of memory", o->seeds[s]);
+            goto done;
+        }
+        total_lookups += R.lookups;
+        nflood += R.flood_from >= 0;
+        double row[6];
+        if (print_seed(S, &R, o->csv, row)) /* medians over the seeds with requests */
+            for (int i = 0; i < 6; i++)
+                m[i][nm] = row[i];
+        nm += R.n != 0;
+    }
+    if (!o->csv && nm > 1)
+        printf("%6s %9.2f %13.2f%% %20.3f %13.0f %5d/%-2zu %13s %11.2f%% %20.2f\n", "median", median(m[0], nm),
+               100 * median(m[1], nm), median(m[2], nm), median(m[3], nm), nflood, o->nseeds, "",
+               100 * median(m[4], nm), median(m[5], nm));
+    double secs_wall = (double)wall / 1e9;
+    fprintf(o->csv ? stderr : stdout,
+            "simulated %" PRIu64 " lookups in %.3f s of wall time: %.2f million lookups a second\n",
+            total_lookups, secs_wall, secs_wall > 0 ? (double)total_lookups / secs_wall / 1e6 : 0.0);
+    rc = 0;
+done:
+    if (S)
+        sim_free(S);
+    free(S);
+    for (int i = 0; i < 6; i++)
+        free(m[i]);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ut_set_prog("play");
-    const char *arm_name = NULL, *arms_path = "lab/arms.tsv", *seeds_s = "1-5";
-    arm o; /* the settings given, applied over the arm or the defaults */
-    memset(&o, 0, sizeof o);
-    struct {
-        int wait, rate, try_ns, tries, pause, pause_ms, hedge, limit, deadline, reserve, down, standin;
-    } set = {0};
-    long slots = 16;
-    double seconds = 30;
-    int csv = 0, timeline = 0;
-    char extra[512] = "";
-    size_t elen = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i];
-        if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-            usage(stdout);
-            return 0;
-        }
-        if (!strcmp(k, "--csv")) {
-            csv = 1;
-            continue;
-        }
-        if (!strcmp(k, "--timeline")) {
-            timeline = 1;
-            continue;
-        }
-        if (strncmp(k, "--", 2) != 0) {
-            ut_err("\"%s\" is not an option (try --help)", k);
-            return 2;
-        }
-        if (i + 1 >= argc)
-            return bad(k, NULL, "needs a value");
-        const char *v = argv[++i];
-        long x;
-        int is_setting = 1;
-        if (!strcmp(k, "--arm")) {
-            arm_name = v;
-            is_setting = 0;
-        } else if (!strcmp(k, "--arms")) {
-            arms_path = v;
-            is_setting = 0;
-        } else if (!strcmp(k, "--seeds")) {
-            seeds_s = v;
-            is_setting = 0;
-        } else if (!strcmp(k, "--seconds")) {
-            char *end;
-            errno = 0;
-            seconds = strtod(v, &end);
-            if (errno || end == v || *end || !(seconds > 0 && seconds <= 86400))
-                return bad(k, v, "is not a number of seconds (above 0, at most 86400)");
-            is_setting = 0;
-        } else if (!strcmp(k, "--slots")) {
-            if (parse_int(v, 1, 65536, &slots) != 0)
-                return bad(k, v, "is not a number of slots (1 to 65536)");
-        } else if (!strcmp(k, "--wait")) {
-            if (waits_kind(v, &o.wait) != 0)
-                return bad(k, v, "is not one of Z F L H");
-            set.wait = 1;
-        } else if (!strcmp(k, "--rate")) {
-            if (parse_int(v, 1, 1000000, &x) != 0)
-                return bad(k, v, "is not a rate (whole requests a second, 1 to 1000000)");
-            o.rate = (int)x;
-            set.rate = 1;
-        } else if (!strcmp(k, "--limit-ms")) {
-            if (parse_ms(v, &o.try_ns) != 0)
-                return bad(k, v, "is not a time in ms (0 to 600000; 0: none)");
-            set.try_ns = 1;
-        } else if (!strcmp(k, "--retries")) {
-            if (parse_int(v, 0, POL_MAX_LOOKUPS - 1, &x) != 0)
-                return bad(k, v, "is not 0, 1 or 2 (the policy holds 3 lookups a request)");
-            o.tries = (int)x + 1;
-            set.tries = 1;
-        } else if (!strcmp(k, "--pause")) {
-            if (!strcmp(v, "none"))
-                o.pause = PAUSE_NONE;
-            else if (!strcmp(v, "fixed"))
-                o.pause = PAUSE_FIXED;
-            else if (!strcmp(v, "jitter"))
-                o.pause = PAUSE_JITTER;
-            else
-                return bad(k, v, "is not none, fixed or jitter");
-            set.pause = 1;
-        } else if (!strcmp(k, "--pause-ms")) {
-            char buf[256];
-            if (strlen(v) >= sizeof buf)
-                return bad(k, v, "is too long");
-            snprintf(buf, sizeof buf, "%s", v);
-            o.npause = 0;
-            for (char *s = buf;;) {
-                char *comma = strchr(s, ',');
-                if (comma)
-                    *comma = 0;
-                if (o.npause == ARMS_MAXPAUSE || parse_ms(s, &o.pause_ns[o.npause]) != 0)
-                    return bad(k, v, "is not a list of up to 4 times in ms, e.g. 10,20");
-                o.npause++;
-                if (!comma)
-                    break;
-                s = comma + 1;
-            }
-            set.pause_ms = 1;
-        } else if (!strcmp(k, "--hedge-ms")) {
-            if (parse_ms(v, &o.hedge_ns) != 0)
-                return bad(k, v, "is not a time in ms (0 to 600000; 0: none)");
-            set.hedge = 1;
-        } else if (!strcmp(k, "--total-ms")) {
-            if (parse_ms(v, &o.limit_ns) != 0)
-                return bad(k, v, "is not a time in ms (0 to 600000; 0: none)");
-            set.limit = 1;
-        } else if (!strcmp(k, "--deadline-ms")) {
-            if (parse_ms(v, &o.deadline_ns) != 0)
-                return bad(k, v, "is not a time in ms (0 to 600000; 0: none)");
-            set.deadline = 1;
-        } else if (!strcmp(k, "--reserve-ms")) {
-            if (parse_ms(v, &o.reserve_ns) != 0)
-                return bad(k, v, "is not a time in ms (0 to 600000)");
-            set.reserve = 1;
-        } else if (!strcmp(k, "--down")) {
-            if (parse_int(v, 0, 1, &x) != 0)
-                return bad(k, v, "is not 0 or 1");
-            o.down = (int)x;
-            set.down = 1;
-        } else if (!strcmp(k, "--standin")) {
-            if (parse_int(v, 0, 1, &x) != 0)
-                return bad(k, v, "is not 0 or 1");
-            o.standin = (int)x;
-            set.standin = 1;
-        } else {
-            ut_err("unknown option %s (try --help)", k);
-            return 2;
-        }
-        if (is_setting && elen < sizeof extra)
-            elen += (size_t)snprintf(extra + elen, sizeof extra - elen, " %s %s", k, v);
-    }
-
-    /* the base: an arm, or the defaults */
-    arm a;
-    memset(&a, 0, sizeof a);
-    a.wait = WAIT_H;
-    a.rate = 300;
-    a.tries = 1;
-    a.standin = 1;
-    arm_table T = {0};
-    char err[UT_ERRLEN];
-    if (arm_name) {
-        if (arms_load(arms_path, &T, err, sizeof err) != 0) {
-            ut_err("--arms: %s", err);
-            return 2;
-        }
-        const arm *f = arms_find(&T, arm_name);
-        if (!f) {
-            ut_err("--arm \"%s\": no such arm in %s", arm_name, arms_path);
-            arms_free(&T);
-            return 2;
-        }
-        a = *f;
-        arms_free(&T);
-        if (a.rate == 0)
-            return bad("--arm", arm_name, "is closed loop (rate max); play simulates open-loop arrivals only");
-    }
-    if (set.wait)
-        a.wait = o.wait;
-    if (set.rate)
-        a.rate = o.rate;
-    if (set.try_ns)
-        a.try_ns = o.try_ns;
-    if (set.tries)
-        a.tries = o.tries;
-    if (set.pause)
-        a.pause = o.pause;
-    if (set.pause_ms) {
-        a.npause = o.npause;
-        memcpy(a.pause_ns, o.pause_ns, sizeof a.pause_ns);
-    }
-    if (set.pause && o.pause == PAUSE_NONE && !set.pause_ms)
-        a.npause = 0;
-    if (set.hedge)
-        a.hedge_ns = o.hedge_ns;
-    if (set.limit)
-        a.limit_ns = o.limit_ns;
-    if (set.deadline)
-        a.deadline_ns = o.deadline_ns;
-    if (set.reserve)
-        a.reserve_ns = o.reserve_ns;
-    else if (set.deadline && !a.reserve_ns && a.deadline_ns)
-        a.reserve_ns = 2 * MS; /* as in the lab's dl arms */
-    if (!a.deadline_ns && !set.reserve)
-        a.reserve_ns = 0;
-    if (set.down)
-        a.down = o.down;
-    if (set.standin)
-        a.standin = o.standin;
-
-    if (a.pause != PAUSE_NONE && a.npause == 0 && !set.pause_ms) { /* the lab's pauses */
-        a.npause = 2;
-        a.pause_ns[0] = 10 * MS;
-        a.pause_ns[1] = 20 * MS;
-    }
-
-    /* is it a policy the lab's code can run? */
-    if (a.tries > POL_MAX_LOOKUPS)
-        return bad("--arm", arm_name, "has more tries than the policy holds (3)");
-    if (a.pause == PAUSE_NONE && set.pause_ms && o.npause)
-        return bad("--pause-ms", NULL, "needs --pause fixed or --pause jitter");
-    if (a.pause != PAUSE_NONE && a.npause < a.tries - 1)
-        return bad("--pause-ms", NULL, "needs one pause per retry (e.g. --pause-ms 10,20 for 2 retries)");
-    if (a.down && !a.deadline_ns)
-        return bad("--down", "1", "needs --deadline-ms above 0 (the budget passed down is the request's deadline)");
-    if (a.reserve_ns && !a.deadline_ns)
-        return bad("--reserve-ms", NULL, "needs --deadline-ms above 0");
-    if (a.deadline_ns && a.reserve_ns >= a.deadline_ns)
-        return bad("--reserve-ms", NULL, "must be below --deadline-ms");
-    if ((double)a.rate * seconds > MAX_REQUESTS)
-        return bad("--rate", NULL, "times --seconds is above 20 million requests a seed");
-    uint32_t *seeds;
-    size_t nseeds;
-    if (parse_seeds(seeds_s, &seeds, &nseeds) != 0) {
-        free(seeds);
-        return bad("--seeds", seeds_s, "is not a list of seeds 0 to 4294967295 such as 1-5 or 1,3,8-10");
-    }
-
-    char name[64], head[4096];
-    if (arm_name) {
-        snprintf(name, sizeof name, "%s", arm_name);
-    } else {
-        char lab[64];
-        label(&a, lab, sizeof lab);
-        snprintf(name, sizeof name, "%c%d-%.40s", (char)a.wait, a.rate, lab);
-    }
-    char ext[600] = "";
-    if (arm_name && extra[0])
-        snprintf(ext, sizeof ext, " with%s", extra);
-    settings_line(&a, name, ext, (int)slots, seconds, seeds_s, head, sizeof head);
-
-    if (csv)
+    playopt o;
+    int rc = playopt_parse(argc, argv, &o);
+    if (rc != OPT_OK)
+        return rc == OPT_HELP ? 0 : 2;
+    char head[4096];
+    settings_line(&o.a, o.name, o.with, o.slots, o.seconds, o.seeds_s, head, sizeof head);
+    if (o.csv)
         printf("# %s\nseed,p99_ms,standin_share,lookups_per_request,longest_line,flooded,flood_from_s,"
                "error_share,slot_ms_per_request,requests,standins,errors,lookups,slot_ns\n",
                head);
@@ -1118,90 +821,7 @@ int main(int argc, char **argv)
                "lookups_per_request", "longest_line", "flooded", "flood_from_s", "error_share",
                "slot_ms_per_request", "requests");
     fflush(stdout);
-
-    double *m_p99 = malloc(nseeds * sizeof *m_p99), *m_si = malloc(nseeds * sizeof *m_si),
-           *m_lpr = malloc(nseeds * sizeof *m_lpr), *m_line = malloc(nseeds * sizeof *m_line),
-           *m_err = malloc(nseeds * sizeof *m_err), *m_slot = malloc(nseeds * sizeof *m_slot);
-    if (!m_p99 || !m_si || !m_lpr || !m_line || !m_err || !m_slot) {
-        ut_err("out of memory");
-        return 1;
-    }
-    sim S;
-    memset(&S, 0, sizeof S);
-    S.a = &a;
-    S.slots = (int)slots;
-    S.timeline = timeline;
-    int64_t wall = 0;
-    uint64_t total_lookups = 0;
-    int nflood = 0;
-    size_t nm = 0;
-    for (size_t s = 0; s < nseeds; s++) {
-        result R;
-        int64_t t0 = ut_mono_ns(); /* read between runs, never inside one */
-        int rc = run_seed(&S, seconds, seeds[s], &R);
-        wall += ut_mono_ns() - t0;
-        if (rc != 0) {
-            ut_err("seed %" PRIu32 ": out of memory", seeds[s]);
-            sim_free(&S);
-            return 1;
-        }
-        total_lookups += R.lookups;
-        double si = share(R.standins, R.n), er = share(R.errors, R.n), lpr = share(R.lookups, R.n),
-               slot = R.n ? (double)R.slot_ns / 1e6 / (double)R.n : NAN;
-        int flooded = R.flood_from >= 0;
-        char from[24] = "-";
-        if (flooded)
-            snprintf(from, sizeof from, "%ld", R.flood_from);
-        nflood += flooded;
-        if (R.n) { /* medians over the seeds with requests */
-            m_p99[nm] = R.p99_ms;
-            m_si[nm] = si;
-            m_lpr[nm] = lpr;
-            m_line[nm] = (double)R.line_max;
-            m_err[nm] = er;
-            m_slot[nm] = slot;
-            nm++;
-        }
-        if (csv)
-            printf("%" PRIu32 ",%.6f,%.6f,%.6f,%zu,%s,%s,%.6f,%.6f,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-                   ",%" PRId64 "\n",
-                   R.seed, R.p99_ms, si, lpr, R.line_max, flooded ? "yes" : "no", flooded ? from : "",
-                   er, slot, R.n, R.standins, R.errors, R.lookups, R.slot_ns);
-        else if (R.n)
-            printf("%6" PRIu32 " %9.2f %13.2f%% %20.3f %13zu %8s %13s %11.2f%% %20.2f %9zu\n", R.seed,
-                   R.p99_ms, 100 * si, lpr, R.line_max, flooded ? "yes" : "no", from, 100 * er, slot, R.n);
-        else
-            printf("%6" PRIu32 " %9s %14s %20s %13s %8s %13s %12s %20s %9d\n", R.seed, "-", "-", "-", "-", "-",
-                   "-", "-", "-", 0);
-        if (timeline) {
-            const char *p = csv ? "#" : " ";
-            printf("%s seed %" PRIu32 ", by second: second,requests_arriving,lookups_sent,"
-                   "missed_of_those_arriving,longest_line\n",
-                   p, R.seed);
-            for (size_t k = 0; k < S.nsec; k++) {
-                const second *q = &S.sec[k];
-                if (q->req || q->lookups || q->missed || q->line_max)
-                    printf("%s %zu,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 "\n", p, k, q->req,
-                           q->lookups, q->missed, q->line_max);
-            }
-        }
-        fflush(stdout);
-    }
-    sim_free(&S);
-    if (!csv && nm > 1)
-        printf("%6s %9.2f %13.2f%% %20.3f %13.0f %5d/%-2zu %13s %11.2f%% %20.2f\n", "median",
-               median(m_p99, nm), 100 * median(m_si, nm), median(m_lpr, nm), median(m_line, nm), nflood,
-               nseeds, "", 100 * median(m_err, nm), median(m_slot, nm));
-    double secs_wall = (double)wall / 1e9;
-    fprintf(csv ? stderr : stdout,
-            "simulated %" PRIu64 " lookups in %.3f s of wall time: %.2f million lookups a second\n",
-            total_lookups, secs_wall, secs_wall > 0 ? (double)total_lookups / secs_wall / 1e6 : 0.0);
-    free(m_p99);
-    free(m_si);
-    free(m_lpr);
-    free(m_line);
-    free(m_err);
-    free(m_slot);
-    free(seeds);
-    return 0;
+    rc = run_seeds(&o);
+    playopt_free(&o);
+    return rc;
 }

@@ -7,21 +7,22 @@
  * Starts a fresh store and a fresh service pinned to --cores, runs the tester
  * (idle gate first) pinned likewise and with nice --tester-nice (as root: so
  * that, like a client on its own machine, it sends on time even while the
- * service is busy; its own lateness is recorded either way), reads each process's CPU use from /proc,
- * waits --settle-s (default 2.5 s with freezes, else 0.2 s) so the store can
- * finish the lookups nobody waits for any more, stops the store and the
- * service (SIGTERM: they write their event files),
- * and writes run.json.  Everything goes to "<raw>/.<arm>-r<round>.tmp" and is
- * renamed to "<raw>/<arm>-r<round>" only when complete, so a folder under its
- * final name is always a whole run.  Exit 0 on success, 3 when the idle gate
- * did not pass (nothing kept), 1 on any other failure (nothing kept).
+ * service is busy; its own lateness is recorded either way), reads each
+ * process's CPU use from /proc (lab/proc.h), waits --settle-s (default 2.5 s
+ * with freezes, else 0.2 s) so the store can finish the lookups nobody waits
+ * for any more, stops the store and the service (SIGTERM: they write their
+ * event files), and writes run.json.  Everything goes to
+ * "<raw>/.<arm>-r<round>.tmp" and is renamed to "<raw>/<arm>-r<round>" only
+ * when complete, so a folder under its final name is always a whole run.
+ * Exit 0 on success, 2 on a bad option (named, with its value), 3 when the
+ * idle gate did not pass (nothing kept), 1 on any other failure (nothing
+ * kept).
  *
  * The Poisson schedule's seed depends on the round only, so every arm of a
  * round meets the same arrivals as well as the same dice.
  */
 #include <errno.h>
 #include <jansson.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,157 +30,40 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "arms.h"
+#include "opt.h"
+#include "proc.h"
 #include "prov.h"
 #include "util.h"
 
+/* What run was asked for, and what follows from it. */
 typedef struct {
-    pid_t pid;
-    int port;
-    FILE *out; /* its stdout */
-} child;
+    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze;
+    int round, tester_nice, gate;
+    double seconds, settle;
+    arm_table arms;
+    const arm *a;
+    cpu_set_t cpus;
+    long rows; /* rows of the store's table */
+    unsigned long long seed;
+    char name[96], dir[4096], fin[4096];
+    char table[4096], model[4096], standin[4096];
+} run_cfg;
 
-static int parse_cpus(const char *s, cpu_set_t *set)
-{
-    CPU_ZERO(set);
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *dash = strchr(tok, '-');
-        char *end;
-        long a = strtol(tok, &end, 10), b = a;
-        if (end == tok || (dash && end != dash) || (!dash && *end))
-            return -1;
-        if (dash) {
-            b = strtol(dash + 1, &end, 10);
-            if (*end || b < a)
-                return -1;
-        }
-        if (a < 0 || b >= CPU_SETSIZE)
-            return -1;
-        for (long c = a; c <= b; c++)
-            CPU_SET((int)c, set);
-    }
-    return CPU_COUNT(set) ? 0 : -1;
-}
-
-/* Start argv pinned to `cpus`; with want_port, read "...:PORT" from its first line. */
-static int start(char *const argv[], const cpu_set_t *cpus, int nice_value, int want_port, child *c, char *err,
-                 size_t errlen)
-{
-    int fd[2];
-    memset(c, 0, sizeof *c);
-    if (pipe(fd) != 0) {
-        ut_seterr(err, errlen, "pipe: %s", strerror(errno));
-        return -1;
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        ut_seterr(err, errlen, "fork: %s", strerror(errno));
-        return -1;
-    }
-    if (pid == 0) {
-        sched_setaffinity(0, sizeof *cpus, cpus);
-        if (nice_value)
-            setpriority(PRIO_PROCESS, 0, nice_value); /* best effort: needs root to go below 0 */
-        dup2(fd[1], 1);
-        close(fd[0]);
-        close(fd[1]);
-        execv(argv[0], argv);
-        fprintf(stderr, "run: cannot start %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    c->pid = pid;
-    c->out = fdopen(fd[0], "r");
-    if (!want_port)
-        return 0;
-    char line[256];
-    if (!fgets(line, sizeof line, c->out)) {
-        ut_seterr(err, errlen, "%s did not start (see its message above)", argv[0]);
-        return -1;
-    }
-    char *colon = strrchr(line, ':');
-    c->port = colon ? atoi(colon + 1) : 0;
-    if (c->port <= 0) {
-        ut_seterr(err, errlen, "%s said \"%s\", not where it listens", argv[0], line);
-        return -1;
-    }
-    return 0;
-}
-
-/* utime + stime of a live process, in seconds. */
-static int proc_cpu(pid_t pid, double *user, double *sys)
-{
-    char path[64], buf[1024];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return -1;
-    unsigned long ut = 0, st = 0;
-    /* fields after the name: state(3) ... utime(14) stime(15) */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
-        return -1;
-    long hz = sysconf(_SC_CLK_TCK);
-    *user = (double)ut / (double)hz;
-    *sys = (double)st / (double)hz;
-    return 0;
-}
-
-/* Peak resident memory (VmHWM) of a live process, in kB; -1 if unknown. */
-static long proc_hwm_kb(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kb = -1;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-            break;
-    fclose(f);
-    return kb;
-}
-
-static int stop(child *c, int sig, double wait_s)
-{
-    if (c->pid <= 0)
-        return -1;
-    if (sig)
-        kill(c->pid, sig);
-    int status = 0;
-    for (double waited = 0; waited < wait_s; waited += 0.01) {
-        pid_t r = waitpid(c->pid, &status, WNOHANG);
-        if (r == c->pid) {
-            c->pid = 0;
-            if (c->out)
-                fclose(c->out);
-            c->out = NULL;
-            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        }
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-    }
-    kill(c->pid, SIGKILL);
-    waitpid(c->pid, &status, 0);
-    c->pid = 0;
-    if (c->out)
-        fclose(c->out);
-    c->out = NULL;
-    return -1;
-}
+/* The three processes and what was read about them. */
+typedef struct {
+    proc_child st, sv, ts;
+    char t_start[32], t_end[32];
+    double wall;
+    int tcode;
+    double cpu[3][2]; /* tester, service, store: user and system seconds */
+    long hwm_service, hwm_store;
+    struct rusage ru; /* the tester's */
+} run_procs;
 
 /* Rows of a gzip event file (lines minus the two header lines). */
 static long event_rows(const char *path)
@@ -230,205 +114,156 @@ static int rm_rf(const char *dir)
     return system(cmd);
 }
 
-int main(int argc, char **argv)
+/* -1: go on; else the exit code (0 after --help, 2 on a bad option). */
+static int parse_options(int argc, char **argv, run_cfg *c)
 {
-    ut_set_prog("run");
-    const char *arm_name = NULL, *raw = "results/raw", *prep = "build/prep", *arms_path = "lab/arms.tsv",
-               *bin = "build/bin", *cores = "0", *freeze = NULL;
-    long round = -1;
-    double seconds = 30, settle = -1;
-    int tester_nice = -10;
-    int gate = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            ut_err("option %s needs a value", k);
-            return 2;
-        }
-        i++;
-        if (!strcmp(k, "--arm"))
-            arm_name = v;
-        else if (!strcmp(k, "--round"))
-            round = atol(v);
-        else if (!strcmp(k, "--seconds"))
-            seconds = atof(v);
-        else if (!strcmp(k, "--raw"))
-            raw = v;
-        else if (!strcmp(k, "--prep"))
-            prep = v;
-        else if (!strcmp(k, "--arms"))
-            arms_path = v;
-        else if (!strcmp(k, "--bin"))
-            bin = v;
-        else if (!strcmp(k, "--cores"))
-            cores = v;
-        else if (!strcmp(k, "--gate"))
-            gate = atoi(v);
-        else if (!strcmp(k, "--tester-nice"))
-            tester_nice = atoi(v);
-        else if (!strcmp(k, "--settle-s"))
-            settle = atof(v);
-        else if (!strcmp(k, "--freeze-share"))
-            freeze = v;
-        else {
-            ut_err("unknown option %s (see the header of lab/run.c)", k);
-            return 2;
-        }
-    }
-    if (!arm_name || round < 1 || seconds <= 0) {
+    c->raw = "results/raw";
+    c->prep = "build/prep";
+    c->arms_path = "lab/arms.tsv";
+    c->bin = "build/bin";
+    c->cores = "0";
+    c->round = -1;
+    c->seconds = 30;
+    c->settle = -1;
+    c->tester_nice = -10;
+    c->gate = 1;
+    const opt_spec spec[] = {
+        {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
+        {"--round", OPT_INT, &c->round, 1, 1000000, "R", "the round: 1, 2 ..."},
+        {"--seconds", OPT_DBL, &c->seconds, 0, 1e6, "S", "how long the tester sends (30)"},
+        {"--raw", OPT_STR, &c->raw, 0, 0, "DIR", "where the run's folder goes (results/raw)"},
+        {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
+        {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
+        {"--bin", OPT_STR, &c->bin, 0, 0, "DIR", "store, service and tester (build/bin)"},
+        {"--cores", OPT_STR, &c->cores, 0, 0, "LIST", "CPUs the three processes are pinned to (0)"},
+        {"--gate", OPT_BOOL, &c->gate, 0, 1, "0|1", "the tester's idle gate first (1)"},
+        {"--tester-nice", OPT_INT, &c->tester_nice, -20, 19, "N", "the tester's nice value, as root (-10)"},
+        {"--settle-s", OPT_DBL, &c->settle, 0, 600, "S", "the store's run-on (2.5 with freezes, else 0.2)"},
+        {"--freeze-share", OPT_STR, &c->freeze, 0, 0, "P", "tests only: the store's freeze share"},
+        {0}};
+    int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
+    if (rc != OPT_OK)
+        return rc == OPT_HELP ? 0 : 2;
+    if (!c->arm_name || c->round < 1 || c->seconds <= 0) {
         ut_err("needs --arm NAME and --round R (1, 2 ...), and --seconds above 0");
         return 2;
     }
+    return -1;
+}
+
+/* The arm, the CPUs, the paths and the table's size; 0 or an exit code. */
+static int setup(run_cfg *c)
+{
     char err[UT_ERRLEN] = "";
-    arm_table arms;
-    if (arms_load(arms_path, &arms, err, sizeof err) != 0) {
+    if (arms_load(c->arms_path, &c->arms, err, sizeof err) != 0) {
         ut_err("%s", err);
         return 2;
     }
-    const arm *a = arms_find(&arms, arm_name);
-    if (!a) {
-        ut_err("%s: no arm named %s (see the names in that file)", arms_path, arm_name);
-        arms_free(&arms);
+    c->a = arms_find(&c->arms, c->arm_name);
+    if (!c->a) {
+        ut_err("%s: no arm named %s (see the names in that file)", c->arms_path, c->arm_name);
         return 2;
     }
-    if (settle < 0)
-        settle = a->wait == WAIT_H ? 2.5 : 0.2;
-    cpu_set_t cpus;
-    if (parse_cpus(cores, &cpus) != 0) {
-        ut_err("--cores %s is not a CPU list such as 0 or 0-1", cores);
+    if (c->settle < 0)
+        c->settle = c->a->wait == WAIT_H ? 2.5 : 0.2;
+    if (proc_cpus_parse(c->cores, &c->cpus, err, sizeof err) != 0) {
+        ut_err("option --cores: \"%s\": %s (a CPU list such as 0 or 0-1)", c->cores, err);
         return 2;
     }
-    char name[96], dir[4096], fin[4096], path[4300];
-    snprintf(name, sizeof name, "%s-r%ld", a->name, round);
-    snprintf(dir, sizeof dir, "%s/.%s.tmp", raw, name);
-    snprintf(fin, sizeof fin, "%s/%s", raw, name);
-    rm_rf(dir);
-    if (ut_mkdir_p(dir, err, sizeof err) != 0) {
-        ut_err("%s", err);
+    snprintf(c->name, sizeof c->name, "%s-r%d", c->a->name, c->round);
+    snprintf(c->dir, sizeof c->dir, "%s/.%s.tmp", c->raw, c->name);
+    snprintf(c->fin, sizeof c->fin, "%s/%s", c->raw, c->name);
+    snprintf(c->table, sizeof c->table, "%s/test.tsv", c->prep);
+    snprintf(c->model, sizeof c->model, "%s/model.json", c->prep);
+    snprintf(c->standin, sizeof c->standin, "%s/standin.tsv", c->prep);
+    c->seed = 1000003ULL * (unsigned long long)c->round + 17;
+    /* the number of table rows: lines of test.tsv minus its header */
+    FILE *f = fopen(c->table, "r");
+    if (!f) {
+        ut_err("%s: cannot open: run `make prepare` first", c->table);
         return 1;
     }
-    /* the number of table rows: lines of test.tsv minus its header */
-    char table[4096], model[4096], standin[4096];
-    snprintf(table, sizeof table, "%s/test.tsv", prep);
-    snprintf(model, sizeof model, "%s/model.json", prep);
-    snprintf(standin, sizeof standin, "%s/standin.tsv", prep);
-    long rows = 0;
-    {
-        FILE *f = fopen(table, "r");
-        if (!f) {
-            ut_err("%s: cannot open: run `make prepare` first", table);
-            return 1;
-        }
-        int ch;
-        while ((ch = getc(f)) != EOF)
-            rows += ch == '\n';
-        fclose(f);
-        rows -= 1;
-    }
-    char exe_store[4200], exe_service[4200], exe_tester[4200], s_round[32], s_port[32], s_seconds[32],
-        s_rate[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8], s_wait[2] = {(char)a->wait, 0};
-    snprintf(exe_store, sizeof exe_store, "%s/store", bin);
-    snprintf(exe_service, sizeof exe_service, "%s/service", bin);
-    snprintf(exe_tester, sizeof exe_tester, "%s/tester", bin);
-    snprintf(s_round, sizeof s_round, "%ld", round);
-    snprintf(s_seconds, sizeof s_seconds, "%g", seconds);
+    int ch;
+    c->rows = 0;
+    while ((ch = getc(f)) != EOF)
+        c->rows += ch == '\n';
+    fclose(f);
+    c->rows -= 1;
+    return 0;
+}
+
+/* The store, then the service told where the store listens. */
+static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errlen)
+{
+    char exe_store[4200], exe_service[4200], s_round[32], s_port[32], s_wait[2] = {(char)c->a->wait, 0};
+    char f_store[4400], f_service[4400];
+    snprintf(exe_store, sizeof exe_store, "%s/store", c->bin);
+    snprintf(exe_service, sizeof exe_service, "%s/service", c->bin);
+    snprintf(s_round, sizeof s_round, "%d", c->round);
+    snprintf(f_store, sizeof f_store, "%s/store.tsv.gz", c->dir);
+    snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", c->dir);
+    const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus};
+    int port;
+    char *store_argv[] = {exe_store, "--port", "0", "--table", (char *)c->table, "--wait", s_wait,
+                          "--round", s_round, "--out", f_store, c->freeze ? "--freeze-share" : NULL,
+                          (char *)c->freeze, NULL};
+    if (proc_start(store_argv, &o, &p->st, err, errlen) != 0 ||
+        proc_read_port(&p->st, exe_store, &port, err, errlen) != 0)
+        return -1;
+    snprintf(s_port, sizeof s_port, "%d", port);
+    char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)c->a->name,
+                            "--arms", (char *)c->arms_path, "--round", s_round, "--model", (char *)c->model,
+                            "--standin", (char *)c->standin, "--out", f_service, NULL};
+    return proc_start(service_argv, &o, &p->sv, err, errlen) != 0 ||
+                   proc_read_port(&p->sv, exe_service, &port, err, errlen) != 0
+               ? -1
+               : port;
+}
+
+/* The tester, to its end; then each process's CPU use while all are alive. */
+static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *err, size_t errlen)
+{
+    const arm *a = c->a;
+    char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
+    char f_tester[4400], f_sum[4400];
+    snprintf(exe, sizeof exe, "%s/tester", c->bin);
+    snprintf(s_port, sizeof s_port, "%d", service_port);
     if (a->rate)
         snprintf(s_rate, sizeof s_rate, "%d", a->rate);
     else
         snprintf(s_rate, sizeof s_rate, "max");
-    const unsigned long long seed = 1000003ULL * (unsigned long long)round + 17;
-    snprintf(s_seed, sizeof s_seed, "%llu", seed);
-    snprintf(s_rows, sizeof s_rows, "%ld", rows);
+    snprintf(s_seconds, sizeof s_seconds, "%g", c->seconds);
+    snprintf(s_seed, sizeof s_seed, "%llu", c->seed);
+    snprintf(s_rows, sizeof s_rows, "%ld", c->rows);
     snprintf(s_deadline, sizeof s_deadline, "%lld", (long long)(a->deadline_ns / 1000000));
-    snprintf(s_gate, sizeof s_gate, "%d", gate ? 1 : 0);
-    char f_store[4400], f_service[4400], f_tester[4400], f_sum[4400];
-    snprintf(f_store, sizeof f_store, "%s/store.tsv.gz", dir);
-    snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", dir);
-    snprintf(f_tester, sizeof f_tester, "%s/tester.tsv.gz", dir);
-    snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", dir);
-
-    int rc = 1;
-    child st = {0}, sv = {0}, ts = {0};
-    char *store_argv[] = {exe_store, "--port", "0", "--table", table, "--wait", s_wait, "--round", s_round,
-                          "--out", f_store, freeze ? "--freeze-share" : NULL, (char *)freeze, NULL};
-    if (start(store_argv, &cpus, 0, 1, &st, err, sizeof err) != 0)
-        goto fail;
-    snprintf(s_port, sizeof s_port, "%d", st.port);
-    char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)a->name,
-                            "--arms", (char *)arms_path, "--round", s_round, "--model", model,
-                            "--standin", standin, "--out", f_service, NULL};
-    if (start(service_argv, &cpus, 0, 1, &sv, err, sizeof err) != 0)
-        goto fail;
-    char s_sport[32];
-    snprintf(s_sport, sizeof s_sport, "%d", sv.port);
-    char *tester_argv[] = {exe_tester, "--port", s_sport, "--rate", s_rate, "--seconds", s_seconds,
+    snprintf(s_gate, sizeof s_gate, "%d", c->gate ? 1 : 0);
+    snprintf(f_tester, sizeof f_tester, "%s/tester.tsv.gz", c->dir);
+    snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
+    char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
                            "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
                            "--gate", s_gate, a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
-    char t_start[32];
-    ut_utc_iso(t_start);
+    const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
+    ut_utc_iso(p->t_start);
     int64_t w0 = ut_mono_ns();
-    if (start(tester_argv, &cpus, tester_nice, 0, &ts, err, sizeof err) != 0)
-        goto fail;
-    int status;
-    struct rusage ru;
-    if (wait4(ts.pid, &status, 0, &ru) != ts.pid) {
-        ut_seterr(err, sizeof err, "lost the tester: %s", strerror(errno));
-        goto fail;
+    if (proc_start(tester_argv, &o, &p->ts, err, errlen) != 0)
+        return -1;
+    p->tcode = proc_wait(&p->ts, &p->ru);
+    if (p->tcode < 0) {
+        ut_seterr(err, errlen, "lost the tester: %s", strerror(errno));
+        return -1;
     }
-    ts.pid = 0;
-    fclose(ts.out);
-    ts.out = NULL;
-    double wall = (double)(ut_mono_ns() - w0) / 1e9;
-    int tcode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    double cpu[3][2] = {{0}};
-    cpu[0][0] = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
-    cpu[0][1] = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    proc_cpu(sv.pid, &cpu[1][0], &cpu[1][1]);
-    proc_cpu(st.pid, &cpu[2][0], &cpu[2][1]);
-    long hwm_service = proc_hwm_kb(sv.pid), hwm_store = proc_hwm_kb(st.pid);
-    /* Let the store finish the lookups nobody waits for any more (a freeze
-     * lasts up to 2 s), so that their slot time is on record. */
-    if (settle > 0) {
-        struct timespec sl = {(time_t)settle, (long)((settle - (double)(time_t)settle) * 1e9)};
-        nanosleep(&sl, NULL);
-    }
-    int sv_code = stop(&sv, SIGTERM, 60), st_code = stop(&st, SIGTERM, 60);
-    if (tcode == 3) {
-        ut_err("%s: the machine was not idle enough (the tester's idle gate); nothing kept", name);
-        rm_rf(dir);
-        arms_free(&arms);
-        return 3;
-    }
-    if (tcode != 0 || sv_code != 0 || st_code != 0) {
-        ut_seterr(err, sizeof err, "%s: tester exit %d, service exit %d, store exit %d", name, tcode, sv_code,
-                  st_code);
-        goto fail;
-    }
-    char t_end[32];
-    ut_utc_iso(t_end);
+    p->wall = (double)(ut_mono_ns() - w0) / 1e9;
+    p->cpu[0][0] = (double)p->ru.ru_utime.tv_sec + (double)p->ru.ru_utime.tv_usec / 1e6;
+    p->cpu[0][1] = (double)p->ru.ru_stime.tv_sec + (double)p->ru.ru_stime.tv_usec / 1e6;
+    proc_cpu_s(p->sv.pid, &p->cpu[1][0], &p->cpu[1][1]);
+    proc_cpu_s(p->st.pid, &p->cpu[2][0], &p->cpu[2][1]);
+    p->hwm_service = proc_peak_rss_kb(p->sv.pid);
+    p->hwm_store = proc_peak_rss_kb(p->st.pid);
+    return 0;
+}
 
-    /* run.json */
-    json_error_t je;
-    json_t *sum = json_load_file(f_sum, 0, &je);
-    if (!sum) {
-        ut_seterr(err, sizeof err, "%s: %s", f_sum, je.text);
-        goto fail;
-    }
-    json_t *r = json_object();
-    json_object_set_new(r, "arm", json_string(a->name));
-    json_object_set_new(r, "round", json_integer(round));
-    json_object_set_new(r, "arm_spec", arm_json(a));
-    json_object_set_new(r, "seconds", json_real(seconds));
-    json_object_set_new(r, "settle_s", json_real(settle));
-    json_object_set_new(r, "rate", json_integer(a->rate));
-    json_object_set_new(r, "schedule_seed", json_integer((json_int_t)seed));
-    json_object_set(r, "t0_ns", json_object_get(sum, "t0_ns"));
-    json_object_set(r, "requests", json_object_get(sum, "requests"));
-    json_object_set_new(r, "test_rows", json_integer(rows));
-    json_object_set_new(r, "start_utc", json_string(t_start));
-    json_object_set_new(r, "end_utc", json_string(t_end));
-    json_t *idle = json_object_get(sum, "gate");
-    json_object_set(r, "idle", idle ? idle : json_null());
+static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const run_procs *p)
+{
     json_t *tester = json_object();
     const char *keep[] = {"conns", "conns_opened", "conns_reopened", "connect_failures", "waited", "answered",
                           "errors", "late_p50_ns", "late_p99_ns", "late_max_ns"};
@@ -442,67 +277,155 @@ int main(int argc, char **argv)
     const char *who[] = {"tester", "service", "store"};
     for (int i = 0; i < 3; i++)
         json_object_set_new(cpuj, who[i],
-                            json_pack("{s:f,s:f,s:f}", "user_s", cpu[i][0], "sys_s", cpu[i][1], "share",
-                                      (cpu[i][0] + cpu[i][1]) / wall));
-    json_object_set_new(cpuj, "wall_s", json_real(wall));
+                            json_pack("{s:f,s:f,s:f}", "user_s", p->cpu[i][0], "sys_s", p->cpu[i][1], "share",
+                                      (p->cpu[i][0] + p->cpu[i][1]) / p->wall));
+    json_object_set_new(cpuj, "wall_s", json_real(p->wall));
     json_object_set_new(r, "cpu", cpuj);
-    json_object_set_new(r, "peak_rss_kb", json_pack("{s:I,s:I,s:I}", "service", (json_int_t)hwm_service, "store",
-                                                    (json_int_t)hwm_store, "tester",
-                                                    (json_int_t)ru.ru_maxrss));
-    json_object_set_new(r, "cores", json_string(cores));
-    json_object_set_new(r, "tester_nice", json_integer(tester_nice));
+    json_object_set_new(r, "peak_rss_kb", json_pack("{s:I,s:I,s:I}", "service", (json_int_t)p->hwm_service,
+                                                    "store", (json_int_t)p->hwm_store, "tester",
+                                                    (json_int_t)p->ru.ru_maxrss));
+    json_object_set_new(r, "cores", json_string(c->cores));
+    json_object_set_new(r, "tester_nice", json_integer(c->tester_nice));
+}
+
+/* files: rows, size and sha256 of each event file. */
+static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
+{
+    json_t *files = json_object();
+    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
+    for (int i = 0; i < 3; i++) {
+        char path[4300], sha[65];
+        uint64_t size;
+        snprintf(path, sizeof path, "%s/%s", c->dir, fnames[i]);
+        long nrows = event_rows(path);
+        if (nrows < 0 || ut_sha256_file(path, sha, &size, err, errlen) != 0) {
+            if (!err[0])
+                ut_seterr(err, errlen, "%s: unreadable gzip stream", path);
+            json_decref(files);
+            return NULL;
+        }
+        json_object_set_new(files, fnames[i], json_pack("{s:i,s:I,s:s}", "rows", (int)nrows, "size",
+                                                        (json_int_t)size, "sha256", sha));
+    }
+    return files;
+}
+
+/* run.json from the tester's summary, the arm and what was read of the processes. */
+static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_t errlen)
+{
+    char f_sum[4400], path[4300];
+    snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
+    json_error_t je;
+    json_t *sum = json_load_file(f_sum, 0, &je);
+    if (!sum) {
+        ut_seterr(err, errlen, "%s: %s", f_sum, je.text);
+        return -1;
+    }
+    const arm *a = c->a;
+    json_t *r = json_object();
+    json_object_set_new(r, "arm", json_string(a->name));
+    json_object_set_new(r, "round", json_integer(c->round));
+    json_object_set_new(r, "arm_spec", arm_json(a));
+    json_object_set_new(r, "seconds", json_real(c->seconds));
+    json_object_set_new(r, "settle_s", json_real(c->settle));
+    json_object_set_new(r, "rate", json_integer(a->rate));
+    json_object_set_new(r, "schedule_seed", json_integer((json_int_t)c->seed));
+    json_object_set(r, "t0_ns", json_object_get(sum, "t0_ns"));
+    json_object_set(r, "requests", json_object_get(sum, "requests"));
+    json_object_set_new(r, "test_rows", json_integer(c->rows));
+    json_object_set_new(r, "start_utc", json_string(p->t_start));
+    json_object_set_new(r, "end_utc", json_string(p->t_end));
+    json_t *idle = json_object_get(sum, "gate");
+    json_object_set(r, "idle", idle ? idle : json_null());
+    add_tester_and_cpu(r, sum, c, p);
     json_t *ver = json_object();
     json_object_set_new(ver, "zlib", json_string(zlibVersion()));
     json_object_set_new(ver, "jansson", json_string(jansson_version_str()));
     json_object_set_new(r, "versions", ver);
     json_object_set_new(r, "build", prov_build_facts());
     json_object_set_new(r, "host", prov_host_facts());
-    json_t *files = json_object();
-    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, fnames[i]);
-        char sha[65];
-        uint64_t size;
-        long nrows = event_rows(path);
-        if (nrows < 0 || ut_sha256_file(path, sha, &size, err, sizeof err) != 0) {
-            if (!err[0])
-                ut_seterr(err, sizeof err, "%s: unreadable gzip stream", path);
-            json_decref(r);
-            json_decref(sum);
-            goto fail;
-        }
-        json_object_set_new(files, fnames[i], json_pack("{s:i,s:I,s:s}", "rows", (int)nrows, "size",
-                                                        (json_int_t)size, "sha256", sha));
+    json_t *files = files_json(c, err, errlen);
+    json_decref(sum);
+    if (!files) {
+        json_decref(r);
+        return -1;
     }
     json_object_set_new(r, "files", files);
     char *text = json_dumps(r, JSON_INDENT(1) | JSON_SORT_KEYS);
     json_decref(r);
-    json_decref(sum);
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    int bad = !text || ut_write_file(path, text, strlen(text), err, sizeof err) != 0;
+    snprintf(path, sizeof path, "%s/run.json", c->dir);
+    int bad = !text || ut_write_file(path, text, strlen(text), err, errlen) != 0;
     free(text);
     unlink(f_sum);
-    if (bad)
-        goto fail;
-    rm_rf(fin);
-    if (rename(dir, fin) != 0) {
-        ut_seterr(err, sizeof err, "%s: cannot rename into place: %s", fin, strerror(errno));
-        goto fail;
+    return bad ? -1 : 0;
+}
+
+/* Start, measure, settle, stop: 0, 3 (the idle gate did not pass) or 1. */
+static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
+{
+    int port = start_servers(c, p, err, errlen);
+    if (port < 0 || run_tester(c, port, p, err, errlen) != 0)
+        return 1;
+    /* Let the store finish the lookups nobody waits for any more (a freeze
+     * lasts up to 2 s), so that their slot time is on record. */
+    if (c->settle > 0) {
+        struct timespec sl = {(time_t)c->settle, (long)((c->settle - (double)(time_t)c->settle) * 1e9)};
+        nanosleep(&sl, NULL);
     }
-    printf("run: %s done in %.1f s: %s\n", name, wall, fin);
-    rc = 0;
-    arms_free(&arms);
-    return rc;
-fail:
-    if (err[0])
+    int sv_code = proc_stop(&p->sv, SIGTERM, 60), st_code = proc_stop(&p->st, SIGTERM, 60);
+    if (p->tcode == 3) {
+        ut_err("%s: the machine was not idle enough (the tester's idle gate); nothing kept", c->name);
+        return 3;
+    }
+    if (p->tcode != 0 || sv_code != 0 || st_code != 0) {
+        ut_seterr(err, errlen, "%s: tester exit %d, service exit %d, store exit %d", c->name, p->tcode, sv_code,
+                  st_code);
+        return 1;
+    }
+    ut_utc_iso(p->t_end);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    ut_set_prog("run");
+    run_cfg C = {0}, *c = &C;
+    int rc = parse_options(argc, argv, c);
+    if (rc >= 0)
+        return rc;
+    rc = setup(c);
+    if (rc != 0) {
+        arms_free(&c->arms);
+        return rc;
+    }
+    char err[UT_ERRLEN] = "";
+    rm_rf(c->dir);
+    if (ut_mkdir_p(c->dir, err, sizeof err) != 0) {
         ut_err("%s", err);
-    if (ts.pid)
-        stop(&ts, SIGKILL, 5);
-    if (sv.pid)
-        stop(&sv, SIGKILL, 5);
-    if (st.pid)
-        stop(&st, SIGKILL, 5);
-    rm_rf(dir);
-    arms_free(&arms);
+        arms_free(&c->arms);
+        return 1;
+    }
+    run_procs P = {.st = {0, -1}, .sv = {0, -1}, .ts = {0, -1}};
+    rc = measure_run(c, &P, err, sizeof err);
+    if (rc == 0 && write_run_json(c, &P, err, sizeof err) != 0)
+        rc = 1;
+    if (rc == 0) {
+        rm_rf(c->fin);
+        if (rename(c->dir, c->fin) != 0) {
+            ut_seterr(err, sizeof err, "%s: cannot rename into place: %s", c->fin, strerror(errno));
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        printf("run: %s done in %.1f s: %s\n", c->name, P.wall, c->fin);
+    } else {
+        if (err[0])
+            ut_err("%s", err);
+        proc_stop(&P.ts, SIGKILL, 5);
+        proc_stop(&P.sv, SIGKILL, 5);
+        proc_stop(&P.st, SIGKILL, 5);
+        rm_rf(c->dir);
+    }
+    arms_free(&c->arms);
     return rc;
 }

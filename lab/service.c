@@ -25,6 +25,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <float.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <fcntl.h>
@@ -41,8 +42,9 @@
 
 #include "arms.h"
 #include "httpparse.h"
+#include "opt.h"
 #include "policy.h"
-#include "rawlog.h"
+#include "rawfmt.h"
 #include "trees.h"
 #include "util.h"
 #include "wire.h"
@@ -176,21 +178,28 @@ static void req_free(request *r)
 
 /* --------------------------------------------------------------- logging */
 
+/* Lookup k's column `name` of service.tsv.gz: the aK_ columns come in
+ * threes, one three per lookup the policy may send. */
+#define AK(k, name) (RAWFMT_SERVICE_a0_##name + 3 * (k))
+_Static_assert(RAWFMT_SERVICE_a1_start_t == AK(1, start_t) && RAWFMT_SERVICE_a2_out == AK(2, out) &&
+                   RAWFMT_SERVICE_NCOLS == AK(POL_MAX_LOOKUPS, start_t),
+               "service.tsv.gz has one three of aK_ columns per lookup (lab/rawfmt.h)");
+
 static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer, int status, char kind,
                         const request *r)
 {
-    int64_t v[7 + 3 * POL_MAX_LOOKUPS];
-    v[0] = req;
-    v[1] = row;
-    v[2] = arrive;
-    v[3] = answer;
-    v[4] = status;
-    v[5] = kind;
-    v[6] = r ? r->ps.sent : 0;
+    int64_t v[RAWFMT_SERVICE_NCOLS];
+    v[RAWFMT_SERVICE_req] = req;
+    v[RAWFMT_SERVICE_row] = row;
+    v[RAWFMT_SERVICE_arrive_t] = arrive;
+    v[RAWFMT_SERVICE_answer_t] = answer;
+    v[RAWFMT_SERVICE_status] = status;
+    v[RAWFMT_SERVICE_kind] = kind;
+    v[RAWFMT_SERVICE_lookups] = r ? r->ps.sent : 0;
     for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
-        v[7 + 3 * k] = r ? r->lk_start[k] : RAW_NONE;
-        v[8 + 3 * k] = r ? r->lk_end[k] : RAW_NONE;
-        v[9 + 3 * k] = r ? r->lk_out[k] : '-';
+        v[AK(k, start_t)] = r ? r->lk_start[k] : RAW_NONE;
+        v[AK(k, end_t)] = r ? r->lk_end[k] : RAW_NONE;
+        v[AK(k, out)] = r ? r->lk_out[k] : '-';
     }
     if (rawlog_row(S.log, v) != 0)
         ut_err("cannot log request %" PRId64 " (spill file)", req);
@@ -760,15 +769,24 @@ static int load_standin(const char *path, char *err, size_t errlen)
             goto done;
         }
         *nl = 0;
-        char *end;
-        unsigned long r = strtoul(p, &end, 10);
-        char *k = end + 1;
-        char *t = *end == '\t' ? strchr(k, '\t') : NULL;
-        if (*end != '\t' || r != row || !t) {
-            ut_seterr(err, errlen, "%s:%d: expected row %" PRIu32 ", a kind and a score", path, lineno, row);
+        char why[96], *k = strchr(p, '\t'), *t = k ? strchr(k + 1, '\t') : NULL;
+        if (!t || strchr(t + 1, '\t')) {
+            ut_seterr(err, errlen, "%s:%d: not 3 tab-separated fields (row, kind, score)", path, lineno);
             goto done;
         }
-        *t = 0;
+        *k++ = 0;
+        *t++ = 0;
+        int64_t r;
+        double score;
+        if (opt_i64(p, 0, UINT32_MAX, &r, why, sizeof why) != 0) {
+            ut_seterr(err, errlen, "%s:%d: field row \"%s\": %s", path, lineno, p, why);
+            goto done;
+        }
+        if (r != row) {
+            ut_seterr(err, errlen, "%s:%d: field row is %" PRId64 ", expected %" PRIu32 " (rows in order)", path,
+                      lineno, r, row);
+            goto done;
+        }
         if (strcmp(k, "last_known") == 0)
             S.standin_kind[row] = 'K';
         else if (strcmp(k, "default") == 0)
@@ -777,11 +795,12 @@ static int load_standin(const char *path, char *err, size_t errlen)
             ut_seterr(err, errlen, "%s:%d: field kind \"%s\" is not last_known or default", path, lineno, k);
             goto done;
         }
-        S.standin[row] = strtof(t + 1, &end);
-        if (end == t + 1 || *end) {
-            ut_seterr(err, errlen, "%s:%d: field score \"%s\" is not a number", path, lineno, t + 1);
+        /* written with %.9g from a float: back through a double, the same float */
+        if (opt_f64(t, -FLT_MAX, FLT_MAX, &score, why, sizeof why) != 0) {
+            ut_seterr(err, errlen, "%s:%d: field score \"%s\": %s", path, lineno, t, why);
             goto done;
         }
+        S.standin[row] = (float)score;
         row++;
         p = nl + 1;
     }
@@ -816,56 +835,29 @@ static int listen_on(int port, int *out_port)
     return fd;
 }
 
-static const raw_col LOG_COLS[] = {
-    {"req", 'i'},        {"row", 'i'},      {"arrive_t", 't'},   {"answer_t", 't'},
-    {"status", 'i'},     {"kind", 'c'},     {"lookups", 'i'},    {"a0_start_t", 't'},
-    {"a0_end_t", 't'},   {"a0_out", 'c'},   {"a1_start_t", 't'}, {"a1_end_t", 't'},
-    {"a1_out", 'c'},     {"a2_start_t", 't'}, {"a2_end_t", 't'}, {"a2_out", 'c'},
-};
-
 int main(int argc, char **argv)
 {
     ut_set_prog("service");
     const char *arms_path = "lab/arms.tsv", *arm_name = NULL, *model = NULL, *standin = NULL,
                *out = NULL;
     int port = 0, store_port = 0, nstore = 2;
-    long round = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v) {
-            ut_err("option %s needs a value", k);
-            return 2;
-        }
-        i++;
-        if (!strcmp(k, "--port"))
-            port = atoi(v);
-        else if (!strcmp(k, "--store-port"))
-            store_port = atoi(v);
-        else if (!strcmp(k, "--arm"))
-            arm_name = v;
-        else if (!strcmp(k, "--arms"))
-            arms_path = v;
-        else if (!strcmp(k, "--round"))
-            round = atol(v);
-        else if (!strcmp(k, "--model"))
-            model = v;
-        else if (!strcmp(k, "--standin"))
-            standin = v;
-        else if (!strcmp(k, "--out"))
-            out = v;
-        else if (!strcmp(k, "--store-conns"))
-            nstore = atoi(v);
-        else {
-            ut_err("unknown option %s (see the header of lab/service.c)", k);
-            return 2;
-        }
-    }
+    int64_t round = -1;
+    const opt_spec spec[] = {
+        {"--port", OPT_INT, &port, 0, 65535, "P", "port to listen on (0: any free port; printed)"},
+        {"--store-port", OPT_INT, &store_port, 1, 65535, "Q", "the store's port on 127.0.0.1"},
+        {"--arm", OPT_STR, &arm_name, 0, 0, "NAME", "the arm"},
+        {"--arms", OPT_STR, &arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
+        {"--round", OPT_I64, &round, 0, UINT32_MAX, "R", "the round"},
+        {"--model", OPT_STR, &model, 0, 0, "FILE", "the saved trees (build/prep/model.json)"},
+        {"--standin", OPT_STR, &standin, 0, 0, "FILE", "the stand-ins (build/prep/standin.tsv)"},
+        {"--out", OPT_STR, &out, 0, 0, "FILE", "service.tsv.gz to write at SIGTERM"},
+        {"--store-conns", OPT_INT, &nstore, 1, MAX_STORE_CONNS, "N", "connections to the store (2)"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, "service: the scoring service (see the header of lab/service.c)", NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
     if (!arm_name || !model || !standin || !out || store_port <= 0 || round < 0) {
         ut_err("needs --store-port, --arm, --round, --model, --standin and --out");
-        return 2;
-    }
-    if (nstore < 1 || nstore > MAX_STORE_CONNS) {
-        ut_err("--store-conns must be 1 to %d", MAX_STORE_CONNS);
         return 2;
     }
     char *err = S.err;
@@ -901,8 +893,7 @@ int main(int argc, char **argv)
             ut_err("cannot connect to the store on 127.0.0.1:%d: %s", store_port, strerror(errno));
             return 1;
         }
-    if (rawlog_open(&S.log, out, "service", LOG_COLS, (int)(sizeof LOG_COLS / sizeof LOG_COLS[0]), err,
-                    errlen) != 0) {
+    if (rawfmt_log_open(&S.log, out, RAWFMT_SERVICE, err, errlen) != 0) {
         ut_err("%s", err);
         return 1;
     }

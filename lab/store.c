@@ -5,18 +5,21 @@
  *         --out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]
  *
  * One thread, one libevent loop (precise timers, so timerfd, not epoll's
- * millisecond timeout).  Every lookup read from any connection gets a slot
- * at once or waits in one FIFO line; in its slot it waits its planned wait
- * (the dice of round, req, attempt), then is answered with the row's six
- * features.  A lookup carrying a budget is dropped when the budget runs
- * out, in line or in a slot, and its slot goes to the next in line.
+ * millisecond timeout).  Every lookup read from any connection goes to the
+ * queue of lab/storeq.c (the rules live there, shared with lab/play.c): it
+ * gets a slot at once or waits in one FIFO line; in its slot it waits its
+ * planned wait (the dice of round, req, attempt), then is answered with the
+ * row's six features.  A lookup carrying a budget is dropped when the
+ * budget runs out, in line or in a slot, and its slot goes to the next in
+ * line.  A zero wait is answered at once.
  *
  * Inside:
  * - lookups live in a pool of fixed-size records (allocated in chunks of
- *   1024, never freed before exit, recycled through a free list), each with
- *   its own libevent timer assigned once: in line the timer is the deadline,
- *   in a slot it is min(end of the wait, deadline).  A zero wait is answered
- *   at once, with no timer at all.
+ *   1024, never freed before exit, recycled through a free list); the
+ *   queue knows them by their address.
+ * - one libevent timer runs to the queue's next due time (a slot's end or
+ *   a budget in line); when it fires, everything due by then ends, and the
+ *   line moves up into the freed slots, in order.
  * - answers go into the connection's output buffer; one deferred event per
  *   loop iteration writes every dirty connection with one send() each.
  * - a connection closed by its peer (or for a bad magic) stays in memory,
@@ -36,12 +39,10 @@
  * write the log).
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -53,7 +54,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "opt.h"
+#include "rawfmt.h"
 #include "rawlog.h"
+#include "storeq.h"
 #include "util.h"
 #include "waits.h"
 #include "wire.h"
@@ -63,20 +67,15 @@
 #define INBUF (512 * WIRE_REQ_SIZE)
 #define OUT_MAX (64u << 20) /* a peer that reads nothing: closed beyond this */
 
-enum { ST_FREE, ST_LINE, ST_SLOT };
-
 struct conn;
 
 typedef struct lk {
-    struct event tev; /* assigned once, when its chunk is made */
     struct conn *c;
-    struct lk *lprev, *lnext; /* the line */
     struct lk *aprev, *anext; /* live lookups in order of arrival; free list */
-    int64_t arrive, start, target, deadline, planned, budget;
+    int64_t arrive, start, planned, budget;
     uint64_t tag;
     uint32_t req, row;
     uint16_t attempt;
-    uint8_t state;
     int32_t line, busy;
 } lk;
 
@@ -100,7 +99,6 @@ static struct {
     wait_kind kind;
     double freeze;
     uint32_t round;
-    int nslots;
     /* table */
     float (*x)[NFEAT];
     uint32_t nrows;
@@ -111,10 +109,11 @@ static struct {
     int lfd;
     int lev_on, flush_on;
     int flush_armed;
+    struct event due_ev; /* the queue's next due time */
+    int due_on;
+    int64_t due_at; /* when due_ev is set to run; INT64_MAX: not set */
     /* state */
-    int busy;
-    int line_len;
-    lk *lhead, *ltail;
+    storeq q;
     lk *ahead, *atail;
     lk *free_lk;
     lk **chunks;
@@ -126,8 +125,6 @@ static struct {
     int log_failed;
     int accept_warned;
 } S;
-
-static void on_timer(evutil_socket_t fd, short what, void *arg);
 
 /* ---------- the table ---------- */
 
@@ -184,19 +181,16 @@ static int load_table(const char *path, char *err, size_t errlen)
                     goto done;
                 }
         } else {
-            char *e;
-            errno = 0;
-            unsigned long long r = strtoull(f[0], &e, 10);
-            if (!f[0][0] || *e || errno || f[0][0] == '-' || r != nrows) {
+            char why[128];
+            int64_t r;
+            if (opt_i64(f[0], 0, UINT32_MAX, &r, why, sizeof why) != 0 || r != nrows) {
                 ut_seterr(err, errlen, "%s: line %ld: field row is '%s', expected %" PRIu32,
                           path, lineno, f[0], nrows);
                 goto done;
             }
-            errno = 0;
-            (void)strtoll(f[1], &e, 10);
-            if (!f[1][0] || *e || errno) {
-                ut_seterr(err, errlen, "%s: line %ld: field customer: '%s' is not an integer",
-                          path, lineno, f[1]);
+            if (opt_i64(f[1], INT64_MIN, INT64_MAX, &r, why, sizeof why) != 0) {
+                ut_seterr(err, errlen, "%s: line %ld: field customer: '%s': %s", path, lineno, f[1],
+                          why);
                 goto done;
             }
             if (!f[2][0]) {
@@ -210,13 +204,23 @@ static int load_table(const char *path, char *err, size_t errlen)
             }
             for (int k = 0; k < NFEAT; k++) {
                 const char *s = f[4 + k];
-                errno = 0;
-                float v = strtof(s, &e);
-                /* underflow to a subnormal or zero is a value; overflow is not */
-                if (!s[0] || isspace((unsigned char)s[0]) || *e ||
-                    (errno == ERANGE && isinf(v))) {
-                    ut_seterr(err, errlen, "%s: line %ld: field %s: '%s' is not a number", path,
-                              lineno, COLS[4 + k], s);
+                /* opt_f64 checks the text; the value is strtof's, rounded
+                 * once straight to float (a double cast to float could round
+                 * twice).  Underflow to a subnormal or zero is a value;
+                 * overflow is not. */
+                double d;
+                float v = 0;
+                int ok = opt_f64(s, -HUGE_VAL, HUGE_VAL, &d, why, sizeof why) == 0;
+                if (ok) {
+                    errno = 0;
+                    v = strtof(s, NULL);
+                    ok = !(errno == ERANGE && isinf(v));
+                    if (!ok)
+                        snprintf(why, sizeof why, "beyond the range of a float");
+                }
+                if (!ok) {
+                    ut_seterr(err, errlen, "%s: line %ld: field %s: '%s' is not a number (%s)", path,
+                              lineno, COLS[4 + k], s, why);
                     goto done;
                 }
                 S.x[nrows][k] = v;
@@ -262,7 +266,6 @@ static lk *lk_get(void)
             return NULL;
         S.chunks[S.nchunks++] = ch;
         for (int i = CHUNK - 1; i >= 0; i--) {
-            event_assign(&ch[i].tev, S.base, -1, 0, on_timer, &ch[i]);
             ch[i].anext = S.free_lk;
             S.free_lk = &ch[i];
         }
@@ -274,7 +277,6 @@ static lk *lk_get(void)
 
 static void lk_put(lk *l)
 {
-    l->state = ST_FREE;
     l->c = NULL;
     l->anext = S.free_lk;
     S.free_lk = l;
@@ -409,24 +411,20 @@ static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
 
 /* ---------- lookups ---------- */
 
-static void line_remove(lk *l)
-{
-    if (l->lprev)
-        l->lprev->lnext = l->lnext;
-    else
-        S.lhead = l->lnext;
-    if (l->lnext)
-        l->lnext->lprev = l->lprev;
-    else
-        S.ltail = l->lprev;
-    l->lprev = l->lnext = NULL;
-    S.line_len--;
-}
-
 static void log_row(const lk *l, int64_t end, char outcome)
 {
-    int64_t v[11] = {l->req,      l->attempt, l->row,    l->arrive, l->start, end,
-                     l->planned,  l->budget,  outcome,   l->line,   l->busy};
+    int64_t v[RAWFMT_STORE_NCOLS];
+    v[RAWFMT_STORE_req] = l->req;
+    v[RAWFMT_STORE_attempt] = l->attempt;
+    v[RAWFMT_STORE_row] = l->row;
+    v[RAWFMT_STORE_arrive_t] = l->arrive;
+    v[RAWFMT_STORE_start_t] = l->start;
+    v[RAWFMT_STORE_end_t] = end;
+    v[RAWFMT_STORE_planned_ns] = l->planned;
+    v[RAWFMT_STORE_budget_ns] = l->budget;
+    v[RAWFMT_STORE_outcome] = outcome;
+    v[RAWFMT_STORE_line] = l->line;
+    v[RAWFMT_STORE_busy] = l->busy;
     if (rawlog_row(S.log, v) != 0 && !S.log_failed) {
         S.log_failed = 1;
         ut_err("cannot spill log records; the log will be rejected at stop");
@@ -434,11 +432,10 @@ static void log_row(const lk *l, int64_t end, char outcome)
 }
 
 /* The lookup ends now: log it, answer it (if its peer is still there), and
- * give its record back.  Its slot, if any, is freed by the caller. */
+ * give its record back. */
 static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
 {
     log_row(l, now, outcome);
-    event_del(&l->tev);
     conn *c = l->c;
     conn_answer(c, status, l->tag, status == WIRE_OK ? S.x[l->row] : NULL);
     if (l->aprev)
@@ -454,70 +451,60 @@ static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
     conn_maybe_free(c);
 }
 
-static void arm(lk *l, int64_t at, int64_t now)
+/* Carry out what the queue reports. */
+static void on_queue(const storeq_event *e)
 {
+    lk *l = (lk *)(uintptr_t)e->id;
+    if (e->what == STOREQ_QUEUED)
+        return;
+    l->start = e->start == STOREQ_NONE ? RAW_NONE : e->start;
+    if (e->what == STOREQ_ANSWERED)
+        lk_finish(l, e->t, 'A', WIRE_OK);
+    else if (e->what != STOREQ_STARTED)
+        lk_finish(l, e->t, 'D', WIRE_DROPPED);
+}
+
+/* Set the timer to the queue's next due time, if that changed. */
+static void arm_due(int64_t now)
+{
+    int64_t at = storeq_next(&S.q, NULL);
+    if (at == S.due_at)
+        return;
+    S.due_at = at;
+    if (at == INT64_MAX) {
+        event_del(&S.due_ev);
+        return;
+    }
     /* libevent keeps microseconds and truncates its clock: round up and add
-     * one so the timer never fires before `at` (on_timer checks anyway). */
+     * one so the timer never fires before `at` (on_due checks anyway). */
     int64_t us = (at - now + 999) / 1000 + 1;
     if (us < 1)
         us = 1;
     struct timeval tv = {.tv_sec = (time_t)(us / 1000000), .tv_usec = (suseconds_t)(us % 1000000)};
-    event_add(&l->tev, &tv);
+    event_add(&S.due_ev, &tv);
 }
 
-static int64_t slot_due(const lk *l)
-{
-    return l->deadline && l->deadline < l->target ? l->deadline : l->target;
-}
-
-/* Hand free slots to the line, in order; zero waits end at once. */
-static void fill_slots(int64_t now)
-{
-    while (S.busy < S.nslots && S.lhead) {
-        lk *l = S.lhead;
-        line_remove(l);
-        if (l->deadline && now >= l->deadline) { /* its timer has not run yet */
-            lk_finish(l, now, 'D', WIRE_DROPPED);
-            continue;
-        }
-        l->state = ST_SLOT;
-        l->start = now;
-        l->target = now + l->planned;
-        if (l->planned == 0) {
-            lk_finish(l, now, 'A', WIRE_OK);
-            continue;
-        }
-        S.busy++;
-        arm(l, slot_due(l), now);
-    }
-}
-
-static void on_timer(evutil_socket_t fd, short what, void *arg)
+/* Everything due by now ends; after each, the line moves up. */
+static void on_due(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    lk *l = arg;
+    (void)arg;
     int64_t now = ut_mono_ns();
-    if (l->state == ST_LINE) {
-        if (now < l->deadline) {
-            arm(l, l->deadline, now);
+    S.due_at = INT64_MAX; /* it ran: not set any more */
+    storeq_event e;
+    while (storeq_end(&S.q, now, &e)) {
+        on_queue(&e);
+        int rc;
+        while ((rc = storeq_fill(&S.q, now, &e)) > 0)
+            on_queue(&e);
+        if (rc < 0) {
+            ut_err("out of memory for the line; stopping");
+            event_base_loopbreak(S.base);
             return;
         }
-        line_remove(l);
-        lk_finish(l, now, 'D', WIRE_DROPPED);
-        return;
     }
-    int64_t due = slot_due(l);
-    if (now < due) {
-        arm(l, due, now);
-        return;
-    }
-    if (due == l->target)
-        lk_finish(l, now, 'A', WIRE_OK);
-    else
-        lk_finish(l, now, 'D', WIRE_DROPPED);
-    S.busy--;
-    fill_slots(now);
+    arm_due(now);
 }
 
 static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
@@ -538,13 +525,8 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     l->arrive = now;
     l->start = RAW_NONE;
     l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt);
-    l->line = S.line_len;
-    l->busy = S.busy;
-    /* a negative budget has run out already: dropped at once */
-    l->deadline = r->budget_ns == 0 ? 0
-                  : r->budget_ns > INT64_MAX - now ? INT64_MAX
-                                                   : now + r->budget_ns;
-    l->lprev = l->lnext = NULL;
+    l->line = (int32_t)storeq_line(&S.q);
+    l->busy = storeq_busy(&S.q);
     l->aprev = S.atail;
     l->anext = NULL;
     if (S.atail)
@@ -552,28 +534,18 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     else
         S.ahead = l;
     S.atail = l;
-    l->state = ST_LINE;
     if (r->row >= S.nrows) {
         lk_finish(l, now, 'U', WIRE_UNKNOWN_ROW);
         return;
     }
-    if (r->budget_ns < 0) {
-        lk_finish(l, now, 'D', WIRE_DROPPED);
+    storeq_event e;
+    if (storeq_arrive(&S.q, now, (uintptr_t)l, l->planned, r->budget_ns, &e) != 0) {
+        ut_err("out of memory for the line; stopping"); /* it stays unfinished: logged P */
+        event_base_loopbreak(S.base);
         return;
     }
-    /* join the line's tail; fill_slots takes it at once if a slot is free */
-    l->lprev = S.ltail;
-    if (S.ltail)
-        S.ltail->lnext = l;
-    else
-        S.lhead = l;
-    S.ltail = l;
-    S.line_len++;
-    if (S.busy < S.nslots) {
-        fill_slots(now);
-    } else if (l->deadline) {
-        arm(l, l->deadline, now);
-    }
+    on_queue(&e);
+    arm_due(now);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -681,69 +653,122 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 /* ---------- main ---------- */
 
-static void usage(void)
+/* The event loop, its flush, timer and signal events, and the first chunk
+ * of lookups (now, not under the first lookup).  0, or -1 after a message. */
+static int loop_open(struct event_config **cfg)
 {
-    fprintf(stderr, "usage: store --port P --table TABLE.tsv --wait Z|F|L|H --round R "
-                    "--out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]\n");
+    *cfg = event_config_new();
+    if (!*cfg || event_config_set_flag(*cfg, EVENT_BASE_FLAG_PRECISE_TIMER) != 0 ||
+        event_config_set_flag(*cfg, EVENT_BASE_FLAG_NO_CACHE_TIME) != 0) {
+        ut_err("libevent: cannot configure the event loop");
+        return -1;
+    }
+    S.base = event_base_new_with_config(*cfg);
+    if (!S.base) {
+        ut_err("libevent: cannot create the event loop");
+        return -1;
+    }
+    event_assign(&S.flush_ev, S.base, -1, 0, on_flush, NULL);
+    S.flush_on = 1;
+    event_assign(&S.due_ev, S.base, -1, 0, on_due, NULL);
+    S.due_on = 1;
+    lk *l = lk_get();
+    if (!l) {
+        ut_err("out of memory");
+        return -1;
+    }
+    lk_put(l);
+    S.sig_term = evsignal_new(S.base, SIGTERM, on_signal, NULL);
+    S.sig_int = evsignal_new(S.base, SIGINT, on_signal, NULL);
+    if (!S.sig_term || !S.sig_int || evsignal_add(S.sig_term, NULL) != 0 ||
+        evsignal_add(S.sig_int, NULL) != 0) {
+        ut_err("libevent: cannot watch SIGTERM and SIGINT");
+        return -1;
+    }
+    return 0;
 }
 
-static int parse_u(const char *s, unsigned long long max, unsigned long long *v)
+/* Listen on 127.0.0.1:port (0: any) and say where.  0, or -1 after a message. */
+static int listen_on(int64_t port)
 {
-    char *e;
-    errno = 0;
-    if (!s || !s[0] || s[0] == '-')
+    S.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int one = 1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    if (S.lfd < 0 || setsockopt(S.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(S.lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(S.lfd, 1024) != 0 ||
+        getsockname(S.lfd, (struct sockaddr *)&sa, &sl) != 0) {
+        ut_err("cannot listen on 127.0.0.1:%" PRId64 ": %s", port, strerror(errno));
         return -1;
-    *v = strtoull(s, &e, 10);
-    return *e || errno || *v > max ? -1 : 0;
+    }
+    event_assign(&S.lev, S.base, S.lfd, EV_READ | EV_PERSIST, on_accept, NULL);
+    S.lev_on = 1;
+    if (event_add(&S.lev, NULL) != 0) {
+        ut_err("libevent: cannot watch the listening socket");
+        return -1;
+    }
+    printf("store: listening on 127.0.0.1:%u\n", (unsigned)ntohs(sa.sin_port));
+    fflush(stdout);
+    return 0;
+}
+
+/* Everything main made, whether or not it got that far. */
+static void cleanup(struct event_config *cfg)
+{
+    if (S.log)
+        rawlog_abort(S.log);
+    while (S.conns) {
+        conn *c = S.conns;
+        conn_close(c);
+        conn_free(c);
+    }
+    for (size_t i = 0; i < S.nchunks; i++)
+        free(S.chunks[i]);
+    free(S.chunks);
+    storeq_free(&S.q);
+    if (S.due_on)
+        event_del(&S.due_ev);
+    if (S.lev_on)
+        event_del(&S.lev);
+    if (S.flush_on)
+        event_del(&S.flush_ev);
+    if (S.sig_term)
+        event_free(S.sig_term);
+    if (S.sig_int)
+        event_free(S.sig_int);
+    if (S.lfd >= 0)
+        close(S.lfd);
+    if (S.base)
+        event_base_free(S.base);
+    if (cfg)
+        event_config_free(cfg);
+    libevent_global_shutdown();
+    free(S.x);
 }
 
 int main(int argc, char **argv)
 {
     ut_set_prog("store");
     const char *table = NULL, *out = NULL, *wait = NULL;
-    unsigned long long port = ULLONG_MAX, round = ULLONG_MAX, slots = 16;
+    int64_t port = -1, round = -1;
+    int slots = 16;
     double freeze = WAITS_FREEZE_P;
     char err[UT_ERRLEN];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = 0;
-        if (!v) {
-            ut_err("%s: missing value", a);
-            usage();
-            return 2;
-        }
-        if (!strcmp(a, "--port"))
-            bad = parse_u(v, 65535, &port);
-        else if (!strcmp(a, "--round"))
-            bad = parse_u(v, UINT32_MAX, &round);
-        else if (!strcmp(a, "--slots"))
-            bad = parse_u(v, 1000000, &slots) || slots == 0;
-        else if (!strcmp(a, "--table"))
-            table = v;
-        else if (!strcmp(a, "--out"))
-            out = v;
-        else if (!strcmp(a, "--wait"))
-            wait = v;
-        else if (!strcmp(a, "--freeze-share")) {
-            char *e;
-            errno = 0;
-            freeze = strtod(v, &e);
-            bad = !v[0] || *e || errno || !(freeze >= 0.0 && freeze <= 1.0);
-        } else {
-            ut_err("unknown option %s", a);
-            usage();
-            return 2;
-        }
-        if (bad) {
-            ut_err("%s: bad value '%s'", a, v);
-            usage();
-            return 2;
-        }
-        i++;
-    }
-    if (port == ULLONG_MAX || round == ULLONG_MAX || !table || !out || !wait) {
-        ut_err("--port, --table, --wait, --round and --out are required");
-        usage();
+    const opt_spec spec[] = {
+        {"--port", OPT_I64, &port, 0, 65535, "P", "listen on 127.0.0.1:P; 0: any free port (required)"},
+        {"--table", OPT_STR, &table, 0, 0, "TABLE.tsv", "the test table, build/prep/test.tsv (required)"},
+        {"--wait", OPT_STR, &wait, 0, 0, "Z|F|L|H", "the dice's kind (required)"},
+        {"--round", OPT_I64, &round, 0, UINT32_MAX, "R", "the round, the dice's key (required)"},
+        {"--out", OPT_STR, &out, 0, 0, "FILE.tsv.gz", "the log, written at SIGTERM (required)"},
+        {"--slots", OPT_INT, &slots, 1, 1000000, "N", "slots (16)"},
+        {"--freeze-share", OPT_DBL, &freeze, 0, 1, "P", "share of H lookups that freeze (0.01)"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, "store: the lab's feature store (lab/store.c)", NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
+    if (port < 0 || round < 0 || !table || !out || !wait) {
+        ut_err("--port, --table, --wait, --round and --out are required (try --help)");
         return 2;
     }
     if (waits_kind(wait, &S.kind) != 0) {
@@ -752,8 +777,9 @@ int main(int argc, char **argv)
     }
     S.freeze = freeze;
     S.round = (uint32_t)round;
-    S.nslots = (int)slots;
     S.lfd = -1;
+    S.due_at = INT64_MAX;
+    (void)storeq_init(&S.q, slots, NULL);
 
     if (load_table(table, err, sizeof err) != 0) {
         ut_err("%s", err);
@@ -775,11 +801,7 @@ int main(int argc, char **argv)
             goto done;
         }
     }
-    static const raw_col cols[11] = {
-        {"req", 'i'},        {"attempt", 'i'},   {"row", 'i'},     {"arrive_t", 't'},
-        {"start_t", 't'},    {"end_t", 't'},     {"planned_ns", 'i'}, {"budget_ns", 'i'},
-        {"outcome", 'c'},    {"line", 'i'},      {"busy", 'i'}};
-    if (rawlog_open(&S.log, out, "store", cols, 11, err, sizeof err) != 0) {
+    if (rawfmt_log_open(&S.log, out, RAWFMT_STORE, err, sizeof err) != 0) {
         ut_err("%s", err);
         goto done;
     }
@@ -787,54 +809,8 @@ int main(int argc, char **argv)
     /* the kernel may defer a timer by the thread's slack (50 us by default) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
-    cfg = event_config_new();
-    if (!cfg || event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER) != 0 ||
-        event_config_set_flag(cfg, EVENT_BASE_FLAG_NO_CACHE_TIME) != 0) {
-        ut_err("libevent: cannot configure the event loop");
+    if (loop_open(&cfg) != 0 || listen_on(port) != 0)
         goto done;
-    }
-    S.base = event_base_new_with_config(cfg);
-    if (!S.base) {
-        ut_err("libevent: cannot create the event loop");
-        goto done;
-    }
-    event_assign(&S.flush_ev, S.base, -1, 0, on_flush, NULL);
-    S.flush_on = 1;
-    {   /* the first chunk of lookups now, not under the first lookup */
-        lk *l = lk_get();
-        if (!l) {
-            ut_err("out of memory");
-            goto done;
-        }
-        lk_put(l);
-    }
-    S.sig_term = evsignal_new(S.base, SIGTERM, on_signal, NULL);
-    S.sig_int = evsignal_new(S.base, SIGINT, on_signal, NULL);
-    if (!S.sig_term || !S.sig_int || evsignal_add(S.sig_term, NULL) != 0 ||
-        evsignal_add(S.sig_int, NULL) != 0) {
-        ut_err("libevent: cannot watch SIGTERM and SIGINT");
-        goto done;
-    }
-
-    S.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t sl = sizeof sa;
-    if (S.lfd < 0 || setsockopt(S.lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-        bind(S.lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(S.lfd, 1024) != 0 ||
-        getsockname(S.lfd, (struct sockaddr *)&sa, &sl) != 0) {
-        ut_err("cannot listen on 127.0.0.1:%llu: %s", port, strerror(errno));
-        goto done;
-    }
-    event_assign(&S.lev, S.base, S.lfd, EV_READ | EV_PERSIST, on_accept, NULL);
-    S.lev_on = 1;
-    if (event_add(&S.lev, NULL) != 0) {
-        ut_err("libevent: cannot watch the listening socket");
-        goto done;
-    }
-    printf("store: listening on 127.0.0.1:%u\n", (unsigned)ntohs(sa.sin_port));
-    fflush(stdout);
 
     if (event_base_dispatch(S.base) < 0) {
         ut_err("libevent: the event loop failed");
@@ -851,33 +827,6 @@ int main(int argc, char **argv)
     }
     rc = 0;
 done:
-    if (S.log)
-        rawlog_abort(S.log);
-    for (lk *l = S.ahead; l; l = l->anext)
-        event_del(&l->tev);
-    while (S.conns) {
-        conn *c = S.conns;
-        conn_close(c);
-        conn_free(c);
-    }
-    for (size_t i = 0; i < S.nchunks; i++)
-        free(S.chunks[i]);
-    free(S.chunks);
-    if (S.lev_on)
-        event_del(&S.lev);
-    if (S.flush_on)
-        event_del(&S.flush_ev);
-    if (S.sig_term)
-        event_free(S.sig_term);
-    if (S.sig_int)
-        event_free(S.sig_int);
-    if (S.lfd >= 0)
-        close(S.lfd);
-    if (S.base)
-        event_base_free(S.base);
-    if (cfg)
-        event_config_free(cfg);
-    libevent_global_shutdown();
-    free(S.x);
+    cleanup(cfg);
     return rc;
 }

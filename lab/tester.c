@@ -36,14 +36,11 @@
  * A connection the server closed is reopened (in the background) for later
  * requests, unless it was closed within 100 ms of opening without serving.
  *
- * Idle gate (--gate 1, the default), before anything else: /proc/stat's
- * aggregate cpu line sampled every 250 ms; a window is two samples 2 s
- * apart; idle share = d(idle+iowait)/d(total), steal share = d(steal)/
- * d(total), total = user+nice+system+idle+iowait+irq+softirq+steal.  The
- * gate passes at the first window with idle share >= 0.95; when none did
- * within --gate-wait-s seconds (at least one window is always tried), the
- * summary is written with passed=false and the program exits 3.  Logged-in
- * users (utmp USER_PROCESS entries) are counted at start and end.
+ * Idle gate (--gate 1, the default), before anything else: lab/gate.h
+ * (idle share >= 0.95 over a 2 s window of /proc/stat); when no window
+ * passed within --gate-wait-s seconds (at least one window is always
+ * tried), the summary is written with passed=false and the program exits 3.
+ * Answers are read by lab/answer.h.
  *
  * Output: --out, the rows of lab/RAWFORMAT.md's tester.tsv.gz (via rawlog,
  * written at the end in j order); --summary, a JSON object written
@@ -64,19 +61,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include <utmpx.h>
 
 #include <event2/event.h>
-#include <jansson.h>
 
-#include "rawlog.h"
+#include "answer.h"
+#include "gate.h"
+#include "opt.h"
+#include "trecord.h"
 #include "util.h"
 
 #define NS_PER_S 1000000000LL
@@ -84,9 +81,6 @@
 #define REOPEN_MIN_NS (100 * 1000000LL) /* see the header: reopen guard */
 #define MAX_REQUESTS 50000000.0
 #define MAX_ANSWER_BYTES (1 << 20)
-#define GATE_STEP_NS (250 * 1000000LL)
-#define GATE_WINDOW 8 /* steps: 2 s */
-#define GATE_IDLE_MIN 0.95
 
 /* ------------------------------------------------------------------ options */
 
@@ -104,169 +98,85 @@ typedef struct {
     double gate_wait_s, drain_s;
 } opts;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: tester --port P --rate R|max --seconds S --seed N --rows NROWS\n"
-            "              --out FILE.tsv.gz --summary FILE.json\n"
-            "              [--deadline-ms D] [--conns C] [--gate 1|0] [--gate-wait-s 60]\n"
-            "              [--drain-s 10]\n"
-            "Open-loop Poisson load at R requests/s for S s (or closed loop with --rate max)\n"
-            "against POST /score on 127.0.0.1:P; rows as lab/RAWFORMAT.md's tester.tsv.gz.\n"
-            "Exit: 0 done, 1 run failed, 2 bad options, 3 idle gate not passed.\n");
-}
+#define ABOUT                                                                                     \
+    "tester: open-loop Poisson load at --rate requests/s for --seconds (or closed loop with\n"      \
+    "--rate max) against POST /score on 127.0.0.1:--port; rows as lab/RAWFORMAT.md's\n"            \
+    "tester.tsv.gz.  Required: --port --rate --seconds --seed --rows --out --summary.\n"            \
+    "Exit: 0 done, 1 run failed, 2 bad options, 3 idle gate not passed."
 
-static int bad(const char *opt, const char *val, const char *want)
+/* A number that must be more than 0 (opt_parse's bounds are inclusive). */
+static int positive(const char *name, double v)
 {
-    ut_err("%s: '%s' is not %s (see --help)", opt, val, want);
-    return -1;
-}
-
-static int num_d(const char *opt, const char *s, double lo, double hi, double *out, const char *want)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return bad(opt, s, want);
-    *out = v;
-    return 0;
-}
-
-static int num_pos(const char *opt, const char *s, double hi, double *out, const char *want)
-{
-    double v;
-    if (num_d(opt, s, 0, hi, &v, want) != 0)
+    if (v == 0) {
+        ut_err("option %s: \"0\": must be more than 0", name);
         return -1;
-    if (v <= 0)
-        return bad(opt, s, want);
-    *out = v;
+    }
     return 0;
 }
 
-static int num_i(const char *opt, const char *s, long long lo, long long hi, long long *out,
-                 const char *want)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi)
-        return bad(opt, s, want);
-    *out = v;
-    return 0;
-}
-
-/* 0 ok, 1 help printed, -1 bad (message written). */
+/* 0 ok, 1 help printed, -1 bad (one message written). */
 static int parse_opts(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
+    const char *rate = NULL, *seed_s = NULL;
+    int64_t seed = -1;
+    o->seconds = -1;
+    o->deadline_ms = -1;
     o->conns = -1;
     o->gate = 1;
     o->gate_wait_s = 60;
     o->drain_s = 10;
-    int have_port = 0, have_rate = 0, have_seconds = 0, have_seed = 0, have_rows = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 1;
-        }
-        if (strncmp(a, "--", 2) != 0) {
-            ut_err("unexpected argument '%s' (options are --name value; see --help)", a);
-            return -1;
-        }
-        char name[64];
-        const char *val, *eq = strchr(a, '=');
-        if (eq) {
-            snprintf(name, sizeof name, "%.*s", (int)(eq - a), a);
-            val = eq + 1;
-        } else {
-            snprintf(name, sizeof name, "%s", a);
-            if (i + 1 >= argc) {
-                ut_err("%s needs a value (see --help)", name);
-                return -1;
-            }
-            val = argv[++i];
-        }
-        long long v;
-        double d;
-        if (!strcmp(name, "--port")) {
-            if (num_i(name, val, 1, 65535, &v, "a port number (1 to 65535)"))
-                return -1;
-            o->port = (int)v;
-            have_port = 1;
-        } else if (!strcmp(name, "--rate")) {
-            if (!strcmp(val, "max")) {
-                o->closed = 1;
-                o->rate = 0;
-            } else {
-                if (num_pos(name, val, 1e7, &d, "a rate in requests/s (> 0, <= 1e7) or 'max'"))
-                    return -1;
-                o->closed = 0;
-                o->rate = d;
-            }
-            have_rate = 1;
-        } else if (!strcmp(name, "--seconds")) {
-            if (num_pos(name, val, 86400, &d, "a duration in seconds (> 0, <= 86400)"))
-                return -1;
-            o->seconds = d;
-            have_seconds = 1;
-        } else if (!strcmp(name, "--seed")) {
-            if (num_i(name, val, 0, INT64_MAX, &v, "a seed (integer 0 to 2^63-1)"))
-                return -1;
-            o->seed = (uint64_t)v;
-            have_seed = 1;
-        } else if (!strcmp(name, "--rows")) {
-            if (num_i(name, val, 1, INT32_MAX, &v, "a number of rows (>= 1)"))
-                return -1;
-            o->rows = v;
-            have_rows = 1;
-        } else if (!strcmp(name, "--out")) {
-            if (!*val)
-                return bad(name, val, "a file name");
-            o->out = val;
-        } else if (!strcmp(name, "--summary")) {
-            if (!*val)
-                return bad(name, val, "a file name");
-            o->summary = val;
-        } else if (!strcmp(name, "--deadline-ms")) {
-            if (num_pos(name, val, 3600e3, &d, "a deadline in ms (> 0, <= 3600000)"))
-                return -1;
-            o->deadline_ms = d;
-            o->have_deadline = 1;
-        } else if (!strcmp(name, "--conns")) {
-            if (num_i(name, val, 1, 10000, &v, "a number of connections (1 to 10000)"))
-                return -1;
-            o->conns = (int)v;
-        } else if (!strcmp(name, "--gate")) {
-            if (strcmp(val, "0") && strcmp(val, "1"))
-                return bad(name, val, "1 or 0");
-            o->gate = val[0] == '1';
-        } else if (!strcmp(name, "--gate-wait-s")) {
-            if (num_d(name, val, 0, 86400, &d, "a number of seconds (0 to 86400)"))
-                return -1;
-            o->gate_wait_s = d;
-        } else if (!strcmp(name, "--drain-s")) {
-            if (num_d(name, val, 0, 3600, &d, "a number of seconds (0 to 3600)"))
-                return -1;
-            o->drain_s = d;
-        } else {
-            ut_err("unknown option '%s' (see --help)", name);
-            return -1;
-        }
-    }
-    const char *missing = !have_port      ? "--port"
-                          : !have_rate    ? "--rate"
-                          : !have_seconds ? "--seconds"
-                          : !have_seed    ? "--seed"
-                          : !have_rows    ? "--rows"
-                          : !o->out       ? "--out"
-                          : !o->summary   ? "--summary"
-                                          : NULL;
+    const opt_spec spec[] = {
+        {"--port", OPT_INT, &o->port, 1, 65535, "P", "the service's port on 127.0.0.1"},
+        {"--rate", OPT_STR, &rate, 0, 0, "R|max", "requests/s (open loop), or max (closed loop)"},
+        {"--seconds", OPT_DBL, &o->seconds, 0, 86400, "S", "the schedule's length (> 0)"},
+        /* a string: INT64_MAX is not a double, so it cannot be a table bound */
+        {"--seed", OPT_STR, &seed_s, 0, 0, "N", "seed of the Poisson schedule (0 to 2^63-1)"},
+        {"--rows", OPT_I64, &o->rows, 1, INT32_MAX, "NROWS", "rows of the table (request j asks j % NROWS)"},
+        {"--out", OPT_STR, &o->out, 0, 0, "FILE.tsv.gz", "the rows"},
+        {"--summary", OPT_STR, &o->summary, 0, 0, "FILE.json", "the summary"},
+        {"--deadline-ms", OPT_DBL, &o->deadline_ms, 0, 3600e3, "D", "a deadline from the scheduled arrival"},
+        {"--conns", OPT_INT, &o->conns, 1, 10000, "C", "keep-alive connections (64; closed loop 16)"},
+        {"--gate", OPT_BOOL, &o->gate, 0, 1, "1|0", "wait for an idle machine first (1)"},
+        {"--gate-wait-s", OPT_DBL, &o->gate_wait_s, 0, 86400, "S", "give up on the idle gate after S s (60)"},
+        {"--drain-s", OPT_DBL, &o->drain_s, 0, 3600, "S", "wait for answers after the last send (10)"},
+        {0}};
+    int rc = opt_parse(argc, argv, spec, ABOUT, NULL);
+    if (rc != OPT_OK)
+        return rc == OPT_HELP ? 1 : -1;
+    const char *missing = !o->port          ? "--port"
+                          : !rate           ? "--rate"
+                          : o->seconds < 0  ? "--seconds"
+                          : !seed_s         ? "--seed"
+                          : !o->rows        ? "--rows"
+                          : !o->out         ? "--out"
+                          : !o->summary     ? "--summary"
+                                            : NULL;
     if (missing) {
         ut_err("%s is required (see --help)", missing);
         return -1;
     }
+    char why[96];
+    if (opt_i64(seed_s, 0, INT64_MAX, &seed, why, sizeof why) != 0) {
+        ut_err("option --seed: \"%s\": %s", seed_s, why);
+        return -1;
+    }
+    if (!strcmp(rate, "max")) {
+        o->closed = 1;
+    } else if (opt_f64(rate, 0, 1e7, &o->rate, why, sizeof why) != 0) {
+        ut_err("option --rate: \"%s\": %s (requests/s, or max)", rate, why);
+        return -1;
+    } else if (positive("--rate", o->rate) != 0) {
+        return -1;
+    }
+    if (positive("--seconds", o->seconds) != 0 || positive("--deadline-ms", o->deadline_ms) != 0)
+        return -1;
+    if (!o->out[0] || !o->summary[0]) {
+        ut_err("%s: an empty file name", !o->out[0] ? "--out" : "--summary");
+        return -1;
+    }
+    o->seed = (uint64_t)seed;
+    o->have_deadline = o->deadline_ms > 0;
     if (o->conns < 0)
         o->conns = o->closed ? 16 : 64;
     if (!o->closed && o->rate * o->seconds > MAX_REQUESTS) {
@@ -277,101 +187,7 @@ static int parse_opts(int argc, char **argv, opts *o)
     return 0;
 }
 
-/* ---------------------------------------------------------------- idle gate */
-
-typedef struct {
-    int enabled, passed;
-    double idle_share, steal_share, waited_s; /* shares NAN when not measured */
-    int users_start, users_end;
-} gate_res;
-
-typedef struct {
-    unsigned long long idle, steal, total;
-} cpu_sample;
-
-static int read_stat(cpu_sample *s)
-{
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) {
-        ut_err("/proc/stat: cannot open: %s", strerror(errno));
-        return -1;
-    }
-    unsigned long long v[8] = {0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7]);
-    fclose(f);
-    if (n < 5) {
-        ut_err("/proc/stat: line 1 is not an aggregate \"cpu\" line");
-        return -1;
-    }
-    /* user nice system idle iowait irq softirq steal (guest time is already
-     * inside user and nice, so it is not added again) */
-    s->idle = v[3] + v[4];
-    s->steal = v[7];
-    s->total = 0;
-    for (int i = 0; i < 8; i++)
-        s->total += v[i];
-    return 0;
-}
-
-static int count_users(void)
-{
-    int n = 0;
-    struct utmpx *u;
-    setutxent();
-    while ((u = getutxent()) != NULL)
-        if (u->ut_type == USER_PROCESS)
-            n++;
-    endutxent();
-    return n;
-}
-
-static void sleep_until(int64_t t)
-{
-    struct timespec ts = {.tv_sec = t / NS_PER_S, .tv_nsec = t % NS_PER_S};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
-/* 0 passed, 1 gave up, -1 error. */
-static int run_gate(double wait_s, gate_res *g)
-{
-    int64_t start = ut_mono_ns(), limit = start + (int64_t)llround(wait_s * 1e9);
-    cpu_sample ring[GATE_WINDOW + 1];
-    if (read_stat(&ring[0]) != 0)
-        return -1;
-    for (long k = 1;; k++) {
-        int64_t t = start + k * GATE_STEP_NS;
-        sleep_until(t);
-        if (read_stat(&ring[k % (GATE_WINDOW + 1)]) != 0)
-            return -1;
-        if (k < GATE_WINDOW)
-            continue;
-        const cpu_sample *a = &ring[(k - GATE_WINDOW) % (GATE_WINDOW + 1)];
-        const cpu_sample *b = &ring[k % (GATE_WINDOW + 1)];
-        double dt = (double)(b->total - a->total);
-        g->idle_share = dt > 0 ? (double)(b->idle - a->idle) / dt : 0;
-        g->steal_share = dt > 0 ? (double)(b->steal - a->steal) / dt : 0;
-        int64_t now = ut_mono_ns();
-        g->waited_s = (double)(now - start) / 1e9;
-        if (g->idle_share >= GATE_IDLE_MIN) {
-            g->passed = 1;
-            return 0;
-        }
-        if (t + GATE_STEP_NS > limit)
-            return 1;
-    }
-}
-
 /* ----------------------------------------------------------------- the run */
-
-typedef struct {
-    int64_t sched, send, answer; /* RAW_NONE when absent */
-    float score;
-    int32_t conn; /* -1: none */
-    int16_t status;
-    char kind, has_score, waited;
-} treq;
 
 enum { C_CONNECTING, C_IDLE, C_BUSY, C_DEAD };
 
@@ -394,7 +210,7 @@ struct run {
     opts o;
     struct event_base *base;
     struct sockaddr_in addr;
-    treq *req;
+    trec *req;
     size_t nreq, capreq;
     size_t next;        /* open loop: next request to send */
     int64_t t0, t_end;  /* t_end: closed loop's end of sending */
@@ -592,7 +408,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
     }
     if (c->state != C_BUSY || c->woff >= c->wn)
         return;
-    treq *q = &r->req[c->j];
+    trec *q = &r->req[c->j];
     if (c->woff == 0)
         q->send = ut_mono_ns();
     ssize_t w = send(fd, c->wb + c->woff, c->wn - c->woff, MSG_NOSIGNAL);
@@ -613,7 +429,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
 static void conn_send(conn *c, int64_t j)
 {
     run *r = c->r;
-    treq *q = &r->req[j];
+    trec *q = &r->req[j];
     c->j = j;
     c->state = C_BUSY;
     q->conn = c->idx;
@@ -661,7 +477,7 @@ static void closed_next(conn *c)
     }
     if (r->nreq == r->capreq) {
         size_t cap = r->capreq ? r->capreq * 2 : 65536;
-        treq *a = realloc(r->req, cap * sizeof *a);
+        trec *a = realloc(r->req, cap * sizeof *a);
         if (!a) {
             die(r, "out of memory after %zu requests", r->nreq);
             return;
@@ -670,7 +486,7 @@ static void closed_next(conn *c)
         r->capreq = cap;
     }
     int64_t j = (int64_t)r->nreq++;
-    r->req[j] = (treq){.sched = RAW_NONE, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1, .kind = 'E'};
+    r->req[j] = (trec){.sched = RAW_NONE, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1, .kind = 'E'};
     r->outstanding++;
     conn_send(c, j);
 }
@@ -683,7 +499,7 @@ static void dispatch(run *r, int64_t j)
         conn_send(r->idle[--r->nidle], j);
         return;
     }
-    treq *q = &r->req[j];
+    trec *q = &r->req[j];
     q->waited = 1;
     r->waited++;
     conn *c = conn_new(r, -1);
@@ -784,65 +600,20 @@ static void on_closed_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ------------------------------------------------------- reading an answer */
 
-static const char *find_key(const char *s, const char *key)
-{
-    size_t kl = strlen(key);
-    for (const char *p = s; (p = strchr(p, '"')) != NULL; p++) {
-        if (!strncmp(p + 1, key, kl) && p[kl + 1] == '"') {
-            const char *v = p + kl + 2;
-            while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
-                v++;
-            if (*v != ':')
-                continue;
-            v++;
-            while (*v == ' ' || *v == '\t' || *v == '\r' || *v == '\n')
-                v++;
-            return v;
-        }
-    }
-    return NULL;
-}
-
 /* One complete answer to c's request, its last byte read at `now`. */
-static void answer_done(conn *c, int status, char *body, int64_t now)
+static void answer_done(conn *c, int status, const char *body, int64_t now)
 {
     run *r = c->r;
     int64_t j = c->j;
-    treq *q = &r->req[j];
-    char kind = 'E';
-    const char *v = find_key(body, "id");
-    if (v || status == 200) {
-        char *end = NULL;
-        long long id = v ? strtoll(v, &end, 10) : 0;
-        if (!v || end == v) {
-            die(r, "answer to request %" PRId64 " (status %d) has no numeric \"id\": %.200s", j,
-                status, body);
-            return;
-        }
-        if (id != j) {
-            die(r, "answer to request %" PRId64 " carries id %lld", j, id);
-            return;
-        }
-    }
-    if (status == 200) {
-        const char *k = find_key(body, "kind");
-        if (k && !strncmp(k, "\"live\"", 6))
-            kind = 'L';
-        else if (k && !strncmp(k, "\"last_known\"", 12))
-            kind = 'K';
-        else if (k && !strncmp(k, "\"default\"", 9))
-            kind = 'D';
+    trec *q = &r->req[j];
+    char kind, why[512];
+    float score = 0;
+    if (ans_body_parse(body, status, j, &kind, &score, why, sizeof why) != 0) {
+        die(r, "answer to request %" PRId64 " %s", j, why);
+        return;
     }
     if (kind != 'E') {
-        const char *s = find_key(body, "score");
-        char *end = NULL;
-        float f = s ? strtof(s, &end) : 0;
-        if (!s || end == s) {
-            die(r, "answer to request %" PRId64 " has kind %c but no numeric \"score\": %.200s", j,
-                kind, body);
-            return;
-        }
-        q->score = f;
+        q->score = score;
         q->has_score = 1;
     }
     q->answer = now;
@@ -861,47 +632,21 @@ static int parse_answers(conn *c, int64_t now)
     int close_after = 0;
     while (c->rn > 0) {
         c->rb[c->rn] = 0;
-        char *hend = memmem(c->rb, c->rn, "\r\n\r\n", 4);
-        if (!hend) {
-            if (c->rn > 65536) {
-                die(r, "connection %d: answer headers longer than 64 KiB", c->idx);
-                return -1;
-            }
+        ans_head h;
+        char why[256];
+        int hrc = ans_head_parse(c->rb, c->rn, MAX_ANSWER_BYTES, &h, why, sizeof why);
+        if (hrc == 0)
             return close_after;
-        }
         if (c->j < 0) {
             die(r, "connection %d: an answer arrived with no request in flight", c->idx);
             return -1;
         }
-        int status = 0;
-        if (strncmp(c->rb, "HTTP/1.", 7) != 0 || c->rb[8] != ' ' ||
-            sscanf(c->rb + 9, "%3d", &status) != 1 || status < 100 || status > 999) {
-            die(r, "answer to request %" PRId64 ": bad status line: %.80s", c->j, c->rb);
+        if (hrc < 0) {
+            die(r, "answer to request %" PRId64 ": %s", c->j, why);
             return -1;
         }
-        long long clen = -1;
-        for (char *line = strstr(c->rb, "\r\n") + 2; line < hend; line = strstr(line, "\r\n") + 2) {
-            if (!strncasecmp(line, "Content-Length:", 15)) {
-                char *end;
-                clen = strtoll(line + 15, &end, 10);
-                if (end == line + 15 || clen < 0 || clen > MAX_ANSWER_BYTES) {
-                    die(r, "answer to request %" PRId64 ": bad Content-Length", c->j);
-                    return -1;
-                }
-            } else if (!strncasecmp(line, "Connection:", 11)) {
-                char *e = strstr(line, "\r\n");
-                char save = *e;
-                *e = 0;
-                if (strcasestr(line + 11, "close"))
-                    close_after = 1;
-                *e = save;
-            }
-        }
-        if (clen < 0) {
-            die(r, "answer to request %" PRId64 " (status %d) has no Content-Length", c->j, status);
-            return -1;
-        }
-        size_t hlen = (size_t)(hend + 4 - c->rb), total = hlen + (size_t)clen;
+        close_after |= h.close;
+        size_t total = h.head_len + h.body_len;
         if (c->rn < total) {
             if (total > c->rcap) {
                 char *nb = realloc(c->rb, total + 1);
@@ -916,7 +661,7 @@ static int parse_answers(conn *c, int64_t now)
         }
         char save = c->rb[total];
         c->rb[total] = 0;
-        answer_done(c, status, c->rb + hlen, now);
+        answer_done(c, h.status, c->rb + h.head_len, now);
         c->rb[total] = save;
         if (r->fatal)
             return -1;
@@ -966,132 +711,14 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 
 /* ------------------------------------------------------------------ output */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between closest ranks (numpy's default). */
-static double pctl(const int64_t *s, size_t n, double p)
-{
-    double h = (double)(n - 1) * p;
-    size_t lo = (size_t)floor(h);
-    if (lo + 1 >= n)
-        return (double)s[n - 1];
-    return (double)s[lo] + (h - (double)lo) * (double)(s[lo + 1] - s[lo]);
-}
-
-static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
-
-static int write_summary(const run *r, const gate_res *g, const char *path)
+static int write_summary(const run *r, const gate_res *g)
 {
     const opts *o = &r->o;
-    size_t answered = 0, nlate = 0, kinds[4] = {0};
-    int64_t *late = malloc((r->nreq ? r->nreq : 1) * sizeof *late);
-    if (!late) {
-        ut_err("out of memory");
-        return -1;
-    }
-    for (size_t j = 0; j < r->nreq; j++) {
-        const treq *q = &r->req[j];
-        if (q->answer != RAW_NONE)
-            answered++;
-        if (q->send != RAW_NONE)
-            late[nlate++] = q->send - q->sched;
-        kinds[q->kind == 'L' ? 0 : q->kind == 'K' ? 1 : q->kind == 'D' ? 2 : 3]++;
-    }
-    qsort(late, nlate, sizeof *late, cmp_i64);
-    json_t *gj = json_object(), *kj = json_object(), *s = json_object();
-    json_object_set_new(gj, "enabled", json_boolean(g->enabled));
-    json_object_set_new(gj, "idle_share", num_or_null(g->idle_share));
-    json_object_set_new(gj, "steal_share", num_or_null(g->steal_share));
-    json_object_set_new(gj, "waited_s", json_real(g->waited_s));
-    json_object_set_new(gj, "passed", json_boolean(g->passed));
-    json_object_set_new(gj, "users_start", json_integer(g->users_start));
-    json_object_set_new(gj, "users_end", json_integer(g->users_end));
-    json_object_set_new(kj, "L", json_integer((json_int_t)kinds[0]));
-    json_object_set_new(kj, "K", json_integer((json_int_t)kinds[1]));
-    json_object_set_new(kj, "D", json_integer((json_int_t)kinds[2]));
-    json_object_set_new(kj, "E", json_integer((json_int_t)kinds[3]));
-    json_object_set_new(s, "t0_ns", r->t0 ? json_integer(r->t0) : json_null());
-    json_object_set_new(s, "mode", json_string(o->closed ? "closed" : "open"));
-    json_object_set_new(s, "rate", json_real(o->closed ? 0.0 : o->rate));
-    json_object_set_new(s, "seconds", json_real(o->seconds));
-    json_object_set_new(s, "seed", json_integer((json_int_t)o->seed));
-    json_object_set_new(s, "rows", json_integer(o->rows));
-    json_object_set_new(s, "deadline_ms", o->have_deadline ? json_real(o->deadline_ms) : json_null());
-    json_object_set_new(s, "conns", json_integer(o->conns));
-    json_object_set_new(s, "requests", json_integer((json_int_t)r->nreq));
-    json_object_set_new(s, "answered", json_integer((json_int_t)answered));
-    json_object_set_new(s, "errors", json_integer((json_int_t)(r->nreq - answered)));
-    json_object_set_new(s, "kinds", kj);
-    json_object_set_new(s, "conns_opened", json_integer((json_int_t)r->opened));
-    json_object_set_new(s, "conns_reopened", json_integer((json_int_t)r->reopened));
-    json_object_set_new(s, "connect_failures", json_integer((json_int_t)r->open_failed));
-    json_object_set_new(s, "waited", json_integer((json_int_t)r->waited));
-    json_object_set_new(s, "gate", gj);
-    json_object_set_new(s, "late_p50_ns", nlate ? json_real(pctl(late, nlate, 0.50)) : json_null());
-    json_object_set_new(s, "late_p99_ns", nlate ? json_real(pctl(late, nlate, 0.99)) : json_null());
-    json_object_set_new(s, "late_max_ns", nlate ? json_integer(late[nlate - 1]) : json_null());
-    free(late);
-    char *text = json_dumps(s, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    json_decref(s);
-    if (!text) {
-        ut_err("%s: cannot format the summary", path);
-        return -1;
-    }
-    size_t len = strlen(text);
-    char *buf = malloc(len + 2);
-    int rc = -1;
-    char err[UT_ERRLEN];
-    if (buf) {
-        memcpy(buf, text, len);
-        buf[len] = '\n';
-        rc = ut_write_file(path, buf, len + 1, err, sizeof err);
-        if (rc != 0)
-            ut_err("%s", err);
-    }
-    free(buf);
-    free(text);
-    return rc;
-}
-
-static int write_rows(const run *r)
-{
-    static const raw_col cols[] = {
-        {"j", 'i'},      {"row", 'i'},    {"sched_t", 't'}, {"send_t", 't'}, {"answer_t", 't'},
-        {"status", 'i'}, {"kind", 'c'},   {"score", 'f'},   {"conn", 'i'},   {"waited", 'i'},
-    };
-    rawlog *lg;
-    char err[UT_ERRLEN];
-    if (rawlog_open(&lg, r->o.out, "tester", cols, 10, err, sizeof err) != 0) {
-        ut_err("%s", err);
-        return -1;
-    }
-    for (size_t j = 0; j < r->nreq; j++) {
-        const treq *q = &r->req[j];
-        int64_t v[10] = {(int64_t)j,
-                         (int64_t)j % r->o.rows,
-                         q->sched,
-                         q->send,
-                         q->answer,
-                         q->status,
-                         q->kind,
-                         q->has_score ? raw_f(q->score) : RAW_NONE,
-                         q->conn >= 0 ? q->conn : RAW_NONE,
-                         q->waited};
-        if (rawlog_row(lg, v) != 0) {
-            ut_err("%s: cannot buffer rows", r->o.out);
-            rawlog_abort(lg);
-            return -1;
-        }
-    }
-    if (rawlog_close(lg, err, sizeof err) != 0) {
-        ut_err("%s", err);
-        return -1;
-    }
-    return 0;
+    trec_run info = {.closed = o->closed, .rate = o->rate, .seconds = o->seconds, .seed = o->seed,
+                     .rows = o->rows, .have_deadline = o->have_deadline, .deadline_ms = o->deadline_ms,
+                     .conns = o->conns, .t0 = r->t0, .opened = r->opened, .reopened = r->reopened,
+                     .open_failed = r->open_failed, .waited = r->waited};
+    return trec_write_summary(o->summary, r->req, r->nreq, &info, g);
 }
 
 /* ------------------------------------------------------------------- main */
@@ -1112,14 +739,14 @@ static int make_schedule(run *r)
             break;
         if (r->nreq == r->capreq) {
             size_t cap = r->capreq * 2;
-            treq *a = realloc(r->req, cap * sizeof *a);
+            trec *a = realloc(r->req, cap * sizeof *a);
             if (!a)
                 return -1;
             r->req = a;
             r->capreq = cap;
         }
         /* sched holds the offset until t0 is known */
-        r->req[r->nreq++] = (treq){.sched = off, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1,
+        r->req[r->nreq++] = (trec){.sched = off, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1,
                                    .kind = 'E'};
     }
     return 0;
@@ -1254,17 +881,17 @@ int main(int argc, char **argv)
     R.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
     gate_res g = {.enabled = R.o.gate, .idle_share = NAN, .steal_share = NAN};
-    g.users_start = count_users();
+    g.users_start = gate_users();
     if (R.o.gate) {
-        int grc = run_gate(R.o.gate_wait_s, &g);
+        int grc = gate_run(R.o.gate_wait_s, &g);
         if (grc < 0)
             return 1;
         if (grc > 0) {
-            g.users_end = count_users();
+            g.users_end = gate_users();
             ut_err("idle gate: only %.1f%% idle (steal %.1f%%) in the last 2 s after %.1f s; "
                    "needs %.0f%%; giving up",
                    100 * g.idle_share, 100 * g.steal_share, g.waited_s, 100 * GATE_IDLE_MIN);
-            write_summary(&R, &g, R.o.summary);
+            write_summary(&R, &g);
             return 3;
         }
     } else {
@@ -1278,10 +905,10 @@ int main(int argc, char **argv)
     }
     if (run_load(&R) != 0)
         goto out;
-    g.users_end = count_users();
-    if (write_rows(&R) != 0)
+    g.users_end = gate_users();
+    if (trec_write_rows(R.o.out, R.req, R.nreq, R.o.rows) != 0)
         goto out;
-    if (write_summary(&R, &g, R.o.summary) != 0) {
+    if (write_summary(&R, &g) != 0) {
         unlink(R.o.out);
         goto out;
     }

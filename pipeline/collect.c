@@ -26,9 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
+#include "opt.h"
 #include "prov.h"
+#include "rawfmt.h"
 #include "redact.h"
 #include "util.h"
 
@@ -37,22 +38,6 @@ typedef struct {
 } opts;
 
 /* ------------------------------------------------------------ raw files */
-
-typedef struct {
-    const char *name;
-    char type; /* t time, i integer, f float, c code */
-} col;
-
-static const col TESTER[] = {{"j", 'i'},       {"row", 'i'},    {"sched_t", 't'}, {"send_t", 't'},
-                             {"answer_t", 't'}, {"status", 'i'}, {"kind", 'c'},    {"score", 'f'},
-                             {"conn", 'i'},    {"waited", 'i'}};
-static const col SERVICE[] = {{"req", 'i'},        {"row", 'i'},      {"arrive_t", 't'},   {"answer_t", 't'},
-                              {"status", 'i'},     {"kind", 'c'},     {"lookups", 'i'},    {"a0_start_t", 't'},
-                              {"a0_end_t", 't'},   {"a0_out", 'c'},   {"a1_start_t", 't'}, {"a1_end_t", 't'},
-                              {"a1_out", 'c'},     {"a2_start_t", 't'}, {"a2_end_t", 't'}, {"a2_out", 'c'}};
-static const col STORE[] = {{"req", 'i'},        {"attempt", 'i'},  {"row", 'i'},     {"arrive_t", 't'},
-                            {"start_t", 't'},    {"end_t", 't'},    {"planned_ns", 'i'}, {"budget_ns", 'i'},
-                            {"outcome", 'c'},    {"line", 'i'},     {"busy", 'i'}};
 
 typedef struct {
     char *buf;
@@ -77,179 +62,47 @@ static int sb_put(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
-/* Whole gzip file into memory; a truncated or corrupt stream is an error. */
-static int gz_slurp(const char *path, char **out, size_t *n, char *err, size_t errlen)
+/* The run's event file of one kind (read and checked by lab/rawfmt.c) into COPY text:
+ * the run's name, then the columns in the file's order, tab-separated, \N
+ * for absent, absolute times, floats with %.9g (the very text the writer
+ * wrote, as the float round-trips). */
+static int load_events(const char *dir, rawfmt_kind kind, const char *run, sbuf *out, char *err,
+                       size_t errlen)
 {
-    gzFile gz = gzopen(path, "rb");
-    if (!gz) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(kind)->name);
+    rawfmt_reader *r;
+    if (rawfmt_open(&r, path, kind, err, errlen) != 0)
         return -1;
-    }
-    gzbuffer(gz, 1 << 17);
-    size_t cap = 1 << 20, len = 0;
-    char *b = malloc(cap);
-    int r = 0;
-    while (b && (r = gzread(gz, b + len, (unsigned)(cap - len - 1))) > 0) {
-        len += (size_t)r;
-        if (cap - len < 65536) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                free(b);
-                b = NULL;
-            }
-            b = nb;
-        }
-    }
-    int zerr = 0;
-    const char *msg = gzerror(gz, &zerr);
-    if (!b || zerr != Z_OK || r < 0) {
-        ut_seterr(err, errlen, "%s: truncated or corrupt gzip stream (%s)", path,
-                  b ? (zerr != Z_OK ? msg : "read error") : "out of memory");
-        free(b);
-        gzclose(gz);
-        return -1;
-    }
-    gzclose(gz);
-    /* gzread stops quietly at a clean end of the deflate stream but not at a cut one */
-    b[len] = 0;
-    *out = b;
-    *n = len;
-    return 0;
-}
-
-static int parse_i64(const char *s, size_t n, int64_t *v)
-{
-    if (n == 0 || n > 20)
-        return -1;
-    size_t i = 0;
-    int neg = 0;
-    if (s[0] == '-') {
-        neg = 1;
-        i = 1;
-        if (n == 1)
-            return -1;
-    }
-    uint64_t x = 0;
-    for (; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        x = x * 10 + (uint64_t)(s[i] - '0');
-    }
-    *v = neg ? -(int64_t)x : (int64_t)x;
-    return 0;
-}
-
-/* One event file into COPY text (tab-separated, \N for absent, absolute
- * times), prefixed by the run's name. */
-static int load_events(const char *path, const char *kind, const col *cols, int ncols, const char *run,
-                       sbuf *out, char *err, size_t errlen)
-{
-    char *text = NULL;
-    size_t n = 0;
-    if (gz_slurp(path, &text, &n, err, errlen) != 0)
-        return -1;
-    int rc = -1;
-    int64_t acc[32] = {0};
-    int have[32] = {0};
-    char want[64];
-    snprintf(want, sizeof want, "# lab-raw 1 %s", kind);
-    char *p = text, *end = text + n;
-    char *nl = memchr(p, '\n', (size_t)(end - p));
-    if (!nl || (size_t)(nl - p) != strlen(want) || memcmp(p, want, strlen(want)) != 0) {
-        ut_seterr(err, errlen, "%s:1: first line is not \"%s\"", path, want);
-        goto done;
-    }
-    p = nl + 1;
-    nl = memchr(p, '\n', (size_t)(end - p));
-    {
-        char head[1024] = "";
-        for (int c = 0; c < ncols; c++) {
-            strcat(head, cols[c].name);
-            if (c + 1 < ncols)
-                strcat(head, "\t");
-        }
-        if (!nl || (size_t)(nl - p) != strlen(head) || memcmp(p, head, strlen(head)) != 0) {
-            ut_seterr(err, errlen, "%s:2: the column names are not: %s", path, head);
-            goto done;
-        }
-    }
-    p = nl + 1;
-    size_t runlen = strlen(run);
-    char line[1024];
-    for (long lineno = 3; p < end; lineno++) {
-        nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) {
-            ut_seterr(err, errlen, "%s:%ld: the last line has no end (file cut short?)", path, lineno);
-            goto done;
-        }
-        size_t o = 0;
-        memcpy(line, run, runlen);
-        o = runlen;
-        char *f = p;
-        for (int c = 0; c < ncols; c++) {
-            char *fe = f;
-            while (fe < nl && *fe != '\t')
-                fe++;
-            if ((c + 1 < ncols && fe == nl) || (c + 1 == ncols && fe != nl)) {
-                ut_seterr(err, errlen, "%s:%ld: not %d tab-separated fields", path, lineno, ncols);
-                goto done;
-            }
-            size_t fl = (size_t)(fe - f);
+    const rawfmt_table *t = rawfmt_reader_table(r);
+    int64_t v[RAW_MAXCOLS];
+    char line[4096 + RAW_MAXCOLS * 24];
+    int rc;
+    while ((rc = rawfmt_next(r, v, err, errlen)) == 1) {
+        size_t o = (size_t)snprintf(line, 4096, "%s", run);
+        for (int c = 0; c < t->ncols; c++) {
             line[o++] = '\t';
-            if (fl == 1 && f[0] == '-') {
+            if (v[c] == RAW_NONE) {
                 memcpy(line + o, "\\N", 2);
                 o += 2;
-            } else if (cols[c].type == 'c') {
-                if (fl != 1) {
-                    ut_seterr(err, errlen, "%s:%ld: field %s \"%.*s\" is not one character", path, lineno,
-                              cols[c].name, (int)(fl > 40 ? 40 : fl), f);
-                    goto done;
-                }
-                line[o++] = f[0];
-            } else if (cols[c].type == 'f') {
-                char tmp[64], *e;
-                if (fl == 0 || fl >= sizeof tmp) {
-                    ut_seterr(err, errlen, "%s:%ld: field %s is not a number", path, lineno, cols[c].name);
-                    goto done;
-                }
-                memcpy(tmp, f, fl);
-                tmp[fl] = 0;
-                float v = strtof(tmp, &e);
-                if (*e || !isfinite(v)) {
-                    ut_seterr(err, errlen, "%s:%ld: field %s \"%s\" is not a number", path, lineno,
-                              cols[c].name, tmp);
-                    goto done;
-                }
-                memcpy(line + o, f, fl);
-                o += fl;
+            } else if (t->cols[c].type == 'c') {
+                line[o++] = (char)v[c];
+            } else if (t->cols[c].type == 'f') {
+                o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v[c]));
             } else {
-                int64_t v;
-                if (parse_i64(f, fl, &v) != 0) {
-                    ut_seterr(err, errlen, "%s:%ld: field %s \"%.*s\" is not an integer", path, lineno,
-                              cols[c].name, (int)(fl > 40 ? 40 : fl), f);
-                    goto done;
-                }
-                if (cols[c].type == 't') {
-                    v = have[c] ? acc[c] + v : v;
-                    acc[c] = v;
-                    have[c] = 1;
-                }
-                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
+                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v[c]);
             }
-            f = fe + 1;
         }
         line[o++] = '\n';
         if (sb_put(out, line, o) != 0) {
             ut_seterr(err, errlen, "%s: out of memory", path);
-            goto done;
+            rc = -1;
+            break;
         }
         out->rows++;
-        p = nl + 1;
     }
-    rc = 0;
-done:
-    free(text);
-    return rc;
+    rawfmt_close(r);
+    return rc == 0 ? 0 : -1;
 }
 
 /* --------------------------------------------------------------- SQL */
@@ -336,13 +189,13 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
 {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/results/raw/%s", o->root, run);
-    const char *files[3] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
-    char shas[3][65], all[200] = "", fp[65];
-    for (int i = 0; i < 3; i++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        if (file_sha(path, shas[i], err, errlen) != 0)
+    /* the fingerprint: sha256 of the tester's, the service's and the store's sha256 */
+    char shas[RAWFMT_NKINDS][65], all[RAWFMT_NKINDS * 64 + 1] = "", fp[65];
+    for (int k = 0; k < RAWFMT_NKINDS; k++) {
+        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(k)->name);
+        if (file_sha(path, shas[k], err, errlen) != 0)
             return -1;
-        strcat(all, shas[i]);
+        strcat(all, shas[k]);
     }
     ut_sha256_buf(all, strlen(all), fp);
     const char *p1[] = {run, fp};
@@ -369,14 +222,9 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         ut_seterr(err, errlen, "%s: needs arm, round, seconds and t0_ns", path);
         goto done;
     }
-    snprintf(path, sizeof path, "%s/%s", dir, files[0]);
-    if (load_events(path, "tester", TESTER, 10, run, &t, err, errlen) != 0)
-        goto done;
-    snprintf(path, sizeof path, "%s/%s", dir, files[1]);
-    if (load_events(path, "service", SERVICE, 16, run, &s, err, errlen) != 0)
-        goto done;
-    snprintf(path, sizeof path, "%s/%s", dir, files[2]);
-    if (load_events(path, "store", STORE, 11, run, &st, err, errlen) != 0)
+    if (load_events(dir, RAWFMT_TESTER, run, &t, err, errlen) != 0 ||
+        load_events(dir, RAWFMT_SERVICE, run, &s, err, errlen) != 0 ||
+        load_events(dir, RAWFMT_STORE, run, &st, err, errlen) != 0)
         goto done;
 
     /* the run's log lines, redacted */
@@ -570,10 +418,10 @@ static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, c
                   where, c + 1);
         return -1;
     }
-    char *e;
-    strtod(w[3], &e);
-    if (*e || e == w[3]) {
-        ut_seterr(err, errlen, "%s: \"%s\" is not a number", where, w[3]);
+    double num;
+    char why[96];
+    if (opt_f64(w[3], -HUGE_VAL, HUGE_VAL, &num, why, sizeof why) != 0) {
+        ut_seterr(err, errlen, "%s: clause %d: \"%s\": %s", where, c + 1, w[3], why);
         return -1;
     }
     const char *v[] = {ks, cs, w[0], arm, fig, w[2], w[3], arm2, fig2};
@@ -635,16 +483,37 @@ static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
 
 /* ------------------------------------------------------------- export */
 
-static json_t *cell(PGresult *r, int row, int c)
+/* Numbers PostgreSQL printed, read back with opt_i64 / opt_f64: the first
+ * that does not parse is named in err and export fails. */
+typedef struct {
+    char *err;
+    size_t errlen;
+    int bad;
+} exporter;
+
+static json_t *number(exporter *x, const char *v, int integer, const char *where)
+{
+    char why[96];
+    int64_t i;
+    double d;
+    if (integer ? opt_i64(v, INT64_MIN, INT64_MAX, &i, why, sizeof why) == 0
+                : opt_f64(v, -HUGE_VAL, HUGE_VAL, &d, why, sizeof why) == 0)
+        return integer ? json_integer((json_int_t)i) : json_real(d);
+    if (!x->bad++)
+        ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\": %s", where, v, why);
+    return json_null();
+}
+
+static json_t *cell(exporter *x, PGresult *r, int row, int c)
 {
     if (PQgetisnull(r, row, c))
         return json_null();
     const char *v = PQgetvalue(r, row, c);
     Oid t = PQftype(r, c);
     if (t == 20 || t == 23 || t == 21) /* int8, int4, int2 */
-        return json_integer(strtoll(v, NULL, 10));
+        return number(x, v, 1, PQfname(r, c));
     if (t == 701 || t == 700 || t == 1700) /* float8, float4, numeric */
-        return json_real(strtod(v, NULL));
+        return number(x, v, 0, PQfname(r, c));
     if (t == 16)
         return json_boolean(v[0] == 't');
     return json_string(v);
@@ -662,21 +531,21 @@ static PGresult *query(PGconn *db, const char *sql, char *err, size_t errlen)
 }
 
 /* A Postgres array literal {1,2,3} of numbers into a JSON array. */
-static json_t *pg_array(const char *s, int integers)
+static json_t *pg_array(exporter *x, const char *s, int integers, const char *where)
 {
     json_t *a = json_array();
-    if (!s || *s != '{')
+    size_t n = s ? strlen(s) : 0;
+    if (n < 2 || s[0] != '{' || s[n - 1] != '}') {
+        if (!x->bad++)
+            ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\" is not an array", where, s ? s : "");
         return a;
-    s++;
-    while (*s && *s != '}') {
-        char *e;
-        double v = strtod(s, &e);
-        if (e == s)
-            break;
-        json_array_append_new(a, integers ? json_integer((json_int_t)v) : json_real(v));
-        s = e;
-        if (*s == ',')
-            s++;
+    }
+    char item[64];
+    for (const char *p = s + 1; p < s + n - 1;) {
+        size_t len = strcspn(p, ",}");
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        json_array_append_new(a, number(x, item, integers, where));
+        p += len + 1;
     }
     return a;
 }
@@ -695,13 +564,14 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
            *guesses = json_array();
     int rc = -1;
+    exporter x = {err, errlen, 0};
     PGresult *r = query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
     if (!r)
         goto done;
     for (int i = 0; i < PQntuples(r); i++) {
         json_t *o = json_object();
         for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(o, PQfname(r, c), cell(r, i, c));
+            json_object_set_new(o, PQfname(r, c), cell(&x, r, i, c));
         json_object_set_new(o, "per_second", json_array());
         json_object_set_new(runs, PQgetvalue(r, i, 0), o);
     }
@@ -716,7 +586,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
             continue;
         json_t *e = json_object();
         for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(e, PQfname(r, c), cell(r, i, c));
+            json_object_set_new(e, PQfname(r, c), cell(&x, r, i, c));
         json_array_append_new(json_object_get(o, "per_second"), e);
     }
     PQclear(r);
@@ -732,9 +602,9 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
             json_object_set_new(arms, arm, a);
         }
         json_t *f = json_object();
-        json_object_set_new(f, "median", cell(r, i, 2));
-        json_object_set_new(f, "min", cell(r, i, 3));
-        json_object_set_new(f, "max", cell(r, i, 4));
+        json_object_set_new(f, "median", cell(&x, r, i, 2));
+        json_object_set_new(f, "min", cell(&x, r, i, 3));
+        json_object_set_new(f, "max", cell(&x, r, i, 4));
         json_object_set_new(a, PQgetvalue(r, i, 1), f);
     }
     PQclear(r);
@@ -752,9 +622,9 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
             a = json_object();
             json_object_set_new(arms, PQgetvalue(r, i, 0), a);
         }
-        json_object_set_new(a, "rounds", pg_array(PQgetvalue(r, i, 1), 1));
+        json_object_set_new(a, "rounds", pg_array(&x, PQgetvalue(r, i, 1), 1, "rounds"));
         for (int c = 2; c < 9; c++)
-            json_object_set_new(a, tot[c], json_integer(strtoll(PQgetvalue(r, i, c), NULL, 10)));
+            json_object_set_new(a, tot[c], number(&x, PQgetvalue(r, i, c), 1, tot[c]));
     }
     PQclear(r);
     r = query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
@@ -763,14 +633,14 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         goto done;
     for (int i = 0; i < PQntuples(r); i++) {
         json_t *v = json_object();
-        json_object_set_new(v, "a", cell(r, i, 0));
-        json_object_set_new(v, "b", cell(r, i, 1));
-        json_object_set_new(v, "figure", cell(r, i, 2));
-        json_object_set_new(v, "note", cell(r, i, 3));
-        json_object_set_new(v, "rounds", pg_array(PQgetvalue(r, i, 4), 1));
-        json_object_set_new(v, "diffs", pg_array(PQgetvalue(r, i, 5), 0));
-        json_object_set_new(v, "verdict", cell(r, i, 6));
-        json_object_set_new(v, "direction", cell(r, i, 7));
+        json_object_set_new(v, "a", cell(&x, r, i, 0));
+        json_object_set_new(v, "b", cell(&x, r, i, 1));
+        json_object_set_new(v, "figure", cell(&x, r, i, 2));
+        json_object_set_new(v, "note", cell(&x, r, i, 3));
+        json_object_set_new(v, "rounds", pg_array(&x, PQgetvalue(r, i, 4), 1, "rounds"));
+        json_object_set_new(v, "diffs", pg_array(&x, PQgetvalue(r, i, 5), 0, "diffs"));
+        json_object_set_new(v, "verdict", cell(&x, r, i, 6));
+        json_object_set_new(v, "direction", cell(&x, r, i, 7));
         json_array_append_new(verdicts, v);
     }
     PQclear(r);
@@ -779,9 +649,9 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         goto done;
     for (int i = 0; i < PQntuples(r); i++) {
         json_t *g = json_object();
-        json_object_set_new(g, "id", cell(r, i, 0));
-        json_object_set_new(g, "predicate", cell(r, i, 1));
-        json_object_set_new(g, "right", cell(r, i, 2));
+        json_object_set_new(g, "id", cell(&x, r, i, 0));
+        json_object_set_new(g, "predicate", cell(&x, r, i, 1));
+        json_object_set_new(g, "right", cell(&x, r, i, 2));
         json_object_set_new(g, "clauses", pg_bool_array(PQgetvalue(r, i, 3)));
         json_array_append_new(guesses, g);
     }
@@ -791,9 +661,11 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     json_object_set(top, "arms", arms);
     json_object_set(top, "verdicts", verdicts);
     json_object_set(top, "guesses", guesses);
-    char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
-    free(text);
+    if (!x.bad) {
+        char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+        rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
+        free(text);
+    }
 done:
     json_decref(top);
     json_decref(runs);
@@ -861,21 +733,16 @@ int main(int argc, char **argv)
 {
     ut_set_prog("collect");
     opts o = {".", NULL, "data", "pipeline"};
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--root"))
-            o.root = argv[i + 1];
-        else if (!strcmp(argv[i], "--pgurl"))
-            o.pgurl = argv[i + 1];
-        else if (!strcmp(argv[i], "--data"))
-            o.data = argv[i + 1];
-        else if (!strcmp(argv[i], "--pipeline"))
-            o.pipe = argv[i + 1];
-        else {
-            ut_err("unknown option %s (see the header of pipeline/collect.c)", argv[i]);
-            return 2;
-        }
-    }
-    if (argc % 2 == 0 || !o.pgurl) {
+    const opt_spec spec[] = {
+        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "results/raw/ is read, results/results.json written (.)"},
+        {"--pgurl", OPT_STR, &o.pgurl, 0, 0, "URL", "the PostgreSQL to use (required)"},
+        {"--data", OPT_STR, &o.data, 0, 0, "DIR", "guesses.tsv is read from DIR (data)"},
+        {"--pipeline", OPT_STR, &o.pipe, 0, 0, "DIR", "schema.sql, stats.sql, comparisons.tsv (pipeline)"},
+        {0}};
+    int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> results/results.json", NULL);
+    if (prc != OPT_OK)
+        return prc == OPT_HELP ? 0 : 2;
+    if (!o.pgurl) {
         ut_err("usage: collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]");
         return 2;
     }

@@ -4,12 +4,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
-#include "opt.h"
+#include "rawfmt.h"
 #include "util.h"
-
-enum { MAXF = 39 };  /* fields per line we look at; more is an error */
 
 void testerraw_free(testerraw_run *r)
 {
@@ -20,66 +17,18 @@ void testerraw_free(testerraw_run *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Splits s in place at tabs; returns the number of fields (at most max + 1,
- * so that "too many" shows). */
-static int split_tabs(char *s, char **f, int max)
+static int append(testerraw_run *o, size_t *cap, int32_t row, char kind)
 {
-    int n = 0;
-    f[n++] = s;
-    for (char *p = s; *p; p++) {
-        if (*p == '\t') {
-            *p = 0;
-            if (n > max)
-                return n;
-            f[n++] = p + 1;
-        }
-    }
-    return n;
-}
-
-/* The reader's state between lines. */
-typedef struct {
-    const char *path;
-    size_t ntest, lineno, cap;
-    int ncols, cj, crow, ckind;
-    testerraw_run *out;
-} reader;
-
-/* Line 2: where j, row and kind are. */
-static int read_header(reader *rd, char **f, int nf, char *err, size_t errlen)
-{
-    rd->ncols = nf;
-    rd->cj = rd->crow = rd->ckind = -1;
-    for (int c = 0; c < nf; c++) {
-        if (!strcmp(f[c], "j"))
-            rd->cj = c;
-        else if (!strcmp(f[c], "row"))
-            rd->crow = c;
-        else if (!strcmp(f[c], "kind"))
-            rd->ckind = c;
-    }
-    if (rd->cj < 0 || rd->crow < 0 || rd->ckind < 0 || nf > MAXF) {
-        ut_seterr(err, errlen, "%s: line 2: the columns must include j, row and kind", rd->path);
-        return -1;
-    }
-    return 0;
-}
-
-static int append(reader *rd, int32_t row, char kind, char *err, size_t errlen)
-{
-    testerraw_run *o = rd->out;
-    if (o->n == rd->cap) {
-        rd->cap = rd->cap ? rd->cap * 2 : 16384;
-        int32_t *nr = realloc(o->row, rd->cap * sizeof *nr);
+    if (o->n == *cap) {
+        *cap = *cap ? *cap * 2 : 16384;
+        int32_t *nr = realloc(o->row, *cap * sizeof *nr);
         if (nr)
             o->row = nr;
-        char *nk = realloc(o->kind, rd->cap);
+        char *nk = realloc(o->kind, *cap);
         if (nk)
             o->kind = nk;
-        if (!nr || !nk) {
-            ut_seterr(err, errlen, "%s: out of memory", rd->path);
+        if (!nr || !nk)
             return -1;
-        }
     }
     o->row[o->n] = row;
     o->kind[o->n] = kind;
@@ -87,91 +36,36 @@ static int append(reader *rd, int32_t row, char kind, char *err, size_t errlen)
     return 0;
 }
 
-/* A data line: j in order, row in the table, kind one of L K D E. */
-static int read_data(reader *rd, char **f, int nf, char *err, size_t errlen)
-{
-    const char *path = rd->path;
-    size_t lineno = rd->lineno, n = rd->out->n;
-    char why[96];
-    if (nf != rd->ncols) {
-        ut_seterr(err, errlen, "%s: line %zu: %d fields, expected %d", path, lineno, nf, rd->ncols);
-        return -1;
-    }
-    for (int c = 0; c < nf; c++)
-        if (!f[c][0]) {
-            ut_seterr(err, errlen, "%s: line %zu: empty field %d", path, lineno, c + 1);
-            return -1;
-        }
-    int64_t j, row;
-    if (opt_i64(f[rd->cj], 0, INT64_MAX, &j, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s: line %zu: j \"%s\": %s", path, lineno, f[rd->cj], why);
-        return -1;
-    }
-    if (j != (int64_t)n) {
-        ut_seterr(err, errlen, "%s: line %zu: j is \"%s\", expected %zu (rows in schedule order)", path, lineno,
-                  f[rd->cj], n);
-        return -1;
-    }
-    if (rd->ntest == 0 || opt_i64(f[rd->crow], 0, (int64_t)rd->ntest - 1, &row, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s: line %zu: row \"%s\" is not a table row (0 to %zu): %s", path, lineno,
-                  f[rd->crow], rd->ntest ? rd->ntest - 1 : 0, rd->ntest ? why : "the table is empty");
-        return -1;
-    }
-    const char *k = f[rd->ckind];
-    if (k[1] || !strchr("LKDE", k[0])) {
-        ut_seterr(err, errlen, "%s: line %zu: kind \"%s\" is not L, K, D or E", path, lineno, k);
-        return -1;
-    }
-    return append(rd, (int32_t)row, k[0], err, errlen);
-}
-
 int testerraw_read(const char *path, size_t ntest, testerraw_run *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    gzFile gz = gzopen(path, "rb");
-    if (!gz) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    rawfmt_reader *rd;
+    if (rawfmt_open(&rd, path, RAWFMT_TESTER, err, errlen) != 0)
         return -1;
-    }
-    gzbuffer(gz, 1 << 17);
-    reader rd = {path, ntest, 0, 0, 0, -1, -1, -1, out};
-    char line[4096];
-    char *f[MAXF + 1];
-    int rc = -1;
-    while (gzgets(gz, line, sizeof line)) {
-        rd.lineno++;
-        size_t len = strlen(line);
-        if (len == 0 || line[len - 1] != '\n') {
-            ut_seterr(err, errlen, "%s: line %zu: %s", path, rd.lineno,
-                      len + 1 == sizeof line ? "longer than 4095 bytes" : "does not end with a newline");
+    int64_t v[RAWFMT_TESTER_NCOLS];
+    size_t cap = 0;
+    int got, rc = -1;
+    while ((got = rawfmt_next(rd, v, err, errlen)) == 1) {
+        long line = rawfmt_line(rd);
+        if (v[RAWFMT_TESTER_j] != (int64_t)out->n) {
+            ut_seterr(err, errlen, "%s:%ld: column j: %lld, expected %zu (rows in schedule order)", path, line,
+                      (long long)v[RAWFMT_TESTER_j], out->n);
             goto done;
         }
-        line[len - 1] = 0;
-        if (rd.lineno == 1) {
-            if (strcmp(line, "# lab-raw 1 tester") != 0) {
-                ut_seterr(err, errlen, "%s: line 1: expected \"# lab-raw 1 tester\"", path);
-                goto done;
-            }
-            continue;
-        }
-        int nf = split_tabs(line, f, MAXF);
-        if ((rd.lineno == 2 ? read_header(&rd, f, nf, err, errlen) : read_data(&rd, f, nf, err, errlen)) != 0)
+        int64_t row = v[RAWFMT_TESTER_row];
+        if (row < 0 || (size_t)row >= ntest) {
+            ut_seterr(err, errlen, "%s:%ld: column row: %lld is not a table row (0 to %zu)", path, line,
+                      (long long)row, ntest ? ntest - 1 : 0);
             goto done;
+        }
+        if (append(out, &cap, (int32_t)row, (char)v[RAWFMT_TESTER_kind]) != 0) {
+            ut_seterr(err, errlen, "%s: out of memory", path);
+            goto done;
+        }
     }
-    int zerr = Z_OK;
-    const char *zmsg = gzerror(gz, &zerr);
-    if (zerr != Z_OK) {
-        ut_seterr(err, errlen, "%s: after line %zu: %s (truncated or damaged gzip stream)", path, rd.lineno,
-                  zmsg);
-        goto done;
-    }
-    if (rd.lineno < 2) {
-        ut_seterr(err, errlen, "%s: no header (%zu lines)", path, rd.lineno);
-        goto done;
-    }
-    rc = 0;
+    rc = got == 0 ? 0 : -1;
 done:
-    gzclose(gz);
+    rawfmt_close(rd);
     if (rc != 0)
         testerraw_free(out);
     return rc;

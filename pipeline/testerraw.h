@@ -2,16 +2,10 @@
  * (results/raw/RUN/tester.tsv.gz, lab/RAWFORMAT.md): per request, in j
  * order, the table row it asked for and the kind of its answer.
  *
- * Deliberately small and self-contained (its own line splitting, no column
- * table): it is the one place of the pipeline's AP part that knows the raw
- * format, so that it can later read through lab's shared raw-format reader
- * without touching anything else.
- *
- * Checks: the first line is "# lab-raw 1 tester"; the header names j, row
- * and kind (other columns are allowed and ignored); every data line has the
- * header's number of fields, none empty; j counts 0, 1, 2, ... (an integer,
- * overflow refused); row is an integer in [0, ntest); kind is one of L K D
- * E; the gzip stream is whole.  Any failure names the file and line.
+ * It reads through lab/rawfmt (the one reader of the raw files on the lab
+ * side: header, field count, numbers, codes and the gzip stream checked),
+ * and checks what the AP part relies on besides: j counts 0, 1, 2, ... and
+ * row is in [0, ntest).  Any failure names the file and line.
  *
  * Ownership: testerraw_read fills *out, which the caller releases with
  * testerraw_free (also safe on a zeroed or already released run).  On

@@ -1,5 +1,5 @@
 /* bench_run: figures of one run folder, read from its raw files
- * (tests/rawread.h) and run.json, for `make bench`.
+ * (lab/rawfmt.c) and run.json, for `make bench`.
  *
  *   bench_run DIR      prints answers/s, latency and lateness percentiles,
  *                      CPU shares and peak memory, one figure a line */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rawread.h"
+#include "rawfmt.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -30,11 +30,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_run RUN_FOLDER\n");
         return 2;
     }
-    char p[4096];
-    rr_file t;
+    char p[4096], err[512];
+    rawfmt_file t;
     snprintf(p, sizeof p, "%s/tester.tsv.gz", argv[1]);
-    if (rr_read(p, &t) != 0) {
-        fprintf(stderr, "bench_run: %s: unreadable\n", p);
+    if (rawfmt_read(p, RAWFMT_TESTER, &t, err, sizeof err) != 0) {
+        fprintf(stderr, "bench_run: %s\n", err);
         return 1;
     }
     snprintf(p, sizeof p, "%s/run.json", argv[1]);
@@ -47,11 +47,11 @@ int main(int argc, char **argv)
     int64_t *lat = malloc(t.n * sizeof *lat), *late = malloc(t.n * sizeof *late);
     size_t nl = 0, ok = 0;
     for (size_t i = 0; i < t.n; i++) {
-        int64_t s = rr_get(&t, "sched_t", i), a = rr_get(&t, "answer_t", i);
-        late[i] = rr_get(&t, "send_t", i) - s;
-        if (a != RR_NONE)
+        int64_t s = t.col[RAWFMT_TESTER_sched_t][i], a = t.col[RAWFMT_TESTER_answer_t][i];
+        late[i] = t.col[RAWFMT_TESTER_send_t][i] - s;
+        if (a != RAW_NONE)
             lat[nl++] = a - s;
-        ok += rr_get(&t, "status", i) == 200;
+        ok += t.col[RAWFMT_TESTER_status][i] == 200;
     }
     qsort(lat, nl, sizeof *lat, cmp);
     qsort(late, t.n, sizeof *late, cmp);
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
            (double)json_integer_value(json_object_get(mem, "tester")) / 1024);
     free(lat);
     free(late);
-    rr_free(&t);
+    rawfmt_file_free(&t);
     json_decref(r);
     return 0;
 }

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "rawlog.h"
+#include "rawfmt.h"
 #include "redact.h"
 #include "util.h"
 
@@ -55,14 +55,16 @@ TestSuite(collect, .init = pg_start, .fini = pg_stop, .timeout = 120);
 #define MS 1000000LL
 #define T0 (5 * S)
 
-static void write_log(const char *path, const char *kind, const raw_col *cols, int ncols, const int64_t *rows,
-                      int nrows)
+/* rows: nrows rows of the kind's columns, in lab/rawfmt.h's order. */
+static void write_log(const char *path, rawfmt_kind kind, const int64_t *rows, size_t nvals)
 {
     rawlog *r;
     char err[UT_ERRLEN];
-    cr_assert_eq(rawlog_open(&r, path, kind, cols, ncols, err, sizeof err), 0, "%s", err);
-    for (int i = 0; i < nrows; i++)
-        rawlog_row(r, rows + i * ncols);
+    int ncols = rawfmt_table_of(kind)->ncols;
+    cr_assert_eq(nvals % (size_t)ncols, 0, "%s: rows of %d values", path, ncols);
+    cr_assert_eq(rawfmt_log_open(&r, path, kind, err, sizeof err), 0, "%s", err);
+    for (size_t i = 0; i < nvals / (size_t)ncols; i++)
+        rawlog_row(r, rows + i * (size_t)ncols);
     cr_assert_eq(rawlog_close(r, err, sizeof err), 0, "%s", err);
 }
 
@@ -74,10 +76,8 @@ static void make_run(const char *arm, int round)
     snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, arm, round);
     char err[UT_ERRLEN];
     cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0);
-    static const raw_col tc[] = {{"j", 'i'},       {"row", 'i'},    {"sched_t", 't'}, {"send_t", 't'},
-                                 {"answer_t", 't'}, {"status", 'i'}, {"kind", 'c'},    {"score", 'f'},
-                                 {"conn", 'i'},    {"waited", 'i'}};
-    /* latencies 2, 30, 4, (none), 25 ms; kinds L K L E D */
+    /* tester rows, columns as in lab/rawfmt.h: latencies 2, 30, 4, (none),
+     * 25 ms; kinds L K L E D */
     int64_t t[] = {
         0, 0, T0 + S / 10,     T0 + S / 10 + 10000,     T0 + S / 10 + 2 * MS,     200, 'L', raw_f(0.5f), 0, 0,
         1, 1, T0 + S / 2,      T0 + S / 2 + 20000,      T0 + S / 2 + 30 * MS,     200, 'K', raw_f(0.25f), 1, 0,
@@ -86,11 +86,7 @@ static void make_run(const char *arm, int round)
         4, 4, T0 + 25 * S / 10, T0 + 25 * S / 10 + 50000, T0 + 25 * S / 10 + 25 * MS, 200, 'D', raw_f(0.125f), 0, 1,
     };
     snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
-    write_log(p, "tester", tc, 10, t, 5);
-    static const raw_col vc[] = {{"req", 'i'},        {"row", 'i'},      {"arrive_t", 't'},   {"answer_t", 't'},
-                                 {"status", 'i'},     {"kind", 'c'},     {"lookups", 'i'},    {"a0_start_t", 't'},
-                                 {"a0_end_t", 't'},   {"a0_out", 'c'},   {"a1_start_t", 't'}, {"a1_end_t", 't'},
-                                 {"a1_out", 'c'},     {"a2_start_t", 't'}, {"a2_end_t", 't'}, {"a2_out", 'c'}};
+    write_log(p, RAWFMT_TESTER, t, sizeof t / sizeof t[0]);
     /* lookups sent at 0.1 s, 0.5 s, 1.2 s and (retry) 1.3 s, 2.5 s */
     int64_t v[] = {
         0, 0, T0 + S / 10, T0 + S / 10 + 2 * MS, 200, 'L', 1, T0 + S / 10, T0 + S / 10 + MS, 'A', N, N, '-', N, N, '-',
@@ -101,10 +97,7 @@ static void make_run(const char *arm, int round)
         'T', N, N, '-', N, N, '-',
     };
     snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
-    write_log(p, "service", vc, 16, v, 4);
-    static const raw_col sc[] = {{"req", 'i'},     {"attempt", 'i'}, {"row", 'i'},        {"arrive_t", 't'},
-                                 {"start_t", 't'}, {"end_t", 't'},   {"planned_ns", 'i'}, {"budget_ns", 'i'},
-                                 {"outcome", 'c'}, {"line", 'i'},    {"busy", 'i'}};
+    write_log(p, RAWFMT_SERVICE, v, sizeof v / sizeof v[0]);
     /* busy intervals: [0.1, 0.6) s, [0.5, 1.5) s (waited in line from 0.4 s),
      * [2.5, end) (never ended: open to the run's end at 3 s), and one dropped
      * in line [1.2, 1.4) */
@@ -115,7 +108,7 @@ static void make_run(const char *arm, int round)
         4, 0, 4, T0 + 25 * S / 10, T0 + 25 * S / 10, N, 1500 * MS, 0, 'P', 0, 0,
     };
     snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
-    write_log(p, "store", sc, 11, st, 4);
+    write_log(p, RAWFMT_STORE, st, sizeof st / sizeof st[0]);
     snprintf(p, sizeof p, "%s/run.json", dir);
     FILE *f = fopen(p, "w");
     fprintf(f, "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld}", arm, round, (long long)T0);
@@ -327,6 +320,13 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     cr_assert_eq(truncate(p, sb.st_size - 12), 0);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "store.tsv.gz") && strstr(out, "truncated"), "%s", out);
+    /* an integer beyond 64 bits (the request id of line 3) */
+    make_run("H3-fb25", 1);
+    snprintf(cmd, sizeof cmd, "zcat %s | sed '3s/^0\\t/99999999999999999999\\t/' | gzip > %s.new && mv %s.new %s", p,
+             p, p, p);
+    cr_assert_eq(sh(cmd), 0);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "store.tsv.gz:3:") && strstr(out, "req") && strstr(out, "overflow"), "%s", out);
 }
 
 Test(collect, redactor_removes_what_it_claims_and_keeps_the_rest)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rawread.h"
@@ -341,3 +342,32 @@ static void sc_hedge(void)
 }
 
 Test(lab, hedge_sends_a_second_lookup_only_after_10ms) { lab_retry(sc_hedge, "hedge_sends_a_second_lookup_only_after_10ms"); }
+
+/* run's bad option values: exit 2, the option and the value named, nothing
+ * made under --raw.  "--gate yes" used to be read as 0 (no idle gate). */
+Test(lab, run_refuses_bad_option_values)
+{
+    const struct {
+        const char *args, *want;
+    } bad[] = {
+        {"--gate yes", "option --gate: \"yes\" is not 0 or 1"},
+        {"--round 1x", "option --round: \"1x\""},
+        {"--seconds 1e400", "option --seconds: \"1e400\""},
+        {"--tester-nice -30", "option --tester-nice: \"-30\""},
+        {"--cores 0,,1", "option --cores: \"0,,1\""},
+    };
+    char raw[128], cmd[512], log[128], *text = NULL, err[UT_ERRLEN];
+    size_t n;
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, "build/bin/run --arm H3-fb25 --round 1 --seconds 1 --raw %s %s > %s 2>&1", raw,
+                 bad[i].args, log);
+        int rc = system(cmd);
+        cr_assert_eq(ut_read_file(log, &text, &n, err, sizeof err), 0, "%s", err);
+        cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "%s: status %d: %s", bad[i].args, rc, text);
+        cr_assert(strstr(text, bad[i].want), "%s: %s", bad[i].args, text);
+        free(text);
+        cr_assert_neq(access(raw, F_OK), 0, "%s: run made %s", bad[i].args, raw);
+    }
+}

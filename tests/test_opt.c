@@ -105,3 +105,16 @@ Test(opt, bad_values_unknown_options_and_positionals, .init = cr_redirect_stderr
     cr_assert_eq(pos.n, 2);
     cr_assert_str_eq(pos.v[1], "b");
 }
+
+/* A bound of INT64_MAX (2^63 as a double) is the type's end, not an
+ * overflowing cast. */
+Test(opt, i64_bounds_at_the_types_end, .init = cr_redirect_stderr)
+{
+    int64_t seed = 0;
+    const opt_spec spec[] = {{"--seed", OPT_I64, &seed, 0, (double)INT64_MAX, "N", "seed"}, {0}};
+    const char *av[] = {"prog", "--seed", "9223372036854775807"};
+    cr_assert_eq(opt_parse(3, (char **)av, spec, NULL, NULL), OPT_OK);
+    cr_assert_eq(seed, INT64_MAX);
+    const char *bv[] = {"prog", "--seed", "-1"};
+    cr_assert_eq(opt_parse(3, (char **)bv, spec, NULL, NULL), OPT_BAD);
+}

@@ -1,0 +1,321 @@
+/* playopt: see playopt.h for the contract. */
+#include "playopt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opt.h"
+#include "policy.h"
+#include "util.h"
+#include "waits.h"
+
+#define MS 1000000LL
+#define MAX_REQUESTS 20000000.0
+#define MAX_SEEDS 100000
+
+/* One message naming the option; OPT_BAD. */
+static int bad(const char *opt, const char *val, const char *why)
+{
+    if (val)
+        ut_err("%s \"%s\": %s", opt, val, why);
+    else
+        ut_err("%s: %s", opt, why);
+    return OPT_BAD;
+}
+
+/* The options as given.  Settings not given stay -1 (or NULL). */
+typedef struct {
+    const char *arm, *arms, *seeds;
+    double seconds;
+    int csv, timeline;
+    const char *wait, *pause, *pause_ms;
+    int rate, retries, down, standin, slots;
+    double limit_ms, hedge_ms, total_ms, deadline_ms, reserve_ms;
+} opts;
+
+/* The first NRUN options of the table are not settings: the settings given
+ * are named in the first line of the output, in the order given. */
+#define NRUN 6
+
+/* ms with decimals to whole ns (the range was checked by opt_parse). */
+static int64_t ms_ns(double ms) { return (int64_t)llround(ms * 1e6); }
+
+/* "10,20": up to ARMS_MAXPAUSE times in ms into a->pause_ns; 0 or -1. */
+static int parse_pauses(const char *v, arm *a)
+{
+    char buf[256], why[128];
+    if (strlen(v) >= sizeof buf)
+        return -1;
+    snprintf(buf, sizeof buf, "%s", v);
+    a->npause = 0;
+    for (char *s = buf;;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = 0;
+        double ms;
+        if (a->npause == ARMS_MAXPAUSE || opt_f64(s, 0, 600000, &ms, why, sizeof why) != 0)
+            return -1;
+        a->pause_ns[a->npause++] = ms_ns(ms);
+        if (!comma)
+            return 0;
+        s = comma + 1;
+    }
+}
+
+/* One seed or the end of a range at *p: digits only, 0 to 2^32-1. */
+static int seed_at(const char **p, uint64_t *v)
+{
+    char num[24], why[128];
+    size_t k = 0;
+    while (**p >= '0' && **p <= '9' && k < sizeof num - 1)
+        num[k++] = *(*p)++;
+    num[k] = 0;
+    int64_t x;
+    if (k == 0 || (**p >= '0' && **p <= '9') || opt_i64(num, 0, UINT32_MAX, &x, why, sizeof why) != 0)
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+/* "1-5", "7", "1,3,8-10": seeds 0 to 2^32-1. */
+static int parse_seeds(const char *s, uint32_t **out, size_t *n)
+{
+    size_t cap = 0;
+    *out = NULL;
+    *n = 0;
+    const char *p = s;
+    for (;;) {
+        uint64_t a, b;
+        if (seed_at(&p, &a) != 0)
+            return -1;
+        b = a;
+        if (*p == '-') {
+            p++;
+            if (seed_at(&p, &b) != 0 || b < a)
+                return -1;
+        }
+        for (uint64_t k = a; k <= b; k++) {
+            if (*n >= MAX_SEEDS)
+                return -1;
+            if (*n == cap) {
+                size_t nc = cap ? 2 * cap : 16;
+                uint32_t *no = realloc(*out, nc * sizeof *no);
+                if (!no)
+                    return -1;
+                *out = no;
+                cap = nc;
+            }
+            (*out)[(*n)++] = (uint32_t)k;
+        }
+        if (*p == 0)
+            return 0;
+        if (*p != ',')
+            return -1;
+        p++;
+    }
+}
+
+/* The options; the settings given, as " --name value" in the order given,
+ * into extra.  OPT_OK, OPT_HELP or OPT_BAD. */
+static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
+{
+    *o = (opts){.arms = "lab/arms.tsv", .seeds = "1-5", .seconds = 30, .rate = -1, .retries = -1,
+                .down = -1, .standin = -1, .slots = 16, .limit_ms = -1, .hedge_ms = -1,
+                .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
+    const opt_spec spec[] = {
+        {"--arm", OPT_STR, &o->arm, 0, 0, "NAME", "an arm of --arms, changed by the settings given"},
+        {"--arms", OPT_STR, &o->arms, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
+        {"--seconds", OPT_DBL, &o->seconds, 0, 86400, "S", "arrivals for S seconds, above 0 (30)"},
+        {"--seeds", OPT_STR, &o->seeds, 0, 0, "LIST", "seeds 0 to 4294967295: 1-5, 1,3,8-10 (1-5)"},
+        {"--csv", OPT_FLAG, &o->csv, 0, 0, NULL, "comma-separated, with the counts"},
+        {"--timeline", OPT_FLAG, &o->timeline, 0, 0, NULL, "per second: arrivals, lookups, missed, line"},
+        {"--wait", OPT_STR, &o->wait, 0, 0, "Z|F|L|H", "wait: the store's dice (H)"},
+        {"--rate", OPT_INT, &o->rate, 1, 1000000, "R", "rate: requests a second, open loop (300)"},
+        {"--limit-ms", OPT_DBL, &o->limit_ms, 0, 600000, "T", "try_ms: limit on one try; 0: none (0)"},
+        {"--retries", OPT_INT, &o->retries, 0, POL_MAX_LOOKUPS - 1, "0|1|2", "tries - 1: tries after the first (0)"},
+        {"--pause", OPT_STR, &o->pause, 0, 0, "none|fixed|jitter", "pause: before a retry (none)"},
+        {"--pause-ms", OPT_STR, &o->pause_ms, 0, 0, "10,20", "pause_ms: pause before retry k, up to 4 (10,20)"},
+        {"--hedge-ms", OPT_DBL, &o->hedge_ms, 0, 600000, "H", "hedge_ms: a second lookup after H ms; 0: none (0)"},
+        {"--total-ms", OPT_DBL, &o->total_ms, 0, 600000, "T", "limit_ms: limit on the whole lookup phase; 0: none (0)"},
+        {"--deadline-ms", OPT_DBL, &o->deadline_ms, 0, 600000, "D", "deadline_ms: the request's deadline; 0: none (0)"},
+        {"--reserve-ms", OPT_DBL, &o->reserve_ms, 0, 600000, "R", "reserve_ms: kept back from the deadline (2 with one)"},
+        {"--down", OPT_BOOL, &o->down, 0, 1, "0|1", "down: 1, the budget travels to the store (0)"},
+        {"--standin", OPT_BOOL, &o->standin, 0, 1, "0|1", "standin: 1, a stand-in on expiry; 0, a 504 (1)"},
+        {"--slots", OPT_INT, &o->slots, 1, 65536, "N", "the store's slots (16)"},
+        {0}};
+    int rc = opt_parse(argc, argv, spec,
+                       "play: a deterministic simulation of the lab's store and policies (the\n"
+                       "comment at the top of lab/play.c, and lab/README.md).  The settings, from\n"
+                       "--wait on, change the arm (its arms.tsv column named first) or the\n"
+                       "defaults in brackets; times in ms may have decimals (whole ns).",
+                       NULL);
+    if (rc != OPT_OK)
+        return rc;
+    size_t elen = 0;
+    extra[0] = 0;
+    for (int i = 1; i < argc; i++) { /* opt_parse has checked every one */
+        const char *eq = strchr(argv[i], '=');
+        size_t klen = eq ? (size_t)(eq - argv[i]) : strlen(argv[i]);
+        int k = 0;
+        while (strlen(spec[k].name) != klen || strncmp(spec[k].name, argv[i], klen) != 0)
+            k++;
+        if (spec[k].type == OPT_FLAG)
+            continue;
+        const char *v = eq ? eq + 1 : argv[++i];
+        if (k >= NRUN && elen < len)
+            elen += (size_t)snprintf(extra + elen, len - elen, " %.*s %s", (int)klen, spec[k].name, v);
+    }
+    if (!(o->seconds > 0))
+        return bad("--seconds", NULL, "must be above 0");
+    return OPT_OK;
+}
+
+/* The policy to simulate: the arm named (or the defaults), the settings
+ * given over it, checked.  0, or OPT_BAD after one message. */
+static int make_arm(const opts *o, arm *a)
+{
+    memset(a, 0, sizeof *a);
+    a->wait = WAIT_H;
+    a->rate = 300;
+    a->tries = 1;
+    a->standin = 1;
+    if (o->arm) {
+        arm_table T = {0};
+        char err[UT_ERRLEN];
+        if (arms_load(o->arms, &T, err, sizeof err) != 0) {
+            ut_err("--arms: %s", err);
+            return OPT_BAD;
+        }
+        const arm *f = arms_find(&T, o->arm);
+        if (!f) {
+            ut_err("--arm \"%s\": no such arm in %s", o->arm, o->arms);
+            arms_free(&T);
+            return OPT_BAD;
+        }
+        *a = *f;
+        arms_free(&T);
+        if (a->rate == 0)
+            return bad("--arm", o->arm, "is closed loop (rate max); play simulates open-loop arrivals only");
+    }
+    if (o->wait && waits_kind(o->wait, &a->wait) != 0)
+        return bad("--wait", o->wait, "is not one of Z F L H");
+    if (o->rate >= 0)
+        a->rate = o->rate;
+    if (o->limit_ms >= 0)
+        a->try_ns = ms_ns(o->limit_ms);
+    if (o->retries >= 0)
+        a->tries = o->retries + 1;
+    if (o->pause) {
+        const char *const names[] = {"none", "fixed", "jitter"};
+        int k = 0;
+        while (k < 3 && strcmp(o->pause, names[k]) != 0)
+            k++;
+        if (k == 3)
+            return bad("--pause", o->pause, "is not none, fixed or jitter");
+        a->pause = k == 0 ? PAUSE_NONE : k == 1 ? PAUSE_FIXED : PAUSE_JITTER;
+    }
+    arm given = *a; /* the pauses given, if any */
+    if (o->pause_ms && parse_pauses(o->pause_ms, &given) != 0)
+        return bad("--pause-ms", o->pause_ms, "is not a list of up to 4 times in ms, e.g. 10,20");
+    if (o->pause_ms) {
+        a->npause = given.npause;
+        memcpy(a->pause_ns, given.pause_ns, sizeof a->pause_ns);
+    }
+    if (o->pause && a->pause == PAUSE_NONE && !o->pause_ms)
+        a->npause = 0;
+    if (o->hedge_ms >= 0)
+        a->hedge_ns = ms_ns(o->hedge_ms);
+    if (o->total_ms >= 0)
+        a->limit_ns = ms_ns(o->total_ms);
+    if (o->deadline_ms >= 0)
+        a->deadline_ns = ms_ns(o->deadline_ms);
+    if (o->reserve_ms >= 0)
+        a->reserve_ns = ms_ns(o->reserve_ms);
+    else if (o->deadline_ms >= 0 && !a->reserve_ns && a->deadline_ns)
+        a->reserve_ns = 2 * MS; /* as in the lab's dl arms */
+    if (!a->deadline_ns && o->reserve_ms < 0)
+        a->reserve_ns = 0;
+    if (o->down >= 0)
+        a->down = o->down;
+    if (o->standin >= 0)
+        a->standin = o->standin;
+    if (a->pause != PAUSE_NONE && a->npause == 0 && !o->pause_ms) { /* the lab's pauses */
+        a->npause = 2;
+        a->pause_ns[0] = 10 * MS;
+        a->pause_ns[1] = 20 * MS;
+    }
+
+    /* is it a policy the lab's code can run?  (the arm rulebook, lab/arms.c) */
+    if (a->pause == PAUSE_NONE && o->pause_ms && given.npause)
+        return bad("--pause-ms", NULL, "needs --pause fixed or --pause jitter");
+    char why[512];
+    if (arms_check_policy(a, why, sizeof why) != 0) {
+        ut_err("the settings break the arm %s", why);
+        return OPT_BAD;
+    }
+    return 0;
+}
+
+/* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge. */
+static void label(const arm *a, char *buf, size_t len)
+{
+    char ms[24];
+    snprintf(ms, sizeof ms, "%.6g", (double)a->try_ns / 1e6);
+    if (a->hedge_ns)
+        snprintf(buf, len, "hedge");
+    else if (a->tries > 1)
+        snprintf(buf, len, "r%d%s%s", a->tries - 1, a->pause == PAUSE_NONE ? "" : "b",
+                 a->pause == PAUSE_JITTER ? "j" : "");
+    else if (a->deadline_ns)
+        snprintf(buf, len, "%s", a->down ? "dldown" : "dl");
+    else if (a->try_ns)
+        snprintf(buf, len, "%s%s", a->standin ? "fb" : "t", ms);
+    else
+        snprintf(buf, len, "none");
+}
+
+
+int playopt_parse(int argc, char **argv, playopt *p)
+{
+    memset(p, 0, sizeof *p);
+    opts o;
+    char extra[512];
+    int rc = parse_opts(argc, argv, &o, extra, sizeof extra);
+    if (rc != OPT_OK)
+        return rc;
+    if (make_arm(&o, &p->a) != 0)
+        return OPT_BAD;
+    if ((double)p->a.rate * o.seconds > MAX_REQUESTS) {
+        bad("--rate", NULL, "times --seconds is above 20 million requests a seed");
+        return OPT_BAD;
+    }
+    if (parse_seeds(o.seeds, &p->seeds, &p->nseeds) != 0) {
+        playopt_free(p);
+        bad("--seeds", o.seeds, "is not a list of seeds 0 to 4294967295 such as 1-5 or 1,3,8-10");
+        return OPT_BAD;
+    }
+    p->slots = o.slots;
+    p->seconds = o.seconds;
+    p->csv = o.csv;
+    p->timeline = o.timeline;
+    p->seeds_s = o.seeds;
+    if (o.arm) {
+        snprintf(p->name, sizeof p->name, "%s", o.arm);
+        if (extra[0])
+            snprintf(p->with, sizeof p->with, " with%s", extra);
+    } else {
+        char lab[64];
+        label(&p->a, lab, sizeof lab);
+        snprintf(p->name, sizeof p->name, "%c%d-%.40s", (char)p->a.wait, p->a.rate, lab);
+    }
+    return OPT_OK;
+}
+
+void playopt_free(playopt *p)
+{
+    free(p->seeds);
+    p->seeds = NULL;
+    p->nseeds = 0;
+}

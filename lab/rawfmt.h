@@ -1,0 +1,144 @@
+/* rawfmt: the columns of every raw event file, and their one reader
+ * (the format itself is lab/RAWFORMAT.md; the writer is lab/rawlog.c).
+ *
+ * The column lists below are the lab side's only copy: the tester, the
+ * service and the store write with rawfmt_log_open, and collect, demo, the
+ * tests and the benchmarks read with rawfmt_open / rawfmt_read.  Each line
+ * of a list is one column: X(name, type, may be absent, codes), where type
+ * is rawlog's 't' time, 'i' integer, 'f' float, 'c' code; "may be absent"
+ * is 1 for the columns RAWFORMAT.md allows "-" in; codes lists the
+ * characters a code column may hold.  Each list also gives an enum of
+ * column indices (RAWFMT_TESTER_answer_t ...) and a count
+ * (RAWFMT_TESTER_NCOLS), so adding a column is one line here plus its use.
+ * (verify/ keeps its own copy, written from RAWFORMAT.md.)
+ *
+ * Values, written and read: one int64 per column, in table order; RAW_NONE
+ * for an absent value; times as absolute CLOCK_MONOTONIC ns (the reader
+ * undoes the delta encoding); a code as its character; a float as its 32
+ * bits (raw_f to write, rawfmt_float to read back).
+ *
+ * The reader checks everything the page states: a gzip stream whole (a cut
+ * stream is an error, not an early end), line 1 "# lab-raw 1 <kind>", line
+ * 2 the kind's column names exactly, then per row: the number of fields,
+ * each value's syntax (integers through opt_i64: no overflow), a "-" only
+ * where allowed, codes from the list, no time sum leaving 64 bits.  An
+ * error names the file, the line and the column: "t.tsv.gz:7: column
+ * sched_t: \"x\": not an integer".
+ *
+ * Ownership: rawfmt_open allocates a reader, rawfmt_close frees it;
+ * rawfmt_read fills a rawfmt_file whose columns rawfmt_file_free frees.
+ * The tables are static and never freed.
+ */
+#ifndef LAB_RAWFMT_H
+#define LAB_RAWFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rawlog.h"
+
+/* tester.tsv.gz: one row per request the schedule planned. */
+#define RAWFMT_TESTER_COLS(X)       \
+    X(j,           'i', 0, NULL)    \
+    X(row,         'i', 0, NULL)    \
+    X(sched_t,     't', 0, NULL)    \
+    X(send_t,      't', 0, NULL)    \
+    X(answer_t,    't', 1, NULL)    \
+    X(status,      'i', 0, NULL)    \
+    X(kind,        'c', 0, "LKDE")  \
+    X(score,       'f', 1, NULL)    \
+    X(conn,        'i', 0, NULL)    \
+    X(waited,      'i', 0, NULL)
+
+/* service.tsv.gz: one row per HTTP request read.  The aK_ columns of
+ * lookup K come in threes, K = 0, 1, 2 (the service relies on that). */
+#define RAWFMT_SERVICE_COLS(X)      \
+    X(req,         'i', 1, NULL)    \
+    X(row,         'i', 1, NULL)    \
+    X(arrive_t,    't', 0, NULL)    \
+    X(answer_t,    't', 1, NULL)    \
+    X(status,      'i', 0, NULL)    \
+    X(kind,        'c', 0, "LKDE")  \
+    X(lookups,     'i', 0, NULL)    \
+    X(a0_start_t,  't', 1, NULL)    \
+    X(a0_end_t,    't', 1, NULL)    \
+    X(a0_out,      'c', 1, "ATCDX") \
+    X(a1_start_t,  't', 1, NULL)    \
+    X(a1_end_t,    't', 1, NULL)    \
+    X(a1_out,      'c', 1, "ATCDX") \
+    X(a2_start_t,  't', 1, NULL)    \
+    X(a2_end_t,    't', 1, NULL)    \
+    X(a2_out,      'c', 1, "ATCDX")
+
+/* store.tsv.gz: one row per lookup received. */
+#define RAWFMT_STORE_COLS(X)        \
+    X(req,         'i', 0, NULL)    \
+    X(attempt,     'i', 0, NULL)    \
+    X(row,         'i', 0, NULL)    \
+    X(arrive_t,    't', 0, NULL)    \
+    X(start_t,     't', 1, NULL)    \
+    X(end_t,       't', 1, NULL)    \
+    X(planned_ns,  'i', 0, NULL)    \
+    X(budget_ns,   'i', 0, NULL)    \
+    X(outcome,     'c', 0, "ADUP")  \
+    X(line,        'i', 0, NULL)    \
+    X(busy,        'i', 0, NULL)
+
+#define RAWFMT_ENUM_TESTER(name, type, absent, codes) RAWFMT_TESTER_##name,
+#define RAWFMT_ENUM_SERVICE(name, type, absent, codes) RAWFMT_SERVICE_##name,
+#define RAWFMT_ENUM_STORE(name, type, absent, codes) RAWFMT_STORE_##name,
+enum { RAWFMT_TESTER_COLS(RAWFMT_ENUM_TESTER) RAWFMT_TESTER_NCOLS };
+enum { RAWFMT_SERVICE_COLS(RAWFMT_ENUM_SERVICE) RAWFMT_SERVICE_NCOLS };
+enum { RAWFMT_STORE_COLS(RAWFMT_ENUM_STORE) RAWFMT_STORE_NCOLS };
+
+typedef enum { RAWFMT_ANY = -1, RAWFMT_TESTER, RAWFMT_SERVICE, RAWFMT_STORE, RAWFMT_NKINDS } rawfmt_kind;
+
+typedef struct {
+    const char *name;
+    char type;         /* 't', 'i', 'f', 'c' */
+    int absent_ok;     /* "-" allowed */
+    const char *codes; /* 'c' columns: the characters allowed; else NULL */
+} rawfmt_col;
+
+typedef struct {
+    rawfmt_kind kind;
+    const char *name;        /* "tester": line 1's word, and the file "tester.tsv.gz" */
+    const rawfmt_col *cols;
+    const raw_col *log_cols; /* the same columns, as rawlog_open takes them */
+    int ncols;
+} rawfmt_table;
+
+const rawfmt_table *rawfmt_table_of(rawfmt_kind kind);
+/* The index of column `name`, or -1. */
+int rawfmt_col_index(const rawfmt_table *t, const char *name);
+
+/* rawlog_open with the kind's columns. */
+int rawfmt_log_open(rawlog **out, const char *path, rawfmt_kind kind, char *err, size_t errlen);
+
+/* Row by row.  kind RAWFMT_ANY takes whichever kind line 1 names. */
+typedef struct rawfmt_reader rawfmt_reader;
+int rawfmt_open(rawfmt_reader **out, const char *path, rawfmt_kind kind, char *err, size_t errlen);
+/* The next row into v[ncols]: 1 a row, 0 the end of the file, -1 an error
+ * (message in err; the reader is then only good for rawfmt_close). */
+int rawfmt_next(rawfmt_reader *r, int64_t *v, char *err, size_t errlen);
+const rawfmt_table *rawfmt_reader_table(const rawfmt_reader *r);
+long rawfmt_line(const rawfmt_reader *r); /* line of the last row read (3 for the first) */
+void rawfmt_close(rawfmt_reader *r);
+
+/* A whole file, column by column: col[c][i] is column c of row i. */
+typedef struct {
+    const rawfmt_table *t;
+    size_t n;
+    int64_t *col[RAW_MAXCOLS];
+} rawfmt_file;
+int rawfmt_read(const char *path, rawfmt_kind kind, rawfmt_file *out, char *err, size_t errlen);
+void rawfmt_file_free(rawfmt_file *f);
+
+/* A float column's value (its bits) back to the float. */
+static inline float rawfmt_float(int64_t bits)
+{
+    union { uint32_t u; float f; } c = {.u = (uint32_t)bits};
+    return c.f;
+}
+
+#endif

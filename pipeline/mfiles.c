@@ -1,0 +1,155 @@
+/* mfiles: see mfiles.h for the contract. */
+#include "mfiles.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+const char *const MF_EVENT_FILES[MF_NEVENT] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
+const char *const MF_PREP_FILES[MF_NPREP] = {"test.tsv", "model.json", "standin.tsv", "scores.tsv",
+                                             "summary.json"};
+const char *const MF_REF_FILES[MF_NREF] = {"scores.tsv", "summary.json"};
+const char *const MF_PROGS[MF_NPROG] = {"run", "store", "service", "tester"};
+const char *const MF_PREREG_FILES[MF_NPREREG] = {"guesses.tsv", "design.md"};
+
+char *mf_str(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        fprintf(stderr, "%s: out of memory\n", ut_prog());
+        exit(1);
+    }
+    return s;
+}
+
+char *mf_shq(const char *s)
+{
+    size_t n = 3;
+    for (const char *p = s; *p; p++)
+        n += *p == '\'' ? 4 : 1;
+    char *o = malloc(n), *q = o;
+    if (!o)
+        exit(1);
+    *q++ = '\'';
+    for (const char *p = s; *p; p++) {
+        if (*p == '\'') {
+            memcpy(q, "'\\''", 4);
+            q += 4;
+        } else {
+            *q++ = *p;
+        }
+    }
+    *q++ = '\'';
+    *q = 0;
+    return o;
+}
+
+void mf_list_add(mf_list *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 32;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+        if (!l->v)
+            exit(1);
+    }
+    l->v[l->n++] = s;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+void mf_list_sort(mf_list *l)
+{
+    if (l->n)
+        qsort(l->v, l->n, sizeof *l->v, cmp_str);
+}
+
+void mf_list_free(mf_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+    (void)sb;
+    (void)flag;
+    (void)f;
+    return remove(p) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+int mf_rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    return nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void mf_list_dir(const char *dir, mf_list *out)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        mf_list_add(out, mf_str("%s", e->d_name));
+    }
+    closedir(d);
+    mf_list_sort(out);
+}
+
+void mf_list_files(const char *root, const char *rel, mf_list *out)
+{
+    char *dir = mf_str("%s/%s", root, rel);
+    DIR *d = opendir(dir);
+    if (!d) {
+        free(dir);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *r = mf_str("%s/%s", rel, e->d_name), *full = mf_str("%s/%s", root, r);
+        struct stat st;
+        int ok = lstat(full, &st) == 0;
+        if (ok && S_ISDIR(st.st_mode)) {
+            mf_list_files(root, r, out);
+            free(r);
+        } else if (ok && S_ISREG(st.st_mode)) {
+            mf_list_add(out, r);
+        } else {
+            free(r);
+        }
+        free(full);
+    }
+    closedir(d);
+    free(dir);
+}
+
+int mf_write_json(const char *path, json_t *o, char *err, size_t errlen)
+{
+    char *text = json_dumps(o, JSON_INDENT(1) | JSON_SORT_KEYS);
+    if (!text) {
+        ut_seterr(err, errlen, "%s: cannot encode", path);
+        return -1;
+    }
+    int rc = ut_write_file(path, text, strlen(text), err, errlen);
+    free(text);
+    return rc;
+}

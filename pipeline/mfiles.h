@@ -1,0 +1,53 @@
+/* mfiles: the files of the measure stage, and the small helpers its modules
+ * (measure.c, sched.c, remote.c, slog.c) share.
+ *
+ * - The file lists: what one run writes, what the runs read, what the
+ *   verifier gets as reference, the programs measure starts, the registered
+ *   data files.  Named once here.
+ * - mf_str: a formatted string that cannot fail (out of memory ends the
+ *   program, exit 1); mf_shq: a string in single quotes for sh.
+ * - mf_list: a growing list of malloc'd strings (mf_list_add takes the
+ *   string; mf_list_free frees them all).
+ * - mf_rm_rf, mf_list_dir, mf_list_files: folders; names starting with '.'
+ *   are skipped by the listings.
+ * - mf_write_json: a JSON object written atomically (indented, keys sorted).
+ *
+ * Ownership: every returned char * is malloc'd and the caller's.
+ */
+#ifndef PIPELINE_MFILES_H
+#define PIPELINE_MFILES_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define MF_NEVENT 3
+#define MF_NPREP 5
+#define MF_NREF 2
+#define MF_NPROG 4
+#define MF_NPREREG 2
+extern const char *const MF_EVENT_FILES[MF_NEVENT];  /* a run's event files, beside its run.json */
+extern const char *const MF_PREP_FILES[MF_NPREP];    /* the prepared files the runs read */
+extern const char *const MF_REF_FILES[MF_NREF];      /* copied into results/reference for the verifier */
+extern const char *const MF_PROGS[MF_NPROG];         /* run and the three programs it starts */
+extern const char *const MF_PREREG_FILES[MF_NPREREG]; /* data/ files registered in prereg.json */
+
+char *mf_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *mf_shq(const char *s);
+
+typedef struct {
+    char **v;
+    size_t n, cap;
+} mf_list;
+void mf_list_add(mf_list *l, char *s);
+void mf_list_sort(mf_list *l);
+void mf_list_free(mf_list *l);
+
+int mf_rm_rf(const char *path);
+/* Names in dir, sorted. */
+void mf_list_dir(const char *dir, mf_list *out);
+/* Files under root/rel, recursively, as paths relative to root (unsorted). */
+void mf_list_files(const char *root, const char *rel, mf_list *out);
+
+int mf_write_json(const char *path, json_t *o, char *err, size_t errlen);
+
+#endif

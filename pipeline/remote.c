@@ -1,0 +1,401 @@
+/* remote: see remote.h for the contract. */
+#include "remote.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mfiles.h"
+#include "proc.h"
+#include "util.h"
+
+/* One --host session. */
+typedef struct {
+    const remote_cfg *cfg;
+    sched *s;
+    char *only;     /* the runs to measure there, comma-separated */
+    int todo;       /* how many */
+    char *rdir;     /* the far folder */
+    char *stage;    /* here: the folder of symlinks sent there */
+    char *incoming; /* here: where the runs come home first */
+} far;
+
+int remote_host_ok(const char *h)
+{
+    if (!h[0] || h[0] == '-')
+        return 0;
+    for (const char *p = h; *p; p++)
+        if (!(('a' <= *p && *p <= 'z') || ('A' <= *p && *p <= 'Z') || ('0' <= *p && *p <= '9') ||
+              strchr("._@:-[]%", *p)))
+            return 0;
+    return 1;
+}
+
+static int sh(const char *cmd, char **out)
+{
+    char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+    return proc_capture(argv, out, 0);
+}
+
+/* ssh HOST 'remote' with remote quoted for the local sh. */
+static char *ssh_cmd(const far *f, const char *remote)
+{
+    /* ssh takes the first value of each option: the user's options go first. */
+    char *q = mf_shq(remote);
+    char *cmd = mf_str("ssh %s -o BatchMode=yes -o ServerAliveInterval=30 -o ServerAliveCountMax=10 %s %s",
+                       f->cfg->ssh_opts ? f->cfg->ssh_opts : "", f->cfg->host, q);
+    free(q);
+    return cmd;
+}
+
+/* ssh HOST 'remote' through sh; its exit code, its stdout into *out when out is given. */
+static int ssh_run(const far *f, const char *remote, char **out)
+{
+    char *cmd = ssh_cmd(f, remote);
+    int r = sh(cmd, out);
+    free(cmd);
+    return r;
+}
+
+static char *only_list(const sched *s, int *todo)
+{
+    size_t lcap = 64;
+    char *only = malloc(lcap);
+    if (!only)
+        exit(1);
+    only[0] = 0;
+    *todo = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (s->s[i].complete)
+            continue;
+        size_t need = strlen(only) + strlen(s->s[i].name) + 2;
+        if (need > lcap && !(only = realloc(only, lcap = need * 2)))
+            exit(1);
+        if ((*todo)++)
+            strcat(only, ",");
+        strcat(only, s->s[i].name);
+    }
+    return only;
+}
+
+/* 1. a fresh folder there */
+static int make_far_folder(far *f)
+{
+    char *out = NULL;
+    int r = ssh_run(f, "mktemp -d \"${TMPDIR:-/tmp}/lab-measure.XXXXXX\"", &out), rc = -1;
+    const char *host = f->cfg->host;
+    if (r != 0 || !out) {
+        ut_err("%s: cannot make a folder there over ssh (ssh exit %d; is key login set up and the host key "
+               "accepted? try: ssh %s true)",
+               host, r, host);
+    } else {
+        out[strcspn(out, "\r\n")] = 0;
+        if (out[0] != '/' ||
+            strspn(out, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") != strlen(out)) {
+            ut_err("%s: mktemp gave \"%s\", not a plain folder name", host, out);
+        } else {
+            f->rdir = out;
+            out = NULL;
+            ut_err("far folder %s:%s", host, f->rdir);
+            rc = 0;
+        }
+    }
+    free(out);
+    return rc;
+}
+
+static int stage_link(const char *stage, const char *rel, const char *target, char *err, size_t errlen)
+{
+    char *p = mf_str("%s/%s", stage, rel), *dir = mf_str("%s", p);
+    *strrchr(dir, '/') = 0;
+    int rc = ut_mkdir_p(dir, err, errlen);
+    char abs[4096];
+    if (rc == 0 && !realpath(target, abs)) {
+        ut_seterr(err, errlen, "%s: %s", target, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && symlink(abs, p) != 0) {
+        ut_seterr(err, errlen, "%s: %s", p, strerror(errno));
+        rc = -1;
+    }
+    free(p);
+    free(dir);
+    return rc;
+}
+
+/* Links stage/<reldir>/<name> -> <dir>/<name> for each name. */
+static int stage_links(const char *stage, const char *reldir, const char *dir, const char *const *names, int n,
+                       char *err, size_t errlen)
+{
+    int bad = 0;
+    for (int i = 0; !bad && i < n; i++) {
+        char *rel = mf_str("%s/%s", reldir, names[i]), *t = mf_str("%s/%s", dir, names[i]);
+        bad = stage_link(stage, rel, t, err, errlen);
+        free(rel);
+        free(t);
+    }
+    return bad;
+}
+
+/* 2a. the lab as a folder of symlinks here (tar -h follows them) */
+static int stage_lab(far *f, char *err, size_t errlen)
+{
+    const remote_cfg *c = f->cfg;
+    char tmpl[] = "/tmp/lab-stage.XXXXXX";
+    if (!mkdtemp(tmpl)) {
+        ut_seterr(err, errlen, "mkdtemp: %s", strerror(errno));
+        return -1;
+    }
+    f->stage = mf_str("%s", tmpl);
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl <= 0) {
+        ut_seterr(err, errlen, "/proc/self/exe: %s", strerror(errno));
+        return -1;
+    }
+    self[sl] = 0;
+    int bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
+              stage_links(f->stage, "build/bin", c->bin, MF_PROGS, MF_NPROG, err, errlen) ||
+              stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen) ||
+              stage_links(f->stage, "data", c->data, MF_PREREG_FILES, MF_NPREREG, err, errlen) ||
+              stage_link(f->stage, "lab/arms.tsv", c->arms_path, err, errlen);
+    if (!bad) {
+        char *t = mf_str("%s/prereg.json", c->provdir);
+        bad = stage_link(f->stage, "out/provenance/prereg.json", t, err, errlen);
+        free(t);
+    }
+    return bad ? -1 : 0;
+}
+
+/* 2b. tar over ssh */
+static int copy_there(far *f)
+{
+    ut_err("copying the lab to %s (programs, prepared files, arms, registered data)", f->cfg->host);
+    char *rq = mf_shq(f->rdir), *remote = mf_str("tar -xf - -C %s", rq), *sq = mf_shq(f->stage);
+    char *ssh = ssh_cmd(f, remote), *cmd = mf_str("tar -C %s -chf - . | %s", sq, ssh);
+    int r = sh(cmd, NULL);
+    free(rq);
+    free(remote);
+    free(sq);
+    free(ssh);
+    free(cmd);
+    if (r != 0)
+        ut_err("copying to %s failed (exit %d)", f->cfg->host, r);
+    return r != 0 ? -1 : 0;
+}
+
+/* 3. the same libraries there? */
+static int check_libraries(far *f)
+{
+    char *rq = mf_shq(f->rdir), *out = NULL;
+    char *remote = mf_str("cd %s && for p in build/bin/*; do ldd \"$p\" 2>/dev/null | grep 'not found' | "
+                          "sed \"s|^|$p: |\"; done; true",
+                          rq);
+    int r = ssh_run(f, remote, &out), rc = 0;
+    if (r == 0 && out && out[0]) {
+        ut_err("%s lacks libraries the lab needs; install there: apt-get install libevent-2.1-7 "
+               "libjansson4 zlib1g libssl3 (Debian 12). Missing:\n%s",
+               f->cfg->host, out);
+        rc = -1;
+    }
+    free(rq);
+    free(remote);
+    free(out);
+    return rc;
+}
+
+/* 4. the schedule there, progress streamed; the far measure's exit code */
+static int run_there(far *f)
+{
+    const remote_cfg *c = f->cfg;
+    char *rq = mf_shq(f->rdir), *cq = mf_shq(c->cores), *oq = mf_shq(f->only);
+    char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
+    char *remote = mf_str("cd %s && echo $$ > measure.pid && exec build/bin/measure --profile %s --root out "
+                          "--prep build/prep --arms lab/arms.tsv --bin build/bin --data data --cores %s --gate %d%s "
+                          "--only %s",
+                          rq, f->s->pf->name, cq, c->gate, extra, oq);
+    ut_err("measuring %d runs on %s", f->todo, c->host);
+    int r = ssh_run(f, remote, NULL);
+    free(rq);
+    free(cq);
+    free(oq);
+    free(extra);
+    free(remote);
+    return r;
+}
+
+/* 5. home, into a staging folder beside raw/ */
+static int fetch_home(far *f, char *err, size_t errlen)
+{
+    f->incoming = mf_str("%s/.incoming.tmp", f->cfg->raw);
+    mf_rm_rf(f->incoming);
+    if (ut_mkdir_p(f->incoming, err, errlen) != 0) {
+        ut_err("%s", err);
+        return -1;
+    }
+    char *rq = mf_shq(f->rdir);
+    char *remote =
+        mf_str("cd %s/out && tar -cf - --exclude='.*' results/raw results/schedule.tsv provenance/runs", rq);
+    char *ssh = ssh_cmd(f, remote), *iq = mf_shq(f->incoming), *cmd = mf_str("%s | tar -xf - -C %s", ssh, iq);
+    int saved = proc_signal();
+    proc_signal_set(0); /* let a second signal stop the copy */
+    int r = sh(cmd, NULL);
+    if (!proc_signal())
+        proc_signal_set(saved);
+    free(rq);
+    free(remote);
+    free(ssh);
+    free(iq);
+    free(cmd);
+    if (r != 0)
+        ut_err("copying the results home failed (exit %d)", r);
+    return r != 0 ? -1 : 0;
+}
+
+/* 6a. the far schedule.tsv equals ours */
+static int same_schedule(const far *f)
+{
+    char *sp = mf_str("%s/results/schedule.tsv", f->incoming), *theirs = NULL, *ours = NULL;
+    size_t tn, on;
+    char e2[UT_ERRLEN];
+    int same = ut_read_file(sp, &theirs, &tn, e2, sizeof e2) == 0 &&
+               ut_read_file(f->cfg->sched_path, &ours, &on, e2, sizeof e2) == 0 && tn == on &&
+               !memcmp(theirs, ours, on);
+    free(sp);
+    free(theirs);
+    free(ours);
+    if (!same)
+        ut_err("the far schedule differs from %s: nothing taken", f->cfg->sched_path);
+    return same;
+}
+
+/* 6b. run i's record: moved into place; its gate noted.  0, or -1 when it could not be moved. */
+static int take_record(far *f, sched_run *s, const char *iruns)
+{
+    char *rf = mf_str("%s/%s.json", iruns, s->name), *rt = mf_str("%s/%s.json", f->cfg->runsdir, s->name);
+    int rc = 0;
+    if (access(rf, F_OK) == 0) {
+        json_t *rec = json_load_file(rf, 0, NULL);
+        if (rec && json_is_false(json_object_get(rec, "gate_passed")) && !s->complete)
+            s->gated = 1;
+        json_decref(rec);
+        if (rename(rf, rt) != 0) {
+            ut_err("%s: cannot move into place: %s", rt, strerror(errno));
+            rc = -1;
+        }
+    }
+    free(rf);
+    free(rt);
+    return rc;
+}
+
+/* 6c. every run checked against its run.json here, then moved into place;
+ * the number that could not be taken. */
+static int take_runs(far *f)
+{
+    const remote_cfg *c = f->cfg;
+    char *iraw = mf_str("%s/results/raw", f->incoming), *iruns = mf_str("%s/provenance/runs", f->incoming);
+    int broken = 0, got = 0;
+    for (int i = 0; i < f->s->n; i++) {
+        sched_run *s = &f->s->s[i];
+        if (s->complete)
+            continue;
+        char why[256] = "";
+        int st = sched_check_run(iraw, s, f->s->pf->seconds, why, sizeof why);
+        char *from = mf_str("%s/%s", iraw, s->name), *to = mf_str("%s/%s", c->raw, s->name);
+        if (st == 1) {
+            mf_rm_rf(to);
+            if (rename(from, to) != 0) {
+                ut_err("%s: cannot move into place: %s", to, strerror(errno));
+                broken++;
+            } else {
+                s->complete = 1;
+                got++;
+            }
+        } else if (st < 0) {
+            ut_err("%s from %s %s: not taken", s->name, c->host, why);
+            broken++;
+        }
+        free(from);
+        free(to);
+        broken += take_record(f, s, iruns) != 0;
+    }
+    free(iraw);
+    free(iruns);
+    ut_err("%d runs came home from %s, each file matching its run.json", got, c->host);
+    return broken;
+}
+
+/* 7. the far folder goes (its measure first, if it still runs) */
+static void remove_far(const far *f)
+{
+    char *rq = mf_shq(f->rdir);
+    char *remote = mf_str("p=$(cat %s/measure.pid 2>/dev/null); "
+                          "if [ -n \"$p\" ] && [ \"$(readlink /proc/$p/cwd 2>/dev/null)\" = %s ]; then "
+                          "kill -TERM \"$p\"; sleep 1; fi; rm -rf %s",
+                          rq, rq, rq);
+    int r = ssh_run(f, remote, NULL);
+    if (r == 0)
+        ut_err("far folder %s:%s removed", f->cfg->host, f->rdir);
+    else
+        ut_err("could not remove the far folder %s:%s (ssh exit %d); the runs are home", f->cfg->host, f->rdir,
+               r);
+    free(rq);
+    free(remote);
+}
+
+/* Setting up there failed: the far folder goes, nothing was measured there. */
+static void abandon_far(const far *f, const char *err)
+{
+    if (err[0])
+        ut_err("%s", err);
+    char *rq = mf_shq(f->rdir), *remote = mf_str("rm -rf %s", rq);
+    ssh_run(f, remote, NULL);
+    free(rq);
+    free(remote);
+}
+
+int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
+{
+    far F = {.cfg = cfg, .s = s}, *f = &F;
+    f->only = only_list(s, &f->todo);
+    int rc = 1;
+    if (!f->todo) {
+        rc = 0;
+    } else if (make_far_folder(f) != 0) {
+        rc = 1;
+    } else if (stage_lab(f, err, errlen) != 0 || copy_there(f) != 0 || check_libraries(f) != 0) {
+        abandon_far(f, err);
+        rc = 1;
+    } else {
+        int far_rc = run_there(f), sig_during = proc_signal();
+        if (sig_during)
+            ut_err("stopped (signal %d): fetching the runs complete there", sig_during);
+        if (fetch_home(f, err, errlen) != 0 || !same_schedule(f) || take_runs(f) != 0) {
+            ut_err("the far folder %s:%s is kept (nothing there removed): its out/results/raw holds the runs",
+                   cfg->host, f->rdir);
+            rc = proc_signal() ? 128 + proc_signal() : 1;
+        } else {
+            mf_rm_rf(f->incoming);
+            remove_far(f);
+            if (sig_during)
+                rc = 128 + sig_during;
+            else if (far_rc == 0 || far_rc == 3)
+                rc = far_rc;
+            else
+                rc = far_rc == 2 ? 2 : 1;
+        }
+    }
+    if (f->stage)
+        mf_rm_rf(f->stage);
+    if (f->incoming)
+        mf_rm_rf(f->incoming);
+    free(f->stage);
+    free(f->incoming);
+    free(f->rdir);
+    free(f->only);
+    return rc;
+}
