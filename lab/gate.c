@@ -10,37 +10,22 @@
 #include <utmpx.h>
 
 #include "util.h"
+#include "watch.h"
 
 #define NS_PER_S 1000000000LL
 #define GATE_STEP_NS (250 * 1000000LL)
 #define GATE_WINDOW 8 /* steps: 2 s */
 
-typedef struct {
-    unsigned long long idle, steal, total;
-} cpu_sample;
-
-static int read_stat(cpu_sample *s)
+/* The whole machine's ticks now (lab/watch.h parses /proc/stat). */
+static int read_stat(watch_ticks *s)
 {
-    FILE *f = fopen("/proc/stat", "r");
-    if (!f) {
-        ut_err("/proc/stat: cannot open: %s", strerror(errno));
+    watch_snap w;
+    char err[256];
+    if (watch_read(&w, err, sizeof err) != 0) {
+        ut_err("%s", err);
         return -1;
     }
-    unsigned long long v[8] = {0};
-    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7]);
-    fclose(f);
-    if (n < 5) {
-        ut_err("/proc/stat: line 1 is not an aggregate \"cpu\" line");
-        return -1;
-    }
-    /* user nice system idle iowait irq softirq steal (guest time is already
-     * inside user and nice, so it is not added again) */
-    s->idle = v[3] + v[4];
-    s->steal = v[7];
-    s->total = 0;
-    for (int i = 0; i < 8; i++)
-        s->total += v[i];
+    *s = w.all;
     return 0;
 }
 
@@ -66,7 +51,7 @@ static void sleep_until(int64_t t)
 int gate_run(double wait_s, gate_res *g)
 {
     int64_t start = ut_mono_ns(), limit = start + (int64_t)llround(wait_s * 1e9);
-    cpu_sample ring[GATE_WINDOW + 1];
+    watch_ticks ring[GATE_WINDOW + 1];
     if (read_stat(&ring[0]) != 0)
         return -1;
     for (long k = 1;; k++) {
@@ -76,8 +61,8 @@ int gate_run(double wait_s, gate_res *g)
             return -1;
         if (k < GATE_WINDOW)
             continue;
-        const cpu_sample *a = &ring[(k - GATE_WINDOW) % (GATE_WINDOW + 1)];
-        const cpu_sample *b = &ring[k % (GATE_WINDOW + 1)];
+        const watch_ticks *a = &ring[(k - GATE_WINDOW) % (GATE_WINDOW + 1)];
+        const watch_ticks *b = &ring[k % (GATE_WINDOW + 1)];
         double dt = (double)(b->total - a->total);
         g->idle_share = dt > 0 ? (double)(b->idle - a->idle) / dt : 0;
         g->steal_share = dt > 0 ? (double)(b->steal - a->steal) / dt : 0;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "rawfmt.h"
 #include "util.h"
 
 static const struct {
@@ -142,4 +143,58 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
         reason(out, 4, "the other cores %.1f%% idle, below %.1f%%", 100 * out->other_idle,
                100 * q->other_idle_min);
     out->quiet = out->nreasons == 0;
+}
+
+int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, char *err, size_t errlen)
+{
+    char path[4200];
+    rawfmt_file m = {0}, t = {0};
+    quiet_ticks *all = NULL, *meas = NULL;
+    int64_t *late = NULL;
+    int rc = -1;
+    snprintf(path, sizeof path, "%s/machine.tsv.gz", dir);
+    if (rawfmt_read(path, RAWFMT_MACHINE, &m, err, errlen) != 0)
+        goto done;
+    size_t nsec = m.n / 2;
+    all = malloc((nsec ? nsec : 1) * sizeof *all);
+    meas = malloc((nsec ? nsec : 1) * sizeof *meas);
+    if (!all || !meas)
+        goto oom;
+    for (size_t i = 0; i < m.n; i++) {
+        /* rows come in pairs: A, then M (lab/RAWFORMAT.md) */
+        char want = i % 2 ? 'M' : 'A';
+        if (m.col[RAWFMT_MACHINE_scope][i] != want || (i % 2 && m.col[RAWFMT_MACHINE_t][i] != m.col[RAWFMT_MACHINE_t][i - 1])) {
+            ut_seterr(err, errlen, "%s:%zu: scope %c expected (rows come in pairs A, M of one reading)", path,
+                      i + 3, want);
+            goto done;
+        }
+        quiet_ticks *d = i % 2 ? &meas[i / 2] : &all[i / 2];
+        d->total = (uint64_t)m.col[RAWFMT_MACHINE_total][i];
+        d->idle = (uint64_t)m.col[RAWFMT_MACHINE_idle][i];
+        d->steal = (uint64_t)m.col[RAWFMT_MACHINE_steal][i];
+    }
+    if (m.n % 2) {
+        ut_seterr(err, errlen, "%s: %zu rows: the last reading has no M row", path, m.n);
+        goto done;
+    }
+    snprintf(path, sizeof path, "%s/tester.tsv.gz", dir);
+    if (rawfmt_read(path, RAWFMT_TESTER, &t, err, errlen) != 0)
+        goto done;
+    late = malloc((t.n ? t.n : 1) * sizeof *late);
+    if (!late)
+        goto oom;
+    for (size_t i = 0; i < t.n; i++)
+        late[i] = t.col[RAWFMT_TESTER_send_t][i] - t.col[RAWFMT_TESTER_sched_t][i];
+    quiet_judge(q, all, meas, nsec, late, t.n, out);
+    rc = 0;
+    goto done;
+oom:
+    ut_seterr(err, errlen, "%s: out of memory", dir);
+done:
+    free(all);
+    free(meas);
+    free(late);
+    rawfmt_file_free(&m);
+    rawfmt_file_free(&t);
+    return rc;
 }

@@ -10,9 +10,8 @@
  *
  * The inputs are a run's machine rows (machine.tsv.gz: per second, ticks of
  * the whole machine "A" and of the measured cores "M") and the tester's
- * lateness (send - scheduled) of every request.  Nothing is allocated
- * except by quiet_load (freed by the caller with free() on nothing: the
- * limits are a plain struct).
+ * lateness (send - scheduled) of every request.  Nothing here keeps
+ * memory: the limits and the result are plain structs.
  */
 #ifndef LAB_QUIET_H
 #define LAB_QUIET_H
@@ -54,5 +53,9 @@ int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen);
  * place). */
 void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_ticks *meas, size_t nsec,
                  int64_t *late_ns, size_t nlate, quiet_result *out);
+
+/* Judge the run folder `dir` from its files (machine.tsv.gz and
+ * tester.tsv.gz): 0, or -1 naming the file and line that could not be read. */
+int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, char *err, size_t errlen);
 
 #endif

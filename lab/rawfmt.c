@@ -18,9 +18,11 @@
 static const rawfmt_col TESTER[] = {RAWFMT_TESTER_COLS(RAWFMT_COL)};
 static const rawfmt_col SERVICE[] = {RAWFMT_SERVICE_COLS(RAWFMT_COL)};
 static const rawfmt_col STORE[] = {RAWFMT_STORE_COLS(RAWFMT_COL)};
+static const rawfmt_col MACHINE[] = {RAWFMT_MACHINE_COLS(RAWFMT_COL)};
 static const raw_col TESTER_LOG[] = {RAWFMT_TESTER_COLS(RAWFMT_LOGCOL)};
 static const raw_col SERVICE_LOG[] = {RAWFMT_SERVICE_COLS(RAWFMT_LOGCOL)};
 static const raw_col STORE_LOG[] = {RAWFMT_STORE_COLS(RAWFMT_LOGCOL)};
+static const raw_col MACHINE_LOG[] = {RAWFMT_MACHINE_COLS(RAWFMT_LOGCOL)};
 
 _Static_assert(RAWFMT_SERVICE_NCOLS <= RAW_MAXCOLS && RAWFMT_TESTER_NCOLS <= RAW_MAXCOLS &&
                    RAWFMT_STORE_NCOLS <= RAW_MAXCOLS,
@@ -30,6 +32,7 @@ static const rawfmt_table TABLES[RAWFMT_NKINDS] = {
     {RAWFMT_TESTER, "tester", TESTER, TESTER_LOG, RAWFMT_TESTER_NCOLS},
     {RAWFMT_SERVICE, "service", SERVICE, SERVICE_LOG, RAWFMT_SERVICE_NCOLS},
     {RAWFMT_STORE, "store", STORE, STORE_LOG, RAWFMT_STORE_NCOLS},
+    {RAWFMT_MACHINE, "machine", MACHINE, MACHINE_LOG, RAWFMT_MACHINE_NCOLS},
 };
 
 const rawfmt_table *rawfmt_table_of(rawfmt_kind kind)
@@ -121,7 +124,7 @@ static int check_first(rawfmt_reader *r, rawfmt_kind kind, char *err, size_t err
     if (r->t)
         return 0;
     if (kind == RAWFMT_ANY)
-        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw 1 tester|service|store\"",
+        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw 1 tester|service|store|machine\"",
                   r->path, r->buf);
     else
         ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw 1 %s\"", r->path, r->buf,

@@ -84,14 +84,32 @@
     X(line,        'i', 0, NULL)    \
     X(busy,        'i', 0, NULL)
 
+/* machine.tsv.gz: per reading of /proc/stat, the whole machine (A) then
+ * the measured cores (M). */
+#define RAWFMT_MACHINE_COLS(X)      \
+    X(t,           't', 0, NULL)    \
+    X(scope,       'c', 0, "AM")    \
+    X(total,       'i', 0, NULL)    \
+    X(idle,        'i', 0, NULL)    \
+    X(steal,       'i', 0, NULL)
+
 #define RAWFMT_ENUM_TESTER(name, type, absent, codes) RAWFMT_TESTER_##name,
 #define RAWFMT_ENUM_SERVICE(name, type, absent, codes) RAWFMT_SERVICE_##name,
 #define RAWFMT_ENUM_STORE(name, type, absent, codes) RAWFMT_STORE_##name,
+#define RAWFMT_ENUM_MACHINE(name, type, absent, codes) RAWFMT_MACHINE_##name,
 enum { RAWFMT_TESTER_COLS(RAWFMT_ENUM_TESTER) RAWFMT_TESTER_NCOLS };
 enum { RAWFMT_SERVICE_COLS(RAWFMT_ENUM_SERVICE) RAWFMT_SERVICE_NCOLS };
 enum { RAWFMT_STORE_COLS(RAWFMT_ENUM_STORE) RAWFMT_STORE_NCOLS };
+enum { RAWFMT_MACHINE_COLS(RAWFMT_ENUM_MACHINE) RAWFMT_MACHINE_NCOLS };
 
-typedef enum { RAWFMT_ANY = -1, RAWFMT_TESTER, RAWFMT_SERVICE, RAWFMT_STORE, RAWFMT_NKINDS } rawfmt_kind;
+typedef enum {
+    RAWFMT_ANY = -1,
+    RAWFMT_TESTER,
+    RAWFMT_SERVICE,
+    RAWFMT_STORE,
+    RAWFMT_MACHINE,
+    RAWFMT_NKINDS
+} rawfmt_kind;
 
 typedef struct {
     const char *name;

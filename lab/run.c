@@ -23,6 +23,7 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +39,13 @@
 #include "opt.h"
 #include "proc.h"
 #include "prov.h"
+#include "quiet.h"
 #include "util.h"
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
-    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze;
+    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path;
+    quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
     arm_table arms;
@@ -127,6 +130,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
     c->settle = -1;
     c->tester_nice = -10;
     c->gate = 1;
+    c->quiet_path = "data/quiet.tsv";
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
         {"--round", OPT_INT, &c->round, 1, 1000000, "R", "the round: 1, 2 ..."},
@@ -140,6 +144,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--tester-nice", OPT_INT, &c->tester_nice, -20, 19, "N", "the tester's nice value, as root (-10)"},
         {"--settle-s", OPT_DBL, &c->settle, 0, 600, "S", "the store's run-on (2.5 with freezes, else 0.2)"},
         {"--freeze-share", OPT_STR, &c->freeze, 0, 0, "P", "tests only: the store's freeze share"},
+        {"--quiet", OPT_STR, &c->quiet_path, 0, 0, "FILE", "the rules of a quiet run (data/quiet.tsv)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
     if (rc != OPT_OK)
@@ -156,6 +161,10 @@ static int setup(run_cfg *c)
 {
     char err[UT_ERRLEN] = "";
     if (arms_load(c->arms_path, &c->arms, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return 2;
+    }
+    if (quiet_load(c->quiet_path, &c->quiet, err, sizeof err) != 0) {
         ut_err("%s", err);
         return 2;
     }
@@ -225,8 +234,9 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
 {
     const arm *a = c->a;
     char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
-    char f_tester[4400], f_sum[4400];
+    char f_tester[4400], f_sum[4400], f_machine[4400];
     snprintf(exe, sizeof exe, "%s/tester", c->bin);
+    snprintf(f_machine, sizeof f_machine, "%s/machine.tsv.gz", c->dir);
     snprintf(s_port, sizeof s_port, "%d", service_port);
     if (a->rate)
         snprintf(s_rate, sizeof s_rate, "%d", a->rate);
@@ -241,7 +251,8 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
     char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
                            "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
-                           "--gate", s_gate, a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
+                           "--machine", f_machine, "--gate", s_gate,
+                           a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
     ut_utc_iso(p->t_start);
     int64_t w0 = ut_mono_ns();
@@ -292,8 +303,8 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
 static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
 {
     json_t *files = json_object();
-    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
-    for (int i = 0; i < 3; i++) {
+    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "machine.tsv.gz"};
+    for (int i = 0; i < 4; i++) {
         char path[4300], sha[65];
         uint64_t size;
         snprintf(path, sizeof path, "%s/%s", c->dir, fnames[i]);
@@ -308,6 +319,37 @@ static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
                                                         (json_int_t)size, "sha256", sha));
     }
     return files;
+}
+
+static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+
+/* The lab's own judgement of the run by data/quiet.tsv's rules (measure
+ * measures a disturbed run again); collect and the verifier recompute it. */
+static json_t *quiet_json(const run_cfg *c, char *err, size_t errlen)
+{
+    quiet_result q;
+    if (quiet_judge_run(c->dir, &c->quiet, &q, err, errlen) != 0)
+        return NULL;
+    json_t *rules = json_array(), *why = json_array();
+    for (int i = 0; i < q.nreasons; i++) {
+        json_array_append_new(rules, json_string(q.rule[i]));
+        json_array_append_new(why, json_string(q.reasons[i]));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "quiet", json_boolean(q.quiet));
+    json_object_set_new(o, "rules", rules);
+    json_object_set_new(o, "reasons", why);
+    json_object_set_new(o, "steal_share", num_or_null(q.steal_run));
+    json_object_set_new(o, "steal_second_max", num_or_null(q.steal_second_max));
+    json_object_set_new(o, "other_idle_share", num_or_null(q.other_idle));
+    json_object_set_new(o, "late_p99_ms", num_or_null(q.late_p99_ms));
+    json_object_set_new(o, "late_max_ms", num_or_null(q.late_max_ms));
+    if (q.quiet)
+        printf("run: %s quiet (steal %.2f%%, lateness p99 %.3f ms, max %.3f ms)\n", c->name, 100 * q.steal_run,
+               q.late_p99_ms, q.late_max_ms);
+    for (int i = 0; i < q.nreasons; i++)
+        printf("run: %s disturbed: %s\n", c->name, q.reasons[i]);
+    return o;
 }
 
 /* run.json from the tester's summary, the arm and what was read of the processes. */
@@ -351,6 +393,12 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
         return -1;
     }
     json_object_set_new(r, "files", files);
+    json_t *q = quiet_json(c, err, errlen);
+    if (!q) {
+        json_decref(r);
+        return -1;
+    }
+    json_object_set_new(r, "quiet", q);
     char *text = json_dumps(r, JSON_INDENT(1) | JSON_SORT_KEYS);
     json_decref(r);
     snprintf(path, sizeof path, "%s/run.json", c->dir);

@@ -42,9 +42,15 @@
  * tried), the summary is written with passed=false and the program exits 3.
  * Answers are read by lab/answer.h.
  *
+ * Machine watch (--machine FILE): /proc/stat read at t0 and at t0 + k s
+ * (k = 1, 2 ...) for as long as the tester runs, on a libevent timer of
+ * lower priority than the sends; lab/RAWFORMAT.md's machine.tsv.gz, the
+ * measured cores being this process's own (the run pins all three
+ * processes to the same cores).
+ *
  * Output: --out, the rows of lab/RAWFORMAT.md's tester.tsv.gz (via rawlog,
- * written at the end in j order); --summary, a JSON object written
- * atomically.  Exit codes: 0 done, 1 run failed (no files written),
+ * written at the end in j order); --machine, likewise; --summary, a JSON
+ * object written atomically.  Exit codes: 0 done, 1 run failed (no files written),
  * 2 bad options, 3 idle gate not passed.
  *
  * Ownership: everything is allocated and freed inside this file.
@@ -75,6 +81,7 @@
 #include "opt.h"
 #include "trecord.h"
 #include "util.h"
+#include "watch.h"
 
 #define NS_PER_S 1000000000LL
 #define START_DELAY_NS (20 * 1000000LL) /* t0 = connections open + 20 ms */
@@ -96,6 +103,7 @@ typedef struct {
     int conns;
     int gate;
     double gate_wait_s, drain_s;
+    const char *machine; /* machine.tsv.gz to write, or NULL: no watch */
 } opts;
 
 #define ABOUT                                                                                     \
@@ -140,6 +148,7 @@ static int parse_opts(int argc, char **argv, opts *o)
         {"--gate", OPT_BOOL, &o->gate, 0, 1, "1|0", "wait for an idle machine first (1)"},
         {"--gate-wait-s", OPT_DBL, &o->gate_wait_s, 0, 86400, "S", "give up on the idle gate after S s (60)"},
         {"--drain-s", OPT_DBL, &o->drain_s, 0, 3600, "S", "wait for answers after the last send (10)"},
+        {"--machine", OPT_STR, &o->machine, 0, 0, "FILE.tsv.gz", "watch the machine each second from t0"},
         {0}};
     int rc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (rc != OPT_OK)
@@ -224,6 +233,9 @@ struct run {
     struct event *ev_tick, *ev_timer;
     uint64_t waited, opened, reopened, open_failed;
     int fatal;
+    struct event *ev_watch; /* the machine watch: a reading at t0, then every second */
+    watch_log watch;
+    int64_t watch_k;        /* readings taken */
 };
 
 static void finish_check(run *r)
@@ -598,6 +610,56 @@ static void on_closed_timer(evutil_socket_t fd, short what, void *arg)
     start_drain(r);
 }
 
+/* ---------------------------------------------------- watching the machine */
+
+/* Arm the watch for the reading due at t0 + k s (timers are relative). */
+static void watch_arm(run *r)
+{
+    int64_t due = r->t0 + r->watch_k * NS_PER_S, d = due - ut_mono_ns();
+    if (d < 0)
+        d = 0;
+    struct timeval tv = {.tv_sec = (time_t)(d / NS_PER_S), .tv_usec = (suseconds_t)((d % NS_PER_S + 999) / 1000)};
+    if (evtimer_add(r->ev_watch, &tv) != 0)
+        die(r, "cannot arm the machine watch's timer");
+}
+
+/* /proc/stat read at t0 and each second after (lab/RAWFORMAT.md's
+ * machine.tsv.gz).  A lower priority than sending: a reading never delays a
+ * request whose time has come. */
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    run *r = arg;
+    char err[256];
+    int rc = r->watch_k == 0 ? watch_log_start(&r->watch, r->watch.mask, err, sizeof err)
+                             : watch_log_sample(&r->watch, ut_mono_ns(), err, sizeof err);
+    if (rc != 0) {
+        die(r, "machine watch: %s", err);
+        return;
+    }
+    r->watch_k++;
+    watch_arm(r);
+}
+
+static int watch_begin(run *r)
+{
+    char err[256];
+    unsigned char mask[WATCH_MAXCPU / 8];
+    if (watch_mask_self(mask, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return -1;
+    }
+    memcpy(r->watch.mask, mask, sizeof mask);
+    r->ev_watch = evtimer_new(r->base, on_watch, r);
+    if (!r->ev_watch || event_priority_set(r->ev_watch, 1) != 0) {
+        ut_err("cannot create the machine watch's timer");
+        return -1;
+    }
+    watch_arm(r);
+    return r->fatal ? -1 : 0;
+}
+
 /* ------------------------------------------------------- reading an answer */
 
 /* One complete answer to c's request, its last byte read at `now`. */
@@ -803,6 +865,9 @@ static void run_free(run *r)
         event_free(r->ev_tick);
     if (r->ev_timer)
         event_free(r->ev_timer);
+    if (r->ev_watch)
+        event_free(r->ev_watch);
+    watch_log_free(&r->watch);
     if (r->tfd >= 0)
         close(r->tfd);
     if (r->base)
@@ -824,6 +889,8 @@ static int run_load(run *r)
     if (open_initial(r) != 0)
         return -1;
     r->t0 = ut_mono_ns() + START_DELAY_NS;
+    if (r->o.machine && watch_begin(r) != 0)
+        return -1;
     if (r->o.closed) {
         r->ev_timer = evtimer_new(r->base, on_closed_timer, r);
         struct timeval tv = {.tv_sec = 0, .tv_usec = START_DELAY_NS / 1000};
@@ -908,6 +975,12 @@ int main(int argc, char **argv)
     g.users_end = gate_users();
     if (trec_write_rows(R.o.out, R.req, R.nreq, R.o.rows) != 0)
         goto out;
+    char werr[UT_ERRLEN];
+    if (R.o.machine && watch_log_write(&R.watch, R.o.machine, werr, sizeof werr) != 0) {
+        ut_err("%s", werr);
+        unlink(R.o.out);
+        goto out;
+    }
     if (write_summary(&R, &g) != 0) {
         unlink(R.o.out);
         goto out;

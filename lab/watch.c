@@ -2,10 +2,13 @@
 #include "watch.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "opt.h"
+#include "rawfmt.h"
 #include "util.h"
 
 /* One "cpu..." line: its 4 to 10 counters into t. */
@@ -124,4 +127,85 @@ watch_ticks watch_delta_cores(const watch_snap *a, const watch_snap *b, const un
             sum.steal += d.steal;
         }
     return sum;
+}
+
+int watch_mask_self(unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        ut_seterr(err, errlen, "sched_getaffinity: %s", strerror(errno));
+        return -1;
+    }
+    memset(mask, 0, WATCH_MAXCPU / 8);
+    for (int c = 0; c < WATCH_MAXCPU && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            mask[c / 8] |= (unsigned char)(1u << (c % 8));
+    return 0;
+}
+
+int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen)
+{
+    unsigned char m[WATCH_MAXCPU / 8];
+    memcpy(m, mask, sizeof m); /* mask may be w->mask itself */
+    memset(w, 0, sizeof *w);
+    memcpy(w->mask, m, sizeof w->mask);
+    return watch_read(&w->prev, err, errlen);
+}
+
+static int push(watch_log *w, int64_t t, char scope, watch_ticks d)
+{
+    if (w->n == w->cap) {
+        size_t cap = w->cap ? w->cap * 2 : 256;
+        watch_row *nr = realloc(w->rows, cap * sizeof *nr);
+        if (!nr)
+            return -1;
+        w->rows = nr;
+        w->cap = cap;
+    }
+    w->rows[w->n++] = (watch_row){t, scope, d};
+    return 0;
+}
+
+int watch_log_sample(watch_log *w, int64_t now, char *err, size_t errlen)
+{
+    watch_snap s;
+    if (watch_read(&s, err, errlen) != 0)
+        return -1;
+    if (push(w, now, 'A', watch_delta(&w->prev, &s, -1)) != 0 ||
+        push(w, now, 'M', watch_delta_cores(&w->prev, &s, w->mask)) != 0) {
+        ut_seterr(err, errlen, "watch: out of memory");
+        return -1;
+    }
+    w->prev = s;
+    return 0;
+}
+
+int watch_log_write(const watch_log *w, const char *path, char *err, size_t errlen)
+{
+    rawlog *lg;
+    if (rawfmt_log_open(&lg, path, RAWFMT_MACHINE, err, errlen) != 0)
+        return -1;
+    for (size_t i = 0; i < w->n; i++) {
+        const watch_row *r = &w->rows[i];
+        int64_t v[RAWFMT_MACHINE_NCOLS];
+        v[RAWFMT_MACHINE_t] = r->t;
+        v[RAWFMT_MACHINE_scope] = r->scope;
+        v[RAWFMT_MACHINE_total] = (int64_t)r->d.total;
+        v[RAWFMT_MACHINE_idle] = (int64_t)r->d.idle;
+        v[RAWFMT_MACHINE_steal] = (int64_t)r->d.steal;
+        if (rawlog_row(lg, v) != 0) {
+            ut_seterr(err, errlen, "%s: cannot buffer rows", path);
+            rawlog_abort(lg);
+            return -1;
+        }
+    }
+    return rawlog_close(lg, err, errlen);
+}
+
+void watch_log_free(watch_log *w)
+{
+    free(w->rows);
+    w->rows = NULL;
+    w->n = w->cap = 0;
 }

@@ -9,7 +9,13 @@
  * snapshots gives the ticks of an interval; shares are ticks over ticks.
  *
  * watch_parse is pure (tested on made-up text); watch_read reads the file.
- * Nothing here allocates.
+ *
+ * The watch log is the machine watched through a run (machine.tsv.gz of
+ * lab/RAWFORMAT.md): watch_log_start reads /proc/stat at the run's start,
+ * each watch_log_sample reads it again and keeps the ticks since the last
+ * reading, of the whole machine (scope 'A') and of the measured cores ('M',
+ * a mask of cores); watch_log_write writes them.  The log owns its rows:
+ * watch_log_free frees them.
  */
 #ifndef LAB_WATCH_H
 #define LAB_WATCH_H
@@ -40,5 +46,26 @@ watch_ticks watch_delta(const watch_snap *a, const watch_snap *b, int cpu);
 
 /* Ticks over the cores of a mask (bit k: core k) between two snapshots. */
 watch_ticks watch_delta_cores(const watch_snap *a, const watch_snap *b, const unsigned char *mask);
+
+/* The cores this process may run on (sched_getaffinity), as a mask. */
+int watch_mask_self(unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen);
+
+typedef struct {
+    int64_t t;      /* CLOCK_MONOTONIC ns of the reading */
+    char scope;     /* 'A' or 'M' */
+    watch_ticks d;  /* ticks since the previous reading */
+} watch_row;
+
+typedef struct {
+    unsigned char mask[WATCH_MAXCPU / 8];
+    watch_snap prev;
+    watch_row *rows;
+    size_t n, cap;
+} watch_log;
+
+int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen);
+int watch_log_sample(watch_log *w, int64_t now, char *err, size_t errlen);
+int watch_log_write(const watch_log *w, const char *path, char *err, size_t errlen);
+void watch_log_free(watch_log *w);
 
 #endif

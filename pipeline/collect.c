@@ -29,12 +29,13 @@
 
 #include "opt.h"
 #include "prov.h"
+#include "quiet.h"
 #include "rawfmt.h"
 #include "redact.h"
 #include "util.h"
 
 typedef struct {
-    const char *root, *pgurl, *data, *pipe;
+    const char *root, *pgurl, *data, *pipe, *quiet;
 } opts;
 
 /* ------------------------------------------------------------ raw files */
@@ -214,7 +215,7 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         return -1;
     }
     int rc = -1;
-    sbuf t = {0}, s = {0}, st = {0};
+    sbuf t = {0}, s = {0}, st = {0}, m = {0};
     char *rjtext = NULL;
     const char *arm = json_string_value(json_object_get(rj, "arm"));
     json_t *jr = json_object_get(rj, "round"), *js = json_object_get(rj, "seconds"), *jt = json_object_get(rj, "t0_ns");
@@ -224,7 +225,8 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
     }
     if (load_events(dir, RAWFMT_TESTER, run, &t, err, errlen) != 0 ||
         load_events(dir, RAWFMT_SERVICE, run, &s, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_STORE, run, &st, err, errlen) != 0)
+        load_events(dir, RAWFMT_STORE, run, &st, err, errlen) != 0 ||
+        load_events(dir, RAWFMT_MACHINE, run, &m, err, errlen) != 0)
         goto done;
 
     /* the run's log lines, redacted */
@@ -272,11 +274,18 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         exec_params(db, "DELETE FROM requests WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM service_requests WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM lookups WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM machine WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM syslog WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM runs WHERE run = $1", 1, del, err, errlen) != 0 ||
         copy_in(db, "COPY requests FROM STDIN", &t, err, errlen) != 0 ||
         copy_in(db, "COPY service_requests FROM STDIN", &s, err, errlen) != 0 ||
         copy_in(db, "COPY lookups FROM STDIN", &st, err, errlen) != 0 ||
+        copy_in(db, "COPY machine (run, t_ns, scope, total, idle, steal) FROM STDIN", &m, err, errlen) != 0 ||
+        /* k: the reading's number within its scope, in time order */
+        exec_params(db,
+                    "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION BY scope "
+                    "ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y WHERE x.ctid = y.ctid",
+                    1, del, err, errlen) != 0 ||
         (lg.len && copy_in(db, "COPY syslog FROM STDIN", &lg, err, errlen) != 0) ||
         exec_params(db,
                     "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, run_json) "
@@ -293,13 +302,15 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
     }
     free(lg.buf);
     json_decref(pj);
-    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups\n", run, t.rows, s.rows, st.rows);
+    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups, %zu machine rows\n", run, t.rows,
+           s.rows, st.rows, m.rows);
     rc = 1;
 done:
     free(rjtext);
     free(t.buf);
     free(s.buf);
     free(st.buf);
+    free(m.buf);
     json_decref(rj);
     return rc;
 }
@@ -550,6 +561,23 @@ static json_t *pg_array(exporter *x, const char *s, int integers, const char *wh
     return a;
 }
 
+/* A Postgres array literal {a,b} of plain words (rule names) into JSON strings. */
+static json_t *pg_text_array(const char *s)
+{
+    json_t *a = json_array();
+    size_t n = s ? strlen(s) : 0;
+    if (n < 3)
+        return a;
+    for (const char *p = s + 1; p < s + n - 1;) {
+        size_t len = strcspn(p, ",}");
+        char item[128];
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+        json_array_append_new(a, json_string(item));
+        p += len + 1;
+    }
+    return a;
+}
+
 static json_t *pg_bool_array(const char *s)
 {
     json_t *a = json_array();
@@ -571,12 +599,16 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     for (int i = 0; i < PQntuples(r); i++) {
         json_t *o = json_object();
         for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(o, PQfname(r, c), cell(&x, r, i, c));
+            json_object_set_new(o, PQfname(r, c),
+                                strcmp(PQfname(r, c), "quiet_rules") ? cell(&x, r, i, c)
+                                                                     : pg_text_array(PQgetvalue(r, i, c)));
         json_object_set_new(o, "per_second", json_array());
         json_object_set_new(runs, PQgetvalue(r, i, 0), o);
     }
     PQclear(r);
-    r = query(db, "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length FROM per_second ORDER BY run, s",
+    r = query(db,
+              "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length, steal_share, late_max_us "
+              "FROM per_second ORDER BY run, s",
               err, errlen);
     if (!r)
         goto done;
@@ -609,8 +641,13 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     }
     PQclear(r);
     r = query(db,
-              "SELECT arm, array_agg(round ORDER BY round), sum(n), sum(live), sum(last_known), sum(\"default\"), "
-              "sum(error), sum(lookups), sum(cut_short) FROM run_stats GROUP BY arm ORDER BY arm",
+              "SELECT arm, coalesce(array_agg(round ORDER BY round) FILTER (WHERE quiet), '{}'), "
+              "coalesce(sum(n) FILTER (WHERE quiet), 0), coalesce(sum(live) FILTER (WHERE quiet), 0), "
+              "coalesce(sum(last_known) FILTER (WHERE quiet), 0), coalesce(sum(\"default\") FILTER (WHERE quiet), 0), "
+              "coalesce(sum(error) FILTER (WHERE quiet), 0), coalesce(sum(lookups) FILTER (WHERE quiet), 0), "
+              "coalesce(sum(cut_short) FILTER (WHERE quiet), 0), "
+              "coalesce(array_agg(round ORDER BY round) FILTER (WHERE NOT quiet), '{}') "
+              "FROM run_stats GROUP BY arm ORDER BY arm",
               err, errlen);
     if (!r)
         goto done;
@@ -625,6 +662,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_object_set_new(a, "rounds", pg_array(&x, PQgetvalue(r, i, 1), 1, "rounds"));
         for (int c = 2; c < 9; c++)
             json_object_set_new(a, tot[c], number(&x, PQgetvalue(r, i, c), 1, tot[c]));
+        json_object_set_new(a, "rounds_disturbed", pg_array(&x, PQgetvalue(r, i, 9), 1, "rounds_disturbed"));
     }
     PQclear(r);
     r = query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
@@ -673,6 +711,32 @@ done:
     json_decref(verdicts);
     json_decref(guesses);
     return rc;
+}
+
+/* data/quiet.tsv (lab/quiet.h reads and checks it) into quiet_limits, in
+ * the order pipeline/RESULTS.md lists the rules. */
+static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
+{
+    quiet_limits q;
+    if (quiet_load(o->quiet, &q, err, errlen) != 0)
+        return -1;
+    const struct {
+        const char *rule;
+        double v;
+    } L[] = {{"steal_run_max", q.steal_run_max},
+             {"steal_second_max", q.steal_second_max},
+             {"late_p99_max_ms", q.late_p99_max_ms},
+             {"late_max_max_ms", q.late_max_max_ms},
+             {"other_idle_min", q.other_idle_min}};
+    for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        char k[16], v[64];
+        snprintf(k, sizeof k, "%zu", i);
+        snprintf(v, sizeof v, "%.17g", L[i].v);
+        const char *p[] = {k, L[i].rule, v};
+        if (exec_params(db, "INSERT INTO quiet_limits VALUES ($1, $2, $3)", 3, p, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
 }
 
 /* --------------------------------------------------------------- main */
@@ -732,16 +796,22 @@ static void mask_url(const char *url, char *out, size_t n)
 int main(int argc, char **argv)
 {
     ut_set_prog("collect");
-    opts o = {".", NULL, "data", "pipeline"};
+    opts o = {".", NULL, "data", "pipeline", NULL};
+    char quiet_def[4200];
     const opt_spec spec[] = {
         {"--root", OPT_STR, &o.root, 0, 0, "OUT", "results/raw/ is read, results/results.json written (.)"},
         {"--pgurl", OPT_STR, &o.pgurl, 0, 0, "URL", "the PostgreSQL to use (required)"},
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "guesses.tsv is read from DIR (data)"},
         {"--pipeline", OPT_STR, &o.pipe, 0, 0, "DIR", "schema.sql, stats.sql, comparisons.tsv (pipeline)"},
+        {"--quiet", OPT_STR, &o.quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> results/results.json", NULL);
     if (prc != OPT_OK)
         return prc == OPT_HELP ? 0 : 2;
+    if (!o.quiet) {
+        snprintf(quiet_def, sizeof quiet_def, "%s/quiet.tsv", o.data);
+        o.quiet = quiet_def;
+    }
     if (!o.pgurl) {
         ut_err("usage: collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]");
         return 2;
@@ -787,8 +857,8 @@ int main(int argc, char **argv)
                 found = !strcmp(runs[k], run);
             if (!found) {
                 const char *v[] = {run};
-                const char *tables[] = {"requests", "service_requests", "lookups", "syslog", "runs"};
-                for (int t = 0; t < 5; t++) {
+                const char *tables[] = {"requests", "service_requests", "lookups", "machine", "syslog", "runs"};
+                for (int t = 0; t < 6; t++) {
                     char sql[128];
                     snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", tables[t]);
                     exec_params(db, sql, 1, v, err, sizeof err);
@@ -799,7 +869,7 @@ int main(int argc, char **argv)
         PQclear(q);
     }
     if (exec_ok(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
-        load_guesses(db, &o, err, sizeof err) != 0)
+        load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0)
         goto rollback;
     snprintf(path, sizeof path, "%s/stats.sql", o.pipe);
     if (exec_file(db, path, err, sizeof err) != 0 || exec_ok(db, "COMMIT", err, sizeof err) != 0)

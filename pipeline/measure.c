@@ -7,7 +7,7 @@
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
  *
  * Before anything runs:
- * - data/guesses.tsv and data/design.md must still match their registration
+ * - data/guesses.tsv, data/design.md and data/quiet.tsv must still match their registration
  *   OUT/provenance/prereg.json (written by prepare); otherwise exit 2, naming
  *   the file.  The guesses are written before any timed run, and stay so.
  * - OUT/results is locked (flock on the folder): one measure per OUT.  The
@@ -25,6 +25,14 @@
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
  *   profile's) is kept; any other folder is named on stderr, removed and
  *   measured again.  So a rerun after an interruption measures only the rest.
+ *
+ * Quiet runs: each run is judged as it ends by the rules of DATA/quiet.tsv
+ * (--quiet; registered with the guesses; lab/quiet.h): `run` writes the
+ * judgement into run.json.  A disturbed run is measured again at once (after
+ * the idle gate), up to 3 attempts in all; each earlier attempt's record is
+ * kept as provenance/runs/<run>.attempt-N.json, and the final record lists
+ * them.  A run disturbed in every attempt is kept, marked (run.json), and
+ * named at the end (exit 3); a rerun measures it again.
  *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
  * 95% idle); the system log position is taken before and the lines written
@@ -59,7 +67,8 @@
  *
  * Exit: 0 every scheduled run complete; 1 a run failed, or --host copying
  * failed; 2 refused (options, preregistration, schedule, lock); 3 some runs
- * could not pass the idle gate (a rerun measures only those); 128+N stopped
+ * could not pass the idle gate, or were disturbed in every attempt (a rerun
+ * measures only those); 128+N stopped
  * by signal N (SIGINT, SIGTERM, SIGHUP, SIGPIPE: the run in progress is
  * stopped, its temporary folder discarded, the complete runs kept).
  *
@@ -95,12 +104,14 @@
 #include "util.h"
 
 #define LOCK_WAIT_S 150
+#define MAX_ATTEMPTS 3 /* measurements of one run in one invocation, when disturbed */
 
 /* What measure was asked for, and where it stands. */
 typedef struct {
     /* options */
     const sched_profile *pf;
-    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only;
+    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet;
+    char *quiet_def; /* <data>/quiet.tsv unless --quiet */
     const char *settle; /* --settle-s as given (passed on to run), NULL: run's default */
     double settle_s;
     int gate;
@@ -115,7 +126,7 @@ typedef struct {
     int tty, line_open;
     int64_t t0;
     double measured_wall;
-    int measured_n, kept, todo, gated, complete, failed_k;
+    int measured_n, kept, todo, gated, complete, failed_k, disturbed;
     int logkind;
 } ctx;
 
@@ -169,6 +180,7 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
+        {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure.c)", NULL);
     if (rc != OPT_OK)
@@ -185,6 +197,8 @@ static int parse_options(int argc, char **argv, ctx *c)
     }
     if (c->host && !c->host[0])
         c->host = NULL;
+    if (!c->quiet)
+        c->quiet = c->quiet_def = mf_str("%s/quiet.tsv", c->data);
     c->pf = sched_profile_find(pname);
     if (!c->pf || !c->root) {
         ut_err("needs --profile full|quick|tiny and --root OUT (try --help)");
@@ -427,6 +441,8 @@ static int begin_provenance(ctx *c, int argc, char **argv)
     return 0;
 }
 
+static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl);
+
 /* Which runs are kept; the old manifest goes first: never a manifest vouching
  * for another set of runs (it is written anew at the end, only when every
  * scheduled run is complete). */
@@ -442,6 +458,18 @@ static int resume(ctx *c)
         ut_err("%s", err);
         prov_end(c->pv, 1, c->provdir, err, sizeof err);
         return 1;
+    }
+    /* a kept run that was disturbed in every attempt of an earlier measure
+     * is measured again now */
+    for (int i = 0; i < c->sc.n; i++) {
+        sched_run *s = &c->sc.s[i];
+        char why[1024];
+        if (s->selected && s->complete && !c->host && run_quiet(c, s, why, sizeof why) == 0) {
+            say(c, "%s: kept from an earlier measure but disturbed (%s); measuring it again", s->name, why);
+            s->complete = 0;
+            c->kept--;
+            c->todo++;
+        }
     }
     c->logkind = slog_probe();
     say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each); %d complete already, kept; %d to measure%s%s; "
@@ -536,6 +564,64 @@ static int run_and_watch(ctx *c, const sched_run *s, char *const argv[], double 
     return rc;
 }
 
+/* A record of an earlier attempt at this run (disturbed, or the gate did not
+ * pass, in this invocation or an earlier one) is kept as
+ * runs/<run>.attempt-N.json (N = 1, 2 ...) before the next attempt writes
+ * runs/<run>.json: every attempt stays in provenance with its reason. */
+static void keep_earlier_record(const ctx *c, const sched_run *s)
+{
+    char *rec = mf_str("%s/%s.json", c->runsdir, s->name);
+    if (access(rec, F_OK) == 0)
+        for (int n = 1; n < 1000; n++) {
+            char *old = mf_str("%s/%s.attempt-%d.json", c->runsdir, s->name, n);
+            int taken = access(old, F_OK) == 0;
+            if (!taken && rename(rec, old) != 0)
+                ut_err("%s: cannot keep as %s: %s", rec, old, strerror(errno));
+            free(old);
+            if (!taken)
+                break;
+        }
+    free(rec);
+}
+
+/* The names of the earlier attempts' records, oldest first. */
+static json_t *earlier_records(const ctx *c, const sched_run *s)
+{
+    json_t *a = json_array();
+    for (int n = 1; n < 1000; n++) {
+        char *old = mf_str("%s/%s.attempt-%d.json", c->runsdir, s->name, n);
+        int there = access(old, F_OK) == 0;
+        free(old);
+        if (!there)
+            break;
+        char name[128];
+        snprintf(name, sizeof name, "%s.attempt-%d.json", s->name, n);
+        json_array_append_new(a, json_string(name));
+    }
+    return a;
+}
+
+/* 1 when run.json judges the run quiet, 0 when disturbed (its reasons, one
+ * line, in why), -1 when run.json gives no judgement. */
+static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl)
+{
+    char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
+    json_t *r = json_load_file(rj, 0, NULL);
+    free(rj);
+    json_t *q = r ? json_object_get(json_object_get(r, "quiet"), "quiet") : NULL;
+    int rc = json_is_boolean(q) ? json_is_true(q) : -1;
+    why[0] = 0;
+    json_t *reasons = r ? json_object_get(json_object_get(r, "quiet"), "reasons") : NULL, *v;
+    size_t i;
+    json_array_foreach(reasons, i, v)
+    {
+        size_t n = strlen(why);
+        snprintf(why + n, wl - n, "%s%s", n ? "; " : "", json_string_value(v) ? json_string_value(v) : "?");
+    }
+    json_decref(r);
+    return rc;
+}
+
 /* OUT/provenance/runs/<run>.json */
 static int write_record(const ctx *c, const sched_run *s, char *const argv[], const char *t_start,
                         const char *t_end, double wall, int rc, json_t *syslog, const char *out, char *err,
@@ -558,11 +644,13 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "exit_code", json_integer(rc));
     json_object_set_new(rec, "gate", json_integer(c->gate));
     json_object_set_new(rec, "gate_passed", rc == 0 ? json_true() : rc == 3 ? json_false() : json_null());
+    json_object_set_new(rec, "attempt", json_integer(s->attempts));
+    json_object_set_new(rec, "earlier_attempts", earlier_records(c, s));
     json_object_set_new(rec, "host", prov_host_facts());
     if (rc == 0) {
         char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
         json_t *r = json_load_file(rj, 0, NULL);
-        const char *copy[] = {"idle", "cpu", "peak_rss_kb", "cores", "tester_nice", "requests"};
+        const char *copy[] = {"idle", "cpu", "peak_rss_kb", "cores", "tester_nice", "requests", "quiet"};
         for (size_t j = 0; r && j < sizeof copy / sizeof copy[0]; j++) {
             json_t *v = json_object_get(r, copy[j]);
             if (v)
@@ -599,8 +687,10 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
     char *exe = mf_str("%s/run", c->bin);
     char *argv[32] = {exe, "--arm", (char *)s->a->name, "--round", round, "--seconds", seconds,
                       "--cores", (char *)c->cores, "--gate", gate, "--raw", c->raw, "--prep", (char *)c->prep,
-                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, NULL};
-    int na = 19;
+                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet, NULL};
+    int na = 21;
+    keep_earlier_record(c, s);
+    s->attempts++;
     if (c->settle) {
         argv[na++] = "--settle-s";
         argv[na++] = (char *)c->settle;
@@ -663,6 +753,28 @@ static void say_skip(ctx *c, const sched_run *s)
     }
 }
 
+/* A run that ended disturbed (lab/quiet.h: steal, the tester's lateness,
+ * the other cores busy) is measured again, up to MAX_ATTEMPTS in all; after
+ * that it is kept, marked (its run.json says so) and named at the end.
+ * 1: measure it again now. */
+static int again_if_disturbed(ctx *c, sched_run *s)
+{
+    char why[1024];
+    int q = run_quiet(c, s, why, sizeof why);
+    if (q != 0)
+        return 0; /* quiet (or an older run without a judgement: collect judges it) */
+    if (s->attempts < MAX_ATTEMPTS) {
+        say(c, "%s disturbed (%s); measuring it again, attempt %d of %d", s->name, why, s->attempts + 1,
+            MAX_ATTEMPTS);
+        s->complete = 0;
+        return 1;
+    }
+    say(c, "%s disturbed in all %d attempts (%s); kept, marked", s->name, s->attempts, why);
+    s->disturbed = 1;
+    c->disturbed++;
+    return 0;
+}
+
 /* Every selected run not complete yet, here, in the schedule's order. */
 static int measure_here(ctx *c)
 {
@@ -686,6 +798,8 @@ static int measure_here(ctx *c)
                 c->failed_k = i;
                 return 1;
             }
+            if (again_if_disturbed(c, s))
+                i--; /* the same run once more, after the idle gate */
         } else if (r == 3) {
             s->gated = 1;
             c->gated++;
@@ -778,6 +892,11 @@ static json_t *stage_facts(const ctx *c)
     json_object_set_new(facts, "runs_measured_now",
                         json_integer(c->host ? c->complete - c->kept : c->measured_n));
     json_object_set_new(facts, "runs_gate_not_passed", json_integer(c->gated));
+    json_object_set_new(facts, "runs_disturbed", json_integer(c->disturbed));
+    int again = 0;
+    for (int i = 0; i < c->sc.n; i++)
+        again += c->sc.s[i].attempts > 1 ? c->sc.s[i].attempts - 1 : 0;
+    json_object_set_new(facts, "runs_measured_again", json_integer(again));
     json_object_set_new(facts, "gate", json_integer(c->gate));
     json_object_set_new(facts, "cores", json_string(c->cores));
     json_object_set_new(facts, "on_another_host", json_boolean(c->host != NULL));
@@ -799,7 +918,7 @@ static int finish(ctx *c, int rc)
     prov_facts(c->pv, stage_facts(c));
     char el[32];
     fmt_dur((double)(ut_mono_ns() - c->t0) / 1e9, el, sizeof el);
-    if (rc == 0 && c->gated)
+    if (rc == 0 && (c->gated || c->disturbed))
         rc = 3;
     if (rc == 0 && c->complete < c->sc.n && !c->only)
         rc = 1;
@@ -813,8 +932,15 @@ static int finish(ctx *c, int rc)
     else if (rc == 0)
         say(c, "all %d runs complete (%d kept, %d measured now) in %s; manifest %s", c->sc.n, c->kept,
             c->complete - c->kept, el, c->manifest);
-    else if (rc == 3)
-        say(c, "%d runs could not pass the idle gate; rerun make measure to measure them", c->gated);
+    else if (rc == 3) {
+        if (c->gated)
+            say(c, "%d runs could not pass the idle gate; rerun make measure to measure them", c->gated);
+        for (int i = 0; i < c->sc.n; i++)
+            if (c->sc.s[i].disturbed)
+                say(c, "%s: disturbed in every attempt (kept and marked: it counts in no verdict); rerun make "
+                       "measure to measure it again",
+                    c->sc.s[i].name);
+    }
     else if (rc >= 128)
         say(c, "stopped by signal %d after %s; the %d complete runs are kept; rerun make measure to measure the rest",
             rc - 128, el, c->complete);
@@ -834,6 +960,7 @@ static void free_ctx(ctx *c)
     free(c->runsdir);
     free(c->sched_path);
     free(c->manifest);
+    free(c->quiet_def);
     sched_free(&c->sc);
     arms_free(&c->arms);
     if (c->lockfd >= 0)

@@ -12,12 +12,13 @@
 
 #include "util.h"
 
-const char *const MF_EVENT_FILES[MF_NEVENT] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
+const char *const MF_EVENT_FILES[MF_NEVENT] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
+                                                      "machine.tsv.gz"};
 const char *const MF_PREP_FILES[MF_NPREP] = {"test.tsv", "model.json", "standin.tsv", "scores.tsv",
                                              "summary.json"};
 const char *const MF_REF_FILES[MF_NREF] = {"scores.tsv", "summary.json"};
 const char *const MF_PROGS[MF_NPROG] = {"run", "store", "service", "tester"};
-const char *const MF_PREREG_FILES[MF_NPREREG] = {"guesses.tsv", "design.md"};
+const char *const MF_PREREG_FILES[MF_NPREREG] = {"guesses.tsv", "design.md", "quiet.tsv"};
 
 char *mf_str(const char *fmt, ...)
 {

@@ -20,11 +20,11 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MF_NEVENT 3
+#define MF_NEVENT 4
 #define MF_NPREP 5
 #define MF_NREF 2
 #define MF_NPROG 4
-#define MF_NPREREG 2
+#define MF_NPREREG 3
 extern const char *const MF_EVENT_FILES[MF_NEVENT];  /* a run's event files, beside its run.json */
 extern const char *const MF_PREP_FILES[MF_NPREP];    /* the prepared files the runs read */
 extern const char *const MF_REF_FILES[MF_NREF];      /* copied into results/reference for the verifier */

@@ -15,7 +15,7 @@
  *   standin.tsv    row kind score: the service's stand-in for each row
  *                  (kind last_known, or default when the customer was new)
  *   summary.json   test AP, default score, counts, seeds, cutoffs
- * then registers data/guesses.tsv and data/design.md (prereg.json) and writes
+ * then registers data/guesses.tsv, data/design.md and data/quiet.tsv (prereg.json) and writes
  * the stage's provenance record and fingerprint manifest into --prov.
  */
 #include <jansson.h>
@@ -101,13 +101,13 @@ static long find_row(const feat_row *r, size_t n, int32_t customer, int32_t cuto
  * their hashes stay the same. */
 static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
 {
-    const char *files[] = {"guesses.tsv", "design.md"};
+    const char *files[] = {"guesses.tsv", "design.md", "quiet.tsv"};
     json_t *reg = json_object(), *list = json_array();
     char path[4096], old[4096];
     snprintf(old, sizeof old, "%s/prereg.json", o->prov);
     json_t *prev = json_load_file(old, 0, NULL);
     int same = prev != NULL;
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", o->data, files[i]);
         char sha[65];
         uint64_t size;
@@ -141,7 +141,7 @@ static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
                  ? 0
                  : -1;
         free(text);
-        printf("prepare: registered %s/guesses.tsv and %s/design.md at %s\n", o->data, o->data, now);
+        printf("prepare: registered %s/guesses.tsv, %s/design.md and %s/quiet.tsv at %s\n", o->data, o->data, o->data, now);
     }
     json_decref(reg);
     json_decref(prev);

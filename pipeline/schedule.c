@@ -154,19 +154,19 @@ static int holds_run_files(const char *dir, char *why, size_t wl)
     while ((e = readdir(d))) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
+        int k = -1;
+        for (int i = 0; i < MF_NEVENT; i++)
+            if (!strcmp(e->d_name, MF_EVENT_FILES[i]))
+                k = i;
         if (!strcmp(e->d_name, "run.json"))
-            seen |= 8;
-        else if (!strcmp(e->d_name, MF_EVENT_FILES[0]))
-            seen |= 1;
-        else if (!strcmp(e->d_name, MF_EVENT_FILES[1]))
-            seen |= 2;
-        else if (!strcmp(e->d_name, MF_EVENT_FILES[2]))
-            seen |= 4;
+            seen |= 1 << MF_NEVENT;
+        else if (k >= 0)
+            seen |= 1 << k;
         else if (!extra++)
             snprintf(odd, sizeof odd, "%s", e->d_name);
     }
     closedir(d);
-    if (!(seen & 8)) {
+    if (!(seen & (1 << MF_NEVENT))) {
         snprintf(why, wl, "no run.json");
         return -1;
     }

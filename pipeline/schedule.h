@@ -42,6 +42,8 @@ typedef struct {
     int complete;
     int selected; /* to be measured by this invocation (all, unless --only) */
     int gated;    /* this invocation: the idle gate did not pass */
+    int attempts; /* this invocation: how often it was measured */
+    int disturbed; /* kept though not quiet: every attempt was disturbed */
 } sched_run;
 
 typedef struct {

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz, one row per lookup 
 CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
 
 CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
-    run text NOT NULL, k int NOT NULL,        -- k: the reading's number within its scope, 0, 1, ...
+    run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
     t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
     steal bigint NOT NULL
 );
