@@ -19,6 +19,7 @@ t1=$(date +%s.%N)
 $PIN "$B/verify" --root "$D" --scan-only >"$D/scan.out"
 t2=$(date +%s.%N)
 tail -1 "$D/verify.out"
+grep -o '"disturbed_runs": [0-9]*' "$D/results/verified.json" | sed 's/^/verified.json /' || true
 tail -2 "$D/scan.out"
 awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
   printf "bench: verify (110 runs, no scan)  %6.2f s   (target < 15 s on one core)\n", b - a;

@@ -1,9 +1,14 @@
 /* gen_study: a full-size synthetic study for the verifier's bench.
  *
  *   gen_study DIR            22 arms x 5 rounds of 30 s (110 runs, about 1.2
- *                            million requests and as many lookups), the
- *                            reference (30,595 rows), comparisons, guesses,
- *                            manifest and a stub results.json
+ *                            million requests and as many lookups, a machine
+ *                            file each), the reference (30,595 rows),
+ *                            comparisons, guesses, the quiet rules, manifest
+ *                            and a stub results.json.  Two runs are
+ *                            disturbed, as the issue saw them in round 3:
+ *                            H4-dldown-r3 has a second of 6% steal,
+ *                            H3-hedge-r3 one request sent 30 ms late (their
+ *                            run.json says so)
  *   gen_study --promote DIR  results.json <- DIR/results/verified.json (so a
  *                            second verify run has the full comparison to do)
  */
@@ -74,6 +79,15 @@ int main(int argc, char **argv)
             size_t n = (size_t)(arms[a].rate * 30);
             syn_gen_run(&r, arms[a].arm, round, n, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
                         1000000000000LL + (long long)(a * 5 + (size_t)round) * 40000000000LL);
+            if (round == 3 && !strcmp(arms[a].arm, "H4-dldown")) {
+                r.m[8].idle = 178; /* reading 5, the whole machine: 12 of 200 ticks stolen */
+                r.m[8].steal = 12;
+                r.claim_rules = "steal_second_max";
+            }
+            if (round == 3 && !strcmp(arms[a].arm, "H3-hedge")) {
+                r.t[1000].send = r.t[1000].sched + 30000000;
+                r.claim_rules = "late_max_max_ms";
+            }
             if (syn_write_run(root, &r, 6)) return 1;
             total += (long long)r.nt;
             lookups += (long long)r.ns;
@@ -106,10 +120,11 @@ int main(int argc, char **argv)
                       "G8\tdeadline down\tevery H3-dldown.slot_ms_per_request <= 0.333 * H3-dl.slot_ms_per_request\n"
                       "G13\tflood\tany H4-r2.standin_share > 0.3\n");
     free(p);
+    if (syn_write_quiet(root, NULL)) return 1;
     if (syn_write_manifest(root)) return 1;
     p = vu_xasprintf("%s/results/results.json", root);
     syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
     free(p);
-    printf("gen_study: %s: 110 runs, %lld requests, %lld lookups\n", root, total, lookups);
+    printf("gen_study: %s: 110 runs (2 disturbed), %lld requests, %lld lookups\n", root, total, lookups);
     return 0;
 }

@@ -41,6 +41,33 @@ static int all_null_stats(const vj_node *lab)
     return 1;
 }
 
+static int all_strings(const vj_node *a)
+{
+    if (!a || a->type != VJ_ARR) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->items[i]->type != VJ_STR) return 0;
+    return 1;
+}
+
+/* a list of names (quiet_rules) is compared whole: one mismatch showing both */
+static void cmp_names(const char *where, const char *path, const vj_node *lab, const vj_node *mine)
+{
+    int same = lab->n == mine->n;
+    for (size_t i = 0; same && i < lab->n; i++) same = !strcmp(lab->items[i]->text, mine->items[i]->text);
+    if (same) return;
+    vu_buf a = {0}, b = {0};
+    const vj_node *l[2] = {lab, mine};
+    vu_buf *o[2] = {&a, &b};
+    for (int k = 0; k < 2; k++) {
+        vu_buf_puts(o[k], "[");
+        for (size_t i = 0; i < l[k]->n; i++) vu_buf_printf(o[k], "%s\"%s\"", i ? ", " : "", l[k]->items[i]->text);
+        vu_buf_puts(o[k], "]");
+    }
+    mm_add(NULL, where, path, a.p, b.p);
+    vu_buf_free(&a);
+    vu_buf_free(&b);
+}
+
 /* field: the member name that decides the class (median/min/max inherit it) */
 static void cmp_node(const char *where, const char *path, const char *field, const vj_node *lab,
                      const vj_node *mine)
@@ -74,6 +101,10 @@ static void cmp_node(const char *where, const char *path, const char *field, con
     case VJ_ARR:
         if (lab->type != VJ_ARR) {
             mm_nodes(where, path, lab, mine);
+            return;
+        }
+        if (all_strings(lab) && all_strings(mine) && (lab->n || mine->n)) {
+            cmp_names(where, path, lab, mine);
             return;
         }
         if (lab->n != mine->n) {

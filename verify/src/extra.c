@@ -425,6 +425,51 @@ static vj_node *guess_texts(const char *path)
     return a;
 }
 
+/* the quiet rules used and every accepted run that is not quiet: its rules,
+ * the figures they looked at, and per second the machine's steal and the
+ * tester's lateness (from the first reading, kept in rf_run) */
+static vj_node *quiet_json(const study *s)
+{
+    static const int figs[] = {F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE, F_LATE_P99_US, F_LATE_MAX_US};
+    vj_node *o = vj_new_obj();
+    vj_obj_set(o, "quiet_file_sha256", vj_new_str(s->rules.sha256));
+    vj_obj_set(o, "rules", qr_limits_json(&s->rules));
+    vj_node *list = vj_new_arr();
+    long long runs = 0, quiet = 0;
+    for (size_t i = 0; i < s->nruns; i++) {
+        const rf_run *r = &s->runs[i];
+        if (!r->ok) continue;
+        runs++;
+        if (r->quiet) {
+            quiet++;
+            continue;
+        }
+        vj_node *d = vj_new_obj();
+        vj_obj_set(d, "run", vj_new_str(r->name));
+        vj_obj_set(d, "arm", vj_new_str(r->arm));
+        vj_obj_set(d, "round", vj_new_int(r->round));
+        vj_obj_set(d, "rules", qr_names(&s->rules, r->broken, 0));
+        for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++)
+            vj_obj_set(d, rf_fig_name[figs[k]], r->has[figs[k]] ? vj_new_num(r->fig[figs[k]]) : vj_new_null());
+        vj_node *ps = vj_new_arr();
+        for (int sec = 0; sec < r->nsec; sec++) {
+            vj_node *e = vj_new_obj();
+            vj_obj_set(e, "s", vj_new_int(sec));
+            vj_obj_set(e, "steal_share", vj_new_num(r->steal_sec[sec]));
+            vj_obj_set(e, "late_max_us",
+                       r->late_has[sec] ? vj_new_num((double)r->late_max_ns[sec] / 1e3) : vj_new_null());
+            vj_arr_push(ps, e);
+        }
+        vj_obj_set(d, "per_second", ps);
+        vj_arr_push(list, d);
+    }
+    vj_obj_set(o, "runs", vj_new_int(runs));
+    vj_obj_set(o, "quiet_runs", vj_new_int(quiet));
+    vj_obj_set(o, "disturbed_runs", vj_new_int(runs - quiet));
+    vj_obj_set(o, "disturbed", list);
+    return o;
+}
+
 vj_node *ex_compute(const study *s, const char *guesses_path)
 {
     vj_node *o = vj_new_obj();
@@ -465,6 +510,7 @@ vj_node *ex_compute(const study *s, const char *guesses_path)
     }
     vj_obj_set(o, "runs", runs);
     vj_obj_set(o, "machine", totals_json(&t));
+    vj_obj_set(o, "quiet", quiet_json(s));
     vj_obj_set(o, "guesses", guess_texts(guesses_path));
     return o;
 }

@@ -12,6 +12,9 @@
  *   runs.<run>.slowest_steps          the slowest 1% split into steps
  *   runs.<run>.machine                run.json's idle, cpu, memory, host facts
  *   machine                           totals of those over the runs
+ *   quiet                             the quiet rules, and each run that is not
+ *                                     quiet: its rules, per-second steal and lateness
+ *                                     (from the first reading, kept in the study)
  *   guesses                           the guesses' sentences (id, guess)
  *
  * A file that cannot be read here (it was read once already, so only a file

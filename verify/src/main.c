@@ -1,7 +1,8 @@
 /* verify: the independent verifier and secret scanner (see verify/README.md).
  *
  *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
- *          [--guesses FILE] [--comparisons FILE] [--ap-arms FILE] [--max-print N]
+ *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
+ *          [--max-print N]
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
@@ -26,14 +27,14 @@
 
 /* the command line */
 typedef struct {
-    const char *root, *out, *guesses, *comps, *aparms;
+    const char *root, *out, *guesses, *comps, *quiet, *aparms;
     int no_scan, scan_only;
     long max_print;
 } args;
 
 /* the input and output files, from args (each malloc'd) */
 typedef struct {
-    char *results, *guesses, *comps, *scores, *summary, *manifest, *out, *aparms;
+    char *results, *guesses, *comps, *quiet, *scores, *summary, *manifest, *out, *aparms;
 } paths;
 
 /* what the checks found: mismatches by check, files hashed, the scan */
@@ -44,7 +45,8 @@ typedef struct {
 } tally;
 
 static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
-                          "              [--guesses FILE] [--comparisons FILE] [--ap-arms FILE] [--max-print N]\n";
+                          "              [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]\n"
+                          "              [--max-print N]\n";
 static const char *FOOT = "exit: 0 all good, 1 mismatches or findings, 2 unusable input\n";
 
 /* -1: go on; else the exit code */
@@ -60,6 +62,8 @@ static int parse_args(int argc, char **argv, args *a)
         {"--out", VOPT_STR, "FILE", "where verified.json goes (default DIR/results/verified.json)", &a->out, 0, 0},
         {"--guesses", VOPT_STR, "FILE", "default DIR/data/guesses.tsv", &a->guesses, 0, 0},
         {"--comparisons", VOPT_STR, "FILE", "default DIR/pipeline/comparisons.tsv", &a->comps, 0, 0},
+        {"--quiet", VOPT_STR, "FILE", "the limits of a quiet run (header rule, limit)\n(default DIR/data/quiet.tsv)",
+         &a->quiet, 0, 0},
         {"--ap-arms", VOPT_STR, "FILE",
          "the arms results/ap.json chose (default DIR/pipeline/ap_arms.tsv;\n"
          "when absent, ap.json's own arms and skipped_arms)",
@@ -98,6 +102,7 @@ static void paths_make(const args *a, paths *p)
     p->results = vu_xasprintf("%s/results/results.json", root);
     p->guesses = a->guesses ? vu_xstrdup(a->guesses) : vu_xasprintf("%s/data/guesses.tsv", root);
     p->comps = a->comps ? vu_xstrdup(a->comps) : vu_xasprintf("%s/pipeline/comparisons.tsv", root);
+    p->quiet = a->quiet ? vu_xstrdup(a->quiet) : vu_xasprintf("%s/data/quiet.tsv", root);
     p->scores = vu_xasprintf("%s/results/reference/scores.tsv", root);
     p->summary = vu_xasprintf("%s/results/reference/summary.json", root);
     p->manifest = vu_xasprintf("%s/provenance/manifest-measure.tsv", root);
@@ -110,6 +115,7 @@ static void paths_free(paths *p)
     free(p->results);
     free(p->guesses);
     free(p->comps);
+    free(p->quiet);
     free(p->scores);
     free(p->summary);
     free(p->manifest);
@@ -134,6 +140,7 @@ static int inputs_usable(const args *a, const paths *p)
         !usable(p->manifest, "the measure manifest", NULL) ||
         !usable(p->guesses, "the guesses file", "give it with --guesses FILE") ||
         !usable(p->comps, "the comparisons file", "give it with --comparisons FILE") ||
+        !usable(p->quiet, "the quiet rules", "give them with --quiet FILE") ||
         (a->aparms && !usable(p->aparms, "the chosen arms of ap.json", "--ap-arms FILE")))
         return 0;
     if (ap_arms_file_check(p->aparms, err, sizeof err)) {
@@ -155,7 +162,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
         return 2;
     }
     n->manifest = mm_count();
-    if (study_compute(a->root, p->guesses, p->comps, s, err, sizeof err)) {
+    if (study_compute(a->root, p->guesses, p->comps, p->quiet, s, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         return 2;
     }

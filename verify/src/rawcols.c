@@ -22,3 +22,7 @@ const rr_col store_cols[S_NCOL] = {
     {"planned_ns", RR_INT, 0}, {"budget_ns", RR_INT, 0}, {"outcome", RR_CODE, 0},
     {"line", RR_INT, 0},       {"busy", RR_INT, 0},
 };
+
+const rr_col machine_cols[M_NCOL] = {
+    {"t", RR_TIME, 0}, {"scope", RR_CODE, 0}, {"total", RR_INT, 0}, {"idle", RR_INT, 0}, {"steal", RR_INT, 0},
+};

@@ -1,4 +1,4 @@
-/* rawcols: the columns of the three event files, exactly as
+/* rawcols: the columns of the four event files, exactly as
  * lab/RAWFORMAT.md lists them (name, type, whether "-" is allowed), shared
  * by every reader in the verifier.  Constant data only. */
 #ifndef VERIFY_RAWCOLS_H
@@ -11,9 +11,11 @@ enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A
        V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
 enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
        S_BUSY, S_NCOL };
+enum { M_T, M_SCOPE, M_TOTAL, M_IDLE, M_STEAL, M_NCOL };
 
 extern const rr_col tester_cols[T_NCOL];
 extern const rr_col service_cols[V_NCOL];
 extern const rr_col store_cols[S_NCOL];
+extern const rr_col machine_cols[M_NCOL];
 
 #endif

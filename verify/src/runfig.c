@@ -18,6 +18,7 @@ const char *const rf_fig_name[F_NFIG] = {
     "live_share", "last_known_share", "default_share", "error_share", "standin_share",
     "lookups", "lookups_per_request", "slot_ms_total", "slot_ms_per_lookup", "slot_ms_per_request",
     "cut_short", "pending_at_stop", "late_p50_us", "late_p99_us", "late_max_us", "answers_per_s",
+    "steal_share", "steal_second_max", "other_idle_share",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -30,7 +31,8 @@ rf_class rf_class_by_field(const char *f)
 {
     if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
     if (ends_with(f, "_us")) return RF_US;
-    if (ends_with(f, "_share") || !strcmp(f, "lookups_per_request") || !strcmp(f, "answers_per_s"))
+    if (ends_with(f, "_share") || !strcmp(f, "lookups_per_request") || !strcmp(f, "answers_per_s") ||
+        !strcmp(f, "steal_second_max"))
         return RF_RATIO;
     if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
     return RF_COUNT;
@@ -48,7 +50,7 @@ int rf_fig_by_name(const char *name)
     return -1;
 }
 
-/* the columns of the three event files: rawcols.h */
+/* the columns of the four event files: rawcols.h */
 
 /* ---- helpers ---- */
 
@@ -159,7 +161,7 @@ static int reject(rf_run *r, const char *msg)
     return -1;
 }
 
-/* ---- the three files ---- */
+/* ---- the tester, service and store files ---- */
 
 static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
                      long long test_rows, llvec *lat, llvec *late, long long *status200)
@@ -216,11 +218,14 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         if (ki >= 0 && ki < 3 && !row.has[T_SCORE]) row_mm(r, fn, line, "score", "-", "a score (kind is not E)");
         if (row.v[T_WAITED] != 0 && row.v[T_WAITED] != 1)
             row_mm(r, fn, line, "waited", row.text[T_WAITED], "0 or 1");
-        llpush(late, row.v[T_SEND] - sched);
+        long long lt = row.v[T_SEND] - sched;
+        llpush(late, lt);
         int s = second_of(sched, r->t0, r->nsec);
         if (s >= 0) {
             r->arrivals[s]++;
             if (ki == 1 || ki == 2) r->standins[s]++;
+            if (!r->late_has[s] || lt > r->late_max_ns[s]) r->late_max_ns[s] = lt;
+            r->late_has[s] = 1;
         }
         /* every answer against the reference (RESULTS.md, last section) */
         if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) {
@@ -395,102 +400,120 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
     return 0;
 }
 
+/* ---- machine.tsv.gz ---- */
+
+/* sums over MA and MM (RESULTS.md), and the largest steal share of a row of MA */
+typedef struct {
+    long long a_total, a_idle, a_steal, m_total, m_idle, na;
+    double second_max;
+} msums;
+
+static int add_checked(long long *sum, long long v, rf_run *r, const char *path, long line, const char *col)
+{
+    if (!__builtin_add_overflow(*sum, v, sum)) return 0;
+    char err[4200];
+    snprintf(err, sizeof err, "%s:%ld: the sum of %s over the file overflows 64 bits", path, line, col);
+    return reject(r, err);
+}
+
+/* the row promises of one machine row: pairs A then M in time order, each
+ * count within the interval's total */
+static void machine_row_checks(rf_run *r, const rr_row *row, long line, long long i, long long *pair_t)
+{
+    const char *fn = "machine.tsv.gz";
+    char b[256];
+    char sc = row->c[M_SCOPE], want = i % 2 == 0 ? 'A' : 'M';
+    long long t = row->v[M_T];
+    if (sc != 'A' && sc != 'M') row_mm(r, fn, line, "scope", row->text[M_SCOPE], "A or M");
+    else if (sc != want)
+        row_mm(r, fn, line, "scope", row->text[M_SCOPE],
+               want == 'A' ? "A (rows come in pairs, A before M)" : "M (the second row of its pair)");
+    if (i % 2 == 0) {
+        if (t <= *pair_t) {
+            snprintf(b, sizeof b, "after %lld, %s (readings in time order); decoded %lld", *pair_t,
+                     i ? "the previous reading" : "t0_ns, where the first interval starts", t);
+            row_mm(r, fn, line, "t", row->text[M_T], b);
+        }
+        *pair_t = t;
+    } else if (t != *pair_t) {
+        snprintf(b, sizeof b, "%lld, the time of its A row (one reading gives both; decoded %lld)", *pair_t, t);
+        row_mm(r, fn, line, "t", row->text[M_T], b);
+    }
+    long long tot = row->v[M_TOTAL], idle = row->v[M_IDLE], steal = row->v[M_STEAL];
+    if (tot < 0) row_mm(r, fn, line, "total", row->text[M_TOTAL], "a count of ticks, >= 0");
+    if (idle < 0 || idle > tot) row_mm(r, fn, line, "idle", row->text[M_IDLE], "0 to total (idle is of those)");
+    if (steal < 0 || steal > tot) row_mm(r, fn, line, "steal", row->text[M_STEAL], "0 to total (steal is of those)");
+    else if (idle >= 0 && idle <= tot && steal > tot - idle)
+        row_mm(r, fn, line, "idle + steal", row->text[M_STEAL], "at most total (idle and steal are other states)");
+}
+
+static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
+{
+    char path[4096], err[6144];
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    vj_node *files = vj_get(rj, "files");
+    if (load_event_file(root, r, files, "machine.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+        return reject(r, err);
+    rr_file f;
+    rr_row row;
+    int rc = rr_open(&f, path, gz, gzlen, "machine", machine_cols, M_NCOL, err, sizeof err);
+    long long n = 0, pair_t = r->t0;
+    int bad = 0;
+    while (rc == 0 && !bad) {
+        int k = rr_next(&f, &row, err, sizeof err);
+        if (k < 0) rc = -1;
+        if (k <= 0) break;
+        machine_row_checks(r, &row, f.line, n, &pair_t);
+        n++;
+        long long tot = row.v[M_TOTAL], idle = row.v[M_IDLE], steal = row.v[M_STEAL];
+        if (row.c[M_SCOPE] == 'A') {
+            bad = add_checked(&m->a_total, tot, r, path, f.line, "total") ||
+                  add_checked(&m->a_idle, idle, r, path, f.line, "idle") ||
+                  add_checked(&m->a_steal, steal, r, path, f.line, "steal");
+            /* a row with total 0 counts 0 (RESULTS.md) */
+            double share = tot != 0 ? (double)steal / (double)tot : 0;
+            if (m->na == 0 || share > m->second_max) m->second_max = share;
+            if (m->na < r->nsec) r->steal_sec[m->na] = share;
+            m->na++;
+        } else if (row.c[M_SCOPE] == 'M') {
+            bad = add_checked(&m->m_total, tot, r, path, f.line, "total") ||
+                  add_checked(&m->m_idle, idle, r, path, f.line, "idle");
+        }
+    }
+    if (!rc && !bad && n % 2)
+        row_mm(r, "machine.tsv.gz", f.line, "pairs", "an A row without its M row",
+               "rows in pairs, A then M (RAWFORMAT.md)");
+    rr_close(&f);
+    free(gz);
+    if (rc) return reject(r, err);
+    if (bad) return -1;
+    check_rows(r, files, "machine.tsv.gz", n);
+    return 0;
+}
+
+/* ---- the figures ---- */
+
 static void set(rf_run *r, int f, double v)
 {
     r->fig[f] = v;
     r->has[f] = isfinite(v) ? 1 : 0;
 }
 
-int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *r)
+/* every figure of RESULTS.md's "runs.<run>" from the counts and lists the
+ * readers left (lat and late are sorted here) */
+static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200, const msums *m)
 {
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "%s", run);
-    r->ok = 1;
-    char path[4096], err[6144];
-    snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
-    vj_node *rj = NULL;
-    if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
-    const char *arm = vj_get_str(rj, "arm");
-    vj_node *rnd = vj_get(rj, "round");
-    vj_node *t0 = vj_get(rj, "t0_ns");
-    double seconds;
-    if (!arm || !rnd || rnd->type != VJ_NUM || !rnd->is_int || !t0 || t0->type != VJ_NUM || !t0->is_int ||
-        vj_get_num(rj, "seconds", &seconds)) {
-        snprintf(err, sizeof err, "%s: arm, round, seconds and t0_ns must be present (round and t0_ns integers)",
-                 path);
-        vj_free(rj);
-        return reject(r, err);
-    }
-    /* ranges: a round is 1, 2 ... (RAWFORMAT.md); the per-second arrays
-     * below need a length that fits in memory (10^6 s is 11.6 days) */
-    vj_node *sec = vj_get(rj, "seconds");
-    if (rnd->i < 1 || rnd->i > INT_MAX || !(seconds > 0 && seconds <= 1e6)) {
-        if (rnd->i < 1 || rnd->i > INT_MAX)
-            snprintf(err, sizeof err, "%s:%d: round %s is not an integer from 1 to 2^31-1", path, rnd->line,
-                     rnd->text);
-        else
-            snprintf(err, sizeof err, "%s:%d: seconds %s is not in (0, 1e6]", path, sec->line, sec->text);
-        vj_free(rj);
-        return reject(r, err);
-    }
-    snprintf(r->arm, sizeof r->arm, "%s", arm);
-    r->round = (int)rnd->i;
-    r->seconds = seconds;
-    r->t0 = t0->i;
-    const char *group = NULL; /* run-level checks: always printed */
-    char want[512];
-    snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
-    if (strcmp(want, run)) mm_add(group, run, "folder name", run, want);
-    r->nsec = seconds > 0 ? (int)ceil(seconds) : 0;
-    size_t ns = (size_t)(r->nsec > 0 ? r->nsec : 1);
-    r->arrivals = vu_xcalloc(ns, sizeof(long long));
-    r->standins = vu_xcalloc(ns, sizeof(long long));
-    r->lookups_sent = vu_xcalloc(ns, sizeof(long long));
-    r->busy_ns = vu_xcalloc(ns, sizeof(long long));
-    r->line_ns = vu_xcalloc(ns, sizeof(long long));
-
-    long long test_rows = -1;
-    vj_node *tr = vj_get(rj, "test_rows");
-    if (tr && tr->type == VJ_NUM && tr->is_int) test_rows = tr->i;
-    else mm_add(group, run, "run.json test_rows", "(absent)", "an integer (RAWFORMAT.md)");
-    if (ref && test_rows >= 0) {
-        char lab[64];
-        snprintf(lab, sizeof lab, "%lld", test_rows);
-        if ((size_t)test_rows != ref->rows)
-            mm_addf(group, run, "run.json test_rows", lab, "%zu (data lines of %s)", ref->rows, ref->scores_path);
-        if (ref->test_rows >= 0 && ref->test_rows != test_rows)
-            mm_addf(group, run, "run.json test_rows", lab, "%lld (reference summary.json)", ref->test_rows);
-    }
-
-    llvec lat = {0}, late = {0};
-    long long status200 = 0;
-    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200);
-    if (!rc) rc = do_service(root, r, rj);
-    if (!rc) rc = do_store(root, r, rj);
-    if (rc) {
-        free(lat.v);
-        free(late.v);
-        vj_free(rj);
-        return rc;
-    }
-    vj_node *req = vj_get(rj, "requests");
-    if (!req || req->type != VJ_NUM || req->num != r->fig[F_N]) {
-        char lab[64];
-        vj_scalar_text(req, lab, sizeof lab);
-        mm_addf(group, run, "run.json requests", lab, "%.0f (rows of tester.tsv.gz)", r->fig[F_N]);
-    }
-    vj_free(rj);
-
     double n = r->fig[F_N];
     for (int f = 0; f < F_NFIG; f++) r->has[f] = 0;
     set(r, F_N, n);
     set(r, F_ANSWERED, r->fig[F_ANSWERED]);
-    st_sort_ll(lat.v, lat.n);
-    set(r, F_P50_MS, st_pct_ll(lat.v, lat.n, 0.5) / 1e6);
-    set(r, F_P90_MS, st_pct_ll(lat.v, lat.n, 0.9) / 1e6);
-    set(r, F_P99_MS, st_pct_ll(lat.v, lat.n, 0.99) / 1e6);
-    set(r, F_P999_MS, st_pct_ll(lat.v, lat.n, 0.999) / 1e6);
-    set(r, F_MAX_MS, lat.n ? (double)lat.v[lat.n - 1] / 1e6 : NAN);
+    st_sort_ll(lat->v, lat->n);
+    set(r, F_P50_MS, st_pct_ll(lat->v, lat->n, 0.5) / 1e6);
+    set(r, F_P90_MS, st_pct_ll(lat->v, lat->n, 0.9) / 1e6);
+    set(r, F_P99_MS, st_pct_ll(lat->v, lat->n, 0.99) / 1e6);
+    set(r, F_P999_MS, st_pct_ll(lat->v, lat->n, 0.999) / 1e6);
+    set(r, F_MAX_MS, lat->n ? (double)lat->v[lat->n - 1] / 1e6 : NAN);
     set(r, F_LIVE, r->fig[F_LIVE]);
     set(r, F_LAST_KNOWN, r->fig[F_LAST_KNOWN]);
     set(r, F_DEFAULT, r->fig[F_DEFAULT]);
@@ -509,14 +532,138 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *r
     set(r, F_SLOT_MS_PER_REQUEST, r->fig[F_SLOT_MS_TOTAL] / nn);
     set(r, F_CUT_SHORT, r->fig[F_CUT_SHORT]);
     set(r, F_PENDING_AT_STOP, r->fig[F_PENDING_AT_STOP]);
-    st_sort_ll(late.v, late.n);
-    set(r, F_LATE_P50_US, st_pct_ll(late.v, late.n, 0.5) / 1e3);
-    set(r, F_LATE_P99_US, st_pct_ll(late.v, late.n, 0.99) / 1e3);
-    set(r, F_LATE_MAX_US, late.n ? (double)late.v[late.n - 1] / 1e3 : NAN);
-    set(r, F_ANSWERS_PER_S, (double)status200 / (seconds > 0 ? seconds : NAN));
+    st_sort_ll(late->v, late->n);
+    set(r, F_LATE_P50_US, st_pct_ll(late->v, late->n, 0.5) / 1e3);
+    set(r, F_LATE_P99_US, st_pct_ll(late->v, late->n, 0.99) / 1e3);
+    set(r, F_LATE_MAX_US, late->n ? (double)late->v[late->n - 1] / 1e3 : NAN);
+    set(r, F_ANSWERS_PER_S, (double)status200 / (r->seconds > 0 ? r->seconds : NAN));
+    /* the machine: NaN (null) where RESULTS.md says null */
+    set(r, F_STEAL_SHARE, m->a_total != 0 ? (double)m->a_steal / (double)m->a_total : NAN);
+    set(r, F_STEAL_SECOND_MAX, m->na ? m->second_max : NAN);
+    /* differences in double: exact for tick counts below 2^53, no overflow beyond */
+    double oi = (double)m->a_idle - (double)m->m_idle, ot = (double)m->a_total - (double)m->m_total;
+    set(r, F_OTHER_IDLE_SHARE, ot != 0 ? oi / ot : NAN);
+}
+
+/* the figures the quiet rules look at, in the rules' units */
+static void quiet_figs(const rf_run *r, qr_figs *q)
+{
+    static const int fig[QR_NRULE] = {F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_LATE_P99_US, F_LATE_MAX_US,
+                                      F_OTHER_IDLE_SHARE};
+    for (int k = 0; k < QR_NRULE; k++) {
+        q->has[k] = r->has[fig[k]];
+        q->v[k] = r->fig[fig[k]];
+        /* RESULTS.md: late_p99_us / 1000 and late_max_us / 1000 against limits in ms */
+        if (k == QR_LATE_P99_MAX_MS || k == QR_LATE_MAX_MAX_MS) q->v[k] /= 1000;
+    }
+}
+
+/* run.json's arm, round, seconds and t0_ns into r: 0, or -1 (rejected) */
+static int run_header(rf_run *r, const vj_node *rj, const char *path)
+{
+    char err[6144];
+    const char *arm = vj_get_str(rj, "arm");
+    vj_node *rnd = vj_get(rj, "round");
+    vj_node *t0 = vj_get(rj, "t0_ns");
+    double seconds;
+    if (!arm || !rnd || rnd->type != VJ_NUM || !rnd->is_int || !t0 || t0->type != VJ_NUM || !t0->is_int ||
+        vj_get_num(rj, "seconds", &seconds)) {
+        snprintf(err, sizeof err, "%s: arm, round, seconds and t0_ns must be present (round and t0_ns integers)",
+                 path);
+        return reject(r, err);
+    }
+    /* ranges: a round is 1, 2 ... (RAWFORMAT.md); the per-second arrays
+     * below need a length that fits in memory (10^6 s is 11.6 days) */
+    vj_node *sec = vj_get(rj, "seconds");
+    if (rnd->i < 1 || rnd->i > INT_MAX || !(seconds > 0 && seconds <= 1e6)) {
+        if (rnd->i < 1 || rnd->i > INT_MAX)
+            snprintf(err, sizeof err, "%s:%d: round %s is not an integer from 1 to 2^31-1", path, rnd->line,
+                     rnd->text);
+        else
+            snprintf(err, sizeof err, "%s:%d: seconds %s is not in (0, 1e6]", path, sec->line, sec->text);
+        return reject(r, err);
+    }
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = (int)rnd->i;
+    r->seconds = seconds;
+    r->t0 = t0->i;
+    r->nsec = (int)ceil(seconds);
+    size_t ns = (size_t)(r->nsec > 0 ? r->nsec : 1);
+    r->arrivals = vu_xcalloc(ns, sizeof(long long));
+    r->standins = vu_xcalloc(ns, sizeof(long long));
+    r->lookups_sent = vu_xcalloc(ns, sizeof(long long));
+    r->busy_ns = vu_xcalloc(ns, sizeof(long long));
+    r->line_ns = vu_xcalloc(ns, sizeof(long long));
+    r->late_max_ns = vu_xcalloc(ns, sizeof(long long));
+    r->late_has = vu_xcalloc(ns, 1);
+    r->steal_sec = vu_xmalloc(ns * sizeof(double));
+    for (size_t s = 0; s < ns; s++) r->steal_sec[s] = NAN;
+    return 0;
+}
+
+/* run.json's test_rows: against the reference; -1 when absent */
+static long long check_test_rows(const rf_run *r, const vj_node *rj, const ref_data *ref)
+{
+    long long test_rows = -1;
+    vj_node *tr = vj_get(rj, "test_rows");
+    if (tr && tr->type == VJ_NUM && tr->is_int) test_rows = tr->i;
+    else mm_add(NULL, r->name, "run.json test_rows", "(absent)", "an integer (RAWFORMAT.md)");
+    if (ref && test_rows >= 0) {
+        char lab[64];
+        snprintf(lab, sizeof lab, "%lld", test_rows);
+        if ((size_t)test_rows != ref->rows)
+            mm_addf(NULL, r->name, "run.json test_rows", lab, "%zu (data lines of %s)", ref->rows, ref->scores_path);
+        if (ref->test_rows >= 0 && ref->test_rows != test_rows)
+            mm_addf(NULL, r->name, "run.json test_rows", lab, "%lld (reference summary.json)", ref->test_rows);
+    }
+    return test_rows;
+}
+
+int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *r)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", run);
+    r->ok = 1;
+    char path[4096], err[6144];
+    snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
+    vj_node *rj = NULL;
+    if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
+    if (run_header(r, rj, path)) {
+        vj_free(rj);
+        return -1;
+    }
+    char want[512];
+    snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
+    if (strcmp(want, run)) mm_add(NULL, run, "folder name", run, want);
+    long long test_rows = check_test_rows(r, rj, ref);
+
+    llvec lat = {0}, late = {0};
+    long long status200 = 0;
+    msums m;
+    memset(&m, 0, sizeof m);
+    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200);
+    if (!rc) rc = do_service(root, r, rj);
+    if (!rc) rc = do_store(root, r, rj);
+    if (!rc) rc = do_machine(root, r, rj, &m);
+    if (!rc) {
+        vj_node *req = vj_get(rj, "requests");
+        if (!req || req->type != VJ_NUM || req->num != r->fig[F_N]) {
+            char lab[64];
+            vj_scalar_text(req, lab, sizeof lab);
+            mm_addf(NULL, run, "run.json requests", lab, "%.0f (rows of tester.tsv.gz)", r->fig[F_N]);
+        }
+        set_figures(r, &lat, &late, status200, &m);
+        /* quiet (RESULTS.md, "Quiet runs"), and run.json's own judgement against it */
+        qr_figs q;
+        quiet_figs(r, &q);
+        r->broken = rules ? qr_judge(rules, &q) : 0;
+        r->quiet = r->broken == 0;
+        if (rules) qr_check_claim(rules, r->broken, &q, vj_get(rj, "quiet"), run);
+    }
     free(lat.v);
     free(late.v);
-    return 0;
+    vj_free(rj);
+    return rc;
 }
 
 vj_node *rf_to_json(const rf_run *r)
@@ -529,6 +676,8 @@ vj_node *rf_to_json(const rf_run *r)
         else if (rf_fig_class(f) == RF_COUNT) vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));
         else vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
     }
+    vj_obj_set(o, "quiet", vj_new_bool(r->quiet));
+    vj_obj_set(o, "quiet_rules", qr_names(NULL, r->broken, 0));
     vj_node *ps = vj_new_arr();
     for (int s = 0; s < r->nsec; s++) {
         vj_node *e = vj_new_obj();
@@ -538,6 +687,8 @@ vj_node *rf_to_json(const rf_run *r)
         vj_obj_set(e, "lookups_sent", vj_new_int(r->lookups_sent[s]));
         vj_obj_set(e, "busy_slots", vj_new_num((double)r->busy_ns[s] / 1e9));
         vj_obj_set(e, "line_length", vj_new_num((double)r->line_ns[s] / 1e9));
+        vj_obj_set(e, "steal_share", vj_new_num(r->steal_sec[s]));   /* NaN: null */
+        vj_obj_set(e, "late_max_us", r->late_has[s] ? vj_new_num((double)r->late_max_ns[s] / 1e3) : vj_new_null());
         vj_arr_push(ps, e);
     }
     vj_obj_set(o, "per_second", ps);
@@ -551,5 +702,10 @@ void rf_free(rf_run *r)
     free(r->lookups_sent);
     free(r->busy_ns);
     free(r->line_ns);
-    r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = NULL;
+    free(r->late_max_ns);
+    free(r->late_has);
+    free(r->steal_sec);
+    r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = r->late_max_ns = NULL;
+    r->late_has = NULL;
+    r->steal_sec = NULL;
 }

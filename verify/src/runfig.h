@@ -1,21 +1,24 @@
 /* runfig: every figure of one run, recomputed from its raw files.
  *
  * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
- * three event files, lab/RAWFORMAT.md), decodes every row, checks every
+ * four event files, lab/RAWFORMAT.md), decodes every row, checks every
  * answer against the reference (ref may be NULL to skip that), checks the
  * rows against the promises of RAWFORMAT.md, and fills an rf_run with the
- * figures of pipeline/RESULTS.md ("runs.<run>").  Each failed check is
- * recorded with mm_add (mism.h).  A malformed file rejects the whole run:
- * rf_compute then returns non-zero with the message (file and line) in
- * run->reject and run->ok = 0.  rf_free releases the per-second arrays.
- * Figures without a value (a percentile of nothing, a count over zero) have
- * has[f] = 0 and are written as null.
+ * figures of pipeline/RESULTS.md ("runs.<run>").  It judges the run by the
+ * rules (quiet.h): quiet, and the rules broken; and compares run.json's own
+ * "quiet" object with that judgement.  Each failed check is recorded with
+ * mm_add (mism.h).  A malformed file rejects the whole run: rf_compute then
+ * returns non-zero with the message (file and line) in run->reject and
+ * run->ok = 0.  rf_free releases the per-second arrays.  Figures without a
+ * value (a percentile of nothing, a count over zero) have has[f] = 0 and
+ * are written as null.
  */
 #ifndef RUNFIG_H
 #define RUNFIG_H
 
 #include <stddef.h>
 
+#include "quiet.h"
 #include "reference.h"
 #include "vjson.h"
 
@@ -25,6 +28,7 @@ typedef enum {
     F_LIVE_SHARE, F_LAST_KNOWN_SHARE, F_DEFAULT_SHARE, F_ERROR_SHARE, F_STANDIN_SHARE,
     F_LOOKUPS, F_LOOKUPS_PER_REQUEST, F_SLOT_MS_TOTAL, F_SLOT_MS_PER_LOOKUP, F_SLOT_MS_PER_REQUEST,
     F_CUT_SHORT, F_PENDING_AT_STOP, F_LATE_P50_US, F_LATE_P99_US, F_LATE_MAX_US, F_ANSWERS_PER_S,
+    F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE,
     F_NFIG
 } rf_fig;
 
@@ -50,10 +54,15 @@ typedef struct {
     int nsec;
     long long *arrivals, *standins, *lookups_sent;
     long long *busy_ns, *line_ns;   /* summed lengths of the intervals, ns */
+    long long *late_max_ns;         /* the largest send_t - sched_t of the second's arrivals */
+    unsigned char *late_has;        /* 0: no arrival in that second (late_max_us null) */
+    double *steal_sec;              /* steal / total of row s of MA; NaN: no such row (null) */
+    int quiet;                      /* 1: breaks no rule of the quiet file */
+    unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */
 } rf_run;
 
-int rf_compute(const char *root, const char *run, const ref_data *ref, rf_run *out);
+int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *out);
 /* the run's figures as the object "runs.<run>" of results.json */
 vj_node *rf_to_json(const rf_run *r);
 void rf_free(rf_run *r);

@@ -97,6 +97,10 @@ static vj_node *arm_json(const study *s, const study_arm *a)
         last = r;
     }
     vj_obj_set(o, "rounds", rounds);
+    vj_node *dist = vj_new_arr();
+    for (size_t i = 0; i < a->nd; i++)
+        if (!i || a->disturbed[i] != a->disturbed[i - 1]) vj_arr_push(dist, vj_new_int(a->disturbed[i]));
+    vj_obj_set(o, "rounds_disturbed", dist);
     double *v = vu_xmalloc((a->n + 1) * sizeof *v);
     for (size_t k = 0; k < sizeof arm_figs / sizeof arm_figs[0]; k++) {
         int f = arm_figs[k];
@@ -249,11 +253,12 @@ static void check_prereg(const study *s, const char *guesses_path)
 /* comparisons and guesses, read and parsed first: unusable input stops
  * before the long part.  0, or 2 with the file and line in err (nothing
  * left to free). */
-static int read_questions(const char *comparisons_path, const char *guesses_path, study *s, tsv *comp, tsv *gue,
-                          pr_pred **preds, char *err, size_t errlen)
+static int read_questions(const char *comparisons_path, const char *guesses_path, const char *quiet_path, study *s,
+                          tsv *comp, tsv *gue, pr_pred **preds, char *err, size_t errlen)
 {
     static const char *const ccols[] = {"a", "b", "figure", "note"};
     static const char *const gcols[] = {"id", "guess", "predicate"};
+    if (qr_load(quiet_path, &s->rules, err, errlen)) return 2;
     if (tsv_read(comparisons_path, ccols, 4, comp, NULL, err, errlen)) return 2;
     for (size_t i = 0; i < comp->n; i++) {
         if (rf_fig_by_name(comp->rows[i][2]) < 0) {
@@ -301,7 +306,7 @@ static int compute_runs(const char *root, study *s, char *err, size_t errlen)
         free(p);
         if (!dir) continue;
         rf_run *r = &s->runs[s->nruns++];
-        if (rf_compute(root, names[i], &s->ref, r)) {
+        if (rf_compute(root, names[i], &s->ref, &s->rules, r)) {
             s->rejected++;
             char *m = vu_xasprintf("rejected: %s", r->reject);
             mm_add(NULL, names[i], "raw files", "(a run in results/raw/)", m);
@@ -315,7 +320,8 @@ static int compute_runs(const char *root, study *s, char *err, size_t errlen)
     return 0;
 }
 
-/* arms: accepted runs grouped by arm, in round order */
+/* arms: accepted runs grouped by arm, in round order; the quiet ones in
+ * idx, the rounds of the others in disturbed */
 static void group_arms(study *s)
 {
     s->arms = vu_xcalloc(s->nruns + 1, sizeof *s->arms);
@@ -327,14 +333,17 @@ static void group_arms(study *s)
             a = &s->arms[s->narms++];
             snprintf(a->arm, sizeof a->arm, "%s", r->arm);
             a->idx = vu_xcalloc(s->nruns, sizeof *a->idx);
+            a->disturbed = vu_xcalloc(s->nruns, sizeof *a->disturbed);
         }
-        if (a->n && s->runs[a->idx[a->n - 1]].round == r->round) {
+        if (a->last_round == r->round) {
             char what[64];
             snprintf(what, sizeof what, "round %d", r->round);
             mm_add(NULL, r->name, what, "a second run of this arm and round",
                    "one run per arm and round (the first folder counts)");
         }
-        a->idx[a->n++] = i;
+        a->last_round = r->round;
+        if (r->quiet) a->idx[a->n++] = i;
+        else a->disturbed[a->nd++] = r->round;
     }
 }
 
@@ -391,15 +400,15 @@ static vj_node *guesses_json(const tsv *gue, const pr_pred *preds, pr_data *d)
     return guesses;
 }
 
-int study_compute(const char *root, const char *guesses_path, const char *comparisons_path, study *s,
-                  char *err, size_t errlen)
+int study_compute(const char *root, const char *guesses_path, const char *comparisons_path,
+                  const char *quiet_path, study *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->root, sizeof s->root, "%s", root);
     if (ref_load(root, &s->ref, err, errlen)) return 2;
     tsv comp, gue;
     pr_pred *preds = NULL;
-    if (read_questions(comparisons_path, guesses_path, s, &comp, &gue, &preds, err, errlen)) return 2;
+    if (read_questions(comparisons_path, guesses_path, quiet_path, s, &comp, &gue, &preds, err, errlen)) return 2;
     int rc = compute_runs(root, s, err, errlen);
     if (rc == 0) {
         group_arms(s);
@@ -428,7 +437,10 @@ void study_free(study *s)
 {
     for (size_t i = 0; i < s->nruns; i++) rf_free(&s->runs[i]);
     free(s->runs);
-    for (size_t i = 0; i < s->narms; i++) free(s->arms[i].idx);
+    for (size_t i = 0; i < s->narms; i++) {
+        free(s->arms[i].idx);
+        free(s->arms[i].disturbed);
+    }
     free(s->arms);
     free(s->verdicts);
     vj_free(s->mine);

@@ -227,6 +227,86 @@ static void store_text(const syn_run *r, vu_buf *b)
     }
 }
 
+/* the text of machine.tsv */
+static void machine_text(const syn_run *r, vu_buf *b)
+{
+    vu_buf_puts(b, "# lab-raw 1 machine\nt\tscope\ttotal\tidle\tsteal\n");
+    delta d = {0, 0};
+    for (size_t i = 0; i < r->nm; i++) {
+        const syn_mrow *m = &r->m[i];
+        reserve(b, 128);
+        char *p = b->p + b->len;
+        p = put_time(p, &d, 1, m->t);
+        *p++ = '\t';
+        *p++ = m->scope;
+        *p++ = '\t';
+        p = put_ll(p, m->total);
+        *p++ = '\t';
+        p = put_ll(p, m->idle);
+        *p++ = '\t';
+        p = put_ll(p, m->steal);
+        *p++ = '\n';
+        b->len = (size_t)(p - b->p);
+    }
+}
+
+static int cmp_ll_syn(const void *x, const void *y)
+{
+    long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+/* run.json's "quiet": the claim the test asks for, with the figures it
+ * looked at computed from the rows (RAWFORMAT.md, RESULTS.md) */
+static vj_node *claim_json(const syn_run *r)
+{
+    long long at = 0, ai = 0, as = 0, mt = 0, mi = 0, na = 0;
+    double second = 0;
+    for (size_t i = 0; i < r->nm; i++) {
+        const syn_mrow *m = &r->m[i];
+        if (m->scope == 'A') {
+            at += m->total;
+            ai += m->idle;
+            as += m->steal;
+            double x = m->total ? (double)m->steal / (double)m->total : 0;
+            if (!na++ || x > second) second = x;
+        } else {
+            mt += m->total;
+            mi += m->idle;
+        }
+    }
+    long long *late = vu_xcalloc(r->nt + 1, sizeof *late);
+    for (size_t i = 0; i < r->nt; i++) late[i] = r->t[i].send - r->t[i].sched;
+    qsort(late, r->nt, sizeof *late, cmp_ll_syn);
+    double p99 = NAN, max = NAN;
+    if (r->nt) {
+        double h = (double)(r->nt - 1) * 0.99;
+        size_t f = (size_t)h, g = f + 1 < r->nt ? f + 1 : f;
+        p99 = ((double)late[f] + (h - (double)f) * (double)(late[g] - late[f])) / 1e6;
+        max = (double)late[r->nt - 1] / 1e6;
+    }
+    free(late);
+    vj_node *o = vj_new_obj();
+    const char *cr = r->claim_rules ? r->claim_rules : "";
+    vj_obj_set(o, "quiet", vj_new_bool(!*cr));
+    vj_node *rules = vj_new_arr();
+    for (const char *p = cr; *p;) {
+        const char *c = strchr(p, ',');
+        size_t l = c ? (size_t)(c - p) : strlen(p);
+        char *name = vu_xstrndup(p, l);
+        vj_arr_push(rules, vj_new_str(name));
+        free(name);
+        p += l + (c ? 1 : 0);
+    }
+    vj_obj_set(o, "rules", rules);
+    vj_obj_set(o, "steal_share", at ? vj_new_num((double)as / (double)at) : vj_new_null());
+    vj_obj_set(o, "steal_second_max", na ? vj_new_num(second) : vj_new_null());
+    vj_obj_set(o, "other_idle_share", at - mt ? vj_new_num((double)(ai - mi) / (double)(at - mt)) : vj_new_null());
+    vj_obj_set(o, "late_p99_ms", vj_new_num(p99));
+    vj_obj_set(o, "late_max_ms", vj_new_num(max));
+    return o;
+}
+
 /* dir/<name>.tsv.gz from text(r), and its entry (rows, size, sha256) in files */
 static int write_events(const char *dir, const char *name, void (*text)(const syn_run *, vu_buf *), size_t rows,
                         const syn_run *r, int level, vj_node *files)
@@ -283,6 +363,7 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     vj_obj_set(ver, "xgboost", vj_new_str("1.7.4"));
     vj_obj_set(o, "versions", ver);
     vj_obj_set(o, "files", files);
+    vj_obj_set(o, "quiet", claim_json(r));
     vu_buf jb = {0};
     vj_write(o, &jb);
     vj_free(o);
@@ -300,7 +381,8 @@ int syn_write_run(const char *root, const syn_run *r, int level)
     vj_node *files = vj_new_obj();
     if (write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
         write_events(dir, "service", service_text, r->nv, r, level, files) ||
-        write_events(dir, "store", store_text, r->ns, r, level, files)) {
+        write_events(dir, "store", store_text, r->ns, r, level, files) ||
+        write_events(dir, "machine", machine_text, r->nm, r, level, files)) {
         vj_free(files);
         return -1;
     }
@@ -312,10 +394,35 @@ void syn_free_run(syn_run *r)
     free(r->t);
     free(r->v);
     free(r->s);
+    free(r->m);
     r->t = NULL;
     r->v = NULL;
     r->s = NULL;
-    r->nt = r->nv = r->ns = 0;
+    r->m = NULL;
+    r->nt = r->nv = r->ns = r->nm = 0;
+}
+
+void syn_quiet_machine(syn_run *r, int readings)
+{
+    free(r->m);
+    r->m = vu_xcalloc((size_t)(2 * readings + 1), sizeof *r->m);
+    r->nm = 0;
+    for (int k = 1; k <= readings; k++) {
+        long long t = r->t0 + (long long)k * 1000000000LL;
+        r->m[r->nm++] = (syn_mrow){t, 'A', 200, 190, 0};
+        r->m[r->nm++] = (syn_mrow){t, 'M', 100, 92 + k % 3, 0};
+    }
+}
+
+int syn_write_quiet(const char *root, const char *text)
+{
+    char *dir = vu_xasprintf("%s/data", root);
+    int rc = syn_mkdirs(dir);
+    char *p = vu_xasprintf("%s/quiet.tsv", dir);
+    if (!rc) rc = syn_write_text(p, text ? text : SYN_QUIET_TSV);
+    free(p);
+    free(dir);
+    return rc;
 }
 
 /* ---- random runs ---- */
@@ -456,6 +563,8 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
     qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer);
     qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end);
     r->seconds = floor(off) + 1.0;
+    /* one reading a second, and one more while the last answers come */
+    syn_quiet_machine(r, (int)r->seconds + 1);
 }
 
 void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed)
@@ -654,6 +763,7 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
     }
     qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer2);
     qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end2);
+    syn_quiet_machine(r, (int)r->seconds + 1);
 }
 
 int syn_results_from_verified(const char *root)

@@ -2,12 +2,15 @@
  * pipeline/RESULTS.md, for the verifier's tests and bench.
  *
  * Contract: a syn_run holds the rows of one run with absolute times; the
- * writer does the delta encoding and gzip, and writes run.json with the
- * files' rows, size and sha256.  syn_gen_run fills a run with random but
- * well-formed rows (answers taken from the reference given, so the answer
- * check passes); syn_free_run frees its rows.  The other writers make the
- * reference, the manifest, comparisons and guesses files.  All return 0 or
- * -1 (with a message on stderr).
+ * writer does the delta encoding and gzip of the four event files, and
+ * writes run.json with the files' rows, size and sha256 and its "quiet"
+ * object (the lab's claim: quiet unless claim_rules names rules; its
+ * figures computed here from the rows).  syn_gen_run and syn_kind_run fill
+ * a run with well-formed rows (answers taken from the reference given, so
+ * the answer check passes; a quiet machine: syn_quiet_machine);
+ * syn_free_run frees its rows.  The other writers make the reference, the
+ * manifest, comparisons, guesses and quiet files.  All return 0 or -1 (with
+ * a message on stderr).
  */
 #ifndef SYNTH_H
 #define SYNTH_H
@@ -45,6 +48,12 @@ typedef struct {
 } syn_srow;
 
 typedef struct {
+    long long t;           /* absolute */
+    char scope;            /* A or M */
+    long long total, idle, steal;
+} syn_mrow;
+
+typedef struct {
     char arm[64];
     int round;
     double seconds;
@@ -57,7 +66,16 @@ typedef struct {
     size_t nv;
     syn_srow *s;
     size_t ns;
+    syn_mrow *m;           /* machine.tsv.gz, in file order; malloc'd */
+    size_t nm;
+    const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet */
 } syn_run;
+
+/* data/quiet.tsv as the repository registers it */
+#define SYN_QUIET_TSV                                                                   \
+    "# A quiet run: the limits of pipeline/RESULTS.md (\"quiet\").\n"                   \
+    "rule\tlimit\nsteal_run_max\t0.005\nsteal_second_max\t0.05\nlate_p99_max_ms\t1\n" \
+    "late_max_max_ms\t20\nother_idle_min\t0.8\n"
 
 typedef struct {
     size_t rows;
@@ -70,6 +88,13 @@ void syn_free_run(syn_run *r);
 /* random rows: n requests at rate/s from t0; the answers follow ref */
 void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, unsigned long long seed,
                  const syn_ref *ref, long long t0);
+
+/* a quiet machine: a pair A, M at t0 + k s for k = 1 .. readings; the whole
+ * machine 200 ticks a second (2 cores), 190 idle, no steal; the measured
+ * core 100, 92 to 94 idle (other cores' idle share about 0.97) */
+void syn_quiet_machine(syn_run *r, int readings);
+/* root/data/quiet.tsv: text, or SYN_QUIET_TSV when NULL */
+int syn_write_quiet(const char *root, const char *text);
 
 void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed);
 void syn_free_ref(syn_ref *ref);

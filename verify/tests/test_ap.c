@@ -178,6 +178,7 @@ static void write_inputs(const char *root)
     p = vu_xasprintf("%s/data/guesses.tsv", root);
     syn_write_text(p, "id\tguess\tpredicate\n");
     free(p);
+    cr_assert_eq(syn_write_quiet(root, NULL), 0);
     p = vu_xasprintf("%s/pipeline/ap_arms.tsv", root);
     syn_write_text(p, "arm\nH3-fb25\n# the retries at 450/s, with and without a stand-in\n\nH4-r2\nH4-fb25\n");
     free(p);

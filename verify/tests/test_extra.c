@@ -253,6 +253,7 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     p = vu_xasprintf("%s/data/guesses.tsv", x_root);
     syn_write_text(p, "id\tguess\tpredicate\nG1\tFive requests, every round.\tevery H3-fb25.n >= 5\n");
     free(p);
+    cr_assert_eq(syn_write_quiet(x_root, NULL), 0);
     cr_assert_eq(syn_write_manifest(x_root), 0);
     p = vu_xasprintf("%s/results/results.json", x_root);
     syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");

@@ -35,7 +35,10 @@ static void hand_ref(syn_ref *ref)
  *   answered j = 0..9: latency (j+1) ms + j ns (+ extra); j = 3 K, j = 6 D, others L
  *   j = 10: 504 after 25,000,010 ns (+ extra), kind E; j = 11: no answer
  *   store: j = 0..9 one lookup, slot 0.5 ms; j = 10 attempt 0 pending at stop
- *   (slot from sched + 0.2 ms to the end), attempt 1 dropped in line after 5 ms */
+ *   (slot from sched + 0.2 ms to the end), attempt 1 dropped in line after 5 ms
+ *   machine: 3 readings (the third while the tester waits for j = 11), ticks
+ *   (total, idle, steal): A (200, 180, 1) (200, 190, 0) (200, 196, 2),
+ *   M (100, 85, 0) (100, 95, 0) (100, 99, 0) */
 static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
 {
     memset(r, 0, sizeof *r);
@@ -110,6 +113,12 @@ static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
             v->kind = 'E';
         }
     }
+    static const long long mach[6][3] = {{200, 180, 1}, {100, 85, 0}, {200, 190, 0},
+                                         {100, 95, 0},  {200, 196, 2}, {100, 99, 0}};
+    r->m = vu_xcalloc(6, sizeof *r->m);
+    for (int i = 0; i < 6; i++)
+        r->m[r->nm++] = (syn_mrow){r->t0 + (i / 2 + 1) * 1000000000LL, i % 2 ? 'M' : 'A', mach[i][0], mach[i][1],
+                                   mach[i][2]};
     /* j = 10: dropped retry (ends first), then the pending first try */
     long long s10 = r->t[10].sched;
     syn_srow *d = &r->s[r->ns++];
@@ -186,6 +195,7 @@ static void build_study(const char *root, long long tamper_ns)
     p = vu_xasprintf("%s/data/guesses.tsv", root);
     syn_write_text(p, GUESSES);
     free(p);
+    cr_assert_eq(syn_write_quiet(root, NULL), 0);
     cr_assert_eq(syn_write_manifest(root), 0);
 }
 
@@ -327,6 +337,19 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     NEAR(vj_get(ps->items[1], "lookups_sent")->num, 2);
     NEAR(vj_get(ps->items[1], "busy_slots")->num, 0.999799);
     NEAR(vj_get(ps->items[1], "line_length")->num, 0.005);
+    /* the machine: steal 3 of 600 ticks, exactly the limit 0.005 (not over
+     * it: quiet); the worst second 2 / 200; the other core idle
+     * (566 - 279) / (600 - 300).  Per second: steal of readings 1 and 2
+     * (the third is past the 2 s), lateness of j = 0..9 and of j = 10, 11 */
+    NEAR(num_at(runs, R, "steal_share", NULL), 0.005);
+    NEAR(num_at(runs, R, "steal_second_max", NULL), 0.01);
+    NEAR(num_at(runs, R, "other_idle_share", NULL), 287.0 / 300);
+    cr_expect_eq(vj_get(vj_get(runs, R), "quiet")->b, 1);
+    cr_expect_eq(vj_get(vj_get(runs, R), "quiet_rules")->n, 0);
+    NEAR(vj_get(ps->items[0], "steal_share")->num, 0.005);
+    NEAR(vj_get(ps->items[1], "steal_share")->num, 0);
+    NEAR(vj_get(ps->items[0], "late_max_us")->num, 100);
+    NEAR(vj_get(ps->items[1], "late_max_us")->num, 120);
     /* round 2 adds 1 ms to every latency: p99 24.5000099; the arm's median
      * of 2 rounds is their mean, 24.0000099 */
     NEAR(num_at(runs, "H3-t25-r2", "p99_ms", NULL), 24.5000099);
@@ -337,6 +360,8 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     NEAR(num_at(arms, "H3-t25", "n_total", NULL), 24);
     NEAR(num_at(arms, "H3-t25", "error_total", NULL), 4);
     NEAR(num_at(arms, "H3-t25", "cut_short", "median"), 1);
+    cr_expect_eq(vj_get(vj_get(arms, "H3-t25"), "rounds")->n, 2);
+    cr_expect_eq(vj_get(vj_get(arms, "H3-t25"), "rounds_disturbed")->n, 0);
     /* verdict of an arm against itself: diffs 0, too close to call */
     vj_node *vd = vj_get(v, "verdicts");
     cr_assert_eq(vd->n, 3);
@@ -550,6 +575,7 @@ Test(study, wrong_answer_is_found, .init = setup, .fini = teardown, .timeout = 6
     p = vu_xasprintf("%s/data/guesses.tsv", g_root);
     syn_write_text(p, "id\tguess\tpredicate\n");
     free(p);
+    cr_assert_eq(syn_write_quiet(g_root, NULL), 0);
     write_stub_results(g_root);
     char *out;
     const char *a[] = {"--root", g_root, "--no-scan", NULL};

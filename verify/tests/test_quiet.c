@@ -1,0 +1,414 @@
+/* Quiet runs (pipeline/RESULTS.md, "Quiet runs"; lab/RAWFORMAT.md,
+ * machine.tsv.gz and run.json's "quiet") end to end on a synthetic study:
+ * arms H3-t25 and H3-fb25, rounds 1 to 3, each 260 requests 50 ms apart
+ * (13 s; syn_kind_run), every request late by 10 us.
+ *   H3-t25: kind E at j % 20 == 7 (13 errors, error_share 0.05), else L
+ *   H3-fb25: kind K at j % 20 == 7 (standin_share 0.05), in round 2 at
+ *            j % 10 == 7 (26: 0.1)
+ * Machine: 14 readings (one a second, one more while the last answers
+ * come).  Quiet ones (syn_quiet_machine): A (200, 190, 0), M (100, 92 + k % 3,
+ * 0) at reading k.  The disturbed second, by hand: every reading A (200,
+ * 190, 0), M (100, 95, 0), except reading 5 (second s = 4): A (200, 178, 12),
+ * 6% steal: steal_share 12 / 2800 = 0.0043 (under 0.005), steal_second_max
+ * 0.06 (over 0.05), other cores' idle (2648 - 1330) / 1400.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "rawread.h"
+#include "synth.h"
+#include "thelp.h"
+#include "vjson.h"
+#include "vutil.h"
+
+static char *q_root;
+
+static void q_setup(void)
+{
+    q_root = th_tmpdir();
+    cr_assert(q_root);
+}
+
+static void q_teardown(void)
+{
+    th_rmrf(q_root);
+    free(q_root);
+}
+
+enum { PLAIN, STEAL6, LATE30 };
+
+static const char *COMPARISONS = "a\tb\tfigure\tnote\n"
+                                 "H3-t25\tH3-fb25\terror_share\tan error against a stand-in\n"
+                                 "H3-t25\tH3-fb25\tstandin_share\tthe stand-ins\n";
+
+static const char *GUESSES = "id\tguess\tpredicate\n"
+                             "G1\tFewer than 8% stand-ins in every round.\tevery H3-fb25.standin_share < 0.08\n"
+                             "G2\tThe tester is never 1 ms late.\tevery H3-t25.late_max_us < 1000\n";
+
+/* one run of the study; twist: PLAIN, STEAL6 (the 6% second) or LATE30
+ * (request j = 100, second 5, sent 30 ms late); claim: run.json's rules */
+static void write_run(const char *root, const char *arm, int round, int twist, const char *claim)
+{
+    syn_ref ref;
+    syn_make_ref(&ref, 10, 7);
+    char kinds[261];
+    int fb = !strcmp(arm, "H3-fb25");
+    for (int j = 0; j < 260; j++) {
+        int odd = fb && round == 2 ? j % 10 == 7 : j % 20 == 7;
+        kinds[j] = odd ? (fb ? 'K' : 'E') : 'L';
+    }
+    kinds[260] = 0;
+    syn_run r;
+    syn_kind_run(&r, arm, round, kinds, &ref, 1000000000000LL * (fb ? 2 : 1) + round * 100000000000LL);
+    cr_assert_eq(r.nm, 28);
+    if (twist == STEAL6) {
+        for (size_t i = 0; i < r.nm; i++) {
+            syn_mrow *m = &r.m[i];
+            m->idle = m->scope == 'A' ? 190 : 95;
+            m->steal = 0;
+        }
+        r.m[8].idle = 178; /* reading 5: rows 9 (A) and 10 (M), line 11 and 12 of the file */
+        r.m[8].steal = 12;
+    }
+    if (twist == LATE30) r.t[100].send = r.t[100].sched + 30000000;
+    r.claim_rules = claim;
+    cr_assert_eq(syn_write_run(root, &r, 6), 0);
+    syn_free_run(&r);
+    syn_free_ref(&ref);
+}
+
+static void run_verify(const char *root, int want_rc, char **out)
+{
+    const char *a[] = {"--root", root, "--no-scan", NULL};
+    int rc = th_run(out, a);
+    cr_assert_eq(rc, want_rc, "verify exit %d, expected %d:\n%s", rc, want_rc, *out);
+}
+
+static void write_study(const char *root)
+{
+    syn_ref ref;
+    syn_make_ref(&ref, 10, 7);
+    cr_assert_eq(syn_write_reference(root, &ref), 0);
+    syn_free_ref(&ref);
+    for (int round = 1; round <= 3; round++) {
+        write_run(root, "H3-t25", round, PLAIN, NULL);
+        write_run(root, "H3-fb25", round, PLAIN, NULL);
+    }
+    char *p = vu_xasprintf("%s/pipeline", root);
+    syn_mkdirs(p);
+    free(p);
+    p = vu_xasprintf("%s/pipeline/comparisons.tsv", root);
+    syn_write_text(p, COMPARISONS);
+    free(p);
+    cr_assert_eq(syn_write_quiet(root, NULL), 0);
+    p = vu_xasprintf("%s/data/guesses.tsv", root);
+    syn_write_text(p, GUESSES);
+    free(p);
+    cr_assert_eq(syn_write_manifest(root), 0);
+    p = vu_xasprintf("%s/results/results.json", root);
+    syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
+    free(p);
+    char *out;
+    run_verify(root, 1, &out);
+    free(out);
+    cr_assert_eq(syn_results_from_verified(root), 0);
+}
+
+static vj_node *verified(const char *root)
+{
+    char *vp = vu_xasprintf("%s/results/verified.json", root);
+    vj_node *v;
+    char err[512];
+    cr_assert_eq(vj_parse_file(vp, &v, err, sizeof err), 0, "%s", err);
+    free(vp);
+    return v;
+}
+
+/* the node at a path of keys and "#i" indexes */
+static const vj_node *at(const vj_node *n, const char *path)
+{
+    char *p = vu_xstrdup(path);
+    for (char *tok = strtok(p, "/"); tok && n; tok = strtok(NULL, "/"))
+        n = tok[0] == '#' ? (n->type == VJ_ARR && (size_t)atoi(tok + 1) < n->n ? n->items[atoi(tok + 1)] : NULL)
+                          : vj_get(n, tok);
+    cr_assert(n, "no %s", path);
+    free(p);
+    return n;
+}
+
+#define NEAR(v, path, x) cr_expect(fabs(at(v, path)->num - (x)) < 1e-12, "%s = %.17g, expected %.17g", path, \
+                                   at(v, path)->num, (double)(x))
+/* a list of ints or strings, as text: "1 3" */
+static char *list_text(const vj_node *a)
+{
+    vu_buf b = {0};
+    vu_buf_puts(&b, "");
+    for (size_t i = 0; i < a->n; i++) {
+        if (a->items[i]->type == VJ_STR) vu_buf_printf(&b, "%s%s", i ? " " : "", a->items[i]->text);
+        else vu_buf_printf(&b, "%s%lld", i ? " " : "", a->items[i]->i);
+    }
+    return b.p;
+}
+#define LIST(v, path, want)                                                         \
+    do {                                                                            \
+        char *t_ = list_text(at(v, path));                                          \
+        cr_expect_str_eq(t_, want, "%s", path);                                     \
+        free(t_);                                                                   \
+    } while (0)
+
+Test(quiet, quiet_study_passes_with_hand_values, .init = q_setup, .fini = q_teardown, .timeout = 60)
+{
+    write_study(q_root);
+    char *out;
+    run_verify(q_root, 0, &out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+    vj_node *v = verified(q_root);
+    /* syn_quiet_machine: 14 readings, no steal; M idle 92 + k % 3 sums to
+     * 14 * 92 + 15 = 1303, so the other core was idle (2660 - 1303) / 1400 */
+    NEAR(v, "runs/H3-fb25-r2/steal_share", 0);
+    NEAR(v, "runs/H3-fb25-r2/steal_second_max", 0);
+    NEAR(v, "runs/H3-fb25-r2/other_idle_share", 1357.0 / 1400);
+    NEAR(v, "runs/H3-fb25-r2/late_max_us", 10);
+    cr_expect_eq(at(v, "runs/H3-fb25-r2/per_second")->n, 13);
+    NEAR(v, "runs/H3-fb25-r2/per_second/#12/steal_share", 0);
+    NEAR(v, "runs/H3-fb25-r2/per_second/#12/late_max_us", 10);
+    NEAR(v, "runs/H3-fb25-r2/standin_share", 0.1);
+    const vj_node *runs = at(v, "runs");
+    cr_expect_eq(runs->n, 6);
+    for (size_t i = 0; i < runs->n; i++) {
+        cr_expect_eq(vj_get(runs->items[i], "quiet")->b, 1, "%s", runs->keys[i]);
+        cr_expect_eq(vj_get(runs->items[i], "quiet_rules")->n, 0, "%s", runs->keys[i]);
+    }
+    LIST(v, "arms/H3-fb25/rounds", "1 2 3");
+    LIST(v, "arms/H3-fb25/rounds_disturbed", "");
+    NEAR(v, "arms/H3-fb25/standin_share/max", 0.1);
+    LIST(v, "verdicts/#0/rounds", "1 2 3");
+    cr_expect_str_eq(vj_get_str(at(v, "verdicts/#0"), "direction"), "a>b");
+    cr_expect_eq(at(v, "guesses/#0/right")->b, 0); /* round 2 has 10% */
+    cr_expect_eq(at(v, "guesses/#1/right")->b, 1);
+    NEAR(v, "extra/quiet/quiet_runs", 6);
+    cr_expect_eq(at(v, "extra/quiet/disturbed")->n, 0);
+    cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#1"), "rule"), "steal_second_max");
+    NEAR(v, "extra/quiet/rules/#1/limit", 0.05);
+    vj_free(v);
+}
+
+Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup, .fini = q_teardown,
+     .timeout = 60)
+{
+    write_study(q_root);
+    /* results.json still counts H3-fb25-r2 as quiet; its raw files now hold
+     * the 6% second, and its run.json still claims quiet */
+    write_run(q_root, "H3-fb25", 2, STEAL6, NULL);
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    char *out;
+    run_verify(q_root, 1, &out);
+    static const char *const want[] = {
+        "MISMATCH H3-fb25-r2 run.json quiet.quiet: lab true, verify false (the raw files break [\"steal_second_max\"])",
+        "MISMATCH H3-fb25-r2 run.json quiet.rules: lab [], verify [\"steal_second_max\"] (in the quiet file's order)",
+        "MISMATCH H3-fb25-r2 quiet: lab true, verify false",
+        "MISMATCH H3-fb25-r2 quiet_rules: lab [], verify [\"steal_second_max\"]",
+        "MISMATCH H3-fb25-r2 steal_second_max: lab 0, verify 0.06",
+        "MISMATCH H3-fb25-r2 per_second[4].steal_share: lab 0, verify 0.06",
+        "MISMATCH arms.H3-fb25 rounds (length): lab 3 entries, verify 2 entries",
+        "MISMATCH arms.H3-fb25 rounds_disturbed (length): lab 0 entries, verify 1 entries",
+        "MISMATCH arms.H3-fb25 standin_share.max: lab 0.1, verify 0.05",
+        "MISMATCH verdicts[0] (H3-t25 H3-fb25 error_share) rounds (length): lab 3 entries, verify 2 entries",
+        "MISMATCH guesses[0] (G1) right: lab false, verify true",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    cr_expect(!strstr(out, "steal_run_max"), "only steal_second_max is broken:\n%s", out);
+    free(out);
+    vj_node *v = verified(q_root);
+    NEAR(v, "runs/H3-fb25-r2/steal_share", 12.0 / 2800);
+    NEAR(v, "runs/H3-fb25-r2/other_idle_share", 1318.0 / 1400);
+    cr_expect_eq(at(v, "runs/H3-fb25-r2/quiet")->b, 0);
+    LIST(v, "runs/H3-fb25-r2/quiet_rules", "steal_second_max");
+    LIST(v, "arms/H3-fb25/rounds", "1 3");
+    LIST(v, "arms/H3-fb25/rounds_disturbed", "2");
+    LIST(v, "verdicts/#0/rounds", "1 3");
+    LIST(v, "verdicts/#1/rounds", "1 3");
+    NEAR(v, "verdicts/#1/diffs/#1", -0.05);
+    cr_expect_eq(at(v, "guesses/#0/right")->b, 1);
+    /* the export for the report */
+    NEAR(v, "extra/quiet/disturbed_runs", 1);
+    const vj_node *d = at(v, "extra/quiet/disturbed/#0");
+    cr_expect_str_eq(vj_get_str(d, "run"), "H3-fb25-r2");
+    LIST(d, "rules", "steal_second_max");
+    NEAR(d, "steal_second_max", 0.06);
+    cr_expect_eq(at(d, "per_second")->n, 13);
+    NEAR(d, "per_second/#4/steal_share", 0.06);
+    NEAR(d, "per_second/#3/steal_share", 0);
+    NEAR(d, "per_second/#4/late_max_us", 10);
+    vj_free(v);
+
+    /* the lab agrees (run.json says so, results.json leaves it out): passes */
+    write_run(q_root, "H3-fb25", 2, STEAL6, "steal_second_max");
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    cr_assert_eq(syn_results_from_verified(q_root), 0);
+    run_verify(q_root, 0, &out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+}
+
+Test(quiet, thirty_ms_of_lateness_breaks_late_max_max_ms, .init = q_setup, .fini = q_teardown, .timeout = 60)
+{
+    write_study(q_root);
+    /* one late request of 260: p99 (h = 256.41) stays at 10 us, the maximum is 30 ms */
+    write_run(q_root, "H3-t25", 3, LATE30, "late_max_max_ms");
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    char *out;
+    run_verify(q_root, 1, &out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r3 quiet_rules: lab [], verify [\"late_max_max_ms\"]"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r3 late_max_us: lab 1e+01, verify 3e+04"), "%s", out);
+    cr_expect(!strstr(out, "run.json quiet"), "run.json agrees:\n%s", out);
+    free(out);
+    cr_assert_eq(syn_results_from_verified(q_root), 0);
+    run_verify(q_root, 0, &out);
+    free(out);
+    vj_node *v = verified(q_root);
+    LIST(v, "runs/H3-t25-r3/quiet_rules", "late_max_max_ms");
+    NEAR(v, "runs/H3-t25-r3/late_p99_us", 10);
+    NEAR(v, "runs/H3-t25-r3/per_second/#5/late_max_us", 30000);
+    NEAR(v, "runs/H3-t25-r3/per_second/#4/late_max_us", 10);
+    LIST(v, "arms/H3-t25/rounds_disturbed", "3");
+    /* as if not measured: G2 looks at rounds 1 and 2 only */
+    cr_expect_eq(at(v, "guesses/#1/right")->b, 1);
+    NEAR(v, "arms/H3-t25/late_p99_us/max", 10);
+    NEAR(v, "extra/quiet/disturbed/#0/per_second/#5/late_max_us", 30000);
+    vj_free(v);
+}
+
+Test(quiet, rules_in_results_follow_the_table_in_run_json_the_file, .init = q_setup, .fini = q_teardown,
+     .timeout = 60)
+{
+    write_study(q_root);
+    /* a quiet file listing the lateness rule first; a run breaking both */
+    cr_assert_eq(syn_write_quiet(q_root, "# reordered\nrule\tlimit\nlate_max_max_ms\t20\nsteal_second_max\t0.05\n"), 0);
+    syn_ref ref;
+    syn_make_ref(&ref, 10, 7);
+    syn_run r;
+    syn_kind_run(&r, "H3-t25", 2, "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", &ref,
+                 1200000000000LL);
+    r.t[3].send = r.t[3].sched + 25000000;
+    r.m[0].idle = 170;
+    r.m[0].steal = 20;
+    r.claim_rules = "late_max_max_ms,steal_second_max";
+    cr_assert_eq(syn_write_run(q_root, &r, 6), 0);
+    syn_free_run(&r);
+    syn_free_ref(&ref);
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    char *out;
+    run_verify(q_root, 1, &out);
+    cr_expect(!strstr(out, "H3-t25-r2 run.json quiet"), "run.json lists them in the file's order:\n%s", out);
+    free(out);
+    vj_node *v = verified(q_root);
+    LIST(v, "runs/H3-t25-r2/quiet_rules", "steal_second_max late_max_max_ms");
+    LIST(v, "extra/quiet/disturbed/#0/rules", "steal_second_max late_max_max_ms");
+    cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#0"), "rule"), "late_max_max_ms");
+    vj_free(v);
+}
+
+/* the machine file of run in root, its text with line `line` replaced by `with` */
+static void replace_machine_line(const char *root, const char *run, int line, const char *with)
+{
+    char *p = vu_xasprintf("%s/results/raw/%s/machine.tsv.gz", root, run);
+    unsigned char *gz, *txt;
+    size_t gzlen, len;
+    char err[256];
+    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
+    char *s = (char *)txt;
+    for (int i = 1; i < line; i++) s = strchr(s, '\n') + 1;
+    char *e = strchr(s, '\n');
+    vu_buf o = {0};
+    vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
+    vu_buf_puts(&o, with);
+    vu_buf_puts(&o, e);
+    gzFile g = gzopen(p, "wb6");
+    cr_assert(g);
+    gzwrite(g, o.p, (unsigned)o.len);
+    gzclose(g);
+    vu_buf_free(&o);
+    free(txt);
+    free(gz);
+    free(p);
+}
+
+Test(quiet, machine_file_rows_are_checked, .init = q_setup, .fini = q_teardown, .timeout = 60)
+{
+    write_study(q_root);
+    /* H3-fb25-r1: line 5 (the second pair's A row) without its idle: rejected */
+    replace_machine_line(q_root, "H3-fb25-r1", 5, "1000000000\tA\t200\t-\t0");
+    /* H3-fb25-r3: line 4 (an M row) says A, line 6 has more steal than ticks
+     * left: the run is read, the rows are named (file and line) */
+    replace_machine_line(q_root, "H3-fb25-r3", 4, "0\tA\t100\t93\t0");
+    replace_machine_line(q_root, "H3-fb25-r3", 6, "0\tM\t100\t94\t7");
+    /* line 7: the third reading at the time of the second */
+    replace_machine_line(q_root, "H3-fb25-r3", 7, "0\tA\t200\t190\t0");
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    char *out;
+    run_verify(q_root, 1, &out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r1 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
+    cr_expect(strstr(out, "H3-fb25-r1/machine.tsv.gz:5: field idle is absent (-)"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:4 scope: lab A, verify M (the second row of its pair)"),
+              "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:6 idle + steal: lab 7, verify at most total"), "%s",
+              out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:7 t: lab 0, verify after 2302000000000, the previous "
+                          "reading (readings in time order); decoded 2302000000000"),
+              "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:"), 3, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r3 run.json files.machine.tsv.gz.sha256"), "%s", out);
+    free(out);
+}
+
+Test(quiet, quiet_file_missing_or_malformed_exits_2, .init = q_setup, .fini = q_teardown, .timeout = 60)
+{
+    write_study(q_root);
+    char *qp = vu_xasprintf("%s/data/quiet.tsv", q_root);
+    char *alt = vu_xasprintf("%s/other-quiet.tsv", q_root);
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"# c\nrule\tlimit\nsteal_run_max\t0.005\nsteal_max\t0.05\n", "other-quiet.tsv:4: unknown rule \"steal_max\""},
+        {"rule\tlimit\nsteal_run_max\t0.005x\n", "other-quiet.tsv:2: limit \"0.005x\" of rule steal_run_max is not a number"},
+        {"rule\tlimit\nsteal_run_max\t1\nsteal_run_max\t2\n", "other-quiet.tsv:3: rule steal_run_max given twice (first on line 2)"},
+        {"rule limit\n", "other-quiet.tsv:1: header is \"rule limit\""},
+        {"# only a comment\n", "other-quiet.tsv: no header line"},
+        {"rule\tlimit\n\nsteal_run_max\t1\n", "other-quiet.tsv:2: an empty line"},
+        {"rule\tlimit\nsteal_run_max\t1\t2\n", "other-quiet.tsv:2: \"steal_run_max\t1\t2\" is not `rule<TAB>limit`"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(syn_write_text(alt, bad[i].text), 0);
+        char *out;
+        const char *a[] = {"--root", q_root, "--no-scan", "--quiet", alt, NULL};
+        int rc = th_run(&out, a);
+        cr_expect_eq(rc, 2, "%s", out);
+        cr_expect(strstr(out, bad[i].msg), "want %s:\n%s", bad[i].msg, out);
+        free(out);
+    }
+    /* --quiet is used: a stricter file makes every run disturbed, against run.json */
+    cr_assert_eq(syn_write_text(alt, "rule\tlimit\nother_idle_min\t0.99\n"), 0);
+    char *out;
+    const char *a[] = {"--root", q_root, "--no-scan", "--quiet", alt, NULL};
+    cr_expect_eq(th_run(&out, a), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r1 run.json quiet.quiet: lab true, verify false (the raw files break "
+                          "[\"other_idle_min\"])"),
+              "%s", out);
+    free(out);
+    /* the default file missing */
+    unlink(qp);
+    const char *d[] = {"--root", q_root, "--no-scan", NULL};
+    cr_expect_eq(th_run(&out, d), 2, "%s", out);
+    cr_expect(strstr(out, "the quiet rules not found: "), "%s", out);
+    cr_expect(strstr(out, "data/quiet.tsv; give them with --quiet FILE"), "%s", out);
+    free(out);
+    free(qp);
+    free(alt);
+}
