@@ -267,7 +267,8 @@ int proc_cpus_parse(const char *s, cpu_set_t *set, char *why, size_t whylen)
     return 0;
 }
 
-int proc_cpu_s(pid_t pid, double *user, double *sys)
+/* utime and stime of a process, in clock ticks (USER_HZ). */
+static int cpu_ticks(pid_t pid, unsigned long *ut, unsigned long *st)
 {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -280,13 +281,29 @@ int proc_cpu_s(pid_t pid, double *user, double *sys)
     char *p = strrchr(buf, ')');
     if (!p)
         return -1;
-    unsigned long ut = 0, st = 0;
     /* fields after the name: state(3) ... utime(14) stime(15) */
-    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+    if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", ut, st) != 2)
+        return -1;
+    return 0;
+}
+
+int proc_cpu_s(pid_t pid, double *user, double *sys)
+{
+    unsigned long ut = 0, st = 0;
+    if (cpu_ticks(pid, &ut, &st) != 0)
         return -1;
     long hz = sysconf(_SC_CLK_TCK);
     *user = (double)ut / (double)hz;
     *sys = (double)st / (double)hz;
+    return 0;
+}
+
+int proc_cpu_ticks(pid_t pid, uint64_t *ticks)
+{
+    unsigned long ut = 0, st = 0;
+    if (cpu_ticks(pid, &ut, &st) != 0)
+        return -1;
+    *ticks = (uint64_t)ut + (uint64_t)st;
     return 0;
 }
 

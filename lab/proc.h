@@ -31,6 +31,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <sys/resource.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 typedef struct {
@@ -64,6 +65,9 @@ int proc_exit_code(int status);
 
 int proc_cpus_parse(const char *s, cpu_set_t *set, char *why, size_t whylen);
 int proc_cpu_s(pid_t pid, double *user, double *sys);
+/* user + system CPU time of a process in clock ticks (USER_HZ, as
+ * /proc/stat counts): 0, or -1 when it is gone. */
+int proc_cpu_ticks(pid_t pid, uint64_t *ticks);
 long proc_peak_rss_kb(pid_t pid); /* VmHWM in kB; -1 if unknown */
 
 void proc_catch_signals(void);

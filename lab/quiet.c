@@ -22,6 +22,7 @@ static const struct {
     {"late_p99_max_ms", offsetof(quiet_limits, late_p99_max_ms), 0, 60000},
     {"late_max_max_ms", offsetof(quiet_limits, late_max_max_ms), 0, 60000},
     {"other_idle_min", offsetof(quiet_limits, other_idle_min), 0, 1},
+    {"foreign_second_max", offsetof(quiet_limits, foreign_second_max), 0, 1},
 };
 enum { NRULES = sizeof RULES / sizeof RULES[0] };
 
@@ -108,8 +109,15 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
 {
     memset(out, 0, sizeof *out);
     uint64_t tot = 0, steal = 0, otot = 0, oidle = 0;
-    out->steal_second_max = nsec ? 0 : NAN;
+    out->steal_second_max = out->foreign_second_max = nsec ? 0 : NAN;
     for (size_t i = 0; i < nsec; i++) {
+        /* the measured cores' time neither idle, stolen nor the lab's own
+         * (ticks are sampled, so the lab's may exceed the rest by a few) */
+        const quiet_ticks *m = &meas[i];
+        uint64_t used = m->total >= m->idle + m->steal ? m->total - m->idle - m->steal : 0;
+        double f = m->total && used > m->lab ? (double)(used - m->lab) / (double)m->total : 0;
+        if (f > out->foreign_second_max)
+            out->foreign_second_max = f;
         tot += all[i].total;
         steal += all[i].steal;
         otot += all[i].total - meas[i].total;
@@ -142,6 +150,9 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     if (out->other_idle < q->other_idle_min)
         reason(out, 4, "the other cores %.1f%% idle, below %.1f%%", 100 * out->other_idle,
                100 * q->other_idle_min);
+    if (out->foreign_second_max > q->foreign_second_max)
+        reason(out, 5, "others took %.0f%% of the measured cores in one second, above %.0f%%",
+               100 * out->foreign_second_max, 100 * q->foreign_second_max);
     out->quiet = out->nreasons == 0;
 }
 
@@ -172,6 +183,7 @@ int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, c
         d->total = (uint64_t)m.col[RAWFMT_MACHINE_total][i];
         d->idle = (uint64_t)m.col[RAWFMT_MACHINE_idle][i];
         d->steal = (uint64_t)m.col[RAWFMT_MACHINE_steal][i];
+        d->lab = (uint64_t)m.col[RAWFMT_MACHINE_lab][i];
     }
     if (m.n % 2) {
         ut_seterr(err, errlen, "%s: %zu rows: the last reading has no M row", path, m.n);

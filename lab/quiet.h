@@ -1,8 +1,9 @@
 /* quiet: the one definition of a quiet run, as pure logic.
  *
  * A run is quiet when nothing but the lab disturbed it: the hypervisor did
- * not steal the machine's time, the tester sent every request on time, and
- * the cores the run was not pinned to stayed idle.  The limits are data,
+ * not steal the machine's time, the tester sent every request on time, no
+ * other process took the measured cores' time from the lab's own, and the
+ * cores the run was not pinned to stayed idle.  The limits are data,
  * read from data/quiet.tsv, which `prepare` registers with the guesses
  * before any timed run (so they cannot be chosen after seeing the results).
  * The same rules are written in pipeline/RESULTS.md ("quiet"), computed by
@@ -25,20 +26,21 @@ typedef struct {
     double late_p99_max_ms;   /* the tester's lateness, 99th percentile */
     double late_max_max_ms;   /* ... and its maximum */
     double other_idle_min;    /* idle share of the cores not measured, over the run */
+    double foreign_second_max; /* share of the measured cores' time used by others, in any one second */
 } quiet_limits;
 
 /* One second of machine.tsv.gz for one scope. */
 typedef struct {
-    uint64_t total, idle, steal;
+    uint64_t total, idle, steal, lab;
 } quiet_ticks;
 
-#define QUIET_NREASONS 5
+#define QUIET_NREASONS 6
 
 typedef struct {
     int quiet;
     /* every figure the rules look at (NAN when there is nothing to look at:
      * no second, no request, or no core outside the measured ones) */
-    double steal_run, steal_second_max, late_p99_ms, late_max_ms, other_idle;
+    double steal_run, steal_second_max, late_p99_ms, late_max_ms, other_idle, foreign_second_max;
     int nreasons;
     const char *rule[QUIET_NREASONS]; /* the rules broken, by name: "steal_run_max" */
     char reasons[QUIET_NREASONS][96]; /* the same in words, with the figure */

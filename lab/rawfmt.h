@@ -91,7 +91,8 @@
     X(scope,       'c', 0, "AM")    \
     X(total,       'i', 0, NULL)    \
     X(idle,        'i', 0, NULL)    \
-    X(steal,       'i', 0, NULL)
+    X(steal,       'i', 0, NULL)    \
+    X(lab,         'i', 0, NULL)
 
 #define RAWFMT_ENUM_TESTER(name, type, absent, codes) RAWFMT_TESTER_##name,
 #define RAWFMT_ENUM_SERVICE(name, type, absent, codes) RAWFMT_SERVICE_##name,

@@ -234,8 +234,9 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
 {
     const arm *a = c->a;
     char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
-    char f_tester[4400], f_sum[4400], f_machine[4400];
+    char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64];
     snprintf(exe, sizeof exe, "%s/tester", c->bin);
+    snprintf(s_pids, sizeof s_pids, "%d,%d", (int)p->st.pid, (int)p->sv.pid);
     snprintf(f_machine, sizeof f_machine, "%s/machine.tsv.gz", c->dir);
     snprintf(s_port, sizeof s_port, "%d", service_port);
     if (a->rate)
@@ -251,7 +252,7 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
     char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
                            "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
-                           "--machine", f_machine, "--gate", s_gate,
+                           "--machine", f_machine, "--watch-pids", s_pids, "--gate", s_gate,
                            a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
     ut_utc_iso(p->t_start);
@@ -344,6 +345,7 @@ static json_t *quiet_json(const run_cfg *c, char *err, size_t errlen)
     json_object_set_new(o, "other_idle_share", num_or_null(q.other_idle));
     json_object_set_new(o, "late_p99_ms", num_or_null(q.late_p99_ms));
     json_object_set_new(o, "late_max_ms", num_or_null(q.late_max_ms));
+    json_object_set_new(o, "foreign_second_max", num_or_null(q.foreign_second_max));
     if (q.quiet)
         printf("run: %s quiet (steal %.2f%%, lateness p99 %.3f ms, max %.3f ms)\n", c->name, 100 * q.steal_run,
                q.late_p99_ms, q.late_max_ms);

@@ -42,11 +42,8 @@
  * tried), the summary is written with passed=false and the program exits 3.
  * Answers are read by lab/answer.h.
  *
- * Machine watch (--machine FILE): /proc/stat read at t0 and at t0 + k s
- * (k = 1, 2 ...) for as long as the tester runs, on a libevent timer of
- * lower priority than the sends; lab/RAWFORMAT.md's machine.tsv.gz, the
- * measured cores being this process's own (the run pins all three
- * processes to the same cores).
+ * Machine watch (--machine FILE, --watch-pids): lab/watch.h, read at t0 and
+ * each second after on a timer of lower priority than the sends.
  *
  * Output: --out, the rows of lab/RAWFORMAT.md's tester.tsv.gz (via rawlog,
  * written at the end in j order); --machine, likewise; --summary, a JSON
@@ -104,6 +101,9 @@ typedef struct {
     int gate;
     double gate_wait_s, drain_s;
     const char *machine; /* machine.tsv.gz to write, or NULL: no watch */
+    const char *watch_pids_s;
+    pid_t watch_pids[4];
+    int nwatch_pids;
 } opts;
 
 #define ABOUT                                                                                     \
@@ -149,6 +149,7 @@ static int parse_opts(int argc, char **argv, opts *o)
         {"--gate-wait-s", OPT_DBL, &o->gate_wait_s, 0, 86400, "S", "give up on the idle gate after S s (60)"},
         {"--drain-s", OPT_DBL, &o->drain_s, 0, 3600, "S", "wait for answers after the last send (10)"},
         {"--machine", OPT_STR, &o->machine, 0, 0, "FILE.tsv.gz", "watch the machine each second from t0"},
+        {"--watch-pids", OPT_STR, &o->watch_pids_s, 0, 0, "PID,PID", "the run's other processes (store, service)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (rc != OPT_OK)
@@ -185,6 +186,10 @@ static int parse_opts(int argc, char **argv, opts *o)
         return -1;
     }
     o->seed = (uint64_t)seed;
+    if (o->watch_pids_s && watch_parse_pids(o->watch_pids_s, o->watch_pids, 4, &o->nwatch_pids, why, sizeof why)) {
+        ut_err("option --watch-pids: \"%s\": %s", o->watch_pids_s, why);
+        return -1;
+    }
     o->have_deadline = o->deadline_ms > 0;
     if (o->conns < 0)
         o->conns = o->closed ? 16 : 64;
@@ -612,7 +617,7 @@ static void on_closed_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ---------------------------------------------------- watching the machine */
 
-/* Arm the watch for the reading due at t0 + k s (timers are relative). */
+/* The next reading, due at t0 + k s. */
 static void watch_arm(run *r)
 {
     int64_t due = r->t0 + r->watch_k * NS_PER_S, d = due - ut_mono_ns();
@@ -623,16 +628,14 @@ static void watch_arm(run *r)
         die(r, "cannot arm the machine watch's timer");
 }
 
-/* /proc/stat read at t0 and each second after (lab/RAWFORMAT.md's
- * machine.tsv.gz).  A lower priority than sending: a reading never delays a
- * request whose time has come. */
+/* A reading; of lower priority than sending, so never before a due send. */
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
     run *r = arg;
     char err[256];
-    int rc = r->watch_k == 0 ? watch_log_start(&r->watch, r->watch.mask, err, sizeof err)
+    int rc = r->watch_k == 0 ? watch_log_start(&r->watch, r->watch.mask, r->watch.pid, r->watch.npid, err, sizeof err)
                              : watch_log_sample(&r->watch, ut_mono_ns(), err, sizeof err);
     if (rc != 0) {
         die(r, "machine watch: %s", err);
@@ -651,6 +654,10 @@ static int watch_begin(run *r)
         return -1;
     }
     memcpy(r->watch.mask, mask, sizeof mask);
+    /* the run's own processes: this one, and the store's and the service's */
+    r->watch.pid[r->watch.npid++] = getpid();
+    for (int i = 0; i < r->o.nwatch_pids && r->watch.npid < WATCH_MAXPIDS; i++)
+        r->watch.pid[r->watch.npid++] = r->o.watch_pids[i];
     r->ev_watch = evtimer_new(r->base, on_watch, r);
     if (!r->ev_watch || event_priority_set(r->ev_watch, 1) != 0) {
         ut_err("cannot create the machine watch's timer");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "proc.h"
 #include "rawfmt.h"
 #include "util.h"
 
@@ -144,16 +145,33 @@ int watch_mask_self(unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errl
     return 0;
 }
 
-int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen)
+/* The ticks of each of the run's processes now (a process gone keeps its
+ * last reading: its time since counts 0). */
+static void lab_ticks(const watch_log *w, uint64_t *now)
+{
+    for (int i = 0; i < w->npid; i++)
+        if (proc_cpu_ticks(w->pid[i], &now[i]) != 0)
+            now[i] = w->prev_lab[i];
+}
+
+int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], const pid_t *pids, int npid,
+                    char *err, size_t errlen)
 {
     unsigned char m[WATCH_MAXCPU / 8];
-    memcpy(m, mask, sizeof m); /* mask may be w->mask itself */
+    pid_t p[WATCH_MAXPIDS];
+    if (npid > WATCH_MAXPIDS)
+        npid = WATCH_MAXPIDS;
+    memcpy(m, mask, sizeof m); /* mask and pids may be w's own */
+    memcpy(p, pids, (size_t)npid * sizeof *p);
     memset(w, 0, sizeof *w);
     memcpy(w->mask, m, sizeof w->mask);
+    memcpy(w->pid, p, (size_t)npid * sizeof *p);
+    w->npid = npid;
+    lab_ticks(w, w->prev_lab);
     return watch_read(&w->prev, err, errlen);
 }
 
-static int push(watch_log *w, int64_t t, char scope, watch_ticks d)
+static int push(watch_log *w, int64_t t, char scope, watch_ticks d, uint64_t lab)
 {
     if (w->n == w->cap) {
         size_t cap = w->cap ? w->cap * 2 : 256;
@@ -163,17 +181,23 @@ static int push(watch_log *w, int64_t t, char scope, watch_ticks d)
         w->rows = nr;
         w->cap = cap;
     }
-    w->rows[w->n++] = (watch_row){t, scope, d};
+    w->rows[w->n++] = (watch_row){t, scope, d, lab};
     return 0;
 }
 
 int watch_log_sample(watch_log *w, int64_t now, char *err, size_t errlen)
 {
     watch_snap s;
+    uint64_t lab[WATCH_MAXPIDS] = {0}, sum = 0;
     if (watch_read(&s, err, errlen) != 0)
         return -1;
-    if (push(w, now, 'A', watch_delta(&w->prev, &s, -1)) != 0 ||
-        push(w, now, 'M', watch_delta_cores(&w->prev, &s, w->mask)) != 0) {
+    lab_ticks(w, lab);
+    for (int i = 0; i < w->npid; i++) {
+        sum += lab[i] >= w->prev_lab[i] ? lab[i] - w->prev_lab[i] : 0;
+        w->prev_lab[i] = lab[i];
+    }
+    if (push(w, now, 'A', watch_delta(&w->prev, &s, -1), sum) != 0 ||
+        push(w, now, 'M', watch_delta_cores(&w->prev, &s, w->mask), sum) != 0) {
         ut_seterr(err, errlen, "watch: out of memory");
         return -1;
     }
@@ -194,6 +218,7 @@ int watch_log_write(const watch_log *w, const char *path, char *err, size_t errl
         v[RAWFMT_MACHINE_total] = (int64_t)r->d.total;
         v[RAWFMT_MACHINE_idle] = (int64_t)r->d.idle;
         v[RAWFMT_MACHINE_steal] = (int64_t)r->d.steal;
+        v[RAWFMT_MACHINE_lab] = (int64_t)r->lab;
         if (rawlog_row(lg, v) != 0) {
             ut_seterr(err, errlen, "%s: cannot buffer rows", path);
             rawlog_abort(lg);
@@ -208,4 +233,24 @@ void watch_log_free(watch_log *w)
     free(w->rows);
     w->rows = NULL;
     w->n = w->cap = 0;
+}
+
+int watch_parse_pids(const char *s, pid_t *pids, int max, int *n, char *why, size_t whylen)
+{
+    *n = 0;
+    for (const char *p = s; *p;) {
+        char one[32];
+        size_t len = strcspn(p, ",");
+        int v;
+        if (*n == max) {
+            ut_seterr(why, whylen, "more than %d pids", max);
+            return -1;
+        }
+        snprintf(one, sizeof one, "%.*s", (int)(len < 31 ? len : 31), p);
+        if (opt_int(one, 1, INT32_MAX, &v, why, whylen) != 0)
+            return -1;
+        pids[(*n)++] = (pid_t)v;
+        p += len + (p[len] == ',');
+    }
+    return 0;
 }

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define WATCH_MAXCPU 256
 
@@ -47,6 +48,9 @@ watch_ticks watch_delta(const watch_snap *a, const watch_snap *b, int cpu);
 /* Ticks over the cores of a mask (bit k: core k) between two snapshots. */
 watch_ticks watch_delta_cores(const watch_snap *a, const watch_snap *b, const unsigned char *mask);
 
+/* A comma-separated list of pids ("12,345") into pids (at most max). */
+int watch_parse_pids(const char *s, pid_t *pids, int max, int *n, char *why, size_t whylen);
+
 /* The cores this process may run on (sched_getaffinity), as a mask. */
 int watch_mask_self(unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen);
 
@@ -54,16 +58,26 @@ typedef struct {
     int64_t t;      /* CLOCK_MONOTONIC ns of the reading */
     char scope;     /* 'A' or 'M' */
     watch_ticks d;  /* ticks since the previous reading */
+    uint64_t lab;   /* ticks the run's own processes used since then */
 } watch_row;
+
+#define WATCH_MAXPIDS 8
 
 typedef struct {
     unsigned char mask[WATCH_MAXCPU / 8];
+    pid_t pid[WATCH_MAXPIDS]; /* the run's own processes (store, service, tester) */
+    int npid;
     watch_snap prev;
+    uint64_t prev_lab[WATCH_MAXPIDS];
     watch_row *rows;
     size_t n, cap;
 } watch_log;
 
-int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], char *err, size_t errlen);
+/* pids: the run's own processes, whose CPU time (utime + stime) is the
+ * `lab` column: the measured cores' time not idle, stolen or the lab's is
+ * someone else's. */
+int watch_log_start(watch_log *w, const unsigned char mask[WATCH_MAXCPU / 8], const pid_t *pids, int npid,
+                    char *err, size_t errlen);
 int watch_log_sample(watch_log *w, int64_t now, char *err, size_t errlen);
 int watch_log_write(const watch_log *w, const char *path, char *err, size_t errlen);
 void watch_log_free(watch_log *w);

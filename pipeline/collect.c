@@ -280,7 +280,7 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         copy_in(db, "COPY requests FROM STDIN", &t, err, errlen) != 0 ||
         copy_in(db, "COPY service_requests FROM STDIN", &s, err, errlen) != 0 ||
         copy_in(db, "COPY lookups FROM STDIN", &st, err, errlen) != 0 ||
-        copy_in(db, "COPY machine (run, t_ns, scope, total, idle, steal) FROM STDIN", &m, err, errlen) != 0 ||
+        copy_in(db, "COPY machine (run, t_ns, scope, total, idle, steal, lab) FROM STDIN", &m, err, errlen) != 0 ||
         /* k: the reading's number within its scope, in time order */
         exec_params(db,
                     "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION BY scope "
@@ -607,7 +607,8 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     }
     PQclear(r);
     r = query(db,
-              "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length, steal_share, late_max_us "
+              "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length, steal_share, late_max_us, "
+              "foreign_share "
               "FROM per_second ORDER BY run, s",
               err, errlen);
     if (!r)
@@ -727,7 +728,8 @@ static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
              {"steal_second_max", q.steal_second_max},
              {"late_p99_max_ms", q.late_p99_max_ms},
              {"late_max_max_ms", q.late_max_max_ms},
-             {"other_idle_min", q.other_idle_min}};
+             {"other_idle_min", q.other_idle_min},
+             {"foreign_second_max", q.foreign_second_max}};
     for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
         char k[16], v[64];
         snprintf(k, sizeof k, "%zu", i);

@@ -818,7 +818,7 @@ static int measure_there(ctx *c)
     char err[UT_ERRLEN] = "";
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
                             .data = c->data, .arms_path = c->arms_path, .provdir = c->provdir,
-                            .cores = c->cores, .settle = c->settle, .gate = c->gate, .raw = c->raw,
+                            .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
                             .runsdir = c->runsdir, .sched_path = c->sched_path};
     int r = remote_measure(&far, &c->sc, err, sizeof err);
     for (int i = 0; i < c->sc.n; i++)

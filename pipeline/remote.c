@@ -161,7 +161,8 @@ static int stage_lab(far *f, char *err, size_t errlen)
               stage_links(f->stage, "build/bin", c->bin, MF_PROGS, MF_NPROG, err, errlen) ||
               stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen) ||
               stage_links(f->stage, "data", c->data, MF_PREREG_FILES, MF_NPREREG, err, errlen) ||
-              stage_link(f->stage, "lab/arms.tsv", c->arms_path, err, errlen);
+              stage_link(f->stage, "lab/arms.tsv", c->arms_path, err, errlen) ||
+              stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
     if (!bad) {
         char *t = mf_str("%s/prereg.json", c->provdir);
         bad = stage_link(f->stage, "out/provenance/prereg.json", t, err, errlen);
@@ -215,7 +216,7 @@ static int run_there(far *f)
     char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
     char *remote = mf_str("cd %s && echo $$ > measure.pid && exec build/bin/measure --profile %s --root out "
                           "--prep build/prep --arms lab/arms.tsv --bin build/bin --data data --cores %s --gate %d%s "
-                          "--only %s",
+                          "--quiet quiet-rules.tsv --only %s",
                           rq, f->s->pf->name, cq, c->gate, extra, oq);
     ut_err("measuring %d runs on %s", f->todo, c->host);
     int r = ssh_run(f, remote, NULL);

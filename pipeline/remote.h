@@ -33,6 +33,7 @@ typedef struct {
     const char *host, *ssh_opts;                         /* user@host; NULL: no options */
     const char *bin, *prep, *data, *arms_path, *provdir; /* what goes there */
     const char *cores, *settle;                          /* passed on to the far measure (settle may be NULL) */
+    const char *quiet;                                   /* the rules of a quiet run, sent as quiet-rules.tsv */
     int gate;
     const char *raw, *runsdir, *sched_path;              /* where the runs come home */
 } remote_cfg;

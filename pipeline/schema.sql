@@ -44,7 +44,7 @@ CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
 CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
     run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
     t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
-    steal bigint NOT NULL
+    steal bigint NOT NULL, lab bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
 
@@ -71,13 +71,13 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     late_p50_us double precision, late_p99_us double precision, late_max_us double precision,
     answers_per_s double precision,
     steal_share double precision, steal_second_max double precision, other_idle_share double precision,
-    quiet boolean, quiet_rules text[]
+    foreign_second_max double precision, quiet boolean, quiet_rules text[]
 );
 
 CREATE TABLE per_second (                    -- second by second of each run
     run text, s int, arrivals bigint, standins bigint, lookups_sent bigint,
     busy_slots double precision, line_length double precision,
-    steal_share double precision, late_max_us double precision,
+    steal_share double precision, late_max_us double precision, foreign_share double precision,
     PRIMARY KEY (run, s)
 );
 

@@ -23,7 +23,7 @@ SELECT r.run, r.arm, r.round, t.n, t.answered,
        s.cut, s.pending,
        t.late50 / 1e3, t.late99 / 1e3, t.latemax / 1e3,
        t.ok / r.seconds,
-       m.steal_share, m.steal_second_max, m.other_idle_share,
+       m.steal_share, m.steal_second_max, m.other_idle_share, m.foreign_second_max,
        NULL, NULL                       -- quiet, quiet_rules: below
 FROM runs r
 CROSS JOIN LATERAL (
@@ -53,7 +53,9 @@ CROSS JOIN LATERAL (
            max(CASE WHEN a.total > 0 THEN a.steal::double precision / a.total ELSE 0 END) AS steal_second_max,
            CASE WHEN sum(a.total) - sum(m.total) > 0
                 THEN (sum(a.idle) - sum(m.idle))::double precision / (sum(a.total) - sum(m.total)) END
-               AS other_idle_share
+               AS other_idle_share,
+           max(CASE WHEN m.total > 0 THEN greatest(0, m.total - m.idle - m.steal - m.lab)::double precision / m.total
+               ELSE 0 END) AS foreign_second_max
     FROM machine a JOIN machine m ON m.run = a.run AND m.k = a.k AND m.scope = 'M'
     WHERE a.run = r.run AND a.scope = 'A') m
 WHERE t.n > 0;
@@ -68,6 +70,7 @@ UPDATE run_stats s SET quiet_rules = coalesce((
           WHEN 'late_p99_max_ms' THEN s.late_p99_us / 1000 > l."limit"
           WHEN 'late_max_max_ms' THEN s.late_max_us / 1000 > l."limit"
           WHEN 'other_idle_min' THEN s.other_idle_share < l."limit"
+          WHEN 'foreign_second_max' THEN s.foreign_second_max > l."limit"
           END), '{}');
 UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
@@ -82,6 +85,12 @@ nsec AS (SELECT run, t0_ns, ceil(seconds)::int AS k FROM runs),
 steal AS (
     SELECT run, k AS s, CASE WHEN total > 0 THEN steal::double precision / total ELSE 0 END AS steal_share
     FROM machine WHERE scope = 'A'
+),
+foreign_ AS (
+    SELECT run, k AS s,
+           CASE WHEN total > 0 THEN greatest(0, total - idle - steal - lab)::double precision / total ELSE 0 END
+               AS foreign_share
+    FROM machine WHERE scope = 'M'
 ),
 late AS (
     SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s, max(q.send_ns - q.sched_ns) AS late_ns
@@ -138,9 +147,10 @@ line AS (
 INSERT INTO per_second
 SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(sent.lookups_sent, 0),
        coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
-       steal.steal_share, late.late_ns / 1e3
+       steal.steal_share, late.late_ns / 1e3, foreign_.foreign_share
 FROM secs x
 LEFT JOIN steal USING (run, s)
+LEFT JOIN foreign_ USING (run, s)
 LEFT JOIN late USING (run, s)
 LEFT JOIN req USING (run, s)
 LEFT JOIN sent USING (run, s)

@@ -28,8 +28,9 @@
 
 #define NRUNS 12
 static const char *TINY[] = {"F3-none", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "Z-capacity"};
-static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz"};
-#define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2"
+static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "machine.tsv.gz"};
+#define NEV 4
+#define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --quiet tests/quiet_off.tsv"
 
 static char out[64], aux[64]; /* OUT of measure; a folder for logs, keys and fake programs */
 
@@ -70,10 +71,10 @@ static int count(const char *hay, const char *needle)
 /* prereg.json for the current data files; a non-NULL bad_sha replaces guesses.tsv's. */
 static void write_prereg(const char *bad_sha)
 {
-    char path[256], err[UT_ERRLEN], sha[2][65];
-    uint64_t size[2];
-    const char *f[2] = {"data/guesses.tsv", "data/design.md"};
-    for (int i = 0; i < 2; i++)
+    char path[256], err[UT_ERRLEN], sha[3][65];
+    uint64_t size[3];
+    const char *f[3] = {"data/guesses.tsv", "data/design.md", "data/quiet.tsv"};
+    for (int i = 0; i < 3; i++)
         cr_assert_eq(ut_sha256_file(f[i], sha[i], &size[i], err, sizeof err), 0, "%s", err);
     snprintf(path, sizeof path, "%s/provenance", out);
     cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
@@ -82,8 +83,10 @@ static void write_prereg(const char *bad_sha)
     snprintf(text, sizeof text,
              "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [\n"
              " {\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\", \"size\": %llu},\n"
-             " {\"path\": \"data/design.md\", \"sha256\": \"%s\", \"size\": %llu}]}\n",
-             bad_sha ? bad_sha : sha[0], (unsigned long long)size[0], sha[1], (unsigned long long)size[1]);
+             " {\"path\": \"data/design.md\", \"sha256\": \"%s\", \"size\": %llu},\n"
+             " {\"path\": \"data/quiet.tsv\", \"sha256\": \"%s\", \"size\": %llu}]}\n",
+             bad_sha ? bad_sha : sha[0], (unsigned long long)size[0], sha[1], (unsigned long long)size[1], sha[2],
+             (unsigned long long)size[2]);
     cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
 }
 
@@ -162,12 +165,12 @@ static void check_run_dir(const char *root, const char *name)
     while ((e = readdir(d)))
         nf += e->d_name[0] != '.';
     closedir(d);
-    cr_assert_eq(nf, 4, "%s holds %d files", path, nf);
+    cr_assert_eq(nf, NEV + 1, "%s holds %d files", path, nf);
     snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, name);
     json_t *r = json_load_file(path, 0, NULL);
     cr_assert_not_null(r, "%s", path);
     cr_assert_float_eq(json_number_value(json_object_get(r, "seconds")), 1.0, 1e-12);
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NEV; i++) {
         json_t *f = json_object_get(json_object_get(r, "files"), EV[i]);
         uint64_t size;
         snprintf(path, sizeof path, "%s/results/raw/%s/%s", root, name, EV[i]);
@@ -215,9 +218,9 @@ static void check_manifest(const char *root)
         p = nl + 1;
     }
     free(m);
-    cr_assert_eq(raw, NRUNS * 4, "raw files in the manifest: %d", raw);
+    cr_assert_eq(raw, NRUNS * (NEV + 1), "raw files in the manifest: %d", raw);
     cr_assert_eq(ref, 2);
-    cr_assert_eq(lines, NRUNS * 4 + 2);
+    cr_assert_eq(lines, NRUNS * (NEV + 1) + 2);
     /* and results/reference holds copies of the prepared files */
     const char *refs[] = {"scores.tsv", "summary.json"};
     for (int i = 0; i < 2; i++) {
@@ -329,7 +332,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     json_t *st = json_load_file(path, 0, NULL);
     cr_assert_not_null(st);
     cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), 0);
-    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRUNS * 4 + 2 + 1 + NRUNS + 1));
+    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRUNS * (NEV + 1) + 2 + 1 + NRUNS + 1));
     json_decref(st);
 
     /* a second call: the same schedule, every run kept untouched */

@@ -25,7 +25,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(sh(cmd), 0, "prepare");
     snprintf(cmd, sizeof cmd,
              "build/bin/measure --profile tiny --root %s --prep build/prep --bin build/bin --arms lab/arms.tsv "
-             "--data data --gate 0 --settle-s 0.3 >> %s/log 2>&1",
+             "--data data --gate 0 --settle-s 0.3 --quiet tests/quiet_off.tsv >> %s/log 2>&1",
              out, out);
     int rc = sh(cmd);
     if (rc) {
@@ -34,7 +34,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     }
     cr_assert_eq(rc, 0, "measure tiny");
     snprintf(cmd, sizeof cmd,
-             "url=$(bash pipeline/pg.sh start build/pgstudy) && build/bin/collect --root %s --pgurl \"$url\" >> %s/log 2>&1; "
+             "url=$(bash pipeline/pg.sh start build/pgstudy) && build/bin/collect --root %s --pgurl \"$url\" --quiet tests/quiet_off.tsv >> %s/log 2>&1; "
              "rc=$?; bash pipeline/pg.sh stop build/pgstudy; exit $rc",
              out, out);
     cr_assert_eq(sh(cmd), 0, "collect");
@@ -42,7 +42,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,
              "verify/build/verify --root %s --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv "
-             "> %s/verify.log 2>&1",
+             "--quiet tests/quiet_off.tsv > %s/verify.log 2>&1",
              out, out);
     rc = sh(cmd);
     if (rc) {
@@ -56,7 +56,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     snprintf(cmd, sizeof cmd,
              "sed -i '0,/\"p99_ms\": [0-9]/s/\"p99_ms\": \\([0-9]\\)/\"p99_ms\": 9\\1/' %s/results/results.json && "
              "verify/build/verify --root %s --no-scan --guesses data/guesses.tsv --comparisons "
-             "pipeline/comparisons.tsv > %s/verify2.log 2>&1; test $? -eq 1 && tail -1 %s/verify2.log | grep -qx '1 MISMATCHES' "
+             "pipeline/comparisons.tsv --quiet tests/quiet_off.tsv > %s/verify2.log 2>&1; test $? -eq 1 && tail -1 %s/verify2.log | grep -qx '1 MISMATCHES' "
              "&& grep -q 'MISMATCH .*p99_ms' %s/verify2.log",
              out, out, out, out, out);
     rc = sh(cmd);
