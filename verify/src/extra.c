@@ -426,11 +426,13 @@ static vj_node *guess_texts(const char *path)
 }
 
 /* the quiet rules used and every accepted run that is not quiet: its rules,
- * the figures they looked at, and per second the machine's steal and the
- * tester's lateness (from the first reading, kept in rf_run) */
+ * the figures they looked at, and per second the machine's steal, the
+ * tester's lateness and the measured cores' foreign share (from the first
+ * reading, kept in rf_run) */
 static vj_node *quiet_json(const study *s)
 {
-    static const int figs[] = {F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE, F_LATE_P99_US, F_LATE_MAX_US};
+    static const int figs[] = {F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE, F_LATE_P99_US, F_LATE_MAX_US,
+                               F_FOREIGN_SECOND_MAX};
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "quiet_file_sha256", vj_new_str(s->rules.sha256));
     vj_obj_set(o, "rules", qr_limits_json(&s->rules));
@@ -448,7 +450,7 @@ static vj_node *quiet_json(const study *s)
         vj_obj_set(d, "run", vj_new_str(r->name));
         vj_obj_set(d, "arm", vj_new_str(r->arm));
         vj_obj_set(d, "round", vj_new_int(r->round));
-        vj_obj_set(d, "rules", qr_names(&s->rules, r->broken, 0));
+        vj_obj_set(d, "rules", qr_names(r->broken));
         for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++)
             vj_obj_set(d, rf_fig_name[figs[k]], r->has[figs[k]] ? vj_new_num(r->fig[figs[k]]) : vj_new_null());
         vj_node *ps = vj_new_arr();
@@ -458,6 +460,7 @@ static vj_node *quiet_json(const study *s)
             vj_obj_set(e, "steal_share", vj_new_num(r->steal_sec[sec]));
             vj_obj_set(e, "late_max_us",
                        r->late_has[sec] ? vj_new_num((double)r->late_max_ns[sec] / 1e3) : vj_new_null());
+            vj_obj_set(e, "foreign_share", vj_new_num(r->foreign_sec[sec]));   /* NaN: null */
             vj_arr_push(ps, e);
         }
         vj_obj_set(d, "per_second", ps);

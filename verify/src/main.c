@@ -62,7 +62,8 @@ static int parse_args(int argc, char **argv, args *a)
         {"--out", VOPT_STR, "FILE", "where verified.json goes (default DIR/results/verified.json)", &a->out, 0, 0},
         {"--guesses", VOPT_STR, "FILE", "default DIR/data/guesses.tsv", &a->guesses, 0, 0},
         {"--comparisons", VOPT_STR, "FILE", "default DIR/pipeline/comparisons.tsv", &a->comps, 0, 0},
-        {"--quiet", VOPT_STR, "FILE", "the limits of a quiet run (header rule, limit)\n(default DIR/data/quiet.tsv)",
+        {"--quiet", VOPT_STR, "FILE",
+         "the limits of a quiet run (header rule, limit; every rule\nonce) (default DIR/data/quiet.tsv)",
          &a->quiet, 0, 0},
         {"--ap-arms", VOPT_STR, "FILE",
          "the arms results/ap.json chose (default DIR/pipeline/ap_arms.tsv;\n"

@@ -11,12 +11,22 @@
 /* RESULTS.md's table, in its order */
 const char *const qr_rule_name[QR_NRULE] = {
     "steal_run_max", "steal_second_max", "late_p99_max_ms", "late_max_max_ms", "other_idle_min",
+    "foreign_second_max",
 };
 
 /* the figures of run.json's "quiet" object (RAWFORMAT.md), by rule */
 static const char *const claim_fig[QR_NRULE] = {
-    "steal_share", "steal_second_max", "late_p99_ms", "late_max_ms", "other_idle_share",
+    "steal_share", "steal_second_max", "late_p99_ms", "late_max_ms", "other_idle_share", "foreign_second_max",
 };
+
+/* "a, b, c": every rule, for the messages */
+static void all_names(char *out, size_t len)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int k = 0; k < QR_NRULE && n < len; k++)
+        n += (size_t)snprintf(out + n, len - n, "%s%s", k ? ", " : "", qr_rule_name[k]);
+}
 
 static int rule_by_name(const char *s, size_t len)
 {
@@ -26,7 +36,7 @@ static int rule_by_name(const char *s, size_t len)
 }
 
 /* one rule line "rule<TAB>limit": 0, or 2 with the message */
-static int rule_line(const char *path, long line, char *p, qr_rules *q, long *first_line, char *err,
+static int rule_line(const char *path, long line, char *p, qr_rules *q, int *n, long *first_line, char *err,
                      size_t errlen)
 {
     char *tab = strchr(p, '\t');
@@ -41,13 +51,13 @@ static int rule_line(const char *path, long line, char *p, qr_rules *q, long *fi
     }
     int k = rule_by_name(p, (size_t)(tab - p));
     if (k < 0) {
-        snprintf(err, errlen,
-                 "%s:%ld: unknown rule \"%.*s\" (pipeline/RESULTS.md knows steal_run_max, steal_second_max, "
-                 "late_p99_max_ms, late_max_max_ms, other_idle_min)",
-                 path, line, (int)(tab - p > 60 ? 60 : tab - p), p);
+        char names[256];
+        all_names(names, sizeof names);
+        snprintf(err, errlen, "%s:%ld: unknown rule \"%.*s\" (pipeline/RESULTS.md knows %s)", path, line,
+                 (int)(tab - p > 60 ? 60 : tab - p), p, names);
         return 2;
     }
-    if (q->has[k]) {
+    if (first_line[k]) {
         snprintf(err, errlen, "%s:%ld: rule %s given twice (first on line %ld)", path, line, qr_rule_name[k],
                  first_line[k]);
         return 2;
@@ -57,9 +67,8 @@ static int rule_line(const char *path, long line, char *p, qr_rules *q, long *fi
         snprintf(err, errlen, "%s:%ld: limit \"%.40s\" of rule %s is not a number", path, line, v, qr_rule_name[k]);
         return 2;
     }
-    q->has[k] = 1;
     first_line[k] = line;
-    q->order[q->n++] = k;
+    q->order[(*n)++] = k;
     return 0;
 }
 
@@ -72,7 +81,7 @@ int qr_load(const char *path, qr_rules *q, char *err, size_t errlen)
     vu_sha256_hex(b, len, q->sha256);
     char *p = (char *)b, *end = p + len;
     long line = 0, first_line[QR_NRULE] = {0};
-    int header = 0, rc = 0;
+    int header = 0, rc = 0, n = 0;
     while (p < end && !rc) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
@@ -88,13 +97,23 @@ int qr_load(const char *path, qr_rules *q, char *err, size_t errlen)
             }
             header = 1;
         } else {
-            rc = rule_line(path, line, p, q, first_line, err, errlen);
+            rc = rule_line(path, line, p, q, &n, first_line, err, errlen);
         }
         p = e + 1;
     }
     free(b);
     if (!rc && !header) {
         snprintf(err, errlen, "%s: no header line \"rule<TAB>limit\" (pipeline/RESULTS.md, \"Quiet runs\")", path);
+        rc = 2;
+    }
+    /* RESULTS.md: every rule of its table exactly once */
+    for (int k = 0; k < QR_NRULE && !rc; k++) {
+        if (first_line[k]) continue;
+        char names[256];
+        all_names(names, sizeof names);
+        snprintf(err, errlen,
+                 "%s: rule %s is missing (pipeline/RESULTS.md, \"Quiet runs\": every rule exactly once: %s)", path,
+                 qr_rule_name[k], names);
         rc = 2;
     }
     return rc;
@@ -104,20 +123,18 @@ unsigned qr_judge(const qr_rules *q, const qr_figs *f)
 {
     unsigned broken = 0;
     for (int k = 0; k < QR_NRULE; k++) {
-        if (!q->has[k] || !f->has[k]) continue;
+        if (!f->has[k]) continue;
         int b = k == QR_OTHER_IDLE_MIN ? f->v[k] < q->limit[k] : f->v[k] > q->limit[k];
         if (b) broken |= 1u << k;
     }
     return broken;
 }
 
-vj_node *qr_names(const qr_rules *q, unsigned broken, int file_order)
+vj_node *qr_names(unsigned broken)
 {
     vj_node *a = vj_new_arr();
-    for (int i = 0; i < (file_order ? q->n : QR_NRULE); i++) {
-        int k = file_order ? q->order[i] : i;
+    for (int k = 0; k < QR_NRULE; k++)
         if (broken & (1u << k)) vj_arr_push(a, vj_new_str(qr_rule_name[k]));
-    }
     return a;
 }
 
@@ -145,9 +162,9 @@ static int same_names(const vj_node *lab, const vj_node *mine)
     return 1;
 }
 
-void qr_check_claim(const qr_rules *q, unsigned broken, const qr_figs *f, const vj_node *claim, const char *run)
+void qr_check_claim(unsigned broken, const qr_figs *f, const vj_node *claim, const char *run)
 {
-    vj_node *mine = qr_names(q, broken, 1);
+    vj_node *mine = qr_names(broken);
     char a[512], b[512];
     names_text(mine, b, sizeof b);
     if (!claim || claim->type != VJ_OBJ) {
@@ -166,7 +183,7 @@ void qr_check_claim(const qr_rules *q, unsigned broken, const qr_figs *f, const 
     const vj_node *rules = vj_get(claim, "rules");
     if (!same_names(rules, mine)) {
         names_text(rules, a, sizeof a);
-        mm_addf(NULL, run, "run.json quiet.rules", a, "%s (in the quiet file's order)", b);
+        mm_addf(NULL, run, "run.json quiet.rules", a, "%s (in the order of RESULTS.md's table of rules)", b);
     }
     /* the figures it looked at: each a number, or null exactly when the
      * verifier has no value either (their digits are not compared: the
@@ -186,7 +203,7 @@ void qr_check_claim(const qr_rules *q, unsigned broken, const qr_figs *f, const 
 vj_node *qr_limits_json(const qr_rules *q)
 {
     vj_node *a = vj_new_arr();
-    for (int i = 0; i < q->n; i++) {
+    for (int i = 0; i < QR_NRULE; i++) {
         vj_node *o = vj_new_obj();
         vj_obj_set(o, "rule", vj_new_str(qr_rule_name[q->order[i]]));
         vj_obj_set(o, "limit", vj_new_num(q->limit[q->order[i]]));

@@ -25,4 +25,5 @@ const rr_col store_cols[S_NCOL] = {
 
 const rr_col machine_cols[M_NCOL] = {
     {"t", RR_TIME, 0}, {"scope", RR_CODE, 0}, {"total", RR_INT, 0}, {"idle", RR_INT, 0}, {"steal", RR_INT, 0},
+    {"lab", RR_INT, 0},
 };

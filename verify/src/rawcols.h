@@ -11,7 +11,7 @@ enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A
        V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
 enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
        S_BUSY, S_NCOL };
-enum { M_T, M_SCOPE, M_TOTAL, M_IDLE, M_STEAL, M_NCOL };
+enum { M_T, M_SCOPE, M_TOTAL, M_IDLE, M_STEAL, M_LAB, M_NCOL };
 
 extern const rr_col tester_cols[T_NCOL];
 extern const rr_col service_cols[V_NCOL];

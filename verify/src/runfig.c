@@ -18,7 +18,7 @@ const char *const rf_fig_name[F_NFIG] = {
     "live_share", "last_known_share", "default_share", "error_share", "standin_share",
     "lookups", "lookups_per_request", "slot_ms_total", "slot_ms_per_lookup", "slot_ms_per_request",
     "cut_short", "pending_at_stop", "late_p50_us", "late_p99_us", "late_max_us", "answers_per_s",
-    "steal_share", "steal_second_max", "other_idle_share",
+    "steal_share", "steal_second_max", "other_idle_share", "foreign_second_max",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -32,7 +32,7 @@ rf_class rf_class_by_field(const char *f)
     if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
     if (ends_with(f, "_us")) return RF_US;
     if (ends_with(f, "_share") || !strcmp(f, "lookups_per_request") || !strcmp(f, "answers_per_s") ||
-        !strcmp(f, "steal_second_max"))
+        !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max"))
         return RF_RATIO;
     if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
     return RF_COUNT;
@@ -402,11 +402,22 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
 
 /* ---- machine.tsv.gz ---- */
 
-/* sums over MA and MM (RESULTS.md), and the largest steal share of a row of MA */
+/* sums over MA and MM (RESULTS.md), the largest steal share of a row of MA
+ * and the largest foreign share of a row of MM */
 typedef struct {
-    long long a_total, a_idle, a_steal, m_total, m_idle, na;
-    double second_max;
+    long long a_total, a_idle, a_steal, m_total, m_idle, na, nm;
+    double second_max, foreign_max;
 } msums;
+
+/* RESULTS.md: max(0, total - idle - steal - lab) / total of a row of MM, 0
+ * when total is 0.  In double: exact for tick counts below 2^53, and no
+ * overflow for the rows the checks below already name as wrong */
+static double foreign_share(const rr_row *row)
+{
+    double tot = (double)row->v[M_TOTAL];
+    double f = tot - (double)row->v[M_IDLE] - (double)row->v[M_STEAL] - (double)row->v[M_LAB];
+    return tot != 0 && f > 0 ? f / tot : 0;
+}
 
 static int add_checked(long long *sum, long long v, rf_run *r, const char *path, long line, const char *col)
 {
@@ -418,7 +429,8 @@ static int add_checked(long long *sum, long long v, rf_run *r, const char *path,
 
 /* the row promises of one machine row: pairs A then M in time order, each
  * count within the interval's total */
-static void machine_row_checks(rf_run *r, const rr_row *row, long line, long long i, long long *pair_t)
+static void machine_row_checks(rf_run *r, const rr_row *row, long line, long long i, long long *pair_t,
+                               long long *pair_lab)
 {
     const char *fn = "machine.tsv.gz";
     char b[256];
@@ -439,6 +451,18 @@ static void machine_row_checks(rf_run *r, const rr_row *row, long line, long lon
         snprintf(b, sizeof b, "%lld, the time of its A row (one reading gives both; decoded %lld)", *pair_t, t);
         row_mm(r, fn, line, "t", row->text[M_T], b);
     }
+    /* lab: the run's own ticks, one value per reading (on its A and M row);
+     * it may exceed total - idle - steal by a few (RAWFORMAT.md), so only
+     * its sign is checked */
+    long long lab = row->v[M_LAB];
+    if (lab < 0) row_mm(r, fn, line, "lab", row->text[M_LAB], "a count of ticks, >= 0");
+    if (i % 2 == 0) {
+        *pair_lab = lab;
+    } else if (lab != *pair_lab) {
+        snprintf(b, sizeof b, "%lld, the lab of its A row (the same value on the A and the M row of a reading)",
+                 *pair_lab);
+        row_mm(r, fn, line, "lab", row->text[M_LAB], b);
+    }
     long long tot = row->v[M_TOTAL], idle = row->v[M_IDLE], steal = row->v[M_STEAL];
     if (tot < 0) row_mm(r, fn, line, "total", row->text[M_TOTAL], "a count of ticks, >= 0");
     if (idle < 0 || idle > tot) row_mm(r, fn, line, "idle", row->text[M_IDLE], "0 to total (idle is of those)");
@@ -458,13 +482,13 @@ static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
     rr_file f;
     rr_row row;
     int rc = rr_open(&f, path, gz, gzlen, "machine", machine_cols, M_NCOL, err, sizeof err);
-    long long n = 0, pair_t = r->t0;
+    long long n = 0, pair_t = r->t0, pair_lab = 0;
     int bad = 0;
     while (rc == 0 && !bad) {
         int k = rr_next(&f, &row, err, sizeof err);
         if (k < 0) rc = -1;
         if (k <= 0) break;
-        machine_row_checks(r, &row, f.line, n, &pair_t);
+        machine_row_checks(r, &row, f.line, n, &pair_t, &pair_lab);
         n++;
         long long tot = row.v[M_TOTAL], idle = row.v[M_IDLE], steal = row.v[M_STEAL];
         if (row.c[M_SCOPE] == 'A') {
@@ -479,6 +503,10 @@ static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
         } else if (row.c[M_SCOPE] == 'M') {
             bad = add_checked(&m->m_total, tot, r, path, f.line, "total") ||
                   add_checked(&m->m_idle, idle, r, path, f.line, "idle");
+            double share = foreign_share(&row);
+            if (m->nm == 0 || share > m->foreign_max) m->foreign_max = share;
+            if (m->nm < r->nsec) r->foreign_sec[m->nm] = share;
+            m->nm++;
         }
     }
     if (!rc && !bad && n % 2)
@@ -543,13 +571,14 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     /* differences in double: exact for tick counts below 2^53, no overflow beyond */
     double oi = (double)m->a_idle - (double)m->m_idle, ot = (double)m->a_total - (double)m->m_total;
     set(r, F_OTHER_IDLE_SHARE, ot != 0 ? oi / ot : NAN);
+    set(r, F_FOREIGN_SECOND_MAX, m->nm ? m->foreign_max : NAN);
 }
 
 /* the figures the quiet rules look at, in the rules' units */
 static void quiet_figs(const rf_run *r, qr_figs *q)
 {
-    static const int fig[QR_NRULE] = {F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_LATE_P99_US, F_LATE_MAX_US,
-                                      F_OTHER_IDLE_SHARE};
+    static const int fig[QR_NRULE] = {F_STEAL_SHARE,      F_STEAL_SECOND_MAX, F_LATE_P99_US,
+                                      F_LATE_MAX_US,      F_OTHER_IDLE_SHARE, F_FOREIGN_SECOND_MAX};
     for (int k = 0; k < QR_NRULE; k++) {
         q->has[k] = r->has[fig[k]];
         q->v[k] = r->fig[fig[k]];
@@ -597,7 +626,8 @@ static int run_header(rf_run *r, const vj_node *rj, const char *path)
     r->late_max_ns = vu_xcalloc(ns, sizeof(long long));
     r->late_has = vu_xcalloc(ns, 1);
     r->steal_sec = vu_xmalloc(ns * sizeof(double));
-    for (size_t s = 0; s < ns; s++) r->steal_sec[s] = NAN;
+    r->foreign_sec = vu_xmalloc(ns * sizeof(double));
+    for (size_t s = 0; s < ns; s++) r->steal_sec[s] = r->foreign_sec[s] = NAN;
     return 0;
 }
 
@@ -658,7 +688,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         quiet_figs(r, &q);
         r->broken = rules ? qr_judge(rules, &q) : 0;
         r->quiet = r->broken == 0;
-        if (rules) qr_check_claim(rules, r->broken, &q, vj_get(rj, "quiet"), run);
+        if (rules) qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
     }
     free(lat.v);
     free(late.v);
@@ -677,7 +707,7 @@ vj_node *rf_to_json(const rf_run *r)
         else vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
     }
     vj_obj_set(o, "quiet", vj_new_bool(r->quiet));
-    vj_obj_set(o, "quiet_rules", qr_names(NULL, r->broken, 0));
+    vj_obj_set(o, "quiet_rules", qr_names(r->broken));
     vj_node *ps = vj_new_arr();
     for (int s = 0; s < r->nsec; s++) {
         vj_node *e = vj_new_obj();
@@ -689,6 +719,7 @@ vj_node *rf_to_json(const rf_run *r)
         vj_obj_set(e, "line_length", vj_new_num((double)r->line_ns[s] / 1e9));
         vj_obj_set(e, "steal_share", vj_new_num(r->steal_sec[s]));   /* NaN: null */
         vj_obj_set(e, "late_max_us", r->late_has[s] ? vj_new_num((double)r->late_max_ns[s] / 1e3) : vj_new_null());
+        vj_obj_set(e, "foreign_share", vj_new_num(r->foreign_sec[s]));   /* NaN: null */
         vj_arr_push(ps, e);
     }
     vj_obj_set(o, "per_second", ps);
@@ -705,7 +736,8 @@ void rf_free(rf_run *r)
     free(r->late_max_ns);
     free(r->late_has);
     free(r->steal_sec);
+    free(r->foreign_sec);
     r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = r->late_max_ns = NULL;
     r->late_has = NULL;
-    r->steal_sec = NULL;
+    r->steal_sec = r->foreign_sec = NULL;
 }

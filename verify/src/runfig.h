@@ -28,7 +28,7 @@ typedef enum {
     F_LIVE_SHARE, F_LAST_KNOWN_SHARE, F_DEFAULT_SHARE, F_ERROR_SHARE, F_STANDIN_SHARE,
     F_LOOKUPS, F_LOOKUPS_PER_REQUEST, F_SLOT_MS_TOTAL, F_SLOT_MS_PER_LOOKUP, F_SLOT_MS_PER_REQUEST,
     F_CUT_SHORT, F_PENDING_AT_STOP, F_LATE_P50_US, F_LATE_P99_US, F_LATE_MAX_US, F_ANSWERS_PER_S,
-    F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE,
+    F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE, F_FOREIGN_SECOND_MAX,
     F_NFIG
 } rf_fig;
 
@@ -57,6 +57,7 @@ typedef struct {
     long long *late_max_ns;         /* the largest send_t - sched_t of the second's arrivals */
     unsigned char *late_has;        /* 0: no arrival in that second (late_max_us null) */
     double *steal_sec;              /* steal / total of row s of MA; NaN: no such row (null) */
+    double *foreign_sec;            /* the foreign share of row s of MM; NaN: no such row (null) */
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

@@ -230,7 +230,7 @@ static void store_text(const syn_run *r, vu_buf *b)
 /* the text of machine.tsv */
 static void machine_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 1 machine\nt\tscope\ttotal\tidle\tsteal\n");
+    vu_buf_puts(b, "# lab-raw 1 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->nm; i++) {
         const syn_mrow *m = &r->m[i];
@@ -245,6 +245,8 @@ static void machine_text(const syn_run *r, vu_buf *b)
         p = put_ll(p, m->idle);
         *p++ = '\t';
         p = put_ll(p, m->steal);
+        *p++ = '\t';
+        p = put_ll(p, m->lab);
         *p++ = '\n';
         b->len = (size_t)(p - b->p);
     }
@@ -260,8 +262,8 @@ static int cmp_ll_syn(const void *x, const void *y)
  * looked at computed from the rows (RAWFORMAT.md, RESULTS.md) */
 static vj_node *claim_json(const syn_run *r)
 {
-    long long at = 0, ai = 0, as = 0, mt = 0, mi = 0, na = 0;
-    double second = 0;
+    long long at = 0, ai = 0, as = 0, mt = 0, mi = 0, na = 0, nm = 0;
+    double second = 0, foreign = 0;
     for (size_t i = 0; i < r->nm; i++) {
         const syn_mrow *m = &r->m[i];
         if (m->scope == 'A') {
@@ -273,6 +275,9 @@ static vj_node *claim_json(const syn_run *r)
         } else {
             mt += m->total;
             mi += m->idle;
+            long long f = m->total - m->idle - m->steal - m->lab;
+            double x = m->total && f > 0 ? (double)f / (double)m->total : 0;
+            if (!nm++ || x > foreign) foreign = x;
         }
     }
     long long *late = vu_xcalloc(r->nt + 1, sizeof *late);
@@ -289,12 +294,15 @@ static vj_node *claim_json(const syn_run *r)
     vj_node *o = vj_new_obj();
     const char *cr = r->claim_rules ? r->claim_rules : "";
     vj_obj_set(o, "quiet", vj_new_bool(!*cr));
-    vj_node *rules = vj_new_arr();
+    vj_node *rules = vj_new_arr(), *reasons = vj_new_arr();
     for (const char *p = cr; *p;) {
         const char *c = strchr(p, ',');
         size_t l = c ? (size_t)(c - p) : strlen(p);
         char *name = vu_xstrndup(p, l);
         vj_arr_push(rules, vj_new_str(name));
+        char *why = vu_xasprintf("the run broke the rule %s of the quiet file", name);
+        vj_arr_push(reasons, vj_new_str(why));
+        free(why);
         free(name);
         p += l + (c ? 1 : 0);
     }
@@ -304,6 +312,8 @@ static vj_node *claim_json(const syn_run *r)
     vj_obj_set(o, "other_idle_share", at - mt ? vj_new_num((double)(ai - mi) / (double)(at - mt)) : vj_new_null());
     vj_obj_set(o, "late_p99_ms", vj_new_num(p99));
     vj_obj_set(o, "late_max_ms", vj_new_num(max));
+    vj_obj_set(o, "foreign_second_max", nm ? vj_new_num(foreign) : vj_new_null());
+    vj_obj_set(o, "reasons", reasons);
     return o;
 }
 
@@ -409,8 +419,8 @@ void syn_quiet_machine(syn_run *r, int readings)
     r->nm = 0;
     for (int k = 1; k <= readings; k++) {
         long long t = r->t0 + (long long)k * 1000000000LL;
-        r->m[r->nm++] = (syn_mrow){t, 'A', 200, 190, 0};
-        r->m[r->nm++] = (syn_mrow){t, 'M', 100, 92 + k % 3, 0};
+        r->m[r->nm++] = (syn_mrow){t, 'A', 200, 190, 0, 7};
+        r->m[r->nm++] = (syn_mrow){t, 'M', 100, 92 + k % 3, 0, 7};
     }
 }
 

@@ -6,11 +6,17 @@
  *   H3-fb25: kind K at j % 20 == 7 (standin_share 0.05), in round 2 at
  *            j % 10 == 7 (26: 0.1)
  * Machine: 14 readings (one a second, one more while the last answers
- * come).  Quiet ones (syn_quiet_machine): A (200, 190, 0), M (100, 92 + k % 3,
- * 0) at reading k.  The disturbed second, by hand: every reading A (200,
- * 190, 0), M (100, 95, 0), except reading 5 (second s = 4): A (200, 178, 12),
- * 6% steal: steal_share 12 / 2800 = 0.0043 (under 0.005), steal_second_max
- * 0.06 (over 0.05), other cores' idle (2648 - 1330) / 1400.
+ * come), ticks (total, idle, steal, lab).  Quiet ones (syn_quiet_machine):
+ * A (200, 190, 0, 7), M (100, 92 + k % 3, 0, 7) at reading k: the measured
+ * core busy 8 - k % 3, so 1 tick foreign when k % 3 == 0 (0.01), else none.
+ * The disturbed second, by hand: every reading A (200, 190, 0, 7), M (100,
+ * 95, 0, 7), except reading 5 (second s = 4): A (200, 178, 12, 7), 6% steal:
+ * steal_share 12 / 2800 = 0.0043 (under 0.005), steal_second_max 0.06 (over
+ * 0.05), other cores' idle (2648 - 1330) / 1400.  The hog, by hand: quiet
+ * readings, except reading 7 (s = 6): M (100, 39, 0, 3), 58 ticks used by
+ * someone else (0.58, over 0.2), A (200, 136, 0, 3); and reading 8 (s = 7):
+ * M (100, 90, 0, 40), A (200, 187, 0, 40): lab above the 10 busy ticks,
+ * none foreign (not -0.3).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -39,7 +45,7 @@ static void q_teardown(void)
     free(q_root);
 }
 
-enum { PLAIN, STEAL6, LATE30 };
+enum { PLAIN, STEAL6, LATE30, HOG };
 
 static const char *COMPARISONS = "a\tb\tfigure\tnote\n"
                                  "H3-t25\tH3-fb25\terror_share\tan error against a stand-in\n"
@@ -49,8 +55,9 @@ static const char *GUESSES = "id\tguess\tpredicate\n"
                              "G1\tFewer than 8% stand-ins in every round.\tevery H3-fb25.standin_share < 0.08\n"
                              "G2\tThe tester is never 1 ms late.\tevery H3-t25.late_max_us < 1000\n";
 
-/* one run of the study; twist: PLAIN, STEAL6 (the 6% second) or LATE30
- * (request j = 100, second 5, sent 30 ms late); claim: run.json's rules */
+/* one run of the study; twist: PLAIN, STEAL6 (the 6% second), LATE30
+ * (request j = 100, second 5, sent 30 ms late) or HOG (another process on
+ * the measured core in second 6); claim: run.json's rules */
 static void write_run(const char *root, const char *arm, int round, int twist, const char *claim)
 {
     syn_ref ref;
@@ -73,6 +80,12 @@ static void write_run(const char *root, const char *arm, int round, int twist, c
         }
         r.m[8].idle = 178; /* reading 5: rows 9 (A) and 10 (M), line 11 and 12 of the file */
         r.m[8].steal = 12;
+    }
+    if (twist == HOG) {
+        r.m[12] = (syn_mrow){r.m[12].t, 'A', 200, 136, 0, 3}; /* reading 7 */
+        r.m[13] = (syn_mrow){r.m[13].t, 'M', 100, 39, 0, 3};
+        r.m[14] = (syn_mrow){r.m[14].t, 'A', 200, 187, 0, 40}; /* reading 8 */
+        r.m[15] = (syn_mrow){r.m[15].t, 'M', 100, 90, 0, 40};
     }
     if (twist == LATE30) r.t[100].send = r.t[100].sched + 30000000;
     r.claim_rules = claim;
@@ -173,6 +186,9 @@ Test(quiet, quiet_study_passes_with_hand_values, .init = q_setup, .fini = q_tear
     NEAR(v, "runs/H3-fb25-r2/steal_share", 0);
     NEAR(v, "runs/H3-fb25-r2/steal_second_max", 0);
     NEAR(v, "runs/H3-fb25-r2/other_idle_share", 1357.0 / 1400);
+    NEAR(v, "runs/H3-fb25-r2/foreign_second_max", 0.01);
+    NEAR(v, "runs/H3-fb25-r2/per_second/#2/foreign_share", 0.01); /* reading 3 */
+    NEAR(v, "runs/H3-fb25-r2/per_second/#3/foreign_share", 0);
     NEAR(v, "runs/H3-fb25-r2/late_max_us", 10);
     cr_expect_eq(at(v, "runs/H3-fb25-r2/per_second")->n, 13);
     NEAR(v, "runs/H3-fb25-r2/per_second/#12/steal_share", 0);
@@ -195,6 +211,9 @@ Test(quiet, quiet_study_passes_with_hand_values, .init = q_setup, .fini = q_tear
     cr_expect_eq(at(v, "extra/quiet/disturbed")->n, 0);
     cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#1"), "rule"), "steal_second_max");
     NEAR(v, "extra/quiet/rules/#1/limit", 0.05);
+    cr_expect_eq(at(v, "extra/quiet/rules")->n, 6);
+    cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#5"), "rule"), "foreign_second_max");
+    NEAR(v, "extra/quiet/rules/#5/limit", 0.2);
     vj_free(v);
 }
 
@@ -210,7 +229,8 @@ Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup,
     run_verify(q_root, 1, &out);
     static const char *const want[] = {
         "MISMATCH H3-fb25-r2 run.json quiet.quiet: lab true, verify false (the raw files break [\"steal_second_max\"])",
-        "MISMATCH H3-fb25-r2 run.json quiet.rules: lab [], verify [\"steal_second_max\"] (in the quiet file's order)",
+        "MISMATCH H3-fb25-r2 run.json quiet.rules: lab [], verify [\"steal_second_max\"] (in the order of "
+        "RESULTS.md's table of rules)",
         "MISMATCH H3-fb25-r2 quiet: lab true, verify false",
         "MISMATCH H3-fb25-r2 quiet_rules: lab [], verify [\"steal_second_max\"]",
         "MISMATCH H3-fb25-r2 steal_second_max: lab 0, verify 0.06",
@@ -245,6 +265,8 @@ Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup,
     NEAR(d, "per_second/#4/steal_share", 0.06);
     NEAR(d, "per_second/#3/steal_share", 0);
     NEAR(d, "per_second/#4/late_max_us", 10);
+    NEAR(d, "foreign_second_max", 0); /* M busy 5, lab 7: none foreign */
+    NEAR(d, "per_second/#4/foreign_share", 0);
     vj_free(v);
 
     /* the lab agrees (run.json says so, results.json leaves it out): passes */
@@ -284,34 +306,127 @@ Test(quiet, thirty_ms_of_lateness_breaks_late_max_max_ms, .init = q_setup, .fini
     vj_free(v);
 }
 
-Test(quiet, rules_in_results_follow_the_table_in_run_json_the_file, .init = q_setup, .fini = q_teardown,
-     .timeout = 60)
+/* quiet.tsv with every rule, the lateness rule first and the foreign one second */
+#define REORDERED                                                                                   \
+    "# reordered\nrule\tlimit\nlate_max_max_ms\t25\nforeign_second_max\t0.2\nsteal_run_max\t0.005\n" \
+    "steal_second_max\t0.05\nlate_p99_max_ms\t2\nother_idle_min\t0.8\n"
+
+/* H3-t25-r2, 69 requests over 4 readings, breaking steal_run_max (20 of
+ * 800 ticks), steal_second_max (10%), late_p99_max_ms and late_max_max_ms
+ * (one request 30 ms late: the p99 lies between it and 10 us); claim:
+ * run.json's rules */
+static void write_disturbed_run(const char *claim)
 {
-    write_study(q_root);
-    /* a quiet file listing the lateness rule first; a run breaking both */
-    cr_assert_eq(syn_write_quiet(q_root, "# reordered\nrule\tlimit\nlate_max_max_ms\t20\nsteal_second_max\t0.05\n"), 0);
     syn_ref ref;
     syn_make_ref(&ref, 10, 7);
     syn_run r;
     syn_kind_run(&r, "H3-t25", 2, "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", &ref,
                  1200000000000LL);
-    r.t[3].send = r.t[3].sched + 25000000;
+    r.t[3].send = r.t[3].sched + 30000000;
     r.m[0].idle = 170;
     r.m[0].steal = 20;
-    r.claim_rules = "late_max_max_ms,steal_second_max";
+    r.claim_rules = claim;
     cr_assert_eq(syn_write_run(q_root, &r, 6), 0);
     syn_free_run(&r);
     syn_free_ref(&ref);
     cr_assert_eq(syn_write_manifest(q_root), 0);
+}
+
+Test(quiet, broken_rules_follow_the_table_in_results_and_run_json, .init = q_setup, .fini = q_teardown,
+     .timeout = 60)
+{
+    write_study(q_root);
+    /* RAWFORMAT.md: run.json's rules in the order of RESULTS.md's table,
+     * whatever the file's order; a run.json in the file's order is wrong */
+    cr_assert_eq(syn_write_quiet(q_root, REORDERED), 0);
+    write_disturbed_run("late_max_max_ms,steal_run_max,steal_second_max,late_p99_max_ms");
     char *out;
     run_verify(q_root, 1, &out);
-    cr_expect(!strstr(out, "H3-t25-r2 run.json quiet"), "run.json lists them in the file's order:\n%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r2 run.json quiet.rules: lab [\"late_max_max_ms\", \"steal_run_max\", "
+                          "\"steal_second_max\", \"late_p99_max_ms\"], verify [\"steal_run_max\", "
+                          "\"steal_second_max\", \"late_p99_max_ms\", \"late_max_max_ms\"] (in the order of "
+                          "RESULTS.md's table of rules)"),
+              "%s", out);
+    free(out);
+    write_disturbed_run("steal_run_max,steal_second_max,late_p99_max_ms,late_max_max_ms");
+    run_verify(q_root, 1, &out);
+    cr_expect(!strstr(out, "H3-t25-r2 run.json quiet"), "run.json lists them in the table's order:\n%s", out);
     free(out);
     vj_node *v = verified(q_root);
-    LIST(v, "runs/H3-t25-r2/quiet_rules", "steal_second_max late_max_max_ms");
-    LIST(v, "extra/quiet/disturbed/#0/rules", "steal_second_max late_max_max_ms");
+    LIST(v, "runs/H3-t25-r2/quiet_rules", "steal_run_max steal_second_max late_p99_max_ms late_max_max_ms");
+    LIST(v, "extra/quiet/disturbed/#0/rules", "steal_run_max steal_second_max late_p99_max_ms late_max_max_ms");
+    /* the list of limits keeps the file's order */
     cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#0"), "rule"), "late_max_max_ms");
+    cr_expect_str_eq(vj_get_str(at(v, "extra/quiet/rules/#1"), "rule"), "foreign_second_max");
     vj_free(v);
+}
+
+Test(quiet, a_hog_on_the_measured_core_breaks_foreign_second_max, .init = q_setup, .fini = q_teardown,
+     .timeout = 60)
+{
+    write_study(q_root);
+    /* run.json still claims quiet: its judgement and results.json are wrong */
+    write_run(q_root, "H3-t25", 1, HOG, NULL);
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    char *out;
+    run_verify(q_root, 1, &out);
+    static const char *const want[] = {
+        "MISMATCH H3-t25-r1 run.json quiet.quiet: lab true, verify false (the raw files break "
+        "[\"foreign_second_max\"])",
+        "MISMATCH H3-t25-r1 quiet_rules: lab [], verify [\"foreign_second_max\"]",
+        "MISMATCH H3-t25-r1 foreign_second_max: lab 0.01, verify 0.58",
+        "MISMATCH H3-t25-r1 per_second[6].foreign_share: lab 0, verify 0.58",
+        "MISMATCH arms.H3-t25 rounds_disturbed (length): lab 0 entries, verify 1 entries",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    /* reading 8's lab above its busy ticks counts 0, as in the quiet file */
+    cr_expect(!strstr(out, "per_second[7].foreign_share"), "%s", out);
+    cr_expect(!strstr(out, "steal_"), "no steal rule is broken:\n%s", out);
+    free(out);
+    vj_node *v = verified(q_root);
+    NEAR(v, "runs/H3-t25-r1/foreign_second_max", 0.58);
+    LIST(v, "runs/H3-t25-r1/quiet_rules", "foreign_second_max");
+    NEAR(v, "runs/H3-t25-r1/per_second/#6/foreign_share", 0.58);
+    NEAR(v, "runs/H3-t25-r1/per_second/#7/foreign_share", 0);
+    NEAR(v, "runs/H3-t25-r1/per_second/#5/foreign_share", 0.01); /* reading 6 */
+    LIST(v, "arms/H3-t25/rounds", "2 3");
+    const vj_node *d = at(v, "extra/quiet/disturbed/#0");
+    cr_expect_str_eq(vj_get_str(d, "run"), "H3-t25-r1");
+    LIST(d, "rules", "foreign_second_max");
+    NEAR(d, "foreign_second_max", 0.58);
+    NEAR(d, "per_second/#6/foreign_share", 0.58);
+    NEAR(d, "per_second/#7/foreign_share", 0);
+    NEAR(d, "per_second/#6/steal_share", 0);
+    vj_free(v);
+
+    /* the lab agrees: passes */
+    write_run(q_root, "H3-t25", 1, HOG, "foreign_second_max");
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    cr_assert_eq(syn_results_from_verified(q_root), 0);
+    run_verify(q_root, 0, &out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+
+    /* run.json's foreign_second_max is compared as the other five: a null
+     * where the raw files have a value is one mismatch */
+    char *rp = vu_xasprintf("%s/results/raw/H3-t25-r1/run.json", q_root);
+    vj_node *rj;
+    char err[512];
+    cr_assert_eq(vj_parse_file(rp, &rj, err, sizeof err), 0, "%s", err);
+    vj_obj_set(vj_get(rj, "quiet"), "foreign_second_max", vj_new_null());
+    vu_buf b = {0};
+    vj_write(rj, &b);
+    cr_assert_eq(syn_write_text(rp, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(rj);
+    free(rp);
+    cr_assert_eq(syn_write_manifest(q_root), 0);
+    run_verify(q_root, 1, &out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r1 run.json quiet.foreign_second_max: lab null, verify a number (the raw "
+                          "files have one)\n"),
+              "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES\n"), "%s", out);
+    free(out);
 }
 
 /* the machine file of run in root, its text with line `line` replaced by `with` */
@@ -344,13 +459,17 @@ Test(quiet, machine_file_rows_are_checked, .init = q_setup, .fini = q_teardown, 
 {
     write_study(q_root);
     /* H3-fb25-r1: line 5 (the second pair's A row) without its idle: rejected */
-    replace_machine_line(q_root, "H3-fb25-r1", 5, "1000000000\tA\t200\t-\t0");
+    replace_machine_line(q_root, "H3-fb25-r1", 5, "1000000000\tA\t200\t-\t0\t7");
     /* H3-fb25-r3: line 4 (an M row) says A, line 6 has more steal than ticks
      * left: the run is read, the rows are named (file and line) */
-    replace_machine_line(q_root, "H3-fb25-r3", 4, "0\tA\t100\t93\t0");
-    replace_machine_line(q_root, "H3-fb25-r3", 6, "0\tM\t100\t94\t7");
+    replace_machine_line(q_root, "H3-fb25-r3", 4, "0\tA\t100\t93\t0\t7");
+    replace_machine_line(q_root, "H3-fb25-r3", 6, "0\tM\t100\t94\t7\t7");
     /* line 7: the third reading at the time of the second */
-    replace_machine_line(q_root, "H3-fb25-r3", 7, "0\tA\t200\t190\t0");
+    replace_machine_line(q_root, "H3-fb25-r3", 7, "0\tA\t200\t190\t0\t7");
+    /* line 12: reading 5's M row with another lab than its A row (7) */
+    replace_machine_line(q_root, "H3-fb25-r3", 12, "0\tM\t100\t94\t0\t9");
+    /* H3-t25-r2: the columns before the lab column (a file of the earlier page) */
+    replace_machine_line(q_root, "H3-t25-r2", 2, "t\tscope\ttotal\tidle\tsteal");
     cr_assert_eq(syn_write_manifest(q_root), 0);
     char *out;
     run_verify(q_root, 1, &out);
@@ -363,7 +482,12 @@ Test(quiet, machine_file_rows_are_checked, .init = q_setup, .fini = q_teardown, 
     cr_expect(strstr(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:7 t: lab 0, verify after 2302000000000, the previous "
                           "reading (readings in time order); decoded 2302000000000"),
               "%s", out);
-    cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:"), 3, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:12 lab: lab 9, verify 7, the lab of its A row (the same "
+                          "value on the A and the M row of a reading)"),
+              "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r3 machine.tsv.gz:"), 4, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r2 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
+    cr_expect(strstr(out, "H3-t25-r2/machine.tsv.gz:2: "), "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-fb25-r3 run.json files.machine.tsv.gz.sha256"), "%s", out);
     free(out);
 }
@@ -383,6 +507,12 @@ Test(quiet, quiet_file_missing_or_malformed_exits_2, .init = q_setup, .fini = q_
         {"# only a comment\n", "other-quiet.tsv: no header line"},
         {"rule\tlimit\n\nsteal_run_max\t1\n", "other-quiet.tsv:2: an empty line"},
         {"rule\tlimit\nsteal_run_max\t1\t2\n", "other-quiet.tsv:2: \"steal_run_max\t1\t2\" is not `rule<TAB>limit`"},
+        /* the registered file without its last line */
+        {"# c\nrule\tlimit\nsteal_run_max\t0.005\nsteal_second_max\t0.05\nlate_p99_max_ms\t2\n"
+         "late_max_max_ms\t25\nother_idle_min\t0.8\n",
+         "other-quiet.tsv: rule foreign_second_max is missing"},
+        /* the first rule missing, a later one too: the first missing is named */
+        {"rule\tlimit\nlate_p99_max_ms\t2\n", "other-quiet.tsv: rule steal_run_max is missing"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(syn_write_text(alt, bad[i].text), 0);
@@ -394,7 +524,9 @@ Test(quiet, quiet_file_missing_or_malformed_exits_2, .init = q_setup, .fini = q_
         free(out);
     }
     /* --quiet is used: a stricter file makes every run disturbed, against run.json */
-    cr_assert_eq(syn_write_text(alt, "rule\tlimit\nother_idle_min\t0.99\n"), 0);
+    cr_assert_eq(syn_write_text(alt, "rule\tlimit\nsteal_run_max\t0.005\nsteal_second_max\t0.05\nlate_p99_max_ms\t2\n"
+                                     "late_max_max_ms\t25\nother_idle_min\t0.99\nforeign_second_max\t0.2\n"),
+                 0);
     char *out;
     const char *a[] = {"--root", q_root, "--no-scan", "--quiet", alt, NULL};
     cr_expect_eq(th_run(&out, a), 1, "%s", out);

@@ -38,7 +38,7 @@ static void hand_ref(syn_ref *ref)
  *   (slot from sched + 0.2 ms to the end), attempt 1 dropped in line after 5 ms
  *   machine: 3 readings (the third while the tester waits for j = 11), ticks
  *   (total, idle, steal): A (200, 180, 1) (200, 190, 0) (200, 196, 2),
- *   M (100, 85, 0) (100, 95, 0) (100, 99, 0) */
+ *   M (100, 85, 0) (100, 95, 0) (100, 99, 0); lab 10, 8, 1 (on both rows) */
 static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
 {
     memset(r, 0, sizeof *r);
@@ -113,12 +113,12 @@ static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
             v->kind = 'E';
         }
     }
-    static const long long mach[6][3] = {{200, 180, 1}, {100, 85, 0}, {200, 190, 0},
-                                         {100, 95, 0},  {200, 196, 2}, {100, 99, 0}};
+    static const long long mach[6][4] = {{200, 180, 1, 10}, {100, 85, 0, 10}, {200, 190, 0, 8},
+                                         {100, 95, 0, 8},    {200, 196, 2, 1}, {100, 99, 0, 1}};
     r->m = vu_xcalloc(6, sizeof *r->m);
     for (int i = 0; i < 6; i++)
         r->m[r->nm++] = (syn_mrow){r->t0 + (i / 2 + 1) * 1000000000LL, i % 2 ? 'M' : 'A', mach[i][0], mach[i][1],
-                                   mach[i][2]};
+                                   mach[i][2], mach[i][3]};
     /* j = 10: dropped retry (ends first), then the pending first try */
     long long s10 = r->t[10].sched;
     syn_srow *d = &r->s[r->ns++];
@@ -350,6 +350,12 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     NEAR(vj_get(ps->items[1], "steal_share")->num, 0);
     NEAR(vj_get(ps->items[0], "late_max_us")->num, 100);
     NEAR(vj_get(ps->items[1], "late_max_us")->num, 120);
+    /* the measured core's busy ticks 15, 5, 1 against lab 10, 8, 1: 5 foreign
+     * in reading 1; none in reading 2, where lab exceeds busy (max(0, -3)),
+     * nor in 3 */
+    NEAR(num_at(runs, R, "foreign_second_max", NULL), 0.05);
+    NEAR(vj_get(ps->items[0], "foreign_share")->num, 0.05);
+    NEAR(vj_get(ps->items[1], "foreign_share")->num, 0);
     /* round 2 adds 1 ms to every latency: p99 24.5000099; the arm's median
      * of 2 rounds is their mean, 24.0000099 */
     NEAR(num_at(runs, "H3-t25-r2", "p99_ms", NULL), 24.5000099);
