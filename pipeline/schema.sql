@@ -8,6 +8,19 @@
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits;
 
+-- The raw tables' layout has a number: when it is not this one (a database
+-- loaded by an older lab), the raw tables are dropped and every run is
+-- loaded again.  Raise it whenever a raw table below changes.
+CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 2) THEN
+        DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, syslog;
+        DELETE FROM schema_version;
+        INSERT INTO schema_version VALUES (2);
+    END IF;
+END $$;
+
 CREATE TABLE IF NOT EXISTS runs (
     run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name
     arm         text NOT NULL,
