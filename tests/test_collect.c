@@ -109,6 +109,16 @@ static void make_run(const char *arm, int round)
     };
     snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
     write_log(p, RAWFMT_STORE, st, sizeof st / sizeof st[0]);
+    /* the machine watched, one reading a second (A then M): steal 2 of 600
+     * ticks, 2 of 200 in the second second; the measured core's time used
+     * by others (total - idle - steal - lab) 10, 8, 5 of 100 */
+    int64_t m[] = {
+        T0 + S,     'A', 200, 150, 0, 40, T0 + S,     'M', 100, 50, 0, 40,
+        T0 + 2 * S, 'A', 200, 160, 2, 30, T0 + 2 * S, 'M', 100, 60, 2, 30,
+        T0 + 3 * S, 'A', 200, 170, 0, 25, T0 + 3 * S, 'M', 100, 70, 0, 25,
+    };
+    snprintf(p, sizeof p, "%s/machine.tsv.gz", dir);
+    write_log(p, RAWFMT_MACHINE, m, sizeof m / sizeof m[0]);
     snprintf(p, sizeof p, "%s/run.json", dir);
     FILE *f = fopen(p, "w");
     fprintf(f, "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld}", arm, round, (long long)T0);
@@ -178,6 +188,15 @@ Test(collect, hand_made_run_every_figure_by_hand)
     cr_assert_float_eq(num(run, "late_p99_us"), 49.6, 1e-9);
     cr_assert_float_eq(num(run, "late_max_us"), 50.0, 1e-9);
     cr_assert_float_eq(num(run, "answers_per_s"), 4.0 / 3.0, 1e-12);
+    /* the machine: steal 2/600, worst second 2/200; the other core
+     * (480 - 180) / (600 - 300) idle; others on the measured core 10/100 at
+     * most: every limit of data/quiet.tsv kept, so quiet */
+    cr_assert_float_eq(num(run, "steal_share"), 2.0 / 600, 1e-15);
+    cr_assert_float_eq(num(run, "steal_second_max"), 0.01, 1e-15);
+    cr_assert_float_eq(num(run, "other_idle_share"), 1.0, 1e-15);
+    cr_assert_float_eq(num(run, "foreign_second_max"), 0.1, 1e-15);
+    cr_assert(json_is_true(json_object_get(run, "quiet")));
+    cr_assert_eq(json_array_size(json_object_get(run, "quiet_rules")), 0);
 
     /* Second by second over [T0, T0+3 s):
      *   arrivals at 0.1 0.5 | 1.2 1.9 | 2.5  -> 2 2 1; stand-ins (K, D): 1 0 1
@@ -195,6 +214,12 @@ Test(collect, hand_made_run_every_figure_by_hand)
         cr_assert_eq(num(e, "lookups_sent"), want[s][2], "second %d", s);
         cr_assert_float_eq(num(e, "busy_slots"), want[s][3], 1e-12, "second %d", s);
         cr_assert_float_eq(num(e, "line_length"), want[s][4], 1e-12, "second %d", s);
+        /* steal 0, 2/200, 0; the latest send 20, 40, 50 us after its time;
+         * others on the measured core 10, 8, 5 of 100 ticks */
+        double steal[3] = {0, 0.01, 0}, late[3] = {20, 40, 50}, foreign[3] = {0.1, 0.08, 0.05};
+        cr_assert_float_eq(num(e, "steal_share"), steal[s], 1e-15, "second %d", s);
+        cr_assert_float_eq(num(e, "late_max_us"), late[s], 1e-9, "second %d", s);
+        cr_assert_float_eq(num(e, "foreign_share"), foreign[s], 1e-15, "second %d", s);
     }
     json_decref(r);
 }

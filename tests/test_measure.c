@@ -633,11 +633,11 @@ Test(measure, changed_guesses_or_design_refused)
     snprintf(path, sizeof path, "%s/results", out);
     cr_assert_neq(access(path, F_OK), 0, "measure touched %s", path);
 
-    /* design.md changed: a prereg.json whose design.md entry is of another size */
+    /* quiet.tsv changed: a prereg.json whose quiet.tsv entry (the last) is of another size */
     snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
     write_prereg(NULL);
     char *reg = slurp(path);
-    char *last = strrchr(reg, ':'); /* the design.md size */
+    char *last = strrchr(reg, ':'); /* the quiet.tsv size */
     cr_assert_not_null(last);
     snprintf(last, 16, ": 1}]}\n");
     char err[UT_ERRLEN];
@@ -646,7 +646,7 @@ Test(measure, changed_guesses_or_design_refused)
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
     cr_assert_eq(rc, 2, "%s", text);
-    cr_assert(strstr(text, "data/design.md changed"), "%s", text);
+    cr_assert(strstr(text, "data/quiet.tsv changed"), "%s", text);
     free(text);
 
     /* no registration at all */
