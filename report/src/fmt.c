@@ -22,7 +22,7 @@ static void thousands(double v, char *out, size_t n)
 /* |v| with a rule giving the decimals; sign handled by the caller */
 static void magnitude(double a, const char *kind, char *out, size_t n)
 {
-    if (!strcmp(kind, "ms") || !strcmp(kind, "ns_ms") || !strcmp(kind, "sms")) {
+    if (!strcmp(kind, "ms") || !strcmp(kind, "ns_ms") || !strcmp(kind, "us_ms") || !strcmp(kind, "sms")) {
         if (a >= 999.5) thousands(round(a), out, n);
         else if (a >= 99.95) snprintf(out, n, "%.0f", a);
         else if (a >= 9.995) snprintf(out, n, "%.1f", a);
@@ -67,6 +67,7 @@ void fmt_num(double v, const char *kind, char *out, size_t n)
         return;
     }
     if (!strcmp(kind, "ns_ms")) v /= 1e6;
+    if (!strcmp(kind, "us_ms")) v /= 1e3;
     int neg = v < 0;
     char m[96];
     magnitude(fabs(v), kind, m, sizeof m);

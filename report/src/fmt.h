@@ -8,6 +8,7 @@
  *           rounds may end in .5: one decimal then)   10.5
  *   ms      milliseconds: 4 digits at most            1,030 · 25.7 · 4.28 · 0.512
  *   ns_ms   nanoseconds printed as milliseconds (the ms rule)
+ *   us_ms   microseconds printed as milliseconds (the ms rule)
  *   sms     signed milliseconds (the ms rule, + or −)
  *   pct     a share printed as a percentage           1.62% · 94.3% · 0.040%
  *   spp     signed difference of shares, in percentage points

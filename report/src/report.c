@@ -22,7 +22,9 @@
 
 #include "figures.h"
 #include "fmt.h"
+#include "machine.h"
 #include "page.h"
+#include "quiet.h"
 #include "rdata.h"
 
 static void usage(FILE *o)
@@ -126,6 +128,7 @@ static void sec_head(page *p, json_t *root)
         {"guesses", "Every guess, right or wrong"},
         {"steps", "The slowest requests, step by step"},
         {"machine", "The machine and the idle gate"},
+        {"quiet", "Quiet runs"},
         {"cost", "The cost"},
         {"method", "How to read this page"},
     };
@@ -506,8 +509,9 @@ static void sec_arms(page *p, json_t *root)
 {
     pg_h(p, 2, "arms", "Every arm's figures");
     pg_p_begin(p, NULL);
-    pg_t(p, "Each cell is the median over the arm's rounds, with the lowest and highest round in brackets. "
-            "Times in ms from the scheduled arrival; shares of all requests.");
+    pg_t(p, "Each cell is the median over the arm's rounds, with the lowest and highest round in brackets; "
+            "only quiet runs count (a round whose run was disturbed is named in the rounds column and left "
+            "out, see Quiet runs). Times in ms from the scheduled arrival; shares of all requests.");
     pg_p_end(p);
     rd_arm *arms;
     size_t na = rd_arms(root, &arms);
@@ -533,6 +537,16 @@ static void sec_arms(page *p, json_t *root)
         for (size_t k = 0; k < json_array_size(rr); k++) {
             if (k) pg_t(p, ", ");
             pg_v(p, "int", "/arms/%s/rounds/%zu", a, k);
+        }
+        /* rounds whose run was disturbed are not in the medians (Quiet runs) */
+        json_t *dr = rd_at(root, "/arms/%s/rounds_disturbed", a);
+        if (json_array_size(dr)) {
+            pg_t(p, json_array_size(rr) ? " (left out, disturbed: " : "none (disturbed: ");
+            for (size_t k = 0; k < json_array_size(dr); k++) {
+                if (k) pg_t(p, ", ");
+                pg_v(p, "int", "/arms/%s/rounds_disturbed/%zu", a, k);
+            }
+            pg_t(p, ")");
         }
         tb_td_end(p);
         tb_td_begin(p, NULL);
@@ -739,117 +753,6 @@ static int sec_steps(page *p, json_t *root)
     return 0;
 }
 
-static void sec_machine(page *p, json_t *root)
-{
-    pg_h(p, 2, "machine", "The machine and the idle gate");
-    json_t *runs = rd_at(root, "/extra/runs");
-    const char *first = NULL, *run;
-    json_t *e;
-    int same = 1;
-    json_object_foreach(runs, run, e)
-    {
-        if (!first) {
-            first = run;
-            continue;
-        }
-        json_t *h0 = rd_at(root, "/extra/runs/%s/machine/host", first), *h1 = json_object_get(json_object_get(e, "machine"), "host");
-        if (!json_equal(h0, h1)) same = 0;
-    }
-    pg_p_begin(p, NULL);
-    pg_t(p, "All three processes (tester, service, store) ran on one host and, by default, were pinned to one core. "
-            "Before each run the idle gate waits until the machine is at least 95%% idle over 2 s, and records "
-            "idle, steal and logged-in users. %s",
-         !first ? "No run was measured." : same ? "Every run reports the same host facts:" : "The runs report different host facts; the first run's:");
-    pg_p_end(p);
-    if (first) {
-        const char *h[] = {"host fact", "value"};
-        tb_begin(p, NULL, 2, h);
-        static const char *const hk[][3] = {
-            {"processor", "host/cpu_model", "str"}, {"processors online", "host/cpus_online", "int"},
-            {"memory (kB)", "host/mem_total_kb", "kb"}, {"kernel", "host/kernel", "str"},
-            {"architecture", "host/arch", "str"},  {"system", "host/os", "str"},
-            {"cores the processes were pinned to", "cores", "str"},
-            {"nice value asked for the tester", "tester_nice", "int"},
-        };
-        for (size_t i = 0; i < sizeof hk / sizeof hk[0]; i++) {
-            tb_row(p);
-            tb_th(p, "%s", hk[i][0]);
-            tb_td_begin(p, "l");
-            pg_v(p, hk[i][2], "/extra/runs/%s/machine/%s", first, hk[i][1]);
-            tb_td_end(p);
-        }
-        tb_end(p);
-    }
-    pg_h(p, 3, "machine-runs", "Each run");
-    const char *h[] = {"run", "gate on", "gate passed", "idle", "steal", "waited (s)", "users at start",
-                       "users at end", "CPU tester", "CPU service", "CPU store", "peak memory tester (kB)",
-                       "service (kB)", "store (kB)", "wall (s)"};
-    tb_begin(p, "machine", 15, h);
-    json_object_foreach(runs, run, e)
-    {
-        tb_row(p);
-        tb_th(p, "%s", run);
-        static const char *const k[][2] = {
-            {"idle/enabled", "tf"},      {"idle/passed", "tf"},       {"idle/idle_share", "pct"},
-            {"idle/steal_share", "pct"}, {"idle/waited_s", "s"},      {"idle/users_start", "int"},
-            {"idle/users_end", "int"},   {"cpu/tester/share", "pct"}, {"cpu/service/share", "pct"},
-            {"cpu/store/share", "pct"},  {"peak_rss_kb/tester", "kb"}, {"peak_rss_kb/service", "kb"},
-            {"peak_rss_kb/store", "kb"}, {"cpu/wall_s", "s"},
-        };
-        for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-            tb_td_begin(p, NULL);
-            pg_v(p, k[i][1], "/extra/runs/%s/machine/%s", run, k[i][0]);
-            tb_td_end(p);
-        }
-    }
-    tb_end(p);
-    pg_p_begin(p, NULL);
-    pg_t(p, "CPU: the share of the run's wall time each process used (user plus system). A gate that was off "
-            "(tests only) leaves idle and steal empty.");
-    pg_p_end(p);
-}
-
-static void sec_cost(page *p, json_t *root)
-{
-    (void)root;
-    pg_h(p, 2, "cost", "The cost");
-    pg_p_begin(p, NULL);
-    pg_t(p, "The measurement's machine time, summed over the runs from their run.json records.");
-    pg_p_end(p);
-    const char *h[] = {"", "value"};
-    tb_begin(p, NULL, 2, h);
-    static const char *const k[][3] = {
-        {"runs", "runs", "int"},
-        {"scheduled seconds of requests", "scheduled_s", "s"},
-        {"wall seconds of the runs", "wall_s", "s"},
-        {"CPU seconds, tester", "cpu_s/tester", "s"},
-        {"CPU seconds, service", "cpu_s/service", "s"},
-        {"CPU seconds, store", "cpu_s/store", "s"},
-        {"CPU seconds, all three", "cpu_s_total", "s"},
-        {"largest peak memory, service (kB)", "peak_rss_kb_max/service", "kb"},
-        {"largest peak memory, store (kB)", "peak_rss_kb_max/store", "kb"},
-        {"runs with the idle gate on", "idle_gate_enabled_runs", "int"},
-        {"runs whose gate passed", "idle_gate_passed_runs", "int"},
-        {"lowest idle share at a gate", "idle_share_min", "pct"},
-        {"highest steal share at a gate", "steal_share_max", "pct"},
-        {"most users logged in at a start or end", "users_max", "int"},
-        {"first run started (UTC)", "first_start_utc", "str"},
-        {"last run ended (UTC)", "last_end_utc", "str"},
-    };
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
-        tb_row(p);
-        tb_th(p, "%s", k[i][0]);
-        tb_td_begin(p, NULL);
-        pg_v(p, k[i][2], "/extra/machine/%s", k[i][1]);
-        tb_td_end(p);
-    }
-    tb_end(p);
-    pg_p_begin(p, "note");
-    pg_t(p, "The price of a rented machine is not on this page: the verifier does not check the lab's cost file, "
-            "and this page prints only what the verifier recomputed.");
-    pg_p_end(p);
-}
-
 static void sec_method(page *p, json_t *root)
 {
     pg_h(p, 2, "method", "How to read this page");
@@ -1014,6 +917,7 @@ int main(int argc, char **argv)
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
     if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
+    rc |= qt_figures(root, tmpfig);
 
     page *p = pg_new(root, tmpfig);
     if (!rc) {
@@ -1031,8 +935,9 @@ int main(int argc, char **argv)
         sec_verdicts(p, root);
         sec_guesses(p, root);
         rc |= sec_steps(p, root);
-        sec_machine(p, root);
-        sec_cost(p, root);
+        mc_section(p, root);
+        rc |= qt_section(p, root);
+        mc_cost(p, root);
         sec_method(p, root);
     }
     /* the figures first (the Markdown links them), then the two pages */

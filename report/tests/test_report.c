@@ -1,6 +1,6 @@
 /* Tests of build/report on the fixture (tests/fixture/verified.json: a tiny
- * study made with the lab, 8 arms x 2 rounds of 2 s, verified; see
- * tests/make_study.sh).
+ * study made with the lab, 8 arms x 2 rounds of 3 s, one run (H3-t25-r2)
+ * disturbed on purpose, verified; see tests/make_study.sh).
  *
  *   - every figure file exists and is a well-formed SVG (an XML checker of
  *     our own: balanced tags, quoted attributes, an <svg> root in the SVG
@@ -16,7 +16,11 @@
  *   - Debian's chromium renders the page headless and takes a screenshot
  *     (1200 x 3000) that is not blank; skipped with a reason when chromium
  *     is not installed.
- *   - the number formats (fmt.h) on hand-picked values.
+ *   - the number formats (fmt.h) on hand-picked values;
+ *   - quiet runs: the section lists exactly the disturbed runs with their
+ *     rules, each gets a well-formed figure (a third panel with
+ *     foreign_share when present; at most twelve figures), and a study whose
+ *     runs are all quiet says "every run was quiet" and draws none.
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -32,17 +36,16 @@
 #include <zlib.h>
 
 #include "fmt.h"
+#include "rtest.h"
 
 extern char **environ;
-
-#define FIXTURE REPORT_DIR "/tests/fixture/verified.json"
 
 static const char *const FIGS[] = {"dials", "exceed", "errors", "frozen", "split",
                                    "slots", "flood",  "hedge",  "steps",  NULL};
 
 /* ------------------------------------------------------------ helpers */
 
-static char *slurp(const char *path, size_t *len)
+char *rt_slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -57,13 +60,13 @@ static char *slurp(const char *path, size_t *len)
     return b;
 }
 
-static char *tmpdir(void)
+char *rt_tmpdir(void)
 {
     char t[] = "/tmp/report-test-XXXXXX";
     return strdup(mkdtemp(t));
 }
 
-static void rmrf(const char *d)
+void rt_rmrf(const char *d)
 {
     if (strncmp(d, "/tmp/report-test-", 17)) return;
     char cmd[600];
@@ -97,14 +100,14 @@ static int run(char **out, const char *const *argv, int timeout_s)
     close(fd);
     int st = 0;
     if (rc == 0) waitpid(pid, &st, 0);
-    *out = slurp(tmpl, NULL);
+    *out = rt_slurp(tmpl, NULL);
     if (!*out) *out = strdup("");
     unlink(tmpl);
     if (rc) return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static int render(const char *in, const char *outdir, char **out)
+int rt_render(const char *in, const char *outdir, char **out)
 {
     const char *a[] = {REPORT_BIN, "--in", in, "--out", outdir, NULL};
     return run(out, a, 60);
@@ -117,16 +120,16 @@ static json_t *g_root;
 
 static void rendered(void)
 {
-    g_dir = tmpdir();
+    g_dir = rt_tmpdir();
     char *out;
-    int rc = render(FIXTURE, g_dir, &out);
+    int rc = rt_render(FIXTURE, g_dir, &out);
     cr_assert_eq(rc, 0, "report failed on the fixture:\n%s", out);
     free(out);
     char p[600];
     snprintf(p, sizeof p, "%s/report.html", g_dir);
-    g_html = slurp(p, NULL);
+    g_html = rt_slurp(p, NULL);
     snprintf(p, sizeof p, "%s/report.md", g_dir);
-    g_md = slurp(p, NULL);
+    g_md = rt_slurp(p, NULL);
     cr_assert(g_html && g_md);
     json_error_t e;
     g_root = json_load_file(FIXTURE, 0, &e);
@@ -138,7 +141,7 @@ static void cleanup(void)
     json_decref(g_root);
     free(g_html);
     free(g_md);
-    rmrf(g_dir);
+    rt_rmrf(g_dir);
     free(g_dir);
 }
 
@@ -147,7 +150,7 @@ static void cleanup(void)
 /* Well-formed XML: one root, balanced tags, quoted attributes, no stray
  * '<' or '&'.  Returns 0, or -1 with a reason.  *root gets the root's
  * start tag (up to 4 KB). */
-static int xml_ok(const char *s, char *why, size_t wl, char *root, size_t rl)
+int rt_xml_ok(const char *s, char *why, size_t wl, char *root, size_t rl)
 {
     const char *stack[4096];
     size_t lens[4096];
@@ -240,7 +243,7 @@ static int xml_ok(const char *s, char *why, size_t wl, char *root, size_t rl)
 }
 
 /* the text of an SVG: PLplot writes every character as &#xNN; */
-static char *svg_text(const char *s)
+char *rt_svg_text(const char *s)
 {
     size_t n = strlen(s);
     char *o = malloc(n + 1), *w = o;
@@ -295,7 +298,7 @@ static json_t *at(json_t *root, const char *path)
 }
 
 /* HTML text -> plain: tags dropped, the five entities decoded */
-static void unhtml(const char *s, size_t n, char *out, size_t ol)
+void rt_unhtml(const char *s, size_t n, char *out, size_t ol)
 {
     size_t o = 0;
     for (size_t i = 0; i < n && o + 4 < ol;) {
@@ -376,6 +379,7 @@ static int check_value(const char *path, const char *kind, const char *text, cha
     if (parse_printed(text, &got)) return snprintf(why, wl, "%s: \"%s\" is not a number", path, text), -1;
     if (!strcmp(kind, "pct") || !strcmp(kind, "spp")) x *= 100;
     if (!strcmp(kind, "ns_ms")) x /= 1e6;
+    if (!strcmp(kind, "us_ms")) x /= 1e3;
     double half = 0.5 * pow(10, -decimals(text));
     if (fabs(got - x) > half * (1 + 1e-9) + 1e-12)
         return snprintf(why, wl, "%s = %.17g (as %s), printed \"%s\"", path, x, kind, text), -1;
@@ -387,31 +391,36 @@ static int check_value(const char *path, const char *kind, const char *text, cha
 
 /* ------------------------------------------------------------ tests */
 
+/* dir/figures/name.svg exists and is a well-formed SVG of the report's kind;
+ * returns its text (free it) */
+char *rt_check_svg(const char *dir, const char *name)
+{
+    char p[600], why[256], root[4096];
+    snprintf(p, sizeof p, "%s/figures/%s.svg", dir, name);
+    size_t len;
+    char *s = rt_slurp(p, &len);
+    cr_assert(s, "no figure %s", p);
+    cr_expect(len > 2000, "%s: only %zu bytes", p, len);
+    cr_expect_eq(rt_xml_ok(s, why, sizeof why, root, sizeof root), 0, "%s: %s", p, why);
+    cr_expect(!strncmp(root, "<svg", 4), "%s: root is %s", p, root);
+    cr_expect(strstr(root, "xmlns=\"http://www.w3.org/2000/svg\""), "%s: no SVG namespace", p);
+    cr_expect(strstr(root, "viewBox=\""), "%s: no viewBox", p);
+    int w = 0, h = 0;
+    const char *wp = strstr(root, " width=\""), *hp = strstr(root, " height=\"");
+    cr_expect(wp && hp && sscanf(wp, " width=\"%d\"", &w) == 1 && sscanf(hp, " height=\"%d\"", &h) == 1,
+              "%s: width and height in pixels", p);
+    cr_expect(w >= 600 && h >= 300, "%s: %d x %d", p, w, h);
+    /* ids carry the figure's name, so that inlined figures do not share clip paths */
+    char idp[200];
+    snprintf(idp, sizeof idp, "id=\"%s-", name);
+    for (const char *q = strstr(s, " id=\""); q; q = strstr(q + 1, " id=\""))
+        cr_expect(!strncmp(q + 1, idp, strlen(idp)), "%s: id %.40s", p, q + 1);
+    return s;
+}
+
 Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .timeout = 120)
 {
-    for (int i = 0; FIGS[i]; i++) {
-        char p[600], why[256], root[4096];
-        snprintf(p, sizeof p, "%s/figures/%s.svg", g_dir, FIGS[i]);
-        size_t len;
-        char *s = slurp(p, &len);
-        cr_assert(s, "no figure %s", p);
-        cr_expect(len > 2000, "%s: only %zu bytes", p, len);
-        cr_expect_eq(xml_ok(s, why, sizeof why, root, sizeof root), 0, "%s: %s", p, why);
-        cr_expect(!strncmp(root, "<svg", 4), "%s: root is %s", p, root);
-        cr_expect(strstr(root, "xmlns=\"http://www.w3.org/2000/svg\""), "%s: no SVG namespace", p);
-        cr_expect(strstr(root, "viewBox=\""), "%s: no viewBox", p);
-        int w = 0, h = 0;
-        const char *wp = strstr(root, " width=\""), *hp = strstr(root, " height=\"");
-        cr_expect(wp && hp && sscanf(wp, " width=\"%d\"", &w) == 1 && sscanf(hp, " height=\"%d\"", &h) == 1,
-                  "%s: width and height in pixels", p);
-        cr_expect(w >= 600 && h >= 300, "%s: %d x %d", p, w, h);
-        /* ids carry the figure's name, so that inlined figures do not share clip paths */
-        char idp[64];
-        snprintf(idp, sizeof idp, "id=\"%s-", FIGS[i]);
-        for (const char *q = strstr(s, " id=\""); q; q = strstr(q + 1, " id=\""))
-            cr_expect(!strncmp(q + 1, idp, strlen(idp)), "%s: id %.40s", p, q + 1);
-        free(s);
-    }
+    for (int i = 0; FIGS[i]; i++) free(rt_check_svg(g_dir, FIGS[i]));
     /* every figure the Markdown links and every inline figure is one of them */
     int md_links = 0;
     for (const char *q = strstr(g_md, "](figures/"); q; q = strstr(q + 1, "](figures/")) {
@@ -424,8 +433,9 @@ Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .time
     }
     int html_figs = 0;
     for (const char *q = strstr(g_html, "<figure "); q; q = strstr(q + 1, "<figure ")) html_figs++;
-    cr_expect_eq(md_links, 9, "figures linked: %d", md_links);
-    cr_expect_eq(html_figs, 9, "figures inlined: %d", html_figs);
+    /* the 9 figures above and the one disturbed run's */
+    cr_expect_eq(md_links, 10, "figures linked: %d", md_links);
+    cr_expect_eq(html_figs, 10, "figures inlined: %d", html_figs);
     /* the whole page is well-formed too (inline SVGs included) once the doctype is set aside */
     char why[256], root[4096];
     const char *h = strstr(g_html, "<html");
@@ -439,7 +449,7 @@ Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .time
             *e = '/';
         }
     }
-    cr_expect_eq(xml_ok(copy, why, sizeof why, root, sizeof root), 0, "report.html: %s", why);
+    cr_expect_eq(rt_xml_ok(copy, why, sizeof why, root, sizeof root), 0, "report.html: %s", why);
     free(copy);
 }
 
@@ -451,9 +461,9 @@ Test(report, every_printed_value_equals_verified_json, .init = rendered, .fini =
         cr_assert_eq(sscanf(q, "<span data-src=\"%511[^\"]\" data-fmt=\"%31[^\"]\">", path, kind), 2, "%.80s", q);
         const char *t0 = strchr(q, '>') + 1, *t1 = strstr(t0, "</span>");
         char text[4096], why[600];
-        unhtml(t0, (size_t)(t1 - t0), text, sizeof text);
+        rt_unhtml(t0, (size_t)(t1 - t0), text, sizeof text);
         char upath[512];
-        unhtml(path, strlen(path), upath, sizeof upath);
+        rt_unhtml(path, strlen(path), upath, sizeof upath);
         if (check_value(upath, kind, text, why, sizeof why)) {
             if (bad++ < 20) cr_expect(0, "%s", why);
         }
@@ -481,7 +491,7 @@ Test(report, every_printed_value_equals_verified_json, .init = rendered, .fini =
         }
         rest[o] = 0;
         char plain[8192];
-        unhtml(rest, o, plain, sizeof plain);
+        rt_unhtml(rest, o, plain, sizeof plain);
         for (const char *d = plain; *d; d++)
             if (isdigit((unsigned char)*d)) {
                 cr_expect(0, "a digit outside any traced value in <td>: \"%s\"", plain);
@@ -509,7 +519,7 @@ static int html_cells(const char *h, char **cells, int max)
         int is_td = q[2] == 'd';
         const char *c = strchr(q, '>') + 1, *e = strstr(c, is_td ? "</td>" : "</th>");
         char t[8192];
-        unhtml(c, (size_t)(e - c), t, sizeof t);
+        rt_unhtml(c, (size_t)(e - c), t, sizeof t);
         if (t[0]) cells[n++] = strdup(t);
         q = e;
     }
@@ -608,7 +618,7 @@ Test(report, hand_checked_values_on_the_page, .init = rendered, .fini = cleanup,
     /* a figure's text: every unmeasured limit arm says so in the errors figure */
     char p[600];
     snprintf(p, sizeof p, "%s/figures/errors.svg", g_dir);
-    char *s = slurp(p, NULL), *t = svg_text(s);
+    char *s = rt_slurp(p, NULL), *t = rt_svg_text(s);
     cr_expect(strstr(t, "How many errors each limit gave"), "no title in errors.svg");
     int nm = 0;
     for (const char *q = strstr(t, "not measured"); q; q = strstr(q + 1, "not measured")) nm++;
@@ -617,7 +627,7 @@ Test(report, hand_checked_values_on_the_page, .init = rendered, .fini = cleanup,
     free(t);
 }
 
-static char *write_variant(const char *dir, void (*edit)(json_t *))
+char *rt_write_variant(const char *dir, void (*edit)(json_t *))
 {
     json_error_t e;
     json_t *r = json_load_file(FIXTURE, 0, &e);
@@ -638,12 +648,12 @@ static void set_not_ok(json_t *r)
 
 Test(report, refuses_unless_ok, .timeout = 60)
 {
-    char *d = tmpdir();
-    char *in = write_variant(d, set_not_ok);
+    char *d = rt_tmpdir();
+    char *in = rt_write_variant(d, set_not_ok);
     char outdir[600];
     snprintf(outdir, sizeof outdir, "%s/out", d);
     char *out;
-    int rc = render(in, outdir, &out);
+    int rc = rt_render(in, outdir, &out);
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "refusing to render"), "%s", out);
     cr_expect(strstr(out, "\"ok\": false (1 mismatches"), "%s", out);
@@ -653,12 +663,12 @@ Test(report, refuses_unless_ok, .timeout = 60)
     free(out);
     /* no verified.json at all */
     snprintf(p, sizeof p, "%s/none.json", d);
-    rc = render(p, outdir, &out);
+    rc = rt_render(p, outdir, &out);
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "make factcheck"), "%s", out);
     free(out);
     free(in);
-    rmrf(d);
+    rt_rmrf(d);
     free(d);
 }
 
@@ -679,20 +689,20 @@ static void drop_arms(json_t *r)
 
 Test(report, missing_arms_are_not_measured, .timeout = 60)
 {
-    char *d = tmpdir();
-    char *in = write_variant(d, drop_arms);
+    char *d = rt_tmpdir();
+    char *in = rt_write_variant(d, drop_arms);
     char *out;
-    int rc = render(in, d, &out);
+    int rc = rt_render(in, d, &out);
     cr_assert_eq(rc, 0, "%s", out);
     free(out);
     for (int i = 0; FIGS[i]; i++) {
         char p[700], why[256], root[4096];
         snprintf(p, sizeof p, "%s/figures/%s.svg", d, FIGS[i]);
-        char *s = slurp(p, NULL);
+        char *s = rt_slurp(p, NULL);
         cr_assert(s, "no %s", p);
-        cr_expect_eq(xml_ok(s, why, sizeof why, root, sizeof root), 0, "%s: %s", p, why);
+        cr_expect_eq(rt_xml_ok(s, why, sizeof why, root, sizeof root), 0, "%s: %s", p, why);
         if (!strcmp(FIGS[i], "flood")) {
-            char *t = svg_text(s);
+            char *t = rt_svg_text(s);
             cr_expect(strstr(t, "not measured"), "flood.svg does not say not measured");
             free(t);
         }
@@ -700,13 +710,13 @@ Test(report, missing_arms_are_not_measured, .timeout = 60)
     }
     char p[700];
     snprintf(p, sizeof p, "%s/report.html", d);
-    char *h = slurp(p, NULL);
+    char *h = rt_slurp(p, NULL);
     cr_expect(strstr(h, "<th scope=\"row\">H4-r2</th><td colspan=\"10\" class=\"l\"><span class=\"nm\">not measured"));
     /* the frozen lookup now follows another arm (H3-t25) */
     cr_expect(strstr(h, "data-src=\"/extra/runs/H3-t25-r1/frozen_example/j\""), "no frozen example of H3-t25-r1");
     free(h);
     free(in);
-    rmrf(d);
+    rt_rmrf(d);
     free(d);
 }
 
@@ -724,7 +734,7 @@ static const char *find_chromium(void)
 static double png_ink(const char *path, unsigned *w, unsigned *h)
 {
     size_t len;
-    unsigned char *b = (unsigned char *)slurp(path, &len);
+    unsigned char *b = (unsigned char *)rt_slurp(path, &len);
     if (!b || len < 33 || memcmp(b, "\x89PNG\r\n\x1a\n", 8)) return -1;
     *w = (unsigned)b[16] << 24 | (unsigned)b[17] << 16 | (unsigned)b[18] << 8 | b[19];
     *h = (unsigned)b[20] << 24 | (unsigned)b[21] << 16 | (unsigned)b[22] << 8 | b[23];
@@ -829,6 +839,8 @@ Test(fmt, hand_values)
     cr_expect_str_eq(F(0.5124, "ms"), "0.512");
     cr_expect_str_eq(F(99.96, "ms"), "100");
     cr_expect_str_eq(F(26500000, "ns_ms"), "26.5");
+    cr_expect_str_eq(F(99688.666, "us_ms"), "99.7");
+    cr_expect_str_eq(F(57.4, "us_ms"), "0.057");
     cr_expect_str_eq(F(-0.363, "sms"), "\xe2\x88\x92" "0.363");
     cr_expect_str_eq(F(7.6, "sms"), "+7.60");
     cr_expect_str_eq(F(0.0162, "pct"), "1.62%");
@@ -855,11 +867,12 @@ Test(fmt, hand_values)
 Test(report, includes_nothing_of_lab_or_pipeline)
 {
     const char *files[] = {"src/report.c", "src/rdata.c", "src/rdata.h", "src/fmt.c", "src/fmt.h", "src/page.c",
-                           "src/page.h", "src/fig.c", "src/fig.h", "src/figures.c", "src/figures.h", "Makefile", NULL};
+                           "src/page.h", "src/fig.c", "src/fig.h", "src/figures.c", "src/figures.h",
+                           "src/quiet.c", "src/quiet.h", "src/machine.c", "src/machine.h", "Makefile", NULL};
     for (int i = 0; files[i]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s", REPORT_DIR, files[i]);
-        char *s = slurp(p, NULL);
+        char *s = rt_slurp(p, NULL);
         cr_assert(s, "cannot read %s", p);
         cr_expect(!strstr(s, "../lab") && !strstr(s, "../pipeline") && !strstr(s, "-Ilab") &&
                       !strstr(s, "-Ipipeline") && !strstr(s, "#include \"lab/") && !strstr(s, "#include \"pipeline/"),

@@ -1,0 +1,41 @@
+/* quiet: the page's "Quiet runs" section and its figures.
+ *
+ * A run is quiet when it breaks none of the rules of the study's quiet file
+ * (the verifier's extra.quiet.rules, with their limits); only quiet runs
+ * count in the arms' medians, the verdicts and the guesses.  The section
+ * says which rules and limits were used, how many runs were quiet, and
+ * either that every run was quiet or which runs were disturbed and by
+ * which rules (each with the run's figure and the rule's limit); it names
+ * the arms whose medians leave disturbed rounds out (arms.<arm>.
+ * rounds_disturbed) and tabulates every run's quiet figures.  Each of the
+ * first QT_MAX_FIGS disturbed runs gets a figure, figures/disturbed-<run>.svg:
+ * per second, the machine's steal share and the tester's largest lateness,
+ * the limits drawn as dashed lines, and the share of the measured cores
+ * used by others (foreign_share) as a third panel when verified.json has it.
+ *
+ * Contract: the tree is borrowed; nothing is read but it.  qt_figures draws
+ * the figures into figdir and returns 0, or -1 with a message on stderr.
+ * qt_section writes the section into the page, inlining exactly the figures
+ * qt_figures drew (pg_figure reads them from the page's figure folder);
+ * 0, or -1 when a figure cannot be read.  A verified.json without
+ * extra.quiet (an older verifier) gets a note, no table and no figure.
+ * Every printed value is traced (pg_v).
+ */
+#ifndef QUIET_H
+#define QUIET_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "page.h"
+
+enum { QT_MAX_FIGS = 12 };
+
+int qt_figures(json_t *root, const char *figdir);
+int qt_section(page *p, json_t *root);
+
+/* the figure's name (no .svg) of extra.quiet.disturbed[i]: "disturbed-<run>",
+ * the run's name kept to letters, digits, '-' and '_' */
+void qt_fig_name(json_t *root, size_t i, char *out, size_t n);
+
+#endif
