@@ -140,7 +140,7 @@ Test(scan, false_positives)
         {"\"end_utc\": \"2026-11-30T05:46:19Z\", at 05:46:19 or 12:34:56.789", "times of day"},
         {"1470\t1470\t761573\t762533\t236371\t200\tL\t0.0163921881\t62\t0\n", "a tester row"},
         {"1\t1\t1052959417848\t1052960736802\t200\tL\t1\t1052959417848\t1052960687049\tA\t-\t-\t-\t-\t-\t-\n", "a service row"},
-        {"/work/main/build/quick/results/raw/H3-fb25-r1/tester.tsv.gz", "a path"},
+        {"/srv/lab/build/quick/results/raw/H3-fb25-r1/tester.tsv.gz", "a path"},
         {"build/quick/results/raw/H4-dldown-r5/service.tsv.gz", "a relative path"},
         {"lab_results_verified_json_format_version2 ThisIsALongCamelCaseIdentifierName2", "long identifiers"},
         {"-std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline -I/usr/include/postgresql", "compiler flags"},
