@@ -38,21 +38,6 @@ typedef struct {
     char *kind;        /* per request */
 } way;
 
-static int cmp64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static double pct(const int64_t *v, size_t n, double q)
-{
-    if (!n)
-        return NAN;
-    double h = (double)(n - 1) * q;
-    size_t f = (size_t)h, c = f + 1 < n ? f + 1 : n - 1;
-    return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
-}
-
 static void way_free(way *w)
 {
     free(w->lat);
@@ -100,7 +85,7 @@ static int load_way(const char *dir, way *w, char *err, size_t errlen)
             w->lat[w->nlat++] = answer - t.col[RAWFMT_TESTER_sched_t][i];
         w->standins += kind == 'K' || kind == 'D';
     }
-    qsort(w->lat, w->nlat, sizeof *w->lat, cmp64);
+    ut_sort_i64(w->lat, w->nlat);
     rawfmt_file_free(&t);
     return 0;
 }
@@ -309,8 +294,8 @@ int main(int argc, char **argv)
             break;
         }
         nways++;
-        printf("  %-24s %9.2f %9.2f %9.1f %9.2f%% %9.3f\n", LABEL[i], pct(w[i].lat, w[i].nlat, 0.5) / 1e6,
-               pct(w[i].lat, w[i].nlat, 0.99) / 1e6, w[i].nlat ? (double)w[i].lat[w[i].nlat - 1] / 1e6 : NAN,
+        printf("  %-24s %9.2f %9.2f %9.1f %9.2f%% %9.3f\n", LABEL[i], ut_pct_sorted(w[i].lat, w[i].nlat, 0.5) / 1e6,
+               ut_pct_sorted(w[i].lat, w[i].nlat, 0.99) / 1e6, w[i].nlat ? (double)w[i].lat[w[i].nlat - 1] / 1e6 : NAN,
                100.0 * (double)w[i].standins / (double)w[i].n, (double)w[i].lookups / (double)w[i].n);
         fflush(stdout);
     }

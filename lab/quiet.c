@@ -81,21 +81,6 @@ done:
     return rc;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Percentile q by linear interpolation between closest ranks (sorted v). */
-static double pct(const int64_t *v, size_t n, double q)
-{
-    double h = (double)(n - 1) * q;
-    size_t f = (size_t)h;
-    size_t c = f + 1 < n ? f + 1 : n - 1;
-    return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
-}
-
 static void reason(quiet_result *r, int rule, const char *fmt, double v, double limit)
 {
     if (r->nreasons < QUIET_NREASONS) {
@@ -130,8 +115,8 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     out->other_idle = otot ? (double)oidle / (double)otot : NAN;
     out->late_p99_ms = out->late_max_ms = NAN;
     if (nlate) {
-        qsort(late_ns, nlate, sizeof *late_ns, cmp_i64);
-        out->late_p99_ms = pct(late_ns, nlate, 0.99) / 1e6;
+        ut_sort_i64(late_ns, nlate);
+        out->late_p99_ms = ut_pct_sorted(late_ns, nlate, 0.99) / 1e6;
         out->late_max_ms = (double)late_ns[nlate - 1] / 1e6;
     }
     /* A rule with nothing to look at (NAN) is kept: there is no sign of a
@@ -159,7 +144,8 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
 int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, char *err, size_t errlen)
 {
     char path[4200];
-    rawfmt_file m = {0}, t = {0};
+    rawfmt_file m = {0};
+    size_t nlate = 0;
     quiet_ticks *all = NULL, *meas = NULL;
     int64_t *late = NULL;
     int rc = -1;
@@ -189,15 +175,30 @@ int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, c
         ut_seterr(err, errlen, "%s: %zu rows: the last reading has no M row", path, m.n);
         goto done;
     }
+    /* the tester's rows one by one: only the lateness is kept (a capacity
+     * run has millions of rows) */
     snprintf(path, sizeof path, "%s/tester.tsv.gz", dir);
-    if (rawfmt_read(path, RAWFMT_TESTER, &t, err, errlen) != 0)
+    rawfmt_reader *tr;
+    if (rawfmt_open(&tr, path, RAWFMT_TESTER, err, errlen) != 0)
         goto done;
-    late = malloc((t.n ? t.n : 1) * sizeof *late);
-    if (!late)
-        goto oom;
-    for (size_t i = 0; i < t.n; i++)
-        late[i] = t.col[RAWFMT_TESTER_send_t][i] - t.col[RAWFMT_TESTER_sched_t][i];
-    quiet_judge(q, all, meas, nsec, late, t.n, out);
+    int64_t v[RAWFMT_TESTER_NCOLS];
+    size_t cap = 0;
+    int got;
+    while ((got = rawfmt_next(tr, v, err, errlen)) == 1) {
+        if (nlate == cap) {
+            int64_t *nl = realloc(late, (cap = cap ? cap * 2 : 65536) * sizeof *nl);
+            if (!nl) {
+                rawfmt_close(tr);
+                goto oom;
+            }
+            late = nl;
+        }
+        late[nlate++] = v[RAWFMT_TESTER_send_t] - v[RAWFMT_TESTER_sched_t];
+    }
+    rawfmt_close(tr);
+    if (got != 0)
+        goto done;
+    quiet_judge(q, all, meas, nsec, late, nlate, out);
     rc = 0;
     goto done;
 oom:
@@ -207,6 +208,5 @@ done:
     free(meas);
     free(late);
     rawfmt_file_free(&m);
-    rawfmt_file_free(&t);
     return rc;
 }

@@ -9,22 +9,6 @@
 #include "rawfmt.h"
 #include "util.h"
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Linear interpolation between closest ranks (numpy's default). */
-static double pctl(const int64_t *s, size_t n, double p)
-{
-    double h = (double)(n - 1) * p;
-    size_t lo = (size_t)floor(h);
-    if (lo + 1 >= n)
-        return (double)s[n - 1];
-    return (double)s[lo] + (h - (double)lo) * (double)(s[lo + 1] - s[lo]);
-}
-
 static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
 
 int trec_write_summary(const char *path, const trec *req, size_t n, const trec_run *o, const gate_res *g)
@@ -43,7 +27,7 @@ int trec_write_summary(const char *path, const trec *req, size_t n, const trec_r
             late[nlate++] = q->send - q->sched;
         kinds[q->kind == 'L' ? 0 : q->kind == 'K' ? 1 : q->kind == 'D' ? 2 : 3]++;
     }
-    qsort(late, nlate, sizeof *late, cmp_i64);
+    ut_sort_i64(late, nlate);
     json_t *gj = json_object(), *kj = json_object(), *s = json_object();
     json_object_set_new(gj, "enabled", json_boolean(g->enabled));
     json_object_set_new(gj, "idle_share", num_or_null(g->idle_share));
@@ -73,8 +57,8 @@ int trec_write_summary(const char *path, const trec *req, size_t n, const trec_r
     json_object_set_new(s, "connect_failures", json_integer((json_int_t)o->open_failed));
     json_object_set_new(s, "waited", json_integer((json_int_t)o->waited));
     json_object_set_new(s, "gate", gj);
-    json_object_set_new(s, "late_p50_ns", nlate ? json_real(pctl(late, nlate, 0.50)) : json_null());
-    json_object_set_new(s, "late_p99_ns", nlate ? json_real(pctl(late, nlate, 0.99)) : json_null());
+    json_object_set_new(s, "late_p50_ns", nlate ? json_real(ut_pct_sorted(late, nlate, 0.50)) : json_null());
+    json_object_set_new(s, "late_p99_ns", nlate ? json_real(ut_pct_sorted(late, nlate, 0.99)) : json_null());
     json_object_set_new(s, "late_max_ns", nlate ? json_integer(late[nlate - 1]) : json_null());
     free(late);
     char *text = json_dumps(s, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -272,6 +272,23 @@ uint64_t ut_hash4(uint64_t key, uint64_t a, uint64_t b, uint64_t c)
 
 double ut_u64_unit(uint64_t x) { return (double)(x >> 11) * 0x1.0p-53; }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void ut_sort_i64(int64_t *v, size_t n) { qsort(v, n, sizeof *v, cmp_i64); }
+
+double ut_pct_sorted(const int64_t *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double h = (double)(n - 1) * q;
+    size_t f = (size_t)h, c = f + 1 < n ? f + 1 : n - 1;
+    return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
+}
+
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 void ut_rng_seed(ut_rng *r, uint64_t seed)

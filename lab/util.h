@@ -75,4 +75,10 @@ uint64_t ut_mix64(uint64_t x);            /* splitmix64 finaliser */
 uint64_t ut_hash4(uint64_t key, uint64_t a, uint64_t b, uint64_t c);
 double ut_u64_unit(uint64_t x);           /* top 53 bits to [0, 1) */
 
+/* Percentiles as docs/DESIGN.md defines them: ut_sort_i64 sorts ascending;
+ * ut_pct_sorted gives percentile q of sorted v by linear interpolation
+ * between closest ranks (h = (n - 1)·q), NAN when n is 0. */
+void ut_sort_i64(int64_t *v, size_t n);
+double ut_pct_sorted(const int64_t *v, size_t n, double q);
+
 #endif

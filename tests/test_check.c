@@ -1,6 +1,7 @@
 /* `check` fails, naming the file, on a one-byte change; passes otherwise.
  * Also: atomic writes leave nothing behind on failure. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,4 +126,20 @@ Test(check, overflowing_size_and_bad_options_are_named)
     cr_assert(strstr(out, "unknown option --gate"), "%s", out);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(system(cmd), 0);
+}
+
+/* The one percentile of the lab side (util.h), by hand: linear between
+ * closest ranks, h = (n - 1)·q. */
+Test(check, percentile_by_hand)
+{
+    int64_t v[5] = {5, 1, 3, 2, 4};
+    ut_sort_i64(v, 5);
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(v[i], i + 1);
+    cr_assert_float_eq(ut_pct_sorted(v, 5, 0.5), 3.0, 1e-15);
+    cr_assert_float_eq(ut_pct_sorted(v, 5, 0.99), 4.96, 1e-12); /* h = 3.96 */
+    cr_assert_float_eq(ut_pct_sorted(v, 5, 0.0), 1.0, 1e-15);
+    cr_assert_float_eq(ut_pct_sorted(v, 5, 1.0), 5.0, 1e-15);
+    cr_assert_float_eq(ut_pct_sorted(v, 1, 0.99), 1.0, 1e-15);
+    cr_assert(isnan(ut_pct_sorted(v, 0, 0.5)));
 }
