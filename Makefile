@@ -35,7 +35,7 @@ LDLIBS  := -ljansson -lcrypto -lz -lm
 LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
 LAB_MODS  += proc
-LAB_MODS  += storeq
+LAB_MODS  += storeq faults
 LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)

@@ -12,7 +12,7 @@
 
 static const char *const COLS[] = {"name",     "wait",     "rate",     "policy",      "try_ms",
                                    "tries",    "pause",    "pause_ms", "hedge_ms",    "limit_ms",
-                                   "deadline_ms", "reserve_ms", "down", "standin"};
+                                   "deadline_ms", "reserve_ms", "down", "standin", "fault"};
 enum { NCOLS = sizeof COLS / sizeof COLS[0] };
 
 static int num(const char *s, long lo, long hi, long *out)
@@ -87,21 +87,27 @@ static const struct {
     int rate;
 } RATE_CODES[] = {{'3', 300}, {'4', 450}};
 
-/* A name of the form <wait><rate code>-<policy> (H3-fb25) agrees with its
- * columns; Z-capacity names the closed loop; other names (the demo's
- * "two-retries") are free. */
+/* A name of the form <wait><rate code>-<policy>[-<fault>] (H3-fb25,
+ * H3-fb25-down) agrees with its columns (the fault's scenario, without its
+ * window; none is left out); Z-capacity names the closed loop; other names
+ * (the demo's "two-retries") are free. */
 static int r_name(const arm *a)
 {
     const char *n = a->name;
     if (!strcmp(n, "Z-capacity"))
-        return a->wait == WAIT_Z && a->rate == 0;
+        return a->wait == WAIT_Z && a->rate == 0 && a->fault.kind == FAULT_NONE;
     if (!strchr("ZFLH", n[0]) || !n[0] || !(n[1] >= '0' && n[1] <= '9') || n[2] != '-')
         return 1;
     int rate = -1;
     for (size_t i = 0; i < sizeof RATE_CODES / sizeof RATE_CODES[0]; i++)
         if (RATE_CODES[i].code == n[1])
             rate = RATE_CODES[i].rate;
-    return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 3, a->policy);
+    char want[64];
+    if (a->fault.kind == FAULT_NONE)
+        snprintf(want, sizeof want, "%s", a->policy);
+    else
+        snprintf(want, sizeof want, "%s-%s", a->policy, fault_name(a->fault.kind));
+    return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 3, want);
 }
 
 /* naming 0: what the policy code needs to run the arm at all (play checks
@@ -125,7 +131,9 @@ static const struct {
     {"label", r_label, 1,
      "the policy label matches the columns: none, tT (try_ms T, 504), fbT (try_ms T, stand-in), dl, dldown "
      "(deadline, down 0/1), rN, rNb, rNbj (N retries: tries N+1, pause none/fixed/jitter), hedge"},
-    {"name", r_name, 1, "a name <wait><3|4>-<policy> matches its wait, rate (3: 300/s, 4: 450/s) and policy"},
+    {"name", r_name, 1,
+     "a name <wait><3|4>-<policy>[-<fault>] matches its wait, rate (3: 300/s, 4: 450/s), policy and fault "
+     "scenario (left out when none)"},
 };
 
 static int check(const arm *a, int naming, char *why, size_t whylen)
@@ -222,6 +230,11 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
     if (num(f[13], 0, 1, &v) != 0)
         FIELD_ERR(13, "is not 0 or 1");
     a->standin = (int)v;
+    char fwhy[256];
+    if (fault_parse(f[14], &a->fault, fwhy, sizeof fwhy) != 0) {
+        ut_seterr(err, errlen, "%s:%d: arm %s: field fault: %s", path, lineno, a->name, fwhy);
+        return -1;
+    }
 #undef FIELD_ERR
     char why[512];
     if (arms_check(a, why, sizeof why) != 0) {

@@ -19,6 +19,9 @@
  *   reserve_ms kept back for scoring and answering
  *   down       1: the remaining budget travels with the lookup to the store
  *   standin    1: on expiry answer the stand-in score; 0: answer 504
+ *   fault      how the store fails in this arm's runs: a scenario of
+ *              lab/faults.h (none, down, hang, reset, never, flaky,
+ *              missing), optionally with its window, "down@0.2-0.5"
  * Room for later policies (retry budget, circuit breaker, bulkhead, adaptive
  * hedge delay) is new columns and new rules.
  *
@@ -38,6 +41,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "faults.h"
 #include "waits.h"
 
 #define ARMS_MAXPAUSE 4
@@ -63,6 +67,7 @@ typedef struct {
     int64_t reserve_ns;
     int down;
     int standin;
+    fault_spec fault;
 } arm;
 
 typedef struct {

@@ -130,20 +130,42 @@ void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action
     after_try(s, a, now, o);
 }
 
+int64_t pol_reconnect_cap_ns(int k)
+{
+    int64_t cap = POL_RECONNECT_BASE_NS;
+    for (int i = 0; i < k && cap < POL_RECONNECT_CAP_NS; i++)
+        cap *= 2;
+    return cap < POL_RECONNECT_CAP_NS ? cap : POL_RECONNECT_CAP_NS;
+}
+
+int64_t pol_reconnect_ns(uint32_t round, int conn, uint32_t outage, int k)
+{
+    double u = ut_u64_unit(ut_hash4(POL_RECONNECT_KEY + round, (uint64_t)conn, outage, (uint64_t)k));
+    return (int64_t)floor(u * (double)pol_reconnect_cap_ns(k));
+}
+
 void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *o)
 {
+    static const char code[] = {[POL_ANS_OK] = 'A', [POL_ANS_DROPPED] = 'D', [POL_ANS_UNAVAILABLE] = 'U',
+                                [POL_ANS_NOT_FOUND] = 'N', [POL_ANS_LOST] = 'X', [POL_ANS_REFUSED] = 'R'};
     reset(o);
-    if (attempt < 0 || attempt >= POL_MAX_LOOKUPS || !(s->waiting & (1u << attempt)))
+    if (attempt < 0 || attempt >= POL_MAX_LOOKUPS || !(s->waiting & (1u << attempt)) || answer < 0 ||
+        answer > POL_ANS_REFUSED)
         return; /* nobody waits for it any more */
     s->waiting &= ~(1u << attempt);
+    o->ended[attempt] = code[answer];
     if (answer == POL_ANS_OK) {
-        o->ended[attempt] = 'A';
         end_all(s, 'C', o);
         o->timer[0] = o->timer[1] = POL_TIMER_OFF;
         o->done = POL_LIVE;
         return;
     }
-    o->ended[attempt] = 'D';
+    if (answer == POL_ANS_NOT_FOUND) { /* permanent: asking again gives the same */
+        end_all(s, 'C', o);
+        o->timer[0] = o->timer[1] = POL_TIMER_OFF;
+        o->done = a->standin ? POL_STANDIN : POL_TIMEOUT;
+        return;
+    }
     if (s->waiting)
         return; /* a hedged twin may still answer */
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;

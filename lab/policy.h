@@ -29,7 +29,14 @@
 #define POL_TIMER_OFF (INT64_MIN + 1)
 
 enum { POL_PENDING, POL_LIVE, POL_STANDIN, POL_TIMEOUT, POL_FAILED };
-enum { POL_ANS_OK, POL_ANS_DROPPED };
+/* What became of a lookup, as the service tells the policy (and the code
+ * logged for it in service.tsv.gz's aK_out).  Transient (retried while
+ * tries are left): DROPPED (D, the store's budget drop), UNAVAILABLE (U),
+ * LOST (X, its connection was lost while it waited) and REFUSED (R, not
+ * sent: no connection to the store).  Permanent (straight to the fallback,
+ * no retry): NOT_FOUND (N).  A try's limit running out (T) is transient
+ * too: the timer path. */
+enum { POL_ANS_OK, POL_ANS_DROPPED, POL_ANS_UNAVAILABLE, POL_ANS_NOT_FOUND, POL_ANS_LOST, POL_ANS_REFUSED };
 
 typedef struct {
     uint32_t round, req;
@@ -62,5 +69,16 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
 
 /* The pause before retry k (k = 1, 2 ...), drawn for (round, req, k). */
 int64_t pol_pause_ns(const arm *a, uint32_t round, uint32_t req, int k);
+
+/* Reconnecting to the store: exponential backoff with full jitter.  After
+ * the k-th failed try in a row (k = 0: the connection was just lost) the
+ * service waits uniform [0, min(CAP, BASE * 2^k)) before the next try,
+ * drawn from ut_hash4(POL_RECONNECT_KEY + round, conn, outage, k), where
+ * outage counts the connection's losses (0, 1, ...). */
+#define POL_RECONNECT_BASE_NS 10000000LL  /* 10 ms */
+#define POL_RECONNECT_CAP_NS 1000000000LL /* 1 s */
+#define POL_RECONNECT_KEY 0x5245434f4eULL /* "RECON" */
+int64_t pol_reconnect_cap_ns(int k);
+int64_t pol_reconnect_ns(uint32_t round, int conn, uint32_t outage, int k);
 
 #endif

@@ -19,10 +19,12 @@ static const rawfmt_col TESTER[] = {RAWFMT_TESTER_COLS(RAWFMT_COL)};
 static const rawfmt_col SERVICE[] = {RAWFMT_SERVICE_COLS(RAWFMT_COL)};
 static const rawfmt_col STORE[] = {RAWFMT_STORE_COLS(RAWFMT_COL)};
 static const rawfmt_col MACHINE[] = {RAWFMT_MACHINE_COLS(RAWFMT_COL)};
+static const rawfmt_col EVENTS[] = {RAWFMT_EVENTS_COLS(RAWFMT_COL)};
 static const raw_col TESTER_LOG[] = {RAWFMT_TESTER_COLS(RAWFMT_LOGCOL)};
 static const raw_col SERVICE_LOG[] = {RAWFMT_SERVICE_COLS(RAWFMT_LOGCOL)};
 static const raw_col STORE_LOG[] = {RAWFMT_STORE_COLS(RAWFMT_LOGCOL)};
 static const raw_col MACHINE_LOG[] = {RAWFMT_MACHINE_COLS(RAWFMT_LOGCOL)};
+static const raw_col EVENTS_LOG[] = {RAWFMT_EVENTS_COLS(RAWFMT_LOGCOL)};
 
 _Static_assert(RAWFMT_SERVICE_NCOLS <= RAW_MAXCOLS && RAWFMT_TESTER_NCOLS <= RAW_MAXCOLS &&
                    RAWFMT_STORE_NCOLS <= RAW_MAXCOLS,
@@ -33,6 +35,7 @@ static const rawfmt_table TABLES[RAWFMT_NKINDS] = {
     {RAWFMT_SERVICE, "service", SERVICE, SERVICE_LOG, RAWFMT_SERVICE_NCOLS},
     {RAWFMT_STORE, "store", STORE, STORE_LOG, RAWFMT_STORE_NCOLS},
     {RAWFMT_MACHINE, "machine", MACHINE, MACHINE_LOG, RAWFMT_MACHINE_NCOLS},
+    {RAWFMT_EVENTS, "events", EVENTS, EVENTS_LOG, RAWFMT_EVENTS_NCOLS},
 };
 
 const rawfmt_table *rawfmt_table_of(rawfmt_kind kind)
@@ -113,10 +116,10 @@ static int read_line(rawfmt_reader *r, char *err, size_t errlen)
     return 1;
 }
 
-/* Line 1: "# lab-raw 1 <kind>"; picks the table when kind is RAWFMT_ANY. */
+/* Line 1: "# lab-raw 2 <kind>"; picks the table when kind is RAWFMT_ANY. */
 static int check_first(rawfmt_reader *r, rawfmt_kind kind, char *err, size_t errlen)
 {
-    static const char magic[] = "# lab-raw 1 ";
+    static const char magic[] = "# lab-raw " RAW_VERSION " ";
     const char *word = strncmp(r->buf, magic, sizeof magic - 1) ? NULL : r->buf + sizeof magic - 1;
     for (int k = 0; word && k < RAWFMT_NKINDS; k++)
         if ((kind == RAWFMT_ANY || kind == (rawfmt_kind)k) && !strcmp(word, TABLES[k].name))
@@ -124,10 +127,10 @@ static int check_first(rawfmt_reader *r, rawfmt_kind kind, char *err, size_t err
     if (r->t)
         return 0;
     if (kind == RAWFMT_ANY)
-        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw 1 tester|service|store|machine\"",
+        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw " RAW_VERSION " tester|service|store|machine|events\"",
                   r->path, r->buf);
     else
-        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw 1 %s\"", r->path, r->buf,
+        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw " RAW_VERSION " %s\"", r->path, r->buf,
                   TABLES[kind].name);
     return -1;
 }

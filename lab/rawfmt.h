@@ -18,7 +18,7 @@
  * bits (raw_f to write, rawfmt_float to read back).
  *
  * The reader checks everything the page states: a gzip stream whole (a cut
- * stream is an error, not an early end), line 1 "# lab-raw 1 <kind>", line
+ * stream is an error, not an early end), line 1 "# lab-raw 2 <kind>", line
  * 2 the kind's column names exactly, then per row: the number of fields,
  * each value's syntax (integers through opt_i64: no overflow), a "-" only
  * where allowed, codes from the list, no time sum leaving 64 bits.  An
@@ -62,13 +62,13 @@
     X(lookups,     'i', 0, NULL)    \
     X(a0_start_t,  't', 1, NULL)    \
     X(a0_end_t,    't', 1, NULL)    \
-    X(a0_out,      'c', 1, "ATCDX") \
+    X(a0_out,      'c', 1, "ATCDXUNR") \
     X(a1_start_t,  't', 1, NULL)    \
     X(a1_end_t,    't', 1, NULL)    \
-    X(a1_out,      'c', 1, "ATCDX") \
+    X(a1_out,      'c', 1, "ATCDXUNR") \
     X(a2_start_t,  't', 1, NULL)    \
     X(a2_end_t,    't', 1, NULL)    \
-    X(a2_out,      'c', 1, "ATCDX")
+    X(a2_out,      'c', 1, "ATCDXUNR")
 
 /* store.tsv.gz: one row per lookup received. */
 #define RAWFMT_STORE_COLS(X)        \
@@ -80,7 +80,7 @@
     X(end_t,       't', 1, NULL)    \
     X(planned_ns,  'i', 0, NULL)    \
     X(budget_ns,   'i', 0, NULL)    \
-    X(outcome,     'c', 0, "ADUP")  \
+    X(outcome,     'c', 0, "ADUPENHR")  \
     X(line,        'i', 0, NULL)    \
     X(busy,        'i', 0, NULL)
 
@@ -94,14 +94,26 @@
     X(steal,       'i', 0, NULL)    \
     X(lab,         'i', 0, NULL)
 
+/* events.tsv.gz: the service's own state changes, one row each, in time
+ * order: its connections to the store lost (L), a reconnect try refused
+ * or failed (F), connected again (C). */
+#define RAWFMT_EVENTS_COLS(X)       \
+    X(t,           't', 0, NULL)    \
+    X(what,        'c', 0, "LFC")   \
+    X(conn,        'i', 0, NULL)    \
+    X(tries,       'i', 0, NULL)    \
+    X(wait_ns,     'i', 0, NULL)
+
 #define RAWFMT_ENUM_TESTER(name, type, absent, codes) RAWFMT_TESTER_##name,
 #define RAWFMT_ENUM_SERVICE(name, type, absent, codes) RAWFMT_SERVICE_##name,
 #define RAWFMT_ENUM_STORE(name, type, absent, codes) RAWFMT_STORE_##name,
 #define RAWFMT_ENUM_MACHINE(name, type, absent, codes) RAWFMT_MACHINE_##name,
+#define RAWFMT_ENUM_EVENTS(name, type, absent, codes) RAWFMT_EVENTS_##name,
 enum { RAWFMT_TESTER_COLS(RAWFMT_ENUM_TESTER) RAWFMT_TESTER_NCOLS };
 enum { RAWFMT_SERVICE_COLS(RAWFMT_ENUM_SERVICE) RAWFMT_SERVICE_NCOLS };
 enum { RAWFMT_STORE_COLS(RAWFMT_ENUM_STORE) RAWFMT_STORE_NCOLS };
 enum { RAWFMT_MACHINE_COLS(RAWFMT_ENUM_MACHINE) RAWFMT_MACHINE_NCOLS };
+enum { RAWFMT_EVENTS_COLS(RAWFMT_ENUM_EVENTS) RAWFMT_EVENTS_NCOLS };
 
 typedef enum {
     RAWFMT_ANY = -1,
@@ -109,6 +121,7 @@ typedef enum {
     RAWFMT_SERVICE,
     RAWFMT_STORE,
     RAWFMT_MACHINE,
+    RAWFMT_EVENTS,
     RAWFMT_NKINDS
 } rawfmt_kind;
 

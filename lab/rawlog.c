@@ -161,7 +161,7 @@ int rawlog_close(rawlog *r, char *err, size_t errlen)
         goto done;
     }
     gzbuffer(gz, 1 << 18);
-    gzprintf(gz, "# lab-raw 1 %s\n", r->kind);
+    gzprintf(gz, "# lab-raw " RAW_VERSION " %s\n", r->kind);
     for (int c = 0; c < r->ncols; c++)
         gzprintf(gz, "%s%s", c ? "\t" : "", r->cols[c].name);
     gzputc(gz, '\n');

@@ -216,29 +216,38 @@ Test(policy, bad_arms_files_are_named)
     cr_assert_not_null(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/arms.tsv", dir);
     const char *head = "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t"
-                       "deadline_ms\treserve_ms\tdown\tstandin\n";
+                       "deadline_ms\treserve_ms\tdown\tstandin\tfault\n";
     struct {
         const char *line, *want;
     } cases[] = {
-        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
-        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
-        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 14"},
-        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\n", ":2: arm X3-r2b breaks rule pause-count"},
-        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\n", ":2: arm X3-d breaks rule deadline"},
+        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\n", ":2: field wait \"Q\""},
+        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\n", ":2: field rate \"fast\""},
+        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 15"},
+        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\n", ":2: arm X3-r2b breaks rule pause-count"},
+        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\tnone\n", ":2: arm X3-d breaks rule deadline"},
         /* the service holds 3 lookups per request: 5 tries are refused, not capped */
-        {"H3-r4\tH\t300\tr4\t25\t5\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-r4 breaks rule tries: tries is 1 to 3"},
-        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-x breaks rule label"},
-        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\n", ":2: arm H3-r2 breaks rule retry-limit"},
-        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\n", "breaks rule hedge-alone"},
-        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\n", "breaks rule hedge-first"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\n", "breaks rule pause-kind"},
-        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule label"},
-        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule label"},
-        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule name"},
-        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\n", "breaks rule name"},
-        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\n", "breaks rule reserve"},
-        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
-        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
+        {"H3-r4\tH\t300\tr4\t25\t5\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", ":2: arm H3-r4 breaks rule tries: tries is 1 to 3"},
+        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", ":2: arm H3-x breaks rule label"},
+        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", ":2: arm H3-r2 breaks rule retry-limit"},
+        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\n", "breaks rule hedge-alone"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\tnone\n", "breaks rule hedge-first"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\n", "breaks rule pause-kind"},
+        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", "breaks rule label"},
+        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", "breaks rule label"},
+        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", "breaks rule name"},
+        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n", "breaks rule name"},
+        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\n", "breaks rule reserve"},
+        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\n", "breaks rule closed-loop"},
+        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\n", ":2: field tries"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\n",
+         ":2: arm H3-fb25-down: field fault: fault 'dwn' is not a scenario"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\n",
+         ":2: arm H3-fb25-down: field fault: fault 'down@0.5-1.5': the window's end"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\n", "is empty"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@1-end\n", "outside the run"},
+        {"H3-fb25-flaky\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tflaky@0-0.5\n", "has no window"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\n", "breaks rule name"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\treset\n", "breaks rule name"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         FILE *f = fopen(path, "w");

@@ -115,7 +115,7 @@ Test(rawfmt, written_with_rawlog_read_back)
 
     /* the text, by hand */
     char *text = unzip(path);
-    const char *want = "# lab-raw 1 tester\n"
+    const char *want = "# lab-raw 2 tester\n"
                        "j\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
                        "0\t5\t9000000000000\t9000000001000\t9000003000000\t200\tL\t0.75\t0\t0\n"
                        "1\t6\t500\t1000\t-\t0\tE\t-\t1\t1\n"
@@ -151,7 +151,7 @@ Test(rawfmt, written_with_rawlog_read_back)
     rawfmt_file_free(&f);
     /* the right kind is asked for */
     cr_assert_eq(rawfmt_read(path, RAWFMT_STORE, &f, err, sizeof err), -1);
-    cr_assert(strstr(err, "tester.tsv.gz:1:") && strstr(err, "# lab-raw 1 store"), "%s", err);
+    cr_assert(strstr(err, "tester.tsv.gz:1:") && strstr(err, "# lab-raw 2 store"), "%s", err);
 }
 
 Test(rawfmt, every_kind_round_trips_absent_codes_included)
@@ -190,7 +190,7 @@ Test(rawfmt, every_kind_round_trips_absent_codes_included)
 
 /* ------------------------------------------------------------ bad files */
 
-#define THEAD "# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
+#define THEAD "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
 #define TROW "0\t0\t100\t110\t300\t200\tL\t0.5\t0\t0\n"
 
 static void write_gz(const char *path, const char *text)
@@ -219,13 +219,13 @@ static void refused(const char *text, const char *want)
 
 Test(rawfmt, bad_first_lines_and_headers)
 {
-    refused("# lab-raw 1 store\n" "j\n", "bad.tsv.gz:1:|# lab-raw 1 tester");
+    refused("# lab-raw 2 store\n" "j\n", "bad.tsv.gz:1:|# lab-raw 2 tester");
     refused("# lab-raw 2 tester\n", "bad.tsv.gz:1:");
     refused("", "bad.tsv.gz:1:|empty");
-    refused("# lab-raw 1 tester\n", "bad.tsv.gz:2:");
-    refused("# lab-raw 1 tester\nj\trow\tsend_t\n", "bad.tsv.gz:2:|column 3|\"send_t\"|\"sched_t\"");
-    refused("# lab-raw 1 tester\nj\trow\n", "bad.tsv.gz:2:|2 column names, expected 10");
-    refused("# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\textra\n",
+    refused("# lab-raw 2 tester\n", "bad.tsv.gz:2:");
+    refused("# lab-raw 2 tester\nj\trow\tsend_t\n", "bad.tsv.gz:2:|column 3|\"send_t\"|\"sched_t\"");
+    refused("# lab-raw 2 tester\nj\trow\n", "bad.tsv.gz:2:|2 column names, expected 10");
+    refused("# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\textra\n",
             "bad.tsv.gz:2:|more than the 10");
 }
 
