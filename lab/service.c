@@ -97,6 +97,7 @@ struct conn {
     int dead;             /* closed; freed when refs drops to 0 */
     int refs;             /* requests and handlers still holding it */
     int in_process;       /* conn_process is on the stack */
+    conn *prev, *next;    /* every connection not yet freed (S.conns), freed at exit */
 };
 
 static struct {
@@ -114,6 +115,7 @@ static struct {
     int *free_slots;
     int nfree, capfree;
     uint64_t serial;
+    conn *conns;
     uint64_t requests, lookups;
     rawlog *log;
     char err[UT_ERRLEN];
@@ -612,6 +614,12 @@ static void conn_close(conn *c)
 static void conn_release(conn *c)
 {
     if (--c->refs == 0 && c->dead) {
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            S.conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
         free(c->in);
         free(c);
     }
@@ -638,6 +646,10 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
         }
         c->fd = fd;
         c->in = in;
+        c->next = S.conns;
+        if (S.conns)
+            S.conns->prev = c;
+        S.conns = c;
         event_assign(&c->rd, S.base, fd, EV_READ | EV_PERSIST, on_conn_read, c);
         event_assign(&c->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
         event_add(&c->rd, NULL);
@@ -851,6 +863,17 @@ int main(int argc, char **argv)
     if (sconn_close(S.store, err, errlen) != 0) {
         ut_err("%s", err);
         rc = -1;
+    }
+    while (S.conns) { /* clients still connected */
+        conn *c = S.conns;
+        S.conns = c->next;
+        if (!c->dead) {
+            event_del(&c->rd);
+            event_del(&c->wr);
+            close(c->fd);
+        }
+        free(c->in);
+        free(c);
     }
     event_free(acc);
     event_free(sterm);
