@@ -11,7 +11,7 @@
  *                without stand-in; 400 with a reason on bad input; 413 for a
  *                body over 64 KiB.
  *   GET /health  "ok"
- *   GET /calls   {"requests":N,"lookups":M}
+ *   GET /calls   {"requests":N,"lookups":M} (lookups sent to the store)
  * Each request fetches its row's six features from the store over a few
  * persistent, multiplexed connections (lab/storeconn.h, lab/wire.h),
  * applying the arm's policy (lab/policy.h), scores them with the tree
