@@ -36,6 +36,7 @@ LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
 LAB_MODS  += proc
 LAB_MODS  += storeq faults
+LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
