@@ -37,6 +37,7 @@ LAB_MODS  += watch quiet
 LAB_MODS  += proc
 LAB_MODS  += storeq faults
 LAB_MODS  += storeconn
+LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
