@@ -5,7 +5,7 @@
  * 1. Connects (an unreachable database: one message naming it, exit 1,
  *    nothing written) and applies pipeline/schema.sql.
  * 2. Loads every complete run folder OUT/results/raw/<run>/ whose fingerprint
- *    (sha256 of its three event files) is not loaded yet: the files are parsed
+ *    (sha256 of its five event files) is not loaded yet: the files are parsed
  *    and checked whole first (a truncated gzip stream or a malformed row names
  *    the file and line, and nothing of that run is loaded), then the run's old
  *    rows are deleted and the new ones COPied in, in one transaction per run.
@@ -27,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "faults.h"
 #include "opt.h"
 #include "prov.h"
 #include "quiet.h"
@@ -180,6 +181,49 @@ static int exec_file(PGconn *db, const char *path, char *err, size_t errlen)
 
 /* ------------------------------------------------------------ one run */
 
+/* run.json's fault (lab/RAWFORMAT.md): the scenario's name, and for a
+ * scenario with a window its bounds in ns from t0 as SQL parameters
+ * (from, to; NULL for "no window", to alone NULL for "to the end"). */
+typedef struct {
+    char name[16], from[32], to[32];
+    const char *from_p, *to_p;
+} run_fault;
+
+static int read_fault(json_t *rj, const char *path, run_fault *f, char *err, size_t errlen)
+{
+    json_t *jf = json_object_get(rj, "fault");
+    const char *name = json_string_value(json_object_get(jf, "name"));
+    fault_spec spec;
+    char why[160];
+    if (!name || strlen(name) >= sizeof f->name || fault_parse(name, &spec, why, sizeof why) != 0 ||
+        strcmp(fault_name(spec.kind), name)) {
+        ut_seterr(err, errlen, "%s: fault.name: needs one of none, down, hang, reset, never, flaky, missing", path);
+        return -1;
+    }
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->from_p = f->to_p = NULL;
+    json_t *jfrom = json_object_get(jf, "from_ns"), *jto = json_object_get(jf, "to_ns");
+    if (!fault_has_window(spec.kind)) {
+        if (jfrom && !json_is_null(jfrom)) {
+            ut_seterr(err, errlen, "%s: fault: %s has no window, yet from_ns is given", path, name);
+            return -1;
+        }
+        return 0;
+    }
+    json_int_t from = json_integer_value(jfrom), to = json_integer_value(jto);
+    if (!json_is_integer(jfrom) || from < 0 || !jto || (!json_is_null(jto) && (!json_is_integer(jto) || to <= from))) {
+        ut_seterr(err, errlen, "%s: fault: %s needs from_ns >= 0 and to_ns > from_ns or null", path, name);
+        return -1;
+    }
+    snprintf(f->from, sizeof f->from, "%lld", (long long)from);
+    f->from_p = f->from;
+    if (json_is_integer(jto)) {
+        snprintf(f->to, sizeof f->to, "%lld", (long long)to);
+        f->to_p = f->to;
+    }
+    return 0;
+}
+
 static int file_sha(const char *path, char hex[65], char *err, size_t errlen)
 {
     return ut_sha256_file(path, hex, NULL, err, errlen);
@@ -190,7 +234,7 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
 {
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/results/raw/%s", o->root, run);
-    /* the fingerprint: sha256 of the tester's, the service's and the store's sha256 */
+    /* the fingerprint: sha256 of the event files' sha256s (tester, service, store, machine, events) */
     char shas[RAWFMT_NKINDS][65], all[RAWFMT_NKINDS * 64 + 1] = "", fp[65];
     for (int k = 0; k < RAWFMT_NKINDS; k++) {
         snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(k)->name);
@@ -215,7 +259,8 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         return -1;
     }
     int rc = -1;
-    sbuf t = {0}, s = {0}, st = {0}, m = {0};
+    sbuf t = {0}, s = {0}, st = {0}, m = {0}, ev = {0};
+    run_fault fault;
     char *rjtext = NULL;
     const char *arm = json_string_value(json_object_get(rj, "arm"));
     json_t *jr = json_object_get(rj, "round"), *js = json_object_get(rj, "seconds"), *jt = json_object_get(rj, "t0_ns");
@@ -223,10 +268,13 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
         ut_seterr(err, errlen, "%s: needs arm, round, seconds and t0_ns", path);
         goto done;
     }
+    if (read_fault(rj, path, &fault, err, errlen) != 0)
+        goto done;
     if (load_events(dir, RAWFMT_TESTER, run, &t, err, errlen) != 0 ||
         load_events(dir, RAWFMT_SERVICE, run, &s, err, errlen) != 0 ||
         load_events(dir, RAWFMT_STORE, run, &st, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_MACHINE, run, &m, err, errlen) != 0)
+        load_events(dir, RAWFMT_MACHINE, run, &m, err, errlen) != 0 ||
+        load_events(dir, RAWFMT_EVENTS, run, &ev, err, errlen) != 0)
         goto done;
 
     /* the run's log lines, redacted */
@@ -269,12 +317,13 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
     snprintf(t0, sizeof t0, "%lld", (long long)json_integer_value(jt));
     rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
     const char *del[] = {run};
-    const char *ins[] = {run, arm, round, seconds, t0, fp, rjtext};
+    const char *ins[] = {run, arm, round, seconds, t0, fp, fault.name, fault.from_p, fault.to_p, rjtext};
     if (exec_ok(db, "BEGIN", err, errlen) != 0 ||
         exec_params(db, "DELETE FROM requests WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM service_requests WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM lookups WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM machine WHERE run = $1", 1, del, err, errlen) != 0 ||
+        exec_params(db, "DELETE FROM events WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM syslog WHERE run = $1", 1, del, err, errlen) != 0 ||
         exec_params(db, "DELETE FROM runs WHERE run = $1", 1, del, err, errlen) != 0 ||
         copy_in(db, "COPY requests FROM STDIN", &t, err, errlen) != 0 ||
@@ -286,11 +335,12 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
                     "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION BY scope "
                     "ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y WHERE x.ctid = y.ctid",
                     1, del, err, errlen) != 0 ||
+        copy_in(db, "COPY events FROM STDIN", &ev, err, errlen) != 0 ||
         (lg.len && copy_in(db, "COPY syslog FROM STDIN", &lg, err, errlen) != 0) ||
         exec_params(db,
-                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, run_json) "
-                    "VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                    7, ins, err, errlen) != 0 ||
+                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, fault, win_from_ns, win_to_ns, "
+                    "run_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    10, ins, err, errlen) != 0 ||
         exec_ok(db, "COMMIT", err, errlen) != 0) {
         char e2[UT_ERRLEN];
         snprintf(e2, sizeof e2, "%s: %s", run, err);
@@ -302,8 +352,8 @@ static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_
     }
     free(lg.buf);
     json_decref(pj);
-    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups, %zu machine rows\n", run, t.rows,
-           s.rows, st.rows, m.rows);
+    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups, %zu machine rows, %zu service events\n",
+           run, t.rows, s.rows, st.rows, m.rows, ev.rows);
     rc = 1;
 done:
     free(rjtext);
@@ -311,6 +361,7 @@ done:
     free(s.buf);
     free(st.buf);
     free(m.buf);
+    free(ev.buf);
     json_decref(rj);
     return rc;
 }
@@ -369,11 +420,18 @@ static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
     return rc;
 }
 
-static const char *const FIGURES[] = {"n",           "p50_ms",        "p90_ms",           "p99_ms",
-                                      "p999_ms",     "max_ms",        "live_share",       "standin_share",
-                                      "last_known_share", "default_share", "error_share", "lookups_per_request",
-                                      "slot_ms_per_lookup", "slot_ms_per_request", "cut_short", "late_p99_us",
-                                      "answers_per_s"};
+/* Every figure of data/README.md's table (the guess grammar's). */
+static const char *const FIGURES[] = {
+    "n", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "live_share", "standin_share", "last_known_share",
+    "default_share", "error_share", "lookups_per_request", "slot_ms_per_lookup", "slot_ms_per_request",
+    "cut_short", "late_p99_us", "answers_per_s", "lost", "retried_permanent", "during_lookups_per_request",
+    "first_live_after_ms", "recovered_s",
+    "before_requests", "before_live", "before_standins", "before_errors", "before_lost", "before_lookups",
+    "before_unanswered_lookups",
+    "during_requests", "during_live", "during_standins", "during_errors", "during_lost", "during_lookups",
+    "during_unanswered_lookups",
+    "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
+    "after_unanswered_lookups"};
 
 static int is_figure(const char *s)
 {
@@ -527,6 +585,14 @@ static json_t *cell(exporter *x, PGresult *r, int row, int c)
         return number(x, v, 0, PQfname(r, c));
     if (t == 16)
         return json_boolean(v[0] == 't');
+    if (t == 3802) { /* jsonb: an object PostgreSQL built (store_outcomes, lookup_ends) */
+        json_t *j = json_loads(v, JSON_DECODE_ANY, NULL);
+        if (j)
+            return j;
+        if (!x->bad++)
+            ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\" is not JSON", PQfname(r, c), v);
+        return json_null();
+    }
     return json_string(v);
 }
 
@@ -607,8 +673,8 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     }
     PQclear(r);
     r = query(db,
-              "SELECT run, s, arrivals, standins, lookups_sent, busy_slots, line_length, steal_share, late_max_us, "
-              "foreign_share "
+              "SELECT run, s, arrivals, standins, live, errors, lookups_sent, busy_slots, line_length, steal_share, "
+              "late_max_us, foreign_share "
               "FROM per_second ORDER BY run, s",
               err, errlen);
     if (!r)
@@ -633,6 +699,10 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         if (!a) {
             a = json_object();
             json_object_set_new(arms, arm, a);
+        }
+        if (PQgetisnull(r, i, 2)) { /* no quiet run has the figure */
+            json_object_set_new(a, PQgetvalue(r, i, 1), json_null());
+            continue;
         }
         json_t *f = json_object();
         json_object_set_new(f, "median", cell(&x, r, i, 2));
@@ -859,8 +929,9 @@ int main(int argc, char **argv)
                 found = !strcmp(runs[k], run);
             if (!found) {
                 const char *v[] = {run};
-                const char *tables[] = {"requests", "service_requests", "lookups", "machine", "syslog", "runs"};
-                for (int t = 0; t < 6; t++) {
+                const char *tables[] = {"requests", "service_requests", "lookups", "machine", "events", "syslog",
+                                        "runs"};
+                for (int t = 0; t < 7; t++) {
                     char sql[128];
                     snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", tables[t]);
                     exec_params(db, sql, 1, v, err, sizeof err);

@@ -14,10 +14,10 @@ DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, gu
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 2) THEN
-        DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, syslog;
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 3) THEN
+        DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (2);
+        INSERT INTO schema_version VALUES (3);
     END IF;
 END $$;
 
@@ -27,7 +27,10 @@ CREATE TABLE IF NOT EXISTS runs (
     round       int NOT NULL,
     seconds     double precision NOT NULL,
     t0_ns       bigint NOT NULL,
-    fingerprint text NOT NULL,            -- sha256 of the three event files' sha256s
+    fingerprint text NOT NULL,            -- sha256 of the event files' sha256s
+    fault       text NOT NULL,            -- run.json's fault.name: none, down, hang, reset, never, flaky, missing
+    win_from_ns bigint,                   -- its window in ns from t0_ns; both null without a window,
+    win_to_ns   bigint,                   -- win_to_ns alone null for a window lasting to the end of the run
     run_json    jsonb NOT NULL
 );
 
@@ -61,6 +64,12 @@ CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the 
 );
 CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
 
+CREATE TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C) a connection
+    run text NOT NULL, t_ns bigint NOT NULL, what char(1) NOT NULL, conn int NOT NULL,
+    tries int NOT NULL, wait_ns bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_run ON events (run);
+
 CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
     k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
 );
@@ -84,11 +93,24 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     late_p50_us double precision, late_p99_us double precision, late_max_us double precision,
     answers_per_s double precision,
     steal_share double precision, steal_second_max double precision, other_idle_share double precision,
-    foreign_second_max double precision, quiet boolean, quiet_rules text[]
+    foreign_second_max double precision, quiet boolean, quiet_rules text[],
+    -- the store failing (RESULTS.md): every run
+    fault text, lost bigint, store_outcomes jsonb, lookup_ends jsonb, retried_permanent bigint,
+    conn_lost bigint, conn_failed bigint, conn_regained bigint, reconnect_wait_over bigint,
+    -- a fault window's figures: null for a run without a window
+    win_from_ms double precision, win_to_ms double precision,
+    before_requests bigint, before_live bigint, before_standins bigint, before_errors bigint,
+    before_lost bigint, before_lookups bigint, before_unanswered_lookups bigint,
+    during_requests bigint, during_live bigint, during_standins bigint, during_errors bigint,
+    during_lost bigint, during_lookups bigint, during_unanswered_lookups bigint,
+    after_requests bigint, after_live bigint, after_standins bigint, after_errors bigint,
+    after_lost bigint, after_lookups bigint, after_unanswered_lookups bigint,
+    during_lookups_per_request double precision, first_live_after_ms double precision,
+    recovered_s bigint
 );
 
 CREATE TABLE per_second (                    -- second by second of each run
-    run text, s int, arrivals bigint, standins bigint, lookups_sent bigint,
+    run text, s int, arrivals bigint, standins bigint, live bigint, errors bigint, lookups_sent bigint,
     busy_slots double precision, line_length double precision,
     steal_share double precision, late_max_us double precision, foreign_share double precision,
     PRIMARY KEY (run, s)

@@ -74,6 +74,123 @@ UPDATE run_stats s SET quiet_rules = coalesce((
           END), '{}');
 UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
+-- The store failing, every run: requests lost, what became of each lookup
+-- on both sides, permanent errors retried, the service's connections.
+UPDATE run_stats x SET
+    fault = r.fault, lost = t.lost, store_outcomes = o.j, lookup_ends = e.j,
+    retried_permanent = p.n, conn_lost = c.l, conn_failed = c.f, conn_regained = c.c,
+    reconnect_wait_over = c.over
+FROM runs r
+CROSS JOIN LATERAL (
+    SELECT count(*) FILTER (WHERE q.answer_ns IS NULL) AS lost FROM requests q WHERE q.run = r.run) t
+CROSS JOIN LATERAL (
+    SELECT jsonb_build_object(
+        'A', count(*) FILTER (WHERE l.outcome = 'A'), 'D', count(*) FILTER (WHERE l.outcome = 'D'),
+        'U', count(*) FILTER (WHERE l.outcome = 'U'), 'E', count(*) FILTER (WHERE l.outcome = 'E'),
+        'N', count(*) FILTER (WHERE l.outcome = 'N'), 'H', count(*) FILTER (WHERE l.outcome = 'H'),
+        'R', count(*) FILTER (WHERE l.outcome = 'R'), 'P', count(*) FILTER (WHERE l.outcome = 'P')) AS j
+    FROM lookups l WHERE l.run = r.run) o
+CROSS JOIN LATERAL (
+    SELECT jsonb_build_object(
+        'A', count(*) FILTER (WHERE k.o = 'A'), 'T', count(*) FILTER (WHERE k.o = 'T'),
+        'C', count(*) FILTER (WHERE k.o = 'C'), 'D', count(*) FILTER (WHERE k.o = 'D'),
+        'U', count(*) FILTER (WHERE k.o = 'U'), 'N', count(*) FILTER (WHERE k.o = 'N'),
+        'X', count(*) FILTER (WHERE k.o = 'X'), 'R', count(*) FILTER (WHERE k.o = 'R')) AS j
+    FROM service_requests v CROSS JOIN LATERAL (VALUES (v.a0_out), (v.a1_out), (v.a2_out)) AS k(o)
+    WHERE v.run = r.run) e
+CROSS JOIN LATERAL (
+    -- a lookup answered "not found", and a later one tried all the same
+    SELECT count(*) AS n FROM service_requests v
+    WHERE v.run = r.run
+      AND ((v.a0_out = 'N' AND (v.a1_out IS NOT NULL OR v.a2_out IS NOT NULL)) OR (v.a1_out = 'N' AND v.a2_out IS NOT NULL))) p
+CROSS JOIN LATERAL (
+    -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
+    SELECT count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
+           count(*) FILTER (WHERE ev.what = 'C') AS c,
+           count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
+               ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
+    FROM events ev WHERE ev.run = r.run) c
+WHERE r.run = x.run;
+
+-- A fault window [F, U), U null when it lasts to the end of the run: the
+-- phase of an instant, 'b' before, 'd' during, 'a' after.
+CREATE OR REPLACE FUNCTION lab_phase(t bigint, f bigint, u bigint) RETURNS char
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN t < f THEN 'b' WHEN u IS NULL OR t < u THEN 'd' ELSE 'a' END::char
+$$;
+
+WITH w AS (
+    SELECT run, t0_ns, seconds, t0_ns + win_from_ns AS f, t0_ns + win_to_ns AS u
+    FROM runs WHERE win_from_ns IS NOT NULL
+),
+rq AS (   -- each request's phase by its scheduled arrival
+    SELECT q.run, lab_phase(q.sched_ns, w.f, w.u) AS ph, q.kind, q.answer_ns
+    FROM requests q JOIN w USING (run)
+),
+rp AS (
+    SELECT run,
+        count(*) FILTER (WHERE ph = 'b') AS b_n, count(*) FILTER (WHERE ph = 'b' AND kind = 'L') AS b_live,
+        count(*) FILTER (WHERE ph = 'b' AND kind IN ('K', 'D')) AS b_si,
+        count(*) FILTER (WHERE ph = 'b' AND kind = 'E' AND answer_ns IS NOT NULL) AS b_err,
+        count(*) FILTER (WHERE ph = 'b' AND answer_ns IS NULL) AS b_lost,
+        count(*) FILTER (WHERE ph = 'd') AS d_n, count(*) FILTER (WHERE ph = 'd' AND kind = 'L') AS d_live,
+        count(*) FILTER (WHERE ph = 'd' AND kind IN ('K', 'D')) AS d_si,
+        count(*) FILTER (WHERE ph = 'd' AND kind = 'E' AND answer_ns IS NOT NULL) AS d_err,
+        count(*) FILTER (WHERE ph = 'd' AND answer_ns IS NULL) AS d_lost,
+        count(*) FILTER (WHERE ph = 'a') AS a_n, count(*) FILTER (WHERE ph = 'a' AND kind = 'L') AS a_live,
+        count(*) FILTER (WHERE ph = 'a' AND kind IN ('K', 'D')) AS a_si,
+        count(*) FILTER (WHERE ph = 'a' AND kind = 'E' AND answer_ns IS NOT NULL) AS a_err,
+        count(*) FILTER (WHERE ph = 'a' AND answer_ns IS NULL) AS a_lost
+    FROM rq GROUP BY run
+),
+lk AS (   -- each lookup the service sent (not R: never sent), by the instant it was sent
+    SELECT v.run, lab_phase(k.st, w.f, w.u) AS ph, k.o IN ('T', 'C', 'X') AS unanswered
+    FROM service_requests v JOIN w USING (run)
+    CROSS JOIN LATERAL (VALUES (v.a0_start, v.a0_out), (v.a1_start, v.a1_out), (v.a2_start, v.a2_out)) AS k(st, o)
+    WHERE k.st IS NOT NULL AND k.o IS DISTINCT FROM 'R'
+),
+lp AS (
+    SELECT run,
+        count(*) FILTER (WHERE ph = 'b') AS b_lk, count(*) FILTER (WHERE ph = 'b' AND unanswered) AS b_un,
+        count(*) FILTER (WHERE ph = 'd') AS d_lk, count(*) FILTER (WHERE ph = 'd' AND unanswered) AS d_un,
+        count(*) FILTER (WHERE ph = 'a') AS a_lk, count(*) FILTER (WHERE ph = 'a' AND unanswered) AS a_un
+    FROM lk GROUP BY run
+),
+fl AS (   -- the first live answer at or after U
+    SELECT q.run, min(q.answer_ns) - w.u AS ns
+    FROM requests q JOIN w USING (run)
+    WHERE w.u IS NOT NULL AND q.kind = 'L' AND q.answer_ns >= w.u
+    GROUP BY q.run, w.u
+),
+rec AS (  -- whole seconds B_k after U that end within the run, and the first with < 1% not live
+    SELECT b.run, min(b.k) AS k
+    FROM (SELECT q.run, floor((q.sched_ns - w.u)::numeric / 1e9) AS k,
+                 count(*) AS n, count(*) FILTER (WHERE q.kind = 'L') AS live,
+                 max(w.t0_ns::numeric + w.seconds::numeric * 1e9 - w.u) AS room
+          FROM requests q JOIN w USING (run)
+          WHERE w.u IS NOT NULL AND q.sched_ns >= w.u
+          GROUP BY 1, 2) b
+    WHERE (b.k + 1) * 1e9 <= b.room AND (b.n - b.live)::double precision / b.n < 0.01
+    GROUP BY b.run
+)
+UPDATE run_stats x SET
+    win_from_ms = (r.win_from_ns / 1e6)::double precision, win_to_ms = (r.win_to_ns / 1e6)::double precision,
+    before_requests = rp.b_n, before_live = rp.b_live, before_standins = rp.b_si, before_errors = rp.b_err,
+    before_lost = rp.b_lost, before_lookups = coalesce(lp.b_lk, 0), before_unanswered_lookups = coalesce(lp.b_un, 0),
+    during_requests = rp.d_n, during_live = rp.d_live, during_standins = rp.d_si, during_errors = rp.d_err,
+    during_lost = rp.d_lost, during_lookups = coalesce(lp.d_lk, 0), during_unanswered_lookups = coalesce(lp.d_un, 0),
+    after_requests = rp.a_n, after_live = rp.a_live, after_standins = rp.a_si, after_errors = rp.a_err,
+    after_lost = rp.a_lost, after_lookups = coalesce(lp.a_lk, 0), after_unanswered_lookups = coalesce(lp.a_un, 0),
+    during_lookups_per_request = CASE WHEN rp.d_n > 0 THEN coalesce(lp.d_lk, 0)::double precision / rp.d_n END,
+    first_live_after_ms = fl.ns / 1e6,
+    recovered_s = rec.k
+FROM runs r
+JOIN rp USING (run)
+LEFT JOIN lp USING (run)
+LEFT JOIN fl USING (run)
+LEFT JOIN rec USING (run)
+WHERE r.win_from_ns IS NOT NULL AND x.run = r.run;
+
 -- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9).
 WITH secs AS (
     SELECT r.run, r.t0_ns, g.s,
@@ -99,7 +216,8 @@ late AS (
 ),
 req AS (
     SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s,
-           count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins
+           count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins,
+           count(*) FILTER (WHERE q.kind = 'L') AS live, count(*) FILTER (WHERE q.kind = 'E') AS errors
     FROM requests q JOIN nsec n USING (run)
     GROUP BY 1, 2
 ),
@@ -145,7 +263,8 @@ line AS (
     GROUP BY 1, 2
 )
 INSERT INTO per_second
-SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(sent.lookups_sent, 0),
+SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(req.live, 0),
+       coalesce(req.errors, 0), coalesce(sent.lookups_sent, 0),
        coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
        steal.steal_share, late.late_ns / 1e3, foreign_.foreign_share
 FROM secs x
@@ -169,16 +288,38 @@ CROSS JOIN LATERAL (VALUES
     ('default_share', s.default_share), ('error_share', s.error_share),
     ('lookups_per_request', s.lookups_per_request), ('slot_ms_per_lookup', s.slot_ms_per_lookup),
     ('slot_ms_per_request', s.slot_ms_per_request), ('cut_short', s.cut_short::double precision),
-    ('late_p99_us', s.late_p99_us), ('answers_per_s', s.answers_per_s)
+    ('late_p99_us', s.late_p99_us), ('answers_per_s', s.answers_per_s),
+    ('lost', s.lost::double precision), ('retried_permanent', s.retried_permanent::double precision),
+    ('during_lookups_per_request', s.during_lookups_per_request),
+    ('first_live_after_ms', s.first_live_after_ms), ('recovered_s', s.recovered_s::double precision),
+    ('before_requests', s.before_requests::double precision), ('before_live', s.before_live::double precision),
+    ('before_standins', s.before_standins::double precision), ('before_errors', s.before_errors::double precision),
+    ('before_lost', s.before_lost::double precision), ('before_lookups', s.before_lookups::double precision),
+    ('before_unanswered_lookups', s.before_unanswered_lookups::double precision),
+    ('during_requests', s.during_requests::double precision), ('during_live', s.during_live::double precision),
+    ('during_standins', s.during_standins::double precision), ('during_errors', s.during_errors::double precision),
+    ('during_lost', s.during_lost::double precision), ('during_lookups', s.during_lookups::double precision),
+    ('during_unanswered_lookups', s.during_unanswered_lookups::double precision),
+    ('after_requests', s.after_requests::double precision), ('after_live', s.after_live::double precision),
+    ('after_standins', s.after_standins::double precision), ('after_errors', s.after_errors::double precision),
+    ('after_lost', s.after_lost::double precision), ('after_lookups', s.after_lookups::double precision),
+    ('after_unanswered_lookups', s.after_unanswered_lookups::double precision)
 ) AS f(figure, value)
 WHERE s.quiet;
 
--- Median and range over rounds (nulls left out).
+-- Median and range over rounds of RESULTS.md's list of arm figures, for
+-- every arm (nulls left out; all null when no quiet run has the figure).
 INSERT INTO arm_stats
-SELECT arm, figure, percentile_cont(0.5) WITHIN GROUP (ORDER BY value), min(value), max(value)
-FROM run_figures
-WHERE figure <> 'n' AND value IS NOT NULL
-GROUP BY arm, figure;
+SELECT a.arm, f.figure, x.median, x.min, x.max
+FROM (SELECT DISTINCT arm FROM run_stats) a
+CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), ('live_share'),
+    ('standin_share'), ('last_known_share'), ('default_share'), ('error_share'), ('lookups_per_request'),
+    ('slot_ms_per_lookup'), ('slot_ms_per_request'), ('cut_short'), ('late_p99_us'), ('answers_per_s'),
+    ('lost'), ('retried_permanent'), ('during_lookups_per_request'), ('first_live_after_ms'), ('recovered_s')
+) AS f(figure)
+CROSS JOIN LATERAL (
+    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.value) AS median, min(r.value) AS min, max(r.value) AS max
+    FROM run_figures r WHERE r.arm = a.arm AND r.figure = f.figure AND r.value IS NOT NULL) x;
 
 -- Verdicts: clearly different when every round's difference has one sign.
 INSERT INTO verdicts

@@ -119,9 +119,153 @@ static void make_run(const char *arm, int round)
     };
     snprintf(p, sizeof p, "%s/machine.tsv.gz", dir);
     write_log(p, RAWFMT_MACHINE, m, sizeof m / sizeof m[0]);
+    /* the service kept its connections: no event */
+    snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
+    write_log(p, RAWFMT_EVENTS, NULL, 0);
     snprintf(p, sizeof p, "%s/run.json", dir);
     FILE *f = fopen(p, "w");
-    fprintf(f, "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld}", arm, round, (long long)T0);
+    fprintf(f,
+            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld,"
+            "\"fault\":{\"name\":\"none\",\"spec\":\"none\",\"window\":null}}",
+            arm, round, (long long)T0);
+    fclose(f);
+}
+
+/* ------------------------------------------------ a run with a window */
+
+#define US 1000LL
+#define WF (2000 * MS) /* the window [WF, WU) of a 6 s run: [S/3, 2S/3) */
+#define WU (4000 * MS)
+
+/* One request of the hand-made `down` run: the tester's view and the
+ * service's lookups (out 0: not tried); each lookup sent (out not R) has a
+ * store row with outcome `store`, arriving 50 us after it was sent. */
+typedef struct {
+    int64_t sched;      /* ns from T0 */
+    char kind;
+    int status;         /* 0: no answer */
+    int64_t latency;    /* ns; -1: no answer */
+    int served;         /* the service has a row */
+    struct {
+        int64_t start, len; /* sent at sched + start, ended len later (ns) */
+        char out, store;
+        int64_t store_len;  /* the store's own end, from arrival (a frozen lookup); 0: with the service's end */
+    } a[3];
+} dreq;
+
+#define L1(at) {(at), 'L', 200, 2 * MS, 1, {{0, MS, 'A', 'A', 0}}}
+#define U3 {{0, 100 * US, 'U', 'E', 0}, {100 * US, 100 * US, 'U', 'E', 0}, {200 * US, 100 * US, 'U', 'E', 0}}
+
+/* The run, by phase (window [2 s, 4 s) from T0; arm r2: up to 3 tries, no
+ * pause, then the stand-in):
+ *
+ * before (sched < 2 s): j0-j7 live, one lookup each; j8 a lookup answered
+ *   "not found" and retried anyway (planted: a permanent error retried), live;
+ *   j9 at 1999.5 ms: its first lookup freezes (timed out at 25 ms, sent
+ *   before the window), its two retries are sent in the window (2024.5 ms)
+ *   and answered unavailable: stand-in K.
+ * during (2 s <= sched < 4 s): j10 at exactly 2 s, j11-j14, j18: three
+ *   lookups answered unavailable, stand-ins K D K D K, D; j15: three
+ *   unavailable, then a 504 (planted: as without a stand-in); j16: no answer
+ *   at all (the service never read it: lost); j17: its connection lost while
+ *   waiting (X), its retries not sent (R, R), stand-in K; j19 at 3999.5 ms:
+ *   two unavailable, the third sent at exactly 4 s (after) answered: live.
+ * after (sched >= 4 s): j20 at exactly 4 s live; j21 three tries time out
+ *   (the store answers two late, one is pending at stop): stand-in K; j22-j24
+ *   live (all in [4 s, 5 s)); j25-j29 live in [5 s, 6 s). */
+static const dreq DOWN[30] = {
+    L1(WF - 10 * MS), L1(WF - 9 * MS), L1(WF - 8 * MS), L1(WF - 7 * MS),
+    L1(WF - 6 * MS), L1(WF - 5 * MS), L1(WF - 4 * MS), L1(WF - 3 * MS),
+    {WF - 2 * MS, 'L', 200, 2 * MS, 1, {{0, 500 * US, 'N', 'N', 0}, {500 * US, MS, 'A', 'A', 0}}},
+    {WF - 500 * US, 'K', 200, 25500 * US, 1,
+     {{0, 25 * MS, 'T', 'A', 1200 * MS}, {25 * MS, 100 * US, 'U', 'E', 0}, {25100 * US, 100 * US, 'U', 'E', 0}}},
+    {WF, 'K', 200, 500 * US, 1, U3},
+    {WF + 100 * MS, 'D', 200, 500 * US, 1, U3},
+    {WF + 200 * MS, 'K', 200, 500 * US, 1, U3},
+    {WF + 300 * MS, 'D', 200, 500 * US, 1, U3},
+    {WF + 400 * MS, 'K', 200, 500 * US, 1, U3},
+    {WF + 500 * MS, 'E', 504, 500 * US, 1, U3},
+    {WF + 600 * MS, 'E', 0, -1, 0, {{0}}},
+    {WF + 700 * MS, 'K', 200, 500 * US, 1, {{0, 50 * US, 'X', 'E', 0}, {50 * US, 0, 'R', 0, 0}, {50 * US, 0, 'R', 0, 0}}},
+    {WF + 800 * MS, 'D', 200, 500 * US, 1, U3},
+    {WU - 500 * US, 'L', 200, 2 * MS, 1,
+     {{0, 300 * US, 'U', 'E', 0}, {300 * US, 100 * US, 'U', 'E', 0}, {500 * US, MS, 'A', 'A', 0}}},
+    {WU, 'L', 200, 2 * MS, 1, {{0, MS, 'A', 'A', 0}}},
+    {WU + 5 * MS, 'K', 200, 75100 * US, 1,
+     {{0, 25 * MS, 'T', 'A', 1500 * MS}, {25 * MS, 25 * MS, 'T', 'A', 1200 * MS}, {50 * MS, 25 * MS, 'T', 'P', 0}}},
+    L1(WU + 10 * MS), L1(WU + 80 * MS), L1(WU + 480 * MS),
+    L1(WU + 1100 * MS), L1(WU + 1300 * MS), L1(WU + 1500 * MS), L1(WU + 1700 * MS), L1(WU + 1900 * MS),
+};
+
+/* The hand-made run of DOWN, 6 s from T0; `never`: the same rows under a
+ * window [2 s, end of run). */
+static void make_down_run(const char *arm, int round, int never)
+{
+    char dir[256], p[300], err[UT_ERRLEN];
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, arm, round);
+    cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0);
+    int64_t t[30 * RAWFMT_TESTER_NCOLS], v[30 * RAWFMT_SERVICE_NCOLS], st[90 * RAWFMT_STORE_NCOLS];
+    size_t nt = 0, nv = 0, ns = 0;
+    for (int j = 0; j < 30; j++) {
+        const dreq *d = &DOWN[j];
+        int64_t sched = T0 + d->sched, ans = d->latency < 0 ? N : sched + d->latency;
+        float score = d->kind == 'L' ? 0.5f : d->kind == 'K' ? 0.25f : 0.125f;
+        int64_t tr[] = {j, j, sched, sched + 10 * US, ans, d->status, d->kind, d->kind == 'E' ? N : raw_f(score), 0, 0};
+        memcpy(t + nt, tr, sizeof tr);
+        nt += RAWFMT_TESTER_NCOLS;
+        if (!d->served)
+            continue;
+        int64_t vr[RAWFMT_SERVICE_NCOLS] = {j, j, sched + 20 * US, ans - 10 * US, d->status, d->kind, 0};
+        for (int k = 0; k < 3; k++) {
+            int64_t *a = vr + RAWFMT_SERVICE_a0_start_t + 3 * k;
+            if (!d->a[k].out) {
+                a[0] = a[1] = N;
+                a[2] = '-';
+                continue;
+            }
+            vr[RAWFMT_SERVICE_lookups]++;
+            int64_t at = sched + d->a[k].start, end = at + d->a[k].len;
+            a[0] = at;
+            a[1] = end;
+            a[2] = d->a[k].out;
+            char o = d->a[k].store;
+            if (d->a[k].out == 'R')
+                continue;
+            /* the store: A with a slot from its arrival to its end; E and N at
+             * once, no slot; P with a slot and no end */
+            int64_t arr = at + 50 * US;
+            int64_t send = o == 'A' ? (d->a[k].store_len ? arr + d->a[k].store_len : end - 50 * US) : o == 'P' ? N : arr;
+            int64_t sr[] = {j, k, j, arr, o == 'A' || o == 'P' ? arr : N, send, 0, 0, o, 0, 0};
+            memcpy(st + ns, sr, sizeof sr);
+            ns += RAWFMT_STORE_NCOLS;
+        }
+        memcpy(v + nv, vr, sizeof vr);
+        nv += RAWFMT_SERVICE_NCOLS;
+    }
+    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+    write_log(p, RAWFMT_TESTER, t, nt);
+    snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
+    write_log(p, RAWFMT_SERVICE, v, nv);
+    snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
+    write_log(p, RAWFMT_STORE, st, ns);
+    snprintf(p, sizeof p, "%s/machine.tsv.gz", dir);
+    write_log(p, RAWFMT_MACHINE, NULL, 0);
+    /* connection 0 lost with j17's lookup (2700.05 ms), pause 5 ms (bound
+     * 10 ms); refused at 2705.1 ms, pause 15 ms (bound 20 ms); refused at
+     * 2720.2 ms, pause 45 ms: over its bound of 40 ms; connected at 2765.3 ms */
+    int64_t ev[] = {
+        T0 + WF + 700 * MS + 50 * US, 'L', 0, 0, 5 * MS,  T0 + WF + 705 * MS + 100 * US, 'F', 0, 1, 15 * MS,
+        T0 + WF + 720 * MS + 200 * US, 'F', 0, 2, 45 * MS, T0 + WF + 765 * MS + 300 * US, 'C', 0, 3, 0,
+    };
+    snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
+    write_log(p, RAWFMT_EVENTS, ev, sizeof ev / sizeof ev[0]);
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    FILE *f = fopen(p, "w");
+    fprintf(f,
+            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":6,\"t0_ns\":%lld,"
+            "\"fault\":{\"name\":\"%s\",\"spec\":\"%s\",\"from_ns\":%lld,\"to_ns\":%s}}",
+            arm, round, (long long)T0, never ? "never" : "down", never ? "never" : "down", (long long)WF,
+            never ? "null" : "4000000000");
     fclose(f);
 }
 
@@ -197,6 +341,31 @@ Test(collect, hand_made_run_every_figure_by_hand)
     cr_assert_float_eq(num(run, "foreign_second_max"), 0.1, 1e-15);
     cr_assert(json_is_true(json_object_get(run, "quiet")));
     cr_assert_eq(json_array_size(json_object_get(run, "quiet_rules")), 0);
+    /* no fault: j3 got no answer (lost 1); the store's outcomes A A D P; the
+     * service's lookups A, T, T A, T; no event; every window figure null */
+    cr_assert_str_eq(json_string_value(json_object_get(run, "fault")), "none");
+    cr_assert_eq(num(run, "lost"), 1);
+    const char *so = "ADUENHRP", *le = "ATCDUNXR";
+    int want_so[8] = {2, 1, 0, 0, 0, 0, 0, 1}, want_le[8] = {2, 3, 0, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 8; i++) {
+        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
+        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
+        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
+    }
+    cr_assert_eq(json_object_size(json_object_get(run, "store_outcomes")), 8);
+    cr_assert_eq(json_object_size(json_object_get(run, "lookup_ends")), 8);
+    const char *zero[] = {"retried_permanent", "conn_lost", "conn_failed", "conn_regained", "reconnect_wait_over"};
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        cr_assert_eq(num(run, zero[i]), 0, "%s", zero[i]);
+    const char *nulls[] = {"win_from_ms", "win_to_ms", "before_requests", "during_live", "after_unanswered_lookups",
+                           "during_lookups_per_request", "first_live_after_ms", "recovered_s"};
+    for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+        cr_assert(json_is_null(json_object_get(run, nulls[i])), "%s is null without a window", nulls[i]);
+    /* ... and the arm's statistics of a figure no run has: null */
+    json_t *arm = json_object_get(json_object_get(r, "arms"), "H3-fb25");
+    cr_assert(json_is_null(json_object_get(arm, "during_lookups_per_request")));
+    cr_assert(json_is_null(json_object_get(arm, "recovered_s")));
+    cr_assert_eq(num(json_object_get(arm, "lost"), "median"), 1);
 
     /* Second by second over [T0, T0+3 s):
      *   arrivals at 0.1 0.5 | 1.2 1.9 | 2.5  -> 2 2 1; stand-ins (K, D): 1 0 1
@@ -206,11 +375,15 @@ Test(collect, hand_made_run_every_figure_by_hand)
     json_t *ps = json_object_get(run, "per_second");
     cr_assert_eq(json_array_size(ps), 3);
     double want[3][5] = {{2, 1, 2, 1.0, 0.1}, {2, 0, 2, 0.5, 0.2}, {1, 1, 1, 0.5, 0.0}};
+    /* live (L) 1 1 0, errors (E, answered or not) 0 1 0 */
+    double live[3] = {1, 1, 0}, errors[3] = {0, 1, 0};
     for (int s = 0; s < 3; s++) {
         json_t *e = json_array_get(ps, (size_t)s);
         cr_assert_eq(num(e, "s"), s);
         cr_assert_eq(num(e, "arrivals"), want[s][0], "second %d", s);
         cr_assert_eq(num(e, "standins"), want[s][1], "second %d", s);
+        cr_assert_eq(num(e, "live"), live[s], "second %d", s);
+        cr_assert_eq(num(e, "errors"), errors[s], "second %d", s);
         cr_assert_eq(num(e, "lookups_sent"), want[s][2], "second %d", s);
         cr_assert_float_eq(num(e, "busy_slots"), want[s][3], 1e-12, "second %d", s);
         cr_assert_float_eq(num(e, "line_length"), want[s][4], 1e-12, "second %d", s);
@@ -222,6 +395,167 @@ Test(collect, hand_made_run_every_figure_by_hand)
         cr_assert_float_eq(num(e, "foreign_share"), foreign[s], 1e-15, "second %d", s);
     }
     json_decref(r);
+}
+
+/* The `down` run of DOWN, every new figure by hand (the table's comment
+ * says what each request did). */
+Test(collect, down_run_before_during_after_by_hand)
+{
+    make_down_run("H3-r2-down", 1, 0);
+    make_down_run("H3-fb25-down", 1, 0); /* the same rows: for the verdicts and guesses below */
+    char out[8192];
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *run = json_object_get(json_object_get(r, "runs"), "H3-r2-down-r1");
+    cr_assert_not_null(run);
+    cr_assert_str_eq(json_string_value(json_object_get(run, "fault")), "down");
+    cr_assert_eq(num(run, "n"), 30);
+    cr_assert_eq(num(run, "lost"), 1); /* j16 */
+    cr_assert_float_eq(num(run, "win_from_ms"), 2000.0, 1e-9);
+    cr_assert_float_eq(num(run, "win_to_ms"), 4000.0, 1e-9);
+    /* requests by sched_t:     before j0-j9    during j10-j19   after j20-j29
+     *   live                   j0-j8: 9        j19: 1           j20, j22-j29: 9
+     *   stand-ins (K, D)       j9: 1           j10-14,17,18: 7  j21: 1
+     *   errors (E, answered)   0               j15: 1           0
+     *   lost (no answer)       0               j16: 1           0
+     * lookups sent (not R), by their start:
+     *   before: j0-j7 8, j8 2, j9's first 1                           = 11
+     *   during: j9's retries 2, j10-j15 18, j17's first 1 (then R R),
+     *           j18 3, j19's first two 2                              = 26
+     *   after:  j19's third 1, j20 1, j21 3, j22-j29 8                = 13
+     * unanswered (T, C, X): before j9's first (T) 1; during j17's (X) 1;
+     *   after j21's three (T) 3 */
+    const char *ph[3] = {"before", "during", "after"};
+    const char *fig[7] = {"requests", "live", "standins", "errors", "lost", "lookups", "unanswered_lookups"};
+    int want[3][7] = {{10, 9, 1, 0, 0, 11, 1}, {10, 1, 7, 1, 1, 26, 1}, {10, 9, 1, 0, 0, 13, 3}};
+    for (int p = 0; p < 3; p++)
+        for (int f = 0; f < 7; f++) {
+            char k[64];
+            snprintf(k, sizeof k, "%s_%s", ph[p], fig[f]);
+            cr_assert_eq(num(run, k), want[p][f], "%s: %g, by hand %d", k, num(run, k), want[p][f]);
+        }
+    /* 26 lookups sent in the window over its 10 requests */
+    cr_assert_float_eq(num(run, "during_lookups_per_request"), 2.6, 1e-12);
+    /* live answers at or after 4 s: j19 at 3999.5 + 2 = 4001.5 ms is the first */
+    cr_assert_float_eq(num(run, "first_live_after_ms"), 1.5, 1e-9);
+    /* [4 s, 5 s): j20-j24, j21 a stand-in: 1 in 5 not live; [5 s, 6 s):
+     * j25-j29 all live -> 1; [6 s, 7 s) would end after the run's 6 s */
+    cr_assert_eq(num(run, "recovered_s"), 1);
+    /* store rows: the 50 lookups sent: A 8 + 1 (j8) + 1 (j9's frozen first)
+     * + 1 (j19) + 1 (j20) + 2 (j21) + 8 = 22; N 1 (j8); E 26 (every
+     * lookup arriving in the window); P 1 (j21's third) */
+    const char *so = "ADUENHRP", *le = "ATCDUNXR";
+    int want_so[8] = {22, 0, 0, 26, 1, 0, 0, 1};
+    /* the service's ends: A 8 + 1 + 1 (j19) + 1 (j20) + 8 = 19; T j9 1 +
+     * j21 3 = 4; U j9 2 + j10-j15 18 + j18 3 + j19 2 = 25; N 1; X 1; R 2 */
+    int want_le[8] = {19, 4, 0, 0, 25, 1, 1, 2};
+    for (int i = 0; i < 8; i++) {
+        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
+        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
+        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
+    }
+    cr_assert_eq(num(run, "lookups"), 50);
+    cr_assert_eq(num(run, "retried_permanent"), 1); /* j8 */
+    cr_assert_eq(num(run, "conn_lost"), 1);
+    cr_assert_eq(num(run, "conn_failed"), 2);
+    cr_assert_eq(num(run, "conn_regained"), 1);
+    cr_assert_eq(num(run, "reconnect_wait_over"), 1); /* the 45 ms pause after 2 failed tries */
+    /* per second: s1 j0-j9 (9 live, j9 K); s2 j10-j18 (7 stand-ins, j15 and
+     * j16 errors); s3 j19 live; s4 j20-j24 (j21 K); s5 j25-j29.  Lookups
+     * tried by start (RESULTS.md counts the R ones too): s1 11; s2 j9's 2 +
+     * j10-j15 18 + j17 3 + j18 3 = 26; s3 j19's first two; s4 1 + 1 + 3 + 3
+     * = 8; s5 5 */
+    json_t *ps = json_object_get(run, "per_second");
+    cr_assert_eq(json_array_size(ps), 6);
+    int wps[6][5] = {{0, 0, 0, 0, 0}, {10, 9, 1, 0, 11}, {9, 0, 7, 2, 26},
+                     {1, 1, 0, 0, 2}, {5, 4, 1, 0, 8},   {5, 5, 0, 0, 5}};
+    const char *pf[5] = {"arrivals", "live", "standins", "errors", "lookups_sent"};
+    for (int s = 0; s < 6; s++)
+        for (int f = 0; f < 5; f++)
+            cr_assert_eq(num(json_array_get(ps, (size_t)s), pf[f]), wps[s][f], "second %d %s", s, pf[f]);
+    /* the arm's statistics over its one round */
+    json_t *arm = json_object_get(json_object_get(r, "arms"), "H3-r2-down");
+    cr_assert_float_eq(num(json_object_get(arm, "during_lookups_per_request"), "median"), 2.6, 1e-12);
+    cr_assert_float_eq(num(json_object_get(arm, "first_live_after_ms"), "max"), 1.5, 1e-9);
+    cr_assert_eq(num(json_object_get(arm, "recovered_s"), "min"), 1);
+    cr_assert_eq(num(json_object_get(arm, "retried_permanent"), "median"), 1);
+    cr_assert_null(json_object_get(arm, "before_requests"), "phase counts are not arm statistics");
+    /* the new figures reach verdicts and guesses: the same rows in both arms */
+    size_t i;
+    json_t *v;
+    int seen = 0;
+    json_array_foreach(json_object_get(r, "verdicts"), i, v)
+    {
+        if (strcmp(json_string_value(json_object_get(v, "a")), "H3-r2-down") ||
+            strcmp(json_string_value(json_object_get(v, "b")), "H3-fb25-down") ||
+            strcmp(json_string_value(json_object_get(v, "figure")), "during_lookups_per_request"))
+            continue;
+        seen++;
+        cr_assert_eq(json_array_size(json_object_get(v, "rounds")), 1);
+        cr_assert_float_eq(json_number_value(json_array_get(json_object_get(v, "diffs"), 0)), 0.0, 1e-15);
+    }
+    cr_assert_eq(seen, 1);
+    json_array_foreach(json_object_get(r, "guesses"), i, v)
+    {
+        const char *id = json_string_value(json_object_get(v, "id"));
+        json_t *c = json_object_get(v, "clauses");
+        if (!strcmp(id, "G19")) /* r2 2.6 < 2.95; fb25 2.6 > 1.01 */
+            cr_assert(json_is_false(json_array_get(c, 0)) && json_is_false(json_array_get(c, 1)));
+        if (!strcmp(id, "G22")) /* 7 stand-ins < 0.99 * 10 */
+            cr_assert(json_is_false(json_object_get(v, "right")));
+        if (!strcmp(id, "G25")) /* first live 1.5 ms <= 20 */
+            cr_assert(json_is_true(json_object_get(v, "right")));
+    }
+    json_decref(r);
+}
+
+/* A window to the end of the run (`never`): no "after", no recovery. */
+Test(collect, never_window_lasts_to_the_end)
+{
+    make_down_run("H3-r2-never", 1, 1);
+    char out[8192];
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *run = json_object_get(json_object_get(r, "runs"), "H3-r2-never-r1");
+    cr_assert_not_null(run);
+    cr_assert_str_eq(json_string_value(json_object_get(run, "fault")), "never");
+    cr_assert(json_is_null(json_object_get(run, "win_to_ms")));
+    cr_assert(json_is_null(json_object_get(run, "first_live_after_ms")));
+    cr_assert(json_is_null(json_object_get(run, "recovered_s")));
+    /* before as in the down run; during: j10-j29, 20 requests, 26 + 13 = 39
+     * lookups, 1 + 3 unanswered; after: nothing */
+    cr_assert_eq(num(run, "before_requests"), 10);
+    cr_assert_eq(num(run, "during_requests"), 20);
+    cr_assert_eq(num(run, "during_live"), 10);
+    cr_assert_eq(num(run, "during_standins"), 8);
+    cr_assert_eq(num(run, "during_lookups"), 39);
+    cr_assert_eq(num(run, "during_unanswered_lookups"), 4);
+    cr_assert_float_eq(num(run, "during_lookups_per_request"), 1.95, 1e-12);
+    cr_assert_eq(num(run, "after_requests"), 0);
+    cr_assert_eq(num(run, "after_lookups"), 0);
+    json_decref(r);
+}
+
+Test(collect, bad_fault_in_run_json_is_named)
+{
+    make_down_run("H3-r2-down", 1, 0);
+    char out[8192], p[256];
+    snprintf(p, sizeof p, "%s/results/raw/H3-r2-down-r1/run.json", root);
+    struct {
+        const char *fault, *says;
+    } bad[] = {
+        {"", "fault.name"},
+        {",\"fault\":{\"name\":\"sideways\"}", "fault.name"},
+        {",\"fault\":{\"name\":\"down@0.2-0.5\",\"from_ns\":1,\"to_ns\":2}", "fault.name"},
+        {",\"fault\":{\"name\":\"down\",\"window\":null}", "needs from_ns"},
+        {",\"fault\":{\"name\":\"down\",\"from_ns\":5,\"to_ns\":5}", "needs from_ns"},
+        {",\"fault\":{\"name\":\"flaky\",\"from_ns\":5,\"to_ns\":9}", "has no window"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        FILE *f = fopen(p, "w");
+        fprintf(f, "{\"arm\":\"H3-r2-down\",\"round\":1,\"seconds\":6,\"t0_ns\":%lld%s}", (long long)T0, bad[i].fault);
+        fclose(f);
+        cr_assert_eq(collect(out, sizeof out), 1, "case %zu: %s", i, out);
+        cr_assert(strstr(out, "run.json") && strstr(out, bad[i].says), "case %zu: %s", i, out);
+    }
 }
 
 Test(collect, verdicts_and_guesses_from_two_arms)

@@ -75,6 +75,10 @@ static const char *const design_arms[] = {
     "Z-capacity", "F3-none",  "L3-none",  "H3-none", "H3-t10",   "H3-t25",   "H3-t50",  "H3-t100",
     "H3-fb25",    "H3-dl",    "H3-dldown", "H3-r2",  "H3-r2b",   "H3-r2bj",  "L3-t25",  "L3-hedge",
     "H3-hedge",   "H4-fb25",  "H4-dldown", "H4-r2",  "H4-r2b",   "H4-r2bj",
+    /* the second lesson: the store fails (the scenario ends the name) */
+    "H3-none-down", "H3-fb25-down", "H3-r2-down", "H3-r2bj-down", "H3-fb25-hang", "H3-r2-hang",
+    "H3-fb25-reset", "H3-r2-reset", "H3-fb25-never", "H3-r2-never", "H3-fb25-flaky", "H3-r2-flaky",
+    "H3-fb25-missing", "H3-r2-missing",
 };
 #define NDESIGN (sizeof design_arms / sizeof design_arms[0])
 
@@ -123,7 +127,49 @@ void rd_arms_free(rd_arm *a)
     free(a);
 }
 
+static const char *const faults[][2] = {
+    {"down", "store down"},
+    {"hang", "store hangs"},
+    {"reset", "store resets"},
+    {"never", "store down for good"},
+    {"flaky", "flaky store"},
+    {"missing", "missing rows"},
+};
+#define NFAULTS (sizeof faults / sizeof faults[0])
+
+/* the index of the arm's fault scenario in faults[] (its name's last part), or -1 */
+static int fault_of(const char *arm)
+{
+    const char *d1 = strchr(arm, '-'), *d2 = strrchr(arm, '-');
+    if (!d1 || d2 == d1) return -1;
+    for (size_t i = 0; i < NFAULTS; i++)
+        if (!strcmp(d2 + 1, faults[i][0])) return (int)i;
+    return -1;
+}
+
+const char *rd_arm_fault(const char *arm)
+{
+    int f = fault_of(arm);
+    return f < 0 ? "none" : faults[f][0];
+}
+
+static void arm_words(const char *arm, char *out, size_t n);
+
 void rd_arm_words(const char *arm, char *out, size_t n)
+{
+    int f = fault_of(arm);
+    if (f < 0) {
+        arm_words(arm, out, n);
+        return;
+    }
+    /* the arm without its scenario, then the scenario */
+    char base[64], w[160];
+    snprintf(base, sizeof base, "%.*s", (int)(strrchr(arm, '-') - arm), arm);
+    arm_words(base, w, sizeof w);
+    snprintf(out, n, "%s; %s", w, faults[f][1]);
+}
+
+static void arm_words(const char *arm, char *out, size_t n)
 {
     if (!strcmp(arm, "Z-capacity")) {
         snprintf(out, n, "capacity: store at no wait, requests back to back");
@@ -162,7 +208,10 @@ void rd_arm_words(const char *arm, char *out, size_t n)
 int rd_arm_family(const char *arm)
 {
     const char *d = strchr(arm, '-');
-    const char *p = d ? d + 1 : arm;
+    char pol[64];
+    snprintf(pol, sizeof pol, "%s", d ? d + 1 : arm);
+    if (fault_of(arm) >= 0) *strrchr(pol, '-') = 0;
+    const char *p = pol;
     int t;
     if (!strcmp(p, "none") || !strcmp(p, "capacity")) return 0;
     if (!strcmp(p, "dl")) return 3;

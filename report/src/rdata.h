@@ -5,8 +5,9 @@
  * keys, or array indexes in decimal); it returns a borrowed node or NULL
  * when any step is missing.  rd_num gives a number (0) or -1 when the node
  * is missing or not a number (null included).  The arm helpers know the
- * design's arm names (`<wait><rate>-<policy>`) and the seed's 21 arms plus
- * Z-capacity; rd_arms lists those in design order followed by any other arm
+ * design's arm names (`<wait><rate>-<policy>[-<fault>]`): the seed's 21
+ * arms plus Z-capacity, and the 14 arms whose store fails (the second
+ * lesson); rd_arms lists those in design order followed by any other arm
  * the study has, and says which were measured.  Nothing here allocates
  * except rd_arms (free the array with rd_arms_free).
  */
@@ -31,8 +32,12 @@ typedef struct {
 size_t rd_arms(json_t *root, rd_arm **out);
 void rd_arms_free(rd_arm *a);
 
-/* plain words for an arm: "freezes, 300/s, 25 ms limit then stand-in" */
+/* plain words for an arm: "freezes, 300/s, 25 ms limit then stand-in";
+ * an arm of the second lesson ends with its store's scenario: "...; store down" */
 void rd_arm_words(const char *arm, char *out, size_t n);
+/* the arm's fault scenario, the last part of its name: "down", "hang",
+ * "reset", "never", "flaky", "missing"; "none" for the others */
+const char *rd_arm_fault(const char *arm);
 /* the policy's family, for colours: 0 none, 1 limit+error, 2 stand-in,
  * 3 deadline, 4 deadline passed down, 5 retries, 6 hedge, 7 other */
 int rd_arm_family(const char *arm);

@@ -23,6 +23,7 @@
 #include "figures.h"
 #include "fmt.h"
 #include "machine.h"
+#include "outage.h"
 #include "page.h"
 #include "quiet.h"
 #include "rdata.h"
@@ -49,7 +50,7 @@ static const char *kind_of_figure(const char *fig, int diff)
     if (n > 3 && !strcmp(fig + n - 3, "_ms")) return diff ? "sms" : "ms";
     if (!strncmp(fig, "slot_ms_", 8)) return diff ? "sms" : "ms";
     if (n > 6 && !strcmp(fig + n - 6, "_share")) return diff ? "spp" : "pct";
-    if (!strcmp(fig, "lookups_per_request")) return diff ? "sx" : "x";
+    if (n >= 19 && !strcmp(fig + n - 19, "lookups_per_request")) return diff ? "sx" : "x";
     if (n > 3 && !strcmp(fig + n - 3, "_us")) return "us";
     if (!strcmp(fig, "answers_per_s")) return diff ? "sx" : "x";
     return "int";
@@ -123,6 +124,7 @@ static void sec_head(page *p, json_t *root)
         {"flood", "Retries at 450 a second"},
         {"hedge", "Asking twice"},
         {"ap", "What the stand-ins cost the ranking"},
+        {"outage", "The store goes down"},
         {"arms", "Every arm's figures"},
         {"verdicts", "Every verdict"},
         {"guesses", "Every guess, right or wrong"},
@@ -917,6 +919,7 @@ int main(int argc, char **argv)
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
     if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
+    rc |= ot_figure(root, tmpfig);
     rc |= qt_figures(root, tmpfig);
 
     page *p = pg_new(root, tmpfig);
@@ -931,6 +934,7 @@ int main(int argc, char **argv)
         rc |= sec_flood(p, root, &c);
         rc |= sec_hedge(p, root);
         rc |= sec_ap(p, root);
+        rc |= ot_section(p, root);
         sec_arms(p, root);
         sec_verdicts(p, root);
         sec_guesses(p, root);

@@ -11,7 +11,9 @@
  * and returns that path (free it).  rt_check_svg asserts that
  * dir/figures/NAME.svg is a well-formed SVG of the report's kind and returns
  * its text (free it).  rt_unhtml turns n bytes of HTML into plain text (tags
- * dropped, the five entities decoded) in out.
+ * dropped, the five entities decoded) in out.  rt_check_value compares one
+ * printed value (its data-src path, data-fmt kind and text) with root: 0
+ * when it prints that value, else -1 and the reason in why.
  */
 #ifndef RTEST_H
 #define RTEST_H
@@ -30,5 +32,6 @@ char *rt_svg_text(const char *s);
 char *rt_write_variant(const char *dir, void (*edit)(json_t *));
 char *rt_check_svg(const char *dir, const char *name);
 void rt_unhtml(const char *s, size_t n, char *out, size_t ol);
+int rt_check_value(json_t *root, const char *path, const char *kind, const char *text, char *why, size_t wl);
 
 #endif

@@ -40,7 +40,7 @@
 
 extern char **environ;
 
-static const char *const FIGS[] = {"dials", "exceed", "errors", "frozen", "split",
+static const char *const FIGS[] = {"dials", "exceed", "errors", "frozen", "split", "outage",
                                    "slots", "flood",  "hedge",  "steps",  NULL};
 
 /* ------------------------------------------------------------ helpers */
@@ -357,9 +357,9 @@ static int parse_printed(const char *t, double *v)
 }
 
 /* compare one printed value with verified.json; 0 when equal */
-static int check_value(const char *path, const char *kind, const char *text, char *why, size_t wl)
+int rt_check_value(json_t *root, const char *path, const char *kind, const char *text, char *why, size_t wl)
 {
-    json_t *v = at(g_root, path);
+    json_t *v = at(root, path);
     if (!v || json_is_null(v)) {
         if (strcmp(text, "\xe2\x80\x94")) return snprintf(why, wl, "%s is null, printed \"%s\"", path, text), -1;
         return 0;
@@ -433,9 +433,9 @@ Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .time
     }
     int html_figs = 0;
     for (const char *q = strstr(g_html, "<figure "); q; q = strstr(q + 1, "<figure ")) html_figs++;
-    /* the 9 figures above and the one disturbed run's */
-    cr_expect_eq(md_links, 10, "figures linked: %d", md_links);
-    cr_expect_eq(html_figs, 10, "figures inlined: %d", html_figs);
+    /* the 10 figures above and the one disturbed run's */
+    cr_expect_eq(md_links, 11, "figures linked: %d", md_links);
+    cr_expect_eq(html_figs, 11, "figures inlined: %d", html_figs);
     /* the whole page is well-formed too (inline SVGs included) once the doctype is set aside */
     char why[256], root[4096];
     const char *h = strstr(g_html, "<html");
@@ -464,7 +464,7 @@ Test(report, every_printed_value_equals_verified_json, .init = rendered, .fini =
         rt_unhtml(t0, (size_t)(t1 - t0), text, sizeof text);
         char upath[512];
         rt_unhtml(path, strlen(path), upath, sizeof upath);
-        if (check_value(upath, kind, text, why, sizeof why)) {
+        if (rt_check_value(g_root, upath, kind, text, why, sizeof why)) {
             if (bad++ < 20) cr_expect(0, "%s", why);
         }
         if (strcmp(kind, "str") && strcmp(kind, "tf") && strcmp(kind, "right")) numeric++;
@@ -868,7 +868,8 @@ Test(report, includes_nothing_of_lab_or_pipeline)
 {
     const char *files[] = {"src/report.c", "src/rdata.c", "src/rdata.h", "src/fmt.c", "src/fmt.h", "src/page.c",
                            "src/page.h", "src/fig.c", "src/fig.h", "src/figures.c", "src/figures.h",
-                           "src/quiet.c", "src/quiet.h", "src/machine.c", "src/machine.h", "Makefile", NULL};
+                           "src/quiet.c", "src/quiet.h", "src/machine.c", "src/machine.h", "src/outage.c",
+                           "src/outage.h", "Makefile", NULL};
     for (int i = 0; files[i]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s", REPORT_DIR, files[i]);

@@ -1,0 +1,44 @@
+/* outage: the page's section on the second lesson, "The store goes down",
+ * and its timeline figure.
+ *
+ * The figure, figures/outage.svg: one panel per arm of OT_TIMELINE (the
+ * store down with no limit, with the 25 ms stand-in, with two retries, and
+ * the stand-in when the store resets its connections), each the arm's drawn
+ * round second by second (runs.<run>.per_second: arrivals, lookups_sent,
+ * live, standins, errors) with the fault window (runs.<run>.win_from_ms,
+ * win_to_ms; null: to the end of the run) shaded.  The drawn round is the
+ * lowest quiet round all measured arms of OT_TIMELINE share, else each
+ * arm's lowest quiet round (ot_round).  An arm not measured gets a panel
+ * that says so.
+ *
+ * The section: the scenarios in words, the figure, what it shows in
+ * verified numbers (the drawn runs' window counts and connection events,
+ * the arms' medians and ranges of during_lookups_per_request, lost,
+ * first_live_after_ms, recovered_s, and the verdicts the study has on
+ * them), a table of every arm whose store fails, and "Retry only transient
+ * errors": H3-r2-missing against H3-fb25-missing (lookups_per_request,
+ * retried_permanent, standin_share).
+ *
+ * Contract: the tree is borrowed; nothing is read but it.  ot_figure draws
+ * the figure into figdir (0, or -1 with a message on stderr); ot_section
+ * writes the section into the page, inlining the figure (0, or -1 when it
+ * cannot be read).  Every printed value is traced (pg_v).
+ */
+#ifndef OUTAGE_H
+#define OUTAGE_H
+
+#include <jansson.h>
+
+#include "page.h"
+
+enum { OT_NTIMELINE = 4 };
+extern const char *const OT_TIMELINE[OT_NTIMELINE];
+
+int ot_figure(json_t *root, const char *figdir);
+int ot_section(page *p, json_t *root);
+
+/* the round of arm drawn in the figure and cited in the text; 0 when the
+ * arm has no quiet round */
+int ot_round(json_t *root, const char *arm);
+
+#endif
