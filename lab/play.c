@@ -3,13 +3,13 @@
  * measuring it: no clock and no I/O while a seed runs.
  *
  *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
- *        [--seeds 1-5] [--csv] [--timeline]
+ *        [--seeds 1-5] [--csv] [--timeline] [--trace]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
  * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
- * settings are the columns of arms.tsv (see lab/arms.h) and the store's
- * slots; --help lists them with their defaults.  Reading them is
- * lab/playopt.c's job.
+ * settings are the columns of arms.tsv (see lab/arms.h, the store's fault
+ * too: --fault down) and the store's slots; --help lists them with their
+ * defaults.  Reading them is lab/playopt.c's job.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -28,6 +28,23 @@
  * - Store: lab/storeq.c, the very queue lab/store.c runs (slots, one FIFO
  *   line, budget drops).  Lookup (seed, j, attempt) waits
  *   waits_planned_ns(kind, seed, j, attempt), the dice of lab round `seed`.
+ * - The store's fault (lab/faults.h, the arm's `fault`), with t0 = 0 and
+ *   the window of fault_window_of(fault, --seconds).  A lookup's fate is
+ *   fault_lookup's, decided when it reaches the store (round = seed, row =
+ *   j % the table's rows): down, never and flaky answer *unavailable* at
+ *   once, missing *not found* at once (no slot); hang holds it to the
+ *   window's end, then answers *unavailable* (no slot).  reset: at the
+ *   window's start the store forgets every lookup it holds (a slot's time
+ *   ends there) and the service loses all its connections (--store-conns,
+ *   2 as the service): every lookup a request waits for is lost
+ *   (POL_ANS_LOST), and every lookup while there is no connection is
+ *   refused at once, not sent (POL_ANS_REFUSED).  Connection c tries again
+ *   at from + the sum of pol_reconnect_ns(seed, c, 0, k) over k = 0, 1 ...,
+ *   each try in the window refused, until one at or after the window's end
+ *   connects; the first connection back ends the refusals.  (In the lab
+ *   the connections are lost one after another and a retry may go out on
+ *   the one not yet closed; here both go at the same ns.)  Every answer
+ *   goes through pol_on_answer, as in the service.
  * - Events run in order of (time in ns, order of scheduling); an arrival at
  *   the same ns as an event comes after it.  So every tie resolves the same
  *   way every time (an answer due at the very ns its try runs out is on time
@@ -40,14 +57,15 @@
  *   gets no event: it would find the request answered.  Arrivals stop after
  *   --seconds; the run goes on until no event is left: every request
  *   answered, every lookup ended (the lab's tester stops waiting after 10 s;
- *   here nothing is cut off).
+ *   here nothing is cut off), except a lookup a hang holds to the run's end
+ *   (hang@0.5-end): with no limit its request is never answered (lost).
  * So seed k of play meets the same arrivals and waits as round k of the lab
  * at the same rate and length; only the machine's own time is missing.
  *
- * Output: a line naming every setting, then per seed (statistics as
- * DESIGN.md section 7 defines them):
- *   p99_ms          slowest 1 in 100 of all requests, from arrival to answer
- *                   (linear interpolation between closest ranks)
+ * Output (lab/playout.c): a line naming every setting, then per seed
+ * (statistics as DESIGN.md section 7 defines them):
+ *   p99_ms          slowest 1 in 100 of the answered requests, from arrival
+ *                   to answer (linear interpolation between closest ranks)
  *   standin_share   stand-in answers / requests
  *   lookups_per_request  lookups sent to the store / requests
  *   longest_line    the most lookups waiting in the store's line at once
@@ -59,12 +77,21 @@
  *   flood_from_s    the first of those seconds
  *   error_share     504s / requests (arms without a stand-in)
  *   slot_ms_per_request  slot time held in the store / requests (its work)
+ * then, with a fault, lab/playwin.c's figures (named as in
+ * pipeline/RESULTS.md): lost (requests never answered), store_E, _N, _H, _R
+ * (lookups the store answered unavailable, not found, held, cut),
+ * lookup_ends_R (not sent: no connection), conn_lost, conn_failed,
+ * conn_regained, and for a window its before/during/after counts,
+ * during_lookups_per_request, first_live_after_ms and recovered_s (a line
+ * and a small table under the seed's row; CSV columns, empty without one);
  * then a row of medians over the seeds (text only), and a last line with the
  * simulated lookups and lookups per second of wall time (the clock is read
  * between seeds only; with --csv this line goes to stderr, so that stdout is
  * the same for the same settings and seeds).  --csv adds the counts.
  * --timeline adds, per second: requests arriving, lookups sent, stand-ins +
- * 504s among the requests arriving, and the longest line.
+ * 504s among the requests arriving, and the longest line.  --trace adds,
+ * per request: arrival, answer and kind (L live, S stand-in, E 504), and
+ * each lookup's start and end code as service.tsv.gz's aK_out.
  *
  * Exit: 0; 2 for bad settings (one message naming the option); 1 when out of
  * memory.
@@ -494,7 +521,9 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
          * find the request answered: no event for it.  (Until that answer,
          * only a timer fired earlier can stop the policy waiting for it, and
          * such a timer re-sets or clears both timers; a dropped answer of
-         * another lookup changes nothing while this one is outstanding.) */
+         * another lookup changes nothing while this one is outstanding; a
+         * reset's cut loses the answer, clears okdue and sets the timers
+         * anew through the lost answers.) */
         if (o->timer[i] != POL_TIMER_OFF &&
             !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
             schedule(S, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);

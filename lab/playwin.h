@@ -13,6 +13,9 @@
  *   pwin_sent      for each lookup sent to the store (a refused one, not
  *                  sent, is not counted: RESULTS.md's lookups of V);
  *   pwin_unanswered for each sent lookup whose end is T, C or X;
+ * (a request never answered keeps its lookups in the counts; the lab's
+ * service.tsv.gz has no row for it, so RESULTS.md's lookups leave them out:
+ * only a hang to the run's end with no limit differs);
  * then pwin_figures.  The names of the figures (and of the CSV columns,
  * pwin_csv_header) are RESULTS.md's: before_requests ... recovered_s.
  *
