@@ -3,13 +3,13 @@
  * measuring it: no clock and no I/O while a seed runs.
  *
  *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
- *        [--seeds 1-5] [--csv] [--timeline]
+ *        [--seeds 1-5] [--csv] [--timeline] [--trace]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
  * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
- * settings are the columns of arms.tsv (see lab/arms.h) and the store's
- * slots; --help lists them with their defaults.  Reading them is
- * lab/playopt.c's job.
+ * settings are the columns of arms.tsv (see lab/arms.h, the store's fault
+ * too: --fault down) and the store's slots; --help lists them with their
+ * defaults.  Reading them is lab/playopt.c's job.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -28,6 +28,23 @@
  * - Store: lab/storeq.c, the very queue lab/store.c runs (slots, one FIFO
  *   line, budget drops).  Lookup (seed, j, attempt) waits
  *   waits_planned_ns(kind, seed, j, attempt), the dice of lab round `seed`.
+ * - The store's fault (lab/faults.h, the arm's `fault`), with t0 = 0 and
+ *   the window of fault_window_of(fault, --seconds).  A lookup's fate is
+ *   fault_lookup's, decided when it reaches the store (round = seed, row =
+ *   j % the table's rows): down, never and flaky answer *unavailable* at
+ *   once, missing *not found* at once (no slot); hang holds it to the
+ *   window's end, then answers *unavailable* (no slot).  reset: at the
+ *   window's start the store forgets every lookup it holds (a slot's time
+ *   ends there) and the service loses all its connections (--store-conns,
+ *   2 as the service): every lookup a request waits for is lost
+ *   (POL_ANS_LOST), and every lookup while there is no connection is
+ *   refused at once, not sent (POL_ANS_REFUSED).  Connection c tries again
+ *   at from + the sum of pol_reconnect_ns(seed, c, 0, k) over k = 0, 1 ...,
+ *   each try in the window refused, until one at or after the window's end
+ *   connects; the first connection back ends the refusals.  (In the lab
+ *   the connections are lost one after another and a retry may go out on
+ *   the one not yet closed; here both go at the same ns.)  Every answer
+ *   goes through pol_on_answer, as in the service.
  * - Events run in order of (time in ns, order of scheduling); an arrival at
  *   the same ns as an event comes after it.  So every tie resolves the same
  *   way every time (an answer due at the very ns its try runs out is on time
@@ -40,14 +57,15 @@
  *   gets no event: it would find the request answered.  Arrivals stop after
  *   --seconds; the run goes on until no event is left: every request
  *   answered, every lookup ended (the lab's tester stops waiting after 10 s;
- *   here nothing is cut off).
+ *   here nothing is cut off), except a lookup a hang holds to the run's end
+ *   (hang@0.5-end): with no limit its request is never answered (lost).
  * So seed k of play meets the same arrivals and waits as round k of the lab
  * at the same rate and length; only the machine's own time is missing.
  *
- * Output: a line naming every setting, then per seed (statistics as
- * DESIGN.md section 7 defines them):
- *   p99_ms          slowest 1 in 100 of all requests, from arrival to answer
- *                   (linear interpolation between closest ranks)
+ * Output (lab/playout.c): a line naming every setting, then per seed
+ * (statistics as DESIGN.md section 7 defines them):
+ *   p99_ms          slowest 1 in 100 of the answered requests, from arrival
+ *                   to answer (linear interpolation between closest ranks)
  *   standin_share   stand-in answers / requests
  *   lookups_per_request  lookups sent to the store / requests
  *   longest_line    the most lookups waiting in the store's line at once
@@ -59,12 +77,21 @@
  *   flood_from_s    the first of those seconds
  *   error_share     504s / requests (arms without a stand-in)
  *   slot_ms_per_request  slot time held in the store / requests (its work)
+ * then, with a fault, lab/playwin.c's figures (named as in
+ * pipeline/RESULTS.md): lost (requests never answered), store_E, _N, _H, _R
+ * (lookups the store answered unavailable, not found, held, cut),
+ * lookup_ends_R (not sent: no connection), conn_lost, conn_failed,
+ * conn_regained, and for a window its before/during/after counts,
+ * during_lookups_per_request, first_live_after_ms and recovered_s (a line
+ * and a small table under the seed's row; CSV columns, empty without one);
  * then a row of medians over the seeds (text only), and a last line with the
  * simulated lookups and lookups per second of wall time (the clock is read
  * between seeds only; with --csv this line goes to stderr, so that stdout is
  * the same for the same settings and seeds).  --csv adds the counts.
  * --timeline adds, per second: requests arriving, lookups sent, stand-ins +
- * 504s among the requests arriving, and the longest line.
+ * 504s among the requests arriving, and the longest line.  --trace adds,
+ * per request: arrival, answer and kind (L live, S stand-in, E 504), and
+ * each lookup's start and end code as service.tsv.gz's aK_out.
  *
  * Exit: 0; 2 for bad settings (one message naming the option); 1 when out of
  * memory.
@@ -76,8 +103,11 @@
 #include <string.h>
 
 #include "arms.h"
+#include "faults.h"
 #include "opt.h"
 #include "playopt.h"
+#include "playout.h"
+#include "playwin.h"
 #include "policy.h"
 #include "storeq.h"
 #include "util.h"
@@ -86,15 +116,19 @@
 #define NS_PER_S 1000000000LL
 #define FLOOD_RUN 3 /* seconds in a row with most requests missed */
 #define NL POL_MAX_LOOKUPS /* lookup ids per request: request * NL + attempt */
+/* An event of the store's fault (id with this bit; gen says which), not a timer. */
+#define EV_FAULT 0x80000000u
+enum { FEV_RELEASE, FEV_CUT, FEV_BACK }; /* a held lookup answered; a reset's start; a connection back */
 
 /* ------------------------------------------------------------- the events */
 
-/* A timer: play's only events of its own (the store's are in storeq). */
+/* A timer, or an event of the store's fault: play's own events (the
+ * store's queue keeps its own, in storeq). */
 typedef struct {
     int64_t t;
     uint64_t seq; /* order of scheduling: events at the same ns run in that order */
-    uint32_t id;  /* request * 2 + which timer */
-    uint32_t gen; /* the timer's generation when set */
+    uint32_t id;  /* request * 2 + which timer; or EV_FAULT | lookup */
+    uint32_t gen; /* the timer's generation when set; or FEV_... */
 } ev;
 
 static inline int ev_before(int64_t t1, uint64_t s1, int64_t t2, uint64_t s2)
@@ -102,9 +136,7 @@ static inline int ev_before(int64_t t1, uint64_t s1, int64_t t2, uint64_t s2)
     return (t1 < t2) | ((t1 == t2) & (s1 < s2)); /* no branches */
 }
 
-typedef struct {
-    uint32_t req, lookups, missed, line_max;
-} second;
+typedef play_second second;
 
 typedef struct {
     ev *v;
@@ -118,7 +150,18 @@ typedef struct {
 typedef struct {
     const arm *a;
     uint32_t seed;
-    int timeline;
+    int timeline, trace;
+    /* the store's fault (t0 = 0) and the service's connections to it */
+    fault_window w;
+    int fk;             /* a->fault.kind */
+    uint32_t rows;      /* request r asks row r % rows */
+    int conns;          /* the service's connections */
+    int connected;      /* the service has a connection now */
+    playwin win;        /* the window's figures */
+    int64_t *lsend;     /* per lookup: when sent (with a window, or --trace) */
+    char *lout;         /* per lookup: its end code (--trace) */
+    int64_t *arr, *ans; /* per request: its arrival, its answer or -1 (--trace) */
+    int64_t *luntil;    /* per lookup: when its slot ends or ended (reset), 0: never had one */
     /* requests: t[r] is the arrival until r is answered, then its latency */
     size_t n, ncap;
     int64_t *t;
@@ -143,7 +186,7 @@ typedef struct {
     uint32_t *dq;
     size_t dcap, dhead, dtail;
     /* counts */
-    uint64_t lookups, standins, errors;
+    uint64_t lookups, standins, errors; /* and the fault's counts in win.c */
     int64_t slot_ns;
     second *sec; /* by second */
     size_t nsec, seccap;
@@ -281,13 +324,14 @@ static int ring_room(uint32_t **v, size_t *cap, size_t *head, size_t *tail)
 
 /* ------------------------------------------------------------- the store */
 
-static void deliver(sim *S, uint32_t lid, int dropped)
+/* An answer on its way to the service: lookup lid, a POL_ANS_... code. */
+static void deliver(sim *S, uint32_t lid, int answer)
 {
     if (ring_room(&S->dq, &S->dcap, &S->dhead, &S->dtail) != 0) {
         S->oom = 1;
         return;
     }
-    S->dq[S->dtail++ & (S->dcap - 1)] = lid * 2 + (uint32_t)dropped;
+    S->dq[S->dtail++ & (S->dcap - 1)] = lid * 8 + (uint32_t)answer;
 }
 
 /* Carry out what the store's queue reports: answers go to the service;
@@ -309,26 +353,57 @@ static void on_store(sim *S, const storeq_event *e)
     }
     case STOREQ_STARTED:
         S->slot_ns += e->until - e->t;
+        if (S->luntil)
+            S->luntil[lid] = e->until;
         if (!e->drops && e->until < S->okdue[r]) {
             S->okdue[r] = e->until;
             S->okatt[r] = (uint8_t)(lid % NL);
         }
         break;
     case STOREQ_ANSWERED:
-        deliver(S, lid, 0);
+        if (S->luntil)
+            S->luntil[lid] = e->t;
+        deliver(S, lid, POL_ANS_OK);
+        break;
+    case STOREQ_DROPPED_SLOT:
+        if (S->luntil)
+            S->luntil[lid] = e->t;
+        deliver(S, lid, POL_ANS_DROPPED);
         break;
     case STOREQ_DROPPED_LINE:
-    case STOREQ_DROPPED_SLOT:
-        deliver(S, lid, 1);
+        deliver(S, lid, POL_ANS_DROPPED);
         break;
     }
 }
 
-/* Lookup lid reaches the store at `now` carrying `budget` (0: none). */
+/* Lookup lid reaches the store at `now` carrying `budget` (0: none).  Its
+ * fate in the fault scenario first (lab/faults.c, the store's own dice):
+ * unavailable or not found at once, or held to the window's end; else the
+ * queue. */
 static void store_arrive(sim *S, uint32_t lid, int64_t budget, int64_t now)
 {
+    uint32_t r = lid / NL, att = lid % NL;
+    if (S->fk != FAULT_NONE) {
+        switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, r % S->rows, now)) {
+        case FAULT_UNAVAILABLE:
+            S->win.c.store_E++;
+            deliver(S, lid, POL_ANS_UNAVAILABLE);
+            return;
+        case FAULT_NOT_FOUND:
+            S->win.c.store_N++;
+            deliver(S, lid, POL_ANS_NOT_FOUND);
+            return;
+        case FAULT_HOLD:
+            S->win.c.store_H++;
+            if (S->w.to_ns != INT64_MAX) /* a window to the end: never answered */
+                push(S, S->w.to_ns, S->seq++, EV_FAULT | lid, FEV_RELEASE);
+            return;
+        case FAULT_PASS:
+            break;
+        }
+    }
     storeq_event e;
-    int64_t planned = waits_planned_ns(S->a->wait, S->seed, lid / NL, lid % NL);
+    int64_t planned = waits_planned_ns(S->a->wait, S->seed, r, att);
     if (storeq_arrive(&S->store, now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
@@ -349,20 +424,95 @@ static void store_due(sim *S, int64_t now)
         S->oom = 1;
 }
 
+/* A reset's start, at `now`: the store closes every connection and
+ * forgets the lookups it holds (outcome R; a slot's time ends now); the
+ * service has no connection: every lookup it waits for is lost, and each
+ * connection c tries again after pol_reconnect_ns(seed, c, 0, k), k = 0, 1
+ * ... failed tries in a row, until the store accepts (at or after the
+ * window's end).  The first connection back ends the refusals.  Tries after
+ * the schedule's end of a window that never ends are not counted. */
+static void reset_cut(sim *S, size_t narrived, int64_t now)
+{
+    S->win.c.store_R += (uint64_t)storeq_line(&S->store) + (uint64_t)storeq_busy(&S->store);
+    for (size_t l = 0; l < narrived * NL; l++)
+        if (S->luntil[l] > now)
+            S->slot_ns -= S->luntil[l] - now;
+    storeq_reset(&S->store);
+    S->connected = 0;
+    int64_t back = INT64_MAX, span = S->win.span;
+    for (int c = 0; c < S->conns; c++) {
+        S->win.c.conn_lost++;
+        int64_t t = now;
+        for (int k = 0;; k++) {
+            t += pol_reconnect_ns(S->seed, c, 0, k);
+            if (t >= S->w.to_ns) {
+                S->win.c.conn_regained++;
+                back = t < back ? t : back;
+                break;
+            }
+            if (t >= span && S->w.to_ns == INT64_MAX)
+                break;
+            S->win.c.conn_failed++;
+        }
+    }
+    if (back != INT64_MAX)
+        push(S, back, S->seq++, EV_FAULT, FEV_BACK);
+    for (size_t r = 0; r < narrived; r++) {
+        if (S->done[r] || !S->ps[r].waiting)
+            continue;
+        S->okdue[r] = INT64_MAX; /* no answer is due from a slot any more */
+        for (uint32_t k = 0; k < NL; k++)
+            if (S->ps[r].waiting >> k & 1u)
+                deliver(S, (uint32_t)r * NL + k, POL_ANS_LOST);
+    }
+}
+
+static void fault_event(sim *S, const ev *e, size_t narrived, int64_t now)
+{
+    if (e->gen == FEV_RELEASE)
+        deliver(S, e->id & ~EV_FAULT, POL_ANS_UNAVAILABLE);
+    else if (e->gen == FEV_CUT)
+        reset_cut(S, narrived, now);
+    else
+        S->connected = 1;
+}
+
 /* ------------------------------------------------------------ the service */
 
-/* Carry out what the policy asked for (lab/service.c, act). */
+/* Carry out what the policy asked for (lab/service.c, act).  Without a
+ * connection a lookup is not sent: refused at once. */
 static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
 {
     for (int k = 0; k < o->nsend; k++) {
+        uint32_t lid = r * NL + (uint32_t)o->send[k].attempt;
+        if (S->lsend)
+            S->lsend[lid] = now;
+        if (S->lout)
+            S->lout[lid] = 'P';
+        if (!S->connected) {
+            S->win.c.lookup_ends_R++;
+            deliver(S, lid, POL_ANS_REFUSED);
+            continue;
+        }
         S->lookups++;
+        pwin_sent(&S->win, now);
         if (S->timeline) {
             second *s = sec_at(S, now);
             if (s)
                 s->lookups++;
         }
-        store_arrive(S, r * NL + (uint32_t)o->send[k].attempt, o->send[k].budget_ns, now);
+        store_arrive(S, lid, o->send[k].budget_ns, now);
     }
+    if (S->lsend) /* how each lookup ended: unanswered ones for the window, codes for the trace */
+        for (uint32_t k = 0; k < NL; k++) {
+            char c = o->ended[k];
+            if (!c)
+                continue;
+            if (S->lout)
+                S->lout[r * NL + k] = c;
+            if (c == 'T' || c == 'C' || c == 'X')
+                pwin_unanswered(&S->win, S->lsend[r * NL + k]);
+        }
     for (int i = 0; i < 2; i++) {
         if (o->timer[i] == POL_TIMER_KEEP)
             continue;
@@ -371,13 +521,18 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
          * find the request answered: no event for it.  (Until that answer,
          * only a timer fired earlier can stop the policy waiting for it, and
          * such a timer re-sets or clears both timers; a dropped answer of
-         * another lookup changes nothing while this one is outstanding.) */
+         * another lookup changes nothing while this one is outstanding; a
+         * reset's cut loses the answer, clears okdue and sets the timers
+         * anew through the lost answers.) */
         if (o->timer[i] != POL_TIMER_OFF &&
             !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
             schedule(S, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
     if (o->done != POL_PENDING) {
         S->done[r] = (uint8_t)o->done;
+        pwin_answer(&S->win, S->t[r], o->done, now);
+        if (S->ans)
+            S->ans[r] = now;
         if (o->done != POL_LIVE) {
             if (o->done == POL_STANDIN)
                 S->standins++;
@@ -395,11 +550,11 @@ static void drain_answers(sim *S, int64_t now)
 {
     while (S->dhead != S->dtail && !S->oom) {
         uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
-        uint32_t lid = v / 2, r = lid / NL;
+        uint32_t lid = v / 8, r = lid / NL;
         if (S->done[r])
             continue; /* nobody waits for it any more */
         pol_action o;
-        pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), v & 1 ? POL_ANS_DROPPED : POL_ANS_OK, now, &o);
+        pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), (int)(v & 7), now, &o);
         apply(S, r, &o, now);
     }
 }
@@ -453,7 +608,9 @@ static int simulate(sim *S, const int64_t *arrive)
             }
             now = e.t;
             uint32_t r = e.id / 2;
-            if (!S->done[r] && S->gen[e.id] == e.gen) {
+            if (e.id & EV_FAULT)
+                fault_event(S, &e, ia, now);
+            else if (!S->done[r] && S->gen[e.id] == e.gen) {
                 pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
                 apply(S, r, &o, now);
             }
@@ -465,15 +622,6 @@ static int simulate(sim *S, const int64_t *arrive)
 
 /* --------------------------------------------------------------- results */
 
-typedef struct {
-    uint32_t seed;
-    size_t n;
-    double p99_ms;
-    uint64_t standins, errors, lookups;
-    size_t line_max;
-    int64_t slot_ns;
-    long flood_from; /* the first of FLOOD_RUN seconds in a row with most requests missed; -1: none */
-} result;
 
 static void swap64(int64_t *x, int64_t *y)
 {
@@ -537,18 +685,45 @@ static double percentile(int64_t *v, size_t n, double p)
 
 static void sim_free(sim *S)
 {
-    free(S->t);
-    free(S->ps);
-    free(S->gen);
-    free(S->done);
-    free(S->okdue);
-    free(S->okatt);
-    free(S->h);
+    void *v[] = {S->t, S->ps, S->gen, S->done, S->okdue, S->okatt, S->lsend, S->lout, S->arr, S->ans, S->luntil,
+                 S->h, S->dq, S->sec};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        free(v[i]);
     for (int k = 0; k < NQ; k++)
         free(S->q[k].v);
     storeq_free(&S->store);
-    free(S->dq);
-    free(S->sec);
+    pwin_free(&S->win);
+}
+
+/* One array of `per` bytes a request grown to nc requests (when `want`;
+ * else it stays NULL: not kept in this simulation). */
+#define GROW(field, per, want)                                                                                  \
+    do {                                                                                                       \
+        if (want) {                                                                                            \
+            void *q_ = realloc(S->field, nc * (per));                                                          \
+            if (!q_)                                                                                           \
+                return -1;                                                                                     \
+            S->field = q_;                                                                                     \
+        }                                                                                                      \
+    } while (0)
+
+/* The per-request and per-lookup arrays grown to nc requests.  0, or -1. */
+static int grow_requests(sim *S, size_t nc)
+{
+    int track = S->win.on || S->trace;
+    GROW(t, sizeof *S->t, 1);
+    GROW(ps, sizeof *S->ps, 1);
+    GROW(gen, 2 * sizeof *S->gen, 1);
+    GROW(done, 1, 1);
+    GROW(okdue, sizeof *S->okdue, 1);
+    GROW(okatt, 1, 1);
+    GROW(lsend, NL * sizeof *S->lsend, track);
+    GROW(lout, NL, S->trace);
+    GROW(arr, sizeof *S->arr, S->trace);
+    GROW(ans, sizeof *S->ans, S->trace);
+    GROW(luntil, NL * sizeof *S->luntil, S->fk == FAULT_RESET);
+    S->ncap = nc;
+    return 0;
 }
 
 /* The tester's schedule (lab/tester.c, make_schedule) into S->t, and the
@@ -563,48 +738,32 @@ static int arrivals(sim *S, double seconds, uint32_t seed)
         off += (int64_t)llround(ut_rng_exp(&g) * 1e9 / S->a->rate);
         if (off >= span)
             break;
-        if (S->n == S->ncap) {
-            size_t nc = S->ncap ? S->ncap * 2 : (size_t)(S->a->rate * seconds * 1.2) + 64;
-            int64_t *nt = realloc(S->t, nc * sizeof *nt);
-            if (nt)
-                S->t = nt;
-            pol_state *nps = realloc(S->ps, nc * sizeof *nps);
-            if (nps)
-                S->ps = nps;
-            uint32_t *ng = realloc(S->gen, 2 * nc * sizeof *ng);
-            if (ng)
-                S->gen = ng;
-            uint8_t *nd = realloc(S->done, nc);
-            if (nd)
-                S->done = nd;
-            int64_t *nk = realloc(S->okdue, nc * sizeof *nk);
-            if (nk)
-                S->okdue = nk;
-            uint8_t *na = realloc(S->okatt, nc);
-            if (na)
-                S->okatt = na;
-            if (!nt || !nps || !ng || !nd || !nk || !na)
-                return -1;
-            S->ncap = nc;
-        }
+        if (S->n == S->ncap &&
+            grow_requests(S, S->ncap ? S->ncap * 2 : (size_t)(S->a->rate * seconds * 1.2) + 64) != 0)
+            return -1;
         S->t[S->n++] = off;
         S->t_last = off;
     }
     return 0;
 }
 
-/* Run one seed in S (its arrays kept for the next seed).  0, or -1 when out
- * of memory.  The per-second counts stay in S->sec[0 .. S->nsec). */
-static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
+/* Everything counted afresh for a seed of n requests. */
+static void reset_counts(sim *S)
 {
-    S->seed = seed;
-    if (arrivals(S, seconds, seed) != 0)
-        return -1;
-    if (S->n) {
-        memset(S->gen, 0, 2 * S->n * sizeof *S->gen);
-        memset(S->done, 0, S->n);
-        for (size_t j = 0; j < S->n; j++)
+    size_t n = S->n;
+    if (n) {
+        memset(S->gen, 0, 2 * n * sizeof *S->gen);
+        memset(S->done, 0, n);
+        for (size_t j = 0; j < n; j++)
             S->okdue[j] = INT64_MAX;
+        if (S->lout)
+            memset(S->lout, '-', n * NL);
+        if (S->arr)
+            memcpy(S->arr, S->t, n * sizeof *S->arr);
+        for (size_t j = 0; S->ans && j < n; j++)
+            S->ans[j] = -1;
+        if (S->luntil)
+            memset(S->luntil, 0, n * NL * sizeof *S->luntil);
     }
     S->hn = 0;
     S->seq = 0;
@@ -617,29 +776,50 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
     S->line_max = 0;
     S->dhead = S->dtail = 0;
     S->lookups = S->standins = S->errors = 0;
+    S->connected = 1;
     S->slot_ns = 0;
     S->nsec = 0;
     if (S->sec)
         memset(S->sec, 0, S->seccap * sizeof *S->sec);
     S->oom = 0;
+}
+
+/* Run one seed in S (its arrays kept for the next seed).  0, or -1 when out
+ * of memory.  The per-second counts stay in S->sec[0 .. S->nsec). */
+static int run_seed(sim *S, double seconds, uint32_t seed, play_result *res)
+{
+    S->seed = seed;
+    if (pwin_begin(&S->win, &S->w, (int64_t)llround(seconds * 1e9)) != 0 || arrivals(S, seconds, seed) != 0)
+        return -1;
+    reset_counts(S);
     for (size_t j = 0, k = 0; j < S->n; k++) { /* requests by second of arrival */
         second *s = sec_at(S, (int64_t)k * NS_PER_S);
         if (!s)
             return -1;
-        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->t[j] < end; j++)
+        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->t[j] < end; j++) {
             s->req++;
+            pwin_arrive(&S->win, S->t[j]);
+        }
     }
+    if (S->fk == FAULT_RESET) /* before any timer at the same ns */
+        push(S, S->w.from_ns, S->seq++, EV_FAULT, FEV_CUT);
     if (simulate(S, S->t) != 0)
         return -1;
+    size_t nans = 0; /* the latencies of the answered requests to the front */
+    for (size_t j = 0; j < S->n; j++)
+        if (S->done[j])
+            S->t[nans++] = S->t[j];
     memset(res, 0, sizeof *res);
     res->seed = seed;
     res->n = S->n;
-    res->p99_ms = S->n ? percentile(S->t, S->n, 0.99) / 1e6 : NAN;
+    S->win.c.lost = S->n - nans;
+    res->p99_ms = nans ? percentile(S->t, nans, 0.99) / 1e6 : NAN;
     res->standins = S->standins;
     res->errors = S->errors;
     res->lookups = S->lookups;
     res->line_max = S->line_max;
     res->slot_ns = S->slot_ns;
+    pwin_figures(&S->win, &res->win);
     res->flood_from = -1;
     /* seconds of arrival: FLOOD_RUN in a row (all of them in a shorter run) */
     size_t nsec = S->n ? (size_t)(S->t_last / NS_PER_S) + 1 : 0, need = nsec < FLOOD_RUN ? nsec : FLOOD_RUN;
@@ -656,94 +836,20 @@ static int run_seed(sim *S, double seconds, uint32_t seed, result *res)
 
 /* ----------------------------------------------------------------- output */
 
-static void fmt_ms(char *buf, size_t len, int64_t ns)
+/* One seed's row and what was asked for under it; its figures for the
+ * medians in m (pout_seed). */
+static int print_seed(const sim *S, const play_result *R, int csv, double m[6])
 {
-    if (ns == 0)
-        snprintf(buf, len, "off");
-    else
-        snprintf(buf, len, "%g ms", (double)ns / 1e6);
-}
-
-static void settings_line(const arm *a, const char *name, const char *extra, int slots, double seconds,
-                          const char *seeds, char *buf, size_t len)
-{
-    char t[32], h[32], l[32], d[32], r[32], p[64] = "none";
-    fmt_ms(t, sizeof t, a->try_ns);
-    fmt_ms(h, sizeof h, a->hedge_ns);
-    fmt_ms(l, sizeof l, a->limit_ns);
-    fmt_ms(d, sizeof d, a->deadline_ns);
-    fmt_ms(r, sizeof r, a->reserve_ns);
-    if (a->pause != PAUSE_NONE) {
-        int k = snprintf(p, sizeof p, "%s ", a->pause == PAUSE_FIXED ? "fixed" : "jitter up to");
-        for (int i = 0; i < a->npause && k < (int)sizeof p; i++)
-            k += snprintf(p + k, sizeof p - (size_t)k, "%s%g", i ? "," : "", (double)a->pause_ns[i] / 1e6);
-        if (k < (int)sizeof p)
-            snprintf(p + k, sizeof p - (size_t)k, " ms");
-    }
-    snprintf(buf, len,
-             "play: %s%s: wait %c, rate %d/s, limit per try %s, retries %d, pause %s, hedge %s, "
-             "total limit %s, deadline %s (reserve %s), down %d, stand-in %d; %d slots, %g s, seeds %s; "
-             "flooded: over half the requests got a stand-in or a 504 in %d seconds in a row",
-             name, extra, (char)a->wait, a->rate, t, a->tries - 1, p, h, l, d, r, a->down, a->standin, slots,
-             seconds, seeds, FLOOD_RUN);
-}
-
-static double share(uint64_t k, size_t n) { return n ? (double)k / (double)n : NAN; }
-
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-
-/* One seed's row; its figures for the medians in m[0..6) (when it had
- * requests: 1 returned, else 0). */
-static int print_seed(const sim *S, const result *R, int csv, double m[6])
-{
-    double si = share(R->standins, R->n), er = share(R->errors, R->n), lpr = share(R->lookups, R->n),
-           slot = R->n ? (double)R->slot_ns / 1e6 / (double)R->n : NAN;
-    int flooded = R->flood_from >= 0;
-    char from[24] = "-";
-    if (flooded)
-        snprintf(from, sizeof from, "%ld", R->flood_from);
-    if (csv)
-        printf("%" PRIu32 ",%.6f,%.6f,%.6f,%zu,%s,%s,%.6f,%.6f,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-               ",%" PRId64 "\n",
-               R->seed, R->p99_ms, si, lpr, R->line_max, flooded ? "yes" : "no", flooded ? from : "", er,
-               slot, R->n, R->standins, R->errors, R->lookups, R->slot_ns);
-    else if (R->n)
-        printf("%6" PRIu32 " %9.2f %13.2f%% %20.3f %13zu %8s %13s %11.2f%% %20.2f %9zu\n", R->seed,
-               R->p99_ms, 100 * si, lpr, R->line_max, flooded ? "yes" : "no", from, 100 * er, slot, R->n);
-    else
-        printf("%6" PRIu32 " %9s %14s %20s %13s %8s %13s %12s %20s %9d\n", R->seed, "-", "-", "-", "-", "-",
-               "-", "-", "-", 0);
-    if (S->timeline) {
-        const char *p = csv ? "#" : " ";
-        printf("%s seed %" PRIu32 ", by second: second,requests_arriving,lookups_sent,"
-               "missed_of_those_arriving,longest_line\n",
-               p, R->seed);
-        for (size_t k = 0; k < S->nsec; k++) {
-            const second *q = &S->sec[k];
-            if (q->req || q->lookups || q->missed || q->line_max)
-                printf("%s %zu,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%" PRIu32 "\n", p, k, q->req, q->lookups,
-                       q->missed, q->line_max);
-        }
+    int had = pout_seed(R, csv, S->fk != FAULT_NONE, m);
+    if (S->timeline)
+        pout_timeline(S->sec, S->nsec, R->seed, csv);
+    if (S->trace) {
+        play_trace t = {.n = S->n, .arrive = S->arr, .answer = S->ans, .lsend = S->lsend, .done = S->done,
+                        .lout = S->lout};
+        pout_trace(&t, R->seed, csv);
     }
     fflush(stdout);
-    m[0] = R->p99_ms;
-    m[1] = si;
-    m[2] = lpr;
-    m[3] = (double)R->line_max;
-    m[4] = er;
-    m[5] = slot;
-    return R->n != 0;
+    return had;
 }
 
 /* Every seed, a row each, then the medians and the speed.  0, or 1 when
@@ -763,13 +869,18 @@ static int run_seeds(const playopt *o)
     }
     S->a = &o->a;
     S->timeline = o->timeline;
+    S->trace = o->trace;
+    S->w = fault_window_of(&o->a.fault, o->seconds);
+    S->fk = o->a.fault.kind;
+    S->rows = o->rows;
+    S->conns = o->conns;
     (void)storeq_init(&S->store, o->slots, &S->seq);
     int64_t wall = 0;
     uint64_t total_lookups = 0;
     int nflood = 0;
     size_t nm = 0;
     for (size_t s = 0; s < o->nseeds; s++) {
-        result R;
+        play_result R;
         int64_t t0 = ut_mono_ns(); /* read between runs, never inside one */
         int bad_seed = run_seed(S, o->seconds, o->seeds[s], &R);
         wall += ut_mono_ns() - t0;
@@ -786,9 +897,7 @@ static int run_seeds(const playopt *o)
         nm += R.n != 0;
     }
     if (!o->csv && nm > 1)
-        printf("%6s %9.2f %13.2f%% %20.3f %13.0f %5d/%-2zu %13s %11.2f%% %20.2f\n", "median", median(m[0], nm),
-               100 * median(m[1], nm), median(m[2], nm), median(m[3], nm), nflood, o->nseeds, "",
-               100 * median(m[4], nm), median(m[5], nm));
+        pout_medians(m, nm, nflood, o->nseeds);
     double secs_wall = (double)wall / 1e9;
     fprintf(o->csv ? stderr : stdout,
             "simulated %" PRIu64 " lookups in %.3f s of wall time: %.2f million lookups a second\n",
@@ -811,16 +920,8 @@ int main(int argc, char **argv)
     if (rc != OPT_OK)
         return rc == OPT_HELP ? 0 : 2;
     char head[4096];
-    settings_line(&o.a, o.name, o.with, o.slots, o.seconds, o.seeds_s, head, sizeof head);
-    if (o.csv)
-        printf("# %s\nseed,p99_ms,standin_share,lookups_per_request,longest_line,flooded,flood_from_s,"
-               "error_share,slot_ms_per_request,requests,standins,errors,lookups,slot_ns\n",
-               head);
-    else
-        printf("%s\n%6s %9s %14s %20s %13s %8s %13s %12s %20s %9s\n", head, "seed", "p99_ms", "standin_share",
-               "lookups_per_request", "longest_line", "flooded", "flood_from_s", "error_share",
-               "slot_ms_per_request", "requests");
-    fflush(stdout);
+    playopt_describe(&o, FLOOD_RUN, head, sizeof head);
+    pout_header(head, o.csv);
     rc = run_seeds(&o);
     playopt_free(&o);
     return rc;

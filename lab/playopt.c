@@ -27,17 +27,17 @@ static int bad(const char *opt, const char *val, const char *why)
 
 /* The options as given.  Settings not given stay -1 (or NULL). */
 typedef struct {
-    const char *arm, *arms, *seeds;
+    const char *arm, *arms, *seeds, *table;
     double seconds;
-    int csv, timeline;
-    const char *wait, *pause, *pause_ms;
-    int rate, retries, down, standin, slots;
+    int csv, timeline, trace;
+    const char *wait, *pause, *pause_ms, *fault;
+    int rate, retries, down, standin, slots, conns;
     double limit_ms, hedge_ms, total_ms, deadline_ms, reserve_ms;
 } opts;
 
 /* The first NRUN options of the table are not settings: the settings given
  * are named in the first line of the output, in the order given. */
-#define NRUN 6
+#define NRUN 8
 
 /* ms with decimals to whole ns (the range was checked by opt_parse). */
 static int64_t ms_ns(double ms) { return (int64_t)llround(ms * 1e6); }
@@ -121,9 +121,9 @@ static int parse_seeds(const char *s, uint32_t **out, size_t *n)
  * into extra.  OPT_OK, OPT_HELP or OPT_BAD. */
 static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
 {
-    *o = (opts){.arms = "lab/arms.tsv", .seeds = "1-5", .seconds = 30, .rate = -1, .retries = -1,
-                .down = -1, .standin = -1, .slots = 16, .limit_ms = -1, .hedge_ms = -1,
-                .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
+    *o = (opts){.arms = "lab/arms.tsv", .seeds = "1-5", .table = "build/prep/test.tsv", .seconds = 30,
+                .rate = -1, .retries = -1, .down = -1, .standin = -1, .slots = 16, .conns = 2,
+                .limit_ms = -1, .hedge_ms = -1, .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &o->arm, 0, 0, "NAME", "an arm of --arms, changed by the settings given"},
         {"--arms", OPT_STR, &o->arms, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
@@ -131,6 +131,8 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--seeds", OPT_STR, &o->seeds, 0, 0, "LIST", "seeds 0 to 4294967295: 1-5, 1,3,8-10 (1-5)"},
         {"--csv", OPT_FLAG, &o->csv, 0, 0, NULL, "comma-separated, with the counts"},
         {"--timeline", OPT_FLAG, &o->timeline, 0, 0, NULL, "per second: arrivals, lookups, missed, line"},
+        {"--trace", OPT_FLAG, &o->trace, 0, 0, NULL, "per request: arrival, answer, each lookup's start and end code"},
+        {"--table", OPT_STR, &o->table, 0, 0, "FILE", "the store's table, for missing's rows (build/prep/test.tsv)"},
         {"--wait", OPT_STR, &o->wait, 0, 0, "Z|F|L|H", "wait: the store's dice (H)"},
         {"--rate", OPT_INT, &o->rate, 1, 1000000, "R", "rate: requests a second, open loop (300)"},
         {"--limit-ms", OPT_DBL, &o->limit_ms, 0, 600000, "T", "try_ms: limit on one try; 0: none (0)"},
@@ -144,6 +146,8 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--down", OPT_BOOL, &o->down, 0, 1, "0|1", "down: 1, the budget travels to the store (0)"},
         {"--standin", OPT_BOOL, &o->standin, 0, 1, "0|1", "standin: 1, a stand-in on expiry; 0, a 504 (1)"},
         {"--slots", OPT_INT, &o->slots, 1, 65536, "N", "the store's slots (16)"},
+        {"--fault", OPT_STR, &o->fault, 0, 0, "SPEC", "fault: the store's scenario, lab/faults.h: down, down@0.2-0.5 (none)"},
+        {"--store-conns", OPT_INT, &o->conns, 1, 64, "N", "the service's connections to the store (2)"},
         {0}};
     int rc = opt_parse(argc, argv, spec,
                        "play: a deterministic simulation of the lab's store and policies (the\n"
@@ -241,6 +245,9 @@ static int make_arm(const opts *o, arm *a)
         a->down = o->down;
     if (o->standin >= 0)
         a->standin = o->standin;
+    char why[512];
+    if (o->fault && fault_parse(o->fault, &a->fault, why, sizeof why) != 0)
+        return bad("--fault", o->fault, why);
     if (a->pause != PAUSE_NONE && a->npause == 0 && !o->pause_ms) { /* the lab's pauses */
         a->npause = 2;
         a->pause_ns[0] = 10 * MS;
@@ -250,7 +257,6 @@ static int make_arm(const opts *o, arm *a)
     /* is it a policy the lab's code can run?  (the arm rulebook, lab/arms.c) */
     if (a->pause == PAUSE_NONE && o->pause_ms && given.npause)
         return bad("--pause-ms", NULL, "needs --pause fixed or --pause jitter");
-    char why[512];
     if (arms_check_policy(a, why, sizeof why) != 0) {
         ut_err("the settings break the arm %s", why);
         return OPT_BAD;
@@ -258,24 +264,90 @@ static int make_arm(const opts *o, arm *a)
     return 0;
 }
 
-/* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge. */
+/* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2,
+ * r2b, r2bj, hedge; then -<fault> when the store fails (H3-r2-down). */
 static void label(const arm *a, char *buf, size_t len)
 {
-    char ms[24];
+    char ms[24], pol[40];
     snprintf(ms, sizeof ms, "%.6g", (double)a->try_ns / 1e6);
     if (a->hedge_ns)
-        snprintf(buf, len, "hedge");
+        snprintf(pol, sizeof pol, "hedge");
     else if (a->tries > 1)
-        snprintf(buf, len, "r%d%s%s", a->tries - 1, a->pause == PAUSE_NONE ? "" : "b",
+        snprintf(pol, sizeof pol, "r%d%s%s", a->tries - 1, a->pause == PAUSE_NONE ? "" : "b",
                  a->pause == PAUSE_JITTER ? "j" : "");
     else if (a->deadline_ns)
-        snprintf(buf, len, "%s", a->down ? "dldown" : "dl");
+        snprintf(pol, sizeof pol, "%s", a->down ? "dldown" : "dl");
     else if (a->try_ns)
-        snprintf(buf, len, "%s%s", a->standin ? "fb" : "t", ms);
+        snprintf(pol, sizeof pol, "%s%s", a->standin ? "fb" : "t", ms);
     else
-        snprintf(buf, len, "none");
+        snprintf(pol, sizeof pol, "none");
+    if (a->fault.kind == FAULT_NONE)
+        snprintf(buf, len, "%s", pol);
+    else
+        snprintf(buf, len, "%s-%s", pol, fault_name(a->fault.kind));
 }
 
+/* The rows of the store's table: the lines of `path` after its header (as
+ * lab/run.c counts them for the tester's --rows).  0, or OPT_BAD. */
+static int table_rows(const char *path, uint32_t *rows)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return bad("--table", path, "cannot be read (make prepare writes it), and the fault missing needs its rows");
+    uint64_t lines = 0;
+    int ch, last = '\n';
+    while ((ch = getc(f)) != EOF) {
+        lines += ch == '\n';
+        last = ch;
+    }
+    int err = ferror(f);
+    fclose(f);
+    lines += last != '\n';
+    if (err || lines < 2 || lines - 1 > UINT32_MAX)
+        return bad("--table", path, "is not a table with a header and at least one row");
+    *rows = (uint32_t)(lines - 1);
+    return 0;
+}
+
+
+static void fmt_ms(char *buf, size_t len, int64_t ns)
+{
+    if (ns == 0)
+        snprintf(buf, len, "off");
+    else
+        snprintf(buf, len, "%g ms", (double)ns / 1e6);
+}
+
+void playopt_describe(const playopt *o, int flood_run, char *buf, size_t len)
+{
+    const arm *a = &o->a;
+    char t[32], h[32], l[32], d[32], r[32], p[64] = "none", f[64], fw[96] = "";
+    fault_format(&a->fault, f, sizeof f);
+    fault_window w = fault_window_of(&a->fault, o->seconds);
+    if (w.from_ns >= 0 && w.to_ns == INT64_MAX)
+        snprintf(fw, sizeof fw, " [%g ms, end)", (double)w.from_ns / 1e6);
+    else if (w.from_ns >= 0)
+        snprintf(fw, sizeof fw, " [%g ms, %g ms)", (double)w.from_ns / 1e6, (double)w.to_ns / 1e6);
+    fmt_ms(t, sizeof t, a->try_ns);
+    fmt_ms(h, sizeof h, a->hedge_ns);
+    fmt_ms(l, sizeof l, a->limit_ns);
+    fmt_ms(d, sizeof d, a->deadline_ns);
+    fmt_ms(r, sizeof r, a->reserve_ns);
+    if (a->pause != PAUSE_NONE) {
+        int k = snprintf(p, sizeof p, "%s ", a->pause == PAUSE_FIXED ? "fixed" : "jitter up to");
+        for (int i = 0; i < a->npause && k < (int)sizeof p; i++)
+            k += snprintf(p + k, sizeof p - (size_t)k, "%s%g", i ? "," : "", (double)a->pause_ns[i] / 1e6);
+        if (k < (int)sizeof p)
+            snprintf(p + k, sizeof p - (size_t)k, " ms");
+    }
+    snprintf(buf, len,
+             "play: %s%s: wait %c, rate %d/s, limit per try %s, retries %d, pause %s, hedge %s, "
+             "total limit %s, deadline %s (reserve %s), down %d, stand-in %d; %d slots, fault %s%s, "
+             "%d store connections; %g s, seeds %s; "
+             "flooded: over half the requests got a stand-in or a 504 in %d seconds in a row",
+             o->name, o->with, (char)a->wait, a->rate, t, a->tries - 1, p, h, l, d, r, a->down, a->standin,
+             o->slots, f, fw, o->conns, o->seconds, o->seeds_s, flood_run);
+}
 
 int playopt_parse(int argc, char **argv, playopt *p)
 {
@@ -300,6 +372,13 @@ int playopt_parse(int argc, char **argv, playopt *p)
     p->seconds = o.seconds;
     p->csv = o.csv;
     p->timeline = o.timeline;
+    p->trace = o.trace;
+    p->conns = o.conns;
+    p->rows = 1;
+    if (p->a.fault.kind == FAULT_MISSING && table_rows(o.table, &p->rows) != 0) {
+        playopt_free(p);
+        return OPT_BAD;
+    }
     p->seeds_s = o.seeds;
     if (o.arm) {
         snprintf(p->name, sizeof p->name, "%s", o.arm);

@@ -8,7 +8,10 @@
  * nanosecond (play prints ms with 6 decimals), stand-ins and slot time
  * exactly.  The retry arms feed back into the store, so they are checked
  * against the issue's claims and against each other, with the seeds that
- * flood named. */
+ * flood named.  The store's faults (lab/faults.h) are checked on small
+ * cases worked out by hand in the comments (down, hang, reset with the
+ * service's reconnect backoff), and against the store's dice: the same seed
+ * meets the same fates in every arm. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +20,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "faults.h"
+#include "opt.h"
+#include "policy.h"
 #include "util.h"
 #include "waits.h"
 
@@ -46,11 +52,16 @@ static int run(const char *cmd, char **out)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* One row of `play --csv`: the columns every run has, and every column by
+ * name (fig). */
+#define MAXF 64
 typedef struct {
     unsigned seed;
     double p99_ms, standin_share, lpr, error_share, slot_ms;
     long line, flood_from, requests, standins, errors, lookups, slot_ns;
     int flooded;
+    int nf;
+    char key[MAXF][40], val[MAXF][32];
 } row;
 
 static int row_eq(const row *x, const row *y)
@@ -62,51 +73,138 @@ static int row_eq(const row *x, const row *y)
            x->slot_ns == y->slot_ns && x->flooded == y->flooded;
 }
 
+/* Column `name` of x as a number; NAN when empty (a null). */
+static double fig(const row *x, const char *name)
+{
+    for (int i = 0; i < x->nf; i++)
+        if (!strcmp(x->key[i], name)) {
+            if (!x->val[i][0])
+                return NAN;
+            double v;
+            char why[128];
+            cr_assert_eq(opt_f64(x->val[i], -1e300, 1e300, &v, why, sizeof why), 0, "%s = '%s': %s", name,
+                         x->val[i], why);
+            return v;
+        }
+    cr_assert_fail("no column %s", name);
+    return NAN;
+}
+
+/* A count column of x. */
+static long cnt(const row *x, const char *name)
+{
+    double v = fig(x, name);
+    cr_assert(!isnan(v) && v == floor(v), "%s is not a count", name);
+    return (long)v;
+}
+
+/* Split `line` at commas in place: up to max fields into f; how many. */
+static int split(char *line, char **f, int max)
+{
+    int k = 0;
+    for (char *p = line; k < max;) {
+        f[k++] = p;
+        char *c = strchr(p, ',');
+        if (!c)
+            break;
+        *c = 0;
+        p = c + 1;
+    }
+    return k;
+}
+
 /* `play ARGS --csv`: its rows (at most max); returns how many. */
 static int play_csv(const char *args, row *r, int max)
 {
     char cmd[1024], *out;
     snprintf(cmd, sizeof cmd, PLAY " %s --csv 2>/dev/null", args);
     cr_assert_eq(run(cmd, &out), 0, "%s failed", cmd);
-    int n = 0;
+    int n = 0, nh = 0;
+    char *head[MAXF];
     for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
-        if (line[0] == '#' || !strncmp(line, "seed,", 5))
+        if (line[0] == '#')
             continue;
+        if (!strncmp(line, "seed,", 5)) {
+            nh = split(line, head, MAXF);
+            continue;
+        }
+        cr_assert_gt(nh, 13, "%s: no header line", cmd);
         cr_assert_lt(n, max, "%s: too many rows", cmd);
         row *x = &r[n++];
-        char fl[8] = "", from[16] = "";
-        /* flood_from_s may be empty: read it as a string */
-        char *f[14];
-        int k = 0;
-        for (char *p = line; k < 14; k++) {
-            f[k] = p;
-            char *c = strchr(p, ',');
-            if (!c) {
-                k++;
-                break;
-            }
-            *c = 0;
-            p = c + 1;
+        char *f[MAXF];
+        cr_assert_eq(split(line, f, MAXF), nh, "%s: a row without %d fields", cmd, nh);
+        x->nf = nh;
+        for (int i = 0; i < nh; i++) {
+            snprintf(x->key[i], sizeof x->key[i], "%s", head[i]);
+            snprintf(x->val[i], sizeof x->val[i], "%s", f[i]);
         }
-        cr_assert_eq(k, 14, "%s: a row without 14 fields", cmd);
-        x->seed = (unsigned)atol(f[0]);
-        x->p99_ms = atof(f[1]);
-        x->standin_share = atof(f[2]);
-        x->lpr = atof(f[3]);
-        x->line = atol(f[4]);
-        snprintf(fl, sizeof fl, "%s", f[5]);
-        snprintf(from, sizeof from, "%s", f[6]);
-        x->flooded = !strcmp(fl, "yes");
-        cr_assert(x->flooded || !strcmp(fl, "no"), "flooded is '%s'", fl);
-        x->flood_from = from[0] ? atol(from) : -1;
-        x->error_share = atof(f[7]);
-        x->slot_ms = atof(f[8]);
-        x->requests = atol(f[9]);
-        x->standins = atol(f[10]);
-        x->errors = atol(f[11]);
-        x->lookups = atol(f[12]);
-        x->slot_ns = atol(f[13]);
+        x->seed = (unsigned)cnt(x, "seed");
+        x->p99_ms = fig(x, "p99_ms");
+        x->standin_share = fig(x, "standin_share");
+        x->lpr = fig(x, "lookups_per_request");
+        x->line = cnt(x, "longest_line");
+        x->flooded = !strcmp(f[5], "yes");
+        cr_assert(x->flooded || !strcmp(f[5], "no"), "flooded is '%s'", f[5]);
+        x->flood_from = f[6][0] ? cnt(x, "flood_from_s") : -1; /* empty when not flooded */
+        x->error_share = fig(x, "error_share");
+        x->slot_ms = fig(x, "slot_ms_per_request");
+        x->requests = cnt(x, "requests");
+        x->standins = cnt(x, "standins");
+        x->errors = cnt(x, "errors");
+        x->lookups = cnt(x, "lookups");
+        x->slot_ns = cnt(x, "slot_ns");
     }
+    free(out);
+    return n;
+}
+
+/* One request of `play --trace`: arrival and answer (-1: none) in ns, kind
+ * (L S E -), and per lookup its start (-1: not tried) and end code. */
+typedef struct {
+    long req;
+    int64_t arrive, answer, start[3];
+    char kind, out[3];
+} trace_row;
+
+static int64_t num_ns(const char *s)
+{
+    int64_t v;
+    char why[128];
+    if (!s[0])
+        return -1;
+    cr_assert_eq(opt_i64(s, 0, INT64_MAX, &v, why, sizeof why), 0, "'%s': %s", s, why);
+    return v;
+}
+
+/* `play ARGS --csv --trace` for one seed: its requests (at most max). */
+static int play_trace(const char *args, trace_row *t, int max)
+{
+    char cmd[1024], *out;
+    snprintf(cmd, sizeof cmd, PLAY " %s --csv --trace 2>/dev/null", args);
+    cr_assert_eq(run(cmd, &out), 0, "%s failed", cmd);
+    int n = 0, in = 0;
+    for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "by request: req,arrive_ns,answer_ns,kind,")) {
+            cr_assert_eq(in, 0, "%s: one seed expected", cmd);
+            in = 1;
+            continue;
+        }
+        if (!in || strncmp(line, "# ", 2) != 0)
+            continue;
+        char *f[12];
+        cr_assert_eq(split(line + 2, f, 12), 10, "%s: trace line '%s'", cmd, line);
+        cr_assert_lt(n, max, "%s: too many requests", cmd);
+        trace_row *x = &t[n++];
+        x->req = (long)num_ns(f[0]);
+        x->arrive = num_ns(f[1]);
+        x->answer = num_ns(f[2]);
+        x->kind = f[3][0];
+        for (int k = 0; k < 3; k++) {
+            x->start[k] = num_ns(f[4 + 2 * k]);
+            x->out[k] = f[5 + 2 * k][0];
+        }
+    }
+    cr_assert_eq(in, 1, "%s: no trace", cmd);
     free(out);
     return n;
 }
@@ -425,7 +523,13 @@ Test(play, bad_settings_exit_2_with_one_message)
                          "--seconds 0",
                          "--rate",
                          "--frobnicate 1",
-                         "H3-r2"};
+                         "H3-r2",
+                         "--fault nope",
+                         "--fault down@0.5-0.4",
+                         "--fault flaky@0.1-0.2",
+                         "--arm H3-r2 --fault down@1-end",
+                         "--store-conns 0",
+                         "--arm H3-r2 --fault missing --table /nonexistent/test.tsv"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[512], *err, *out;
         snprintf(cmd, sizeof cmd, PLAY " %s 2>&1 >/dev/null", bad[i]);
@@ -439,4 +543,290 @@ Test(play, bad_settings_exit_2_with_one_message)
         free(err);
         free(out);
     }
+}
+
+/* ------------------------------------------------------------ the faults */
+
+#define MSF(ms) ((int64_t)llround((ms) * 1e6))
+
+/* Seed 3 at 2 requests a second for 3 s (the lab tester's schedule, checked
+ * here against the test's own copy of it), in ms: */
+static const double SEED3_MS[9] = {466.436470,  981.828295,  1045.226845, 1208.295145, 1502.078213,
+                                   2319.187773, 2349.701261, 2514.525138, 2659.166346};
+
+Test(play, down_and_hang_by_hand)
+{
+    int64_t *a;
+    size_t n = schedule(3, 2, 3, &a);
+    cr_assert_eq(n, 9);
+    for (size_t j = 0; j < n; j++)
+        cr_assert_eq(a[j], MSF(SEED3_MS[j]), "request %zu", j);
+    free(a);
+    /* The window of a 3 s run: [1000 ms, 2000 ms).  Wait F: every lookup
+     * that reaches the store takes a slot for 2 ms.
+     * r2-down: requests 0, 1 (466, 982 ms: before) and 5 to 8 (after) are
+     * answered live 2 ms after they arrive, one lookup each.  Requests 2,
+     * 3, 4 (1045, 1208, 1502 ms) arrive in the window: their lookup is
+     * answered unavailable at once, retried at once (r2: no pause), twice:
+     * three U at the arrival's ns, then a stand-in at that ns (latency 0).
+     * lookups 2 + 9 + 4 = 15; store_E 9; slot 6 x 2 ms; the latencies
+     * 0,0,0,2,2,2,2,2,2 ms: p99 (h = 8 x 0.99 = 7.92) = 2 ms.  Window
+     * figures: before 2 requests, 2 live, 2 lookups; during 3, 3
+     * stand-ins, 9 lookups (3 a request), none unanswered; after 4, 4 live,
+     * 4 lookups.  The first live answer at or after 2000 ms is request 5's,
+     * at 2321.187773 ms: 321.187773 ms.  recovered_s: the whole seconds
+     * after U inside the run: [2000, 3000) only, 4 requests all live: 0. */
+    row r[1];
+    cr_assert_eq(play_csv("--arm H3-r2-down --wait F --rate 2 --seconds 3 --seeds 3", r, 1), 1);
+    cr_assert_eq(r[0].requests, 9);
+    cr_assert_eq(r[0].standins, 3);
+    cr_assert_eq(r[0].errors, 0);
+    cr_assert_eq(r[0].lookups, 15);
+    cr_assert_eq(cnt(r, "store_E"), 9);
+    cr_assert_eq(cnt(r, "lost"), 0);
+    cr_assert_eq(r[0].slot_ns, 12 * MS);
+    cr_assert_float_eq(r[0].p99_ms, 2.0, 1e-9);
+    cr_assert_float_eq(fig(r, "win_from_ms"), 1000.0, 1e-9);
+    cr_assert_float_eq(fig(r, "win_to_ms"), 2000.0, 1e-9);
+    const char *ph[3] = {"before", "during", "after"};
+    const long want[3][7] = {/* requests live standins errors lost lookups unanswered_lookups */
+                             {2, 2, 0, 0, 0, 2, 0},
+                             {3, 0, 3, 0, 0, 9, 0},
+                             {4, 4, 0, 0, 0, 4, 0}};
+    const char *col[7] = {"requests", "live", "standins", "errors", "lost", "lookups", "unanswered_lookups"};
+    for (int p = 0; p < 3; p++)
+        for (int c = 0; c < 7; c++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", ph[p], col[c]);
+            cr_assert_eq(cnt(r, name), want[p][c], "r2-down %s", name);
+        }
+    cr_assert_float_eq(fig(r, "during_lookups_per_request"), 3.0, 1e-9);
+    cr_assert_float_eq(fig(r, "first_live_after_ms"), 321.187773, 1e-6);
+    cr_assert_float_eq(fig(r, "recovered_s"), 0.0, 1e-9);
+    /* request by request */
+    trace_row t[9];
+    cr_assert_eq(play_trace("--arm H3-r2-down --wait F --rate 2 --seconds 3 --seeds 3", t, 9), 9);
+    for (int j = 0; j < 9; j++) {
+        int in = j >= 2 && j <= 4;
+        cr_assert_eq(t[j].arrive, MSF(SEED3_MS[j]));
+        cr_assert_eq(t[j].kind, in ? 'S' : 'L', "request %d", j);
+        cr_assert_eq(t[j].answer, t[j].arrive + (in ? 0 : 2 * MS), "request %d", j);
+        for (int k = 0; k < 3; k++) {
+            char want_out = in ? 'U' : k == 0 ? 'A' : '-';
+            cr_assert_eq(t[j].out[k], want_out, "request %d lookup %d: %c", j, k, t[j].out[k]);
+            if (want_out != '-')
+                cr_assert_eq(t[j].start[k], t[j].arrive);
+        }
+    }
+    /* fb25-down: the same, one lookup each: 9 lookups, 3 during, store_E 3 */
+    cr_assert_eq(play_csv("--arm H3-fb25-down --wait F --rate 2 --seconds 3 --seeds 3", r, 1), 1);
+    cr_assert_eq(r[0].standins, 3);
+    cr_assert_eq(r[0].lookups, 9);
+    cr_assert_eq(cnt(r, "store_E"), 3);
+    cr_assert_eq(cnt(r, "during_lookups"), 3);
+    cr_assert_float_eq(fig(r, "during_lookups_per_request"), 1.0, 1e-9);
+    /* r2-hang: requests 2, 3, 4 send a lookup at a, a + 25 and a + 50 ms
+     * (each held, no slot, and given up at its 25 ms limit: T), then a
+     * stand-in at a + 75 ms; the held lookups are answered at 2000 ms, when
+     * nobody waits for them.  The latencies 2 x 6, 75 x 3 ms: p99 (7.92)
+     * 75 ms; 9 lookups during the window, all unanswered. */
+    cr_assert_eq(play_csv("--arm H3-r2-hang --wait F --rate 2 --seconds 3 --seeds 3", r, 1), 1);
+    cr_assert_eq(r[0].standins, 3);
+    cr_assert_eq(r[0].lookups, 15);
+    cr_assert_eq(cnt(r, "store_H"), 9);
+    cr_assert_eq(cnt(r, "store_E"), 0);
+    cr_assert_eq(r[0].slot_ns, 12 * MS);
+    cr_assert_float_eq(r[0].p99_ms, 75.0, 1e-9);
+    cr_assert_eq(cnt(r, "during_lookups"), 9);
+    cr_assert_eq(cnt(r, "during_unanswered_lookups"), 9);
+    cr_assert_eq(cnt(r, "during_standins"), 3);
+    cr_assert_eq(play_trace("--arm H3-r2-hang --wait F --rate 2 --seconds 3 --seeds 3", t, 9), 9);
+    for (int j = 2; j <= 4; j++) {
+        cr_assert_eq(t[j].answer, t[j].arrive + 75 * MS, "request %d", j);
+        for (int k = 0; k < 3; k++) {
+            cr_assert_eq(t[j].out[k], 'T', "request %d lookup %d", j, k);
+            cr_assert_eq(t[j].start[k], t[j].arrive + 25 * MS * k, "request %d lookup %d", j, k);
+        }
+    }
+    /* fb25-hang: one held lookup each, a stand-in at 25 ms: p99 25 ms */
+    cr_assert_eq(play_csv("--arm H3-fb25-hang --wait F --rate 2 --seconds 3 --seeds 3", r, 1), 1);
+    cr_assert_eq(cnt(r, "store_H"), 3);
+    cr_assert_float_eq(r[0].p99_ms, 25.0, 1e-9);
+}
+
+Test(play, reset_reconnects_by_hand)
+{
+    /* Seed 1 at 2 requests a second for 5 s, in ms: 97.296563, 317.011272,
+     * 1544.113210, 2242.403316, 3135.356977, 3579.700245, 4264.388583,
+     * 4648.529400, 4663.775700.  Fault reset@0.0636-0.42 of 5 s: the window
+     * [318 ms, 2100 ms).  Wait F (2 ms).
+     * The service's 2 connections are lost at 318 ms; connection c tries
+     * again after pol_reconnect_ns(1, c, 0, k) for k = 0, 1, ...: */
+    static const int64_t draw[2][9] = {
+        {8243299, 2836307, 13145286, 60333787, 116446426, 299977857, 436016249, 451129498, 838897236},
+        {6158898, 12264723, 33729078, 49355218, 141071375, 204612379, 307535545, 886549356, 621762374}};
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < 9; k++) {
+            cr_assert_eq(pol_reconnect_ns(1, c, 0, k), draw[c][k], "conn %d, k %d", c, k);
+            cr_assert_lt(draw[c][k], k < 7 ? (10 * MS) << k : 1000 * MS);
+        }
+    /* connection 0 tries at 326.24, 329.08, 342.22, 402.56, 519.01, 818.98,
+     * 1255.00, 1706.13 ms (8 refused, in the window) and 2545.025945 ms
+     * (accepted); connection 1 at 324.16, 336.42, 370.15, 419.51, 560.58,
+     * 765.19, 1072.73, 1959.28 ms (8 refused) and 2581.038946 ms.  So the
+     * service has a connection again at 2545.025945 ms, 445 ms after the
+     * window's end: conn_lost 2, conn_failed 16, conn_regained 2.
+     * fb25: request 0 live at 99.296563 ms.  Request 1's lookup holds a
+     * slot from 317.011272 ms: cut at 318 ms (store_R 1, its slot time
+     * 0.988728 ms), lost (X): a stand-in at 318 ms.  Requests 2 (during)
+     * and 3 (2242 ms: after the window, before a connection is back): not
+     * sent (R), a stand-in at once.  Requests 4 to 8: live.  lookups sent
+     * 7; slot time 6 x 2 ms + 0.988728 ms.  Window figures: before 2
+     * requests, 1 live, 1 stand-in, 2 lookups, 1 unanswered (the X);
+     * during 1 request, a stand-in, no lookup (during_lookups_per_request
+     * 0); after 6, 5 live, 1 stand-in, 5 lookups.  First live answer after
+     * 2100 ms: request 4's at 3137.356977 ms: 1037.356977 ms.  recovered_s:
+     * [2100, 3100) holds request 3 (a stand-in), [3100, 4100) requests 4
+     * and 5, both live: 1 ([4100, 5100) ends after the run). */
+    const char *args[2] = {"--arm H3-fb25 --wait F --rate 2 --seconds 5 --seeds 1 --fault reset@0.0636-0.42",
+                           "--arm H3-r2 --wait F --rate 2 --seconds 5 --seeds 1 --fault reset@0.0636-0.42"};
+    for (int i = 0; i < 2; i++) {
+        row r[1];
+        cr_assert_eq(play_csv(args[i], r, 1), 1);
+        cr_assert_float_eq(fig(r, "win_from_ms"), 318.0, 1e-9);
+        cr_assert_float_eq(fig(r, "win_to_ms"), 2100.0, 1e-9);
+        cr_assert_eq(r[0].requests, 9);
+        cr_assert_eq(r[0].standins, 3, "%s", args[i]);
+        cr_assert_eq(r[0].lookups, 7, "%s", args[i]);
+        cr_assert_eq(r[0].slot_ns, 12 * MS + 988728, "%s", args[i]);
+        cr_assert_eq(cnt(r, "store_R"), 1);
+        cr_assert_eq(cnt(r, "conn_lost"), 2);
+        cr_assert_eq(cnt(r, "conn_failed"), 16);
+        cr_assert_eq(cnt(r, "conn_regained"), 2);
+        cr_assert_eq(cnt(r, "lost"), 0);
+        /* r2: request 1's X is retried at once, refused twice; requests 2
+         * and 3 are refused three times: 8 not sent; fb25: 2 */
+        cr_assert_eq(cnt(r, "lookup_ends_R"), i == 0 ? 2 : 8, "%s", args[i]);
+        cr_assert_eq(cnt(r, "before_requests"), 2);
+        cr_assert_eq(cnt(r, "before_live"), 1);
+        cr_assert_eq(cnt(r, "before_standins"), 1);
+        cr_assert_eq(cnt(r, "before_lookups"), 2);
+        cr_assert_eq(cnt(r, "before_unanswered_lookups"), 1);
+        cr_assert_eq(cnt(r, "during_requests"), 1);
+        cr_assert_eq(cnt(r, "during_standins"), 1);
+        cr_assert_eq(cnt(r, "during_lookups"), 0);
+        cr_assert_float_eq(fig(r, "during_lookups_per_request"), 0.0, 1e-9);
+        cr_assert_eq(cnt(r, "after_requests"), 6);
+        cr_assert_eq(cnt(r, "after_live"), 5);
+        cr_assert_eq(cnt(r, "after_standins"), 1);
+        cr_assert_eq(cnt(r, "after_lookups"), 5);
+        cr_assert_float_eq(fig(r, "first_live_after_ms"), 1037.356977, 1e-6);
+        cr_assert_float_eq(fig(r, "recovered_s"), 1.0, 1e-9);
+        trace_row t[9];
+        cr_assert_eq(play_trace(args[i], t, 9), 9);
+        cr_assert_eq(t[1].out[0], 'X');
+        cr_assert_eq(t[1].answer, 318 * MS);
+        cr_assert_eq(t[1].kind, 'S');
+        for (int j = 2; j <= 3; j++) {
+            cr_assert_eq(t[j].answer, t[j].arrive, "request %d: a stand-in at once", j);
+            cr_assert_eq(t[j].out[0], 'R');
+            cr_assert_eq(t[j].out[2], i == 0 ? '-' : 'R');
+        }
+        cr_assert_eq(t[1].out[2], i == 0 ? '-' : 'R');
+        cr_assert_eq(t[4].kind, 'L');
+        cr_assert_eq(t[4].answer, t[4].arrive + 2 * MS);
+    }
+    /* one connection (--store-conns 1): connection 0 alone, back at
+     * 2545.025945 ms after 8 refused tries */
+    row r[1];
+    cr_assert_eq(play_csv("--arm H3-fb25 --wait F --rate 2 --seconds 5 --seeds 1 --fault reset@0.0636-0.42 "
+                          "--store-conns 1",
+                          r, 1),
+                 1);
+    cr_assert_eq(cnt(r, "conn_failed"), 8);
+    cr_assert_eq(cnt(r, "conn_regained"), 1);
+    cr_assert_eq(r[0].standins, 3);
+}
+
+/* The rows of the store's table (the tester asks row j % rows). */
+static uint32_t table_rows(void)
+{
+    FILE *f = fopen("build/prep/test.tsv", "r");
+    cr_assert_not_null(f, "build/prep/test.tsv is missing: make prepare");
+    uint32_t lines = 0;
+    for (int ch; (ch = getc(f)) != EOF;)
+        lines += ch == '\n';
+    fclose(f);
+    return lines - 1;
+}
+
+Test(play, two_arms_of_a_seed_meet_the_same_fates)
+{
+    /* Seed 2, 300/s, 30 s: in every scenario, the first lookup of request
+     * j has the same fate in the fb25 and the r2 arm (it is sent at the
+     * arrival in both), and that fate is the store's dice as
+     * lab/RAWFORMAT.md states them: flaky, u = the dice of (round,
+     * request, attempt) < 0.05; missing, the row's own dice; down, an
+     * arrival in [10 s, 20 s).  r2 never retries a not found. */
+    enum { MAXR = 12000 };
+    trace_row *x = malloc(MAXR * sizeof *x), *y = malloc(MAXR * sizeof *y);
+    cr_assert(x && y);
+    uint32_t rows = table_rows();
+    const char *faults[3] = {"flaky", "missing", "down"};
+    for (int f = 0; f < 3; f++) {
+        char ax[128], ay[128];
+        snprintf(ax, sizeof ax, "--arm H3-fb25-%s --seeds 2", faults[f]);
+        snprintf(ay, sizeof ay, "--arm H3-r2-%s --seeds 2", faults[f]);
+        int n = play_trace(ax, x, MAXR);
+        cr_assert_eq(play_trace(ay, y, MAXR), n);
+        int hits = 0;
+        for (int j = 0; j < n; j++) {
+            int want;
+            if (f == 0)
+                want = ut_u64_unit(ut_hash4(FAULTS_FLAKY_KEY + 2, (uint64_t)j, 0, 0)) < 0.05;
+            else if (f == 1)
+                want = fault_row_missing((uint32_t)j % rows);
+            else
+                want = x[j].arrive >= 10000 * MS && x[j].arrive < 20000 * MS;
+            char bad = f == 1 ? 'N' : 'U';
+            cr_assert_eq(x[j].arrive, y[j].arrive);
+            cr_assert_eq(x[j].out[0] == bad, want, "%s: fb25 request %d: %c", faults[f], j, x[j].out[0]);
+            cr_assert_eq(y[j].out[0] == bad, want, "%s: r2 request %d: %c", faults[f], j, y[j].out[0]);
+            if (f == 1 && want)
+                cr_assert(y[j].out[1] == '-' && y[j].kind == 'S', "missing: request %d retried", j);
+            hits += want;
+        }
+        /* 5% and 2% of about 9,000 requests; a third of them down */
+        double share = (double)hits / n, lo[3] = {0.04, 0.015, 0.30}, hi[3] = {0.06, 0.025, 0.37};
+        cr_assert(share > lo[f] && share < hi[f], "%s: %d of %d", faults[f], hits, n);
+    }
+    free(x);
+    free(y);
+}
+
+Test(play, no_request_lost_where_a_standin_exists)
+{
+    /* every arm of arms.tsv with a fault: no request without an answer;
+     * the ones with a stand-in answer no 504 either */
+    static const char *arms[] = {"H3-none-down", "H3-fb25-down",  "H3-r2-down",    "H3-r2bj-down",
+                                 "H3-fb25-hang", "H3-r2-hang",    "H3-fb25-reset", "H3-r2-reset",
+                                 "H3-fb25-never", "H3-r2-never",  "H3-fb25-flaky", "H3-r2-flaky",
+                                 "H3-fb25-missing", "H3-r2-missing"};
+    for (size_t i = 0; i < sizeof arms / sizeof arms[0]; i++) {
+        char args[128];
+        row r[3];
+        snprintf(args, sizeof args, "--arm %s --seeds 1-3", arms[i]);
+        cr_assert_eq(play_csv(args, r, 3), 3);
+        for (int s = 0; s < 3; s++) {
+            cr_assert_eq(cnt(&r[s], "lost"), 0, "%s seed %u", arms[i], r[s].seed);
+            if (strcmp(arms[i], "H3-none-down") != 0)
+                cr_assert_eq(r[s].errors, 0, "%s seed %u", arms[i], r[s].seed);
+        }
+    }
+    /* a hang to the end of the run and no limit: the requests it holds are lost */
+    row r[1];
+    cr_assert_eq(play_csv("--arm H3-none --fault hang@0.5-end --seconds 4 --seeds 1", r, 1), 1);
+    cr_assert_eq(cnt(r, "lost"), cnt(r, "store_H"));
+    cr_assert_eq(cnt(r, "lost"), cnt(r, "during_requests"));
+    cr_assert_gt(cnt(r, "lost"), 0);
 }
