@@ -92,6 +92,16 @@ void pwin_answer(playwin *p, int64_t arrive, int done, int64_t now)
         p->errors[ph]++;
 }
 
+/* RESULTS.md's recovered_s test, in integers as there: (n - live)/n below
+ * the share not live before the window (b - blive)/b plus 1 point. */
+static int pwin_back(int64_t n, int64_t live, int64_t b, int64_t blive)
+{
+    if (b > 0)
+        return 100 * b * (n - live) < 100 * n * (b - blive) + n * b;
+    return 100 * (n - live) < n;
+}
+
+
 void pwin_figures(const playwin *p, playwin_figs *f)
 {
     memset(f, 0, sizeof *f);
@@ -117,8 +127,8 @@ void pwin_figures(const playwin *p, playwin_figs *f)
     if (p->to != INT64_MAX && p->first_live != INT64_MAX)
         f->first_live_after_ms = (double)(p->first_live - p->to) / 1e6;
     if (p->to != INT64_MAX)
-        for (size_t k = 0; k < p->nbins; k++) /* fewer than 1 in 100 not live */
-            if (p->rows[k] && (double)(p->rows[k] - p->nlive[k]) / (double)p->rows[k] < 0.01) {
+        for (size_t k = 0; k < p->nbins; k++) /* back within 1 point of the share not live before */
+            if (p->rows[k] && pwin_back(p->rows[k], p->nlive[k], p->requests[PWIN_BEFORE], p->live[PWIN_BEFORE])) {
                 f->recovered_s = (double)k;
                 break;
             }

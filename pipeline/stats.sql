@@ -162,7 +162,8 @@ fl AS (   -- the first live answer at or after U
     WHERE w.u IS NOT NULL AND q.kind = 'L' AND q.answer_ns >= w.u
     GROUP BY q.run, w.u
 ),
-rec AS (  -- whole seconds B_k after U that end within the run, and the first with < 1% not live
+rec AS (  -- whole seconds B_k after U that end within the run, and the first whose share
+          -- not live is below the share before the window plus 1 point (in integers, exact)
     SELECT b.run, min(b.k) AS k
     FROM (SELECT q.run, floor((q.sched_ns - w.u)::numeric / 1e9) AS k,
                  count(*) AS n, count(*) FILTER (WHERE q.kind = 'L') AS live,
@@ -170,7 +171,11 @@ rec AS (  -- whole seconds B_k after U that end within the run, and the first wi
           FROM requests q JOIN w USING (run)
           WHERE w.u IS NOT NULL AND q.sched_ns >= w.u
           GROUP BY 1, 2) b
-    WHERE (b.k + 1) * 1e9 <= b.room AND (b.n - b.live)::double precision / b.n < 0.01
+    JOIN rp USING (run)
+    WHERE (b.k + 1) * 1e9 <= b.room
+      AND CASE WHEN rp.b_n > 0
+               THEN 100 * rp.b_n * (b.n - b.live) < 100 * b.n * (rp.b_n - rp.b_live) + b.n * rp.b_n
+               ELSE 100 * (b.n - b.live) < b.n END
     GROUP BY b.run
 )
 UPDATE run_stats x SET
@@ -224,8 +229,8 @@ req AS (
 sent AS (
     SELECT v.run, floor((t.x - n.t0_ns)::numeric / 1e9)::int AS s, count(*) AS lookups_sent
     FROM service_requests v JOIN nsec n USING (run)
-    CROSS JOIN LATERAL (VALUES (v.a0_start), (v.a1_start), (v.a2_start)) AS t(x)
-    WHERE t.x IS NOT NULL
+    CROSS JOIN LATERAL (VALUES (v.a0_start, v.a0_out), (v.a1_start, v.a1_out), (v.a2_start, v.a2_out)) AS t(x, o)
+    WHERE t.x IS NOT NULL AND t.o <> 'R'
     GROUP BY 1, 2
 ),
 -- busy on [start, e), e = end, or open to the end of the run when absent
