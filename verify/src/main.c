@@ -151,6 +151,37 @@ static int inputs_usable(const args *a, const paths *p)
     return 1;
 }
 
+/* the service's reconnect pauses outside the backoff's bounds
+ * (RESULTS.md's reconnect_wait_over, which must be 0), counted here from
+ * events.tsv.gz: the verifier's own report, whatever results.json says.
+ * One NOTE per run with any; checks.reconnect_wait_over */
+static void note_wait_over(const study *s)
+{
+    for (size_t i = 0; i < s->nruns; i++) {
+        const rf_run *r = &s->runs[i];
+        if (r->ok && r->fig[F_RECONNECT_WAIT_OVER] > 0)
+            printf("NOTE %s reconnect_wait_over %.0f: reconnect pauses outside [0, min(1 s, 10 ms * 2^tries)) "
+                   "(the first at events.tsv.gz:%ld)\n",
+                   r->name, r->fig[F_RECONNECT_WAIT_OVER], r->wait_over_line);
+    }
+}
+
+static vj_node *wait_over_json(const study *s)
+{
+    vj_node *o = vj_new_obj(), *runs = vj_new_obj();
+    long long total = 0;
+    for (size_t i = 0; i < s->nruns; i++) {
+        const rf_run *r = &s->runs[i];
+        if (!r->ok || r->fig[F_RECONNECT_WAIT_OVER] <= 0) continue;
+        total += (long long)r->fig[F_RECONNECT_WAIT_OVER];
+        vj_obj_set(runs, r->name, vj_new_int((long long)r->fig[F_RECONNECT_WAIT_OVER]));
+    }
+    vj_obj_set(o, "total", vj_new_int(total));
+    vj_obj_set(o, "runs", runs);
+    vj_obj_set(o, "rule", vj_new_str("rows of events.tsv.gz with what L or F and wait_ns < 0 or >= min(1e9, 1e7 * 2^tries)"));
+    return o;
+}
+
 /* the manifest, the runs, results.json, ap.json and the extra numbers, in
  * this order (mismatches print as they are found); 0, or 2 on unusable
  * input.  Fills s, *ap (checks.ap), *ap_member and *extra. */
@@ -170,6 +201,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     n->raw = mm_count() - n->manifest;
     cmp_results(lab, s);
     n->results = mm_count() - n->manifest - n->raw;
+    note_wait_over(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
     *ap = ap_check(a->root, &s->ref, p->aparms, ap_member);
     n->ap = mm_count() - n->manifest - n->raw - n->results;
@@ -215,6 +247,7 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_obj_set(by, "results_json", vj_new_int(n->results));
     vj_obj_set(by, "ap_json", vj_new_int(n->ap));
     vj_obj_set(checks, "mismatches_by_check", by);
+    vj_obj_set(checks, "reconnect_wait_over", wait_over_json(s));
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "times", vj_new_str("|lab - verify| < 1 ns (1e-6 in *_ms, 1e-3 in *_us)"));
     vj_obj_set(tol, "ratios", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));

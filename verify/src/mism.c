@@ -99,6 +99,14 @@ void mm_addf(const char *group, const char *where, const char *what, const char 
     mm_add(group, where, what, lab, mine);
 }
 
+void mm_row(const char *run, const char *file, long line, const char *check, const char *lab, const char *want)
+{
+    char group[512], what[512];
+    snprintf(group, sizeof group, "%s %s %s", run, file, check);
+    snprintf(what, sizeof what, "%s:%ld %s", file, line, check);
+    mm_add(group, run, what, lab, want);
+}
+
 long mm_count(void) { return g_count; }
 
 void mm_finish(void)

@@ -20,6 +20,9 @@ void mm_init(FILE *out, long max_print_per_group);
 void mm_add(const char *group, const char *where, const char *what, const char *lab, const char *mine);
 void mm_addf(const char *group, const char *where, const char *what, const char *lab_fmt_value,
              const char *mine_fmt, ...) __attribute__((format(printf, 5, 6)));
+/* a row-level check of one run's raw file: grouped per run, file and check,
+ * printed as "MISMATCH <run> <file>:<line> <check>: lab <lab>, verify <want>" */
+void mm_row(const char *run, const char *file, long line, const char *check, const char *lab, const char *want);
 long mm_count(void);
 void mm_finish(void);
 /* forget everything (tests) */

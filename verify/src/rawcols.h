@@ -1,6 +1,7 @@
-/* rawcols: the columns of the four event files, exactly as
- * lab/RAWFORMAT.md lists them (name, type, whether "-" is allowed), shared
- * by every reader in the verifier.  Constant data only. */
+/* rawcols: the columns of the five event files, exactly as
+ * lab/RAWFORMAT.md (version 2) lists them (name, type, whether "-" is
+ * allowed, the codes of a code column), shared by every reader in the
+ * verifier.  Constant data only. */
 #ifndef VERIFY_RAWCOLS_H
 #define VERIFY_RAWCOLS_H
 
@@ -11,11 +12,21 @@ enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A
        V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
 enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
        S_BUSY, S_NCOL };
+enum { E_T, E_WHAT, E_CONN, E_TRIES, E_WAIT, E_NCOL };
 enum { M_T, M_SCOPE, M_TOTAL, M_IDLE, M_STEAL, M_LAB, M_NCOL };
+
+/* the codes, in RAWFORMAT.md's order (also the order of the count objects
+ * store_outcomes and lookup_ends of RESULTS.md) */
+#define RC_KINDS "LKDE"
+#define RC_LOOKUP_OUTS "ATCDUNXR"
+#define RC_STORE_OUTCOMES "ADUENHRP"
+#define RC_EVENTS "LFC"
+#define RC_SCOPES "AM"
 
 extern const rr_col tester_cols[T_NCOL];
 extern const rr_col service_cols[V_NCOL];
 extern const rr_col store_cols[S_NCOL];
+extern const rr_col events_cols[E_NCOL];
 extern const rr_col machine_cols[M_NCOL];
 
 #endif

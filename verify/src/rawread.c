@@ -120,9 +120,13 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
         return -1;
     }
     char want[64];
-    snprintf(want, sizeof want, "# lab-raw 1 %s", kind);
+    snprintf(want, sizeof want, "# lab-raw %d %s", RR_VERSION, kind);
     if (strcmp(line, want) != 0) {
-        snprintf(err, errlen, "%s:1: first line is \"%.80s\", expected \"%s\"", path, line, want);
+        /* another version is refused, not guessed at: version 1 had fewer
+         * codes and no events file (RAWFORMAT.md) */
+        int other = !strncmp(line, "# lab-raw ", 10) && strncmp(line + 10, want + 10, 2) != 0;
+        snprintf(err, errlen, "%s:1: first line is \"%.80s\", expected \"%s\"%s", path, line, want,
+                 other ? " (this reader reads raw format version 2 only)" : "");
         return -1;
     }
     r = next_line(f, &line, &len, err, errlen);
@@ -221,6 +225,11 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
                 if (l != 1) {
                     snprintf(err, errlen, "%s:%ld: field %s \"%.40s\" is not a one-character code",
                              f->path, f->line, c->name, p);
+                    return -1;
+                }
+                if (c->codes && (p[0] == 0 || !strchr(c->codes, p[0]))) {
+                    snprintf(err, errlen, "%s:%ld: field %s \"%c\" is not one of the codes %s", f->path,
+                             f->line, c->name, p[0], c->codes);
                     return -1;
                 }
                 row->c[k] = p[0];

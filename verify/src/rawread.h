@@ -2,10 +2,12 @@
  *
  * Contract: rr_open takes a whole gzip file already in memory (the caller
  * owns it and keeps it alive until rr_close) and checks the two header lines:
- * "# lab-raw 1 <kind>" and exactly the expected column names in order.
- * rr_next then yields one row at a time: integer and time columns in v[],
- * the float column in f[] (read as a 32-bit float, as the format promises),
- * code columns in c[]; has[k] is 0 when the field was "-" (absent).  Time
+ * "# lab-raw 2 <kind>" (format version 2: a file of version 1 is refused,
+ * naming the file and line 1) and exactly the expected column names in
+ * order.  rr_next then yields one row at a time: integer and time columns
+ * in v[], the float column in f[] (read as a 32-bit float, as the format
+ * promises), code columns in c[] (a code outside the column's list is an
+ * unparsable value); has[k] is 0 when the field was "-" (absent).  Time
  * columns (names ending in "_t") are delta-decoded here: v[] holds the
  * absolute instant.  Any malformed input (truncated gzip stream, wrong field
  * count, empty field, unparsable value, an integer beyond 64 bits, a last
@@ -27,7 +29,11 @@ typedef struct {
     const char *name;
     rr_coltype type;
     int optional;   /* 1: "-" (absent) allowed by RAWFORMAT.md; 0: "-" is malformed */
+    const char *codes;  /* RR_CODE: the codes RAWFORMAT.md lists; NULL: any one character */
 } rr_col;
+
+/* the format version this reader reads (RAWFORMAT.md, line 1 of a file) */
+#define RR_VERSION 2
 
 #define RR_MAXCOL 20
 

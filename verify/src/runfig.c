@@ -19,6 +19,16 @@ const char *const rf_fig_name[F_NFIG] = {
     "lookups", "lookups_per_request", "slot_ms_total", "slot_ms_per_lookup", "slot_ms_per_request",
     "cut_short", "pending_at_stop", "late_p50_us", "late_p99_us", "late_max_us", "answers_per_s",
     "steal_share", "steal_second_max", "other_idle_share", "foreign_second_max",
+    "lost", "retried_permanent", "conn_lost", "conn_failed", "conn_regained", "reconnect_wait_over",
+    /* the window figures (RESULTS.md, "A fault window"), in outage.h's order */
+    "win_from_ms", "win_to_ms",
+    "before_requests", "before_live", "before_standins", "before_errors", "before_lost", "before_lookups",
+    "before_unanswered_lookups",
+    "during_requests", "during_live", "during_standins", "during_errors", "during_lost", "during_lookups",
+    "during_unanswered_lookups",
+    "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
+    "after_unanswered_lookups",
+    "during_lookups_per_request", "first_live_after_ms", "recovered_s",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -31,7 +41,7 @@ rf_class rf_class_by_field(const char *f)
 {
     if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
     if (ends_with(f, "_us")) return RF_US;
-    if (ends_with(f, "_share") || !strcmp(f, "lookups_per_request") || !strcmp(f, "answers_per_s") ||
+    if (ends_with(f, "_share") || ends_with(f, "_per_request") || !strcmp(f, "answers_per_s") ||
         !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max"))
         return RF_RATIO;
     if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
@@ -50,7 +60,7 @@ int rf_fig_by_name(const char *name)
     return -1;
 }
 
-/* the columns of the four event files: rawcols.h */
+/* the columns of the five event files: rawcols.h */
 
 /* ---- helpers ---- */
 
@@ -144,14 +154,11 @@ static void check_rows(const rf_run *r, const vj_node *files, const char *fname,
     }
 }
 
-/* a row-level check failed: group per run and check */
+/* a row-level check failed: grouped per run, file and check (mism.h) */
 static void row_mm(const rf_run *r, const char *file, long line, const char *check, const char *lab,
                    const char *want)
 {
-    char group[512], what[512];
-    snprintf(group, sizeof group, "%s %s %s", r->name, file, check);
-    snprintf(what, sizeof what, "%s:%ld %s", file, line, check);
-    mm_add(group, r->name, what, lab, want);
+    mm_row(r->name, file, line, check, lab, want);
 }
 
 static int reject(rf_run *r, const char *msg)
@@ -197,9 +204,10 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         n++;
         long long sched = row.v[T_SCHED];
         char kind = row.c[T_KIND];
-        int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : kind == 'E' ? 3 : -1;
-        if (ki < 0) row_mm(r, fn, line, "kind", row.text[T_KIND], "one of L K D E");
-        else kinds[ki]++;
+        /* the reader admits only L K D E (rawcols.h) */
+        int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : 3;
+        kinds[ki]++;
+        ou_win_request(&r->win, &r->fault, sched, kind, row.has[T_ANSWER], row.v[T_ANSWER]);
         long long status = row.v[T_STATUS];
         if (status == 200) (*status200)++;
         if (row.has[T_ANSWER]) {
@@ -224,6 +232,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         if (s >= 0) {
             r->arrivals[s]++;
             if (ki == 1 || ki == 2) r->standins[s]++;
+            if (ki == 0) r->live_sec[s]++;
+            if (ki == 3) r->errors_sec[s]++;
             if (!r->late_has[s] || lt > r->late_max_ns[s]) r->late_max_ns[s] = lt;
             r->late_has[s] = 1;
         }
@@ -275,7 +285,48 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
     r->fig[F_LAST_KNOWN] = (double)kinds[1];
     r->fig[F_DEFAULT] = (double)kinds[2];
     r->fig[F_ERROR] = (double)kinds[3];
+    r->fig[F_LOST] = (double)(n - answered);
     return 0;
+}
+
+/* the three lookups of one service row: their promises (RAWFORMAT.md),
+ * lookup_ends, lookups_sent per second, the window's lookups; *sent: the
+ * lookups tried (present aK_start_t, R included); *retried: +1 when a
+ * lookup K answered N was followed by a lookup K' > K (RESULTS.md's
+ * retried_permanent) */
+static void service_lookups(rf_run *r, const rr_row *row, long line, int *sent, long long *retried)
+{
+    const char *fn = "service.tsv.gz";
+    int permanent = 0, retry = 0;
+    for (int a = 0; a < 3; a++) {
+        int cs = V_A0S + 3 * a, ce = cs + 1, co = cs + 2;
+        char what[64];
+        if (row->has[cs]) {
+            (*sent)++;
+            /* RESULTS.md's per-second lookups_sent: every present aK_start_t
+             * (R rows too: the definition counts present values) */
+            int s = second_of(row->v[cs], r->t0, r->nsec);
+            if (s >= 0) r->lookups_sent[s]++;
+        }
+        if (row->has[ce] != row->has[cs] || row->has[co] != row->has[cs]) {
+            snprintf(what, sizeof what, "a%d", a);
+            row_mm(r, fn, line, what, "start, end and out not all present or all absent",
+                   "all present (tried) or all - (not tried)");
+        }
+        if (!row->has[co]) continue;
+        char c = row->c[co];
+        r->lookup_end[strchr(RC_LOOKUP_OUTS, c) - RC_LOOKUP_OUTS]++;
+        if (permanent) retry = 1;
+        if (c == 'N') permanent = 1;
+        if (row->has[cs]) ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
+        if (c == 'R' && row->has[cs] && row->has[ce] && row->v[ce] != row->v[cs]) {
+            char b[160];
+            snprintf(what, sizeof what, "a%d_end_t", a);
+            snprintf(b, sizeof b, "%lld, its aK_start_t (R: not sent); decoded %lld", row->v[cs], row->v[ce]);
+            row_mm(r, fn, line, what, row->text[ce], b);
+        }
+    }
+    if (retry) (*retried)++;
 }
 
 static int do_service(const char *root, rf_run *r, const vj_node *rj)
@@ -289,7 +340,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj)
     rr_file f;
     rr_row row;
     int rc = rr_open(&f, path, gz, gzlen, "service", service_cols, V_NCOL, err, sizeof err);
-    long long n = 0;
+    long long n = 0, retried = 0;
     const char *fn = "service.tsv.gz";
     char b[128];
     while (rc == 0) {
@@ -301,32 +352,8 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj)
         if (k == 0) break;
         n++;
         long line = f.line;
-        char kind = row.c[V_KIND];
-        if (kind != 'L' && kind != 'K' && kind != 'D' && kind != 'E')
-            row_mm(r, fn, line, "kind", row.text[V_KIND], "one of L K D E");
         int sent = 0;
-        for (int a = 0; a < 3; a++) {
-            int cs = V_A0S + 3 * a, ce = cs + 1, co = cs + 2;
-            if (row.has[cs]) {
-                sent++;
-                int s = second_of(row.v[cs], r->t0, r->nsec);
-                if (s >= 0) r->lookups_sent[s]++;
-            }
-            if (row.has[ce] != row.has[cs] || row.has[co] != row.has[cs]) {
-                char what[64];
-                snprintf(what, sizeof what, "a%d", a);
-                row_mm(r, fn, line, what, "start, end and out not all present or all absent",
-                       "all present (sent) or all - (not sent)");
-            }
-            if (row.has[co]) {
-                char c = row.c[co];
-                if (c != 'A' && c != 'T' && c != 'C' && c != 'D' && c != 'X') {
-                    char what[64];
-                    snprintf(what, sizeof what, "a%d_out", a);
-                    row_mm(r, fn, line, what, row.text[co], "one of A T C D X");
-                }
-            }
-        }
+        service_lookups(r, &row, line, &sent, &retried);
         if (row.v[V_LOOKUPS] != sent) {
             snprintf(b, sizeof b, "%d (present aK_start_t)", sent);
             row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
@@ -340,10 +367,11 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj)
     rr_close(&f);
     free(gz);
     check_rows(r, files, "service.tsv.gz", n);
+    r->fig[F_RETRIED_PERMANENT] = (double)retried;
     return 0;
 }
 
-static int do_store(const char *root, rf_run *r, const vj_node *rj)
+static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -354,8 +382,11 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
     rr_file f;
     rr_row row;
     int rc = rr_open(&f, path, gz, gzlen, "store", store_cols, S_NCOL, err, sizeof err);
-    long long n = 0, cut = 0, pending = 0, slot_ns = 0;
+    long long n = 0, slot_ns = 0;
     const char *fn = "store.tsv.gz";
+    ou_store fs;
+    ou_store_init(&fs, &r->fault, test_rows);
+    char want[256];
     while (rc == 0) {
         int k = rr_next(&f, &row, err, sizeof err);
         if (k < 0) {
@@ -365,10 +396,17 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
         if (k == 0) break;
         n++;
         long line = f.line;
+        /* the reader admits only RAWFORMAT.md's codes (rawcols.h) */
         char oc = row.c[S_OUTCOME];
-        if (oc == 'D') cut++;
-        else if (oc == 'P') pending++;
-        else if (oc != 'A' && oc != 'U') row_mm(r, fn, line, "outcome", row.text[S_OUTCOME], "one of A D U P");
+        r->store_out[strchr(RC_STORE_OUTCOMES, oc) - RC_STORE_OUTCOMES]++;
+        /* the fault scenario decides some outcomes (RAWFORMAT.md, "Fault scenarios") */
+        const char *bad = ou_store_check(&r->fault, &fs, row.v[S_ROW], row.v[S_ARRIVE], row.has[S_START],
+                                         row.has[S_END], row.has[S_END] ? row.v[S_END] : 0, oc, want, sizeof want);
+        if (bad) {
+            int col = !strcmp(bad, "outcome") ? S_OUTCOME : !strcmp(bad, "start_t") ? S_START
+                      : !strcmp(bad, "end_t") ? S_END : S_ARRIVE;
+            row_mm(r, fn, line, bad, row.has[col] ? row.text[col] : "-", want);
+        }
         if ((oc == 'P') != !row.has[S_END])
             row_mm(r, fn, line, "end_t", row.has[S_END] ? row.text[S_END] : "-",
                    oc == 'P' ? "- (outcome P: pending at stop)" : "present (outcome is not P)");
@@ -385,6 +423,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
             add_span(r->line_ns, r->nsec, r->t0, arr, row.has[S_END] ? row.v[S_END] : LLONG_MAX);
         }
     }
+    ou_store_free(&fs);
     if (rc) {
         rr_close(&f);
         free(gz);
@@ -394,10 +433,52 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj)
     free(gz);
     check_rows(r, files, "store.tsv.gz", n);
     r->fig[F_LOOKUPS] = (double)n;
-    r->fig[F_CUT_SHORT] = (double)cut;
-    r->fig[F_PENDING_AT_STOP] = (double)pending;
+    r->fig[F_CUT_SHORT] = (double)r->store_out[1];      /* D */
+    r->fig[F_PENDING_AT_STOP] = (double)r->store_out[7]; /* P */
     r->fig[F_SLOT_MS_TOTAL] = (double)slot_ns / 1e6;
     return 0;
+}
+
+/* ---- events.tsv.gz ---- */
+
+static int do_events(const char *root, rf_run *r, const vj_node *rj)
+{
+    char path[4096], err[6144];
+    unsigned char *gz = NULL;
+    size_t gzlen = 0;
+    vj_node *files = vj_get(rj, "files");
+    if (load_event_file(root, r, files, "events.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+        return reject(r, err);
+    ou_events_count ec;
+    int rc = ou_events(path, gz, gzlen, r->name, &ec, err, sizeof err);
+    free(gz);
+    if (rc) return reject(r, err);
+    check_rows(r, files, "events.tsv.gz", ec.rows);
+    r->fig[F_CONN_LOST] = (double)ec.lost;
+    r->fig[F_CONN_FAILED] = (double)ec.failed;
+    r->fig[F_CONN_REGAINED] = (double)ec.regained;
+    r->fig[F_RECONNECT_WAIT_OVER] = (double)ec.wait_over;
+    r->wait_over_line = ec.first_over_line;
+    return 0;
+}
+
+/* RAWFORMAT.md: a run's folder holds exactly six files */
+static void check_folder(const char *root, const rf_run *r)
+{
+    static const char *const six[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
+                                      "events.tsv.gz", "machine.tsv.gz", "run.json"};
+    char *dir = vu_xasprintf("%s/results/raw/%s", root, r->name);
+    char **names = NULL, err[512];
+    size_t n = 0;
+    if (!vu_list_dir(dir, &names, &n, err, sizeof err)) {
+        for (size_t i = 0; i < n; i++) {
+            size_t k = 0;
+            while (k < 6 && strcmp(names[i], six[k])) k++;
+            if (k == 6) mm_add(NULL, r->name, "folder", names[i], "only the six files of RAWFORMAT.md");
+        }
+        vu_free_names(names, n);
+    }
+    free(dir);
 }
 
 /* ---- machine.tsv.gz ---- */
@@ -572,6 +653,14 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     double oi = (double)m->a_idle - (double)m->m_idle, ot = (double)m->a_total - (double)m->m_total;
     set(r, F_OTHER_IDLE_SHARE, ot != 0 ? oi / ot : NAN);
     set(r, F_FOREIGN_SECOND_MAX, m->nm ? m->foreign_max : NAN);
+    /* counts of the tester, service and events passes */
+    static const int counts[] = {F_LOST, F_RETRIED_PERMANENT, F_CONN_LOST, F_CONN_FAILED, F_CONN_REGAINED,
+                                 F_RECONNECT_WAIT_OVER};
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) set(r, counts[k], r->fig[counts[k]]);
+    /* the fault window (NaN for a run without one) */
+    double w[OU_NFIG];
+    ou_win_figs(&r->win, &r->fault, w);
+    for (int k = 0; k < OU_NFIG; k++) set(r, F_WIN0 + k, w[k]);
 }
 
 /* the figures the quiet rules look at, in the rules' units */
@@ -625,6 +714,8 @@ static int run_header(rf_run *r, const vj_node *rj, const char *path)
     r->line_ns = vu_xcalloc(ns, sizeof(long long));
     r->late_max_ns = vu_xcalloc(ns, sizeof(long long));
     r->late_has = vu_xcalloc(ns, 1);
+    r->live_sec = vu_xcalloc(ns, sizeof(long long));
+    r->errors_sec = vu_xcalloc(ns, sizeof(long long));
     r->steal_sec = vu_xmalloc(ns * sizeof(double));
     r->foreign_sec = vu_xmalloc(ns * sizeof(double));
     for (size_t s = 0; s < ns; s++) r->steal_sec[s] = r->foreign_sec[s] = NAN;
@@ -666,6 +757,12 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
     if (strcmp(want, run)) mm_add(NULL, run, "folder name", run, want);
     long long test_rows = check_test_rows(r, rj, ref);
+    if (ou_read_fault(rj, path, run, r->seconds, r->t0, &r->fault, err, sizeof err)) {
+        vj_free(rj);
+        return reject(r, err);
+    }
+    ou_win_init(&r->win, &r->fault);
+    check_folder(root, r);
 
     llvec lat = {0}, late = {0};
     long long status200 = 0;
@@ -673,7 +770,8 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     memset(&m, 0, sizeof m);
     int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200);
     if (!rc) rc = do_service(root, r, rj);
-    if (!rc) rc = do_store(root, r, rj);
+    if (!rc) rc = do_store(root, r, rj, test_rows);
+    if (!rc) rc = do_events(root, r, rj);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");
@@ -690,10 +788,22 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         r->quiet = r->broken == 0;
         if (rules) qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
     }
+    ou_win_free(&r->win);
     free(lat.v);
     free(late.v);
     vj_free(rj);
     return rc;
+}
+
+/* {"A": count, ...} for each code in order */
+static vj_node *code_counts(const char *codes, const long long *count)
+{
+    vj_node *o = vj_new_obj();
+    for (size_t k = 0; codes[k]; k++) {
+        char key[2] = {codes[k], 0};
+        vj_obj_set(o, key, vj_new_int(count[k]));
+    }
+    return o;
 }
 
 vj_node *rf_to_json(const rf_run *r)
@@ -706,6 +816,9 @@ vj_node *rf_to_json(const rf_run *r)
         else if (rf_fig_class(f) == RF_COUNT) vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));
         else vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
     }
+    vj_obj_set(o, "fault", vj_new_str(ou_scen_name[r->fault.scen]));
+    vj_obj_set(o, "store_outcomes", code_counts(RC_STORE_OUTCOMES, r->store_out));
+    vj_obj_set(o, "lookup_ends", code_counts(RC_LOOKUP_OUTS, r->lookup_end));
     vj_obj_set(o, "quiet", vj_new_bool(r->quiet));
     vj_obj_set(o, "quiet_rules", qr_names(r->broken));
     vj_node *ps = vj_new_arr();
@@ -714,6 +827,8 @@ vj_node *rf_to_json(const rf_run *r)
         vj_obj_set(e, "s", vj_new_int(s));
         vj_obj_set(e, "arrivals", vj_new_int(r->arrivals[s]));
         vj_obj_set(e, "standins", vj_new_int(r->standins[s]));
+        vj_obj_set(e, "live", vj_new_int(r->live_sec[s]));
+        vj_obj_set(e, "errors", vj_new_int(r->errors_sec[s]));
         vj_obj_set(e, "lookups_sent", vj_new_int(r->lookups_sent[s]));
         vj_obj_set(e, "busy_slots", vj_new_num((double)r->busy_ns[s] / 1e9));
         vj_obj_set(e, "line_length", vj_new_num((double)r->line_ns[s] / 1e9));
@@ -737,6 +852,10 @@ void rf_free(rf_run *r)
     free(r->late_has);
     free(r->steal_sec);
     free(r->foreign_sec);
+    free(r->live_sec);
+    free(r->errors_sec);
+    ou_win_free(&r->win);
+    r->live_sec = r->errors_sec = NULL;
     r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = r->late_max_ns = NULL;
     r->late_has = NULL;
     r->steal_sec = r->foreign_sec = NULL;

@@ -1,7 +1,7 @@
 /* runfig: every figure of one run, recomputed from its raw files.
  *
  * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
- * four event files, lab/RAWFORMAT.md), decodes every row, checks every
+ * five event files, lab/RAWFORMAT.md version 2), decodes every row, checks every
  * answer against the reference (ref may be NULL to skip that), checks the
  * rows against the promises of RAWFORMAT.md, and fills an rf_run with the
  * figures of pipeline/RESULTS.md ("runs.<run>").  It judges the run by the
@@ -11,13 +11,16 @@
  * returns non-zero with the message (file and line) in run->reject and
  * run->ok = 0.  rf_free releases the per-second arrays.  Figures without a
  * value (a percentile of nothing, a count over zero) have has[f] = 0 and
- * are written as null.
+ * are written as null; so are the window figures of a run without a fault
+ * window (outage.h).  Besides the numeric figures a run has its fault's
+ * name and two count objects (store_outcomes, lookup_ends).
  */
 #ifndef RUNFIG_H
 #define RUNFIG_H
 
 #include <stddef.h>
 
+#include "outage.h"
 #include "quiet.h"
 #include "reference.h"
 #include "vjson.h"
@@ -29,6 +32,9 @@ typedef enum {
     F_LOOKUPS, F_LOOKUPS_PER_REQUEST, F_SLOT_MS_TOTAL, F_SLOT_MS_PER_LOOKUP, F_SLOT_MS_PER_REQUEST,
     F_CUT_SHORT, F_PENDING_AT_STOP, F_LATE_P50_US, F_LATE_P99_US, F_LATE_MAX_US, F_ANSWERS_PER_S,
     F_STEAL_SHARE, F_STEAL_SECOND_MAX, F_OTHER_IDLE_SHARE, F_FOREIGN_SECOND_MAX,
+    F_LOST, F_RETRIED_PERMANENT, F_CONN_LOST, F_CONN_FAILED, F_CONN_REGAINED, F_RECONNECT_WAIT_OVER,
+    /* the window figures, in outage.h's order */
+    F_WIN0, F_WIN_LAST = F_WIN0 + OU_NFIG - 1,
     F_NFIG
 } rf_fig;
 
@@ -58,6 +64,12 @@ typedef struct {
     unsigned char *late_has;        /* 0: no arrival in that second (late_max_us null) */
     double *steal_sec;              /* steal / total of row s of MA; NaN: no such row (null) */
     double *foreign_sec;            /* the foreign share of row s of MM; NaN: no such row (null) */
+    long long *live_sec, *errors_sec; /* per second: arrivals of kind L, of kind E */
+    ou_fault fault;                 /* run.json's fault: scenario and window */
+    ou_win win;                     /* the window's counts while the files are read */
+    long long store_out[8];         /* store_outcomes, in the order of RC_STORE_OUTCOMES */
+    long long lookup_end[8];        /* lookup_ends, in the order of RC_LOOKUP_OUTS */
+    long wait_over_line;            /* events.tsv.gz line of the first pause out of bounds (0: none) */
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

@@ -121,7 +121,7 @@ static vj_node *file_entry(size_t rows, size_t size, const char *sha)
 /* the text of tester.tsv (header, then one line per row, times delta-encoded) */
 static void tester_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
+    vu_buf_puts(b, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
     delta d[3] = {{0, 0}, {0, 0}, {0, 0}};
     for (size_t i = 0; i < r->nt; i++) {
         const syn_trow *t = &r->t[i];
@@ -155,7 +155,7 @@ static void tester_text(const syn_run *r, vu_buf *b)
 /* the text of service.tsv */
 static void service_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 1 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
+    vu_buf_puts(b, "# lab-raw 2 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
                    "a1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\n");
     delta dv[8];
     memset(dv, 0, sizeof dv);
@@ -194,7 +194,7 @@ static void service_text(const syn_run *r, vu_buf *b)
 /* the text of store.tsv */
 static void store_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 1 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
+    vu_buf_puts(b, "# lab-raw 2 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
     delta ds[3];
     memset(ds, 0, sizeof ds);
     for (size_t i = 0; i < r->ns; i++) {
@@ -230,7 +230,7 @@ static void store_text(const syn_run *r, vu_buf *b)
 /* the text of machine.tsv */
 static void machine_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 1 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
+    vu_buf_puts(b, "# lab-raw 2 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->nm; i++) {
         const syn_mrow *m = &r->m[i];
@@ -250,6 +250,58 @@ static void machine_text(const syn_run *r, vu_buf *b)
         *p++ = '\n';
         b->len = (size_t)(p - b->p);
     }
+}
+
+/* the text of events.tsv */
+static void events_text(const syn_run *r, vu_buf *b)
+{
+    vu_buf_puts(b, "# lab-raw 2 events\nt\twhat\tconn\ttries\twait_ns\n");
+    delta d = {0, 0};
+    for (size_t i = 0; i < r->ne; i++) {
+        const syn_erow *e = &r->e[i];
+        reserve(b, 128);
+        char *p = b->p + b->len;
+        p = put_time(p, &d, 1, e->t);
+        *p++ = '\t';
+        *p++ = e->what;
+        *p++ = '\t';
+        p = put_ll(p, e->conn);
+        *p++ = '\t';
+        p = put_ll(p, e->tries);
+        *p++ = '\t';
+        p = put_ll(p, e->wait);
+        *p++ = '\n';
+        b->len = (size_t)(p - b->p);
+    }
+}
+
+void syn_set_fault(syn_run *r, const char *name)
+{
+    r->fault = name;
+    r->fault_spec = NULL;
+    r->flat = 0;
+    r->has_window = !strcmp(name, "down") || !strcmp(name, "hang") || !strcmp(name, "reset") || !strcmp(name, "never");
+    r->from_ns = llround(r->seconds / 3 * 1e9);
+    r->to_null = !strcmp(name, "never");
+    r->to_ns = r->to_null ? 0 : llround(2 * r->seconds / 3 * 1e9);
+}
+
+/* run.json's fault (RAWFORMAT.md) */
+static vj_node *fault_json(const syn_run *r)
+{
+    vj_node *f = vj_new_obj();
+    const char *name = r->fault ? r->fault : "none";
+    vj_obj_set(f, "name", vj_new_str(name));
+    vj_obj_set(f, "spec", vj_new_str(r->fault_spec ? r->fault_spec : name));
+    if (!r->has_window) {
+        vj_obj_set(f, "window", vj_new_null());
+        return f;
+    }
+    vj_node *w = r->flat ? f : vj_new_obj();
+    vj_obj_set(w, "from_ns", vj_new_int(r->from_ns));
+    vj_obj_set(w, "to_ns", r->to_null ? vj_new_null() : vj_new_int(r->to_ns));
+    if (!r->flat) vj_obj_set(f, "window", w);
+    return f;
 }
 
 static int cmp_ll_syn(const void *x, const void *y)
@@ -344,7 +396,9 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     vj_node *spec = vj_new_obj();
     vj_obj_set(spec, "name", vj_new_str(r->arm));
     vj_obj_set(spec, "rate", vj_new_int(r->rate));
+    vj_obj_set(spec, "fault", vj_new_str(r->fault_spec ? r->fault_spec : r->fault ? r->fault : "none"));
     vj_obj_set(o, "arm_spec", spec);
+    vj_obj_set(o, "fault", fault_json(r));
     vj_obj_set(o, "round", vj_new_int(r->round));
     vj_obj_set(o, "seconds", vj_new_num(r->seconds));
     vj_obj_set(o, "settle_s", vj_new_num(2.5));
@@ -392,6 +446,7 @@ int syn_write_run(const char *root, const syn_run *r, int level)
     if (write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
         write_events(dir, "service", service_text, r->nv, r, level, files) ||
         write_events(dir, "store", store_text, r->ns, r, level, files) ||
+        write_events(dir, "events", events_text, r->ne, r, level, files) ||
         write_events(dir, "machine", machine_text, r->nm, r, level, files)) {
         vj_free(files);
         return -1;
@@ -405,6 +460,9 @@ void syn_free_run(syn_run *r)
     free(r->v);
     free(r->s);
     free(r->m);
+    free(r->e);
+    r->e = NULL;
+    r->ne = 0;
     r->t = NULL;
     r->v = NULL;
     r->s = NULL;

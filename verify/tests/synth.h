@@ -2,8 +2,9 @@
  * pipeline/RESULTS.md, for the verifier's tests and bench.
  *
  * Contract: a syn_run holds the rows of one run with absolute times; the
- * writer does the delta encoding and gzip of the four event files, and
- * writes run.json with the files' rows, size and sha256 and its "quiet"
+ * writer does the delta encoding and gzip of the five event files (raw
+ * format version 2), and writes run.json with the files' rows, size and
+ * sha256, its "fault" (none unless set: syn_set_fault) and its "quiet"
  * object (the lab's claim: quiet unless claim_rules names rules; its
  * figures computed here from the rows).  syn_gen_run and syn_kind_run fill
  * a run with well-formed rows (answers taken from the reference given, so
@@ -55,6 +56,12 @@ typedef struct {
 } syn_mrow;
 
 typedef struct {
+    long long t;           /* absolute */
+    char what;             /* L, F, C */
+    long long conn, tries, wait;
+} syn_erow;
+
+typedef struct {
     char arm[64];
     int round;
     double seconds;
@@ -69,6 +76,14 @@ typedef struct {
     size_t ns;
     syn_mrow *m;           /* machine.tsv.gz, in file order; malloc'd */
     size_t nm;
+    syn_erow *e;           /* events.tsv.gz, in file order; malloc'd (none: no trouble) */
+    size_t ne;
+    /* run.json's fault: name NULL is "none" without a window; spec NULL is
+     * the name; the window from_ns, to_ns (to_null: null) when has_window;
+     * flat: from_ns and to_ns written in fault itself, not in fault.window */
+    const char *fault, *fault_spec;
+    int has_window, to_null, flat;
+    long long from_ns, to_ns;
     const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet
                                   (quiet.reasons: one sentence per rule named) */
 } syn_run;
@@ -86,6 +101,10 @@ typedef struct {
 } syn_ref;
 
 int syn_write_run(const char *root, const syn_run *r, int level);
+/* run.json's fault: name and spec, with RAWFORMAT.md's default window for
+ * the scenarios that have one ([round(S/3 1e9), round(2S/3 1e9)); never: to
+ * the end) */
+void syn_set_fault(syn_run *r, const char *name);
 void syn_free_run(syn_run *r);
 /* random rows: n requests at rate/s from t0; the answers follow ref */
 void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, unsigned long long seed,
