@@ -1,13 +1,53 @@
 /* A whole study end to end on the tiny profile: prepare's registration,
  * measure, collect into a private PostgreSQL, and the independent verifier,
  * which must find 0 mismatches and 0 secrets; then a tampered number in
- * results.json is caught. */
+ * results.json is caught.  The tiny profile's outage arm (H3-r2-down) is
+ * checked against what a store that is down must give. */
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static double fig(json_t *run, const char *name)
+{
+    json_t *v = json_object_get(run, name);
+    cr_assert(json_is_number(v), "%s is not a number", name);
+    return json_number_value(v);
+}
+
+/* The tiny profile's H3-r2-down runs, measured for real: the window's
+ * phases add up, no request is lost, and while the store is down each
+ * request tries three lookups, each answered unavailable (E) at once. */
+static void check_down_runs(const char *out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/results/results.json", out);
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je);
+    cr_assert_not_null(r, "%s: %s", path, je.text);
+    for (int round = 1; round <= 2; round++) {
+        char name[64];
+        snprintf(name, sizeof name, "H3-r2-down-r%d", round);
+        json_t *run = json_object_get(json_object_get(r, "runs"), name);
+        cr_assert_not_null(run, "%s in results.json", name);
+        double n = fig(run, "n"), dr = fig(run, "during_requests"), dl = fig(run, "during_lookups");
+        cr_assert_eq(fig(run, "before_requests") + dr + fig(run, "after_requests"), n, "%s: phases add up", name);
+        cr_assert_eq(fig(run, "lost"), 0, "%s: nothing lost", name);
+        /* the window is [1/3 s, 2/3 s) of the 1 s schedule: about 100 requests */
+        cr_assert(dr >= 50 && dr <= 160, "%s: %g requests in the window", name, dr);
+        /* at the edges a try may straddle F or U: a few lookups either way */
+        cr_assert(dl >= 3 * dr - 3 && dl <= 3 * dr + 3, "%s: %g lookups for %g requests", name, dl, dr);
+        cr_assert(fig(run, "during_live") <= 2, "%s: hardly a live answer while down", name);
+        double e = fig(json_object_get(run, "store_outcomes"), "E");
+        cr_assert(e >= dl - 3 && e <= dl + 3, "%s: %g unavailable for %g lookups in the window", name, e, dl);
+        cr_assert_eq(fig(run, "retried_permanent"), 0);
+        cr_assert(fig(run, "first_live_after_ms") < 100, "%s: live again soon after the window", name);
+    }
+    json_decref(r);
+}
 
 static int sh(const char *cmd)
 {
@@ -38,6 +78,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
              "rc=$?; bash pipeline/pg.sh stop build/pgstudy; exit $rc",
              out, out);
     cr_assert_eq(sh(cmd), 0, "collect");
+    check_down_runs(out);
     snprintf(cmd, sizeof cmd, "build/bin/check --prov %s/provenance --root %s >> %s/log 2>&1", out, out, out);
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,
