@@ -31,31 +31,33 @@ static int reject_fault(char *err, size_t errlen, const char *path, const vj_nod
     return -1;
 }
 
-/* the window: fault.window = null or {from_ns, to_ns}; or, without a
- * `window` member, from_ns and to_ns in fault itself (RAWFORMAT.md's
- * sentence allows both readings).  0, or -1 when unusable */
+/* the window, exactly as RAWFORMAT.md spells it: from_ns and to_ns in
+ * fault itself, or, for a scenario without one, "window": null instead of
+ * those two.  Anything else (a window object, both forms, neither) cannot
+ * be read with confidence: 0, or -1 when unusable */
 static int read_window(const vj_node *f, const char *path, long long t0, ou_fault *o, char *err, size_t errlen)
 {
-    const vj_node *win = vj_get(f, "window"), *holder = NULL;
-    if (win) {
-        if (win->type == VJ_OBJ) holder = win;
-        else if (win->type != VJ_NULL) return reject_fault(err, errlen, path, win, "fault.window is neither null nor an object");
-    } else if (vj_get(f, "from_ns") || vj_get(f, "to_ns")) {
-        holder = f;
-    }
-    if (!holder) return 0;
-    const vj_node *from = vj_get(holder, "from_ns"), *to = vj_get(holder, "to_ns");
+    const vj_node *win = vj_get(f, "window");
+    int flat = vj_get(f, "from_ns") || vj_get(f, "to_ns");
+    if (win && win->type != VJ_NULL)
+        return reject_fault(err, errlen, path, win,
+                            "fault.window is not null (a window is from_ns and to_ns in fault itself)");
+    if (win && flat)
+        return reject_fault(err, errlen, path, win, "fault has both \"window\": null and from_ns/to_ns");
+    if (win) return 0;
+    if (!flat) return reject_fault(err, errlen, path, f, "fault has neither from_ns and to_ns nor \"window\": null");
+    const vj_node *from = vj_get(f, "from_ns"), *to = vj_get(f, "to_ns");
     if (!from || from->type != VJ_NUM || !from->is_int)
-        return reject_fault(err, errlen, path, from ? from : holder, "the window's from_ns is not an integer");
+        return reject_fault(err, errlen, path, from ? from : f, "the window's from_ns is not an integer");
     if (!to || !(to->type == VJ_NULL || (to->type == VJ_NUM && to->is_int)))
-        return reject_fault(err, errlen, path, to ? to : holder, "the window's to_ns is neither an integer nor null");
+        return reject_fault(err, errlen, path, to ? to : f, "the window's to_ns is neither an integer nor null");
     o->has_window = 1;
     o->from_ns = from->i;
     o->to_end = to->type == VJ_NULL;
     o->to_ns = o->to_end ? 0 : to->i;
     if (__builtin_add_overflow(t0, o->from_ns, &o->F) ||
         (!o->to_end && __builtin_add_overflow(t0, o->to_ns, &o->U)))
-        return reject_fault(err, errlen, path, holder, "t0_ns plus the window overflows 64 bits");
+        return reject_fault(err, errlen, path, f, "t0_ns plus the window overflows 64 bits");
     return 0;
 }
 
@@ -315,10 +317,14 @@ void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG])
     if (x->c[1][OU_P_REQUESTS] > 0)
         fig[OU_DURING_LOOKUPS_PER_REQUEST] = (double)x->c[1][OU_P_LOOKUPS] / (double)x->c[1][OU_P_REQUESTS];
     if (!w->to_end && x->first_live != LLONG_MAX) fig[OU_FIRST_LIVE_AFTER_MS] = (double)(x->first_live - w->U) / 1e6;
-    /* the first whole second after U with rows, fewer than 1 in 100 of them
-     * not live: (rows - live) / rows < 0.01, in integers */
+    /* the first whole second after U with n >= 1 rows whose share not live
+     * is back within 1 point of the share before the window, in integers
+     * (RESULTS.md): 100 B (n - live) < 100 n (B - BL) + n B when B > 0,
+     * 100 (n - live) < n when B = 0.  128 bits: no product can overflow */
+    __int128 B = x->c[0][OU_P_REQUESTS], BL = x->c[0][OU_P_LIVE];
     for (long long k = 0; k < x->nrec; k++) {
-        if (x->rec_rows[k] > 0 && 100 * (x->rec_rows[k] - x->rec_live[k]) < x->rec_rows[k]) {
+        __int128 n = x->rec_rows[k], off = n - x->rec_live[k];
+        if (n > 0 && (B > 0 ? 100 * B * off < 100 * n * (B - BL) + n * B : 100 * off < n)) {
             fig[OU_RECOVERED_S] = (double)k;
             break;
         }

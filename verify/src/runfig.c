@@ -290,7 +290,7 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
 }
 
 /* the three lookups of one service row: their promises (RAWFORMAT.md),
- * lookup_ends, lookups_sent per second, the window's lookups; *sent: the
+ * lookup_ends, lookups_sent per second (R left out), the window's lookups; *sent: the
  * lookups tried (present aK_start_t, R included); *retried: +1 when a
  * lookup K answered N was followed by a lookup K' > K (RESULTS.md's
  * retried_permanent) */
@@ -303,10 +303,10 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *sent, 
         char what[64];
         if (row->has[cs]) {
             (*sent)++;
-            /* RESULTS.md's per-second lookups_sent: every present aK_start_t
-             * (R rows too: the definition counts present values) */
+            /* RESULTS.md's per-second lookups_sent: the present aK_start_t
+             * whose aK_out is not R (R: never sent, no connection) */
             int s = second_of(row->v[cs], r->t0, r->nsec);
-            if (s >= 0) r->lookups_sent[s]++;
+            if (s >= 0 && !(row->has[co] && row->c[co] == 'R')) r->lookups_sent[s]++;
         }
         if (row->has[ce] != row->has[cs] || row->has[co] != row->has[cs]) {
             snprintf(what, sizeof what, "a%d", a);

@@ -279,7 +279,7 @@ void syn_set_fault(syn_run *r, const char *name)
 {
     r->fault = name;
     r->fault_spec = NULL;
-    r->flat = 0;
+    r->nested = 0;
     r->has_window = !strcmp(name, "down") || !strcmp(name, "hang") || !strcmp(name, "reset") || !strcmp(name, "never");
     r->from_ns = llround(r->seconds / 3 * 1e9);
     r->to_null = !strcmp(name, "never");
@@ -297,10 +297,10 @@ static vj_node *fault_json(const syn_run *r)
         vj_obj_set(f, "window", vj_new_null());
         return f;
     }
-    vj_node *w = r->flat ? f : vj_new_obj();
+    vj_node *w = r->nested ? vj_new_obj() : f;
     vj_obj_set(w, "from_ns", vj_new_int(r->from_ns));
     vj_obj_set(w, "to_ns", r->to_null ? vj_new_null() : vj_new_int(r->to_ns));
-    if (!r->flat) vj_obj_set(f, "window", w);
+    if (r->nested) vj_obj_set(f, "window", w);
     return f;
 }
 

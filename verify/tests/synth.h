@@ -80,9 +80,10 @@ typedef struct {
     size_t ne;
     /* run.json's fault: name NULL is "none" without a window; spec NULL is
      * the name; the window from_ns, to_ns (to_null: null) when has_window;
-     * flat: from_ns and to_ns written in fault itself, not in fault.window */
+     * written in fault itself (RAWFORMAT.md); nested: in a fault.window
+     * object instead (a form RAWFORMAT.md does not have: refused) */
     const char *fault, *fault_spec;
-    int has_window, to_null, flat;
+    int has_window, to_null, nested;
     long long from_ns, to_ns;
     const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet
                                   (quiet.reasons: one sentence per rule named) */

@@ -19,7 +19,7 @@
  *               answered live at U + 0.651 ms: the first live answer after U
  *   after (j 40..59):  live (j = 40 answered at U + 1 ms), except
  *       j = 41  lookup T (the store answers late, A): stand-in K
- *       j = 45  three lookups T (late A): 504
+ *       j = 55  three lookups T (late A): 504
  *
  * By hand:
  *   before:  requests 20, live 18, standins 0, errors 1 (j 12), lost 1 (j 5),
@@ -30,12 +30,16 @@
  *            lookups 18 + 1 + 3 + 1 (j 39's third) = 23, unanswered 1 + 3 = 4
  *   during_lookups_per_request = 51 / 20 = 2.55
  *   first_live_after_ms = 651,000 ns = 0.651 (j 39, before j 40's U + 1 ms)
- *   recovered_s: B_0 = [U, U + 1 s) holds j 40..49 with 2 not live (2/10);
- *            B_1 holds j 50..59, all live: 1.  (B_1 ends at t0 + 6 s: still counted.)
+ *   recovered_s: before the window 2 of B = 20 were not live (10%), so a
+ *            second is back under 11% not live: 100 B (n - live) < 100 n (B - BL) + n B.
+ *            B_0 = [U, U + 1 s) holds j 40..49 with 1 not live (j 41):
+ *            100 20 1 = 2000 < 100 10 2 + 10 20 = 2200: 0.  (The old rule,
+ *            under 1 in 100 not live, gave null: B_1, j 50..59, has j 55.)
  *   store_outcomes A 18 + 2 + 18 + 1 + 3 + 1 = 43, D 1, E 48 + 1 + 2 = 51, others 0
  *   lookup_ends A 37, T 6, C 0, D 1, U 50, N 0, X 1, R 5
- *   per second (s 0..5): live 9 9 0 1 8 10, errors 1 1 0 1 1 0, standins 0 0 10 8 1 0;
- *            lookups_sent (present aK_start_t, R included) s2 9 x 3 + 3 = 30, s3 3 + 21 + 2 = 26
+ *   per second (s 0..5): live 9 9 0 1 9 9, errors 1 1 0 1 0 1, standins 0 0 10 8 1 0;
+ *            lookups_sent (present aK_start_t, R left out) s2 9 x 3 + 0 (j 25) = 27,
+ *            s3 1 (j 30's X; its two R left out) + 7 x 3 + 2 (j 39) = 24
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -44,6 +48,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "mism.h"
 #include "outage.h"
 #include "rawread.h"
 #include "synth.h"
@@ -177,7 +182,7 @@ static void down_run(syn_run *r, const syn_ref *ref, int round)
         v->has_req = v->has_row = 1;
         v->arrive = s + 180000;
         char standin = t->row == 6 || t->row == 7 ? 'D' : 'K';
-        if (j == 12 || j == 45) {
+        if (j == 12 || j == 55) {
             lookup(r, v, 0, s + 190000, s + 25190000, 'T', 'A', 40 * MS);
             lookup(r, v, 1, s + 25200000, s + 50200000, 'T', 'A', 40 * MS);
             if (j == 12) lookup(r, v, 2, s + 50210000, s + 53227000, 'D', 'D', 0);
@@ -221,13 +226,12 @@ static const char *O_GUESSES =
     "id\tguess\tpredicate\n"
     "G1\tRetries multiply the load while the store is down.\tevery H3-r2-down.during_lookups_per_request >= 2.55\n"
     "G2\tNearly every request in the window gets an error.\tevery H3-r2-down.during_errors >= 0.99 * H3-r2-down.during_requests\n"
-    "G3\tRecovered within a second.\tmedian H3-r2-down.recovered_s <= 1 and every H3-r2-down.first_live_after_ms < 0.652\n"
+    "G3\tRecovered within a second.\tmedian H3-r2-down.recovered_s <= 0 and every H3-r2-down.first_live_after_ms < 0.652\n"
     "G4\tNo window, no recovery time.\tany H3-fb25.first_live_after_ms >= 0\n"
     "G5\tTwo requests lost.\tevery H3-r2-down.lost <= 2 and every H3-r2-down.after_lost <= 0 and every H3-fb25.retried_permanent <= 0\n";
 
-/* the down run in rounds 1 (fault.window an object) and 2 (from_ns and
- * to_ns in fault itself), and H3-fb25 without a fault in rounds 1 and 2;
- * edit may change round 1 of the down run before it is written */
+/* the down run in rounds 1 and 2, and H3-fb25 without a fault in rounds 1
+ * and 2; edit may change round 1 of the down run before it is written */
 static void outage_study(const char *root, void (*edit)(syn_run *))
 {
     syn_ref ref;
@@ -236,7 +240,6 @@ static void outage_study(const char *root, void (*edit)(syn_run *))
     syn_run r;
     for (int round = 1; round <= 2; round++) {
         down_run(&r, &ref, round);
-        r.flat = round == 2;
         if (edit && round == 1) edit(&r);
         cr_assert_eq(syn_write_run(root, &r, 6), 0);
         syn_free_run(&r);
@@ -327,7 +330,7 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
             }
         NUM(v, R, "during_lookups_per_request", 2.55);
         NUM(v, R, "first_live_after_ms", 0.651);
-        NUM(v, R, "recovered_s", 1);
+        NUM(v, R, "recovered_s", 0);
         NUM(v, R, "lost", 2);
         NUM(v, R, "retried_permanent", 0);
         NUM(v, R, "conn_lost", 1);
@@ -351,14 +354,14 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
         }
         const vj_node *ps = field(v, R, "per_second");
         cr_assert_eq(ps->n, 6);
-        const double live[6] = {9, 9, 0, 1, 8, 10}, errors[6] = {1, 1, 0, 1, 1, 0}, standins[6] = {0, 0, 10, 8, 1, 0};
+        const double live[6] = {9, 9, 0, 1, 9, 9}, errors[6] = {1, 1, 0, 1, 0, 1}, standins[6] = {0, 0, 10, 8, 1, 0};
         for (int s = 0; s < 6; s++) {
             cr_expect_eq(vj_get(ps->items[s], "live")->num, live[s], "%s second %d", R, s);
             cr_expect_eq(vj_get(ps->items[s], "errors")->num, errors[s], "%s second %d", R, s);
             cr_expect_eq(vj_get(ps->items[s], "standins")->num, standins[s], "%s second %d", R, s);
         }
-        cr_expect_eq(vj_get(ps->items[2], "lookups_sent")->num, 30);
-        cr_expect_eq(vj_get(ps->items[3], "lookups_sent")->num, 26);
+        cr_expect_eq(vj_get(ps->items[2], "lookups_sent")->num, 27, "%s", R);
+        cr_expect_eq(vj_get(ps->items[3], "lookups_sent")->num, 24, "%s", R);
     }
     /* a run without a window: every window figure null, the counts there */
     const char *N = "H3-fb25-r1";
@@ -375,7 +378,8 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     /* arms: the new statistics; null for an arm whose runs have none */
     const vj_node *arm = vj_get(vj_get(v, "arms"), "H3-r2-down");
     cr_expect_eq(vj_get(vj_get(arm, "during_lookups_per_request"), "median")->num, 2.55);
-    cr_expect_eq(vj_get(vj_get(arm, "recovered_s"), "max")->num, 1);
+    const vj_node *rmax = vj_get(vj_get(arm, "recovered_s"), "max");
+    cr_expect(rmax && rmax->type == VJ_NUM && rmax->num == 0, "arms.H3-r2-down.recovered_s.max is not 0");
     cr_expect_eq(vj_get(vj_get(arm, "lost"), "median")->num, 2);
     cr_expect_eq(vj_get(vj_get(vj_get(v, "arms"), "H3-fb25"), "first_live_after_ms")->type, VJ_NULL);
     /* guesses on the new figures: G1 true; G2 false (0 errors of 20);
@@ -425,13 +429,13 @@ Test(outage, a_wrong_window_figure_names_run_and_field, .init = o_setup, .fini =
     outage_study(o_root, NULL);
     promote(o_root);
     edit_results(o_root, "\"H3-r2-down-r2\"", "during_lookups", "52");
-    edit_results(o_root, "\"H3-r2-down-r1\"", "recovered_s", "0");
+    edit_results(o_root, "\"H3-r2-down-r1\"", "recovered_s", "1");
     edit_results(o_root, "\"H3-r2-down-r1\"", "E", "50");
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r2 during_lookups: lab 52, verify 51\n"), "%s", out);
-    cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 recovered_s: lab 0, verify 1\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 recovered_s: lab 1, verify 0\n"), "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 store_outcomes.E: lab 50, verify 51\n"), "%s", out);
     cr_expect(strstr(out, "\n3 MISMATCHES\n"), "%s", out);
     free(out);
@@ -561,6 +565,11 @@ static void no_fault_name(syn_run *r)
     r->fault = "dwon";
 }
 
+static void nested_window(syn_run *r)
+{
+    r->nested = 1;   /* {"window": {"from_ns": ..., "to_ns": ...}}: not RAWFORMAT.md's form */
+}
+
 Test(outage, the_fault_of_run_json_is_checked, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, bad_fault);
@@ -583,6 +592,68 @@ Test(outage, the_fault_of_run_json_is_checked, .init = o_setup, .fini = o_teardo
     cr_expect(strstr(out, "H3-r2-down-r1/run.json:"), "%s", out);
     cr_expect(strstr(out, ": fault.name \"dwon\" is not one of none down hang reset never flaky missing"), "%s", out);
     free(out);
+    /* the window in a fault.window object: rejected, naming run.json */
+    th_rmrf(o_root);
+    free(o_root);
+    o_setup();
+    outage_study(o_root, nested_window);
+    promote(o_root);
+    const char *c[] = {"--root", o_root, "--no-scan", NULL};
+    cr_assert_eq(th_run(&out, c), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
+    cr_expect(strstr(out, "H3-r2-down-r1/run.json:"), "%s", out);
+    cr_expect(strstr(out, ": fault.window is not null (a window is from_ns and to_ns in fault itself)"), "%s", out);
+    cr_expect(!strstr(out, "H3-r2-down-r2/run.json:"), "%s", out);
+    free(out);
+}
+
+/* ou_read_fault on the fault object text: 0 or -1, the window, the message */
+static int read_fault(const char *fault, ou_fault *w, char *err, size_t errlen)
+{
+    char *js = vu_xasprintf("{\"fault\": %s}", fault);
+    vj_node *rj;
+    cr_assert_eq(vj_parse(js, strlen(js), "run.json", &rj, err, errlen), 0, "%s", err);
+    err[0] = 0;
+    int rc = ou_read_fault(rj, "run.json", "r", 30, 1000, w, err, errlen);
+    vj_free(rj);
+    free(js);
+    return rc;
+}
+
+Test(outage, the_fault_object_is_read_as_rawformat_spells_it)
+{
+    ou_fault w;
+    char err[512];
+    mm_reset();
+    /* RAWFORMAT.md's example, and "window": null */
+    cr_assert_eq(read_fault("{\"name\": \"down\", \"spec\": \"down\", \"from_ns\": 10000000000, \"to_ns\": 20000000000}",
+                            &w, err, sizeof err), 0, "%s", err);
+    cr_expect(w.has_window && !w.to_end && w.F == 1000 + 10 * SEC && w.U == 1000 + 20 * SEC);
+    cr_assert_eq(read_fault("{\"name\": \"never\", \"spec\": \"never\", \"from_ns\": 10000000000, \"to_ns\": null}",
+                            &w, err, sizeof err), 0, "%s", err);
+    cr_expect(w.has_window && w.to_end && w.U == LLONG_MAX);
+    cr_assert_eq(read_fault("{\"name\": \"flaky\", \"spec\": \"flaky\", \"window\": null}", &w, err, sizeof err), 0, "%s", err);
+    cr_expect(!w.has_window);
+    cr_expect_eq(mm_count(), 0);
+    /* anything else is refused, naming run.json */
+    cr_expect_eq(read_fault("{\"name\": \"down\", \"spec\": \"down\", \"window\": {\"from_ns\": 10000000000, "
+                            "\"to_ns\": 20000000000}}", &w, err, sizeof err), -1);
+    cr_expect(strstr(err, "run.json:1: fault.window is not null"), "%s", err);
+    cr_expect_eq(read_fault("{\"name\": \"down\", \"spec\": \"down\", \"window\": null, \"from_ns\": 10000000000, "
+                            "\"to_ns\": 20000000000}", &w, err, sizeof err), -1);
+    cr_expect(strstr(err, "fault has both \"window\": null and from_ns/to_ns"), "%s", err);
+    cr_expect_eq(read_fault("{\"name\": \"none\", \"spec\": \"none\"}", &w, err, sizeof err), -1);
+    cr_expect(strstr(err, "fault has neither from_ns and to_ns nor \"window\": null"), "%s", err);
+    cr_expect_eq(read_fault("{\"name\": \"down\", \"spec\": \"down\", \"from_ns\": 10000000000}", &w, err, sizeof err), -1);
+    cr_expect(strstr(err, "to_ns is neither an integer nor null"), "%s", err);
+    mm_reset();
+}
+
+/* 100 requests in [t0, F) = [10 s, 11 s), one in ten a stand-in: BL = 90 */
+static void before_tenth_not_live(ou_win *x, const ou_fault *w)
+{
+    for (int i = 0; i < 100; i++)
+        ou_win_request(x, w, 10 * SEC + i * 10 * MS, i % 10 == 3 ? 'D' : 'L', 1, 10 * SEC + i * 10 * MS + MS);
 }
 
 Test(outage, window_and_backoff_by_hand)
@@ -604,7 +675,8 @@ Test(outage, window_and_backoff_by_hand)
     cr_expect_eq(ou_phase(&w, w.F - 1), 0);
     cr_expect_eq(ou_phase(&w, w.F), 1);
     cr_expect_eq(ou_phase(&w, w.U), 2);
-    /* B_0: 99 live and 1 stand-in (1 in 100 is not under 1 in 100); B_1: all live */
+    /* B = 0 (no request before the window): back under 1 in 100 not live.
+     * B_0: 99 live and 1 stand-in (1 in 100 is not under 1 in 100); B_1: all live */
     for (int i = 0; i < 100; i++) ou_win_request(&x, &w, w.U + i * 10 * MS, i == 50 ? 'K' : 'L', 1, w.U + i * 10 * MS + MS);
     for (int i = 0; i < 10; i++) ou_win_request(&x, &w, w.U + SEC + i * 10 * MS, 'L', 1, w.U + SEC + i * 10 * MS + MS);
     double f[OU_NFIG];
@@ -621,6 +693,37 @@ Test(outage, window_and_backoff_by_hand)
     cr_expect_eq(f[OU_RECOVERED_S], 0);
     cr_expect_eq(f[OU_FIRST_LIVE_AFTER_MS], 0);
     cr_expect_eq(f[OU_PHASE0 + 2 * OU_PN + OU_P_LOST], 1);
+    ou_win_free(&x);
+    /* B > 0: back within 1 point of the share not live before the window.
+     * Before: B = 100 rows in [t0, F), BL = 90 live (10% not live).  A run
+     * of 4 s: B_0 and B_1 count.  B_0: 100 rows, 11 not live (11%):
+     * 100 100 11 = 110000 is not < 100 100 10 + 100 100 = 110000.  B_1: 200
+     * rows, 21 not live (10.5%): 100 100 21 = 210000 < 100 200 10 + 200 100
+     * = 220000: recovered_s 1.  (Under 1 in 100 not live, the old rule: null.) */
+    ou_fault w4 = w;
+    w4.end = 10 * SEC + 4 * SEC;
+    ou_win_init(&x, &w4);
+    cr_expect_eq(x.nrec, 2);
+    before_tenth_not_live(&x, &w4);
+    for (int i = 0; i < 100; i++)
+        ou_win_request(&x, &w4, w4.U + i * 10 * MS, i < 11 ? 'E' : 'L', 1, w4.U + i * 10 * MS + MS);
+    for (int i = 0; i < 200; i++)
+        ou_win_request(&x, &w4, w4.U + SEC + i * 5 * MS, i % 10 == 9 || i == 100 ? 'K' : 'L', 1,
+                       w4.U + SEC + i * 5 * MS + MS);
+    ou_win_figs(&x, &w4, f);
+    cr_expect_eq(f[OU_PHASE0 + OU_P_REQUESTS], 100);
+    cr_expect_eq(f[OU_PHASE0 + OU_P_LIVE], 90);
+    cr_expect_eq(f[OU_PHASE0 + 2 * OU_PN + OU_P_LIVE], 89 + 179);
+    cr_expect_eq(f[OU_RECOVERED_S], 1, "recovered_s %g", f[OU_RECOVERED_S]);
+    ou_win_free(&x);
+    /* the same before the window, B_0 with 10 not live of 100 (no worse than
+     * before): back at once */
+    ou_win_init(&x, &w4);
+    before_tenth_not_live(&x, &w4);
+    for (int i = 0; i < 100; i++)
+        ou_win_request(&x, &w4, w4.U + i * 10 * MS, i < 10 ? 'E' : 'L', i >= 5, w4.U + i * 10 * MS + MS);
+    ou_win_figs(&x, &w4, f);
+    cr_expect_eq(f[OU_RECOVERED_S], 0, "recovered_s %g", f[OU_RECOVERED_S]);
     ou_win_free(&x);
     /* never: no end, so no first live answer after it and no recovery */
     w.to_end = 1;
