@@ -28,7 +28,7 @@ PGINC   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postg
 LAB_CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline -I$(PGINC)
 override CFLAGS := $(LAB_CFLAGS) $(CFLAGS)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -ljansson -lcrypto -lz -lm
+LDLIBS  := -ljansson -lcrypto -lz -lm -levent
 
 # Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
 # (one `+=` line per group, so that parallel changes merge cleanly)
@@ -36,6 +36,8 @@ LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
 LAB_MODS  += watch quiet
 LAB_MODS  += proc
 LAB_MODS  += storeq faults
+LAB_MODS  += storeconn
+LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)

@@ -72,11 +72,10 @@ int fault_parse(const char *text, fault_spec *f, char *why, size_t whylen)
                   text);
         return -1;
     }
-    f->kind = FAULTS[k].kind;
-    f->from = FAULTS[k].from;
-    f->to = FAULTS[k].to;
-    if (!at)
+    if (!at) {
+        *f = (fault_spec){FAULTS[k].kind, FAULTS[k].from, FAULTS[k].to};
         return 0;
+    }
     if (FAULTS[k].from < 0) {
         ut_seterr(why, whylen, "fault '%s': %s has no window, so takes no @from-to", text, FAULTS[k].name);
         return -1;
@@ -102,9 +101,19 @@ int fault_parse(const char *text, fault_spec *f, char *why, size_t whylen)
         ut_seterr(why, whylen, "fault '%s': the window starts at the schedule's end, outside the run", text);
         return -1;
     }
-    f->from = from;
-    f->to = to;
+    *f = (fault_spec){FAULTS[k].kind, from, to}; /* only now: a refused text leaves *f as it was */
     return 0;
+}
+
+/* The shortest plain decimal that reads back as v exactly (fraction() takes
+ * no exponent, so not %g: 1e-05; and not %g's 6 digits: 0.123457). */
+static void frac_text(char *buf, size_t len, double v)
+{
+    for (int p = 0; p <= 40; p++) {
+        snprintf(buf, len, "%.*f", p, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 void fault_format(const fault_spec *f, char *buf, size_t len)
@@ -115,10 +124,11 @@ void fault_format(const fault_spec *f, char *buf, size_t len)
             snprintf(buf, len, "%s", name);
             return;
         }
-    if (f->to == FAULTS_END)
-        snprintf(buf, len, "%s@%g-end", name, f->from);
-    else
-        snprintf(buf, len, "%s@%g-%g", name, f->from, f->to);
+    char from[48], to[48] = "end";
+    frac_text(from, sizeof from, f->from);
+    if (f->to != FAULTS_END)
+        frac_text(to, sizeof to, f->to);
+    snprintf(buf, len, "%s@%s-%s", name, from, to);
 }
 
 fault_window fault_window_of(const fault_spec *f, double seconds)

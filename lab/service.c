@@ -2,7 +2,7 @@
  *
  *   service --port P --store-port Q --arm NAME [--arms lab/arms.tsv] --round R
  *           --model build/prep/model.json --standin build/prep/standin.tsv
- *           --out FILE.tsv.gz [--store-conns 2]
+ *           --out FILE.tsv.gz [--events FILE.tsv.gz] [--store-conns 2]
  *
  * HTTP/1.1 with keep-alive on 127.0.0.1:
  *   POST /score  body {"id":N,"row":R}, optional header X-Budget-Ns (the
@@ -11,17 +11,29 @@
  *                without stand-in; 400 with a reason on bad input; 413 for a
  *                body over 64 KiB.
  *   GET /health  "ok"
- *   GET /calls   {"requests":N,"lookups":M}
+ *   GET /calls   {"requests":N,"lookups":M} (lookups sent to the store)
  * Each request fetches its row's six features from the store over a few
- * persistent, multiplexed connections (lab/wire.h), applying the arm's
- * policy (lab/policy.h), scores them with the tree evaluator (lab/trees.h),
- * and logs one row per request (lab/RAWFORMAT.md, service.tsv.gz).
+ * persistent, multiplexed connections (lab/storeconn.h, lab/wire.h),
+ * applying the arm's policy (lab/policy.h), scores them with the tree
+ * evaluator (lab/trees.h), and logs one row per request (lab/RAWFORMAT.md,
+ * service.tsv.gz).
+ *
+ * The store may fail; the service stays up.  Its answers map to the
+ * policy's error classes: unavailable and dropped are transient (retried
+ * while the arm has tries left), not found and unknown row permanent
+ * (straight to the fallback).  A lost connection ends every lookup still
+ * waiting on it (X, transient), and storeconn reconnects with backoff; a
+ * lookup with no live connection is not sent but refused at once (R,
+ * transient), so that with the store gone every request gets its arm's
+ * fallback without waiting for a try's limit.  Losses, failed reconnects
+ * and reconnects go to the events file (--events; by default
+ * events.tsv.gz beside --out).  At start the store must be there (exit 1).
  *
  * One thread, one libevent loop with precise timers.  Requests live in a
  * pool of fixed slots (never moved, so their timer events stay valid); a
  * lookup's tag names its request slot, the request's serial number and the
  * attempt, so a late answer to a finished request is recognised and dropped.
- * On SIGTERM the raw file is written and the process exits 0.
+ * On SIGTERM the raw files are written and the process exits 0.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -45,6 +57,7 @@
 #include "opt.h"
 #include "policy.h"
 #include "rawfmt.h"
+#include "storeconn.h"
 #include "trees.h"
 #include "util.h"
 #include "wire.h"
@@ -53,7 +66,6 @@
 #define MAX_HEAD 8192
 #define CONN_BUF (MAX_HEAD + MAX_BODY + 1024)
 #define CHUNK 1024
-#define MAX_STORE_CONNS 16
 
 /* ---------------------------------------------------------------- state */
 
@@ -68,6 +80,7 @@ typedef struct {
     pol_state ps;        /* the policy's view of this request */
     int64_t lk_start[POL_MAX_LOOKUPS], lk_end[POL_MAX_LOOKUPS];
     char lk_out[POL_MAX_LOOKUPS];
+    int lk_conn[POL_MAX_LOOKUPS]; /* the store connection lookup k went on; -1: none */
     struct event timer[2]; /* the policy's two timers */
     int slot;
 } request;
@@ -84,16 +97,8 @@ struct conn {
     int dead;             /* closed; freed when refs drops to 0 */
     int refs;             /* requests and handlers still holding it */
     int in_process;       /* conn_process is on the stack */
+    conn *prev, *next;    /* every connection not yet freed (S.conns), freed at exit */
 };
-
-typedef struct {
-    int fd;
-    struct event rd, wr;
-    unsigned char in[WIRE_ANS_SIZE * 256];
-    size_t nin;
-    unsigned char *out;
-    size_t nout, capout;
-} store_conn;
 
 static struct {
     struct event_base *base;
@@ -104,15 +109,13 @@ static struct {
     float *standin;
     char *standin_kind; /* 'K' or 'D' per row */
     uint32_t nrows;
-    store_conn store[MAX_STORE_CONNS];
-    int nstore, next_store;
-    struct event *flush;
-    int flush_pending;
+    sconn *store;
     request **chunks;
     int nchunks;
     int *free_slots;
     int nfree, capfree;
     uint64_t serial;
+    conn *conns;
     uint64_t requests, lookups;
     rawlog *log;
     char err[UT_ERRLEN];
@@ -159,6 +162,7 @@ static request *req_new(void)
     for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
         r->lk_start[k] = r->lk_end[k] = RAW_NONE;
         r->lk_out[k] = '-';
+        r->lk_conn[k] = -1;
     }
     return r;
 }
@@ -306,97 +310,6 @@ static void answer_error(conn *c, int status, int64_t arrive, int64_t id, int64_
     log_request(id, row, arrive, t, status, 'E', NULL);
 }
 
-/* ------------------------------------------------------------ the store */
-
-static void on_store_read(evutil_socket_t fd, short what, void *arg);
-static void on_store_write(evutil_socket_t fd, short what, void *arg);
-
-static int store_connect(int port, store_conn *s)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
-        close(fd);
-        return -1;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    evutil_make_socket_nonblocking(fd);
-    s->fd = fd;
-    event_assign(&s->rd, S.base, fd, EV_READ | EV_PERSIST, on_store_read, s);
-    event_assign(&s->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_store_write, s);
-    event_add(&s->rd, NULL);
-    return 0;
-}
-
-static void store_flush(store_conn *s)
-{
-    size_t off = 0;
-    while (off < s->nout) {
-        ssize_t w = write(s->fd, s->out + off, s->nout - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN)
-            break;
-        if (w <= 0) {
-            ut_err("store connection lost while writing: %s", strerror(errno));
-            event_base_loopbreak(S.base);
-            return;
-        }
-        off += (size_t)w;
-    }
-    memmove(s->out, s->out + off, s->nout - off);
-    s->nout -= off;
-    if (s->nout)
-        event_add(&s->wr, NULL);
-    else
-        event_del(&s->wr);
-}
-
-static void on_store_write(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    store_flush(arg);
-}
-
-/* Lookups queued during one pass of the event loop go out together, in one
- * write per store connection, when the pass's other events are done. */
-static void on_flush(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    S.flush_pending = 0;
-    for (int i = 0; i < S.nstore; i++)
-        if (S.store[i].nout && !event_pending(&S.store[i].wr, EV_WRITE, NULL))
-            store_flush(&S.store[i]);
-}
-
-static int store_send(const wire_req *q)
-{
-    store_conn *s = &S.store[S.next_store];
-    S.next_store = (S.next_store + 1) % S.nstore;
-    if (s->nout + WIRE_REQ_SIZE > s->capout) {
-        size_t nc = s->capout ? s->capout * 2 : 4096;
-        unsigned char *no = realloc(s->out, nc);
-        if (!no)
-            return -1;
-        s->out = no;
-        s->capout = nc;
-    }
-    wire_put_req(s->out + s->nout, q);
-    s->nout += WIRE_REQ_SIZE;
-    if (!S.flush_pending) {
-        S.flush_pending = 1;
-        event_active(S.flush, EV_TIMEOUT, 0);
-    }
-    return 0;
-}
-
 /* ------------------------------------------------- carrying out a policy */
 
 static uint64_t make_tag(const request *r, int attempt)
@@ -405,21 +318,31 @@ static uint64_t make_tag(const request *r, int attempt)
 }
 
 static void finish(request *r, int64_t now, int status, char kind, float score);
+static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64_t now);
 
-/* Carry out what the policy asked for. */
+/* Carry out what the policy asked for.  A lookup with no live connection
+ * to go on is not sent: the policy hears at once that it was refused (R),
+ * once the rest of the action is carried out. */
 static void act(request *r, const pol_action *a, int64_t now)
 {
+    unsigned refused = 0;
     for (int k = 0; k < a->nsend; k++) {
         int at = a->send[k].attempt;
         wire_req q = {.row = r->row, .req = r->id, .attempt = (uint16_t)at,
                       .budget_ns = a->send[k].budget_ns, .tag = make_tag(r, at)};
         r->lk_start[at] = now;
-        S.lookups++;
-        if (store_send(&q) != 0) {
+        int c = sconn_send(S.store, &q);
+        if (c == SCONN_NOMEM) {
             ut_err("out of memory queueing a lookup");
             event_base_loopbreak(S.base);
             return;
         }
+        if (c == SCONN_NONE) {
+            refused |= 1u << at;
+            continue;
+        }
+        r->lk_conn[at] = c;
+        S.lookups++;
     }
     for (int k = 0; k < POL_MAX_LOOKUPS; k++)
         if (a->ended[k]) {
@@ -453,6 +376,10 @@ static void act(request *r, const pol_action *a, int64_t now)
             finish(r, now, a->done == POL_TIMEOUT ? 504 : 502, 'E', 0.0f);
         }
     }
+    uint64_t serial = r->serial;
+    for (int k = 0; k < POL_MAX_LOOKUPS; k++)
+        if ((refused & (1u << k)) && r->used && r->serial == serial)
+            tell(r, k, POL_ANS_REFUSED, NULL, now);
 }
 
 static void finish(request *r, int64_t now, int status, char kind, float score)
@@ -508,8 +435,32 @@ static void on_timer1(evutil_socket_t fd, short what, void *arg)
     on_timer(arg, 1);
 }
 
-static void on_answer(const wire_ans *ans, int64_t now)
+/* Tell the policy what became of lookup `attempt` (ans: the store's answer,
+ * for POL_ANS_OK), and carry out what it says. */
+static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64_t now)
 {
+    pol_action a;
+    pol_on_answer(&r->ps, S.arm, attempt, answer, now, &a);
+    if (a.done == POL_LIVE) {
+        for (int k = 0; k < POL_MAX_LOOKUPS; k++)
+            if (a.ended[k]) {
+                r->lk_end[k] = now;
+                r->lk_out[k] = a.ended[k];
+            }
+        finish(r, now, 200, 'L', trees_score(S.model, ans->x));
+        return;
+    }
+    act(r, &a, now);
+}
+
+/* An answer from the store.  Its status's error class: unknown row is
+ * permanent like not found (asking again gives the same). */
+static void on_answer(const wire_ans *ans, int64_t now, void *ctx)
+{
+    static const int class_of[WIRE_NSTATUS] = {
+        [WIRE_OK] = POL_ANS_OK, [WIRE_DROPPED] = POL_ANS_DROPPED, [WIRE_UNKNOWN_ROW] = POL_ANS_NOT_FOUND,
+        [WIRE_UNAVAILABLE] = POL_ANS_UNAVAILABLE, [WIRE_NOT_FOUND] = POL_ANS_NOT_FOUND};
+    (void)ctx;
     uint64_t serial = ans->tag >> 24;
     int slot = (int)((ans->tag >> 2) & 0x3fffff);
     int attempt = (int)(ans->tag & 3);
@@ -518,54 +469,20 @@ static void on_answer(const wire_ans *ans, int64_t now)
     request *r = slot_req(slot);
     if (!r->used || r->serial != serial || attempt >= POL_MAX_LOOKUPS)
         return; /* a late answer to a finished request: nobody wants it */
-    pol_action a;
-    int ok = ans->status == WIRE_OK;
-    pol_on_answer(&r->ps, S.arm, attempt, ok ? POL_ANS_OK : POL_ANS_DROPPED, now, &a);
-    if (a.done == POL_LIVE) {
-        for (int k = 0; k < POL_MAX_LOOKUPS; k++)
-            if (a.ended[k]) {
-                r->lk_end[k] = now;
-                r->lk_out[k] = a.ended[k];
-            }
-        float s = trees_score(S.model, ans->x);
-        finish(r, now, 200, 'L', s);
-        return;
-    }
-    act(r, &a, now);
+    tell(r, attempt, class_of[ans->status], ans, now); /* wire_get_ans checked the status */
 }
 
-static void on_store_read(evutil_socket_t fd, short what, void *arg)
+/* Store connection `conn` is gone: every lookup still waiting on it is
+ * lost (X).  The pool is walked whole; losses are rare. */
+static void on_lost(int conn, int64_t now, void *ctx)
 {
-    (void)what;
-    store_conn *s = arg;
-    for (;;) {
-        ssize_t n = read(fd, s->in + s->nin, sizeof s->in - s->nin);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            return;
-        if (n <= 0) {
-            ut_err("the store closed its connection");
-            event_base_loopbreak(S.base);
-            return;
-        }
-        s->nin += (size_t)n;
-        int64_t now = ut_mono_ns();
-        size_t off = 0;
-        while (s->nin - off >= WIRE_ANS_SIZE) {
-            wire_ans a;
-            if (wire_get_ans(s->in + off, &a) != 0) {
-                ut_err("the store sent a malformed answer frame");
-                event_base_loopbreak(S.base);
-                return;
-            }
-            on_answer(&a, now);
-            off += WIRE_ANS_SIZE;
-        }
-        memmove(s->in, s->in + off, s->nin - off);
-        s->nin -= off;
-        if ((size_t)n < sizeof s->in / 2)
-            return; /* drained: no need for a read that says EAGAIN */
+    (void)ctx;
+    for (int slot = 0; slot < S.nchunks * CHUNK; slot++) {
+        request *r = slot_req(slot);
+        uint64_t serial = r->serial;
+        for (int k = 0; k < POL_MAX_LOOKUPS; k++)
+            if (r->used && r->serial == serial && r->lk_conn[k] == conn && (r->ps.waiting & (1u << k)))
+                tell(r, k, POL_ANS_LOST, NULL, now);
     }
 }
 
@@ -697,6 +614,12 @@ static void conn_close(conn *c)
 static void conn_release(conn *c)
 {
     if (--c->refs == 0 && c->dead) {
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            S.conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
         free(c->in);
         free(c);
     }
@@ -723,6 +646,10 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
         }
         c->fd = fd;
         c->in = in;
+        c->next = S.conns;
+        if (S.conns)
+            S.conns->prev = c;
+        S.conns = c;
         event_assign(&c->rd, S.base, fd, EV_READ | EV_PERSIST, on_conn_read, c);
         event_assign(&c->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
         event_add(&c->rd, NULL);
@@ -839,7 +766,7 @@ int main(int argc, char **argv)
 {
     ut_set_prog("service");
     const char *arms_path = "lab/arms.tsv", *arm_name = NULL, *model = NULL, *standin = NULL,
-               *out = NULL;
+               *out = NULL, *events = NULL;
     int port = 0, store_port = 0, nstore = 2;
     int64_t round = -1;
     const opt_spec spec[] = {
@@ -851,7 +778,9 @@ int main(int argc, char **argv)
         {"--model", OPT_STR, &model, 0, 0, "FILE", "the saved trees (build/prep/model.json)"},
         {"--standin", OPT_STR, &standin, 0, 0, "FILE", "the stand-ins (build/prep/standin.tsv)"},
         {"--out", OPT_STR, &out, 0, 0, "FILE", "service.tsv.gz to write at SIGTERM"},
-        {"--store-conns", OPT_INT, &nstore, 1, MAX_STORE_CONNS, "N", "connections to the store (2)"},
+        {"--events", OPT_STR, &events, 0, 0, "FILE",
+         "events.tsv.gz to write at SIGTERM (default: events.tsv.gz in the folder of --out)"},
+        {"--store-conns", OPT_INT, &nstore, 1, SCONN_MAX, "N", "connections to the store (2)"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "service: the scoring service (see the header of lab/service.c)", NULL);
     if (prc != OPT_OK)
@@ -860,8 +789,17 @@ int main(int argc, char **argv)
         ut_err("needs --store-port, --arm, --round, --model, --standin and --out");
         return 2;
     }
-    char *err = S.err;
+    char *err = S.err, events_buf[4096];
     size_t errlen = sizeof S.err;
+    if (!events) {
+        const char *slash = strrchr(out, '/');
+        int dirlen = slash ? (int)(slash - out + 1) : 0;
+        if (snprintf(events_buf, sizeof events_buf, "%.*sevents.tsv.gz", dirlen, out) >= (int)sizeof events_buf) {
+            ut_err("option --out: the path is too long");
+            return 2;
+        }
+        events = events_buf;
+    }
     if (arms_load(arms_path, &S.arms, err, errlen) != 0) {
         ut_err("%s", err);
         return 2;
@@ -886,21 +824,21 @@ int main(int argc, char **argv)
         ut_err("cannot create the event loop");
         return 1;
     }
-    S.flush = event_new(S.base, -1, 0, on_flush, NULL);
-    S.nstore = nstore;
-    for (int i = 0; i < nstore; i++)
-        if (store_connect(store_port, &S.store[i]) != 0) {
-            ut_err("cannot connect to the store on 127.0.0.1:%d: %s", store_port, strerror(errno));
-            return 1;
-        }
+    const sconn_calls calls = {.answer = on_answer, .lost = on_lost};
+    if (sconn_open(&S.store, S.base, store_port, nstore, S.round, events, &calls, err, errlen) != 0) {
+        ut_err("%s", err);
+        return 1;
+    }
     if (rawfmt_log_open(&S.log, out, RAWFMT_SERVICE, err, errlen) != 0) {
         ut_err("%s", err);
+        sconn_abort(S.store);
         return 1;
     }
     int bound = 0, lfd = listen_on(port, &bound);
     if (lfd < 0) {
         ut_err("cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
         rawlog_abort(S.log);
+        sconn_abort(S.store);
         return 1;
     }
     struct event *acc = event_new(S.base, lfd, EV_READ | EV_PERSIST, on_accept, NULL);
@@ -922,17 +860,25 @@ int main(int argc, char **argv)
     int rc = rawlog_close(S.log, err, errlen);
     if (rc != 0)
         ut_err("%s", err);
+    if (sconn_close(S.store, err, errlen) != 0) {
+        ut_err("%s", err);
+        rc = -1;
+    }
+    while (S.conns) { /* clients still connected */
+        conn *c = S.conns;
+        S.conns = c->next;
+        if (!c->dead) {
+            event_del(&c->rd);
+            event_del(&c->wr);
+            close(c->fd);
+        }
+        free(c->in);
+        free(c);
+    }
     event_free(acc);
-    event_free(S.flush);
     event_free(sterm);
     event_free(sint);
     close(lfd);
-    for (int i = 0; i < S.nstore; i++) {
-        event_del(&S.store[i].rd);
-        event_del(&S.store[i].wr);
-        close(S.store[i].fd);
-        free(S.store[i].out);
-    }
     for (int k = 0; k < S.nchunks; k++)
         free(S.chunks[k]);
     free(S.chunks);

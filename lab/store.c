@@ -3,6 +3,7 @@
  *
  *   store --port P --table build/prep/test.tsv --wait Z|F|L|H --round R
  *         --out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]
+ *         [--fault none|down|hang|reset|never|flaky|missing[@from-to]] [--seconds S]
  *
  * One thread, one libevent loop (precise timers, so timerfd, not epoll's
  * millisecond timeout).  Every lookup read from any connection goes to the
@@ -29,6 +30,19 @@
  * - every lookup is logged with rawlog when it ends; at SIGTERM/SIGINT the
  *   unfinished ones are logged with outcome P, in order of arrival.
  *
+ * Faults (lab/faults.h decides, lab/RAWFORMAT.md "Fault scenarios" logs):
+ * the window runs from t0, which a clock frame (lab/wire.h) tells the
+ * store on any connection (the first one counts; before it, no window).
+ * At arrival, after the unknown-row check, fault_lookup gives the lookup's
+ * fate: unavailable (E) or not found (N) at once, no slot; or held (H, no
+ * slot, its budget ignored: a black hole) until one timer at t0 + to
+ * answers every held lookup *unavailable*.  A reset is two timers: at
+ * t0 + from the store closes every connection, cuts every lookup it holds
+ * (R, never answered; the queue is emptied) and closes its listening
+ * socket, so connects are refused; at t0 + to it listens on the same port
+ * again.  A read that finds the close due runs it first, so no lookup
+ * arrives inside a reset window.
+ *
  * Budgets: 0 means none; a negative budget has run out already, so such a
  * lookup is dropped at once (outcome D, no slot).  An unknown row is
  * answered at once (outcome U) whatever its budget.  The frame's flags are
@@ -43,7 +57,6 @@
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <inttypes.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -54,15 +67,17 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "faults.h"
 #include "opt.h"
 #include "rawfmt.h"
 #include "rawlog.h"
 #include "storeq.h"
+#include "storetab.h"
 #include "util.h"
 #include "waits.h"
 #include "wire.h"
 
-#define NFEAT WIRE_NFEAT
+_Static_assert(STORETAB_NFEAT == WIRE_NFEAT, "the table's features are the answer's");
 #define CHUNK 1024          /* lookups per pool chunk */
 #define INBUF (512 * WIRE_REQ_SIZE)
 #define OUT_MAX (64u << 20) /* a peer that reads nothing: closed beyond this */
@@ -77,6 +92,7 @@ typedef struct lk {
     uint32_t req, row;
     uint16_t attempt;
     int32_t line, busy;
+    int held; /* by a hang window: no slot, not in the queue */
 } lk;
 
 typedef struct conn {
@@ -99,9 +115,7 @@ static struct {
     wait_kind kind;
     double freeze;
     uint32_t round;
-    /* table */
-    float (*x)[NFEAT];
-    uint32_t nrows;
+    storetab tab;
     /* loop */
     struct event_base *base;
     struct event lev, flush_ev;
@@ -121,132 +135,19 @@ static struct {
     conn *conns;
     conn *dirty;
     unsigned long long next_conn_id;
+    /* faults */
+    fault_spec fault;
+    fault_window win;
+    int64_t t0;           /* INT64_MIN until a clock frame tells it */
+    struct event edge_ev; /* the next edge of the window */
+    int edge_on, edge;    /* edge: EDGE_* */
+    int64_t edge_at;
+    size_t nheld;
+    int port;             /* listened on, and again after a reset */
     rawlog *log;
     int log_failed;
     int accept_warned;
 } S;
-
-/* ---------- the table ---------- */
-
-static const char *const COLS[10] = {"row",     "customer",  "cutoff",     "label",
-                                     "recency", "orders_90", "spend_90",   "orders_365",
-                                     "spend_365", "tenure"};
-
-static int load_table(const char *path, char *err, size_t errlen)
-{
-    char *buf = NULL;
-    size_t n = 0;
-    int rc = -1;
-    if (ut_read_file(path, &buf, &n, err, errlen) != 0)
-        return -1;
-    size_t lines = 0;
-    for (size_t i = 0; i < n; i++)
-        lines += buf[i] == '\n';
-    S.x = malloc((lines + 1) * sizeof *S.x);
-    if (!S.x) {
-        ut_seterr(err, errlen, "%s: out of memory", path);
-        goto done;
-    }
-    char *p = buf, *end = buf + n;
-    long lineno = 0;
-    uint32_t nrows = 0;
-    while (p < end) {
-        char *nl = memchr(p, '\n', (size_t)(end - p));
-        char *le = nl ? nl : end;
-        *le = '\0';
-        lineno++;
-        char *f[10];
-        int nf = 0;
-        char *q = p;
-        for (;;) {
-            char *t = strchr(q, '\t');
-            if (nf < 10)
-                f[nf] = q;
-            nf++;
-            if (!t)
-                break;
-            *t = '\0';
-            q = t + 1;
-        }
-        if (nf != 10) {
-            ut_seterr(err, errlen, "%s: line %ld: %d fields, expected 10 (%s ... %s)", path,
-                      lineno, nf, COLS[0], COLS[9]);
-            goto done;
-        }
-        if (lineno == 1) {
-            for (int k = 0; k < 10; k++)
-                if (strcmp(f[k], COLS[k]) != 0) {
-                    ut_seterr(err, errlen, "%s: line 1: field %d is '%s', expected '%s'", path,
-                              k + 1, f[k], COLS[k]);
-                    goto done;
-                }
-        } else {
-            char why[128];
-            int64_t r;
-            if (opt_i64(f[0], 0, UINT32_MAX, &r, why, sizeof why) != 0 || r != nrows) {
-                ut_seterr(err, errlen, "%s: line %ld: field row is '%s', expected %" PRIu32,
-                          path, lineno, f[0], nrows);
-                goto done;
-            }
-            if (opt_i64(f[1], INT64_MIN, INT64_MAX, &r, why, sizeof why) != 0) {
-                ut_seterr(err, errlen, "%s: line %ld: field customer: '%s': %s", path, lineno, f[1],
-                          why);
-                goto done;
-            }
-            if (!f[2][0]) {
-                ut_seterr(err, errlen, "%s: line %ld: field cutoff is empty", path, lineno);
-                goto done;
-            }
-            if (strcmp(f[3], "0") != 0 && strcmp(f[3], "1") != 0) {
-                ut_seterr(err, errlen, "%s: line %ld: field label is '%s', expected 0 or 1",
-                          path, lineno, f[3]);
-                goto done;
-            }
-            for (int k = 0; k < NFEAT; k++) {
-                const char *s = f[4 + k];
-                /* opt_f64 checks the text; the value is strtof's, rounded
-                 * once straight to float (a double cast to float could round
-                 * twice).  Underflow to a subnormal or zero is a value;
-                 * overflow is not. */
-                double d;
-                float v = 0;
-                int ok = opt_f64(s, -HUGE_VAL, HUGE_VAL, &d, why, sizeof why) == 0;
-                if (ok) {
-                    errno = 0;
-                    v = strtof(s, NULL);
-                    ok = !(errno == ERANGE && isinf(v));
-                    if (!ok)
-                        snprintf(why, sizeof why, "beyond the range of a float");
-                }
-                if (!ok) {
-                    ut_seterr(err, errlen, "%s: line %ld: field %s: '%s' is not a number (%s)", path,
-                              lineno, COLS[4 + k], s, why);
-                    goto done;
-                }
-                S.x[nrows][k] = v;
-            }
-            if (nrows == UINT32_MAX - 1) {
-                ut_seterr(err, errlen, "%s: line %ld: too many rows", path, lineno);
-                goto done;
-            }
-            nrows++;
-        }
-        p = le + 1;
-    }
-    if (lineno == 0) {
-        ut_seterr(err, errlen, "%s: line 1: empty file, expected the header", path);
-        goto done;
-    }
-    if (nrows == 0) {
-        ut_seterr(err, errlen, "%s: line 2: no rows after the header", path);
-        goto done;
-    }
-    S.nrows = nrows;
-    rc = 0;
-done:
-    free(buf);
-    return rc;
-}
 
 /* ---------- the pool ---------- */
 
@@ -437,7 +338,7 @@ static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
 {
     log_row(l, now, outcome);
     conn *c = l->c;
-    conn_answer(c, status, l->tag, status == WIRE_OK ? S.x[l->row] : NULL);
+    conn_answer(c, status, l->tag, status == WIRE_OK ? S.tab.x[l->row] : NULL);
     if (l->aprev)
         l->aprev->anext = l->anext;
     else
@@ -464,6 +365,18 @@ static void on_queue(const storeq_event *e)
         lk_finish(l, e->t, 'D', WIRE_DROPPED);
 }
 
+/* Run ev at `at` (absolute ns).  libevent keeps microseconds and truncates
+ * its clock: round up and add one so the timer never fires before `at`
+ * (its callbacks check anyway). */
+static void timer_at(struct event *ev, int64_t at, int64_t now)
+{
+    int64_t us = (at - now + 999) / 1000 + 1;
+    if (us < 1)
+        us = 1;
+    struct timeval tv = {.tv_sec = (time_t)(us / 1000000), .tv_usec = (suseconds_t)(us % 1000000)};
+    event_add(ev, &tv);
+}
+
 /* Set the timer to the queue's next due time, if that changed. */
 static void arm_due(int64_t now)
 {
@@ -475,13 +388,7 @@ static void arm_due(int64_t now)
         event_del(&S.due_ev);
         return;
     }
-    /* libevent keeps microseconds and truncates its clock: round up and add
-     * one so the timer never fires before `at` (on_due checks anyway). */
-    int64_t us = (at - now + 999) / 1000 + 1;
-    if (us < 1)
-        us = 1;
-    struct timeval tv = {.tv_sec = (time_t)(us / 1000000), .tv_usec = (suseconds_t)(us % 1000000)};
-    event_add(&S.due_ev, &tv);
+    timer_at(&S.due_ev, at, now);
 }
 
 /* Everything due by now ends; after each, the line moves up. */
@@ -527,6 +434,7 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt);
     l->line = (int32_t)storeq_line(&S.q);
     l->busy = storeq_busy(&S.q);
+    l->held = 0;
     l->aprev = S.atail;
     l->anext = NULL;
     if (S.atail)
@@ -534,9 +442,24 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     else
         S.ahead = l;
     S.atail = l;
-    if (r->row >= S.nrows) {
+    if (r->row >= S.tab.nrows) {
         lk_finish(l, now, 'U', WIRE_UNKNOWN_ROW);
         return;
+    }
+    int64_t t_rel = S.t0 == INT64_MIN ? INT64_MIN : now - S.t0;
+    switch (fault_lookup(&S.fault, &S.win, S.round, r->req, r->attempt, r->row, t_rel)) {
+    case FAULT_UNAVAILABLE:
+        lk_finish(l, now, 'E', WIRE_UNAVAILABLE);
+        return;
+    case FAULT_NOT_FOUND:
+        lk_finish(l, now, 'N', WIRE_NOT_FOUND);
+        return;
+    case FAULT_HOLD: /* answered when the window ends (on_edge) */
+        l->held = 1;
+        S.nheld++;
+        return;
+    case FAULT_PASS:
+        break;
     }
     storeq_event e;
     if (storeq_arrive(&S.q, now, (uintptr_t)l, l->planned, r->budget_ns, &e) != 0) {
@@ -546,6 +469,111 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     }
     on_queue(&e);
     arm_due(now);
+}
+
+/* ---------- faults ---------- */
+
+enum { EDGE_NONE, EDGE_RELEASE, EDGE_CLOSE, EDGE_OPEN };
+
+static int listen_on(int64_t port, int announce);
+
+static void edge_set(int edge, int64_t at, int64_t now)
+{
+    S.edge = edge;
+    S.edge_at = at;
+    timer_at(&S.edge_ev, at, now);
+}
+
+/* A hang window ends: every held lookup is answered unavailable now. */
+static void release_held(int64_t now)
+{
+    for (lk *l = S.ahead, *next; l && S.nheld > 0; l = next) {
+        next = l->anext;
+        if (l->held) {
+            S.nheld--;
+            lk_finish(l, now, 'H', WIRE_UNAVAILABLE);
+        }
+    }
+}
+
+/* A reset window starts: every connection closed (the answers already
+ * earned written first, best effort), every lookup the store holds cut
+ * (R, never answered), the queue emptied, connects refused. */
+static void reset_close(int64_t now)
+{
+    for (conn *c = S.conns; c; c = c->next)
+        if (!c->closed) {
+            if (!c->wpending)
+                (void)conn_write(c);
+            conn_close(c);
+        }
+    for (lk *l = S.ahead, *next; l; l = next) {
+        next = l->anext;
+        lk_finish(l, now, 'R', WIRE_UNAVAILABLE);
+    }
+    S.nheld = 0;
+    storeq_reset(&S.q);
+    arm_due(now);
+    for (conn *c = S.conns, *next; c; c = next) {
+        next = c->next;
+        conn_maybe_free(c);
+    }
+    if (S.lev_on) {
+        event_del(&S.lev);
+        S.lev_on = 0;
+    }
+    if (S.lfd >= 0)
+        close(S.lfd);
+    S.lfd = -1;
+}
+
+/* The window's next edge is due by now: carry it out, set the next one. */
+static void edge_run(int64_t now)
+{
+    int edge = S.edge;
+    S.edge = EDGE_NONE;
+    event_del(&S.edge_ev); /* run early by a read, or by its timer */
+    if (edge == EDGE_RELEASE) {
+        release_held(now);
+    } else if (edge == EDGE_CLOSE) {
+        reset_close(now);
+        if (S.win.to_ns != INT64_MAX)
+            edge_set(EDGE_OPEN, S.t0 + S.win.to_ns, now);
+    } else if (edge == EDGE_OPEN && listen_on(S.port, 0) != 0) {
+        if (S.lfd >= 0)
+            close(S.lfd);
+        S.lfd = -1;
+        ut_err("the reset window is over: listening again in 50 ms");
+        edge_set(EDGE_OPEN, now + 50000000, now);
+    }
+}
+
+static void on_edge(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    int64_t now = ut_mono_ns();
+    if (now < S.edge_at) /* never early */
+        timer_at(&S.edge_ev, S.edge_at, now);
+    else
+        edge_run(now);
+}
+
+/* A clock frame: the first sets t0 and the window's first edge. */
+static void clock_frame(conn *c, int64_t t0, int64_t now)
+{
+    if (S.t0 != INT64_MIN) {
+        if (t0 != S.t0)
+            ut_err("connection %llu (%s): a second clock frame (t0 %" PRId64 ", kept %" PRId64 "): ignored",
+                   c->id, c->peer, t0, S.t0);
+        return;
+    }
+    S.t0 = t0;
+    if (S.fault.kind == FAULT_HANG && S.win.to_ns != INT64_MAX)
+        edge_set(EDGE_RELEASE, t0 + S.win.to_ns, now);
+    else if (S.fault.kind == FAULT_RESET)
+        edge_set(EDGE_CLOSE, t0 + S.win.from_ns, now);
 }
 
 static void on_readable(evutil_socket_t fd, short what, void *arg)
@@ -570,12 +598,27 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
     size_t off = 0;
     c->outstanding++; /* holds c while its lookups may end (and free it) */
     while (c->inlen - off >= WIRE_REQ_SIZE) {
+        if (S.edge == EDGE_CLOSE && now >= S.edge_at) { /* before its timer: c too is closed */
+            edge_run(now);
+            break;
+        }
         wire_req r;
-        if (wire_get_req(c->in + off, &r) != 0) {
+        int64_t t0;
+        int clock = wire_get_clock(c->in + off, &t0) == 0;
+        if (clock && t0 > 0 && t0 < INT64_MAX / 2) {
+            off += WIRE_REQ_SIZE;
+            clock_frame(c, t0, now);
+            continue;
+        }
+        if (clock || wire_get_req(c->in + off, &r) != 0) {
             uint32_t m;
             memcpy(&m, c->in + off, 4);
-            ut_err("connection %llu (%s): bad magic 0x%08x in a request frame, closing it",
-                   c->id, c->peer, m);
+            if (clock)
+                ut_err("connection %llu (%s): a clock frame with t0 %" PRId64 ", closing it", c->id,
+                       c->peer, t0);
+            else
+                ut_err("connection %llu (%s): bad magic 0x%08x in a request frame, closing it",
+                       c->id, c->peer, m);
             if (!c->wpending)
                 (void)conn_write(c); /* best effort: the answers it earned */
             conn_close(c);
@@ -672,6 +715,8 @@ static int loop_open(struct event_config **cfg)
     S.flush_on = 1;
     event_assign(&S.due_ev, S.base, -1, 0, on_due, NULL);
     S.due_on = 1;
+    event_assign(&S.edge_ev, S.base, -1, 0, on_edge, NULL);
+    S.edge_on = 1;
     lk *l = lk_get();
     if (!l) {
         ut_err("out of memory");
@@ -688,8 +733,9 @@ static int loop_open(struct event_config **cfg)
     return 0;
 }
 
-/* Listen on 127.0.0.1:port (0: any) and say where.  0, or -1 after a message. */
-static int listen_on(int64_t port)
+/* Listen on 127.0.0.1:port (0: any) and, when announce, say where (the
+ * one line on stdout).  0, or -1 after a message. */
+static int listen_on(int64_t port, int announce)
 {
     S.lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     int one = 1;
@@ -708,8 +754,11 @@ static int listen_on(int64_t port)
         ut_err("libevent: cannot watch the listening socket");
         return -1;
     }
-    printf("store: listening on 127.0.0.1:%u\n", (unsigned)ntohs(sa.sin_port));
-    fflush(stdout);
+    S.port = (int)ntohs(sa.sin_port);
+    if (announce) {
+        printf("store: listening on 127.0.0.1:%d\n", S.port);
+        fflush(stdout);
+    }
     return 0;
 }
 
@@ -729,6 +778,8 @@ static void cleanup(struct event_config *cfg)
     storeq_free(&S.q);
     if (S.due_on)
         event_del(&S.due_ev);
+    if (S.edge_on)
+        event_del(&S.edge_ev);
     if (S.lev_on)
         event_del(&S.lev);
     if (S.flush_on)
@@ -744,7 +795,7 @@ static void cleanup(struct event_config *cfg)
     if (cfg)
         event_config_free(cfg);
     libevent_global_shutdown();
-    free(S.x);
+    storetab_free(&S.tab);
 }
 
 int main(int argc, char **argv)
@@ -753,7 +804,8 @@ int main(int argc, char **argv)
     const char *table = NULL, *out = NULL, *wait = NULL;
     int64_t port = -1, round = -1;
     int slots = 16;
-    double freeze = WAITS_FREEZE_P;
+    double freeze = WAITS_FREEZE_P, seconds = -1;
+    const char *fault = "none";
     char err[UT_ERRLEN];
     const opt_spec spec[] = {
         {"--port", OPT_I64, &port, 0, 65535, "P", "listen on 127.0.0.1:P; 0: any free port (required)"},
@@ -763,6 +815,9 @@ int main(int argc, char **argv)
         {"--out", OPT_STR, &out, 0, 0, "FILE.tsv.gz", "the log, written at SIGTERM (required)"},
         {"--slots", OPT_INT, &slots, 1, 1000000, "N", "slots (16)"},
         {"--freeze-share", OPT_DBL, &freeze, 0, 1, "P", "share of H lookups that freeze (0.01)"},
+        {"--fault", OPT_STR, &fault, 0, 0, "SPEC", "how the store fails, lab/faults.h: down, hang@0.2-0.5 ... (none)"},
+        {"--seconds", OPT_DBL, &seconds, 0.001, 1e6, "S",
+         "the schedule's length, the window's scale (required with a window)"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "store: the lab's feature store (lab/store.c)", NULL);
     if (prc != OPT_OK)
@@ -775,13 +830,24 @@ int main(int argc, char **argv)
         ut_err("--wait: '%s' is not one of Z, F, L, H", wait);
         return 2;
     }
+    if (fault_parse(fault, &S.fault, err, sizeof err) != 0) {
+        ut_err("--fault: %s", err);
+        return 2;
+    }
+    if (fault_has_window(S.fault.kind) && seconds < 0) {
+        ut_err("--fault %s has a window, a share of the schedule: --seconds is required", fault);
+        return 2;
+    }
+    S.win = fault_window_of(&S.fault, seconds);
+    S.t0 = INT64_MIN;
+    S.edge_at = INT64_MAX;
     S.freeze = freeze;
     S.round = (uint32_t)round;
     S.lfd = -1;
     S.due_at = INT64_MAX;
     (void)storeq_init(&S.q, slots, NULL);
 
-    if (load_table(table, err, sizeof err) != 0) {
+    if (storetab_load(table, &S.tab, err, sizeof err) != 0) {
         ut_err("%s", err);
         return 2;
     }
@@ -809,7 +875,7 @@ int main(int argc, char **argv)
     /* the kernel may defer a timer by the thread's slack (50 us by default) */
     prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 
-    if (loop_open(&cfg) != 0 || listen_on(port) != 0)
+    if (loop_open(&cfg) != 0 || listen_on(port, 1) != 0)
         goto done;
 
     if (event_base_dispatch(S.base) < 0) {

@@ -28,9 +28,12 @@ static const arm *A(const char *name)
 
 TestSuite(policy, .init = load, .fini = unload);
 
-Test(policy, arms_file_has_the_22_arms)
+Test(policy, arms_file_has_the_36_arms)
 {
-    cr_assert_eq(T.n, 22);
+    cr_assert_eq(T.n, 36); /* 22 of the first lesson, 14 of the outage lesson */
+    cr_assert_eq(A("H3-r2-down")->fault.kind, FAULT_DOWN);
+    cr_assert_eq(A("H3-fb25-missing")->fault.kind, FAULT_MISSING);
+    cr_assert_eq(A("H3-fb25")->fault.kind, FAULT_NONE);
     cr_assert_eq(A("H4-r2bj")->rate, 450);
     cr_assert_eq(A("Z-capacity")->rate, 0);
     cr_assert_eq(A("H3-r2b")->pause_ns[1], 20 * MS);
@@ -194,6 +197,118 @@ Test(policy, hedge_after_10ms_first_answer_wins)
 
 /* Every arm the lab and the demo load keeps every rule; a rule broken by
  * changing one column of a good arm is named. */
+/* Error classes: transient errors are retried, a permanent one is not. */
+Test(policy, unavailable_is_retried_at_once_then_standin)
+{
+    const arm *a = A("H3-r2-down");
+    pol_state s;
+    pol_action o;
+    pol_start(&s, a, 1, 7, 0, -1, &o);
+    cr_assert_eq(o.nsend, 1);
+    pol_on_answer(&s, a, 0, POL_ANS_UNAVAILABLE, 1 * MS / 10, &o); /* 0.1 ms */
+    cr_assert_eq(o.ended[0], 'U');
+    cr_assert_eq(o.nsend, 1, "transient: retry 1 at once");
+    cr_assert_eq(o.send[0].attempt, 1);
+    cr_assert_eq(o.timer[0], 1 * MS / 10 + 25 * MS, "the retry has its own 25 ms");
+    pol_on_answer(&s, a, 1, POL_ANS_UNAVAILABLE, 2 * MS / 10, &o);
+    cr_assert_eq(o.send[0].attempt, 2);
+    pol_on_answer(&s, a, 2, POL_ANS_UNAVAILABLE, 3 * MS / 10, &o);
+    cr_assert_eq(o.done, POL_STANDIN, "three transient errors: the stand-in");
+    cr_assert_eq(o.nsend, 0);
+    cr_assert_eq(o.timer[0], POL_TIMER_OFF);
+}
+
+Test(policy, not_found_goes_straight_to_the_fallback)
+{
+    pol_state s;
+    pol_action o;
+    const arm *r2 = A("H3-r2-missing");
+    pol_start(&s, r2, 1, 7, 10 * MS, -1, &o);
+    pol_on_answer(&s, r2, 0, POL_ANS_NOT_FOUND, 11 * MS, &o);
+    cr_assert_eq(o.ended[0], 'N');
+    cr_assert_eq(o.nsend, 0, "permanent: no retry");
+    cr_assert_eq(o.done, POL_STANDIN);
+    cr_assert_eq(o.timer[0], POL_TIMER_OFF);
+    /* without a stand-in: 504 */
+    pol_start(&s, A("H3-t25"), 1, 7, 10 * MS, -1, &o);
+    pol_on_answer(&s, A("H3-t25"), 0, POL_ANS_NOT_FOUND, 11 * MS, &o);
+    cr_assert_eq(o.done, POL_TIMEOUT);
+    /* after a timed-out try, a not found on the retry ends the request too */
+    pol_start(&s, r2, 1, 8, 0, -1, &o);
+    pol_on_timer(&s, r2, 0, 25 * MS, &o);
+    cr_assert_eq(o.ended[0], 'T');
+    cr_assert_eq(o.send[0].attempt, 1);
+    pol_on_answer(&s, r2, 1, POL_ANS_NOT_FOUND, 26 * MS, &o);
+    cr_assert_eq(o.done, POL_STANDIN);
+    cr_assert_eq(o.nsend, 0);
+    /* a hedge's twin still waiting is cancelled by a not found */
+    const arm *h = A("H3-hedge");
+    pol_start(&s, h, 1, 9, 0, -1, &o);
+    pol_on_timer(&s, h, 1, 10 * MS, &o);
+    cr_assert_eq(o.nsend, 1);
+    pol_on_answer(&s, h, 0, POL_ANS_NOT_FOUND, 12 * MS, &o);
+    cr_assert_eq(o.ended[0], 'N');
+    cr_assert_eq(o.ended[1], 'C');
+    cr_assert_eq(o.done, POL_STANDIN);
+}
+
+Test(policy, lost_and_refused_are_transient)
+{
+    const arm *a = A("H3-r2bj-down");
+    pol_state s;
+    pol_action o;
+    pol_start(&s, a, 3, 11, 0, -1, &o);
+    pol_on_answer(&s, a, 0, POL_ANS_LOST, 5 * MS, &o);
+    cr_assert_eq(o.ended[0], 'X');
+    int64_t p1 = pol_pause_ns(a, 3, 11, 1);
+    cr_assert(p1 >= 0 && p1 < 10 * MS);
+    if (p1 > 0) { /* a jittered pause first */
+        cr_assert_eq(o.nsend, 0);
+        cr_assert_eq(o.timer[0], 5 * MS + p1);
+        pol_on_timer(&s, a, 0, 5 * MS + p1, &o);
+    }
+    cr_assert_eq(o.nsend, 1);
+    cr_assert_eq(o.send[0].attempt, 1);
+    /* refused (no connection): the same as any transient error */
+    pol_on_answer(&s, a, 1, POL_ANS_REFUSED, 5 * MS + p1, &o);
+    cr_assert_eq(o.ended[1], 'R');
+    cr_assert_eq(o.done, POL_PENDING, "one try is left");
+    /* a late answer to a lookup nobody waits for changes nothing */
+    pol_on_answer(&s, a, 0, POL_ANS_OK, 6 * MS, &o);
+    cr_assert_eq(o.done, POL_PENDING);
+    cr_assert_eq(o.ended[0], 0);
+    /* an answer code outside the classes is ignored, not read past a table */
+    pol_on_answer(&s, a, 1, 99, 6 * MS, &o);
+    cr_assert_eq(o.done, POL_PENDING);
+}
+
+/* Reconnect backoff: full jitter in [0, min(1 s, 10 ms * 2^k)). */
+Test(policy, reconnect_backoff_within_bounds)
+{
+    cr_assert_eq(pol_reconnect_cap_ns(0), 10 * MS);
+    cr_assert_eq(pol_reconnect_cap_ns(1), 20 * MS);
+    cr_assert_eq(pol_reconnect_cap_ns(6), 640 * MS);
+    cr_assert_eq(pol_reconnect_cap_ns(7), 1000 * MS, "1280 ms capped at 1 s");
+    cr_assert_eq(pol_reconnect_cap_ns(60), 1000 * MS, "no overflow far out");
+    for (int k = 0; k < 12; k++) {
+        int64_t lo = INT64_MAX, hi = 0, cap = pol_reconnect_cap_ns(k);
+        double sum = 0;
+        for (uint32_t outage = 0; outage < 2000; outage++) {
+            int64_t w = pol_reconnect_ns(5, 1, outage, k);
+            cr_assert(w >= 0 && w < cap, "k %d: %lld outside [0, %lld)", k, (long long)w, (long long)cap);
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
+            sum += (double)w;
+        }
+        /* full jitter spreads over the whole range: mean near cap/2 */
+        cr_assert(lo < cap / 20 && hi > cap - cap / 20, "k %d: range %lld..%lld", k, (long long)lo, (long long)hi);
+        double mean = sum / 2000 / (double)cap;
+        cr_assert(mean > 0.45 && mean < 0.55, "k %d: mean %.3f of the cap", k, mean);
+    }
+    cr_assert_eq(pol_reconnect_ns(5, 1, 3, 2), pol_reconnect_ns(5, 1, 3, 2), "the same dice, the same pause");
+    cr_assert_neq(pol_reconnect_ns(5, 0, 3, 2), pol_reconnect_ns(5, 1, 3, 2), "connections draw apart");
+}
+
 Test(policy, rulebook_accepts_the_lab_and_demo_arms)
 {
     char why[512];

@@ -44,8 +44,8 @@ static void check_table(rawfmt_kind k, const char *name, const char *cols, const
         cr_assert_str_eq(t->log_cols[c].name, t->cols[c].name);
         cr_assert_eq(t->log_cols[c].type, t->cols[c].type);
         size_t n = strlen(t->cols[c].name);
-        int is_time = n > 2 && !strcmp(t->cols[c].name + n - 2, "_t");
-        cr_assert_eq(is_time, t->cols[c].type == 't', "%s: time columns end in _t", t->cols[c].name);
+        int is_time = (n > 2 && !strcmp(t->cols[c].name + n - 2, "_t")) || !strcmp(t->cols[c].name, "t");
+        cr_assert_eq(is_time, t->cols[c].type == 't', "%s: time columns end in _t or are named t", t->cols[c].name);
         cr_assert_eq(rawfmt_col_index(t, t->cols[c].name), c);
     }
     cr_assert_str_eq(all, cols);
@@ -73,8 +73,11 @@ Test(rawfmt, tables_are_those_of_rawformat_md)
     cr_assert_eq(rawfmt_col_index(rawfmt_table_of(RAWFMT_STORE), "nothing"), -1);
     cr_assert_null(rawfmt_table_of(RAWFMT_NKINDS));
     cr_assert_str_eq(rawfmt_table_of(RAWFMT_TESTER)->cols[RAWFMT_TESTER_kind].codes, "LKDE");
-    cr_assert_str_eq(rawfmt_table_of(RAWFMT_SERVICE)->cols[RAWFMT_SERVICE_a2_out].codes, "ATCDX");
-    cr_assert_str_eq(rawfmt_table_of(RAWFMT_STORE)->cols[RAWFMT_STORE_outcome].codes, "ADUP");
+    cr_assert_str_eq(rawfmt_table_of(RAWFMT_SERVICE)->cols[RAWFMT_SERVICE_a2_out].codes, "ATCDXUNR");
+    cr_assert_str_eq(rawfmt_table_of(RAWFMT_STORE)->cols[RAWFMT_STORE_outcome].codes, "ADUPENHR");
+    check_table(RAWFMT_EVENTS, "events", "t what conn tries wait_ns", "");
+    cr_assert_eq(RAWFMT_EVENTS_NCOLS, 5);
+    cr_assert_str_eq(rawfmt_table_of(RAWFMT_EVENTS)->cols[RAWFMT_EVENTS_what].codes, "LFC");
 }
 
 /* The whole decompressed text of a file. */
@@ -220,7 +223,10 @@ static void refused(const char *text, const char *want)
 Test(rawfmt, bad_first_lines_and_headers)
 {
     refused("# lab-raw 2 store\n" "j\n", "bad.tsv.gz:1:|# lab-raw 2 tester");
-    refused("# lab-raw 2 tester\n", "bad.tsv.gz:1:");
+    refused("# lab-raw 3 tester\n", "bad.tsv.gz:1:");
+    /* version 1 (before the store could fail) is no longer read */
+    refused("# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n",
+            "bad.tsv.gz:1:|# lab-raw 2 tester");
     refused("", "bad.tsv.gz:1:|empty");
     refused("# lab-raw 2 tester\n", "bad.tsv.gz:2:");
     refused("# lab-raw 2 tester\nj\trow\tsend_t\n", "bad.tsv.gz:2:|column 3|\"send_t\"|\"sched_t\"");
