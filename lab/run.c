@@ -2,28 +2,39 @@
  *
  *   run --arm NAME --round R [--seconds 30] [--raw results/raw] [--prep build/prep]
  *       [--arms lab/arms.tsv] [--bin build/bin] [--cores 0] [--gate 1|0]
- *       [--settle-s S] [--tester-nice -10] [--freeze-share P]   (tests only: the store's freeze share)
+ *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv]
+ *       [--freeze-share P]              tests only: the store's freeze share
+ *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *
  * Starts a fresh store and a fresh service pinned to --cores, runs the tester
  * (idle gate first) pinned likewise and with nice --tester-nice (as root: so
  * that, like a client on its own machine, it sends on time even while the
- * service is busy; its own lateness is recorded either way), reads each
+ * service is busy; its own lateness is recorded either way) and told the
+ * store's port (it sends the store the run's t0, from which the arm's fault
+ * window runs: the store gets --fault and --seconds), reads each
  * process's CPU use from /proc (lab/proc.h), waits --settle-s (default 2.5 s
  * with freezes, else 0.2 s) so the store can finish the lookups nobody waits
  * for any more, stops the store and the service (SIGTERM: they write their
- * event files), and writes run.json.  Everything goes to
+ * event files; the service's events.tsv.gz too), and writes run.json (its
+ * `fault` and `files` as lab/RAWFORMAT.md says).  Everything goes to
  * "<raw>/.<arm>-r<round>.tmp" and is renamed to "<raw>/<arm>-r<round>" only
  * when complete, so a folder under its final name is always a whole run.
  * Exit 0 on success, 2 on a bad option (named, with its value), 3 when the
- * idle gate did not pass (nothing kept), 1 on any other failure (nothing
- * kept).
+ * idle gate did not pass (nothing kept), 4 when a lab process died before
+ * the stop: the store or the service no longer alive when the tester ended
+ * and the store's run-on was over, or the tester killed by a signal (one
+ * line on stderr names each and how, e.g. "run: H3-fb25-r1: store killed by
+ * signal 9 during the run; nothing kept"; measure measures such a run
+ * again), 1 on any other failure (nothing kept).
  *
  * The Poisson schedule's seed depends on the round only, so every arm of a
  * round meets the same arrivals as well as the same dice.
  */
 #include <errno.h>
 #include <jansson.h>
+#include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +42,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
 #include "arms.h"
+#include "faults.h"
 #include "opt.h"
 #include "proc.h"
 #include "prov.h"
@@ -48,6 +61,7 @@ typedef struct {
     quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
+    double kill_store_s; /* tests only: SIGKILL the store this long after t0; < 0: never */
     arm_table arms;
     const arm *a;
     cpu_set_t cpus;
@@ -60,6 +74,7 @@ typedef struct {
 /* The three processes and what was read about them. */
 typedef struct {
     proc_child st, sv, ts;
+    int store_port;
     char t_start[32], t_end[32];
     double wall;
     int tcode;
@@ -107,7 +122,39 @@ static json_t *arm_json(const arm *a)
     json_object_set_new(o, "reserve_ms", json_integer(a->reserve_ns / 1000000));
     json_object_set_new(o, "down", json_integer(a->down));
     json_object_set_new(o, "standin", json_integer(a->standin));
+    char fault[64];
+    fault_format(&a->fault, fault, sizeof fault);
+    json_object_set_new(o, "fault", json_string(fault));
     return o;
+}
+
+/* run.json's `fault`: the scenario and its window in ns from t0 (to_ns
+ * null: to the end of the run), or "window": null. */
+static json_t *fault_json(const run_cfg *c)
+{
+    const fault_spec *f = &c->a->fault;
+    char spec[64];
+    fault_format(f, spec, sizeof spec);
+    json_t *o = json_pack("{s:s,s:s}", "name", fault_name(f->kind), "spec", spec);
+    if (!fault_has_window(f->kind)) {
+        json_object_set_new(o, "window", json_null());
+        return o;
+    }
+    fault_window w = fault_window_of(f, c->seconds);
+    json_object_set_new(o, "from_ns", json_integer(w.from_ns));
+    json_object_set_new(o, "to_ns", w.to_ns == INT64_MAX ? json_null() : json_integer(w.to_ns));
+    return o;
+}
+
+/* A number as the shortest text that reads back as the same double, so
+ * that the store and the tester see run.json's `seconds` exactly. */
+static void fmt_exact(double v, char *buf, size_t n)
+{
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 static int rm_rf(const char *dir)
@@ -131,6 +178,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
     c->tester_nice = -10;
     c->gate = 1;
     c->quiet_path = "data/quiet.tsv";
+    c->kill_store_s = -1;
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
         {"--round", OPT_INT, &c->round, 1, 1000000, "R", "the round: 1, 2 ..."},
@@ -145,6 +193,8 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--settle-s", OPT_DBL, &c->settle, 0, 600, "S", "the store's run-on (2.5 with freezes, else 0.2)"},
         {"--freeze-share", OPT_STR, &c->freeze, 0, 0, "P", "tests only: the store's freeze share"},
         {"--quiet", OPT_STR, &c->quiet_path, 0, 0, "FILE", "the rules of a quiet run (data/quiet.tsv)"},
+        {"--test-kill-store-after-s", OPT_DBL, &c->kill_store_s, 0, 1e6, "X",
+         "tests only: SIGKILL the store X s after t0 (the run then fails, exit 4)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
     if (rc != OPT_OK)
@@ -205,28 +255,61 @@ static int setup(run_cfg *c)
 static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errlen)
 {
     char exe_store[4200], exe_service[4200], s_round[32], s_port[32], s_wait[2] = {(char)c->a->wait, 0};
-    char f_store[4400], f_service[4400];
+    char f_store[4400], f_service[4400], f_events[4400], s_fault[64], s_seconds[40];
     snprintf(exe_store, sizeof exe_store, "%s/store", c->bin);
     snprintf(exe_service, sizeof exe_service, "%s/service", c->bin);
     snprintf(s_round, sizeof s_round, "%d", c->round);
     snprintf(f_store, sizeof f_store, "%s/store.tsv.gz", c->dir);
     snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", c->dir);
+    snprintf(f_events, sizeof f_events, "%s/events.tsv.gz", c->dir);
+    fault_format(&c->a->fault, s_fault, sizeof s_fault);
+    fmt_exact(c->seconds, s_seconds, sizeof s_seconds);
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus};
     int port;
     char *store_argv[] = {exe_store, "--port", "0", "--table", (char *)c->table, "--wait", s_wait,
-                          "--round", s_round, "--out", f_store, c->freeze ? "--freeze-share" : NULL,
-                          (char *)c->freeze, NULL};
+                          "--round", s_round, "--out", f_store, "--fault", s_fault, "--seconds", s_seconds,
+                          c->freeze ? "--freeze-share" : NULL, (char *)c->freeze, NULL};
     if (proc_start(store_argv, &o, &p->st, err, errlen) != 0 ||
         proc_read_port(&p->st, exe_store, &port, err, errlen) != 0)
         return -1;
+    p->store_port = port;
     snprintf(s_port, sizeof s_port, "%d", port);
     char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)c->a->name,
                             "--arms", (char *)c->arms_path, "--round", s_round, "--model", (char *)c->model,
-                            "--standin", (char *)c->standin, "--out", f_service, NULL};
+                            "--standin", (char *)c->standin, "--out", f_service, "--events", f_events, NULL};
     return proc_start(service_argv, &o, &p->sv, err, errlen) != 0 ||
                    proc_read_port(&p->sv, exe_service, &port, err, errlen) != 0
                ? -1
                : port;
+}
+
+/* Tests only (--test-kill-store-after-s X): SIGKILL the store X s after
+ * t0, which the tester prints first on its stdout, unless the tester ends
+ * before (its stdout then reaches its end). */
+static void kill_store_when_due(const run_cfg *c, run_procs *p)
+{
+    char line[128];
+    size_t n = 0;
+    while (n < sizeof line - 1 && (n == 0 || line[n - 1] != '\n')) {
+        ssize_t r = read(p->ts.fd, line + n, 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return;
+        n++;
+    }
+    line[n] = 0;
+    int64_t t0;
+    if (sscanf(line, "tester: t0_ns %" SCNd64, &t0) != 1)
+        return;
+    int64_t due = t0 + (int64_t)llround(c->kill_store_s * 1e9), left;
+    char sink[256];
+    while ((left = due - ut_mono_ns()) > 0) {
+        struct pollfd pf = {p->ts.fd, POLLIN, 0};
+        if (poll(&pf, 1, (int)(left / 1000000) + 1) > 0 && read(p->ts.fd, sink, sizeof sink) == 0)
+            return; /* the tester has ended */
+    }
+    kill(p->st.pid, SIGKILL);
 }
 
 /* The tester, to its end; then each process's CPU use while all are alive. */
@@ -234,16 +317,17 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
 {
     const arm *a = c->a;
     char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
-    char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64];
+    char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64], s_store[32];
     snprintf(exe, sizeof exe, "%s/tester", c->bin);
     snprintf(s_pids, sizeof s_pids, "%d,%d", (int)p->st.pid, (int)p->sv.pid);
     snprintf(f_machine, sizeof f_machine, "%s/machine.tsv.gz", c->dir);
     snprintf(s_port, sizeof s_port, "%d", service_port);
+    snprintf(s_store, sizeof s_store, "%d", p->store_port);
     if (a->rate)
         snprintf(s_rate, sizeof s_rate, "%d", a->rate);
     else
         snprintf(s_rate, sizeof s_rate, "max");
-    snprintf(s_seconds, sizeof s_seconds, "%g", c->seconds);
+    fmt_exact(c->seconds, s_seconds, sizeof s_seconds);
     snprintf(s_seed, sizeof s_seed, "%llu", c->seed);
     snprintf(s_rows, sizeof s_rows, "%ld", c->rows);
     snprintf(s_deadline, sizeof s_deadline, "%lld", (long long)(a->deadline_ns / 1000000));
@@ -253,12 +337,14 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
                            "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
                            "--machine", f_machine, "--watch-pids", s_pids, "--gate", s_gate,
-                           a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
+                           "--store-port", s_store, a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
     ut_utc_iso(p->t_start);
     int64_t w0 = ut_mono_ns();
     if (proc_start(tester_argv, &o, &p->ts, err, errlen) != 0)
         return -1;
+    if (c->kill_store_s >= 0)
+        kill_store_when_due(c, p);
     p->tcode = proc_wait(&p->ts, &p->ru);
     if (p->tcode < 0) {
         ut_seterr(err, errlen, "lost the tester: %s", strerror(errno));
@@ -304,8 +390,8 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
 static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
 {
     json_t *files = json_object();
-    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "machine.tsv.gz"};
-    for (int i = 0; i < 4; i++) {
+    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
+    for (int i = 0; i < 5; i++) {
         char path[4300], sha[65];
         uint64_t size;
         snprintf(path, sizeof path, "%s/%s", c->dir, fnames[i]);
@@ -370,6 +456,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "arm", json_string(a->name));
     json_object_set_new(r, "round", json_integer(c->round));
     json_object_set_new(r, "arm_spec", arm_json(a));
+    json_object_set_new(r, "fault", fault_json(c));
     json_object_set_new(r, "seconds", json_real(c->seconds));
     json_object_set_new(r, "settle_s", json_real(c->settle));
     json_object_set_new(r, "rate", json_integer(a->rate));
@@ -410,7 +497,41 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     return bad ? -1 : 0;
 }
 
-/* Start, measure, settle, stop: 0, 3 (the idle gate did not pass) or 1. */
+/* How a child that has ended ended, for the one line of exit 4. */
+static void add_death(char *why, size_t wl, const char *who, int status)
+{
+    size_t n = strlen(why);
+    if (WIFSIGNALED(status))
+        snprintf(why + n, wl - n, "%s%s killed by signal %d during the run", n ? "; " : "", who, WTERMSIG(status));
+    else
+        snprintf(why + n, wl - n, "%s%s exited with code %d during the run", n ? "; " : "", who,
+                 WEXITSTATUS(status));
+}
+
+/* Who of the three died before the stop, and how (in why); 0 when none.
+ * A store or service found dead is reaped here (proc_stop then skips it). */
+static int who_died(run_procs *p, char *why, size_t wl)
+{
+    why[0] = 0;
+    proc_child *ch[2] = {&p->st, &p->sv};
+    const char *who[2] = {"store", "service"};
+    for (int i = 0; i < 2; i++) {
+        int status;
+        if (ch[i]->pid > 0 && waitpid(ch[i]->pid, &status, WNOHANG) == ch[i]->pid) {
+            add_death(why, wl, who[i], status);
+            ch[i]->pid = 0;
+            if (ch[i]->fd >= 0)
+                close(ch[i]->fd);
+            ch[i]->fd = -1;
+        }
+    }
+    if (p->tcode > 128) /* proc_wait's 128+N: ended by signal N */
+        add_death(why, wl, "tester", p->tcode - 128);
+    return why[0] != 0;
+}
+
+/* Start, measure, settle, stop: 0, 3 (the idle gate did not pass), 4 (a
+ * lab process died before the stop) or 1. */
 static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
 {
     int port = start_servers(c, p, err, errlen);
@@ -422,7 +543,13 @@ static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
         struct timespec sl = {(time_t)c->settle, (long)((c->settle - (double)(time_t)c->settle) * 1e9)};
         nanosleep(&sl, NULL);
     }
+    char died[512];
+    int dead = who_died(p, died, sizeof died);
     int sv_code = proc_stop(&p->sv, SIGTERM, 60), st_code = proc_stop(&p->st, SIGTERM, 60);
+    if (dead) {
+        ut_seterr(err, errlen, "%s: %s; nothing kept", c->name, died);
+        return 4;
+    }
     if (p->tcode == 3) {
         ut_err("%s: the machine was not idle enough (the tester's idle gate); nothing kept", c->name);
         return 3;

@@ -3,7 +3,7 @@
  *   tester --port P --rate R|max --seconds S --seed N --rows NROWS
  *          --out FILE.tsv.gz --summary FILE.json
  *          [--deadline-ms D] [--conns C] [--gate 1|0] [--gate-wait-s 60]
- *          [--drain-s 10]
+ *          [--drain-s 10] [--store-port Q]
  *
  * Open loop (numeric R).  The schedule is Poisson and depends on (seed, R, S)
  * only.  With g = ut_rng seeded with N, and every time in integer ns:
@@ -42,6 +42,11 @@
  * tried), the summary is written with passed=false and the program exits 3.
  * Answers are read by lab/answer.h.
  *
+ * The store's clock (--store-port Q): right after t0 is fixed and before the
+ * first request, one clock frame (lab/wire.h) carrying t0 goes to the store
+ * on a connection of its own, closed at once; a failed connect is exit 1
+ * naming the port.  t0 is printed on stdout too ("tester: t0_ns N").
+ *
  * Machine watch (--machine FILE, --watch-pids): lab/watch.h, read at t0 and
  * each second after on a timer of lower priority than the sends.
  *
@@ -79,6 +84,7 @@
 #include "trecord.h"
 #include "util.h"
 #include "watch.h"
+#include "wire.h"
 
 #define NS_PER_S 1000000000LL
 #define START_DELAY_NS (20 * 1000000LL) /* t0 = connections open + 20 ms */
@@ -90,6 +96,7 @@
 
 typedef struct {
     int port;
+    int store_port; /* 0: no clock frame */
     int closed; /* --rate max */
     double rate, seconds;
     uint64_t seed;
@@ -150,6 +157,7 @@ static int parse_opts(int argc, char **argv, opts *o)
         {"--drain-s", OPT_DBL, &o->drain_s, 0, 3600, "S", "wait for answers after the last send (10)"},
         {"--machine", OPT_STR, &o->machine, 0, 0, "FILE.tsv.gz", "watch the machine each second from t0"},
         {"--watch-pids", OPT_STR, &o->watch_pids_s, 0, 0, "PID,PID", "the run's other processes (store, service)"},
+        {"--store-port", OPT_INT, &o->store_port, 1, 65535, "Q", "tell the store on 127.0.0.1:Q the run's t0"},
         {0}};
     int rc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (rc != OPT_OK)
@@ -792,35 +800,6 @@ static int write_summary(const run *r, const gate_res *g)
 
 /* ------------------------------------------------------------------- main */
 
-static int make_schedule(run *r)
-{
-    const opts *o = &r->o;
-    ut_rng g;
-    ut_rng_seed(&g, o->seed);
-    int64_t span = (int64_t)llround(o->seconds * 1e9), off = 0;
-    r->capreq = (size_t)(o->rate * o->seconds * 1.2) + 64;
-    r->req = malloc(r->capreq * sizeof *r->req);
-    if (!r->req)
-        return -1;
-    for (;;) {
-        off += (int64_t)llround(ut_rng_exp(&g) * 1e9 / o->rate);
-        if (off >= span)
-            break;
-        if (r->nreq == r->capreq) {
-            size_t cap = r->capreq * 2;
-            trec *a = realloc(r->req, cap * sizeof *a);
-            if (!a)
-                return -1;
-            r->req = a;
-            r->capreq = cap;
-        }
-        /* sched holds the offset until t0 is known */
-        r->req[r->nreq++] = (trec){.sched = off, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1,
-                                   .kind = 'E'};
-    }
-    return 0;
-}
-
 static int open_initial(run *r)
 {
     for (int i = 0; i < r->o.conns; i++) {
@@ -850,6 +829,25 @@ static int open_initial(run *r)
         r->idle[r->nidle++] = c;
     }
     return 0;
+}
+
+/* The clock frame (lab/wire.h) on a connection of its own: the store's
+ * fault windows run from t0.  0, or -1 after a message naming the port. */
+static int send_clock(const run *r)
+{
+    struct sockaddr_in a = r->addr;
+    a.sin_port = htons((uint16_t)r->o.store_port);
+    unsigned char b[WIRE_REQ_SIZE];
+    wire_put_clock(b, r->t0);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int ok = fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+             send(fd, b, sizeof b, MSG_NOSIGNAL) == (ssize_t)sizeof b, e = errno;
+    if (fd >= 0)
+        close(fd);
+    if (!ok)
+        ut_err("cannot send the clock frame to the store on 127.0.0.1:%d (--store-port): %s", r->o.store_port,
+               strerror(e));
+    return ok ? 0 : -1;
 }
 
 static void run_free(run *r)
@@ -896,7 +894,9 @@ static int run_load(run *r)
     if (open_initial(r) != 0)
         return -1;
     r->t0 = ut_mono_ns() + START_DELAY_NS;
-    if (r->o.machine && watch_begin(r) != 0)
+    printf("tester: t0_ns %" PRId64 "\n", r->t0);
+    fflush(stdout);
+    if ((r->o.store_port && send_clock(r) != 0) || (r->o.machine && watch_begin(r) != 0))
         return -1;
     if (r->o.closed) {
         r->ev_timer = evtimer_new(r->base, on_closed_timer, r);
@@ -973,7 +973,7 @@ int main(int argc, char **argv)
     }
 
     int rc = 1;
-    if (!R.o.closed && make_schedule(&R) != 0) {
+    if (!R.o.closed && trec_schedule(R.o.seed, R.o.rate, R.o.seconds, &R.req, &R.nreq, &R.capreq) != 0) {
         ut_err("out of memory for the schedule");
         goto out;
     }

@@ -9,6 +9,31 @@
 #include "rawfmt.h"
 #include "util.h"
 
+int trec_schedule(uint64_t seed, double rate, double seconds, trec **req, size_t *n, size_t *cap)
+{
+    ut_rng g;
+    ut_rng_seed(&g, seed);
+    int64_t span = (int64_t)llround(seconds * 1e9), off = 0;
+    *n = 0;
+    *cap = (size_t)(rate * seconds * 1.2) + 64;
+    *req = malloc(*cap * sizeof **req);
+    if (!*req)
+        return -1;
+    for (;;) {
+        off += (int64_t)llround(ut_rng_exp(&g) * 1e9 / rate);
+        if (off >= span)
+            return 0;
+        if (*n == *cap) {
+            trec *a = realloc(*req, *cap * 2 * sizeof *a);
+            if (!a)
+                return -1;
+            *req = a;
+            *cap *= 2;
+        }
+        (*req)[(*n)++] = (trec){.sched = off, .send = RAW_NONE, .answer = RAW_NONE, .conn = -1, .kind = 'E'};
+    }
+}
+
 static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
 
 int trec_write_summary(const char *path, const trec *req, size_t n, const trec_run *o, const gate_res *g)

@@ -1,5 +1,6 @@
-/* trecord: what the tester records of each request, and its two output
- * files: the rows of tester.tsv.gz (lab/RAWFORMAT.md, written through
+/* trecord: what the tester records of each request, the open loop's
+ * schedule of them (trec_schedule, as lab/tester.c's header defines it), and
+ * its two output files: the rows of tester.tsv.gz (lab/RAWFORMAT.md, written through
  * rawfmt) and the summary, a JSON object written atomically:
  *   t0_ns, mode (open|closed), rate, seconds, seed, rows, deadline_ms,
  *   conns, requests, answered, errors, kinds {L,K,D,E}, conns_opened,
@@ -8,8 +9,9 @@
  *   late_p99_ns, late_max_ns (send_t - sched_t; linear interpolation
  *   between closest ranks, numpy's default).
  *
- * Ownership: the caller owns the records; nothing here keeps a pointer.
- * Both writers return 0, or -1 after one message on stderr.
+ * Ownership: the caller owns the records (trec_schedule mallocs them, the
+ * caller frees); nothing here keeps a pointer.  Both writers return 0, or
+ * -1 after one message on stderr.
  */
 #ifndef LAB_TRECORD_H
 #define LAB_TRECORD_H
@@ -41,6 +43,11 @@ typedef struct {
     int64_t t0; /* 0: the load never started */
     uint64_t opened, reopened, open_failed, waited;
 } trec_run;
+
+/* The Poisson schedule of (seed, rate, seconds): *req (malloc'd, *cap
+ * records) gets one record per request, its sched the offset from t0 in ns
+ * (the caller adds t0).  0, or -1 when out of memory. */
+int trec_schedule(uint64_t seed, double rate, double seconds, trec **req, size_t *n, size_t *cap);
 
 /* tester.tsv.gz: request j asks row j % rows. */
 int trec_write_rows(const char *path, const trec *req, size_t n, int64_t rows);

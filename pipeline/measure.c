@@ -21,7 +21,7 @@
  *   OUT/results/reference/; if a copy there differs while raw holds runs,
  *   exit 2 (those runs were measured against other prepared files).
  * - Every scheduled run folder OUT/results/raw/<arm>-r<round>/ is checked: a
- *   complete run (exactly run.json and the three event files, each file's
+ *   complete run (exactly run.json and the five event files, each file's
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
  *   profile's) is kept; any other folder is named on stderr, removed and
  *   measured again.  So a rerun after an interruption measures only the rest.
@@ -34,13 +34,20 @@
  * them.  A run disturbed in every attempt is kept, marked (run.json), and
  * named at the end (exit 3); a rerun measures it again.
  *
+ * Failed runs: a run in which a lab process died (run exit 4: the store or
+ * the service gone before the stop, or one killed by a signal; run leaves
+ * nothing) is recorded like a disturbed attempt, its record holding the exit
+ * code and the reason (run's own last line, "reason"), and measured again,
+ * within the same 3 attempts; when the last one fails too, measure stops
+ * with exit 1, naming the run and the reason.
+ *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
  * 95% idle); the system log position is taken before and the lines written
  * during the run are kept (pipeline/slog.h: journalctl, /var/log/syslog, the
  * kernel log, or none).  OUT/provenance/runs/<run>.json (atomic) holds: the
  * run's argv, exit code, UTC start and end, wall time, gate_passed, host
  * facts, idle/steal/users, CPU shares and peak memory (copied from
- * run.json), run's own output, and "syslog": {"source", "lines", ["note"]}
+ * run.json), run's own output, "reason" (when run failed: its last line), and "syslog": {"source", "lines", ["note"]}
  * (lines redacted with pipeline/redact.c, as provenance is published and
  * scanned for secrets; collect redacts again).  A run that cannot pass the
  * idle gate (run exit 3) is recorded with "gate_passed": false and the
@@ -127,6 +134,7 @@ typedef struct {
     int64_t t0;
     double measured_wall;
     int measured_n, kept, todo, gated, complete, failed_k, disturbed;
+    char fail_why[512]; /* the failed run's reason (run's last line) */
     int logkind;
 } ctx;
 
@@ -564,43 +572,6 @@ static int run_and_watch(ctx *c, const sched_run *s, char *const argv[], double 
     return rc;
 }
 
-/* A record of an earlier attempt at this run (disturbed, or the gate did not
- * pass, in this invocation or an earlier one) is kept as
- * runs/<run>.attempt-N.json (N = 1, 2 ...) before the next attempt writes
- * runs/<run>.json: every attempt stays in provenance with its reason. */
-static void keep_earlier_record(const ctx *c, const sched_run *s)
-{
-    char *rec = mf_str("%s/%s.json", c->runsdir, s->name);
-    if (access(rec, F_OK) == 0)
-        for (int n = 1; n < 1000; n++) {
-            char *old = mf_str("%s/%s.attempt-%d.json", c->runsdir, s->name, n);
-            int taken = access(old, F_OK) == 0;
-            if (!taken && rename(rec, old) != 0)
-                ut_err("%s: cannot keep as %s: %s", rec, old, strerror(errno));
-            free(old);
-            if (!taken)
-                break;
-        }
-    free(rec);
-}
-
-/* The names of the earlier attempts' records, oldest first. */
-static json_t *earlier_records(const ctx *c, const sched_run *s)
-{
-    json_t *a = json_array();
-    for (int n = 1; n < 1000; n++) {
-        char *old = mf_str("%s/%s.attempt-%d.json", c->runsdir, s->name, n);
-        int there = access(old, F_OK) == 0;
-        free(old);
-        if (!there)
-            break;
-        char name[128];
-        snprintf(name, sizeof name, "%s.attempt-%d.json", s->name, n);
-        json_array_append_new(a, json_string(name));
-    }
-    return a;
-}
-
 /* 1 when run.json judges the run quiet, 0 when disturbed (its reasons, one
  * line, in why), -1 when run.json gives no judgement. */
 static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl)
@@ -620,6 +591,15 @@ static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl)
     }
     json_decref(r);
     return rc;
+}
+
+/* Why run failed: its own last line ("run: ..."), without the prefix; "" if none. */
+static void run_reason(const char *out, char *why, size_t wl)
+{
+    why[0] = 0;
+    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+        if (!strncmp(p, "run: ", 5))
+            snprintf(why, wl, "%.*s", (int)strcspn(p + 5, "\n"), p + 5);
 }
 
 /* OUT/provenance/runs/<run>.json */
@@ -645,7 +625,7 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "gate", json_integer(c->gate));
     json_object_set_new(rec, "gate_passed", rc == 0 ? json_true() : rc == 3 ? json_false() : json_null());
     json_object_set_new(rec, "attempt", json_integer(s->attempts));
-    json_object_set_new(rec, "earlier_attempts", earlier_records(c, s));
+    json_object_set_new(rec, "earlier_attempts", mf_attempts(c->runsdir, s->name));
     json_object_set_new(rec, "host", prov_host_facts());
     if (rc == 0) {
         char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
@@ -660,6 +640,9 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
         free(rj);
     } else {
         json_object_set_new(rec, "idle", json_null());
+        char why[512];
+        run_reason(out, why, sizeof why);
+        json_object_set_new(rec, "reason", why[0] ? json_string(why) : json_null());
     }
     json_object_set_new(rec, "syslog", syslog);
     json_t *olines = json_array();
@@ -689,7 +672,7 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
                       "--cores", (char *)c->cores, "--gate", gate, "--raw", c->raw, "--prep", (char *)c->prep,
                       "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet, NULL};
     int na = 21;
-    keep_earlier_record(c, s);
+    mf_attempt_keep(c->runsdir, s->name);
     s->attempts++;
     if (c->settle) {
         argv[na++] = "--settle-s";
@@ -723,6 +706,8 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
     if (rc == 0) {
         c->measured_wall += wall;
         c->measured_n++;
+    } else if (rc == 4) { /* a lab process died: measure_here says why, and measures it again */
+        run_reason(out.b, c->fail_why, sizeof c->fail_why);
     } else if (rc != 3 && !proc_signal()) {
         say(c, "%s: run exit %d; its output:", s->name, rc);
         fputs(out.b, stderr);
@@ -803,7 +788,13 @@ static int measure_here(ctx *c)
         } else if (r == 3) {
             s->gated = 1;
             c->gated++;
+        } else if (r == 4 && !proc_signal() && s->attempts < MAX_ATTEMPTS) {
+            say(c, "%s failed (%s); measuring it again, attempt %d of %d", s->name, c->fail_why, s->attempts + 1,
+                MAX_ATTEMPTS);
+            i--;
         } else {
+            if (r == 4 && !proc_signal())
+                say(c, "%s failed in all %d attempts: %s", s->name, s->attempts, c->fail_why);
             c->failed_k = i;
             return proc_signal() ? 128 + proc_signal() : 1;
         }
@@ -944,6 +935,9 @@ static int finish(ctx *c, int rc)
     else if (rc >= 128)
         say(c, "stopped by signal %d after %s; the %d complete runs are kept; rerun make measure to measure the rest",
             rc - 128, el, c->complete);
+    else if (c->failed_k >= 0 && c->fail_why[0])
+        say(c, "%s failed (%s); its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
+            c->sc.s[c->failed_k].name, c->fail_why, c->runsdir, c->sc.s[c->failed_k].name, c->complete);
     else if (c->failed_k >= 0)
         say(c, "%s failed; its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
             c->sc.s[c->failed_k].name, c->runsdir, c->sc.s[c->failed_k].name, c->complete);

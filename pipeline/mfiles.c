@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "util.h"
 
-const char *const MF_EVENT_FILES[MF_NEVENT] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
-                                                      "machine.tsv.gz"};
+const char *const MF_EVENT_FILES[MF_NEVENT] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz",
+                                               "machine.tsv.gz"};
 const char *const MF_PREP_FILES[MF_NPREP] = {"test.tsv", "model.json", "standin.tsv", "scores.tsv",
                                              "summary.json"};
 const char *const MF_REF_FILES[MF_NREF] = {"scores.tsv", "summary.json"};
@@ -153,4 +154,36 @@ int mf_write_json(const char *path, json_t *o, char *err, size_t errlen)
     int rc = ut_write_file(path, text, strlen(text), err, errlen);
     free(text);
     return rc;
+}
+
+void mf_attempt_keep(const char *runsdir, const char *run)
+{
+    char *rec = mf_str("%s/%s.json", runsdir, run);
+    if (access(rec, F_OK) == 0)
+        for (int n = 1; n < 1000; n++) {
+            char *old = mf_str("%s/%s.attempt-%d.json", runsdir, run, n);
+            int taken = access(old, F_OK) == 0;
+            if (!taken && rename(rec, old) != 0)
+                ut_err("%s: cannot keep as %s: %s", rec, old, strerror(errno));
+            free(old);
+            if (!taken)
+                break;
+        }
+    free(rec);
+}
+
+json_t *mf_attempts(const char *runsdir, const char *run)
+{
+    json_t *a = json_array();
+    for (int n = 1; n < 1000; n++) {
+        char *name = mf_str("%s.attempt-%d.json", run, n), *old = mf_str("%s/%s", runsdir, name);
+        int there = access(old, F_OK) == 0;
+        if (there)
+            json_array_append_new(a, json_string(name));
+        free(old);
+        free(name);
+        if (!there)
+            break;
+    }
+    return a;
 }

@@ -11,8 +11,14 @@
  * - mf_rm_rf, mf_list_dir, mf_list_files: folders; names starting with '.'
  *   are skipped by the listings.
  * - mf_write_json: a JSON object written atomically (indented, keys sorted).
+ * - mf_attempt_keep, mf_attempts: the records of earlier attempts at a run.
+ *   Before the next attempt writes runs/<run>.json, the record there (of a
+ *   disturbed run, a failed one or one whose idle gate did not pass, in
+ *   this invocation or an earlier one) is kept as runs/<run>.attempt-N.json
+ *   (N = 1, 2 ...): every attempt stays in provenance with its reason.
  *
- * Ownership: every returned char * is malloc'd and the caller's.
+ * Ownership: every returned char * (and mf_attempts's array) is the
+ * caller's.
  */
 #ifndef PIPELINE_MFILES_H
 #define PIPELINE_MFILES_H
@@ -20,7 +26,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MF_NEVENT 4
+#define MF_NEVENT 5
 #define MF_NPREP 5
 #define MF_NREF 2
 #define MF_NPROG 4
@@ -49,5 +55,10 @@ void mf_list_dir(const char *dir, mf_list *out);
 void mf_list_files(const char *root, const char *rel, mf_list *out);
 
 int mf_write_json(const char *path, json_t *o, char *err, size_t errlen);
+
+/* runsdir/<run>.json, when there, becomes the first free <run>.attempt-N.json. */
+void mf_attempt_keep(const char *runsdir, const char *run);
+/* The names of the earlier attempts' records, oldest first (a new array). */
+json_t *mf_attempts(const char *runsdir, const char *run);
 
 #endif

@@ -128,7 +128,7 @@ char *sched_text(const sched *c)
     return t;
 }
 
-/* 1 when dir holds exactly run.json and the three event files, 0 when it
+/* 1 when dir holds exactly run.json and the five event files, 0 when it
  * is absent, -1 otherwise (why). */
 static int holds_run_files(const char *dir, char *why, size_t wl)
 {

@@ -10,7 +10,8 @@
  * a rerun the same schedule.  sched_text is schedule.tsv's content.
  *
  * A run folder <raw>/<arm>-r<round>/ is complete when it holds exactly
- * run.json and the three event files, each file's sha256 and size equal to
+ * run.json and the five event files (MF_EVENT_FILES: lab/RAWFORMAT.md's six
+ * files in all), each file's sha256 and size equal to
  * run.json's `files`, and `seconds` equal to the profile's
  * (sched_check_run).  sched_resume keeps complete runs and removes any other
  * folder of the schedule (named on stderr), so a rerun measures only the

@@ -3,6 +3,8 @@
  * policies checked against the store's own record.  A test-only store with
  * frequent freezes (--freeze-share) makes the interesting cases common. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,4 +372,120 @@ Test(lab, run_refuses_bad_option_values)
         free(text);
         cr_assert_neq(access(raw, F_OK), 0, "%s: run made %s", bad[i].args, raw);
     }
+}
+
+/* run.json's `fault` as lab/RAWFORMAT.md says, by hand for a 1.5 s run
+ * (the default window is [S/3, 2S/3) = [0.5 s, 1 s)), and the six files of
+ * a run folder, each event file listed in `files` with its sha256. */
+Test(lab, run_json_fault_and_the_six_files)
+{
+    const struct {
+        const char *arm, *name;
+        int window;
+        long long from, to; /* to -1: null (to the end of the run) */
+    } want[] = {
+        {"H3-fb25-down", "down", 1, 500000000LL, 1000000000LL},
+        {"H3-fb25-never", "never", 1, 500000000LL, -1},
+        {"H3-fb25-flaky", "flaky", 0, 0, 0},
+        {"H3-fb25", "none", 0, 0, 0},
+    };
+    const char *files[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char cmd[512], path[256];
+        snprintf(cmd, sizeof cmd,
+                 "build/bin/run --arm %s --round 1 --seconds 1.5 --gate 0 --settle-s 0.2 --raw %s "
+                 "--quiet tests/quiet_off.tsv > %s/log 2>&1",
+                 want[i].arm, dir, dir);
+        int rc = system(cmd);
+        if (rc != 0) {
+            snprintf(cmd, sizeof cmd, "cat %s/log", dir);
+            cr_assert_eq(system(cmd), 0);
+        }
+        cr_assert_eq(rc, 0, "%s: run failed", want[i].arm);
+        snprintf(path, sizeof path, "%s/%s-r1", dir, want[i].arm);
+        DIR *d = opendir(path);
+        cr_assert_not_null(d, "%s", path);
+        int nf = 0;
+        struct dirent *e;
+        while ((e = readdir(d)))
+            nf += e->d_name[0] != '.';
+        closedir(d);
+        cr_assert_eq(nf, 6, "%s holds %d files", path, nf);
+        snprintf(path, sizeof path, "%s/%s-r1/run.json", dir, want[i].arm);
+        json_error_t je;
+        json_t *r = json_load_file(path, 0, &je);
+        cr_assert_not_null(r, "%s: %s", path, je.text);
+        json_t *f = json_object_get(r, "fault");
+        cr_assert_str_eq(json_string_value(json_object_get(f, "name")), want[i].name);
+        cr_assert_str_eq(json_string_value(json_object_get(f, "spec")), want[i].name);
+        cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "arm_spec"), "fault")), want[i].name);
+        if (want[i].window) {
+            cr_assert_eq(json_object_size(f), 4, "%s: fault has %zu fields", want[i].arm, json_object_size(f));
+            cr_assert_eq(json_integer_value(json_object_get(f, "from_ns")), want[i].from, "%s", want[i].arm);
+            json_t *to = json_object_get(f, "to_ns");
+            if (want[i].to < 0)
+                cr_assert(json_is_null(to), "%s: to_ns not null", want[i].arm);
+            else
+                cr_assert_eq(json_integer_value(to), want[i].to, "%s", want[i].arm);
+        } else {
+            cr_assert_eq(json_object_size(f), 3, "%s: fault has %zu fields", want[i].arm, json_object_size(f));
+            json_t *w = json_object_get(f, "window");
+            cr_assert(w && json_is_null(w), "%s: window not null", want[i].arm);
+        }
+        json_t *jf = json_object_get(r, "files");
+        cr_assert_eq(json_object_size(jf), 5);
+        for (int k = 0; k < 5; k++) {
+            char fp[300], sha[65], err[UT_ERRLEN];
+            uint64_t size;
+            snprintf(fp, sizeof fp, "%s/%s-r1/%s", dir, want[i].arm, files[k]);
+            cr_assert_eq(ut_sha256_file(fp, sha, &size, err, sizeof err), 0, "%s", err);
+            json_t *one = json_object_get(jf, files[k]);
+            cr_assert_str_eq(json_string_value(json_object_get(one, "sha256")), sha, "%s", fp);
+            cr_assert_eq(json_integer_value(json_object_get(one, "size")), (json_int_t)size, "%s", fp);
+        }
+        json_decref(r);
+    }
+}
+
+/* A store killed outright mid-run: run exits 4 with one line naming the
+ * store and how it died, and keeps nothing (no folder, no temporary one).
+ * Whether the service is named too (the service then may or may not have
+ * stayed up) is not asserted. */
+Test(lab, store_killed_mid_run_fails_the_run_with_exit_4_and_keeps_nothing)
+{
+    char raw[128], cmd[512], log[128], *text = NULL, err[UT_ERRLEN];
+    size_t n;
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(cmd, sizeof cmd,
+             "build/bin/run --arm H3-fb25 --round 1 --seconds 2 --gate 0 --settle-s 0.2 --raw %s "
+             "--quiet tests/quiet_off.tsv --test-kill-store-after-s 0.5 > %s 2>&1",
+             raw, log);
+    int64_t t = ut_mono_ns();
+    int rc = system(cmd);
+    int64_t took = ut_mono_ns() - t;
+    cr_assert_eq(ut_read_file(log, &text, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 4, "status %d: %s", rc, text);
+    const char *want = "run: H3-fb25-r1: store killed by signal 9 during the run";
+    char *line = strstr(text, want);
+    cr_assert_not_null(line, "%s", text);
+    size_t len = strcspn(line, "\n");
+    cr_assert(len >= 14 && !strncmp(line + len - 14, "; nothing kept", 14), "%.*s", (int)len, line);
+    int lines_naming = 0; /* one line names who died, however many died */
+    for (char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+        size_t l = strcspn(p, "\n");
+        lines_naming += memmem(p, l, "during the run", 14) != NULL;
+    }
+    cr_assert_eq(lines_naming, 1, "%s", text);
+    /* the tester ran its whole schedule (2 s) though the store was gone */
+    cr_assert_geq(took, 2000000000LL, "run took %lld ns", (long long)took);
+    DIR *d = opendir(raw);
+    int left = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        left += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    cr_assert_eq(left, 0, "%s holds %d entries after a failed run", raw, left);
+    free(text);
 }

@@ -1,5 +1,5 @@
 /* `measure`: the schedule, resuming, fingerprints, the preregistration
- * check and --host over ssh, on the tiny profile (6 arms x 2 rounds of 1 s,
+ * check and --host over ssh, on the tiny profile (7 arms x 2 rounds of 1 s,
  * the store's run-on cut to 0.2 s) with the idle gate off.
  *
  * Each test works in fresh temporary folders with its own prereg.json,
@@ -26,10 +26,11 @@
 
 #include "util.h"
 
-#define NRUNS 12
-static const char *TINY[] = {"F3-none", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "Z-capacity"};
-static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "machine.tsv.gz"};
-#define NEV 4
+#define NTINY 7
+#define NRUNS (2 * NTINY)
+static const char *TINY[NTINY] = {"F3-none", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-r2-down", "Z-capacity"};
+static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
+#define NEV 5
 #define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --quiet tests/quiet_off.tsv"
 
 static char out[64], aux[64]; /* OUT of measure; a folder for logs, keys and fake programs */
@@ -111,7 +112,7 @@ TestSuite(measure, .init = setup, .fini = teardown, .timeout = 900);
 /* The schedule as its definition says: header lines, then k round position arm. */
 static void expected_schedule(char *buf, size_t n)
 {
-    const char *order[6];
+    const char *order[NTINY];
     int na = 0;
     FILE *f = fopen("lab/arms.tsv", "r");
     cr_assert_not_null(f);
@@ -125,27 +126,27 @@ static void expected_schedule(char *buf, size_t n)
             continue;
         }
         line[strcspn(line, "\t\n")] = 0;
-        for (int i = 0; i < 6; i++)
+        for (int i = 0; i < NTINY; i++)
             if (!strcmp(line, TINY[i]))
                 order[na++] = TINY[i];
     }
     fclose(f);
-    cr_assert_eq(na, 6);
+    cr_assert_eq(na, NTINY);
     size_t len = (size_t)snprintf(buf, n, "k\tround\tposition\tarm\n");
     int k = 1;
     for (int r = 1; r <= 2; r++) {
-        const char *o[6];
+        const char *o[NTINY];
         memcpy(o, order, sizeof o);
         ut_rng g;
         ut_rng_seed(&g, 7919ULL * (uint64_t)r);
-        for (int i = 5; i > 0; i--) {
+        for (int i = NTINY - 1; i > 0; i--) {
             int j = (int)(ut_rng_u64(&g) % (uint64_t)(i + 1));
             const char *t = o[i];
             o[i] = o[j];
             o[j] = t;
         }
         int same = 1;
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < NTINY; i++) {
             same &= o[i] == order[i];
             len += (size_t)snprintf(buf + len, n - len, "%d\t%d\t%d\t%s\n", k++, r, i + 1, o[i]);
         }
@@ -153,7 +154,7 @@ static void expected_schedule(char *buf, size_t n)
     }
 }
 
-/* A run folder: exactly four files, each event file matching run.json's sha256 and size. */
+/* A run folder: exactly six files, each event file matching run.json's sha256 and size. */
 static void check_run_dir(const char *root, const char *name)
 {
     char path[512], err[UT_ERRLEN], sha[65];
@@ -184,7 +185,7 @@ static void check_run_dir(const char *root, const char *name)
 static void all_runs(const char *root)
 {
     char name[64];
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NTINY; i++)
         for (int r = 1; r <= 2; r++) {
             snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
             check_run_dir(root, name);
@@ -285,7 +286,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     char *text = slurp(log);
     cr_assert_eq(rc, 0, "%s", text);
     cr_assert_eq(count(text, "measure: run "), NRUNS, "%s", text);
-    cr_assert(strstr(text, "run 12 of 12"), "%s", text);
+    cr_assert(strstr(text, "run 14 of 14"), "%s", text);
     free(text);
     all_runs(out);
     check_manifest(out);
@@ -300,7 +301,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
 
     /* each run's record */
     int writable = access("/dev/kmsg", W_OK) == 0;
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NTINY; i++)
         for (int r = 1; r <= 2; r++) {
             char name[64], mark[256];
             snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
@@ -336,8 +337,8 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     json_decref(st);
 
     /* a second call: the same schedule, every run kept untouched */
-    struct stat before[6][2], after;
-    for (int i = 0; i < 6; i++)
+    struct stat before[NTINY][2], after;
+    for (int i = 0; i < NTINY; i++)
         for (int r = 0; r < 2; r++) {
             char name[64];
             snprintf(name, sizeof name, "%s-r%d", TINY[i], r + 1);
@@ -355,7 +356,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     cr_assert_str_eq(again, sched);
     free(again);
     free(sched);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < NTINY; i++)
         for (int r = 0; r < 2; r++) {
             char name[64];
             snprintf(name, sizeof name, "%s-r%d", TINY[i], r + 1);
@@ -751,7 +752,7 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
     cr_assert_eq(rc, 0, "%s", t);
     /* the far side's progress came through */
     cr_assert_eq(count(t, "elapsed"), NRUNS, "%s", t);
-    cr_assert(strstr(t, "12 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
+    cr_assert(strstr(t, "14 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
     char *far = strstr(t, "far folder root@127.0.0.1:");
     cr_assert_not_null(far, "%s", t);
     char dir[256];
@@ -763,7 +764,7 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
 
     all_runs(out);
     check_manifest(out);
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < NTINY; i++) {
         char name[64];
         snprintf(name, sizeof name, "%s-r1", TINY[i]);
         json_t *rec = record(name);
@@ -777,4 +778,84 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
     cr_assert_null(strstr(st, "127.0.0.1"), "the host is in %s", path);
     cr_assert_null(strstr(st, "userkey"), "the ssh options are in %s", path);
     free(st);
+}
+
+/* A run in which a lab process died (run exit 4) is recorded like a
+ * disturbed attempt and measured again.  The failure is real: a `run`
+ * wrapper (the least magic way: measure is not told anything) adds run's
+ * test option --test-kill-store-after-s to the first call for H3-fb25-r1
+ * only, so that run's store is SIGKILLed 0.3 s into the run. */
+Test(measure, run_whose_store_died_is_recorded_then_measured_again)
+{
+    char bin[128], log[128], script[512];
+    snprintf(bin, sizeof bin, "%s/bin", aux);
+    snprintf(script, sizeof script,
+             "if [ \"$2-r$4\" = H3-fb25-r1 ] && [ ! -e %s/killed ]; then\n"
+             "  touch %s/killed; exec \"$REAL\" \"$@\" --test-kill-store-after-s 0.3\nfi\nexec \"$REAL\" \"$@\"\n",
+             aux, aux);
+    fake_bin(bin, script);
+    snprintf(log, sizeof log, "%s/log", aux);
+    int rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    const char *why = "H3-fb25-r1: store killed by signal 9 during the run";
+    char line[256];
+    snprintf(line, sizeof line, "measure: H3-fb25-r1 failed (%s", why);
+    cr_assert(strstr(text, line), "%s", text);
+    cr_assert(strstr(text, "measuring it again, attempt 2 of 3"), "%s", text);
+    cr_assert_eq(count(text, "elapsed"), NRUNS + 1, "%s", text);
+    free(text);
+    /* the failed attempt's record: exit 4 and the reason */
+    json_t *a1 = record("H3-fb25-r1.attempt-1");
+    cr_assert_eq(json_integer_value(json_object_get(a1, "exit_code")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(a1, "attempt")), 1);
+    const char *reason = json_string_value(json_object_get(a1, "reason"));
+    cr_assert(reason && !strncmp(reason, why, strlen(why)), "reason %s", reason ? reason : "(none)");
+    json_decref(a1);
+    /* the second attempt: complete, listing the first */
+    json_t *rec = record("H3-fb25-r1");
+    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(rec, "attempt")), 2);
+    json_t *earlier = json_object_get(rec, "earlier_attempts");
+    cr_assert_eq(json_array_size(earlier), 1);
+    cr_assert_str_eq(json_string_value(json_array_get(earlier, 0)), "H3-fb25-r1.attempt-1.json");
+    cr_assert(json_is_null(json_object_get(rec, "reason")) || !json_object_get(rec, "reason"));
+    json_decref(rec);
+    char path[256];
+    snprintf(path, sizeof path, "%s/provenance/runs/H3-fb25-r1.attempt-2.json", out);
+    cr_assert_neq(access(path, F_OK), 0, "a second earlier attempt");
+    all_runs(out);
+    check_manifest(out);
+}
+
+/* Failed in every attempt: measure stops with exit 1, naming the run and
+ * the reason; every attempt's record is kept.  (--only keeps it to the one
+ * run.) */
+Test(measure, run_failing_every_attempt_stops_measure_naming_the_reason)
+{
+    char bin[128], log[128];
+    snprintf(bin, sizeof bin, "%s/bin", aux);
+    fake_bin(bin, "exec \"$REAL\" \"$@\" --test-kill-store-after-s 0.3\n");
+    snprintf(log, sizeof log, "%s/log", aux);
+    int rc = shf(MEASURE " --root %s --bin %s --only H3-fb25-r1 > %s 2>&1", out, bin, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 1, "%s", text);
+    cr_assert(strstr(text, "measure: H3-fb25-r1 failed in all 3 attempts: H3-fb25-r1: store killed by signal 9 "
+                           "during the run"),
+              "%s", text);
+    cr_assert(strstr(text, "H3-fb25-r1 failed (H3-fb25-r1: store killed by signal 9 during the run"), "%s", text);
+    cr_assert_eq(count(text, "elapsed"), 3, "%s", text);
+    free(text);
+    for (int n = 1; n <= 3; n++) {
+        char name[64];
+        if (n < 3)
+            snprintf(name, sizeof name, "H3-fb25-r1.attempt-%d", n);
+        else
+            snprintf(name, sizeof name, "H3-fb25-r1");
+        json_t *r = record(name);
+        cr_assert_eq(json_integer_value(json_object_get(r, "exit_code")), 4, "%s", name);
+        cr_assert_eq(json_integer_value(json_object_get(r, "attempt")), n, "%s", name);
+        json_decref(r);
+    }
+    cr_assert_eq(complete_runs(), 0, "a folder was kept");
 }

@@ -9,7 +9,8 @@
  *   otherwise     200 kind live, score 0.5
  * It can stall once (sleep before answering request stall_id, reading
  * nothing meanwhile) and drop one request (close its connection unanswered).
- * It records the X-Budget-Ns header of every request.
+ * It records the X-Budget-Ns header of every request.  A second listener
+ * stands in for the store: it takes the tester's clock frame (--store-port).
  *
  * The tester binary is build/bin/tester (tests run from the repository root).
  * The tests read tester.tsv.gz back with zlib and decode it from
@@ -36,6 +37,7 @@
 #include <zlib.h>
 
 #include "util.h"
+#include "wire.h"
 
 #ifndef TESTER /* -DTESTER='"path"' runs another build, e.g. a sanitizer one */
 #define TESTER "build/bin/tester"
@@ -733,6 +735,123 @@ static void sc_closed(void)
 }
 
 Test(tester, closed_loop_capacity, .timeout = 180) { tester_retry(sc_closed, "closed_loop_capacity"); }
+
+/* ------------------------------------------------- the store's clock frame */
+
+/* The store's stand-in: accepts one connection (within 10 s) and reads it
+ * to its end. */
+static struct {
+    int lfd, port;
+    pthread_t th;
+    unsigned char b[64];
+    size_t n;
+    int64_t accepted; /* CLOCK_MONOTONIC ns when the connection was taken */
+} K;
+
+static void *clock_main(void *arg)
+{
+    (void)arg;
+    int fd = accept(K.lfd, NULL, NULL);
+    K.accepted = ut_mono_ns();
+    ssize_t r;
+    while (fd >= 0 && K.n < sizeof K.b && (r = read(fd, K.b + K.n, sizeof K.b - K.n)) > 0)
+        K.n += (size_t)r;
+    if (fd >= 0)
+        close(fd);
+    return NULL;
+}
+
+/* A port on 127.0.0.1: listened on (listen 1) or, with listen 0, free. */
+static int loopback_port(int listen_too, int *fd_out)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    cr_assert(getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    if (listen_too) {
+        struct timeval tv = {10, 0}; /* accept gives up after 10 s: a tester that never comes fails, not hangs */
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        cr_assert(listen(fd, 8) == 0);
+        *fd_out = fd;
+    } else {
+        close(fd);
+    }
+    return ntohs(a.sin_port);
+}
+
+static void sc_clock(void)
+{
+    srv_start(-1, 0, -1);
+    memset(&K, 0, sizeof K);
+    K.port = loopback_port(1, &K.lfd);
+    cr_assert(pthread_create(&K.th, NULL, clock_main, NULL) == 0);
+    tmpfiles tf;
+    tmp_make(&tf);
+    char err[4096], sport[16];
+    snprintf(sport, sizeof sport, "%d", K.port);
+    const char *argv[] = {"", "--port", tf.port, "--rate", "200", "--seconds", "0.5", "--seed", "5", "--rows",
+                          "100", "--out", tf.out, "--summary", tf.sum, "--gate", "0", "--store-port", sport, NULL};
+    int rc = run_tester(argv, err, sizeof err);
+    srv_stop();
+    pthread_join(K.th, NULL);
+    close(K.lfd);
+    cr_assert_eq(rc, 0, "tester exit %d: %s", rc, err);
+    trow *t;
+    size_t n = read_rows(tf.out, &t);
+    char *js = slurp(tf.sum);
+    /* one frame of 32 bytes, then the connection closed */
+    cr_assert_eq(K.n, WIRE_REQ_SIZE, "%zu bytes on the store's connection", K.n);
+    uint32_t magic, zero4;
+    memcpy(&magic, K.b, 4);
+    memcpy(&zero4, K.b + 4, 4);
+    cr_assert_eq(magic, 0x4b434c4bu, "magic %#x", magic);
+    cr_assert_eq(zero4, 0);
+    for (int i = 16; i < 32; i++)
+        cr_assert_eq(K.b[i], 0, "byte %d", i);
+    int64_t t0;
+    cr_assert_eq(wire_get_clock(K.b, &t0), 0);
+    /* the tester's own t0: in its summary, and the base of every sched_t */
+    cr_assert_eq(t0, jint(js, "t0_ns"));
+    int64_t *off;
+    size_t ns = poisson(5, 200, 0.5, &off);
+    cr_assert(n == ns && n > 0, "%zu rows, %zu scheduled", n, ns);
+    cr_assert_eq(t[0].sched - t0, off[0]);
+    /* taken before the first request went (that is at least 20 ms after t0
+     * was fixed; a thread of this test can be late on this shared VM) */
+    cr_assert(t[0].has_send);
+    tester_upper((double)(K.accepted - t[0].send), 0, "the clock frame's arrival after the first send (ns)");
+    free(off);
+    free(t);
+    free(js);
+    tmp_clean(&tf);
+}
+
+Test(tester, clock_frame_tells_the_store_t0_before_the_first_request, .timeout = 120)
+{
+    tester_retry(sc_clock, "clock_frame_tells_the_store_t0_before_the_first_request");
+}
+
+Test(tester, store_port_not_listening_is_exit_1_naming_the_port, .timeout = 30)
+{
+    srv_start(-1, 0, -1);
+    tmpfiles tf;
+    tmp_make(&tf);
+    int dummy = -1, port = loopback_port(0, &dummy);
+    char err[4096], sport[16], want[64];
+    snprintf(sport, sizeof sport, "%d", port);
+    const char *argv[] = {"", "--port", tf.port, "--rate", "100", "--seconds", "0.5", "--seed", "5", "--rows",
+                          "100", "--out", tf.out, "--summary", tf.sum, "--gate", "0", "--store-port", sport, NULL};
+    int rc = run_tester(argv, err, sizeof err);
+    srv_stop();
+    cr_assert_eq(rc, 1, "exit %d: %s", rc, err);
+    snprintf(want, sizeof want, "127.0.0.1:%d (--store-port)", port);
+    cr_assert(strstr(err, want), "message '%s'", err);
+    struct stat st;
+    cr_assert(stat(tf.out, &st) != 0 && stat(tf.sum, &st) != 0, "files written after the failure");
+    cr_assert_eq(S.answered, 0, "requests were sent: %ld", S.answered);
+    tmp_clean(&tf);
+}
 
 Test(tester, bad_options_exit_2_naming_the_option, .timeout = 30)
 {
