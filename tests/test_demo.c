@@ -20,7 +20,8 @@ Test(demo, four_rows_and_the_ap_cost, .timeout = 120)
             if (strlen(line) > 2 + l && !strncmp(line + 2, labels[k], l) &&
                 sscanf(line + 2 + l, "%lf %lf %lf %lf%% %lf", &p50, &p99, &mx, &share, &lpr) == 5) {
                 rows++;
-                cr_assert(p50 > 0 && p50 <= p99 && p99 <= mx, "%s", line);
+                /* max is printed to 0.1 ms, p99 to 0.01 ms: 25.11 <= "25.1" may be 25.149 */
+                cr_assert(p50 > 0 && p50 <= p99 && p99 <= mx + 0.05, "%s", line);
                 cr_assert(share >= 0 && share <= 100 && lpr >= 1.0 && lpr <= 3.0, "%s", line);
                 if (k == 0)
                     cr_assert_eq(share, 0.0, "no limit: no stand-in");

@@ -3,7 +3,7 @@
 #
 #   bash report/tests/make_study.sh DIR [SECONDS]     (from the repository root)
 #
-# Runs 8 arms x 2 rounds of SECONDS (default 3) s each into DIR/results/raw,
+# Runs 14 arms (8 of the first lesson, 6 whose store fails) x 2 rounds of SECONDS (default 3) s each into DIR/results/raw,
 # loads them with the lab's collect (a private PostgreSQL cluster), copies the
 # reference scores, writes DIR/provenance/manifest-measure.tsv and runs the
 # verifier, which writes DIR/results/verified.json.  Needs `make build` and
@@ -24,7 +24,7 @@
 set -euo pipefail
 dir=${1:?usage: make_study.sh DIR [SECONDS]}
 secs=${2:-3}
-arms=(H3-none H3-t25 H3-fb25 H3-dl H3-dldown H4-r2 L3-hedge L3-t25)
+arms=(H3-none H3-t25 H3-fb25 H3-dl H3-dldown H4-r2 L3-hedge L3-t25 H3-none-down H3-fb25-down H3-r2-down H3-fb25-reset H3-r2-missing H3-fb25-missing)
 disturb=H3-t25-r2
 mkdir -p "$dir/results/raw" "$dir/results/reference" "$dir/provenance" "$dir/data"
 dir=$(cd "$dir" && pwd)
