@@ -358,11 +358,7 @@ static void act(request *r, const pol_action *a, int64_t now)
              * taken when this loop iteration began: refresh it first, and round
              * up to whole microseconds, so that a timer never fires early. */
             event_base_update_cache_time(S.base);
-            int64_t d = a->timer[i] - ut_mono_ns();
-            if (d < 0)
-                d = 0;
-            d = (d + 999) / 1000;
-            struct timeval tv = {.tv_sec = d / 1000000, .tv_usec = d % 1000000};
+            struct timeval tv = ut_tv_until(a->timer[i]);
             evtimer_add(&r->timer[i], &tv);
         }
     }

@@ -89,11 +89,7 @@ static void up(chan *l, int fd)
 static void retry_at(chan *l, int64_t at)
 {
     event_base_update_cache_time(l->owner->base);
-    int64_t d = at - ut_mono_ns();
-    if (d < 0)
-        d = 0;
-    d = (d + 999) / 1000;
-    struct timeval tv = {.tv_sec = d / 1000000, .tv_usec = d % 1000000};
+    struct timeval tv = ut_tv_until(at);
     l->state = DOWN;
     evtimer_add(&l->retry, &tv);
 }

@@ -222,6 +222,16 @@ int64_t ut_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+struct timeval ut_tv_until(int64_t at_ns)
+{
+    int64_t d = at_ns - ut_mono_ns();
+    if (d < 0)
+        d = 0;
+    d = (d + 999) / 1000;
+    struct timeval tv = {.tv_sec = (time_t)(d / 1000000), .tv_usec = (suseconds_t)(d % 1000000)};
+    return tv;
+}
+
 void ut_utc_iso(char buf[32])
 {
     time_t t = time(NULL);

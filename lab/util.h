@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/time.h>
 
 #define UT_ERRLEN 512
 
@@ -53,6 +54,11 @@ int ut_mkdir_p(const char *dir, char *err, size_t errlen);
 
 /* Time. */
 int64_t ut_mono_ns(void);                 /* CLOCK_MONOTONIC in ns */
+/* The relative timeout for a libevent timer due at `at_ns`: at_ns - now,
+ * 0 when past, rounded up to whole microseconds so that it never fires
+ * early (refresh libevent's cached clock with event_base_update_cache_time
+ * first: it adds the timeout to that). */
+struct timeval ut_tv_until(int64_t at_ns);
 void ut_utc_iso(char buf[32]);            /* "2026-11-30T05:29:36Z" */
 
 /* Calendar: days since 1970-01-01 (proleptic Gregorian) and back. */

@@ -15,7 +15,7 @@
 #include "util.h"
 
 static const sched_profile PROFILES[] = {
-    {"full", 5, 30.0, NULL},  /* the design's 21 arms and Z-capacity */
+    {"full", 5, 30.0, NULL},  /* every arm of lab/arms.tsv: 35 and Z-capacity */
     {"quick", 2, 4.0, NULL},  /* every arm, a few seconds: the pipeline in minutes */
     {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,Z-capacity"}, /* tests */
 };

@@ -143,3 +143,19 @@ Test(check, percentile_by_hand)
     cr_assert_float_eq(ut_pct_sorted(v, 1, 0.99), 1.0, 1e-15);
     cr_assert(isnan(ut_pct_sorted(v, 0, 0.5)));
 }
+
+/* A libevent timeout from an absolute time: rounded up to whole µs, never
+ * negative, seconds carried. */
+Test(util, tv_until_rounds_up_and_never_goes_negative)
+{
+    struct timeval tv = ut_tv_until(ut_mono_ns() - 5000000);
+    cr_assert(tv.tv_sec == 0 && tv.tv_usec == 0, "a past time: at once");
+    int64_t at = ut_mono_ns() + 2500000001LL; /* 2.5 s and 1 ns */
+    tv = ut_tv_until(at);
+    int64_t us = (int64_t)tv.tv_sec * 1000000 + tv.tv_usec;
+    cr_assert(tv.tv_usec >= 0 && tv.tv_usec < 1000000);
+    /* now was read inside after `at` was set: the delay is at most 2500000.001
+     * µs, rounded up to 2500001 µs, and well above 2.4 s */
+    cr_assert(us <= 2500001 && us > 2400000, "%lld us", (long long)us);
+    cr_assert(us * 1000 >= at - ut_mono_ns(), "never early: %lld us", (long long)us);
+}
