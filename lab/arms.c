@@ -10,10 +10,14 @@
 #include "opt.h"
 #include "util.h"
 
-static const char *const COLS[] = {"name",     "wait",     "rate",     "policy",      "try_ms",
-                                   "tries",    "pause",    "pause_ms", "hedge_ms",    "limit_ms",
-                                   "deadline_ms", "reserve_ms", "down", "standin", "fault"};
-enum { NCOLS = sizeof COLS / sizeof COLS[0] };
+static const char *const COLS[] = {
+    "name",       "wait",       "rate",      "policy",      "try_ms",     "tries",    "pause",
+    "pause_ms",   "hedge_ms",   "limit_ms",  "deadline_ms", "reserve_ms", "down",     "standin",
+    "fault",      "brk_fails",  "brk_window", "brk_share",  "brk_cool_ms", "brk_probes", "store2",
+    "inflight",   "bulkhead",   "rb_pct",    "rb_floor",    "hedge_p"};
+enum { NCOLS = sizeof COLS / sizeof COLS[0], COL_FAULT = 14 };
+
+const char *const ARMS_PAUSE_NAMES[6] = {"none", "fixed", "jitter", "exp", "expfull", "expequal"};
 
 static int num(const char *s, long lo, long hi, long *out)
 {
@@ -30,11 +34,35 @@ static int num(const char *s, long lo, long hi, long *out)
 
 static int r_tries(const arm *a) { return a->tries >= 1 && a->tries <= ARMS_MAX_LOOKUPS; }
 static int r_retry_limit(const arm *a) { return a->tries == 1 || a->try_ns > 0; }
+static int is_exp(arm_pause p) { return p == PAUSE_EXP || p == PAUSE_EXPFULL || p == PAUSE_EXPEQUAL; }
 static int r_pause_kind(const arm *a)
 {
     return a->pause == PAUSE_NONE ? a->npause == 0 : a->tries > 1;
 }
-static int r_pause_count(const arm *a) { return a->pause == PAUSE_NONE || a->npause >= a->tries - 1; }
+static int r_pause_count(const arm *a)
+{
+    if (is_exp(a->pause))
+        return a->npause == 2 && a->pause_ns[0] > 0 && a->pause_ns[0] <= a->pause_ns[1];
+    return a->pause == PAUSE_NONE || a->npause >= a->tries - 1;
+}
+static int has_breaker(const arm *a) { return a->brk_cool_ns > 0; }
+static int r_breaker(const arm *a)
+{
+    if (!has_breaker(a))
+        return a->brk_fails == 0 && a->brk_window == 0 && a->brk_share == 0 && a->brk_probes == 0;
+    return (a->brk_fails > 0 || a->brk_window > 0) && a->brk_probes >= 1 && a->standin;
+}
+static int r_breaker_share(const arm *a)
+{
+    return a->brk_window == 0 ? a->brk_share == 0 : a->brk_share >= 1 && a->brk_share <= 100;
+}
+static int r_breaker_one_store(const arm *a) { return !has_breaker(a) || a->store2 == 0; }
+static int r_bulkhead(const arm *a) { return a->bulkhead == 0 || (a->store2 > 0 && a->inflight > 0); }
+static int r_budget(const arm *a)
+{
+    return a->rb_pct == 0 ? a->rb_floor == 0 : a->tries > 1 && a->hedge_ns == 0;
+}
+static int r_adaptive(const arm *a) { return a->hedge_p == 0 || a->hedge_ns > 0; }
 static int r_hedge_alone(const arm *a) { return a->hedge_ns == 0 || a->tries == 1; }
 static int r_hedge_first(const arm *a)
 {
@@ -55,28 +83,68 @@ static long label_ms(const char *label, const char *prefix)
     return v;
 }
 
-/* The policy label against the columns it stands for. */
+/* The policy label against the columns it stands for:
+ *   [brk|brkw]<core>, core one of none, tT, fbT, dl, dldown, hedge, ahedge,
+ *   pool, bulk, rN<pause>[bud][dl], or empty after brk/brkw (one try with a
+ *   limit and a stand-in).  brk: a breaker opening on failures in a row,
+ *   brkw: on a failure share; pause "", b, bj, x, xf, xe (none, fixed,
+ *   jitter, exp, expfull, expequal); bud: a retry budget; dl: the deadline
+ *   passed down.  Every defence column is off unless the label names it. */
 static int r_label(const arm *a)
 {
     const char *p = a->policy;
+    int brk = 0;
+    if (!strncmp(p, "brkw", 4)) {
+        brk = 2;
+        p += 4;
+    } else if (!strncmp(p, "brk", 3)) {
+        brk = 1;
+        p += 3;
+    }
+    if (brk ? !(has_breaker(a) && (brk == 1 ? a->brk_window == 0 : a->brk_fails == 0)) : has_breaker(a))
+        return 0;
+    int pool = !strcmp(p, "pool") || !strcmp(p, "bulk");
+    if (pool != (a->store2 > 0) || (pool && a->bulkhead != (p[0] == 'b')) || (!pool && a->inflight))
+        return 0;
+    if ((!strcmp(p, "ahedge")) != (a->hedge_p > 0))
+        return 0;
     int one = a->tries == 1 && a->hedge_ns == 0, plain = one && a->deadline_ns == 0 && a->limit_ns == 0;
+    int no_budget = a->rb_pct == 0;
     long t;
+    if (!no_budget && p[0] != 'r')
+        return 0;
+    if (!strcmp(p, "") && brk)
+        return plain && a->try_ns > 0 && a->standin;
     if (!strcmp(p, "none"))
         return plain && a->try_ns == 0 && !a->standin;
     if (!strcmp(p, "dl") || !strcmp(p, "dldown"))
         return one && a->deadline_ns > 0 && a->down == (p[2] != 0) && a->standin;
-    if (!strcmp(p, "hedge"))
+    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge"))
         return a->hedge_ns > 0 && a->deadline_ns == 0 && a->standin;
+    if (pool)
+        return plain && a->try_ns > 0 && a->standin;
     if ((t = label_ms(p, "fb")) > 0)
         return plain && a->try_ns == t * MS && a->standin;
     if ((t = label_ms(p, "t")) > 0)
         return plain && a->try_ns == t * MS && !a->standin;
     if (p[0] == 'r' && p[1] >= '1' && p[1] <= '9') {
-        const char *tail = p + 2;
-        arm_pause want = !strcmp(tail, "") ? PAUSE_NONE : !strcmp(tail, "b") ? PAUSE_FIXED
-                                                         : !strcmp(tail, "bj") ? PAUSE_JITTER : (arm_pause)-1;
-        return (int)want >= 0 && a->pause == want && a->tries == p[1] - '0' + 1 && a->hedge_ns == 0 &&
-               a->deadline_ns == 0 && a->standin;
+        static const char *const tails[] = {"", "b", "bj", "x", "xf", "xe"}; /* by arm_pause */
+        char tail[16];
+        snprintf(tail, sizeof tail, "%s", p + 2);
+        size_t n = strlen(tail);
+        int dl = n >= 2 && !strcmp(tail + n - 2, "dl");
+        if (dl)
+            tail[n -= 2] = 0;
+        int bud = n >= 3 && !strcmp(tail + n - 3, "bud");
+        if (bud)
+            tail[n -= 3] = 0;
+        int want = -1;
+        for (int i = 0; i < 6; i++)
+            if (!strcmp(tail, tails[i]))
+                want = i;
+        return want >= 0 && (int)a->pause == want && a->tries == p[1] - '0' + 1 && a->hedge_ns == 0 &&
+               a->standin && bud == !no_budget &&
+               (dl ? a->deadline_ns > 0 && a->down : a->deadline_ns == 0);
     }
     return 0;
 }
@@ -119,18 +187,32 @@ static const struct {
     int naming;
     const char *text;
 } ARMS_RULES[] = {
-    {"tries", r_tries, 0, "tries is 1 to 3, the most lookups the policy holds for one request"},
+    {"tries", r_tries, 0, "tries is 1 to 5, the most lookups the policy holds for one request"},
     {"retry-limit", r_retry_limit, 0, "a retry (tries above 1) needs a limit per try (try_ms above 0)"},
     {"pause-kind", r_pause_kind, 0, "pause none takes pause_ms -; pause fixed or jitter needs a retry"},
-    {"pause-count", r_pause_count, 0, "pause_ms lists one pause per retry (at least tries - 1)"},
+    {"pause-count", r_pause_count, 0,
+     "pause_ms lists one pause per retry (at least tries - 1); for exp, expfull, expequal two: base,cap with "
+     "0 < base <= cap"},
     {"hedge-alone", r_hedge_alone, 0, "a hedge (hedge_ms above 0) is one try: tries 1"},
     {"hedge-first", r_hedge_first, 0, "the hedge comes before the limit: hedge_ms below try_ms and limit_ms where set"},
     {"deadline", r_deadline, 0, "down 1 or reserve_ms need a deadline_ms"},
     {"reserve", r_reserve, 0, "reserve_ms is below deadline_ms"},
     {"closed-loop", r_closed_loop, 0, "rate max (the closed loop) is for wait Z only"},
+    {"breaker", r_breaker, 0,
+     "a breaker (brk_cool_ms above 0) opens on brk_fails or brk_window, lets brk_probes (1 or more) through, "
+     "and has a stand-in; without one its other columns are 0"},
+    {"breaker-share", r_breaker_share, 0, "brk_share (1 to 100) goes with brk_window, and only with it"},
+    {"breaker-one-store", r_breaker_one_store, 0, "a breaker stands in front of one store: store2 is 0"},
+    {"bulkhead", r_bulkhead, 0, "bulkhead 1 needs a second store (store2) and a limit (inflight)"},
+    {"budget", r_budget, 0, "a retry budget (rb_pct above 0) needs retries (tries above 1), no hedge; rb_floor "
+                            "only with rb_pct"},
+    {"adaptive-hedge", r_adaptive, 0, "hedge_p needs hedge_ms, its starting value"},
     {"label", r_label, 1,
-     "the policy label matches the columns: none, tT (try_ms T, 504), fbT (try_ms T, stand-in), dl, dldown "
-     "(deadline, down 0/1), rN, rNb, rNbj (N retries: tries N+1, pause none/fixed/jitter), hedge"},
+     "the policy label matches the columns: [brk|brkw] then none, tT (try_ms T, 504), fbT (try_ms T, "
+     "stand-in), dl, dldown (deadline, down 0/1), hedge, ahedge (hedge_p), pool, bulk (store2, bulkhead 0/1), "
+     "rN<pause>[bud][dl] (N retries: tries N+1; pause \"\", b, bj, x, xf, xe: none, fixed, jitter, exp, "
+     "expfull, expequal; bud: rb_pct; dl: deadline passed down), or nothing after brk (one try, stand-in); "
+     "brk: brk_fails, brkw: brk_window"},
     {"name", r_name, 1,
      "a name <wait><3|4>-<policy>[-<fault>] matches its wait, rate (3: 300/s, 4: 450/s), policy and fault "
      "scenario (left out when none)"},
@@ -199,14 +281,12 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
     if (num(f[5], 1, 99, &v) != 0)
         FIELD_ERR(5, "is not a number of tries (1 to 99)");
     a->tries = (int)v;
-    if (!strcmp(f[6], "none"))
-        a->pause = PAUSE_NONE;
-    else if (!strcmp(f[6], "fixed"))
-        a->pause = PAUSE_FIXED;
-    else if (!strcmp(f[6], "jitter"))
-        a->pause = PAUSE_JITTER;
-    else
-        FIELD_ERR(6, "is not none, fixed or jitter");
+    a->pause = (arm_pause)-1;
+    for (int k = 0; k < 6; k++)
+        if (!strcmp(f[6], ARMS_PAUSE_NAMES[k]))
+            a->pause = (arm_pause)k;
+    if ((int)a->pause < 0)
+        FIELD_ERR(6, "is not none, fixed, jitter, exp, expfull or expequal");
     if (a->pause == PAUSE_NONE) {
         if (strcmp(f[7], "-") != 0)
             FIELD_ERR(7, "must be - when pause is none");
@@ -230,8 +310,25 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
     if (num(f[13], 0, 1, &v) != 0)
         FIELD_ERR(13, "is not 0 or 1");
     a->standin = (int)v;
+    static const struct {
+        int col;
+        long hi;
+    } INTS[] = {{15, 1000}, {16, 1000}, {17, 100}, {18, 600000}, {19, 1000},
+                {20, 99},   {21, 100000}, {22, 1},  {23, 100},   {24, 100000}, {25, 99}};
+    int *int_dst[] = {&a->brk_fails, &a->brk_window, &a->brk_share, NULL, &a->brk_probes, &a->store2,
+                      &a->inflight, &a->bulkhead, &a->rb_pct, &a->rb_floor, &a->hedge_p};
+    for (size_t k = 0; k < sizeof INTS / sizeof INTS[0]; k++) {
+        char range[48];
+        snprintf(range, sizeof range, "is not a whole number from 0 to %ld", INTS[k].hi);
+        if (num(f[INTS[k].col], 0, INTS[k].hi, &v) != 0)
+            FIELD_ERR(INTS[k].col, range);
+        if (int_dst[k])
+            *int_dst[k] = (int)v;
+        else
+            a->brk_cool_ns = v * 1000000LL;
+    }
     char fwhy[256];
-    if (fault_parse(f[14], &a->fault, fwhy, sizeof fwhy) != 0) {
+    if (fault_parse(f[COL_FAULT], &a->fault, fwhy, sizeof fwhy) != 0) {
         ut_seterr(err, errlen, "%s:%d: arm %s: field fault: %s", path, lineno, a->name, fwhy);
         return -1;
     }
@@ -253,7 +350,7 @@ int arms_load(const char *path, arm_table *t, char *err, size_t errlen)
         ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    char line[1024];
+    char line[2048];
     int lineno = 0, header = 0, rc = -1;
     size_t cap = 0;
     while (fgets(line, sizeof line, f)) {
@@ -267,7 +364,7 @@ int arms_load(const char *path, arm_table *t, char *err, size_t errlen)
         if (line[0] == '#' || line[0] == 0)
             continue;
         if (!header) {
-            char want[256] = "";
+            char want[512] = "";
             for (int i = 0; i < NCOLS; i++) {
                 strcat(want, COLS[i]);
                 if (i + 1 < NCOLS)

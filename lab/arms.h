@@ -22,8 +22,26 @@
  *   fault      how the store fails in this arm's runs: a scenario of
  *              lab/faults.h (none, down, hang, reset, never, flaky,
  *              missing), optionally with its window, "down@0.2-0.5"
- * Room for later policies (retry budget, circuit breaker, bulkhead, adaptive
- * hedge delay) is new columns and new rules.
+ * The defences (lab/policy.h says what each does; 0 is "off" everywhere):
+ *   brk_fails  circuit breaker: open after this many failed lookups in a row
+ *   brk_window circuit breaker: or open when, of the last brk_window lookups,
+ *   brk_share  at least brk_share percent failed (1 to 100)
+ *   brk_cool_ms how long the breaker stays open (above 0: the arm has one)
+ *   brk_probes lookups let through when half open (1 or more with a breaker)
+ *   store2     percent of the table's rows kept by a second, healthy store
+ *              (their requests ask it instead of the first); 0: one store
+ *   inflight   limit on lookups in flight (0: none): one limit shared by
+ *              both stores (bulkhead 0), or one per store (bulkhead 1)
+ *   bulkhead   1: each store its own compartment of `inflight` lookups
+ *   rb_pct     retry budget: retries over the last second at most rb_pct
+ *              percent of the requests started in it ...
+ *   rb_floor   ... plus rb_floor retries (0 and 0: no budget)
+ *   hedge_p    adaptive hedge: the hedge delay is this percentile of the
+ *              last POL_HEDGE_WINDOW lookup latencies, starting from
+ *              hedge_ms (0: the fixed hedge_ms)
+ * The pause column also takes exp, expfull and expequal: capped exponential
+ * backoff, pause_ms "base,cap", before retry k min(cap, base * 2^(k-1)),
+ * whole, uniform in [0, that), or half of it plus uniform in the other half.
  *
  * The rulebook: arms_check is the one check of an arm's meaning, used by
  * arms_load for every line (so by the service, measure, run and demo, which
@@ -47,9 +65,9 @@
 #define ARMS_MAXPAUSE 4
 /* The most lookups one request may send (tries, or a hedge's two): the
  * service's and the policy's arrays are this long (POL_MAX_LOOKUPS). */
-#define ARMS_MAX_LOOKUPS 3
+#define ARMS_MAX_LOOKUPS 5
 
-typedef enum { PAUSE_NONE, PAUSE_FIXED, PAUSE_JITTER } arm_pause;
+typedef enum { PAUSE_NONE, PAUSE_FIXED, PAUSE_JITTER, PAUSE_EXP, PAUSE_EXPFULL, PAUSE_EXPEQUAL } arm_pause;
 
 typedef struct {
     char name[32];
@@ -68,7 +86,17 @@ typedef struct {
     int down;
     int standin;
     fault_spec fault;
+    int brk_fails, brk_window, brk_share; /* breaker: opening rules */
+    int64_t brk_cool_ns;                  /* > 0: the arm has a breaker */
+    int brk_probes;
+    int store2;                           /* percent of rows on the second store */
+    int inflight, bulkhead;
+    int rb_pct, rb_floor;                 /* retry budget */
+    int hedge_p;                          /* adaptive hedge percentile */
 } arm;
+
+/* The pause column's words, indexed by arm_pause. */
+extern const char *const ARMS_PAUSE_NAMES[6];
 
 typedef struct {
     arm *v;

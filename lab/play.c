@@ -590,7 +590,7 @@ static int simulate(sim *S, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
-            pol_start(&S->ps[r], S->a, S->seed, r, now, -1, &o);
+            pol_start(&S->ps[r], NULL, S->a, S->seed, r, r % S->rows, now, -1, &o); /* TODO(issue 13): shared defences */
             apply(S, r, &o, now);
         } else if (store) {
             now = te;

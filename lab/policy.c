@@ -2,10 +2,12 @@
 #include "policy.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "util.h"
 
 #define PAUSE_KEY 0x5041555345ULL /* "PAUSE" */
+#define SECOND 1000000000LL
 
 static void reset(pol_action *o)
 {
@@ -18,26 +20,224 @@ static void reset(pol_action *o)
 
 int64_t pol_pause_ns(const arm *a, uint32_t round, uint32_t req, int k)
 {
-    if (a->pause == PAUSE_NONE || k < 1 || k > a->npause)
+    if (a->pause == PAUSE_NONE || k < 1)
         return 0;
-    int64_t p = a->pause_ns[k - 1];
-    if (a->pause == PAUSE_FIXED)
-        return p;
-    return (int64_t)floor(ut_u64_unit(ut_hash4(PAUSE_KEY + round, req, (uint64_t)k, 0)) * (double)p);
+    double u = ut_u64_unit(ut_hash4(PAUSE_KEY + round, req, (uint64_t)k, 0));
+    if (a->pause == PAUSE_FIXED || a->pause == PAUSE_JITTER) {
+        if (k > a->npause)
+            return 0;
+        int64_t p = a->pause_ns[k - 1];
+        return a->pause == PAUSE_FIXED ? p : (int64_t)floor(u * (double)p);
+    }
+    int64_t d = a->pause_ns[0], cap = a->pause_ns[1];
+    for (int i = 1; i < k && d < cap; i++)
+        d *= 2;
+    if (d > cap)
+        d = cap;
+    if (a->pause == PAUSE_EXP)
+        return d;
+    if (a->pause == PAUSE_EXPFULL)
+        return (int64_t)floor(u * (double)d);
+    int64_t h = d / 2;
+    return h + (int64_t)floor(u * (double)(d - h));
+}
+
+/* ------------------------------------------------- the shared defences */
+
+int pol_needs_shared(const arm *a)
+{
+    return a->brk_cool_ns > 0 || a->rb_pct > 0 || a->inflight > 0 || a->hedge_p > 0;
+}
+
+int pol_store_of(const arm *a, uint32_t row)
+{
+    return a->store2 > 0 && ut_u64_unit(ut_hash4(POL_STORE2_KEY, row, 0, 0)) * 100.0 < (double)a->store2;
+}
+
+void pol_shared_init(pol_shared *g, const arm *a, void (*on_brk)(const pol_brk_event *e, void *ctx), void *ctx)
+{
+    memset(g, 0, sizeof *g);
+    g->arm = a;
+    g->brk_state = POL_BRK_CLOSED;
+    g->on_brk = on_brk;
+    g->ctx = ctx;
+    for (int i = 0; i < POL_HEDGE_WINDOW; i++)
+        g->hed_fifo[i] = g->hed_sorted[i] = a->hedge_ns;
+    g->hed_now = a->hedge_ns;
+}
+
+static void brk_log(pol_shared *g, int64_t now, char what, int count, int64_t wait_ns)
+{
+    pol_brk_event e = {.t = now, .what = what, .count = count, .wait_ns = wait_ns};
+    if (g->on_brk)
+        g->on_brk(&e, g->ctx);
+}
+
+static void brk_counts_clear(pol_shared *g)
+{
+    g->brk_row = 0;
+    g->brk_ring_n = g->brk_ring_pos = g->brk_ring_fail = 0;
+    g->brk_probes_out = g->brk_probes_ok = 0;
+}
+
+static void brk_open(pol_shared *g, const arm *a, int64_t now, char what, int count)
+{
+    g->brk_state = POL_BRK_OPEN;
+    g->brk_open_at = now;
+    g->brk_open_until = now + a->brk_cool_ns;
+    brk_counts_clear(g);
+    brk_log(g, now, what, count, 0);
+}
+
+/* May a lookup go out now?  1 yes (*probe set when it is a probe), 0 no. */
+static int brk_allow(pol_shared *g, const arm *a, int64_t now, int *probe)
+{
+    *probe = 0;
+    if (g->brk_state == POL_BRK_CLOSED)
+        return 1;
+    if (g->brk_state == POL_BRK_OPEN) {
+        if (now < g->brk_open_until)
+            return 0;
+        g->brk_state = POL_BRK_HALF;
+        g->brk_probes_out = g->brk_probes_ok = 0;
+        brk_log(g, now, 'H', 0, now - g->brk_open_at);
+    }
+    if (g->brk_probes_out + g->brk_probes_ok >= a->brk_probes)
+        return 0;
+    g->brk_probes_out++;
+    *probe = 1;
+    return 1;
+}
+
+/* A lookup's result: 1 success, 0 failure, -1 neither. */
+static void brk_record(pol_shared *g, const arm *a, int64_t now, int ok, int probe)
+{
+    if (g->brk_state == POL_BRK_HALF) {
+        if (!probe)
+            return;
+        g->brk_probes_out--;
+        if (ok == 0)
+            brk_open(g, a, now, 'P', g->brk_probes_ok);
+        else if (ok == 1 && ++g->brk_probes_ok >= a->brk_probes) {
+            g->brk_state = POL_BRK_CLOSED;
+            brk_counts_clear(g);
+            brk_log(g, now, 'K', a->brk_probes, 0);
+        }
+        return;
+    }
+    if (g->brk_state != POL_BRK_CLOSED || ok < 0)
+        return;
+    int fail = ok == 0;
+    g->brk_row = fail ? g->brk_row + 1 : 0;
+    if (a->brk_window) {
+        if (g->brk_ring_n == a->brk_window)
+            g->brk_ring_fail -= g->brk_ring[g->brk_ring_pos];
+        else
+            g->brk_ring_n++;
+        g->brk_ring[g->brk_ring_pos] = (unsigned char)fail;
+        g->brk_ring_fail += fail;
+        g->brk_ring_pos = (g->brk_ring_pos + 1) % a->brk_window;
+    }
+    if (a->brk_fails && g->brk_row >= a->brk_fails)
+        brk_open(g, a, now, 'O', g->brk_row);
+    else if (a->brk_window && g->brk_ring_n == a->brk_window &&
+             100LL * g->brk_ring_fail >= (long long)a->brk_share * a->brk_window)
+        brk_open(g, a, now, 'W', g->brk_ring_fail);
+}
+
+/* Drop the times at or before now - 1 s from a ring; its count left. */
+static int ring_trim(const int64_t *v, int *head, int *n, int64_t now)
+{
+    while (*n > 0 && v[*head] <= now - SECOND) {
+        *head = (*head + 1) % POL_BUDGET_RING;
+        (*n)--;
+    }
+    return *n;
+}
+
+static void ring_push(int64_t *v, int *head, int *n, int64_t t)
+{
+    if (*n == POL_BUDGET_RING) { /* full: the oldest goes */
+        *head = (*head + 1) % POL_BUDGET_RING;
+        (*n)--;
+    }
+    v[(*head + *n) % POL_BUDGET_RING] = t;
+    (*n)++;
+}
+
+static int budget_allows(pol_shared *g, const arm *a, int64_t now)
+{
+    long long q = ring_trim(g->bud_req, &g->bud_req_head, &g->bud_req_n, now);
+    long long r = ring_trim(g->bud_retry, &g->bud_retry_head, &g->bud_retry_n, now);
+    return 100 * (r + 1) <= a->rb_pct * q + 100LL * a->rb_floor;
+}
+
+static int compartment_full(const pol_shared *g, const arm *a, int store)
+{
+    if (!a->inflight)
+        return 0;
+    int used = a->bulkhead ? g->inflight[store] : g->inflight[0] + g->inflight[1];
+    return used >= a->inflight;
+}
+
+static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
+{
+    int64_t old = g->hed_fifo[g->hed_pos];
+    g->hed_fifo[g->hed_pos] = lat;
+    g->hed_pos = (g->hed_pos + 1) % POL_HEDGE_WINDOW;
+    int64_t *v = g->hed_sorted;
+    int lo = 0, hi = POL_HEDGE_WINDOW - 1; /* find one copy of old */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (v[mid] < old)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int i = lo; /* v[i] == old: slide to where lat belongs */
+    while (i > 0 && v[i - 1] > lat) {
+        v[i] = v[i - 1];
+        i--;
+    }
+    while (i < POL_HEDGE_WINDOW - 1 && v[i + 1] < lat) {
+        v[i] = v[i + 1];
+        i++;
+    }
+    v[i] = lat;
+    int rank = (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100; /* nearest rank, 1-based */
+    g->hed_now = v[rank - 1];
+}
+
+/* ------------------------------------------------------ one request */
+
+/* Lookup k is no longer waited for; code is what is logged for it. */
+static void lookup_ended(pol_state *s, const arm *a, int k, char code, int64_t now, pol_action *o)
+{
+    s->waiting &= ~(1u << k);
+    o->ended[k] = code;
+    pol_shared *g = s->g;
+    if (!g)
+        return;
+    g->inflight[s->store]--;
+    if (a->brk_cool_ns) {
+        int ok = code == 'A' || code == 'N' ? 1 : code == 'C' ? -1 : 0;
+        brk_record(g, a, now, ok, (s->probe >> k) & 1);
+    }
+    if (a->hedge_p && code == 'A')
+        hedge_sample(g, a, now - s->start[k]);
 }
 
 /* Stop waiting for every outstanding lookup, logging `code` for each. */
-static void end_all(pol_state *s, char code, pol_action *o)
+static void end_all(pol_state *s, const arm *a, char code, int64_t now, pol_action *o)
 {
     for (int k = 0; k < POL_MAX_LOOKUPS; k++)
         if (s->waiting & (1u << k))
-            o->ended[k] = code;
-    s->waiting = 0;
+            lookup_ended(s, a, k, code, now, o);
 }
 
-static void expire(pol_state *s, const arm *a, pol_action *o)
+static void give_up(pol_state *s, const arm *a, char code, int64_t now, pol_action *o)
 {
-    end_all(s, 'T', o);
+    end_all(s, a, code, now, o);
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     o->done = a->standin ? POL_STANDIN : POL_TIMEOUT;
 }
@@ -47,13 +247,37 @@ static int64_t budget_for(const pol_state *s, const arm *a, int64_t now)
     return a->down && s->has_deadline ? s->deadline - a->reserve_ns - now : 0;
 }
 
-static void send_one(pol_state *s, const arm *a, int64_t now, pol_action *o)
+/* Send the next lookup now, through the gates: 0 when sent, else the code
+ * of the refusal (the attempt is then tried, ended, not sent). */
+static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_action *o)
 {
     int at = s->sent++;
+    s->start[at] = now;
+    pol_shared *g = s->g;
+    int probe = 0;
+    char refused = 0;
+    if (g) {
+        if (retry && a->rb_pct && !budget_allows(g, a, now))
+            refused = 'Y';
+        else if (compartment_full(g, a, s->store))
+            refused = 'B';
+        else if (a->brk_cool_ns && !brk_allow(g, a, now, &probe))
+            refused = 'O';
+        if (refused) {
+            o->ended[at] = refused;
+            return refused;
+        }
+        if (retry && a->rb_pct)
+            ring_push(g->bud_retry, &g->bud_retry_head, &g->bud_retry_n, now);
+        g->inflight[s->store]++;
+        if (probe)
+            s->probe |= 1u << at;
+    }
     o->send[o->nsend].attempt = at;
     o->send[o->nsend].budget_ns = budget_for(s, a, now);
     o->nsend++;
     s->waiting |= 1u << at;
+    return 0;
 }
 
 /* Start the next try now. */
@@ -67,22 +291,27 @@ static void try_next(pol_state *s, const arm *a, int64_t now, pol_action *o)
     if (a->limit_ns && s->arrive + a->limit_ns < end)
         end = s->arrive + a->limit_ns;
     if (end <= now) {
-        expire(s, a, o);
+        give_up(s, a, 'T', now, o);
         return;
     }
     s->try_end = end;
     s->pausing = 0;
-    send_one(s, a, now, o);
+    if (s->sent == 0 && s->g && a->rb_pct) /* a request counts for the budget once it tries a lookup */
+        ring_push(s->g->bud_req, &s->g->bud_req_head, &s->g->bud_req_n, now);
+    if (send_one(s, a, now, s->sent > 0, o)) {
+        give_up(s, a, 'T', now, o);
+        return;
+    }
     o->timer[0] = end == INT64_MAX ? POL_TIMER_OFF : end;
-    if (a->hedge_ns && s->sent == 1 && s->arrive + a->hedge_ns < end)
-        o->timer[1] = s->arrive + a->hedge_ns;
+    if (s->hedge_ns && s->sent == 1 && s->arrive + s->hedge_ns < end)
+        o->timer[1] = s->arrive + s->hedge_ns;
 }
 
 /* No lookup is outstanding any more: retry, or give up. */
 static void after_try(pol_state *s, const arm *a, int64_t now, pol_action *o)
 {
     if (s->sent >= a->tries || s->sent >= POL_MAX_LOOKUPS) {
-        expire(s, a, o);
+        give_up(s, a, 'T', now, o);
         return;
     }
     int64_t p = pol_pause_ns(a, s->round, s->req, s->sent);
@@ -95,37 +324,42 @@ static void after_try(pol_state *s, const arm *a, int64_t now, pol_action *o)
     try_next(s, a, now, o);
 }
 
-void pol_start(pol_state *s, const arm *a, uint32_t round, uint32_t req, int64_t now, int64_t budget_ns,
-               pol_action *o)
+void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32_t req, uint32_t row, int64_t now,
+               int64_t budget_ns, pol_action *o)
 {
     reset(o);
+    s->g = g;
+    s->store = pol_store_of(a, row);
     s->round = round;
     s->req = req;
     s->arrive = now;
     s->sent = 0;
     s->waiting = 0;
+    s->probe = 0;
     s->pausing = 0;
     s->deadline = 0;
     s->has_deadline = a->deadline_ns != 0;
     if (s->has_deadline)
         s->deadline = now + (budget_ns >= 0 ? budget_ns : a->deadline_ns);
+    s->hedge_ns = g && a->hedge_p ? g->hed_now : a->hedge_ns;
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     try_next(s, a, now, o);
 }
 
-void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *o)
+void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out)
 {
+    pol_action *o = out;
     reset(o);
     if (which == 1) { /* the hedge delay: a second lookup, same limit */
         if (s->waiting && s->sent < POL_MAX_LOOKUPS)
-            send_one(s, a, now, o);
+            send_one(s, a, now, 0, o); /* refused: the first may still answer */
         return;
     }
     if (s->pausing) {
         try_next(s, a, now, o);
         return;
     }
-    end_all(s, 'T', o); /* the try's limit ran out */
+    end_all(s, a, 'T', now, o); /* the try's limit ran out */
     o->timer[1] = POL_TIMER_OFF;
     after_try(s, a, now, o);
 }
@@ -152,18 +386,15 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
     if (attempt < 0 || attempt >= POL_MAX_LOOKUPS || !(s->waiting & (1u << attempt)) || answer < 0 ||
         answer > POL_ANS_REFUSED)
         return; /* nobody waits for it any more */
-    s->waiting &= ~(1u << attempt);
-    o->ended[attempt] = code[answer];
+    lookup_ended(s, a, attempt, code[answer], now, o);
     if (answer == POL_ANS_OK) {
-        end_all(s, 'C', o);
+        end_all(s, a, 'C', now, o);
         o->timer[0] = o->timer[1] = POL_TIMER_OFF;
         o->done = POL_LIVE;
         return;
     }
     if (answer == POL_ANS_NOT_FOUND) { /* permanent: asking again gives the same */
-        end_all(s, 'C', o);
-        o->timer[0] = o->timer[1] = POL_TIMER_OFF;
-        o->done = a->standin ? POL_STANDIN : POL_TIMEOUT;
+        give_up(s, a, 'C', now, o);
         return;
     }
     if (s->waiting)

@@ -18,7 +18,7 @@
  * bits (raw_f to write, rawfmt_float to read back).
  *
  * The reader checks everything the page states: a gzip stream whole (a cut
- * stream is an error, not an early end), line 1 "# lab-raw 2 <kind>", line
+ * stream is an error, not an early end), line 1 "# lab-raw 3 <kind>", line
  * 2 the kind's column names exactly, then per row: the number of fields,
  * each value's syntax (integers through opt_i64: no overflow), a "-" only
  * where allowed, codes from the list, no time sum leaving 64 bits.  An
@@ -51,7 +51,7 @@
     X(waited,      'i', 0, NULL)
 
 /* service.tsv.gz: one row per HTTP request read.  The aK_ columns of
- * lookup K come in threes, K = 0, 1, 2 (the service relies on that). */
+ * lookup K come in threes, K = 0 .. 4 (the service relies on that). */
 #define RAWFMT_SERVICE_COLS(X)      \
     X(req,         'i', 1, NULL)    \
     X(row,         'i', 1, NULL)    \
@@ -60,15 +60,24 @@
     X(status,      'i', 0, NULL)    \
     X(kind,        'c', 0, "LKDE")  \
     X(lookups,     'i', 0, NULL)    \
+    X(store,       'i', 0, NULL)    \
     X(a0_start_t,  't', 1, NULL)    \
     X(a0_end_t,    't', 1, NULL)    \
-    X(a0_out,      'c', 1, "ATCDXUNR") \
+    X(a0_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
     X(a1_start_t,  't', 1, NULL)    \
     X(a1_end_t,    't', 1, NULL)    \
-    X(a1_out,      'c', 1, "ATCDXUNR") \
+    X(a1_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
     X(a2_start_t,  't', 1, NULL)    \
     X(a2_end_t,    't', 1, NULL)    \
-    X(a2_out,      'c', 1, "ATCDXUNR")
+    X(a2_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a3_start_t,  't', 1, NULL)    \
+    X(a3_end_t,    't', 1, NULL)    \
+    X(a3_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a4_start_t,  't', 1, NULL)    \
+    X(a4_end_t,    't', 1, NULL)    \
+    X(a4_out,      'c', 1, RAWFMT_LOOKUP_CODES)
+/* What became of a lookup: see RAWFORMAT.md; R O B Y: tried, not sent. */
+#define RAWFMT_LOOKUP_CODES "ATCDXUNROBY"
 
 /* store.tsv.gz: one row per lookup received. */
 #define RAWFMT_STORE_COLS(X)        \
@@ -96,10 +105,11 @@
 
 /* events.tsv.gz: the service's own state changes, one row each, in time
  * order: its connections to the store lost (L), a reconnect try refused
- * or failed (F), connected again (C). */
+ * or failed (F), connected again (C); its circuit breaker opened (O, W,
+ * P), half open (H), closed (K). */
 #define RAWFMT_EVENTS_COLS(X)       \
     X(t,           't', 0, NULL)    \
-    X(what,        'c', 0, "LFC")   \
+    X(what,        'c', 0, "LFCOWPHK")   \
     X(conn,        'i', 0, NULL)    \
     X(tries,       'i', 0, NULL)    \
     X(wait_ns,     'i', 0, NULL)

@@ -1,6 +1,6 @@
 /* rawlog: the raw event files (the exact format is lab/RAWFORMAT.md).
  *
- * A file is a gzip stream of text: a first line "# lab-raw 2 <kind>" (RAW_VERSION), a
+ * A file is a gzip stream of text: a first line "# lab-raw 3 <kind>" (RAW_VERSION), a
  * header line of tab-separated column names, then one tab-separated row per
  * event.  Column types: 't' time (integer ns of CLOCK_MONOTONIC: the first
  * present value of the column is written whole, each later one as the
@@ -19,7 +19,7 @@
 #define LAB_RAWLOG_H
 
 /* The raw format version written on line 1 and the only one read back. */
-#define RAW_VERSION "2"
+#define RAW_VERSION "3"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -110,6 +110,7 @@ static struct {
     char *standin_kind; /* 'K' or 'D' per row */
     uint32_t nrows;
     sconn *store;
+    pol_shared *shared; /* the defences that look across requests */
     request **chunks;
     int nchunks;
     int *free_slots;
@@ -200,6 +201,7 @@ static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer
     v[RAWFMT_SERVICE_status] = status;
     v[RAWFMT_SERVICE_kind] = kind;
     v[RAWFMT_SERVICE_lookups] = r ? r->ps.sent : 0;
+    v[RAWFMT_SERVICE_store] = r ? r->ps.store + 1 : 1;
     for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
         v[AK(k, start_t)] = r ? r->lk_start[k] : RAW_NONE;
         v[AK(k, end_t)] = r ? r->lk_end[k] : RAW_NONE;
@@ -312,9 +314,13 @@ static void answer_error(conn *c, int status, int64_t arrive, int64_t id, int64_
 
 /* ------------------------------------------------- carrying out a policy */
 
+/* A lookup's tag: the request's serial, its slot (22 bits) and the attempt
+ * (3 bits). */
+#define TAG_ATTEMPT_BITS 3
+_Static_assert(POL_MAX_LOOKUPS <= (1 << TAG_ATTEMPT_BITS), "the attempt fits its bits of a tag");
 static uint64_t make_tag(const request *r, int attempt)
 {
-    return (r->serial << 24) | ((uint64_t)r->slot << 2) | (uint64_t)attempt;
+    return (r->serial << (22 + TAG_ATTEMPT_BITS)) | ((uint64_t)r->slot << TAG_ATTEMPT_BITS) | (uint64_t)attempt;
 }
 
 static void finish(request *r, int64_t now, int status, char kind, float score);
@@ -346,6 +352,8 @@ static void act(request *r, const pol_action *a, int64_t now)
     }
     for (int k = 0; k < POL_MAX_LOOKUPS; k++)
         if (a->ended[k]) {
+            if (r->lk_start[k] == RAW_NONE) /* tried now, not sent: a gate refused it (O B Y) */
+                r->lk_start[k] = now;
             r->lk_end[k] = now;
             r->lk_out[k] = a->ended[k];
         }
@@ -457,9 +465,9 @@ static void on_answer(const wire_ans *ans, int64_t now, void *ctx)
         [WIRE_OK] = POL_ANS_OK, [WIRE_DROPPED] = POL_ANS_DROPPED, [WIRE_UNKNOWN_ROW] = POL_ANS_NOT_FOUND,
         [WIRE_UNAVAILABLE] = POL_ANS_UNAVAILABLE, [WIRE_NOT_FOUND] = POL_ANS_NOT_FOUND};
     (void)ctx;
-    uint64_t serial = ans->tag >> 24;
-    int slot = (int)((ans->tag >> 2) & 0x3fffff);
-    int attempt = (int)(ans->tag & 3);
+    uint64_t serial = ans->tag >> (22 + TAG_ATTEMPT_BITS);
+    int slot = (int)((ans->tag >> TAG_ATTEMPT_BITS) & 0x3fffff);
+    int attempt = (int)(ans->tag & ((1u << TAG_ATTEMPT_BITS) - 1));
     if (slot >= S.nchunks * CHUNK)
         return;
     request *r = slot_req(slot);
@@ -509,7 +517,7 @@ static void start_score(conn *c, const http_req *h, int64_t now)
     r->row = row;
     r->arrive = now;
     pol_action a;
-    pol_start(&r->ps, S.arm, S.round, id, now, h->budget_ns, &a);
+    pol_start(&r->ps, S.shared, S.arm, S.round, id, row, now, h->budget_ns, &a);
     act(r, &a, now);
 }
 
@@ -806,6 +814,9 @@ int main(int argc, char **argv)
         return 2;
     }
     S.round = (uint32_t)round;
+    static pol_shared shared;
+    pol_shared_init(&shared, S.arm, NULL, NULL); /* TODO(issue 13): breaker changes to events.tsv.gz */
+    S.shared = &shared;
     if (trees_load(model, &S.model, err, errlen) != 0 || load_standin(standin, err, errlen) != 0) {
         ut_err("%s", err);
         return 2;
