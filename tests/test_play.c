@@ -28,7 +28,7 @@
 
 #define MS 1000000LL
 #define PLAY "build/bin/play"
-#define OUTMAX (1 << 20)
+#define OUTMAX (1 << 24)
 
 static void need_play(void)
 {
@@ -54,7 +54,7 @@ static int run(const char *cmd, char **out)
 
 /* One row of `play --csv`: the columns every run has, and every column by
  * name (fig). */
-#define MAXF 64
+#define MAXF 128
 typedef struct {
     unsigned seed;
     double p99_ms, standin_share, lpr, error_share, slot_ms;
@@ -159,11 +159,14 @@ static int play_csv(const char *args, row *r, int max)
 }
 
 /* One request of `play --trace`: arrival and answer (-1: none) in ns, kind
- * (L S E -), and per lookup its start (-1: not tried) and end code. */
+ * (L S E -), store (1 or 2), and per lookup its start (-1: not tried) and
+ * end code. */
+#define NL POL_MAX_LOOKUPS
 typedef struct {
     long req;
-    int64_t arrive, answer, start[3];
-    char kind, out[3];
+    int64_t arrive, answer, start[NL];
+    char kind, out[NL];
+    int store;
 } trace_row;
 
 static int64_t num_ns(const char *s)
@@ -191,17 +194,19 @@ static int play_trace(const char *args, trace_row *t, int max)
         }
         if (!in || strncmp(line, "# ", 2) != 0)
             continue;
-        char *f[12];
-        cr_assert_eq(split(line + 2, f, 12), 10, "%s: trace line '%s'", cmd, line);
+        char *f[6 + 2 * NL];
+        cr_assert_eq(split(line + 2, f, 6 + 2 * NL), 5 + 2 * NL, "%s: trace line '%s'", cmd, line);
         cr_assert_lt(n, max, "%s: too many requests", cmd);
         trace_row *x = &t[n++];
         x->req = (long)num_ns(f[0]);
         x->arrive = num_ns(f[1]);
         x->answer = num_ns(f[2]);
         x->kind = f[3][0];
-        for (int k = 0; k < 3; k++) {
-            x->start[k] = num_ns(f[4 + 2 * k]);
-            x->out[k] = f[5 + 2 * k][0];
+        x->store = (int)num_ns(f[4]);
+        cr_assert(x->store == 1 || x->store == 2, "%s: store '%s'", cmd, f[4]);
+        for (int k = 0; k < NL; k++) {
+            x->start[k] = num_ns(f[5 + 2 * k]);
+            x->out[k] = f[6 + 2 * k][0];
         }
     }
     cr_assert_eq(in, 1, "%s: no trace", cmd);
