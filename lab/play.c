@@ -2,14 +2,16 @@
  * the service's policy that counts time in integer nanoseconds instead of
  * measuring it: no clock and no I/O while a seed runs.
  *
- *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
- *        [--seeds 1-5] [--csv] [--timeline] [--trace]
+ *   play [--arm NAME[,NAME...]] [--arms lab/arms.tsv] [settings] [--seconds 30]
+ *        [--seeds 1-5] [--csv] [--timeline] [--trace] [--summary]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
  * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
  * settings are the columns of arms.tsv (see lab/arms.h, the store's fault
  * too: --fault down) and the store's slots; --help lists them with their
- * defaults.  Reading them is lab/playopt.c's job.
+ * defaults.  Reading them is lab/playopt.c's job.  Several arms (--arm
+ * H4-r2,H4-r2bud) run one after another over the same seeds, each with a
+ * simulation of its own, and end with a table of the arms side by side.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -24,7 +26,19 @@
  *   POL_TIMER_OFF clears it; a per-request, per-timer generation counter
  *   makes a cleared or re-set timer's old event a no-op), answers reach the
  *   policy at once.  Lookups the policy stops waiting for are not recalled:
- *   they keep their place in the store, as in the lab.
+ *   they keep their place in the store, as in the lab.  The defences that
+ *   look across requests (lab/policy.h: circuit breaker, retry budget,
+ *   compartments, adaptive hedge) live in one pol_shared per simulated
+ *   service, set up afresh for each seed (pol_shared_init) and handed to
+ *   every pol_start, as the service does; a lookup a gate refuses (O B Y)
+ *   is tried, not sent: the policy ends it at once and play only counts it.
+ *   The breaker's changes reach play through on_brk (lab/playdef.c counts
+ *   them and the time in each state).
+ * - A second store (an arm with store2 above 0): its own storeq with the
+ *   same slots and the same dice, no fault, no connections to lose.
+ *   Request j asks row j % rows (rows of --table) and goes to the store
+ *   pol_store_of gives (the policy's pol_state.store), every lookup of it.
+ *   Both stores' events run in the one order of scheduling.
  * - Store: lab/storeq.c, the very queue lab/store.c runs (slots, one FIFO
  *   line, budget drops).  Lookup (seed, j, attempt) waits
  *   waits_planned_ns(kind, seed, j, attempt), the dice of lab round `seed`.
@@ -67,8 +81,8 @@
  *   p99_ms          slowest 1 in 100 of the answered requests, from arrival
  *                   to answer (linear interpolation between closest ranks)
  *   standin_share   stand-in answers / requests
- *   lookups_per_request  lookups sent to the store / requests
- *   longest_line    the most lookups waiting in the store's line at once
+ *   lookups_per_request  lookups sent to the stores / requests
+ *   longest_line    the most lookups waiting in a store's line at once
  *   flooded         yes when, in 3 seconds of arrival in a row, more than
  *                   half of the requests got a stand-in or a 504 (a bad
  *                   second without retries clears within a second; a flood
@@ -76,22 +90,33 @@
  *                   share over the whole run, so a share would miss them)
  *   flood_from_s    the first of those seconds
  *   error_share     504s / requests (arms without a stand-in)
- *   slot_ms_per_request  slot time held in the store / requests (its work)
+ *   slot_ms_per_request  slot time held in the stores / requests (their work)
  * then, with a fault, lab/playwin.c's figures (named as in
  * pipeline/RESULTS.md): lost (requests never answered), store_E, _N, _H, _R
  * (lookups the store answered unavailable, not found, held, cut),
  * lookup_ends_R (not sent: no connection), conn_lost, conn_failed,
  * conn_regained, and for a window its before/during/after counts,
- * during_lookups_per_request, first_live_after_ms and recovered_s (a line
- * and a small table under the seed's row; CSV columns, empty without one);
- * then a row of medians over the seeds (text only), and a last line with the
+ * during_lookups_per_request, first_live_after_ms, recovered_s,
+ * before_lookups_100ms and recovery_lookups_100ms_max (a line and a small
+ * table under the seed's row; CSV columns, empty without one); then the
+ * defences' figures (lab/playdef.h: brk_opened ... brk_closed_ms,
+ * breaker_refused, budget_refused, inflight_refused, retries_passed, and
+ * the two stores' storeN_requests, _live_share, _p99_ms, over the run and
+ * for the requests arriving in the window; text: a line or two under the
+ * row when they apply, CSV: columns, empty where null), and in CSV the
+ * arm's name last; then a row of medians over the seeds (text only, with a
+ * line of the other figures' medians that are not null; --summary prints
+ * only these), and a last line with the
  * simulated lookups and lookups per second of wall time (the clock is read
  * between seeds only; with --csv this line goes to stderr, so that stdout is
  * the same for the same settings and seeds).  --csv adds the counts.
  * --timeline adds, per second: requests arriving, lookups sent, stand-ins +
  * 504s among the requests arriving, and the longest line.  --trace adds,
- * per request: arrival, answer and kind (L live, S stand-in, E 504), and
- * each lookup's start and end code as service.tsv.gz's aK_out.
+ * per request: arrival, answer, kind (L live, S stand-in, E 504) and store
+ * (1 or 2), and each lookup's start and end code as service.tsv.gz's aK_out
+ * (O B Y: refused by a gate, start = end).  Several arms, or --summary,
+ * end with the arms side by side (text only): per arm the flooded seeds
+ * and the medians (means, largest) that tell the defences apart.
  *
  * Exit: 0; 2 for bad settings (one message naming the option); 1 when out of
  * memory.
@@ -821,7 +846,7 @@ static int run_arm(const playopt *o, size_t k, play_arm_summary *sum)
                 m[i][nm] = row[i];
         nm += R.n != 0;
     }
-    pout_medians(m, nm, sum->nflood, o->nseeds, !o->csv && (nm > 1 || o->summary), sum->med);
+    pout_medians(m, nm, sum->nflood, o->nseeds, !o->csv && (nm > 1 || o->summary), sum);
     double secs_wall = (double)wall / 1e9;
     fprintf(o->csv ? stderr : stdout,
             "simulated %" PRIu64 " lookups in %.3f s of wall time: %.2f million lookups a second\n",

@@ -133,7 +133,7 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--timeline", OPT_FLAG, &o->timeline, 0, 0, NULL, "per second: arrivals, lookups, missed, line"},
         {"--trace", OPT_FLAG, &o->trace, 0, 0, NULL, "per request: arrival, answer, store, each lookup's start and end code"},
         {"--summary", OPT_FLAG, &o->summary, 0, 0, NULL, "no row per seed: per arm its medians, and the arms side by side"},
-        {"--table", OPT_STR, &o->table, 0, 0, "FILE", "the store's table, for missing's rows (build/prep/test.tsv)"},
+        {"--table", OPT_STR, &o->table, 0, 0, "FILE", "the store's table, for missing's rows and a second store's (build/prep/test.tsv)"},
         {"--wait", OPT_STR, &o->wait, 0, 0, "Z|F|L|H", "wait: the store's dice (H)"},
         {"--rate", OPT_INT, &o->rate, 1, 1000000, "R", "rate: requests a second, open loop (300)"},
         {"--limit-ms", OPT_DBL, &o->limit_ms, 0, 600000, "T", "try_ms: limit on one try; 0: none (0)"},
@@ -146,15 +146,30 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--reserve-ms", OPT_DBL, &o->reserve_ms, 0, 600000, "R", "reserve_ms: kept back from the deadline (2 with one)"},
         {"--down", OPT_BOOL, &o->down, 0, 1, "0|1", "down: 1, the budget travels to the store (0)"},
         {"--standin", OPT_BOOL, &o->standin, 0, 1, "0|1", "standin: 1, a stand-in on expiry; 0, a 504 (1)"},
-        {"--slots", OPT_INT, &o->slots, 1, 65536, "N", "the store's slots (16)"},
+        {"--slots", OPT_INT, &o->slots, 1, 65536, "N", "each store's slots (16)"},
         {"--fault", OPT_STR, &o->fault, 0, 0, "SPEC", "fault: the store's scenario, lab/faults.h: down, down@0.2-0.5 (none)"},
         {"--store-conns", OPT_INT, &o->conns, 1, 64, "N", "the service's connections to the store (2)"},
         {0}};
     int rc = opt_parse(argc, argv, spec,
                        "play: a deterministic simulation of the lab's store and policies (the\n"
                        "comment at the top of lab/play.c, and lab/README.md).  The settings, from\n"
-                       "--wait on, change the arm (its arms.tsv column named first) or the\n"
-                       "defaults in brackets; times in ms may have decimals (whole ns).",
+                       "--wait on, change the arms (their arms.tsv column named first) or the\n"
+                       "defaults in brackets; times in ms may have decimals (whole ns).\n"
+                       "Per seed: p99_ms, standin_share, lookups_per_request, longest_line, flooded\n"
+                       "(over half the requests missed 3 seconds in a row), flood_from_s,\n"
+                       "error_share, slot_ms_per_request; with a fault its counts, and with a\n"
+                       "window its figures (pipeline/RESULTS.md): before/during/after counts,\n"
+                       "during_lookups_per_request, first_live_after_ms, recovered_s,\n"
+                       "before_lookups_100ms and recovery_lookups_100ms_max (the stores' lookups\n"
+                       "per 100 ms before the window, and the most in a tenth of the second after\n"
+                       "it).  With a breaker: brk_opened, brk_half_opened, brk_closed, brk_open_ms,\n"
+                       "brk_half_ms, brk_closed_ms, breaker_refused (lookups refused, O); with a\n"
+                       "retry budget budget_refused (Y); with an in-flight limit inflight_refused\n"
+                       "(B); with retries retries_passed (not refused by a gate); with a second\n"
+                       "store storeN_requests, storeN_live_share, storeN_p99_ms (N = 1, 2; 2 the\n"
+                       "healthy store) and the same for the requests arriving in the window\n"
+                       "(storeN_during_...).  With --csv every column, empty where null, and the\n"
+                       "arm's name last.  Several arms (--arm A,B) end with the arms side by side.",
                        NULL);
     if (rc != OPT_OK)
         return rc;

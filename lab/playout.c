@@ -148,10 +148,21 @@ static const char *const PF_NAMES[PF_DEF] = {
 
 static const char *pf_name(int i) { return i < PF_DEF ? PF_NAMES[i] : PDEF_NAMES[i - PF_DEF]; }
 
-void pout_medians(double *m[PF_N], size_t nm, int nflood, size_t nseeds, int print, double med[PF_N])
+void pout_medians(double *m[PF_N], size_t nm, int nflood, size_t nseeds, int print, play_arm_summary *sum)
 {
-    for (int i = 0; i < PF_N; i++)
+    double *med = sum->med;
+    for (int i = 0; i < PF_N; i++) {
+        double total = 0, most = NAN;
+        size_t k = 0;
+        for (size_t j = 0; j < nm; j++)
+            if (!isnan(m[i][j])) {
+                total += m[i][j];
+                most = k++ == 0 || m[i][j] > most ? m[i][j] : most;
+            }
+        sum->mean[i] = k ? total / (double)k : NAN;
+        sum->max[i] = most;
         med[i] = median(m[i], nm);
+    }
     if (!print)
         return;
     printf("%6s %9.2f %13.2f%% %20.3f %13.0f %5d/%-2zu %13s %11.2f%% %20.2f\n", "median", med[PF_P99],
@@ -167,28 +178,32 @@ void pout_medians(double *m[PF_N], size_t nm, int nflood, size_t nseeds, int pri
         putchar('\n');
 }
 
-/* The summary's columns: a figure, its heading and width. */
+/* The summary's columns: a figure, which of its statistics (0 median, 1
+ * mean, 2 largest), its heading and width. */
 static const struct {
-    int fig;
+    int fig, stat;
     const char *head;
     int width;
-} SUMMARY[] = {{PF_LPR, "lookups/req", 11},
-               {PF_STANDIN, "standin", 8},
-               {PF_P99, "p99_ms", 9},
-               {PF_DURING_LPR, "during_l/req", 12},
-               {PF_FIRST_LIVE, "first_live_ms", 13},
-               {PF_REC100MAX, "rec_100ms_max", 13},
-               {PF_DEF + PDEF_BRK_OPENED, "brk_opened", 10},
-               {PF_DEF + PDEF_BREAKER_REFUSED, "brk_refused", 11},
-               {PF_DEF + PDEF_BUDGET_REFUSED, "budget_ref", 10},
-               {PF_DEF + PDEF_INFLIGHT_REFUSED, "inflight_ref", 12},
-               {PF_DEF + PDEF_STORE2_DURING_LIVE_SHARE, "s2_win_live", 11},
-               {PF_DEF + PDEF_STORE2_DURING_P99_MS, "s2_win_p99", 10}};
+} SUMMARY[] = {{PF_LPR, 0, "l/req", 7},
+               {PF_LPR, 1, "l/req_mean", 10},
+               {PF_LPR, 2, "l/req_max", 9},
+               {PF_STANDIN, 0, "standin", 8},
+               {PF_STANDIN, 1, "standin_mean", 12},
+               {PF_P99, 0, "p99_ms", 8},
+               {PF_DURING_LPR, 0, "win_l/req", 9},
+               {PF_FIRST_LIVE, 0, "first_live_ms", 13},
+               {PF_REC100MAX, 0, "rec_100ms_max", 13},
+               {PF_DEF + PDEF_BRK_OPENED, 0, "brk_opened", 10},
+               {PF_DEF + PDEF_BUDGET_REFUSED, 0, "budget_ref", 10},
+               {PF_DEF + PDEF_INFLIGHT_REFUSED, 0, "inflight_ref", 12},
+               {PF_DEF + PDEF_STORE2_DURING_LIVE_SHARE, 0, "s2_win_live", 11},
+               {PF_DEF + PDEF_STORE2_DURING_P99_MS, 0, "s2_win_p99", 10}};
 enum { NSUMMARY = sizeof SUMMARY / sizeof SUMMARY[0] };
 
 void pout_summary(const play_arm_summary *arms, size_t narms)
 {
-    printf("arms side by side (medians over the seeds; flooded: seeds flooded of those run; '-': null):\n");
+    printf("arms side by side: medians over the seeds (_mean: the mean, _max: the largest; flooded: seeds "
+           "flooded of those run; '-': null):\n");
     printf("%-18s %9s", "arm", "flooded");
     for (int c = 0; c < NSUMMARY; c++)
         printf(" %*s", SUMMARY[c].width, SUMMARY[c].head);
@@ -198,8 +213,8 @@ void pout_summary(const play_arm_summary *arms, size_t narms)
         snprintf(fl, sizeof fl, "%d/%zu", arms[k].nflood, arms[k].nseeds);
         printf("%-18s %9s", arms[k].name, fl);
         for (int c = 0; c < NSUMMARY; c++) {
-            double x = arms[k].med[SUMMARY[c].fig];
-            int f = SUMMARY[c].fig;
+            int f = SUMMARY[c].fig, st = SUMMARY[c].stat;
+            double x = st == 0 ? arms[k].med[f] : st == 1 ? arms[k].mean[f] : arms[k].max[f];
             if (isnan(x))
                 printf(" %*s", SUMMARY[c].width, "-");
             else if (f == PF_STANDIN || f == PF_DEF + PDEF_STORE2_DURING_LIVE_SHARE)

@@ -46,10 +46,11 @@ enum {
     PF_N = PF_DEF + PDEF_NFIGS
 };
 
-/* One arm's medians over its seeds, for the arms side by side. */
+/* One arm's figures over its seeds (medians, means, largest; NAN where
+ * every seed's is null), for the arms side by side. */
 typedef struct {
     const char *name;
-    double med[PF_N];
+    double med[PF_N], mean[PF_N], max[PF_N];
     int nflood;
     size_t nseeds;
 } play_arm_summary;
@@ -82,10 +83,10 @@ int pout_seed(const play_result *R, const char *name, int csv, int fault, double
 int pout_seed_figures(const play_result *R, double m[PF_N]);
 void pout_timeline(const play_second *sec, size_t nsec, uint32_t seed, int csv);
 void pout_trace(const play_trace *t, uint32_t seed, int csv);
-/* The medians of nm seeds' figures m[i][0..nm) into med (m is reordered;
- * NAN where every seed's is); with `print`, the row of medians and a line
- * of the other figures' medians that are not null. */
-void pout_medians(double *m[PF_N], size_t nm, int nflood, size_t nseeds, int print, double med[PF_N]);
+/* The medians, means and largest of nm seeds' figures m[i][0..nm) into
+ * sum (m is reordered); with `print`, the row of medians and a line of the
+ * other figures' medians that are not null. */
+void pout_medians(double *m[PF_N], size_t nm, int nflood, size_t nseeds, int print, play_arm_summary *sum);
 /* The arms side by side: one line each with its flooded seeds and the
  * medians of its figures that tell the defences apart ('-': null). */
 void pout_summary(const play_arm_summary *arms, size_t narms);
