@@ -48,7 +48,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
-.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play ap cost report demo
+.PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 
 all: deps
 	$(MAKE) build
@@ -101,7 +101,7 @@ $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(B)/lab/playwin.o $(B)/lab/playout.o $(LAB_OBJ) | $(BIN)
+$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(B)/lab/playwin.o $(B)/lab/playout.o $(B)/lab/playdef.o $(B)/lab/playev.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -200,6 +200,13 @@ demo: $(PROGS)
 PLAY ?= --arm H4-r2 --seeds 1-10
 play: $(BIN)/play
 	$(BIN)/play $(PLAY)
+
+# The 450/s retry flood against the defences (issue 13), side by side over
+# 200 seeds: two retries, with the retry budget, with the deadline passed
+# down, behind a breaker, five tries with capped backoff, no retry.
+PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-fb25 --seeds 1-200 --summary
+play-floods: $(BIN)/play
+	$(BIN)/play $(PLAY_FLOODS)
 
 # Figures and the report, from the verifier's numbers only (results/verified.json).
 report:

@@ -2,14 +2,16 @@
  * the service's policy that counts time in integer nanoseconds instead of
  * measuring it: no clock and no I/O while a seed runs.
  *
- *   play [--arm NAME] [--arms lab/arms.tsv] [settings] [--seconds 30]
- *        [--seeds 1-5] [--csv] [--timeline] [--trace]
+ *   play [--arm NAME[,NAME...]] [--arms lab/arms.tsv] [settings] [--seconds 30]
+ *        [--seeds 1-5] [--csv] [--timeline] [--trace] [--summary]
  *
  * The policy is an arm of lab/arms.tsv (--arm H4-r2), or settings, or an arm
  * with some settings changed (--arm H4-r2 --deadline-ms 75 --down 1); the
  * settings are the columns of arms.tsv (see lab/arms.h, the store's fault
  * too: --fault down) and the store's slots; --help lists them with their
- * defaults.  Reading them is lab/playopt.c's job.
+ * defaults.  Reading them is lab/playopt.c's job.  Several arms (--arm
+ * H4-r2,H4-r2bud) run one after another over the same seeds, each with a
+ * simulation of its own, and end with a table of the arms side by side.
  *
  * What is simulated (every choice mirrors the lab's programs):
  * - Tester: the lab tester's Poisson schedule, bit for bit: ut_rng seeded
@@ -24,7 +26,19 @@
  *   POL_TIMER_OFF clears it; a per-request, per-timer generation counter
  *   makes a cleared or re-set timer's old event a no-op), answers reach the
  *   policy at once.  Lookups the policy stops waiting for are not recalled:
- *   they keep their place in the store, as in the lab.
+ *   they keep their place in the store, as in the lab.  The defences that
+ *   look across requests (lab/policy.h: circuit breaker, retry budget,
+ *   compartments, adaptive hedge) live in one pol_shared per simulated
+ *   service, set up afresh for each seed (pol_shared_init) and handed to
+ *   every pol_start, as the service does; a lookup a gate refuses (O B Y)
+ *   is tried, not sent: the policy ends it at once and play only counts it.
+ *   The breaker's changes reach play through on_brk (lab/playdef.c counts
+ *   them and the time in each state).
+ * - A second store (an arm with store2 above 0): its own storeq with the
+ *   same slots and the same dice, no fault, no connections to lose.
+ *   Request j asks row j % rows (rows of --table) and goes to the store
+ *   pol_store_of gives (the policy's pol_state.store), every lookup of it.
+ *   Both stores' events run in the one order of scheduling.
  * - Store: lab/storeq.c, the very queue lab/store.c runs (slots, one FIFO
  *   line, budget drops).  Lookup (seed, j, attempt) waits
  *   waits_planned_ns(kind, seed, j, attempt), the dice of lab round `seed`.
@@ -67,8 +81,8 @@
  *   p99_ms          slowest 1 in 100 of the answered requests, from arrival
  *                   to answer (linear interpolation between closest ranks)
  *   standin_share   stand-in answers / requests
- *   lookups_per_request  lookups sent to the store / requests
- *   longest_line    the most lookups waiting in the store's line at once
+ *   lookups_per_request  lookups sent to the stores / requests
+ *   longest_line    the most lookups waiting in a store's line at once
  *   flooded         yes when, in 3 seconds of arrival in a row, more than
  *                   half of the requests got a stand-in or a 504 (a bad
  *                   second without retries clears within a second; a flood
@@ -76,22 +90,33 @@
  *                   share over the whole run, so a share would miss them)
  *   flood_from_s    the first of those seconds
  *   error_share     504s / requests (arms without a stand-in)
- *   slot_ms_per_request  slot time held in the store / requests (its work)
+ *   slot_ms_per_request  slot time held in the stores / requests (their work)
  * then, with a fault, lab/playwin.c's figures (named as in
  * pipeline/RESULTS.md): lost (requests never answered), store_E, _N, _H, _R
  * (lookups the store answered unavailable, not found, held, cut),
  * lookup_ends_R (not sent: no connection), conn_lost, conn_failed,
  * conn_regained, and for a window its before/during/after counts,
- * during_lookups_per_request, first_live_after_ms and recovered_s (a line
- * and a small table under the seed's row; CSV columns, empty without one);
- * then a row of medians over the seeds (text only), and a last line with the
+ * during_lookups_per_request, first_live_after_ms, recovered_s,
+ * before_lookups_100ms and recovery_lookups_100ms_max (a line and a small
+ * table under the seed's row; CSV columns, empty without one); then the
+ * defences' figures (lab/playdef.h: brk_opened ... brk_closed_ms,
+ * breaker_refused, budget_refused, inflight_refused, retries_passed, and
+ * the two stores' storeN_requests, _live_share, _p99_ms, over the run and
+ * for the requests arriving in the window; text: a line or two under the
+ * row when they apply, CSV: columns, empty where null), and in CSV the
+ * arm's name last; then a row of medians over the seeds (text only, with a
+ * line of the other figures' medians that are not null; --summary prints
+ * only these), and a last line with the
  * simulated lookups and lookups per second of wall time (the clock is read
  * between seeds only; with --csv this line goes to stderr, so that stdout is
  * the same for the same settings and seeds).  --csv adds the counts.
  * --timeline adds, per second: requests arriving, lookups sent, stand-ins +
  * 504s among the requests arriving, and the longest line.  --trace adds,
- * per request: arrival, answer and kind (L live, S stand-in, E 504), and
- * each lookup's start and end code as service.tsv.gz's aK_out.
+ * per request: arrival, answer, kind (L live, S stand-in, E 504) and store
+ * (1 or 2), and each lookup's start and end code as service.tsv.gz's aK_out
+ * (O B Y: refused by a gate, start = end).  Several arms, or --summary,
+ * end with the arms side by side (text only): per arm the flooded seeds
+ * and the medians (means, largest) that tell the defences apart.
  *
  * Exit: 0; 2 for bad settings (one message naming the option); 1 when out of
  * memory.
@@ -106,6 +131,8 @@
 #include "faults.h"
 #include "opt.h"
 #include "playopt.h"
+#include "playdef.h"
+#include "playev.h"
 #include "playout.h"
 #include "playwin.h"
 #include "policy.h"
@@ -120,30 +147,7 @@
 #define EV_FAULT 0x80000000u
 enum { FEV_RELEASE, FEV_CUT, FEV_BACK }; /* a held lookup answered; a reset's start; a connection back */
 
-/* ------------------------------------------------------------- the events */
-
-/* A timer, or an event of the store's fault: play's own events (the
- * store's queue keeps its own, in storeq). */
-typedef struct {
-    int64_t t;
-    uint64_t seq; /* order of scheduling: events at the same ns run in that order */
-    uint32_t id;  /* request * 2 + which timer; or EV_FAULT | lookup */
-    uint32_t gen; /* the timer's generation when set; or FEV_... */
-} ev;
-
-static inline int ev_before(int64_t t1, uint64_t s1, int64_t t2, uint64_t s2)
-{
-    return (t1 < t2) | ((t1 == t2) & (s1 < s2)); /* no branches */
-}
-
 typedef play_second second;
-
-typedef struct {
-    ev *v;
-    size_t cap, head, tail; /* counting up; cap a power of 2 */
-} evq;
-
-#define NQ 2
 
 /* One simulation.  The arrays are kept from seed to seed (grown when needed),
  * so a seed after the first touches no new memory. */
@@ -151,6 +155,11 @@ typedef struct {
     const arm *a;
     uint32_t seed;
     int timeline, trace;
+    /* the service's shared defences (lab/policy.h), one per simulated
+     * service; `shared` is NULL for an arm without any */
+    pol_shared *shared;
+    playdef def;        /* their figures */
+    uint8_t *rstore;    /* per request: its store, 0 or 1 (with a second store) */
     /* the store's fault (t0 = 0) and the service's connections to it */
     fault_window w;
     int fk;             /* a->fault.kind */
@@ -158,9 +167,9 @@ typedef struct {
     int conns;          /* the service's connections */
     int connected;      /* the service has a connection now */
     playwin win;        /* the window's figures */
-    int64_t *lsend;     /* per lookup: when sent (with a window, or --trace) */
+    int64_t *lsend;     /* per lookup: when sent or tried (with a window, or --trace) */
     char *lout;         /* per lookup: its end code (--trace) */
-    int64_t *arr, *ans; /* per request: its arrival, its answer or -1 (--trace) */
+    int64_t *arr, *ans; /* per request: its arrival (--trace, a second store), its answer or -1 (--trace) */
     int64_t *luntil;    /* per lookup: when its slot ends or ended (reset), 0: never had one */
     /* requests: t[r] is the arrival until r is answered, then its latency */
     size_t n, ncap;
@@ -171,18 +180,11 @@ typedef struct {
     uint8_t *done;
     int64_t *okdue; /* the earliest answer due from a slot (not a drop), or INT64_MAX */
     uint8_t *okatt; /* and its attempt */
-    /* pending timers: a binary heap, and two queues (timer 0, timer 1) that
-     * take an event when it is not earlier than their last one, so they stay
-     * in order; most events go there, not into the heap */
-    ev *h;
-    size_t hn, hcap;
-    evq q[NQ];
-    int64_t qt[NQ];  /* the time of each queue's first event; INT64_MAX: empty */
-    uint64_t qs[NQ]; /* and its seq */
-    uint64_t seq;    /* the order of scheduling, shared with the store */
-    storeq store;
+    pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
+    storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
+    int nstores;     /* 2 when the arm has a second store */
     size_t line_max;
-    /* answers on their way to the service, in order (lookup * 2 + dropped) */
+    /* answers on their way to the service, in order (lookup * 8 + answer) */
     uint32_t *dq;
     size_t dcap, dhead, dtail;
     /* counts */
@@ -192,96 +194,6 @@ typedef struct {
     size_t nsec, seccap;
     int oom;
 } sim;
-
-static void *grow(void *p, size_t *cap, size_t elem, size_t first)
-{
-    size_t nc = *cap ? *cap * 2 : first;
-    void *q = realloc(p, nc * elem);
-    if (q)
-        *cap = nc;
-    return q;
-}
-
-static void push(sim *S, int64_t t, uint64_t seq, uint32_t id, uint32_t gen)
-{
-    if (S->hn == S->hcap) {
-        ev *nh = grow(S->h, &S->hcap, sizeof *nh, 1024);
-        if (!nh) {
-            S->oom = 1;
-            return;
-        }
-        S->h = nh;
-    }
-    ev e = {.t = t, .seq = seq, .id = id, .gen = gen};
-    size_t i = S->hn++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ev_before(t, seq, S->h[p].t, S->h[p].seq))
-            break;
-        S->h[i] = S->h[p];
-        i = p;
-    }
-    S->h[i] = e;
-}
-
-/* The earliest event leaves the heap: the hole goes down along the smaller
- * children to a leaf, then the last event climbs from there (Floyd). */
-static ev pop(sim *S)
-{
-    ev top = S->h[0], last = S->h[--S->hn];
-    size_t i = 0, n = S->hn;
-    if (n == 0)
-        return top;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        c += c + 1 < n && ev_before(S->h[c + 1].t, S->h[c + 1].seq, S->h[c].t, S->h[c].seq);
-        S->h[i] = S->h[c];
-        i = c;
-    }
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!ev_before(last.t, last.seq, S->h[p].t, S->h[p].seq))
-            break;
-        S->h[i] = S->h[p];
-        i = p;
-    }
-    S->h[i] = last;
-    return top;
-}
-
-/* An event at t goes to queue k when that keeps the queue in order, else
- * to the heap. */
-static void schedule(sim *S, int k, int64_t t, uint32_t id, uint32_t gen)
-{
-    evq *q = &S->q[k];
-    uint64_t seq = S->seq++;
-    if (q->head != q->tail && q->v[(q->tail - 1) & (q->cap - 1)].t > t) {
-        push(S, t, seq, id, gen);
-        return;
-    }
-    if (q->tail - q->head == q->cap) {
-        size_t n = q->tail - q->head, nc = q->cap ? q->cap * 2 : 1024;
-        ev *nv = malloc(nc * sizeof *nv);
-        if (!nv) {
-            S->oom = 1;
-            return;
-        }
-        for (size_t i = 0; i < n; i++)
-            nv[i] = q->v[(q->head + i) & (q->cap - 1)];
-        free(q->v);
-        q->v = nv;
-        q->cap = nc;
-        q->head = 0;
-        q->tail = n;
-    }
-    if (q->head == q->tail) {
-        S->qt[k] = t;
-        S->qs[k] = seq;
-    }
-    q->v[q->tail++ & (q->cap - 1)] = (ev){.t = t, .seq = seq, .id = id, .gen = gen};
-}
 
 static second *sec_at(sim *S, int64_t t)
 {
@@ -334,14 +246,14 @@ static void deliver(sim *S, uint32_t lid, int answer)
     S->dq[S->dtail++ & (S->dcap - 1)] = lid * 8 + (uint32_t)answer;
 }
 
-/* Carry out what the store's queue reports: answers go to the service;
+/* Carry out what store k's queue reports: answers go to the service;
  * the counts and the earliest answer due are noted. */
-static void on_store(sim *S, const storeq_event *e)
+static void on_store(sim *S, int k, const storeq_event *e)
 {
     uint32_t lid = (uint32_t)e->id, r = lid / NL;
     switch (e->what) {
     case STOREQ_QUEUED: {
-        size_t len = (size_t)storeq_line(&S->store);
+        size_t len = (size_t)storeq_line(&S->store[k]);
         if (len > S->line_max)
             S->line_max = len;
         if (S->timeline) {
@@ -353,7 +265,7 @@ static void on_store(sim *S, const storeq_event *e)
     }
     case STOREQ_STARTED:
         S->slot_ns += e->until - e->t;
-        if (S->luntil)
+        if (S->luntil && k == 0)
             S->luntil[lid] = e->until;
         if (!e->drops && e->until < S->okdue[r]) {
             S->okdue[r] = e->until;
@@ -361,12 +273,12 @@ static void on_store(sim *S, const storeq_event *e)
         }
         break;
     case STOREQ_ANSWERED:
-        if (S->luntil)
+        if (S->luntil && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_OK);
         break;
     case STOREQ_DROPPED_SLOT:
-        if (S->luntil)
+        if (S->luntil && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_DROPPED);
         break;
@@ -376,14 +288,14 @@ static void on_store(sim *S, const storeq_event *e)
     }
 }
 
-/* Lookup lid reaches the store at `now` carrying `budget` (0: none).  Its
- * fate in the fault scenario first (lab/faults.c, the store's own dice):
- * unavailable or not found at once, or held to the window's end; else the
- * queue. */
-static void store_arrive(sim *S, uint32_t lid, int64_t budget, int64_t now)
+/* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At the
+ * first store its fate in the fault scenario first (lab/faults.c, the
+ * store's own dice): unavailable or not found at once, or held to the
+ * window's end; else the queue.  The second store has no fault. */
+static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now)
 {
     uint32_t r = lid / NL, att = lid % NL;
-    if (S->fk != FAULT_NONE) {
+    if (S->fk != FAULT_NONE && k == 0) {
         switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, r % S->rows, now)) {
         case FAULT_UNAVAILABLE:
             S->win.c.store_E++;
@@ -396,7 +308,7 @@ static void store_arrive(sim *S, uint32_t lid, int64_t budget, int64_t now)
         case FAULT_HOLD:
             S->win.c.store_H++;
             if (S->w.to_ns != INT64_MAX) /* a window to the end: never answered */
-                push(S, S->w.to_ns, S->seq++, EV_FAULT | lid, FEV_RELEASE);
+                pev_push(&S->ev, S->w.to_ns, EV_FAULT | lid, FEV_RELEASE);
             return;
         case FAULT_PASS:
             break;
@@ -404,40 +316,41 @@ static void store_arrive(sim *S, uint32_t lid, int64_t budget, int64_t now)
     }
     storeq_event e;
     int64_t planned = waits_planned_ns(S->a->wait, S->seed, r, att);
-    if (storeq_arrive(&S->store, now, lid, planned, budget, &e) != 0) {
+    if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
     }
-    on_store(S, &e);
+    on_store(S, k, &e);
 }
 
-/* The store's next slot end or budget, due at `now`, and the line moving up. */
-static void store_due(sim *S, int64_t now)
+/* Store k's next slot end or budget, due at `now`, and the line moving up. */
+static void store_due(sim *S, int k, int64_t now)
 {
     storeq_event e;
-    if (storeq_end(&S->store, now, &e))
-        on_store(S, &e);
+    if (storeq_end(&S->store[k], now, &e))
+        on_store(S, k, &e);
     int rc;
-    while ((rc = storeq_fill(&S->store, now, &e)) > 0)
-        on_store(S, &e);
+    while ((rc = storeq_fill(&S->store[k], now, &e)) > 0)
+        on_store(S, k, &e);
     if (rc < 0)
         S->oom = 1;
 }
 
-/* A reset's start, at `now`: the store closes every connection and
+/* A reset's start, at `now`: the (first) store closes every connection and
  * forgets the lookups it holds (outcome R; a slot's time ends now); the
- * service has no connection: every lookup it waits for is lost, and each
+ * service has no connection to it: every lookup it waits for there is
+ * lost (the second store's are not), and each
  * connection c tries again after pol_reconnect_ns(seed, c, 0, k), k = 0, 1
  * ... failed tries in a row, until the store accepts (at or after the
  * window's end).  The first connection back ends the refusals.  Tries after
  * the schedule's end of a window that never ends are not counted. */
 static void reset_cut(sim *S, size_t narrived, int64_t now)
 {
-    S->win.c.store_R += (uint64_t)storeq_line(&S->store) + (uint64_t)storeq_busy(&S->store);
+    S->win.c.store_R += (uint64_t)storeq_line(&S->store[0]) + (uint64_t)storeq_busy(&S->store[0]);
     for (size_t l = 0; l < narrived * NL; l++)
         if (S->luntil[l] > now)
             S->slot_ns -= S->luntil[l] - now;
-    storeq_reset(&S->store);
+    storeq_reset(&S->store[0]);
     S->connected = 0;
     int64_t back = INT64_MAX, span = S->win.span;
     for (int c = 0; c < S->conns; c++) {
@@ -456,9 +369,9 @@ static void reset_cut(sim *S, size_t narrived, int64_t now)
         }
     }
     if (back != INT64_MAX)
-        push(S, back, S->seq++, EV_FAULT, FEV_BACK);
+        pev_push(&S->ev, back, EV_FAULT, FEV_BACK);
     for (size_t r = 0; r < narrived; r++) {
-        if (S->done[r] || !S->ps[r].waiting)
+        if (S->done[r] || !S->ps[r].waiting || S->ps[r].store != 0)
             continue;
         S->okdue[r] = INT64_MAX; /* no answer is due from a slot any more */
         for (uint32_t k = 0; k < NL; k++)
@@ -467,7 +380,7 @@ static void reset_cut(sim *S, size_t narrived, int64_t now)
     }
 }
 
-static void fault_event(sim *S, const ev *e, size_t narrived, int64_t now)
+static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
 {
     if (e->gen == FEV_RELEASE)
         deliver(S, e->id & ~EV_FAULT, POL_ANS_UNAVAILABLE);
@@ -479,17 +392,21 @@ static void fault_event(sim *S, const ev *e, size_t narrived, int64_t now)
 
 /* ------------------------------------------------------------ the service */
 
-/* Carry out what the policy asked for (lab/service.c, act).  Without a
- * connection a lookup is not sent: refused at once. */
+/* Carry out what the policy asked for (lab/service.c, act): its lookups go
+ * to the request's store.  Without a connection to the first store a
+ * lookup for it is not sent: refused at once.  A lookup a gate refused
+ * (O B Y) was tried, not sent: only counted. */
 static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
 {
+    int st = S->ps[r].store;
     for (int k = 0; k < o->nsend; k++) {
         uint32_t lid = r * NL + (uint32_t)o->send[k].attempt;
+        pdef_tried(&S->def, o->send[k].attempt, 0);
         if (S->lsend)
             S->lsend[lid] = now;
         if (S->lout)
             S->lout[lid] = 'P';
-        if (!S->connected) {
+        if (!S->connected && st == 0) {
             S->win.c.lookup_ends_R++;
             deliver(S, lid, POL_ANS_REFUSED);
             continue;
@@ -501,8 +418,17 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             if (s)
                 s->lookups++;
         }
-        store_arrive(S, lid, o->send[k].budget_ns, now);
+        store_arrive(S, st, lid, o->send[k].budget_ns, now);
     }
+    if (S->shared)
+        for (int k = 0; k < NL; k++) {
+            char c = o->ended[k];
+            if (c == 'O' || c == 'B' || c == 'Y') {
+                pdef_tried(&S->def, k, c);
+                if (S->lsend)
+                    S->lsend[r * NL + (uint32_t)k] = now;
+            }
+        }
     if (S->lsend) /* how each lookup ended: unanswered ones for the window, codes for the trace */
         for (uint32_t k = 0; k < NL; k++) {
             char c = o->ended[k];
@@ -526,7 +452,7 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
          * anew through the lost answers.) */
         if (o->timer[i] != POL_TIMER_OFF &&
             !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
-            schedule(S, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
+            pev_schedule(&S->ev, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
     if (o->done != POL_PENDING) {
         S->done[r] = (uint8_t)o->done;
@@ -545,6 +471,9 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
         S->t[r] = now - S->t[r]; /* the latency from here on */
     }
 }
+
+/* The breaker changed state (pol_shared's on_brk): counted. */
+static void on_brk(const pol_brk_event *e, void *ctx) { pdef_brk(&((sim *)ctx)->def, e); }
 
 static void drain_answers(sim *S, int64_t now)
 {
@@ -565,23 +494,23 @@ static int simulate(sim *S, const int64_t *arrive)
 {
     size_t ia = 0;
     for (;;) {
-        if (S->oom)
+        if (S->oom || S->ev.oom)
             return -1;
-        /* the earliest of the heap's top, the queues' heads and the store's
-         * next, by time and then order of scheduling; or the next arrival */
-        int64_t te = S->hn ? S->h[0].t : INT64_MAX;
-        uint64_t se = S->hn ? S->h[0].seq : 0;
-        int src = NQ; /* the heap */
-        for (int k = 0; k < NQ; k++) {
-            int earlier = ev_before(S->qt[k], S->qs[k], te, se);
-            te = earlier ? S->qt[k] : te;
-            se = earlier ? S->qs[k] : se;
-            src = earlier ? k : src;
+        /* the earliest of play's events and the stores' next, by time and
+         * then order of scheduling; or the next arrival */
+        int64_t te;
+        uint64_t se;
+        int src = pev_next(&S->ev, &te, &se);
+        int store = -1; /* or the store whose event is the earliest */
+        for (int k = 0; k < S->nstores; k++) {
+            uint64_t ss;
+            int64_t ts = storeq_next(&S->store[k], &ss);
+            if (pev_before(ts, ss, te, se)) {
+                te = ts;
+                se = ss;
+                store = k;
+            }
         }
-        uint64_t ss;
-        int64_t ts = storeq_next(&S->store, &ss);
-        int store = ev_before(ts, ss, te, se);
-        te = store ? ts : te;
         int64_t ta = ia < S->n ? arrive[ia] : INT64_MAX;
         if (te == INT64_MAX && ta == INT64_MAX)
             break;
@@ -590,22 +519,13 @@ static int simulate(sim *S, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
-            pol_start(&S->ps[r], NULL, S->a, S->seed, r, r % S->rows, now, -1, &o); /* TODO(issue 13): shared defences */
+            pol_start(&S->ps[r], S->shared, S->a, S->seed, r, r % S->rows, now, -1, &o);
             apply(S, r, &o, now);
-        } else if (store) {
+        } else if (store >= 0) {
             now = te;
-            store_due(S, now);
+            store_due(S, store, now);
         } else {
-            ev e;
-            if (src == NQ) {
-                e = pop(S);
-            } else {
-                evq *q = &S->q[src];
-                e = q->v[q->head++ & (q->cap - 1)];
-                int more = q->head != q->tail;
-                S->qt[src] = more ? q->v[q->head & (q->cap - 1)].t : INT64_MAX;
-                S->qs[src] = more ? q->v[q->head & (q->cap - 1)].seq : 0;
-            }
+            pev e = pev_take(&S->ev, src);
             now = e.t;
             uint32_t r = e.id / 2;
             if (e.id & EV_FAULT)
@@ -686,13 +606,14 @@ static double percentile(int64_t *v, size_t n, double p)
 static void sim_free(sim *S)
 {
     void *v[] = {S->t, S->ps, S->gen, S->done, S->okdue, S->okatt, S->lsend, S->lout, S->arr, S->ans, S->luntil,
-                 S->h, S->dq, S->sec};
+                 S->dq, S->sec, S->rstore, S->shared};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(v[i]);
-    for (int k = 0; k < NQ; k++)
-        free(S->q[k].v);
-    storeq_free(&S->store);
+    pev_free(&S->ev);
+    for (int k = 0; k < 2; k++)
+        storeq_free(&S->store[k]);
     pwin_free(&S->win);
+    pdef_free(&S->def);
 }
 
 /* One array of `per` bytes a request grown to nc requests (when `want`;
@@ -719,9 +640,10 @@ static int grow_requests(sim *S, size_t nc)
     GROW(okatt, 1, 1);
     GROW(lsend, NL * sizeof *S->lsend, track);
     GROW(lout, NL, S->trace);
-    GROW(arr, sizeof *S->arr, S->trace);
+    GROW(arr, sizeof *S->arr, S->trace || S->nstores == 2);
     GROW(ans, sizeof *S->ans, S->trace);
     GROW(luntil, NL * sizeof *S->luntil, S->fk == FAULT_RESET);
+    GROW(rstore, 1, S->nstores == 2);
     S->ncap = nc;
     return 0;
 }
@@ -765,14 +687,11 @@ static void reset_counts(sim *S)
         if (S->luntil)
             memset(S->luntil, 0, n * NL * sizeof *S->luntil);
     }
-    S->hn = 0;
-    S->seq = 0;
-    for (int k = 0; k < NQ; k++) {
-        S->q[k].head = S->q[k].tail = 0;
-        S->qt[k] = INT64_MAX;
-        S->qs[k] = 0;
-    }
-    storeq_reset(&S->store);
+    pev_reset(&S->ev);
+    for (int k = 0; k < S->nstores; k++)
+        storeq_reset(&S->store[k]);
+    if (S->shared)
+        pol_shared_init(S->shared, S->a, on_brk, S);
     S->line_max = 0;
     S->dhead = S->dtail = 0;
     S->lookups = S->standins = S->errors = 0;
@@ -789,9 +708,11 @@ static void reset_counts(sim *S)
 static int run_seed(sim *S, double seconds, uint32_t seed, play_result *res)
 {
     S->seed = seed;
-    if (pwin_begin(&S->win, &S->w, (int64_t)llround(seconds * 1e9)) != 0 || arrivals(S, seconds, seed) != 0)
+    int64_t span = (int64_t)llround(seconds * 1e9);
+    if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
         return -1;
     reset_counts(S);
+    pdef_begin(&S->def, S->a, span);
     for (size_t j = 0, k = 0; j < S->n; k++) { /* requests by second of arrival */
         second *s = sec_at(S, (int64_t)k * NS_PER_S);
         if (!s)
@@ -802,14 +723,22 @@ static int run_seed(sim *S, double seconds, uint32_t seed, play_result *res)
         }
     }
     if (S->fk == FAULT_RESET) /* before any timer at the same ns */
-        push(S, S->w.from_ns, S->seq++, EV_FAULT, FEV_CUT);
+        pev_push(&S->ev, S->w.from_ns, EV_FAULT, FEV_CUT);
     if (simulate(S, S->t) != 0)
+        return -1;
+    for (size_t j = 0; S->rstore && j < S->n; j++)
+        S->rstore[j] = (uint8_t)S->ps[j].store;
+    playdef_requests q = {.n = S->n, .arrive = S->arr, .latency = S->t, .done = S->done, .store = S->rstore,
+                          .from = S->w.from_ns, .to = S->w.to_ns};
+    if (pdef_figures(&S->def, &q, &res->def) != 0)
         return -1;
     size_t nans = 0; /* the latencies of the answered requests to the front */
     for (size_t j = 0; j < S->n; j++)
         if (S->done[j])
             S->t[nans++] = S->t[j];
+    playdef_figs def = res->def;
     memset(res, 0, sizeof *res);
+    res->def = def;
     res->seed = seed;
     res->n = S->n;
     S->win.c.lost = S->n - nans;
@@ -838,66 +767,86 @@ static int run_seed(sim *S, double seconds, uint32_t seed, play_result *res)
 
 /* One seed's row and what was asked for under it; its figures for the
  * medians in m (pout_seed). */
-static int print_seed(const sim *S, const play_result *R, int csv, double m[6])
+static int print_seed(const sim *S, const play_result *R, const playopt *o, const char *name, double m[PF_N])
 {
-    int had = pout_seed(R, csv, S->fk != FAULT_NONE, m);
+    int had = o->summary && !o->csv ? pout_seed_figures(R, m) /* no row: only its figures */
+                                    : pout_seed(R, name, o->csv, S->fk != FAULT_NONE, m);
     if (S->timeline)
-        pout_timeline(S->sec, S->nsec, R->seed, csv);
+        pout_timeline(S->sec, S->nsec, R->seed, o->csv);
     if (S->trace) {
         play_trace t = {.n = S->n, .arrive = S->arr, .answer = S->ans, .lsend = S->lsend, .done = S->done,
-                        .lout = S->lout};
-        pout_trace(&t, R->seed, csv);
+                        .store = S->rstore, .lout = S->lout};
+        pout_trace(&t, R->seed, o->csv);
     }
     fflush(stdout);
     return had;
 }
 
-/* Every seed, a row each, then the medians and the speed.  0, or 1 when
- * out of memory. */
-static int run_seeds(const playopt *o)
+/* A simulation of arm k, its arrays empty. */
+static sim *sim_new(const playopt *o, size_t k)
 {
-    double *m[6]; /* per seed with requests: p99, stand-ins, lookups, line, errors, slot time */
+    sim *S = calloc(1, sizeof *S);
+    if (!S)
+        return NULL;
+    const arm *a = &o->arms[k].a;
+    S->a = a;
+    S->timeline = o->timeline;
+    S->trace = o->trace;
+    S->w = fault_window_of(&a->fault, o->seconds);
+    S->fk = a->fault.kind;
+    S->rows = o->arms[k].rows;
+    S->conns = o->conns;
+    S->nstores = a->store2 > 0 ? 2 : 1;
+    for (int i = 0; i < 2; i++)
+        (void)storeq_init(&S->store[i], o->slots, &S->ev.seq);
+    if (pol_needs_shared(a) && !(S->shared = malloc(sizeof *S->shared))) {
+        free(S);
+        return NULL;
+    }
+    return S;
+}
+
+/* Arm k over every seed, a row each (unless --summary), then its medians
+ * (into sum) and the speed.  0, or 1 when out of memory. */
+static int run_arm(const playopt *o, size_t k, play_arm_summary *sum)
+{
+    double *m[PF_N] = {0}; /* per seed with requests */
     int rc = 1;
+    char head[4096];
+    playopt_describe(o, k, FLOOD_RUN, head, sizeof head);
+    pout_header(head, o->csv, k == 0 || (!o->csv && !o->summary));
     /* on the heap: on this function's stack, beside the event records of
      * the store's calls, the same loop ran 10% slower (measured) */
-    sim *S = calloc(1, sizeof *S);
-    for (int i = 0; i < 6; i++)
-        m[i] = malloc(o->nseeds * sizeof *m[i]);
-    if (!S || !m[0] || !m[1] || !m[2] || !m[3] || !m[4] || !m[5]) {
+    sim *S = sim_new(o, k);
+    int ok = S != NULL;
+    for (int i = 0; i < PF_N; i++)
+        ok &= (m[i] = malloc(o->nseeds * sizeof *m[i])) != NULL;
+    if (!ok) {
         ut_err("out of memory");
         goto done;
     }
-    S->a = &o->a;
-    S->timeline = o->timeline;
-    S->trace = o->trace;
-    S->w = fault_window_of(&o->a.fault, o->seconds);
-    S->fk = o->a.fault.kind;
-    S->rows = o->rows;
-    S->conns = o->conns;
-    (void)storeq_init(&S->store, o->slots, &S->seq);
     int64_t wall = 0;
     uint64_t total_lookups = 0;
-    int nflood = 0;
     size_t nm = 0;
+    *sum = (play_arm_summary){.name = o->arms[k].name, .nseeds = o->nseeds};
     for (size_t s = 0; s < o->nseeds; s++) {
         play_result R;
         int64_t t0 = ut_mono_ns(); /* read between runs, never inside one */
         int bad_seed = run_seed(S, o->seconds, o->seeds[s], &R);
         wall += ut_mono_ns() - t0;
         if (bad_seed != 0) {
-            ut_err("seed %" PRIu32 ": out of memory", o->seeds[s]);
+            ut_err("%s seed %" PRIu32 ": out of memory", o->arms[k].name, o->seeds[s]);
             goto done;
         }
         total_lookups += R.lookups;
-        nflood += R.flood_from >= 0;
-        double row[6];
-        if (print_seed(S, &R, o->csv, row)) /* medians over the seeds with requests */
-            for (int i = 0; i < 6; i++)
+        sum->nflood += R.flood_from >= 0;
+        double row[PF_N];
+        if (print_seed(S, &R, o, o->arms[k].name, row)) /* medians over the seeds with requests */
+            for (int i = 0; i < PF_N; i++)
                 m[i][nm] = row[i];
         nm += R.n != 0;
     }
-    if (!o->csv && nm > 1)
-        pout_medians(m, nm, nflood, o->nseeds);
+    pout_medians(m, nm, sum->nflood, o->nseeds, !o->csv && (nm > 1 || o->summary), sum);
     double secs_wall = (double)wall / 1e9;
     fprintf(o->csv ? stderr : stdout,
             "simulated %" PRIu64 " lookups in %.3f s of wall time: %.2f million lookups a second\n",
@@ -907,7 +856,7 @@ done:
     if (S)
         sim_free(S);
     free(S);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < PF_N; i++)
         free(m[i]);
     return rc;
 }
@@ -919,10 +868,15 @@ int main(int argc, char **argv)
     int rc = playopt_parse(argc, argv, &o);
     if (rc != OPT_OK)
         return rc == OPT_HELP ? 0 : 2;
-    char head[4096];
-    playopt_describe(&o, FLOOD_RUN, head, sizeof head);
-    pout_header(head, o.csv);
-    rc = run_seeds(&o);
+    play_arm_summary *sum = calloc(o.narms, sizeof *sum);
+    rc = sum ? 0 : 1;
+    if (!sum)
+        ut_err("out of memory");
+    for (size_t k = 0; k < o.narms && rc == 0; k++)
+        rc = run_arm(&o, k, &sum[k]);
+    if (rc == 0 && !o.csv && (o.narms > 1 || o.summary))
+        pout_summary(sum, o.narms);
+    free(sum);
     playopt_free(&o);
     return rc;
 }

@@ -4,14 +4,17 @@
  * The policy is an arm of --arms (--arm NAME) or the defaults (wait H, 300
  * requests a second, one try, stand-in on), with every setting given
  * (--wait ... --slots) put over it, then checked as the lab's code would
- * run it: at most 3 tries, a pause per retry, --down and --reserve-ms only
- * with a deadline.  The store's fault is the arm's `fault` column, or
- * --fault SPEC (lab/faults.h: "down", "down@0.2-0.5" ...); for `missing`
- * the rows asked are counted in --table (request j asks row j % rows, as
- * the lab's tester does).  A bad option or setting gets one message naming
- * it and playopt_parse returns OPT_BAD (play exits 2).
+ * run it (arms_check_policy: at most 5 tries, a pause per retry, --down
+ * and --reserve-ms only with a deadline ...).  --arm may name several arms,
+ * comma-separated (--arm H4-r2,H4-r2bud): each is run over the same seeds
+ * with the same settings over it.  The store's fault is the arm's `fault`
+ * column, or --fault SPEC (lab/faults.h: "down", "down@0.2-0.5" ...); for
+ * `missing`, and for an arm with a second store (store2), the rows asked
+ * are counted in --table (request j asks row j % rows, as the lab's tester
+ * does).  A bad option or setting gets one message naming it and
+ * playopt_parse returns OPT_BAD (play exits 2).
  *
- * Owns: the seeds (malloc'd), freed by playopt_free.
+ * Owns: the seeds and the arms (malloc'd), freed by playopt_free.
  */
 #ifndef LAB_PLAYOPT_H
 #define LAB_PLAYOPT_H
@@ -21,25 +24,34 @@
 
 #include "arms.h"
 
+#define PLAYOPT_MAX_ARMS 64
+
+/* One policy to simulate. */
 typedef struct {
-    arm a;           /* the policy */
-    int slots;       /* the store's */
+    arm a;
+    char name[64];   /* the arm's name, or one made from the settings (H300-fb25, H300-r2-down) */
+    uint32_t rows;   /* rows of the store's table (1 unless the fault is missing or there is a store2) */
+} playarm;
+
+typedef struct {
+    playarm *arms;   /* narms of them, in the order named */
+    size_t narms;
+    int slots;       /* each store's */
     double seconds;  /* of arrivals */
-    int csv, timeline, trace;
+    int csv, timeline, trace, summary;
     int conns;       /* the service's store connections (--store-conns) */
-    uint32_t rows;   /* rows of the store's table (1 unless the fault is missing) */
     uint32_t *seeds;
     size_t nseeds;
     const char *seeds_s; /* as given */
-    char name[64];   /* the arm's name, or one made from the settings (H300-fb25, H300-r2-down) */
-    char with[600];  /* the settings given over an arm: " with --down 1", or "" */
+    char with[600];  /* the settings given over the arms: " with --down 1", or "" */
 } playopt;
 
 /* OPT_OK, OPT_HELP (the usage printed) or OPT_BAD (one message printed). */
 int playopt_parse(int argc, char **argv, playopt *p);
 void playopt_free(playopt *p);
-/* The first line of play's output: every setting, and what "flooded" means
- * (over half the requests missed in flood_run seconds in a row). */
-void playopt_describe(const playopt *p, int flood_run, char *buf, size_t len);
+/* The first line of play's output for arm k: every setting, and what
+ * "flooded" means (over half the requests missed in flood_run seconds in a
+ * row). */
+void playopt_describe(const playopt *p, size_t k, int flood_run, char *buf, size_t len);
 
 #endif

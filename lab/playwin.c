@@ -108,8 +108,21 @@ void pwin_figures(const playwin *p, playwin_figs *f)
     f->c = p->c;
     f->on = p->on;
     f->win_from_ms = f->win_to_ms = f->during_lookups_per_request = f->first_live_after_ms = f->recovered_s = NAN;
+    f->before_lookups_100ms = f->recovery_lookups_100ms_max = NAN;
+    for (int i = 0; i < PWIN_REC_BINS; i++)
+        f->recovery_lookups_100ms[i] = NAN;
     if (!p->on)
         return;
+    if (p->from > 0)
+        f->before_lookups_100ms = (double)p->lookups[PWIN_BEFORE] / ((double)p->from / (double)PWIN_REC_NS);
+    if (p->to != INT64_MAX && p->to <= p->span - PWIN_REC_BINS * PWIN_REC_NS) {
+        uint64_t most = 0;
+        for (int i = 0; i < PWIN_REC_BINS; i++) {
+            f->recovery_lookups_100ms[i] = (double)p->rec100[i];
+            most = p->rec100[i] > most ? p->rec100[i] : most;
+        }
+        f->recovery_lookups_100ms_max = (double)most;
+    }
     f->win_from_ms = (double)p->from / 1e6;
     if (p->to != INT64_MAX)
         f->win_to_ms = (double)p->to / 1e6;
@@ -153,6 +166,7 @@ void pwin_csv_header(FILE *out)
         for (int c = 0; c < NCOUNTS; c++)
             fprintf(out, ",%s_%s", PHASE[ph], COUNTS[c]);
     fputs(",during_lookups_per_request,first_live_after_ms,recovered_s", out);
+    fputs(",before_lookups_100ms,recovery_lookups_100ms_max", out);
 }
 
 static void num(FILE *out, double x, const char *fmt)
@@ -180,6 +194,8 @@ void pwin_csv_row(const playwin_figs *f, FILE *out)
     num(out, f->during_lookups_per_request, "%.6f");
     num(out, f->first_live_after_ms, "%.6f");
     num(out, f->recovered_s, "%.0f");
+    num(out, f->before_lookups_100ms, "%.6f");
+    num(out, f->recovery_lookups_100ms_max, "%.0f");
 }
 
 static void opt_num(char *buf, size_t len, double x, const char *fmt)
@@ -221,4 +237,14 @@ void pwin_print(const playwin_figs *f, const char *prefix, FILE *out)
     }
     fprintf(out, "%s  during_lookups_per_request %s, first_live_after_ms %s, recovered_s %s\n", prefix, lpr,
             first, rec);
+    char before[32];
+    opt_num(before, sizeof before, f->before_lookups_100ms, "%.1f");
+    fprintf(out, "%s  lookups per 100 ms: before the window %s; in the second after it ", prefix, before);
+    if (isnan(f->recovery_lookups_100ms_max))
+        fputs("null\n", out);
+    else {
+        for (int i = 0; i < PWIN_REC_BINS; i++)
+            fprintf(out, "%s%.0f", i ? " " : "", f->recovery_lookups_100ms[i]);
+        fprintf(out, " (max %.0f)\n", f->recovery_lookups_100ms_max);
+    }
 }

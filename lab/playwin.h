@@ -10,8 +10,10 @@
  *   pwin_begin     once per seed (the window, the schedule's length);
  *   pwin_arrive    for each request when it arrives;
  *   pwin_answer    when it is answered (live, stand-in or 504);
- *   pwin_sent      for each lookup sent to the store (a refused one, not
- *                  sent, is not counted: RESULTS.md's lookups of V);
+ *   pwin_sent      for each lookup sent to a store (a refused one, not
+ *                  sent, is not counted: RESULTS.md's lookups of V; the
+ *                  rows of S for before_lookups_100ms and
+ *                  recovery_lookups_100ms);
  *   pwin_unanswered for each sent lookup whose end is T, C or X;
  * (a request never answered keeps its lookups in the counts; the lab's
  * service.tsv.gz has no row for it, so RESULTS.md's lookups leave them out:
@@ -31,6 +33,8 @@
 #include "faults.h"
 
 enum { PWIN_BEFORE, PWIN_DURING, PWIN_AFTER, PWIN_NPHASES };
+#define PWIN_REC_BINS 10 /* the second after U in tenths */
+#define PWIN_REC_NS 100000000LL
 
 /* Named as RESULTS.md's figures of a run (store_E: store_outcomes' E ...). */
 typedef struct {
@@ -47,6 +51,7 @@ typedef struct {
     int64_t span;     /* the schedule's length, ns */
     uint64_t requests[PWIN_NPHASES], live[PWIN_NPHASES], standins[PWIN_NPHASES], errors[PWIN_NPHASES],
         lookups[PWIN_NPHASES], unanswered[PWIN_NPHASES];
+    uint64_t rec100[PWIN_REC_BINS]; /* lookups sent in [U + i * 100 ms, U + (i + 1) * 100 ms) */
     int64_t first_live; /* the earliest live answer at or after U; INT64_MAX: none */
     /* whole seconds [U + k s, U + (k+1) s) inside the schedule: requests
      * arriving in each, and how many of them were answered live */
@@ -62,6 +67,10 @@ typedef struct {
     uint64_t requests[PWIN_NPHASES], live[PWIN_NPHASES], standins[PWIN_NPHASES], errors[PWIN_NPHASES],
         lost[PWIN_NPHASES], lookups[PWIN_NPHASES], unanswered_lookups[PWIN_NPHASES];
     double during_lookups_per_request, first_live_after_ms, recovered_s;
+    /* the store's lookups per 100 ms before F, and in each tenth of the
+     * second after U (NAN when U + 1 s is past the schedule's end) and the
+     * most of them */
+    double before_lookups_100ms, recovery_lookups_100ms[PWIN_REC_BINS], recovery_lookups_100ms_max;
 } playwin_figs;
 
 /* Start a seed: the window w (from fault_window_of; windowless: w->from_ns
@@ -80,8 +89,11 @@ void pwin_arrive(playwin *p, int64_t arrive);
 void pwin_answer(playwin *p, int64_t arrive, int done, int64_t now);
 static inline void pwin_sent(playwin *p, int64_t t)
 {
-    if (p->on)
-        p->lookups[pwin_phase(p, t)]++;
+    if (!p->on)
+        return;
+    p->lookups[pwin_phase(p, t)]++;
+    if (t >= p->to && t - p->to < PWIN_REC_BINS * PWIN_REC_NS)
+        p->rec100[(t - p->to) / PWIN_REC_NS]++;
 }
 static inline void pwin_unanswered(playwin *p, int64_t sent)
 {
@@ -91,7 +103,8 @@ static inline void pwin_unanswered(playwin *p, int64_t sent)
 
 void pwin_figures(const playwin *p, playwin_figs *f);
 
-/* ",lost,store_E,...,conn_regained,win_from_ms,...,recovered_s" and the
+/* ",lost,store_E,...,conn_regained,win_from_ms,...,recovered_s,
+ * before_lookups_100ms,recovery_lookups_100ms_max" and the
  * row's fields (the window's empty without a window, or for a null). */
 void pwin_csv_header(FILE *out);
 void pwin_csv_row(const playwin_figs *f, FILE *out);
