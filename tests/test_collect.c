@@ -69,6 +69,27 @@ static void write_log(const char *path, rawfmt_kind kind, const int64_t *rows, s
 }
 
 #define N RAW_NONE
+#define NOL N, N, N /* a lookup not tried: aK_start_t, aK_end_t, aK_out absent */
+/* arm_spec's columns collect reads: an arm without a defence, one try or three */
+#define SPEC_T1 "{\"tries\":1,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":0,\"store2\":0}"
+#define SPEC_T3 "{\"tries\":3,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":0,\"store2\":0}"
+#define NOFAULT "{\"name\":\"none\",\"spec\":\"none\",\"window\":null}"
+
+/* run.json of a hand-made run: what collect reads of it. */
+static void write_run_json(const char *dir, const char *arm, int round, int seconds, const char *fault, int stores,
+                           const char *spec)
+{
+    char p[300];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fprintf(f,
+            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":%d,\"t0_ns\":%lld,\"fault\":%s,\"stores\":%d,"
+            "\"arm_spec\":%s}",
+            arm, round, seconds, (long long)T0, fault, stores, spec);
+    fclose(f);
+}
+
 /* A hand-made run of arm H3-fb25, round 1, 3 seconds from T0. */
 static void make_run(const char *arm, int round)
 {
@@ -89,12 +110,12 @@ static void make_run(const char *arm, int round)
     write_log(p, RAWFMT_TESTER, t, sizeof t / sizeof t[0]);
     /* lookups sent at 0.1 s, 0.5 s, 1.2 s and (retry) 1.3 s, 2.5 s */
     int64_t v[] = {
-        0, 0, T0 + S / 10, T0 + S / 10 + 2 * MS, 200, 'L', 1, T0 + S / 10, T0 + S / 10 + MS, 'A', N, N, '-', N, N, '-',
-        1, 1, T0 + S / 2, T0 + S / 2 + 30 * MS, 200, 'K', 1, T0 + S / 2, T0 + S / 2 + 25 * MS, 'T', N, N, '-', N, N, '-',
-        2, 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + 4 * MS, 200, 'L', 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + MS, 'T',
-        T0 + 13 * S / 10, T0 + 13 * S / 10 + MS, 'A', N, N, '-',
-        4, 4, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS, 200, 'D', 1, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS,
-        'T', N, N, '-', N, N, '-',
+        0, 0, T0 + S / 10, T0 + S / 10 + 2 * MS, 200, 'L', 1, 1, T0 + S / 10, T0 + S / 10 + MS, 'A', NOL, NOL, NOL, NOL,
+        1, 1, T0 + S / 2, T0 + S / 2 + 30 * MS, 200, 'K', 1, 1, T0 + S / 2, T0 + S / 2 + 25 * MS, 'T', NOL, NOL, NOL, NOL,
+        2, 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + 4 * MS, 200, 'L', 2, 1, T0 + 12 * S / 10, T0 + 12 * S / 10 + MS, 'T',
+        T0 + 13 * S / 10, T0 + 13 * S / 10 + MS, 'A', NOL, NOL, NOL,
+        4, 4, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS, 200, 'D', 1, 1, T0 + 25 * S / 10,
+        T0 + 25 * S / 10 + 25 * MS, 'T', NOL, NOL, NOL, NOL,
     };
     snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
     write_log(p, RAWFMT_SERVICE, v, sizeof v / sizeof v[0]);
@@ -122,13 +143,7 @@ static void make_run(const char *arm, int round)
     /* the service kept its connections: no event */
     snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
     write_log(p, RAWFMT_EVENTS, NULL, 0);
-    snprintf(p, sizeof p, "%s/run.json", dir);
-    FILE *f = fopen(p, "w");
-    fprintf(f,
-            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld,"
-            "\"fault\":{\"name\":\"none\",\"spec\":\"none\",\"window\":null}}",
-            arm, round, (long long)T0);
-    fclose(f);
+    write_run_json(dir, arm, round, 3, NOFAULT, 1, SPEC_T1);
 }
 
 /* ------------------------------------------------ a run with a window */
@@ -215,12 +230,12 @@ static void make_down_run(const char *arm, int round, int never)
         nt += RAWFMT_TESTER_NCOLS;
         if (!d->served)
             continue;
-        int64_t vr[RAWFMT_SERVICE_NCOLS] = {j, j, sched + 20 * US, ans - 10 * US, d->status, d->kind, 0};
-        for (int k = 0; k < 3; k++) {
+        int64_t vr[RAWFMT_SERVICE_NCOLS] = {j, j, sched + 20 * US, ans - 10 * US, d->status, d->kind, 0, 1};
+        for (int k = 0; k < 5; k++) {
             int64_t *a = vr + RAWFMT_SERVICE_a0_start_t + 3 * k;
-            if (!d->a[k].out) {
+            if (k >= 3 || !d->a[k].out) {
                 a[0] = a[1] = N;
-                a[2] = '-';
+                a[2] = N;
                 continue;
             }
             vr[RAWFMT_SERVICE_lookups]++;
@@ -259,14 +274,10 @@ static void make_down_run(const char *arm, int round, int never)
     };
     snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
     write_log(p, RAWFMT_EVENTS, ev, sizeof ev / sizeof ev[0]);
-    snprintf(p, sizeof p, "%s/run.json", dir);
-    FILE *f = fopen(p, "w");
-    fprintf(f,
-            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":6,\"t0_ns\":%lld,"
-            "\"fault\":{\"name\":\"%s\",\"spec\":\"%s\",\"from_ns\":%lld,\"to_ns\":%s}}",
-            arm, round, (long long)T0, never ? "never" : "down", never ? "never" : "down", (long long)WF,
-            never ? "null" : "4000000000");
-    fclose(f);
+    char fault[200];
+    snprintf(fault, sizeof fault, "{\"name\":\"%s\",\"spec\":\"%s\",\"from_ns\":%lld,\"to_ns\":%s}",
+             never ? "never" : "down", never ? "never" : "down", (long long)WF, never ? "null" : "4000000000");
+    write_run_json(dir, arm, round, 6, fault, 1, SPEC_T3);
 }
 
 static int collect(char *out, size_t n)
@@ -295,6 +306,18 @@ static double num(json_t *o, const char *k)
     json_t *v = json_object_get(o, k);
     cr_assert(json_is_number(v), "%s is not a number", k);
     return json_number_value(v);
+}
+
+/* The object `field` of a run has exactly one count per code of `codes`,
+ * the i-th equal to want[i]. */
+static void check_codes(json_t *run, const char *field, const char *codes, const int *want)
+{
+    json_t *o = json_object_get(run, field);
+    cr_assert_eq(json_object_size(o), strlen(codes), "%s: one count per code of %s", field, codes);
+    for (size_t i = 0; codes[i]; i++) {
+        char k[2] = {codes[i], 0};
+        cr_assert_eq(num(o, k), want[i], "%s.%s: %g, by hand %d", field, k, num(o, k), want[i]);
+    }
 }
 
 Test(collect, hand_made_run_every_figure_by_hand)
@@ -345,15 +368,8 @@ Test(collect, hand_made_run_every_figure_by_hand)
      * service's lookups A, T, T A, T; no event; every window figure null */
     cr_assert_str_eq(json_string_value(json_object_get(run, "fault")), "none");
     cr_assert_eq(num(run, "lost"), 1);
-    const char *so = "ADUENHRP", *le = "ATCDUNXR";
-    int want_so[8] = {2, 1, 0, 0, 0, 0, 0, 1}, want_le[8] = {2, 3, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < 8; i++) {
-        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
-        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
-        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
-    }
-    cr_assert_eq(json_object_size(json_object_get(run, "store_outcomes")), 8);
-    cr_assert_eq(json_object_size(json_object_get(run, "lookup_ends")), 8);
+    check_codes(run, "store_outcomes", "ADUENHRP", (const int[]){2, 1, 0, 0, 0, 0, 0, 1});
+    check_codes(run, "lookup_ends", "ATCDUNXROBY", (const int[]){2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0});
     const char *zero[] = {"retried_permanent", "conn_lost", "conn_failed", "conn_regained", "reconnect_wait_over"};
     for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
         cr_assert_eq(num(run, zero[i]), 0, "%s", zero[i]);
@@ -445,16 +461,11 @@ Test(collect, down_run_before_during_after_by_hand)
     /* store rows: the 50 lookups sent: A 8 + 1 (j8) + 1 (j9's frozen first)
      * + 1 (j19) + 1 (j20) + 2 (j21) + 8 = 22; N 1 (j8); E 26 (every
      * lookup arriving in the window); P 1 (j21's third) */
-    const char *so = "ADUENHRP", *le = "ATCDUNXR";
-    int want_so[8] = {22, 0, 0, 26, 1, 0, 0, 1};
+    check_codes(run, "store_outcomes", "ADUENHRP", (const int[]){22, 0, 0, 26, 1, 0, 0, 1});
     /* the service's ends: A 8 + 1 + 1 (j19) + 1 (j20) + 8 = 19; T j9 1 +
-     * j21 3 = 4; U j9 2 + j10-j15 18 + j18 3 + j19 2 = 25; N 1; X 1; R 2 */
-    int want_le[8] = {19, 4, 0, 0, 25, 1, 1, 2};
-    for (int i = 0; i < 8; i++) {
-        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
-        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
-        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
-    }
+     * j21 3 = 4; U j9 2 + j10-j15 18 + j18 3 + j19 2 = 25; N 1; X 1; R 2;
+     * nothing refused by a gate (O B Y) */
+    check_codes(run, "lookup_ends", "ATCDUNXROBY", (const int[]){19, 4, 0, 0, 25, 1, 1, 2, 0, 0, 0});
     cr_assert_eq(num(run, "lookups"), 50);
     cr_assert_eq(num(run, "retried_permanent"), 1); /* j8 */
     cr_assert_eq(num(run, "conn_lost"), 1);
