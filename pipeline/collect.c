@@ -566,8 +566,12 @@ int main(int argc, char **argv)
     char path[4096], results[4096];
     char **runs = NULL;
     int nruns = 0, rc = 1, loaded = 0;
+    /* One collect at a time per database: the server side of a collect
+     * killed a moment ago may still be running its statement (schema.sql's
+     * CREATEs would race); the lock goes with the session. */
     snprintf(path, sizeof path, "%s/schema.sql", o.pipe);
-    if (pgx_exec_file(db, path, err, sizeof err) != 0)
+    if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
+        pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
     if (list_runs(o.root, &runs, &nruns, err, sizeof err) != 0)
         goto done;
