@@ -76,10 +76,16 @@ UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
 -- The store failing, every run: requests lost, what became of each lookup
 -- on both sides, permanent errors retried, the service's connections.
+-- With them, the gates (the defences): the retries they let through (K >= 1,
+-- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
+-- refused; each null for an arm without the gate.
 UPDATE run_stats x SET
     fault = r.fault, lost = t.lost, store_outcomes = o.j, lookup_ends = e.j,
     retried_permanent = p.n, conn_lost = c.l, conn_failed = c.f, conn_regained = c.c,
-    reconnect_wait_over = c.over
+    reconnect_wait_over = c.over,
+    retries_passed = CASE WHEN r.tries > 1 THEN e.passed END,
+    budget_refused = CASE WHEN r.rb_pct > 0 THEN e.y END,
+    inflight_refused = CASE WHEN r.inflight > 0 THEN e.b END
 FROM runs r
 CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE q.answer_ns IS NULL) AS lost FROM requests q WHERE q.run = r.run) t
@@ -97,9 +103,12 @@ CROSS JOIN LATERAL (
         'U', count(*) FILTER (WHERE k.o = 'U'), 'N', count(*) FILTER (WHERE k.o = 'N'),
         'X', count(*) FILTER (WHERE k.o = 'X'), 'R', count(*) FILTER (WHERE k.o = 'R'),
         'O', count(*) FILTER (WHERE k.o = 'O'), 'B', count(*) FILTER (WHERE k.o = 'B'),
-        'Y', count(*) FILTER (WHERE k.o = 'Y')) AS j
+        'Y', count(*) FILTER (WHERE k.o = 'Y')) AS j,
+        count(*) FILTER (WHERE k.k >= 1 AND k.st IS NOT NULL AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))) AS passed,
+        count(*) FILTER (WHERE k.o = 'Y') AS y, count(*) FILTER (WHERE k.o = 'B') AS b
     FROM service_requests v
-    CROSS JOIN LATERAL (VALUES (v.a0_out), (v.a1_out), (v.a2_out), (v.a3_out), (v.a4_out)) AS k(o)
+    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_out), (1, v.a1_start, v.a1_out), (2, v.a2_start, v.a2_out),
+                               (3, v.a3_start, v.a3_out), (4, v.a4_start, v.a4_out)) AS k(k, st, o)
     WHERE v.run = r.run) e
 CROSS JOIN LATERAL (
     -- a lookup answered "not found", and a later one tried all the same:
@@ -253,19 +262,6 @@ UPDATE run_stats x SET
     brk_illegal = coalesce(bc.illegal, 0)
 FROM brun LEFT JOIN bc USING (run) LEFT JOIN bt USING (run)
 WHERE x.run = brun.run;
-
--- The gates: retries let through, lookups the budget or a full compartment
--- refused (over the lookups of V).
-UPDATE run_stats x SET
-    retries_passed = CASE WHEN r.tries > 1 THEN g.passed END,
-    budget_refused = CASE WHEN r.rb_pct > 0 THEN g.y END,
-    inflight_refused = CASE WHEN r.inflight > 0 THEN g.b END
-FROM runs r
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE l.k >= 1 AND (l.o IS NULL OR l.o NOT IN ('O', 'B', 'Y'))) AS passed,
-           count(*) FILTER (WHERE l.o = 'Y') AS y, count(*) FILTER (WHERE l.o = 'B') AS b
-    FROM service_lookups l WHERE l.run = r.run) g
-WHERE x.run = r.run;
 
 -- The budget overspent: at each retry let through, at t = its start, the
 -- retries let through (R) and the requests that tried a first lookup (Q,
