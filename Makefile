@@ -44,6 +44,8 @@ LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
 MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles)
+# collect's own modules: the loader of one run, the libpq calls
+COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload pgx)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
@@ -88,7 +90,7 @@ $(BIN)/service: $(B)/lab/service.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
 $(BIN)/tester: $(B)/lab/tester.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/collect: $(B)/pipeline/collect.o $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/collect: $(B)/pipeline/collect.o $(COLLECT_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
 $(BIN)/measure: $(B)/pipeline/measure.o $(MEASURE_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)

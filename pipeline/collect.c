@@ -4,13 +4,10 @@
  *
  * 1. Connects (an unreachable database: one message naming it, exit 1,
  *    nothing written) and applies pipeline/schema.sql.
- * 2. Loads every complete run folder OUT/results/raw/<run>/ whose fingerprint
- *    (sha256 of its five event files) is not loaded yet: the files are parsed
- *    and checked whole first (a truncated gzip stream or a malformed row names
- *    the file and line, and nothing of that run is loaded), then the run's old
- *    rows are deleted and the new ones COPied in, in one transaction per run.
- *    The run's system log lines (OUT/provenance/runs/<run>.json) go through
- *    the redactor on their way in.  Runs no longer on disk are deleted.
+ * 2. Loads every run folder OUT/results/raw/<run>/ whose fingerprint is not
+ *    loaded yet, each checked whole first and loaded in one transaction
+ *    (pipeline/collectload.c: raw format 3, a second store's rows kept apart
+ *    by their store number).  Runs no longer on disk are deleted.
  * 3. Loads pipeline/comparisons.tsv and data/guesses.tsv (predicates parsed
  *    here into clauses, grammar in data/README.md), runs pipeline/stats.sql.
  * 4. Exports results/results.json (pipeline/RESULTS.md), atomically, and the
@@ -25,346 +22,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "faults.h"
+#include "collectload.h"
 #include "opt.h"
+#include "pgx.h"
 #include "prov.h"
 #include "quiet.h"
-#include "rawfmt.h"
-#include "redact.h"
 #include "util.h"
 
 typedef struct {
     const char *root, *pgurl, *data, *pipe, *quiet;
 } opts;
-
-/* ------------------------------------------------------------ raw files */
-
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    size_t rows;
-} sbuf;
-
-static int sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap) {
-        size_t nc = b->cap ? b->cap * 2 : 1 << 20;
-        while (nc < b->len + n + 1)
-            nc *= 2;
-        char *nb = realloc(b->buf, nc);
-        if (!nb)
-            return -1;
-        b->buf = nb;
-        b->cap = nc;
-    }
-    memcpy(b->buf + b->len, s, n);
-    b->len += n;
-    return 0;
-}
-
-/* The run's event file of one kind (read and checked by lab/rawfmt.c) into COPY text:
- * the run's name, then the columns in the file's order, tab-separated, \N
- * for absent, absolute times, floats with %.9g (the very text the writer
- * wrote, as the float round-trips). */
-static int load_events(const char *dir, rawfmt_kind kind, const char *run, sbuf *out, char *err,
-                       size_t errlen)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(kind)->name);
-    rawfmt_reader *r;
-    if (rawfmt_open(&r, path, kind, err, errlen) != 0)
-        return -1;
-    const rawfmt_table *t = rawfmt_reader_table(r);
-    int64_t v[RAW_MAXCOLS];
-    char line[4096 + RAW_MAXCOLS * 24];
-    int rc;
-    while ((rc = rawfmt_next(r, v, err, errlen)) == 1) {
-        size_t o = (size_t)snprintf(line, 4096, "%s", run);
-        for (int c = 0; c < t->ncols; c++) {
-            line[o++] = '\t';
-            if (v[c] == RAW_NONE) {
-                memcpy(line + o, "\\N", 2);
-                o += 2;
-            } else if (t->cols[c].type == 'c') {
-                line[o++] = (char)v[c];
-            } else if (t->cols[c].type == 'f') {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v[c]));
-            } else {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v[c]);
-            }
-        }
-        line[o++] = '\n';
-        if (sb_put(out, line, o) != 0) {
-            ut_seterr(err, errlen, "%s: out of memory", path);
-            rc = -1;
-            break;
-        }
-        out->rows++;
-    }
-    rawfmt_close(r);
-    return rc == 0 ? 0 : -1;
-}
-
-/* --------------------------------------------------------------- SQL */
-
-static int exec_ok(PGconn *db, const char *sql, char *err, size_t errlen)
-{
-    PGresult *r = PQexec(db, sql);
-    int st = PQresultStatus(r);
-    int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
-    if (!ok)
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-    PQclear(r);
-    return ok ? 0 : -1;
-}
-
-static int exec_params(PGconn *db, const char *sql, int n, const char *const *vals, char *err, size_t errlen)
-{
-    PGresult *r = PQexecParams(db, sql, n, NULL, vals, NULL, NULL, 0);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (!ok)
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-    PQclear(r);
-    return ok ? 0 : -1;
-}
-
-static int copy_in(PGconn *db, const char *sql, const sbuf *b, char *err, size_t errlen)
-{
-    PGresult *r = PQexec(db, sql);
-    if (PQresultStatus(r) != PGRES_COPY_IN) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-        PQclear(r);
-        return -1;
-    }
-    PQclear(r);
-    size_t off = 0;
-    while (off < b->len) {
-        size_t chunk = b->len - off > (1 << 20) ? (1 << 20) : b->len - off;
-        if (PQputCopyData(db, b->buf + off, (int)chunk) != 1) {
-            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-            return -1;
-        }
-        off += chunk;
-    }
-    if (PQputCopyEnd(db, NULL) != 1) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-        return -1;
-    }
-    int ok = 1;
-    while ((r = PQgetResult(db))) {
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            ok = 0;
-            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-        }
-        PQclear(r);
-    }
-    return ok ? 0 : -1;
-}
-
-static int exec_file(PGconn *db, const char *path, char *err, size_t errlen)
-{
-    char *sql = NULL;
-    size_t n;
-    if (ut_read_file(path, &sql, &n, err, errlen) != 0)
-        return -1;
-    int rc = exec_ok(db, sql, err, errlen);
-    if (rc != 0) {
-        char m[UT_ERRLEN];
-        snprintf(m, sizeof m, "%s: %s", path, err);
-        ut_seterr(err, errlen, "%s", m);
-    }
-    free(sql);
-    return rc;
-}
-
-/* ------------------------------------------------------------ one run */
-
-/* run.json's fault (lab/RAWFORMAT.md): the scenario's name, and for a
- * scenario with a window its bounds in ns from t0 as SQL parameters
- * (from, to; NULL for "no window", to alone NULL for "to the end"). */
-typedef struct {
-    char name[16], from[32], to[32];
-    const char *from_p, *to_p;
-} run_fault;
-
-static int read_fault(json_t *rj, const char *path, run_fault *f, char *err, size_t errlen)
-{
-    json_t *jf = json_object_get(rj, "fault");
-    const char *name = json_string_value(json_object_get(jf, "name"));
-    fault_spec spec;
-    char why[160];
-    if (!name || strlen(name) >= sizeof f->name || fault_parse(name, &spec, why, sizeof why) != 0 ||
-        strcmp(fault_name(spec.kind), name)) {
-        ut_seterr(err, errlen, "%s: fault.name: needs one of none, down, hang, reset, never, flaky, missing", path);
-        return -1;
-    }
-    snprintf(f->name, sizeof f->name, "%s", name);
-    f->from_p = f->to_p = NULL;
-    json_t *jfrom = json_object_get(jf, "from_ns"), *jto = json_object_get(jf, "to_ns");
-    if (!fault_has_window(spec.kind)) {
-        if (jfrom && !json_is_null(jfrom)) {
-            ut_seterr(err, errlen, "%s: fault: %s has no window, yet from_ns is given", path, name);
-            return -1;
-        }
-        return 0;
-    }
-    json_int_t from = json_integer_value(jfrom), to = json_integer_value(jto);
-    if (!json_is_integer(jfrom) || from < 0 || !jto || (!json_is_null(jto) && (!json_is_integer(jto) || to <= from))) {
-        ut_seterr(err, errlen, "%s: fault: %s needs from_ns >= 0 and to_ns > from_ns or null", path, name);
-        return -1;
-    }
-    snprintf(f->from, sizeof f->from, "%lld", (long long)from);
-    f->from_p = f->from;
-    if (json_is_integer(jto)) {
-        snprintf(f->to, sizeof f->to, "%lld", (long long)to);
-        f->to_p = f->to;
-    }
-    return 0;
-}
-
-static int file_sha(const char *path, char hex[65], char *err, size_t errlen)
-{
-    return ut_sha256_file(path, hex, NULL, err, errlen);
-}
-
-/* 1 loaded, 0 already there, -1 error. */
-static int load_run(PGconn *db, const opts *o, const char *run, char *err, size_t errlen)
-{
-    char dir[4096], path[4200];
-    snprintf(dir, sizeof dir, "%s/results/raw/%s", o->root, run);
-    /* the fingerprint: sha256 of the event files' sha256s (tester, service, store, machine, events) */
-    char shas[RAWFMT_NKINDS][65], all[RAWFMT_NKINDS * 64 + 1] = "", fp[65];
-    for (int k = 0; k < RAWFMT_NKINDS; k++) {
-        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(k)->name);
-        if (file_sha(path, shas[k], err, errlen) != 0)
-            return -1;
-        strcat(all, shas[k]);
-    }
-    ut_sha256_buf(all, strlen(all), fp);
-    const char *p1[] = {run, fp};
-    PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
-                               NULL, 0);
-    int have = PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1;
-    PQclear(q);
-    if (have)
-        return 0;
-
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    json_t *rj = json_load_file(path, 0, &je);
-    if (!rj) {
-        ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
-        return -1;
-    }
-    int rc = -1;
-    sbuf t = {0}, s = {0}, st = {0}, m = {0}, ev = {0};
-    run_fault fault;
-    char *rjtext = NULL;
-    const char *arm = json_string_value(json_object_get(rj, "arm"));
-    json_t *jr = json_object_get(rj, "round"), *js = json_object_get(rj, "seconds"), *jt = json_object_get(rj, "t0_ns");
-    if (!arm || !json_is_integer(jr) || !json_is_number(js) || !json_is_integer(jt)) {
-        ut_seterr(err, errlen, "%s: needs arm, round, seconds and t0_ns", path);
-        goto done;
-    }
-    if (read_fault(rj, path, &fault, err, errlen) != 0)
-        goto done;
-    if (load_events(dir, RAWFMT_TESTER, run, &t, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_SERVICE, run, &s, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_STORE, run, &st, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_MACHINE, run, &m, err, errlen) != 0 ||
-        load_events(dir, RAWFMT_EVENTS, run, &ev, err, errlen) != 0)
-        goto done;
-
-    /* the run's log lines, redacted */
-    sbuf lg = {0};
-    const char *source = "none";
-    snprintf(path, sizeof path, "%s/provenance/runs/%s.json", o->root, run);
-    json_t *pj = json_load_file(path, 0, NULL);
-    json_t *sl = pj ? json_object_get(pj, "syslog") : NULL;
-    if (sl) {
-        const char *src = json_string_value(json_object_get(sl, "source"));
-        source = src ? src : "none";
-        json_t *lines = json_object_get(sl, "lines"), *v;
-        size_t i;
-        json_array_foreach(lines, i, v)
-        {
-            const char *line = json_string_value(v);
-            if (!line)
-                continue;
-            char red[2048], row[2300];
-            redact_line(line, red, sizeof red);
-            /* COPY text format: escape backslash, tab, newline */
-            size_t o2 = 0;
-            for (const char *c = red; *c && o2 < sizeof row - 4; c++) {
-                if (*c == '\\' || *c == '\t' || *c == '\n' || *c == '\r') {
-                    row[o2++] = '\\';
-                    row[o2++] = *c == '\t' ? 't' : *c == '\n' ? 'n' : *c == '\r' ? 'r' : '\\';
-                } else
-                    row[o2++] = *c;
-            }
-            row[o2] = 0;
-            char full[2600];
-            int fl = snprintf(full, sizeof full, "%s\t%s\t%zu\t%s\n", run, source, i, row);
-            sb_put(&lg, full, (size_t)fl);
-        }
-    }
-
-    char round[32], seconds[64], t0[32];
-    snprintf(round, sizeof round, "%lld", (long long)json_integer_value(jr));
-    snprintf(seconds, sizeof seconds, "%.17g", json_number_value(js));
-    snprintf(t0, sizeof t0, "%lld", (long long)json_integer_value(jt));
-    rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
-    const char *del[] = {run};
-    const char *ins[] = {run, arm, round, seconds, t0, fp, fault.name, fault.from_p, fault.to_p, rjtext};
-    if (exec_ok(db, "BEGIN", err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM requests WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM service_requests WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM lookups WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM machine WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM events WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM syslog WHERE run = $1", 1, del, err, errlen) != 0 ||
-        exec_params(db, "DELETE FROM runs WHERE run = $1", 1, del, err, errlen) != 0 ||
-        copy_in(db, "COPY requests FROM STDIN", &t, err, errlen) != 0 ||
-        copy_in(db, "COPY service_requests FROM STDIN", &s, err, errlen) != 0 ||
-        copy_in(db, "COPY lookups FROM STDIN", &st, err, errlen) != 0 ||
-        copy_in(db, "COPY machine (run, t_ns, scope, total, idle, steal, lab) FROM STDIN", &m, err, errlen) != 0 ||
-        /* k: the reading's number within its scope, in time order */
-        exec_params(db,
-                    "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION BY scope "
-                    "ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y WHERE x.ctid = y.ctid",
-                    1, del, err, errlen) != 0 ||
-        copy_in(db, "COPY events FROM STDIN", &ev, err, errlen) != 0 ||
-        (lg.len && copy_in(db, "COPY syslog FROM STDIN", &lg, err, errlen) != 0) ||
-        exec_params(db,
-                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, fault, win_from_ns, win_to_ns, "
-                    "run_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
-                    10, ins, err, errlen) != 0 ||
-        exec_ok(db, "COMMIT", err, errlen) != 0) {
-        char e2[UT_ERRLEN];
-        snprintf(e2, sizeof e2, "%s: %s", run, err);
-        ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
-        exec_ok(db, "ROLLBACK", e2, sizeof e2);
-        free(lg.buf);
-        json_decref(pj);
-        goto done;
-    }
-    free(lg.buf);
-    json_decref(pj);
-    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups, %zu machine rows, %zu service events\n",
-           run, t.rows, s.rows, st.rows, m.rows, ev.rows);
-    rc = 1;
-done:
-    free(rjtext);
-    free(t.buf);
-    free(s.buf);
-    free(st.buf);
-    free(m.buf);
-    free(ev.buf);
-    json_decref(rj);
-    return rc;
-}
 
 /* ----------------------------------------------- comparisons and guesses */
 
@@ -393,7 +61,7 @@ static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
         ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
-    int lineno = 0, rc = exec_ok(db, "DELETE FROM comparisons", err, errlen);
+    int lineno = 0, rc = pgx_exec(db, "DELETE FROM comparisons", err, errlen);
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\r\n")] = 0;
@@ -414,7 +82,7 @@ static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
         char k[16];
         snprintf(k, sizeof k, "%d", lineno - 1);
         const char *v[] = {k, fl[0], fl[1], fl[2], fl[3]};
-        rc = exec_params(db, "INSERT INTO comparisons VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen);
+        rc = pgx_exec_params(db, "INSERT INTO comparisons VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen);
     }
     fclose(f);
     return rc;
@@ -431,7 +99,11 @@ static const char *const FIGURES[] = {
     "during_requests", "during_live", "during_standins", "during_errors", "during_lost", "during_lookups",
     "during_unanswered_lookups",
     "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
-    "after_unanswered_lookups"};
+    "after_unanswered_lookups",
+    "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_open_ms", "brk_half_ms", "brk_closed_ms",
+    "brk_illegal", "budget_refused", "budget_over", "inflight_refused", "store1_during_live_share",
+    "store2_during_live_share", "store2_during_p99_ms", "store2_p99_ms", "before_lookups_100ms",
+    "recovery_lookups_100ms_max"};
 
 static int is_figure(const char *s)
 {
@@ -471,7 +143,7 @@ static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, c
             return -1;
         }
         const char *v[] = {ks, cs, w[0], w[1], w[3], w[2]};
-        return exec_params(db,
+        return pgx_exec_params(db,
                            "INSERT INTO guess_clauses (k, c, kind, arm, figure, arm2, figure2) "
                            "VALUES ($1, $2, $3, $4, $5, $6, $5)",
                            6, v, err, errlen);
@@ -494,7 +166,7 @@ static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, c
         return -1;
     }
     const char *v[] = {ks, cs, w[0], arm, fig, w[2], w[3], arm2, fig2};
-    return exec_params(db,
+    return pgx_exec_params(db,
                        "INSERT INTO guess_clauses (k, c, kind, quant, arm, figure, op, num, arm2, figure2) "
                        "VALUES ($1, $2, 'cmp', $3, $4, $5, $6, $7, $8, $9)",
                        9, v, err, errlen);
@@ -510,8 +182,8 @@ static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
         return -1;
     }
     int lineno = 0, rc = 0;
-    if (exec_ok(db, "DELETE FROM guesses", err, errlen) != 0 ||
-        exec_ok(db, "DELETE FROM guess_clauses", err, errlen) != 0)
+    if (pgx_exec(db, "DELETE FROM guesses", err, errlen) != 0 ||
+        pgx_exec(db, "DELETE FROM guess_clauses", err, errlen) != 0)
         rc = -1;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
@@ -534,7 +206,7 @@ static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
         snprintf(k, sizeof k, "%d", lineno - 1);
         snprintf(where, sizeof where, "%s:%d", path, lineno);
         const char *v[] = {k, fl[0], fl[1], fl[2]};
-        rc = exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
+        rc = pgx_exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
         /* clauses split on " and " */
         char *pred = strdup(fl[2]), *p = pred;
         for (int c = 0; rc == 0 && p; c++) {
@@ -596,17 +268,6 @@ static json_t *cell(exporter *x, PGresult *r, int row, int c)
     return json_string(v);
 }
 
-static PGresult *query(PGconn *db, const char *sql, char *err, size_t errlen)
-{
-    PGresult *r = PQexec(db, sql);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
-        PQclear(r);
-        return NULL;
-    }
-    return r;
-}
-
 /* A Postgres array literal {1,2,3} of numbers into a JSON array. */
 static json_t *pg_array(exporter *x, const char *s, int integers, const char *where)
 {
@@ -659,7 +320,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
            *guesses = json_array();
     int rc = -1;
     exporter x = {err, errlen, 0};
-    PGresult *r = query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
+    PGresult *r = pgx_query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
     if (!r)
         goto done;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -672,7 +333,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_object_set_new(runs, PQgetvalue(r, i, 0), o);
     }
     PQclear(r);
-    r = query(db,
+    r = pgx_query(db,
               "SELECT run, s, arrivals, standins, live, errors, lookups_sent, busy_slots, line_length, steal_share, "
               "late_max_us, foreign_share "
               "FROM per_second ORDER BY run, s",
@@ -689,7 +350,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_array_append_new(json_object_get(o, "per_second"), e);
     }
     PQclear(r);
-    r = query(db,
+    r = pgx_query(db,
               "SELECT arm, figure, median, min, max FROM arm_stats ORDER BY arm, figure", err, errlen);
     if (!r)
         goto done;
@@ -711,7 +372,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_object_set_new(a, PQgetvalue(r, i, 1), f);
     }
     PQclear(r);
-    r = query(db,
+    r = pgx_query(db,
               "SELECT arm, coalesce(array_agg(round ORDER BY round) FILTER (WHERE quiet), '{}'), "
               "coalesce(sum(n) FILTER (WHERE quiet), 0), coalesce(sum(live) FILTER (WHERE quiet), 0), "
               "coalesce(sum(last_known) FILTER (WHERE quiet), 0), coalesce(sum(\"default\") FILTER (WHERE quiet), 0), "
@@ -736,7 +397,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_object_set_new(a, "rounds_disturbed", pg_array(&x, PQgetvalue(r, i, 9), 1, "rounds_disturbed"));
     }
     PQclear(r);
-    r = query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
+    r = pgx_query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
               errlen);
     if (!r)
         goto done;
@@ -753,7 +414,7 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_array_append_new(verdicts, v);
     }
     PQclear(r);
-    r = query(db, "SELECT id, predicate, \"right\", clauses FROM guess_results ORDER BY k", err, errlen);
+    r = pgx_query(db, "SELECT id, predicate, \"right\", clauses FROM guess_results ORDER BY k", err, errlen);
     if (!r)
         goto done;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -805,7 +466,7 @@ static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
         snprintf(k, sizeof k, "%zu", i);
         snprintf(v, sizeof v, "%.17g", L[i].v);
         const char *p[] = {k, L[i].rule, v};
-        if (exec_params(db, "INSERT INTO quiet_limits VALUES ($1, $2, $3)", 3, p, err, errlen) != 0)
+        if (pgx_exec_params(db, "INSERT INTO quiet_limits VALUES ($1, $2, $3)", 3, p, err, errlen) != 0)
             return -1;
     }
     return 0;
@@ -900,18 +561,22 @@ int main(int argc, char **argv)
         return 1;
     }
     PQsetNoticeProcessor(db, NULL, NULL);
-    exec_ok(db, "SET client_min_messages = warning", err, sizeof err);
+    pgx_exec(db, "SET client_min_messages = warning", err, sizeof err);
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
     char **runs = NULL;
     int nruns = 0, rc = 1, loaded = 0;
+    /* One collect at a time per database: the server side of a collect
+     * killed a moment ago may still be running its statement (schema.sql's
+     * CREATEs would race); the lock goes with the session. */
     snprintf(path, sizeof path, "%s/schema.sql", o.pipe);
-    if (exec_file(db, path, err, sizeof err) != 0)
+    if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
+        pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
     if (list_runs(o.root, &runs, &nruns, err, sizeof err) != 0)
         goto done;
     for (int i = 0; i < nruns; i++) {
-        int r = load_run(db, &o, runs[i], err, sizeof err);
+        int r = collectload_run(db, o.root, runs[i], err, sizeof err);
         if (r < 0)
             goto done;
         loaded += r;
@@ -928,24 +593,17 @@ int main(int argc, char **argv)
             for (int k = 0; k < nruns && !found; k++)
                 found = !strcmp(runs[k], run);
             if (!found) {
-                const char *v[] = {run};
-                const char *tables[] = {"requests", "service_requests", "lookups", "machine", "events", "syslog",
-                                        "runs"};
-                for (int t = 0; t < 7; t++) {
-                    char sql[128];
-                    snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", tables[t]);
-                    exec_params(db, sql, 1, v, err, sizeof err);
-                }
+                collectload_forget(db, run, err, sizeof err);
                 printf("collect: %s is no longer on disk: removed from the database\n", run);
             }
         }
         PQclear(q);
     }
-    if (exec_ok(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
+    if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
         load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0)
         goto rollback;
     snprintf(path, sizeof path, "%s/stats.sql", o.pipe);
-    if (exec_file(db, path, err, sizeof err) != 0 || exec_ok(db, "COMMIT", err, sizeof err) != 0)
+    if (pgx_exec_file(db, path, err, sizeof err) != 0 || pgx_exec(db, "COMMIT", err, sizeof err) != 0)
         goto rollback;
     snprintf(results, sizeof results, "%s/results", o.root);
     snprintf(path, sizeof path, "%s/results/results.json", o.root);
@@ -959,7 +617,7 @@ int main(int argc, char **argv)
 rollback:
     {
         char e2[UT_ERRLEN];
-        exec_ok(db, "ROLLBACK", e2, sizeof e2);
+        pgx_exec(db, "ROLLBACK", e2, sizeof e2);
     }
 done:
     if (rc != 0)

@@ -7,6 +7,7 @@
 -- table of an older layout.
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits;
+DROP VIEW IF EXISTS service_lookups;
 
 -- The raw tables' layout has a number: when it is not this one (a database
 -- loaded by an older lab), the raw tables are dropped and every run is
@@ -14,10 +15,10 @@ DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, gu
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 3) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 4) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (3);
+        INSERT INTO schema_version VALUES (4);
     END IF;
 END $$;
 
@@ -31,6 +32,12 @@ CREATE TABLE IF NOT EXISTS runs (
     fault       text NOT NULL,            -- run.json's fault.name: none, down, hang, reset, never, flaky, missing
     win_from_ns bigint,                   -- its window in ns from t0_ns; both null without a window,
     win_to_ns   bigint,                   -- win_to_ns alone null for a window lasting to the end of the run
+    stores      int NOT NULL,             -- run.json's stores: 1, or 2 with a second store
+    tries       int NOT NULL,             -- arm_spec's columns the statistics read (0: off)
+    brk_cool_ms bigint NOT NULL,          --   above 0: the arm has a circuit breaker
+    rb_pct      int NOT NULL,             --   above 0: a retry budget of rb_pct percent ...
+    rb_floor    int NOT NULL,             --   ... plus rb_floor retries a second
+    inflight    int NOT NULL,             --   above 0: a limit on lookups in flight
     run_json    jsonb NOT NULL
 );
 
@@ -43,15 +50,30 @@ CREATE INDEX IF NOT EXISTS requests_run ON requests (run);
 
 CREATE TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
     run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
-    status int, kind char(1), lookups int,
+    status int, kind char(1), lookups int, store int,
     a0_start bigint, a0_end bigint, a0_out char(1),
     a1_start bigint, a1_end bigint, a1_out char(1),
-    a2_start bigint, a2_end bigint, a2_out char(1)
+    a2_start bigint, a2_end bigint, a2_out char(1),
+    a3_start bigint, a3_end bigint, a3_out char(1),
+    a4_start bigint, a4_end bigint, a4_out char(1)
 );
 CREATE INDEX IF NOT EXISTS service_requests_run ON service_requests (run);
 
-CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz, one row per lookup the store received
-    run text NOT NULL, req bigint, attempt int, row_ int,
+-- Each lookup the service tried (a present aK_start_t, K = 0 .. 4) with its
+-- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
+-- unless its aK_out is R, O, B or Y (tried, not sent).
+CREATE VIEW service_lookups AS
+SELECT v.run, v.req, v.arrive_ns, v.store, k.k, k.st, k.en, k.o,
+       k.o IS NULL OR k.o NOT IN ('R', 'O', 'B', 'Y') AS sent
+FROM service_requests v
+CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+WHERE k.st IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
+    run text NOT NULL, store int NOT NULL,    -- lookup a store received
+    req bigint, attempt int, row_ int,
     arrive_ns bigint, start_ns bigint, end_ns bigint,
     planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
 );
@@ -64,8 +86,10 @@ CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the 
 );
 CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
 
-CREATE TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C) a connection
-    run text NOT NULL, t_ns bigint NOT NULL, what char(1) NOT NULL, conn int NOT NULL,
+CREATE TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
+    run text NOT NULL, i int NOT NULL,        -- a connection; its breaker opened (O W P), half opened (H), closed (K);
+    t_ns bigint NOT NULL,                     -- i: the row's number in the file (0, 1, ...)
+    what char(1) NOT NULL, conn int NOT NULL, -- conn -1 on a breaker row
     tries int NOT NULL, wait_ns bigint NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_run ON events (run);
@@ -106,7 +130,19 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     after_requests bigint, after_live bigint, after_standins bigint, after_errors bigint,
     after_lost bigint, after_lookups bigint, after_unanswered_lookups bigint,
     during_lookups_per_request double precision, first_live_after_ms double precision,
-    recovered_s bigint
+    recovered_s bigint,
+    -- the defences (null for an arm without the defence; RESULTS.md)
+    brk_opened bigint, brk_half_opened bigint, brk_closed bigint, brk_transitions bigint,
+    brk_closed_ms double precision, brk_open_ms double precision, brk_half_ms double precision,
+    brk_illegal bigint, retries_passed bigint, budget_refused bigint, budget_over bigint,
+    inflight_refused bigint,
+    store1_requests bigint, store1_live bigint, store1_live_share double precision, store1_p99_ms double precision,
+    store2_requests bigint, store2_live bigint, store2_live_share double precision, store2_p99_ms double precision,
+    store1_during_requests bigint, store1_during_live bigint, store1_during_live_share double precision,
+    store1_during_p99_ms double precision,
+    store2_during_requests bigint, store2_during_live bigint, store2_during_live_share double precision,
+    store2_during_p99_ms double precision,
+    before_lookups_100ms double precision, recovery_lookups_100ms jsonb, recovery_lookups_100ms_max bigint
 );
 
 CREATE TABLE per_second (                    -- second by second of each run

@@ -76,10 +76,16 @@ UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
 -- The store failing, every run: requests lost, what became of each lookup
 -- on both sides, permanent errors retried, the service's connections.
+-- With them, the gates (the defences): the retries they let through (K >= 1,
+-- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
+-- refused; each null for an arm without the gate.
 UPDATE run_stats x SET
     fault = r.fault, lost = t.lost, store_outcomes = o.j, lookup_ends = e.j,
     retried_permanent = p.n, conn_lost = c.l, conn_failed = c.f, conn_regained = c.c,
-    reconnect_wait_over = c.over
+    reconnect_wait_over = c.over,
+    retries_passed = CASE WHEN r.tries > 1 THEN e.passed END,
+    budget_refused = CASE WHEN r.rb_pct > 0 THEN e.y END,
+    inflight_refused = CASE WHEN r.inflight > 0 THEN e.b END
 FROM runs r
 CROSS JOIN LATERAL (
     SELECT count(*) FILTER (WHERE q.answer_ns IS NULL) AS lost FROM requests q WHERE q.run = r.run) t
@@ -95,14 +101,22 @@ CROSS JOIN LATERAL (
         'A', count(*) FILTER (WHERE k.o = 'A'), 'T', count(*) FILTER (WHERE k.o = 'T'),
         'C', count(*) FILTER (WHERE k.o = 'C'), 'D', count(*) FILTER (WHERE k.o = 'D'),
         'U', count(*) FILTER (WHERE k.o = 'U'), 'N', count(*) FILTER (WHERE k.o = 'N'),
-        'X', count(*) FILTER (WHERE k.o = 'X'), 'R', count(*) FILTER (WHERE k.o = 'R')) AS j
-    FROM service_requests v CROSS JOIN LATERAL (VALUES (v.a0_out), (v.a1_out), (v.a2_out)) AS k(o)
+        'X', count(*) FILTER (WHERE k.o = 'X'), 'R', count(*) FILTER (WHERE k.o = 'R'),
+        'O', count(*) FILTER (WHERE k.o = 'O'), 'B', count(*) FILTER (WHERE k.o = 'B'),
+        'Y', count(*) FILTER (WHERE k.o = 'Y')) AS j,
+        count(*) FILTER (WHERE k.k >= 1 AND k.st IS NOT NULL AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))) AS passed,
+        count(*) FILTER (WHERE k.o = 'Y') AS y, count(*) FILTER (WHERE k.o = 'B') AS b
+    FROM service_requests v
+    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_out), (1, v.a1_start, v.a1_out), (2, v.a2_start, v.a2_out),
+                               (3, v.a3_start, v.a3_out), (4, v.a4_start, v.a4_out)) AS k(k, st, o)
     WHERE v.run = r.run) e
 CROSS JOIN LATERAL (
-    -- a lookup answered "not found", and a later one tried all the same
+    -- a lookup answered "not found", and a later one tried all the same:
+    -- the first K with N comes before the last K with an outcome
     SELECT count(*) AS n FROM service_requests v
     WHERE v.run = r.run
-      AND ((v.a0_out = 'N' AND (v.a1_out IS NOT NULL OR v.a2_out IS NOT NULL)) OR (v.a1_out = 'N' AND v.a2_out IS NOT NULL))) p
+      AND (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
+           FROM (VALUES (0, v.a0_out), (1, v.a1_out), (2, v.a2_out), (3, v.a3_out), (4, v.a4_out)) AS k(k, o))) p
 CROSS JOIN LATERAL (
     -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
     SELECT count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
@@ -143,11 +157,10 @@ rp AS (
         count(*) FILTER (WHERE ph = 'a' AND answer_ns IS NULL) AS a_lost
     FROM rq GROUP BY run
 ),
-lk AS (   -- each lookup the service sent (not R: never sent), by the instant it was sent
-    SELECT v.run, lab_phase(k.st, w.f, w.u) AS ph, k.o IN ('T', 'C', 'X') AS unanswered
-    FROM service_requests v JOIN w USING (run)
-    CROSS JOIN LATERAL (VALUES (v.a0_start, v.a0_out), (v.a1_start, v.a1_out), (v.a2_start, v.a2_out)) AS k(st, o)
-    WHERE k.st IS NOT NULL AND k.o IS DISTINCT FROM 'R'
+lk AS (   -- each lookup the service sent (not R O B Y: never sent), by the instant it was sent
+    SELECT l.run, lab_phase(l.st, w.f, w.u) AS ph, l.o IN ('T', 'C', 'X') AS unanswered
+    FROM service_lookups l JOIN w USING (run)
+    WHERE l.sent
 ),
 lp AS (
     SELECT run,
@@ -196,6 +209,159 @@ LEFT JOIN fl USING (run)
 LEFT JOIN rec USING (run)
 WHERE r.win_from_ns IS NOT NULL AND x.run = r.run;
 
+-- The defences (RESULTS.md; each figure null for an arm without its
+-- defence).  The circuit breaker, from its rows of E in file order: the
+-- state each row puts it in (C closed, O open, H half open) and the one
+-- before it (CLOSED before the first row).
+WITH brun AS (
+    SELECT run, brk_cool_ms, t0_ns::numeric AS lo, t0_ns::numeric + seconds::numeric * 1e9 AS hi
+    FROM runs WHERE brk_cool_ms > 0
+),
+b AS (
+    SELECT e.run, e.i, e.t_ns, e.what, e.wait_ns, s.st,
+           coalesce(lag(s.st) OVER w, 'C') AS prev, lag(e.t_ns) OVER w AS prev_t,
+           lead(e.t_ns) OVER w AS next_t, row_number() OVER w AS n
+    FROM events e JOIN brun USING (run)
+    CROSS JOIN LATERAL (SELECT CASE e.what WHEN 'H' THEN 'H' WHEN 'K' THEN 'C' ELSE 'O' END AS st) s
+    WHERE e.what IN ('O', 'W', 'P', 'H', 'K')
+    WINDOW w AS (PARTITION BY e.run ORDER BY e.i)
+),
+-- rows the state machine does not allow; an H is allowed only when OPEN,
+-- that is right after an O, W or P row, so that row is "the last O/W/P row"
+bc AS (
+    SELECT b.run, count(*) FILTER (WHERE b.st = 'O') AS opened, count(*) FILTER (WHERE b.what = 'H') AS half,
+           count(*) FILTER (WHERE b.what = 'K') AS closed,
+           count(*) FILTER (WHERE CASE b.what
+               WHEN 'H' THEN b.prev <> 'O' OR b.t_ns - b.prev_t < brun.brk_cool_ms * 1000000
+                             OR b.wait_ns <> b.t_ns - b.prev_t
+               WHEN 'P' THEN b.prev <> 'H' WHEN 'K' THEN b.prev <> 'H'
+               ELSE b.prev <> 'C' END) AS illegal
+    FROM b JOIN brun USING (run) GROUP BY b.run
+),
+-- its states as intervals [a, z): CLOSED from t0 to the first row, then each
+-- row's state to the next row (or the end); each cut to [t0, t0 + seconds)
+seg AS (
+    SELECT brun.run, 'C' AS st, brun.lo AS a, coalesce(f.t_ns::numeric, brun.hi) AS z
+    FROM brun LEFT JOIN b f ON f.run = brun.run AND f.n = 1
+    UNION ALL
+    SELECT b.run, b.st, b.t_ns::numeric, coalesce(b.next_t::numeric, brun.hi) FROM b JOIN brun USING (run)
+),
+bt AS (
+    SELECT seg.run,
+           sum(greatest(0, least(seg.z, brun.hi) - greatest(seg.a, brun.lo))) FILTER (WHERE seg.st = 'C') AS c_ns,
+           sum(greatest(0, least(seg.z, brun.hi) - greatest(seg.a, brun.lo))) FILTER (WHERE seg.st = 'O') AS o_ns,
+           sum(greatest(0, least(seg.z, brun.hi) - greatest(seg.a, brun.lo))) FILTER (WHERE seg.st = 'H') AS h_ns
+    FROM seg JOIN brun USING (run) GROUP BY seg.run
+)
+UPDATE run_stats x SET
+    brk_opened = coalesce(bc.opened, 0), brk_half_opened = coalesce(bc.half, 0), brk_closed = coalesce(bc.closed, 0),
+    brk_transitions = coalesce(bc.opened + bc.half + bc.closed, 0),
+    brk_closed_ms = (coalesce(bt.c_ns, 0) / 1e6)::double precision,
+    brk_open_ms = (coalesce(bt.o_ns, 0) / 1e6)::double precision,
+    brk_half_ms = (coalesce(bt.h_ns, 0) / 1e6)::double precision,
+    brk_illegal = coalesce(bc.illegal, 0)
+FROM brun LEFT JOIN bc USING (run) LEFT JOIN bt USING (run)
+WHERE x.run = brun.run;
+
+-- The budget overspent: at each retry let through, at t = its start, the
+-- retries let through (R) and the requests that tried a first lookup (Q,
+-- by arrive_t) over (t - 1 s, t], counted by one window over both, in time
+-- order (RANGE ... CURRENT ROW takes every row at t itself too).
+WITH ev AS (
+    SELECT l.run, l.st AS t, true AS retry
+    FROM service_lookups l JOIN runs r USING (run)
+    WHERE r.rb_pct > 0 AND l.k >= 1 AND (l.o IS NULL OR l.o NOT IN ('O', 'B', 'Y'))
+    UNION ALL
+    SELECT v.run, v.arrive_ns, false
+    FROM service_requests v JOIN runs r USING (run)
+    WHERE r.rb_pct > 0 AND v.a0_start IS NOT NULL
+),
+cnt AS (
+    SELECT run, retry, count(*) FILTER (WHERE retry) OVER w AS rr, count(*) FILTER (WHERE NOT retry) OVER w AS qq
+    FROM ev
+    WINDOW w AS (PARTITION BY run ORDER BY t RANGE BETWEEN 999999999::bigint PRECEDING AND CURRENT ROW)
+),
+over_ AS (
+    SELECT c.run, count(*) FILTER (WHERE 100 * c.rr > r.rb_pct * c.qq + 100 * r.rb_floor) AS n
+    FROM cnt c JOIN runs r USING (run) WHERE c.retry GROUP BY c.run
+)
+UPDATE run_stats x SET budget_over = coalesce(o.n, 0)
+FROM runs r LEFT JOIN over_ o USING (run)
+WHERE r.rb_pct > 0 AND x.run = r.run;
+
+-- Two stores: the requests of T by the store the service logged for them
+-- (the row of V with req = j; a request the service never logged counts
+-- for neither), over the run and in the window's phase "during".
+WITH sr AS (
+    SELECT q.run, v.store, q.kind, q.answer_ns - q.sched_ns AS lat,
+           r.win_from_ns IS NOT NULL
+               AND lab_phase(q.sched_ns, r.t0_ns + r.win_from_ns, r.t0_ns + r.win_to_ns) = 'd' AS during
+    FROM runs r JOIN requests q USING (run)
+    JOIN (SELECT DISTINCT run, req, store FROM service_requests WHERE req IS NOT NULL) v
+        ON v.run = q.run AND v.req = q.j
+    WHERE r.stores = 2
+),
+sp AS (
+    SELECT run,
+        count(*) FILTER (WHERE store = 1) AS n1, count(*) FILTER (WHERE store = 1 AND kind = 'L') AS l1,
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY lat) FILTER (WHERE store = 1) AS p1,
+        count(*) FILTER (WHERE store = 2) AS n2, count(*) FILTER (WHERE store = 2 AND kind = 'L') AS l2,
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY lat) FILTER (WHERE store = 2) AS p2,
+        count(*) FILTER (WHERE during AND store = 1) AS dn1,
+        count(*) FILTER (WHERE during AND store = 1 AND kind = 'L') AS dl1,
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY lat) FILTER (WHERE during AND store = 1) AS dp1,
+        count(*) FILTER (WHERE during AND store = 2) AS dn2,
+        count(*) FILTER (WHERE during AND store = 2 AND kind = 'L') AS dl2,
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY lat) FILTER (WHERE during AND store = 2) AS dp2
+    FROM sr GROUP BY run
+),
+z AS (   -- zero counts for a run none of whose requests the service logged
+    SELECT r.run, r.win_from_ns IS NOT NULL AS win, coalesce(sp.n1, 0) AS n1, coalesce(sp.l1, 0) AS l1, sp.p1,
+           coalesce(sp.n2, 0) AS n2, coalesce(sp.l2, 0) AS l2, sp.p2, coalesce(sp.dn1, 0) AS dn1,
+           coalesce(sp.dl1, 0) AS dl1, sp.dp1, coalesce(sp.dn2, 0) AS dn2, coalesce(sp.dl2, 0) AS dl2, sp.dp2
+    FROM runs r LEFT JOIN sp USING (run) WHERE r.stores = 2
+)
+UPDATE run_stats x SET
+    store1_requests = z.n1, store1_live = z.l1,
+    store1_live_share = CASE WHEN z.n1 > 0 THEN z.l1::double precision / z.n1 END, store1_p99_ms = z.p1 / 1e6,
+    store2_requests = z.n2, store2_live = z.l2,
+    store2_live_share = CASE WHEN z.n2 > 0 THEN z.l2::double precision / z.n2 END, store2_p99_ms = z.p2 / 1e6,
+    store1_during_requests = CASE WHEN z.win THEN z.dn1 END, store1_during_live = CASE WHEN z.win THEN z.dl1 END,
+    store1_during_live_share = CASE WHEN z.dn1 > 0 THEN z.dl1::double precision / z.dn1 END,
+    store1_during_p99_ms = z.dp1 / 1e6,
+    store2_during_requests = CASE WHEN z.win THEN z.dn2 END, store2_during_live = CASE WHEN z.win THEN z.dl2 END,
+    store2_during_live_share = CASE WHEN z.dn2 > 0 THEN z.dl2::double precision / z.dn2 END,
+    store2_during_p99_ms = z.dp2 / 1e6
+FROM z WHERE x.run = z.run;
+
+-- The store's lookups (rows of S, both stores) around a window: per 100 ms
+-- before it, and in each 100 ms of the second after its end U (when that
+-- second ends within the run).
+UPDATE run_stats x SET before_lookups_100ms = n.n::double precision / (r.win_from_ns::double precision / 1e8)
+FROM runs r
+CROSS JOIN LATERAL (
+    SELECT count(*) AS n FROM lookups l
+    WHERE l.run = r.run AND l.arrive_ns >= r.t0_ns AND l.arrive_ns < r.t0_ns + r.win_from_ns) n
+WHERE r.win_from_ns > 0 AND x.run = r.run;
+
+WITH rw AS (
+    SELECT run, t0_ns + win_to_ns AS u FROM runs
+    WHERE win_to_ns IS NOT NULL AND (win_to_ns + 1000000000)::numeric <= seconds::numeric * 1e9
+),
+bk AS (
+    SELECT l.run, (l.arrive_ns - rw.u) / 100000000 AS i, count(*) AS n
+    FROM lookups l JOIN rw USING (run)
+    WHERE l.arrive_ns >= rw.u AND l.arrive_ns < rw.u + 1000000000
+    GROUP BY 1, 2
+),
+rl AS (
+    SELECT rw.run, jsonb_agg(coalesce(bk.n, 0) ORDER BY g.i) AS list, max(coalesce(bk.n, 0)) AS mx
+    FROM rw CROSS JOIN generate_series(0, 9) AS g(i) LEFT JOIN bk ON bk.run = rw.run AND bk.i = g.i
+    GROUP BY rw.run
+)
+UPDATE run_stats x SET recovery_lookups_100ms = rl.list, recovery_lookups_100ms_max = rl.mx
+FROM rl WHERE x.run = rl.run;
+
 -- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9).
 WITH secs AS (
     SELECT r.run, r.t0_ns, g.s,
@@ -227,10 +393,9 @@ req AS (
     GROUP BY 1, 2
 ),
 sent AS (
-    SELECT v.run, floor((t.x - n.t0_ns)::numeric / 1e9)::int AS s, count(*) AS lookups_sent
-    FROM service_requests v JOIN nsec n USING (run)
-    CROSS JOIN LATERAL (VALUES (v.a0_start, v.a0_out), (v.a1_start, v.a1_out), (v.a2_start, v.a2_out)) AS t(x, o)
-    WHERE t.x IS NOT NULL AND t.o <> 'R'
+    SELECT l.run, floor((l.st - n.t0_ns)::numeric / 1e9)::int AS s, count(*) AS lookups_sent
+    FROM service_lookups l JOIN nsec n USING (run)
+    WHERE l.sent
     GROUP BY 1, 2
 ),
 -- busy on [start, e), e = end, or open to the end of the run when absent
@@ -308,7 +473,16 @@ CROSS JOIN LATERAL (VALUES
     ('after_requests', s.after_requests::double precision), ('after_live', s.after_live::double precision),
     ('after_standins', s.after_standins::double precision), ('after_errors', s.after_errors::double precision),
     ('after_lost', s.after_lost::double precision), ('after_lookups', s.after_lookups::double precision),
-    ('after_unanswered_lookups', s.after_unanswered_lookups::double precision)
+    ('after_unanswered_lookups', s.after_unanswered_lookups::double precision),
+    ('brk_opened', s.brk_opened::double precision), ('brk_half_opened', s.brk_half_opened::double precision),
+    ('brk_closed', s.brk_closed::double precision), ('brk_transitions', s.brk_transitions::double precision),
+    ('brk_open_ms', s.brk_open_ms), ('brk_half_ms', s.brk_half_ms), ('brk_closed_ms', s.brk_closed_ms),
+    ('brk_illegal', s.brk_illegal::double precision), ('budget_refused', s.budget_refused::double precision),
+    ('budget_over', s.budget_over::double precision), ('inflight_refused', s.inflight_refused::double precision),
+    ('store1_during_live_share', s.store1_during_live_share), ('store2_during_live_share', s.store2_during_live_share),
+    ('store2_during_p99_ms', s.store2_during_p99_ms), ('store2_p99_ms', s.store2_p99_ms),
+    ('before_lookups_100ms', s.before_lookups_100ms),
+    ('recovery_lookups_100ms_max', s.recovery_lookups_100ms_max::double precision)
 ) AS f(figure, value)
 WHERE s.quiet;
 
@@ -320,7 +494,10 @@ FROM (SELECT DISTINCT arm FROM run_stats) a
 CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), ('live_share'),
     ('standin_share'), ('last_known_share'), ('default_share'), ('error_share'), ('lookups_per_request'),
     ('slot_ms_per_lookup'), ('slot_ms_per_request'), ('cut_short'), ('late_p99_us'), ('answers_per_s'),
-    ('lost'), ('retried_permanent'), ('during_lookups_per_request'), ('first_live_after_ms'), ('recovered_s')
+    ('lost'), ('retried_permanent'), ('during_lookups_per_request'), ('first_live_after_ms'), ('recovered_s'),
+    ('brk_opened'), ('brk_transitions'), ('brk_open_ms'), ('brk_half_ms'), ('brk_closed_ms'), ('budget_refused'),
+    ('inflight_refused'), ('store1_during_live_share'), ('store2_during_live_share'), ('store2_during_p99_ms'),
+    ('store2_p99_ms'), ('recovery_lookups_100ms_max'), ('before_lookups_100ms')
 ) AS f(figure)
 CROSS JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.value) AS median, min(r.value) AS min, max(r.value) AS max

@@ -362,7 +362,7 @@ static void write_tester(const char *path, const int *rows, const char *kinds, s
 {
     gzFile gz = gzopen(path, "wb");
     cr_assert_not_null(gz);
-    gzprintf(gz, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
+    gzprintf(gz, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
     for (size_t j = 0; j < n; j++) {
         char k = kinds[j];
         gzprintf(gz, "%zu\t%d\t%s\t%s\t%s\t%d\t%c\t%s\t0\t0\n", j, rows[j], j ? "3333333" : "1000000000",
@@ -417,17 +417,17 @@ Test(apstage, raw_reader_and_selection, .init = mk_tmp, .fini = rm_tmp)
     cr_assert(strstr(err, path), "%s", err);
     /* a bad kind, and a row with a missing field */
     gzFile gz = gzopen(path, "wb");
-    gzprintf(gz, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\t100\t0\t5\t200\tL\t0.5\t0\t0\n1\t1\t10\t0\t5\t200\tX\t0.5\t0\t0\n");
+    gzprintf(gz, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\t100\t0\t5\t200\tL\t0.5\t0\t0\n1\t1\t10\t0\t5\t200\tX\t0.5\t0\t0\n");
     gzclose(gz);
     cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, ":4:") && strstr(err, "kind"), "%s", err);
     gz = gzopen(path, "wb");
-    gzprintf(gz, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\n");
+    gzprintf(gz, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\n");
     gzclose(gz);
     cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, ":3:") && strstr(err, "field"), "%s", err);
     gz = gzopen(path, "wb");
-    gzprintf(gz, "# lab-raw 2 store\nj\trow\tkind\n");
+    gzprintf(gz, "# lab-raw 3 store\nj\trow\tkind\n");
     gzclose(gz);
     cr_assert_neq(testerraw_read(path, 10, &raw, err, sizeof err), 0);
     cr_assert(strstr(err, ":1:") || strstr(err, "line 1"), "%s", err);
@@ -510,7 +510,7 @@ Test(apstage, prepared_rows_with_overflowing_integers_are_refused, .init = mk_tm
     char raw[256];
     snprintf(raw, sizeof raw, "%s/t.tsv.gz", tmp);
     gzFile gz = gzopen(raw, "wb");
-    gzprintf(gz, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\t100\t0\t5\t200\tL\t0.5\t0\t0\n99999999999999999999\t1\t10\t0\t5\t200\tK\t0.5\t0\t0\n");
+    gzprintf(gz, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n" "0\t0\t100\t0\t5\t200\tL\t0.5\t0\t0\n99999999999999999999\t1\t10\t0\t5\t200\tK\t0.5\t0\t0\n");
     gzclose(gz);
     testerraw_run run;
     refused(testerraw_read(raw, 10, &run, err, sizeof err), err, raw, ":4:", "overflow");

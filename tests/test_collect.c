@@ -12,68 +12,45 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "collecthelp.h"
 #include "rawfmt.h"
 #include "redact.h"
 #include "util.h"
 
 #define PGDIR "build/pgtest"
-static char url[512], root[64];
-
-static int sh(const char *cmd)
-{
-    int rc = system(cmd);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
+char ct_url[512], ct_root[64];
 
 static void pg_start(void)
 {
     FILE *p = popen("bash pipeline/pg.sh start " PGDIR, "r");
     cr_assert_not_null(p);
-    cr_assert_not_null(fgets(url, sizeof url, p));
-    url[strcspn(url, "\n")] = 0;
+    cr_assert_not_null(fgets(ct_url, sizeof ct_url, p));
+    ct_url[strcspn(ct_url, "\n")] = 0;
     cr_assert_eq(pclose(p), 0, "pipeline/pg.sh start");
-    snprintf(root, sizeof root, "/tmp/collectXXXXXX");
-    cr_assert_not_null(mkdtemp(root));
+    snprintf(ct_root, sizeof ct_root, "/tmp/collectXXXXXX");
+    cr_assert_not_null(mkdtemp(ct_root));
     /* a clean database for each test */
     char cmd[1024];
     snprintf(cmd, sizeof cmd,
-             "psql -q '%s' -c 'DROP SCHEMA public CASCADE; CREATE SCHEMA public;' >/dev/null 2>&1", url);
+             "psql -q '%s' -c 'DROP SCHEMA public CASCADE; CREATE SCHEMA public;' >/dev/null 2>&1", ct_url);
     cr_assert_eq(sh(cmd), 0);
 }
 
 static void pg_stop(void)
 {
     char cmd[256];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", ct_root);
     sh(cmd);
     cr_assert_eq(sh("bash pipeline/pg.sh stop " PGDIR), 0);
 }
 
 TestSuite(collect, .init = pg_start, .fini = pg_stop, .timeout = 120);
 
-#define S 1000000000LL
-#define MS 1000000LL
-#define T0 (5 * S)
-
-/* rows: nrows rows of the kind's columns, in lab/rawfmt.h's order. */
-static void write_log(const char *path, rawfmt_kind kind, const int64_t *rows, size_t nvals)
-{
-    rawlog *r;
-    char err[UT_ERRLEN];
-    int ncols = rawfmt_table_of(kind)->ncols;
-    cr_assert_eq(nvals % (size_t)ncols, 0, "%s: rows of %d values", path, ncols);
-    cr_assert_eq(rawfmt_log_open(&r, path, kind, err, sizeof err), 0, "%s", err);
-    for (size_t i = 0; i < nvals / (size_t)ncols; i++)
-        rawlog_row(r, rows + i * (size_t)ncols);
-    cr_assert_eq(rawlog_close(r, err, sizeof err), 0, "%s", err);
-}
-
-#define N RAW_NONE
 /* A hand-made run of arm H3-fb25, round 1, 3 seconds from T0. */
 static void make_run(const char *arm, int round)
 {
     char dir[256], p[300];
-    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, arm, round);
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", ct_root, arm, round);
     char err[UT_ERRLEN];
     cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0);
     /* tester rows, columns as in lab/rawfmt.h: latencies 2, 30, 4, (none),
@@ -89,12 +66,12 @@ static void make_run(const char *arm, int round)
     write_log(p, RAWFMT_TESTER, t, sizeof t / sizeof t[0]);
     /* lookups sent at 0.1 s, 0.5 s, 1.2 s and (retry) 1.3 s, 2.5 s */
     int64_t v[] = {
-        0, 0, T0 + S / 10, T0 + S / 10 + 2 * MS, 200, 'L', 1, T0 + S / 10, T0 + S / 10 + MS, 'A', N, N, '-', N, N, '-',
-        1, 1, T0 + S / 2, T0 + S / 2 + 30 * MS, 200, 'K', 1, T0 + S / 2, T0 + S / 2 + 25 * MS, 'T', N, N, '-', N, N, '-',
-        2, 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + 4 * MS, 200, 'L', 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + MS, 'T',
-        T0 + 13 * S / 10, T0 + 13 * S / 10 + MS, 'A', N, N, '-',
-        4, 4, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS, 200, 'D', 1, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS,
-        'T', N, N, '-', N, N, '-',
+        0, 0, T0 + S / 10, T0 + S / 10 + 2 * MS, 200, 'L', 1, 1, T0 + S / 10, T0 + S / 10 + MS, 'A', NOL, NOL, NOL, NOL,
+        1, 1, T0 + S / 2, T0 + S / 2 + 30 * MS, 200, 'K', 1, 1, T0 + S / 2, T0 + S / 2 + 25 * MS, 'T', NOL, NOL, NOL, NOL,
+        2, 2, T0 + 12 * S / 10, T0 + 12 * S / 10 + 4 * MS, 200, 'L', 2, 1, T0 + 12 * S / 10, T0 + 12 * S / 10 + MS, 'T',
+        T0 + 13 * S / 10, T0 + 13 * S / 10 + MS, 'A', NOL, NOL, NOL,
+        4, 4, T0 + 25 * S / 10, T0 + 25 * S / 10 + 25 * MS, 200, 'D', 1, 1, T0 + 25 * S / 10,
+        T0 + 25 * S / 10 + 25 * MS, 'T', NOL, NOL, NOL, NOL,
     };
     snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
     write_log(p, RAWFMT_SERVICE, v, sizeof v / sizeof v[0]);
@@ -122,18 +99,11 @@ static void make_run(const char *arm, int round)
     /* the service kept its connections: no event */
     snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
     write_log(p, RAWFMT_EVENTS, NULL, 0);
-    snprintf(p, sizeof p, "%s/run.json", dir);
-    FILE *f = fopen(p, "w");
-    fprintf(f,
-            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":3,\"t0_ns\":%lld,"
-            "\"fault\":{\"name\":\"none\",\"spec\":\"none\",\"window\":null}}",
-            arm, round, (long long)T0);
-    fclose(f);
+    write_run_json(dir, arm, round, 3, NOFAULT, 1, SPEC_T1);
 }
 
 /* ------------------------------------------------ a run with a window */
 
-#define US 1000LL
 #define WF (2000 * MS) /* the window [WF, WU) of a 6 s run: [S/3, 2S/3) */
 #define WU (4000 * MS)
 
@@ -202,7 +172,7 @@ static const dreq DOWN[30] = {
 static void make_down_run(const char *arm, int round, int never)
 {
     char dir[256], p[300], err[UT_ERRLEN];
-    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, arm, round);
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", ct_root, arm, round);
     cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0);
     int64_t t[30 * RAWFMT_TESTER_NCOLS], v[30 * RAWFMT_SERVICE_NCOLS], st[90 * RAWFMT_STORE_NCOLS];
     size_t nt = 0, nv = 0, ns = 0;
@@ -215,12 +185,12 @@ static void make_down_run(const char *arm, int round, int never)
         nt += RAWFMT_TESTER_NCOLS;
         if (!d->served)
             continue;
-        int64_t vr[RAWFMT_SERVICE_NCOLS] = {j, j, sched + 20 * US, ans - 10 * US, d->status, d->kind, 0};
-        for (int k = 0; k < 3; k++) {
+        int64_t vr[RAWFMT_SERVICE_NCOLS] = {j, j, sched + 20 * US, ans - 10 * US, d->status, d->kind, 0, 1};
+        for (int k = 0; k < 5; k++) {
             int64_t *a = vr + RAWFMT_SERVICE_a0_start_t + 3 * k;
-            if (!d->a[k].out) {
+            if (k >= 3 || !d->a[k].out) {
                 a[0] = a[1] = N;
-                a[2] = '-';
+                a[2] = N;
                 continue;
             }
             vr[RAWFMT_SERVICE_lookups]++;
@@ -259,42 +229,10 @@ static void make_down_run(const char *arm, int round, int never)
     };
     snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
     write_log(p, RAWFMT_EVENTS, ev, sizeof ev / sizeof ev[0]);
-    snprintf(p, sizeof p, "%s/run.json", dir);
-    FILE *f = fopen(p, "w");
-    fprintf(f,
-            "{\"arm\":\"%s\",\"round\":%d,\"seconds\":6,\"t0_ns\":%lld,"
-            "\"fault\":{\"name\":\"%s\",\"spec\":\"%s\",\"from_ns\":%lld,\"to_ns\":%s}}",
-            arm, round, (long long)T0, never ? "never" : "down", never ? "never" : "down", (long long)WF,
-            never ? "null" : "4000000000");
-    fclose(f);
-}
-
-static int collect(char *out, size_t n)
-{
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "build/bin/collect --root %s --pgurl '%s' 2>&1", root, url);
-    FILE *p = popen(cmd, "r");
-    size_t len = fread(out, 1, n - 1, p);
-    out[len] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static json_t *results(void)
-{
-    char p[256];
-    snprintf(p, sizeof p, "%s/results/results.json", root);
-    json_error_t je;
-    json_t *r = json_load_file(p, 0, &je);
-    cr_assert_not_null(r, "%s: %s", p, je.text);
-    return r;
-}
-
-static double num(json_t *o, const char *k)
-{
-    json_t *v = json_object_get(o, k);
-    cr_assert(json_is_number(v), "%s is not a number", k);
-    return json_number_value(v);
+    char fault[200];
+    snprintf(fault, sizeof fault, "{\"name\":\"%s\",\"spec\":\"%s\",\"from_ns\":%lld,\"to_ns\":%s}",
+             never ? "never" : "down", never ? "never" : "down", (long long)WF, never ? "null" : "4000000000");
+    write_run_json(dir, arm, round, 6, fault, 1, SPEC_T3);
 }
 
 Test(collect, hand_made_run_every_figure_by_hand)
@@ -345,15 +283,8 @@ Test(collect, hand_made_run_every_figure_by_hand)
      * service's lookups A, T, T A, T; no event; every window figure null */
     cr_assert_str_eq(json_string_value(json_object_get(run, "fault")), "none");
     cr_assert_eq(num(run, "lost"), 1);
-    const char *so = "ADUENHRP", *le = "ATCDUNXR";
-    int want_so[8] = {2, 1, 0, 0, 0, 0, 0, 1}, want_le[8] = {2, 3, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < 8; i++) {
-        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
-        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
-        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
-    }
-    cr_assert_eq(json_object_size(json_object_get(run, "store_outcomes")), 8);
-    cr_assert_eq(json_object_size(json_object_get(run, "lookup_ends")), 8);
+    check_codes(run, "store_outcomes", "ADUENHRP", (const int[]){2, 1, 0, 0, 0, 0, 0, 1});
+    check_codes(run, "lookup_ends", "ATCDUNXROBY", (const int[]){2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0});
     const char *zero[] = {"retried_permanent", "conn_lost", "conn_failed", "conn_regained", "reconnect_wait_over"};
     for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
         cr_assert_eq(num(run, zero[i]), 0, "%s", zero[i]);
@@ -361,6 +292,14 @@ Test(collect, hand_made_run_every_figure_by_hand)
                            "during_lookups_per_request", "first_live_after_ms", "recovered_s"};
     for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
         cr_assert(json_is_null(json_object_get(run, nulls[i])), "%s is null without a window", nulls[i]);
+    /* ... and every defence's figure without the defence (one try, one store) */
+    const char *nodef[] = {"brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_closed_ms",
+                           "brk_open_ms", "brk_half_ms", "brk_illegal", "retries_passed", "budget_refused",
+                           "budget_over", "inflight_refused", "store1_requests", "store1_live_share",
+                           "store2_live", "store2_p99_ms", "store1_during_live_share", "store2_during_p99_ms",
+                           "before_lookups_100ms", "recovery_lookups_100ms", "recovery_lookups_100ms_max"};
+    for (size_t i = 0; i < sizeof nodef / sizeof nodef[0]; i++)
+        cr_assert(json_is_null(json_object_get(run, nodef[i])), "%s is null without its defence", nodef[i]);
     /* ... and the arm's statistics of a figure no run has: null */
     json_t *arm = json_object_get(json_object_get(r, "arms"), "H3-fb25");
     cr_assert(json_is_null(json_object_get(arm, "during_lookups_per_request")));
@@ -442,19 +381,29 @@ Test(collect, down_run_before_during_after_by_hand)
      * stand-in: 1 in 5 = 20%, not yet; [5 s, 6 s): j25-j29 all live -> 1;
      * [6 s, 7 s) would end after the run's 6 s */
     cr_assert_eq(num(run, "recovered_s"), 1);
+    /* the store's lookups arriving before 2 s: j0-j7 8, j8 2, j9's first 1 =
+     * 11 over 20 slices of 100 ms; from 4 s, 100 ms each: [4.0, 4.1) j19's
+     * third (4000.05 ms), j20, j21's three (4005, 4030, 4055), j22 (4010),
+     * j23 (4080) = 7; [4.4, 4.5) j24 (4480) */
+    cr_assert_float_eq(num(run, "before_lookups_100ms"), 0.55, 1e-15);
+    json_t *rl = json_object_get(run, "recovery_lookups_100ms");
+    const int want_rl[10] = {7, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    cr_assert_eq(json_array_size(rl), 10);
+    for (size_t i = 0; i < 10; i++)
+        cr_assert_eq(json_integer_value(json_array_get(rl, i)), want_rl[i], "recovery_lookups_100ms[%zu]", i);
+    cr_assert_eq(num(run, "recovery_lookups_100ms_max"), 7);
+    /* retries (K >= 1, not O B Y: R counts, the gates let it through): j8 1,
+     * j9 2, j10-j15 12, j17 2 (R R), j18 2, j19 2, j21 2 = 23 */
+    cr_assert_eq(num(run, "retries_passed"), 23);
+    cr_assert(json_is_null(json_object_get(run, "budget_over")), "no retry budget");
     /* store rows: the 50 lookups sent: A 8 + 1 (j8) + 1 (j9's frozen first)
      * + 1 (j19) + 1 (j20) + 2 (j21) + 8 = 22; N 1 (j8); E 26 (every
      * lookup arriving in the window); P 1 (j21's third) */
-    const char *so = "ADUENHRP", *le = "ATCDUNXR";
-    int want_so[8] = {22, 0, 0, 26, 1, 0, 0, 1};
+    check_codes(run, "store_outcomes", "ADUENHRP", (const int[]){22, 0, 0, 26, 1, 0, 0, 1});
     /* the service's ends: A 8 + 1 + 1 (j19) + 1 (j20) + 8 = 19; T j9 1 +
-     * j21 3 = 4; U j9 2 + j10-j15 18 + j18 3 + j19 2 = 25; N 1; X 1; R 2 */
-    int want_le[8] = {19, 4, 0, 0, 25, 1, 1, 2};
-    for (int i = 0; i < 8; i++) {
-        char k[2] = {so[i], 0}, k2[2] = {le[i], 0};
-        cr_assert_eq(num(json_object_get(run, "store_outcomes"), k), want_so[i], "store_outcomes.%s", k);
-        cr_assert_eq(num(json_object_get(run, "lookup_ends"), k2), want_le[i], "lookup_ends.%s", k2);
-    }
+     * j21 3 = 4; U j9 2 + j10-j15 18 + j18 3 + j19 2 = 25; N 1; X 1; R 2;
+     * nothing refused by a gate (O B Y) */
+    check_codes(run, "lookup_ends", "ATCDUNXROBY", (const int[]){19, 4, 0, 0, 25, 1, 1, 2, 0, 0, 0});
     cr_assert_eq(num(run, "lookups"), 50);
     cr_assert_eq(num(run, "retried_permanent"), 1); /* j8 */
     cr_assert_eq(num(run, "conn_lost"), 1);
@@ -533,6 +482,10 @@ Test(collect, never_window_lasts_to_the_end)
     cr_assert_float_eq(num(run, "during_lookups_per_request"), 1.95, 1e-12);
     cr_assert_eq(num(run, "after_requests"), 0);
     cr_assert_eq(num(run, "after_lookups"), 0);
+    /* before as in the down run; no second after a window without an end */
+    cr_assert_float_eq(num(run, "before_lookups_100ms"), 0.55, 1e-15);
+    cr_assert(json_is_null(json_object_get(run, "recovery_lookups_100ms")));
+    cr_assert(json_is_null(json_object_get(run, "recovery_lookups_100ms_max")));
     json_decref(r);
 }
 
@@ -540,7 +493,7 @@ Test(collect, bad_fault_in_run_json_is_named)
 {
     make_down_run("H3-r2-down", 1, 0);
     char out[8192], p[256];
-    snprintf(p, sizeof p, "%s/results/raw/H3-r2-down-r1/run.json", root);
+    snprintf(p, sizeof p, "%s/results/raw/H3-r2-down-r1/run.json", ct_root);
     struct {
         const char *fault, *says;
     } bad[] = {
@@ -610,7 +563,7 @@ Test(collect, twice_and_after_an_interruption_gives_the_same_bytes)
     char out[8192], p[256], *a, *b;
     size_t na, nb;
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
-    snprintf(p, sizeof p, "%s/results/results.json", root);
+    snprintf(p, sizeof p, "%s/results/results.json", ct_root);
     cr_assert_eq(ut_read_file(p, &a, &na, out, sizeof out), 0);
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "0 loaded now"), "nothing new to load: %s", out);
@@ -621,13 +574,13 @@ Test(collect, twice_and_after_an_interruption_gives_the_same_bytes)
      * has loaded something, then rerun. */
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "psql -q '%s' -c 'DROP SCHEMA public CASCADE; CREATE SCHEMA public;' >/dev/null 2>&1",
-             url);
+             ct_url);
     cr_assert_eq(sh(cmd), 0);
     unlink(p);
     snprintf(cmd, sizeof cmd,
              "(build/bin/collect --root %s --pgurl '%s' > /dev/null 2>&1 & pid=$!; sleep 0.05; kill -9 $pid; "
              "wait $pid) 2>/dev/null",
-             root, url);
+             ct_root, ct_url);
     sh(cmd);
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
     cr_assert_eq(ut_read_file(p, &b, &nb, out, sizeof out), 0);
@@ -642,7 +595,7 @@ Test(collect, unreachable_database_is_named_and_nothing_written)
     char cmd[512], out[2048];
     snprintf(cmd, sizeof cmd,
              "build/bin/collect --root %s --pgurl 'host=/nonexistent/socket dbname=lab user=x password=hunter2' 2>&1",
-             root);
+             ct_root);
     FILE *p = popen(cmd, "r");
     size_t n = fread(out, 1, sizeof out - 1, p);
     out[n] = 0;
@@ -651,7 +604,7 @@ Test(collect, unreachable_database_is_named_and_nothing_written)
     cr_assert(strstr(out, "cannot reach PostgreSQL") && strstr(out, "/nonexistent/socket"), "%s", out);
     cr_assert_null(strstr(out, "hunter2"), "the password is never printed: %s", out);
     char path[256];
-    snprintf(path, sizeof path, "%s/results/results.json", root);
+    snprintf(path, sizeof path, "%s/results/results.json", ct_root);
     cr_assert_eq(access(path, F_OK), -1, "nothing written");
 }
 
@@ -660,14 +613,14 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     make_run("H3-fb25", 1);
     char out[8192], cmd[2048], p[256];
     /* a malformed row: a letter in a time column, line 5 */
-    snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/tester.tsv.gz", root);
+    snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/tester.tsv.gz", ct_root);
     snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
              p, p, p, p);
     cr_assert_eq(sh(cmd), 0);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "tester.tsv.gz:5:") && strstr(out, "sched_t"), "%s", out);
     cr_assert(strstr(out, "nothing of this run") || !strstr(out, "loaded H3-fb25-r1"), "%s", out);
-    snprintf(cmd, sizeof cmd, "psql -tA '%s' -c 'SELECT count(*) FROM requests' 2>/dev/null", url);
+    snprintf(cmd, sizeof cmd, "psql -tA '%s' -c 'SELECT count(*) FROM requests' 2>/dev/null", ct_url);
     FILE *q = popen(cmd, "r");
     char c[32] = "";
     cr_assert_not_null(fgets(c, sizeof c, q));
@@ -675,7 +628,7 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     cr_assert_eq(atoi(c), 0, "no row of that run was loaded");
     /* a truncated gzip stream */
     make_run("H3-fb25", 1);
-    snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/store.tsv.gz", root);
+    snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/store.tsv.gz", ct_root);
     struct stat sb;
     cr_assert_eq(stat(p, &sb), 0);
     cr_assert_eq(truncate(p, sb.st_size - 12), 0);

@@ -1,0 +1,32 @@
+/* collectload: collect's loader: one run's raw files -> PostgreSQL.
+ *
+ * collectload_run loads ROOT/results/raw/<run>/ unless a run of that name
+ * with the same fingerprint is loaded already (the sha256 of the sha256s of
+ * run.json and its event files: tester, service, store, machine, events,
+ * then store2 when there is one).  Everything is read and checked before
+ * the database is touched: each event file whole through lab/rawfmt (raw
+ * format 3, lab/RAWFORMAT.md); run.json's arm, round, seconds, t0_ns,
+ * fault, stores and the arm_spec columns the statistics use (tries,
+ * brk_cool_ms, rb_pct, rb_floor, inflight, store2); store2.tsv.gz present
+ * exactly when stores is 2; each service row's store within 1 .. stores.
+ * Then, in one transaction, the run's old rows are deleted and the new ones
+ * COPied in: store2's rows into `lookups` with store 2 (store.tsv.gz's with
+ * 1), the events numbered in file order, the run's system log lines
+ * (ROOT/provenance/runs/<run>.json) through the redactor.  An error names
+ * the file, line and field, and leaves nothing of that run loaded.
+ *
+ * collectload_forget deletes a run's rows from every raw table.
+ *
+ * Returns: collectload_run 1 loaded, 0 already loaded, -1 error (err);
+ * collectload_forget 0 or -1.  The caller owns the connection.
+ */
+#ifndef PIPELINE_COLLECTLOAD_H
+#define PIPELINE_COLLECTLOAD_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen);
+int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
+
+#endif

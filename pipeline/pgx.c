@@ -1,0 +1,88 @@
+/* pgx: see pgx.h for the contract. */
+#include "pgx.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+int pgx_exec(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    int st = PQresultStatus(r);
+    int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
+    if (!ok)
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+int pgx_exec_params(PGconn *db, const char *sql, int n, const char *const *vals, char *err, size_t errlen)
+{
+    PGresult *r = PQexecParams(db, sql, n, NULL, vals, NULL, NULL, 0);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    if (!ok)
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
+int pgx_copy(PGconn *db, const char *sql, const char *buf, size_t len, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    if (PQresultStatus(r) != PGRES_COPY_IN) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        PQclear(r);
+        return -1;
+    }
+    PQclear(r);
+    size_t off = 0;
+    while (off < len) {
+        size_t chunk = len - off > (1 << 20) ? (1 << 20) : len - off;
+        if (PQputCopyData(db, buf + off, (int)chunk) != 1) {
+            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+            return -1;
+        }
+        off += chunk;
+    }
+    if (PQputCopyEnd(db, NULL) != 1) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        return -1;
+    }
+    int ok = 1;
+    while ((r = PQgetResult(db))) {
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            ok = 0;
+            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        }
+        PQclear(r);
+    }
+    return ok ? 0 : -1;
+}
+
+int pgx_exec_file(PGconn *db, const char *path, char *err, size_t errlen)
+{
+    char *sql = NULL;
+    size_t n;
+    if (ut_read_file(path, &sql, &n, err, errlen) != 0)
+        return -1;
+    int rc = pgx_exec(db, sql, err, errlen);
+    if (rc != 0) {
+        char m[UT_ERRLEN];
+        snprintf(m, sizeof m, "%s: %s", path, err);
+        ut_seterr(err, errlen, "%s", m);
+    }
+    free(sql);
+    return rc;
+}
+
+PGresult *pgx_query(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(db, sql);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        PQclear(r);
+        return NULL;
+    }
+    return r;
+}
