@@ -109,11 +109,20 @@ static json_t *new_run(json_t *root, const char *arm, int round, const char *lik
     return r;
 }
 
+/* the study's verdict on a against b on fig, made up (replacing the
+ * fixture's own, which a fixture remade with these arms has) */
 static void verdict(json_t *root, const char *a, const char *b, const char *fig, double d1, double d2)
 {
     int same = (d1 > 0) == (d2 > 0);
-    json_array_append_new(json_object_get(root, "verdicts"),
-                          json_pack("{s:s,s:s,s:s,s:s,s:[i,i],s:[f,f],s:s,s:s?}", "a", a, "b", b, "figure", fig,
+    json_t *vs = json_object_get(root, "verdicts");
+    for (size_t i = json_array_size(vs); i-- > 0;) {
+        json_t *v = json_array_get(vs, i);
+        if (!strcmp(json_string_value(json_object_get(v, "a")), a) &&
+            !strcmp(json_string_value(json_object_get(v, "b")), b) &&
+            !strcmp(json_string_value(json_object_get(v, "figure")), fig))
+            json_array_remove(vs, i);
+    }
+    json_array_append_new(vs, json_pack("{s:s,s:s,s:s,s:s,s:[i,i],s:[f,f],s:s,s:s?}", "a", a, "b", b, "figure", fig,
                                     "note", "made up", "rounds", 1, 2, "diffs", d1, d2, "verdict",
                                     same ? "clearly different" : "too close to call", "direction",
                                     same ? (d1 > 0 ? "a>b" : "a<b") : NULL));

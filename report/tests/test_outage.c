@@ -115,6 +115,9 @@ static void with_outage(json_t *root)
          {0, 0, 0, 0}, {0, 0, 0, 0}},
     };
     json_t *runs = json_object_get(root, "runs"), *arms = json_object_get(root, "arms");
+    /* the defences' arms whose store fails, which a remade fixture has, are not in this variant */
+    static const char *const drop[] = {"H3-brk-down", "H3-pool-hang", "H3-bulk-hang"};
+    for (int i = 0; i < 3; i++) json_object_del(arms, drop[i]);
     json_t *base = json_object_get(arms, "H3-fb25");
     cr_assert(base, "the fixture has H3-fb25");
     for (int i = 0; i < 6; i++) {

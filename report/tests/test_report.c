@@ -440,7 +440,11 @@ Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .time
     char why[256], root[4096];
     const char *h = strstr(g_html, "<html");
     cr_assert(h);
-    char *copy = strdup(h);
+    /* room for one slash per <meta> */
+    size_t nmeta = 0;
+    for (const char *m = strstr(h, "<meta "); m; m = strstr(m + 1, "<meta ")) nmeta++;
+    char *copy = malloc(strlen(h) + nmeta + 1);
+    strcpy(copy, h);
     /* void HTML elements written without a slash */
     for (char *m = strstr(copy, "<meta "); m; m = strstr(m + 1, "<meta ")) {
         char *e = strchr(m, '>');
