@@ -8,7 +8,8 @@
 #include "fmt.h"
 #include "rdata.h"
 
-const char *const OT_TIMELINE[OT_NTIMELINE] = {"H3-none-down", "H3-fb25-down", "H3-r2-down", "H3-fb25-reset"};
+const char *const OT_TIMELINE[OT_NTIMELINE] = {"H3-none-down", "H3-fb25-down", "H3-r2-down", "H3-brk-down",
+                                               "H3-fb25-reset"};
 
 /* the per-second series the timeline draws, in drawing order */
 static const struct {
@@ -65,6 +66,56 @@ static double ps_num(json_t *root, const char *run, size_t s, const char *key)
     return rd_num(root, &v, "/runs/%s/per_second/%zu/%s", run, s, key) ? NAN : v;
 }
 
+/* the breaker's states in its band, in the order of BAND_NAMES */
+enum { BAND_CLOSED, BAND_OPEN, BAND_HALF, NBAND };
+static const char *const BAND_NAMES[NBAND] = {"breaker closed", "breaker open", "breaker half open"};
+static const int BAND_COLS[NBAND] = {FG_GRID, FG_ORANGE, FG_PINK};
+
+static int has_breaker(const char *arm)
+{
+    return strstr(arm, "-brk") != NULL;
+}
+
+static int band_state(const char *s)
+{
+    if (!s) return -1;
+    if (!strcmp(s, "closed")) return BAND_CLOSED;
+    if (!strcmp(s, "open")) return BAND_OPEN;
+    if (!strcmp(s, "half_open")) return BAND_HALF;
+    return -1;
+}
+
+/* the breaker's state along the run as a band from y0 to y1 (world units),
+ * from extra.runs.<run>.breaker (report/README.md): closed before its first
+ * change; a change of an unknown state is drawn grey.  A stretch too short
+ * to see (a half-open spell of a few ms) is drawn 4 pixels wide.  Without
+ * the list the band says that the changes were not exported. */
+static void band(json_t *root, const char *run, int nmax, double y0, double y1)
+{
+    json_t *ch = rd_at(root, "/extra/runs/%s/breaker", run);
+    if (!json_is_array(ch)) {
+        fg_color(FG_LIGHTGREY);
+        fg_rect(0, y0, nmax, y1);
+        fg_text(nmax / 2.0, (y0 + y1) / 2 - (y1 - y0) * 0.3, 0.5, 0.8, FG_GREY, "breaker changes not exported");
+        return;
+    }
+    double minw = nmax * 4.0 / 870, from = 0;
+    int state = BAND_CLOSED;
+    for (size_t i = 0; i <= json_array_size(ch); i++) {
+        json_t *e = json_array_get(ch, i);
+        double t = e ? json_number_value(json_object_get(e, "t_ms")) / 1e3 : nmax;
+        double a = fmax(0, fmin(from, nmax)), b = fmax(0, fmin(t, nmax));
+        if (state != BAND_CLOSED && a < nmax && b - a < minw) b = fmin(a + minw, nmax);
+        if (b > a) {
+            fg_color(state < 0 ? FG_GREY : BAND_COLS[state]);
+            fg_rect(a, y0, b, y1);
+        }
+        if (!e) break;
+        state = band_state(json_string_value(json_object_get(e, "state")));
+        from = t;
+    }
+}
+
 /* a step per second, broken where a second has no value */
 static void steps(int n, const double *y, int col, double w)
 {
@@ -102,8 +153,10 @@ static void panel(json_t *root, int a, double y0, double y1, int nmax, double to
         if (rd_num(root, &to, "/runs/%s/win_to_ms", run)) to = nmax * 1e3;
         fg_color(FG_LIGHTGREY);
         fg_rect(from / 1e3, 0, fmin(to / 1e3, nmax), top);
-        fg_text((from / 1e3 + fmin(to / 1e3, nmax)) / 2, top * 0.9, 0.5, 0.8, FG_GREY, "%s", window_words(arm));
+        fg_text((from / 1e3 + fmin(to / 1e3, nmax)) / 2, top * (has_breaker(arm) ? 0.8 : 0.9), 0.5, 0.8, FG_GREY,
+                "%s", window_words(arm));
     }
+    if (has_breaker(arm)) band(root, run, nmax, top * 0.88, top);
     fg_linaxis_y_n(top, NULL, 0.8, 4);
     double step = nmax > 20 ? 5 : nmax > 8 ? 2 : 1;
     fg_color(FG_GRID);
@@ -136,12 +189,12 @@ int ot_figure(json_t *root, const char *figdir)
             }
     }
     double top = fg_nice_top(ymax > 0 ? ymax * 1.1 : 1);
-    int W = 1000, H = 180 + OT_NTIMELINE * 190;
+    int W = 1000, H = 220 + OT_NTIMELINE * 190;
     char path[4200];
     snprintf(path, sizeof path, "%s/outage.svg", figdir);
     fg_begin(path, W, H);
     fg_title("The store goes down: each second of one round");
-    double t = 1 - 75.0 / H, b = 110.0 / H, gap = 38.0 / H;
+    double t = 1 - 75.0 / H, b = 150.0 / H, gap = 38.0 / H;
     double ph = (t - b - (OT_NTIMELINE - 1) * gap) / OT_NTIMELINE;
     for (int a = 0; a < OT_NTIMELINE; a++) {
         double y1 = t - a * (ph + gap);
@@ -157,7 +210,8 @@ int ot_figure(json_t *root, const char *figdir)
         names[k] = SERIES[k].name;
         cols[k] = SERIES[k].col;
     }
-    fg_legend(0.1, 0.97, 0.01, 45.0 / H, (int)NSERIES, names, cols, NULL, 0.85);
+    fg_legend(0.1, 0.97, 50.0 / H, 85.0 / H, (int)NSERIES, names, cols, NULL, 0.85);
+    fg_legend(0.1, 0.6, 10.0 / H, 45.0 / H, NBAND, BAND_NAMES, BAND_COLS, NULL, 0.85);
     if (fg_end()) {
         fprintf(stderr, "report: cannot write the figure %s\n", path);
         return -1;
@@ -263,6 +317,48 @@ static void down_text(page *p, json_t *root)
     say_range(p, root, "int", "H3-r2-down", "recovered_s");
     pg_t(p, " (a dash: no such second before the run ended; freezes alone can keep a second above that line, "
             "as a frozen lookup gets a stand-in too).");
+    pg_p_end(p);
+}
+
+/* the breaker's panel in words: its drawn run's window and its changes */
+static void breaker_text(page *p, json_t *root)
+{
+    pg_p_begin(p, NULL);
+    pg_t(p, "With a circuit breaker in front of the 25 ms stand-in (five failures in a row open it for 250 ms, "
+            "then three probes decide), the band at the top of its panel is the breaker's state.");
+    int r = drawn(p, root, "H3-brk-down");
+    if (r) {
+        char run[96];
+        snprintf(run, sizeof run, "H3-brk-down-r%d", r);
+        pg_t(p, " In the round drawn (H3-brk-down, round %d) ", r);
+        pg_v(p, "int", "/runs/%s/during_standins", run);
+        pg_t(p, " of ");
+        pg_v(p, "int", "/runs/%s/during_requests", run);
+        pg_t(p, " requests in the window got the stand-in and ");
+        pg_v(p, "int", "/runs/%s/during_lost", run);
+        pg_t(p, " no answer at all; it sent ");
+        pg_v(p, "int", "/runs/%s/during_lookups", run);
+        pg_t(p, " lookups in the window and refused ");
+        pg_v(p, "int", "/runs/%s/lookup_ends/O", run);
+        pg_t(p, " in the whole run. It opened ");
+        pg_v(p, "int", "/runs/%s/brk_opened", run);
+        pg_t(p, " times, went half open ");
+        pg_v(p, "int", "/runs/%s/brk_half_opened", run);
+        pg_t(p, " times and closed ");
+        pg_v(p, "int", "/runs/%s/brk_closed", run);
+        pg_t(p, " times; it was open ");
+        pg_v(p, "ms", "/runs/%s/brk_open_ms", run);
+        pg_t(p, " ms, half open ");
+        pg_v(p, "ms", "/runs/%s/brk_half_ms", run);
+        pg_t(p, " ms and closed ");
+        pg_v(p, "ms", "/runs/%s/brk_closed_ms", run);
+        pg_t(p, " ms of the run, with ");
+        pg_v(p, "int", "/runs/%s/brk_illegal", run);
+        pg_t(p, " changes its state machine does not allow.");
+        if (!json_is_array(rd_at(root, "/extra/runs/%s/breaker", run)))
+            pg_t(p, " The verifier does not export its changes one by one (extra.runs.<run>.breaker), so the "
+                    "panel says so instead of drawing the band; the totals above are verified.");
+    }
     pg_p_end(p);
 }
 
@@ -391,10 +487,12 @@ int ot_section(page *p, json_t *root)
                   "Per second of the run: requests scheduled, lookups the service tried (counting those it could "
                   "not send for want of a connection), and how the requests scheduled in that second were "
                   "answered: live, with a stand-in, or with an error or not at all. Shaded: the fault window. "
-                  "From the top: no limit, the 25 ms stand-in and two retries with the store down; the 25 ms "
-                  "stand-in with the store resetting its connections."))
+                  "From the top: no limit, the 25 ms stand-in, two retries and the circuit breaker with the store "
+                  "down (the band at the breaker's panel's top: closed, open, half open, from its changes of "
+                  "state); the 25 ms stand-in with the store resetting its connections."))
         return -1;
     down_text(p, root);
+    breaker_text(p, root);
     reset_text(p, root);
     arms_table(p, root);
     transient_text(p, root);

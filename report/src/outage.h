@@ -2,11 +2,15 @@
  * and its timeline figure.
  *
  * The figure, figures/outage.svg: one panel per arm of OT_TIMELINE (the
- * store down with no limit, with the 25 ms stand-in, with two retries, and
- * the stand-in when the store resets its connections), each the arm's drawn
+ * store down with no limit, with the 25 ms stand-in, with two retries, with
+ * the circuit breaker, and the stand-in when the store resets its
+ * connections), each the arm's drawn
  * round second by second (runs.<run>.per_second: arrivals, lookups_sent,
  * live, standins, errors) with the fault window (runs.<run>.win_from_ms,
- * win_to_ms; null: to the end of the run) shaded.  The drawn round is the
+ * win_to_ms; null: to the end of the run) shaded; the breaker's panel has a
+ * band of its state drawn from extra.runs.<run>.breaker (a list of
+ * {t_ms, state}; without it the band says "breaker changes not exported").
+ * The drawn round is the
  * lowest quiet round all measured arms of OT_TIMELINE share, else each
  * arm's lowest quiet round (ot_round).  An arm not measured gets a panel
  * that says so.
@@ -31,7 +35,7 @@
 
 #include "page.h"
 
-enum { OT_NTIMELINE = 4 };
+enum { OT_NTIMELINE = 5 };
 extern const char *const OT_TIMELINE[OT_NTIMELINE];
 
 int ot_figure(json_t *root, const char *figdir);

@@ -79,6 +79,10 @@ static const char *const design_arms[] = {
     "H3-none-down", "H3-fb25-down", "H3-r2-down", "H3-r2bj-down", "H3-fb25-hang", "H3-r2-hang",
     "H3-fb25-reset", "H3-r2-reset", "H3-fb25-never", "H3-r2-never", "H3-fb25-flaky", "H3-r2-flaky",
     "H3-fb25-missing", "H3-r2-missing",
+    /* the defences (issue 13), in the order of the lab's arm table */
+    "H3-brk-down", "H3-brk-hang", "H3-brk-reset", "H3-brk-never", "H3-brkw-down", "H3-brkr2-down",
+    "H3-brkr2-hang", "H4-brkr2", "H3-r4x-down", "H3-r4xf-down", "H3-r4xe-down", "H4-r4xf", "H3-pool-hang",
+    "H3-bulk-hang", "H3-r2bud-down", "H4-r2bud", "H4-r2dl", "H3-t23", "H4-hedge", "L3-ahedge", "H3-ahedge",
 };
 #define NDESIGN (sizeof design_arms / sizeof design_arms[0])
 
@@ -169,6 +173,24 @@ void rd_arm_words(const char *arm, char *out, size_t n)
     snprintf(out, n, "%s; %s", w, faults[f][1]);
 }
 
+/* the defences' retry labels: rNx, rNxf, rNxe (capped backoff), rNbud
+ * (a retry budget), rNdl (a deadline passed down); 1 when p is one */
+static int retry_words(const char *p, char *pol, size_t n)
+{
+    int k, used = 0;
+    if (sscanf(p, "r%d%n", &k, &used) != 1 || used < 2) return 0;
+    const char *rest = p + used;
+    const char *w = !strcmp(rest, "x")     ? "capped pauses"
+                    : !strcmp(rest, "xf")  ? "capped pauses, full jitter"
+                    : !strcmp(rest, "xe")  ? "capped pauses, equal jitter"
+                    : !strcmp(rest, "bud") ? "under a budget"
+                    : !strcmp(rest, "dl")  ? "deadline passed down"
+                                           : NULL;
+    if (!w) return 0;
+    snprintf(pol, n, "%d retries, %s", k, w);
+    return 1;
+}
+
 static void arm_words(const char *arm, char *out, size_t n)
 {
     if (!strcmp(arm, "Z-capacity")) {
@@ -199,7 +221,14 @@ static void arm_words(const char *arm, char *out, size_t n)
     else if (!strcmp(p, "r2b")) snprintf(pol, sizeof pol, "2 retries, fixed pause");
     else if (!strcmp(p, "r2bj")) snprintf(pol, sizeof pol, "2 retries, random pause");
     else if (!strcmp(p, "hedge")) snprintf(pol, sizeof pol, "ask twice after 10 ms");
-    else if (sscanf(p, "fb%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, stand-in", t);
+    else if (!strcmp(p, "ahedge")) snprintf(pol, sizeof pol, "ask twice after the recent p95");
+    else if (!strcmp(p, "brk")) snprintf(pol, sizeof pol, "breaker, 25 ms limit, stand-in");
+    else if (!strcmp(p, "brkw")) snprintf(pol, sizeof pol, "breaker on a failure share, stand-in");
+    else if (!strcmp(p, "brkr2")) snprintf(pol, sizeof pol, "breaker, 2 retries, stand-in");
+    else if (!strcmp(p, "pool")) snprintf(pol, sizeof pol, "second store, one shared limit");
+    else if (!strcmp(p, "bulk")) snprintf(pol, sizeof pol, "second store, a bulkhead");
+    else if (retry_words(p, pol, sizeof pol)) {
+    } else if (sscanf(p, "fb%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, stand-in", t);
     else if (sscanf(p, "t%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, error", t);
     else snprintf(pol, sizeof pol, "policy %s", p);
     snprintf(out, n, "%s, %s, %s", wait, rate, pol);
@@ -216,8 +245,8 @@ int rd_arm_family(const char *arm)
     if (!strcmp(p, "none") || !strcmp(p, "capacity")) return 0;
     if (!strcmp(p, "dl")) return 3;
     if (!strcmp(p, "dldown")) return 4;
-    if (!strncmp(p, "r2", 2)) return 5;
-    if (!strcmp(p, "hedge")) return 6;
+    if (p[0] == 'r' && p[1] >= '1' && p[1] <= '9') return 5;
+    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge")) return 6;
     if (sscanf(p, "fb%d", &t) == 1) return 2;
     if (sscanf(p, "t%d", &t) == 1) return 1;
     return 7;

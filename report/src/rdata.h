@@ -6,8 +6,9 @@
  * when any step is missing.  rd_num gives a number (0) or -1 when the node
  * is missing or not a number (null included).  The arm helpers know the
  * design's arm names (`<wait><rate>-<policy>[-<fault>]`): the seed's 21
- * arms plus Z-capacity, and the 14 arms whose store fails (the second
- * lesson); rd_arms lists those in design order followed by any other arm
+ * arms plus Z-capacity, the 14 arms whose store fails (the second
+ * lesson) and the 21 arms of the defences (issue 13, in the order of the
+ * lab's arm table); rd_arms lists those in design order followed by any other arm
  * the study has, and says which were measured.  Nothing here allocates
  * except rd_arms (free the array with rd_arms_free).
  */
@@ -39,7 +40,8 @@ void rd_arm_words(const char *arm, char *out, size_t n);
  * "reset", "never", "flaky", "missing"; "none" for the others */
 const char *rd_arm_fault(const char *arm);
 /* the policy's family, for colours: 0 none, 1 limit+error, 2 stand-in,
- * 3 deadline, 4 deadline passed down, 5 retries, 6 hedge, 7 other */
+ * 3 deadline, 4 deadline passed down, 5 retries (any rN...), 6 hedge (fixed or
+ * adaptive), 7 other (the breakers, the second store) */
 int rd_arm_family(const char *arm);
 
 /* the rounds of an arm (arms.<arm>.rounds), ascending; returns the count */

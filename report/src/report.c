@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "defences.h"
 #include "figures.h"
 #include "fmt.h"
 #include "machine.h"
@@ -125,6 +126,7 @@ static void sec_head(page *p, json_t *root)
         {"hedge", "Asking twice"},
         {"ap", "What the stand-ins cost the ranking"},
         {"outage", "The store goes down"},
+        {"defences", "The defences"},
         {"arms", "Every arm's figures"},
         {"verdicts", "Every verdict"},
         {"guesses", "Every guess, right or wrong"},
@@ -920,6 +922,7 @@ int main(int argc, char **argv)
     rc |= fig_steps(root, tmpfig);
     if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
     rc |= ot_figure(root, tmpfig);
+    rc |= df_figures(root, tmpfig);
     rc |= qt_figures(root, tmpfig);
 
     page *p = pg_new(root, tmpfig);
@@ -935,6 +938,7 @@ int main(int argc, char **argv)
         rc |= sec_hedge(p, root);
         rc |= sec_ap(p, root);
         rc |= ot_section(p, root);
+        rc |= df_section(p, root);
         sec_arms(p, root);
         sec_verdicts(p, root);
         sec_guesses(p, root);

@@ -3,11 +3,14 @@
 #
 #   bash report/tests/make_study.sh DIR [SECONDS]     (from the repository root)
 #
-# Runs 14 arms (8 of the first lesson, 6 whose store fails) x 2 rounds of SECONDS (default 3) s each into DIR/results/raw,
+# Runs 20 arms (8 of the first lesson, 6 whose store fails, 6 of the defences:
+# the breaker with the store down, the second store with and without a
+# bulkhead, and at 450/s the retry budget, retries with the deadline passed
+# down and asking twice) x 2 rounds of SECONDS (default 3) s each into DIR/results/raw,
 # loads them with the lab's collect (a private PostgreSQL cluster), copies the
 # reference scores, writes DIR/provenance/manifest-measure.tsv and runs the
 # verifier, which writes DIR/results/verified.json.  Needs `make build` and
-# `make prepare` done, and verify/build/verify built.  About 2 minutes.
+# `make prepare` done, and verify/build/verify built.  About 3 minutes.
 #
 # One run is disturbed on purpose, so that the report has a disturbed run to
 # list and draw: H3-t25's round 2 has its tester stopped for 100 ms (SIGSTOP,
@@ -24,7 +27,8 @@
 set -euo pipefail
 dir=${1:?usage: make_study.sh DIR [SECONDS]}
 secs=${2:-3}
-arms=(H3-none H3-t25 H3-fb25 H3-dl H3-dldown H4-r2 L3-hedge L3-t25 H3-none-down H3-fb25-down H3-r2-down H3-fb25-reset H3-r2-missing H3-fb25-missing)
+arms=(H3-none H3-t25 H3-fb25 H3-dl H3-dldown H4-r2 L3-hedge L3-t25 H3-none-down H3-fb25-down H3-r2-down H3-fb25-reset H3-r2-missing H3-fb25-missing
+      H3-brk-down H3-bulk-hang H3-pool-hang H4-r2bud H4-r2dl H4-hedge)
 disturb=H3-t25-r2
 mkdir -p "$dir/results/raw" "$dir/results/reference" "$dir/provenance" "$dir/data"
 dir=$(cd "$dir" && pwd)

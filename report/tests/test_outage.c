@@ -115,6 +115,9 @@ static void with_outage(json_t *root)
          {0, 0, 0, 0}, {0, 0, 0, 0}},
     };
     json_t *runs = json_object_get(root, "runs"), *arms = json_object_get(root, "arms");
+    /* the defences' arms whose store fails, which a remade fixture has, are not in this variant */
+    static const char *const drop[] = {"H3-brk-down", "H3-pool-hang", "H3-bulk-hang"};
+    for (int i = 0; i < 3; i++) json_object_del(arms, drop[i]);
     json_t *base = json_object_get(arms, "H3-fb25");
     cr_assert(base, "the fixture has H3-fb25");
     for (int i = 0; i < 6; i++) {
@@ -210,19 +213,20 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
     cr_expect_eq(bad, 0, "%d of %d printed values differ from the variant", bad, n);
     cr_expect_geq(in_sec, 80, "only %d values in the section", in_sec);
 
-    /* the table: one row per arm whose store fails, the design's 14; 6 measured */
+    /* the table: one row per arm whose store fails, the design's 14 and the defences' 13; 6 measured */
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1, "no table of the arms whose store fails");
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "<tr>") - 1, 14, "%d rows", count(table, "<tr>") - 1);
-    cr_expect_eq(count(table, "not measured"), 8);
+    cr_expect_eq(count(table, "<tr>") - 1, 27, "%d rows", count(table, "<tr>") - 1);
+    cr_expect_eq(count(table, "not measured"), 21);
     cr_expect(strstr(table, "<th scope=\"row\">H3-r2-missing</th><th scope=\"row\">freezes, 300/s, 2 retries at "
                             "once, stand-in; missing rows</th>"),
               "the arm's words name its scenario");
     cr_expect(strstr(table, "data-src=\"/arms/H3-none-down/lost/max\" data-fmt=\"int\">1</span>"));
     free(table);
 
-    /* the figure: four panels, round 2 each, the windows, the legend */
+    /* the figure: four panels, round 2 each, the windows, the legend; the
+     * breaker's panel (H3-brk-down, not in this variant: test_defences.c) */
     char *s = rt_check_svg(d, "outage"), *t = rt_svg_text(s);
     const char *heads[] = {"H3-none-down, round 2: freezes, 300/s, no limit; store down",
                            "H3-fb25-down, round 2: freezes, 300/s, 25 ms limit, stand-in; store down",
@@ -232,9 +236,10 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
                            "errors or no answer"};
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
         cr_expect(strstr(t, heads[i]), "the figure lacks \"%s\"", heads[i]);
-    cr_expect_eq(count(t, "store down"), 3 + 3, "three panels' heads and windows say store down");
+    cr_expect_eq(count(t, "store down"), 3 + 3 + 1, "three panels' heads and windows and the breaker's head say store down");
     cr_expect_eq(count(t, "store closed, refusing"), 1);
-    cr_expect(!strstr(t, "not measured"));
+    cr_expect_eq(count(t, "not measured"), 1, "only the breaker's panel is not measured");
+    cr_expect(strstr(t, "H3-brk-down: freezes, 300/s, breaker, 25 ms limit, stand-in; store down"));
     free(s);
     free(t);
     json_decref(root);
@@ -249,8 +254,11 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
 }
 
 /* The fixture (report/tests/make_study.sh) measures six of the 14 arms whose
- * store fails, the four drawn among them: the timeline cites runs, and the
- * table says "not measured" for the eight others only. */
+ * store fails, the four drawn among them, and (once remade with the
+ * defences) H3-brk-down, H3-pool-hang and H3-bulk-hang: the timeline cites
+ * runs, and the table's 27 rows say "not measured" exactly for the arms the
+ * fixture lacks; the breaker's panel says "not measured" exactly when the
+ * fixture lacks H3-brk-down. */
 Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
 {
     char *d = rendered_dir(FIXTURE);
@@ -265,10 +273,28 @@ Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1);
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "not measured"), 8, "14 arms whose store fails, 6 in the fixture");
+    cr_expect_eq(count(table, "<tr>") - 1, 27, "%d rows", count(table, "<tr>") - 1);
+    json_error_t e;
+    json_t *fx = json_load_file(FIXTURE, 0, &e);
+    cr_assert(fx, "%s", e.text);
+    json_t *fx_arms = json_object_get(fx, "arms");
+    int rows = 0;
+    for (const char *q = strstr(table, "<tr><th scope=\"row\">"); q; q = strstr(q + 1, "<tr><th scope=\"row\">")) {
+        char arm[64];
+        cr_assert_eq(sscanf(q, "<tr><th scope=\"row\">%63[^<]", arm), 1);
+        const char *end = strstr(q + 1, "</tr>");
+        char *row = strndup(q, (size_t)(end - q));
+        cr_expect_eq(strstr(row, "not measured") != NULL, json_object_get(fx_arms, arm) == NULL,
+                     "%s: \"not measured\" against the fixture", arm);
+        free(row);
+        rows++;
+    }
+    cr_expect_eq(rows, 27);
     free(table);
     char *s = rt_check_svg(d, "outage"), *t = rt_svg_text(s);
-    cr_expect_eq(count(t, "not measured"), 0, "every panel has its run");
+    cr_expect_eq(count(t, "not measured"), json_object_get(fx_arms, "H3-brk-down") ? 0 : 1,
+                 "every panel has its run, but the breaker's when the fixture lacks it");
+    json_decref(fx);
     cr_expect(strstr(html, "<figure id=\"fig-outage\">"), "the page does not inline it");
     cr_expect(strstr(md, "](figures/outage.svg)"), "the Markdown does not link it");
     cr_expect(strstr(md, "## The store goes down"));
