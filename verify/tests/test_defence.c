@@ -49,8 +49,10 @@
 
 #include "defence.h"
 #include "mism.h"
+#include "predicate.h"
 #include "rawcols.h"
 #include "rawread.h"
+#include "runfig.h"
 #include "synth.h"
 #include "thelp.h"
 #include "vjson.h"
@@ -788,4 +790,37 @@ Test(defence, stores_and_the_store_column_agree, .init = d_setup, .fini = d_tear
                           "(stores 1: no store2.tsv.gz)\n"),
               "%s", out);
     free(out);
+}
+
+Test(defence_units, the_guesses_may_name_every_figure_data_readme_lists)
+{
+    /* data/README.md's table of figures (the new ones last) */
+    static const char *const figs[] = {
+        "n", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "live_share", "standin_share", "last_known_share",
+        "default_share", "error_share", "lookups_per_request", "slot_ms_per_lookup", "slot_ms_per_request",
+        "cut_short", "answers_per_s", "late_p99_us", "lost", "retried_permanent", "during_lookups_per_request",
+        "first_live_after_ms", "recovered_s", "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions",
+        "brk_open_ms", "brk_half_ms", "brk_closed_ms", "brk_illegal", "budget_refused", "budget_over",
+        "inflight_refused", "store1_during_live_share", "store2_during_live_share", "store2_during_p99_ms",
+        "store2_p99_ms", "before_lookups_100ms", "recovery_lookups_100ms_max"};
+    for (size_t k = 0; k < sizeof figs / sizeof *figs; k++)
+        cr_expect(rf_fig_by_name(figs[k]) >= 0, "%s is not a figure of the grammar", figs[k]);
+    static const char *const phase[] = {"before", "during", "after"};
+    static const char *const what[] = {"requests", "live", "standins", "errors", "lost", "lookups",
+                                       "unanswered_lookups"};
+    for (int p = 0; p < 3; p++)
+        for (int k = 0; k < 7; k++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s_%s", phase[p], what[k]);
+            cr_expect(rf_fig_by_name(name) >= 0, "%s is not a figure of the grammar", name);
+        }
+    pr_pred pred;
+    char err[256];
+    cr_expect_eq(pr_parse("median H3-bulk-hang.store2_during_p99_ms < 0.5 * H3-pool-hang.store2_during_p99_ms and "
+                          "every H4-r2bud.budget_over <= 0 and apart H3-brk-down H3-fb25-down brk_open_ms",
+                          &pred, err, sizeof err),
+                 0, "%s", err);
+    pr_free(&pred);
+    /* a list is not a figure */
+    cr_expect_neq(pr_parse("every H3-r4x-down.recovery_lookups_100ms <= 5", &pred, err, sizeof err), 0);
 }
