@@ -79,6 +79,8 @@ static void close_file(rr_file *f, unsigned char *gz)
     free(gz);
 }
 
+static int read_frozen(const char *root, const char *run, const char *fname, exrun *x, char *err, size_t errlen);
+
 static int read_run(const char *root, const char *run, long long n, exrun *x, char *err, size_t errlen)
 {
     memset(x, 0, sizeof *x);
@@ -146,7 +148,7 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
         x->v_kind[q] = row.c[V_KIND];
         x->v_lookups[q] = (int)row.v[V_LOOKUPS];
         long long last = ABSENT;
-        for (int a = 0; a < 3; a++) {
+        for (int a = 0; a < RC_LOOKUPS; a++) {
             int ce = V_A0E + 3 * a;
             if (row.has[ce] && row.v[ce] > last) last = row.v[ce];
         }
@@ -158,8 +160,22 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
     close_file(&f, gz);
     if (rc) return rc;
 
-    gz = NULL;
-    rc = open_file(root, run, "store.tsv.gz", "store", store_cols, S_NCOL, &gz, &f, err, errlen);
+    rc = read_frozen(root, run, "store.tsv.gz", x, err, errlen);
+    /* the second store's rows are rows of S too (RESULTS.md) */
+    char *p2 = vu_xasprintf("%s/results/raw/%s/store2.tsv.gz", root, run);
+    if (!rc && vu_is_file(p2)) rc = read_frozen(root, run, "store2.tsv.gz", x, err, errlen);
+    free(p2);
+    return rc;
+}
+
+/* the frozen attempt-0 lookup of the lowest req among one store file's rows */
+static int read_frozen(const char *root, const char *run, const char *fname, exrun *x, char *err, size_t errlen)
+{
+    long long n = x->n;
+    unsigned char *gz = NULL;
+    rr_file f;
+    rr_row row;
+    int rc = open_file(root, run, fname, "store", store_cols, S_NCOL, &gz, &f, err, errlen);
     while (!rc) {
         int k = rr_next(&f, &row, err, errlen);
         if (k < 0) rc = -1;

@@ -151,34 +151,58 @@ static int inputs_usable(const args *a, const paths *p)
     return 1;
 }
 
-/* the service's reconnect pauses outside the backoff's bounds
- * (RESULTS.md's reconnect_wait_over, which must be 0), counted here from
- * events.tsv.gz: the verifier's own report, whatever results.json says.
- * One NOTE per run with any; checks.reconnect_wait_over */
-static void note_wait_over(const study *s)
+/* The figures RESULTS.md says must be 0: the service's reconnect pauses
+ * outside the backoff's bounds (reconnect_wait_over), breaker changes the
+ * state machine does not allow (brk_illegal), retries sent while the retry
+ * budget was overspent (budget_over).  Counted here from the raw files: the
+ * verifier's own report, whatever results.json says (a disagreement with
+ * it is a mismatch).  One NOTE per run with any; checks.<figure> */
+static const struct {
+    int fig;
+    const char *name, *what, *file, *rule;
+} must_be_zero[] = {
+    {F_RECONNECT_WAIT_OVER, "reconnect_wait_over", "reconnect pauses outside [0, min(1 s, 10 ms * 2^tries))",
+     "events.tsv.gz", "rows of events.tsv.gz with what L or F and wait_ns < 0 or >= min(1e9, 1e7 * 2^tries)"},
+    {F_DF0 + DF_BRK_ILLEGAL, "brk_illegal", "breaker changes its state machine does not allow", "events.tsv.gz",
+     "breaker rows of events.tsv.gz the state machine does not allow (RESULTS.md, brk_illegal)"},
+    {F_DF0 + DF_BUDGET_OVER, "budget_over", "retries sent while the retry budget was overspent", "service.tsv.gz",
+     "retries passed at whose aK_start_t t 100 R > rb_pct Q + 100 rb_floor over (t - 1 s, t] (RESULTS.md, "
+     "budget_over)"},
+};
+#define N_MUST_BE_ZERO (sizeof must_be_zero / sizeof *must_be_zero)
+
+static long first_line_of(const rf_run *r, size_t k)
+{
+    return k == 0 ? r->wait_over_line : k == 1 ? r->brk_illegal_line : r->budget_over_line;
+}
+
+static void note_must_be_zero(const study *s)
 {
     for (size_t i = 0; i < s->nruns; i++) {
         const rf_run *r = &s->runs[i];
-        if (r->ok && r->fig[F_RECONNECT_WAIT_OVER] > 0)
-            printf("NOTE %s reconnect_wait_over %.0f: reconnect pauses outside [0, min(1 s, 10 ms * 2^tries)) "
-                   "(the first at events.tsv.gz:%ld)\n",
-                   r->name, r->fig[F_RECONNECT_WAIT_OVER], r->wait_over_line);
+        for (size_t k = 0; k < N_MUST_BE_ZERO; k++) {
+            int f = must_be_zero[k].fig;
+            if (r->ok && r->has[f] && r->fig[f] > 0)
+                printf("NOTE %s %s %.0f: %s (the first at %s:%ld)\n", r->name, must_be_zero[k].name, r->fig[f],
+                       must_be_zero[k].what, must_be_zero[k].file, first_line_of(r, k));
+        }
     }
 }
 
-static vj_node *wait_over_json(const study *s)
+static vj_node *must_be_zero_json(const study *s, size_t k)
 {
     vj_node *o = vj_new_obj(), *runs = vj_new_obj();
     long long total = 0;
+    int f = must_be_zero[k].fig;
     for (size_t i = 0; i < s->nruns; i++) {
         const rf_run *r = &s->runs[i];
-        if (!r->ok || r->fig[F_RECONNECT_WAIT_OVER] <= 0) continue;
-        total += (long long)r->fig[F_RECONNECT_WAIT_OVER];
-        vj_obj_set(runs, r->name, vj_new_int((long long)r->fig[F_RECONNECT_WAIT_OVER]));
+        if (!r->ok || !r->has[f] || r->fig[f] <= 0) continue;
+        total += (long long)r->fig[f];
+        vj_obj_set(runs, r->name, vj_new_int((long long)r->fig[f]));
     }
     vj_obj_set(o, "total", vj_new_int(total));
     vj_obj_set(o, "runs", runs);
-    vj_obj_set(o, "rule", vj_new_str("rows of events.tsv.gz with what L or F and wait_ns < 0 or >= min(1e9, 1e7 * 2^tries)"));
+    vj_obj_set(o, "rule", vj_new_str(must_be_zero[k].rule));
     return o;
 }
 
@@ -201,7 +225,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     n->raw = mm_count() - n->manifest;
     cmp_results(lab, s);
     n->results = mm_count() - n->manifest - n->raw;
-    note_wait_over(s);
+    note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
     *ap = ap_check(a->root, &s->ref, p->aparms, ap_member);
     n->ap = mm_count() - n->manifest - n->raw - n->results;
@@ -247,7 +271,7 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_obj_set(by, "results_json", vj_new_int(n->results));
     vj_obj_set(by, "ap_json", vj_new_int(n->ap));
     vj_obj_set(checks, "mismatches_by_check", by);
-    vj_obj_set(checks, "reconnect_wait_over", wait_over_json(s));
+    for (size_t k = 0; k < N_MUST_BE_ZERO; k++) vj_obj_set(checks, must_be_zero[k].name, must_be_zero_json(s, k));
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "times", vj_new_str("|lab - verify| < 1 ns (1e-6 in *_ms, 1e-3 in *_us)"));
     vj_obj_set(tol, "ratios", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));

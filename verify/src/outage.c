@@ -383,8 +383,8 @@ static void conn_checks(const char *run, long line, const rr_row *row, conn_stat
     c->wait = row->v[E_WAIT];
 }
 
-int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const char *run, ou_events_count *out,
-              char *err, size_t errlen)
+int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const char *run, ou_brk_fn on_brk, void *ctx,
+              ou_events_count *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
     rr_file f;
@@ -408,6 +408,10 @@ int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const cha
             mm_row(run, fn, line, "t", row.text[E_T], b);
         }
         prev_t = t;
+        if (strchr(RC_BREAKER, what)) {
+            if (on_brk) on_brk(ctx, line, &row);
+            continue;
+        }
         if (what == 'L') out->lost++;
         else if (what == 'F') out->failed++;
         else out->regained++;

@@ -22,14 +22,16 @@
  *     window figures in the order of the ou_fig enum (NaN: null, as
  *     RESULTS.md says for a run without a window); ou_win_free frees it.
  *   - ou_events reads events.tsv.gz (whole in memory; the caller frees it)
- *     with its row checks (mm_row) and counts; -1 on a malformed file (err
- *     names file and line).
+ *     with its row checks (mm_row) and counts of the connections' rows;
+ *     each breaker row (RC_BREAKER) goes to on_brk (defence.h) instead; -1
+ *     on a malformed file (err names file and line).
  */
 #ifndef OUTAGE_H
 #define OUTAGE_H
 
 #include <stddef.h>
 
+#include "rawread.h"
 #include "vjson.h"
 
 typedef enum { OU_NONE, OU_DOWN, OU_HANG, OU_RESET, OU_NEVER, OU_FLAKY, OU_MISSING, OU_NSCEN } ou_scen;
@@ -92,8 +94,10 @@ typedef struct {
     long first_over_line;       /* line of the first pause outside its bounds (0: none) */
 } ou_events_count;
 
-int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const char *run, ou_events_count *out,
-              char *err, size_t errlen);
+/* a breaker row of events.tsv.gz at line (may be NULL: not looked at) */
+typedef void (*ou_brk_fn)(void *ctx, long line, const rr_row *row);
+int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const char *run, ou_brk_fn on_brk, void *ctx,
+              ou_events_count *out, char *err, size_t errlen);
 /* the backoff's bound for a pause after `tries` failed tries: min(1e9, 1e7 * 2^tries) ns */
 long long ou_wait_bound(long long tries);
 

@@ -11,10 +11,12 @@ const rr_col tester_cols[T_NCOL] = {
 const rr_col service_cols[V_NCOL] = {
     {"req", RR_INT, 1, NULL},        {"row", RR_INT, 1, NULL},        {"arrive_t", RR_TIME, 0, NULL},
     {"answer_t", RR_TIME, 1, NULL},  {"status", RR_INT, 0, NULL},     {"kind", RR_CODE, 0, RC_KINDS},
-    {"lookups", RR_INT, 0, NULL},    {"a0_start_t", RR_TIME, 1, NULL}, {"a0_end_t", RR_TIME, 1, NULL},
-    {"a0_out", RR_CODE, 1, RC_LOOKUP_OUTS}, {"a1_start_t", RR_TIME, 1, NULL}, {"a1_end_t", RR_TIME, 1, NULL},
-    {"a1_out", RR_CODE, 1, RC_LOOKUP_OUTS}, {"a2_start_t", RR_TIME, 1, NULL}, {"a2_end_t", RR_TIME, 1, NULL},
-    {"a2_out", RR_CODE, 1, RC_LOOKUP_OUTS},
+    {"lookups", RR_INT, 0, NULL},    {"store", RR_INT, 0, NULL},
+    {"a0_start_t", RR_TIME, 1, NULL}, {"a0_end_t", RR_TIME, 1, NULL}, {"a0_out", RR_CODE, 1, RC_LOOKUP_OUTS},
+    {"a1_start_t", RR_TIME, 1, NULL}, {"a1_end_t", RR_TIME, 1, NULL}, {"a1_out", RR_CODE, 1, RC_LOOKUP_OUTS},
+    {"a2_start_t", RR_TIME, 1, NULL}, {"a2_end_t", RR_TIME, 1, NULL}, {"a2_out", RR_CODE, 1, RC_LOOKUP_OUTS},
+    {"a3_start_t", RR_TIME, 1, NULL}, {"a3_end_t", RR_TIME, 1, NULL}, {"a3_out", RR_CODE, 1, RC_LOOKUP_OUTS},
+    {"a4_start_t", RR_TIME, 1, NULL}, {"a4_end_t", RR_TIME, 1, NULL}, {"a4_out", RR_CODE, 1, RC_LOOKUP_OUTS},
 };
 
 const rr_col store_cols[S_NCOL] = {

@@ -1,5 +1,5 @@
-/* rawcols: the columns of the five event files, exactly as
- * lab/RAWFORMAT.md (version 2) lists them (name, type, whether "-" is
+/* rawcols: the columns of the five kinds of event file, exactly as
+ * lab/RAWFORMAT.md (version 3) lists them (store2.tsv.gz has the store's) (name, type, whether "-" is
  * allowed, the codes of a code column), shared by every reader in the
  * verifier.  Constant data only. */
 #ifndef VERIFY_RAWCOLS_H
@@ -8,8 +8,10 @@
 #include "rawread.h"
 
 enum { T_J, T_ROW, T_SCHED, T_SEND, T_ANSWER, T_STATUS, T_KIND, T_SCORE, T_CONN, T_WAITED, T_NCOL };
-enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_A0S, V_A0E, V_A0O,
-       V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_NCOL };
+enum { V_REQ, V_ROW, V_ARRIVE, V_ANSWER, V_STATUS, V_KIND, V_LOOKUPS, V_STORE, V_A0S, V_A0E, V_A0O,
+       V_A1S, V_A1E, V_A1O, V_A2S, V_A2E, V_A2O, V_A3S, V_A3E, V_A3O, V_A4S, V_A4E, V_A4O, V_NCOL };
+/* the lookups of a service row: aK_start_t, aK_end_t, aK_out at V_A0S + 3 K, K < RC_LOOKUPS */
+#define RC_LOOKUPS 5
 enum { S_REQ, S_ATTEMPT, S_ROW, S_ARRIVE, S_START, S_END, S_PLANNED, S_BUDGET, S_OUTCOME, S_LINE,
        S_BUSY, S_NCOL };
 enum { E_T, E_WHAT, E_CONN, E_TRIES, E_WAIT, E_NCOL };
@@ -18,9 +20,13 @@ enum { M_T, M_SCOPE, M_TOTAL, M_IDLE, M_STEAL, M_LAB, M_NCOL };
 /* the codes, in RAWFORMAT.md's order (also the order of the count objects
  * store_outcomes and lookup_ends of RESULTS.md) */
 #define RC_KINDS "LKDE"
-#define RC_LOOKUP_OUTS "ATCDUNXR"
+#define RC_LOOKUP_OUTS "ATCDUNXROBY"
+/* of those, the lookups tried but not sent (no connection, breaker, compartment, budget) */
+#define RC_NOT_SENT "ROBY"
 #define RC_STORE_OUTCOMES "ADUENHRP"
-#define RC_EVENTS "LFC"
+#define RC_EVENTS "LFCOWPHK"
+/* of those, the circuit breaker's rows (conn -1) */
+#define RC_BREAKER "OWPHK"
 #define RC_SCOPES "AM"
 
 extern const rr_col tester_cols[T_NCOL];

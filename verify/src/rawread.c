@@ -123,10 +123,15 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
     snprintf(want, sizeof want, "# lab-raw %d %s", RR_VERSION, kind);
     if (strcmp(line, want) != 0) {
         /* another version is refused, not guessed at: version 1 had fewer
-         * codes and no events file (RAWFORMAT.md) */
+         * codes and no events file; version 2 three lookups per request, no
+         * store column, no second store, no breaker rows (RAWFORMAT.md) */
         int other = !strncmp(line, "# lab-raw ", 10) && strncmp(line + 10, want + 10, 2) != 0;
+        int v2 = !strncmp(line, "# lab-raw 2 ", 12);
         snprintf(err, errlen, "%s:1: first line is \"%.80s\", expected \"%s\"%s", path, line, want,
-                 other ? " (this reader reads raw format version 2 only)" : "");
+                 v2      ? " (this reader reads raw format version 3 only; version 2, before the defences, is "
+                           "refused)"
+                 : other ? " (this reader reads raw format version 3 only)"
+                         : "");
         return -1;
     }
     r = next_line(f, &line, &len, err, errlen);

@@ -2,8 +2,8 @@
  *
  * Contract: rr_open takes a whole gzip file already in memory (the caller
  * owns it and keeps it alive until rr_close) and checks the two header lines:
- * "# lab-raw 2 <kind>" (format version 2: a file of version 1 is refused,
- * naming the file and line 1) and exactly the expected column names in
+ * "# lab-raw 3 <kind>" (format version 3: a file of version 1 or 2 is
+ * refused, naming the file and line 1) and exactly the expected column names in
  * order.  rr_next then yields one row at a time: integer and time columns
  * in v[], the float column in f[] (read as a 32-bit float, as the format
  * promises), code columns in c[] (a code outside the column's list is an
@@ -33,9 +33,9 @@ typedef struct {
 } rr_col;
 
 /* the format version this reader reads (RAWFORMAT.md, line 1 of a file) */
-#define RR_VERSION 2
+#define RR_VERSION 3
 
-#define RR_MAXCOL 20
+#define RR_MAXCOL 24
 
 typedef struct {
     long long v[RR_MAXCOL];

@@ -29,6 +29,14 @@ const char *const rf_fig_name[F_NFIG] = {
     "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
     "after_unanswered_lookups",
     "during_lookups_per_request", "first_live_after_ms", "recovered_s",
+    /* the defences (RESULTS.md), in defence.h's order */
+    "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_closed_ms", "brk_open_ms", "brk_half_ms",
+    "brk_illegal", "retries_passed", "budget_refused", "budget_over", "inflight_refused",
+    "store1_requests", "store1_live", "store1_live_share", "store1_p99_ms",
+    "store2_requests", "store2_live", "store2_live_share", "store2_p99_ms",
+    "store1_during_requests", "store1_during_live", "store1_during_live_share", "store1_during_p99_ms",
+    "store2_during_requests", "store2_during_live", "store2_during_live_share", "store2_during_p99_ms",
+    "before_lookups_100ms", "recovery_lookups_100ms_max",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -42,7 +50,7 @@ rf_class rf_class_by_field(const char *f)
     if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
     if (ends_with(f, "_us")) return RF_US;
     if (ends_with(f, "_share") || ends_with(f, "_per_request") || !strcmp(f, "answers_per_s") ||
-        !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max"))
+        !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max") || !strcmp(f, "before_lookups_100ms"))
         return RF_RATIO;
     if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
     return RF_COUNT;
@@ -171,7 +179,7 @@ static int reject(rf_run *r, const char *msg)
 /* ---- the tester, service and store files ---- */
 
 static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
-                     long long test_rows, llvec *lat, llvec *late, long long *status200)
+                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -208,6 +216,7 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : 3;
         kinds[ki]++;
         ou_win_request(&r->win, &r->fault, sched, kind, row.has[T_ANSWER], row.v[T_ANSWER]);
+        df_tester_row(d, sched, row.has[T_ANSWER], row.v[T_ANSWER], kind);
         long long status = row.v[T_STATUS];
         if (status == 200) (*status200)++;
         if (row.has[T_ANSWER]) {
@@ -289,24 +298,23 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
     return 0;
 }
 
-/* the three lookups of one service row: their promises (RAWFORMAT.md),
- * lookup_ends, lookups_sent per second (R left out), the window's lookups; *sent: the
- * lookups tried (present aK_start_t, R included); *retried: +1 when a
- * lookup K answered N was followed by a lookup K' > K (RESULTS.md's
- * retried_permanent) */
-static void service_lookups(rf_run *r, const rr_row *row, long line, int *sent, long long *retried)
+/* the five lookups of one service row: their promises (RAWFORMAT.md),
+ * lookup_ends, lookups_sent per second and the window's lookups (only
+ * those sent: not R, O, B or Y); *tried: the lookups tried (present
+ * aK_start_t); *retried: +1 when a lookup K answered N was followed by a
+ * lookup K' > K (RESULTS.md's retried_permanent) */
+static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried, long long *retried)
 {
     const char *fn = "service.tsv.gz";
     int permanent = 0, retry = 0;
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < RC_LOOKUPS; a++) {
         int cs = V_A0S + 3 * a, ce = cs + 1, co = cs + 2;
         char what[64];
+        int sent = row->has[co] && !strchr(RC_NOT_SENT, row->c[co]);
         if (row->has[cs]) {
-            (*sent)++;
-            /* RESULTS.md's per-second lookups_sent: the present aK_start_t
-             * whose aK_out is not R (R: never sent, no connection) */
+            (*tried)++;
             int s = second_of(row->v[cs], r->t0, r->nsec);
-            if (s >= 0 && !(row->has[co] && row->c[co] == 'R')) r->lookups_sent[s]++;
+            if (s >= 0 && sent) r->lookups_sent[s]++;
         }
         if (row->has[ce] != row->has[cs] || row->has[co] != row->has[cs]) {
             snprintf(what, sizeof what, "a%d", a);
@@ -318,18 +326,19 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *sent, 
         r->lookup_end[strchr(RC_LOOKUP_OUTS, c) - RC_LOOKUP_OUTS]++;
         if (permanent) retry = 1;
         if (c == 'N') permanent = 1;
-        if (row->has[cs]) ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
-        if (c == 'R' && row->has[cs] && row->has[ce] && row->v[ce] != row->v[cs]) {
+        if (row->has[cs] && sent) ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
+        if (!sent && row->has[cs] && row->has[ce] && row->v[ce] != row->v[cs]) {
             char b[160];
             snprintf(what, sizeof what, "a%d_end_t", a);
-            snprintf(b, sizeof b, "%lld, its aK_start_t (R: not sent); decoded %lld", row->v[cs], row->v[ce]);
+            snprintf(b, sizeof b, "%lld, its aK_start_t (%c: tried, not sent); decoded %lld", row->v[cs], c,
+                     row->v[ce]);
             row_mm(r, fn, line, what, row->text[ce], b);
         }
     }
     if (retry) (*retried)++;
 }
 
-static int do_service(const char *root, rf_run *r, const vj_node *rj)
+static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -352,12 +361,13 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj)
         if (k == 0) break;
         n++;
         long line = f.line;
-        int sent = 0;
-        service_lookups(r, &row, line, &sent, &retried);
-        if (row.v[V_LOOKUPS] != sent) {
-            snprintf(b, sizeof b, "%d (present aK_start_t)", sent);
+        int tried = 0;
+        service_lookups(r, &row, line, &tried, &retried);
+        if (row.v[V_LOOKUPS] != tried) {
+            snprintf(b, sizeof b, "%d (present aK_start_t)", tried);
             row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
         }
+        df_service_row(d, r->name, line, &row, tried);
     }
     if (rc) {
         rr_close(&f);
@@ -371,21 +381,30 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj)
     return 0;
 }
 
-static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows)
+/* store.tsv.gz (store 1) or store2.tsv.gz (store 2: the healthy one, no
+ * fault): both are rows of S (RESULTS.md); *slot_ns and *rows add up */
+static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows, df_acc *d, int store,
+                    long long *slot_ns, long long *rows)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
     size_t gzlen = 0;
     vj_node *files = vj_get(rj, "files");
-    if (load_event_file(root, r, files, "store.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
+    const char *fn = store == 1 ? "store.tsv.gz" : "store2.tsv.gz";
+    if (load_event_file(root, r, files, fn, &gz, &gzlen, path, sizeof path, err, sizeof err))
         return reject(r, err);
     rr_file f;
     rr_row row;
     int rc = rr_open(&f, path, gz, gzlen, "store", store_cols, S_NCOL, err, sizeof err);
-    long long n = 0, slot_ns = 0;
-    const char *fn = "store.tsv.gz";
+    long long n = 0;
+    /* RAWFORMAT.md: the first store keeps the arm's fault, the second has none */
+    ou_fault none;
+    memset(&none, 0, sizeof none);
+    none.scen = OU_NONE;
+    none.U = LLONG_MAX;
+    const ou_fault *fault = store == 1 ? &r->fault : &none;
     ou_store fs;
-    ou_store_init(&fs, &r->fault, test_rows);
+    ou_store_init(&fs, fault, test_rows);
     char want[256];
     while (rc == 0) {
         int k = rr_next(&f, &row, err, sizeof err);
@@ -400,7 +419,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         char oc = row.c[S_OUTCOME];
         r->store_out[strchr(RC_STORE_OUTCOMES, oc) - RC_STORE_OUTCOMES]++;
         /* the fault scenario decides some outcomes (RAWFORMAT.md, "Fault scenarios") */
-        const char *bad = ou_store_check(&r->fault, &fs, row.v[S_ROW], row.v[S_ARRIVE], row.has[S_START],
+        const char *bad = ou_store_check(fault, &fs, row.v[S_ROW], row.v[S_ARRIVE], row.has[S_START],
                                          row.has[S_END], row.has[S_END] ? row.v[S_END] : 0, oc, want, sizeof want);
         if (bad) {
             int col = !strcmp(bad, "outcome") ? S_OUTCOME : !strcmp(bad, "start_t") ? S_START
@@ -411,12 +430,13 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
             row_mm(r, fn, line, "end_t", row.has[S_END] ? row.text[S_END] : "-",
                    oc == 'P' ? "- (outcome P: pending at stop)" : "present (outcome is not P)");
         if (row.v[S_BUSY] < 0 || row.v[S_BUSY] > 16) row_mm(r, fn, line, "busy", row.text[S_BUSY], "0 to 16");
-        if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] > 2)
-            row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0, 1 or 2");
+        if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
+            row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
+        df_store_row(d, &r->fault, r->name, fn, line, &row, store);
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
             long long st = row.v[S_START];
-            if (row.has[S_END]) slot_ns += row.v[S_END] - st;
+            if (row.has[S_END]) *slot_ns += row.v[S_END] - st;
             add_span(r->busy_ns, r->nsec, r->t0, st, row.has[S_END] ? row.v[S_END] : LLONG_MAX);
             add_span(r->line_ns, r->nsec, r->t0, arr, st);
         } else {
@@ -431,17 +451,25 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
     }
     rr_close(&f);
     free(gz);
-    check_rows(r, files, "store.tsv.gz", n);
-    r->fig[F_LOOKUPS] = (double)n;
+    check_rows(r, files, fn, n);
+    *rows += n;
+    r->fig[F_LOOKUPS] = (double)*rows;
     r->fig[F_CUT_SHORT] = (double)r->store_out[1];      /* D */
     r->fig[F_PENDING_AT_STOP] = (double)r->store_out[7]; /* P */
-    r->fig[F_SLOT_MS_TOTAL] = (double)slot_ns / 1e6;
+    r->fig[F_SLOT_MS_TOTAL] = (double)*slot_ns / 1e6;
     return 0;
+}
+
+static void brk_row(void *ctx, long line, const rr_row *row)
+{
+    df_acc *d = ctx;
+    df_brk_row(&d->brk, &d->sp, d->run, line, row->v[E_T], row->c[E_WHAT], row->v[E_CONN], row->v[E_TRIES],
+               row->v[E_WAIT]);
 }
 
 /* ---- events.tsv.gz ---- */
 
-static int do_events(const char *root, rf_run *r, const vj_node *rj)
+static int do_events(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -450,7 +478,8 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj)
     if (load_event_file(root, r, files, "events.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
         return reject(r, err);
     ou_events_count ec;
-    int rc = ou_events(path, gz, gzlen, r->name, &ec, err, sizeof err);
+    d->run = r->name;
+    int rc = ou_events(path, gz, gzlen, r->name, brk_row, d, &ec, err, sizeof err);
     free(gz);
     if (rc) return reject(r, err);
     check_rows(r, files, "events.tsv.gz", ec.rows);
@@ -462,19 +491,24 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj)
     return 0;
 }
 
-/* RAWFORMAT.md: a run's folder holds exactly six files */
+/* RAWFORMAT.md: a run's folder holds exactly six files, or seven with
+ * store2.tsv.gz when stores is 2 (a missing one rejects the run when it is read) */
 static void check_folder(const char *root, const rf_run *r)
 {
-    static const char *const six[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
-                                      "events.tsv.gz", "machine.tsv.gz", "run.json"};
+    static const char *const seven[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",  "events.tsv.gz",
+                                        "machine.tsv.gz", "run.json",      "store2.tsv.gz"};
+    size_t nf = r->stores == 2 ? 7 : 6;
     char *dir = vu_xasprintf("%s/results/raw/%s", root, r->name);
     char **names = NULL, err[512];
     size_t n = 0;
     if (!vu_list_dir(dir, &names, &n, err, sizeof err)) {
         for (size_t i = 0; i < n; i++) {
             size_t k = 0;
-            while (k < 6 && strcmp(names[i], six[k])) k++;
-            if (k == 6) mm_add(NULL, r->name, "folder", names[i], "only the six files of RAWFORMAT.md");
+            while (k < nf && strcmp(names[i], seven[k])) k++;
+            if (k == nf)
+                mm_add(NULL, r->name, "folder", names[i],
+                       nf == 7 ? "only the seven files of RAWFORMAT.md (stores 2)"
+                               : "only the six files of RAWFORMAT.md (stores 1: no store2.tsv.gz)");
         }
         vu_free_names(names, n);
     }
@@ -611,7 +645,7 @@ static void set(rf_run *r, int f, double v)
 
 /* every figure of RESULTS.md's "runs.<run>" from the counts and lists the
  * readers left (lat and late are sorted here) */
-static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200, const msums *m)
+static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200, const msums *m, df_acc *d)
 {
     double n = r->fig[F_N];
     for (int f = 0; f < F_NFIG; f++) r->has[f] = 0;
@@ -661,6 +695,13 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     double w[OU_NFIG];
     ou_win_figs(&r->win, &r->fault, w);
     for (int k = 0; k < OU_NFIG; k++) set(r, F_WIN0 + k, w[k]);
+    /* the defences (NaN for an arm without them); B and Y are lookup ends */
+    double df[DF_NFIG];
+    const char *le = RC_LOOKUP_OUTS;
+    df_figs(d, &r->fault, r->lookup_end[strchr(le, 'B') - le], r->lookup_end[strchr(le, 'Y') - le], df, r->rec100,
+            &r->has_rec100, &r->budget_over_line);
+    for (int k = 0; k < DF_NFIG; k++) set(r, F_DF0 + k, df[k]);
+    r->brk_illegal_line = d->brk.first_illegal_line;
 }
 
 /* the figures the quiet rules look at, in the rules' units */
@@ -761,17 +802,27 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         vj_free(rj);
         return reject(r, err);
     }
+    df_spec sp;
+    if (df_read_spec(rj, path, run, &sp, err, sizeof err)) {
+        vj_free(rj);
+        return reject(r, err);
+    }
+    r->stores = sp.stores;
     ou_win_init(&r->win, &r->fault);
     check_folder(root, r);
 
     llvec lat = {0}, late = {0};
-    long long status200 = 0;
+    long long status200 = 0, slot_ns = 0, srows = 0;
     msums m;
     memset(&m, 0, sizeof m);
-    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200);
-    if (!rc) rc = do_service(root, r, rj);
-    if (!rc) rc = do_store(root, r, rj, test_rows);
-    if (!rc) rc = do_events(root, r, rj);
+    df_acc d;
+    df_init(&d, &sp, r->t0);
+    /* the events before the service: its O codes are checked against the breaker's rows */
+    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d);
+    if (!rc) rc = do_events(root, r, rj, &d);
+    if (!rc) rc = do_service(root, r, rj, &d);
+    if (!rc) rc = do_store(root, r, rj, test_rows, &d, 1, &slot_ns, &srows);
+    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, 2, &slot_ns, &srows);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");
@@ -780,7 +831,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
             vj_scalar_text(req, lab, sizeof lab);
             mm_addf(NULL, run, "run.json requests", lab, "%.0f (rows of tester.tsv.gz)", r->fig[F_N]);
         }
-        set_figures(r, &lat, &late, status200, &m);
+        set_figures(r, &lat, &late, status200, &m, &d);
         /* quiet (RESULTS.md, "Quiet runs"), and run.json's own judgement against it */
         qr_figs q;
         quiet_figs(r, &q);
@@ -789,6 +840,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         if (rules) qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
     }
     ou_win_free(&r->win);
+    df_free(&d);
     free(lat.v);
     free(late.v);
     vj_free(rj);
@@ -819,6 +871,13 @@ vj_node *rf_to_json(const rf_run *r)
     vj_obj_set(o, "fault", vj_new_str(ou_scen_name[r->fault.scen]));
     vj_obj_set(o, "store_outcomes", code_counts(RC_STORE_OUTCOMES, r->store_out));
     vj_obj_set(o, "lookup_ends", code_counts(RC_LOOKUP_OUTS, r->lookup_end));
+    vj_node *rec = vj_new_null();
+    if (r->has_rec100) {
+        vj_free(rec);
+        rec = vj_new_arr();
+        for (int i = 0; i < DF_REC_BINS; i++) vj_arr_push(rec, vj_new_int(r->rec100[i]));
+    }
+    vj_obj_set(o, "recovery_lookups_100ms", rec);
     vj_obj_set(o, "quiet", vj_new_bool(r->quiet));
     vj_obj_set(o, "quiet_rules", qr_names(r->broken));
     vj_node *ps = vj_new_arr();

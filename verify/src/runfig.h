@@ -1,7 +1,8 @@
 /* runfig: every figure of one run, recomputed from its raw files.
  *
  * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
- * five event files, lab/RAWFORMAT.md version 2), decodes every row, checks every
+ * five event files, or six with store2.tsv.gz when run.json's stores is 2;
+ * lab/RAWFORMAT.md version 3), decodes every row, checks every
  * answer against the reference (ref may be NULL to skip that), checks the
  * rows against the promises of RAWFORMAT.md, and fills an rf_run with the
  * figures of pipeline/RESULTS.md ("runs.<run>").  It judges the run by the
@@ -12,14 +13,17 @@
  * run->ok = 0.  rf_free releases the per-second arrays.  Figures without a
  * value (a percentile of nothing, a count over zero) have has[f] = 0 and
  * are written as null; so are the window figures of a run without a fault
- * window (outage.h).  Besides the numeric figures a run has its fault's
- * name and two count objects (store_outcomes, lookup_ends).
+ * window (outage.h), and the defences' figures of an arm without that
+ * defence (defence.h).  Besides the numeric figures a run has its fault's
+ * name, two count objects (store_outcomes, lookup_ends) and the list
+ * recovery_lookups_100ms.
  */
 #ifndef RUNFIG_H
 #define RUNFIG_H
 
 #include <stddef.h>
 
+#include "defence.h"
 #include "outage.h"
 #include "quiet.h"
 #include "reference.h"
@@ -35,6 +39,8 @@ typedef enum {
     F_LOST, F_RETRIED_PERMANENT, F_CONN_LOST, F_CONN_FAILED, F_CONN_REGAINED, F_RECONNECT_WAIT_OVER,
     /* the window figures, in outage.h's order */
     F_WIN0, F_WIN_LAST = F_WIN0 + OU_NFIG - 1,
+    /* the defences' figures, in defence.h's order */
+    F_DF0, F_DF_LAST = F_DF0 + DF_NFIG - 1,
     F_NFIG
 } rf_fig;
 
@@ -68,8 +74,13 @@ typedef struct {
     ou_fault fault;                 /* run.json's fault: scenario and window */
     ou_win win;                     /* the window's counts while the files are read */
     long long store_out[8];         /* store_outcomes, in the order of RC_STORE_OUTCOMES */
-    long long lookup_end[8];        /* lookup_ends, in the order of RC_LOOKUP_OUTS */
+    long long lookup_end[12];       /* lookup_ends, in the order of RC_LOOKUP_OUTS */
     long wait_over_line;            /* events.tsv.gz line of the first pause out of bounds (0: none) */
+    long brk_illegal_line;          /* events.tsv.gz line of the first illegal breaker row (0: none) */
+    long budget_over_line;          /* service.tsv.gz line of the first retry over the budget (0: none) */
+    long long rec100[DF_REC_BINS];  /* recovery_lookups_100ms, when has_rec100 */
+    int has_rec100;
+    int stores;                     /* run.json's stores: 1, or 2 with store2.tsv.gz */
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

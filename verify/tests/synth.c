@@ -121,7 +121,7 @@ static vj_node *file_entry(size_t rows, size_t size, const char *sha)
 /* the text of tester.tsv (header, then one line per row, times delta-encoded) */
 static void tester_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
+    vu_buf_puts(b, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
     delta d[3] = {{0, 0}, {0, 0}, {0, 0}};
     for (size_t i = 0; i < r->nt; i++) {
         const syn_trow *t = &r->t[i];
@@ -155,9 +155,10 @@ static void tester_text(const syn_run *r, vu_buf *b)
 /* the text of service.tsv */
 static void service_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 2 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\ta0_start_t\ta0_end_t\ta0_out\t"
-                   "a1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\n");
-    delta dv[8];
+    vu_buf_puts(b, "# lab-raw 3 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\tstore\t"
+                   "a0_start_t\ta0_end_t\ta0_out\ta1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\t"
+                   "a3_start_t\ta3_end_t\ta3_out\ta4_start_t\ta4_end_t\ta4_out\n");
+    delta dv[12];
     memset(dv, 0, sizeof dv);
     for (size_t i = 0; i < r->nv; i++) {
         const syn_vrow *v = &r->v[i];
@@ -178,7 +179,9 @@ static void service_text(const syn_run *r, vu_buf *b)
         *p++ = v->kind;
         *p++ = '\t';
         p = put_ll(p, v->lookups);
-        for (int a = 0; a < 3; a++) {
+        *p++ = '\t';
+        p = put_ll(p, v->store ? v->store : 1);
+        for (int a = 0; a < 5; a++) {
             *p++ = '\t';
             p = put_time(p, &dv[2 + 2 * a], v->a_has[a], v->a_start[a]);
             *p++ = '\t';
@@ -191,14 +194,14 @@ static void service_text(const syn_run *r, vu_buf *b)
     }
 }
 
-/* the text of store.tsv */
-static void store_text(const syn_run *r, vu_buf *b)
+/* the text of store.tsv (or store2.tsv: the same columns and first line) */
+static void rows_text(const syn_srow *rows, size_t nrows, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 2 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
+    vu_buf_puts(b, "# lab-raw 3 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
     delta ds[3];
     memset(ds, 0, sizeof ds);
-    for (size_t i = 0; i < r->ns; i++) {
-        const syn_srow *s = &r->s[i];
+    for (size_t i = 0; i < nrows; i++) {
+        const syn_srow *s = &rows[i];
         reserve(b, 256);
         char *p = b->p + b->len;
         p = put_ll(p, s->req);
@@ -227,10 +230,20 @@ static void store_text(const syn_run *r, vu_buf *b)
     }
 }
 
+static void store_text(const syn_run *r, vu_buf *b)
+{
+    rows_text(r->s, r->ns, b);
+}
+
+static void store2_text(const syn_run *r, vu_buf *b)
+{
+    rows_text(r->s2, r->ns2, b);
+}
+
 /* the text of machine.tsv */
 static void machine_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 2 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
+    vu_buf_puts(b, "# lab-raw 3 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->nm; i++) {
         const syn_mrow *m = &r->m[i];
@@ -255,7 +268,7 @@ static void machine_text(const syn_run *r, vu_buf *b)
 /* the text of events.tsv */
 static void events_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 2 events\nt\twhat\tconn\ttries\twait_ns\n");
+    vu_buf_puts(b, "# lab-raw 3 events\nt\twhat\tconn\ttries\twait_ns\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->ne; i++) {
         const syn_erow *e = &r->e[i];
@@ -387,17 +400,43 @@ static int write_events(const char *dir, const char *name, void (*text)(const sy
     return 0;
 }
 
+/* arm_spec: every column of lab/arms.tsv (RAWFORMAT.md), the defences' from r->spec */
+static vj_node *spec_json(const syn_run *r)
+{
+    const syn_spec *p = &r->spec;
+    char wait[2] = {r->arm[0], 0};
+    vj_node *spec = vj_new_obj();
+    vj_obj_set(spec, "name", vj_new_str(r->arm));
+    vj_obj_set(spec, "wait", vj_new_str(wait));
+    vj_obj_set(spec, "rate", vj_new_int(r->rate));
+    vj_obj_set(spec, "policy", vj_new_str("synthetic"));
+    vj_obj_set(spec, "try_ms", vj_new_int(25));
+    vj_obj_set(spec, "tries", vj_new_int(p->tries ? p->tries : 1));
+    vj_obj_set(spec, "pause", vj_new_str("none"));
+    vj_obj_set(spec, "pause_ms", vj_new_arr());
+    static const char *const zero[] = {"hedge_ms", "limit_ms", "deadline_ms", "reserve_ms", "down"};
+    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++) vj_obj_set(spec, zero[k], vj_new_int(0));
+    vj_obj_set(spec, "standin", vj_new_int(1));
+    vj_obj_set(spec, "fault", vj_new_str(r->fault_spec ? r->fault_spec : r->fault ? r->fault : "none"));
+    const struct {
+        const char *name;
+        int v;
+    } d[] = {{"brk_fails", p->brk_fails}, {"brk_window", p->brk_window}, {"brk_share", p->brk_share},
+             {"brk_cool_ms", p->brk_cool_ms}, {"brk_probes", p->brk_probes}, {"store2", p->store2},
+             {"inflight", p->inflight}, {"bulkhead", p->bulkhead}, {"rb_pct", p->rb_pct},
+             {"rb_floor", p->rb_floor}, {"hedge_p", p->hedge_p}};
+    for (size_t k = 0; k < sizeof d / sizeof *d; k++) vj_obj_set(spec, d[k].name, vj_new_int(d[k].v));
+    return spec;
+}
+
 /* run.json with the fields RAWFORMAT.md lists; takes files */
 static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
 {
     char path[4200];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "arm", vj_new_str(r->arm));
-    vj_node *spec = vj_new_obj();
-    vj_obj_set(spec, "name", vj_new_str(r->arm));
-    vj_obj_set(spec, "rate", vj_new_int(r->rate));
-    vj_obj_set(spec, "fault", vj_new_str(r->fault_spec ? r->fault_spec : r->fault ? r->fault : "none"));
-    vj_obj_set(o, "arm_spec", spec);
+    vj_obj_set(o, "arm_spec", spec_json(r));
+    vj_obj_set(o, "stores", vj_new_int(r->stores ? r->stores : 1));
     vj_obj_set(o, "fault", fault_json(r));
     vj_obj_set(o, "round", vj_new_int(r->round));
     vj_obj_set(o, "seconds", vj_new_num(r->seconds));
@@ -446,6 +485,7 @@ int syn_write_run(const char *root, const syn_run *r, int level)
     if (write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
         write_events(dir, "service", service_text, r->nv, r, level, files) ||
         write_events(dir, "store", store_text, r->ns, r, level, files) ||
+        (r->stores == 2 && write_events(dir, "store2", store2_text, r->ns2, r, level, files)) ||
         write_events(dir, "events", events_text, r->ne, r, level, files) ||
         write_events(dir, "machine", machine_text, r->nm, r, level, files)) {
         vj_free(files);
@@ -459,6 +499,9 @@ void syn_free_run(syn_run *r)
     free(r->t);
     free(r->v);
     free(r->s);
+    free(r->s2);
+    r->s2 = NULL;
+    r->ns2 = 0;
     free(r->m);
     free(r->e);
     r->e = NULL;
@@ -601,7 +644,7 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
             if (answered) break;
         }
         v->lookups = 0;
-        for (int a = 0; a < 3; a++) v->lookups += v->a_has[a];
+        for (int a = 0; a < 5; a++) v->lookups += v->a_has[a];
         v->answer = done + 4000 + (long long)(rng_u(&st) * 3000);
         t->has_answer = 1;
         t->answer = v->answer + 30000 + (long long)(rng_u(&st) * 20000);

@@ -2,9 +2,11 @@
  * pipeline/RESULTS.md, for the verifier's tests and bench.
  *
  * Contract: a syn_run holds the rows of one run with absolute times; the
- * writer does the delta encoding and gzip of the five event files (raw
- * format version 2), and writes run.json with the files' rows, size and
- * sha256, its "fault" (none unless set: syn_set_fault) and its "quiet"
+ * writer does the delta encoding and gzip of the five event files, and
+ * store2.tsv.gz when stores is 2 (raw format version 3), and writes run.json
+ * with the files' rows, size and sha256, its arm_spec (every column of
+ * lab/arms.tsv: the defences' from spec, tries 1 when 0), stores, its
+ * "fault" (none unless set: syn_set_fault) and its "quiet"
  * object (the lab's claim: quiet unless claim_rules names rules; its
  * figures computed here from the rows).  syn_gen_run and syn_kind_run fill
  * a run with well-formed rows (answers taken from the reference given, so
@@ -35,9 +37,10 @@ typedef struct {
     int status;
     char kind;
     int lookups;
-    long long a_start[3], a_end[3];
-    char a_out[3];
-    int a_has[3];
+    int store;             /* 1 or 2; 0 is written as 1 */
+    long long a_start[5], a_end[5];
+    char a_out[5];
+    int a_has[5];
 } syn_vrow;
 
 typedef struct {
@@ -57,9 +60,15 @@ typedef struct {
 
 typedef struct {
     long long t;           /* absolute */
-    char what;             /* L, F, C */
+    char what;             /* L, F, C; the breaker's O, W, P, H, K (conn -1) */
     long long conn, tries, wait;
 } syn_erow;
+
+/* arm_spec's integer columns of the defences (lab/arms.tsv) */
+typedef struct {
+    int tries, brk_fails, brk_window, brk_share, brk_cool_ms, brk_probes, store2, inflight, bulkhead, rb_pct,
+        rb_floor, hedge_p;
+} syn_spec;
 
 typedef struct {
     char arm[64];
@@ -74,6 +83,10 @@ typedef struct {
     size_t nv;
     syn_srow *s;
     size_t ns;
+    syn_srow *s2;          /* store2.tsv.gz, written when stores is 2; malloc'd */
+    size_t ns2;
+    int stores;            /* run.json's stores: 0 is written as 1 */
+    syn_spec spec;
     syn_mrow *m;           /* machine.tsv.gz, in file order; malloc'd */
     size_t nm;
     syn_erow *e;           /* events.tsv.gz, in file order; malloc'd (none: no trouble) */

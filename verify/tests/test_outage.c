@@ -1,4 +1,4 @@
-/* A store that goes down: raw format version 2 end to end, on a run whose
+/* A store that goes down: raw format version 3 end to end, on a run whose
  * window figures are worked out by hand below.
  *
  * Arm H3-r2-down (fault down), 6 s, 60 requests 0.1 s apart:
@@ -342,12 +342,12 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
         NUM(v, R, "last_known", 15);
         NUM(v, R, "default", 4);
         NUM(v, R, "error", 4);
-        const char *so = "ADUENHRP", *le = "ATCDUNXR";
-        const double want_so[8] = {43, 1, 0, 51, 0, 0, 0, 0}, want_le[8] = {37, 6, 0, 1, 50, 0, 1, 5};
-        for (int k = 0; k < 8; k++) {
-            char key[2] = {so[k], 0};
+        const char *so = "ADUENHRP", *le = "ATCDUNXROBY";
+        const double want_so[8] = {43, 1, 0, 51, 0, 0, 0, 0}, want_le[11] = {37, 6, 0, 1, 50, 0, 1, 5, 0, 0, 0};
+        for (int k = 0; k < 11; k++) {
+            char key[2] = {so[k < 8 ? k : 0], 0};
             const vj_node *n = vj_get(field(v, R, "store_outcomes"), key);
-            cr_expect(n && n->num == want_so[k], "%s store_outcomes.%s", R, key);
+            cr_expect(n && n->num == want_so[k < 8 ? k : 0], "%s store_outcomes.%s", R, key);
             key[0] = le[k];
             n = vj_get(field(v, R, "lookup_ends"), key);
             cr_expect(n && n->num == want_le[k], "%s lookup_ends.%s", R, key);
@@ -508,17 +508,17 @@ Test(outage, version_1_and_unknown_codes_reject_the_run, .init = o_setup, .fini 
     promote(o_root);
     replace_line(o_root, "H3-r2-down-r1", "events.tsv.gz", 1, "# lab-raw 1 events");
     replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t0\t5200000198000\t5200000198000\t5200000698000\t500000\t0\tQ\t0\t1");
-    replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-");
+    replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
-    cr_expect(strstr(out, "H3-r2-down-r1/events.tsv.gz:1: first line is \"# lab-raw 1 events\", expected \"# lab-raw 2 "
-                          "events\" (this reader reads raw format version 2 only)"),
+    cr_expect(strstr(out, "H3-r2-down-r1/events.tsv.gz:1: first line is \"# lab-raw 1 events\", expected \"# lab-raw 3 "
+                          "events\" (this reader reads raw format version 3 only)"),
               "%s", out);
     cr_expect(strstr(out, "H3-r2-down-r2/store.tsv.gz:3: field outcome \"Q\" is not one of the codes ADUENHRP"), "%s",
               out);
-    cr_expect(strstr(out, "H3-fb25-r2/service.tsv.gz:3: field a0_out \"Z\" is not one of the codes ATCDUNXR"), "%s",
+    cr_expect(strstr(out, "H3-fb25-r2/service.tsv.gz:3: field a0_out \"Z\" is not one of the codes ATCDUNXROBY"), "%s",
               out);
     cr_expect(strstr(out, "verify (no accepted raw run of that name/arm under results/raw/)"), "%s", out);
     free(out);

@@ -177,7 +177,7 @@ Test(scan, finds_secrets_inside_gzip, .timeout = 30)
     char *gzp = CAT("%s/results/raw/X-r1/service.tsv.gz", root);
     gzFile gz = gzopen(gzp, "wb6");
     cr_assert(gz);
-    const char *head = "# lab-raw 2 service\nreq\trow\n";
+    const char *head = "# lab-raw 3 service\nreq\trow\n";
     gzputs(gz, head);
     for (int i = 0; i < 1000; i++) gzprintf(gz, "%d\t%d\n", i, i % 7);
     char *ip = CAT("%s.%s", "10.20", "30.40");
