@@ -313,6 +313,21 @@ static vj_node *steps_json(const exrun *x)
     return o;
 }
 
+/* the breaker's changes from the first reading's rows (rf_run.brk): NULL
+ * for an arm without a breaker (the key is left out) */
+static vj_node *breaker_json(const rf_run *r)
+{
+    if (!r->has_brk) return NULL;
+    static const char *const names[3] = {[DF_CLOSED] = "closed", [DF_OPEN] = "open", [DF_HALF] = "half_open"};
+    vj_node *a = vj_new_arr();
+    for (size_t i = 0; i < r->brk.n; i++) {
+        vj_node *e = vj_new_obj();
+        vj_obj_set(e, "t_ms", vj_new_num((double)(r->brk.t[i] - r->t0) / 1e6));
+        vj_obj_set(e, "state", vj_new_str(names[r->brk.st[i]]));
+        vj_arr_push(a, e);
+    }
+    return a;
+}
 
 /* run.json's facts about the machine, copied as they are */
 static vj_node *machine_json(const char *root, const char *run, vj_node **rj_out)
@@ -520,6 +535,8 @@ vj_node *ex_compute(const study *s, const char *guesses_path)
         vj_obj_set(e, "exceed_count", counts);
         vj_obj_set(e, "frozen_example", frozen_json(&x));
         vj_obj_set(e, "slowest_steps", steps_json(&x));
+        vj_node *brk = breaker_json(r);
+        if (brk) vj_obj_set(e, "breaker", brk);
         vj_node *rj = NULL;
         vj_obj_set(e, "machine", machine_json(s->root, r->name, &rj));
         if (rj) add_totals(&t, rj);

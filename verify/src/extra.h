@@ -11,6 +11,9 @@
  *   runs.<run>.frozen_example         one frozen lookup followed through
  *   runs.<run>.slowest_steps          the slowest 1% split into steps
  *   runs.<run>.machine                run.json's idle, cpu, memory, host facts
+ *   runs.<run>.breaker                the breaker's changes one by one (an arm with
+ *                                     a breaker only; its rows kept from the first
+ *                                     reading, in rf_run)
  *   machine                           totals of those over the runs
  *   quiet                             the quiet rules, and each run that is not
  *                                     quiet: its rules, per-second steal and lateness

@@ -808,6 +808,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         return reject(r, err);
     }
     r->stores = sp.stores;
+    r->has_brk = sp.brk_cool_ms > 0;
     ou_win_init(&r->win, &r->fault);
     check_folder(root, r);
 
@@ -840,6 +841,11 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         if (rules) qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
     }
     ou_win_free(&r->win);
+    /* the breaker's rows stay with the run (extra.runs.<run>.breaker) */
+    if (!rc) {
+        r->brk = d.brk;
+        df_brk_init(&d.brk);
+    }
     df_free(&d);
     free(lat.v);
     free(late.v);
@@ -914,6 +920,7 @@ void rf_free(rf_run *r)
     free(r->live_sec);
     free(r->errors_sec);
     ou_win_free(&r->win);
+    df_brk_free(&r->brk);
     r->live_sec = r->errors_sec = NULL;
     r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = r->late_max_ns = NULL;
     r->late_has = NULL;

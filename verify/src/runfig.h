@@ -16,7 +16,8 @@
  * window (outage.h), and the defences' figures of an arm without that
  * defence (defence.h).  Besides the numeric figures a run has its fault's
  * name, two count objects (store_outcomes, lookup_ends) and the list
- * recovery_lookups_100ms.
+ * recovery_lookups_100ms.  It keeps the breaker's rows of events.tsv.gz
+ * (brk, with has_brk when arm_spec.brk_cool_ms is above 0) for extra.h.
  */
 #ifndef RUNFIG_H
 #define RUNFIG_H
@@ -81,6 +82,8 @@ typedef struct {
     long long rec100[DF_REC_BINS];  /* recovery_lookups_100ms, when has_rec100 */
     int has_rec100;
     int stores;                     /* run.json's stores: 1, or 2 with store2.tsv.gz */
+    int has_brk;                    /* 1: the arm has a breaker (arm_spec.brk_cool_ms > 0) */
+    df_brk brk;                     /* its rows (t, state), in file order, from the first reading */
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

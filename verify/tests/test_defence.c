@@ -618,6 +618,56 @@ Test(defence, run_figures_by_hand, .init = d_setup, .fini = d_teardown, .timeout
     vj_free(v);
 }
 
+/* extra.runs.<run>.breaker: the changes of the comment above (ms from T);
+ * an empty list for a breaker arm without a change (H3-brk-never: three
+ * failures, none in a row, brk_fails 5); no key for an arm without a breaker */
+Test(defence, extra_lists_the_breaker_changes, .init = d_setup, .fini = d_teardown, .timeout = 60)
+{
+    def_study(d_root, NULL);
+    syn_ref ref;
+    ten_rows(&ref);
+    syn_run r;
+    syn_kind_run(&r, "H3-brk-never", 1, "LLKLLLDEL", &ref, 5000000000000LL);
+    r.spec = (syn_spec){.tries = 1, .brk_fails = 5, .brk_cool_ms = 250, .brk_probes = 3};
+    cr_assert_eq(syn_write_run(d_root, &r, 6), 0);
+    syn_free_run(&r);
+    syn_free_ref(&ref);
+    cr_assert_eq(syn_write_manifest(d_root), 0);
+    promote(d_root);
+    char *out;
+    const char *a[] = {"--root", d_root, "--no-scan", NULL};
+    cr_assert_eq(th_run(&out, a), 0, "%s", out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+    vj_node *v = verified(d_root);
+    const vj_node *runs = vj_get(vj_get(v, "extra"), "runs");
+    static const struct {
+        double t_ms;
+        const char *state;
+    } want[9] = {{2400.208, "open"}, {2800.191, "half_open"}, {2800.208, "open"},
+                 {3200.191, "half_open"}, {3200.208, "open"}, {3600.191, "half_open"},
+                 {3600.208, "open"}, {4000.190, "half_open"}, {4400.706, "closed"}};
+    for (int round = 1; round <= 2; round++) {
+        char name[32];
+        snprintf(name, sizeof name, "H3-def-down-r%d", round);
+        const vj_node *b = vj_get(vj_get(runs, name), "breaker");
+        cr_assert(b && b->type == VJ_ARR && b->n == 9, "%s.breaker is not a list of 9", name);
+        for (int i = 0; i < 9; i++) {
+            const vj_node *t = vj_get(b->items[i], "t_ms");
+            const char *st = vj_get_str(b->items[i], "state");
+            cr_expect(t && t->type == VJ_NUM && fabs(t->num - want[i].t_ms) < 1e-9, "%s entry %d t_ms", name, i);
+            cr_expect(st && !strcmp(st, want[i].state), "%s entry %d state %s, expected %s", name, i,
+                      st ? st : "(absent)", want[i].state);
+            cr_expect_eq(b->items[i]->n, 2, "%s entry %d: t_ms and state only", name, i);
+        }
+    }
+    const vj_node *never = vj_get(vj_get(runs, "H3-brk-never-r1"), "breaker");
+    cr_expect(never && never->type == VJ_ARR && never->n == 0, "a breaker without a change: an empty list");
+    cr_assert(vj_get(runs, "H3-fb25-r1"), "extra.runs.H3-fb25-r1 absent");
+    cr_expect(!vj_get(vj_get(runs, "H3-fb25-r1"), "breaker"), "no breaker: no key");
+    vj_free(v);
+}
+
 static void drop_open_row(syn_run *r)
 {
     /* the breaker's first row (O at T + 2400.208 ms) removed */
