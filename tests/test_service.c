@@ -304,7 +304,10 @@ Test(service, half_request_does_not_delay_others, .init = start, .fini = stop)
 
 #define ARMS_HEADER                                                                                    \
     "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\tdeadline_ms\treserve_ms\t" \
-    "down\tstandin\tfault\n"
+    "down\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\tbrk_cool_ms\tbrk_probes\tstore2\tinflight\t"      \
+    "bulkhead\trb_pct\trb_floor\thedge_p\n"
+/* the 11 defence columns, all off */
+#define NO_DEFENCES "\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0"
 
 static void write_file(const char *path, const char *text)
 {
@@ -378,14 +381,14 @@ static void expect_logged(const rr_file *f, int64_t id, int lookups, const char 
         cr_assert_eq(k, kind, "request %lld: kind %c", (long long)id, (char)k);
     else
         cr_assert(k == 'K' || k == 'D', "request %lld: kind %c, not a stand-in", (long long)id, (char)k);
-    for (int a = 0; a < 3; a++) {
+    for (int a = 0; a < 5; a++) {
         char col[16];
         snprintf(col, sizeof col, "a%d_out", a);
         char want = a < (int)strlen(outs) ? outs[a] : '-';
         int64_t got = rr_get(f, col, i);
         if (got == RR_NONE)
             got = '-';
-        if (got == 'R') { /* not sent: ended when it started */
+        if (got != '-' && strchr("ROBY", (int)got)) { /* not sent: ended when it started */
             char s0[16], s1[16];
             snprintf(s0, sizeof s0, "a%d_start_t", a);
             snprintf(s1, sizeof s1, "a%d_end_t", a);
@@ -464,7 +467,7 @@ Test(service, store_killed_midway_service_stays_up)
     char arms[128], path[160], ans[512];
     snprintf(arms, sizeof arms, "%s/arms.tsv", dir);
     /* r2 with a 5 s try limit: a fallback "at once" is far below it */
-    write_file(arms, ARMS_HEADER "H3-r2\tH\t300\tr2\t5000\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n");
+    write_file(arms, ARMS_HEADER "H3-r2\tH\t300\tr2\t5000\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone" NO_DEFENCES "\n");
     int sport, vport, bound;
     /* every lookup freezes 1 to 2 s: requests wait on the store when it dies */
     pid_t st = start_store("0", "H", "1", "store1.tsv.gz", &sport);
@@ -644,8 +647,8 @@ Test(service, error_classes_against_a_fake_store)
     make_dir();
     char arms[128], ev_r2[160], ev_t25[160], path[160];
     snprintf(arms, sizeof arms, "%s/arms.tsv", dir);
-    write_file(arms, ARMS_HEADER "H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\n"
-                                 "H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\n");
+    write_file(arms, ARMS_HEADER "H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone" NO_DEFENCES "\n"
+                                 "H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone" NO_DEFENCES "\n");
     snprintf(ev_r2, sizeof ev_r2, "%s/r2-events.tsv.gz", dir);
     snprintf(ev_t25, sizeof ev_t25, "%s/t25-events.tsv.gz", dir);
     int fport, r2port, t25port;
