@@ -116,7 +116,7 @@ static int read_line(rawfmt_reader *r, char *err, size_t errlen)
     return 1;
 }
 
-/* Line 1: "# lab-raw 2 <kind>"; picks the table when kind is RAWFMT_ANY. */
+/* Line 1: "# lab-raw 3 <kind>"; picks the table when kind is RAWFMT_ANY. */
 static int check_first(rawfmt_reader *r, rawfmt_kind kind, char *err, size_t errlen)
 {
     static const char magic[] = "# lab-raw " RAW_VERSION " ";

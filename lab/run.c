@@ -5,6 +5,7 @@
  *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv]
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
+ *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
  *
  * Starts a fresh store and a fresh service pinned to --cores, runs the tester
  * (idle gate first) pinned likewise and with nice --tester-nice (as root: so
@@ -16,12 +17,20 @@
  * with freezes, else 0.2 s) so the store can finish the lookups nobody waits
  * for any more, stops the store and the service (SIGTERM: they write their
  * event files; the service's events.tsv.gz too), and writes run.json (its
- * `fault` and `files` as lab/RAWFORMAT.md says).  Everything goes to
+ * `fault` and `files` as lab/RAWFORMAT.md says).
+ *
+ * An arm with a second store (store2 above 0) gets a second store process:
+ * the same program, table, wait, round and freeze share, no fault, its own
+ * port (the service's --store2-port), pinned like the first, writing
+ * store2.tsv.gz; run.json's `stores` is then 2, and `files`, `cpu` and
+ * `peak_rss_kb` name it (store2).  It is not sent the clock frame: t0 only
+ * places a fault's window, and it has none.  Its death during the run is
+ * exit 4 like the first's.  Everything goes to
  * "<raw>/.<arm>-r<round>.tmp" and is renamed to "<raw>/<arm>-r<round>" only
  * when complete, so a folder under its final name is always a whole run.
  * Exit 0 on success, 2 on a bad option (named, with its value), 3 when the
  * idle gate did not pass (nothing kept), 4 when a lab process died before
- * the stop: the store or the service no longer alive when the tester ended
+ * the stop: a store or the service no longer alive when the tester ended
  * and the store's run-on was over, or the tester killed by a signal (one
  * line on stderr names each and how, e.g. "run: H3-fb25-r1: store killed by
  * signal 9 during the run; nothing kept"; measure measures such a run
@@ -61,7 +70,8 @@ typedef struct {
     quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
-    double kill_store_s; /* tests only: SIGKILL the store this long after t0; < 0: never */
+    double kill_store_s;  /* tests only: SIGKILL the store this long after t0; < 0: never */
+    double kill_store2_s; /* the same for the second store */
     arm_table arms;
     const arm *a;
     cpu_set_t cpus;
@@ -71,15 +81,16 @@ typedef struct {
     char table[4096], model[4096], standin[4096];
 } run_cfg;
 
-/* The three processes and what was read about them. */
+/* The processes (three, or four with a second store) and what was read
+ * about them. */
 typedef struct {
-    proc_child st, sv, ts;
-    int store_port;
+    proc_child st, sv, ts, st2; /* st2.pid 0: no second store */
+    int store_port, store2_port;
     char t_start[32], t_end[32];
     double wall;
     int tcode;
-    double cpu[3][2]; /* tester, service, store: user and system seconds */
-    long hwm_service, hwm_store;
+    double cpu[4][2]; /* tester, service, store, store2: user and system seconds */
+    long hwm_service, hwm_store, hwm_store2;
     struct rusage ru; /* the tester's */
 } run_procs;
 
@@ -106,7 +117,6 @@ static json_t *arm_json(const arm *a)
     json_t *p = json_array();
     for (int i = 0; i < a->npause; i++)
         json_array_append_new(p, json_integer(a->pause_ns[i] / 1000000));
-    const char *pause[] = {"none", "fixed", "jitter"};
     char w[2] = {(char)a->wait, 0};
     json_object_set_new(o, "name", json_string(a->name));
     json_object_set_new(o, "wait", json_string(w));
@@ -114,7 +124,7 @@ static json_t *arm_json(const arm *a)
     json_object_set_new(o, "policy", json_string(a->policy));
     json_object_set_new(o, "try_ms", json_integer(a->try_ns / 1000000));
     json_object_set_new(o, "tries", json_integer(a->tries));
-    json_object_set_new(o, "pause", json_string(pause[a->pause]));
+    json_object_set_new(o, "pause", json_string(ARMS_PAUSE_NAMES[a->pause]));
     json_object_set_new(o, "pause_ms", p);
     json_object_set_new(o, "hedge_ms", json_integer(a->hedge_ns / 1000000));
     json_object_set_new(o, "limit_ms", json_integer(a->limit_ns / 1000000));
@@ -125,6 +135,17 @@ static json_t *arm_json(const arm *a)
     char fault[64];
     fault_format(&a->fault, fault, sizeof fault);
     json_object_set_new(o, "fault", json_string(fault));
+    const struct {
+        const char *name;
+        long long v;
+    } defences[] = {{"brk_fails", a->brk_fails},   {"brk_window", a->brk_window},
+                    {"brk_share", a->brk_share},   {"brk_cool_ms", a->brk_cool_ns / 1000000},
+                    {"brk_probes", a->brk_probes}, {"store2", a->store2},
+                    {"inflight", a->inflight},     {"bulkhead", a->bulkhead},
+                    {"rb_pct", a->rb_pct},         {"rb_floor", a->rb_floor},
+                    {"hedge_p", a->hedge_p}};
+    for (size_t i = 0; i < sizeof defences / sizeof defences[0]; i++)
+        json_object_set_new(o, defences[i].name, json_integer(defences[i].v));
     return o;
 }
 
@@ -178,7 +199,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
     c->tester_nice = -10;
     c->gate = 1;
     c->quiet_path = "data/quiet.tsv";
-    c->kill_store_s = -1;
+    c->kill_store_s = c->kill_store2_s = -1;
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
         {"--round", OPT_INT, &c->round, 1, 1000000, "R", "the round: 1, 2 ..."},
@@ -195,6 +216,8 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--quiet", OPT_STR, &c->quiet_path, 0, 0, "FILE", "the rules of a quiet run (data/quiet.tsv)"},
         {"--test-kill-store-after-s", OPT_DBL, &c->kill_store_s, 0, 1e6, "X",
          "tests only: SIGKILL the store X s after t0 (the run then fails, exit 4)"},
+        {"--test-kill-store2-after-s", OPT_DBL, &c->kill_store2_s, 0, 1e6, "X",
+         "tests only: SIGKILL the second store X s after t0 (the run then fails, exit 4)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
     if (rc != OPT_OK)
@@ -251,43 +274,74 @@ static int setup(run_cfg *c)
     return 0;
 }
 
-/* The store, then the service told where the store listens. */
-static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errlen)
+/* A store writing dir/<file>: with the arm's fault (the first store), or
+ * none (the second).  Its port, or -1. */
+static int start_store(const run_cfg *c, proc_child *ch, const char *file, int with_fault, char *err, size_t errlen)
 {
-    char exe_store[4200], exe_service[4200], s_round[32], s_port[32], s_wait[2] = {(char)c->a->wait, 0};
-    char f_store[4400], f_service[4400], f_events[4400], s_fault[64], s_seconds[40];
-    snprintf(exe_store, sizeof exe_store, "%s/store", c->bin);
-    snprintf(exe_service, sizeof exe_service, "%s/service", c->bin);
+    char exe[4200], s_round[32], s_wait[2] = {(char)c->a->wait, 0}, f_out[4400], s_fault[64], s_seconds[40];
+    snprintf(exe, sizeof exe, "%s/store", c->bin);
     snprintf(s_round, sizeof s_round, "%d", c->round);
-    snprintf(f_store, sizeof f_store, "%s/store.tsv.gz", c->dir);
-    snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", c->dir);
-    snprintf(f_events, sizeof f_events, "%s/events.tsv.gz", c->dir);
+    snprintf(f_out, sizeof f_out, "%s/%s", c->dir, file);
     fault_format(&c->a->fault, s_fault, sizeof s_fault);
     fmt_exact(c->seconds, s_seconds, sizeof s_seconds);
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus};
-    int port;
-    char *store_argv[] = {exe_store, "--port", "0", "--table", (char *)c->table, "--wait", s_wait,
-                          "--round", s_round, "--out", f_store, "--fault", s_fault, "--seconds", s_seconds,
-                          c->freeze ? "--freeze-share" : NULL, (char *)c->freeze, NULL};
-    if (proc_start(store_argv, &o, &p->st, err, errlen) != 0 ||
-        proc_read_port(&p->st, exe_store, &port, err, errlen) != 0)
+    char *argv[20] = {exe, "--port", "0", "--table", (char *)c->table, "--wait", s_wait, "--round", s_round,
+                      "--out", f_out};
+    int n = 11, port;
+    if (with_fault) {
+        argv[n++] = "--fault";
+        argv[n++] = s_fault;
+        argv[n++] = "--seconds";
+        argv[n++] = s_seconds;
+    }
+    if (c->freeze) {
+        argv[n++] = "--freeze-share";
+        argv[n++] = (char *)c->freeze;
+    }
+    argv[n] = NULL;
+    if (proc_start(argv, &o, ch, err, errlen) != 0 || proc_read_port(ch, exe, &port, err, errlen) != 0)
         return -1;
-    p->store_port = port;
-    snprintf(s_port, sizeof s_port, "%d", port);
+    return port;
+}
+
+/* The store (and the second one), then the service told where they listen. */
+static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errlen)
+{
+    char exe_service[4200], s_round[32], s_port[32], s_port2[32], f_service[4400], f_events[4400];
+    snprintf(exe_service, sizeof exe_service, "%s/service", c->bin);
+    snprintf(s_round, sizeof s_round, "%d", c->round);
+    snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", c->dir);
+    snprintf(f_events, sizeof f_events, "%s/events.tsv.gz", c->dir);
+    p->store_port = start_store(c, &p->st, "store.tsv.gz", 1, err, errlen);
+    if (p->store_port < 0)
+        return -1;
+    if (c->a->store2 > 0) {
+        p->store2_port = start_store(c, &p->st2, "store2.tsv.gz", 0, err, errlen);
+        if (p->store2_port < 0)
+            return -1;
+    }
+    snprintf(s_port, sizeof s_port, "%d", p->store_port);
+    snprintf(s_port2, sizeof s_port2, "%d", p->store2_port);
+    const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus};
+    int port;
     char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)c->a->name,
                             "--arms", (char *)c->arms_path, "--round", s_round, "--model", (char *)c->model,
-                            "--standin", (char *)c->standin, "--out", f_service, "--events", f_events, NULL};
+                            "--standin", (char *)c->standin, "--out", f_service, "--events", f_events,
+                            c->a->store2 > 0 ? "--store2-port" : NULL, s_port2, NULL};
     return proc_start(service_argv, &o, &p->sv, err, errlen) != 0 ||
                    proc_read_port(&p->sv, exe_service, &port, err, errlen) != 0
                ? -1
                : port;
 }
 
-/* Tests only (--test-kill-store-after-s X): SIGKILL the store X s after
- * t0, which the tester prints first on its stdout, unless the tester ends
- * before (its stdout then reaches its end). */
+/* Tests only (--test-kill-store-after-s X, --test-kill-store2-after-s X):
+ * SIGKILL the store (or the second one) X s after t0, which the tester
+ * prints first on its stdout, unless the tester ends before (its stdout
+ * then reaches its end). */
 static void kill_store_when_due(const run_cfg *c, run_procs *p)
 {
+    int second = c->kill_store_s < 0;
+    double after = second ? c->kill_store2_s : c->kill_store_s;
     char line[128];
     size_t n = 0;
     while (n < sizeof line - 1 && (n == 0 || line[n - 1] != '\n')) {
@@ -302,14 +356,14 @@ static void kill_store_when_due(const run_cfg *c, run_procs *p)
     int64_t t0;
     if (sscanf(line, "tester: t0_ns %" SCNd64, &t0) != 1)
         return;
-    int64_t due = t0 + (int64_t)llround(c->kill_store_s * 1e9), left;
+    int64_t due = t0 + (int64_t)llround(after * 1e9), left;
     char sink[256];
     while ((left = due - ut_mono_ns()) > 0) {
         struct pollfd pf = {p->ts.fd, POLLIN, 0};
         if (poll(&pf, 1, (int)(left / 1000000) + 1) > 0 && read(p->ts.fd, sink, sizeof sink) == 0)
             return; /* the tester has ended */
     }
-    kill(p->st.pid, SIGKILL);
+    kill(second ? p->st2.pid : p->st.pid, SIGKILL);
 }
 
 /* The tester, to its end; then each process's CPU use while all are alive. */
@@ -319,7 +373,10 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
     char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64], s_store[32];
     snprintf(exe, sizeof exe, "%s/tester", c->bin);
-    snprintf(s_pids, sizeof s_pids, "%d,%d", (int)p->st.pid, (int)p->sv.pid);
+    if (p->st2.pid > 0) /* the run's own processes: their ticks are not foreign load */
+        snprintf(s_pids, sizeof s_pids, "%d,%d,%d", (int)p->st.pid, (int)p->sv.pid, (int)p->st2.pid);
+    else
+        snprintf(s_pids, sizeof s_pids, "%d,%d", (int)p->st.pid, (int)p->sv.pid);
     snprintf(f_machine, sizeof f_machine, "%s/machine.tsv.gz", c->dir);
     snprintf(s_port, sizeof s_port, "%d", service_port);
     snprintf(s_store, sizeof s_store, "%d", p->store_port);
@@ -343,7 +400,7 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     int64_t w0 = ut_mono_ns();
     if (proc_start(tester_argv, &o, &p->ts, err, errlen) != 0)
         return -1;
-    if (c->kill_store_s >= 0)
+    if (c->kill_store_s >= 0 || (c->kill_store2_s >= 0 && p->st2.pid > 0))
         kill_store_when_due(c, p);
     p->tcode = proc_wait(&p->ts, &p->ru);
     if (p->tcode < 0) {
@@ -357,6 +414,10 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     proc_cpu_s(p->st.pid, &p->cpu[2][0], &p->cpu[2][1]);
     p->hwm_service = proc_peak_rss_kb(p->sv.pid);
     p->hwm_store = proc_peak_rss_kb(p->st.pid);
+    if (p->st2.pid > 0) {
+        proc_cpu_s(p->st2.pid, &p->cpu[3][0], &p->cpu[3][1]);
+        p->hwm_store2 = proc_peak_rss_kb(p->st2.pid);
+    }
     return 0;
 }
 
@@ -372,26 +433,30 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
     }
     json_object_set_new(r, "tester", tester);
     json_t *cpuj = json_object();
-    const char *who[] = {"tester", "service", "store"};
-    for (int i = 0; i < 3; i++)
+    const char *who[] = {"tester", "service", "store", "store2"};
+    for (int i = 0; i < (c->a->store2 > 0 ? 4 : 3); i++)
         json_object_set_new(cpuj, who[i],
                             json_pack("{s:f,s:f,s:f}", "user_s", p->cpu[i][0], "sys_s", p->cpu[i][1], "share",
                                       (p->cpu[i][0] + p->cpu[i][1]) / p->wall));
     json_object_set_new(cpuj, "wall_s", json_real(p->wall));
     json_object_set_new(r, "cpu", cpuj);
-    json_object_set_new(r, "peak_rss_kb", json_pack("{s:I,s:I,s:I}", "service", (json_int_t)p->hwm_service,
-                                                    "store", (json_int_t)p->hwm_store, "tester",
-                                                    (json_int_t)p->ru.ru_maxrss));
+    json_t *rss = json_pack("{s:I,s:I,s:I}", "service", (json_int_t)p->hwm_service, "store",
+                            (json_int_t)p->hwm_store, "tester", (json_int_t)p->ru.ru_maxrss);
+    if (c->a->store2 > 0)
+        json_object_set_new(rss, "store2", json_integer(p->hwm_store2));
+    json_object_set_new(r, "peak_rss_kb", rss);
     json_object_set_new(r, "cores", json_string(c->cores));
     json_object_set_new(r, "tester_nice", json_integer(c->tester_nice));
 }
 
-/* files: rows, size and sha256 of each event file. */
+/* files: rows, size and sha256 of each event file (store2.tsv.gz with a
+ * second store). */
 static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
 {
     json_t *files = json_object();
-    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
-    for (int i = 0; i < 5; i++) {
+    const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz",
+                            "store2.tsv.gz"};
+    for (int i = 0; i < (c->a->store2 > 0 ? 6 : 5); i++) {
         char path[4300], sha[65];
         uint64_t size;
         snprintf(path, sizeof path, "%s/%s", c->dir, fnames[i]);
@@ -456,6 +521,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "arm", json_string(a->name));
     json_object_set_new(r, "round", json_integer(c->round));
     json_object_set_new(r, "arm_spec", arm_json(a));
+    json_object_set_new(r, "stores", json_integer(a->store2 > 0 ? 2 : 1));
     json_object_set_new(r, "fault", fault_json(c));
     json_object_set_new(r, "seconds", json_real(c->seconds));
     json_object_set_new(r, "settle_s", json_real(c->settle));
@@ -513,9 +579,9 @@ static void add_death(char *why, size_t wl, const char *who, int status)
 static int who_died(run_procs *p, char *why, size_t wl)
 {
     why[0] = 0;
-    proc_child *ch[2] = {&p->st, &p->sv};
-    const char *who[2] = {"store", "service"};
-    for (int i = 0; i < 2; i++) {
+    proc_child *ch[3] = {&p->st, &p->sv, &p->st2};
+    const char *who[3] = {"store", "service", "second store"};
+    for (int i = 0; i < 3; i++) {
         int status;
         if (ch[i]->pid > 0 && waitpid(ch[i]->pid, &status, WNOHANG) == ch[i]->pid) {
             add_death(why, wl, who[i], status);
@@ -546,6 +612,7 @@ static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
     char died[512];
     int dead = who_died(p, died, sizeof died);
     int sv_code = proc_stop(&p->sv, SIGTERM, 60), st_code = proc_stop(&p->st, SIGTERM, 60);
+    int st2_code = p->st2.pid > 0 ? proc_stop(&p->st2, SIGTERM, 60) : 0;
     if (dead) {
         ut_seterr(err, errlen, "%s: %s; nothing kept", c->name, died);
         return 4;
@@ -554,9 +621,9 @@ static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
         ut_err("%s: the machine was not idle enough (the tester's idle gate); nothing kept", c->name);
         return 3;
     }
-    if (p->tcode != 0 || sv_code != 0 || st_code != 0) {
-        ut_seterr(err, errlen, "%s: tester exit %d, service exit %d, store exit %d", c->name, p->tcode, sv_code,
-                  st_code);
+    if (p->tcode != 0 || sv_code != 0 || st_code != 0 || st2_code != 0) {
+        ut_seterr(err, errlen, "%s: tester exit %d, service exit %d, store exit %d%s", c->name, p->tcode, sv_code,
+                  st_code, st2_code ? ", second store exit nonzero" : "");
         return 1;
     }
     ut_utc_iso(p->t_end);
@@ -582,7 +649,7 @@ int main(int argc, char **argv)
         arms_free(&c->arms);
         return 1;
     }
-    run_procs P = {.st = {0, -1}, .sv = {0, -1}, .ts = {0, -1}};
+    run_procs P = {.st = {0, -1}, .sv = {0, -1}, .ts = {0, -1}, .st2 = {0, -1}};
     rc = measure_run(c, &P, err, sizeof err);
     if (rc == 0 && write_run_json(c, &P, err, sizeof err) != 0)
         rc = 1;
@@ -601,6 +668,7 @@ int main(int argc, char **argv)
         proc_stop(&P.ts, SIGKILL, 5);
         proc_stop(&P.sv, SIGKILL, 5);
         proc_stop(&P.st, SIGKILL, 5);
+        proc_stop(&P.st2, SIGKILL, 5);
         rm_rf(c->dir);
     }
     arms_free(&c->arms);

@@ -1,6 +1,6 @@
 /* service: the scoring service.
  *
- *   service --port P --store-port Q --arm NAME [--arms lab/arms.tsv] --round R
+ *   service --port P --store-port Q [--store2-port Q2] --arm NAME [--arms lab/arms.tsv] --round R
  *           --model build/prep/model.json --standin build/prep/standin.tsv
  *           --out FILE.tsv.gz [--events FILE.tsv.gz] [--store-conns 2]
  *
@@ -18,6 +18,15 @@
  * evaluator (lab/trees.h), and logs one row per request (lab/RAWFORMAT.md,
  * service.tsv.gz).
  *
+ * An arm with a second store (store2 above 0) needs --store2-port: the
+ * service keeps --store-conns connections to each store (numbered across
+ * both: the first store's, then the second's), and a request's lookups go
+ * to the store pol_store_of gives its row (its `store` column).  The
+ * defences that look across requests (circuit breaker, retry budget,
+ * compartments, adaptive hedge) share one pol_shared; the breaker's
+ * changes of state are rows of the events file (conn -1), among the
+ * connections' rows, in time order (lab/evlog.h).
+ *
  * The store may fail; the service stays up.  Its answers map to the
  * policy's error classes: unavailable and dropped are transient (retried
  * while the arm has tries left), not found and unknown row permanent
@@ -27,7 +36,7 @@
  * transient), so that with the store gone every request gets its arm's
  * fallback without waiting for a try's limit.  Losses, failed reconnects
  * and reconnects go to the events file (--events; by default
- * events.tsv.gz beside --out).  At start the store must be there (exit 1).
+ * events.tsv.gz beside --out).  At start the stores must be there (exit 1).
  *
  * One thread, one libevent loop with precise timers.  Requests live in a
  * pool of fixed slots (never moved, so their timer events stay valid); a
@@ -53,6 +62,7 @@
 #include <unistd.h>
 
 #include "arms.h"
+#include "evlog.h"
 #include "httpparse.h"
 #include "opt.h"
 #include "policy.h"
@@ -109,8 +119,9 @@ static struct {
     float *standin;
     char *standin_kind; /* 'K' or 'D' per row */
     uint32_t nrows;
-    sconn *store;
-    pol_shared *shared; /* the defences that look across requests */
+    sconn *store[2];    /* the first store; the second (NULL without one) */
+    pol_shared *shared; /* the defences that look across requests; NULL: none */
+    evlog *events;
     request **chunks;
     int nchunks;
     int *free_slots;
@@ -201,7 +212,7 @@ static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer
     v[RAWFMT_SERVICE_status] = status;
     v[RAWFMT_SERVICE_kind] = kind;
     v[RAWFMT_SERVICE_lookups] = r ? r->ps.sent : 0;
-    v[RAWFMT_SERVICE_store] = r ? r->ps.store + 1 : 1;
+    v[RAWFMT_SERVICE_store] = r && r->ps.sent ? r->ps.store + 1 : 1;
     for (int k = 0; k < POL_MAX_LOOKUPS; k++) {
         v[AK(k, start_t)] = r ? r->lk_start[k] : RAW_NONE;
         v[AK(k, end_t)] = r ? r->lk_end[k] : RAW_NONE;
@@ -326,9 +337,10 @@ static uint64_t make_tag(const request *r, int attempt)
 static void finish(request *r, int64_t now, int status, char kind, float score);
 static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64_t now);
 
-/* Carry out what the policy asked for.  A lookup with no live connection
- * to go on is not sent: the policy hears at once that it was refused (R),
- * once the rest of the action is carried out. */
+/* Carry out what the policy asked for.  Lookups go to the request's store.
+ * A lookup with no live connection to go on is not sent: the policy hears
+ * at once that it was refused (R), once the rest of the action is carried
+ * out.  A lookup a gate refused (O B Y) was tried and ended now, unsent. */
 static void act(request *r, const pol_action *a, int64_t now)
 {
     unsigned refused = 0;
@@ -337,7 +349,7 @@ static void act(request *r, const pol_action *a, int64_t now)
         wire_req q = {.row = r->row, .req = r->id, .attempt = (uint16_t)at,
                       .budget_ns = a->send[k].budget_ns, .tag = make_tag(r, at)};
         r->lk_start[at] = now;
-        int c = sconn_send(S.store, &q);
+        int c = sconn_send(S.store[r->ps.store], &q);
         if (c == SCONN_NOMEM) {
             ut_err("out of memory queueing a lookup");
             event_base_loopbreak(S.base);
@@ -476,8 +488,9 @@ static void on_answer(const wire_ans *ans, int64_t now, void *ctx)
     tell(r, attempt, class_of[ans->status], ans, now); /* wire_get_ans checked the status */
 }
 
-/* Store connection `conn` is gone: every lookup still waiting on it is
- * lost (X).  The pool is walked whole; losses are rare. */
+/* Store connection `conn` (of either store: the numbers are the
+ * service's) is gone: every lookup still waiting on it is lost (X).  The
+ * pool is walked whole; losses are rare. */
 static void on_lost(int conn, int64_t now, void *ctx)
 {
     (void)ctx;
@@ -668,6 +681,13 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     event_base_loopbreak(S.base);
 }
 
+/* A change of the circuit breaker's state: a row of the events file. */
+static void on_brk(const pol_brk_event *e, void *ctx)
+{
+    (void)ctx;
+    evlog_row(S.events, e->t, e->what, -1, e->count, e->wait_ns);
+}
+
 /* ------------------------------------------------------------- loading */
 
 static int load_standin(const char *path, char *err, size_t errlen)
@@ -766,16 +786,81 @@ static int listen_on(int port, int *out_port)
     return fd;
 }
 
+/* The events file, then --store-conns connections to each store. */
+static int open_stores(int store_port, int store2_port, int nconns, const char *events, char *err, size_t errlen)
+{
+    if (evlog_open(&S.events, events, err, errlen) != 0)
+        return -1;
+    const sconn_calls calls = {.answer = on_answer, .lost = on_lost};
+    if (sconn_open(&S.store[0], S.base, store_port, nconns, 0, S.round, S.events, &calls, err, errlen) != 0 ||
+        (store2_port && sconn_open(&S.store[1], S.base, store2_port, nconns, nconns, S.round, S.events, &calls,
+                                   err, errlen) != 0)) {
+        if (store2_port && S.store[0] && !S.store[1]) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, " (the second store, --store2-port)");
+        }
+        sconn_free(S.store[0]);
+        S.store[0] = NULL;
+        evlog_abort(S.events);
+        return -1;
+    }
+    return 0;
+}
+
+/* Requests still waiting are logged as unanswered; the raw files written;
+ * everything freed.  0, or -1 when a file could not be written. */
+static int shut_down(void)
+{
+    char *err = S.err;
+    size_t errlen = sizeof S.err;
+    for (int k = 0; k < S.nchunks * CHUNK; k++) {
+        request *r = slot_req(k);
+        if (r->used)
+            log_request(r->id, r->row, r->arrive, RAW_NONE, 0, 'E', r);
+    }
+    int rc = rawlog_close(S.log, err, errlen);
+    if (rc != 0)
+        ut_err("%s", err);
+    sconn_free(S.store[0]);
+    sconn_free(S.store[1]);
+    if (evlog_close(S.events, err, errlen) != 0) {
+        ut_err("%s", err);
+        rc = -1;
+    }
+    while (S.conns) { /* clients still connected */
+        conn *c = S.conns;
+        S.conns = c->next;
+        if (!c->dead) {
+            event_del(&c->rd);
+            event_del(&c->wr);
+            close(c->fd);
+        }
+        free(c->in);
+        free(c);
+    }
+    for (int k = 0; k < S.nchunks; k++)
+        free(S.chunks[k]);
+    free(S.chunks);
+    free(S.free_slots);
+    free(S.standin);
+    free(S.standin_kind);
+    trees_free(S.model);
+    arms_free(&S.arms);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ut_set_prog("service");
     const char *arms_path = "lab/arms.tsv", *arm_name = NULL, *model = NULL, *standin = NULL,
                *out = NULL, *events = NULL;
-    int port = 0, store_port = 0, nstore = 2;
+    int port = 0, store_port = 0, store2_port = 0, nstore = 2;
     int64_t round = -1;
     const opt_spec spec[] = {
         {"--port", OPT_INT, &port, 0, 65535, "P", "port to listen on (0: any free port; printed)"},
         {"--store-port", OPT_INT, &store_port, 1, 65535, "Q", "the store's port on 127.0.0.1"},
+        {"--store2-port", OPT_INT, &store2_port, 1, 65535, "Q2",
+         "the second store's port (an arm with store2 above 0 needs it; no other arm takes it)"},
         {"--arm", OPT_STR, &arm_name, 0, 0, "NAME", "the arm"},
         {"--arms", OPT_STR, &arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
         {"--round", OPT_I64, &round, 0, UINT32_MAX, "R", "the round"},
@@ -784,7 +869,7 @@ int main(int argc, char **argv)
         {"--out", OPT_STR, &out, 0, 0, "FILE", "service.tsv.gz to write at SIGTERM"},
         {"--events", OPT_STR, &events, 0, 0, "FILE",
          "events.tsv.gz to write at SIGTERM (default: events.tsv.gz in the folder of --out)"},
-        {"--store-conns", OPT_INT, &nstore, 1, SCONN_MAX, "N", "connections to the store (2)"},
+        {"--store-conns", OPT_INT, &nstore, 1, SCONN_MAX, "N", "connections to each store (2)"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "service: the scoring service (see the header of lab/service.c)", NULL);
     if (prc != OPT_OK)
@@ -813,10 +898,19 @@ int main(int argc, char **argv)
         ut_err("%s: no arm named %s", arms_path, arm_name);
         return 2;
     }
+    if ((S.arm->store2 > 0) != (store2_port > 0)) {
+        ut_err(S.arm->store2 > 0 ? "arm %s has a second store (store2 %d): needs --store2-port"
+                                 : "arm %s has no second store (store2 %d): --store2-port is not for it",
+               arm_name, S.arm->store2);
+        arms_free(&S.arms);
+        return 2;
+    }
     S.round = (uint32_t)round;
     static pol_shared shared;
-    pol_shared_init(&shared, S.arm, NULL, NULL); /* TODO(issue 13): breaker changes to events.tsv.gz */
-    S.shared = &shared;
+    if (pol_needs_shared(S.arm)) {
+        pol_shared_init(&shared, S.arm, on_brk, NULL);
+        S.shared = &shared;
+    }
     if (trees_load(model, &S.model, err, errlen) != 0 || load_standin(standin, err, errlen) != 0) {
         ut_err("%s", err);
         return 2;
@@ -831,21 +925,24 @@ int main(int argc, char **argv)
         ut_err("cannot create the event loop");
         return 1;
     }
-    const sconn_calls calls = {.answer = on_answer, .lost = on_lost};
-    if (sconn_open(&S.store, S.base, store_port, nstore, S.round, events, &calls, err, errlen) != 0) {
+    if (open_stores(store_port, store2_port, nstore, events, err, errlen) != 0) {
         ut_err("%s", err);
         return 1;
     }
     if (rawfmt_log_open(&S.log, out, RAWFMT_SERVICE, err, errlen) != 0) {
         ut_err("%s", err);
-        sconn_abort(S.store);
+        sconn_free(S.store[0]);
+        sconn_free(S.store[1]);
+        evlog_abort(S.events);
         return 1;
     }
     int bound = 0, lfd = listen_on(port, &bound);
     if (lfd < 0) {
         ut_err("cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
         rawlog_abort(S.log);
-        sconn_abort(S.store);
+        sconn_free(S.store[0]);
+        sconn_free(S.store[1]);
+        evlog_abort(S.events);
         return 1;
     }
     struct event *acc = event_new(S.base, lfd, EV_READ | EV_PERSIST, on_accept, NULL);
@@ -858,42 +955,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     event_base_dispatch(S.base);
 
-    /* Requests still waiting are logged as unanswered. */
-    for (int k = 0; k < S.nchunks * CHUNK; k++) {
-        request *r = slot_req(k);
-        if (r->used)
-            log_request(r->id, r->row, r->arrive, RAW_NONE, 0, 'E', r);
-    }
-    int rc = rawlog_close(S.log, err, errlen);
-    if (rc != 0)
-        ut_err("%s", err);
-    if (sconn_close(S.store, err, errlen) != 0) {
-        ut_err("%s", err);
-        rc = -1;
-    }
-    while (S.conns) { /* clients still connected */
-        conn *c = S.conns;
-        S.conns = c->next;
-        if (!c->dead) {
-            event_del(&c->rd);
-            event_del(&c->wr);
-            close(c->fd);
-        }
-        free(c->in);
-        free(c);
-    }
+    int rc = shut_down();
     event_free(acc);
     event_free(sterm);
     event_free(sint);
     close(lfd);
-    for (int k = 0; k < S.nchunks; k++)
-        free(S.chunks[k]);
-    free(S.chunks);
-    free(S.free_slots);
-    free(S.standin);
-    free(S.standin_kind);
-    trees_free(S.model);
-    arms_free(&S.arms);
     event_base_free(S.base);
     return rc == 0 ? 0 : 1;
 }

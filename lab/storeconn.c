@@ -13,14 +13,14 @@
 #include <unistd.h>
 
 #include "policy.h"
-#include "rawfmt.h"
 #include "util.h"
 
 enum { LIVE, DOWN, CONNECTING };
 
 typedef struct {
     sconn *owner;
-    int idx;
+    int idx;  /* its number in the service (first + place) */
+    int slot; /* its place here, 0 .. n-1 */
     int fd; /* -1 when DOWN */
     int state;
     struct event rd, wr; /* assigned for each new socket */
@@ -43,7 +43,7 @@ struct sconn {
     chan ch[SCONN_MAX];
     struct event *flush;
     int flush_pending;
-    rawlog *events;
+    evlog *events;
 };
 
 static void on_read(evutil_socket_t fd, short what, void *arg);
@@ -52,14 +52,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg);
 
 static void log_event(sconn *s, int64_t t, char what, int conn, int tries, int64_t wait_ns)
 {
-    int64_t v[RAWFMT_EVENTS_NCOLS];
-    v[RAWFMT_EVENTS_t] = t;
-    v[RAWFMT_EVENTS_what] = what;
-    v[RAWFMT_EVENTS_conn] = conn;
-    v[RAWFMT_EVENTS_tries] = tries;
-    v[RAWFMT_EVENTS_wait_ns] = wait_ns;
-    if (rawlog_row(s->events, v) != 0)
-        ut_err("cannot log a store connection event (spill file)");
+    evlog_row(s->events, t, what, conn, tries, wait_ns);
 }
 
 static struct sockaddr_in store_addr(int port)
@@ -266,7 +259,7 @@ int sconn_send(sconn *s, const wire_req *q)
             l->out = no;
             l->capout = nc;
         }
-        s->next = (l->idx + 1) % s->n;
+        s->next = (l->slot + 1) % s->n;
         wire_put_req(l->out + l->nout, q);
         l->nout += WIRE_REQ_SIZE;
         if (!s->flush_pending) {
@@ -286,8 +279,10 @@ int sconn_live(const sconn *s)
     return n;
 }
 
-static void free_all(sconn *s)
+void sconn_free(sconn *s)
 {
+    if (!s)
+        return;
     for (int i = 0; i < s->n; i++) {
         chan *l = &s->ch[i];
         if (l->state == LIVE) {
@@ -306,7 +301,7 @@ static void free_all(sconn *s)
     free(s);
 }
 
-int sconn_open(sconn **out, struct event_base *base, int port, int n, uint32_t round, const char *events_path,
+int sconn_open(sconn **out, struct event_base *base, int port, int n, int first, uint32_t round, evlog *events,
                const sconn_calls *calls, char *err, size_t errlen)
 {
     *out = NULL;
@@ -322,10 +317,12 @@ int sconn_open(sconn **out, struct event_base *base, int port, int n, uint32_t r
     s->base = base;
     s->port = port;
     s->round = round;
+    s->events = events;
     s->calls = *calls;
     for (int i = 0; i < SCONN_MAX; i++) {
         s->ch[i].owner = s;
-        s->ch[i].idx = i;
+        s->ch[i].idx = first + i;
+        s->ch[i].slot = i;
         s->ch[i].fd = -1;
         s->ch[i].state = DOWN;
         evtimer_assign(&s->ch[i].retry, base, on_retry, &s->ch[i]);
@@ -333,7 +330,7 @@ int sconn_open(sconn **out, struct event_base *base, int port, int n, uint32_t r
     s->flush = event_new(base, -1, 0, on_flush, s);
     if (!s->flush) {
         ut_seterr(err, errlen, "cannot create an event");
-        free_all(s);
+        sconn_free(s);
         return -1;
     }
     /* At start the store must be there: a blocking connect each. */
@@ -344,29 +341,12 @@ int sconn_open(sconn **out, struct event_base *base, int port, int n, uint32_t r
             ut_seterr(err, errlen, "cannot connect to the store on 127.0.0.1:%d: %s", port, strerror(errno));
             if (fd >= 0)
                 close(fd);
-            free_all(s);
+            sconn_free(s);
             return -1;
         }
         evutil_make_socket_nonblocking(fd);
         up(&s->ch[i], fd);
     }
-    if (rawfmt_log_open(&s->events, events_path, RAWFMT_EVENTS, err, errlen) != 0) {
-        free_all(s);
-        return -1;
-    }
     *out = s;
     return 0;
-}
-
-int sconn_close(sconn *s, char *err, size_t errlen)
-{
-    int rc = rawlog_close(s->events, err, errlen);
-    free_all(s);
-    return rc;
-}
-
-void sconn_abort(sconn *s)
-{
-    rawlog_abort(s->events);
-    free_all(s);
 }

@@ -1,8 +1,10 @@
-/* storeconn: the scoring service's connections to the store, which outlive
+/* storeconn: the scoring service's connections to one store, which outlive
  * the store going away.
  *
- * A few persistent TCP connections to 127.0.0.1:port, numbered 0 .. n-1,
- * each carrying many lookups at once (lab/wire.h).  Lookups queued during
+ * A few persistent TCP connections to 127.0.0.1:port, numbered first ..
+ * first+n-1 (the service numbers its connections across its stores: with
+ * 2 each, 0-1 go to the first store, 2-3 to the second), each carrying
+ * many lookups at once (lab/wire.h).  Lookups queued during
  * one pass of the event loop go out together, one write per connection,
  * when the pass's other events are done.  sconn_send picks the next live
  * connection, round robin; with none live it sends nothing and says so
@@ -20,11 +22,11 @@
  * done within SCONN_CONNECT_TIMEOUT_NS fails like a refused one.
  *
  * Every loss (L), failed try (F) and reconnect (C) is a row of the events
- * file (lab/RAWFORMAT.md, events.tsv.gz), written by sconn_close.
+ * file (lab/RAWFORMAT.md, events.tsv.gz), through the caller's evlog.
  *
  * Ownership: sconn_open allocates the connections, their buffers and
- * events, and the events log; sconn_close (writes the log) or sconn_abort
- * (removes it) frees them all.  The event base stays the caller's.
+ * events; sconn_free frees them all.  The event base and the evlog stay
+ * the caller's (and must outlive the sconn).
  */
 #ifndef LAB_STORECONN_H
 #define LAB_STORECONN_H
@@ -32,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evlog.h"
 #include "wire.h"
 
 struct event_base;
@@ -52,19 +55,17 @@ typedef struct {
 typedef struct sconn sconn;
 
 /* Connects n (1 to SCONN_MAX) connections to 127.0.0.1:port, each at once
- * (blocking), and opens the events log at events_path.  -1 with the reason
- * in err when a connection or the log cannot be opened. */
-int sconn_open(sconn **out, struct event_base *base, int port, int n, uint32_t round, const char *events_path,
+ * (blocking), numbered first .. first+n-1 (in the events file, in the
+ * reconnect dice and for calls->lost).  -1 with the reason in err when a
+ * connection cannot be made. */
+int sconn_open(sconn **out, struct event_base *base, int port, int n, int first, uint32_t round, evlog *events,
                const sconn_calls *calls, char *err, size_t errlen);
-/* Queues one lookup: the connection it goes on (0 .. n-1), SCONN_NONE or
- * SCONN_NOMEM. */
+/* Queues one lookup: the number of the connection it goes on, SCONN_NONE
+ * or SCONN_NOMEM. */
 int sconn_send(sconn *s, const wire_req *q);
 /* Connections live now. */
 int sconn_live(const sconn *s);
-/* Closes every connection, writes the events file, frees all: 0, or -1
- * with the reason in err (the file is then not written). */
-int sconn_close(sconn *s, char *err, size_t errlen);
-/* The same without writing the events file. */
-void sconn_abort(sconn *s);
+/* Closes every connection and frees all (NULL: nothing). */
+void sconn_free(sconn *s);
 
 #endif

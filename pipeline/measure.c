@@ -21,7 +21,8 @@
  *   OUT/results/reference/; if a copy there differs while raw holds runs,
  *   exit 2 (those runs were measured against other prepared files).
  * - Every scheduled run folder OUT/results/raw/<arm>-r<round>/ is checked: a
- *   complete run (exactly run.json and the five event files, each file's
+ *   complete run (exactly run.json and the five event files, six with a
+ *   second store, pipeline/schedule.h; each file's
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
  *   profile's) is kept; any other folder is named on stderr, removed and
  *   measured again.  So a rerun after an interruption measures only the rest.
@@ -34,7 +35,7 @@
  * them.  A run disturbed in every attempt is kept, marked (run.json), and
  * named at the end (exit 3); a rerun measures it again.
  *
- * Failed runs: a run in which a lab process died (run exit 4: the store or
+ * Failed runs: a run in which a lab process died (run exit 4: a store or
  * the service gone before the stop, or one killed by a signal; run leaves
  * nothing) is recorded like a disturbed attempt, its record holding the exit
  * code and the reason (run's own last line, "reason"), and measured again,

@@ -21,6 +21,16 @@ const char *const MF_REF_FILES[MF_NREF] = {"scores.tsv", "summary.json"};
 const char *const MF_PROGS[MF_NPROG] = {"run", "store", "service", "tester"};
 const char *const MF_PREREG_FILES[MF_NPREREG] = {"guesses.tsv", "design.md", "quiet.tsv"};
 
+int mf_event_files(int stores, const char **names)
+{
+    int n = 0;
+    for (; n < MF_NEVENT; n++)
+        names[n] = MF_EVENT_FILES[n];
+    if (stores == 2)
+        names[n++] = MF_STORE2_FILE;
+    return n;
+}
+
 char *mf_str(const char *fmt, ...)
 {
     va_list ap;

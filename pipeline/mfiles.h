@@ -1,7 +1,8 @@
 /* mfiles: the files of the measure stage, and the small helpers its modules
  * (measure.c, sched.c, remote.c, slog.c) share.
  *
- * - The file lists: what one run writes, what the runs read, what the
+ * - The file lists: what one run writes (store2.tsv.gz besides for an arm
+ *   with a second store: mf_event_files), what the runs read, what the
  *   verifier gets as reference, the programs measure starts, the registered
  *   data files.  Named once here.
  * - mf_str: a formatted string that cannot fail (out of memory ends the
@@ -27,15 +28,21 @@
 #include <stddef.h>
 
 #define MF_NEVENT 5
+#define MF_STORE2_FILE "store2.tsv.gz" /* a run's sixth event file, when run.json's stores is 2 */
 #define MF_NPREP 5
 #define MF_NREF 2
 #define MF_NPROG 4
 #define MF_NPREREG 3
-extern const char *const MF_EVENT_FILES[MF_NEVENT];  /* a run's event files, beside its run.json */
+extern const char *const MF_EVENT_FILES[MF_NEVENT];  /* every run's event files, beside its run.json */
 extern const char *const MF_PREP_FILES[MF_NPREP];    /* the prepared files the runs read */
 extern const char *const MF_REF_FILES[MF_NREF];      /* copied into results/reference for the verifier */
 extern const char *const MF_PROGS[MF_NPROG];         /* run and the three programs it starts */
 extern const char *const MF_PREREG_FILES[MF_NPREREG]; /* data/ files registered in prereg.json */
+
+/* The event files of a run of an arm with `stores` stores (1 or 2) into
+ * names[MF_NEVENT + 1]: MF_EVENT_FILES, then MF_STORE2_FILE with 2.  Their
+ * number. */
+int mf_event_files(int stores, const char **names);
 
 char *mf_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mf_shq(const char *s);

@@ -15,9 +15,10 @@
 #include "util.h"
 
 static const sched_profile PROFILES[] = {
-    {"full", 5, 30.0, NULL},  /* every arm of lab/arms.tsv: 35 and Z-capacity */
+    {"full", 5, 30.0, NULL},  /* every arm of lab/arms.tsv: 56 and Z-capacity */
     {"quick", 2, 4.0, NULL},  /* every arm, a few seconds: the pipeline in minutes */
-    {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,Z-capacity"}, /* tests */
+    /* tests, and CI's study through collect and the verifier */
+    {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity"},
 };
 #define SHUFFLE_MULT 7919ULL
 
@@ -128,10 +129,13 @@ char *sched_text(const sched *c)
     return t;
 }
 
-/* 1 when dir holds exactly run.json and the five event files, 0 when it
- * is absent, -1 otherwise (why). */
-static int holds_run_files(const char *dir, char *why, size_t wl)
+/* 1 when dir holds exactly run.json and the event files of a run with
+ * `stores` stores (five, or six with store2.tsv.gz), 0 when it is absent,
+ * -1 otherwise (why). */
+static int holds_run_files(const char *dir, int stores, char *why, size_t wl)
 {
+    const char *ev[MF_NEVENT + 1];
+    int nev = mf_event_files(stores, ev);
     struct stat st;
     if (lstat(dir, &st) != 0) {
         if (errno == ENOENT)
@@ -155,24 +159,24 @@ static int holds_run_files(const char *dir, char *why, size_t wl)
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
         int k = -1;
-        for (int i = 0; i < MF_NEVENT; i++)
-            if (!strcmp(e->d_name, MF_EVENT_FILES[i]))
+        for (int i = 0; i < nev; i++)
+            if (!strcmp(e->d_name, ev[i]))
                 k = i;
         if (!strcmp(e->d_name, "run.json"))
-            seen |= 1 << MF_NEVENT;
+            seen |= 1 << nev;
         else if (k >= 0)
             seen |= 1 << k;
         else if (!extra++)
             snprintf(odd, sizeof odd, "%s", e->d_name);
     }
     closedir(d);
-    if (!(seen & (1 << MF_NEVENT))) {
+    if (!(seen & (1 << nev))) {
         snprintf(why, wl, "no run.json");
         return -1;
     }
-    for (int i = 0; i < MF_NEVENT; i++)
+    for (int i = 0; i < nev; i++)
         if (!(seen & (1 << i))) {
-            snprintf(why, wl, "no %s", MF_EVENT_FILES[i]);
+            snprintf(why, wl, "no %s", ev[i]);
             return -1;
         }
     if (extra) {
@@ -182,10 +186,13 @@ static int holds_run_files(const char *dir, char *why, size_t wl)
     return 1;
 }
 
-/* 0 when run.json names this run and profile and every event file matches
- * its sha256 and size there; else -1 (why). */
-static int matches_run_json(const char *dir, const sched_run *s, double seconds, char *why, size_t wl)
+/* 0 when run.json names this run and profile, the arm's number of
+ * stores, and every event file matches its sha256 and size there; else -1
+ * (why). */
+static int matches_run_json(const char *dir, const sched_run *s, int stores, double seconds, char *why, size_t wl)
 {
+    const char *ev[MF_NEVENT + 1];
+    int nev = mf_event_files(stores, ev);
     char *p = mf_str("%s/run.json", dir);
     json_error_t je;
     json_t *r = json_load_file(p, 0, &je);
@@ -207,21 +214,26 @@ static int matches_run_json(const char *dir, const sched_run *s, double seconds,
                  seconds);
         goto done;
     }
+    json_t *jstores = json_object_get(r, "stores");
+    if (!json_is_integer(jstores) || json_integer_value(jstores) != stores) {
+        snprintf(why, wl, "run.json's stores is not %d", stores);
+        goto done;
+    }
     json_t *files = json_object_get(r, "files");
-    for (int i = 0; i < MF_NEVENT; i++) {
-        json_t *f = json_object_get(files, MF_EVENT_FILES[i]);
+    for (int i = 0; i < nev; i++) {
+        json_t *f = json_object_get(files, ev[i]);
         const char *want = json_string_value(json_object_get(f, "sha256"));
         json_t *jsz = json_object_get(f, "size");
         if (!want || !json_is_integer(jsz)) {
-            snprintf(why, wl, "run.json gives no sha256 and size of %s", MF_EVENT_FILES[i]);
+            snprintf(why, wl, "run.json gives no sha256 and size of %s", ev[i]);
             goto done;
         }
-        char *fp = mf_str("%s/%s", dir, MF_EVENT_FILES[i]), sha[65], err[UT_ERRLEN];
+        char *fp = mf_str("%s/%s", dir, ev[i]), sha[65], err[UT_ERRLEN];
         uint64_t sz = 0;
         int bad = ut_sha256_file(fp, sha, &sz, err, sizeof err) != 0;
         free(fp);
         if (bad || strcmp(sha, want) != 0 || (json_int_t)sz != json_integer_value(jsz)) {
-            snprintf(why, wl, "%s differs from its sha256 and size in run.json", MF_EVENT_FILES[i]);
+            snprintf(why, wl, "%s differs from its sha256 and size in run.json", ev[i]);
             goto done;
         }
     }
@@ -234,8 +246,9 @@ done:
 int sched_check_run(const char *raw, const sched_run *s, double seconds, char *why, size_t wl)
 {
     char *dir = mf_str("%s/%s", raw, s->name);
-    int rc = holds_run_files(dir, why, wl);
-    if (rc == 1 && matches_run_json(dir, s, seconds, why, wl) != 0)
+    int stores = s->a->store2 > 0 ? 2 : 1;
+    int rc = holds_run_files(dir, stores, why, wl);
+    if (rc == 1 && matches_run_json(dir, s, stores, seconds, why, wl) != 0)
         rc = -1;
     free(dir);
     return rc;

@@ -11,7 +11,8 @@
  *
  * A run folder <raw>/<arm>-r<round>/ is complete when it holds exactly
  * run.json and the five event files (MF_EVENT_FILES: lab/RAWFORMAT.md's six
- * files in all), each file's sha256 and size equal to
+ * files in all; for an arm with a second store also store2.tsv.gz, seven,
+ * and run.json's `stores` 2, else 1), each file's sha256 and size equal to
  * run.json's `files`, and `seconds` equal to the profile's
  * (sched_check_run).  sched_resume keeps complete runs and removes any other
  * folder of the schedule (named on stderr), so a rerun measures only the

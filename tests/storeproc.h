@@ -313,7 +313,7 @@ static inline size_t st_read_log(const char *path, st_rec **out)
     cr_assert_not_null(gz, "%s: cannot open", path);
     char buf[1024];
     cr_assert_not_null(gzgets(gz, buf, sizeof buf));
-    cr_assert_str_eq(buf, "# lab-raw 2 store\n");
+    cr_assert_str_eq(buf, "# lab-raw 3 store\n");
     cr_assert_not_null(gzgets(gz, buf, sizeof buf));
     buf[strcspn(buf, "\n")] = '\0';
     cr_assert_str_eq(buf, st_cols);

@@ -374,9 +374,31 @@ Test(lab, run_refuses_bad_option_values)
     }
 }
 
+/* arm_spec holds every column of lab/arms.tsv's header line, by name, and
+ * nothing else; pause as its word. */
+static void check_arm_spec(json_t *spec, const char *arm)
+{
+    FILE *f = fopen("lab/arms.tsv", "r");
+    cr_assert_not_null(f);
+    char line[1024];
+    do
+        cr_assert_not_null(fgets(line, sizeof line, f));
+    while (line[0] == '#');
+    fclose(f);
+    line[strcspn(line, "\n")] = 0;
+    size_t ncols = 0;
+    for (char *p = strtok(line, "\t"); p; p = strtok(NULL, "\t"), ncols++)
+        cr_assert_not_null(json_object_get(spec, p), "%s: arm_spec has no %s", arm, p);
+    cr_assert_eq(json_object_size(spec), ncols, "%s: arm_spec has %zu fields, the header %zu", arm,
+                 json_object_size(spec), ncols);
+    cr_assert_eq(ncols, 26);
+    cr_assert_str_eq(json_string_value(json_object_get(spec, "name")), arm);
+}
+
 /* run.json's `fault` as lab/RAWFORMAT.md says, by hand for a 1.5 s run
  * (the default window is [S/3, 2S/3) = [0.5 s, 1 s)), and the six files of
- * a run folder, each event file listed in `files` with its sha256. */
+ * a run folder, each event file listed in `files` with its sha256; one
+ * store, and arm_spec with every column. */
 Test(lab, run_json_fault_and_the_six_files)
 {
     const struct {
@@ -416,6 +438,8 @@ Test(lab, run_json_fault_and_the_six_files)
         json_t *r = json_load_file(path, 0, &je);
         cr_assert_not_null(r, "%s: %s", path, je.text);
         json_t *f = json_object_get(r, "fault");
+        cr_assert_eq(json_integer_value(json_object_get(r, "stores")), 1);
+        check_arm_spec(json_object_get(r, "arm_spec"), want[i].arm);
         cr_assert_str_eq(json_string_value(json_object_get(f, "name")), want[i].name);
         cr_assert_str_eq(json_string_value(json_object_get(f, "spec")), want[i].name);
         cr_assert_str_eq(json_string_value(json_object_get(json_object_get(r, "arm_spec"), "fault")), want[i].name);
@@ -488,4 +512,137 @@ Test(lab, store_killed_mid_run_fails_the_run_with_exit_4_and_keeps_nothing)
         closedir(d);
     cr_assert_eq(left, 0, "%s holds %d entries after a failed run", raw, left);
     free(text);
+}
+
+/* Lookups of service.tsv.gz (one try each) sent to `store` and in flight
+ * at t: start <= t < end, leaving out request row `skip`. */
+static int in_flight(const rr_file *s, int64_t store, int64_t t, size_t skip)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t out = rr_get(s, "a0_out", i);
+        if (i == skip || rr_get(s, "store", i) != store || out == RR_NONE || strchr("ROBY", (int)out))
+            continue;
+        n += rr_get(s, "a0_start_t", i) <= t && t < rr_get(s, "a0_end_t", i);
+    }
+    return n;
+}
+
+/* An arm with a second store (H3-bulk-hang: store2 50, 8 places each, the
+ * first store in hang through [0.5 s, 1 s)): seven files, run.json's
+ * stores 2, store2 in files, cpu and peak_rss_kb; the second store's log
+ * holds the lookups of its rows only, never a fault outcome; the first
+ * store's hang shows as H outcomes, and B exactly when its 8 places were
+ * taken, never more than 8 in flight. */
+Test(lab, second_store_run_leaves_seven_files)
+{
+    char cmd[512], path[256];
+    snprintf(cmd, sizeof cmd,
+             "build/bin/run --arm H3-bulk-hang --round 1 --seconds 1.5 --gate 0 --settle-s 0.2 --raw %s "
+             "--quiet tests/quiet_off.tsv > %s/log 2>&1",
+             dir, dir);
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(cmd, sizeof cmd, "cat %s/log", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
+    cr_assert_eq(rc, 0, "run failed");
+    snprintf(path, sizeof path, "%s/H3-bulk-hang-r1", dir);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s", path);
+    int nf = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        nf += e->d_name[0] != '.';
+    closedir(d);
+    cr_assert_eq(nf, 7, "%s holds %d files", path, nf);
+    snprintf(path, sizeof path, "%s/H3-bulk-hang-r1/run.json", dir);
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je);
+    cr_assert_not_null(r, "%s: %s", path, je.text);
+    cr_assert_eq(json_integer_value(json_object_get(r, "stores")), 2);
+    check_arm_spec(json_object_get(r, "arm_spec"), "H3-bulk-hang");
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "arm_spec"), "store2")), 50);
+    json_t *jf = json_object_get(r, "files");
+    cr_assert_eq(json_object_size(jf), 6);
+    const char *files[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "store2.tsv.gz", "events.tsv.gz",
+                           "machine.tsv.gz"};
+    for (int k = 0; k < 6; k++) {
+        char fp[300], sha[65], err[UT_ERRLEN];
+        uint64_t size;
+        snprintf(fp, sizeof fp, "%s/H3-bulk-hang-r1/%s", dir, files[k]);
+        cr_assert_eq(ut_sha256_file(fp, sha, &size, err, sizeof err), 0, "%s", err);
+        json_t *one = json_object_get(jf, files[k]);
+        cr_assert_str_eq(json_string_value(json_object_get(one, "sha256")), sha, "%s", fp);
+    }
+    json_t *cpu = json_object_get(r, "cpu"), *rss = json_object_get(r, "peak_rss_kb");
+    cr_assert(json_is_number(json_object_get(json_object_get(cpu, "store2"), "share")));
+    cr_assert_gt(json_integer_value(json_object_get(rss, "store2")), 0);
+    json_decref(r);
+
+    rr_file s, st[2];
+    snprintf(path, sizeof path, "%s/H3-bulk-hang-r1/service.tsv.gz", dir);
+    cr_assert_eq(rr_read(path, &s), 0);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/H3-bulk-hang-r1/%s", dir, k ? "store2.tsv.gz" : "store.tsv.gz");
+        cr_assert_eq(rr_read(path, &st[k]), 0, "%s", path);
+    }
+    size_t held = 0, refused = 0, on2 = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        int64_t row = rr_get(&s, "row", i), req = rr_get(&s, "req", i), store = rr_get(&s, "store", i);
+        int want = ut_u64_unit(ut_hash4(0x53544f524532ULL, (uint64_t)row, 0, 0)) * 100 < 50 ? 2 : 1;
+        cr_assert_eq(store, want, "request %lld row %lld", (long long)req, (long long)row);
+        on2 += store == 2;
+        int64_t out = rr_get(&s, "a0_out", i);
+        int64_t t = rr_get(&s, "a0_start_t", i);
+        if (out == 'B') {
+            refused++;
+            cr_assert_eq(store, 1, "only the hanging store's compartment fills");
+            cr_assert_lt(store_row(&st[0], req, 0), 0, "a refused lookup reached the store");
+            cr_assert_eq(in_flight(&s, 1, t, i), 8, "request %lld refused with %d in flight", (long long)req,
+                         in_flight(&s, 1, t, i));
+        } else {
+            cr_assert_lt(in_flight(&s, store, t, i), 8, "request %lld sent with 8 in flight", (long long)req);
+            cr_assert_geq(store_row(&st[want - 1], req, 0), 0, "request %lld: not in store %d's log", (long long)req,
+                          want);
+            cr_assert_lt(store_row(&st[2 - want], req, 0), 0, "request %lld in the other store's log", (long long)req);
+        }
+    }
+    for (size_t i = 0; i < st[0].n; i++)
+        held += rr_get(&st[0], "outcome", i) == 'H';
+    for (size_t i = 0; i < st[1].n; i++)
+        cr_assert(strchr("AP", (int)rr_get(&st[1], "outcome", i)), "the second store has no fault");
+    cr_assert(on2 > s.n / 4 && on2 < s.n * 3 / 4, "%zu of %zu on the second store", on2, s.n);
+    cr_assert_geq(held, 8, "the first store held at least the compartment's places: %zu", held);
+    cr_assert_gt(refused, 20, "about a third of the window's 75 requests on the first store: %zu", refused);
+    rr_free(&s);
+    rr_free(&st[0]);
+    rr_free(&st[1]);
+}
+
+/* The second store killed mid-run: exit 4 naming it, nothing kept. */
+Test(lab, second_store_killed_mid_run_is_exit_4)
+{
+    char raw[128], cmd[512], log[128], *text = NULL, err[UT_ERRLEN];
+    size_t n;
+    snprintf(raw, sizeof raw, "%s/raw", dir);
+    snprintf(log, sizeof log, "%s/log", dir);
+    snprintf(cmd, sizeof cmd,
+             "build/bin/run --arm H3-bulk-hang --round 1 --seconds 1 --gate 0 --settle-s 0.2 --raw %s "
+             "--quiet tests/quiet_off.tsv --test-kill-store2-after-s 0.3 > %s 2>&1",
+             raw, log);
+    int rc = system(cmd);
+    cr_assert_eq(ut_read_file(log, &text, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(WIFEXITED(rc) && WEXITSTATUS(rc) == 4, "status %d: %s", rc, text);
+    cr_assert(strstr(text, "run: H3-bulk-hang-r1: second store killed by signal 9 during the run"), "%s", text);
+    cr_assert_null(strstr(text, "run: H3-bulk-hang-r1: store killed"), "%s", text);
+    free(text);
+    DIR *d = opendir(raw);
+    int left = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        left += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    if (d)
+        closedir(d);
+    cr_assert_eq(left, 0, "%s holds %d entries after a failed run", raw, left);
 }

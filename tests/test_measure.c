@@ -1,5 +1,5 @@
 /* `measure`: the schedule, resuming, fingerprints, the preregistration
- * check and --host over ssh, on the tiny profile (7 arms x 2 rounds of 1 s,
+ * check and --host over ssh, on the tiny profile (9 arms x 2 rounds of 1 s,
  * the store's run-on cut to 0.2 s) with the idle gate off.
  *
  * Each test works in fresh temporary folders with its own prereg.json,
@@ -26,9 +26,13 @@
 
 #include "util.h"
 
-#define NTINY 7
+#define NTINY 9
 #define NRUNS (2 * NTINY)
-static const char *TINY[NTINY] = {"F3-none", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-r2-down", "Z-capacity"};
+static const char *TINY[NTINY] = {"F3-none", "H3-fb25",       "H3-dl",        "H3-dldown", "H3-r2",
+                                  "H3-r2-down", "H3-brkr2-down", "H3-bulk-hang", "Z-capacity"};
+/* The one tiny arm with a second store: its runs hold store2.tsv.gz too. */
+#define TWO_STORES "H3-bulk-hang"
+#define NRAWFILES (NRUNS * (NEV + 1) + 2) /* run.json and the event files of every run */
 static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
 #define NEV 5
 #define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --quiet tests/quiet_off.tsv"
@@ -154,7 +158,8 @@ static void expected_schedule(char *buf, size_t n)
     }
 }
 
-/* A run folder: exactly six files, each event file matching run.json's sha256 and size. */
+/* A run folder: exactly six files (seven with a second store), each event
+ * file matching run.json's sha256 and size, and run.json's stores. */
 static void check_run_dir(const char *root, const char *name)
 {
     char path[512], err[UT_ERRLEN], sha[65];
@@ -166,15 +171,19 @@ static void check_run_dir(const char *root, const char *name)
     while ((e = readdir(d)))
         nf += e->d_name[0] != '.';
     closedir(d);
-    cr_assert_eq(nf, NEV + 1, "%s holds %d files", path, nf);
+    int two = !strncmp(name, TWO_STORES "-r", strlen(TWO_STORES) + 2);
+    cr_assert_eq(nf, NEV + 1 + two, "%s holds %d files", path, nf);
     snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, name);
     json_t *r = json_load_file(path, 0, NULL);
     cr_assert_not_null(r, "%s", path);
     cr_assert_float_eq(json_number_value(json_object_get(r, "seconds")), 1.0, 1e-12);
-    for (int i = 0; i < NEV; i++) {
-        json_t *f = json_object_get(json_object_get(r, "files"), EV[i]);
+    cr_assert_eq(json_integer_value(json_object_get(r, "stores")), 1 + two, "%s", name);
+    cr_assert_eq(json_object_size(json_object_get(r, "files")), (size_t)(NEV + two), "%s", name);
+    for (int i = 0; i < NEV + two; i++) {
+        const char *ev = i < NEV ? EV[i] : "store2.tsv.gz";
+        json_t *f = json_object_get(json_object_get(r, "files"), ev);
         uint64_t size;
-        snprintf(path, sizeof path, "%s/results/raw/%s/%s", root, name, EV[i]);
+        snprintf(path, sizeof path, "%s/results/raw/%s/%s", root, name, ev);
         cr_assert_eq(ut_sha256_file(path, sha, &size, err, sizeof err), 0, "%s", err);
         cr_assert_str_eq(sha, json_string_value(json_object_get(f, "sha256")), "%s", path);
         cr_assert_eq((json_int_t)size, json_integer_value(json_object_get(f, "size")), "%s", path);
@@ -219,9 +228,9 @@ static void check_manifest(const char *root)
         p = nl + 1;
     }
     free(m);
-    cr_assert_eq(raw, NRUNS * (NEV + 1), "raw files in the manifest: %d", raw);
+    cr_assert_eq(raw, NRAWFILES, "raw files in the manifest: %d", raw);
     cr_assert_eq(ref, 2);
-    cr_assert_eq(lines, NRUNS * (NEV + 1) + 2);
+    cr_assert_eq(lines, NRAWFILES + 2);
     /* and results/reference holds copies of the prepared files */
     const char *refs[] = {"scores.tsv", "summary.json"};
     for (int i = 0; i < 2; i++) {
@@ -286,7 +295,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     char *text = slurp(log);
     cr_assert_eq(rc, 0, "%s", text);
     cr_assert_eq(count(text, "measure: run "), NRUNS, "%s", text);
-    cr_assert(strstr(text, "run 14 of 14"), "%s", text);
+    cr_assert(strstr(text, "run 18 of 18"), "%s", text);
     free(text);
     all_runs(out);
     check_manifest(out);
@@ -333,7 +342,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     json_t *st = json_load_file(path, 0, NULL);
     cr_assert_not_null(st);
     cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), 0);
-    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRUNS * (NEV + 1) + 2 + 1 + NRUNS + 1));
+    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRAWFILES + 2 + 1 + NRUNS + 1));
     json_decref(st);
 
     /* a second call: the same schedule, every run kept untouched */
@@ -464,8 +473,10 @@ Test(measure, killed_after_second_run_then_only_the_rest)
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
-        execl("build/bin/measure", "measure", "--profile", "tiny", "--gate", "0", "--settle-s", "0.2", "--root", out,
-              (char *)NULL);
+        /* the rules of tests/quiet_off.tsv, as MEASURE's: on this shared machine a
+         * run judged disturbed would be measured again by the rerun below */
+        execl("build/bin/measure", "measure", "--profile", "tiny", "--gate", "0", "--settle-s", "0.2", "--quiet",
+              "tests/quiet_off.tsv", "--root", out, (char *)NULL);
         _exit(127);
     }
     /* the handshake: the second run folder appears under its final name only
@@ -518,7 +529,7 @@ Test(measure, killed_after_second_run_then_only_the_rest)
             stat_of(names[i], EV[f], &before[i][f]);
             char p[1024];
             uint64_t sz;
-            snprintf(p, sizeof p, "%s/results/raw/%s/%s", out, names[i], EV[f]);
+            snprintf(p, sizeof p, "%s/results/raw/%.63s/%s", out, names[i], EV[f]);
             cr_assert_eq(ut_sha256_file(p, sha[i][f], &sz, err, sizeof err), 0, "%s", err);
         }
     }
@@ -546,7 +557,7 @@ Test(measure, killed_after_second_run_then_only_the_rest)
             cr_assert_eq(now.st_mtim.tv_nsec, before[i][f].st_mtim.tv_nsec);
             char p[1024], s2[65];
             uint64_t sz;
-            snprintf(p, sizeof p, "%s/results/raw/%s/%s", out, names[i], EV[f]);
+            snprintf(p, sizeof p, "%s/results/raw/%.63s/%s", out, names[i], EV[f]);
             cr_assert_eq(ut_sha256_file(p, s2, &sz, err, sizeof err), 0, "%s", err);
             cr_assert_str_eq(s2, sha[i][f]);
         }
@@ -575,6 +586,9 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     fseek(f, 100, SEEK_SET);
     fputc(ch ^ 0x20, f);
     fclose(f);
+    /* and the second store's file of H3-bulk-hang-r1 goes */
+    snprintf(path, sizeof path, "%s/results/raw/" TWO_STORES "-r1/store2.tsv.gz", out);
+    cr_assert_eq(unlink(path), 0, "%s", path);
 
     /* a rerun names it, removes it and measures it again; here the machine
      * is never idle (a `run` that exits 3 like the idle gate) */
@@ -586,8 +600,9 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     text = slurp(log);
     cr_assert_eq(rc, 3, "%s", text);
     cr_assert(strstr(text, "results/raw/H3-dl-r2: tester.tsv.gz differs"), "%s", text);
-    cr_assert(strstr(text, "1 runs could not pass the idle gate; rerun make measure to measure them"), "%s", text);
-    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 1, "%s", text);
+    cr_assert(strstr(text, "results/raw/" TWO_STORES "-r1: no store2.tsv.gz: not a complete run"), "%s", text);
+    cr_assert(strstr(text, "2 runs could not pass the idle gate; rerun make measure to measure them"), "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 2, "%s", text);
     free(text);
     snprintf(path, sizeof path, "%s/results/raw/H3-dl-r2", out);
     cr_assert_neq(access(path, F_OK), 0, "the tampered folder is still there");
@@ -601,14 +616,15 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     free(lines);
     json_decref(rec);
 
-    /* the next rerun measures only that one */
+    /* the next rerun measures only those two */
     snprintf(log, sizeof log, "%s/log3", aux);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
     cr_assert_eq(rc, 0, "%s", text);
-    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 1, "%s", text);
-    cr_assert_eq(count(text, "elapsed"), 1, "%s", text);
+    cr_assert_eq(count(text, "complete already: skip"), NRUNS - 2, "%s", text);
+    cr_assert_eq(count(text, "elapsed"), 2, "%s", text);
     cr_assert(strstr(text, "H3-dl round 2  elapsed"), "%s", text);
+    cr_assert(strstr(text, TWO_STORES " round 1  elapsed"), "%s", text);
     free(text);
     rec = record("H3-dl-r2");
     cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
@@ -752,7 +768,7 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
     cr_assert_eq(rc, 0, "%s", t);
     /* the far side's progress came through */
     cr_assert_eq(count(t, "elapsed"), NRUNS, "%s", t);
-    cr_assert(strstr(t, "14 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
+    cr_assert(strstr(t, "18 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
     char *far = strstr(t, "far folder root@127.0.0.1:");
     cr_assert_not_null(far, "%s", t);
     char dir[256];

@@ -57,27 +57,30 @@ Test(rawfmt, tables_are_those_of_rawformat_md)
     check_table(RAWFMT_TESTER, "tester", "j row sched_t send_t answer_t status kind score conn waited",
                 "answer_t score");
     check_table(RAWFMT_SERVICE, "service",
-                "req row arrive_t answer_t status kind lookups a0_start_t a0_end_t a0_out a1_start_t a1_end_t "
-                "a1_out a2_start_t a2_end_t a2_out",
+                "req row arrive_t answer_t status kind lookups store a0_start_t a0_end_t a0_out a1_start_t "
+                "a1_end_t a1_out a2_start_t a2_end_t a2_out a3_start_t a3_end_t a3_out a4_start_t a4_end_t a4_out",
                 "req row answer_t a0_start_t a0_end_t a0_out a1_start_t a1_end_t a1_out a2_start_t a2_end_t "
-                "a2_out");
+                "a2_out a3_start_t a3_end_t a3_out a4_start_t a4_end_t a4_out");
     check_table(RAWFMT_STORE, "store",
                 "req attempt row arrive_t start_t end_t planned_ns budget_ns outcome line busy", "start_t end_t");
     /* the enums follow the tables */
     cr_assert_eq(RAWFMT_TESTER_NCOLS, 10);
-    cr_assert_eq(RAWFMT_SERVICE_NCOLS, 16);
+    cr_assert_eq(RAWFMT_SERVICE_NCOLS, 23);
     cr_assert_eq(RAWFMT_STORE_NCOLS, 11);
     cr_assert_eq(RAWFMT_TESTER_answer_t, 4);
-    cr_assert_eq(RAWFMT_SERVICE_a1_start_t, 10);
+    cr_assert_eq(RAWFMT_SERVICE_store, 7);
+    cr_assert_eq(RAWFMT_SERVICE_a1_start_t, 11);
+    cr_assert_eq(RAWFMT_SERVICE_a4_out, 22);
     cr_assert_eq(RAWFMT_STORE_outcome, 8);
     cr_assert_eq(rawfmt_col_index(rawfmt_table_of(RAWFMT_STORE), "nothing"), -1);
     cr_assert_null(rawfmt_table_of(RAWFMT_NKINDS));
     cr_assert_str_eq(rawfmt_table_of(RAWFMT_TESTER)->cols[RAWFMT_TESTER_kind].codes, "LKDE");
-    cr_assert_str_eq(rawfmt_table_of(RAWFMT_SERVICE)->cols[RAWFMT_SERVICE_a2_out].codes, "ATCDXUNR");
+    for (int k = 0; k < 5; k++)
+        cr_assert_str_eq(rawfmt_table_of(RAWFMT_SERVICE)->cols[RAWFMT_SERVICE_a0_out + 3 * k].codes, "ATCDXUNROBY");
     cr_assert_str_eq(rawfmt_table_of(RAWFMT_STORE)->cols[RAWFMT_STORE_outcome].codes, "ADUPENHR");
     check_table(RAWFMT_EVENTS, "events", "t what conn tries wait_ns", "");
     cr_assert_eq(RAWFMT_EVENTS_NCOLS, 5);
-    cr_assert_str_eq(rawfmt_table_of(RAWFMT_EVENTS)->cols[RAWFMT_EVENTS_what].codes, "LFC");
+    cr_assert_str_eq(rawfmt_table_of(RAWFMT_EVENTS)->cols[RAWFMT_EVENTS_what].codes, "LFCOWPHK");
 }
 
 /* The whole decompressed text of a file. */
@@ -118,7 +121,7 @@ Test(rawfmt, written_with_rawlog_read_back)
 
     /* the text, by hand */
     char *text = unzip(path);
-    const char *want = "# lab-raw 2 tester\n"
+    const char *want = "# lab-raw 3 tester\n"
                        "j\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
                        "0\t5\t9000000000000\t9000000001000\t9000003000000\t200\tL\t0.75\t0\t0\n"
                        "1\t6\t500\t1000\t-\t0\tE\t-\t1\t1\n"
@@ -154,7 +157,7 @@ Test(rawfmt, written_with_rawlog_read_back)
     rawfmt_file_free(&f);
     /* the right kind is asked for */
     cr_assert_eq(rawfmt_read(path, RAWFMT_STORE, &f, err, sizeof err), -1);
-    cr_assert(strstr(err, "tester.tsv.gz:1:") && strstr(err, "# lab-raw 2 store"), "%s", err);
+    cr_assert(strstr(err, "tester.tsv.gz:1:") && strstr(err, "# lab-raw 3 store"), "%s", err);
 }
 
 Test(rawfmt, every_kind_round_trips_absent_codes_included)
@@ -164,8 +167,11 @@ Test(rawfmt, every_kind_round_trips_absent_codes_included)
     rawlog *lg;
     cr_assert_eq(rawfmt_log_open(&lg, path, RAWFMT_SERVICE, err, sizeof err), 0, "%s", err);
     /* the service writes '-' as the code of a lookup not sent: read as absent */
-    int64_t a[RAWFMT_SERVICE_NCOLS] = {N, N, 7, 9, 400, 'E', 0, N, N, '-', N, N, '-', N, N, '-'};
-    int64_t b[RAWFMT_SERVICE_NCOLS] = {4, 2, 8, 20, 200, 'L', 2, 8, 12, 'C', 9, 11, 'A', N, N, '-'};
+    int64_t a[RAWFMT_SERVICE_NCOLS] = {N, N, 7, 9, 400, 'E', 0, 1, N, N, '-', N, N, '-', N, N, '-',
+                                       N, N, '-', N, N, '-'};
+    /* five lookups: a breaker refusal (O), a compartment's (B), the budget's (Y), a live answer */
+    int64_t b[RAWFMT_SERVICE_NCOLS] = {4, 2, 8, 20, 200, 'L', 5, 2, 8, 12, 'C', 9, 11, 'A', 12, 12, 'O',
+                                       13, 13, 'B', 14, 14, 'Y'};
     rawlog_row(lg, a);
     rawlog_row(lg, b);
     cr_assert_eq(rawlog_close(lg, err, sizeof err), 0, "%s", err);
@@ -177,6 +183,27 @@ Test(rawfmt, every_kind_round_trips_absent_codes_included)
     cr_assert_eq(f.col[RAWFMT_SERVICE_a0_start_t][1], 8, "first present value of the column: whole");
     cr_assert_eq(f.col[RAWFMT_SERVICE_answer_t][1], 20);
     cr_assert_eq(f.col[RAWFMT_SERVICE_req][0], N);
+    for (int c = 0; c < RAWFMT_SERVICE_NCOLS; c++)
+        cr_assert_eq(f.col[c][1], b[c], "column %d", c);
+    cr_assert_eq(f.col[RAWFMT_SERVICE_store][0], 1);
+    rawfmt_file_free(&f);
+
+    /* events: a connection lost, then the breaker's rows with conn -1 */
+    snprintf(path, sizeof path, "%s/events.tsv.gz", tmp);
+    cr_assert_eq(rawfmt_log_open(&lg, path, RAWFMT_EVENTS, err, sizeof err), 0, "%s", err);
+    int64_t e[3][RAWFMT_EVENTS_NCOLS] = {
+        {T0, 'L', 1, 0, 4000000}, {T0 + 10, 'O', -1, 5, 0}, {T0 + 250000010, 'H', -1, 0, 250000000}};
+    for (int i = 0; i < 3; i++)
+        rawlog_row(lg, e[i]);
+    cr_assert_eq(rawlog_close(lg, err, sizeof err), 0, "%s", err);
+    char *text = unzip(path);
+    cr_assert_str_eq(text, "# lab-raw 3 events\nt\twhat\tconn\ttries\twait_ns\n"
+                           "9000000000000\tL\t1\t0\t4000000\n10\tO\t-1\t5\t0\n250000000\tH\t-1\t0\t250000000\n");
+    free(text);
+    cr_assert_eq(rawfmt_read(path, RAWFMT_EVENTS, &f, err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < RAWFMT_EVENTS_NCOLS; c++)
+            cr_assert_eq(f.col[c][i], e[i][c], "row %d column %d", i, c);
     rawfmt_file_free(&f);
 
     snprintf(path, sizeof path, "%s/store.tsv.gz", tmp);
@@ -193,7 +220,7 @@ Test(rawfmt, every_kind_round_trips_absent_codes_included)
 
 /* ------------------------------------------------------------ bad files */
 
-#define THEAD "# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
+#define THEAD "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n"
 #define TROW "0\t0\t100\t110\t300\t200\tL\t0.5\t0\t0\n"
 
 static void write_gz(const char *path, const char *text)
@@ -222,16 +249,18 @@ static void refused(const char *text, const char *want)
 
 Test(rawfmt, bad_first_lines_and_headers)
 {
-    refused("# lab-raw 2 store\n" "j\n", "bad.tsv.gz:1:|# lab-raw 2 tester");
-    refused("# lab-raw 3 tester\n", "bad.tsv.gz:1:");
-    /* version 1 (before the store could fail) is no longer read */
+    refused("# lab-raw 3 store\n" "j\n", "bad.tsv.gz:1:|# lab-raw 3 tester");
+    refused("# lab-raw 4 tester\n", "bad.tsv.gz:1:");
+    /* versions 1 (before the store could fail) and 2 (before the defences) are no longer read */
     refused("# lab-raw 1 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n",
-            "bad.tsv.gz:1:|# lab-raw 2 tester");
+            "bad.tsv.gz:1:|# lab-raw 3 tester");
+    refused("# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n",
+            "bad.tsv.gz:1:|\"# lab-raw 2 tester\" is not \"# lab-raw 3 tester\"");
     refused("", "bad.tsv.gz:1:|empty");
-    refused("# lab-raw 2 tester\n", "bad.tsv.gz:2:");
-    refused("# lab-raw 2 tester\nj\trow\tsend_t\n", "bad.tsv.gz:2:|column 3|\"send_t\"|\"sched_t\"");
-    refused("# lab-raw 2 tester\nj\trow\n", "bad.tsv.gz:2:|2 column names, expected 10");
-    refused("# lab-raw 2 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\textra\n",
+    refused("# lab-raw 3 tester\n", "bad.tsv.gz:2:");
+    refused("# lab-raw 3 tester\nj\trow\tsend_t\n", "bad.tsv.gz:2:|column 3|\"send_t\"|\"sched_t\"");
+    refused("# lab-raw 3 tester\nj\trow\n", "bad.tsv.gz:2:|2 column names, expected 10");
+    refused("# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\textra\n",
             "bad.tsv.gz:2:|more than the 10");
 }
 

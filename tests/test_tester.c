@@ -284,7 +284,7 @@ static size_t read_rows(const char *path, trow **out)
     cr_assert(gz != NULL, "cannot open %s", path);
     char line[1024];
     cr_assert(gzgets(gz, line, sizeof line) != NULL);
-    cr_assert_str_eq(line, "# lab-raw 2 tester\n");
+    cr_assert_str_eq(line, "# lab-raw 3 tester\n");
     cr_assert(gzgets(gz, line, sizeof line) != NULL);
     cr_assert_str_eq(line, "j\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
     size_t n = 0, cap = 1024;
