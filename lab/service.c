@@ -375,10 +375,13 @@ static void act(request *r, const pol_action *a, int64_t now)
         evtimer_del(&r->timer[i]);
         if (a->timer[i] != POL_TIMER_OFF) {
             /* libevent adds a relative timeout to its own cached clock reading,
-             * taken when this loop iteration began: refresh it first, and round
-             * up to whole microseconds, so that a timer never fires early. */
-            event_base_update_cache_time(S.base);
+             * taken when this loop iteration began.  The timeout is measured
+             * from a clock reading taken first, and the cache refreshed after
+             * it (so the cache is never older than that reading, even if the
+             * process is preempted in between), rounded up to whole
+             * microseconds: a timer never fires early. */
             struct timeval tv = ut_tv_until(a->timer[i]);
+            event_base_update_cache_time(S.base);
             evtimer_add(&r->timer[i], &tv);
         }
     }

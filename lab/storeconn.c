@@ -77,12 +77,12 @@ static void up(chan *l, int fd)
 }
 
 /* The next try at the absolute time `at`.  libevent adds a relative timeout
- * to its cached clock: refresh it first, and round up to whole
- * microseconds, so that the try is never early. */
+ * to its cached clock: measure the timeout first, refresh the cache after,
+ * and round up to whole microseconds, so that the try is never early. */
 static void retry_at(chan *l, int64_t at)
 {
-    event_base_update_cache_time(l->owner->base);
     struct timeval tv = ut_tv_until(at);
+    event_base_update_cache_time(l->owner->base);
     l->state = DOWN;
     evtimer_add(&l->retry, &tv);
 }

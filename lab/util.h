@@ -56,8 +56,9 @@ int ut_mkdir_p(const char *dir, char *err, size_t errlen);
 int64_t ut_mono_ns(void);                 /* CLOCK_MONOTONIC in ns */
 /* The relative timeout for a libevent timer due at `at_ns`: at_ns - now,
  * 0 when past, rounded up to whole microseconds so that it never fires
- * early (refresh libevent's cached clock with event_base_update_cache_time
- * first: it adds the timeout to that). */
+ * early.  libevent adds it to its cached clock: call this first, then
+ * event_base_update_cache_time, then evtimer_add, so the cache is never
+ * older than the reading the timeout was measured from. */
 struct timeval ut_tv_until(int64_t at_ns);
 void ut_utc_iso(char buf[32]);            /* "2026-11-30T05:29:36Z" */
 
