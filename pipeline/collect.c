@@ -268,7 +268,8 @@ static json_t *cell(exporter *x, PGresult *r, int row, int c)
     return json_string(v);
 }
 
-/* A Postgres array literal {1,2,3} of numbers into a JSON array. */
+/* A Postgres array literal {1,2,3} of numbers (NULL elements: JSON null)
+ * into a JSON array. */
 static json_t *pg_array(exporter *x, const char *s, int integers, const char *where)
 {
     json_t *a = json_array();
@@ -282,7 +283,7 @@ static json_t *pg_array(exporter *x, const char *s, int integers, const char *wh
     for (const char *p = s + 1; p < s + n - 1;) {
         size_t len = strcspn(p, ",}");
         snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
-        json_array_append_new(a, number(x, item, integers, where));
+        json_array_append_new(a, !strcmp(item, "NULL") ? json_null() : number(x, item, integers, where));
         p += len + 1;
     }
     return a;

@@ -514,10 +514,10 @@ LEFT JOIN LATERAL (
     SELECT array_agg(x.round ORDER BY x.round) AS rounds,
            array_agg(x.value - y.value ORDER BY x.round) AS diffs,
            count(*) AS cnt,
-           bool_and(x.value - y.value > 0) AS allpos,
-           bool_and(x.value - y.value < 0) AS allneg
+           bool_and(coalesce(x.value - y.value > 0, false)) AS allpos,
+           bool_and(coalesce(x.value - y.value < 0, false)) AS allneg
     FROM run_figures x JOIN run_figures y ON y.arm = c.b AND y.figure = c.figure AND y.round = x.round
-    WHERE x.arm = c.a AND x.figure = c.figure AND x.value IS NOT NULL AND y.value IS NOT NULL
+    WHERE x.arm = c.a AND x.figure = c.figure
 ) d ON true;
 
 -- Guesses: each clause judged on the run figures (data/README.md's grammar).
@@ -531,12 +531,14 @@ WITH judged AS (
         CASE
         WHEN g.kind IN ('apart', 'close') THEN (
             -- apart: at least 2 shared rounds, one strict sign; close: shared
-            -- rounds, and not apart; no shared round: both false
-            SELECT count(*) >= 1 AND
-                   coalesce(count(*) >= 2 AND (bool_and(x.value > y.value) OR bool_and(x.value < y.value)), false)
+            -- rounds, and not apart; no shared round, or a shared round
+            -- without the figure: both false
+            SELECT count(*) >= 1 AND bool_and(x.value IS NOT NULL AND y.value IS NOT NULL) AND
+                   (count(*) >= 2 AND (bool_and(coalesce(x.value > y.value, false))
+                                       OR bool_and(coalesce(x.value < y.value, false))))
                    = (g.kind = 'apart')
             FROM run_figures x JOIN run_figures y ON y.arm = g.arm2 AND y.figure = g.figure AND y.round = x.round
-            WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL AND y.value IS NOT NULL)
+            WHERE x.arm = g.arm AND x.figure = g.figure)
         WHEN g.quant = 'median' AND g.arm2 IS NULL THEN (
             SELECT coalesce(lab_cmp(percentile_cont(0.5) WITHIN GROUP (ORDER BY x.value), g.op, g.num), false)
             FROM run_figures x WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL)
@@ -545,15 +547,20 @@ WITH judged AS (
              WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL), g.op,
             g.num * (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY y.value) FROM run_figures y
              WHERE y.arm = g.arm2 AND y.figure = g.figure2 AND y.value IS NOT NULL)), false)
+        -- every / any: over the arm's quiet rounds (with a right-hand term,
+        -- the rounds both arms have); a round without the figure's value
+        -- satisfies nothing, so `every` is then false
         WHEN g.arm2 IS NULL THEN (
-            SELECT count(*) >= 1 AND CASE g.quant WHEN 'every' THEN bool_and(lab_cmp(x.value, g.op, g.num))
-                                                  ELSE bool_or(lab_cmp(x.value, g.op, g.num)) END
-            FROM run_figures x WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL)
+            SELECT count(*) >= 1 AND
+                   CASE g.quant WHEN 'every' THEN bool_and(coalesce(lab_cmp(x.value, g.op, g.num), false))
+                                ELSE bool_or(coalesce(lab_cmp(x.value, g.op, g.num), false)) END
+            FROM run_figures x WHERE x.arm = g.arm AND x.figure = g.figure)
         ELSE (
-            SELECT count(*) >= 1 AND CASE g.quant WHEN 'every' THEN bool_and(lab_cmp(x.value, g.op, g.num * y.value))
-                                                  ELSE bool_or(lab_cmp(x.value, g.op, g.num * y.value)) END
+            SELECT count(*) >= 1 AND
+                   CASE g.quant WHEN 'every' THEN bool_and(coalesce(lab_cmp(x.value, g.op, g.num * y.value), false))
+                                ELSE bool_or(coalesce(lab_cmp(x.value, g.op, g.num * y.value), false)) END
             FROM run_figures x JOIN run_figures y ON y.arm = g.arm2 AND y.figure = g.figure2 AND y.round = x.round
-            WHERE x.arm = g.arm AND x.figure = g.figure AND x.value IS NOT NULL AND y.value IS NOT NULL)
+            WHERE x.arm = g.arm AND x.figure = g.figure)
         END AS ok
     FROM guess_clauses g
 )
