@@ -160,7 +160,7 @@ Test(quiet, the_section_lists_exactly_the_disturbed_runs_with_their_rules, .time
     cr_expect(strstr(md, "| H3-t25-r2 | H3-t25 | 2 | the tester's lateness"), "the Markdown lacks the disturbed run");
 
     /* the counts, and the arm whose median leaves round 2 out */
-    cr_expect(strstr(html, "data-src=\"/extra/quiet/quiet_runs\" data-fmt=\"int\">27</span>"));
+    cr_expect(strstr(html, "data-src=\"/extra/quiet/quiet_runs\" data-fmt=\"int\">39</span>"));
     cr_expect(strstr(html, "data-src=\"/extra/quiet/disturbed_runs\" data-fmt=\"int\">1</span>"));
     cr_expect(strstr(html, "<li>H3-t25: over round <span data-src=\"/arms/H3-t25/rounds/0\" data-fmt=\"int\">1</span>; "
                            "left out, disturbed: round <span data-src=\"/arms/H3-t25/rounds_disturbed/0\" "
