@@ -75,22 +75,6 @@ static int same_round(json_t *root, const char *const *arms, int n, const char *
 
 /* ------------------------------------------------------------ figure helpers */
 
-static char *figpath(const char *figdir, const char *name)
-{
-    static char p[4200];
-    snprintf(p, sizeof p, "%s/%s.svg", figdir, name);
-    return p;
-}
-
-static int finish(const char *figdir, const char *name)
-{
-    if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", figpath(figdir, name));
-        return -1;
-    }
-    return 0;
-}
-
 static double num_at(json_t *root, const char *path)
 {
     double v;
@@ -109,19 +93,6 @@ static double ps_num(json_t *root, const char *run, size_t s, const char *key)
 {
     double v;
     return rd_num(root, &v, "/runs/%s/per_second/%zu/%s", run, s, key) ? NAN : v;
-}
-
-/* a step per second, broken where a second has no value */
-static void steps(int n, const double *y, int col, double w)
-{
-    fg_color(col);
-    fg_width(w);
-    for (int s = 0; s < n; s++) {
-        if (!isfinite(y[s])) continue;
-        fg_line(s, y[s], s + 1, y[s]);
-        if (s > 0 && isfinite(y[s - 1])) fg_line(s, y[s - 1], s, y[s]);
-    }
-    fg_width(1);
 }
 
 /* a bar from 0 to med with a whisker from lo to hi */
@@ -153,7 +124,7 @@ static void legend_names(json_t *root, int n, const char *const *arms, const cha
 static int fig_storm(json_t *root, const char *figdir)
 {
     int W = 1000, H = 470;
-    fg_begin(figpath(figdir, "storm"), W, H);
+    fg_begin(fg_path(figdir, "storm"), W, H);
     fg_title("Capped backoff: the store's lookups per 100 ms in the second after the window");
     char run[3][96];
     double v[3][10], before[3], top = 0;
@@ -209,7 +180,7 @@ static int fig_storm(json_t *root, const char *figdir)
             grey[i] = 1;
         }
     fg_legend(0.09, 0.97, 0.02, 0.09, 3, ptr, STORM_COL, grey, 0.85);
-    return finish(figdir, "storm");
+    return fg_finish(figdir, "storm");
 }
 
 /* ------------------------------------------------------------ retry450.svg */
@@ -219,7 +190,7 @@ static int fig_retry450(json_t *root, const char *figdir)
     static const char *const keys[2] = {"standins", "lookups_sent"};
     static const char *const heads[2] = {"stand-ins (requests scheduled in that second)", "lookups sent"};
     int W = 1100, H = 720;
-    fg_begin(figpath(figdir, "retry450"), W, H);
+    fg_begin(fg_path(figdir, "retry450"), W, H);
     fg_title("450 a second: retries with the budget, with the deadline passed down, and asking twice, beside r2");
     char run[5][96];
     int nsec = 1, drawn[5], nd = 0;
@@ -267,7 +238,7 @@ static int fig_retry450(json_t *root, const char *figdir)
             if (!drawn[i]) continue;
             double y[MAXS];
             for (int s = 0; s < nsec; s++) y[s] = ps_num(root, run[i], (size_t)s, keys[k]);
-            steps(nsec, y, R450_COL[i], i == 4 ? 5 : 2);
+            fg_steps(nsec, y, R450_COL[i], i == 4 ? 5 : 2);
         }
         if (!nd) fg_text(nsec / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", "retries at 450/s: not measured");
     }
@@ -277,7 +248,7 @@ static int fig_retry450(json_t *root, const char *figdir)
     legend_names(root, 5, R450, R450_WORDS, names, ptr, grey);
     fg_legend(0.09, 0.97, 0.07, 0.11, 3, ptr, R450_COL, grey, 0.85);
     fg_legend(0.09, 0.65, 0.01, 0.05, 2, ptr + 3, R450_COL + 3, grey + 3, 0.85);
-    return finish(figdir, "retry450");
+    return fg_finish(figdir, "retry450");
 }
 
 /* ------------------------------------------------------------ bulkhead.svg */
@@ -311,7 +282,7 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     static const char *const p99[2] = {"store2_during_p99_ms", "store2_p99_ms"};
     static const int live_col[2] = {FG_ORANGE, FG_GREEN}, p99_col[2] = {FG_GREEN, FG_LIGHTBLUE};
     int W = 1000, H = 500;
-    fg_begin(figpath(figdir, "bulkhead"), W, H);
+    fg_begin(fg_path(figdir, "bulkhead"), W, H);
     fg_title("The bulkhead: the healthy store's requests while the other store hangs");
     fg_panel(0.08, 0.47, 0.24, 0.82, 0, 2, 0, 1.1);
     fg_linaxis_y(1.0, "pct", 0.85);
@@ -338,7 +309,7 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     fg_text(0.5, 0.45, 0.5, 0.85, FG_BLACK, "%s",
             "H3-pool-hang: one limit of 16 lookups in flight for both stores; H3-bulk-hang: 8 for each; "
             "bar: median over rounds, whisker: lowest to highest round");
-    return finish(figdir, "bulkhead");
+    return fg_finish(figdir, "bulkhead");
 }
 
 int df_figures(json_t *root, const char *figdir)

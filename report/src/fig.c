@@ -345,3 +345,31 @@ int fg_family_color(int family)
     static const int c[8] = {FG_DARK, FG_ORANGE, FG_BLUE, FG_TEAL, FG_PURPLE, FG_RED, FG_GREEN, FG_BROWN};
     return family >= 0 && family < 8 ? c[family] : FG_BROWN;
 }
+
+void fg_steps(int n, const double *y, int col, double w)
+{
+    fg_color(col);
+    fg_width(w);
+    for (int s = 0; s < n; s++) {
+        if (!isfinite(y[s])) continue;
+        fg_line(s, y[s], s + 1, y[s]);
+        if (s > 0 && isfinite(y[s - 1])) fg_line(s, y[s - 1], s, y[s]);
+    }
+    fg_width(1);
+}
+
+const char *fg_path(const char *figdir, const char *name)
+{
+    static char p[4200];
+    snprintf(p, sizeof p, "%s/%s.svg", figdir, name);
+    return p;
+}
+
+int fg_finish(const char *figdir, const char *name)
+{
+    if (fg_end()) {
+        fprintf(stderr, "report: cannot write the figure %s\n", fg_path(figdir, name));
+        return -1;
+    }
+    return 0;
+}

@@ -56,6 +56,14 @@ void fg_linaxis_x(double lo, double hi, double step, const char *kind, const cha
 void fg_legend(double x0, double x1, double y0, double y1, int n, const char *const *names, const int *colors,
                const int *grey, double size);
 
+/* a step per second (x = 0 .. n), broken where a second has no value (not
+ * finite), in colour col and line width w */
+void fg_steps(int n, const double *y, int col, double w);
+/* figdir/name.svg (a static buffer: use it before the next call) */
+const char *fg_path(const char *figdir, const char *name);
+/* fg_end, naming the figure on stderr when it fails: 0 or -1 */
+int fg_finish(const char *figdir, const char *name);
+
 /* a round number at or above v for an axis top */
 double fg_nice_top(double v);
 

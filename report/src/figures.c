@@ -16,22 +16,6 @@ const char *const fig_limit_arms[] = {"H3-t10", "H3-t25", "H3-t50", "H3-t100", N
 const char *const fig_steps_arms[] = {"H3-t25", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-hedge",
                                       "L3-t25", "L3-hedge", NULL};
 
-static char *figpath(const char *figdir, const char *name)
-{
-    static char p[4200];
-    snprintf(p, sizeof p, "%s/%s.svg", figdir, name);
-    return p;
-}
-
-static int finish(const char *figdir, const char *name)
-{
-    if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", figpath(figdir, name));
-        return -1;
-    }
-    return 0;
-}
-
 static double stat_of(json_t *root, const char *arm, const char *fig, const char *which)
 {
     double v;
@@ -135,7 +119,7 @@ int fig_dials(json_t *root, const char *figdir)
         if (strcmp(arms[i].name, "Z-capacity")) rows++;
     int W = 1000, H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
-    fg_begin(figpath(figdir, "dials"), W, H);
+    fg_begin(fg_path(figdir, "dials"), W, H);
     fg_title("The slowest 1 in 100, every arm");
     double xhi = log10(3000);
     fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
@@ -184,7 +168,7 @@ int fig_dials(json_t *root, const char *figdir)
         fg_text(0.225, y - 0.18, 0, 0.9, FG_GREY, "%s", words);
     }
     rd_arms_free(arms);
-    return finish(figdir, "dials");
+    return fg_finish(figdir, "dials");
 }
 
 /* ------------------------------------------------------------ 2. exceed */
@@ -202,7 +186,7 @@ static int exceed_color(const char *a)
 int fig_exceed(json_t *root, const char *figdir)
 {
     int W = 1000, H = 560;
-    fg_begin(figpath(figdir, "exceed"), W, H);
+    fg_begin(fg_path(figdir, "exceed"), W, H);
     fg_title("How many requests waited longer than this?");
     json_t *grid = rd_at(root, "/extra/exceed_grid_ms");
     size_t ng = json_array_size(grid);
@@ -270,7 +254,7 @@ int fig_exceed(json_t *root, const char *figdir)
     fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "waiting longer than everything");
     fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
     fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "1 in 100");
-    return finish(figdir, "exceed");
+    return fg_finish(figdir, "exceed");
 }
 
 /* ------------------------------------------------------------ bars helper */
@@ -293,7 +277,7 @@ static void bar(double x, double w, double med, double lo, double hi, int col)
 int fig_errors(json_t *root, const char *figdir)
 {
     int W = 900, H = 470;
-    fg_begin(figpath(figdir, "errors"), W, H);
+    fg_begin(fg_path(figdir, "errors"), W, H);
     fg_title("How many errors each limit gave");
     int n = 0;
     double top = 0;
@@ -330,7 +314,7 @@ int fig_errors(json_t *root, const char *figdir)
         fg_mtext("b", 3.0, x / n, 0.5, 0.85, FG_GREY, sub);
     }
     fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, "bar: median over rounds; whisker: lowest to highest round");
-    return finish(figdir, "errors");
+    return fg_finish(figdir, "errors");
 }
 
 /* ------------------------------------------------------------ 4. frozen lookup */
@@ -405,12 +389,12 @@ static void frozen_panel(json_t *root, const char *run, double y0, double y1)
 int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
 {
     int W = 1000, H = c->nfrozen == 2 ? 640 : 380;
-    fg_begin(figpath(figdir, "frozen"), W, H);
+    fg_begin(fg_path(figdir, "frozen"), W, H);
     fg_title("One frozen lookup, followed through service and store");
     if (!c->nfrozen) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
         fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "no frozen lookup in this study (not measured)");
-        return finish(figdir, "frozen");
+        return fg_finish(figdir, "frozen");
     }
     double b = 70.0 / H, gap = 95.0 / H, top = 1 - 95.0 / H;
     if (c->nfrozen == 1) {
@@ -423,7 +407,7 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
     fg_panel(0.30, 0.88, b, top, 0, 1, 0, 1);
     fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY,
              "time from the request's scheduled arrival (log scale); dashed: the answer reached the tester");
-    return finish(figdir, "frozen");
+    return fg_finish(figdir, "frozen");
 }
 
 /* ------------------------------------------------------------ 5. split */
@@ -447,7 +431,7 @@ int fig_split(json_t *root, const char *figdir)
     top = fg_nice_top(top > 0 ? top * 1.05 : 0.01);
     int W = 1000, H = 150 + (int)(rows ? rows : 1) * 27;
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
-    fg_begin(figpath(figdir, "split"), W, H);
+    fg_begin(fg_path(figdir, "split"), W, H);
     fg_title("Live answers and stand-ins (all rounds together)");
     int R = rows ? (int)rows : 1;
     fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
@@ -491,7 +475,7 @@ int fig_split(json_t *root, const char *figdir)
         fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "live %s of %s", t1, t2);
     }
     rd_arms_free(arms);
-    return finish(figdir, "split");
+    return fg_finish(figdir, "split");
 }
 
 /* ------------------------------------------------------------ 6. slots */
@@ -522,7 +506,7 @@ int fig_slots(json_t *root, const char *figdir)
             all[k - 1] = t;
         }
     int W = 900, H = 480;
-    fg_begin(figpath(figdir, "slots"), W, H);
+    fg_begin(fg_path(figdir, "slots"), W, H);
     fg_title("The store's slot time per lookup: deadline kept or passed down");
     top = fg_nice_top(top > 0 ? top * 1.15 : 1);
     int G = nall ? nall : 1;
@@ -551,7 +535,7 @@ int fig_slots(json_t *root, const char *figdir)
     int grey[3];
     for (int i = 0; i < 3; i++) grey[i] = !rd_measured(root, arms[i]);
     fg_legend(0.1, 0.97, 0.02, 0.12, 3, words, cols, grey, 0.9);
-    return finish(figdir, "slots");
+    return fg_finish(figdir, "slots");
 }
 
 /* ------------------------------------------------------------ 7. flood */
@@ -578,12 +562,12 @@ int fig_flood(json_t *root, const char *figdir, const fg_choice *c)
     static const char *const keys[5] = {"arrivals", "lookups_sent", "standins", "busy_slots", "line_length"};
     static const char *const labels[5] = {"requests", "lookups sent", "stand-ins", "busy slots", "in line"};
     int W = 1100, H = 900;
-    fg_begin(figpath(figdir, "flood"), W, H);
+    fg_begin(fg_path(figdir, "flood"), W, H);
     fg_title("450 a second, second by second: a round that tipped and one that did not");
     if (!c->nflood) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
         fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "retries at 450/s (H4-r2, H4-r2b, H4-r2bj): not measured");
-        return finish(figdir, "flood");
+        return fg_finish(figdir, "flood");
     }
     enum { MAXP = 4096 };
     double *x = calloc(MAXP, sizeof *x), *y = calloc(MAXP, sizeof *y);
@@ -649,7 +633,7 @@ int fig_flood(json_t *root, const char *figdir, const fg_choice *c)
     fg_text(0.5, 0.35, 0.5, 0.9, FG_BLACK, "%s", leg);
     free(x);
     free(y);
-    return finish(figdir, "flood");
+    return fg_finish(figdir, "flood");
 }
 
 /* ------------------------------------------------------------ 8. hedge */
@@ -660,7 +644,7 @@ int fig_hedge(json_t *root, const char *figdir)
     static const char *const figs[2] = {"p99_ms", "lookups_per_request"};
     static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
     int W = 1000, H = 470;
-    fg_begin(figpath(figdir, "hedge"), W, H);
+    fg_begin(fg_path(figdir, "hedge"), W, H);
     fg_title("Asking twice against the plain limit");
     for (int p = 0; p < 2; p++) {
         double top = 0;
@@ -694,7 +678,7 @@ int fig_hedge(json_t *root, const char *figdir)
     fg_panel(0.08, 0.97, 0.0, 0.08, 0, 1, 0, 1);
     fg_text(0.5, 0.3, 0.5, 0.85, FG_BLACK,
             "blue: a 25 ms limit; green: a second lookup after 10 ms, 25 ms limit; bar: median over rounds, whisker: lowest to highest round");
-    return finish(figdir, "hedge");
+    return fg_finish(figdir, "hedge");
 }
 
 /* ------------------------------------------------------------ 9. steps */
@@ -720,7 +704,7 @@ int fig_steps(json_t *root, const char *figdir)
     }
     int W = 1000, H = 150 + (nr ? nr : 1) * 24;
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
-    fg_begin(figpath(figdir, "steps"), W, H);
+    fg_begin(fg_path(figdir, "steps"), W, H);
     fg_title("The slowest 1 in 100 requests: where their time went");
     top = fg_nice_top(top > 0 ? top * 1.05 : 1);
     int R = nr ? nr : 1;
@@ -755,7 +739,7 @@ int fig_steps(json_t *root, const char *figdir)
             fg_text(0.0, y - 0.18, 0, 0.9, FG_BLACK, "%s ms", t);
         }
     }
-    return finish(figdir, "steps");
+    return fg_finish(figdir, "steps");
 }
 
 /* ------------------------------------------------------------ 10. AP */
@@ -803,7 +787,7 @@ int fig_ap(json_t *root, const char *figdir)
     hi += pad;
     int W = 1000, H = 190 + (int)(na ? na : 1) * 90;
     double y0 = 125.0 / H, y1 = 1 - 60.0 / H;
-    fg_begin(figpath(figdir, "ap"), W, H);
+    fg_begin(fg_path(figdir, "ap"), W, H);
     fg_title("What the stand-ins cost the ranking (change in AP, 95% interval)");
     int R = na ? (int)na : 1;
     fg_panel(0.30, 0.97, y0, y1, lo, hi, 0, R);
@@ -865,5 +849,5 @@ int fig_ap(json_t *root, const char *figdir)
             fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "stand-ins on %s of the rows", t);
         }
     }
-    return finish(figdir, "ap");
+    return fg_finish(figdir, "ap");
 }

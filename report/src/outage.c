@@ -116,19 +116,6 @@ static void band(json_t *root, const char *run, int nmax, double y0, double y1)
     }
 }
 
-/* a step per second, broken where a second has no value */
-static void steps(int n, const double *y, int col, double w)
-{
-    fg_color(col);
-    fg_width(w);
-    for (int s = 0; s < n; s++) {
-        if (!isfinite(y[s])) continue;
-        fg_line(s, y[s], s + 1, y[s]);
-        if (s > 0 && isfinite(y[s - 1])) fg_line(s, y[s - 1], s, y[s]);
-    }
-    fg_width(1);
-}
-
 static void panel(json_t *root, int a, double y0, double y1, int nmax, double top)
 {
     const char *arm = OT_TIMELINE[a];
@@ -167,7 +154,7 @@ static void panel(json_t *root, int a, double y0, double y1, int nmax, double to
     double y[MAXS];
     for (size_t k = 0; k < NSERIES; k++) {
         for (int s = 0; s < n; s++) y[s] = ps_num(root, run, (size_t)s, SERIES[k].key);
-        steps(n, y, SERIES[k].col, k == 0 ? 6 : 1.8);
+        fg_steps(n, y, SERIES[k].col, k == 0 ? 6 : 1.8);
     }
 }
 

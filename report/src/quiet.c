@@ -91,19 +91,6 @@ static double ps_num(json_t *root, size_t i, const char *run, size_t s, const ch
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* a step per second, broken where a second has no value */
-static void steps(int n, const double *y, int col)
-{
-    fg_color(col);
-    fg_width(2);
-    for (int s = 0; s < n; s++) {
-        if (!isfinite(y[s])) continue;
-        fg_line(s, y[s], s + 1, y[s]);
-        if (s > 0 && isfinite(y[s - 1])) fg_line(s, y[s - 1], s, y[s]);
-    }
-    fg_width(1);
-}
-
 /* a limit across the panel, labelled above its right end, or (left) below
  * its left end, so that two limits close together keep their labels apart;
  * below the line too when it runs along the panel's top */
@@ -157,7 +144,7 @@ static void share_panel(json_t *root, double y0, double y1, int n, const double 
         snprintf(lab, sizeof lab, "%s: %s", lims[k].words, t);
         limit_line(n, l, 0, top, lims[k].col, k % 2, lab);
     }
-    steps(n, v, FG_RED);
+    fg_steps(n, v, FG_RED, 2);
     no_reading(n, v, top / 2);
 }
 
@@ -204,7 +191,7 @@ static void late_panel(json_t *root, double y0, double y1, int n, const double *
     }
     double y[600] = {0};
     for (int s = 0; s < n; s++) y[s] = isfinite(ms[s]) ? log10(fmax(ms[s], pow(10, elo))) : NAN;
-    steps(n, y, FG_RED);
+    fg_steps(n, y, FG_RED, 2);
     no_reading(n, y, (elo + ehi) / 2.0);
 }
 

@@ -33,5 +33,9 @@ char *rt_write_variant(const char *dir, void (*edit)(json_t *));
 char *rt_check_svg(const char *dir, const char *name);
 void rt_unhtml(const char *s, size_t n, char *out, size_t ol);
 int rt_check_value(json_t *root, const char *path, const char *kind, const char *text, char *why, size_t wl);
+char *rt_rendered_dir(const char *path);
+char *rt_page(const char *dir, const char *name);
+char *rt_plain(const char *html);
+int rt_count(const char *s, const char *what);
 
 #endif

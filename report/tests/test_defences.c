@@ -24,39 +24,6 @@
 
 #include "rtest.h"
 
-static char *rendered_dir(const char *path)
-{
-    char *d = rt_tmpdir(), *out;
-    int rc = rt_render(path, d, &out);
-    cr_assert_eq(rc, 0, "report failed:\n%s", out);
-    free(out);
-    return d;
-}
-
-static char *page_of(const char *dir, const char *name)
-{
-    char p[700];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    char *s = rt_slurp(p, NULL);
-    cr_assert(s, "no %s", p);
-    return s;
-}
-
-static char *plain_of(const char *html)
-{
-    size_t n = strlen(html) + 1;
-    char *t = malloc(n);
-    rt_unhtml(html, n - 1, t, n);
-    return t;
-}
-
-static int count(const char *s, const char *what)
-{
-    int n = 0;
-    for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
-    return n;
-}
-
 /* the HTML from the heading with id to the next h2 (free it) */
 static char *section_of(const char *html, const char *id)
 {
@@ -400,8 +367,8 @@ static void with_defences_no_band(json_t *root)
 Test(defences, the_variant_s_sentences_by_hand, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, with_defences);
-    char *d = rendered_dir(in);
-    char *html = page_of(d, "report.html"), *sec = section_of(html, "defences"), *plain = plain_of(sec);
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html"), *sec = section_of(html, "defences"), *plain = rt_plain(sec);
     const char *says[] = {
         /* the breaker */
         "round): the breaker in front of the 25 ms stand-in (H3-brk-down) 0.052 (0.050" EN "0.054); in front of two "
@@ -479,8 +446,8 @@ Test(defences, the_variant_s_sentences_by_hand, .timeout = 120)
     const char *t0 = strstr(sec, "<table class=\"breakers\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1, "no table of the breaker arms");
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "<tr>") - 1, 8);
-    cr_expect_eq(count(table, "colspan=\"8\" class=\"l\"><span class=\"nm\">not measured"), 2,
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 8);
+    cr_expect_eq(rt_count(table, "colspan=\"8\" class=\"l\"><span class=\"nm\">not measured"), 2,
                  "H3-brk-hang and H3-brkr2-hang are not measured");
     cr_expect(strstr(table, "data-src=\"/arms/H3-brk-down/brk_half_ms/median\" data-fmt=\"ms\">1.90</span>"));
     free(table);
@@ -488,14 +455,14 @@ Test(defences, the_variant_s_sentences_by_hand, .timeout = 120)
     t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1, "no table of the bulkhead's runs");
     table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "<tr>") - 1, 4, "two rounds of each arm");
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 4, "two rounds of each arm");
     cr_expect(strstr(table, "data-src=\"/runs/H3-bulk-hang-r2/store1_during_p99_ms\" data-fmt=\"ms\">1,250</span>"));
     cr_expect(strstr(table, "data-src=\"/runs/H3-pool-hang-r2/inflight_refused\" data-fmt=\"int\">5,100</span>"));
-    cr_expect_eq(count(table, "not measured"), 2, "round 1's null inflight_refused, each arm");
+    cr_expect_eq(rt_count(table, "not measured"), 2, "round 1's null inflight_refused, each arm");
     free(table);
 
     /* the breaker's sentence in "The store goes down": round 1, the timeline's */
-    char *out = section_of(html, "outage"), *oplain = plain_of(out);
+    char *out = section_of(html, "outage"), *oplain = rt_plain(out);
     const char *o = "In the round drawn (H3-brk-down, round 1) 301 of 302 requests in the window got the stand-in "
                     "and 0 no answer at all; it sent 16 lookups in the window and refused 286 in the whole run. It "
                     "opened 4 times, went half open 4 times and closed 1 times; it was open 1,000 ms, half open "
@@ -524,8 +491,8 @@ Test(defences, the_variant_s_sentences_by_hand, .timeout = 120)
     cr_expect(strstr(t, "H3-brk-down, round 1: freezes, 300/s, breaker, 25 ms limit, stand-in; store down"));
     cr_expect(!strstr(t, "not exported") && !strstr(t, "not measured"));
     /* the band: four open and four half-open stretches, plus each colour's legend square */
-    cr_expect_eq(count(s, "fill=\"#E6851E\""), 4 + 1, "open stretches");
-    cr_expect_eq(count(s, "fill=\"#E377C2\""), 4 + 1, "half-open stretches");
+    cr_expect_eq(rt_count(s, "fill=\"#E6851E\""), 4 + 1, "open stretches");
+    cr_expect_eq(rt_count(s, "fill=\"#E377C2\""), 4 + 1, "half-open stretches");
     free(s);
     free(t);
     s = rt_check_svg(d, "retry450");
@@ -583,11 +550,11 @@ Test(defences, the_variant_s_sentences_by_hand, .timeout = 120)
 Test(defences, without_the_breaker_s_changes_the_panel_says_so, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, with_defences_no_band);
-    char *d = rendered_dir(in);
+    char *d = rt_rendered_dir(in);
     char *s = rt_check_svg(d, "outage"), *t = rt_svg_text(s);
-    cr_expect_eq(count(t, "breaker changes not exported"), 1);
-    cr_expect_eq(count(s, "fill=\"#E6851E\""), 1, "only the legend's square is orange");
-    char *html = page_of(d, "report.html"), *out = section_of(html, "outage"), *plain = plain_of(out);
+    cr_expect_eq(rt_count(t, "breaker changes not exported"), 1);
+    cr_expect_eq(rt_count(s, "fill=\"#E6851E\""), 1, "only the legend's square is orange");
+    char *html = rt_page(d, "report.html"), *out = section_of(html, "outage"), *plain = rt_plain(out);
     cr_expect(strstr(plain, "The verifier does not export its changes one by one (extra.runs.<run>.breaker)"));
     cr_expect(strstr(plain, "It opened 4 times"), "the verified totals are still printed");
     free(plain);
@@ -608,13 +575,13 @@ Test(defences, without_the_breaker_s_changes_the_panel_says_so, .timeout = 120)
  * and each absent arm is "not measured" in the sentences and figures. */
 Test(defences, the_fixture_renders_and_says_not_measured, .timeout = 120)
 {
-    char *d = rendered_dir(FIXTURE);
+    char *d = rt_rendered_dir(FIXTURE);
     json_error_t e;
     json_t *fx = json_load_file(FIXTURE, 0, &e);
     cr_assert(fx, "%s", e.text);
     json_t *arms = json_object_get(fx, "arms");
-    char *html = page_of(d, "report.html"), *md = page_of(d, "report.md");
-    char *sec = section_of(html, "defences"), *plain = plain_of(sec);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md");
+    char *sec = section_of(html, "defences"), *plain = rt_plain(sec);
     cr_expect(strstr(md, "## The defences"));
     static const char *const figs[] = {"storm", "retry450", "bulkhead"};
     for (int i = 0; i < 3; i++) {
@@ -638,7 +605,7 @@ Test(defences, the_fixture_renders_and_says_not_measured, .timeout = 120)
     s = rt_check_svg(d, "bulkhead");
     t = rt_svg_text(s);
     int bulk_absent = !json_object_get(arms, "H3-pool-hang") + !json_object_get(arms, "H3-bulk-hang");
-    cr_expect_eq(count(t, "not measured"), 2 * bulk_absent, "bulkhead.svg: one \"not measured\" per absent arm and panel");
+    cr_expect_eq(rt_count(t, "not measured"), 2 * bulk_absent, "bulkhead.svg: one \"not measured\" per absent arm and panel");
     free(s);
     free(t);
     s = rt_check_svg(d, "retry450");

@@ -19,39 +19,6 @@
 
 #include "rtest.h"
 
-static char *rendered_dir(const char *path)
-{
-    char *d = rt_tmpdir(), *out;
-    int rc = rt_render(path, d, &out);
-    cr_assert_eq(rc, 0, "report failed:\n%s", out);
-    free(out);
-    return d;
-}
-
-static char *page_of(const char *dir, const char *name)
-{
-    char p[700];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    char *s = rt_slurp(p, NULL);
-    cr_assert(s, "no %s", p);
-    return s;
-}
-
-static char *plain_of(const char *html)
-{
-    size_t n = strlen(html) + 1;
-    char *t = malloc(n);
-    rt_unhtml(html, n - 1, t, n);
-    return t;
-}
-
-static int count(const char *s, const char *what)
-{
-    int n = 0;
-    for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
-    return n;
-}
-
 /* the HTML from the section's heading to the next h2 (free it) */
 static char *section_of(const char *html)
 {
@@ -167,8 +134,8 @@ static void with_outage(json_t *root)
 Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, with_outage);
-    char *d = rendered_dir(in);
-    char *html = page_of(d, "report.html"), *sec = section_of(html), *plain = plain_of(sec);
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html"), *sec = section_of(html), *plain = rt_plain(sec);
     /* the drawn runs: round 2, the only round H3-fb25-reset has quiet */
     const char *says[] = {
         "Without a limit or a stand-in (H3-none-down, round 2), 299 of 300 got an error and 1 no answer at all.",
@@ -217,8 +184,8 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1, "no table of the arms whose store fails");
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "<tr>") - 1, 27, "%d rows", count(table, "<tr>") - 1);
-    cr_expect_eq(count(table, "not measured"), 21);
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 27, "%d rows", rt_count(table, "<tr>") - 1);
+    cr_expect_eq(rt_count(table, "not measured"), 21);
     cr_expect(strstr(table, "<th scope=\"row\">H3-r2-missing</th><th scope=\"row\">freezes, 300/s, 2 retries at "
                             "once, stand-in; missing rows</th>"),
               "the arm's words name its scenario");
@@ -236,9 +203,9 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
                            "errors or no answer"};
     for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
         cr_expect(strstr(t, heads[i]), "the figure lacks \"%s\"", heads[i]);
-    cr_expect_eq(count(t, "store down"), 3 + 3 + 1, "three panels' heads and windows and the breaker's head say store down");
-    cr_expect_eq(count(t, "store closed, refusing"), 1);
-    cr_expect_eq(count(t, "not measured"), 1, "only the breaker's panel is not measured");
+    cr_expect_eq(rt_count(t, "store down"), 3 + 3 + 1, "three panels' heads and windows and the breaker's head say store down");
+    cr_expect_eq(rt_count(t, "store closed, refusing"), 1);
+    cr_expect_eq(rt_count(t, "not measured"), 1, "only the breaker's panel is not measured");
     cr_expect(strstr(t, "H3-brk-down: freezes, 300/s, breaker, 25 ms limit, stand-in; store down"));
     free(s);
     free(t);
@@ -261,9 +228,9 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
  * fixture lacks H3-brk-down. */
 Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
 {
-    char *d = rendered_dir(FIXTURE);
-    char *html = page_of(d, "report.html"), *md = page_of(d, "report.md");
-    char *sec = section_of(html), *plain = plain_of(sec);
+    char *d = rt_rendered_dir(FIXTURE);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md");
+    char *sec = section_of(html), *plain = rt_plain(sec);
     const char *absent[] = {"H3-none-down: not measured.", "H3-fb25-down: not measured.", "H3-r2-down: not measured.",
                             "H3-fb25-reset: not measured.", "two retries (H3-r2-missing) sent not measured"};
     for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++)
@@ -273,7 +240,7 @@ Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1);
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(count(table, "<tr>") - 1, 27, "%d rows", count(table, "<tr>") - 1);
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 27, "%d rows", rt_count(table, "<tr>") - 1);
     json_error_t e;
     json_t *fx = json_load_file(FIXTURE, 0, &e);
     cr_assert(fx, "%s", e.text);
@@ -292,7 +259,7 @@ Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
     cr_expect_eq(rows, 27);
     free(table);
     char *s = rt_check_svg(d, "outage"), *t = rt_svg_text(s);
-    cr_expect_eq(count(t, "not measured"), json_object_get(fx_arms, "H3-brk-down") ? 0 : 1,
+    cr_expect_eq(rt_count(t, "not measured"), json_object_get(fx_arms, "H3-brk-down") ? 0 : 1,
                  "every panel has its run, but the breaker's when the fixture lacks it");
     json_decref(fx);
     cr_expect(strstr(html, "<figure id=\"fig-outage\">"), "the page does not inline it");

@@ -19,25 +19,6 @@
 
 #include "rtest.h"
 
-/* a rendered copy of path into a fresh folder: the folder (free it) */
-static char *rendered_dir(const char *path)
-{
-    char *d = rt_tmpdir(), *out;
-    int rc = rt_render(path, d, &out);
-    cr_assert_eq(rc, 0, "report failed:\n%s", out);
-    free(out);
-    return d;
-}
-
-static char *page_of(const char *dir, const char *name)
-{
-    char p[700];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    char *s = rt_slurp(p, NULL);
-    cr_assert(s, "no %s", p);
-    return s;
-}
-
 /* the figures named disturbed-*.svg in dir/figures */
 static int disturbed_figs(const char *dir)
 {
@@ -81,8 +62,8 @@ static int rule_index(json_t *root, const char *name)
 
 Test(quiet, the_section_lists_exactly_the_disturbed_runs_with_their_rules, .timeout = 120)
 {
-    char *d = rendered_dir(FIXTURE);
-    char *html = page_of(d, "report.html"), *md = page_of(d, "report.md");
+    char *d = rt_rendered_dir(FIXTURE);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md");
     json_t *root = fixture();
 
     /* the reference: the runs judged not quiet, with their rules */
@@ -181,8 +162,8 @@ Test(quiet, the_section_lists_exactly_the_disturbed_runs_with_their_rules, .time
 
 Test(quiet, a_disturbed_run_gets_a_well_formed_figure, .timeout = 120)
 {
-    char *d = rendered_dir(FIXTURE);
-    char *html = page_of(d, "report.html"), *md = page_of(d, "report.md");
+    char *d = rt_rendered_dir(FIXTURE);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md");
     cr_expect_eq(disturbed_figs(d), 1);
     char *s = rt_check_svg(d, "disturbed-H3-t25-r2"), *t = rt_svg_text(s);
     cr_expect(strstr(t, "H3-t25-r2, a disturbed run"), "no title");
@@ -220,8 +201,8 @@ static void all_quiet(json_t *r)
 Test(quiet, a_study_whose_runs_are_all_quiet_says_so_and_draws_none, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, all_quiet);
-    char *d = rendered_dir(in);
-    char *html = page_of(d, "report.html"), *md = page_of(d, "report.md");
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md");
     cr_expect(strstr(html, "every run was quiet"));
     cr_expect(strstr(md, "every run was quiet"));
     cr_expect_eq(disturbed_figs(d), 0);
@@ -264,14 +245,14 @@ static void with_foreign(json_t *r)
 Test(quiet, foreign_share_is_a_third_panel_when_present, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, with_foreign);
-    char *d = rendered_dir(in);
+    char *d = rt_rendered_dir(in);
     char *s = rt_check_svg(d, "disturbed-H3-t25-r2"), *t = rt_svg_text(s);
     cr_expect(strstr(t, "measured cores: others' share"), "no third panel");
     cr_expect(strstr(t, "limit in any one second: 20.0%"), "no foreign limit");
     int nr = 0;
     for (const char *q = strstr(t, "no reading"); q; q = strstr(q + 1, "no reading")) nr++;
     cr_expect_eq(nr, 1, "%d seconds said to have no reading (the third second's foreign_share is null)", nr);
-    char *html = page_of(d, "report.html"), *plain = malloc(strlen(html) + 1);
+    char *html = rt_page(d, "report.html"), *plain = malloc(strlen(html) + 1);
     rt_unhtml(html, strlen(html), plain, strlen(html) + 1);
     cr_expect(strstr(plain, "in the worst second (foreign_second_max): 35.0%, above its limit of 20.0%"),
               "the foreign rule in words");
@@ -305,8 +286,8 @@ static void thirteen(json_t *r)
 Test(quiet, at_most_twelve_figures_and_the_page_says_so, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, thirteen);
-    char *d = rendered_dir(in);
-    char *html = page_of(d, "report.html");
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html");
     cr_expect_eq(disturbed_figs(d), 12);
     free(rt_check_svg(d, "disturbed-H3-t25-r111"));
     cr_expect(strstr(html, "Only the first twelve of the <span data-src=\"/extra/quiet/disturbed_runs\" "

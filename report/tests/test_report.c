@@ -885,3 +885,40 @@ Test(report, includes_nothing_of_lab_or_pipeline)
         free(s);
     }
 }
+
+/* A rendered copy of path in a fresh folder: the folder (free it). */
+char *rt_rendered_dir(const char *path)
+{
+    char *d = rt_tmpdir(), *out;
+    int rc = rt_render(path, d, &out);
+    cr_assert_eq(rc, 0, "report failed:\n%s", out);
+    free(out);
+    return d;
+}
+
+/* dir/name read whole (free it); fails the test when missing. */
+char *rt_page(const char *dir, const char *name)
+{
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    char *s = rt_slurp(p, NULL);
+    cr_assert(s, "no %s", p);
+    return s;
+}
+
+/* The text of some HTML, tags dropped and entities undone (free it). */
+char *rt_plain(const char *html)
+{
+    size_t n = strlen(html) + 1;
+    char *t = malloc(n);
+    rt_unhtml(html, n - 1, t, n);
+    return t;
+}
+
+/* How often `what` occurs in s (overlapping). */
+int rt_count(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
+    return n;
+}

@@ -55,6 +55,7 @@
 #include "runfig.h"
 #include "synth.h"
 #include "thelp.h"
+#include "tstudy.h"
 #include "vjson.h"
 #include "vutil.h"
 
@@ -487,58 +488,10 @@ static void def_study(const char *root, void (*edit)(syn_run *))
         syn_free_run(&r);
     }
     syn_free_ref(&ref);
-    char *p = vu_xasprintf("%s/pipeline", root);
-    syn_mkdirs(p);
-    free(p);
-    p = vu_xasprintf("%s/pipeline/comparisons.tsv", root);
-    syn_write_text(p, D_COMPARISONS);
-    free(p);
-    p = vu_xasprintf("%s/data", root);
-    syn_mkdirs(p);
-    free(p);
-    p = vu_xasprintf("%s/data/guesses.tsv", root);
-    syn_write_text(p, D_GUESSES);
-    free(p);
+    ts_write_texts(root, D_COMPARISONS, D_GUESSES);
     cr_assert_eq(syn_write_quiet(root, NULL), 0);
     cr_assert_eq(syn_write_manifest(root), 0);
 }
-
-/* verify once against a stub results.json, then results.json <- verified.json */
-static void promote(const char *root)
-{
-    char *rp = vu_xasprintf("%s/results/results.json", root);
-    syn_write_text(rp, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
-    free(rp);
-    char *out;
-    const char *a[] = {"--root", root, "--no-scan", NULL};
-    cr_assert_eq(th_run(&out, a), 1, "%s", out);
-    free(out);
-    cr_assert_eq(syn_results_from_verified(root), 0);
-}
-
-static vj_node *verified(const char *root)
-{
-    char *vp = vu_xasprintf("%s/results/verified.json", root);
-    vj_node *v;
-    char err[512];
-    cr_assert_eq(vj_parse_file(vp, &v, err, sizeof err), 0, "%s", err);
-    free(vp);
-    return v;
-}
-
-static const vj_node *field(const vj_node *v, const char *run, const char *name)
-{
-    const vj_node *n = vj_get(vj_get(vj_get(v, "runs"), run), name);
-    cr_assert(n, "%s.%s absent", run, name);
-    return n;
-}
-
-#define NUM(v, run, name, want)                                                                                \
-    do {                                                                                                         \
-        const vj_node *n_ = field(v, run, name);                                                                 \
-        cr_expect(n_->type == VJ_NUM && fabs(n_->num - (want)) < 1e-9, "%s.%s = %s, expected %.12g", run, name,  \
-                  n_->type == VJ_NUM ? n_->text : "(not a number)", (double)(want));                           \
-    } while (0)
 
 static void run_figures_by_hand(const vj_node *v, const char *R)
 {
@@ -559,20 +512,20 @@ static void run_figures_by_hand(const vj_node *v, const char *R)
         {"during_live", 10}, {"during_standins", 10}, {"during_lookups", 18}, {"before_lookups", 20},
         {"after_lookups", 20}, {"first_live_after_ms", 1}, {"recovered_s", 0},
     };
-    for (size_t k = 0; k < sizeof figs / sizeof *figs; k++) NUM(v, R, figs[k].name, figs[k].want);
+    for (size_t k = 0; k < sizeof figs / sizeof *figs; k++) TS_NUM(v, R, figs[k].name, figs[k].want);
     const char *le = "ATCDUNXROBY";
     const double want_le[11] = {50, 0, 0, 0, 8, 0, 0, 0, 6, 0, 3};
     for (int k = 0; k < 11; k++) {
         char key[2] = {le[k], 0};
-        const vj_node *n = vj_get(field(v, R, "lookup_ends"), key);
+        const vj_node *n = vj_get(ts_field(v, R, "lookup_ends"), key);
         cr_expect(n && n->num == want_le[k], "%s lookup_ends.%s", R, key);
     }
-    cr_expect_eq(vj_get(field(v, R, "store_outcomes"), "A")->num, 50);
-    cr_expect_eq(vj_get(field(v, R, "store_outcomes"), "E")->num, 8);
-    const vj_node *rec = field(v, R, "recovery_lookups_100ms");
+    cr_expect_eq(vj_get(ts_field(v, R, "store_outcomes"), "A")->num, 50);
+    cr_expect_eq(vj_get(ts_field(v, R, "store_outcomes"), "E")->num, 8);
+    const vj_node *rec = ts_field(v, R, "recovery_lookups_100ms");
     cr_assert(rec->type == VJ_ARR && rec->n == 10, "%s recovery_lookups_100ms is not a list of 10", R);
     for (int i = 0; i < 10; i++) cr_expect_eq(rec->items[i]->num, 1, "%s bin %d", R, i);
-    const vj_node *ps = field(v, R, "per_second");
+    const vj_node *ps = ts_field(v, R, "per_second");
     cr_expect_eq(vj_get(ps->items[2], "lookups_sent")->num, 11, "%s", R);
     cr_expect_eq(vj_get(ps->items[3], "lookups_sent")->num, 7, "%s", R);
 }
@@ -580,7 +533,7 @@ static void run_figures_by_hand(const vj_node *v, const char *R)
 Test(defence, run_figures_by_hand, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, NULL);
-    promote(d_root);
+    ts_promote(d_root);
     char *out;
     const char *a[] = {"--root", d_root, NULL};
     int rc = th_run(&out, a);
@@ -588,7 +541,7 @@ Test(defence, run_figures_by_hand, .init = d_setup, .fini = d_teardown, .timeout
     cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
     cr_expect(!strstr(out, "NOTE H3-def-down"), "%s", out);
     free(out);
-    vj_node *v = verified(d_root);
+    vj_node *v = ts_verified(d_root);
     run_figures_by_hand(v, "H3-def-down-r1");
     run_figures_by_hand(v, "H3-def-down-r2");
     /* one store, no defence, no window: every new figure null */
@@ -598,7 +551,7 @@ Test(defence, run_figures_by_hand, .init = d_setup, .fini = d_teardown, .timeout
                                         "before_lookups_100ms", "recovery_lookups_100ms",
                                         "recovery_lookups_100ms_max"};
     for (size_t k = 0; k < sizeof nulls / sizeof *nulls; k++)
-        cr_expect_eq(field(v, "H3-fb25-r1", nulls[k])->type, VJ_NULL, "H3-fb25-r1.%s is not null", nulls[k]);
+        cr_expect_eq(ts_field(v, "H3-fb25-r1", nulls[k])->type, VJ_NULL, "H3-fb25-r1.%s is not null", nulls[k]);
     /* arms: the new statistics */
     const vj_node *arm = vj_get(vj_get(v, "arms"), "H3-def-down");
     cr_expect(fabs(vj_get(vj_get(arm, "brk_open_ms"), "median")->num - 1599.931) < 1e-9);
@@ -633,13 +586,13 @@ Test(defence, extra_lists_the_breaker_changes, .init = d_setup, .fini = d_teardo
     syn_free_run(&r);
     syn_free_ref(&ref);
     cr_assert_eq(syn_write_manifest(d_root), 0);
-    promote(d_root);
+    ts_promote(d_root);
     char *out;
     const char *a[] = {"--root", d_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 0, "%s", out);
     cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
     free(out);
-    vj_node *v = verified(d_root);
+    vj_node *v = ts_verified(d_root);
     const vj_node *runs = vj_get(vj_get(v, "extra"), "runs");
     static const struct {
         double t_ms;
@@ -678,7 +631,7 @@ static void drop_open_row(syn_run *r)
 Test(defence, a_removed_breaker_row_is_found, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, NULL);
-    promote(d_root);
+    ts_promote(d_root);
     /* the raw files again, without the O row (run.json and manifest rewritten, results.json kept) */
     def_study(d_root, drop_open_row);
     char *out;
@@ -718,7 +671,7 @@ static void refusal_while_closed(syn_run *r)
 Test(defence, an_O_outside_the_open_breaker_is_a_mismatch, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, refusal_while_closed);
-    promote(d_root);
+    ts_promote(d_root);
     char *out;
     const char *a[] = {"--root", d_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
@@ -742,7 +695,7 @@ static void retry_past_the_budget(syn_run *r)
 Test(defence, a_retry_past_the_budget_is_counted, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, retry_past_the_budget);
-    promote(d_root);
+    ts_promote(d_root);
     char *out;
     const char *a[] = {"--root", d_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 0, "%s", out);
@@ -750,11 +703,11 @@ Test(defence, a_retry_past_the_budget_is_counted, .init = d_setup, .fini = d_tea
                           "(the first at service.tsv.gz:"),
               "%s", out);
     free(out);
-    vj_node *v = verified(d_root);
-    NUM(v, "H3-def-down-r1", "budget_over", 1);
-    NUM(v, "H3-def-down-r1", "retries_passed", 3);
-    NUM(v, "H3-def-down-r1", "budget_refused", 2);
-    NUM(v, "H3-def-down-r2", "budget_over", 0);
+    vj_node *v = ts_verified(d_root);
+    TS_NUM(v, "H3-def-down-r1", "budget_over", 1);
+    TS_NUM(v, "H3-def-down-r1", "retries_passed", 3);
+    TS_NUM(v, "H3-def-down-r1", "budget_refused", 2);
+    TS_NUM(v, "H3-def-down-r2", "budget_over", 0);
     cr_expect_eq(vj_get(vj_get(vj_get(v, "checks"), "budget_over"), "total")->num, 1);
     vj_free(v);
 }
@@ -788,7 +741,7 @@ static void replace_line(const char *root, const char *run, const char *file, in
 Test(defence, a_missing_store2_file_and_format_2_reject_the_run, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, NULL);
-    promote(d_root);
+    ts_promote(d_root);
     char *p = vu_xasprintf("%s/results/raw/H3-def-down-r1/store2.tsv.gz", d_root);
     cr_assert_eq(unlink(p), 0);
     free(p);
@@ -821,7 +774,7 @@ static void second_store_in_a_one_store_run(syn_run *r)
 Test(defence, stores_and_the_store_column_agree, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
     def_study(d_root, second_store_in_a_one_store_run);
-    promote(d_root);
+    ts_promote(d_root);
     char *out;
     const char *a[] = {"--root", d_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);

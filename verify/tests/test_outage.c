@@ -53,6 +53,7 @@
 #include "rawread.h"
 #include "synth.h"
 #include "thelp.h"
+#include "tstudy.h"
 #include "vjson.h"
 #include "vutil.h"
 
@@ -248,63 +249,15 @@ static void outage_study(const char *root, void (*edit)(syn_run *))
         syn_free_run(&r);
     }
     syn_free_ref(&ref);
-    char *p = vu_xasprintf("%s/pipeline", root);
-    syn_mkdirs(p);
-    free(p);
-    p = vu_xasprintf("%s/pipeline/comparisons.tsv", root);
-    syn_write_text(p, O_COMPARISONS);
-    free(p);
-    p = vu_xasprintf("%s/data", root);
-    syn_mkdirs(p);
-    free(p);
-    p = vu_xasprintf("%s/data/guesses.tsv", root);
-    syn_write_text(p, O_GUESSES);
-    free(p);
+    ts_write_texts(root, O_COMPARISONS, O_GUESSES);
     cr_assert_eq(syn_write_quiet(root, NULL), 0);
     cr_assert_eq(syn_write_manifest(root), 0);
 }
 
-/* verify once against a stub results.json, then results.json <- verified.json */
-static void promote(const char *root)
-{
-    char *rp = vu_xasprintf("%s/results/results.json", root);
-    syn_write_text(rp, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
-    free(rp);
-    char *out;
-    const char *a[] = {"--root", root, "--no-scan", NULL};
-    cr_assert_eq(th_run(&out, a), 1, "%s", out);
-    free(out);
-    cr_assert_eq(syn_results_from_verified(root), 0);
-}
-
-static vj_node *verified(const char *root)
-{
-    char *vp = vu_xasprintf("%s/results/verified.json", root);
-    vj_node *v;
-    char err[512];
-    cr_assert_eq(vj_parse_file(vp, &v, err, sizeof err), 0, "%s", err);
-    free(vp);
-    return v;
-}
-
-static const vj_node *field(const vj_node *v, const char *run, const char *name)
-{
-    const vj_node *n = vj_get(vj_get(vj_get(v, "runs"), run), name);
-    cr_assert(n, "%s.%s absent", run, name);
-    return n;
-}
-
-#define NUM(v, run, name, want)                                                                                \
-    do {                                                                                                         \
-        const vj_node *n_ = field(v, run, name);                                                                 \
-        cr_expect(n_->type == VJ_NUM && fabs(n_->num - (want)) < 1e-9, "%s.%s = %s, expected %.12g", run, name,  \
-                  n_->type == VJ_NUM ? n_->text : "(not a number)", (double)(want));                           \
-    } while (0)
-
 Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, NULL);
-    promote(o_root);
+    ts_promote(o_root);
     char *out;
     const char *a[] = {"--root", o_root, NULL};
     int rc = th_run(&out, a);
@@ -312,12 +265,12 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
     cr_expect(!strstr(out, "NOTE H3-r2-down"), "%s", out);
     free(out);
-    vj_node *v = verified(o_root);
+    vj_node *v = ts_verified(o_root);
     for (int round = 1; round <= 2; round++) {
         const char *R = round == 1 ? "H3-r2-down-r1" : "H3-r2-down-r2";
-        cr_expect_str_eq(field(v, R, "fault")->text, "down");
-        NUM(v, R, "win_from_ms", 2000);
-        NUM(v, R, "win_to_ms", 4000);
+        cr_expect_str_eq(ts_field(v, R, "fault")->text, "down");
+        TS_NUM(v, R, "win_from_ms", 2000);
+        TS_NUM(v, R, "win_to_ms", 4000);
         static const char *const ph[3] = {"before", "during", "after"};
         static const char *const what[7] = {"requests", "live", "standins", "errors", "lost", "lookups",
                                             "unanswered_lookups"};
@@ -326,33 +279,33 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
             for (int k = 0; k < 7; k++) {
                 char name[64];
                 snprintf(name, sizeof name, "%s_%s", ph[p], what[k]);
-                NUM(v, R, name, want[p][k]);
+                TS_NUM(v, R, name, want[p][k]);
             }
-        NUM(v, R, "during_lookups_per_request", 2.55);
-        NUM(v, R, "first_live_after_ms", 0.651);
-        NUM(v, R, "recovered_s", 0);
-        NUM(v, R, "lost", 2);
-        NUM(v, R, "retried_permanent", 0);
-        NUM(v, R, "conn_lost", 1);
-        NUM(v, R, "conn_failed", 2);
-        NUM(v, R, "conn_regained", 1);
-        NUM(v, R, "reconnect_wait_over", 0);
-        NUM(v, R, "lookups", 95);
-        NUM(v, R, "live", 37);
-        NUM(v, R, "last_known", 15);
-        NUM(v, R, "default", 4);
-        NUM(v, R, "error", 4);
+        TS_NUM(v, R, "during_lookups_per_request", 2.55);
+        TS_NUM(v, R, "first_live_after_ms", 0.651);
+        TS_NUM(v, R, "recovered_s", 0);
+        TS_NUM(v, R, "lost", 2);
+        TS_NUM(v, R, "retried_permanent", 0);
+        TS_NUM(v, R, "conn_lost", 1);
+        TS_NUM(v, R, "conn_failed", 2);
+        TS_NUM(v, R, "conn_regained", 1);
+        TS_NUM(v, R, "reconnect_wait_over", 0);
+        TS_NUM(v, R, "lookups", 95);
+        TS_NUM(v, R, "live", 37);
+        TS_NUM(v, R, "last_known", 15);
+        TS_NUM(v, R, "default", 4);
+        TS_NUM(v, R, "error", 4);
         const char *so = "ADUENHRP", *le = "ATCDUNXROBY";
         const double want_so[8] = {43, 1, 0, 51, 0, 0, 0, 0}, want_le[11] = {37, 6, 0, 1, 50, 0, 1, 5, 0, 0, 0};
         for (int k = 0; k < 11; k++) {
             char key[2] = {so[k < 8 ? k : 0], 0};
-            const vj_node *n = vj_get(field(v, R, "store_outcomes"), key);
+            const vj_node *n = vj_get(ts_field(v, R, "store_outcomes"), key);
             cr_expect(n && n->num == want_so[k < 8 ? k : 0], "%s store_outcomes.%s", R, key);
             key[0] = le[k];
-            n = vj_get(field(v, R, "lookup_ends"), key);
+            n = vj_get(ts_field(v, R, "lookup_ends"), key);
             cr_expect(n && n->num == want_le[k], "%s lookup_ends.%s", R, key);
         }
-        const vj_node *ps = field(v, R, "per_second");
+        const vj_node *ps = ts_field(v, R, "per_second");
         cr_assert_eq(ps->n, 6);
         const double live[6] = {9, 9, 0, 1, 9, 9}, errors[6] = {1, 1, 0, 1, 0, 1}, standins[6] = {0, 0, 10, 8, 1, 0};
         for (int s = 0; s < 6; s++) {
@@ -365,16 +318,16 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     }
     /* a run without a window: every window figure null, the counts there */
     const char *N = "H3-fb25-r1";
-    cr_expect_str_eq(field(v, N, "fault")->text, "none");
+    cr_expect_str_eq(ts_field(v, N, "fault")->text, "none");
     static const char *const nulls[] = {"win_from_ms", "win_to_ms", "before_requests", "during_lookups",
                                         "after_unanswered_lookups", "during_lookups_per_request",
                                         "first_live_after_ms", "recovered_s"};
     for (size_t k = 0; k < sizeof nulls / sizeof *nulls; k++)
-        cr_expect_eq(field(v, N, nulls[k])->type, VJ_NULL, "%s.%s is not null", N, nulls[k]);
-    NUM(v, N, "lost", 0);
-    NUM(v, N, "conn_lost", 0);
-    cr_expect_eq(vj_get(field(v, N, "store_outcomes"), "A")->num, 9);
-    cr_expect_eq(vj_get(field(v, N, "lookup_ends"), "T")->num, 3);
+        cr_expect_eq(ts_field(v, N, nulls[k])->type, VJ_NULL, "%s.%s is not null", N, nulls[k]);
+    TS_NUM(v, N, "lost", 0);
+    TS_NUM(v, N, "conn_lost", 0);
+    cr_expect_eq(vj_get(ts_field(v, N, "store_outcomes"), "A")->num, 9);
+    cr_expect_eq(vj_get(ts_field(v, N, "lookup_ends"), "T")->num, 3);
     /* arms: the new statistics; null for an arm whose runs have none */
     const vj_node *arm = vj_get(vj_get(v, "arms"), "H3-r2-down");
     cr_expect_eq(vj_get(vj_get(arm, "during_lookups_per_request"), "median")->num, 2.55);
@@ -427,7 +380,7 @@ static void edit_results(const char *root, const char *after, const char *key, c
 Test(outage, a_wrong_window_figure_names_run_and_field, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, NULL);
-    promote(o_root);
+    ts_promote(o_root);
     edit_results(o_root, "\"H3-r2-down-r2\"", "during_lookups", "52");
     edit_results(o_root, "\"H3-r2-down-r1\"", "recovered_s", "1");
     edit_results(o_root, "\"H3-r2-down-r1\"", "E", "50");
@@ -450,7 +403,7 @@ static void wait_too_long(syn_run *r)
 Test(outage, a_pause_out_of_bounds_is_counted_and_reported, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, wait_too_long);
-    promote(o_root);
+    ts_promote(o_root);
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 0, "%s", out);
@@ -460,9 +413,9 @@ Test(outage, a_pause_out_of_bounds_is_counted_and_reported, .init = o_setup, .fi
               "%s", out);
     cr_expect(!strstr(out, "NOTE H3-r2-down-r2"), "%s", out);
     free(out);
-    vj_node *v = verified(o_root);
-    NUM(v, "H3-r2-down-r1", "reconnect_wait_over", 1);
-    NUM(v, "H3-r2-down-r2", "reconnect_wait_over", 0);
+    vj_node *v = ts_verified(o_root);
+    TS_NUM(v, "H3-r2-down-r1", "reconnect_wait_over", 1);
+    TS_NUM(v, "H3-r2-down-r2", "reconnect_wait_over", 0);
     const vj_node *c = vj_get(vj_get(v, "checks"), "reconnect_wait_over");
     cr_expect_eq(vj_get(c, "total")->num, 1);
     cr_expect_eq(vj_get(vj_get(c, "runs"), "H3-r2-down-r1")->num, 1);
@@ -505,7 +458,7 @@ static void replace_line(const char *root, const char *run, const char *file, in
 Test(outage, version_1_and_unknown_codes_reject_the_run, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, NULL);
-    promote(o_root);
+    ts_promote(o_root);
     replace_line(o_root, "H3-r2-down-r1", "events.tsv.gz", 1, "# lab-raw 1 events");
     replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t0\t5200000198000\t5200000198000\t5200000698000\t500000\t0\tQ\t0\t1");
     replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
@@ -542,7 +495,7 @@ static void broken_promises(syn_run *r)
 Test(outage, broken_promises_name_file_and_line, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, broken_promises);
-    promote(o_root);
+    ts_promote(o_root);
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
@@ -573,7 +526,7 @@ static void nested_window(syn_run *r)
 Test(outage, the_fault_of_run_json_is_checked, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, bad_fault);
-    promote(o_root);
+    ts_promote(o_root);
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
@@ -586,7 +539,7 @@ Test(outage, the_fault_of_run_json_is_checked, .init = o_setup, .fini = o_teardo
     free(o_root);
     o_setup();
     outage_study(o_root, no_fault_name);
-    promote(o_root);
+    ts_promote(o_root);
     const char *b[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, b), 1, "%s", out);
     cr_expect(strstr(out, "H3-r2-down-r1/run.json:"), "%s", out);
@@ -597,7 +550,7 @@ Test(outage, the_fault_of_run_json_is_checked, .init = o_setup, .fini = o_teardo
     free(o_root);
     o_setup();
     outage_study(o_root, nested_window);
-    promote(o_root);
+    ts_promote(o_root);
     const char *c[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, c), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);

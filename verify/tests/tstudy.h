@@ -1,0 +1,74 @@
+/* tstudy: helpers of the tests that write a small synthetic study, verify
+ * it and read verified.json back (header only; Criterion asserts inside).
+ *
+ * ts_write_texts writes root/pipeline/comparisons.tsv and
+ * root/data/guesses.tsv.  ts_promote verifies once against a stub
+ * results.json, then makes results.json the verified.json it wrote (so the
+ * next verification compares like with like).  ts_verified parses
+ * root/results/verified.json (free it with vj_free); ts_field is a run's
+ * figure (the test fails when it is absent); TS_NUM expects a number
+ * within 1e-9.
+ */
+#ifndef TSTUDY_H
+#define TSTUDY_H
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "synth.h"
+#include "thelp.h"
+#include "vjson.h"
+#include "vutil.h"
+
+static inline void ts_write_texts(const char *root, const char *comparisons, const char *guesses)
+{
+    const char *dirs[] = {"pipeline", "data"}, *files[] = {"pipeline/comparisons.tsv", "data/guesses.tsv"};
+    const char *texts[] = {comparisons, guesses};
+    for (int i = 0; i < 2; i++) {
+        char *p = vu_xasprintf("%s/%s", root, dirs[i]);
+        syn_mkdirs(p);
+        free(p);
+        p = vu_xasprintf("%s/%s", root, files[i]);
+        syn_write_text(p, texts[i]);
+        free(p);
+    }
+}
+
+static inline void ts_promote(const char *root)
+{
+    char *rp = vu_xasprintf("%s/results/results.json", root);
+    syn_write_text(rp, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
+    free(rp);
+    char *out;
+    const char *a[] = {"--root", root, "--no-scan", NULL};
+    cr_assert_eq(th_run(&out, a), 1, "%s", out);
+    free(out);
+    cr_assert_eq(syn_results_from_verified(root), 0);
+}
+
+static inline vj_node *ts_verified(const char *root)
+{
+    char *vp = vu_xasprintf("%s/results/verified.json", root);
+    vj_node *v;
+    char err[512];
+    cr_assert_eq(vj_parse_file(vp, &v, err, sizeof err), 0, "%s", err);
+    free(vp);
+    return v;
+}
+
+static inline const vj_node *ts_field(const vj_node *v, const char *run, const char *name)
+{
+    const vj_node *n = vj_get(vj_get(vj_get(v, "runs"), run), name);
+    cr_assert(n, "%s.%s absent", run, name);
+    return n;
+}
+
+#define TS_NUM(v, run, name, want)                                                                              \
+    do {                                                                                                         \
+        const vj_node *n_ = ts_field(v, run, name);                                                              \
+        cr_expect(n_->type == VJ_NUM && fabs(n_->num - (want)) < 1e-9, "%s.%s = %s, expected %.12g", run, name,  \
+                  n_->type == VJ_NUM ? n_->text : "(not a number)", (double)(want));                           \
+    } while (0)
+
+#endif
