@@ -206,7 +206,7 @@ play: $(BIN)/play
 # The 450/s retry flood against the defences (issue 13), side by side over
 # 200 seeds: two retries, with the retry budget, with the deadline passed
 # down, behind a breaker, five tries with capped backoff, no retry.
-PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-fb25 --seeds 1-200 --summary
+PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-hedge,H4-fb25 --seeds 1-200 --summary
 play-floods: $(BIN)/play
 	$(BIN)/play $(PLAY_FLOODS)
 
