@@ -93,7 +93,11 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
                  int64_t *late_ns, size_t nlate, quiet_result *out)
 {
     memset(out, 0, sizeof *out);
-    uint64_t tot = 0, steal = 0, otot = 0, oidle = 0;
+    uint64_t tot = 0, steal = 0;
+    /* the other cores' ticks: differences of two samplings, which may come
+     * out a tick negative in a second (and in sum, when those cores are
+     * busy): signed, or a negative idle would wrap to a huge one */
+    int64_t otot = 0, oidle = 0;
     out->steal_second_max = out->foreign_second_max = nsec ? 0 : NAN;
     for (size_t i = 0; i < nsec; i++) {
         /* the measured cores' time neither idle, stolen nor the lab's own
@@ -105,8 +109,8 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
             out->foreign_second_max = f;
         tot += all[i].total;
         steal += all[i].steal;
-        otot += all[i].total - meas[i].total;
-        oidle += all[i].idle - meas[i].idle;
+        otot += (int64_t)all[i].total - (int64_t)meas[i].total;
+        oidle += (int64_t)all[i].idle - (int64_t)meas[i].idle;
         double s = all[i].total ? (double)all[i].steal / (double)all[i].total : 0;
         if (s > out->steal_second_max)
             out->steal_second_max = s;

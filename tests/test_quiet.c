@@ -94,6 +94,15 @@ Test(quiet, each_rule_is_named_when_broken)
     cr_assert_eq(r.nreasons, 1);
     cr_assert_str_eq(r.rule[0], "other_idle_min");
     cr_assert_float_eq(r.other_idle, 0.1, 1e-15);
+    /* the other core fully busy, and its two samplings a tick apart: the
+     * aggregate's idle one tick below the measured core's, so the others'
+     * idle is -1 of 200 ticks (-0.5%), not a wrapped-around huge number */
+    quiet_ticks neg_a[2] = {{200, 49, 0, 51}, {200, 50, 0, 50}};
+    quiet_ticks neg_m[2] = {{100, 50, 0, 50}, {100, 50, 0, 50}};
+    quiet_judge(&L, neg_a, neg_m, 2, &one, 1, &r);
+    cr_assert_float_eq(r.other_idle, -0.005, 1e-15);
+    cr_assert_not(r.quiet);
+    cr_assert_str_eq(r.rule[0], "other_idle_min");
     /* every core measured: nothing to say about the others (NAN), quiet */
     quiet_judge(&L, busy, busy, 1, &one, 1, &r);
     cr_assert(isnan(r.other_idle));
