@@ -117,6 +117,10 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     }
     out->steal_run = tot ? (double)steal / (double)tot : NAN;
     out->other_idle = otot ? (double)oidle / (double)otot : NAN;
+    if (out->other_idle < 0) /* clipped to [0, 1] (pipeline/RESULTS.md) */
+        out->other_idle = 0;
+    else if (out->other_idle > 1)
+        out->other_idle = 1;
     out->late_p99_ms = out->late_max_ms = NAN;
     if (nlate) {
         ut_sort_i64(late_ns, nlate);

@@ -51,9 +51,9 @@ CROSS JOIN LATERAL (
 CROSS JOIN LATERAL (
     SELECT CASE WHEN sum(a.total) > 0 THEN sum(a.steal)::double precision / sum(a.total) END AS steal_share,
            max(CASE WHEN a.total > 0 THEN a.steal::double precision / a.total ELSE 0 END) AS steal_second_max,
-           CASE WHEN sum(a.total) - sum(m.total) > 0
-                THEN (sum(a.idle) - sum(m.idle))::double precision / (sum(a.total) - sum(m.total)) END
-               AS other_idle_share,
+           CASE WHEN sum(a.total) - sum(m.total) > 0   -- clipped to [0, 1]: the samplings differ by a tick
+                THEN greatest(0, least(1, (sum(a.idle) - sum(m.idle))::double precision / (sum(a.total) - sum(m.total))))
+           END AS other_idle_share,
            max(CASE WHEN m.total > 0 THEN greatest(0, m.total - m.idle - m.steal - m.lab)::double precision / m.total
                ELSE 0 END) AS foreign_second_max
     FROM machine a JOIN machine m ON m.run = a.run AND m.k = a.k AND m.scope = 'M'

@@ -96,13 +96,23 @@ Test(quiet, each_rule_is_named_when_broken)
     cr_assert_float_eq(r.other_idle, 0.1, 1e-15);
     /* the other core fully busy, and its two samplings a tick apart: the
      * aggregate's idle one tick below the measured core's, so the others'
-     * idle is -1 of 200 ticks (-0.5%), not a wrapped-around huge number */
+     * idle is -1 of 200 ticks, clipped to 0 (not a wrapped-around huge
+     * number): below any positive limit, and not below a limit of 0 */
     quiet_ticks neg_a[2] = {{200, 49, 0, 51}, {200, 50, 0, 50}};
     quiet_ticks neg_m[2] = {{100, 50, 0, 50}, {100, 50, 0, 50}};
     quiet_judge(&L, neg_a, neg_m, 2, &one, 1, &r);
-    cr_assert_float_eq(r.other_idle, -0.005, 1e-15);
+    cr_assert_float_eq(r.other_idle, 0.0, 1e-15);
     cr_assert_not(r.quiet);
     cr_assert_str_eq(r.rule[0], "other_idle_min");
+    quiet_limits off = L;
+    off.other_idle_min = 0;
+    quiet_judge(&off, neg_a, neg_m, 2, &one, 1, &r);
+    cr_assert(r.quiet);
+    /* and the other way: its idle a tick above its total, clipped to 1 */
+    quiet_ticks over_a[1] = {{200, 151, 0, 0}};
+    quiet_ticks over_m[1] = {{100, 50, 0, 50}};
+    quiet_judge(&L, over_a, over_m, 1, &one, 1, &r);
+    cr_assert_float_eq(r.other_idle, 1.0, 1e-15);
     /* every core measured: nothing to say about the others (NAN), quiet */
     quiet_judge(&L, busy, busy, 1, &one, 1, &r);
     cr_assert(isnan(r.other_idle));

@@ -685,7 +685,10 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     set(r, F_STEAL_SECOND_MAX, m->na ? m->second_max : NAN);
     /* differences in double: exact for tick counts below 2^53, no overflow beyond */
     double oi = (double)m->a_idle - (double)m->m_idle, ot = (double)m->a_total - (double)m->m_total;
-    set(r, F_OTHER_IDLE_SHARE, ot != 0 ? oi / ot : NAN);
+    double share = ot != 0 ? oi / ot : NAN;
+    if (share < 0) share = 0;           /* clipped to [0, 1], as RESULTS.md says */
+    else if (share > 1) share = 1;
+    set(r, F_OTHER_IDLE_SHARE, share);
     set(r, F_FOREIGN_SECOND_MAX, m->nm ? m->foreign_max : NAN);
     /* counts of the tester, service and events passes */
     static const int counts[] = {F_LOST, F_RETRIED_PERMANENT, F_CONN_LOST, F_CONN_FAILED, F_CONN_REGAINED,
