@@ -718,7 +718,7 @@ int fl_predicted(page *p, json_t *root)
 static void event_words(page *p, size_t i, const char *ev)
 {
     if (ev && !strcmp(ev, "flooded")) pg_t(p, "a flood");
-    else if (ev && !strcmp(ev, "p99_over_1s")) pg_t(p, "the slowest 1 in 100 over a second");
+    else if (ev && !strcmp(ev, "p99_over_1s")) pg_t(p, "the slowest one in a hundred over a second");
     else pg_v(p, "str", "/odds/%zu/event", i);
 }
 
@@ -737,8 +737,9 @@ static void say_sim(page *p, size_t i)
     pg_t(p, ")");
 }
 
-/* "1 of 5 rounds (round 4; exact 95%: 0.505%–71.6%)" */
-static void say_measured(page *p, json_t *root, size_t i)
+/* "1 of 5 rounds (round 4; exact 95%: 0.505%–71.6%)"; in a table, where
+ * the head says 95% and a cell holds no digit of its own, "exact:" */
+static void say_measured(page *p, json_t *root, size_t i, int in_table)
 {
     json_t *o = rd_at(root, "/odds/%zu", i);
     if (!json_is_number(json_object_get(o, "n")) || json_number_value(json_object_get(o, "n")) == 0) {
@@ -758,7 +759,7 @@ static void say_measured(page *p, json_t *root, size_t i)
         }
         pg_t(p, "; ");
     }
-    pg_t(p, "exact 95%%: ");
+    pg_t(p, "%s", in_table ? "exact: " : "exact 95%: ");
     pg_v(p, "pct", "/odds/%zu/cp95/0", i);
     pg_t(p, EN);
     pg_v(p, "pct", "/odds/%zu/cp95/1", i);
@@ -812,7 +813,7 @@ static void flood_odds_sentence(page *p, json_t *root, json_t *odds)
     pg_t(p, EN);
     pg_v(p, "pct", "/odds/%ld/sim_wilson95/1", i);
     pg_t(p, "). This study measured ");
-    say_measured(p, root, (size_t)i);
+    say_measured(p, root, (size_t)i, 0);
     json_t *ag = rd_at(root, "/odds/%ld/agree", i);
     pg_t(p, "%s", json_is_true(ag)    ? ": the intervals overlap, an ordinary outcome of the simulated chance."
                   : json_is_false(ag) ? ": the intervals do not overlap, the measured rounds disagree with the "
@@ -871,7 +872,7 @@ void fl_odds(page *p, json_t *root)
         say_sim(p, i);
         tb_td_end(p);
         tb_td_begin(p, NULL);
-        say_measured(p, root, i);
+        say_measured(p, root, i, 1);
         tb_td_end(p);
         tb_td_begin(p, "l");
         say_agree(p, root, i);
