@@ -500,15 +500,21 @@ static void say_round(page *p, json_t *root, const char *arm, int r, const char 
     } else {
         pg_t(p, " did not flood");
     }
-    pg_t(p, "; its longest line was ");
-    val(p, root, "int", run, "longest_line");
-    pg_t(p, " lookups; it drew ");
-    val(p, root, "int", run, "freezes");
-    pg_t(p, " freezes (");
-    val(p, root, "pct", run, "freeze_share");
-    pg_t(p, " of the lookups the store received) and gave up on ");
-    val(p, root, "int", run, "false_timeouts");
-    pg_t(p, " lookups slow from queueing, not frozen (false timeouts). The simulation had predicted ");
+    if (run_has(root, run, "longest_line") && run_has(root, run, "freezes") && run_has(root, run, "freeze_share") &&
+        run_has(root, run, "false_timeouts")) {
+        pg_t(p, "; its longest line was ");
+        val(p, root, "int", run, "longest_line");
+        pg_t(p, " lookups; it drew ");
+        val(p, root, "int", run, "freezes");
+        pg_t(p, " freezes (");
+        val(p, root, "pct", run, "freeze_share");
+        pg_t(p, " of the lookups the store received) and gave up on ");
+        val(p, root, "int", run, "false_timeouts");
+        pg_t(p, " lookups slow from queueing, not frozen (false timeouts).");
+    } else {
+        pg_t(p, "; its longest line, freezes and false timeouts: not exported.");
+    }
+    pg_t(p, " The simulation had predicted ");
     if (has_prediction(p, root, run)) {
         snprintf(base, sizeof base, "/runs/%s/predicted", run);
         json_t *pf = rd_at(root, "%s/flooded", base);

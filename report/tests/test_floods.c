@@ -205,10 +205,12 @@ static void with_floods(json_t *root)
                         json_pack("{s:f}", "standin_share_tolerance", 0.02));
 }
 
+/* a verifier that exports neither the tolerance nor H4-r2-r1's freezes */
 static void with_floods_no_tolerance(json_t *root)
 {
     with_floods(root);
     json_object_del(json_object_get(root, "checks"), "prediction");
+    json_object_del(run_of(root, "H4-r2-r1"), "freezes");
 }
 
 /* ------------------------------------------------------------ tests */
@@ -381,7 +383,18 @@ Test(floods, without_a_tolerance_the_page_says_not_stated, .timeout = 120)
 {
     char *w = rt_tmpdir(), *in = rt_write_variant(w, with_floods_no_tolerance);
     char *d = rt_rendered_dir(in);
-    char *html = rt_page(d, "report.html"), *sec = section_of(html, "predicted"), *plain = rt_plain(sec);
+    char *html = rt_page(d, "report.html"), *sec = section_of(html, "flood"), *plain = rt_plain(sec);
+    cr_expect(strstr(plain, "The calmest round (round 1) did not flood; its longest line, freezes and false "
+                            "timeouts: not exported. The simulation had predicted no flood and 1.50% stand-ins."),
+              "%s", plain);
+    char *t = table_of(sec, "floods"), *r = row_of(t, "H4-r2-r1");
+    cr_expect_str_eq(r, "H4-r2-r1 | no | no | no flood | 1.50% | 1.20% | not exported (1.05%) | 0 | 3 | ");
+    free(r);
+    free(t);
+    free(plain);
+    free(sec);
+    sec = section_of(html, "predicted");
+    plain = rt_plain(sec);
     cr_expect(strstr(plain, "Of them, 38 quiet runs have both stand-in shares; the tolerance DESIGN 5.8 allows a "
                             "quiet machine is not exported (checks.prediction.standin_share_tolerance): tolerance "
                             "not stated, so the page does not count how many agree."),
