@@ -2,8 +2,8 @@
  *
  * Contract: fg_choose picks, once, what the figures and the tables follow:
  * the frozen lookup (the first frozen attempt-0 lookup of the 25 ms
- * stand-in arm's lowest round, else of another freezing arm) and, at 450/s,
- * the retry arm with its worst and calmest round.  Each fig_* writes
+ * stand-in arm's lowest round, else of another freezing arm); the 450/s
+ * figure is floods.[ch]'s.  Each fig_* writes
  * figdir/NAME.svg and returns 0, or -1 with a message on stderr.  An arm the
  * study did not measure is drawn as "not measured"; a figure whose arms are
  * all missing still exists and says so.  Nothing is read but the tree.
@@ -16,10 +16,6 @@
 typedef struct {
     char frozen_run[2][96];   /* run names ("" when none) */
     int nfrozen;
-    char flood_arm[64];       /* "" when no 450/s retry arm */
-    int flood_round[2];       /* worst, calmest (0 when absent) */
-    int nflood;
-    char flood_base[64];      /* the same rate without retries, "" when absent */
 } fg_choice;
 
 void fg_choose(json_t *root, fg_choice *c);
@@ -30,7 +26,6 @@ int fig_errors(json_t *root, const char *figdir);
 int fig_frozen(json_t *root, const char *figdir, const fg_choice *c);
 int fig_split(json_t *root, const char *figdir);
 int fig_slots(json_t *root, const char *figdir);
-int fig_flood(json_t *root, const char *figdir, const fg_choice *c);
 int fig_hedge(json_t *root, const char *figdir);
 int fig_steps(json_t *root, const char *figdir);
 /* only when verified.json carries a verified "ap" member (fig_ap_ready):

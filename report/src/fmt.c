@@ -28,7 +28,7 @@ static void magnitude(double a, const char *kind, char *out, size_t n)
         else if (a >= 9.995) snprintf(out, n, "%.1f", a);
         else if (a >= 0.9995) snprintf(out, n, "%.2f", a);
         else snprintf(out, n, "%.3f", a);
-    } else if (!strcmp(kind, "pct") || !strcmp(kind, "spp")) {
+    } else if (!strcmp(kind, "pct") || !strcmp(kind, "spp") || !strcmp(kind, "pp")) {
         double p = a * 100;
         char t[64];
         if (p == 0) snprintf(t, sizeof t, "0");
@@ -91,10 +91,10 @@ int fmt_value(const json_t *v, const char *kind, char *out, size_t n)
         snprintf(out, n, "%s", json_string_value(v));
         return 0;
     }
-    if (!strcmp(kind, "right") || !strcmp(kind, "tf")) {
+    if (!strcmp(kind, "right") || !strcmp(kind, "tf") || !strcmp(kind, "yn")) {
         if (!json_is_boolean(v)) goto bad;
         int t = json_is_true(v);
-        snprintf(out, n, "%s", kind[0] == 'r' ? (t ? "right" : "wrong") : (t ? "true" : "false"));
+        snprintf(out, n, "%s", kind[0] == 'r' ? (t ? "right" : "wrong") : kind[0] == 'y' ? (t ? "yes" : "no") : (t ? "true" : "false"));
         return 0;
     }
     if (!json_is_number(v)) goto bad;

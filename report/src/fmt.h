@@ -12,6 +12,7 @@
  *   sms     signed milliseconds (the ms rule, + or −)
  *   pct     a share printed as a percentage           1.62% · 94.3% · 0.040%
  *   spp     signed difference of shares, in percentage points
+ *   pp      a difference of shares as a size, in points  2.00 pp
  *   x       a ratio, 3 decimals                       1.017
  *   sx      signed ratio difference, 3 decimals
  *   us      microseconds                              1,547 · 126 · 49.9 · 3.72
@@ -20,6 +21,7 @@
  *   str     a string as it is
  *   right   true → "right", false → "wrong"
  *   tf      true → "true", false → "false"
+ *   yn      true → "yes", false → "no"
  * Negative numbers use U+2212 (−).  Returns 0, or -1 when the node does
  * not fit the kind (the text then says "?").
  */

@@ -22,6 +22,7 @@
 
 #include "defences.h"
 #include "figures.h"
+#include "floods.h"
 #include "fmt.h"
 #include "machine.h"
 #include "outage.h"
@@ -123,6 +124,8 @@ static void sec_head(page *p, json_t *root)
         {"standins", "Live answers and stand-ins"},
         {"deadline", "A deadline, kept or passed down"},
         {"flood", "Retries at 450 a second"},
+        {"predicted", "Predicted before measuring"},
+        {"odds", "Rare events and their odds"},
         {"hedge", "Asking twice"},
         {"ap", "What the stand-ins cost the ranking"},
         {"outage", "The store goes down"},
@@ -349,42 +352,6 @@ static int sec_deadline(page *p, json_t *root)
     pg_t(p, " and ");
     say_median(p, root, "H3-dldown", "standin_share", "pct");
     pg_t(p, ". The verdicts below say which of these differences hold in every round.");
-    pg_p_end(p);
-    return 0;
-}
-
-static int sec_flood(page *p, json_t *root, const fg_choice *c)
-{
-    (void)root;
-    pg_h(p, 2, "flood", "Retries at 450 a second");
-    pg_p_begin(p, NULL);
-    pg_t(p, "At 450 requests a second the store is near its limit. A retry after a timeout is one more lookup; "
-            "when several freezes hold slots at once, lookups wait in line, the wait passes 25 ms, the service "
-            "asks again, and the line grows. The figure shows the retry arm's worst and calmest rounds second by "
-            "second (a round counts as tipped here when over 30%% of its answers were stand-ins).");
-    pg_p_end(p);
-    if (pg_figure(p, "flood", "450 a second, second by second: a round that tipped and one that did not",
-                  "Per second of the run: requests scheduled, lookups the service sent, stand-in answers, the "
-                  "mean number of busy slots (of 16) and the mean number of lookups waiting in line. Red: two "
-                  "retries; grey: the same round without retries."))
-        return -1;
-    pg_p_begin(p, NULL);
-    if (c->nflood) {
-        pg_t(p, "%s: stand-ins ", c->flood_arm);
-        pg_range(p, "pct", c->flood_arm, "standin_share");
-        pg_t(p, " (median, lowest to highest round) and ");
-        pg_range(p, "x", c->flood_arm, "lookups_per_request");
-        pg_t(p, " lookups per request");
-        if (c->flood_base[0]) {
-            pg_t(p, "; without retries (%s) stand-ins ", c->flood_base);
-            pg_range(p, "pct", c->flood_base, "standin_share");
-        }
-        pg_t(p, ".");
-    } else {
-        pg_t(p, "Retries at 450/s: ");
-        pg_nm(p);
-        pg_t(p, ".");
-    }
     pg_p_end(p);
     return 0;
 }
@@ -910,6 +877,8 @@ int main(int argc, char **argv)
 
     fg_choice c;
     fg_choose(root, &c);
+    fl_choice fc;
+    fl_choose(root, &fc);
     int rc = 0;
     rc |= fig_dials(root, tmpfig);
     rc |= fig_exceed(root, tmpfig);
@@ -917,7 +886,7 @@ int main(int argc, char **argv)
     rc |= fig_frozen(root, tmpfig, &c);
     rc |= fig_split(root, tmpfig);
     rc |= fig_slots(root, tmpfig);
-    rc |= fig_flood(root, tmpfig, &c);
+    rc |= fl_figures(root, tmpfig, &fc);
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
     if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
@@ -934,7 +903,9 @@ int main(int argc, char **argv)
         rc |= sec_frozen(p, root, &c);
         rc |= sec_standins(p, root);
         rc |= sec_deadline(p, root);
-        rc |= sec_flood(p, root, &c);
+        rc |= fl_section(p, root, &fc);
+        rc |= fl_predicted(p, root);
+        fl_odds(p, root);
         rc |= sec_hedge(p, root);
         rc |= sec_ap(p, root);
         rc |= ot_section(p, root);

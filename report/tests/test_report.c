@@ -40,8 +40,9 @@
 
 extern char **environ;
 
-static const char *const FIGS[] = {"dials", "exceed", "errors", "frozen", "split",    "outage",   "slots",
-                                   "flood", "hedge",  "steps",  "storm",  "retry450", "bulkhead", NULL};
+static const char *const FIGS[] = {"dials", "exceed", "errors",   "frozen",   "split",     "outage",
+                                   "slots", "flood",  "predicted", "hedge",   "steps",     "storm",
+                                   "retry450", "bulkhead", NULL};
 
 /* ------------------------------------------------------------ helpers */
 
@@ -369,15 +370,16 @@ int rt_check_value(json_t *root, const char *path, const char *kind, const char 
             return snprintf(why, wl, "%s is \"%s\", printed \"%s\"", path, json_string_value(v), text), -1;
         return 0;
     }
-    if (!strcmp(kind, "right") || !strcmp(kind, "tf")) {
-        const char *want = json_is_true(v) ? (kind[0] == 'r' ? "right" : "true") : (kind[0] == 'r' ? "wrong" : "false");
+    if (!strcmp(kind, "right") || !strcmp(kind, "tf") || !strcmp(kind, "yn")) {
+        const char *want = json_is_true(v) ? (kind[0] == 'r' ? "right" : kind[0] == 'y' ? "yes" : "true")
+                                           : (kind[0] == 'r' ? "wrong" : kind[0] == 'y' ? "no" : "false");
         if (!json_is_boolean(v) || strcmp(want, text)) return snprintf(why, wl, "%s: printed \"%s\"", path, text), -1;
         return 0;
     }
     if (!json_is_number(v)) return snprintf(why, wl, "%s is not a number", path), -1;
     double x = json_number_value(v), got;
     if (parse_printed(text, &got)) return snprintf(why, wl, "%s: \"%s\" is not a number", path, text), -1;
-    if (!strcmp(kind, "pct") || !strcmp(kind, "spp")) x *= 100;
+    if (!strcmp(kind, "pct") || !strcmp(kind, "spp") || !strcmp(kind, "pp")) x *= 100;
     if (!strcmp(kind, "ns_ms")) x /= 1e6;
     if (!strcmp(kind, "us_ms")) x /= 1e3;
     double half = 0.5 * pow(10, -decimals(text));
@@ -433,9 +435,9 @@ Test(report, figures_exist_and_are_svg, .init = rendered, .fini = cleanup, .time
     }
     int html_figs = 0;
     for (const char *q = strstr(g_html, "<figure "); q; q = strstr(q + 1, "<figure ")) html_figs++;
-    /* the 13 figures above and the one disturbed run's */
-    cr_expect_eq(md_links, 14, "figures linked: %d", md_links);
-    cr_expect_eq(html_figs, 14, "figures inlined: %d", html_figs);
+    /* the 14 figures above and the one disturbed run's */
+    cr_expect_eq(md_links, 15, "figures linked: %d", md_links);
+    cr_expect_eq(html_figs, 15, "figures inlined: %d", html_figs);
     /* the whole page is well-formed too (inline SVGs included) once the doctype is set aside */
     char why[256], root[4096];
     const char *h = strstr(g_html, "<html");
@@ -471,7 +473,7 @@ Test(report, every_printed_value_equals_verified_json, .init = rendered, .fini =
         if (rt_check_value(g_root, upath, kind, text, why, sizeof why)) {
             if (bad++ < 20) cr_expect(0, "%s", why);
         }
-        if (strcmp(kind, "str") && strcmp(kind, "tf") && strcmp(kind, "right")) numeric++;
+        if (strcmp(kind, "str") && strcmp(kind, "tf") && strcmp(kind, "right") && strcmp(kind, "yn")) numeric++;
         n++;
     }
     cr_expect_eq(bad, 0, "%d of %d printed values differ from verified.json", bad, n);
@@ -853,6 +855,7 @@ Test(fmt, hand_values)
     cr_expect_str_eq(F(0, "pct"), "0%");
     cr_expect_str_eq(F(1, "pct"), "100.0%");
     cr_expect_str_eq(F(0.0131, "spp"), "+1.31 pp");
+    cr_expect_str_eq(F(0.02, "pp"), "2.00 pp");
     cr_expect_str_eq(F(-0.00163, "spp"), "\xe2\x88\x92" "0.163 pp");
     cr_expect_str_eq(F(44001, "int"), "44,001");
     cr_expect_str_eq(F(10.5, "int"), "10.5");
