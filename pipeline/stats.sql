@@ -482,11 +482,15 @@ CROSS JOIN LATERAL (
     SELECT count(*) AS n, coalesce(max(l.line), 0) AS ll, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS fz
     FROM lookups l WHERE l.run = r.run) s
 LEFT JOIN (
-    SELECT v.run, count(*) AS n FROM service_lookups v
-    WHERE v.o = 'T' AND EXISTS (
+    -- (only the rows of V with a T are taken apart into lookups: most have none)
+    SELECT v.run, count(*) AS n FROM service_requests v
+    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                               (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                               (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T' AND EXISTS (
         SELECT 1 FROM lookups l
-        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = v.k
-          AND l.planned_ns < v.en - v.st)
+        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = k.k
+          AND l.planned_ns < k.en - k.st)
     GROUP BY v.run) f ON f.run = r.run
 WHERE x.run = r.run;
 
