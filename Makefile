@@ -44,8 +44,8 @@ LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
 MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles)
-# collect's own modules: the loader of one run, the libpq calls
-COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload pgx)
+# collect's own modules: the loader of one run, the prediction, the libpq calls
+COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload collectpred pgx)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \

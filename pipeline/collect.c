@@ -3,13 +3,16 @@
  *   collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]
  *
  * 1. Connects (an unreachable database: one message naming it, exit 1,
- *    nothing written) and applies pipeline/schema.sql.
+ *    nothing written), reads OUT/results/prediction.json when there is one
+ *    (pipeline/collectpred.c: checked whole; a fault is named and nothing
+ *    is written) and applies pipeline/schema.sql.
  * 2. Loads every run folder OUT/results/raw/<run>/ whose fingerprint is not
  *    loaded yet, each checked whole first and loaded in one transaction
  *    (pipeline/collectload.c: raw format 3, a second store's rows kept apart
  *    by their store number).  Runs no longer on disk are deleted.
- * 3. Loads pipeline/comparisons.tsv and data/guesses.tsv (predicates parsed
- *    here into clauses, grammar in data/README.md), runs pipeline/stats.sql.
+ * 3. Loads pipeline/comparisons.tsv, data/guesses.tsv (predicates parsed
+ *    here into clauses, grammar in data/README.md) and the prediction, runs
+ *    pipeline/stats.sql.
  * 4. Exports results/results.json (pipeline/RESULTS.md), atomically, and the
  *    stage's provenance record.
  * A rerun, or a rerun after an interruption, gives the same results.json.
@@ -24,6 +27,7 @@
 #include <string.h>
 
 #include "collectload.h"
+#include "collectpred.h"
 #include "opt.h"
 #include "pgx.h"
 #include "prov.h"
@@ -103,7 +107,7 @@ static const char *const FIGURES[] = {
     "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_open_ms", "brk_half_ms", "brk_closed_ms",
     "brk_illegal", "budget_refused", "budget_over", "inflight_refused", "store1_during_live_share",
     "store2_during_live_share", "store2_during_p99_ms", "store2_p99_ms", "before_lookups_100ms",
-    "recovery_lookups_100ms_max"};
+    "recovery_lookups_100ms_max", "longest_line", "freezes", "freeze_share", "false_timeouts"};
 
 static int is_figure(const char *s)
 {
@@ -315,10 +319,71 @@ static json_t *pg_bool_array(const char *s)
     return a;
 }
 
+/* Each run's `predicted`: its row of predicted_runs (prediction.json's
+ * figures as written there), null without one. */
+static int export_predicted(PGconn *db, exporter *x, json_t *runs)
+{
+    const char *run;
+    json_t *o;
+    json_object_foreach(runs, run, o) json_object_set_new(o, "predicted", json_null());
+    PGresult *r = pgx_query(db,
+                            "SELECT run, p99_ms, standin_share, lookups_per_request, flooded, flood_from_s "
+                            "FROM predicted_runs ORDER BY run",
+                            x->err, x->errlen);
+    if (!r)
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        if (!(o = json_object_get(runs, PQgetvalue(r, i, 0))))
+            continue;
+        json_t *p = json_object();
+        for (int c = 1; c < PQnfields(r); c++)
+            json_object_set_new(p, PQfname(r, c), cell(x, r, i, c));
+        json_object_set_new(o, "predicted", p);
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* [lo, hi] of two columns, or null when lo is. */
+static json_t *interval(exporter *x, PGresult *r, int i, int c)
+{
+    if (PQgetisnull(r, i, c))
+        return json_null();
+    json_t *a = json_array();
+    json_array_append_new(a, cell(x, r, i, c));
+    json_array_append_new(a, cell(x, r, i, c + 1));
+    return a;
+}
+
+/* The table `odds`, in its order (claims, then outside observations). */
+static int export_odds(PGconn *db, exporter *x, json_t *odds)
+{
+    PGresult *r = pgx_query(db,
+                            "SELECT claim, arm, event, sim_k, sim_n, sim_share, k, n, agree, "
+                            "sim_lo, sim_hi, cp_lo, cp_hi, rounds, source FROM odds ORDER BY ord",
+                            x->err, x->errlen);
+    if (!r)
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *o = json_object();
+        for (int c = 0; c < 9; c++)
+            json_object_set_new(o, PQfname(r, c), cell(x, r, i, c));
+        json_object_set_new(o, "sim_wilson95", interval(x, r, i, 9));
+        json_object_set_new(o, "cp95", interval(x, r, i, 11));
+        json_object_set_new(o, "rounds",
+                            PQgetisnull(r, i, 13) ? json_null() : pg_array(x, PQgetvalue(r, i, 13), 1, "rounds"));
+        if (!PQgetisnull(r, i, 14))
+            json_object_set_new(o, "source", cell(x, r, i, 14));
+        json_array_append_new(odds, o);
+    }
+    PQclear(r);
+    return 0;
+}
+
 static int export(PGconn *db, const char *path, char *err, size_t errlen)
 {
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
-           *guesses = json_array();
+           *guesses = json_array(), *odds = json_array();
     int rc = -1;
     exporter x = {err, errlen, 0};
     PGresult *r = pgx_query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
@@ -335,8 +400,8 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
     }
     PQclear(r);
     r = pgx_query(db,
-              "SELECT run, s, arrivals, standins, live, errors, lookups_sent, busy_slots, line_length, steal_share, "
-              "late_max_us, foreign_share "
+              "SELECT run, s, arrivals, standins, standin_share, live, errors, lookups_sent, busy_slots, line_length, "
+              "steal_share, late_max_us, foreign_share "
               "FROM per_second ORDER BY run, s",
               err, errlen);
     if (!r)
@@ -351,6 +416,8 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_array_append_new(json_object_get(o, "per_second"), e);
     }
     PQclear(r);
+    if (export_predicted(db, &x, runs) != 0)
+        goto done;
     r = pgx_query(db,
               "SELECT arm, figure, median, min, max FROM arm_stats ORDER BY arm, figure", err, errlen);
     if (!r)
@@ -427,11 +494,14 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_array_append_new(guesses, g);
     }
     PQclear(r);
+    if (export_odds(db, &x, odds) != 0)
+        goto done;
     json_object_set_new(top, "format", json_string("lab-results 1"));
     json_object_set(top, "runs", runs);
     json_object_set(top, "arms", arms);
     json_object_set(top, "verdicts", verdicts);
     json_object_set(top, "guesses", guesses);
+    json_object_set(top, "odds", odds);
     if (!x.bad) {
         char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
         rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
@@ -443,6 +513,7 @@ done:
     json_decref(arms);
     json_decref(verdicts);
     json_decref(guesses);
+    json_decref(odds);
     return rc;
 }
 
@@ -563,10 +634,18 @@ int main(int argc, char **argv)
     }
     PQsetNoticeProcessor(db, NULL, NULL);
     pgx_exec(db, "SET client_min_messages = warning", err, sizeof err);
+    /* JIT compiling costs more than it saves on stats.sql's statements
+     * (pipeline/README.md: 0.75 s of 2.2 s on a quick-sized study) */
+    pgx_exec(db, "SET jit = off", err, sizeof err);
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
     char **runs = NULL;
     int nruns = 0, rc = 1, loaded = 0;
+    collectpred *pred = NULL;
+    /* the prediction, checked whole before the database is touched */
+    snprintf(path, sizeof path, "%s/results/prediction.json", o.root);
+    if (collectpred_read(path, &pred, err, sizeof err) != 0 || (pred && prov_input(pv, path, err, sizeof err) != 0))
+        goto done;
     /* One collect at a time per database: the server side of a collect
      * killed a moment ago may still be running its statement (schema.sql's
      * CREATEs would race); the lock goes with the session. */
@@ -601,7 +680,8 @@ int main(int argc, char **argv)
         PQclear(q);
     }
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
-        load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0)
+        load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0 ||
+        collectpred_load(db, pred, err, sizeof err) != 0)
         goto rollback;
     snprintf(path, sizeof path, "%s/stats.sql", o.pipe);
     if (pgx_exec_file(db, path, err, sizeof err) != 0 || pgx_exec(db, "COMMIT", err, sizeof err) != 0)
@@ -624,6 +704,7 @@ done:
     if (rc != 0)
         ut_err("%s", err);
     PQfinish(db);
+    collectpred_free(pred);
     for (int i = 0; i < nruns; i++)
         free(runs[i]);
     free(runs);

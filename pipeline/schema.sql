@@ -6,7 +6,8 @@
 -- tables are dropped and made anew, so a changed definition never meets a
 -- table of an older layout.
 
-DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits;
+DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
+    prediction, predicted_runs, odds_claims, odds_outside, odds;
 DROP VIEW IF EXISTS service_lookups;
 
 -- The raw tables' layout has a number: when it is not this one (a database
@@ -142,13 +143,17 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     store1_during_p99_ms double precision,
     store2_during_requests bigint, store2_during_live bigint, store2_during_live_share double precision,
     store2_during_p99_ms double precision,
-    before_lookups_100ms double precision, recovery_lookups_100ms jsonb, recovery_lookups_100ms_max bigint
+    before_lookups_100ms double precision, recovery_lookups_100ms jsonb, recovery_lookups_100ms_max bigint,
+    -- floods and rare events (issue 14): from per_second, and the store's rows
+    missed_seconds bigint, flooded boolean, flood_from_s int, drained boolean,
+    longest_line bigint, freezes bigint, freeze_share double precision, false_timeouts bigint
 );
 
 CREATE TABLE per_second (                    -- second by second of each run
     run text, s int, arrivals bigint, standins bigint, live bigint, errors bigint, lookups_sent bigint,
     busy_slots double precision, line_length double precision,
     steal_share double precision, late_max_us double precision, foreign_share double precision,
+    standin_share double precision,
     PRIMARY KEY (run, s)
 );
 
@@ -183,4 +188,31 @@ CREATE TABLE IF NOT EXISTS guess_clauses (   -- each predicate, parsed by collec
 
 CREATE TABLE guess_results (
     k int PRIMARY KEY, id text, predicate text, "right" boolean, clauses boolean[]
+);
+
+-- results/prediction.json (RESULTS.md), loaded by collect when the file
+-- exists: one row in `prediction` then (none without the file), the
+-- simulation's figures of each run, and its claims about rare events.
+CREATE TABLE prediction (format text NOT NULL);
+
+CREATE TABLE predicted_runs (
+    run text PRIMARY KEY, p99_ms double precision, standin_share double precision,
+    lookups_per_request double precision, flooded boolean NOT NULL, flood_from_s int
+);
+
+CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in file order
+    k int PRIMARY KEY, claim text NOT NULL, arm text NOT NULL, event text NOT NULL,
+    sim_k int NOT NULL, sim_n int NOT NULL
+);
+
+-- The lessons' own counts, put in the odds table beside the lab's rounds.
+CREATE TABLE odds_outside (
+    ord int PRIMARY KEY, source text, claim text, arm text, event text, k int, n int
+);
+INSERT INTO odds_outside VALUES (0, 'the timeouts lesson', 'flood', 'H4-r2', 'flooded', 3, 5);
+
+CREATE TABLE odds (                          -- RESULTS.md's `odds`, in order ord
+    ord int PRIMARY KEY, claim text, arm text, event text, source text,
+    sim_k int, sim_n int, sim_share double precision, sim_lo double precision, sim_hi double precision,
+    k int, n int, rounds int[], cp_lo double precision, cp_hi double precision, agree boolean
 );

@@ -3,7 +3,7 @@
 -- (linear interpolation between closest ranks).  Run by collect in one
 -- transaction after loading; it rebuilds every derived table.
 
-TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results;
+TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, odds;
 -- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
 
 -- Figures of each run.
@@ -436,7 +436,8 @@ INSERT INTO per_second
 SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(req.live, 0),
        coalesce(req.errors, 0), coalesce(sent.lookups_sent, 0),
        coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
-       steal.steal_share, late.late_ns / 1e3, foreign_.foreign_share
+       steal.steal_share, late.late_ns / 1e3, foreign_.foreign_share,
+       CASE WHEN req.arrivals > 0 THEN req.standins::double precision / req.arrivals END
 FROM secs x
 LEFT JOIN steal USING (run, s)
 LEFT JOIN foreign_ USING (run, s)
@@ -445,6 +446,53 @@ LEFT JOIN req USING (run, s)
 LEFT JOIN sent USING (run, s)
 LEFT JOIN busy USING (run, s)
 LEFT JOIN line USING (run, s);
+
+-- Floods (RESULTS.md `flooded`, the one definition): a second is missed when
+-- over half of the requests scheduled in it got a stand-in or an error; a run
+-- floods when N = min(3, its whole seconds) seconds in a row are missed.
+-- Missed seconds in a row share s - row_number() (an island); the flood
+-- starts at the first island of N or more.
+WITH ms AS (
+    SELECT run, s, s - row_number() OVER (PARTITION BY run ORDER BY s) AS g
+    FROM per_second WHERE arrivals >= 1 AND 2 * (standins + errors) > arrivals
+),
+isl AS (SELECT run, min(s) AS s0, count(*) AS len FROM ms GROUP BY run, g),
+fl AS (
+    SELECT r.run, coalesce(sum(i.len), 0) AS missed,
+           min(i.s0) FILTER (WHERE i.len >= least(3, ceil(r.seconds)::int)) AS s0,
+           coalesce(bool_or(ceil(r.seconds)::int - 1 BETWEEN i.s0 AND i.s0 + i.len - 1), false) AS last_missed
+    FROM runs r LEFT JOIN isl i USING (run)
+    GROUP BY r.run
+)
+UPDATE run_stats x SET missed_seconds = fl.missed, flooded = fl.s0 IS NOT NULL, flood_from_s = fl.s0,
+    drained = CASE WHEN fl.s0 IS NOT NULL THEN NOT fl.last_missed END
+FROM fl WHERE x.run = fl.run;
+
+-- The dice behind a round's luck, from the store's rows (both stores): the
+-- longest line a lookup found, the freezes drawn (a wait of 1 s or more);
+-- and the false timeouts: lookups of V the service gave up on (T) whose own
+-- drawn wait (their row of S: same req, attempt K, the request's store) was
+-- shorter than the time waited, slow from queueing, not frozen.  A T without
+-- a row of S does not count; one lookup counts once.
+UPDATE run_stats x SET longest_line = s.ll, freezes = s.fz,
+    freeze_share = CASE WHEN s.n > 0 THEN s.fz::double precision / s.n END,
+    false_timeouts = coalesce(f.n, 0)
+FROM runs r
+CROSS JOIN LATERAL (
+    SELECT count(*) AS n, coalesce(max(l.line), 0) AS ll, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS fz
+    FROM lookups l WHERE l.run = r.run) s
+LEFT JOIN (
+    -- (only the rows of V with a T are taken apart into lookups: most have none)
+    SELECT v.run, count(*) AS n FROM service_requests v
+    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                               (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                               (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T' AND EXISTS (
+        SELECT 1 FROM lookups l
+        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = k.k
+          AND l.planned_ns < k.en - k.st)
+    GROUP BY v.run) f ON f.run = r.run
+WHERE x.run = r.run;
 
 -- One row per (run, figure) of the quiet runs: what verdicts, guesses and
 -- arm statistics read (a disturbed run counts as not measured).
@@ -482,7 +530,9 @@ CROSS JOIN LATERAL (VALUES
     ('store1_during_live_share', s.store1_during_live_share), ('store2_during_live_share', s.store2_during_live_share),
     ('store2_during_p99_ms', s.store2_during_p99_ms), ('store2_p99_ms', s.store2_p99_ms),
     ('before_lookups_100ms', s.before_lookups_100ms),
-    ('recovery_lookups_100ms_max', s.recovery_lookups_100ms_max::double precision)
+    ('recovery_lookups_100ms_max', s.recovery_lookups_100ms_max::double precision),
+    ('longest_line', s.longest_line::double precision), ('freezes', s.freezes::double precision),
+    ('freeze_share', s.freeze_share), ('false_timeouts', s.false_timeouts::double precision)
 ) AS f(figure, value)
 WHERE s.quiet;
 
@@ -497,7 +547,8 @@ CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), 
     ('lost'), ('retried_permanent'), ('during_lookups_per_request'), ('first_live_after_ms'), ('recovered_s'),
     ('brk_opened'), ('brk_transitions'), ('brk_open_ms'), ('brk_half_ms'), ('brk_closed_ms'), ('budget_refused'),
     ('inflight_refused'), ('store1_during_live_share'), ('store2_during_live_share'), ('store2_during_p99_ms'),
-    ('store2_p99_ms'), ('recovery_lookups_100ms_max'), ('before_lookups_100ms')
+    ('store2_p99_ms'), ('recovery_lookups_100ms_max'), ('before_lookups_100ms'), ('freezes'), ('freeze_share'),
+    ('false_timeouts'), ('longest_line')
 ) AS f(figure)
 CROSS JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.value) AS median, min(r.value) AS min, max(r.value) AS max
@@ -568,3 +619,91 @@ INSERT INTO guess_results
 SELECT q.k, q.id, q.predicate, bool_and(coalesce(j.ok, false)), array_agg(coalesce(j.ok, false) ORDER BY j.c)
 FROM guesses q JOIN judged j USING (k)
 GROUP BY q.k, q.id, q.predicate;
+
+-- Odds (RESULTS.md `odds`): each claim of prediction.json, then the lessons'
+-- own counts (only beside a prediction).  The exact (Clopper-Pearson) bounds
+-- by bisection on [0, 1] to 1e-12 over the binomial sums, each term
+-- C(n, i) p^i (1 - p)^(n - i) in double precision.  PostgreSQL raises an
+-- error where C would underflow to 0, so a term below e^-700 (or with such
+-- a factor) counts 0: beside the 0.025 it is compared with, it is nothing.
+CREATE OR REPLACE FUNCTION lab_binom_sum(n int, p double precision, i0 int, i1 int) RETURNS double precision
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    c double precision := 1;    -- C(n, i)
+    s double precision := 0;
+    lp double precision := ln(p);
+    lq double precision := ln(1 - p);
+BEGIN
+    FOR i IN 0 .. i1 LOOP
+        IF i >= i0 AND i * lp >= -700 AND (n - i) * lq >= -700 AND ln(c) + i * lp + (n - i) * lq >= -700 THEN
+            s := s + c * p ^ i * (1 - p) ^ (n - i);
+        END IF;
+        c := c * (n - i) / (i + 1);
+    END LOOP;
+    RETURN s;
+END $$;
+
+-- The bound of the 95% interval of k events in n: lower (upper false) the p
+-- with P(X >= k) = 0.025, 0 when k = 0; upper the p with P(X <= k) = 0.025,
+-- 1 when k = n; null when n = 0.
+CREATE OR REPLACE FUNCTION lab_cp(k int, n int, upper boolean) RETURNS double precision
+LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+    lo double precision := 0;
+    hi double precision := 1;
+    mid double precision;
+BEGIN
+    IF n <= 0 THEN RETURN NULL; END IF;
+    IF NOT upper AND k = 0 THEN RETURN 0; END IF;
+    IF upper AND k = n THEN RETURN 1; END IF;
+    WHILE hi - lo > 1e-12 LOOP
+        mid := (lo + hi) / 2;
+        IF upper THEN     -- P(X <= k) falls as p rises
+            IF lab_binom_sum(n, mid, 0, k) > 0.025 THEN lo := mid; ELSE hi := mid; END IF;
+        ELSE              -- P(X >= k) rises with p
+            IF lab_binom_sum(n, mid, k, n) < 0.025 THEN lo := mid; ELSE hi := mid; END IF;
+        END IF;
+    END LOOP;
+    RETURN (lo + hi) / 2;
+END $$;
+
+WITH ev AS (     -- the events of each quiet run
+    SELECT arm, round, flooded, coalesce(p99_ms > 1000, false) AS p99_over_1s FROM run_stats WHERE quiet
+),
+c AS (
+    SELECT o.k AS ord, o.claim, o.arm, o.event, NULL::text AS source, o.sim_k, o.sim_n, m.k, m.n, m.rounds
+    FROM odds_claims o
+    CROSS JOIN LATERAL (
+        SELECT count(*) FILTER (WHERE h.hit) AS k, count(*) AS n,
+               coalesce(array_agg(e.round ORDER BY e.round) FILTER (WHERE h.hit), '{}') AS rounds
+        FROM ev e
+        CROSS JOIN LATERAL (SELECT CASE o.event WHEN 'flooded' THEN e.flooded ELSE e.p99_over_1s END AS hit) h
+        WHERE e.arm = o.arm) m
+    UNION ALL
+    -- an outside observation: the simulation's figures of the same arm and
+    -- event (the first such claim; null without one)
+    SELECT 1000000 + x.ord, x.claim, x.arm, x.event, x.source, s.sim_k, s.sim_n, x.k, x.n, NULL
+    FROM odds_outside x
+    LEFT JOIN LATERAL (SELECT o.sim_k, o.sim_n FROM odds_claims o
+                       WHERE o.arm = x.arm AND o.event = x.event ORDER BY o.k LIMIT 1) s ON true
+    WHERE EXISTS (SELECT 1 FROM prediction)
+),
+-- Wilson at z = 1.959963984540054: (p + z²/2n ± z·√(p(1 − p)/n + z²/4n²)) / (1 + z²/n)
+w AS (
+    SELECT c.*, c.sim_k::double precision / c.sim_n AS p, c.sim_n::double precision AS nn,
+           1.959963984540054::double precision AS z
+    FROM c
+),
+iv AS (
+    SELECT w.*,
+           (w.p + w.z * w.z / (2 * w.nn) - w.z * sqrt(w.p * (1 - w.p) / w.nn + w.z * w.z / (4 * w.nn * w.nn)))
+               / (1 + w.z * w.z / w.nn) AS sim_lo,
+           (w.p + w.z * w.z / (2 * w.nn) + w.z * sqrt(w.p * (1 - w.p) / w.nn + w.z * w.z / (4 * w.nn * w.nn)))
+               / (1 + w.z * w.z / w.nn) AS sim_hi,
+           lab_cp(w.k::int, w.n::int, false) AS cp_lo, lab_cp(w.k::int, w.n::int, true) AS cp_hi
+    FROM w
+)
+INSERT INTO odds
+SELECT ord, claim, arm, event, source, sim_k, sim_n, p, sim_lo, sim_hi, k, n, rounds, cp_lo, cp_hi,
+       CASE WHEN n > 0 AND sim_n IS NOT NULL THEN sim_lo <= cp_hi AND cp_lo <= sim_hi END
+FROM iv;

@@ -1,8 +1,9 @@
 /* collecthelp: what the collect suite's test files share (header-only):
- * hand-made raw files written through lab/rawfmt's writer, run.json, running
- * build/bin/collect against the suite's private PostgreSQL (ct_url; the run
- * folders under ct_root, both set by tests/test_collect.c's suite init) and
- * reading results.json back. */
+ * hand-made raw files written through lab/rawfmt's writer, run.json, a whole
+ * hand-made run from its requests (put_run), running build/bin/collect
+ * against the suite's private PostgreSQL (ct_url; the run folders under
+ * ct_root, both set by tests/test_collect.c's suite init) and reading
+ * results.json back. */
 #ifndef TESTS_COLLECTHELP_H
 #define TESTS_COLLECTHELP_H
 
@@ -64,16 +65,19 @@ static inline void write_run_json(const char *dir, const char *arm, int round, i
     fclose(f);
 }
 
-static inline int collect(char *out, size_t n)
+/* build/bin/collect on ct_root with more options (extra), its output in out. */
+static inline int collect_with(const char *extra, char *out, size_t n)
 {
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "build/bin/collect --root %s --pgurl '%s' 2>&1", ct_root, ct_url);
+    snprintf(cmd, sizeof cmd, "build/bin/collect --root %s --pgurl '%s' %s 2>&1", ct_root, ct_url, extra);
     FILE *p = popen(cmd, "r");
     size_t len = fread(out, 1, n - 1, p);
     out[len] = 0;
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+static inline int collect(char *out, size_t n) { return collect_with("", out, n); }
 
 static inline json_t *results(void)
 {
@@ -114,6 +118,105 @@ static inline long long psql_num(const char *sql)
     cr_assert_not_null(fgets(out, sizeof out, q), "%s", sql);
     pclose(q);
     return atoll(out);
+}
+
+/* One request: the tester's row and, when the service logged it (store 1 or
+ * 2; 0: never logged), its row of V with arrive_t = sched and req = j. */
+typedef struct {
+    int64_t sched;   /* ns from T0 */
+    char kind;       /* L K D E */
+    int64_t latency; /* ns; -1: no answer */
+    int store;
+    struct {
+        int64_t at; /* tried at T0 + at; ended 1 ms later (R O B Y: at once) */
+        char out;   /* 0: not tried */
+    } a[5];
+} hreq;
+
+#define L_(ms) ((ms) * MS)  /* whole ms from T0 */
+#define U_(us) ((us) * US)  /* whole us from T0 */
+/* a store row: request, attempt, arrival (ns from T0); answered after 1 ms */
+#define SROW(req, att, at) (req), (att), (req), T0 + (at), T0 + (at), T0 + (at) + MS, MS, 0, 'A', 0, 0
+/* a breaker row (ns from T0) */
+#define BRK(at, what, tries, wait) T0 + (at), (what), -1, (tries), (wait)
+
+typedef struct {
+    const char *arm, *fault, *spec;
+    int round, seconds, stores;
+    const hreq *q;
+    size_t nq;
+    const int64_t *st, *st2, *ev; /* rows of store, store2, events */
+    size_t nst, nst2, nev;        /* values */
+} hrun;
+
+static inline void put_run(const hrun *h)
+{
+    char dir[256], p[300], err[UT_ERRLEN];
+    snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", ct_root, h->arm, h->round);
+    cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0);
+    int64_t *t = calloc(h->nq * RAWFMT_TESTER_NCOLS, sizeof *t), *v = calloc(h->nq * RAWFMT_SERVICE_NCOLS, sizeof *v);
+    size_t nt = 0, nv = 0;
+    for (size_t j = 0; j < h->nq; j++) {
+        const hreq *d = &h->q[j];
+        int64_t sched = T0 + d->sched, ans = d->latency < 0 ? N : sched + d->latency;
+        int status = d->latency < 0 ? 0 : d->kind == 'E' ? 504 : 200;
+        int64_t tr[] = {(int64_t)j, (int64_t)j, sched, sched + 10 * US, ans, status, d->kind,
+                        d->kind == 'E' ? N : raw_f(0.5f), 0, 0};
+        memcpy(t + nt, tr, sizeof tr);
+        nt += RAWFMT_TESTER_NCOLS;
+        if (!d->store)
+            continue;
+        int64_t *vr = v + nv;
+        int64_t head[] = {(int64_t)j, (int64_t)j, sched, ans == N ? N : ans - 10 * US, status, d->kind, 0, d->store};
+        memcpy(vr, head, sizeof head);
+        for (int k = 0; k < 5; k++) {
+            int64_t *a = vr + RAWFMT_SERVICE_a0_start_t + 3 * k;
+            char o = d->a[k].out;
+            a[0] = o ? T0 + d->a[k].at : N;
+            a[1] = o ? a[0] + (strchr("ROBY", o) ? 0 : MS) : N;
+            a[2] = o ? o : N;
+            vr[RAWFMT_SERVICE_lookups] += o != 0;
+        }
+        nv += RAWFMT_SERVICE_NCOLS;
+    }
+    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+    write_log(p, RAWFMT_TESTER, t, nt);
+    snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
+    write_log(p, RAWFMT_SERVICE, v, nv);
+    snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
+    write_log(p, RAWFMT_STORE, h->st, h->nst);
+    if (h->st2) {
+        snprintf(p, sizeof p, "%s/store2.tsv.gz", dir);
+        write_log(p, RAWFMT_STORE, h->st2, h->nst2);
+    }
+    snprintf(p, sizeof p, "%s/machine.tsv.gz", dir);
+    write_log(p, RAWFMT_MACHINE, NULL, 0);
+    snprintf(p, sizeof p, "%s/events.tsv.gz", dir);
+    write_log(p, RAWFMT_EVENTS, h->ev, h->nev);
+    write_run_json(dir, h->arm, h->round, h->seconds, h->fault, h->stores, h->spec);
+    free(t);
+    free(v);
+}
+
+static inline json_t *run_of(json_t *r, const char *run)
+{
+    json_t *o = json_object_get(json_object_get(r, "runs"), run);
+    cr_assert_not_null(o, "no run %s", run);
+    return o;
+}
+
+static inline void check_nulls(json_t *run, const char *const *names, size_t n, const char *why)
+{
+    for (size_t i = 0; i < n; i++)
+        cr_assert(json_is_null(json_object_get(run, names[i])), "%s is null: %s", names[i], why);
+}
+
+static inline void check_list(json_t *run, const char *field, const int *want, size_t n)
+{
+    json_t *l = json_object_get(run, field);
+    cr_assert(json_is_array(l) && json_array_size(l) == n, "%s: a list of %zu", field, n);
+    for (size_t i = 0; i < n; i++)
+        cr_assert_eq(json_integer_value(json_array_get(l, i)), want[i], "%s[%zu]", field, i);
 }
 
 #endif
