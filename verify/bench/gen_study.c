@@ -46,7 +46,8 @@ static int promote(const char *root)
     vj_obj_set(o, "format", vj_new_str("lab-results 1"));
     for (size_t i = 0; i < v->n; i++) {
         const char *k = v->keys[i];
-        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses")) {
+        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses") ||
+            !strcmp(k, "odds")) {
             vj_obj_set(o, k, v->items[i]);
             v->items[i] = vj_new_null();
         }

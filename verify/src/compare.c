@@ -16,6 +16,8 @@ int cmp_num_equal(rf_class c, double lab, double mine)
     case RF_US: return fabs(lab - mine) < 1e-3;
     case RF_RATIO: return fabs(lab - mine) <= 1e-12 * fmax(fabs(lab), fabs(mine));
     case RF_MEAN: return fabs(lab - mine) < 1e-9;
+    /* each end found by bisection to within 1e-12 of the root (RESULTS.md) */
+    case RF_INTERVAL: return fabs(lab - mine) <= 1e-11;
     }
     return 0;
 }
@@ -241,6 +243,28 @@ static void cmp_guesses(const vj_node *lab, const vj_node *mine)
     }
 }
 
+/* the odds (predict.h builds the verifier's): entry by entry, in order */
+static void cmp_odds(const vj_node *lab, const vj_node *mine)
+{
+    if (!lab || lab->type != VJ_ARR) {
+        mm_nodes("results.json", "odds", lab, mine);
+        return;
+    }
+    if (lab->n != mine->n) {
+        char a[64], b[128];
+        snprintf(a, sizeof a, "%zu entries", lab->n);
+        snprintf(b, sizeof b, "%zu entries (prediction.json's claims and the outside observation)", mine->n);
+        mm_add(NULL, "odds", "(length)", a, b);
+    }
+    for (size_t i = 0; i < lab->n && i < mine->n; i++) {
+        const vj_node *m = mine->items[i];
+        char where[512];
+        snprintf(where, sizeof where, "odds[%zu] (%s %s %s%s)", i, vj_get_str(m, "claim"), vj_get_str(m, "arm"),
+                 vj_get_str(m, "event"), vj_get(m, "source") ? ", outside" : "");
+        cmp_node(where, "", "", lab->items[i], m);
+    }
+}
+
 void cmp_results(const vj_node *lab, const study *s)
 {
     const vj_node *mine = s->mine;
@@ -253,6 +277,7 @@ void cmp_results(const vj_node *lab, const study *s)
     cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));
     cmp_verdicts(vj_get(lab, "verdicts"), vj_get(mine, "verdicts"), s);
     cmp_guesses(vj_get(lab, "guesses"), vj_get(mine, "guesses"));
+    if (vj_get(mine, "odds")) cmp_odds(vj_get(lab, "odds"), vj_get(mine, "odds"));
     for (size_t i = 0; i < lab->n; i++)
         if (!vj_get(mine, lab->keys[i]))
             mm_add(NULL, "results.json", lab->keys[i], "present", "(a member RESULTS.md does not define)");

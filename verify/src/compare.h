@@ -6,7 +6,8 @@
  * (1e-6 in *_ms, 1e-3 in *_us), a ratio (shares, lookups_per_request,
  * answers_per_s) that differs by more than 1e-12 relative, a per-second mean
  * (busy_slots, line_length) that differs by 1e-9 or more, a string or truth
- * value that differs.  Verdict differences use the tolerance of their
+ * value that differs, an end of an odds interval (sim_wilson95, cp95) that
+ * differs by more than 1e-11.  Verdict differences use the tolerance of their
  * figure, doubled for times (a difference of two values), and for ratios
  * 1e-12 of the larger operand.  It owns nothing.
  */

@@ -19,6 +19,7 @@
 #include "extra.h"
 #include "manifest.h"
 #include "mism.h"
+#include "predict.h"
 #include "scan.h"
 #include "study.h"
 #include "vjson.h"
@@ -39,7 +40,7 @@ typedef struct {
 
 /* what the checks found: mismatches by check, files hashed, the scan */
 typedef struct {
-    long manifest, raw, results, ap;
+    long manifest, raw, prediction, results, ap;
     long nfiles;
     scan_stats scan;
 } tally;
@@ -210,7 +211,7 @@ static vj_node *must_be_zero_json(const study *s, size_t k)
  * this order (mismatches print as they are found); 0, or 2 on unusable
  * input.  Fills s, *ap (checks.ap), *ap_member and *extra. */
 static int run_checks(const args *a, const paths *p, const vj_node *lab, study *s, tally *n, vj_node **ap,
-                      vj_node **ap_member, vj_node **extra)
+                      vj_node **ap_member, vj_node **extra, vj_node **pred)
 {
     char err[2048];
     if (mf_check(a->root, &n->nfiles, err, sizeof err)) {
@@ -223,12 +224,15 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
         return 2;
     }
     n->raw = mm_count() - n->manifest;
+    /* results/prediction.json: its registration, each run's predicted, the odds (predict.h) */
+    *pred = pd_check(s);
+    n->prediction = mm_count() - n->manifest - n->raw;
     cmp_results(lab, s);
-    n->results = mm_count() - n->manifest - n->raw;
+    n->results = mm_count() - n->manifest - n->raw - n->prediction;
     note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
     *ap = ap_check(a->root, &s->ref, p->aparms, ap_member);
-    n->ap = mm_count() - n->manifest - n->raw - n->results;
+    n->ap = mm_count() - n->manifest - n->raw - n->prediction - n->results;
     /* the numbers the report needs beyond results.json's layout (extra.h) */
     *extra = ex_compute(s, p->guesses);
     return 0;
@@ -254,7 +258,7 @@ static vj_node *run_scan(const args *a, scan_stats *st)
 }
 
 /* verified.json's "checks" (takes scan and ap) */
-static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_node *ap)
+static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_node *ap, vj_node *pred)
 {
     vj_node *checks = vj_new_obj();
     time_t now = time(NULL);
@@ -268,6 +272,7 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_node *by = vj_new_obj();
     vj_obj_set(by, "manifest", vj_new_int(n->manifest));
     vj_obj_set(by, "raw_files_and_answers", vj_new_int(n->raw));
+    vj_obj_set(by, "prediction", vj_new_int(n->prediction));
     vj_obj_set(by, "results_json", vj_new_int(n->results));
     vj_obj_set(by, "ap_json", vj_new_int(n->ap));
     vj_obj_set(checks, "mismatches_by_check", by);
@@ -277,9 +282,11 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_obj_set(tol, "ratios", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));
     vj_obj_set(tol, "per_second_means", vj_new_str("|lab - verify| < 1e-9"));
     vj_obj_set(tol, "counts", vj_new_str("exact"));
+    vj_obj_set(tol, "odds_intervals", vj_new_str("|lab - verify| <= 1e-11 (sim_wilson95, cp95)"));
     vj_obj_set(checks, "tolerances", tol);
     vj_obj_set(checks, "scan", scan);
     vj_obj_set(checks, "ap", ap);
+    vj_obj_set(checks, "prediction", pred);
     return checks;
 }
 
@@ -330,8 +337,8 @@ static int verify(const args *a)
     mm_init(stdout, a->max_print);
     tally n;
     memset(&n, 0, sizeof n);
-    vj_node *ap = NULL, *ap_member = NULL, *extra = NULL;
-    if (run_checks(a, &p, lab, &s, &n, &ap, &ap_member, &extra)) goto done;
+    vj_node *ap = NULL, *ap_member = NULL, *extra = NULL, *pred = NULL;
+    if (run_checks(a, &p, lab, &s, &n, &ap, &ap_member, &extra, &pred)) goto done;
     vj_node *scan = run_scan(a, &n.scan);
     mm_finish();
     long mism = mm_count();
@@ -342,7 +349,7 @@ static int verify(const args *a)
     vj_obj_set(v, "mismatches", vj_new_int(mism));
     vj_obj_set(v, "findings", a->no_scan ? vj_new_null() : vj_new_int(n.scan.findings));
     vj_obj_set(v, "ok", vj_new_bool(mism == 0 && !a->no_scan && n.scan.findings == 0));
-    vj_obj_set(v, "checks", checks_json(&s, &n, scan, ap));
+    vj_obj_set(v, "checks", checks_json(&s, &n, scan, ap, pred));
     vj_obj_set(v, "extra", extra);
     vj_obj_set(v, "ap", ap_member);
     if (write_verified(p.out, v)) goto done;

@@ -37,6 +37,8 @@ const char *const rf_fig_name[F_NFIG] = {
     "store1_during_requests", "store1_during_live", "store1_during_live_share", "store1_during_p99_ms",
     "store2_during_requests", "store2_during_live", "store2_during_live_share", "store2_during_p99_ms",
     "before_lookups_100ms", "recovery_lookups_100ms_max",
+    /* floods, freezes and false timeouts (flood.h) */
+    "missed_seconds", "flood_from_s", "longest_line", "freezes", "freeze_share", "false_timeouts",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -53,6 +55,7 @@ rf_class rf_class_by_field(const char *f)
         !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max") || !strcmp(f, "before_lookups_100ms"))
         return RF_RATIO;
     if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
+    if (!strcmp(f, "sim_wilson95") || !strcmp(f, "cp95")) return RF_INTERVAL;
     return RF_COUNT;
 }
 
@@ -338,7 +341,7 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
     if (retry) (*retried)++;
 }
 
-static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
+static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -368,6 +371,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
             row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
         }
         df_service_row(d, r->name, line, &row, tried);
+        fl_service_row(fl, &row);
     }
     if (rc) {
         rr_close(&f);
@@ -383,8 +387,8 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
 
 /* store.tsv.gz (store 1) or store2.tsv.gz (store 2: the healthy one, no
  * fault): both are rows of S (RESULTS.md); *slot_ns and *rows add up */
-static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows, df_acc *d, int store,
-                    long long *slot_ns, long long *rows)
+static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows, df_acc *d, fl_acc *fl,
+                    int store, long long *slot_ns, long long *rows)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -433,6 +437,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
             row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
         df_store_row(d, &r->fault, r->name, fn, line, &row, store);
+        fl_store_row(fl, &row, store);
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
             long long st = row.v[S_START];
@@ -707,6 +712,18 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     r->brk_illegal_line = d->brk.first_illegal_line;
 }
 
+/* RESULTS.md's floods, freezes and false timeouts (flood.h), after set_figures */
+static void flood_figures(rf_run *r, const fl_acc *fl)
+{
+    fl_seconds(r->arrivals, r->standins, r->errors_sec, r->nsec, &r->flood);
+    set(r, F_MISSED_SECONDS, (double)r->flood.missed);
+    set(r, F_FLOOD_FROM_S, r->flood.flooded ? r->flood.from_s : NAN);
+    set(r, F_LONGEST_LINE, (double)fl->longest_line);
+    set(r, F_FREEZES, (double)fl->freezes);
+    set(r, F_FREEZE_SHARE, fl->rows ? (double)fl->freezes / (double)fl->rows : NAN);
+    set(r, F_FALSE_TIMEOUTS, (double)fl->false_timeouts);
+}
+
 /* the figures the quiet rules look at, in the rules' units */
 static void quiet_figs(const rf_run *r, qr_figs *q)
 {
@@ -793,6 +810,8 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
     vj_node *rj = NULL;
     if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
+    const char *su = vj_get_str(rj, "start_utc");
+    if (su) snprintf(r->start_utc, sizeof r->start_utc, "%s", su);
     if (run_header(r, rj, path)) {
         vj_free(rj);
         return -1;
@@ -821,12 +840,14 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     memset(&m, 0, sizeof m);
     df_acc d;
     df_init(&d, &sp, r->t0);
+    fl_acc fl;
+    fl_acc_init(&fl);
     /* the events before the service: its O codes are checked against the breaker's rows */
     int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d);
     if (!rc) rc = do_events(root, r, rj, &d);
-    if (!rc) rc = do_service(root, r, rj, &d);
-    if (!rc) rc = do_store(root, r, rj, test_rows, &d, 1, &slot_ns, &srows);
-    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, 2, &slot_ns, &srows);
+    if (!rc) rc = do_service(root, r, rj, &d, &fl);
+    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows);
+    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");
@@ -836,6 +857,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
             mm_addf(NULL, run, "run.json requests", lab, "%.0f (rows of tester.tsv.gz)", r->fig[F_N]);
         }
         set_figures(r, &lat, &late, status200, &m, &d);
+        flood_figures(r, &fl);
         /* quiet (RESULTS.md, "Quiet runs"), and run.json's own judgement against it */
         qr_figs q;
         quiet_figs(r, &q);
@@ -850,6 +872,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         df_brk_init(&d.brk);
     }
     df_free(&d);
+    fl_acc_free(&fl);
     free(lat.v);
     free(late.v);
     vj_free(rj);
@@ -887,6 +910,8 @@ vj_node *rf_to_json(const rf_run *r)
         for (int i = 0; i < DF_REC_BINS; i++) vj_arr_push(rec, vj_new_int(r->rec100[i]));
     }
     vj_obj_set(o, "recovery_lookups_100ms", rec);
+    vj_obj_set(o, "flooded", vj_new_bool(r->flood.flooded));
+    vj_obj_set(o, "drained", r->flood.flooded ? vj_new_bool(r->flood.drained) : vj_new_null());
     vj_obj_set(o, "quiet", vj_new_bool(r->quiet));
     vj_obj_set(o, "quiet_rules", qr_names(r->broken));
     vj_node *ps = vj_new_arr();
@@ -895,6 +920,8 @@ vj_node *rf_to_json(const rf_run *r)
         vj_obj_set(e, "s", vj_new_int(s));
         vj_obj_set(e, "arrivals", vj_new_int(r->arrivals[s]));
         vj_obj_set(e, "standins", vj_new_int(r->standins[s]));
+        vj_obj_set(e, "standin_share",
+                   r->arrivals[s] ? vj_new_num((double)r->standins[s] / (double)r->arrivals[s]) : vj_new_null());
         vj_obj_set(e, "live", vj_new_int(r->live_sec[s]));
         vj_obj_set(e, "errors", vj_new_int(r->errors_sec[s]));
         vj_obj_set(e, "lookups_sent", vj_new_int(r->lookups_sent[s]));

@@ -16,7 +16,8 @@
  * window (outage.h), and the defences' figures of an arm without that
  * defence (defence.h).  Besides the numeric figures a run has its fault's
  * name, two count objects (store_outcomes, lookup_ends) and the list
- * recovery_lookups_100ms.  It keeps the breaker's rows of events.tsv.gz
+ * recovery_lookups_100ms, and the flood's truth values (flooded, drained:
+ * flood.h).  It keeps the breaker's rows of events.tsv.gz
  * (brk, with has_brk when arm_spec.brk_cool_ms is above 0) for extra.h.
  */
 #ifndef RUNFIG_H
@@ -25,6 +26,7 @@
 #include <stddef.h>
 
 #include "defence.h"
+#include "flood.h"
 #include "outage.h"
 #include "quiet.h"
 #include "reference.h"
@@ -42,12 +44,15 @@ typedef enum {
     F_WIN0, F_WIN_LAST = F_WIN0 + OU_NFIG - 1,
     /* the defences' figures, in defence.h's order */
     F_DF0, F_DF_LAST = F_DF0 + DF_NFIG - 1,
+    /* floods, freezes and false timeouts (flood.h) */
+    F_MISSED_SECONDS, F_FLOOD_FROM_S, F_LONGEST_LINE, F_FREEZES, F_FREEZE_SHARE, F_FALSE_TIMEOUTS,
     F_NFIG
 } rf_fig;
 
 /* how a figure is compared: counts exactly, times to the nanosecond, ratios
- * to 1e-12 relative, per-second means (busy slots, line) to 1e-9 */
-typedef enum { RF_COUNT, RF_MS, RF_US, RF_RATIO, RF_MEAN } rf_class;
+ * to 1e-12 relative, per-second means (busy slots, line) to 1e-9, the ends
+ * of the odds' intervals (sim_wilson95, cp95) to 1e-11 */
+typedef enum { RF_COUNT, RF_MS, RF_US, RF_RATIO, RF_MEAN, RF_INTERVAL } rf_class;
 
 extern const char *const rf_fig_name[F_NFIG];
 rf_class rf_fig_class(int fig);
@@ -84,6 +89,8 @@ typedef struct {
     int stores;                     /* run.json's stores: 1, or 2 with store2.tsv.gz */
     int has_brk;                    /* 1: the arm has a breaker (arm_spec.brk_cool_ms > 0) */
     df_brk brk;                     /* its rows (t, state), in file order, from the first reading */
+    fl_flood flood;                 /* flooded, flood_from_s, drained (flood.h) */
+    char start_utc[64];             /* run.json's start_utc as written ("" when absent) */
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

@@ -444,6 +444,7 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     vj_obj_set(o, "rate", vj_new_int(r->rate));
     vj_obj_set(o, "schedule_seed", vj_new_int(1000000 + r->round));
     vj_obj_set(o, "t0_ns", vj_new_int(r->t0));
+    if (r->start_utc) vj_obj_set(o, "start_utc", vj_new_str(r->start_utc));
     vj_obj_set(o, "requests", vj_new_int((long long)r->nt));
     vj_obj_set(o, "test_rows", vj_new_int(r->test_rows));
     vj_node *idle = vj_new_obj();
@@ -892,7 +893,8 @@ int syn_results_from_verified(const char *root)
     vj_obj_set(o, "format", vj_new_str("lab-results 1"));
     for (size_t i = 0; i < v->n; i++) {
         const char *k = v->keys[i];
-        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses")) {
+        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses") ||
+            !strcmp(k, "odds")) {
             vj_obj_set(o, k, v->items[i]);
             v->items[i] = vj_new_null();
         }

@@ -98,6 +98,7 @@ typedef struct {
     const char *fault, *fault_spec;
     int has_window, to_null, nested;
     long long from_ns, to_ns;
+    const char *start_utc;     /* run.json's start_utc; NULL: not written */
     const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet
                                   (quiet.reasons: one sentence per rule named) */
 } syn_run;

@@ -181,8 +181,8 @@ static void x_results_from_verified(const char *root)
     char err[512];
     cr_assert_eq(vj_parse_file(vp, &v, err, sizeof err), 0, "%s", err);
     vj_node *o = vj_new_obj();
-    static const char *const keep[] = {"runs", "arms", "verdicts", "guesses"};
-    for (int k = 0; k < 4; k++) {
+    static const char *const keep[] = {"runs", "arms", "verdicts", "guesses", "odds"};
+    for (int k = 0; k < 5; k++) {
         for (size_t i = 0; i < v->n; i++)
             if (!strcmp(v->keys[i], keep[k])) {
                 vj_obj_set(o, keep[k], v->items[i]);

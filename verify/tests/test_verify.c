@@ -209,7 +209,8 @@ static void results_from_verified(const char *root)
     vj_node *o = vj_new_obj();
     for (size_t i = 0; i < v->n; i++) {
         const char *k = v->keys[i];
-        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses")) {
+        if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses") ||
+            !strcmp(k, "odds")) {
             vj_obj_set(o, k, v->items[i]);
             v->items[i] = vj_new_null();
         }

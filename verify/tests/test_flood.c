@@ -1,0 +1,639 @@
+/* Floods, freezes, false timeouts, the prediction and the odds
+ * (pipeline/RESULTS.md: missed_seconds ... false_timeouts, predicted,
+ * per_second standin_share, odds, results/prediction.json and its
+ * registration in provenance/prereg.json).
+ *
+ * Units: fl_seconds on hand-made seconds, the false-timeout join on
+ * hand-made rows, the Wilson and Clopper-Pearson intervals against
+ * numbers computed independently, the UTC reader.
+ *
+ * The study (syn_kind_run: 20 requests a second, 50 ms apart; a K or E
+ * request's lookup timed out after 25 ms, its store row planned 40 ms; an
+ * L request's planned 1 ms).  Per second, the requests that are not L
+ * (the rest are L):
+ *   H4-r2-r1 (6 s): s1 11 K, s2 10 K (exactly half: not missed), s3 15 K,
+ *     s4 10 K + 10 E, s5 20 K: missed s1 s3 s4 s5 = 4; flooded from 3,
+ *     to the end (drained false).  Store rows: req 20 (K) planned 10 ms <
+ *     its 25 ms wait: 1 false timeout; req 21 (K) planned exactly 1e9: a
+ *     freeze (1 of 120 rows), not a false timeout (1 s > 25 ms); line 4
+ *     at req 5 and 9 at req 30: longest_line 9.  Per second standin_share
+ *     0, 11/20, 10/20, 15/20, 10/20, 1.
+ *   H4-r2-r2 (6 s): s1 s2 s3 12 K each: missed 3, flooded from 1, drained
+ *     (s5 is calm).  req 25 planned 999,999,999 ns: not a freeze.
+ *   H4-r2-r3 (6 s): s2 and s4 11 K: missed 2, apart: not flooded.
+ *   H3-none-r1 (2 s, N = min(3, 2) = 2): s0 11 K: missed 1, not flooded.
+ *   H3-none-r2 (2 s): s0 and s1 11 K: flooded from 0, drained false.
+ * H3-none's p99 is about 25 ms: p99_over_1s in 0 of 2 rounds.
+ * start_utc: H4-r2-r2 2026-12-01T10:00:03.5Z is the earliest; the
+ * prediction is registered at 10:00:00Z.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flood.h"
+#include "odds.h"
+#include "predict.h"
+#include "rawcols.h"
+#include "tstudy.h"
+
+/* ---- units: the seconds ---- */
+
+/* bad[s] of 20 arrivals are stand-ins (errors when err is set) */
+static void seconds_case(const int *bad, const int *err, int nsec, fl_flood *f)
+{
+    long long a[16], st[16], e[16];
+    for (int s = 0; s < nsec; s++) {
+        a[s] = bad[s] < 0 ? 0 : 20;
+        st[s] = bad[s] < 0 ? 0 : bad[s] - (err ? err[s] : 0);
+        e[s] = err ? err[s] : 0;
+    }
+    fl_seconds(a, st, e, nsec, f);
+}
+
+Test(flood_units, a_flood_that_drains)
+{
+    /* s1 alone, s2 exactly half, s3 s4 s5 (s4: 10 stand-ins + 10 errors), s6 s7 calm */
+    int bad[8] = {0, 11, 10, 11, 20, 15, 0, 3}, err[8] = {0, 0, 0, 0, 10, 0, 0, 0};
+    fl_flood f;
+    seconds_case(bad, err, 8, &f);
+    cr_expect_eq(f.missed, 4);
+    cr_expect_eq(f.flooded, 1);
+    cr_expect_eq(f.from_s, 3);
+    cr_expect_eq(f.drained, 1);
+}
+
+Test(flood_units, a_flood_to_the_end)
+{
+    /* two missed in a row (not enough), then the last three */
+    int bad[6] = {11, 11, 0, 20, 20, 20};
+    fl_flood f;
+    seconds_case(bad, NULL, 6, &f);
+    cr_expect_eq(f.missed, 5);
+    cr_expect_eq(f.flooded, 1);
+    cr_expect_eq(f.from_s, 3);
+    cr_expect_eq(f.drained, 0);
+}
+
+Test(flood_units, short_runs_need_all_their_seconds)
+{
+    fl_flood f;
+    int both[2] = {11, 20}, one[2] = {11, 0}, single[1] = {11};
+    seconds_case(both, NULL, 2, &f); /* N = min(3, 2) = 2 */
+    cr_expect(f.flooded && f.from_s == 0 && !f.drained && f.missed == 2);
+    seconds_case(one, NULL, 2, &f);
+    cr_expect(!f.flooded && f.missed == 1);
+    seconds_case(single, NULL, 1, &f); /* N = 1 */
+    cr_expect(f.flooded && f.from_s == 0 && !f.drained);
+}
+
+Test(flood_units, an_empty_second_breaks_a_flood_and_the_first_counts)
+{
+    fl_flood f;
+    int gap[4] = {11, 11, -1, 11}; /* -1: no arrivals (not missed) */
+    seconds_case(gap, NULL, 4, &f);
+    cr_expect(!f.flooded && f.missed == 3);
+    int two[8] = {12, 12, 12, 0, 12, 12, 12, 0};
+    seconds_case(two, NULL, 8, &f);
+    cr_expect(f.flooded && f.from_s == 0 && f.drained && f.missed == 6);
+}
+
+/* ---- units: freezes and false timeouts ---- */
+
+static rr_row vrow(long long req, int store, const char *outs, const long long *waited)
+{
+    rr_row r;
+    memset(&r, 0, sizeof r);
+    r.v[V_REQ] = req;
+    r.v[V_STORE] = store;
+    for (int k = 0; outs[k]; k++) {
+        int cs = V_A0S + 3 * k;
+        r.has[cs] = r.has[cs + 1] = r.has[cs + 2] = 1;
+        r.v[cs] = 1000000000LL * k;
+        r.v[cs + 1] = r.v[cs] + waited[k];
+        r.c[cs + 2] = outs[k];
+    }
+    return r;
+}
+
+static rr_row srow(long long req, long long attempt, long long planned, long long line)
+{
+    rr_row r;
+    memset(&r, 0, sizeof r);
+    r.v[S_REQ] = req;
+    r.v[S_ATTEMPT] = attempt;
+    r.v[S_PLANNED] = planned;
+    r.v[S_LINE] = line;
+    return r;
+}
+
+Test(flood_units, false_timeouts_join_on_store_req_and_attempt)
+{
+    fl_acc a;
+    fl_acc_init(&a);
+    const long long w[3] = {25000000, 25000000, 5000000};
+    rr_row v[4] = {vrow(1, 1, "TTA", w), vrow(2, 2, "T", w), vrow(3, 1, "T", w), vrow(4, 1, "C", w)};
+    for (int i = 0; i < 4; i++) fl_service_row(&a, &v[i]);
+    /* store 1: req 1 lookup 0 planned 10 ms < 25 ms waited (false); lookup 1
+     * planned exactly the 25 ms waited (not: strictly shorter), then a second
+     * row for it (only the first counts); req 2's row in the wrong store's
+     * file; req 4 was not a T; freezes at exactly 1e9 and just under */
+    rr_row s1[] = {srow(1, 0, 10000000, 2), srow(1, 1, 25000000, 0), srow(1, 1, 1000, 7), srow(2, 0, 1000, 1),
+                   srow(4, 0, 1000, 0),     srow(5, 0, 1000000000LL, 3), srow(6, 0, 999999999LL, 0)};
+    for (size_t i = 0; i < sizeof s1 / sizeof *s1; i++) fl_store_row(&a, &s1[i], 1);
+    rr_row s2 = srow(2, 0, 2000000000LL, 5); /* req 2's own store: a freeze, waited less than planned */
+    fl_store_row(&a, &s2, 2);
+    cr_expect_eq(a.false_timeouts, 1);
+    cr_expect_eq(a.freezes, 2);
+    cr_expect_eq(a.rows, 8);
+    cr_expect_eq(a.longest_line, 7);
+    fl_acc_free(&a);
+}
+
+/* ---- units: the intervals ----
+ * Reference numbers: python3 with math only (math.comb, math.fsum; bisection
+ * 200 halvings; the Wilson formula of RESULTS.md):
+ *   z = 1.959963984540054
+ *   wilson(k, n): p = k/n; ((p + z*z/(2n)) -+ z*sqrt(p(1-p)/n + z*z/(4n*n))) / (1 + z*z/n)
+ *   ge(k, n, p) = fsum(comb(n, i) p**i (1-p)**(n-i) for i in k..n), le likewise 0..k
+ * and the closed forms cp(0, n) upper = 1 - 0.025**(1/n), cp(n, n) lower =
+ * 0.025**(1/n), cp(1, 2) = (1 - sqrt(0.975), sqrt(0.975)). */
+#define W290_LO 0.26272203499392915
+#define W290_HI 0.31888520357000394
+#define W990_LO 0.98169053112968518
+#define W990_HI 0.99455924555447084
+#define CP15_LO 0.0050507633794680575
+#define CP15_HI 0.71641793611808957
+#define CP35_LO 0.14663279963467313
+#define CP35_HI 0.94725504947368311
+#define CP23_LO 0.094299324050246075
+#define CP23_HI 0.99159624134038737
+#define CP02_HI 0.841886116991581
+
+Test(odds_units, wilson_and_clopper_pearson)
+{
+    double lo, hi;
+    cr_assert_eq(od_wilson(290, 1000, &lo, &hi), 0);
+    cr_expect(fabs(lo - W290_LO) < 1e-15 && fabs(hi - W290_HI) < 1e-15, "wilson %.17g %.17g", lo, hi);
+    cr_assert_eq(od_clopper_pearson(1, 5, &lo, &hi), 0);
+    cr_expect(fabs(lo - CP15_LO) < 2e-12 && fabs(hi - CP15_HI) < 2e-12, "cp(1,5) %.17g %.17g", lo, hi);
+    cr_expect(fabs(lo - 0.00505) < 1e-5 && fabs(hi - 0.7164) < 1e-4); /* DESIGN.md 5.8: 0.5% to 72% */
+    cr_assert_eq(od_clopper_pearson(0, 5, &lo, &hi), 0);
+    cr_expect(lo == 0 && fabs(hi - (1 - pow(0.025, 0.2))) < 2e-12, "cp(0,5) %.17g %.17g", lo, hi);
+    cr_assert_eq(od_clopper_pearson(5, 5, &lo, &hi), 0);
+    cr_expect(hi == 1 && fabs(lo - pow(0.025, 0.2)) < 2e-12, "cp(5,5) %.17g %.17g", lo, hi);
+    cr_assert_eq(od_clopper_pearson(1, 2, &lo, &hi), 0);
+    cr_expect(fabs(lo - (1 - sqrt(0.975))) < 2e-12 && fabs(hi - sqrt(0.975)) < 2e-12);
+    cr_assert_eq(od_clopper_pearson(3, 5, &lo, &hi), 0);
+    cr_expect(fabs(lo - CP35_LO) < 2e-12 && fabs(hi - CP35_HI) < 2e-12);
+    /* the k successes are exactly at the 2.5% tail at the ends found */
+    cr_expect(fabs(od_binom_ge(3, 5, lo) - 0.025) < 1e-11 && fabs(od_binom_le(3, 5, hi) - 0.025) < 1e-11);
+    cr_expect_eq(od_clopper_pearson(0, 0, &lo, &hi), -1);
+    cr_expect_eq(od_wilson(0, 0, &lo, &hi), -1);
+    cr_expect_eq(od_wilson(3, 2, &lo, &hi), -1);
+    cr_expect(od_overlap(0.1, 0.2, 0.2, 0.3) && !od_overlap(0.1, 0.2, 0.2000001, 0.3));
+}
+
+Test(odds_units, utc_times)
+{
+    long long s;
+    long ns;
+    cr_assert_eq(pd_parse_utc("1970-01-02T00:00:01Z", &s, &ns), 0);
+    cr_expect(s == 86401 && ns == 0);
+    cr_assert_eq(pd_parse_utc("2026-12-01T10:00:03.5Z", &s, &ns), 0);
+    cr_expect(s == 1796119203LL && ns == 500000000L, "%lld %ld", s, ns);
+    cr_assert_eq(pd_parse_utc("2024-02-29T23:59:59.123456789+00:00", &s, &ns), 0);
+    cr_expect_eq(ns, 123456789L);
+    const char *bad[] = {"2026-12-01 10:00:00Z", "2026-12-01T10:00:00", "2025-02-29T00:00:00Z",
+                         "2026-13-01T00:00:00Z", "2026-12-01T10:00:00.Z", "2026-12-01T10:00:00+01:00"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_expect_eq(pd_parse_utc(bad[i], &s, &ns), -1, "%s", bad[i]);
+}
+
+/* ---- the study ---- */
+
+static char *f_root;
+static syn_ref f_ref;
+
+static void f_setup(void)
+{
+    f_root = th_tmpdir();
+    cr_assert(f_root);
+    syn_make_ref(&f_ref, 40, 7);
+}
+
+static void f_teardown(void)
+{
+    syn_free_ref(&f_ref);
+    th_rmrf(f_root);
+    free(f_root);
+}
+
+static const char *COMPARISONS = "a\tb\tfigure\tnote\nH4-r2\tH3-none\tlongest_line\tthe line\n";
+static const char *GUESSES = "id\tguess\tpredicate\n"
+                             "G1\tA freeze is drawn at 450/s.\tany H4-r2.freezes >= 1 and every H4-r2.false_timeouts <= 1\n";
+
+static syn_srow *store_row(syn_run *r, long long req)
+{
+    for (size_t i = 0; i < r->ns; i++)
+        if (r->s[i].req == req) return &r->s[i];
+    cr_assert_fail("no store row for req %lld", req);
+    return NULL;
+}
+
+/* per second s: the first bad[s] of its 20 requests get kind[s], the rest L */
+static void kinds_of(char *kinds, const int *bad, const char *kind, int nsec)
+{
+    for (int s = 0; s < nsec; s++)
+        for (int i = 0; i < 20; i++) kinds[20 * s + i] = i < bad[s] ? kind[s] : 'L';
+    kinds[20 * nsec] = 0;
+}
+
+static void make_run(syn_run *r, const char *arm, int round, const char *kinds, const char *start_utc)
+{
+    long long t0 = 5000000000000LL + 100000000000LL * round + (arm[1] == '4') * 10000000000000LL;
+    syn_kind_run(r, arm, round, kinds, &f_ref, t0);
+    r->start_utc = start_utc;
+}
+
+/* H4-r2-r1; planned0: req 0's planned_ns (1 ms as made; the tamper changes it) */
+static void run_r1(syn_run *r, long long planned0)
+{
+    char kinds[128];
+    int bad[6] = {0, 11, 10, 15, 20, 20};
+    kinds_of(kinds, bad, "LKKKEK", 6);
+    memset(kinds + 80, 'K', 10); /* s4: 10 K, then 10 E */
+    make_run(r, "H4-r2", 1, kinds, "2026-12-01T10:00:04Z");
+    store_row(r, 20)->planned = 10000000;
+    store_row(r, 21)->planned = 1000000000LL;
+    store_row(r, 5)->line = 4;
+    store_row(r, 30)->line = 9;
+    store_row(r, 0)->planned = planned0;
+}
+
+static const char *PREDICTION =
+    "{\"format\": \"lab-prediction 1\", \"profile\": \"test\", \"seconds\": 6, \"rounds\": [1, 2, 3],\n"
+    " \"runs\": {\"H4-r2-r1\": {\"p99_ms\": 26.5, \"standin_share\": 0.4, \"lookups_per_request\": 1.0,"
+    " \"flooded\": true, \"flood_from_s\": 3},\n"
+    "  \"H4-r2-r2\": {\"p99_ms\": 25.9, \"standin_share\": 0.3, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null},\n"
+    "  \"H4-r2-r3\": {\"p99_ms\": 25.1, \"standin_share\": 0.1, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null},\n"
+    "  \"H3-none-r1\": {\"p99_ms\": 25.0, \"standin_share\": 0.25, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null}},\n"
+    " \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 30,"
+    " \"seeds\": \"1-1000\", \"sim_k\": 290, \"sim_n\": 1000},\n"
+    "  {\"claim\": \"p99 over 1 s\", \"arm\": \"H3-none\", \"event\": \"p99_over_1s\", \"seconds\": 30,"
+    " \"seeds\": \"1-1000\", \"sim_k\": 990, \"sim_n\": 1000}],\n"
+    " \"sizing\": []}\n";
+
+static char *f_path(const char *rel)
+{
+    return vu_xasprintf("%s/%s", f_root, rel);
+}
+
+/* provenance/prereg.json: the guesses' sha256 and the prediction as it is now */
+static void write_prereg(const char *registered_utc)
+{
+    unsigned char *b;
+    size_t len;
+    char err[256], gsha[65], psha[65];
+    char *gp = f_path("data/guesses.tsv"), *pp = f_path("results/prediction.json"), *rp = f_path("provenance/prereg.json");
+    cr_assert_eq(vu_read_file(gp, &b, &len, err, sizeof err), 0);
+    vu_sha256_hex(b, len, gsha);
+    free(b);
+    cr_assert_eq(vu_read_file(pp, &b, &len, err, sizeof err), 0);
+    vu_sha256_hex(b, len, psha);
+    free(b);
+    char *t = vu_xasprintf("{\"files\": [{\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\"}],\n"
+                           " \"prediction\": {\"path\": \"results/prediction.json\", \"sha256\": \"%s\", \"size\": %zu,"
+                           " \"registered_utc\": \"%s\"}}\n",
+                           gsha, psha, len, registered_utc);
+    cr_assert_eq(syn_write_text(rp, t), 0);
+    free(t);
+    free(gp);
+    free(pp);
+    free(rp);
+}
+
+static void build_study(void)
+{
+    syn_run r;
+    run_r1(&r, 1000000);
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    int b2[6] = {0, 12, 12, 12, 0, 0}, b3[6] = {0, 0, 11, 0, 11, 0}, n1[2] = {11, 0}, n2[2] = {11, 11};
+    char k[128];
+    kinds_of(k, b2, "KKKKKK", 6);
+    make_run(&r, "H4-r2", 2, k, "2026-12-01T10:00:03.5Z");
+    store_row(&r, 25)->planned = 999999999LL;
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    kinds_of(k, b3, "KKKKKK", 6);
+    make_run(&r, "H4-r2", 3, k, "2026-12-01T10:09:00Z");
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    kinds_of(k, n1, "KK", 2);
+    make_run(&r, "H3-none", 1, k, "2026-12-01T10:03:00Z");
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    kinds_of(k, n2, "KK", 2);
+    make_run(&r, "H3-none", 2, k, "2026-12-01T10:04:00+00:00");
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    cr_assert_eq(syn_write_reference(f_root, &f_ref), 0);
+    cr_assert_eq(syn_write_manifest(f_root), 0);
+    cr_assert_eq(syn_write_quiet(f_root, NULL), 0);
+    ts_write_texts(f_root, COMPARISONS, GUESSES);
+    char *pp = f_path("results/prediction.json");
+    cr_assert_eq(syn_write_text(pp, PREDICTION), 0);
+    free(pp);
+    write_prereg("2026-12-01T10:00:00Z");
+    ts_promote(f_root);
+}
+
+static int f_verify(char **out)
+{
+    const char *a[] = {"--root", f_root, "--no-scan", NULL};
+    return th_run(out, a);
+}
+
+static void expect_clean(void)
+{
+    char *out;
+    int rc = f_verify(&out);
+    cr_expect_eq(rc, 0, "%s", out);
+    cr_expect(strstr(out, "\n0 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+#define EXPECT_PAIR(node, a, b, tol)                                                                       \
+    do {                                                                                                   \
+        const vj_node *p_ = (node);                                                                        \
+        cr_assert(p_ && p_->type == VJ_ARR && p_->n == 2, "not a pair");                                   \
+        cr_expect(fabs(p_->items[0]->num - (a)) <= (tol) && fabs(p_->items[1]->num - (b)) <= (tol),        \
+                  "[%s, %s], expected [%.17g, %.17g]", p_->items[0]->text, p_->items[1]->text, (double)(a), \
+                  (double)(b));                                                                            \
+    } while (0)
+
+static int is_bool(const vj_node *n, int b)
+{
+    return n && n->type == VJ_BOOL && n->b == b;
+}
+
+Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    expect_clean();
+    vj_node *v = ts_verified(f_root);
+    static const char *const runs[] = {"H4-r2-r1", "H4-r2-r2", "H4-r2-r3", "H3-none-r1", "H3-none-r2"};
+    static const int missed[] = {4, 3, 2, 1, 2}, flooded[] = {1, 1, 0, 0, 1}, from[] = {3, 1, -1, -1, 0},
+                     drained[] = {0, 1, -1, -1, 0};
+    for (int i = 0; i < 5; i++) {
+        TS_NUM(v, runs[i], "missed_seconds", missed[i]);
+        cr_expect(is_bool(ts_field(v, runs[i], "flooded"), flooded[i]), "%s flooded", runs[i]);
+        if (from[i] < 0) cr_expect_eq(ts_field(v, runs[i], "flood_from_s")->type, VJ_NULL, "%s", runs[i]);
+        else TS_NUM(v, runs[i], "flood_from_s", from[i]);
+        if (drained[i] < 0) cr_expect_eq(ts_field(v, runs[i], "drained")->type, VJ_NULL, "%s", runs[i]);
+        else cr_expect(is_bool(ts_field(v, runs[i], "drained"), drained[i]), "%s drained", runs[i]);
+    }
+    TS_NUM(v, "H4-r2-r1", "freezes", 1);
+    TS_NUM(v, "H4-r2-r1", "freeze_share", 1.0 / 120);
+    TS_NUM(v, "H4-r2-r1", "false_timeouts", 1);
+    TS_NUM(v, "H4-r2-r1", "longest_line", 9);
+    TS_NUM(v, "H4-r2-r2", "freezes", 0); /* 999,999,999 ns is not a freeze */
+    TS_NUM(v, "H4-r2-r2", "false_timeouts", 0);
+    TS_NUM(v, "H4-r2-r2", "longest_line", 0);
+    const vj_node *ps = ts_field(v, "H4-r2-r1", "per_second");
+    static const double share[6] = {0, 0.55, 0.5, 0.75, 0.5, 1};
+    cr_assert_eq(ps->n, 6);
+    for (int s = 0; s < 6; s++) {
+        const vj_node *x = vj_get(ps->items[s], "standin_share");
+        cr_expect(x && x->type == VJ_NUM && fabs(x->num - share[s]) < 1e-15, "s %d: %s", s, x ? x->text : "-");
+    }
+    /* predicted: the file's entry as written; none for H3-none-r2 */
+    const vj_node *p = ts_field(v, "H4-r2-r1", "predicted");
+    cr_assert_eq(p->type, VJ_OBJ);
+    cr_expect_eq(p->n, 5);
+    cr_expect(fabs(vj_get(p, "p99_ms")->num - 26.5) < 1e-12 && is_bool(vj_get(p, "flooded"), 1));
+    cr_expect_eq(vj_get(p, "flood_from_s")->i, 3);
+    cr_expect_eq(ts_field(v, "H3-none-r2", "predicted")->type, VJ_NULL);
+    /* the odds: two claims, then the lesson's 3 of 5 */
+    const vj_node *o = vj_get(v, "odds");
+    cr_assert(o && o->type == VJ_ARR && o->n == 3);
+    const vj_node *f = o->items[0], *q = o->items[1], *out = o->items[2];
+    cr_expect(fabs(vj_get(f, "sim_share")->num - 0.29) < 1e-15);
+    EXPECT_PAIR(vj_get(f, "sim_wilson95"), W290_LO, W290_HI, 1e-15);
+    cr_expect(vj_get(f, "k")->i == 2 && vj_get(f, "n")->i == 3);
+    const vj_node *rr = vj_get(f, "rounds");
+    cr_expect(rr->n == 2 && rr->items[0]->i == 1 && rr->items[1]->i == 2);
+    EXPECT_PAIR(vj_get(f, "cp95"), CP23_LO, CP23_HI, 2e-12);
+    cr_expect(is_bool(vj_get(f, "agree"), 1));
+    cr_expect(!vj_get(f, "source"));
+    EXPECT_PAIR(vj_get(q, "sim_wilson95"), W990_LO, W990_HI, 1e-15);
+    cr_expect(vj_get(q, "k")->i == 0 && vj_get(q, "n")->i == 2 && vj_get(q, "rounds")->n == 0);
+    EXPECT_PAIR(vj_get(q, "cp95"), 0, CP02_HI, 2e-12);
+    cr_expect(is_bool(vj_get(q, "agree"), 0)); /* [0, 0.842] against [0.982, 0.995] */
+    cr_expect_str_eq(vj_get_str(out, "source"), "the timeouts lesson");
+    cr_expect(vj_get(out, "k")->i == 3 && vj_get(out, "n")->i == 5 && vj_get(out, "rounds")->type == VJ_NULL);
+    cr_expect(vj_get(out, "sim_k")->i == 290 && vj_get(out, "sim_n")->i == 1000);
+    EXPECT_PAIR(vj_get(out, "cp95"), CP35_LO, CP35_HI, 2e-12);
+    cr_expect(is_bool(vj_get(out, "agree"), 1));
+    const vj_node *c = vj_get(vj_get(v, "checks"), "prediction");
+    cr_expect_str_eq(vj_get_str(c, "first_run"), "H4-r2-r2");
+    cr_expect(is_bool(vj_get(c, "registered_before_first_run"), 1));
+    cr_expect_eq(vj_get(c, "runs_with_entry")->i, 4);
+    vj_free(v);
+}
+
+/* the must-show: a planned wait changed in a raw store file after
+ * results.json was written (run.json and the manifest made to match) */
+Test(flood_study, a_planned_wait_changed_is_a_freezes_mismatch, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    syn_run r;
+    run_r1(&r, 1500000000LL); /* req 0's 1 ms wait now drawn as a 1.5 s freeze */
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    cr_assert_eq(syn_write_manifest(f_root), 0);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freezes: lab 1, verify 2\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freeze_share: lab 0.008333"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+Test(flood_study, a_queueing_timeout_changed_is_a_false_timeouts_mismatch, .init = f_setup, .fini = f_teardown,
+     .timeout = 60)
+{
+    build_study();
+    syn_run r;
+    run_r1(&r, 1000000);
+    store_row(&r, 20)->planned = 30000000; /* 30 ms: longer than the 25 ms waited */
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    cr_assert_eq(syn_write_manifest(f_root), 0);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 false_timeouts: lab 1, verify 0\n"), "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+/* edit results.json: path of members, a new JSON value text */
+static void edit_results(const char *run, const char *member, const char *json)
+{
+    char *rp = f_path("results/results.json");
+    vj_node *lab, *val;
+    char err[512];
+    cr_assert_eq(vj_parse_file(rp, &lab, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(vj_parse(json, strlen(json), "edit", &val, err, sizeof err), 0, "%s", err);
+    vj_node *at = run ? vj_get(vj_get(lab, "runs"), run) : lab;
+    cr_assert(at);
+    vj_obj_set(at, member, val);
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(rp, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(rp);
+}
+
+Test(flood_study, results_json_wrong_on_a_flood, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    edit_results("H4-r2-r2", "drained", "false");
+    edit_results("H4-r2-r3", "flood_from_s", "2");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r2 drained: lab false, verify true\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r3 flood_from_s: lab 2, verify null\n"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+Test(prediction, registered_late_or_at_the_first_start, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    /* after H4-r2-r2's start (10:00:03.5), before every other run's */
+    write_prereg("2026-12-01T10:00:03.6Z");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH provenance/prereg.json prediction.registered_utc: lab 2026-12-01T10:00:03.6Z, "
+                          "verify before 2026-12-01T10:00:03.5Z (start_utc of H4-r2-r2"),
+              "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    write_prereg("2026-12-01T10:00:03.500Z"); /* the same instant is not before */
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    write_prereg("2026-12-01T10:00:03.499999999Z");
+    expect_clean();
+}
+
+Test(prediction, a_changed_file_is_a_mismatch, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    char *pp = f_path("results/prediction.json");
+    char *t = vu_xasprintf("%s\n", PREDICTION); /* one byte more, after the registration */
+    cr_assert_eq(syn_write_text(pp, t), 0);
+    free(t);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH provenance/prereg.json prediction.sha256: lab "), "%s", out);
+    char *size = vu_xasprintf("MISMATCH provenance/prereg.json prediction.size: lab %zu, verify %zu (bytes of ",
+                              strlen(PREDICTION), strlen(PREDICTION) + 1);
+    cr_expect(strstr(out, size), "%s", out);
+    free(size);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+    /* a figure changed and registered again: results.json's predicted no longer agrees */
+    char *t2 = vu_xstrdup(PREDICTION);
+    memcpy(strstr(t2, "26.5"), "27.5", 4);
+    cr_assert_eq(syn_write_text(pp, t2), 0);
+    free(t2);
+    write_prereg("2026-12-01T10:00:00Z");
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted.p99_ms: lab 26.5, verify 27.5\n"), "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    free(pp);
+}
+
+Test(prediction, unregistered_missing_or_without_start_times, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    char *rp = f_path("provenance/prereg.json"), *pp = f_path("results/prediction.json");
+    cr_assert_eq(syn_write_text(rp, "{\"files\": []}\n"), 0);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH provenance/prereg.json prediction: lab (absent)"), "%s", out);
+    free(out);
+    write_prereg("2026-12-01T10:00:00Z");
+    syn_run r;
+    run_r1(&r, 1000000);
+    r.start_utc = NULL;
+    cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
+    syn_free_run(&r);
+    cr_assert_eq(syn_write_manifest(f_root), 0);
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 run.json start_utc: lab (absent)"), "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    cr_assert_eq(unlink(pp), 0);
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH results/prediction.json file: lab registered in provenance/prereg.json, verify "
+                          "missing\n"),
+              "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted: lab "), "%s", out);
+    free(out);
+    free(rp);
+    free(pp);
+}
+
+Test(prediction, odds_compared_within_their_tolerance, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    char t[256];
+    snprintf(t, sizeof t, "[{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"sim_k\": 290, "
+                          "\"sim_n\": 1000, \"sim_share\": 0.29, \"sim_wilson95\": [%.17g, %.17g], \"k\": 2, \"n\": 3",
+             W290_LO, W290_HI);
+    /* the first entry rewritten by hand: cp95 5e-12 off passes, 1e-9 off does not */
+    char *ok = vu_xasprintf("%s, \"rounds\": [1, 2], \"cp95\": [%.17g, %.17g], \"agree\": true}]", t,
+                            CP23_LO + 5e-12, CP23_HI);
+    char *res = f_path("results/results.json");
+    vj_node *lab, *mine;
+    char err[512];
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0);
+    cr_assert_eq(vj_parse(ok, strlen(ok), "odds", &mine, err, sizeof err), 0, "%s", err);
+    vj_node *odds = vj_get(lab, "odds");
+    cr_assert(odds && odds->n == 3);
+    vj_free(odds->items[0]);
+    odds->items[0] = mine->items[0];
+    mine->n = 0;
+    vj_free(mine);
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    expect_clean();
+    /* 1e-9 off, and the lesson's count claimed as 3 of 4 */
+    vj_get(odds->items[0], "cp95")->items[0]->num = CP23_LO + 1e-9;
+    vj_get(odds->items[2], "n")->num = 4;
+    vj_get(odds->items[2], "n")->i = 4;
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH odds[0] (flood H4-r2 flooded) cp95[0]: lab "), "%s", out);
+    cr_expect(strstr(out, "MISMATCH odds[2] (flood H4-r2 flooded, outside) n: lab 4, verify 5\n"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+    vj_free(lab);
+    free(ok);
+    free(res);
+}
