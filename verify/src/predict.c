@@ -327,7 +327,9 @@ static vj_node *odds_json(const study *s, const vj_node *pred, long *claims)
             out_n = n;
         }
     }
-    /* the outside observation: the lesson's own count, sim_* as the arm's claim */
+    /* the outside observation: the lesson's own count, sim_* as the arm's
+     * claim; none without a prediction (RESULTS.md: the list is then empty) */
+    if (!pred) return out;
     memset(&m, 0, sizeof m);
     m.k = PD_OUT_K;
     m.n = PD_OUT_N;

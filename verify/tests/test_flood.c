@@ -461,7 +461,9 @@ Test(flood_study, a_planned_wait_changed_is_a_freezes_mismatch, .init = f_setup,
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 freezes: lab 1, verify 2\n"), "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 freeze_share: lab 0.008333"), "%s", out);
-    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    /* and the arm's statistics over its rounds (RESULTS.md's arms list) */
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 freezes.max: lab 1, verify 2\n"), "%s", out);
+    cr_expect(strstr(out, "\n4 MISMATCHES"), "%s", out);
     free(out);
 }
 
@@ -478,7 +480,8 @@ Test(flood_study, a_queueing_timeout_changed_is_a_false_timeouts_mismatch, .init
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 false_timeouts: lab 1, verify 0\n"), "%s", out);
-    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 false_timeouts.max: lab 1, verify 0\n"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
     free(out);
 }
 
