@@ -39,11 +39,12 @@ LAB_MODS  += storeq faults
 LAB_MODS  += storeconn evlog
 LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
+LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
-MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles)
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles mprereg)
 # collect's own modules: the loader of one run, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload pgx)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
@@ -103,7 +104,8 @@ $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(B)/lab/playwin.o $(B)/lab/playout.o $(B)/lab/playdef.o $(B)/lab/playev.o $(LAB_OBJ) | $(BIN)
+PLAY_OBJ := $(patsubst %,$(B)/lab/%.o,play playopt playwin playout playdef playev playsim playpct predict)
+$(BIN)/play: $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -153,14 +155,16 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	$(MAKE) -C report test
 	$(BIN)/tests --jobs 1
 
-# The whole schedule: every arm x round of the profile, resumable.
-# make measure [PROFILE=full|quick|tiny] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
+# The whole schedule: every arm x round of the profile, resumable; first the
+# simulation's prediction of it (results/prediction.json), registered.
+# make measure [PROFILE=full|quick|tiny] [ROUNDS=n] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
 # (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
 HOST ?=
+ROUNDS ?=
 measure: $(PROGS)
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
 	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
-	    --data data --cores $(CORES) --gate $(GATE) $(if $(HOST),--host $(HOST))
+	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST))
 
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
 # PGURL=... for an existing server.
