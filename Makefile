@@ -4,6 +4,7 @@
 #   make quick      the same on the quick profile into build/quick (minutes)
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
+#   make sizing     docs/SIZING.md: the rounds each verdict needs, from the simulation
 #   make prepare    shop -> features -> model -> build/prep/
 #   make check      re-hash every prepared file against the manifest
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
@@ -52,6 +53,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
+.PHONY: sizing bench-play
 
 all: deps
 	$(MAKE) build
@@ -214,6 +216,24 @@ PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-hedge,H4-fb25 --
 play-floods: $(BIN)/play
 	$(BIN)/play $(PLAY_FLOODS)
 
+# docs/SIZING.md (committed): from the simulation, how many rounds each verdict
+# of pipeline/comparisons.tsv needs, and the rare events' odds, over 1,000
+# seeds of 30 s; written before the study is measured (lab/predict.h).
+sizing: $(BIN)/play
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	$(BIN)/play --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
+	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
+
+# The simulation's speed: the full study's prediction (every open-loop arm of
+# lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the
+# target is under 60 s.  Its last line gives the wall time.
+BENCH_CORE ?= 1
+bench-play: $(BIN)/play
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@mkdir -p $(B)/bench
+	taskset -c $(BENCH_CORE) $(BIN)/play --predict $(B)/bench/prediction.json --profile full --rounds 1-5 \
+	    --seconds 30 --odds-seeds 1-1000 --table $(PREP)/test.tsv
+
 # Figures and the report, from the verifier's numbers only (results/verified.json).
 report:
 	$(MAKE) -C report
@@ -224,6 +244,7 @@ release: factcheck
 
 bench: build
 	bash tests/bench.sh
+	$(MAKE) -s bench-play
 
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick
