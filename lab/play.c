@@ -141,7 +141,8 @@ static int run_arm(const playopt *o, size_t k, play_arm_summary *sum)
         total_lookups += R.lookups;
         sum->nflood += R.flood.flooded;
         double row[PF_N];
-        if (print_seed(S, &R, o, o->arms[k].name, a->fault.kind != FAULT_NONE, row)) /* medians over the seeds with requests */
+        /* medians over the seeds with requests */
+        if (print_seed(S, &R, o, o->arms[k].name, a->fault.kind != FAULT_NONE, row))
             for (int i = 0; i < PF_N; i++)
                 m[i][nm] = row[i];
         nm += R.n != 0;

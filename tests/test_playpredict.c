@@ -57,7 +57,8 @@ Test(predict, flood_by_hand)
     cr_assert_eq(f.drained, 1);
     cr_assert_eq(f.missed_seconds, 3); /* 5 of 10 is not over half */
     /* a flood starting in the last 3 seconds: 7, 8, 9 of 10, not drained */
-    const uint32_t b[10][2] = {{10, 0}, {10, 0}, {10, 0}, {10, 0}, {10, 0}, {10, 0}, {10, 9}, {10, 6}, {10, 7}, {10, 8}};
+    const uint32_t b[10][2] = {{10, 0}, {10, 0}, {10, 0}, {10, 0}, {10, 0},
+                               {10, 0}, {10, 9}, {10, 6}, {10, 7}, {10, 8}};
     pflood_of(s, secs(s, b, 10), 10, &f);
     cr_assert(f.flooded && f.from_s == 6 && !f.drained && f.missed_seconds == 4);
     s[6].missed = 5; /* now only 7, 8, 9: still three */
@@ -363,7 +364,8 @@ Test(predict, measured_and_predicted_standin_share_agree)
     need_play();
     char pred[128], cmd[1024], *out;
     snprintf(pred, sizeof pred, "%s/prediction.json", dir);
-    snprintf(cmd, sizeof cmd, PLAY " --predict %s --arm H3-fb25,H4-fb25 --rounds 1-2 --seconds 3 --odds-seeds 1-2", pred);
+    snprintf(cmd, sizeof cmd, PLAY " --predict %s --arm H3-fb25,H4-fb25 --rounds 1-2 --seconds 3 --odds-seeds 1-2",
+             pred);
     cr_assert_eq(run(cmd, &out), 0, "%s", out);
     free(out);
     json_t *p = load(pred);
