@@ -4,6 +4,7 @@
 #   make quick      the same on the quick profile into build/quick (minutes)
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
+#   make sizing     docs/SIZING.md: the rounds each verdict needs, from the simulation
 #   make prepare    shop -> features -> model -> build/prep/
 #   make check      re-hash every prepared file against the manifest
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
@@ -39,11 +40,12 @@ LAB_MODS  += storeq faults
 LAB_MODS  += storeconn evlog
 LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
+LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
-MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles)
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles mprereg)
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload collectpred pgx)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
@@ -51,6 +53,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
+.PHONY: sizing bench-play
 
 all: deps
 	$(MAKE) build
@@ -103,7 +106,8 @@ $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/play: $(B)/lab/play.o $(B)/lab/playopt.o $(B)/lab/playwin.o $(B)/lab/playout.o $(B)/lab/playdef.o $(B)/lab/playev.o $(LAB_OBJ) | $(BIN)
+PLAY_OBJ := $(patsubst %,$(B)/lab/%.o,play playopt playwin playout playdef playev playsim playpct predict)
+$(BIN)/play: $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -153,14 +157,16 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 	$(MAKE) -C report test
 	$(BIN)/tests --jobs 1
 
-# The whole schedule: every arm x round of the profile, resumable.
-# make measure [PROFILE=full|quick|tiny] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
+# The whole schedule: every arm x round of the profile, resumable; first the
+# simulation's prediction of it (results/prediction.json), registered.
+# make measure [PROFILE=full|quick|tiny] [ROUNDS=n] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
 # (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
 HOST ?=
+ROUNDS ?=
 measure: $(PROGS)
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
 	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
-	    --data data --cores $(CORES) --gate $(GATE) $(if $(HOST),--host $(HOST))
+	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST))
 
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
 # PGURL=... for an existing server.
@@ -210,6 +216,24 @@ PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-hedge,H4-fb25 --
 play-floods: $(BIN)/play
 	$(BIN)/play $(PLAY_FLOODS)
 
+# docs/SIZING.md (committed): from the simulation, how many rounds each verdict
+# of pipeline/comparisons.tsv needs, and the rare events' odds, over 1,000
+# seeds of 30 s; written before the study is measured (lab/predict.h).
+sizing: $(BIN)/play
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	$(BIN)/play --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
+	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
+
+# The simulation's speed: the full study's prediction (every open-loop arm of
+# lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the
+# target is under 60 s.  Its last line gives the wall time.
+BENCH_CORE ?= 1
+bench-play: $(BIN)/play
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@mkdir -p $(B)/bench
+	taskset -c $(BENCH_CORE) $(BIN)/play --predict $(B)/bench/prediction.json --profile full --rounds 1-5 \
+	    --seconds 30 --odds-seeds 1-1000 --table $(PREP)/test.tsv
+
 # Figures and the report, from the verifier's numbers only (results/verified.json).
 report:
 	$(MAKE) -C report
@@ -220,6 +244,7 @@ release: factcheck
 
 bench: build
 	bash tests/bench.sh
+	$(MAKE) -s bench-play
 
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick

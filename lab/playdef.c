@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "playpct.h"
+
 const char *const PDEF_NAMES[PDEF_NFIGS] = {
     "brk_opened",          "brk_half_opened",          "brk_closed",          "brk_open_ms",
     "brk_half_ms",         "brk_closed_ms",            "breaker_refused",     "budget_refused",
@@ -62,25 +64,8 @@ void pdef_brk(playdef *d, const pol_brk_event *e)
     }
 }
 
-static int cmp64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
 /* RESULTS.md's percentile 0.99 of v[0..n), in ms; NAN when n is 0. */
-static double p99_ms(int64_t *v, size_t n)
-{
-    if (!n)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp64);
-    double h = (double)(n - 1) * 0.99;
-    size_t lo = (size_t)floor(h);
-    double x = (double)v[lo];
-    if (lo + 1 < n)
-        x += (h - (double)lo) * ((double)v[lo + 1] - x);
-    return x / 1e6;
-}
+static double p99_ms(int64_t *v, size_t n) { return n ? ppct_of(v, n, 0.99) / 1e6 : NAN; }
 
 /* Requests of store k (during the window only, when `during`): count, live
  * share, p99 into f->v[at], [at + 1], [at + 2]. */

@@ -30,6 +30,8 @@ typedef struct {
     const char *arm, *arms, *seeds, *table;
     double seconds;
     int csv, timeline, trace, summary;
+    const char *predict, *sizing, *profile, *rounds, *oseeds, *comparisons;
+    double oseconds;
     const char *wait, *pause, *pause_ms, *fault;
     int rate, retries, down, standin, slots, conns;
     double limit_ms, hedge_ms, total_ms, deadline_ms, reserve_ms;
@@ -37,7 +39,7 @@ typedef struct {
 
 /* The first NRUN options of the table are not settings: the settings given
  * are named in the first line of the output, in the order given. */
-#define NRUN 9
+#define NRUN 16
 
 /* ms with decimals to whole ns (the range was checked by opt_parse). */
 static int64_t ms_ns(double ms) { return (int64_t)llround(ms * 1e6); }
@@ -121,7 +123,8 @@ static int parse_seeds(const char *s, uint32_t **out, size_t *n)
  * into extra.  OPT_OK, OPT_HELP or OPT_BAD. */
 static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
 {
-    *o = (opts){.arms = "lab/arms.tsv", .seeds = "1-5", .table = "build/prep/test.tsv", .seconds = 30,
+    *o = (opts){.arms = "lab/arms.tsv", .table = "build/prep/test.tsv", .seconds = 30, .rounds = "1-5",
+                .oseeds = "1-1000", .oseconds = 30, .comparisons = "pipeline/comparisons.tsv",
                 .rate = -1, .retries = -1, .down = -1, .standin = -1, .slots = 16, .conns = 2,
                 .limit_ms = -1, .hedge_ms = -1, .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
     const opt_spec spec[] = {
@@ -134,6 +137,13 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--trace", OPT_FLAG, &o->trace, 0, 0, NULL, "per request: arrival, answer, store, each lookup's start and end code"},
         {"--summary", OPT_FLAG, &o->summary, 0, 0, NULL, "no row per seed: per arm its medians, and the arms side by side"},
         {"--table", OPT_STR, &o->table, 0, 0, "FILE", "the store's table, for missing's rows and a second store's (build/prep/test.tsv)"},
+        {"--predict", OPT_STR, &o->predict, 0, 0, "FILE", "predict a study into FILE (JSON, lab/predict.h): runs, odds, sizing"},
+        {"--sizing", OPT_STR, &o->sizing, 0, 0, "FILE", "the rounds each verdict needs and the odds, into FILE (Markdown)"},
+        {"--profile", OPT_STR, &o->profile, 0, 0, "NAME", "--predict: the study's profile, recorded (none)"},
+        {"--rounds", OPT_STR, &o->rounds, 0, 0, "LIST", "--predict: the rounds of the runs, as --seeds (1-5)"},
+        {"--odds-seeds", OPT_STR, &o->oseeds, 0, 0, "LIST", "--predict, --sizing: seeds of the odds and the sizing (1-1000)"},
+        {"--odds-seconds", OPT_DBL, &o->oseconds, 0, 86400, "S", "--predict, --sizing: their seconds, above 0 (30)"},
+        {"--comparisons", OPT_STR, &o->comparisons, 0, 0, "FILE", "--predict, --sizing: the verdicts to size (pipeline/comparisons.tsv)"},
         {"--wait", OPT_STR, &o->wait, 0, 0, "Z|F|L|H", "wait: the store's dice (H)"},
         {"--rate", OPT_INT, &o->rate, 1, 1000000, "R", "rate: requests a second, open loop (300)"},
         {"--limit-ms", OPT_DBL, &o->limit_ms, 0, 600000, "T", "try_ms: limit on one try; 0: none (0)"},
@@ -189,6 +199,16 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
     }
     if (!(o->seconds > 0))
         return bad("--seconds", NULL, "must be above 0");
+    if (!(o->oseconds > 0))
+        return bad("--odds-seconds", NULL, "must be above 0");
+    if (o->predict && o->sizing)
+        return bad("--predict", NULL, "and --sizing: one at a time");
+    if ((o->predict || o->sizing) && (extra[0] || o->seeds || o->csv || o->timeline || o->trace || o->summary))
+        return bad(o->predict ? "--predict" : "--sizing", NULL,
+                   "predicts the arms as they are, over --rounds and --odds-seeds: no setting, --seeds, --csv, "
+                   "--timeline, --trace or --summary");
+    if (!o->seeds)
+        o->seeds = "1-5";
     return OPT_OK;
 }
 
@@ -391,7 +411,8 @@ static int make_arms(const opts *o, playopt *p)
         ut_err("out of memory");
         return OPT_BAD;
     }
-    if (!o->arm) {
+    int predict = o->predict || o->sizing;
+    if (!o->arm && !predict) {
         p->narms = 1;
         return make_arm(o, NULL, &p->arms[0].a) != 0 ? OPT_BAD : 0;
     }
@@ -402,7 +423,17 @@ static int make_arms(const opts *o, playopt *p)
         return OPT_BAD;
     }
     int rc = 0;
-    for (const char *s = o->arm; rc == 0;) {
+    for (size_t i = 0; !o->arm && i < T.n && rc == 0; i++) { /* a prediction: every open-loop arm */
+        if (T.v[i].rate == 0)
+            continue;
+        if (p->narms == PLAYOPT_MAX_ARMS)
+            rc = bad("--arms", o->arms, "has more than 256 arms");
+        else if (make_arm(o, &T.v[i], &p->arms[p->narms].a) != 0)
+            rc = OPT_BAD;
+        else
+            snprintf(p->arms[p->narms++].name, sizeof p->arms[0].name, "%s", T.v[i].name);
+    }
+    for (const char *s = o->arm; s && rc == 0;) {
         size_t n = strcspn(s, ",");
         char name[64];
         snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), s);
@@ -411,7 +442,7 @@ static int make_arms(const opts *o, playopt *p)
             ut_err("--arm \"%s\": no such arm in %s", name, o->arms);
             rc = OPT_BAD;
         } else if (p->narms == PLAYOPT_MAX_ARMS)
-            rc = bad("--arm", NULL, "names more than 64 arms");
+            rc = bad("--arm", NULL, "names more than 256 arms");
         else if (make_arm(o, f, &p->arms[p->narms].a) != 0)
             rc = OPT_BAD;
         else
@@ -436,10 +467,15 @@ int playopt_parse(int argc, char **argv, playopt *p)
         playopt_free(p);
         return OPT_BAD;
     }
+    if (p->narms == 0) {
+        playopt_free(p);
+        return bad("--arms", o.arms, "has no open-loop arm to predict");
+    }
     uint32_t rows = 0;
     for (size_t k = 0; k < p->narms; k++) {
         playarm *pa = &p->arms[k];
-        if ((double)pa->a.rate * o.seconds > MAX_REQUESTS) {
+        double longest = o.predict || o.sizing ? fmax(o.seconds, o.oseconds) : o.seconds;
+        if ((double)pa->a.rate * longest > MAX_REQUESTS) {
             playopt_free(p);
             return bad("--rate", NULL, "times --seconds is above 20 million requests a seed");
         }
@@ -451,7 +487,7 @@ int playopt_parse(int argc, char **argv, playopt *p)
             }
             pa->rows = rows;
         }
-        if (!o.arm) {
+        if (!o.arm && !o.predict && !o.sizing) {
             char lab[64];
             label(&pa->a, lab, sizeof lab);
             snprintf(pa->name, sizeof pa->name, "%c%d-%.40s", (char)pa->a.wait, pa->a.rate, lab);
@@ -462,6 +498,24 @@ int playopt_parse(int argc, char **argv, playopt *p)
         bad("--seeds", o.seeds, "is not a list of seeds 0 to 4294967295 such as 1-5 or 1,3,8-10");
         return OPT_BAD;
     }
+    if (parse_seeds(o.rounds, &p->rounds, &p->nrounds) != 0) {
+        playopt_free(p);
+        bad("--rounds", o.rounds, "is not a list of rounds 0 to 4294967295 such as 1-5 or 1,3");
+        return OPT_BAD;
+    }
+    if (parse_seeds(o.oseeds, &p->oseeds, &p->noseeds) != 0) {
+        playopt_free(p);
+        bad("--odds-seeds", o.oseeds, "is not a list of seeds 0 to 4294967295 such as 1-1000");
+        return OPT_BAD;
+    }
+    p->predict = o.predict;
+    p->sizing = o.sizing;
+    p->profile = o.profile;
+    p->comparisons = o.comparisons;
+    p->rounds_s = o.rounds;
+    p->oseeds_s = o.oseeds;
+    p->oseconds = o.oseconds;
+    p->table = o.table;
     p->slots = o.slots;
     p->seconds = o.seconds;
     p->csv = o.csv;
@@ -479,7 +533,9 @@ void playopt_free(playopt *p)
 {
     free(p->seeds);
     free(p->arms);
-    p->seeds = NULL;
+    free(p->rounds);
+    free(p->oseeds);
+    p->seeds = p->rounds = p->oseeds = NULL;
     p->arms = NULL;
     p->nseeds = p->narms = 0;
 }

@@ -14,6 +14,16 @@
  * does).  A bad option or setting gets one message naming it and
  * playopt_parse returns OPT_BAD (play exits 2).
  *
+ * --predict FILE (or --sizing FILE.md: lab/predict.h) predicts a study:
+ * the arms named by --arm, or without --arm every open-loop arm of --arms
+ * (the closed-loop capacity arm cannot be simulated), as they are (no
+ * setting may be given, nor --seeds, --csv, --timeline, --trace or
+ * --summary); the runs' rounds (--rounds, a list like --seeds, 1-5) and
+ * seconds (--seconds), the odds' and the sizing's seeds (--odds-seeds,
+ * 1-1000) and seconds (--odds-seconds, 30), the verdicts to size
+ * (--comparisons, pipeline/comparisons.tsv), the profile's name to record
+ * (--profile).
+ *
  * Owns: the seeds and the arms (malloc'd), freed by playopt_free.
  */
 #ifndef LAB_PLAYOPT_H
@@ -24,7 +34,7 @@
 
 #include "arms.h"
 
-#define PLAYOPT_MAX_ARMS 64
+#define PLAYOPT_MAX_ARMS 256
 
 /* One policy to simulate. */
 typedef struct {
@@ -44,6 +54,12 @@ typedef struct {
     size_t nseeds;
     const char *seeds_s; /* as given */
     char with[600];  /* the settings given over the arms: " with --down 1", or "" */
+    /* --predict, --sizing (lab/predict.h); NULL when not asked for */
+    const char *predict, *sizing, *profile, *comparisons, *table;
+    uint32_t *rounds, *oseeds; /* --rounds, --odds-seeds */
+    size_t nrounds, noseeds;
+    const char *rounds_s, *oseeds_s; /* as given */
+    double oseconds;                 /* --odds-seconds */
 } playopt;
 
 /* OPT_OK, OPT_HELP (the usage printed) or OPT_BAD (one message printed). */

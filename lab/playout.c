@@ -37,10 +37,10 @@ int pout_seed(const play_result *R, const char *name, int csv, int fault, double
 {
     double si = share(R->standins, R->n), er = share(R->errors, R->n), lpr = share(R->lookups, R->n),
            slot = R->n ? (double)R->slot_ns / 1e6 / (double)R->n : NAN;
-    int flooded = R->flood_from >= 0;
+    int flooded = R->flood.flooded;
     char from[24] = "-";
     if (flooded)
-        snprintf(from, sizeof from, "%ld", R->flood_from);
+        snprintf(from, sizeof from, "%ld", R->flood.from_s);
     if (csv) {
         printf("%" PRIu32 ",%.6f,%.6f,%.6f,%zu,%s,%s,%.6f,%.6f,%zu,%" PRIu64 ",%" PRIu64 ",%" PRIu64
                ",%" PRId64,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "playdef.h"
+#include "playflood.h"
 #include "playwin.h"
 
 /* One seed's figures. */
@@ -20,10 +21,11 @@ typedef struct {
     uint32_t seed;
     size_t n;
     double p99_ms; /* of the answered requests; NAN when none */
+    double p50_ms; /* the same, when asked for (playsim's cfg.p50), else NAN */
     uint64_t standins, errors, lookups;
     size_t line_max;
     int64_t slot_ns;
-    long flood_from; /* the first of the flood's seconds in a row; -1: none */
+    pflood flood;    /* lab/playflood.h */
     playwin_figs win;
     playdef_figs def;
 } play_result;
@@ -54,11 +56,6 @@ typedef struct {
     int nflood;
     size_t nseeds;
 } play_arm_summary;
-
-/* One second of the timeline (by arrival, except lookups: by sending). */
-typedef struct {
-    uint32_t req, lookups, missed, line_max;
-} play_second;
 
 /* The trace of one seed: per request its arrival, answer (-1: none), end
  * (POL_LIVE ...; POL_PENDING: none) and store (0 or 1; NULL: all 0), per

@@ -1,7 +1,8 @@
 /* measure: run the schedule, every arm x round, one `build/bin/run` each.
  *
  *   measure --profile full|quick|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
- *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data]
+ *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
+ *           [--comparisons pipeline/comparisons.tsv]
  *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
@@ -20,6 +21,12 @@
  * - build/prep/scores.tsv and summary.json are copied (atomically) into
  *   OUT/results/reference/; if a copy there differs while raw holds runs,
  *   exit 2 (those runs were measured against other prepared files).
+ * - The prediction (pipeline/mprereg.h): BIN/play simulates the schedule
+ *   into OUT/results/prediction.json, registered in prereg.json before any
+ *   run starts (its time in the log); a rerun keeps it, and refuses (exit 2)
+ *   when the file no longer matches its registration.  --rounds N measures
+ *   N rounds instead of the profile's (make measure ROUNDS=N): another
+ *   schedule, so another OUT once runs are measured.
  * - Every scheduled run folder OUT/results/raw/<arm>-r<round>/ is checked: a
  *   complete run (exactly run.json and the five event files, six with a
  *   second store, pipeline/schedule.h; each file's
@@ -103,6 +110,7 @@
 
 #include "arms.h"
 #include "mfiles.h"
+#include "mprereg.h"
 #include "opt.h"
 #include "proc.h"
 #include "prov.h"
@@ -118,7 +126,10 @@
 typedef struct {
     /* options */
     const sched_profile *pf;
-    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet;
+    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons;
+    sched_profile pf_own; /* the profile, with --rounds */
+    int rounds;
+    char pred_said[1536]; /* what became of the prediction */
     char *quiet_def; /* <data>/quiet.tsv unless --quiet */
     const char *settle; /* --settle-s as given (passed on to run), NULL: run's default */
     double settle_s;
@@ -175,6 +186,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->cores = "0";
     c->data = "data";
     c->gate = 1;
+    c->comparisons = "pipeline/comparisons.tsv";
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|tiny", "the schedule's profile"},
@@ -190,6 +202,8 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
+        {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
+        {"--comparisons", OPT_STR, &c->comparisons, 0, 0, "FILE", "the verdicts the prediction sizes"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure.c)", NULL);
     if (rc != OPT_OK)
@@ -213,6 +227,10 @@ static int parse_options(int argc, char **argv, ctx *c)
         ut_err("needs --profile full|quick|tiny and --root OUT (try --help)");
         return 2;
     }
+    c->pf_own = *c->pf;
+    if (c->rounds)
+        c->pf_own.rounds = c->rounds;
+    c->pf = &c->pf_own;
     if (c->host && !remote_host_ok(c->host)) {
         ut_err("--host %s: not a user@host", c->host);
         return 2;
@@ -234,65 +252,6 @@ static int parse_options(int argc, char **argv, ctx *c)
 
 /* ------------------------------------------------------------------ refusals */
 
-/* data/guesses.tsv and data/design.md against OUT/provenance/prereg.json. */
-static int prereg_check(const ctx *c, char *err, size_t errlen)
-{
-    char *path = mf_str("%s/prereg.json", c->provdir);
-    json_error_t je;
-    json_t *reg = json_load_file(path, 0, &je);
-    int rc = -1;
-    if (!reg) {
-        if (access(path, F_OK) != 0)
-            ut_seterr(err, errlen, "%s: missing: the guesses and the design are not registered; run make prepare first",
-                      path);
-        else
-            ut_seterr(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
-        free(path);
-        return -1;
-    }
-    json_t *files = json_object_get(reg, "files");
-    const char *when = json_string_value(json_object_get(reg, "registered_utc"));
-    for (size_t i = 0; i < MF_NPREREG; i++) {
-        const char *want = NULL;
-        json_int_t size = -1;
-        size_t idx;
-        json_t *e;
-        json_array_foreach(files, idx, e)
-        {
-            const char *p = json_string_value(json_object_get(e, "path"));
-            const char *base = p ? strrchr(p, '/') : NULL;
-            base = base ? base + 1 : p;
-            if (base && !strcmp(base, MF_PREREG_FILES[i])) {
-                want = json_string_value(json_object_get(e, "sha256"));
-                size = json_integer_value(json_object_get(e, "size"));
-            }
-        }
-        char *file = mf_str("%s/%s", c->data, MF_PREREG_FILES[i]);
-        char sha[65];
-        uint64_t sz = 0;
-        if (!want) {
-            ut_seterr(err, errlen, "%s: registers no %s: run make prepare first", path, file);
-        } else if (ut_sha256_file(file, sha, &sz, err, errlen) != 0) {
-            /* err says why */
-        } else if (strcmp(sha, want) != 0 || (json_int_t)sz != size) {
-            ut_seterr(err, errlen,
-                      "%s changed since its registration in %s (registered %s): guesses and design are fixed "
-                      "before any timed run; measure refuses to run",
-                      file, path, when ? when : "at an unknown time");
-        } else {
-            free(file);
-            continue;
-        }
-        free(file);
-        goto done;
-    }
-    rc = 0;
-done:
-    json_decref(reg);
-    free(path);
-    return rc;
-}
-
 /* Each of names under dir passes access(mode), else "run make <what> first". */
 static int all_there(const char *dir, const char *const *names, int n, int mode, const char *what)
 {
@@ -312,7 +271,8 @@ static int all_there(const char *dir, const char *const *names, int n, int mode,
 static int check_registration(ctx *c)
 {
     char err[UT_ERRLEN] = "";
-    if (prereg_check(c, err, sizeof err) != 0 || arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
+    if (mreg_check_files(c->provdir, c->data, err, sizeof err) != 0 ||
+        arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
         sched_build(&c->sc, c->pf, &c->arms, c->arms_path, err, sizeof err) != 0) {
         ut_err("%s", err);
         return 2;
@@ -406,7 +366,16 @@ static int plan_schedule(ctx *c)
         ut_err("%s", err);
         return rc;
     }
-    return copy_references(c);
+    if ((rc = copy_references(c)) != 0 || c->only) /* the far side of --host: predicted here */
+        return rc;
+    const mreg_cfg m = {.root = c->root, .provdir = c->provdir, .bin = c->bin, .prep = c->prep,
+                        .arms_path = c->arms_path, .comparisons = c->comparisons, .arms = &c->arms, .sc = &c->sc,
+                        .present = c->present};
+    if ((rc = mreg_prediction(&m, c->pred_said, sizeof c->pred_said, err, sizeof err)) != 0)
+        ut_err("%s", err);
+    else
+        say(c, "%s", c->pred_said);
+    return rc;
 }
 
 /* stage-measure.json begins: argv without host and ssh options, every input hashed. */
@@ -438,9 +407,11 @@ static int begin_provenance(ctx *c, int argc, char **argv)
             free(p);
         }
     if (!bad) {
-        char *p = mf_str("%s/prereg.json", c->provdir);
-        bad = prov_input(c->pv, p, err, sizeof err) || prov_input(c->pv, c->arms_path, err, sizeof err);
+        char *p = mf_str("%s/prereg.json", c->provdir), *play = mf_str("%s/play", c->bin);
+        bad = prov_input(c->pv, p, err, sizeof err) || prov_input(c->pv, c->arms_path, err, sizeof err) ||
+              (access(play, X_OK) == 0 && prov_input(c->pv, play, err, sizeof err));
         free(p);
+        free(play);
     }
     if (bad) {
         ut_err("%s", err);
@@ -859,6 +830,10 @@ static int record_outputs(ctx *c, int rc)
         free(p);
     }
     prov_output(c->pv, c->sched_path, err, sizeof err);
+    char *pred = mf_str("%s/prediction.json", c->results);
+    if (access(pred, F_OK) == 0)
+        prov_output(c->pv, pred, err, sizeof err);
+    free(pred);
     mf_list_dir(c->runsdir, &recs);
     for (size_t i = 0; i < recs.n; i++) {
         char *p = mf_str("%s/%s", c->runsdir, recs.v[i]);
@@ -890,6 +865,7 @@ static json_t *stage_facts(const ctx *c)
         again += c->sc.s[i].attempts > 1 ? c->sc.s[i].attempts - 1 : 0;
     json_object_set_new(facts, "runs_measured_again", json_integer(again));
     json_object_set_new(facts, "gate", json_integer(c->gate));
+    json_object_set_new(facts, "prediction", json_string(c->pred_said));
     json_object_set_new(facts, "cores", json_string(c->cores));
     json_object_set_new(facts, "on_another_host", json_boolean(c->host != NULL));
     json_object_set_new(facts, "syslog_source",

@@ -216,8 +216,8 @@ static int run_there(far *f)
     char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
     char *remote = mf_str("cd %s && echo $$ > measure.pid && exec build/bin/measure --profile %s --root out "
                           "--prep build/prep --arms lab/arms.tsv --bin build/bin --data data --cores %s --gate %d%s "
-                          "--quiet quiet-rules.tsv --only %s",
-                          rq, f->s->pf->name, cq, c->gate, extra, oq);
+                          "--quiet quiet-rules.tsv --rounds %d --only %s",
+                          rq, f->s->pf->name, cq, c->gate, extra, f->s->pf->rounds, oq);
     ut_err("measuring %d runs on %s", f->todo, c->host);
     int r = ssh_run(f, remote, NULL);
     free(rq);

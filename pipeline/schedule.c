@@ -15,10 +15,11 @@
 #include "util.h"
 
 static const sched_profile PROFILES[] = {
-    {"full", 5, 30.0, NULL},  /* every arm of lab/arms.tsv: 56 and Z-capacity */
-    {"quick", 2, 4.0, NULL},  /* every arm, a few seconds: the pipeline in minutes */
+    {"full", 5, 30.0, NULL, "1-1000"},  /* every arm of lab/arms.tsv: 56 and Z-capacity */
+    {"quick", 2, 4.0, NULL, "1-1000"},  /* every arm, a few seconds: the pipeline in minutes */
     /* tests, and CI's study through collect and the verifier */
-    {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity"},
+    {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity",
+     "1-100"},
 };
 #define SHUFFLE_MULT 7919ULL
 

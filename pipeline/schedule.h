@@ -1,8 +1,9 @@
 /* schedule (names sched_*): the schedule of a profile, and the run folders it expects.
  *
  * Profiles (schedule.c, PROFILES): full, quick and tiny, each a number of
- * rounds, the seconds of every run and its arms (NULL: every arm of
- * lab/arms.tsv).  The schedule: for round r = 1 .. rounds, the profile's arms
+ * rounds, the seconds of every run, its arms (NULL: every arm of
+ * lab/arms.tsv) and the seeds of its prediction's odds (1-1000; tiny, for
+ * tests, 1-100).  measure --rounds N gives a copy of a profile N rounds.  The schedule: for round r = 1 .. rounds, the profile's arms
  * in lab/arms.tsv's order, shuffled by Fisher-Yates with ut_rng (util.h:
  * splitmix64-seeded xoshiro256**) seeded 7919*r: for i = n-1 down to 1,
  * j = ut_rng_u64() % (i+1), swap items i and j.  The seed depends on the
@@ -34,6 +35,7 @@ typedef struct {
     int rounds;
     double seconds;
     const char *arms; /* comma-separated arm names; NULL: every arm of lab/arms.tsv */
+    const char *odds_seeds; /* the prediction's odds and sizing: seeds of 30 s (pipeline/mprereg.h) */
 } sched_profile;
 
 typedef struct {

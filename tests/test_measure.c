@@ -260,14 +260,14 @@ static void stat_of(const char *name, const char *file, struct stat *st)
     cr_assert_eq(stat(path, st), 0, "%s", path);
 }
 
-/* A folder of programs: the real store, service and tester, and `run` as given. */
+/* A folder of programs: the real store, service, tester and play, and `run` as given. */
 static void fake_bin(const char *dir, const char *run_script)
 {
     char path[512], err[UT_ERRLEN], cwd[4096];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     cr_assert_eq(ut_mkdir_p(dir, err, sizeof err), 0, "%s", err);
-    const char *progs[] = {"store", "service", "tester"};
-    for (int i = 0; i < 3; i++) {
+    const char *progs[] = {"store", "service", "tester", "play"};
+    for (int i = 0; i < 4; i++) {
         char target[4200];
         snprintf(target, sizeof target, "%s/build/bin/%s", cwd, progs[i]);
         snprintf(path, sizeof path, "%s/%s", dir, progs[i]);
@@ -278,6 +278,64 @@ static void fake_bin(const char *dir, const char *run_script)
     snprintf(text, sizeof text, "#!/bin/sh\nREAL='%s/build/bin/run'\n%s", cwd, run_script);
     cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
     cr_assert_eq(chmod(path, 0755), 0);
+}
+
+/* OUT/results/prediction.json: exactly the runs of the tiny schedule with
+ * `rounds` rounds that play can simulate (not the closed-loop Z-capacity),
+ * each with the five figures; registered in prereg.json with its sha256
+ * and size (equal to `same` when given) strictly before the first run's
+ * start_utc (both whole UTC seconds).  Its sha256 into sha. */
+static void check_prediction(const char *same, int rounds, char sha[65])
+{
+    char path[512], err[UT_ERRLEN];
+    uint64_t size;
+    snprintf(path, sizeof path, "%s/results/prediction.json", out);
+    cr_assert_eq(ut_sha256_file(path, sha, &size, err, sizeof err), 0, "%s", err);
+    if (same)
+        cr_assert_str_eq(sha, same);
+    json_t *p = json_load_file(path, 0, NULL), *runs = json_object_get(p, "runs");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 1");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "profile")), "tiny");
+    cr_assert_eq(json_integer_value(json_object_get(p, "seconds")), 1);
+    cr_assert_eq(json_array_size(json_object_get(p, "rounds")), (size_t)rounds);
+    cr_assert_eq(json_object_size(runs), (size_t)((NTINY - 1) * rounds));
+    for (int i = 0; i < NTINY; i++)
+        for (int r = 1; r <= 2; r++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
+            json_t *e = json_object_get(runs, name);
+            int want = strcmp(TINY[i], "Z-capacity") != 0 && r <= rounds;
+            cr_assert_eq(e != NULL, want, "%s", name);
+            cr_assert(!e || (json_object_size(e) == 5 && json_is_boolean(json_object_get(e, "flooded")) &&
+                             json_is_number(json_object_get(e, "standin_share"))),
+                      "%s", name);
+        }
+    cr_assert_eq(json_array_size(json_object_get(p, "odds")), 0); /* no 450/s arm, no H3-none */
+    cr_assert_gt(json_array_size(json_object_get(p, "sizing")), 0);
+    json_decref(p);
+    snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
+    json_t *reg = json_load_file(path, 0, NULL), *e = json_object_get(reg, "prediction");
+    cr_assert_not_null(e, "%s registers no prediction", path);
+    cr_assert_str_eq(json_string_value(json_object_get(e, "path")), "results/prediction.json");
+    cr_assert_str_eq(json_string_value(json_object_get(e, "sha256")), sha);
+    cr_assert_eq(json_integer_value(json_object_get(e, "size")), (json_int_t)size);
+    const char *at = json_string_value(json_object_get(e, "registered_utc"));
+    cr_assert(at && strlen(at) == 20, "%s", at ? at : "(none)");
+    cr_assert_eq(json_array_size(json_object_get(reg, "files")), 3); /* prepare's registration kept */
+    /* before every run: the first run's record starts in a later second */
+    int seen = 0;
+    for (int i = 0; i < NTINY; i++)
+        for (int r = 1; r <= rounds; r++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
+            json_t *rec = record(name);
+            const char *start = json_string_value(json_object_get(rec, "start_utc"));
+            cr_assert(start && strcmp(at, start) < 0, "%s started %s, the prediction registered %s", name, start, at);
+            seen++;
+            json_decref(rec);
+        }
+    cr_assert_eq(seen, NTINY * rounds);
+    json_decref(reg);
 }
 
 Test(measure, tiny_runs_schedule_manifest_and_records)
@@ -342,8 +400,11 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     json_t *st = json_load_file(path, 0, NULL);
     cr_assert_not_null(st);
     cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), 0);
-    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRAWFILES + 2 + 1 + NRUNS + 1));
+    /* the raw files, the references, schedule.tsv, prediction.json, the records, the manifest */
+    cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRAWFILES + 2 + 1 + 1 + NRUNS + 1));
     json_decref(st);
+    char sha[65];
+    check_prediction(NULL, 2, sha);
 
     /* a second call: the same schedule, every run kept untouched */
     struct stat before[NTINY][2], after;
@@ -359,7 +420,10 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     cr_assert_eq(rc, 0, "%s", text);
     cr_assert_eq(count(text, "complete already: skip"), NRUNS, "%s", text);
     cr_assert_eq(count(text, "elapsed"), 0, "%s", text);
+    cr_assert(strstr(text, "prediction.json registered") && strstr(text, ": kept"), "%s", text);
+    cr_assert(!strstr(text, "prediction made"), "%s", text);
     free(text);
+    check_prediction(sha, 2, sha); /* the same file, the same registration */
     snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
     char *again = slurp(path);
     cr_assert_str_eq(again, sched);
@@ -874,4 +938,59 @@ Test(measure, run_failing_every_attempt_stops_measure_naming_the_reason)
         json_decref(r);
     }
     cr_assert_eq(complete_runs(), 0, "a folder was kept");
+}
+
+/* --rounds 1 (make measure ROUNDS=1): a schedule of one round, predicted
+ * as such; then a prediction.json changed, or gone, after its registration
+ * makes a rerun refuse before any run. */
+Test(measure, rounds_override_then_a_changed_prediction_refused)
+{
+    char log[128], path[256], sha[65];
+    snprintf(log, sizeof log, "%s/log1", aux);
+    int rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    char *text = slurp(log);
+    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert(strstr(text, "prediction made in ") && strstr(text, " s and registered at "), "%s", text);
+    cr_assert(strstr(text, "9 runs (1 rounds of 9 arms"), "%s", text);
+    cr_assert_eq(count(text, "measure: run "), NTINY, "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
+    char *sched = slurp(path);
+    cr_assert(strstr(sched, "profile tiny, 1 rounds of 9 arms"), "%s", sched);
+    int lines = 0;
+    for (char *l = strchr(strchr(sched, '\n') + 1, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+        int k, round;
+        cr_assert_eq(sscanf(l, "%d\t%d\t", &k, &round), 2, "%s", l);
+        cr_assert_eq(round, 1, "%s", l);
+        lines++;
+    }
+    cr_assert_eq(lines, NTINY, "%s", sched);
+    free(sched);
+    check_prediction(NULL, 1, sha);
+    /* the Makefile passes ROUNDS on */
+    char cmd[256], *mk = NULL;
+    snprintf(cmd, sizeof cmd, "make -s -n measure ROUNDS=3 OUT=%s > %s/make.txt 2>&1", out, aux);
+    cr_assert_eq(shf("%s", cmd), 0);
+    snprintf(path, sizeof path, "%s/make.txt", aux);
+    mk = slurp(path);
+    cr_assert(strstr(mk, "build/bin/measure --profile full") && strstr(mk, " --rounds 3 "), "%s", mk);
+    free(mk);
+
+    /* one byte more: refused, naming the file, nothing measured */
+    snprintf(path, sizeof path, "%s/results/prediction.json", out);
+    cr_assert_eq(shf("printf ' ' >> %s", path), 0);
+    snprintf(log, sizeof log, "%s/log2", aux);
+    rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "prediction.json no longer matches its registration"), "%s", text);
+    cr_assert_eq(count(text, "measure: run "), 0, "%s", text);
+    free(text);
+    /* gone: refused too */
+    cr_assert_eq(unlink(path), 0);
+    rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert(strstr(text, "prediction.json is gone or unreadable"), "%s", text);
+    free(text);
 }

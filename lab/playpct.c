@@ -1,0 +1,98 @@
+/* playpct: see playpct.h for the contract. */
+#include "playpct.h"
+
+#include <math.h>
+
+static void swap64(int64_t *x, int64_t *y)
+{
+    int64_t t = *x;
+    *x = *y;
+    *y = t;
+}
+
+/* Put the k-th smallest of v[0..n) at v[k], smaller ones before it. */
+static void select_k(int64_t *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < v[lo])
+            swap64(&v[mid], &v[lo]);
+        if (v[hi] < v[lo])
+            swap64(&v[hi], &v[lo]);
+        if (v[hi] < v[mid])
+            swap64(&v[hi], &v[mid]);
+        int64_t piv = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < piv)
+                i++;
+            while (v[j] > piv)
+                j--;
+            if (i <= j) {
+                swap64(&v[i], &v[j]);
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+/* v[i] moves down the min-heap v[0..m) to its place. */
+static void sift_down(int64_t *v, size_t m, size_t i)
+{
+    int64_t x = v[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m)
+            break;
+        if (c + 1 < m && v[c + 1] < v[c])
+            c++;
+        if (v[c] >= x)
+            break;
+        v[i] = v[c];
+        i = c;
+    }
+    v[i] = x;
+}
+
+/* The m largest of v[0..n) into a min-heap at v[0..m) (1 <= m <= n). */
+static void top_m(int64_t *v, size_t n, size_t m)
+{
+    for (size_t i = m / 2; i-- > 0;)
+        sift_down(v, m, i);
+    for (size_t i = m; i < n; i++)
+        if (v[i] > v[0]) {
+            swap64(&v[0], &v[i]);
+            sift_down(v, m, 0);
+        }
+}
+
+double ppct_of(int64_t *v, size_t n, double p)
+{
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h), m = n - lo; /* v[lo] and above: the m largest */
+    double x, next;
+    if (m <= 1 + n / 16) { /* a high percentile: the top few in a heap */
+        top_m(v, n, m);
+        x = (double)v[0]; /* the smallest of the m largest: rank lo */
+        next = m == 1 ? x : m == 2 || v[1] < v[2] ? (double)v[1] : (double)v[2];
+    } else {
+        select_k(v, n, lo);
+        x = (double)v[lo];
+        int64_t nx = lo + 1 < n ? v[lo + 1] : v[lo];
+        for (size_t i = lo + 2; i < n; i++)
+            if (v[i] < nx)
+                nx = v[i];
+        next = (double)nx;
+    }
+    return lo + 1 < n ? x + (h - (double)lo) * (next - x) : x;
+}
