@@ -121,7 +121,9 @@ static int run_play(const mreg_cfg *c, const char *pred, char *line, size_t line
     if (!list)
         exit(1);
     char *exe = mf_str("%s/play", c->bin), *rounds = mf_str("1-%d", c->sc->pf->rounds);
-    char *secs = mf_str("%g", c->sc->pf->seconds), *osecs = mf_str("%d", MREG_ODDS_SECONDS);
+    /* the odds and the sizing per round of this study: its seconds, so that
+     * the measured k of n and the simulated chance are of one round length */
+    char *secs = mf_str("%g", c->sc->pf->seconds), *osecs = mf_str("%g", c->sc->pf->seconds);
     char *table = mf_str("%s/test.tsv", c->prep);
     char *argv[] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--arm", list,
                     "--profile", (char *)c->sc->pf->name, "--rounds", rounds, "--seconds", secs,

@@ -37,7 +37,6 @@
 #include "arms.h"
 #include "schedule.h"
 
-#define MREG_ODDS_SECONDS 30 /* the odds' and the sizing's seconds (RESULTS.md) */
 
 /* Every registered data file (MF_PREREG_FILES under data) against provdir/prereg.json. */
 int mreg_check_files(const char *provdir, const char *data, char *err, size_t errlen);

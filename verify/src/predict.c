@@ -387,6 +387,9 @@ vj_node *pd_check(study *s)
     vj_obj_set(c, "registered_before_first_run", st.before < 0 ? vj_new_null() : vj_new_bool(st.before));
     vj_obj_set(c, "runs_with_entry", vj_new_int(with_entry));
     vj_obj_set(c, "odds_claims", vj_new_int(claims));
+    /* DESIGN.md 5.8: a quiet run's measured stand-in share lies within
+     * this of its prediction (for the report, which draws it) */
+    vj_obj_set(c, "standin_share_tolerance", vj_new_num(PD_STANDIN_TOLERANCE));
     vj_obj_set(c, "mismatches", vj_new_int(mm_count() - before));
     vj_free(pred);
     vj_free(prereg);
