@@ -37,5 +37,6 @@ char *rt_rendered_dir(const char *path);
 char *rt_page(const char *dir, const char *name);
 char *rt_plain(const char *html);
 int rt_count(const char *s, const char *what);
+int rt_expect_values(const char *html, json_t *root, const char *lo, const char *hi, int *in_range);
 
 #endif

@@ -925,3 +925,28 @@ int rt_count(const char *s, const char *what)
     for (const char *q = strstr(s, what); q; q = strstr(q + 1, what)) n++;
     return n;
 }
+
+/* Every <span data-src="PATH" data-fmt="KIND">TEXT</span> of html: TEXT
+ * is root's value at PATH as KIND prints it (one failed expectation for
+ * the first 20 that are not, and one for their count).  Returns the values
+ * checked; *in_range (when lo is given) counts those in [lo, hi) of html. */
+int rt_expect_values(const char *html, json_t *root, const char *lo, const char *hi, int *in_range)
+{
+    int n = 0, bad = 0;
+    if (in_range)
+        *in_range = 0;
+    for (const char *q = strstr(html, "<span data-src=\""); q; q = strstr(q + 1, "<span data-src=\"")) {
+        char path[512], kind[32], upath[512], text[4096], why[600];
+        cr_assert_eq(sscanf(q, "<span data-src=\"%511[^\"]\" data-fmt=\"%31[^\"]\">", path, kind), 2);
+        const char *v0 = strchr(q, '>') + 1, *v1 = strstr(v0, "</span>");
+        rt_unhtml(v0, (size_t)(v1 - v0), text, sizeof text);
+        rt_unhtml(path, strlen(path), upath, sizeof upath);
+        if (rt_check_value(root, upath, kind, text, why, sizeof why) && bad++ < 20)
+            cr_expect(0, "%s", why);
+        if (in_range && lo && q >= lo && q < hi)
+            (*in_range)++;
+        n++;
+    }
+    cr_expect_eq(bad, 0, "%d of %d printed values differ from the variant", bad, n);
+    return n;
+}
