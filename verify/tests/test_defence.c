@@ -712,31 +712,6 @@ Test(defence, a_retry_past_the_budget_is_counted, .init = d_setup, .fini = d_tea
     vj_free(v);
 }
 
-/* rewrite one raw file of a run with line lineno (1-based) replaced */
-static void replace_line(const char *root, const char *run, const char *file, int lineno, const char *text)
-{
-    char *p = vu_xasprintf("%s/results/raw/%s/%s", root, run, file);
-    unsigned char *gz, *txt;
-    size_t gzlen, len;
-    char err[256];
-    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
-    char *s = (char *)txt;
-    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
-    char *e = strchr(s, '\n');
-    vu_buf o = {0};
-    vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
-    vu_buf_puts(&o, text);
-    vu_buf_puts(&o, e);
-    gzFile g = gzopen(p, "wb6");
-    cr_assert(g);
-    gzwrite(g, o.p, (unsigned)o.len);
-    gzclose(g);
-    vu_buf_free(&o);
-    free(txt);
-    free(gz);
-    free(p);
-}
 
 Test(defence, a_missing_store2_file_and_format_2_reject_the_run, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
@@ -745,7 +720,7 @@ Test(defence, a_missing_store2_file_and_format_2_reject_the_run, .init = d_setup
     char *p = vu_xasprintf("%s/results/raw/H3-def-down-r1/store2.tsv.gz", d_root);
     cr_assert_eq(unlink(p), 0);
     free(p);
-    replace_line(d_root, "H3-def-down-r2", "service.tsv.gz", 1, "# lab-raw 2 service");
+    ts_replace_line(d_root, "H3-def-down-r2", "service.tsv.gz", 1, "# lab-raw 2 service");
     char *out;
     const char *a[] = {"--root", d_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);

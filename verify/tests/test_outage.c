@@ -428,40 +428,14 @@ Test(outage, a_pause_out_of_bounds_is_counted_and_reported, .init = o_setup, .fi
     free(out);
 }
 
-/* rewrite one raw file of a run with a line replaced (line 1-based);
- * run.json and the manifest stay as they were */
-static void replace_line(const char *root, const char *run, const char *file, int lineno, const char *text)
-{
-    char *p = vu_xasprintf("%s/results/raw/%s/%s", root, run, file);
-    unsigned char *gz, *txt;
-    size_t gzlen, len;
-    char err[256];
-    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
-    char *s = (char *)txt;
-    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
-    char *e = strchr(s, '\n');
-    vu_buf o = {0};
-    vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
-    vu_buf_puts(&o, text);
-    vu_buf_puts(&o, e);
-    gzFile g = gzopen(p, "wb6");
-    cr_assert(g);
-    gzwrite(g, o.p, (unsigned)o.len);
-    gzclose(g);
-    vu_buf_free(&o);
-    free(txt);
-    free(gz);
-    free(p);
-}
 
 Test(outage, version_1_and_unknown_codes_reject_the_run, .init = o_setup, .fini = o_teardown, .timeout = 60)
 {
     outage_study(o_root, NULL);
     ts_promote(o_root);
-    replace_line(o_root, "H3-r2-down-r1", "events.tsv.gz", 1, "# lab-raw 1 events");
-    replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t0\t5200000198000\t5200000198000\t5200000698000\t500000\t0\tQ\t0\t1");
-    replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
+    ts_replace_line(o_root, "H3-r2-down-r1", "events.tsv.gz", 1, "# lab-raw 1 events");
+    ts_replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t0\t5200000198000\t5200000198000\t5200000698000\t500000\t0\tQ\t0\t1");
+    ts_replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);

@@ -28,6 +28,7 @@
 #include "rawread.h"
 #include "synth.h"
 #include "thelp.h"
+#include "tstudy.h"
 #include "vjson.h"
 #include "vutil.h"
 
@@ -429,47 +430,22 @@ Test(quiet, a_hog_on_the_measured_core_breaks_foreign_second_max, .init = q_setu
     free(out);
 }
 
-/* the machine file of run in root, its text with line `line` replaced by `with` */
-static void replace_machine_line(const char *root, const char *run, int line, const char *with)
-{
-    char *p = vu_xasprintf("%s/results/raw/%s/machine.tsv.gz", root, run);
-    unsigned char *gz, *txt;
-    size_t gzlen, len;
-    char err[256];
-    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
-    char *s = (char *)txt;
-    for (int i = 1; i < line; i++) s = strchr(s, '\n') + 1;
-    char *e = strchr(s, '\n');
-    vu_buf o = {0};
-    vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
-    vu_buf_puts(&o, with);
-    vu_buf_puts(&o, e);
-    gzFile g = gzopen(p, "wb6");
-    cr_assert(g);
-    gzwrite(g, o.p, (unsigned)o.len);
-    gzclose(g);
-    vu_buf_free(&o);
-    free(txt);
-    free(gz);
-    free(p);
-}
 
 Test(quiet, machine_file_rows_are_checked, .init = q_setup, .fini = q_teardown, .timeout = 60)
 {
     write_study(q_root);
     /* H3-fb25-r1: line 5 (the second pair's A row) without its idle: rejected */
-    replace_machine_line(q_root, "H3-fb25-r1", 5, "1000000000\tA\t200\t-\t0\t7");
+    ts_replace_line(q_root, "H3-fb25-r1", "machine.tsv.gz", 5, "1000000000\tA\t200\t-\t0\t7");
     /* H3-fb25-r3: line 4 (an M row) says A, line 6 has more steal than ticks
      * left: the run is read, the rows are named (file and line) */
-    replace_machine_line(q_root, "H3-fb25-r3", 4, "0\tA\t100\t93\t0\t7");
-    replace_machine_line(q_root, "H3-fb25-r3", 6, "0\tM\t100\t94\t7\t7");
+    ts_replace_line(q_root, "H3-fb25-r3", "machine.tsv.gz", 4, "0\tA\t100\t93\t0\t7");
+    ts_replace_line(q_root, "H3-fb25-r3", "machine.tsv.gz", 6, "0\tM\t100\t94\t7\t7");
     /* line 7: the third reading at the time of the second */
-    replace_machine_line(q_root, "H3-fb25-r3", 7, "0\tA\t200\t190\t0\t7");
+    ts_replace_line(q_root, "H3-fb25-r3", "machine.tsv.gz", 7, "0\tA\t200\t190\t0\t7");
     /* line 12: reading 5's M row with another lab than its A row (7) */
-    replace_machine_line(q_root, "H3-fb25-r3", 12, "0\tM\t100\t94\t0\t9");
+    ts_replace_line(q_root, "H3-fb25-r3", "machine.tsv.gz", 12, "0\tM\t100\t94\t0\t9");
     /* H3-t25-r2: the columns before the lab column (a file of the earlier page) */
-    replace_machine_line(q_root, "H3-t25-r2", 2, "t\tscope\ttotal\tidle\tsteal");
+    ts_replace_line(q_root, "H3-t25-r2", "machine.tsv.gz", 2, "t\tscope\ttotal\tidle\tsteal");
     cr_assert_eq(syn_write_manifest(q_root), 0);
     char *out;
     run_verify(q_root, 1, &out);

@@ -7,7 +7,7 @@
  * next verification compares like with like).  ts_verified parses
  * root/results/verified.json (free it with vj_free); ts_field is a run's
  * figure (the test fails when it is absent); TS_NUM expects a number
- * within 1e-9.
+ * within 1e-9; ts_replace_line rewrites one line of a raw file.
  */
 #ifndef TSTUDY_H
 #define TSTUDY_H
@@ -15,7 +15,10 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
 
+#include "rawread.h"
 #include "synth.h"
 #include "thelp.h"
 #include "vjson.h"
@@ -70,5 +73,32 @@ static inline const vj_node *ts_field(const vj_node *v, const char *run, const c
         cr_expect(n_->type == VJ_NUM && fabs(n_->num - (want)) < 1e-9, "%s.%s = %s, expected %.12g", run, name,  \
                   n_->type == VJ_NUM ? n_->text : "(not a number)", (double)(want));                           \
     } while (0)
+
+/* Rewrites one raw file of a run with line `lineno` (1-based) replaced by
+ * `text` (run.json and the manifest stay as they were). */
+static inline void ts_replace_line(const char *root, const char *run, const char *file, int lineno, const char *text)
+{
+    char *p = vu_xasprintf("%s/results/raw/%s/%s", root, run, file);
+    unsigned char *gz, *txt;
+    size_t gzlen, len;
+    char err[256];
+    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
+    char *s = (char *)txt;
+    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
+    char *e = strchr(s, '\n');
+    vu_buf o = {0};
+    vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
+    vu_buf_puts(&o, text);
+    vu_buf_puts(&o, e);
+    gzFile g = gzopen(p, "wb6");
+    cr_assert(g);
+    gzwrite(g, o.p, (unsigned)o.len);
+    gzclose(g);
+    vu_buf_free(&o);
+    free(txt);
+    free(gz);
+    free(p);
+}
 
 #endif
