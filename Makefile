@@ -2,6 +2,7 @@
 #
 #   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck, report
 #   make quick      the same on the quick profile into build/quick (minutes)
+#   make floods     H3-none and the 450/s arms, 5 rounds of 30 s, into build/floods
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
 #   make sizing     docs/SIZING.md: the rounds each verdict needs, from the simulation
@@ -9,7 +10,7 @@
 #   make check      re-hash every prepared file against the manifest
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
 #
-# Settings: PROFILE=full|quick|tiny   OUT=dir (results and provenance in dir/)
+# Settings: PROFILE=full|quick|floods|tiny   OUT=dir (results and provenance in dir/)
 
 SHELL   := /bin/bash
 PROFILE ?= full
@@ -53,7 +54,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play
+.PHONY: sizing bench-play floods
 
 all: deps
 	$(MAKE) build
@@ -159,7 +160,7 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 
 # The whole schedule: every arm x round of the profile, resumable; first the
 # simulation's prediction of it (results/prediction.json), registered.
-# make measure [PROFILE=full|quick|tiny] [ROUNDS=n] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
+# make measure [PROFILE=full|quick|floods|tiny] [ROUNDS=n] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
 # (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
 HOST ?=
 ROUNDS ?=
@@ -248,6 +249,10 @@ bench: build
 
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick
+
+# The rare events at full length: H3-none and the 450/s arms, 5 rounds of 30 s
+floods:
+	$(MAKE) all PROFILE=floods OUT=$(B)/floods
 
 clean:
 	rm -rf $(B)

@@ -1,6 +1,6 @@
 /* measure: run the schedule, every arm x round, one `build/bin/run` each.
  *
- *   measure --profile full|quick|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
+ *   measure --profile full|quick|floods|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
  *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
  *           [--comparisons pipeline/comparisons.tsv]
  *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
@@ -189,7 +189,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->comparisons = "pipeline/comparisons.tsv";
     const char *pname = NULL;
     const opt_spec spec[] = {
-        {"--profile", OPT_STR, &pname, 0, 0, "full|quick|tiny", "the schedule's profile"},
+        {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
         {"--root", OPT_STR, &c->root, 0, 0, "OUT", "results/ and provenance/ go under OUT"},
         {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
@@ -224,7 +224,7 @@ static int parse_options(int argc, char **argv, ctx *c)
         c->quiet = c->quiet_def = mf_str("%s/quiet.tsv", c->data);
     c->pf = sched_profile_find(pname);
     if (!c->pf || !c->root) {
-        ut_err("needs --profile full|quick|tiny and --root OUT (try --help)");
+        ut_err("needs --profile full|quick|floods|tiny and --root OUT (try --help)");
         return 2;
     }
     c->pf_own = *c->pf;

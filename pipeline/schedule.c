@@ -17,6 +17,9 @@
 static const sched_profile PROFILES[] = {
     {"full", 5, 30.0, NULL, "1-1000"},  /* every arm of lab/arms.tsv: 56 and Z-capacity */
     {"quick", 2, 4.0, NULL, "1-1000"},  /* every arm, a few seconds: the pipeline in minutes */
+    /* the rare events at full length (DESIGN 5.8): H3-none and every 450/s arm, 5 rounds of 30 s */
+    {"floods", 5, 30.0,
+     "H3-none,H4-fb25,H4-dldown,H4-r2,H4-r2b,H4-r2bj,H4-brkr2,H4-r4xf,H4-r2bud,H4-r2dl,H4-hedge,Z-capacity", "1-1000"},
     /* tests, and CI's study through collect and the verifier */
     {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity",
      "1-100"},

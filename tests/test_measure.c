@@ -488,7 +488,7 @@ Test(measure, bad_option_values_refused_naming_option_and_value)
         {"--gate 2", "option --gate: \"2\" is not 0 or 1"},
         {"--settle-s 0.2s", "option --settle-s: \"0.2s\""},
         {"--cores 0-x", "option --cores: \"0-x\""},
-        {"--profile huge", "needs --profile full|quick|tiny"},
+        {"--profile huge", "needs --profile full|quick|floods|tiny"},
         {"--gates 1", "unknown option --gates"},
     };
     char log[128], path[256];
