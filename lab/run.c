@@ -63,6 +63,7 @@
 #include "prov.h"
 #include "quiet.h"
 #include "util.h"
+#include "waits.h"
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
@@ -526,6 +527,12 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "seconds", json_real(c->seconds));
     json_object_set_new(r, "settle_s", json_real(c->settle));
     json_object_set_new(r, "rate", json_integer(a->rate));
+    /* the store's freeze share (RAWFORMAT.md "The dice"): 0.01 unless a test asked otherwise */
+    double freeze = WAITS_FREEZE_P;
+    char fwhy[128];
+    if (c->freeze && opt_f64(c->freeze, 0, 1, &freeze, fwhy, sizeof fwhy) != 0)
+        freeze = NAN; /* the store refused it already: the run failed */
+    json_object_set_new(r, "freeze_share", isnan(freeze) ? json_null() : json_real(freeze));
     json_object_set_new(r, "schedule_seed", json_integer((json_int_t)c->seed));
     json_object_set(r, "t0_ns", json_object_get(sum, "t0_ns"));
     json_object_set(r, "requests", json_object_get(sum, "requests"));
