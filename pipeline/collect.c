@@ -360,7 +360,7 @@ static int export_odds(PGconn *db, exporter *x, json_t *odds)
 {
     PGresult *r = pgx_query(db,
                             "SELECT claim, arm, event, sim_k, sim_n, sim_share, k, n, agree, "
-                            "sim_lo, sim_hi, cp_lo, cp_hi, rounds, source FROM odds ORDER BY ord",
+                            "sim_lo, sim_hi, cp_lo, cp_hi, rounds, source, seconds FROM odds ORDER BY ord",
                             x->err, x->errlen);
     if (!r)
         return -1;
@@ -374,6 +374,7 @@ static int export_odds(PGconn *db, exporter *x, json_t *odds)
                             PQgetisnull(r, i, 13) ? json_null() : pg_array(x, PQgetvalue(r, i, 13), 1, "rounds"));
         if (!PQgetisnull(r, i, 14))
             json_object_set_new(o, "source", cell(x, r, i, 14));
+        json_object_set_new(o, "seconds", cell(x, r, i, 15));
         json_array_append_new(odds, o);
     }
     PQclear(r);

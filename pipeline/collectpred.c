@@ -74,6 +74,11 @@ static int check_claim(const char *path, size_t i, json_t *o, char *err, size_t 
         ut_seterr(err, errlen, "%s: odds[%zu].event: \"%s\" is not flooded or p99_over_1s", path, i, ev);
         return -1;
     }
+    json_t *sec = json_object_get(o, "seconds");
+    if (!json_is_number(sec) || !(json_number_value(sec) > 0)) {
+        ut_seterr(err, errlen, "%s: odds[%zu].seconds: %s", path, i, sec ? "not a number above 0" : "missing");
+        return -1;
+    }
     json_t *n = json_object_get(o, "sim_n"), *k = json_object_get(o, "sim_k");
     if (!json_is_integer(n) || json_integer_value(n) < 1 || json_integer_value(n) > INT_MAX) {
         ut_seterr(err, errlen, "%s: odds[%zu].sim_n: %s", path, i, n ? "not an integer >= 1" : "missing");
@@ -170,15 +175,16 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
     size_t i;
     json_array_foreach(json_object_get(p->root, "odds"), i, o)
     {
-        char k[24], sk[24], sn[24];
+        char k[24], sk[24], sn[24], se[40];
         snprintf(k, sizeof k, "%zu", i);
         const char *v[] = {k,
                            json_string_value(json_object_get(o, "claim")),
                            json_string_value(json_object_get(o, "arm")),
                            json_string_value(json_object_get(o, "event")),
                            num_text(json_object_get(o, "sim_k"), sk, sizeof sk),
-                           num_text(json_object_get(o, "sim_n"), sn, sizeof sn)};
-        if (pgx_exec_params(db, "INSERT INTO odds_claims VALUES ($1, $2, $3, $4, $5, $6)", 6, v, err, errlen) != 0)
+                           num_text(json_object_get(o, "sim_n"), sn, sizeof sn),
+                           num_text(json_object_get(o, "seconds"), se, sizeof se)};
+        if (pgx_exec_params(db, "INSERT INTO odds_claims VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, v, err, errlen) != 0)
             return -1;
     }
     return 0;

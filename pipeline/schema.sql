@@ -16,10 +16,10 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 4) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 5) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (4);
+        INSERT INTO schema_version VALUES (5);
     END IF;
 END $$;
 
@@ -202,17 +202,19 @@ CREATE TABLE predicted_runs (
 
 CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in file order
     k int PRIMARY KEY, claim text NOT NULL, arm text NOT NULL, event text NOT NULL,
-    sim_k int NOT NULL, sim_n int NOT NULL
+    sim_k int NOT NULL, sim_n int NOT NULL, seconds double precision NOT NULL
 );
 
 -- The lessons' own counts, put in the odds table beside the lab's rounds.
 CREATE TABLE odds_outside (
-    ord int PRIMARY KEY, source text, claim text, arm text, event text, k int, n int
+    ord int PRIMARY KEY, source text, claim text, arm text, event text, k int, n int,
+    seconds double precision          -- the length of the lesson's rounds
 );
-INSERT INTO odds_outside VALUES (0, 'the timeouts lesson', 'flood', 'H4-r2', 'flooded', 3, 5);
+INSERT INTO odds_outside VALUES (0, 'the timeouts lesson', 'flood', 'H4-r2', 'flooded', 3, 5, 30);
 
 CREATE TABLE odds (                          -- RESULTS.md's `odds`, in order ord
     ord int PRIMARY KEY, claim text, arm text, event text, source text,
     sim_k int, sim_n int, sim_share double precision, sim_lo double precision, sim_hi double precision,
-    k int, n int, rounds int[], cp_lo double precision, cp_hi double precision, agree boolean
+    k int, n int, rounds int[], cp_lo double precision, cp_hi double precision, agree boolean,
+    seconds double precision
 );

@@ -671,7 +671,8 @@ WITH ev AS (     -- the events of each quiet run
     SELECT arm, round, flooded, coalesce(p99_ms > 1000, false) AS p99_over_1s FROM run_stats WHERE quiet
 ),
 c AS (
-    SELECT o.k AS ord, o.claim, o.arm, o.event, NULL::text AS source, o.sim_k, o.sim_n, m.k, m.n, m.rounds
+    SELECT o.k AS ord, o.claim, o.arm, o.event, NULL::text AS source, o.sim_k, o.sim_n, m.k, m.n, m.rounds,
+           o.seconds, true AS same_length
     FROM odds_claims o
     CROSS JOIN LATERAL (
         SELECT count(*) FILTER (WHERE h.hit) AS k, count(*) AS n,
@@ -681,10 +682,12 @@ c AS (
         WHERE e.arm = o.arm) m
     UNION ALL
     -- an outside observation: the simulation's figures of the same arm and
-    -- event (the first such claim; null without one)
-    SELECT 1000000 + x.ord, x.claim, x.arm, x.event, x.source, s.sim_k, s.sim_n, x.k, x.n, NULL
+    -- event (the first such claim; null without one); chances per rounds of
+    -- different lengths are not compared (agree null)
+    SELECT 1000000 + x.ord, x.claim, x.arm, x.event, x.source, s.sim_k, s.sim_n, x.k, x.n, NULL,
+           x.seconds, x.seconds = s.seconds
     FROM odds_outside x
-    LEFT JOIN LATERAL (SELECT o.sim_k, o.sim_n FROM odds_claims o
+    LEFT JOIN LATERAL (SELECT o.sim_k, o.sim_n, o.seconds FROM odds_claims o
                        WHERE o.arm = x.arm AND o.event = x.event ORDER BY o.k LIMIT 1) s ON true
     WHERE EXISTS (SELECT 1 FROM prediction)
 ),
@@ -705,5 +708,6 @@ iv AS (
 )
 INSERT INTO odds
 SELECT ord, claim, arm, event, source, sim_k, sim_n, p, sim_lo, sim_hi, k, n, rounds, cp_lo, cp_hi,
-       CASE WHEN n > 0 AND sim_n IS NOT NULL THEN sim_lo <= cp_hi AND cp_lo <= sim_hi END
+       CASE WHEN n > 0 AND sim_n IS NOT NULL AND same_length THEN sim_lo <= cp_hi AND cp_lo <= sim_hi END,
+       seconds
 FROM iv;

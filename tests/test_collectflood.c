@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -229,10 +230,10 @@ static const char PREDICTION[] =
     "                         \"flooded\": false, \"flood_from_s\": null}},\n"
     " \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 30, \"seeds\": \"1-1000\",\n"
     "           \"sim_k\": 290, \"sim_n\": 1000},\n"
-    "          {\"claim\": \"flood\", \"arm\": \"H4-r4xf\", \"event\": \"flooded\", \"sim_k\": 0, \"sim_n\": 1000},\n"
-    "          {\"claim\": \"slow\", \"arm\": \"H3-none\", \"event\": \"p99_over_1s\", \"sim_k\": 500, \"sim_n\": 1000},\n"
-    "          {\"claim\": \"flood\", \"arm\": \"H3-none\", \"event\": \"flooded\", \"sim_k\": 1000, \"sim_n\": 1000},\n"
-    "          {\"claim\": \"flood\", \"arm\": \"Z-none\", \"event\": \"flooded\", \"sim_k\": 10, \"sim_n\": 1000}],\n"
+    "          {\"claim\": \"flood\", \"arm\": \"H4-r4xf\", \"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 0, \"sim_n\": 1000},\n"
+    "          {\"claim\": \"slow\", \"arm\": \"H3-none\", \"event\": \"p99_over_1s\", \"seconds\": 30, \"sim_k\": 500, \"sim_n\": 1000},\n"
+    "          {\"claim\": \"flood\", \"arm\": \"H3-none\", \"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 1000, \"sim_n\": 1000},\n"
+    "          {\"claim\": \"flood\", \"arm\": \"Z-none\", \"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 10, \"sim_n\": 1000}],\n"
     " \"sizing\": []}\n";
 
 /* Reference intervals, computed apart from collect with python3's math
@@ -331,6 +332,29 @@ Test(collect, prediction_copied_and_odds_against_independent_values)
     cr_assert_str_eq(json_string_value(json_object_get(x, "source")), "the timeouts lesson");
     cr_assert_str_eq(json_string_value(json_object_get(x, "claim")), "flood");
     cr_assert_null(json_object_get(json_array_get(odds, 0), "source"), "a claim has no source");
+    cr_assert_float_eq(num(json_array_get(odds, 0), "seconds"), 30, 0);
+    cr_assert_float_eq(num(x, "seconds"), 30, 0, "the lesson's rounds were 30 s");
+    json_decref(r);
+}
+
+/* A quick study simulates 4 s rounds: its chance per round and the lesson's
+ * 3 of 30 s rounds are of different things, so they neither agree nor not. */
+Test(collect, odds_of_another_round_length_agree_with_nothing)
+{
+    floods_study();
+    char *text = strdup(PREDICTION), *at = strstr(text, "\"seconds\": 30, \"seeds\"");
+    cr_assert_not_null(at);
+    memcpy(at, "\"seconds\":  4", 13); /* the H4-r2 claim, same length of text */
+    write_prediction(text);
+    free(text);
+    char out[8192];
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *odds = json_object_get(r, "odds");
+    check_odds(json_array_get(odds, 0), "H4-r2", "flooded", 290, W290, 1, 5, (const int[]){1}, 1, &CP1_5, 1);
+    cr_assert_float_eq(num(json_array_get(odds, 0), "seconds"), 4, 0);
+    json_t *x = json_array_get(odds, 5);
+    check_odds(x, "H4-r2", "flooded", 290, W290, 3, 5, NULL, -1, &CP3_5, -1);
+    cr_assert_float_eq(num(x, "seconds"), 30, 0);
     json_decref(r);
 }
 
@@ -396,11 +420,14 @@ Test(collect, malformed_prediction_is_named_and_nothing_written)
          "\"lookups_per_request\": 1, \"flooded\": false, \"flood_from_s\": null}}, \"odds\": []}",
          "prediction.json: runs.H4-r2-r1.p99_ms"},
         {"{\"format\": \"lab-prediction 1\", \"runs\": {}, \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", "
-         "\"event\": \"flooded\", \"sim_k\": 1001, \"sim_n\": 1000}]}",
+         "\"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 1001, \"sim_n\": 1000}]}",
          "prediction.json: odds[0].sim_k"},
         {"{\"format\": \"lab-prediction 1\", \"runs\": {}, \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", "
-         "\"event\": \"slow\", \"sim_k\": 1, \"sim_n\": 1000}]}",
+         "\"event\": \"slow\", \"seconds\": 30, \"sim_k\": 1, \"sim_n\": 1000}]}",
          "prediction.json: odds[0].event"},
+        {"{\"format\": \"lab-prediction 1\", \"runs\": {}, \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", "
+         "\"event\": \"flooded\", \"sim_k\": 1, \"sim_n\": 1000}]}",
+         "prediction.json: odds[0].seconds: missing"},
     };
     char out[8192], p[256];
     snprintf(p, sizeof p, "%s/results/results.json", ct_root);

@@ -775,8 +775,17 @@ static void say_measured(page *p, json_t *root, size_t i, int in_table)
 static void say_agree(page *p, json_t *root, size_t i)
 {
     json_t *a = rd_at(root, "/odds/%zu/agree", i);
-    if (json_is_boolean(a)) pg_v(p, "yn", "/odds/%zu/agree", i);
-    else pg_nm(p);
+    if (json_is_boolean(a)) {
+        pg_v(p, "yn", "/odds/%zu/agree", i);
+    } else if (json_object_get(rd_at(root, "/odds/%zu", i), "source") &&
+               json_is_number(rd_at(root, "/odds/%zu/seconds", i))) {
+        /* an outside observation of rounds of another length than the simulation's */
+        pg_t(p, "not comparable (its rounds: ");
+        pg_v(p, "s", "/odds/%zu/seconds", i);
+        pg_t(p, " s)");
+    } else {
+        pg_nm(p);
+    }
 }
 
 /* the entry of arm's flood: its own (source 0) or an outside observation (1); -1 when none */
@@ -835,10 +844,21 @@ static void flood_odds_sentence(page *p, json_t *root, json_t *odds)
         pg_t(p, EN);
         pg_v(p, "pct", "/odds/%ld/cp95/1", o);
         json_t *oa = rd_at(root, "/odds/%ld/agree", o);
+        int other_length = json_is_null(oa) && json_is_number(rd_at(root, "/odds/%ld/seconds", o)) &&
+                           json_is_number(rd_at(root, "/odds/%ld/seconds", i));
         pg_t(p, "%s", json_is_true(oa)    ? "), which agrees with it too"
                       : json_is_false(oa) ? "), which does not agree with it"
                                           : ")");
-        pg_t(p, ": with so few rounds, a handful of floods and one flood are both ordinary.");
+        if (other_length) {
+            /* a quick study simulates short rounds: a chance per 4 s round says nothing of 30 s rounds */
+            pg_t(p, " in rounds of ");
+            pg_v(p, "s", "/odds/%ld/seconds", o);
+            pg_t(p, " s, which cannot be set against a chance per round of ");
+            pg_v(p, "s", "/odds/%ld/seconds", i);
+            pg_t(p, " s: run the floods profile (make floods) for the comparison.");
+        } else {
+            pg_t(p, ": with so few rounds, a handful of floods and one flood are both ordinary.");
+        }
     }
     pg_p_end(p);
 }
