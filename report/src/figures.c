@@ -397,7 +397,7 @@ int fig_split(json_t *root, const char *figdir)
             top = fmax(top, (lk + df + er) / n);
     }
     top = fg_nice_top(top > 0 ? top * 1.05 : 0.01);
-    int W = 1000, H = 150 + (int)(rows ? rows : 1) * 27;
+    int W = 1000, H = 150 + (int)(rows > 3 ? rows : 3) * 27; /* room even with no row */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "split"), W, H);
     fg_title("Live answers and stand-ins (all rounds together)");
@@ -572,7 +572,7 @@ int fig_steps(json_t *root, const char *figdir)
             nr++;
         }
     }
-    int W = 1000, H = 150 + (nr ? nr : 1) * 24;
+    int W = 1000, H = 150 + (nr > 3 ? nr : 3) * 24; /* room for the "not measured" panel */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "steps"), W, H);
     fg_title("The slowest 1 in 100 requests: where their time went");

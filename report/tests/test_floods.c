@@ -404,6 +404,47 @@ Test(floods, without_a_tolerance_the_page_says_not_stated, .timeout = 120)
     free(w);
 }
 
+/* A quick study: the simulation's rounds were 4 s, the lesson's 30 s; collect
+ * leaves agree null, and the page says why instead of "yes" or "no". */
+static void with_short_rounds(json_t *root)
+{
+    with_floods(root);
+    json_t *ol = json_object_get(root, "odds");
+    json_object_set_new(json_array_get(ol, 0), "seconds", json_integer(4));
+    json_t *x = json_array_get(ol, json_array_size(ol) - 1);
+    json_object_set_new(x, "seconds", json_integer(30));
+    json_object_set_new(x, "agree", json_null());
+}
+
+Test(floods, odds_of_other_round_lengths_are_not_compared, .timeout = 120)
+{
+    char *w = rt_tmpdir(), *in = rt_write_variant(w, with_short_rounds);
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html"), *sec = section_of(html, "odds"), *plain = rt_plain(sec);
+    cr_expect(strstr(plain, "The timeouts lesson saw 3 of 5 (exact 95%: 14.7%" EN "94.7%) in rounds of 30.0 s, which "
+                            "cannot be set against a chance per round of 4.00 s: run the floods profile (make "
+                            "floods) for the comparison."),
+              "%s", plain);
+    cr_expect(!strstr(plain, "which agrees with it too"));
+    char *t = table_of(sec, "odds"), *r = row_of(t, "H4-r2 (the timeouts lesson, outside observation)");
+    cr_expect(strstr(r, "| not comparable (its rounds: 30.0 s) | "), "%s", r);
+    free(r);
+    free(t);
+    json_error_t e;
+    json_t *root = json_load_file(in, 0, &e);
+    cr_assert(root, "%s", e.text);
+    rt_expect_values(html, root, NULL, NULL, NULL);
+    json_decref(root);
+    free(plain);
+    free(sec);
+    free(html);
+    rt_rmrf(d);
+    free(d);
+    free(in);
+    rt_rmrf(w);
+    free(w);
+}
+
 /* The fixture has none of issue 14's fields: the page renders, and says so in words. */
 Test(floods, the_fixture_renders_and_says_not_exported, .timeout = 120)
 {
