@@ -430,7 +430,7 @@ static int gz_slurp(const char *path, char **out, char *err, size_t errlen)
     }
     int zerr = 0;
     gzerror(g, &zerr);
-    bad |= zerr != Z_OK && zerr != Z_STREAM_END;
+    bad |= (zerr != Z_OK && zerr != Z_STREAM_END) || gzdirect(g);  /* gzdirect: plain text, not gzip */
     if (gzclose(g) != Z_OK)
         bad = 1;
     if (bad || memchr(buf, 0, len)) {

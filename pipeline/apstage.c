@@ -167,7 +167,7 @@ static const char ABOUT[] =
 int main(int argc, char **argv)
 {
     ut_set_prog("ap");
-    apc_stage_opts o = {NULL, "build/prep", "pipeline/ap_arms.tsv", 20, -1, 1000, 1, 0, 1};
+    apc_stage_opts o = {NULL, "build/prep", "pipeline/ap_arms.tsv", 20, -1, 1000, 1, 0, 1, NULL};
     const char *pgurl = NULL, *provdir = NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t resamples = 1000, boot_seed = 1;
