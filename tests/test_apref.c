@@ -28,6 +28,7 @@
 #include "ap.h"
 #include "apcost.h"
 #include "apref.h"
+#include "opt.h"
 #include "util.h"
 
 #define PREP "build/prep"
@@ -354,6 +355,14 @@ static void tab_free(tab *t)
     free(t->v);
 }
 
+/* A whole decimal integer. */
+static long num(const char *s)
+{
+    int64_t v;
+    cr_assert_eq(opt_i64(s, INT64_MIN, INT64_MAX, &v, NULL, 0), 0, "\"%s\" is not an integer", s);
+    return (long)v;
+}
+
 static float f32(const char *s)
 {
     char *e;
@@ -393,7 +402,7 @@ static double jnum(json_t *o, const char *path)
     char buf[256], *save = NULL;
     snprintf(buf, sizeof buf, "%s", path);
     for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save))
-        v = (*k >= '0' && *k <= '9') ? json_array_get(v, (size_t)atoi(k)) : json_object_get(v, k);
+        v = (*k >= '0' && *k <= '9') ? json_array_get(v, (size_t)num(k)) : json_object_get(v, k);
     cr_assert(json_is_number(v), "%s", path);
     return json_number_value(v);
 }
@@ -450,7 +459,7 @@ static void shipped_read(shipped *w, char **texts)
         cr_assert_eq(sscanf(r[1], "%d-%d-%d", &y, &m, &dd), 3);
         w->group[i] = y * 10000 + m * 100 + dd;
         w->label[i] = r[2][0] == '1';
-        ids[i] = atoi(r[0]);
+        ids[i] = num(r[0]);
         for (size_t k = 0; k < w->S; k++) {
             w->live[k * n + i] = f32(s[3 + 2 * k]);
             w->last[k * n + i] = f32(s[4 + 2 * k]);
@@ -504,7 +513,7 @@ static void check_layout(const shipped *w)
     cr_assert_eq(w->sc.n, w->n + 1, "one line per test row");
     for (size_t i = 0; i < w->n; i++) {
         char **s = w->sc.v[i + 1], **r = w->ref.v[i + 1];
-        cr_assert_eq((size_t)atol(s[0]), i);
+        cr_assert_eq((size_t)num(s[0]), i);
         cr_assert_str_eq(s[1], r[0]);
         cr_assert_str_eq(s[2], r[1]);
         cr_assert_str_eq(s[3], r[3], "row %zu: seed 1's score", i);
@@ -520,7 +529,7 @@ static size_t check_rule(const shipped *w)
     key *k = malloc(n * sizeof *k);
     const char *c0 = w->sc.v[1][2];
     for (size_t i = 0; i < n; i++) {
-        k[i] = (key){atoi(w->sc.v[i + 1][1]), w->sc.v[i + 1][2], i};
+        k[i] = (key){num(w->sc.v[i + 1][1]), w->sc.v[i + 1][2], i};
         if (strcmp(k[i].cut, c0) < 0)
             c0 = k[i].cut;
     }
@@ -531,7 +540,7 @@ static size_t check_rule(const shipped *w)
     char pc[11];
     for (size_t l = 1; l < w->pv.n; l++) {
         char **p = w->pv.v[l];
-        size_t r = (size_t)atol(p[0]);
+        size_t r = (size_t)num(p[0]);
         cr_assert_lt(r, n);
         cr_assert_eq(line_of[r], -1, "row %zu named twice", r);
         cr_assert_str_eq(p[1], w->sc.v[r + 1][1]);
@@ -545,7 +554,7 @@ static size_t check_rule(const shipped *w)
     for (size_t i = 0; i < n; i++) {
         char **s = w->sc.v[i + 1];
         month_before(s[2], pc);
-        key q = {atoi(s[1]), pc, 0}, *j = bsearch(&q, k, n, sizeof *k, key_cmp);
+        key q = {num(s[1]), pc, 0}, *j = bsearch(&q, k, n, sizeof *k, key_cmp);
         with += j || line_of[i] >= 0;
         later += j != NULL;
         for (size_t t = 0; t < w->S; t++) {
@@ -659,7 +668,7 @@ static void check_resamples(const shipped *w, json_t *ap, const uint8_t *mask, s
         size_t a = (l - 1) / (3 * B), k = (l - 1) / B % 3, b = (l - 1) % B;
         cr_assert_str_eq(t.v[l][0], a ? "Z" : "X");
         cr_assert_str_eq(t.v[l][1], apboot_kind_names[k]);
-        cr_assert_eq((size_t)atol(t.v[l][2]), b);
+        cr_assert_eq((size_t)num(t.v[l][2]), b);
         char *e;
         vals[a][k][b] = strtod(t.v[l][3], &e);
         cr_assert(!*e, "%s", t.v[l][3]);
