@@ -376,11 +376,12 @@ static void month_before(const char *c, char out[11])
 {
     int y, m;
     cr_assert_eq(sscanf(c, "%d-%d", &y, &m), 2);
+    cr_assert(y >= 1000 && y <= 9999 && m >= 1 && m <= 12, "%s", c);
     if (--m == 0) {
         m = 12;
         y--;
     }
-    snprintf(out, 11, "%04d-%02d-01", y, m);
+    snprintf(out, 11, "%04u-%02u-01", (unsigned)y % 10000u, (unsigned)m % 100u);
 }
 
 typedef struct {
