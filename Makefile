@@ -43,6 +43,7 @@ LAB_MODS  += storetab
 LAB_MODS  += rawfmt gate answer trecord
 LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
+PIPE_MODS += apref
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
@@ -99,7 +100,7 @@ $(BIN)/collect: $(B)/pipeline/collect.o $(COLLECT_OBJ) $(B)/pipeline/redact.o $(
 $(BIN)/measure: $(B)/pipeline/measure.o $(MEASURE_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # ap trains models (XGBoost); cost only adds up provenance records.
-AP_OBJ   := $(patsubst %,$(B)/pipeline/%.o,feat train prepread testerraw apstudy apboot apcost)
+AP_OBJ   := $(patsubst %,$(B)/pipeline/%.o,feat train prepread testerraw apstudy apboot apcost apref)
 COST_OBJ := $(B)/pipeline/costcalc.o $(B)/lab/util.o $(B)/lab/prov.o $(B)/lab/opt.o
 $(BIN)/ap: $(B)/pipeline/apstage.o $(AP_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)

@@ -9,6 +9,7 @@
 
 #include "ap.h"
 #include "apboot.h"
+#include "apref.h"
 #include "apstudy.h"
 #include "feat.h"
 #include "prepread.h"
@@ -31,6 +32,7 @@ typedef struct {
     float *live, *lastk;
     feat_row *both;          /* test rows, then prev rows: scored in one call */
     float *pred;             /* [n + prev.n] */
+    float *all_live, *all_lastk;  /* [seeds * n]: every seed's scores, for the reference files */
     apboot_table tab;
     apboot_ctx *ctx;
     double t_train, t_boot;
@@ -50,11 +52,22 @@ static void stage_free(stage *st)
     free(st->lastk);
     free(st->both);
     free(st->pred);
+    free(st->all_live);
+    free(st->all_lastk);
     json_decref(st->names);
     json_decref(st->skipped);
 }
 
 static double since(int64_t t0) { return (double)(ut_mono_ns() - t0) / 1e9; }
+
+/* The provenance folder: --prov, else OUT/provenance. */
+static void provdir(const apc_stage_opts *o, char *buf, size_t n)
+{
+    if (o->provdir)
+        snprintf(buf, n, "%s", o->provdir);
+    else
+        snprintf(buf, n, "%s/provenance", o->root);
+}
 
 static void mmss(double s, char *buf, size_t n)
 {
@@ -160,7 +173,10 @@ static int make_ctx(stage *st, char *err, size_t errlen)
     st->lastk = malloc(n * sizeof *st->lastk);
     st->both = malloc((n + np) * sizeof *st->both);
     st->pred = malloc((n + np) * sizeof *st->pred);
-    if (!st->lab || !st->cut || !st->cust || !st->live || !st->lastk || !st->both || !st->pred) {
+    st->all_live = malloc((size_t)o->seeds * n * sizeof *st->all_live);
+    st->all_lastk = malloc((size_t)o->seeds * n * sizeof *st->all_lastk);
+    if (!st->lab || !st->cut || !st->cust || !st->live || !st->lastk || !st->both || !st->pred || !st->all_live ||
+        !st->all_lastk) {
         ut_seterr(err, errlen, "out of memory");
         return -1;
     }
@@ -244,6 +260,9 @@ static int run_seeds(stage *st, char *err, size_t errlen)
         st->t_train += tr;
         if (s == 1 && seed1_is_reference(st, err, errlen) != 0)
             return -1;
+        size_t n = st->prep.test.n;
+        memcpy(st->all_live + (size_t)(s - 1) * n, st->live, n * sizeof *st->live);
+        memcpy(st->all_lastk + (size_t)(s - 1) * n, st->lastk, n * sizeof *st->lastk);
         if (apboot_add_seed(st->ctx, s, st->live, st->lastk, st->prep.dflt, s <= o->boot_seeds, &bs, err,
                             errlen) != 0)
             return -1;
@@ -261,6 +280,55 @@ static int run_seeds(stage *st, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+/* The last-known rule of APCOST.md 1.3 on every seed's scores (bit for bit),
+ * and a view of them for the reference files.  prev_cut: the caller's
+ * array of prev.n cutoffs, filled here. */
+static int check_last_known(stage *st, int32_t *prev_cut, apref_scores *sc, char *err, size_t errlen)
+{
+    const prepread_set *p = &st->prep;
+    for (size_t i = 0; i < p->prev.n; i++)
+        prev_cut[i] = p->prev.r[i].cutoff;
+    *sc = (apref_scores){p->test.n, (size_t)st->o->seeds, st->cust, st->cut, st->all_live, st->all_lastk,
+                         p->dflt, p->prev.n, p->prev_row, prev_cut, NULL, 1};
+    char why[UT_ERRLEN];
+    if (apref_rule(sc, NULL, why, sizeof why) != 0) {
+        ut_seterr(err, errlen, "%s: the last-known rule of APCOST.md 1.3 fails: %s", st->o->prep, why);
+        return -1;
+    }
+    return 0;
+}
+
+/* results/reference/ap_scores.tsv.gz and ap_prev_scores.tsv.gz, read back
+ * and checked as a verifier would (APCOST.md 1.10); then every resample's
+ * change.  Each named in the provenance. */
+static int write_reference(stage *st, char *err, size_t errlen)
+{
+    const apc_stage_opts *o = st->o;
+    int32_t *prev_cut = malloc((st->prep.prev.n + 1) * sizeof *prev_cut);
+    char sp[4200], jp[4200];
+    apref_scores sc;
+    int rc = -1;
+    if (!prev_cut) {
+        ut_seterr(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(sp, sizeof sp, "%s/scores.tsv", o->prep);
+    snprintf(jp, sizeof jp, "%s/summary.json", o->prep);
+    if (check_last_known(st, prev_cut, &sc, err, errlen) == 0 && apref_write_scores(o->root, &sc, err, errlen) == 0 &&
+        apref_check(o->root, NULL, sp, jp, NULL, err, errlen) == 0 &&
+        apref_write_resamples(o->root, apboot_result_of(st->ctx), st->arms, st->narms, o->resamples, err, errlen) ==
+            0)
+        rc = 0;
+    free(prev_cut);
+    const char *files[] = {APREF_SCORES, APREF_PREV, APREF_RESAMPLES};
+    for (size_t i = 0; rc == 0 && st->pv && i < 3; i++) {
+        char path[4300];
+        snprintf(path, sizeof path, "%s/%s", o->root, files[i]);
+        rc = prov_output(st->pv, path, err, errlen);
+    }
+    return rc;
 }
 
 /* ================================================================ 6. results/ap.json */
@@ -453,7 +521,13 @@ static int write_results(stage *st, json_t **ap_out, char *err, size_t errlen)
     char path[4300];
     snprintf(path, sizeof path, "%s/results/ap.json", o->root);
     json_t *out = result_json(st);
-    if (write_json(out, o->root, path, err, errlen) != 0 || (st->pv && prov_output(st->pv, path, err, errlen) != 0)) {
+    char prov[4300], man[4400];
+    provdir(o, prov, sizeof prov);
+    snprintf(man, sizeof man, "%s/%s", prov, APREF_MANIFEST);
+    /* the reference files, ap.json, then the manifest that vouches for them (APCOST.md 1.10) */
+    if (write_reference(st, err, errlen) != 0 || write_json(out, o->root, path, err, errlen) != 0 ||
+        (st->pv && prov_output(st->pv, path, err, errlen) != 0) ||
+        apref_write_manifest(o->root, prov, err, errlen) != 0 || (st->pv && prov_output(st->pv, man, err, errlen) != 0)) {
         json_decref(out);
         return -1;
     }
@@ -483,6 +557,11 @@ int apc_stage(const apc_stage_opts *o, prov *pv, json_t **ap_out, char *err, siz
         ut_seterr(err, errlen, "need seeds >= 1, 1 <= boot-seeds <= seeds, resamples >= 1");
         return -1;
     }
+    /* Until this run succeeds, no manifest vouches for a mix of old and new files. */
+    char man[4400];
+    provdir(o, man, sizeof man - 32);
+    strcat(man, "/" APREF_MANIFEST);
+    remove(man);
     stage st = {0};
     st.o = o;
     st.pv = pv;

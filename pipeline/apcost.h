@@ -9,7 +9,10 @@
  *   3. each chosen arm's runs and stand-in rows  pipeline/apstudy.h
  *   4. the computation over the test table      pipeline/apboot.h
  *   5. per model seed: train, score, add        pipeline/train.h
- *   6. the means and intervals, results/ap.json (written atomically)
+ *   6. the means and intervals; the reference files of every seed's scores
+ *      and every resample (pipeline/apref.h), results/ap.json, and
+ *      provenance/manifest-ap.tsv last (each written atomically; the
+ *      manifest is removed first, so a failed run leaves none)
  *
  * Ownership: *ap (optional) gets the JSON written; the caller releases it
  * with json_decref.  prov (may be NULL) gets the inputs, the output and a
@@ -35,6 +38,7 @@ typedef struct {
     uint64_t boot_seed;      /* 1 */
     int threads;
     int verbose;             /* progress lines on stdout */
+    const char *provdir;     /* where manifest-ap.tsv goes; NULL: OUT/provenance */
 } apc_stage_opts;
 
 int apc_stage(const apc_stage_opts *o, prov *pv, json_t **ap, char *err, size_t errlen);

@@ -10,7 +10,11 @@
  * runs), the prepared files of --prep, trains the model for seeds 2..N (seed
  * 1 is the reference model of prepare: its scores come from scores.tsv),
  * computes every AP and the paired bootstrap (pipeline/apcost.c and the
- * modules it names) and writes OUT/results/ap.json atomically.  With
+ * modules it names) and writes OUT/results/ap.json atomically, after the
+ * files a verifier needs to recompute it (every seed's scores in
+ * OUT/results/reference/ap_scores.tsv.gz and ap_prev_scores.tsv.gz, every
+ * resample's change in OUT/results/ap_resamples.tsv.gz) and before their
+ * manifest DIR/manifest-ap.tsv (pipeline/APCOST.md 1.10).  With
  * --pgurl it then replaces each arm's rows of the table ap_costs (created if
  * missing) in one transaction.  The database is reached first, so an
  * unreachable one costs nothing and writes nothing.  Provenance: DIR/stage-ap.json.
@@ -163,7 +167,7 @@ static const char ABOUT[] =
 int main(int argc, char **argv)
 {
     ut_set_prog("ap");
-    apc_stage_opts o = {NULL, "build/prep", "pipeline/ap_arms.tsv", 20, -1, 1000, 1, 0, 1};
+    apc_stage_opts o = {NULL, "build/prep", "pipeline/ap_arms.tsv", 20, -1, 1000, 1, 0, 1, NULL};
     const char *pgurl = NULL, *provdir = NULL;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t resamples = 1000, boot_seed = 1;
@@ -200,6 +204,7 @@ int main(int argc, char **argv)
         snprintf(provbuf, sizeof provbuf, "%s/provenance", o.root);
         provdir = provbuf;
     }
+    o.provdir = provdir;
     PGconn *db = NULL;
     if (pgurl) {
         char masked[1024];

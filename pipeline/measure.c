@@ -73,7 +73,8 @@
  * secret scanner rejects non-loopback addresses).  Only when every scheduled
  * run is complete: OUT/provenance/manifest-measure.tsv (path size sha256,
  * one line per file under results/raw/ and results/reference/, paths
- * relative to OUT).
+ * relative to OUT; but for make ap's two files there, which its own
+ * manifest-ap.tsv lists).
  *
  * --host user@host: the same schedule on another machine over ssh
  * (pipeline/remote.h; needs there only sshd, sh, tar, mktemp and the same
@@ -108,6 +109,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "apref.h"
 #include "arms.h"
 #include "mfiles.h"
 #include "mprereg.h"
@@ -818,6 +820,13 @@ static int record_outputs(ctx *c, int rc)
     mf_list files = {0}, recs = {0};
     mf_list_files(c->root, "results/raw", &files);
     mf_list_files(c->root, "results/reference", &files);
+    for (size_t i = 0; i < files.n;) /* make ap's files: its own manifest's (pipeline/APCOST.md 1.10) */
+        if (!strcmp(files.v[i], APREF_SCORES) || !strcmp(files.v[i], APREF_PREV)) {
+            free(files.v[i]);
+            files.v[i] = files.v[--files.n];
+        } else {
+            i++;
+        }
     mf_list_sort(&files);
     if (c->complete == c->sc.n && write_manifest(c, &files, err, sizeof err) != 0) {
         say(c, "%s", err);

@@ -577,7 +577,7 @@ static void free_refs(refs *r)
 static int stage(const char *root, const char *arms, int seeds, size_t B, int threads, json_t **out, char *err,
                  size_t errlen)
 {
-    apc_stage_opts o = {root, PREP, arms, seeds, seeds, B, 1, threads, 0};
+    apc_stage_opts o = {root, PREP, arms, seeds, seeds, B, 1, threads, 0, NULL};
     return apc_stage(&o, NULL, out, err, errlen);
 }
 
