@@ -97,7 +97,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-[[ -d release ]] || { mkdir release; made_dir=1; }
+if mkdir release 2> /dev/null; then made_dir=1; elif [[ ! -d release ]]; then die "cannot make $out/release"; fi
 tmp=$(mktemp -d "$PWD/release/.tmp.XXXXXX")
 for ((i = 0; i < n; i++)); do printf '%s  %s\n' "${shas[i]}" "${paths[i]}"; done > "$tmp/release.sha256"
 lsha=$(sha256sum < "$tmp/release.sha256"); lsha=${lsha%% *}
@@ -106,7 +106,7 @@ archive=$tmp/$name.tar.gz
 
 # 4. packed by name only
 printf '%s\0' "${paths[@]}" > "$tmp/paths"
-tar -czf "$archive" --no-recursion --owner=0 --group=0 --numeric-owner \
+tar -czf "$archive" --no-recursion --hard-dereference --owner=0 --group=0 --numeric-owner \
   -C "$tmp" release.sha256 -C "$PWD" --null -T "$tmp/paths" || die "tar failed: nothing released"
 
 # 5. read back: names, types and sha256 of every member, against the list
@@ -116,9 +116,9 @@ mkdir "$tmp/x"
   --to-command='s=$(sha256sum); printf "%s %s  %s\n" "$TAR_FILETYPE" "${s%% *}" "$TAR_FILENAME"') |
   sort > "$tmp/got" || die "cannot read $name.tar.gz back: nothing released"
 tar -tzf "$archive" --quoting-style=literal | sed 's/^/f /' | sort > "$tmp/names"
-sed 's/^f [0-9a-f]*  /f /' "$tmp/want" > "$tmp/wantnames"
+sed 's/^f [0-9a-f]*  /f /' "$tmp/want" | sort > "$tmp/wantnames"
 if ! cmp -s "$tmp/want" "$tmp/got" || ! cmp -s "$tmp/wantnames" "$tmp/names"; then
-  diff "$tmp/want" "$tmp/got" | head -5 >&2 || true
+  { diff "$tmp/want" "$tmp/got"; diff "$tmp/wantnames" "$tmp/names"; } | head -5 >&2 || true
   die "the archive's members differ from the list (above): nothing released"
 fi
 
