@@ -147,7 +147,8 @@ static int run_measured(const char *prov, char *where, size_t n)
         while (d && (e = readdir(d))) {
             size_t len = strlen(e->d_name);
             if (e->d_name[0] != '.' && (k == 1 || (len > 5 && !strcmp(e->d_name + len - 5, ".json")))) {
-                snprintf(where, n, "%s/%s", dir[k], e->d_name);
+                if (snprintf(where, n, "%s/%s", dir[k], e->d_name) >= (int)n)
+                    where[n - 1] = 0; /* cut: only for the message */
                 closedir(d);
                 return 1;
             }

@@ -121,7 +121,7 @@ static int release_with(const char *verify, int scan_rc)
 static int by_name(const void *a, const void *b) { return strcmp(a, b); }
 
 /* The names in out/release, sorted; their number. */
-static int release_dir(char names[8][128])
+static int release_dir(char names[8][256])
 {
     char path[128];
     snprintf(path, sizeof path, "%s/release", out);
@@ -130,17 +130,17 @@ static int release_dir(char names[8][128])
     struct dirent *e;
     while (d && (e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < 8)
-            snprintf(names[n++], 128, "%s", e->d_name);
+            snprintf(names[n++], 256, "%s", e->d_name);
     if (d)
         closedir(d);
-    qsort(names, (size_t)n, 128, by_name);
+    qsort(names, (size_t)n, 256, by_name);
     return n;
 }
 
 /* Nothing left behind: no release/ folder at all (it was made by the failed release). */
 static void nothing_left(void)
 {
-    char names[8][128], path[128];
+    char names[8][256], path[128];
     int n = release_dir(names);
     cr_assert_eq(n, 0, "left in release/: %s", n ? names[0] : "");
     snprintf(path, sizeof path, "%s/release", out);
@@ -187,7 +187,7 @@ static void sha_of_text(const char *text, char sha[65])
 
 Test(release, the_archive_holds_exactly_the_list)
 {
-    char log[128], names[8][128], want[4096], lsha[65];
+    char log[128], names[8][256], want[4096], lsha[65];
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = release_with(NULL, 0);
     char *text = slurp(log);
@@ -201,8 +201,8 @@ Test(release, the_archive_holds_exactly_the_list)
     cr_assert_eq(regexec(&re, names[0], 0, NULL, 0), 0, "%s", names[0]);
     regfree(&re);
     cr_assert_eq(strncmp(names[0] + 29, lsha, 8), 0, "%s: the list's sha256 is %s", names[0], lsha);
-    char say[256];
-    snprintf(say, sizeof say, "release: %s/release/%s\n", out, names[0]);
+    char say[400];
+    cr_assert_lt(snprintf(say, sizeof say, "release: %s/release/%s\n", out, names[0]), (int)sizeof say);
     cr_assert(strstr(text, say), "%s", text);
     free(text);
     /* the stub scanner saw the whole archive, under its final name, before it was in place */
@@ -214,7 +214,7 @@ Test(release, the_archive_holds_exactly_the_list)
     free(text);
 
     /* the members, read back with tar: release.sha256 and the list, nothing else */
-    char a[256];
+    char a[600];
     snprintf(a, sizeof a, "%s/release/%s", out, names[0]);
     cr_assert_eq(shf("tar -tzf %s | LC_ALL=C sort > %s/members", a, aux), 0);
     snprintf(log, sizeof log, "%s/members", aux);
@@ -304,7 +304,7 @@ Test(release, a_scan_with_findings_or_unusable_leaves_nothing)
         nothing_left();
     }
     /* an existing release/ folder stays, empty of anything of the failed release */
-    char path[128], names[8][128];
+    char path[128], names[8][256];
     snprintf(path, sizeof path, "%s/release", out);
     cr_assert_eq(mkdir(path, 0755), 0);
     cr_assert_eq(release_with(NULL, 1), 1);
@@ -314,7 +314,7 @@ Test(release, a_scan_with_findings_or_unusable_leaves_nothing)
 
 Test(release, two_releases_in_the_same_second_get_two_names)
 {
-    char names[8][128];
+    char names[8][256];
     int n = 0, tries = 0;
     /* both at once; again if they happened to straddle a second */
     for (; tries < 6; tries++) {
@@ -344,8 +344,8 @@ Test(release, two_releases_in_the_same_second_get_two_names)
     cr_assert(!strncmp(first, second, base) && !strcmp(second + base, "-2.tar.gz"), "%s %s", first, second);
     /* both whole */
     for (int i = 0; i < 2; i++) {
-        char a[256];
-        snprintf(a, sizeof a, "%s/release/%s", out, names[i]);
+        char a[600];
+        cr_assert_lt(snprintf(a, sizeof a, "%s/release/%s", out, names[i]), (int)sizeof a);
         cr_assert_eq(shf("rm -rf %s/x && mkdir %s/x && tar -xzf %s -C %s/x && cd %s/x && sha256sum -c --quiet "
                          "release.sha256",
                          aux, aux, a, aux, aux),
@@ -364,7 +364,7 @@ Test(release, the_real_scanner_passes_a_clean_archive_and_stops_a_secret)
     fclose(f);
     if (access(v, X_OK) != 0 || shf("%s --scan %s > /dev/null 2>&1", v, probe) != 0)
         cr_skip_test("%s has no --scan PATH (yet): the real scan of the archive is not tested here", v);
-    char log[128], names[8][128];
+    char log[128], names[8][256];
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = release_with(v, 0);
     char *text = slurp(log);
