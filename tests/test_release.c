@@ -362,8 +362,10 @@ Test(release, the_real_scanner_passes_a_clean_archive_and_stops_a_secret)
     cr_assert_not_null(f);
     fputs("nothing secret here\n", f);
     fclose(f);
-    if (access(v, X_OK) != 0 || shf("%s --scan %s > /dev/null 2>&1", v, probe) != 0)
+    if (access(v, X_OK) != 0 || shf("%s --scan %s > /dev/null 2>&1", v, probe) != 0) {
+        teardown(); /* a skipped test's .fini does not run */
         cr_skip_test("%s has no --scan PATH (yet): the real scan of the archive is not tested here", v);
+    }
     char log[128], names[8][256];
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = release_with(v, 0);
