@@ -1,12 +1,14 @@
 /* prov: see prov.h. */
 #include "prov.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <openssl/opensslv.h>
 #include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -219,6 +221,7 @@ int prov_end(prov *p, int exit_code, const char *dir, char *err, size_t errlen)
         json_object_set(r, "facts", p->facts);
     json_object_set_new(r, "inputs", prints(p->in, p->nin));
     json_object_set_new(r, "outputs", prints(p->out, p->nout));
+    prov_mask_json(r); /* argv, facts, paths: no password in the record */
     char path[4096];
     snprintf(path, sizeof path, "%s/stage-%s.json", dir, p->stage);
     char *text = json_dumps(r, JSON_INDENT(1) | JSON_SORT_KEYS);
@@ -242,4 +245,157 @@ int prov_end(prov *p, int exit_code, const char *dir, char *err, size_t errlen)
     free(p->out);
     free(p);
     return rc;
+}
+
+/* ------------------------------------------------------------------ secrets */
+
+/* Appends n bytes of src to out (cut at outlen - 1). */
+static void put(char *out, size_t outlen, size_t *o, const char *src, size_t n)
+{
+    size_t room = outlen - 1 - *o;
+    if (n > room)
+        n = room;
+    memcpy(out + *o, src, n);
+    *o += n;
+}
+
+/* The end of an unquoted password= value: a space, '&' (a URL's query), '#' or a quote. */
+static int ends_value(char c)
+{
+    return !c || isspace((unsigned char)c) || c == '&' || c == '#' || c == '"' || c == '\'';
+}
+
+/* At s, just after "://": the length up to the user part's ':' + 1 and the
+ * password's length (the rest up to the last '@' of the authority); 0 when
+ * the authority has no user part with a password. */
+static size_t url_password(const char *s, size_t *pwlen)
+{
+    size_t end = 0, at = 0, colon = 0;
+    for (; s[end] && !isspace((unsigned char)s[end]) && !strchr("/?#\"'", s[end]); end++)
+        if (s[end] == '@')
+            at = end + 1;
+    if (!at)
+        return 0;
+    for (; colon < at - 1 && s[colon] != ':'; colon++)
+        ;
+    if (colon + 1 >= at - 1) /* no ':', or an empty password */
+        return 0;
+    *pwlen = at - 1 - (colon + 1);
+    return colon + 1;
+}
+
+/* At s, "password" (any case): the length up to the value and the value's
+ * length; 0 when no value follows. */
+static size_t setting_password(const char *s, size_t *vlen)
+{
+    if (strncasecmp(s, "password", 8) != 0)
+        return 0;
+    size_t j = 8;
+    while (s[j] == ' ' || s[j] == '\t')
+        j++;
+    if (s[j] != '=')
+        return 0;
+    j++;
+    while (s[j] == ' ' || s[j] == '\t')
+        j++;
+    size_t k = j;
+    if (s[k] == '\'' || s[k] == '"') { /* a quoted value, whole (libpq: backslash escapes) */
+        char q = s[k++];
+        while (s[k] && s[k] != q)
+            k += s[k] == '\\' && s[k + 1] ? 2 : 1;
+        k += s[k] == q;
+    } else
+        while (!ends_value(s[k]))
+            k++;
+    *vlen = k - j;
+    return k > j ? j : 0;
+}
+
+int prov_mask(const char *in, char *out, size_t outlen)
+{
+    size_t o = 0;
+    int n = 0;
+    if (!outlen)
+        return 0;
+    for (const char *p = in; *p;) {
+        size_t keep = 0, len = 0;
+        if (!strncmp(p, "://", 3) && (keep = url_password(p + 3, &len)))
+            keep += 3;
+        else
+            keep = setting_password(p, &len);
+        if (keep) {
+            put(out, outlen, &o, p, keep);
+            put(out, outlen, &o, "***", 3);
+            n += !(len == 3 && !strncmp(p + keep, "***", 3));
+            p += keep + len;
+        } else
+            put(out, outlen, &o, p++, 1);
+    }
+    out[o] = 0;
+    return n;
+}
+
+int prov_mask_json(void *json)
+{
+    json_t *j = json;
+    int n = 0;
+    if (json_is_string(j)) {
+        const char *s = json_string_value(j);
+        if (!strstr(s, "://") && !strcasestr(s, "password"))
+            return 0;
+        size_t cap = PROV_MASK_CAP(strlen(s));
+        char *m = malloc(cap);
+        if (!m)
+            exit(1);
+        if ((n = prov_mask(s, m, cap)) > 0 && json_string_set(j, m) != 0)
+            json_string_set(j, "***");
+        free(m);
+    } else if (json_is_object(j)) {
+        const char *key;
+        json_t *v;
+        json_object_foreach(j, key, v)
+            n += prov_mask_json(v);
+    } else if (json_is_array(j)) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(j, i, v)
+            n += prov_mask_json(v);
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ the preregistration */
+
+const char *const PROV_PREREG_FILES[PROV_NPREREG] = {"data/guesses.tsv",         "data/design.md",
+                                                     "data/quiet.tsv",           "lab/arms.tsv",
+                                                     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+
+int prov_prereg_compare(const void *reg, const char *const paths[PROV_NPREREG], int st[PROV_NPREREG],
+                        char sha[PROV_NPREREG][65], unsigned long long size[PROV_NPREREG], char *err,
+                        size_t errlen)
+{
+    const json_t *files = reg ? json_object_get(reg, "files") : NULL;
+    for (int i = 0; i < PROV_NPREREG; i++) {
+        uint64_t sz = 0;
+        if (ut_sha256_file(paths[i], sha[i], &sz, err, errlen) != 0)
+            return -1;
+        size[i] = sz;
+        st[i] = PROV_REG_ABSENT;
+        size_t k;
+        const json_t *e;
+        json_array_foreach(files, k, e)
+        {
+            const char *path = json_string_value(json_object_get(e, "path"));
+            if (!path || strcmp(path, PROV_PREREG_FILES[i]) != 0)
+                continue;
+            const char *want = json_string_value(json_object_get(e, "sha256"));
+            const json_t *wsize = json_object_get(e, "size");
+            st[i] = want && !strcmp(want, sha[i]) && json_is_integer(wsize) &&
+                            json_integer_value(wsize) == (json_int_t)sz
+                        ? PROV_REG_SAME
+                        : PROV_REG_CHANGED;
+            break;
+        }
+    }
+    return 0;
 }

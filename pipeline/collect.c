@@ -577,28 +577,6 @@ static int list_runs(const char *root, char ***out, int *n, char *err, size_t er
     return 0;
 }
 
-static void mask_url(const char *url, char *out, size_t n)
-{
-    /* never print a password: cut "password=..." and "user:pass@" */
-    snprintf(out, n, "%s", url);
-    char *p = strstr(out, "password=");
-    if (p) {
-        char *e = p + 9;
-        while (*e && *e != ' ' && *e != '&')
-            e++;
-        memmove(p + 9 + 3, e, strlen(e) + 1);
-        memcpy(p + 9, "***", 3);
-    }
-    char *at = strchr(out, '@'), *scheme = strstr(out, "://");
-    if (at && scheme && at > scheme) {
-        char *colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3));
-        if (colon) {
-            memmove(colon + 4, at, strlen(at) + 1);
-            memcpy(colon, ":***", 4);
-        }
-    }
-}
-
 int main(int argc, char **argv)
 {
     ut_set_prog("collect");
@@ -623,7 +601,7 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[UT_ERRLEN] = "", masked[1024];
-    mask_url(o.pgurl, masked, sizeof masked);
+    prov_mask(o.pgurl, masked, sizeof masked); /* never print a password */
     PGconn *db = PQconnectdb(o.pgurl);
     if (PQstatus(db) != CONNECTION_OK) {
         char m[512];

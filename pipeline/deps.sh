@@ -5,7 +5,7 @@ set -euo pipefail
 pkgs=(gcc make pkg-config libc6-dev git ca-certificates
       libpq-dev libssl-dev zlib1g-dev libcriterion-dev libxgboost-dev
       libevent-dev libjansson-dev postgresql libplplot-dev plplot-driver-cairo
-      openssh-client openssh-server chromium)
+      openssh-client openssh-server chromium jq)
 missing=()
 for p in "${pkgs[@]}"; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)

@@ -2,15 +2,17 @@
  *
  *   measure --profile full|quick|floods|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
  *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
- *           [--comparisons pipeline/comparisons.tsv]
+ *           [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
  *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
  *
  * Before anything runs:
- * - data/guesses.tsv, data/design.md and data/quiet.tsv must still match their registration
- *   OUT/provenance/prereg.json (written by prepare); otherwise exit 2, naming
- *   the file.  The guesses are written before any timed run, and stay so.
+ * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
+ *   --data, --arms, --comparisons, --ap-arms) must still match their
+ *   registration OUT/provenance/prereg.json (written by prepare;
+ *   pipeline/mprereg.h); otherwise exit 2, naming the file.  They are fixed
+ *   before any timed run, and stay so.
  * - OUT/results is locked (flock on the folder): one measure per OUT.  The
  *   lock is inherited by the runs it starts, so a run left behind by a killed
  *   measure keeps it until it ends; a second measure waits up to 150 s.
@@ -57,7 +59,8 @@
  * facts, idle/steal/users, CPU shares and peak memory (copied from
  * run.json), run's own output, "reason" (when run failed: its last line), and "syslog": {"source", "lines", ["note"]}
  * (lines redacted with pipeline/redact.c, as provenance is published and
- * scanned for secrets; collect redacts again).  A run that cannot pass the
+ * scanned for secrets; collect redacts again); every string of the record
+ * has its passwords masked (prov_mask_json, lab/prov.h).  A run that cannot pass the
  * idle gate (run exit 3) is recorded with "gate_passed": false and the
  * schedule goes on; a run that fails otherwise is recorded and measure stops
  * (exit 1).
@@ -128,7 +131,8 @@
 typedef struct {
     /* options */
     const sched_profile *pf;
-    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons;
+    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons, *ap_arms;
+    char *reg[PROV_NPREREG]; /* the registered files as read here (mreg_paths) */
     sched_profile pf_own; /* the profile, with --rounds */
     int rounds;
     char pred_said[1536]; /* what became of the prediction */
@@ -189,6 +193,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->data = "data";
     c->gate = 1;
     c->comparisons = "pipeline/comparisons.tsv";
+    c->ap_arms = "pipeline/ap_arms.tsv";
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
@@ -206,6 +211,7 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
         {"--comparisons", OPT_STR, &c->comparisons, 0, 0, "FILE", "the verdicts the prediction sizes"},
+        {"--ap-arms", OPT_STR, &c->ap_arms, 0, 0, "FILE", "the arms of the AP cost (registered only)"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure.c)", NULL);
     if (rc != OPT_OK)
@@ -249,6 +255,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->runsdir = mf_str("%s/provenance/runs", c->root);
     c->sched_path = mf_str("%s/results/schedule.tsv", c->root);
     c->manifest = mf_str("%s/manifest-measure.tsv", c->provdir);
+    mreg_paths(c->data, c->arms_path, c->comparisons, c->ap_arms, c->reg);
     return -1;
 }
 
@@ -273,7 +280,7 @@ static int all_there(const char *dir, const char *const *names, int n, int mode,
 static int check_registration(ctx *c)
 {
     char err[UT_ERRLEN] = "";
-    if (mreg_check_files(c->provdir, c->data, err, sizeof err) != 0 ||
+    if (mreg_check_files(c->provdir, c->reg, err, sizeof err) != 0 ||
         arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
         sched_build(&c->sc, c->pf, &c->arms, c->arms_path, err, sizeof err) != 0) {
         ut_err("%s", err);
@@ -392,6 +399,10 @@ static int begin_provenance(ctx *c, int argc, char **argv)
             pargv[i] = "(host)";
         if (i > 0 && !strcmp(argv[i - 1], "--ssh-opts"))
             pargv[i] = "(ssh options)";
+        if (!strncmp(argv[i], "--host=", 7))
+            pargv[i] = "--host=(host)";
+        if (!strncmp(argv[i], "--ssh-opts=", 11))
+            pargv[i] = "--ssh-opts=(ssh options)";
     }
     c->pv = prov_begin("measure", argc, pargv);
     free(pargv);
@@ -400,8 +411,10 @@ static int begin_provenance(ctx *c, int argc, char **argv)
         const char *dir;
         const char *const *names;
         int n;
-    } in[] = {{c->prep, MF_PREP_FILES, MF_NPREP}, {c->bin, MF_PROGS, MF_NPROG}, {c->data, MF_PREREG_FILES, MF_NPREREG}};
+    } in[] = {{c->prep, MF_PREP_FILES, MF_NPREP}, {c->bin, MF_PROGS, MF_NPROG}};
     int bad = 0;
+    for (int i = 0; i < PROV_NPREREG && !bad; i++)
+        bad = prov_input(c->pv, c->reg[i], err, sizeof err);
     for (size_t k = 0; k < sizeof in / sizeof in[0]; k++)
         for (int i = 0; i < in[k].n && !bad; i++) {
             char *p = mf_str("%s/%s", in[k].dir, in[k].names[i]);
@@ -410,7 +423,7 @@ static int begin_provenance(ctx *c, int argc, char **argv)
         }
     if (!bad) {
         char *p = mf_str("%s/prereg.json", c->provdir), *play = mf_str("%s/play", c->bin);
-        bad = prov_input(c->pv, p, err, sizeof err) || prov_input(c->pv, c->arms_path, err, sizeof err) ||
+        bad = prov_input(c->pv, p, err, sizeof err) ||
               (access(play, X_OK) == 0 && prov_input(c->pv, play, err, sizeof err));
         free(p);
         free(play);
@@ -622,6 +635,7 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_t *olines = json_array();
     slog_add_lines(olines, out, 2000, NULL);
     json_object_set_new(rec, "run_output", olines);
+    prov_mask_json(rec);
     char *rp = mf_str("%s/%s.json", c->runsdir, s->name);
     int bad = mf_write_json(rp, rec, err, errlen);
     json_decref(rec);
@@ -782,7 +796,7 @@ static int measure_there(ctx *c)
 {
     char err[UT_ERRLEN] = "";
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
-                            .data = c->data, .arms_path = c->arms_path, .provdir = c->provdir,
+                            .prereg = (const char *const *)c->reg, .provdir = c->provdir,
                             .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
                             .runsdir = c->runsdir, .sched_path = c->sched_path};
     int r = remote_measure(&far, &c->sc, err, sizeof err);
@@ -941,6 +955,7 @@ static void free_ctx(ctx *c)
     free(c->sched_path);
     free(c->manifest);
     free(c->quiet_def);
+    mreg_paths_free(c->reg);
     sched_free(&c->sc);
     arms_free(&c->arms);
     if (c->lockfd >= 0)

@@ -19,7 +19,6 @@ const char *const MF_PREP_FILES[MF_NPREP] = {"test.tsv", "model.json", "standin.
                                              "summary.json"};
 const char *const MF_REF_FILES[MF_NREF] = {"scores.tsv", "summary.json"};
 const char *const MF_PROGS[MF_NPROG] = {"run", "store", "service", "tester"};
-const char *const MF_PREREG_FILES[MF_NPREREG] = {"guesses.tsv", "design.md", "quiet.tsv"};
 
 int mf_event_files(int stores, const char **names)
 {

@@ -3,8 +3,8 @@
  *
  * - The file lists: what one run writes (store2.tsv.gz besides for an arm
  *   with a second store: mf_event_files), what the runs read, what the
- *   verifier gets as reference, the programs measure starts, the registered
- *   data files.  Named once here.
+ *   verifier gets as reference, the programs measure starts.  Named once
+ *   here (the registered files: PROV_PREREG_FILES, lab/prov.h).
  * - mf_str: a formatted string that cannot fail (out of memory ends the
  *   program, exit 1); mf_shq: a string in single quotes for sh.
  * - mf_list: a growing list of malloc'd strings (mf_list_add takes the
@@ -32,12 +32,10 @@
 #define MF_NPREP 5
 #define MF_NREF 2
 #define MF_NPROG 4
-#define MF_NPREREG 3
 extern const char *const MF_EVENT_FILES[MF_NEVENT];  /* every run's event files, beside its run.json */
 extern const char *const MF_PREP_FILES[MF_NPREP];    /* the prepared files the runs read */
 extern const char *const MF_REF_FILES[MF_NREF];      /* copied into results/reference for the verifier */
 extern const char *const MF_PROGS[MF_NPROG];         /* run and the three programs it starts */
-extern const char *const MF_PREREG_FILES[MF_NPREREG]; /* data/ files registered in prereg.json */
 
 /* The event files of a run of an arm with `stores` stores (1 or 2) into
  * names[MF_NEVENT + 1]: MF_EVENT_FILES, then MF_STORE2_FILE with 2.  Their

@@ -14,59 +14,69 @@
 
 #define PRED_REL "results/prediction.json" /* under the root, as registered */
 
-int mreg_check_files(const char *provdir, const char *data, char *err, size_t errlen)
+void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
+                char *paths[PROV_NPREREG])
+{
+    paths[0] = mf_str("%s/guesses.tsv", data);
+    paths[1] = mf_str("%s/design.md", data);
+    paths[2] = mf_str("%s/quiet.tsv", data);
+    paths[3] = mf_str("%s", arms);
+    paths[4] = mf_str("%s", comparisons);
+    paths[5] = mf_str("%s", ap_arms);
+}
+
+void mreg_paths_free(char *paths[PROV_NPREREG])
+{
+    for (int i = 0; i < PROV_NPREREG; i++) {
+        free(paths[i]);
+        paths[i] = NULL;
+    }
+}
+
+/* "pipeline/comparisons.tsv", or "pipeline/comparisons.tsv (read from X)" when measure read it elsewhere. */
+static void name_of(int i, const char *path, char *buf, size_t n)
+{
+    if (!strcmp(path, PROV_PREREG_FILES[i]))
+        snprintf(buf, n, "%s", path);
+    else
+        snprintf(buf, n, "%s (read from %s)", PROV_PREREG_FILES[i], path);
+}
+
+int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char *err, size_t errlen)
 {
     char *path = mf_str("%s/prereg.json", provdir);
     json_error_t je;
     json_t *reg = json_load_file(path, 0, &je);
-    int rc = -1;
+    int rc = -1, st[PROV_NPREREG];
+    char sha[PROV_NPREREG][65], name[1024];
+    unsigned long long size[PROV_NPREREG];
     if (!reg) {
         if (access(path, F_OK) != 0)
             ut_seterr(err, errlen, "%s: missing: the guesses and the design are not registered; run make prepare first",
                       path);
         else
             ut_seterr(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
-        free(path);
-        return -1;
-    }
-    json_t *files = json_object_get(reg, "files");
-    const char *when = json_string_value(json_object_get(reg, "registered_utc"));
-    for (size_t i = 0; i < MF_NPREREG; i++) {
-        const char *want = NULL;
-        json_int_t size = -1;
-        size_t idx;
-        json_t *e;
-        json_array_foreach(files, idx, e)
-        {
-            const char *p = json_string_value(json_object_get(e, "path"));
-            const char *base = p ? strrchr(p, '/') : NULL;
-            base = base ? base + 1 : p;
-            if (base && !strcmp(base, MF_PREREG_FILES[i])) {
-                want = json_string_value(json_object_get(e, "sha256"));
-                size = json_integer_value(json_object_get(e, "size"));
+    } else if (prov_prereg_compare(reg, (const char *const *)paths, st, sha, size, err, errlen) == 0) {
+        const char *when = json_string_value(json_object_get(reg, "registered_utc"));
+        rc = 0;
+        for (int i = 0; i < PROV_NPREREG && !rc; i++) {
+            name_of(i, paths[i], name, sizeof name);
+            if (st[i] == PROV_REG_ABSENT) {
+                ut_seterr(err, errlen,
+                          "%s registers no %s (a registration older than the lab's six registered files): run "
+                          "make prepare first; it registers the missing ones while this OUT holds no measured run "
+                          "(a study measured before cannot gain them: measure it anew in another OUT)",
+                          path, PROV_PREREG_FILES[i]);
+                rc = -1;
+            } else if (st[i] == PROV_REG_CHANGED) {
+                ut_seterr(err, errlen,
+                          "%s changed since its registration in %s (registered %s): the registered files are "
+                          "fixed before any timed run; measure refuses to run",
+                          name, path, when ? when : "at an unknown time");
+                rc = -1;
             }
         }
-        char *file = mf_str("%s/%s", data, MF_PREREG_FILES[i]);
-        char sha[65];
-        uint64_t sz = 0;
-        if (!want) {
-            ut_seterr(err, errlen, "%s: registers no %s: run make prepare first", path, file);
-        } else if (ut_sha256_file(file, sha, &sz, err, errlen) != 0) {
-            /* err says why */
-        } else if (strcmp(sha, want) != 0 || (json_int_t)sz != size) {
-            ut_seterr(err, errlen,
-                      "%s changed since its registration in %s (registered %s): guesses and design are fixed "
-                      "before any timed run; measure refuses to run",
-                      file, path, when ? when : "at an unknown time");
-        } else {
-            free(file);
-            continue;
-        }
-        free(file);
-        goto done;
     }
-    rc = 0;
-done:
     json_decref(reg);
     free(path);
     return rc;

@@ -1,8 +1,15 @@
 /* mprereg (names mreg_*): what measure (pipeline/measure.c) does with the
  * preregistration, OUT/provenance/prereg.json, before any run starts.
  *
- * - mreg_check_files: data/guesses.tsv, design.md and quiet.tsv must still
- *   match their registration there (written by prepare).
+ * - mreg_paths: where measure reads the six registered files
+ *   (PROV_PREREG_FILES, lab/prov.h): --data's guesses.tsv, design.md and
+ *   quiet.tsv, --arms, --comparisons, --ap-arms.
+ * - mreg_check_files: each of the six must have an entry in prereg.json
+ *   (found by its registered path, e.g. "pipeline/comparisons.tsv") whose
+ *   sha256 and size it still has; else refused (2), naming the file.  A
+ *   registration that lacks one (written before the lab registered six) is
+ *   refused with what to do: make prepare adds the missing ones while OUT
+ *   holds no measured run, and refuses once it does (pipeline/prepare.c).
  * - mreg_prediction: the simulation's prediction of the schedule
  *   (pipeline/RESULTS.md, `results/prediction.json`), made and registered
  *   before the first timed run, or kept:
@@ -35,11 +42,18 @@
 #include <stddef.h>
 
 #include "arms.h"
+#include "prov.h"
 #include "schedule.h"
 
 
-/* Every registered data file (MF_PREREG_FILES under data) against provdir/prereg.json. */
-int mreg_check_files(const char *provdir, const char *data, char *err, size_t errlen);
+/* paths[i]: the file registered as PROV_PREREG_FILES[i], as measure reads it
+ * (each malloc'd; mreg_paths_free frees them). */
+void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
+                char *paths[PROV_NPREREG]);
+void mreg_paths_free(char *paths[PROV_NPREREG]);
+
+/* Every registered file, read from paths, against provdir/prereg.json. */
+int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char *err, size_t errlen);
 
 typedef struct {
     const char *root, *provdir, *bin, *prep, *arms_path, *comparisons;

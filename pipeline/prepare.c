@@ -1,6 +1,7 @@
 /* prepare: shop events -> monthly features -> model -> the lab's prepared files.
  *
  *   prepare [--prep DIR] [--prov DIR] [--data DIR] [--seed N] [--model-seed N]
+ *           [--arms lab/arms.tsv] [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
  *
  * Reads data/online_retail_II.csv when the user put it there; otherwise
  * generates a shop from --seed into DIR/shop.csv.  Writes into DIR (default
@@ -15,15 +16,40 @@
  *   standin.tsv    row kind score: the service's stand-in for each row
  *                  (kind last_known, or default when the customer was new)
  *   summary.json   test AP, default score, counts, seeds, cutoffs
- * then registers data/guesses.tsv, data/design.md and data/quiet.tsv (prereg.json) and writes
- * the stage's provenance record and fingerprint manifest into --prov.
+ * then registers the six files of the preregistration and writes the
+ * stage's provenance record and fingerprint manifest into --prov.
+ *
+ * The registration, --prov/prereg.json (pipeline/RESULTS.md, "prereg.json"):
+ * `files` lists, in this order, data/guesses.tsv, data/design.md,
+ * data/quiet.tsv (these three from --data), lab/arms.tsv (--arms),
+ * pipeline/comparisons.tsv (--comparisons) and pipeline/ap_arms.tsv
+ * (--ap-arms), each under its path in the repository, with its sha256 and
+ * size; `registered_utc` is when that list was written.  Whatever a rerun
+ * finds there:
+ *   - every one of the six registered, with the file's sha256 and size:
+ *     kept as it is (its time, and the prediction measure added);
+ *   - no prereg.json, or one lacking some of the six (written before the
+ *     lab registered six) or holding another sha256 or size, while the
+ *     study (OUT, the parent of --prov) holds no measured run (no
+ *     OUT/provenance/runs/<run>.json, no folder in OUT/results/raw): written
+ *     anew, atomically, with the time now and no prediction (measure makes
+ *     and registers it again before its first run); the log names the files
+ *     new or changed;
+ *   - the same while OUT holds measured runs: refused (exit 2), before
+ *     anything is built, naming the file and what to do (restore it as
+ *     registered, or measure anew in another OUT): a registration written
+ *     after the runs would not be one, and the verifier fails such a study.
+ *
+ * Exit: 0 done; 1 failed; 2 refused (options, the registration).
  */
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ap.h"
 #include "feat.h"
@@ -42,7 +68,7 @@
 enum { FIRST_Y = 2010, FIRST_M = 2, NCUT = 22, TRAIN_FROM = 1, TEST_FROM = 16 };
 
 typedef struct {
-    const char *prep, *prov, *data;
+    const char *prep, *prov, *data, *arms, *comparisons, *ap_arms;
     unsigned long long seed;
     int model_seed;
 } opts;
@@ -97,54 +123,120 @@ static long find_row(const feat_row *r, size_t n, int32_t customer, int32_t cuto
     return (lo < n && r[lo].cutoff == cutoff && r[lo].customer == customer) ? (long)lo : -1;
 }
 
-/* Register the guesses and the design: keep the first registration time while
- * their hashes stay the same. */
+/* ------------------------------------------------------------ the registration */
+
+/* The six registered files now, and what the registration needs. */
+typedef struct {
+    char path[PROV_NPREREG][4096]; /* where prepare reads them */
+    int st[PROV_NPREREG];          /* PROV_REG_SAME, _CHANGED, _ABSENT */
+    char sha[PROV_NPREREG][65];
+    unsigned long long size[PROV_NPREREG];
+    char regpath[4096], when[64]; /* prereg.json; its registered_utc, if any */
+    char what[1024];               /* the files new or changed, for the log */
+} prereg_now;
+
+/* A run measured in the study of --prov (its parent folder): its path in where, 1; else 0. */
+static int run_measured(const char *prov, char *where, size_t n)
+{
+    char dir[2][4200];
+    snprintf(dir[0], sizeof dir[0], "%s/runs", prov);
+    snprintf(dir[1], sizeof dir[1], "%s/../results/raw", prov);
+    for (int k = 0; k < 2; k++) {
+        DIR *d = opendir(dir[k]);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (e->d_name[0] != '.' && (k == 1 || (len > 5 && !strcmp(e->d_name + len - 5, ".json")))) {
+                if (snprintf(where, n, "%s/%s", dir[k], e->d_name) >= (int)n)
+                    where[n - 1] = 0; /* cut: only for the message */
+                closedir(d);
+                return 1;
+            }
+        }
+        if (d)
+            closedir(d);
+    }
+    return 0;
+}
+
+/* 0: kept (all six as registered); 1: to be written (what says why); -1:
+ * refused or failed (err). */
+static int prereg_plan(const opts *o, prereg_now *n, char *err, size_t errlen)
+{
+    const char *from[PROV_NPREREG] = {NULL, NULL, NULL, o->arms, o->comparisons, o->ap_arms};
+    const char *paths[PROV_NPREREG];
+    for (int i = 0; i < PROV_NPREREG; i++) {
+        if (i < 3) /* data/guesses.tsv, data/design.md, data/quiet.tsv */
+            snprintf(n->path[i], sizeof n->path[i], "%s/%s", o->data, PROV_PREREG_FILES[i] + 5);
+        else
+            snprintf(n->path[i], sizeof n->path[i], "%s", from[i]);
+        paths[i] = n->path[i];
+    }
+    snprintf(n->regpath, sizeof n->regpath, "%s/prereg.json", o->prov);
+    int exists = access(n->regpath, F_OK) == 0;
+    json_t *prev = json_load_file(n->regpath, 0, NULL);
+    const char *w = json_string_value(json_object_get(prev, "registered_utc"));
+    snprintf(n->when, sizeof n->when, "%s", w ? w : "at an unknown time");
+    int rc = prov_prereg_compare(prev, paths, n->st, n->sha, n->size, err, errlen);
+    json_decref(prev);
+    if (rc != 0)
+        return -1;
+    size_t len = 0;
+    n->what[0] = 0;
+    for (int i = 0; i < PROV_NPREREG; i++)
+        if (n->st[i] != PROV_REG_SAME && exists)
+            len += (size_t)snprintf(n->what + len, len < sizeof n->what ? sizeof n->what - len : 0, "%s%s %s",
+                                    len ? ", " : "", PROV_PREREG_FILES[i],
+                                    n->st[i] == PROV_REG_CHANGED ? "changed" : "not registered before");
+    if (exists && !n->what[0])
+        return 0;
+    char where[8400];
+    if (exists && run_measured(o->prov, where, sizeof where)) {
+        ut_seterr(err, errlen,
+                  "%s (registered %s): %s, and this study already holds measured runs (%s): a registration written "
+                  "now would come after them.  Restore each changed file as it was registered (git checkout), or "
+                  "measure the study anew in another OUT (make prepare measure OUT=...); a study measured before "
+                  "the lab registered six files stays as it is (collect, ap, cost and factcheck still run)",
+                  n->regpath, n->when, n->what, where);
+        return -1;
+    }
+    return 1;
+}
+
+/* Writes prereg.json when the plan says so: the six files, in order, the time now. */
 static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
 {
-    const char *files[] = {"guesses.tsv", "design.md", "quiet.tsv"};
-    json_t *reg = json_object(), *list = json_array();
-    char path[4096], old[4096];
-    snprintf(old, sizeof old, "%s/prereg.json", o->prov);
-    json_t *prev = json_load_file(old, 0, NULL);
-    int same = prev != NULL;
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s", o->data, files[i]);
-        char sha[65];
-        uint64_t size;
-        if (ut_sha256_file(path, sha, &size, err, errlen) != 0) {
-            json_decref(reg);
-            json_decref(list);
-            json_decref(prev);
+    static prereg_now n; /* 25 kB */
+    int plan = prereg_plan(o, &n, err, errlen);
+    if (plan < 0)
+        return -1;
+    for (int i = 0; i < PROV_NPREREG; i++)
+        if (prov_input(pv, n.path[i], err, errlen) != 0)
             return -1;
-        }
-        if (prov_input(pv, path, err, errlen) != 0)
-            return -1;
-        json_t *e = json_object();
-        json_object_set_new(e, "path", json_string(path));
-        json_object_set_new(e, "sha256", json_string(sha));
-        json_object_set_new(e, "size", json_integer((json_int_t)size));
-        json_array_append_new(list, e);
-        json_t *pf = prev ? json_array_get(json_object_get(prev, "files"), i) : NULL;
-        const char *psha = pf ? json_string_value(json_object_get(pf, "sha256")) : NULL;
-        if (!psha || strcmp(psha, sha) != 0)
-            same = 0;
-    }
+    if (plan == 0)
+        return 0;
     char now[32];
     ut_utc_iso(now);
-    const char *when = same ? json_string_value(json_object_get(prev, "registered_utc")) : now;
-    json_object_set_new(reg, "registered_utc", json_string(when ? when : now));
+    json_t *reg = json_object(), *list = json_array();
+    for (int i = 0; i < PROV_NPREREG; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "path", json_string(PROV_PREREG_FILES[i]));
+        json_object_set_new(e, "sha256", json_string(n.sha[i]));
+        json_object_set_new(e, "size", json_integer((json_int_t)n.size[i]));
+        json_array_append_new(list, e);
+    }
+    json_object_set_new(reg, "registered_utc", json_string(now));
     json_object_set_new(reg, "files", list);
-    int rc = 0;
-    if (!same) {
-        char *text = json_dumps(reg, JSON_INDENT(1));
-        rc = ut_mkdir_p(o->prov, err, errlen) == 0 && ut_write_file(old, text, strlen(text), err, errlen) == 0
+    char *text = json_dumps(reg, JSON_INDENT(1));
+    int rc = text && ut_mkdir_p(o->prov, err, errlen) == 0 &&
+                     ut_write_file(n.regpath, text, strlen(text), err, errlen) == 0
                  ? 0
                  : -1;
-        free(text);
-        printf("prepare: registered %s/guesses.tsv, %s/design.md and %s/quiet.tsv at %s\n", o->data, o->data, o->data, now);
-    }
+    free(text);
     json_decref(reg);
-    json_decref(prev);
+    if (rc == 0)
+        printf("prepare: registered the %d files (data/guesses.tsv ... pipeline/ap_arms.tsv) in %s at %s%s%s%s\n",
+               PROV_NPREREG, n.regpath, now, n.what[0] ? " (" : "", n.what, n.what[0] ? ")" : "");
     return rc;
 }
 
@@ -510,7 +602,9 @@ static int run(const opts *o, prov *pv, char *err, size_t errlen)
 int main(int argc, char **argv)
 {
     ut_set_prog("prepare");
-    opts o = {"build/prep", "provenance", "data", SHOP_SEED, 1};
+    opts o = {.prep = "build/prep", .prov = "provenance", .data = "data", .arms = "lab/arms.tsv",
+              .comparisons = "pipeline/comparisons.tsv", .ap_arms = "pipeline/ap_arms.tsv", .seed = SHOP_SEED,
+              .model_seed = 1};
     int64_t seed = (int64_t)SHOP_SEED;
     const opt_spec spec[] = {
         {"--prep", OPT_STR, &o.prep, 0, 0, "DIR", "where the prepared files go (build/prep)"},
@@ -518,11 +612,22 @@ int main(int argc, char **argv)
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "the shop file, guesses and design (data)"},
         {"--seed", OPT_I64, &seed, 0, 9.0e15, "N", "the generated shop's seed"},
         {"--model-seed", OPT_INT, &o.model_seed, 0, 2147483647, "N", "XGBoost's seed (1)"},
+        {"--arms", OPT_STR, &o.arms, 0, 0, "FILE", "registered as lab/arms.tsv (lab/arms.tsv)"},
+        {"--comparisons", OPT_STR, &o.comparisons, 0, 0, "FILE",
+         "registered as pipeline/comparisons.tsv (pipeline/comparisons.tsv)"},
+        {"--ap-arms", OPT_STR, &o.ap_arms, 0, 0, "FILE", "registered as pipeline/ap_arms.tsv (pipeline/ap_arms.tsv)"},
         {0}};
     int orc = opt_parse(argc, argv, spec, "prepare: shop events -> features -> model -> build/prep", NULL);
     if (orc != OPT_OK)
         return orc == OPT_HELP ? 0 : 2;
     o.seed = (unsigned long long)seed;
+    /* A registration that cannot be written is refused before anything is built. */
+    static prereg_now plan;
+    char perr[4096] = "";
+    if (prereg_plan(&o, &plan, perr, sizeof perr) < 0) {
+        ut_err("%s", perr);
+        return 2;
+    }
     char err[UT_ERRLEN] = "";
     char manifest[4096];
     snprintf(manifest, sizeof manifest, "%s/manifest-prepare.tsv", o.prov);

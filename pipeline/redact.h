@@ -1,6 +1,8 @@
 /* redact: takes out of a log line what must not be published.
  *
- * Replaced, each by a bracketed word naming what stood there:
+ * First every password is masked as in every record of the lab (prov_mask,
+ * lab/prov.h: scheme://user:***@host, password=***).  Then replaced, each
+ * by a bracketed word naming what stood there:
  *   IPv4 addresses other than loopback (127.0.0.0/8) and 0.0.0.0  -> [ip]
  *   IPv6 addresses other than ::1 and ::                            -> [ip6]
  *   host names: dotted names ending in a public or cloud suffix
@@ -15,8 +17,9 @@
  * 6.18.44, loopback addresses, times.
  *
  * redact_line writes the result into out (at most outlen bytes, always
- * NUL-terminated) and returns the number of replacements.  No memory is
- * allocated; not thread-safe (the host name is looked up once).
+ * NUL-terminated) and returns the number of replacements.  A working copy
+ * is allocated and freed inside (out of memory ends the program); not
+ * thread-safe (the host name is looked up once).
  */
 #ifndef PIPELINE_REDACT_H
 #define PIPELINE_REDACT_H

@@ -10,6 +10,7 @@
 
 #include "mfiles.h"
 #include "proc.h"
+#include "prov.h"
 #include "util.h"
 
 /* One --host session. */
@@ -160,9 +161,9 @@ static int stage_lab(far *f, char *err, size_t errlen)
     int bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
               stage_links(f->stage, "build/bin", c->bin, MF_PROGS, MF_NPROG, err, errlen) ||
               stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen) ||
-              stage_links(f->stage, "data", c->data, MF_PREREG_FILES, MF_NPREREG, err, errlen) ||
-              stage_link(f->stage, "lab/arms.tsv", c->arms_path, err, errlen) ||
               stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
+    for (int i = 0; i < PROV_NPREREG && !bad; i++) /* lab/arms.tsv among them */
+        bad = stage_link(f->stage, PROV_PREREG_FILES[i], c->prereg[i], err, errlen);
     if (!bad) {
         char *t = mf_str("%s/prereg.json", c->provdir);
         bad = stage_link(f->stage, "out/provenance/prereg.json", t, err, errlen);

@@ -2,8 +2,9 @@
  *
  * remote_measure makes a fresh folder there (mktemp -d), copies the built
  * programs (run, store, service, tester and the running measure itself),
- * the prepared files the runs read, the arms, the registered data files and
- * prereg.json there (a folder of symlinks, tar -h over ssh), checks that
+ * the prepared files the runs read, the six registered files (at their
+ * registered paths: data/guesses.tsv ... pipeline/ap_arms.tsv, where the far
+ * measure's defaults find them) and prereg.json there (a folder of symlinks, tar -h over ssh), checks that
  * the programs find their libraries, runs `measure --only <the runs not
  * complete at home>` there with its progress streamed, copies
  * results/raw, results/schedule.tsv and provenance/runs home into
@@ -31,7 +32,8 @@
 
 typedef struct {
     const char *host, *ssh_opts;                         /* user@host; NULL: no options */
-    const char *bin, *prep, *data, *arms_path, *provdir; /* what goes there */
+    const char *bin, *prep, *provdir;                    /* what goes there */
+    const char *const *prereg;                           /* PROV_NPREREG files, as measure reads them */
     const char *cores, *settle;                          /* passed on to the far measure (settle may be NULL) */
     const char *quiet;                                   /* the rules of a quiet run, sent as quiet-rules.tsv */
     int gate;

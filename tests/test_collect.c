@@ -589,6 +589,38 @@ Test(collect, twice_and_after_an_interruption_gives_the_same_bytes)
     free(b);
 }
 
+/* Secrets (pipeline/RESULTS.md): collect connects with a password in a URL
+ * and then in a connection string (the private cluster trusts every local
+ * user, so any password does), and provenance holds neither. */
+Test(collect, a_password_in_pgurl_never_reaches_provenance)
+{
+    make_run("H3-fb25", 1);
+    char sock[256], url[2][600], masked[2][600], cmd[1400], out[4096];
+    cr_assert_eq(sscanf(ct_url, "host=%255s", sock), 1, "%s", ct_url);
+    snprintf(url[0], sizeof url[0], "postgresql://postgres:s3cretpw@/postgres?host=%s", sock);
+    snprintf(masked[0], sizeof masked[0], "postgresql://postgres:***@/postgres?host=%s", sock);
+    snprintf(url[1], sizeof url[1], "%s password=s3cretpw", ct_url);
+    snprintf(masked[1], sizeof masked[1], "%s password=***", ct_url);
+    for (int i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, "build/bin/collect --root %s --pgurl '%s' > %s/log 2>&1", ct_root, url[i], ct_root);
+        int rc = sh(cmd);
+        snprintf(cmd, sizeof cmd, "%s/log", ct_root);
+        char *log = NULL;
+        size_t n;
+        cr_assert_eq(ut_read_file(cmd, &log, &n, out, sizeof out), 0, "%s", out);
+        cr_assert_eq(rc, 0, "%s", log);
+        free(log);
+        snprintf(cmd, sizeof cmd, "grep -rl s3cretpw %s/provenance", ct_root);
+        cr_assert_eq(sh(cmd), 1, "a password under %s/provenance", ct_root);
+        snprintf(cmd, sizeof cmd, "%s/provenance/stage-collect.json", ct_root);
+        json_t *r = json_load_file(cmd, 0, NULL);
+        cr_assert_not_null(r, "%s", cmd);
+        json_t *argv = json_object_get(r, "argv");
+        cr_assert_str_eq(json_string_value(json_array_get(argv, 4)), masked[i]);
+        json_decref(r);
+    }
+}
+
 Test(collect, unreachable_database_is_named_and_nothing_written)
 {
     make_run("H3-fb25", 1);
