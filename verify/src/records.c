@@ -8,6 +8,11 @@
 #include "mism.h"
 #include "vutil.h"
 
+static int cmp_record(const void *a, const void *b)
+{
+    return strcmp(((const pv_record *)a)->name, ((const pv_record *)b)->name);
+}
+
 void pv_load(const char *root, pv_records *r)
 {
     memset(r, 0, sizeof *r);
@@ -44,6 +49,8 @@ void pv_load(const char *root, pv_records *r)
     }
     vu_free_names(names, n);
     free(dir);
+    /* by name ("x-r1" before "x-r1.attempt-1"), not by file name */
+    qsort(r->v, r->n, sizeof *r->v, cmp_record);
 }
 
 const pv_record *pv_find(const pv_records *r, const char *name)

@@ -2,7 +2,8 @@
  * (pipeline/RESULTS.md, "provenance/runs/<run>.json").
  *
  * Contract: pv_load reads every file of <root>/provenance/runs/ whose name
- * ends in ".json", in name order; name is the file name without ".json".
+ * ends in ".json"; name is the file name without ".json", and the records
+ * are in byte order of name.
  * A file that is not a JSON object is a mismatch (mm_add) and is kept with
  * tree NULL.  A missing folder is no records.  pv_find looks a record up
  * by name (NULL when absent); pv_exit_code gives a record's exit_code (0
