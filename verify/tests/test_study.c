@@ -772,6 +772,37 @@ Test(study_rules, cost_json_recomputed, .init = s_setup, .fini = s_teardown, .ti
     static const char *const w5[] = {"MISMATCH results/cost.json rental.hours: lab 1.5, verify null", NULL};
     expect_study(1, w5);
     vj_free(c);
+    /* an earlier attempt's record is a run of its own, in byte order of the
+     * names: H3-t25-r1 before H3-t25-r1.attempt-1 (the file names sort the
+     * other way), without cpu: cpu_s null, counting 0 */
+    put("provenance/runs/H3-t25-r1.attempt-1.json",
+        "{\"run\": \"H3-t25-r1\", \"start_utc\": \"2026-12-01T10:01:30Z\", \"end_utc\": \"2026-12-01T10:01:33Z\", "
+        "\"exit_code\": 3, \"wall_s\": 2.5, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
+    c = cost_tree(-1);
+    vj_node *e = vj_new_obj();
+    vj_obj_set(e, "run", vj_new_str("H3-t25-r1.attempt-1"));
+    vj_obj_set(e, "source", vj_new_str("provenance/runs"));
+    vj_obj_set(e, "start_utc", vj_new_str("2026-12-01T10:01:30Z"));
+    vj_obj_set(e, "end_utc", vj_new_str("2026-12-01T10:01:33Z"));
+    vj_obj_set(e, "exit_code", vj_new_int(3));
+    vj_obj_set(e, "wall_s", vj_new_num(2.5));
+    vj_obj_set(e, "cpu_s", vj_new_null());
+    vj_obj_set(e, "cpu", vj_new_null());
+    vj_node *runs = vj_get(c, "runs"), *last = runs->items[3];
+    runs->items[3] = e;
+    vj_arr_push(runs, last);
+    vj_node *t = vj_get(c, "totals");
+    vj_obj_set(t, "runs", vj_new_int(5));
+    vj_obj_set(t, "runs_wall_s", vj_new_num(29));
+    vj_obj_set(t, "wall_s", vj_new_num(35.5));
+    vj_obj_set(t, "machine_hours", vj_new_num(35.5 / 3600));
+    vj_node *nr = vj_new_obj(); /* stage-cost.json's argv still gives no price */
+    for (size_t i = 0; i < 6; i++) vj_obj_set(nr, keys[i], vj_new_null());
+    vj_obj_set(nr, "note", vj_new_str("no rented machine given: no price"));
+    vj_obj_set(c, "rental", nr);
+    write_json("results/cost.json", c);
+    vj_free(c);
+    expect_study(0, NULL);
 }
 
 /* tiny: no records, so every run's source is its run.json: wall_s the
