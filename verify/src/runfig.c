@@ -165,6 +165,20 @@ static void check_rows(const rf_run *r, const vj_node *files, const char *fname,
     }
 }
 
+/* RAWFORMAT.md: t0_ns is the run's start (the schedule's offset 0); the
+ * documents allow no time in the run's files before it.  One mismatch per
+ * file, at its lowest time. */
+static void check_t0(const rf_run *r, const char *fn, long long tmin, long line, const char *col)
+{
+    if (!line || tmin >= r->t0) return;
+    char lab[32], want[160], what[96];
+    snprintf(lab, sizeof lab, "%lld", tmin);
+    snprintf(want, sizeof want, "at or after t0_ns %lld, the run's start (this is %lld ns before it)", r->t0,
+             r->t0 - tmin);
+    snprintf(what, sizeof what, "%s (the file's lowest time)", col);
+    mm_row(r->name, fn, line, what, lab, want);
+}
+
 /* a row-level check failed: grouped per run, file and check (mism.h) */
 static void row_mm(const rf_run *r, const char *file, long line, const char *check, const char *lab,
                    const char *want)
@@ -288,6 +302,7 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, "tester.tsv.gz", n);
@@ -378,6 +393,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, "service.tsv.gz", f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, "service.tsv.gz", n);
@@ -454,6 +470,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, fn, n);
@@ -488,6 +505,7 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
     free(gz);
     if (rc) return reject(r, err);
     check_rows(r, files, "events.tsv.gz", ec.rows);
+    check_t0(r, "events.tsv.gz", ec.tmin, ec.tmin_line, "t");
     r->fig[F_CONN_LOST] = (double)ec.lost;
     r->fig[F_CONN_FAILED] = (double)ec.failed;
     r->fig[F_CONN_REGAINED] = (double)ec.regained;

@@ -765,6 +765,8 @@ static void walk(const char *root, const char *rel, vu_buf *out)
 int syn_write_manifest(const char *root)
 {
     char dir[4096], path[4200];
+    /* the schedule and the arms file, once (syn_write_study_files) */
+    if (syn_write_study_files(root)) return -1;
     snprintf(dir, sizeof dir, "%s/provenance", root);
     if (syn_mkdirs(dir)) return -1;
     vu_buf b = {0};

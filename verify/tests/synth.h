@@ -150,6 +150,23 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
 /* results/results.json made from results/verified.json's runs, arms,
  * verdicts and guesses (so that only other checks can fail) */
 int syn_results_from_verified(const char *root);
+/* The study around the runs (RESULTS.md, "The files around it").
+ * syn_write_schedule writes results/schedule.tsv of the given profile from
+ * the run folders <arm>-r<round>: R = the highest round, the arms in the
+ * order of their first folder, S = the first run.json's seconds, every arm
+ * in every round; a run of that grid without a folder gets a failed record
+ * provenance/runs/<run>.json (exit_code 3, a reason, start_utc the latest
+ * run.json's).  syn_write_arms writes lab/arms.tsv: one line per arm, its
+ * first run.json's arm_spec (pause_ms "-" or "10,20").
+ * syn_write_study_files writes each of the two that is absent, with
+ * profile tiny (the rules a study must meet are the tests' own business),
+ * and writes again a tiny schedule it wrote itself (the folders may have
+ * changed; failed records it wrote for runs that now have a folder go) and
+ * an arms file it wrote itself that lacks a folder's arm; syn_write_manifest
+ * calls it first. */
+int syn_write_schedule(const char *root, const char *profile);
+int syn_write_arms(const char *root);
+int syn_write_study_files(const char *root);
 int syn_write_text(const char *path, const char *text);
 int syn_mkdirs(const char *path);
 

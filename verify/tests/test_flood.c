@@ -273,7 +273,7 @@ static void run_r1(syn_run *r, long long planned0)
 }
 
 static const char *PREDICTION =
-    "{\"format\": \"lab-prediction 1\", \"profile\": \"test\", \"seconds\": 6, \"rounds\": [1, 2, 3],\n"
+    "{\"format\": \"lab-prediction 1\", \"profile\": \"tiny\", \"seconds\": 6, \"rounds\": [1, 2, 3],\n"
     " \"runs\": {\"H4-r2-r1\": {\"p99_ms\": 26.5, \"standin_share\": 0.4, \"lookups_per_request\": 1.0,"
     " \"flooded\": true, \"flood_from_s\": 3},\n"
     "  \"H4-r2-r2\": {\"p99_ms\": 25.9, \"standin_share\": 0.3, \"lookups_per_request\": 1,"
@@ -302,14 +302,15 @@ static void write_prereg(const char *registered_utc)
     char *gp = f_path("data/guesses.tsv"), *pp = f_path("results/prediction.json"), *rp = f_path("provenance/prereg.json");
     cr_assert_eq(vu_read_file(gp, &b, &len, err, sizeof err), 0);
     vu_sha256_hex(b, len, gsha);
+    size_t glen = len;
     free(b);
     cr_assert_eq(vu_read_file(pp, &b, &len, err, sizeof err), 0);
     vu_sha256_hex(b, len, psha);
     free(b);
-    char *t = vu_xasprintf("{\"files\": [{\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\"}],\n"
+    char *t = vu_xasprintf("{\"files\": [{\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\", \"size\": %zu}],\n"
                            " \"prediction\": {\"path\": \"results/prediction.json\", \"sha256\": \"%s\", \"size\": %zu,"
                            " \"registered_utc\": \"%s\"}}\n",
-                           gsha, psha, len, registered_utc);
+                           gsha, glen, psha, len, registered_utc);
     cr_assert_eq(syn_write_text(rp, t), 0);
     free(t);
     free(gp);
@@ -440,6 +441,8 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
     cr_expect(vj_get(out, "sim_k")->i == 290 && vj_get(out, "sim_n")->i == 1000);
     EXPECT_PAIR(vj_get(out, "cp95"), CP35_LO, CP35_HI, 2e-12);
     cr_expect(is_bool(vj_get(out, "agree"), 1));
+    /* each claim's seconds copied from prediction.json; the lesson's rounds were 30 s */
+    for (int i = 0; i < 3; i++) cr_expect_eq(vj_get(o->items[i], "seconds")->num, 30, "odds[%d].seconds", i);
     const vj_node *c = vj_get(vj_get(v, "checks"), "prediction");
     cr_expect_str_eq(vj_get_str(c, "first_run"), "H4-r2-r2");
     cr_expect(is_bool(vj_get(c, "registered_before_first_run"), 1));
@@ -601,7 +604,7 @@ Test(prediction, odds_compared_within_their_tolerance, .init = f_setup, .fini = 
 {
     build_study();
     char t[256];
-    snprintf(t, sizeof t, "[{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"sim_k\": 290, "
+    snprintf(t, sizeof t, "[{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 290, "
                           "\"sim_n\": 1000, \"sim_share\": 0.29, \"sim_wilson95\": [%.17g, %.17g], \"k\": 2, \"n\": 3",
              W290_LO, W290_HI);
     /* the first entry rewritten by hand: cp95 5e-12 off passes, 1e-9 off does not */
@@ -639,4 +642,50 @@ Test(prediction, odds_compared_within_their_tolerance, .init = f_setup, .fini = 
     vj_free(lab);
     free(ok);
     free(res);
+}
+
+/* RESULTS.md, odds: an outside observation carries the lessons' 30 s and
+ * its agree is null when the claim it borrows sim_* from simulated rounds
+ * of another length (the same chance per round cannot be assumed) */
+Test(prediction, odds_carry_seconds_and_the_outside_agree_needs_the_same, .init = f_setup, .fini = f_teardown,
+     .timeout = 60)
+{
+    build_study();
+    char *pp = f_path("results/prediction.json");
+    char *t = vu_xstrdup(PREDICTION);
+    char *at = strstr(t, "\"seconds\": 30");
+    cr_assert(at);
+    memcpy(at, "\"seconds\":  6", 13); /* the flood claim over rounds of 6 s */
+    cr_assert_eq(syn_write_text(pp, t), 0);
+    free(t);
+    write_prereg("2026-12-01T10:00:00Z");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    /* results.json (made with 30 s) now differs in exactly these two members */
+    cr_expect(strstr(out, "MISMATCH odds[0] (flood H4-r2 flooded) seconds: lab 30, verify 6\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH odds[2] (flood H4-r2 flooded, outside) agree: lab true, verify null\n"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(f_root);
+    const vj_node *o = vj_get(v, "odds");
+    cr_assert(o && o->n == 3);
+    cr_expect_eq(vj_get(o->items[0], "seconds")->num, 6);
+    cr_expect(is_bool(vj_get(o->items[0], "agree"), 1)); /* the claim's own agree is unchanged */
+    cr_expect_eq(vj_get(o->items[2], "seconds")->num, 30);
+    cr_expect_eq(vj_get(o->items[2], "agree")->type, VJ_NULL);
+    cr_expect_eq(vj_get(o->items[2], "sim_k")->i, 290); /* sim_* still borrowed */
+    vj_free(v);
+    /* a claim without seconds is a fault of prediction.json */
+    t = vu_xstrdup(PREDICTION);
+    at = strstr(t, "\"seconds\": 30,");
+    memcpy(at, "\"second\":  30,", 14);
+    cr_assert_eq(syn_write_text(pp, t), 0);
+    free(t);
+    write_prereg("2026-12-01T10:00:00Z");
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH results/prediction.json odds[0].seconds: lab (absent), verify the seconds of the "
+                          "simulated rounds"),
+              "%s", out);
+    free(out);
+    free(pp);
 }
