@@ -90,7 +90,7 @@ int main(int argc, char **argv)
                 r.claim_rules = "steal_second_max";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H3-hedge")) {
-                r.t[1000].send = r.t[1000].sched + 30000000;
+                syn_send_late(&r, 1000, 30000000);
                 r.claim_rules = "late_max_max_ms";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H4-fb25")) {

@@ -12,10 +12,11 @@
 #define TF "tester.tsv.gz"
 #define VF "service.tsv.gz"
 
-void xf_init(xf_acc *x, const char *run)
+void xf_init(xf_acc *x, const char *run, int stores)
 {
     memset(x, 0, sizeof *x);
     x->run = run;
+    x->stores = stores;
 }
 
 void xf_free(xf_acc *x)
@@ -31,7 +32,8 @@ static void order(const xf_acc *x, const char *file, long line, const char *col,
 {
     if (later >= earlier) return;
     char lab[96], want[256];
-    snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
+    if (req >= 0) snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
+    else snprintf(lab, sizeof lab, "%lld (a row without req)", later);
     snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
     mm_row(x->run, file, line, col, lab, want);
 }
@@ -52,7 +54,8 @@ void xf_tester_row(xf_acc *x, long line, const rr_row *row)
     q->line = line;
     q->answered = row->has[T_ANSWER];
     q->answer = q->answered ? row->v[T_ANSWER] : 0;
-    order(x, TF, line, "send_t", q->send, row->v[T_SCHED], "its sched_t (the tester sends at or after the scheduled time)", i);
+    order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
+          "its sched_t (the tester sends at or after the scheduled time)", i);
     if (q->answered) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
 }
 
@@ -241,7 +244,8 @@ void xf_finish(xf_acc *x)
         if (!x->lk) continue;
         for (int k = 0; k < RC_LOOKUPS; k++) {
             const xf_lookup *l = &x->lk[i * RC_LOOKUPS + (size_t)k];
-            if (!l->vline || l->sline || l->out == 'X') continue;
+            /* a store the run does not have: defence.h names the store column */
+            if (!l->vline || l->sline || l->out == 'X' || l->store < 1 || l->store > x->stores) continue;
             char col[16];
             snprintf(col, sizeof col, "a%d_out", k);
             snprintf(lab, sizeof lab, "%c (request %zu, sent to store %d)", l->out, i, l->store);

@@ -20,8 +20,8 @@
  *     have read it); the store's arrive_t is not before aK_start_t, and for
  *     a lookup the service used (A) the store's end_t is present and not
  *     after aK_end_t; and every store row is such a lookup, one row each.
- *     A row in the other store's file is left to defence.h (it names the
- *     request's store).
+ *     A row in the other store's file, and a lookup logged with a store the
+ *     run does not have, are left to defence.h (it names the store column).
  * Tester rows without answer_t need no service row; service rows without
  * req (the body gave none) join nothing.
  *
@@ -59,9 +59,11 @@ typedef struct {
     xf_req *t;
     size_t nt, cap;
     xf_lookup *lk;
+    int stores;
 } xf_acc;
 
-void xf_init(xf_acc *x, const char *run);
+/* stores: run.json's stores (1 or 2) */
+void xf_init(xf_acc *x, const char *run, int stores);
 void xf_free(xf_acc *x);
 void xf_tester_row(xf_acc *x, long line, const rr_row *row);
 void xf_service_row(xf_acc *x, long line, const rr_row *row);

@@ -857,7 +857,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     fl_acc fl;
     fl_acc_init(&fl);
     rowx x;
-    xf_init(&x.xf, r->name);
+    xf_init(&x.xf, r->name, sp.stores);
     rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     /* the events before the service: its O codes are checked against the breaker's rows */
     int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d, &x);

@@ -944,6 +944,46 @@ void syn_draw_waits(syn_run *r)
     for (size_t i = 0; i < r->ns2; i++) r->s2[i].planned = syn_planned(r, r->s2[i].req, r->s2[i].attempt);
 }
 
+/* every time of request j after its schedule moved by d: its send and
+ * answer, its service row, its store rows */
+static void shift_after_sched(syn_run *r, size_t j, long long d)
+{
+    syn_trow *t = &r->t[j];
+    t->send += d;
+    if (t->has_answer) t->answer += d;
+    for (size_t i = 0; i < r->nv; i++) {
+        syn_vrow *v = &r->v[i];
+        if (!v->has_req || v->req != t->j) continue;
+        v->arrive += d;
+        v->answer += d;
+        for (int a = 0; a < 5; a++) {
+            v->a_start[a] += d;
+            v->a_end[a] += d;
+        }
+    }
+    syn_srow *rows[2] = {r->s, r->s2};
+    size_t n[2] = {r->ns, r->ns2};
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < n[k]; i++) {
+            syn_srow *s = &rows[k][i];
+            if (s->req != t->j) continue;
+            s->arrive += d;
+            s->start += d;
+            s->end += d;
+        }
+}
+
+void syn_send_late(syn_run *r, size_t j, long long late_ns)
+{
+    shift_after_sched(r, j, r->t[j].sched + late_ns - r->t[j].send);
+}
+
+void syn_shift_request(syn_run *r, size_t j, long long d)
+{
+    r->t[j].sched += d;
+    shift_after_sched(r, j, d);
+}
+
 void syn_closed_loop(syn_run *r)
 {
     r->rate = 0;

@@ -181,6 +181,12 @@ long long syn_planned(const syn_run *r, long long req, long long attempt);
 void syn_draw_waits(syn_run *r);
 /* a closed-loop run: rate 0, every request sent at its sched_t */
 void syn_closed_loop(syn_run *r);
+/* request j (its tester row's index) sent late_ns after its sched_t, and
+ * everything that followed from it (its answer, its service row, its
+ * store rows) that much later too */
+void syn_send_late(syn_run *r, size_t j, long long late_ns);
+/* request j, every time of it (its schedule too), moved by d ns */
+void syn_shift_request(syn_run *r, size_t j, long long d);
 /* results/results.json made from results/verified.json's runs, arms,
  * verdicts and guesses (so that only other checks can fail) */
 int syn_results_from_verified(const char *root);

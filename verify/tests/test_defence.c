@@ -666,10 +666,8 @@ static syn_vrow *request(syn_run *r, int j)
 
 static void refusal_while_closed(syn_run *r)
 {
-    /* j 26's refusal moved 250 ms earlier, before the breaker opened */
-    syn_vrow *v = request(r, 26);
-    v->a_start[0] -= 250 * MS;
-    v->a_end[0] -= 250 * MS;
+    /* j 26 (its refusal with it) moved 250 ms earlier, before the breaker opened */
+    syn_shift_request(r, 26, -250 * MS);
 }
 
 Test(defence, an_O_outside_the_open_breaker_is_a_mismatch, .init = d_setup, .fini = d_teardown, .timeout = 60)
@@ -694,6 +692,17 @@ static void retry_past_the_budget(syn_run *r)
     syn_vrow *v = request(r, 22);
     v->a_out[1] = 'U';
     v->a_end[1] += 17 * US;
+    /* a lookup sent has its store row: unavailable at once (the store is down) */
+    syn_srow *s = &r->s[r->ns++];
+    memset(s, 0, sizeof *s);
+    s->req = 22;
+    s->attempt = 1;
+    s->row = 2;
+    s->arrive = v->a_start[1] + 8 * US;
+    s->has_end = 1;
+    s->end = s->arrive;
+    s->outcome = 'E';
+    s->planned = syn_planned(r, 22, 1);
 }
 
 Test(defence, a_retry_past_the_budget_is_counted, .init = d_setup, .fini = d_teardown, .timeout = 60)

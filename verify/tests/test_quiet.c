@@ -98,7 +98,7 @@ static void write_run(const char *root, const char *arm, int round, int twist, c
         r.m[14] = (syn_mrow){r.m[14].t, 'A', 200, 187, 0, 40}; /* reading 8 */
         r.m[15] = (syn_mrow){r.m[15].t, 'M', 100, 90, 0, 40};
     }
-    if (twist == LATE30) r.t[100].send = r.t[100].sched + 30000000;
+    if (twist == LATE30) syn_send_late(&r, 100, 30000000);
     r.claim_rules = claim;
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
@@ -337,7 +337,7 @@ static void write_disturbed_run(const char *claim)
     syn_kind_run_open(&r, "H3-t25", 2, "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", &ref,
                       1200000000000LL, 20, 3.0);
     cr_assert_eq(r.nm, 8);
-    r.t[3].send = r.t[3].sched + 30000000;
+    syn_send_late(&r, 3, 30000000);
     r.m[0].idle = 170;
     r.m[0].steal = 20;
     r.claim_rules = claim;
