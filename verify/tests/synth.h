@@ -18,7 +18,8 @@
  * dice (syn_draw_waits), every answer with its service row, every sent
  * lookup with its store row.  A test that makes rows by hand calls
  * syn_draw_waits (and syn_closed_loop, for times of its own choosing)
- * before tampering with them.  syn_free_run frees its rows.  The other writers make the reference, the
+ * before tampering with them.  syn_free_run frees its rows.  The
+ * schedule, the dice and the rows' moves are in synraw.c (declared below).  The other writers make the reference, the
  * manifest, comparisons, guesses and quiet files.  All return 0 or -1 (with
  * a message on stderr).
  */
