@@ -224,8 +224,8 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     if (!row->has[S_END] || row->v[S_END] > l->end) {
         if (row->has[S_END]) snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
         else snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);
-        snprintf(want, sizeof want, "at or before %lld, the service's a%lld_end_t (%s:%ld): it used this answer", l->end,
-                 at, VF, l->vline);
+        snprintf(want, sizeof want, "at or before %lld, the service's a%lld_end_t (%s:%ld): it used this answer",
+                 l->end, at, VF, l->vline);
         mm_row(x->run, fn, line, "end_t", lab, want);
     }
 }

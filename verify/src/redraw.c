@@ -79,8 +79,9 @@ void rd_tester_row(rd_acc *a, long line, const rr_row *row)
     if (__builtin_sub_overflow(sched, a->t0, &got) || got != off) {
         if (got == off) snprintf(lab, sizeof lab, "%lld (request %lld)", sched, i);
         else snprintf(lab, sizeof lab, "t0_ns + %lld (request %lld)", got, i);
-        snprintf(want, sizeof want, "t0_ns + %lld, the schedule's offset of request %lld (seed %llu, rate %g, seconds %g)",
-                 off, i, (unsigned long long)dc_schedule_seed((uint64_t)a->round), a->rate, a->seconds);
+        snprintf(want, sizeof want,
+                 "t0_ns + %lld, the schedule's offset of request %lld (seed %llu, rate %g, seconds %g)", off, i,
+                 (unsigned long long)dc_schedule_seed((uint64_t)a->round), a->rate, a->seconds);
         mm_row(a->run, "tester.tsv.gz", line, "sched_t", lab, want);
     }
 }

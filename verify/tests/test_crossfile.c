@@ -375,7 +375,8 @@ Test(crossfile, flaky_and_missing_outcomes_follow_the_dice, .init = c_setup, .fi
     char *out = c_verify(1);
     cr_expect(strstr(out, " outcome: lab E (request 5, attempt 0), verify not E: the flaky dice give u = "), "%s", out);
     for (int j = 1; j < 40; j += 10)
-        cr_expect(has(out, " outcome: lab N (request %d, attempt 0, row 1), verify not N: the missing dice give u = ", j),
+        cr_expect(has(out, " outcome: lab N (request %d, attempt 0, row 1), verify not N: the missing dice give u = ",
+                      j),
                   "%s", out);
     cr_expect_eq(th_count_lines(out, "MISMATCH H3-flaky-r1 store.tsv.gz:"), 1, "%s", out);
     cr_expect_eq(th_count_lines(out, "MISMATCH H3-miss-r1 store.tsv.gz:"), 4, "%s", out);
@@ -460,11 +461,14 @@ Test(crossfile, rows_without_their_partner_or_out_of_order_are_found, .init = c_
     syn_run r;
     base_run(&r);
     const char *R = "MISMATCH H3-fb25-r1 ";
-    cr_expect(has(out, "%stester.tsv.gz:%lld answer_t: lab %lld (request %lld answered), verify a row of service.tsv.gz "
-                       "with req %lld (none)",
+    cr_expect(has(out,
+                  "%stester.tsv.gz:%lld answer_t: lab %lld (request %lld answered), verify a row of service.tsv.gz "
+                  "with req %lld (none)",
                   R, J[0] + 3, r.t[J[0]].answer, J[0], J[0]),
               "%s", out);
-    cr_expect(has(out, " req: lab %lld (attempt 0), verify a lookup the service sent: service.tsv.gz has no row with req %lld",
+    cr_expect(has(out,
+                  " req: lab %lld (attempt 0), verify a lookup the service sent: service.tsv.gz has no row with req "
+                  "%lld",
                   J[0], J[0]),
               "%s", out);
     cr_expect(has(out, " a0_out: lab A (request %lld, sent to store 1), verify a row of store.tsv.gz with req %lld, "
@@ -475,20 +479,21 @@ Test(crossfile, rows_without_their_partner_or_out_of_order_are_found, .init = c_
                   J[2] + 3),
               "%s", out);
     const syn_vrow *vd = &r.v[v_index(&r, J[3])], *ve = &r.v[v_index(&r, J[4])];
-    cr_expect(has(out, " arrive_t: lab %lld (request %lld), verify at or after %lld, the service's a0_start_t", vd->a_start[0] - 1,
-                  J[3], vd->a_start[0]),
+    cr_expect(has(out, " arrive_t: lab %lld (request %lld), verify at or after %lld, the service's a0_start_t",
+                  vd->a_start[0] - 1, J[3], vd->a_start[0]),
               "%s", out);
     cr_expect(has(out, " end_t: lab %lld (request %lld, attempt 0), verify at or before %lld, the service's a0_end_t",
                   ve->a_end[0] + 1, J[4], ve->a_end[0]),
               "%s", out);
     cr_expect(strstr(out, " req: lab 99, verify a request of tester.tsv.gz (0 to 93)"), "%s", out);
-    cr_expect(has(out, " req: lab %lld (attempt 0), verify one row per lookup: request %lld's lookup 0 is store.tsv.gz:",
+    cr_expect(has(out,
+                  " req: lab %lld (attempt 0), verify one row per lookup: request %lld's lookup 0 is store.tsv.gz:",
                   J[6], J[6]),
               "%s", out);
     cr_expect(has(out, " status: lab 504 (request %lld), verify 200, the status the tester read", J[7]), "%s", out);
     const syn_vrow *vi = &r.v[v_index(&r, J[8])];
-    cr_expect(has(out, " a0_start_t: lab %lld (request %lld), verify at or after %lld, its arrive_t", vi->arrive - 1, J[8],
-                  vi->arrive),
+    cr_expect(has(out, " a0_start_t: lab %lld (request %lld), verify at or after %lld, its arrive_t",
+                  vi->arrive - 1, J[8], vi->arrive),
               "%s", out);
     cr_expect(strstr(out, "\n10 MISMATCHES"), "%s", out);
     syn_free_run(&r);
