@@ -2,7 +2,10 @@
  *
  *   gen_study DIR            22 arms x 5 rounds of 30 s (110 runs, about 1.2
  *                            million requests and as many lookups, a machine
- *                            file each), the reference (30,595 rows),
+ *                            file each; the requests at the offsets of
+ *                            RAWFORMAT.md's schedule, the planned waits
+ *                            from its dice, every file consistent with the
+ *                            others), the reference (30,595 rows),
  *                            comparisons, guesses, the quiet rules, manifest
  *                            and a stub results.json.  Three runs are
  *                            disturbed, as the issue saw them in round 3:
@@ -79,8 +82,7 @@ int main(int argc, char **argv)
     for (size_t a = 0; a < sizeof arms / sizeof arms[0]; a++) {
         for (int round = 1; round <= 5; round++) {
             syn_run r;
-            size_t n = (size_t)(arms[a].rate * 30);
-            syn_gen_run(&r, arms[a].arm, round, n, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
+            syn_gen_run(&r, arms[a].arm, round, 30.0, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
                         1000000000000LL + (long long)(a * 5 + (size_t)round) * 40000000000LL);
             if (round == 3 && !strcmp(arms[a].arm, "H4-dldown")) {
                 r.m[8].idle = 178; /* reading 5, the whole machine: 12 of 200 ticks stolen */
@@ -88,7 +90,7 @@ int main(int argc, char **argv)
                 r.claim_rules = "steal_second_max";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H3-hedge")) {
-                r.t[1000].send = r.t[1000].sched + 30000000;
+                syn_send_late(&r, 1000, 30000000);
                 r.claim_rules = "late_max_max_ms";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H4-fb25")) {

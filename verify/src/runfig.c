@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossfile.h"
 #include "mism.h"
 #include "rawcols.h"
 #include "rawread.h"
+#include "redraw.h"
 #include "stats.h"
 #include "vutil.h"
 
@@ -195,8 +197,14 @@ static int reject(rf_run *r, const char *msg)
 
 /* ---- the tester, service and store files ---- */
 
+/* the rows against each other and against what is drawn again (crossfile.h, redraw.h) */
+typedef struct {
+    xf_acc xf;
+    rd_acc rd;
+} rowx;
+
 static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
-                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d)
+                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -218,6 +226,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         }
         if (k == 0) break;
         long line = f.line;
+        xf_tester_row(&x->xf, line, &row);
+        rd_tester_row(&x->rd, line, &row);
         if (row.v[T_J] != n) {
             snprintf(b, sizeof b, "%lld (rows in schedule order from 0)", n);
             row_mm(r, fn, line, "j", row.text[T_J], b);
@@ -306,6 +316,7 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
     rr_close(&f);
     free(gz);
     check_rows(r, files, "tester.tsv.gz", n);
+    rd_tester_end(&x->rd);
     r->fig[F_N] = (double)n;
     r->fig[F_ANSWERED] = (double)answered;
     r->fig[F_LIVE] = (double)kinds[0];
@@ -356,7 +367,7 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
     if (retry) (*retried)++;
 }
 
-static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl)
+static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -386,6 +397,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
             row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
         }
         df_service_row(d, r->name, line, &row, tried);
+        xf_service_row(&x->xf, line, &row);
         fl_service_row(fl, &row);
     }
     if (rc) {
@@ -404,7 +416,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
 /* store.tsv.gz (store 1) or store2.tsv.gz (store 2: the healthy one, no
  * fault): both are rows of S (RESULTS.md); *slot_ns and *rows add up */
 static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows, df_acc *d, fl_acc *fl,
-                    int store, long long *slot_ns, long long *rows)
+                    int store, long long *slot_ns, long long *rows, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -453,6 +465,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
             row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
         df_store_row(d, &r->fault, r->name, fn, line, &row, store);
+        xf_store_row(&x->xf, store, line, &row);
+        rd_store_row(&x->rd, fault, store, line, &row);
         fl_store_row(fl, &row, store);
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
@@ -860,12 +874,17 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     df_init(&d, &sp, r->t0);
     fl_acc fl;
     fl_acc_init(&fl);
+    rowx x;
+    xf_init(&x.xf, r->name, sp.stores);
+    rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     /* the events before the service: its O codes are checked against the breaker's rows */
-    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d);
+    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d, &x);
     if (!rc) rc = do_events(root, r, rj, &d);
-    if (!rc) rc = do_service(root, r, rj, &d, &fl);
-    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows);
-    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows);
+    if (!rc) rc = do_service(root, r, rj, &d, &fl, &x);
+    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows, &x);
+    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows, &x);
+    if (!rc) xf_finish(&x.xf);
+    xf_free(&x.xf);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");
