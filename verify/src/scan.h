@@ -27,7 +27,10 @@
  * not by its name: gzip, bzip2 and xz are decompressed, tar and zip read
  * member by member (zip: stored and deflate), UTF-16 text (LE or BE, with
  * or without a byte-order mark) decoded to UTF-8, all nested up to
- * max_depth, with at most max_bytes decompressed per file given.  What
+ * max_depth, with at most max(max_bytes, max_ratio x its size)
+ * decompressed per file given (all levels together; a real archive
+ * inflates a few times its size, a bomb a thousand times) and at most
+ * SCAN_MAX_STREAM in one stream.  What
  * cannot be looked into (zstd, 7z, bz2 or xz without their library, an
  * encrypted or zip64 member, a damaged stream, the bounds passed) is itself
  * a finding; what could be read of it is scanned.  A name holding a finding
@@ -74,14 +77,17 @@ typedef struct {
 
 typedef enum { SCAN_STUDY, SCAN_LINES } scan_style;
 
-#define SCAN_MAX_BYTES ((size_t)1 << 30) /* decompressed per file given */
-#define SCAN_MAX_DEPTH 8                 /* containers inside containers */
+#define SCAN_MAX_BYTES ((size_t)1 << 30)  /* decompressed per file given, at least */
+#define SCAN_MAX_RATIO 100                /* ... or this times the file's size, when more */
+#define SCAN_MAX_STREAM ((size_t)2 << 30) /* one stream held in memory */
+#define SCAN_MAX_DEPTH 8                  /* containers inside containers */
 
 typedef struct {
     FILE *out;
     scan_style style;
     long max_print;        /* findings printed per file or member (0 = all); all are counted */
-    size_t max_bytes;
+    size_t max_bytes;      /* the bound per file given: max(max_bytes, max_ratio x its size) */
+    size_t max_ratio;
     int max_depth;
 } scan_opts;
 

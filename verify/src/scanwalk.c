@@ -11,8 +11,16 @@
 typedef struct {
     const scan_opts *o;
     scan_stats *st;
-    size_t used;   /* decompressed bytes of the current file given */
+    size_t used;     /* decompressed bytes of the current file given */
+    size_t budget;   /* its bound (scan.h) */
 } walker;
+
+/* what the next stream may inflate to */
+static size_t room(const walker *w)
+{
+    size_t left = w->budget > w->used ? w->budget - w->used : 0;
+    return left < SCAN_MAX_STREAM ? left : SCAN_MAX_STREAM;
+}
 
 void scan_opts_default(scan_opts *o, FILE *out, scan_style style, long max_print)
 {
@@ -20,6 +28,7 @@ void scan_opts_default(scan_opts *o, FILE *out, scan_style style, long max_print
     o->style = style;
     o->max_print = max_print;
     o->max_bytes = SCAN_MAX_BYTES;
+    o->max_ratio = SCAN_MAX_RATIO;
     o->max_depth = SCAN_MAX_DEPTH;
 }
 
@@ -145,8 +154,8 @@ typedef struct {
 static void too_large(walker *w, const char *chain, size_t outn, const char *kind)
 {
     char msg[256];
-    snprintf(msg, sizeof msg, "a %s stream inflating past %zu bytes, the bound per file given (a bomb?); "
-             "what inflated up to it was scanned", kind, w->o->max_bytes);
+    snprintf(msg, sizeof msg, "a %s stream inflating past %zu bytes, the bound for this file (a bomb?); "
+             "what inflated up to it was scanned", kind, w->used);
     problem(w, chain, outn, "too-large", "%s", msg);
 }
 
@@ -171,7 +180,7 @@ static void zip_member(arc_ctx *a, const char *chain, const sp_entry *e)
     unsigned char *out;
     size_t outn;
     char err[256];
-    int rc = sp_inflate_raw(e->data, e->size, w->o->max_bytes - w->used, &out, &outn, err, sizeof err);
+    int rc = sp_inflate_raw(e->data, e->size, room(w), &out, &outn, err, sizeof err);
     w->used += outn;
     if (rc == SP_CAP) too_large(w, chain, outn, "deflate");
     if (rc == SP_BAD) problem(w, chain, outn, "archive-unreadable", "%s (what inflated was scanned)", err);
@@ -211,7 +220,7 @@ static void decompress(walker *w, const char *chain, sp_kind k, const unsigned c
     size_t outn;
     char err[256], msg[512];
     if (k == SP_GZIP) w->st->gz_files++;
-    int rc = sp_decompress(k, b, n, w->o->max_bytes - w->used, &out, &outn, err, sizeof err);
+    int rc = sp_decompress(k, b, n, room(w), &out, &outn, err, sizeof err);
     w->used += outn;
     if (rc == SP_NOLIB) {
         snprintf(msg, sizeof msg, "a %s stream: %s", sp_kind_name(k), err);
@@ -267,6 +276,7 @@ static void one_file(walker *w, const char *path, const char *chain)
     }
     w->st->files++;
     w->used = 0;
+    w->budget = len > w->o->max_bytes / w->o->max_ratio ? len * w->o->max_ratio : w->o->max_bytes;
     blob(w, chain, buf, len, 0, 0);
     free(buf);
 }
@@ -301,7 +311,7 @@ void scan_file(const char *path, const char *rel, FILE *out, long max_print, sca
 {
     scan_opts o;
     scan_opts_default(&o, out, SCAN_STUDY, max_print);
-    walker w = {&o, st, 0};
+    walker w = {&o, st, 0, 0};
     const char *slash = strrchr(rel, '/');
     char *parent = slash ? vu_xstrndup(rel, (size_t)(slash - rel)) : vu_xstrdup("");
     char *chain = scan_name(&w, parent, '/', slash ? slash + 1 : rel);
@@ -315,7 +325,7 @@ int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char 
     memset(st, 0, sizeof *st);
     scan_opts o;
     scan_opts_default(&o, out, SCAN_STUDY, max_print);
-    walker w = {&o, st, 0};
+    walker w = {&o, st, 0, 0};
     int any = 0;
     static const char *const sub[] = {"results", "provenance"};
     for (int k = 0; k < 2; k++) {
@@ -356,7 +366,7 @@ int scan_paths(const char *const *paths, size_t n, const scan_opts *o, scan_stat
         }
         fclose(f);
     }
-    walker w = {o, st, 0};
+    walker w = {o, st, 0, 0};
     for (size_t i = 0; i < n; i++) {
         /* the names below the path given, and its own last name (the folders
          * above it are the auditor's, not the release's) */

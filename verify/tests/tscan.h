@@ -96,7 +96,9 @@ static inline void tsc_tar_header(vu_buf *t, const char *name, size_t size, char
     memcpy(h + 100, "0000644", 7);
     memcpy(h + 108, "0001750", 7);
     memcpy(h + 116, "0001750", 7);
-    snprintf((char *)h + 124, 12, "%011zo", size);
+    char sz[32];
+    snprintf(sz, sizeof sz, "%011llo", (unsigned long long)size & 077777777777ull);
+    memcpy(h + 124, sz, 11);
     memcpy(h + 136, "15100000000", 11);
     h[156] = (unsigned char)type;
     memcpy(h + 257, "ustar", 6);
