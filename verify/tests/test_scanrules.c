@@ -309,6 +309,7 @@ Test(scanrules, example_keys_whole_tokens_only)
         CAT("aws_secret_access_key=%s%s\n", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "abc123XYZ9"),
         CAT("secret: %s%s\n", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "Q"),
         CAT("x %s%s y\n", "9", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+        CAT("id %s%s\n", "x", "AKIAIOSFODNN7EXAMPLE"),
     };
     for (size_t i = 0; i < sizeof longer / sizeof *longer; i++) {
         tsc_found_t g = tsc_found(longer[i]);
