@@ -126,6 +126,12 @@ static char *scan_name(walker *w, const char *parent, char sep, const char *name
         if (keep < 1 && f->len > 2) keep = 1;
         for (size_t i = f->offset + keep; i + keep < f->offset + f->len; i++) shown[i] = '*';
     }
+    if (c.total > c.n) {   /* more findings than kept: the whole name masked */
+        char m[160];
+        scan_mask((const unsigned char *)name, strlen(name), m, sizeof m);
+        free(shown);
+        shown = vu_xstrdup(m);
+    }
     char *chain = !parent || !parent[0] ? vu_xstrdup(shown)
                   : sep ? vu_xasprintf("%s%c%s", parent, sep, shown)
                         : vu_xasprintf("%s%s", parent, shown);
@@ -154,8 +160,8 @@ typedef struct {
 static void too_large(walker *w, const char *chain, size_t outn, const char *kind)
 {
     char msg[256];
-    snprintf(msg, sizeof msg, "a %s stream inflating past %zu bytes, the bound for this file (a bomb?); "
-             "what inflated up to it was scanned", kind, w->used);
+    snprintf(msg, sizeof msg, "a %s stream inflating past %zu bytes, the bound left for this file (a bomb?); "
+             "what inflated up to it was scanned", kind, outn);
     problem(w, chain, outn, "too-large", "%s", msg);
 }
 
