@@ -3,7 +3,7 @@
 # print the one line that would.  A fast no-op when everything is present.
 set -euo pipefail
 pkgs=(gcc make pkg-config libc6-dev git ca-certificates
-      libpq-dev libssl-dev zlib1g-dev libcriterion-dev libxgboost-dev
+      libpq-dev libssl-dev zlib1g-dev libbz2-dev liblzma-dev libcriterion-dev libxgboost-dev
       libevent-dev libjansson-dev postgresql libplplot-dev plplot-driver-cairo
       openssh-client openssh-server chromium jq)
 missing=()

@@ -3,6 +3,10 @@
  *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
  *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
  *          [--arms FILE] [--design FILE] [--max-print N]
+ *   verify --scan PATH [--scan PATH ...] [--max-print N]
+ *
+ * --scan scans only the files, folders and archives it names (scan.h) and
+ * exits 0 clean, 1 findings, 2 a path missing or unreadable.
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
@@ -34,10 +38,14 @@
 #include "vutil.h"
 
 /* the command line */
+#define MAX_SCAN_PATHS 256
+
 typedef struct {
     const char *root, *out, *guesses, *comps, *quiet, *aparms, *arms, *design;
     int no_scan, scan_only;
     long max_print;
+    const char *scan_v[MAX_SCAN_PATHS];
+    vopt_list scans;   /* --scan PATH, repeatable */
 } args;
 
 /* the input and output files, from args (each malloc'd) */
@@ -63,15 +71,16 @@ typedef struct {
 
 static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
                           "              [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]\n"
-                          "              [--arms FILE] [--design FILE] [--max-print N]\n";
+                          "              [--arms FILE] [--design FILE] [--max-print N]\n"
+                          "       verify --scan PATH [--scan PATH ...] [--max-print N]\n";
 static const char *FOOT = "exit: 0 all good, 1 mismatches or findings, 2 unusable input\n";
 
 /* -1: go on; else the exit code */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
-    a->root = ".";
     a->max_print = 20;
+    a->scans = (vopt_list){a->scan_v, 0, MAX_SCAN_PATHS};
     const vopt table[] = {
         {"--root", VOPT_STR, "DIR", "the study: DIR/results/ and DIR/provenance/ (default .)", &a->root, 0, 0},
         {"--no-scan", VOPT_FLAG, NULL, "skip the secret scan", &a->no_scan, 0, 0},
@@ -89,6 +98,9 @@ static int parse_args(int argc, char **argv, args *a)
         {"--arms", VOPT_STR, "FILE", "the registered arms, for run.json's arm_spec\n(default DIR/lab/arms.tsv)",
          &a->arms, 0, 0},
         {"--design", VOPT_STR, "FILE", "the preregistered design (default DIR/data/design.md)", &a->design, 0, 0},
+        {"--scan", VOPT_LIST, "PATH",
+         "scan only this file, folder or archive, names included\n(repeatable; findings as PATH[:member...]:line: rule)",
+         &a->scans, 0, 0},
         {"--max-print", VOPT_LONG, "N",
          "lines printed per kind of mismatch and per scanned file\n(default 20, 0 = all)", &a->max_print, 0,
          LONG_MAX},
@@ -100,6 +112,16 @@ static int parse_args(int argc, char **argv, args *a)
         fprintf(stderr, "verify: --no-scan and --scan-only exclude each other\n");
         return 2;
     }
+    if (a->scans.n > 0) {   /* --scan looks at its paths only: a study's option has no place */
+        const char *study_opt = a->no_scan ? "--no-scan" : a->scan_only ? "--scan-only" : a->root ? "--root"
+                                : a->out ? "--out" : a->guesses ? "--guesses" : a->comps ? "--comparisons"
+                                : a->quiet ? "--quiet" : a->aparms ? "--ap-arms" : NULL;
+        if (study_opt) {
+            fprintf(stderr, "verify: --scan scans only the paths it names; %s does not go with it\n", study_opt);
+            return 2;
+        }
+    }
+    if (!a->root) a->root = ".";
     return -1;
 }
 
@@ -113,6 +135,23 @@ static int scan_only(const args *a)
         return 2;
     }
     printf("scanned %ld files (%ld gzip), %lld bytes\n", st.files, st.gz_files, st.bytes);
+    printf("%ld FINDINGS\n", st.findings);
+    return st.findings ? 1 : 0;
+}
+
+/* --scan PATH ...: the exit code */
+static int scan_given(const args *a)
+{
+    char err[2048];
+    scan_stats st;
+    scan_opts o;
+    scan_opts_default(&o, stdout, SCAN_LINES, a->max_print);
+    if (scan_paths(a->scans.v, a->scans.n, &o, &st, err, sizeof err)) {
+        fprintf(stderr, "verify: %s\n", err);
+        return 2;
+    }
+    printf("scanned %ld files (%ld gzip streams, %ld archive members), %lld bytes\n", st.files, st.gz_files,
+           st.members, st.bytes);
     printf("%ld FINDINGS\n", st.findings);
     return st.findings ? 1 : 0;
 }
@@ -458,5 +497,6 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (a.scans.n > 0) return scan_given(&a);
     return a.scan_only ? scan_only(&a) : verify(&a);
 }
