@@ -75,6 +75,10 @@ typedef struct {
     /* the bootstrap: B resamples from generator seed sigma, seeds 1..K (K = 0: none) */
     size_t B, K;
     uint64_t sigma;
+    /* how a (round, cutoff) is computed: 0 by the share of its stand-in rows
+     * (an eighth or more: over the base order), 1 always by patching the live
+     * order, 2 always over the base (the tests check all three) */
+    int mode;
 } apb_problem;
 
 typedef struct {
