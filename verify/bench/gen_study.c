@@ -12,7 +12,7 @@
  *                            used 58% of the measured core (their run.json
  *                            says so)
  *                            The AP data: 20 model seeds' scores
- *                            (ap_scores, ap_prev_scores), four chosen arms,
+ *                            (ap_scores, ap_prev_scores), three chosen arms,
  *                            a stub ap.json
  *   gen_study --promote DIR  results.json <- DIR/results/verified.json (so a
  *                            second verify run has the full comparison to do),
@@ -140,8 +140,8 @@ int main(int argc, char **argv)
     if (syn_write_quiet(root, NULL)) return 1;
     if (syn_write_manifest(root)) return 1;
     /* the files make ap ships, the chosen arms, a stub ap.json (--promote makes the real one) */
-    static const char *const ap_arms[] = {"H3-fb25", "H4-fb25", "H4-r2", "H4-dldown"};
-    if (sap_write_seed_files(root, &apt) || sap_write_arms(root, ap_arms, 4) || sap_write_stub_ap_json(root, 1000, 20))
+    static const char *const ap_arms[] = {"H3-fb25", "H4-fb25", "H4-r2"}; /* three, as pipeline/APCOST.md 1.8 */
+    if (sap_write_seed_files(root, &apt) || sap_write_arms(root, ap_arms, 3) || sap_write_stub_ap_json(root, 1000, 20))
         return 1;
     sap_free(&apt);
     p = vu_xasprintf("%s/results/results.json", root);
