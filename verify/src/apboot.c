@@ -149,6 +149,7 @@ typedef struct {
     apo_sums xl, xb;
     apo_prog g;
     size_t *off, *len;      /* [(r * ncut + c) * kinds + k]: the programs */
+    size_t *share;          /* [r * ncut + c]: the words `default` shares with `none` (above the default) */
     uint32_t *lpos;         /* [n] per row: its position in the live order */
     apo_vrow *pairs;
     unsigned char *in;      /* [n] the rows of the (round, cutoff) at hand */
@@ -242,6 +243,8 @@ static void build_seed(work *w, const apb_problem *p, const split *sp, size_t s)
                 else if (ns) apo_seg_patch(&w->g, &w->live, c, w->it, ns, w->scratch);
                 w->len[v] = w->g.n - w->off[v];
             }
+            size_t vd = rc * APB_NKINDS + 1, vn = vd + 1;
+            w->share[rc] = apo_common_prefix(w->g.op + w->off[vd], w->len[vd], w->g.op + w->off[vn], w->len[vn]);
         }
 }
 
@@ -252,6 +255,7 @@ static void work_init(work *w, const apb_problem *p, const split *sp, size_t mul
     w->bases = vu_xcalloc(nrc + 1, sizeof *w->bases);
     w->off = vu_xmalloc((nrc * APB_NKINDS + 1) * sizeof *w->off);
     w->len = vu_xmalloc((nrc * APB_NKINDS + 1) * sizeof *w->len);
+    w->share = vu_xmalloc((nrc + 1) * sizeof *w->share);
     w->lpos = vu_xmalloc((p->n + 1) * sizeof *w->lpos);
     w->pairs = vu_xmalloc((p->n + 1) * sizeof *w->pairs);
     w->in = vu_xcalloc(p->n + 1, 1);
@@ -283,6 +287,7 @@ static void work_free(work *w, const apb_problem *p)
     free(w->g.op);
     free(w->off);
     free(w->len);
+    free(w->share);
     free(w->lpos);
     free(w->pairs);
     free(w->in);
@@ -317,11 +322,15 @@ static void round_change(work *w, const apb_problem *p, const split *sp, size_t 
             w->xb.sy = sy;
             x = &w->xb;
         }
-        for (size_t k = 0; k < APB_NKINDS; k++) {
-            size_t v = rc * APB_NKINDS + k;
-            double ac = apo_eval(w->g.op + w->off[v], w->len[v], wt, x, w->R);
-            w->d[k] += (ac - w->lac[c]) / w->xl.pos[c];
-        }
+        /* last_known; none, keeping its state where default parts from it; default from there */
+        const uint32_t *op = w->g.op;
+        size_t v = rc * APB_NKINDS, sh = w->share[rc];
+        apo_state at = {0, 0, 0};
+        double ac[APB_NKINDS];
+        ac[0] = apo_eval(op + w->off[v], w->len[v], wt, x, w->R, NULL, SIZE_MAX, NULL);
+        ac[2] = apo_eval(op + w->off[v + 2], w->len[v + 2], wt, x, w->R, NULL, sh, &at);
+        ac[1] = apo_eval(op + w->off[v + 1] + sh, w->len[v + 1] - sh, wt, x, w->R, &at, SIZE_MAX, NULL);
+        for (size_t k = 0; k < APB_NKINDS; k++) w->d[k] += (ac[k] - w->lac[c]) / w->xl.pos[c];
     }
     for (size_t k = 0; k < APB_NKINDS; k++) w->d[k] /= (double)p->ncut;
 }

@@ -387,11 +387,35 @@ static double tie_term(const apo_sums *x, uint32_t qs, uint32_t qe, int32_t a, i
     return (double)mt * tp * R[x->cums[qs] + e + ms];
 }
 
-double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R)
+static size_t op_words(const uint32_t *op)
 {
-    double acc = 0;
-    int32_t a = 0, e = 0; /* the stand-in rows' weight moved above, buyers' and all */
+    switch (op[0]) {
+    case OP_DROP: return 2;
+    case OP_RUN:
+    case OP_NEW:
+    case OP_ALL: return 3;
+    default: return 5 + op[3] + op[4];
+    }
+}
+
+size_t apo_common_prefix(const uint32_t *p, size_t np, const uint32_t *q, size_t nq)
+{
+    size_t i = 0;
+    while (i < np && i < nq) {
+        size_t k = op_words(p + i);
+        if (i + k > np || i + k > nq || memcmp(p + i, q + i, k * sizeof *p)) break;
+        i += k;
+    }
+    return i;
+}
+
+double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R,
+                const apo_state *from, size_t cp, apo_state *at)
+{
+    double acc = from ? from->acc : 0;
+    int32_t a = from ? from->a : 0, e = from ? from->e : 0; /* the weight moved above */
     for (size_t i = 0; i < len;) {
+        if (i == cp) *at = (apo_state){acc, a, e};
         switch (op[i]) {
         case OP_RUN:
             acc += run_sum(x, op[i + 1], op[i + 2], a, e, R);
@@ -442,5 +466,6 @@ double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sum
         }
         }
     }
+    if (cp == len) *at = (apo_state){acc, a, e};
     return acc;
 }

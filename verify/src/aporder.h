@@ -89,7 +89,20 @@ typedef struct {
 void apo_sums_free(apo_sums *x);
 /* 0 when some group of the mask has no buyer weight */
 int apo_sums_fill(apo_sums *x, const apo_order *o, const uint16_t *w, const double *R, const unsigned char *mask);
-double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R);
+/* where a program's evaluation stands: its sum and the stand-in rows' weight
+ * moved above (buyers', all) */
+typedef struct {
+    double acc;
+    int32_t a, e;
+} apo_state;
+
+/* run the ops [0, len) from *from (NULL: the start), saving the state at
+ * word cp in *at (cp >= len: not saved); returns the numerator */
+double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R,
+                const apo_state *from, size_t cp, apo_state *at);
+/* the words of the longest common prefix of two programs, in whole ops
+ * (two vectors that differ only below some score share their ops above it) */
+size_t apo_common_prefix(const uint32_t *p, size_t np, const uint32_t *q, size_t nq);
 double apo_live_ac(const apo_sums *x, const apo_order *o, size_t g);
 
 #endif
