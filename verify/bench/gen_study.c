@@ -14,13 +14,18 @@
  *                            H4-fb25-r3 a second in which another process
  *                            used 58% of the measured core (their run.json
  *                            says so)
+ *                            The AP data: 20 model seeds' scores
+ *                            (ap_scores, ap_prev_scores), three chosen arms,
+ *                            a stub ap.json
  *   gen_study --promote DIR  results.json <- DIR/results/verified.json (so a
- *                            second verify run has the full comparison to do)
+ *                            second verify run has the full comparison to do),
+ *                            and ap.json, ap_resamples.tsv.gz, manifest-ap.tsv
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "synap.h"
 #include "synth.h"
 #include "vjson.h"
 #include "vutil.h"
@@ -69,15 +74,18 @@ static int promote(const char *root)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]) || sap_promote(argv[2]);
     if (argc != 2) {
         fprintf(stderr, "usage: gen_study DIR | gen_study --promote DIR\n");
         return 2;
     }
     const char *root = argv[1];
+    /* the reference: about 30,000 rows of 5,577 customers over 6 months, 20 model seeds (synap.h) */
     syn_ref ref;
-    syn_make_ref(&ref, 30595, 20261011);
-    if (syn_write_reference(root, &ref)) return 1;
+    sap_table apt;
+    sap_make(&apt, 5577, 6, 20, 20261011);
+    sap_ref(&apt, &ref);
+    if (sap_write_reference(root, &apt)) return 1;
     long long total = 0, lookups = 0;
     for (size_t a = 0; a < sizeof arms / sizeof arms[0]; a++) {
         for (int round = 1; round <= 5; round++) {
@@ -133,6 +141,11 @@ int main(int argc, char **argv)
     free(p);
     if (syn_write_quiet(root, NULL)) return 1;
     if (syn_write_manifest(root)) return 1;
+    /* the files make ap ships, the chosen arms, a stub ap.json (--promote makes the real one) */
+    static const char *const ap_arms[] = {"H3-fb25", "H4-fb25", "H4-r2"}; /* three, as pipeline/APCOST.md 1.8 */
+    if (sap_write_seed_files(root, &apt) || sap_write_arms(root, ap_arms, 3) || sap_write_stub_ap_json(root, 1000, 20))
+        return 1;
+    sap_free(&apt);
     p = vu_xasprintf("%s/results/results.json", root);
     syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
     free(p);
