@@ -7,53 +7,19 @@
 #include <time.h>
 
 #include "aporder.h"
+#include "dice.h"
 #include "vutil.h"
-
-/* ------------------------------------------------ the generator (1.11) */
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-/* splitmix64's finaliser */
-static uint64_t sm_final(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-void apb_rng_seed(apb_rng *r, uint64_t sigma)
-{
-    const uint64_t gamma = 0x9e3779b97f4a7c15ULL;
-    for (uint64_t k = 0; k < 4; k++) r->s[k] = sm_final(sigma + (k + 2) * gamma);
-}
-
-uint64_t apb_rng_next(apb_rng *r)
-{
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
-}
 
 /* 0, or -1 when a count would not fit 16 bits (only possible beyond 65535 customers) */
 static int draw_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
 {
     memset(w, 0, B * C * sizeof *w);
-    apb_rng r;
-    apb_rng_seed(&r, sigma);
+    dc_gen r; /* APCOST.md 1.11: the same generator as RAWFORMAT.md's schedule */
+    dc_seed(&r, sigma);
     for (size_t b = 0; b < B; b++) {
         uint16_t *wb = w + b * C;
         for (size_t i = 0; i < C; i++) {
-            uint64_t k = apb_rng_next(&r) % C;
+            uint64_t k = dc_next(&r) % C;
             if (wb[k] == UINT16_MAX) return -1;
             wb[k]++;
         }

@@ -1,8 +1,10 @@
 /* apboot: the AP of every model seed's stand-in vectors and the paired
  * bootstrap over customers (pipeline/APCOST.md 1.3-1.5, 1.11), fast.
  *
- * Contract.  apb_rng_* is the generator of APCOST.md 1.11 (seeded through
- * splitmix64, xoshiro256**), bit for bit.  apb_compute takes an apb_problem
+ * Contract.  The generator of APCOST.md 1.11 (seeded through splitmix64,
+ * xoshiro256**) is the one RAWFORMAT.md defines for the schedule: dice.h's
+ * dc_seed / dc_next, bit for bit (test_apboot.c checks 1.11's worked
+ * values against it).  apb_compute takes an apb_problem
  * (the test table, every seed's live and last-known scores, the stand-in
  * rows of every round of every chosen arm, the bootstrap's settings; all
  * owned by the caller and only read) and fills an apb_result (owned by the
@@ -36,17 +38,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* ------------------------------------------------ the generator (1.11) */
-
-typedef struct {
-    uint64_t s[4];
-} apb_rng;
-
-/* the four state words F(sigma + (k + 2) gamma), k = 0..3 */
-void apb_rng_seed(apb_rng *r, uint64_t sigma);
-/* one xoshiro256** draw */
-uint64_t apb_rng_next(apb_rng *r);
 
 /* ------------------------------------------------------- the problem */
 

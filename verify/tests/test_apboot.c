@@ -18,32 +18,33 @@
 #include <string.h>
 
 #include "apboot.h"
+#include "dice.h"
 #include "aptable.h"
 #include "vutil.h"
 
 Test(apboot, generator_worked_values)
 {
-    apb_rng r;
-    apb_rng_seed(&r, 1);
+    dc_gen r;
+    dc_seed(&r, 1);
     cr_expect_eq(r.s[0], 0xbeeb8da1658eec67ULL);
     cr_expect_eq(r.s[1], 0xf893a2eefb32555eULL);
     cr_expect_eq(r.s[2], 0x71c18690ee42c90bULL);
     cr_expect_eq(r.s[3], 0x71bb54d8d101b5b9ULL);
     const uint64_t first[5] = {18001451845637162709ULL, 15091038358276433251ULL, 7540168338507695658ULL,
                                10371344164145850652ULL, 5925099412492024740ULL};
-    for (int i = 0; i < 5; i++) cr_expect_eq(apb_rng_next(&r), first[i], "draw %d", i);
+    for (int i = 0; i < 5; i++) cr_expect_eq(dc_next(&r), first[i], "draw %d", i);
 }
 
 Test(apboot, picks_with_the_real_number_of_customers)
 {
     /* C = 5577: resample 0's first ten picks, its last draw, resample 1's first */
     const size_t C = 5577;
-    apb_rng r;
-    apb_rng_seed(&r, 1);
+    dc_gen r;
+    dc_seed(&r, 1);
     const uint64_t idx[10] = {3381, 1414, 4629, 1768, 1119, 952, 664, 3717, 5305, 5298};
     uint64_t u = 0;
     for (size_t i = 0; i <= C; i++) {
-        u = apb_rng_next(&r);
+        u = dc_next(&r);
         if (i < 10) cr_expect_eq(u % C, idx[i], "pick %zu", i);
         if (i == C - 1) {
             cr_expect_eq(u, 2317138128826919291ULL);
