@@ -26,6 +26,7 @@
 #include "prepread.h"
 #include "testerraw.h"
 #include "util.h"
+#include "tsh.h"
 
 #define EPS 1e-12
 
@@ -526,14 +527,6 @@ static void write_arms(const char *path, const char *text)
     cr_assert_not_null(f);
     fputs(text, f);
     fclose(f);
-}
-
-static char *slurp(const char *path)
-{
-    char *buf = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &buf, &n, err, sizeof err), 0, "%s", err);
-    return buf;
 }
 
 /* Scores and labels of build/prep/scores.tsv, for an independent recomputation. */

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tsh.h"
 
 #define NTINY 9
 #define NRUNS (2 * NTINY)
@@ -43,26 +44,6 @@ static void sleep_s(double s)
 {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);
-}
-
-static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shf(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    char *b = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
-    return b;
 }
 
 static int count(const char *hay, const char *needle)

@@ -15,30 +15,11 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tsh.h"
 
 #define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --quiet tests/quiet_off.tsv"
 
 static char out[64], aux[64]; /* OUT of measure; a folder for logs, copies and programs */
-
-static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shf(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    char *b = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
-    return b;
-}
 
 /* The six registered files, in their order (pipeline/RESULTS.md, "prereg.json"). */
 static const char *const REGFILES[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tsh.h"
 
 static const char *const SIX[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
                                    "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
@@ -27,29 +28,9 @@ static void setup(void)
     cr_assert_not_null(mkdtemp(dir));
 }
 
-static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shf(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void teardown(void) { shf("rm -rf %s", dir); }
 
 TestSuite(prereg, .init = setup, .fini = teardown, .timeout = 300);
-
-static char *slurp(const char *path)
-{
-    char *b = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
-    return b;
-}
 
 /* prepare into the test's folder with more options; its exit code, its output in dir/log. */
 static int prepare(const char *extra)

@@ -38,6 +38,7 @@
 
 #include "util.h"
 #include "wire.h"
+#include "tsh.h"
 
 #ifndef TESTER /* -DTESTER='"path"' runs another build, e.g. a sanitizer one */
 #define TESTER "build/bin/tester"
@@ -344,14 +345,6 @@ static size_t read_rows(const char *path, trow **out)
     gzclose(gz);
     *out = rows;
     return n;
-}
-
-static char *slurp(const char *path)
-{
-    char *buf, err[UT_ERRLEN];
-    size_t n;
-    cr_assert(ut_read_file(path, &buf, &n, err, sizeof err) == 0, "%s", err);
-    return buf;
 }
 
 /* The number after "key": in the summary (keys are unique in it). */
