@@ -1,6 +1,7 @@
 /* apref: see apref.h for the contract; the files are defined in
  * pipeline/APCOST.md 1.10 and the rule in 1.3. */
 #include "apref.h"
+#include "prepread.h"
 
 #include <float.h>
 #include <jansson.h>
@@ -459,68 +460,6 @@ static char *next_line(char **p, int *bad)
     return s;
 }
 
-/* Splits s at tabs into at most max fields; the count (max + 1: too many). */
-static size_t split(char *s, char **f, size_t max)
-{
-    size_t n = 0;
-    f[n++] = s;
-    for (char *p = s; *p; p++)
-        if (*p == '\t') {
-            *p = 0;
-            if (n == max)
-                return max + 1;
-            f[n++] = p + 1;
-        }
-    return n;
-}
-
-
-/* ---------------------------------------------------------------- fields */
-
-static int int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what, const char *path,
-                     size_t ln, char *err, size_t errlen)
-{
-    char why[96];
-    if (opt_i64(s, lo, hi, v, why, sizeof why) == 0)
-        return 0;
-    ut_seterr(err, errlen, "%s: line %zu: %s \"%s\": %s", path, ln, what, s, why);
-    return -1;
-}
-
-/* A finite 32-bit float written with %.9g (it reads back to the same float). */
-static int f32_field(const char *s, float *v, const char *what, const char *path, size_t ln, char *err,
-                     size_t errlen)
-{
-    char why[96];
-    double d;
-    if (opt_f64(s, -FLT_MAX, FLT_MAX, &d, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s: line %zu: %s \"%s\" is not a number: %s", path, ln, what, s, why);
-        return -1;
-    }
-    *v = (float)d;
-    return 0;
-}
-
-/* A day YYYY-MM-DD. */
-static int day_field(const char *s, int32_t *day, const char *path, size_t ln, char *err, size_t errlen)
-{
-    int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-', y = 0, m = 0, d = 0;
-    for (int i = 0; ok && i < 10; i++)
-        ok = i == 4 || i == 7 || (s[i] >= '0' && s[i] <= '9');
-    if (ok) {
-        y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
-        m = (s[5] - '0') * 10 + (s[6] - '0');
-        d = (s[8] - '0') * 10 + (s[9] - '0');
-        ok = m >= 1 && m <= 12 && d >= 1 && d <= 31;
-    }
-    if (!ok) {
-        ut_seterr(err, errlen, "%s: line %zu: cutoff \"%s\" is not a day YYYY-MM-DD", path, ln, s);
-        return -1;
-    }
-    *day = ut_days_from_civil(y, m, d);
-    return 0;
-}
-
 /* ---------------------------------------------------------------- the files */
 
 /* scores.tsv: the test table and its two score fields as text. */
@@ -577,12 +516,12 @@ static int read_scores_tsv(const char *path, reftab *t, char *err, size_t errlen
             continue;
         }
         int64_t u;
-        if (split(s, f, 5) != 5) {
+        if (prepread_split(s, f, 5) != 5) {
             ut_seterr(err, errlen, "%s: line %zu: expected 5 fields", path, ln);
             return -1;
         }
-        if (int_field(f[0], INT32_MIN, INT32_MAX, &u, "customer", path, ln, err, errlen) != 0 ||
-            day_field(f[1], &t->cutoff[t->n], path, ln, err, errlen) != 0)
+        if (prepread_int_field(f[0], INT32_MIN, INT32_MAX, &u, "customer", path, ln, err, errlen) != 0 ||
+            prepread_day_field(f[1], &t->cutoff[t->n], path, ln, err, errlen) != 0)
             return -1;
         t->customer[t->n] = (int32_t)u;
         t->score[t->n] = f[3];
@@ -628,9 +567,9 @@ static int row_fields(char **f, const reftab *t, long want_row, size_t *row, int
                       size_t ln, char *err, size_t errlen)
 {
     int64_t r, u;
-    if (int_field(f[0], 0, (int64_t)t->n - 1, &r, "row", path, ln, err, errlen) != 0 ||
-        int_field(f[1], INT32_MIN, INT32_MAX, &u, "customer", path, ln, err, errlen) != 0 ||
-        day_field(f[2], cut, path, ln, err, errlen) != 0)
+    if (prepread_int_field(f[0], 0, (int64_t)t->n - 1, &r, "row", path, ln, err, errlen) != 0 ||
+        prepread_int_field(f[1], INT32_MIN, INT32_MAX, &u, "customer", path, ln, err, errlen) != 0 ||
+        prepread_day_field(f[2], cut, path, ln, err, errlen) != 0)
         return -1;
     if (want_row >= 0 && r != want_row) {
         ut_seterr(err, errlen, "%s: line %zu: row %lld where row %ld belongs (rows in order)", path, ln,
@@ -678,7 +617,7 @@ static int read_ap_scores(const char *path, const reftab *t, size_t *S, float **
             ut_seterr(err, errlen, "%s: line %zu: more rows than scores.tsv's %zu", path, ln, n);
             goto done;
         }
-        if (split(s, f, nf) != nf) {
+        if (prepread_split(s, f, nf) != nf) {
             ut_seterr(err, errlen, "%s: line %zu: expected %zu fields", path, ln, nf);
             goto done;
         }
@@ -690,8 +629,8 @@ static int read_ap_scores(const char *path, const reftab *t, size_t *S, float **
             goto done;
         }
         for (size_t k = 0; k < *S; k++)
-            if (f32_field(f[3 + 2 * k], &(*live)[k * n + i], "score", path, ln, err, errlen) != 0 ||
-                f32_field(f[4 + 2 * k], &(*lastk)[k * n + i], "last_known", path, ln, err, errlen) != 0)
+            if (prepread_f32_field(f[3 + 2 * k], &(*live)[k * n + i], "score", path, ln, err, errlen) != 0 ||
+                prepread_f32_field(f[4 + 2 * k], &(*lastk)[k * n + i], "last_known", path, ln, err, errlen) != 0)
                 goto done;
         i++;
     }
@@ -747,7 +686,7 @@ static int read_ap_prev(const char *path, const reftab *t, size_t S, int32_t c0,
     }
     while ((s = next_line(&p, &bad))) {
         size_t ln = v->n + 2, row;
-        if (split(s, f, nf) != nf) {
+        if (prepread_split(s, f, nf) != nf) {
             ut_seterr(err, errlen, "%s: line %zu: expected %zu fields", path, ln, nf);
             goto done;
         }
@@ -759,7 +698,7 @@ static int read_ap_prev(const char *path, const reftab *t, size_t S, int32_t c0,
         }
         v->row[v->n] = (int32_t)row;
         for (size_t k = 0; k < S; k++)
-            if (f32_field(f[3 + k], &v->score[k * cap + v->n], "score", path, ln, err, errlen) != 0)
+            if (prepread_f32_field(f[3 + k], &v->score[k * cap + v->n], "score", path, ln, err, errlen) != 0)
                 goto done;
         v->n++;
     }
@@ -795,7 +734,7 @@ static int check_manifest(const char *root, const char *manifest, char *err, siz
             }
             continue;
         }
-        if (ln > 5 || split(s, f, 3) != 3 || strcmp(f[0], MANIFEST_FILES[ln - 2]) != 0) {
+        if (ln > 5 || prepread_split(s, f, 3) != 3 || strcmp(f[0], MANIFEST_FILES[ln - 2]) != 0) {
             ut_seterr(err, errlen, "%s: line %zu: expected %s", manifest, ln,
                       ln > 5 ? "no more lines" : MANIFEST_FILES[ln - 2]);
             goto done;
@@ -803,7 +742,7 @@ static int check_manifest(const char *root, const char *manifest, char *err, siz
         char full[4200], sha[65];
         uint64_t size = 0;
         int64_t want;
-        if (int_field(f[1], 0, INT64_MAX, &want, "size", manifest, ln, err, errlen) != 0 ||
+        if (prepread_int_field(f[1], 0, INT64_MAX, &want, "size", manifest, ln, err, errlen) != 0 ||
             path_in(full, sizeof full, root, f[0]) != 0 || ut_sha256_file(full, sha, &size, err, errlen) != 0)
             goto done;
         if ((uint64_t)want != size || strcmp(sha, f[2]) != 0) {

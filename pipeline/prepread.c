@@ -12,17 +12,15 @@
 
 /* ================================================================ TSV */
 
-/* Splits s in place at tabs; returns the number of fields (at most max + 1,
- * so that "too many" shows). */
-static int split_tabs(char *s, char **f, int max)
+size_t prepread_split(char *s, char **f, size_t max)
 {
-    int n = 0;
+    size_t n = 0;
     f[n++] = s;
     for (char *p = s; *p; p++) {
         if (*p == '\t') {
             *p = 0;
-            if (n > max)
-                return n;
+            if (n == max)
+                return max + 1;
             f[n++] = p + 1;
         }
     }
@@ -53,7 +51,7 @@ int prepread_tsv(const char *path, const char *header, int nfields, prepread_lin
                 goto done;
             }
         } else {
-            int nf = split_tabs(p, f, 31);
+            int nf = (int)prepread_split(p, f, 31);
             if (nf != nfields) {
                 ut_seterr(err, errlen, "%s: line %zu: %d fields, expected %d", path, lineno, nf, nfields);
                 goto done;
@@ -76,8 +74,8 @@ done:
 /* ================================================================ fields */
 
 /* An integer field in [lo, hi]; the message names file, line and field. */
-static int int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what, const char *path,
-                     size_t lineno, char *err, size_t errlen)
+int prepread_int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what, const char *path,
+                       size_t lineno, char *err, size_t errlen)
 {
     char why[96];
     if (opt_i64(s, lo, hi, v, why, sizeof why) == 0)
@@ -87,7 +85,7 @@ static int int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const ch
 }
 
 /* A day "YYYY-MM-DD" (digits only, month 1..12, day 1..31). */
-static int day_field(const char *s, int32_t *day, const char *path, size_t lineno, char *err, size_t errlen)
+int prepread_day_field(const char *s, int32_t *day, const char *path, size_t lineno, char *err, size_t errlen)
 {
     int ok = strlen(s) == 10 && s[4] == '-' && s[7] == '-';
     for (int i = 0; ok && i < 10; i++)
@@ -108,8 +106,8 @@ static int day_field(const char *s, int32_t *day, const char *path, size_t linen
 }
 
 /* A finite 32-bit float, as prepare writes it (%.9g gives the float back). */
-static int f32_field(const char *s, float *v, const char *what, const char *path, size_t lineno, char *err,
-                     size_t errlen)
+int prepread_f32_field(const char *s, float *v, const char *what, const char *path, size_t lineno, char *err,
+                       size_t errlen)
 {
     char why[96];
     double d;
@@ -124,7 +122,7 @@ static int f32_field(const char *s, float *v, const char *what, const char *path
 static int feats(char **f, float *x, const char *path, size_t lineno, char *err, size_t errlen)
 {
     for (int k = 0; k < FEAT_N; k++)
-        if (f32_field(f[k], &x[k], feat_names[k], path, lineno, err, errlen) != 0)
+        if (prepread_f32_field(f[k], &x[k], feat_names[k], path, lineno, err, errlen) != 0)
             return -1;
     return 0;
 }
@@ -133,9 +131,9 @@ static int feats(char **f, float *x, const char *path, size_t lineno, char *err,
 static int key_fields(char **f, feat_row *q, const char *path, size_t lineno, char *err, size_t errlen)
 {
     int64_t c, l;
-    if (int_field(f[0], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0 ||
-        day_field(f[1], &q->cutoff, path, lineno, err, errlen) != 0 ||
-        int_field(f[2], 0, 1, &l, "label", path, lineno, err, errlen) != 0)
+    if (prepread_int_field(f[0], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0 ||
+        prepread_day_field(f[1], &q->cutoff, path, lineno, err, errlen) != 0 ||
+        prepread_int_field(f[2], 0, 1, &l, "label", path, lineno, err, errlen) != 0)
         return -1;
     q->customer = (int32_t)c;
     q->label = (uint8_t)l;
@@ -193,7 +191,7 @@ static int test_line(void *ctx, char **f, int nf, const char *path, size_t linen
 {
     prepread_rows *r = ctx;
     int64_t row;
-    if (int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0)
+    if (prepread_int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0)
         return -1;
     if (row != (int64_t)r->n) {
         ut_seterr(err, errlen, "%s: line %zu: row \"%s\", expected %zu", path, lineno, f[0], r->n);
@@ -223,8 +221,8 @@ static int prev_line(void *ctx, char **f, int nf, const char *path, size_t linen
     prevs *p = ctx;
     size_t n = p->prev->n;
     int64_t row, c;
-    if (int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0 ||
-        int_field(f[1], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0)
+    if (prepread_int_field(f[0], 0, INT64_MAX, &row, "row", path, lineno, err, errlen) != 0 ||
+        prepread_int_field(f[1], INT32_MIN, INT32_MAX, &c, "customer", path, lineno, err, errlen) != 0)
         return -1;
     if ((size_t)row >= p->test->n || c != p->test->r[row].customer || (n && row <= p->row[n - 1])) {
         ut_seterr(err, errlen, "%s: line %zu: row %s customer %s is not a test row's customer (rows ascending)",
@@ -245,7 +243,7 @@ static int prev_line(void *ctx, char **f, int nf, const char *path, size_t linen
     }
     q->customer = (int32_t)c;
     q->label = 0;
-    if (day_field(f[2], &q->cutoff, path, lineno, err, errlen) != 0 ||
+    if (prepread_day_field(f[2], &q->cutoff, path, lineno, err, errlen) != 0 ||
         feats(f + 3, q->x, path, lineno, err, errlen) != 0)
         return -1;
     p->row[n] = (int32_t)row;
@@ -288,8 +286,8 @@ static int score_line(void *ctx, char **f, int nf, const char *path, size_t line
                   lineno, s->n);
         return -1;
     }
-    if (f32_field(f[3], &s->score[s->n], "score", path, lineno, err, errlen) != 0 ||
-        f32_field(f[4], &s->last[s->n], "last_known", path, lineno, err, errlen) != 0)
+    if (prepread_f32_field(f[3], &s->score[s->n], "score", path, lineno, err, errlen) != 0 ||
+        prepread_f32_field(f[4], &s->last[s->n], "last_known", path, lineno, err, errlen) != 0)
         return -1;
     s->n++;
     return 0;

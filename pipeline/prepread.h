@@ -35,6 +35,16 @@
 #include "feat.h"
 #include "prov.h"
 
+/* The field readers, shared with apref.c: each fails with the file, the line
+ * and the field named.  prepread_split cuts s at tabs into at most max
+ * fields and returns their count (max + 1: too many). */
+size_t prepread_split(char *s, char **f, size_t max);
+int prepread_int_field(const char *s, int64_t lo, int64_t hi, int64_t *v, const char *what, const char *path,
+                       size_t lineno, char *err, size_t errlen);
+int prepread_day_field(const char *s, int32_t *day, const char *path, size_t lineno, char *err, size_t errlen);
+int prepread_f32_field(const char *s, float *v, const char *what, const char *path, size_t lineno, char *err,
+                       size_t errlen);
+
 /* One data line of a TSV: its fields (nf of them), for prepread_tsv. */
 typedef int (*prepread_line_fn)(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err,
                                 size_t errlen);
