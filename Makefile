@@ -208,7 +208,7 @@ cost: $(BIN)/cost
 factcheck:
 	$(MAKE) -C verify
 	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv \
-	    --ap-arms pipeline/ap_arms.tsv --quiet $(QUIET)
+	    --ap-arms pipeline/ap_arms.tsv --quiet $(QUIET) --arms lab/arms.tsv --design data/design.md
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)

@@ -2,7 +2,10 @@
  *
  *   gen_study DIR            22 arms x 5 rounds of 30 s (110 runs, about 1.2
  *                            million requests and as many lookups, a machine
- *                            file each), the reference (30,595 rows),
+ *                            file each; the requests at the offsets of
+ *                            RAWFORMAT.md's schedule, the planned waits
+ *                            from its dice, every file consistent with the
+ *                            others), the reference (30,595 rows),
  *                            comparisons, guesses, the quiet rules, manifest
  *                            and a stub results.json.  Three runs are
  *                            disturbed, as the issue saw them in round 3:
@@ -11,13 +14,18 @@
  *                            H4-fb25-r3 a second in which another process
  *                            used 58% of the measured core (their run.json
  *                            says so)
+ *                            The AP data: 20 model seeds' scores
+ *                            (ap_scores, ap_prev_scores), three chosen arms,
+ *                            a stub ap.json
  *   gen_study --promote DIR  results.json <- DIR/results/verified.json (so a
- *                            second verify run has the full comparison to do)
+ *                            second verify run has the full comparison to do),
+ *                            and ap.json, ap_resamples.tsv.gz, manifest-ap.tsv
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "synap.h"
 #include "synth.h"
 #include "vjson.h"
 #include "vutil.h"
@@ -66,21 +74,23 @@ static int promote(const char *root)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]) || sap_promote(argv[2]);
     if (argc != 2) {
         fprintf(stderr, "usage: gen_study DIR | gen_study --promote DIR\n");
         return 2;
     }
     const char *root = argv[1];
+    /* the reference: about 30,000 rows of 5,577 customers over 6 months, 20 model seeds (synap.h) */
     syn_ref ref;
-    syn_make_ref(&ref, 30595, 20261011);
-    if (syn_write_reference(root, &ref)) return 1;
+    sap_table apt;
+    sap_make(&apt, 5577, 6, 20, 20261011);
+    sap_ref(&apt, &ref);
+    if (sap_write_reference(root, &apt)) return 1;
     long long total = 0, lookups = 0;
     for (size_t a = 0; a < sizeof arms / sizeof arms[0]; a++) {
         for (int round = 1; round <= 5; round++) {
             syn_run r;
-            size_t n = (size_t)(arms[a].rate * 30);
-            syn_gen_run(&r, arms[a].arm, round, n, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
+            syn_gen_run(&r, arms[a].arm, round, 30.0, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
                         1000000000000LL + (long long)(a * 5 + (size_t)round) * 40000000000LL);
             if (round == 3 && !strcmp(arms[a].arm, "H4-dldown")) {
                 r.m[8].idle = 178; /* reading 5, the whole machine: 12 of 200 ticks stolen */
@@ -88,7 +98,7 @@ int main(int argc, char **argv)
                 r.claim_rules = "steal_second_max";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H3-hedge")) {
-                r.t[1000].send = r.t[1000].sched + 30000000;
+                syn_send_late(&r, 1000, 30000000);
                 r.claim_rules = "late_max_max_ms";
             }
             if (round == 3 && !strcmp(arms[a].arm, "H4-fb25")) {
@@ -131,6 +141,11 @@ int main(int argc, char **argv)
     free(p);
     if (syn_write_quiet(root, NULL)) return 1;
     if (syn_write_manifest(root)) return 1;
+    /* the files make ap ships, the chosen arms, a stub ap.json (--promote makes the real one) */
+    static const char *const ap_arms[] = {"H3-fb25", "H4-fb25", "H4-r2"}; /* three, as pipeline/APCOST.md 1.8 */
+    if (sap_write_seed_files(root, &apt) || sap_write_arms(root, ap_arms, 3) || sap_write_stub_ap_json(root, 1000, 20))
+        return 1;
+    sap_free(&apt);
     p = vu_xasprintf("%s/results/results.json", root);
     syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
     free(p);

@@ -25,6 +25,8 @@ void ap_arm_free(ap_arm *a)
     free(a->def);
     free(a->err);
     free(a->srows);
+    for (size_t i = 0; a->set && i < a->nr; i++) free(a->set[i]);
+    free(a->set);
     for (int k = 0; k < AP_NKINDS; k++) {
         free(a->ap[k]);
         free(a->chg[k]);
@@ -117,6 +119,7 @@ static void alloc_rounds(ap_arm *a, size_t R)
     a->def = vu_xcalloc(R, sizeof *a->def);
     a->err = vu_xcalloc(R, sizeof *a->err);
     a->srows = vu_xcalloc(R, sizeof *a->srows);
+    a->set = vu_xcalloc(R, sizeof *a->set);
     for (int k = 0; k < AP_NKINDS; k++) {
         a->ap[k] = vu_xcalloc(R, sizeof *a->ap[k]);
         a->chg[k] = vu_xcalloc(R, sizeof *a->chg[k]);
@@ -217,6 +220,8 @@ void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, do
     for (size_t i = 0; i < R; i++) {
         size_t ns = count_round(a, i, N, &w);
         a->srows[i] = (long long)ns;
+        a->set[i] = vu_xmalloc((ns + 1) * sizeof *a->set[i]);
+        memcpy(a->set[i], w.srow, ns * sizeof *w.srow);
         round_aps(a, i, ns, t, ref, live_ap, &w);
         for (size_t q = 0; q < ns; q++) w.in[w.srow[q]] = 0;
         a->standin += a->lk[i] + a->def[i];

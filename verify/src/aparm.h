@@ -39,6 +39,7 @@ typedef struct {
     long long M;
     /* per round */
     long long *live, *lk, *def, *err, *srows;
+    size_t **set;       /* [round]: its stand-in rows S (srows[round] of them), for every seed */
     double *ap[AP_NKINDS], *chg[AP_NKINDS];
     /* per arm */
     long long requests, standin, lk_req, def_req, srows_total;

@@ -6,306 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aparmcmp.h"
+#include "apcmp.h"
+#include "apfiles.h"
+#include "apfull.h"
 #include "aparm.h"
+#include "apseeds.h"
 #include "aptable.h"
 #include "mism.h"
 #include "vutil.h"
-
-/* --------------------------------------------------------------- checks */
-
-#define AP_TOL 1e-12     /* APs and changes, absolute (APCOST.md 1.7) */
-#define SHARE_TOL 1e-12  /* shares, relative (RESULTS.md's ratios) */
-
-static void fmt_d(double d, char *out, size_t n)
-{
-    if (isnan(d)) snprintf(out, n, "null");
-    else vu_fmt_double(d, out, n);
-}
-
-static void mm_ap(const char *path, const vj_node *lab, const char *mine)
-{
-    char a[256];
-    vj_scalar_text(lab, a, sizeof a);
-    mm_add(NULL, "ap.json", path, a, mine);
-}
-
-static int is_num(const vj_node *n)
-{
-    return n && n->type == VJ_NUM;
-}
-
-static void chk_count(const char *path, const vj_node *lab, long long mine)
-{
-    if (is_num(lab) && lab->num == (double)mine) return;
-    char m[64];
-    snprintf(m, sizeof m, "%lld", mine);
-    mm_ap(path, lab, m);
-}
-
-/* tol < 0: relative |tol|; tol == 0: exactly; else absolute */
-static void chk_num(const char *path, const vj_node *lab, double mine, double tol, const char *why)
-{
-    int ok;
-    if (isnan(mine)) ok = lab && lab->type == VJ_NULL;
-    else if (!is_num(lab)) ok = 0;
-    else if (tol == 0) ok = lab->num == mine;
-    else if (tol < 0) ok = fabs(lab->num - mine) <= -tol * fmax(fabs(lab->num), fabs(mine));
-    else ok = fabs(lab->num - mine) <= tol;
-    if (ok) return;
-    char m[256], d[64];
-    fmt_d(mine, d, sizeof d);
-    snprintf(m, sizeof m, "%s%s%s", d, why ? " " : "", why ? why : "");
-    mm_ap(path, lab, m);
-}
-
-static void chk_str(const char *path, const vj_node *lab, const char *mine)
-{
-    if (lab && lab->type == VJ_STR && !strcmp(lab->text, mine)) return;
-    char m[512];
-    snprintf(m, sizeof m, "\"%s\"", mine);
-    mm_ap(path, lab, m);
-}
-
-static void chk_members(const char *path, const vj_node *lab, const char *const *allowed)
-{
-    if (!lab || lab->type != VJ_OBJ) return;
-    for (size_t i = 0; i < lab->n; i++) {
-        int known = 0;
-        for (size_t k = 0; allowed[k] && !known; k++) known = !strcmp(lab->keys[i], allowed[k]);
-        if (known) continue;
-        char sub[512];
-        snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", lab->keys[i]);
-        mm_ap(sub, lab->items[i], "(a member APCOST.md does not define)");
-    }
-}
-
-/* an object member that must be an object (or an array): a mismatch otherwise */
-static const vj_node *need(const char *path, const vj_node *parent, const char *key, vj_type type)
-{
-    const vj_node *n = vj_get(parent, key);
-    if (n && n->type == type) return n;
-    char sub[512];
-    snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
-    mm_ap(sub, n, type == VJ_OBJ ? "an object (APCOST.md 1.7)" : "a list (APCOST.md 1.7)");
-    return NULL;
-}
-
-/* ------------------------------------------- comparing one arm with ap.json */
-
-static const char *const ARM_MEMBERS[] = {"rounds", "requests_per_round", "requests", "standin_requests",
-                                          "last_known_requests", "default_requests", "standin_share",
-                                          "standin_rows_share", "per_round", "kinds", NULL};
-static const char *const ROUND_MEMBERS[] = {"round", "requests_in_run", "requests", "live", "last_known",
-                                            "default", "error", "standin_requests", "standin_share",
-                                            "standin_rows", "standin_rows_share", "ap_default_seed",
-                                            "change_default_seed", NULL};
-static const char *const KIND_MEMBERS[] = {"change", "change_default_seed", "change_per_seed", "ci95",
-                                           "verdict", "direction", NULL};
-static const char *const K3[] = {"last_known", "default", "none", NULL};
-
-/* <prefix>.<name> in q (for the paths of mismatches) */
-static const char *at(char *q, size_t qn, const char *prefix, const char *name)
-{
-    snprintf(q, qn, "%s.%s", prefix, name);
-    return q;
-}
-
-/* arms.<arm>.rounds: the round numbers of the folders <arm>-r<k> */
-static void compare_rounds(const ap_arm *a, const vj_node *lab, const char *p)
-{
-    const vj_node *rounds = vj_get(lab, "rounds");
-    int rounds_ok = rounds && rounds->type == VJ_ARR && rounds->n == a->nr;
-    for (size_t i = 0; rounds_ok && i < a->nr; i++)
-        rounds_ok = is_num(rounds->items[i]) && rounds->items[i]->num == a->r[i].round;
-    if (rounds_ok) return;
-    char q[640];
-    vu_buf b = {0};
-    vu_buf_puts(&b, "[");
-    for (size_t i = 0; i < a->nr; i++) vu_buf_printf(&b, "%s%d", i ? ", " : "", a->r[i].round);
-    vu_buf_printf(&b, "] (the folders %s-r<k> of results/raw/)", a->arm);
-    snprintf(q, sizeof q, "%s.rounds", p);
-    char lt[256];
-    if (rounds && rounds->type == VJ_ARR) {
-        vu_buf lb = {0};
-        vu_buf_puts(&lb, "[");
-        for (size_t i = 0; i < rounds->n; i++) {
-            vj_scalar_text(rounds->items[i], lt, sizeof lt);
-            vu_buf_printf(&lb, "%s%s", i ? ", " : "", lt);
-        }
-        vu_buf_puts(&lb, "]");
-        mm_add(NULL, "ap.json", q, lb.p, b.p);
-        vu_buf_free(&lb);
-    } else {
-        mm_ap(q, rounds, b.p);
-    }
-    vu_buf_free(&b);
-}
-
-/* the arm's counts and shares */
-static void compare_arm_sums(const ap_arm *a, const vj_node *lab, const char *p)
-{
-    char q[640];
-    chk_count(at(q, sizeof q, p, "requests_per_round"), vj_get(lab, "requests_per_round"), a->M);
-    chk_count(at(q, sizeof q, p, "requests"), vj_get(lab, "requests"), a->requests);
-    chk_count(at(q, sizeof q, p, "standin_requests"), vj_get(lab, "standin_requests"), a->standin);
-    chk_count(at(q, sizeof q, p, "last_known_requests"), vj_get(lab, "last_known_requests"), a->lk_req);
-    chk_count(at(q, sizeof q, p, "default_requests"), vj_get(lab, "default_requests"), a->def_req);
-    chk_num(at(q, sizeof q, p, "standin_share"), vj_get(lab, "standin_share"), a->standin_share, -SHARE_TOL, NULL);
-    chk_num(at(q, sizeof q, p, "standin_rows_share"), vj_get(lab, "standin_rows_share"), a->srows_share,
-            -SHARE_TOL, NULL);
-}
-
-/* per_round[i] (an object): its counts, shares, APs and changes; lab_L:
- * ap.json's own live_ap.default_seed (NaN when absent), which a round
- * without stand-ins must repeat exactly */
-static void compare_round(const ap_arm *a, size_t i, const vj_node *e, const char *rp, size_t N, double lab_L)
-{
-    char q[640];
-    chk_members(rp, e, ROUND_MEMBERS);
-    long long st = a->lk[i] + a->def[i];
-    chk_count(at(q, sizeof q, rp, "round"), vj_get(e, "round"), a->r[i].round);
-    chk_count(at(q, sizeof q, rp, "requests_in_run"), vj_get(e, "requests_in_run"), a->r[i].n);
-    chk_count(at(q, sizeof q, rp, "requests"), vj_get(e, "requests"), a->M);
-    chk_count(at(q, sizeof q, rp, "live"), vj_get(e, "live"), a->live[i]);
-    chk_count(at(q, sizeof q, rp, "last_known"), vj_get(e, "last_known"), a->lk[i]);
-    chk_count(at(q, sizeof q, rp, "default"), vj_get(e, "default"), a->def[i]);
-    chk_count(at(q, sizeof q, rp, "error"), vj_get(e, "error"), a->err[i]);
-    chk_count(at(q, sizeof q, rp, "standin_requests"), vj_get(e, "standin_requests"), st);
-    chk_num(at(q, sizeof q, rp, "standin_share"), vj_get(e, "standin_share"), a->M ? (double)st / (double)a->M : NAN,
-            -SHARE_TOL, NULL);
-    chk_count(at(q, sizeof q, rp, "standin_rows"), vj_get(e, "standin_rows"), a->srows[i]);
-    chk_num(at(q, sizeof q, rp, "standin_rows_share"), vj_get(e, "standin_rows_share"),
-            N ? (double)a->srows[i] / (double)N : NAN, -SHARE_TOL, NULL);
-    const vj_node *apd = need(rp, e, "ap_default_seed", VJ_OBJ);
-    const vj_node *chd = need(rp, e, "change_default_seed", VJ_OBJ);
-    chk_members(at(q, sizeof q, rp, "ap_default_seed"), apd, K3);
-    chk_members(at(q, sizeof q, rp, "change_default_seed"), chd, K3);
-    for (int k = 0; k < AP_NKINDS; k++) {
-        int empty = a->srows[i] == 0;
-        snprintf(q, sizeof q, "%s.ap_default_seed.%s", rp, ap_kinds[k]);
-        if (apd && empty && !isnan(lab_L))
-            chk_num(q, vj_get(apd, ap_kinds[k]), lab_L, 0, "(no stand-in: ap.json's live_ap.default_seed, exactly)");
-        else if (apd)
-            chk_num(q, vj_get(apd, ap_kinds[k]), a->ap[k][i], AP_TOL, NULL);
-        snprintf(q, sizeof q, "%s.change_default_seed.%s", rp, ap_kinds[k]);
-        if (chd)
-            chk_num(q, vj_get(chd, ap_kinds[k]), a->chg[k][i], empty ? 0 : AP_TOL,
-                    empty ? "(no stand-in: exactly 0)" : NULL);
-    }
-}
-
-/* kinds.<kind>.change_per_seed (S seeds, 0 if unknown): seed 1 recomputed,
- * change their mean; all exactly 0 when zero (no stand-in in any round) */
-static void compare_per_seed(const ap_arm *a, int k, const vj_node *e, const char *kp, size_t S, int zero)
-{
-    char q[640];
-    const char *zwhy = "(no stand-in in any round: exactly 0)";
-    const vj_node *ps = vj_get(e, "change_per_seed");
-    int ps_ok = ps && ps->type == VJ_ARR && ps->n > 0;
-    for (size_t s = 0; ps_ok && s < ps->n; s++) ps_ok = is_num(ps->items[s]);
-    if (!ps_ok) {
-        mm_ap(at(q, sizeof q, kp, "change_per_seed"), ps, "a list of numbers, one per model seed (APCOST.md 1.7)");
-        return;
-    }
-    if (S && ps->n != S) {
-        char l[64], m[96];
-        snprintf(l, sizeof l, "%zu entries", ps->n);
-        snprintf(m, sizeof m, "%zu entries (one per model_seeds)", S);
-        mm_add(NULL, "ap.json", at(q, sizeof q, kp, "change_per_seed (length)"), l, m);
-    }
-    chk_num(at(q, sizeof q, kp, "change_per_seed[0]"), ps->items[0], a->change[k], zero ? 0 : AP_TOL,
-            zero ? zwhy : "(seed 1, recomputed)");
-    double sum = 0;
-    for (size_t s = 0; s < ps->n; s++) {
-        sum += ps->items[s]->num;
-        if (zero && s > 0) {
-            snprintf(q, sizeof q, "%s.change_per_seed[%zu]", kp, s);
-            chk_num(q, ps->items[s], 0, 0, zwhy);
-        }
-    }
-    double mean = sum / (double)ps->n;
-    chk_num(at(q, sizeof q, kp, "change"), vj_get(e, "change"), zero ? 0 : mean, zero ? 0 : AP_TOL,
-            zero ? zwhy : "(the mean of change_per_seed)");
-}
-
-/* kinds.<kind>.ci95, verdict and direction: the rule of APCOST.md 1.5 */
-static void compare_interval(const vj_node *e, const char *kp, int zero)
-{
-    char q[640];
-    const vj_node *ci = vj_get(e, "ci95");
-    int ci_ok = ci && ci->type == VJ_ARR && ci->n == 2 && is_num(ci->items[0]) && is_num(ci->items[1]);
-    if (!ci_ok) {
-        mm_ap(at(q, sizeof q, kp, "ci95"), ci, "[lo, hi] (APCOST.md 1.5)");
-        return;
-    }
-    double lo = ci->items[0]->num, hi = ci->items[1]->num;
-    char l[128];
-    snprintf(l, sizeof l, "[%s, %s]", ci->items[0]->text, ci->items[1]->text);
-    if (zero && (lo != 0 || hi != 0))
-        mm_add(NULL, "ap.json", at(q, sizeof q, kp, "ci95"), l, "[0, 0] (no stand-in in any round)");
-    else if (!(lo <= hi))
-        mm_add(NULL, "ap.json", at(q, sizeof q, kp, "ci95"), l, "lo <= hi");
-    /* the verdict rule: an interval holding zero is too close to call */
-    int close = lo <= 0 && 0 <= hi;
-    const char *verdict = close ? "too close to call" : "clearly different";
-    chk_str(at(q, sizeof q, kp, "verdict"), vj_get(e, "verdict"), verdict);
-    const vj_node *dir = vj_get(e, "direction");
-    if (close) {
-        if (!dir || dir->type != VJ_NULL) mm_ap(at(q, sizeof q, kp, "direction"), dir, "null (too close to call)");
-    } else {
-        chk_str(at(q, sizeof q, kp, "direction"), dir, hi < 0 ? "lower" : "higher");
-    }
-}
-
-/* kinds.<kind> (an object): seed 1 recomputed; the 20-seed numbers only for consistency */
-static void compare_kind(const ap_arm *a, int k, const vj_node *e, const char *kp, size_t S)
-{
-    char q[640];
-    chk_members(kp, e, KIND_MEMBERS);
-    int zero = !a->any_standin;
-    chk_num(at(q, sizeof q, kp, "change_default_seed"), vj_get(e, "change_default_seed"), a->change[k],
-            zero ? 0 : AP_TOL, zero ? "(no stand-in in any round: exactly 0)" : NULL);
-    compare_per_seed(a, k, e, kp, S, zero);
-    compare_interval(e, kp, zero);
-}
-
-/* arms.<arm> against the recomputation.  S: the number of model seeds of
- * ap.json (length of model_seeds), 0 if unknown; lab_L: see compare_round */
-static void arm_compare(const ap_arm *a, const vj_node *lab, size_t N, size_t S, double lab_L)
-{
-    char p[512], q[640];
-    snprintf(p, sizeof p, "arms.%s", a->arm);
-    chk_members(p, lab, ARM_MEMBERS);
-    compare_rounds(a, lab, p);
-    compare_arm_sums(a, lab, p);
-
-    const vj_node *pr = need(p, lab, "per_round", VJ_ARR);
-    if (pr && pr->n != a->nr) {
-        char l[64], m[64];
-        snprintf(l, sizeof l, "%zu entries", pr->n);
-        snprintf(m, sizeof m, "%zu entries (one per round)", a->nr);
-        snprintf(q, sizeof q, "%s.per_round (length)", p);
-        mm_add(NULL, "ap.json", q, l, m);
-    }
-    for (size_t i = 0; pr && i < pr->n && i < a->nr; i++) {
-        const vj_node *e = pr->items[i];
-        char rp[560];
-        snprintf(rp, sizeof rp, "%s.per_round[%zu]", p, i);
-        if (e->type != VJ_OBJ) mm_ap(rp, e, "an object (APCOST.md 1.7)");
-        else compare_round(a, i, e, rp, N, lab_L);
-    }
-
-    const vj_node *kinds = need(p, lab, "kinds", VJ_OBJ);
-    snprintf(q, sizeof q, "%s.kinds", p);
-    chk_members(q, kinds, K3);
-    for (int k = 0; kinds && k < AP_NKINDS; k++) {
-        char kp[600];
-        snprintf(kp, sizeof kp, "%s.kinds.%s", p, ap_kinds[k]);
-        const vj_node *e = vj_get(kinds, ap_kinds[k]);
-        if (!e || e->type != VJ_OBJ) mm_ap(kp, e, "an object (APCOST.md 1.7)");
-        else compare_kind(a, k, e, kp, S);
-    }
-}
 
 /* ------------------------------------------------------ the chosen arms */
 
@@ -393,17 +102,24 @@ static const char *const TOP_MEMBERS[] = {"format", "definitions", "test_rows", 
                                           "bootstrap", "arms", "skipped_arms", NULL};
 
 static const char *RECOMPUTED =
+    "everything in results/ap.json, from results/reference/ (scores.tsv, summary.json and the scores of every "
+    "model seed in ap_scores.tsv.gz and ap_prev_scores.tsv.gz, their last_known checked against the same "
+    "customer's score a month earlier), the raw tester files and the bootstrap's generator of APCOST.md 1.11: "
+    "test_rows, customers, cutoffs, default_score, each chosen arm's rounds, counts and shares, every seed's "
+    "live AP and changes per round and per arm, the means over the seeds, every resample's change (also "
+    "against results/ap_resamples.tsv.gz), the intervals, the verdicts and directions; seed 1's numbers from "
+    "scores.tsv with the verifier's direct AP code, the other seeds' and the resamples' with its fast one";
+static const char *SEED1_ONLY =
     "seed 1 (the default seed: scores.tsv's score and last_known, summary.json's default_score), from "
     "results/reference/ and the raw tester files: test_rows, customers, cutoffs, default_score, "
     "live_ap.default_seed, each chosen arm's rounds, requests_per_round, per-round counts, shares, "
-    "ap_default_seed and change_default_seed, the per-arm counts and shares and kinds.*.change_default_seed";
+    "ap_default_seed and change_default_seed, the per-arm counts and shares and kinds.*.change_default_seed "
+    "(the scores of the other seeds were missing or malformed: a mismatch)";
 static const char *COPIED =
-    "everything that needs the models of seeds 2..20 (XGBoost, trained by the lab) or the lab's bootstrap "
-    "generator: live_ap.mean and per_seed, kinds.*.change, change_per_seed, ci95, verdict, direction, "
-    "bootstrap.*; checked only for consistency: model_seeds is 1..S, default_seed 1, per-seed lists of S "
-    "entries whose first is seed 1's recomputed value, change and live_ap.mean the means of their lists, "
-    "lo <= hi, the verdict and direction follow ci95 by the rule of APCOST.md 1.5, and an arm without "
-    "any stand-in has every change exactly 0 and ci95 [0, 0]";
+    "ap.json's own numbers as the lab wrote them, for the report: model_seeds, bootstrap, live_ap.mean and "
+    "per_seed, kinds.*.change, change_per_seed, ci95, verdict, direction, skipped_arms; each is compared with "
+    "the verifier's recomputation (the same members under ap.*), so without a mismatch they agree within "
+    "1e-12";
 
 /* one ap.json check: what the steps below read and leave for the next */
 typedef struct {
@@ -422,6 +138,11 @@ typedef struct {
     ap_arm *arms;                 /* the chosen arms with runs, in order */
     size_t na;
     arm_list skipped;             /* the chosen arms without runs */
+    apf_data f;                   /* the files of APCOST.md 1.10 */
+    aps_index x;                  /* customers and previous months */
+    long long with_lk;            /* rows with a previous-cutoff score, -1 unknown */
+    apfull_in fin;                /* the whole result recomputed */
+    apfull_out full;
 } apc;
 
 /* read ap.json and the test table: 0, or -1 with checks.ap's note set */
@@ -433,7 +154,7 @@ static int read_inputs(apc *c, const char *path, vj_node *st)
         mm_add(NULL, "ap.json", "(the file)", err, "readable JSON (APCOST.md 1.7)");
         note = "results/ap.json is not readable JSON";
     } else if (c->lab->type != VJ_OBJ) {
-        mm_ap("(top level)", c->lab, "an object (APCOST.md 1.7)");
+        apcmp_mm("(top level)", c->lab, "an object (APCOST.md 1.7)");
         note = "results/ap.json is not an object";
     } else if (ap_table_load(c->ref->scores_path, &c->t, err, sizeof err) || c->t.n != c->ref->rows) {
         if (c->t.n != c->ref->rows)
@@ -458,7 +179,7 @@ static void check_cutoffs(const apc *c)
     for (size_t i = 0; i < c->t.ncut; i++) vu_buf_printf(&b, "%s%s", i ? " " : "", c->t.cutoffs[i]);
     if (!b.p) vu_buf_puts(&b, "");
     char *m = vu_xasprintf("%zu: %s", c->t.ncut, b.p);
-    mm_ap("cutoffs", cut, m);
+    apcmp_mm("cutoffs", cut, m);
     free(m);
     vu_buf_free(&b);
 }
@@ -471,7 +192,7 @@ static void check_summary_seed(const apc *c)
     vj_node *sum = NULL;
     if (!vj_parse_file(sp, &sum, err, sizeof err)) {
         const vj_node *m = vj_get(sum, "model_seed");
-        if (m && !(is_num(m) && m->num == 1)) {
+        if (m && !(apcmp_is_num(m) && m->num == 1)) {
             char l[64];
             vj_scalar_text(m, l, sizeof l);
             mm_add(NULL, "results/reference/summary.json", "model_seed", l, "1 (APCOST.md 1.1: seed 1 is the reference)");
@@ -485,28 +206,28 @@ static void check_summary_seed(const apc *c)
 static void check_top(apc *c)
 {
     const vj_node *lab = c->lab;
-    chk_members("", lab, TOP_MEMBERS);
-    chk_str("format", vj_get(lab, "format"), "lab-ap 1");
-    chk_str("definitions", vj_get(lab, "definitions"), "pipeline/APCOST.md");
-    chk_count("test_rows", vj_get(lab, "test_rows"), (long long)c->t.n);
-    chk_count("customers", vj_get(lab, "customers"), (long long)c->t.customers);
+    apcmp_members("", lab, TOP_MEMBERS);
+    apcmp_str("format", vj_get(lab, "format"), "lab-ap 1");
+    apcmp_str("definitions", vj_get(lab, "definitions"), "pipeline/APCOST.md");
+    apcmp_count("test_rows", vj_get(lab, "test_rows"), (long long)c->t.n);
+    apcmp_count("customers", vj_get(lab, "customers"), (long long)c->t.customers);
     check_cutoffs(c);
-    chk_num("default_score", vj_get(lab, "default_score"), (double)c->ref->default_score, 0,
+    apcmp_num("default_score", vj_get(lab, "default_score"), (double)c->ref->default_score, 0,
             "(summary.json's default_score as a 32-bit float)");
     const vj_node *k = vj_get(lab, "kinds");
     int ok = k && k->type == VJ_ARR && k->n == AP_NKINDS;
     for (int i = 0; ok && i < AP_NKINDS; i++) ok = k->items[i]->type == VJ_STR && !strcmp(k->items[i]->text, ap_kinds[i]);
-    if (!ok) mm_ap("kinds", k, "[\"last_known\", \"default\", \"none\"]");
-    chk_count("default_seed", vj_get(lab, "default_seed"), 1);
+    if (!ok) apcmp_mm("kinds", k, "[\"last_known\", \"default\", \"none\"]");
+    apcmp_count("default_seed", vj_get(lab, "default_seed"), 1);
     const vj_node *ms = vj_get(lab, "model_seeds");
     ok = ms && ms->type == VJ_ARR && ms->n > 0;
-    for (size_t i = 0; ok && i < ms->n; i++) ok = is_num(ms->items[i]) && ms->items[i]->num == (double)(i + 1);
-    if (!ok) mm_ap("model_seeds", ms, "[1, 2, ..., S] (APCOST.md 1.3)");
+    for (size_t i = 0; ok && i < ms->n; i++) ok = apcmp_is_num(ms->items[i]) && ms->items[i]->num == (double)(i + 1);
+    if (!ok) apcmp_mm("model_seeds", ms, "[1, 2, ..., S] (APCOST.md 1.3)");
     else c->S = ms->n;
     check_summary_seed(c);
 }
 
-/* live_ap: seed 1 recomputed (sets L1 and lab_L), the mean of per_seed */
+/* live_ap: seed 1 recomputed (sets L1 and lab_L); its members */
 static void check_live(apc *c)
 {
     double *live = vu_xmalloc((c->t.n + 1) * sizeof *live);
@@ -514,18 +235,26 @@ static void check_live(apc *c)
     c->L1 = ap_mean_by_cutoff(&c->t, live);
     free(live);
     if (isnan(c->L1)) printf("NOTE ap.json: some cutoff of scores.tsv has no buyer: its AP is undefined\n");
-    const vj_node *la = c->la = need("", c->lab, "live_ap", VJ_OBJ);
+    const vj_node *la = c->la = apcmp_need("", c->lab, "live_ap", VJ_OBJ);
     c->lab_L = NAN;
-    if (is_num(vj_get(la, "default_seed"))) c->lab_L = vj_get(la, "default_seed")->num;
+    if (apcmp_is_num(vj_get(la, "default_seed"))) c->lab_L = vj_get(la, "default_seed")->num;
     if (!la) return;
     static const char *const LM[] = {"default_seed", "mean", "per_seed", NULL};
-    chk_members("live_ap", la, LM);
-    chk_num("live_ap.default_seed", vj_get(la, "default_seed"), c->L1, AP_TOL, NULL);
+    apcmp_members("live_ap", la, LM);
+    apcmp_num("live_ap.default_seed", vj_get(la, "default_seed"), c->L1, APCMP_AP_TOL, NULL);
+}
+
+/* live_ap.per_seed and mean when the other seeds could not be recomputed:
+ * seed 1 recomputed, the mean the mean of the list */
+static void check_live_consistency(const apc *c)
+{
+    const vj_node *la = c->la;
+    if (!la) return;
     const vj_node *ps = vj_get(la, "per_seed");
     int ok = ps && ps->type == VJ_ARR && ps->n > 0;
-    for (size_t i = 0; ok && i < ps->n; i++) ok = is_num(ps->items[i]);
+    for (size_t i = 0; ok && i < ps->n; i++) ok = apcmp_is_num(ps->items[i]);
     if (!ok) {
-        mm_ap("live_ap.per_seed", ps, "a list of numbers, one per model seed");
+        apcmp_mm("live_ap.per_seed", ps, "a list of numbers, one per model seed");
         return;
     }
     if (c->S && ps->n != c->S) {
@@ -534,31 +263,46 @@ static void check_live(apc *c)
         snprintf(m, sizeof m, "%zu entries (one per model_seeds)", c->S);
         mm_add(NULL, "ap.json", "live_ap.per_seed (length)", l, m);
     }
-    chk_num("live_ap.per_seed[0]", ps->items[0], c->L1, AP_TOL, "(seed 1, recomputed)");
+    apcmp_num("live_ap.per_seed[0]", ps->items[0], c->L1, APCMP_AP_TOL, "(seed 1, recomputed)");
     double s = 0;
     for (size_t i = 0; i < ps->n; i++) s += ps->items[i]->num;
-    chk_num("live_ap.mean", vj_get(la, "mean"), s / (double)ps->n, AP_TOL, "(the mean of per_seed)");
+    apcmp_num("live_ap.mean", vj_get(la, "mean"), s / (double)ps->n, APCMP_AP_TOL, "(the mean of per_seed)");
+}
+
+/* the reference scores (APCOST.md 1.3, 1.10): every seed's last_known when
+ * ap_scores.tsv.gz was read, else scores.tsv's (seed 1) */
+static void check_reference(apc *c)
+{
+    if (c->f.scores_ok) {
+        c->with_lk = aps_check_rule(&c->t, &c->x, c->f.S, (const float *const *)c->f.live,
+                                    (const float *const *)c->f.lastk, c->ref->default_score, &c->f,
+                                    c->ref->rows_with_lk, APF_SCORES);
+    } else {
+        const float *lv[1] = {c->ref->score}, *lk[1] = {c->ref->last_known};
+        c->with_lk = aps_check_rule(&c->t, &c->x, 1, lv, lk, c->ref->default_score, &c->f, c->ref->rows_with_lk,
+                                    "results/reference/scores.tsv");
+    }
 }
 
 /* bootstrap: only its form (the lab's generator is not redone here) */
 static void check_bootstrap(apc *c)
 {
-    const vj_node *bs = c->bs = need("", c->lab, "bootstrap", VJ_OBJ);
+    const vj_node *bs = c->bs = apcmp_need("", c->lab, "bootstrap", VJ_OBJ);
     if (!bs) return;
     static const char *const BM[] = {"resamples", "seed", "model_seeds", "used", "interval", NULL};
-    chk_members("bootstrap", bs, BM);
+    apcmp_members("bootstrap", bs, BM);
     const vj_node *rs = vj_get(bs, "resamples"), *sd = vj_get(bs, "seed"), *bm = vj_get(bs, "model_seeds"),
                   *us = vj_get(bs, "used");
-    if (!(is_num(rs) && rs->is_int && rs->i >= 1)) mm_ap("bootstrap.resamples", rs, "an integer >= 1");
-    if (!(is_num(sd) && sd->is_int)) mm_ap("bootstrap.seed", sd, "an integer");
-    if (!(is_num(bm) && bm->is_int && bm->i >= 1 && (!c->S || (size_t)bm->i <= c->S))) {
+    if (!(apcmp_is_num(rs) && rs->is_int && rs->i >= 1)) apcmp_mm("bootstrap.resamples", rs, "an integer >= 1");
+    if (!(apcmp_is_num(sd) && sd->is_int)) apcmp_mm("bootstrap.seed", sd, "an integer");
+    if (!(apcmp_is_num(bm) && bm->is_int && bm->i >= 1 && (!c->S || (size_t)bm->i <= c->S))) {
         char m[96];
         snprintf(m, sizeof m, "an integer from 1 to %zu (the model seeds)", c->S);
-        mm_ap("bootstrap.model_seeds", bm, m);
+        apcmp_mm("bootstrap.model_seeds", bm, m);
     }
-    if (!(is_num(us) && us->is_int && us->i >= 0 && (!is_num(rs) || us->num <= rs->num)))
-        mm_ap("bootstrap.used", us, "an integer from 0 to resamples");
-    chk_str("bootstrap.interval", vj_get(bs, "interval"), "percentiles 2.5 and 97.5");
+    if (!(apcmp_is_num(us) && us->is_int && us->i >= 0 && (!apcmp_is_num(rs) || us->num <= rs->num)))
+        apcmp_mm("bootstrap.used", us, "an integer from 0 to resamples");
+    apcmp_str("bootstrap.interval", vj_get(bs, "interval"), "percentiles 2.5 and 97.5");
 }
 
 /* the chosen arms: the chosen-arms file when there is one, else ap.json's
@@ -566,9 +310,9 @@ static void check_bootstrap(apc *c)
 static void choose_arms(apc *c, const char *arms_path)
 {
     char err[6144];
-    c->larms = need("", c->lab, "arms", VJ_OBJ);
+    c->larms = apcmp_need("", c->lab, "arms", VJ_OBJ);
     c->lskip = vj_get(c->lab, "skipped_arms");
-    if (!c->lskip || c->lskip->type != VJ_ARR) mm_ap("skipped_arms", c->lskip, "a list of arm names (APCOST.md 1.7)");
+    if (!c->lskip || c->lskip->type != VJ_ARR) apcmp_mm("skipped_arms", c->lskip, "a list of arm names (APCOST.md 1.7)");
     if (arms_path && vu_is_file(arms_path)) {
         if (read_arms_file(arms_path, &c->chosen, err, sizeof err)) {
             mm_add(NULL, "ap.json", "(the chosen arms)", "(ap.json present)", err);
@@ -614,7 +358,7 @@ static void check_arm_set(const apc *c)
 {
     const vj_node *larms = c->larms;
     if (larms && larms->n == 0 && c->na == 0)
-        mm_ap("arms", larms, "at least one arm (APCOST.md 1.1: with no chosen arm that has runs the stage fails)");
+        apcmp_mm("arms", larms, "at least one arm (APCOST.md 1.1: with no chosen arm that has runs the stage fails)");
     if (!larms) return;
     for (size_t i = 0; i < c->na; i++)
         if (!vj_get(larms, c->arms[i].arm)) {
@@ -676,20 +420,41 @@ static void check_skipped(const apc *c)
 
 /* recompute every arm with runs and compare it with ap.json's: the
  * recomputed arms, in ap.json's layout */
-static vj_node *recompute_arms(apc *c)
+static void compute_arms(apc *c)
+{
+    for (size_t i = 0; i < c->na; i++) ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->arms[i]);
+}
+
+/* every seed and the bootstrap (apfull.h) when the files allow, and the
+ * top-level numbers that needs; else the consistency of live_ap */
+static void recompute_all(apc *c)
+{
+    c->fin = (apfull_in){&c->t, &c->x, &c->f, c->ref->default_score, c->arms, c->na, c->L1, c->lab};
+    apfull_run(&c->fin, &c->full);
+    if (!c->full.done) {
+        printf("NOTE ap.json: only seed 1 is recomputed: %s\n", c->full.why_not);
+        check_live_consistency(c);
+        return;
+    }
+    apfull_compare_top(&c->fin, &c->full);
+    apfull_compare_resamples(&c->fin, &c->full);
+}
+
+/* compare every arm with ap.json's: the recomputed arms, in ap.json's layout */
+static vj_node *compare_arms(apc *c)
 {
     vj_node *my_arms = vj_new_obj();
     for (size_t i = 0; i < c->na; i++) {
         ap_arm *a = &c->arms[i];
-        ap_arm_compute(c->root, &c->t, c->ref, c->L1, a);
         if (!a->readable) continue;
         vj_obj_set(my_arms, a->arm, ap_arm_json(a, c->t.n));
         const vj_node *l = c->larms ? vj_get(c->larms, a->arm) : NULL;
-        if (l && l->type == VJ_OBJ) arm_compare(a, l, c->t.n, c->S, c->lab_L);
+        apac_full fc = {&c->fin, &c->full, i};
+        if (l && l->type == VJ_OBJ) apac_compare_arm(a, l, c->t.n, c->S, c->lab_L, &fc);
         else if (l) {
             char w[512];
             snprintf(w, sizeof w, "arms.%s", a->arm);
-            mm_ap(w, l, "an object (APCOST.md 1.7)");
+            apcmp_mm(w, l, "an object (APCOST.md 1.7)");
         }
     }
     return my_arms;
@@ -741,7 +506,7 @@ static vj_node *member_json(const apc *c, vj_node *my_arms)
     vj_obj_set(m, "checked", vj_new_bool(1));
     vj_obj_set(m, "definitions", vj_new_str("pipeline/APCOST.md"));
     vj_obj_set(m, "recomputed", vj_new_bool(1));
-    vj_obj_set(m, "what_is_recomputed", vj_new_str(RECOMPUTED));
+    vj_obj_set(m, "what_is_recomputed", vj_new_str(c->full.done ? RECOMPUTED : SEED1_ONLY));
     vj_obj_set(m, "default_seed", vj_new_int(1));
     vj_obj_set(m, "test_rows", vj_new_int((long long)c->t.n));
     vj_obj_set(m, "customers", vj_new_int((long long)c->t.customers));
@@ -759,20 +524,33 @@ static vj_node *member_json(const apc *c, vj_node *my_arms)
     vj_obj_set(lv, "default_seed", vj_new_num(c->L1));
     vj_obj_set(m, "live_ap", lv);
     vj_obj_set(m, "arms", my_arms);
+    vj_obj_set(m, "whole_result_recomputed", vj_new_bool(c->full.done));
+    if (c->full.done) apfull_member(&c->fin, &c->full, m);
+    vj_node *rs = vj_new_obj();
+    vj_obj_set(rs, "files_fingerprinted", vj_new_bool(c->f.manifest_ok));
+    vj_obj_set(rs, "seeds", vj_new_int(c->f.scores_ok ? (long long)c->f.S : 1));
+    vj_obj_set(rs, "seeds_from", vj_new_str(c->f.scores_ok ? APF_SCORES : "results/reference/scores.tsv"));
+    vj_obj_set(rs, "prev_lines", c->f.prev_ok ? vj_new_int((long long)c->f.nprev) : vj_new_null());
+    vj_obj_set(rs, "rows_with_last_known", c->with_lk >= 0 ? vj_new_int(c->with_lk) : vj_new_null());
+    vj_obj_set(m, "reference_scores", rs);
     vj_obj_set(m, "copied_from_ap_json", copied_json(c));
     return m;
 }
 
 /* checks.ap once ap.json was checked */
-static void status_json(vj_node *st, size_t arms_recomputed)
+static void status_json(const apc *c, vj_node *st, size_t arms_recomputed)
 {
     vj_obj_set(st, "checked", vj_new_bool(1));
-    vj_obj_set(st, "recomputed", vj_new_str(RECOMPUTED));
+    vj_obj_set(st, "recomputed", vj_new_str(c->full.done ? RECOMPUTED : SEED1_ONLY));
+    vj_obj_set(st, "whole_result_recomputed", vj_new_bool(c->full.done));
+    if (!c->full.done) vj_obj_set(st, "why_not_whole", vj_new_str(c->full.why_not));
     vj_obj_set(st, "copied", vj_new_str(COPIED));
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "counts", vj_new_str("exact"));
     vj_obj_set(tol, "shares", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));
-    vj_obj_set(tol, "ap_and_changes", vj_new_str("|lab - verify| <= 1e-12"));
+    vj_obj_set(tol, "ap_and_changes", vj_new_str("|lab - verify| <= 1e-12 (APs, changes, resamples, ci95)"));
+    vj_obj_set(tol, "scores", vj_new_str("last_known: bit for bit as 32-bit floats; seed 1 of ap_scores.tsv.gz: "
+                                         "byte for byte as scores.tsv"));
     vj_obj_set(tol, "exact_zeros", vj_new_str("a round without stand-ins: A = L and change 0 exactly; an arm "
                                                "without any: every change 0 and ci95 [0, 0] exactly"));
     vj_obj_set(st, "tolerances", tol);
@@ -787,6 +565,9 @@ static void apc_free(apc *c)
     list_free(&c->skipped);
     free(c->chosen_path);
     ap_table_free(&c->t);
+    apf_free(&c->f);
+    aps_index_free(&c->x);
+    apfull_free(&c->full);
     vj_free(c->lab);
 }
 
@@ -802,6 +583,11 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
         vj_obj_set(st, "checked", vj_new_bool(0));
         vj_obj_set(st, "note", vj_new_str("no results/ap.json (make ap writes it): nothing to check"));
         printf("NOTE %s absent: the stand-ins' AP cost is not checked\n", path);
+        char *mp = vu_xasprintf("%s/%s", root, APF_MANIFEST);
+        if (vu_is_file(mp))
+            mm_add(NULL, APF_JSON, "file", "(absent)", "present: provenance/manifest-ap.tsv lists it (APCOST.md 1.10)");
+        free(mp);
+        vj_obj_set(st, "mismatches", vj_new_int(mm_count() - mm0));
         free(path);
         return st;
     }
@@ -810,18 +596,23 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
     c.root = root;
     c.ref = ref;
     if (read_inputs(&c, path, st) == 0) {
+        apf_read(root, &c.t, &c.f);
+        aps_index_build(&c.t, &c.x);
         check_top(&c);
+        check_reference(&c);
         check_live(&c);
         check_bootstrap(&c);
         choose_arms(&c, arms_path);
         find_runs(&c);
         check_arm_set(&c);
         check_skipped(&c);
-        vj_node *my_arms = recompute_arms(&c);
+        compute_arms(&c);
+        recompute_all(&c);
+        vj_node *my_arms = compare_arms(&c);
         size_t recomputed = my_arms->n;
         vj_free(*member);
         *member = member_json(&c, my_arms);
-        status_json(st, recomputed);
+        status_json(&c, st, recomputed);
     }
     vj_obj_set(st, "mismatches", vj_new_int(mm_count() - mm0));
     apc_free(&c);

@@ -1,33 +1,28 @@
 /* apcheck: results/ap.json, the stand-ins' cost in AP (pipeline/APCOST.md,
- * part 1), checked against the verifier's own recomputation.
+ * part 1), checked against the verifier's own recomputation of all of it.
  *
- * Contract.  ap_check reads <root>/results/ap.json when it exists and
- * recomputes, for the default model seed (seed 1: the reference's `score`
- * and `last_known`, and its `default_score`), everything APCOST.md defines
- * for one seed, from <root>/results/reference/scores.tsv (customer, cutoff,
- * label; scores and default from ref) and the tester files of the raw runs:
- * the runs of each chosen arm, M (requests per round), each round's set of
- * stand-in rows, the counts and shares, the live AP, the AP with each kind
- * of stand-in and its change per round and over rounds.  Every difference
- * with ap.json is recorded with mm_add ("MISMATCH ap.json <path>: ..."):
- * counts exactly, shares within 1e-12 relative, APs and changes within
- * 1e-12 absolute (APCOST.md 1.7), the promised exact zeros exactly.  What
- * needs the models of seeds 2..20 or the lab's bootstrap generator is only
- * checked for consistency (structure, means of the per-seed lists, seed 1's
- * entries against the recomputation, lo <= hi, the verdict rule, zero
- * changes and [0, 0] for an arm without stand-ins) and copied.
+ * Contract.  ap_check reads <root>/results/ap.json when it exists, the
+ * files `make ap` ships for the verifier (provenance/manifest-ap.tsv and
+ * the ap_ files: apfiles.h) and the reference (scores.tsv, summary.json:
+ * ref), checks every seed's last_known against the same customer's score a
+ * month earlier (apseeds.h), recomputes seed 1 directly (aparm.h) and every
+ * seed, resample, interval and verdict (apfull.h, apboot.h) from those and
+ * the tester files of the raw runs, and compares everything with ap.json
+ * and results/ap_resamples.tsv.gz (APCOST.md 1.13; aparmcmp.h per arm).
+ * Every difference is recorded with mm_add.  Without a usable
+ * ap_scores.tsv.gz (itself a mismatch) only seed 1 is recomputed and the
+ * rest is checked for consistency.  Without ap.json nothing is checked
+ * (a manifest-ap.tsv then is a mismatch).
  *
  * The chosen arms come from arms_path (header `arm`, one name per line,
  * blank and `#` lines ignored) when it names a file, else from ap.json
  * itself (its `arms` and `skipped_arms`), with a NOTE.
  *
  * Returns the "checks.ap" object (present, checked, mismatches, ...); sets
- * *member to verified.json's "ap" member (the recomputed seed-1 numbers and
- * the copied ones, see verify/README.md), or to a JSON null when ap.json is
- * absent or unreadable.  Both are the caller's to free (or hand to a tree).
- *
- * The AP code and the test table are aptable.h; one arm's recomputation
- * is aparm.h.
+ * *member to verified.json's "ap" member (the recomputed numbers in
+ * ap.json's layout and more, see verify/README.md), or to a JSON null when
+ * ap.json is absent or unreadable.  Both are the caller's to free (or hand
+ * to a tree).
  */
 #ifndef APCHECK_H
 #define APCHECK_H

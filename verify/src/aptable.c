@@ -67,13 +67,19 @@ void ap_table_free(ap_table *t)
     free(t->cut_first);
     free(t->byrow);
     free(t->scratch);
+    free(t->text);
+    free(t->cust);
+    free(t->cut);
+    free(t->score);
+    free(t->lastk);
+    free(t->rowcut);
     memset(t, 0, sizeof *t);
 }
 
 /* the data lines of scores.tsv: pointers into b for customer and cutoff */
 typedef struct {
     size_t n, cap;
-    char **cust, **cut;
+    char **cust, **cut, **score, **lk;
     unsigned char *lab;
 } rows;
 
@@ -81,6 +87,8 @@ static void rows_free(rows *r)
 {
     free(r->cust);
     free(r->cut);
+    free(r->score);
+    free(r->lk);
     free(r->lab);
     memset(r, 0, sizeof *r);
 }
@@ -131,10 +139,14 @@ static int read_line(const char *path, long line, char *p, rows *r, char *err, s
         r->cap = r->cap ? 2 * r->cap : 1024;
         r->cust = vu_xrealloc(r->cust, r->cap * sizeof *r->cust);
         r->cut = vu_xrealloc(r->cut, r->cap * sizeof *r->cut);
+        r->score = vu_xrealloc(r->score, r->cap * sizeof *r->score);
+        r->lk = vu_xrealloc(r->lk, r->cap * sizeof *r->lk);
         r->lab = vu_xrealloc(r->lab, r->cap);
     }
     r->cust[r->n] = f[0];
     r->cut[r->n] = f[1];
+    r->score[r->n] = f[3];
+    r->lk[r->n] = f[4];
     r->lab[r->n] = f[2][0] == '1';
     r->n++;
     return 0;
@@ -163,21 +175,26 @@ static int read_rows(const char *path, char *b, size_t len, rows *r, char *err, 
 }
 
 /* the distinct customers and cutoffs, and the rows grouped by cutoff (in
- * row order within each); takes the labels from r */
+ * row order within each); takes the labels and the fields' text from r */
 static void group_rows(rows *r, ap_table *t)
 {
     size_t n = r->n;
     t->n = n;
     t->label = r->lab;
+    t->cust = r->cust;
+    t->cut = r->cut;
+    t->score = r->score;
+    t->lastk = r->lk;
     r->lab = NULL;
+    r->cust = r->cut = r->score = r->lk = NULL;
     t->scratch = vu_xmalloc((n + 1) * sizeof *t->scratch);
     t->byrow = vu_xmalloc((n + 1) * sizeof *t->byrow);
     /* distinct customers and cutoffs (sorted copies of the pointers) */
     char **s = vu_xmalloc((n + 1) * sizeof *s);
-    if (n) memcpy(s, r->cust, n * sizeof *s);
+    if (n) memcpy(s, t->cust, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_str_ptr);
     for (size_t i = 0; i < n; i++) t->customers += i == 0 || strcmp(s[i], s[i - 1]);
-    if (n) memcpy(s, r->cut, n * sizeof *s);
+    if (n) memcpy(s, t->cut, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_str_ptr);
     t->cutoffs = vu_xmalloc((n + 1) * sizeof *t->cutoffs);
     for (size_t i = 0; i < n; i++)
@@ -187,7 +204,7 @@ static void group_rows(rows *r, ap_table *t)
     t->cut_first = vu_xcalloc(t->ncut + 1, sizeof *t->cut_first);
     size_t *ci = vu_xmalloc((n + 1) * sizeof *ci);
     for (size_t i = 0; i < n; i++) {
-        char *key = r->cut[i];
+        char *key = t->cut[i];
         char **hit = bsearch(&key, t->cutoffs, t->ncut, sizeof *t->cutoffs, cmp_str_ptr);
         ci[i] = (size_t)(hit - t->cutoffs);
         t->cut_first[ci[i] + 1]++;
@@ -197,7 +214,7 @@ static void group_rows(rows *r, ap_table *t)
     memcpy(fill, t->cut_first, (t->ncut + 1) * sizeof *fill);
     for (size_t i = 0; i < n; i++) t->byrow[fill[ci[i]]++] = i;
     free(fill);
-    free(ci);
+    t->rowcut = ci;
 }
 
 int ap_table_load(const char *path, ap_table *t, char *err, size_t errlen)
@@ -209,8 +226,12 @@ int ap_table_load(const char *path, ap_table *t, char *err, size_t errlen)
     if (rc) return rc;
     rows r = {0};
     rc = read_rows(path, (char *)b, len, &r, err, errlen);
-    if (!rc) group_rows(&r, t);
+    if (!rc) {
+        group_rows(&r, t);
+        t->text = (char *)b;
+    } else {
+        free(b);
+    }
     rows_free(&r);
-    free(b);
     return rc;
 }

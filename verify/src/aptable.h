@@ -35,10 +35,15 @@ typedef struct {
     size_t *byrow;            /* [n] */
     size_t customers;         /* distinct `customer` values */
     ap_pair *scratch;         /* [n] */
+    /* the text of each row's fields, as scores.tsv has them (for the checks
+     * of the reference scores: APCOST.md 1.10) */
+    char *text;               /* scores.tsv, split in place */
+    char **cust, **cut, **score, **lastk; /* [n] */
+    size_t *rowcut;           /* [n]: the index of the row's cutoff */
 } ap_table;
 
-/* read customer, cutoff and label of every line of scores.tsv: 0, or an
- * error code with the file and line in err */
+/* read every line of scores.tsv (its fields kept as text): 0, or an error
+ * code with the file and line in err */
 int ap_table_load(const char *scores_path, ap_table *t, char *err, size_t errlen);
 void ap_table_free(ap_table *t);
 /* AP(v) over all rows: the mean over cutoffs (ascending) of each cutoff's AP */

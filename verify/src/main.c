@@ -2,7 +2,11 @@
  *
  *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
  *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
- *          [--max-print N]
+ *          [--arms FILE] [--design FILE] [--max-print N]
+ *   verify --scan PATH [--scan PATH ...] [--max-print N]
+ *
+ * --scan scans only the files, folders and archives it names (scan.h) and
+ * exits 0 clean, 1 findings, 2 a path missing or unreadable.
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
@@ -15,47 +19,68 @@
 #include <time.h>
 
 #include "apcheck.h"
+#include "arms.h"
 #include "compare.h"
+#include "cost.h"
 #include "extra.h"
 #include "manifest.h"
 #include "mism.h"
 #include "predict.h"
+#include "prereg.h"
+#include "records.h"
+#include "runjson.h"
 #include "scan.h"
+#include "schedule.h"
 #include "study.h"
+#include "vfiles.h"
 #include "vjson.h"
 #include "vopt.h"
 #include "vutil.h"
 
 /* the command line */
+#define MAX_SCAN_PATHS 256
+
 typedef struct {
-    const char *root, *out, *guesses, *comps, *quiet, *aparms;
+    const char *root, *out, *guesses, *comps, *quiet, *aparms, *arms, *design;
     int no_scan, scan_only;
     long max_print;
+    const char *scan_v[MAX_SCAN_PATHS];
+    vopt_list scans;   /* --scan PATH, repeatable */
 } args;
 
 /* the input and output files, from args (each malloc'd) */
 typedef struct {
-    char *results, *guesses, *comps, *quiet, *scores, *summary, *manifest, *out, *aparms;
+    char *results, *guesses, *comps, *quiet, *scores, *summary, *manifest, *out, *aparms, *arms, *design;
 } paths;
 
 /* what the checks found: mismatches by check, files hashed, the scan */
 typedef struct {
-    long manifest, raw, prediction, results, ap;
+    long manifest, raw, prediction, results, ap, study;
     long nfiles;
     scan_stats scan;
 } tally;
 
+/* the study around the runs (prereg.h): the schedule, the arms file, the
+ * records of provenance/runs and the first start */
+typedef struct {
+    sd_schedule sd;
+    am_file arms;
+    pv_records recs;
+    pg_first first;
+} around;
+
 static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
                           "              [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]\n"
-                          "              [--max-print N]\n";
+                          "              [--arms FILE] [--design FILE] [--max-print N]\n"
+                          "       verify --scan PATH [--scan PATH ...] [--max-print N]\n";
 static const char *FOOT = "exit: 0 all good, 1 mismatches or findings, 2 unusable input\n";
 
 /* -1: go on; else the exit code */
 static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
-    a->root = ".";
     a->max_print = 20;
+    a->scans = (vopt_list){a->scan_v, 0, MAX_SCAN_PATHS};
     const vopt table[] = {
         {"--root", VOPT_STR, "DIR", "the study: DIR/results/ and DIR/provenance/ (default .)", &a->root, 0, 0},
         {"--no-scan", VOPT_FLAG, NULL, "skip the secret scan", &a->no_scan, 0, 0},
@@ -70,6 +95,12 @@ static int parse_args(int argc, char **argv, args *a)
          "the arms results/ap.json chose (default DIR/pipeline/ap_arms.tsv;\n"
          "when absent, ap.json's own arms and skipped_arms)",
          &a->aparms, 0, 0},
+        {"--arms", VOPT_STR, "FILE", "the registered arms, for run.json's arm_spec\n(default DIR/lab/arms.tsv)",
+         &a->arms, 0, 0},
+        {"--design", VOPT_STR, "FILE", "the preregistered design (default DIR/data/design.md)", &a->design, 0, 0},
+        {"--scan", VOPT_LIST, "PATH",
+         "scan only this file, folder or archive, names included\n(repeatable; findings as PATH[:member...]:line: rule)",
+         &a->scans, 0, 0},
         {"--max-print", VOPT_LONG, "N",
          "lines printed per kind of mismatch and per scanned file\n(default 20, 0 = all)", &a->max_print, 0,
          LONG_MAX},
@@ -81,6 +112,16 @@ static int parse_args(int argc, char **argv, args *a)
         fprintf(stderr, "verify: --no-scan and --scan-only exclude each other\n");
         return 2;
     }
+    if (a->scans.n > 0) {   /* --scan looks at its paths only: a study's option has no place */
+        const char *study_opt = a->no_scan ? "--no-scan" : a->scan_only ? "--scan-only" : a->root ? "--root"
+                                : a->out ? "--out" : a->guesses ? "--guesses" : a->comps ? "--comparisons"
+                                : a->quiet ? "--quiet" : a->aparms ? "--ap-arms" : NULL;
+        if (study_opt) {
+            fprintf(stderr, "verify: --scan scans only the paths it names; %s does not go with it\n", study_opt);
+            return 2;
+        }
+    }
+    if (!a->root) a->root = ".";
     return -1;
 }
 
@@ -98,6 +139,23 @@ static int scan_only(const args *a)
     return st.findings ? 1 : 0;
 }
 
+/* --scan PATH ...: the exit code */
+static int scan_given(const args *a)
+{
+    char err[2048];
+    scan_stats st;
+    scan_opts o;
+    scan_opts_default(&o, stdout, SCAN_LINES, a->max_print);
+    if (scan_paths(a->scans.v, a->scans.n, &o, &st, err, sizeof err)) {
+        fprintf(stderr, "verify: %s\n", err);
+        return 2;
+    }
+    printf("scanned %ld files (%ld gzip streams, %ld archive members), %lld bytes\n", st.files, st.gz_files,
+           st.members, st.bytes);
+    printf("%ld FINDINGS\n", st.findings);
+    return st.findings ? 1 : 0;
+}
+
 static void paths_make(const args *a, paths *p)
 {
     const char *root = a->root;
@@ -110,6 +168,8 @@ static void paths_make(const args *a, paths *p)
     p->manifest = vu_xasprintf("%s/provenance/manifest-measure.tsv", root);
     p->out = a->out ? vu_xstrdup(a->out) : vu_xasprintf("%s/results/verified.json", root);
     p->aparms = a->aparms ? vu_xstrdup(a->aparms) : vu_xasprintf("%s/pipeline/ap_arms.tsv", root);
+    p->arms = a->arms ? vu_xstrdup(a->arms) : vu_xasprintf("%s/lab/arms.tsv", root);
+    p->design = a->design ? vu_xstrdup(a->design) : vu_xasprintf("%s/data/design.md", root);
 }
 
 static void paths_free(paths *p)
@@ -123,6 +183,8 @@ static void paths_free(paths *p)
     free(p->manifest);
     free(p->out);
     free(p->aparms);
+    free(p->arms);
+    free(p->design);
 }
 
 static int usable(const char *path, const char *what, const char *hint)
@@ -132,8 +194,9 @@ static int usable(const char *path, const char *what, const char *hint)
     return 0;
 }
 
-/* every input there (and the chosen-arms file well-formed): 1, else 0 (said on stderr) */
-static int inputs_usable(const args *a, const paths *p)
+/* every input there (the chosen-arms file well-formed, the arms file read
+ * into *arms): 1, else 0 (said on stderr) */
+static int inputs_usable(const args *a, const paths *p, am_file *arms)
 {
     char err[2048];
     if (!usable(p->results, "results.json", "run `make collect` first") ||
@@ -143,9 +206,10 @@ static int inputs_usable(const args *a, const paths *p)
         !usable(p->guesses, "the guesses file", "give it with --guesses FILE") ||
         !usable(p->comps, "the comparisons file", "give it with --comparisons FILE") ||
         !usable(p->quiet, "the quiet rules", "give them with --quiet FILE") ||
+        !usable(p->arms, "the arms file", "give it with --arms FILE") ||
         (a->aparms && !usable(p->aparms, "the chosen arms of ap.json", "--ap-arms FILE")))
         return 0;
-    if (ap_arms_file_check(p->aparms, err, sizeof err)) {
+    if (ap_arms_file_check(p->aparms, err, sizeof err) || am_load(p->arms, arms, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         return 0;
     }
@@ -207,34 +271,75 @@ static vj_node *must_be_zero_json(const study *s, size_t k)
     return o;
 }
 
-/* the manifest, the runs, results.json, ap.json and the extra numbers, in
+/* what run_checks hands to verified.json (each owned by the caller) */
+typedef struct {
+    vj_node *ap, *ap_member, *extra, *pred, *study;
+} outputs;
+
+/* The rules a study must meet, the run.json checks against the schedule
+ * and the arms file, and cost.json (prereg.h, runjson.h, cost.h):
+ * checks.study.  Enforced in every profile but tiny. */
+static vj_node *study_checks(const study *s, const paths *p, around *ar)
+{
+    long before = mm_count();
+    int enforce = !sd_tiny(&ar->sd);
+    pg_inputs in = {p->guesses, p->design, p->quiet, p->arms, p->comps, p->aparms};
+    vj_node *o = vj_new_obj(), *sched, *prereg;
+    vj_obj_set(o, "profile", ar->sd.ok ? vj_new_str(ar->sd.profile) : vj_new_null());
+    vj_obj_set(o, "rules_enforced", vj_new_bool(enforce));
+    vj_obj_set(o, "arms_file", vj_new_str(ar->arms.path));
+    vj_obj_set(o, "arms_file_sha256", vj_new_str(ar->arms.sha256));
+    vj_obj_set(o, "run_json", rj_check(s, &ar->sd, &ar->arms, &ar->recs, enforce));
+    pg_check(s, &ar->sd, &ar->arms, &ar->recs, &in, &ar->first, enforce, &sched, &prereg);
+    vj_obj_set(o, "schedule", sched);
+    vj_obj_set(o, "prereg", prereg);
+    vj_obj_set(o, "cost", co_check(s->root, &ar->recs, enforce));
+    vj_obj_set(o, "mismatches", vj_new_int(mm_count() - before));
+    return o;
+}
+
+/* the manifest, the runs, the study around them, the prediction,
+ * results.json, ap.json, the extra numbers and the study-level checks, in
  * this order (mismatches print as they are found); 0, or 2 on unusable
- * input.  Fills s, *ap (checks.ap), *ap_member and *extra. */
-static int run_checks(const args *a, const paths *p, const vj_node *lab, study *s, tally *n, vj_node **ap,
-                      vj_node **ap_member, vj_node **extra, vj_node **pred)
+ * input.  Fills s, *ar and *o. */
+static int run_checks(const args *a, const paths *p, const vj_node *lab, study *s, tally *n, around *ar, outputs *o)
 {
     char err[2048];
+    long mark = mm_count();
     if (mf_check(a->root, &n->nfiles, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         return 2;
     }
-    n->manifest = mm_count();
+    n->manifest = mm_count() - mark;
+    mark = mm_count();
     if (study_compute(a->root, p->guesses, p->comps, p->quiet, s, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         return 2;
     }
-    n->raw = mm_count() - n->manifest;
+    n->raw = mm_count() - mark;
+    /* results/schedule.tsv, provenance/runs, the first start (sched.h, records.h, prereg.h) */
+    mark = mm_count();
+    sd_load(a->root, &ar->sd);
+    pv_load(a->root, &ar->recs);
+    pg_first_start(s, &ar->recs, &ar->first);
+    n->study = mm_count() - mark;
     /* results/prediction.json: its registration, each run's predicted, the odds (predict.h) */
-    *pred = pd_check(s);
-    n->prediction = mm_count() - n->manifest - n->raw;
+    mark = mm_count();
+    o->pred = pd_check(s, &ar->first);
+    n->prediction = mm_count() - mark;
+    mark = mm_count();
     cmp_results(lab, s);
-    n->results = mm_count() - n->manifest - n->raw - n->prediction;
+    n->results = mm_count() - mark;
     note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
-    *ap = ap_check(a->root, &s->ref, p->aparms, ap_member);
-    n->ap = mm_count() - n->manifest - n->raw - n->prediction - n->results;
+    mark = mm_count();
+    o->ap = ap_check(a->root, &s->ref, p->aparms, &o->ap_member);
+    n->ap = mm_count() - mark;
     /* the numbers the report needs beyond results.json's layout (extra.h) */
-    *extra = ex_compute(s, p->guesses);
+    o->extra = ex_compute(s, p->guesses);
+    mark = mm_count();
+    o->study = study_checks(s, p, ar);
+    n->study += mm_count() - mark;
     return 0;
 }
 
@@ -257,8 +362,8 @@ static vj_node *run_scan(const args *a, scan_stats *st)
     return scan;
 }
 
-/* verified.json's "checks" (takes scan and ap) */
-static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_node *ap, vj_node *pred)
+/* verified.json's "checks" (takes scan and o's ap, pred and study) */
+static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, outputs *o, size_t nfiles)
 {
     vj_node *checks = vj_new_obj();
     time_t now = time(NULL);
@@ -275,6 +380,7 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_obj_set(by, "prediction", vj_new_int(n->prediction));
     vj_obj_set(by, "results_json", vj_new_int(n->results));
     vj_obj_set(by, "ap_json", vj_new_int(n->ap));
+    vj_obj_set(by, "study", vj_new_int(n->study));
     vj_obj_set(checks, "mismatches_by_check", by);
     for (size_t k = 0; k < N_MUST_BE_ZERO; k++) vj_obj_set(checks, must_be_zero[k].name, must_be_zero_json(s, k));
     vj_node *tol = vj_new_obj();
@@ -285,8 +391,11 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, vj_no
     vj_obj_set(tol, "odds_intervals", vj_new_str("|lab - verify| <= 1e-11 (sim_wilson95, cp95)"));
     vj_obj_set(checks, "tolerances", tol);
     vj_obj_set(checks, "scan", scan);
-    vj_obj_set(checks, "ap", ap);
-    vj_obj_set(checks, "prediction", pred);
+    vj_obj_set(checks, "ap", o->ap);
+    vj_obj_set(checks, "prediction", o->pred);
+    vj_obj_set(checks, "study", o->study);
+    vj_obj_set(checks, "files_listed", vj_new_int((long long)nfiles));
+    o->ap = o->pred = o->study = NULL;
     return checks;
 }
 
@@ -319,6 +428,13 @@ static void print_summary(const args *a, const study *s, const tally *n, long mi
     printf("%ld MISMATCHES\n", mismatches);
 }
 
+static void around_free(around *ar)
+{
+    sd_free(&ar->sd);
+    am_free(&ar->arms);
+    pv_free(&ar->recs);
+}
+
 /* read the inputs, run every check, write verified.json: the exit code */
 static int verify(const args *a)
 {
@@ -329,7 +445,11 @@ static int verify(const args *a)
     vj_node *lab = NULL;
     study s;
     memset(&s, 0, sizeof s);
-    if (!inputs_usable(a, &p)) goto done;
+    around ar;
+    memset(&ar, 0, sizeof ar);
+    /* every file read from here on is listed in verified.json's files (vfiles.h) */
+    vf_start(a->root, p.out);
+    if (!inputs_usable(a, &p, &ar.arms)) goto done;
     if (vj_parse_file(p.results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;
@@ -337,9 +457,15 @@ static int verify(const args *a)
     mm_init(stdout, a->max_print);
     tally n;
     memset(&n, 0, sizeof n);
-    vj_node *ap = NULL, *ap_member = NULL, *extra = NULL, *pred = NULL;
-    if (run_checks(a, &p, lab, &s, &n, &ap, &ap_member, &extra, &pred)) goto done;
+    outputs o;
+    memset(&o, 0, sizeof o);
+    if (run_checks(a, &p, lab, &s, &n, &ar, &o)) goto done;
     vj_node *scan = run_scan(a, &n.scan);
+    if (!a->no_scan) {
+        /* what the scan opened is listed even if it read it its own way */
+        vf_add_tree("results");
+        vf_add_tree("provenance");
+    }
     mm_finish();
     long mism = mm_count();
 
@@ -349,13 +475,16 @@ static int verify(const args *a)
     vj_obj_set(v, "mismatches", vj_new_int(mism));
     vj_obj_set(v, "findings", a->no_scan ? vj_new_null() : vj_new_int(n.scan.findings));
     vj_obj_set(v, "ok", vj_new_bool(mism == 0 && !a->no_scan && n.scan.findings == 0));
-    vj_obj_set(v, "checks", checks_json(&s, &n, scan, ap, pred));
-    vj_obj_set(v, "extra", extra);
-    vj_obj_set(v, "ap", ap_member);
+    vj_obj_set(v, "checks", checks_json(&s, &n, scan, &o, vf_count()));
+    vj_obj_set(v, "extra", o.extra);
+    vj_obj_set(v, "ap", o.ap_member);
+    vj_obj_set(v, "files", vf_json());
     if (write_verified(p.out, v)) goto done;
     print_summary(a, &s, &n, mism);
     rc = (mism > 0 || n.scan.findings > 0) ? 1 : 0;
 done:
+    vf_stop();
+    around_free(&ar);
     study_free(&s);
     vj_free(lab);
     paths_free(&p);
@@ -368,5 +497,6 @@ int main(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc >= 0) return rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (a.scans.n > 0) return scan_given(&a);
     return a.scan_only ? scan_only(&a) : verify(&a);
 }

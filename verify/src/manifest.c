@@ -69,6 +69,32 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* the paths provenance/manifest-ap.tsv lists (pipeline/APCOST.md 1.10: the
+ * files `make ap` writes, two of them under results/reference/); apcheck.c
+ * checks that manifest itself.  Sorted; none when it is absent. */
+static void ap_listed(const char *root, strlist *out)
+{
+    char *p = vu_xasprintf("%s/provenance/manifest-ap.tsv", root);
+    unsigned char *b;
+    size_t len;
+    char err[256];
+    int rc = vu_read_file(p, &b, &len, err, sizeof err);
+    free(p);
+    if (rc) return;
+    char *s = (char *)b, *end = s + len;
+    for (long line = 1; s < end; line++) {
+        char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        *e = 0;
+        char *tab = strchr(s, '\t');
+        if (tab) *tab = 0;
+        if (line > 1 && *s) sl_push(out, vu_xstrdup(s));
+        s = e + 1;
+    }
+    free(b);
+    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+}
+
 int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
 {
     *nfiles = 0;
@@ -157,16 +183,26 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
         qsort(listed.v, listed.n, sizeof *listed.v, cmp_str);
         for (size_t i = 1; i < listed.n; i++)
             if (!strcmp(listed.v[i], listed.v[i - 1])) mm_add(NULL, listed.v[i], "manifest lines", "listed twice", "listed once");
-        strlist found = {0};
+        strlist found = {0}, ap = {0};
         walk(root, "results/raw", &found);
         walk(root, "results/reference", &found);
+        ap_listed(root, &ap);
         for (size_t i = 0; i < found.n; i++) {
-            if (!bsearch(&found.v[i], listed.v, listed.n, sizeof *listed.v, cmp_str))
+            int in_m = bsearch(&found.v[i], listed.v, listed.n, sizeof *listed.v, cmp_str) != NULL;
+            int in_ap = !strncmp(found.v[i], "results/reference/", 18) &&
+                        bsearch(&found.v[i], ap.v, ap.n, sizeof *ap.v, cmp_str) != NULL;
+            if (!in_m && !in_ap)
                 mm_add(NULL, found.v[i], "manifest", "(not listed)",
-                       "every file under results/raw/ and results/reference/ is listed");
+                       "every file under results/raw/ and results/reference/ is listed (the ap_ reference files "
+                       "by provenance/manifest-ap.tsv)");
+            else if (in_m && in_ap)
+                mm_add(NULL, found.v[i], "manifest", "listed by manifest-measure.tsv and manifest-ap.tsv",
+                       "listed by exactly one (APCOST.md 1.13)");
             free(found.v[i]);
         }
         free(found.v);
+        for (size_t i = 0; i < ap.n; i++) free(ap.v[i]);
+        free(ap.v);
     }
     for (size_t i = 0; i < listed.n; i++) free(listed.v[i]);
     free(listed.v);

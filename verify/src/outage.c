@@ -435,6 +435,8 @@ int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const cha
         conn_checks(run, line, &row, &cs[conn]);
     }
     free(cs);
+    out->tmin = f.tmin;
+    out->tmin_line = f.tmin_line;
     rr_close(&f);
     return rc;
 }

@@ -92,6 +92,8 @@ void ou_win_free(ou_win *x);
 typedef struct {
     long long rows, lost, failed, regained, wait_over;
     long first_over_line;       /* line of the first pause outside its bounds (0: none) */
+    long long tmin;             /* the lowest t, at line tmin_line (0: no row) */
+    long tmin_line;
 } ou_events_count;
 
 /* a breaker row of events.tsv.gz at line (may be NULL: not looked at) */

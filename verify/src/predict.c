@@ -81,36 +81,10 @@ typedef struct {
     char sha[65];
     size_t size;
     const char *reg_utc;        /* in prereg (owned by its tree) */
-    const rf_run *first;        /* the run with the earliest start_utc */
+    pg_first *first;            /* the earliest start_utc of any run (prereg.h) */
 } pd_state;
 
-/* the earliest start_utc of the study's runs (each run.json must have one) */
-static const rf_run *first_run(const study *s, long long *sec, long *nsec)
-{
-    const rf_run *first = NULL;
-    for (size_t i = 0; i < s->nruns; i++) {
-        const rf_run *r = &s->runs[i];
-        long long a;
-        long b;
-        if (!r->start_utc[0]) {
-            mm_add(NULL, r->name, "run.json start_utc", "(absent)",
-                   "a UTC time: the prediction must be registered before the first run starts (RESULTS.md)");
-            continue;
-        }
-        if (pd_parse_utc(r->start_utc, &a, &b)) {
-            mm_add(NULL, r->name, "run.json start_utc", r->start_utc, "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
-            continue;
-        }
-        if (!first || utc_before(a, b, *sec, *nsec)) {
-            first = r;
-            *sec = a;
-            *nsec = b;
-        }
-    }
-    return first;
-}
-
-static void check_registration(const study *s, const vj_node *entry, pd_state *st)
+static void check_registration(const vj_node *entry, pd_state *st)
 {
     const char *w = PREREG_REL;
     const char *p = vj_get_str(entry, "path");
@@ -125,19 +99,19 @@ static void check_registration(const study *s, const vj_node *entry, pd_state *s
         mm_addf(NULL, w, "prediction.size", sz ? lab : "(absent)", "%zu (bytes of %s)", st->size, PRED_REL);
     }
     st->reg_utc = vj_get_str(entry, "registered_utc");
-    long long rs = 0, fs = 0;
-    long rn = 0, fn = 0;
+    long long rs = 0;
+    long rn = 0;
     int reg_ok = st->reg_utc && !pd_parse_utc(st->reg_utc, &rs, &rn);
     if (!reg_ok)
         mm_add(NULL, w, "prediction.registered_utc", st->reg_utc ? st->reg_utc : "(absent)",
                "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
-    st->first = first_run(s, &fs, &fn);
-    if (!reg_ok || !st->first) return;
-    st->before = utc_before(rs, rn, fs, fn);
+    pg_first_require(st->first);
+    if (!reg_ok || !st->first->ok) return;
+    st->before = utc_before(rs, rn, st->first->sec, st->first->ns);
     if (!st->before)
         mm_addf(NULL, w, "prediction.registered_utc", st->reg_utc,
                 "before %s (start_utc of %s, the study's first run): registered after the first run started",
-                st->first->start_utc, st->first->name);
+                st->first->utc, st->first->name);
 }
 
 /* the file's bytes and tree (*pred NULL when absent or unreadable) */
@@ -241,14 +215,20 @@ static int measure(const study *s, const char *arm, const char *event, measured 
 }
 
 /* one entry of results.json's odds; m NULL: the measured part is null
- * (an event RESULTS.md does not define); source NULL: a claim */
-static vj_node *odds_entry(const char *claim, const char *arm, const char *event, const char *source, int has_sim,
-                           long long sim_k, long long sim_n, const measured *m, int outside)
+ * (an event RESULTS.md does not define); source NULL: a claim; seconds
+ * NaN: null; comparable 0: agree is null (an outside observation whose
+ * seconds differ from its claim's) */
+static vj_node *odds_entry(const char *claim, const char *arm, const char *event, const char *source, double seconds,
+                           int has_sim, long long sim_k, long long sim_n, const measured *m, int outside, int comparable)
 {
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "claim", vj_new_str(claim));
     vj_obj_set(o, "arm", vj_new_str(arm));
     vj_obj_set(o, "event", vj_new_str(event));
+    /* whole seconds as an integer (30, not 3e+01) */
+    vj_obj_set(o, "seconds", isfinite(seconds) && seconds == floor(seconds) && fabs(seconds) < 9e15
+                                 ? vj_new_int((long long)seconds)
+                                 : vj_new_num(seconds));
     if (source) vj_obj_set(o, "source", vj_new_str(source));
     double wl = 0, wh = 0, cl = 0, ch = 0;
     int w = has_sim && !od_wilson(sim_k, sim_n, &wl, &wh);
@@ -267,8 +247,21 @@ static vj_node *odds_entry(const char *claim, const char *arm, const char *event
         vj_obj_set(o, "rounds", rr);
     }
     vj_obj_set(o, "cp95", interval(c, cl, ch));
-    vj_obj_set(o, "agree", w && c ? vj_new_bool(od_overlap(wl, wh, cl, ch)) : vj_new_null());
+    vj_obj_set(o, "agree", w && c && comparable ? vj_new_bool(od_overlap(wl, wh, cl, ch)) : vj_new_null());
     return o;
+}
+
+/* a claim's seconds (the length of the simulated rounds): NaN, and a
+ * mismatch, when it is not a number above 0 */
+static double claim_seconds(const vj_node *e, size_t i)
+{
+    const vj_node *v = vj_get(e, "seconds");
+    if (v && v->type == VJ_NUM && v->num > 0) return v->num;
+    char what[64], lab[64];
+    snprintf(what, sizeof what, "odds[%zu].seconds", i);
+    vj_scalar_text(v, lab, sizeof lab);
+    mm_add(NULL, PRED_REL, what, v ? lab : "(absent)", "the seconds of the simulated rounds, above 0 (RESULTS.md)");
+    return NAN;
 }
 
 /* a claim of prediction.json's odds: 0 when usable (its members out), else a mismatch */
@@ -313,18 +306,21 @@ static vj_node *odds_json(const study *s, const vj_node *pred, long *claims)
         mm_add(NULL, PRED_REL, "odds", odds ? "not a list" : "(absent)", "a list of claims (RESULTS.md)");
     int has_out = 0;
     long long out_k = 0, out_n = 0;
+    double out_seconds = NAN;
     measured m;
     for (size_t i = 0; odds && odds->type == VJ_ARR && i < odds->n; i++) {
         const char *claim, *arm, *event;
         long long k, n;
         if (claim_of(odds->items[i], i, &claim, &arm, &event, &k, &n)) continue;
         int known = measure(s, arm, event, &m);
-        vj_arr_push(out, odds_entry(claim, arm, event, NULL, 1, k, n, known ? &m : NULL, 0));
+        double sec = claim_seconds(odds->items[i], i);
+        vj_arr_push(out, odds_entry(claim, arm, event, NULL, sec, 1, k, n, known ? &m : NULL, 0, 1));
         (*claims)++;
         if (!has_out && !strcmp(claim, PD_OUT_CLAIM) && !strcmp(arm, PD_OUT_ARM) && !strcmp(event, PD_OUT_EVENT)) {
             has_out = 1;
             out_k = k;
             out_n = n;
+            out_seconds = sec;
         }
     }
     /* the outside observation: the lesson's own count, sim_* as the arm's
@@ -333,7 +329,10 @@ static vj_node *odds_json(const study *s, const vj_node *pred, long *claims)
     memset(&m, 0, sizeof m);
     m.k = PD_OUT_K;
     m.n = PD_OUT_N;
-    vj_arr_push(out, odds_entry(PD_OUT_CLAIM, PD_OUT_ARM, PD_OUT_EVENT, PD_OUT_SOURCE, has_out, out_k, out_n, &m, 1));
+    /* the lesson's rounds were PD_OUT_SECONDS long: a chance simulated over
+     * rounds of another length is not the same chance (agree null) */
+    vj_arr_push(out, odds_entry(PD_OUT_CLAIM, PD_OUT_ARM, PD_OUT_EVENT, PD_OUT_SOURCE, PD_OUT_SECONDS, has_out, out_k,
+                                out_n, &m, 1, out_seconds == PD_OUT_SECONDS));
     return out;
 }
 
@@ -350,12 +349,13 @@ static vj_node *prereg_prediction(const study *s, vj_node **prereg)
     return e && e->type == VJ_OBJ ? e : NULL;
 }
 
-vj_node *pd_check(study *s)
+vj_node *pd_check(study *s, pg_first *first)
 {
     long before = mm_count();
     pd_state st;
     memset(&st, 0, sizeof st);
     st.before = -1;
+    st.first = first;
     vj_node *prereg, *pred;
     vj_node *entry = prereg_prediction(s, &prereg);
     read_prediction(s, entry, &pred, &st);
@@ -365,7 +365,7 @@ vj_node *pd_check(study *s)
             mm_add(NULL, PREREG_REL, "prediction", "(absent)",
                    "{path, sha256, size, registered_utc} of " PRED_REL " (RESULTS.md)");
         else
-            check_registration(s, entry, &st);
+            check_registration(entry, &st);
     }
     long with_entry = 0, claims = 0;
     vj_node *runs = vj_get(s->mine, "runs");
@@ -382,8 +382,8 @@ vj_node *pd_check(study *s)
     vj_obj_set(c, "sha256", st.present ? vj_new_str(st.sha) : vj_new_null());
     vj_obj_set(c, "size", st.present ? vj_new_int((long long)st.size) : vj_new_null());
     vj_obj_set(c, "registered_utc", st.reg_utc ? vj_new_str(st.reg_utc) : vj_new_null());
-    vj_obj_set(c, "first_run", st.first ? vj_new_str(st.first->name) : vj_new_null());
-    vj_obj_set(c, "first_start_utc", st.first ? vj_new_str(st.first->start_utc) : vj_new_null());
+    vj_obj_set(c, "first_run", first->ok ? vj_new_str(first->name) : vj_new_null());
+    vj_obj_set(c, "first_start_utc", first->ok ? vj_new_str(first->utc) : vj_new_null());
     vj_obj_set(c, "registered_before_first_run", st.before < 0 ? vj_new_null() : vj_new_bool(st.before));
     vj_obj_set(c, "runs_with_entry", vj_new_int(with_entry));
     vj_obj_set(c, "odds_claims", vj_new_int(claims));

@@ -7,19 +7,22 @@
  * and arms) and before cmp_results.  It adds to s->mine "predicted" in
  * every run (the run's entry of prediction.json, its five figures as
  * written there; null without an entry or a file) and "odds" (one entry
- * per claim of prediction.json's odds, in its order, then the outside
- * observation: the timeouts lesson's H4-r2 flood in 3 of 5 rounds).
- * It checks that the file is registered in provenance/prereg.json
- * ("prediction": path, sha256, size, registered_utc) with the file's
- * sha256 and size, and that registered_utc is strictly before the
- * earliest run.json start_utc of the study; each failure is a mismatch
- * (mm_add).  Returns checks.prediction (the caller owns it).
+ * per claim of prediction.json's odds, in its order, each with the
+ * claim's "seconds", then the outside observation: the timeouts lesson's
+ * H4-r2 flood in 3 of 5 rounds of 30 s, whose "agree" is null when its
+ * claim's seconds are not 30).  It checks that the file is registered in
+ * provenance/prereg.json ("prediction": path, sha256, size,
+ * registered_utc) with the file's sha256 and size, and that
+ * registered_utc is strictly before first (prereg.h: the earliest
+ * start_utc of any run.json or provenance/runs record); each failure is
+ * a mismatch (mm_add).  Returns checks.prediction (the caller owns it).
  * pd_parse_utc reads "YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)": 0 and
  * the instant (seconds since 1970, nanoseconds), or -1.
  */
 #ifndef PREDICT_H
 #define PREDICT_H
 
+#include "prereg.h"
 #include "study.h"
 #include "vjson.h"
 
@@ -31,8 +34,9 @@
 #define PD_OUT_SOURCE "the timeouts lesson"
 #define PD_OUT_K 3
 #define PD_OUT_N 5
+#define PD_OUT_SECONDS 30 /* the lessons' round length */
 
-vj_node *pd_check(study *s);
+vj_node *pd_check(study *s, pg_first *first);
 int pd_parse_utc(const char *text, long long *sec, long *nsec);
 
 #endif

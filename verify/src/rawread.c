@@ -211,6 +211,11 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
                     }
                     f->tsum[k] = v;
                     f->tseen[k] = 1;
+                    if (!f->tmin_line || v < f->tmin) {
+                        f->tmin = v;
+                        f->tmin_line = f->line;
+                        f->tmin_col = k;
+                    }
                 }
                 row->v[k] = v;
                 break;

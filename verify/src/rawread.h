@@ -9,7 +9,8 @@
  * promises), code columns in c[] (a code outside the column's list is an
  * unparsable value); has[k] is 0 when the field was "-" (absent).  Time
  * columns (names ending in "_t") are delta-decoded here: v[] holds the
- * absolute instant.  Any malformed input (truncated gzip stream, wrong field
+ * absolute instant; the file remembers the lowest one (tmin, tmin_line,
+ * tmin_col).  Any malformed input (truncated gzip stream, wrong field
  * count, empty field, unparsable value, an integer beyond 64 bits, a last
  * line without "\n") stops the file with a message naming the file and
  * line.  Numbers are read with vnum.h (the whole field, range, overflow).
@@ -58,6 +59,10 @@ typedef struct {
     const rr_col *cols;
     long long tsum[RR_MAXCOL];
     unsigned char tseen[RR_MAXCOL];
+    /* the lowest decoded time so far, its line and column (tmin_line 0: none yet) */
+    long long tmin;
+    long tmin_line;
+    int tmin_col;
 } rr_file;
 
 int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen, const char *kind,

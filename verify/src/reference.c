@@ -20,6 +20,7 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
 {
     memset(ref, 0, sizeof *ref);
     ref->test_rows = -1;
+    ref->rows_with_lk = -1;
     snprintf(ref->scores_path, sizeof ref->scores_path, "%s/results/reference/scores.tsv", root);
     char *spath = vu_xasprintf("%s/results/reference/summary.json", root);
     vj_node *sum = NULL;
@@ -41,6 +42,8 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
     }
     vj_node *tr = vj_get(sum, "test_rows");
     if (tr && tr->type == VJ_NUM && tr->is_int) ref->test_rows = tr->i;
+    tr = vj_get(sum, "test_rows_with_last_known");
+    if (tr && tr->type == VJ_NUM && tr->is_int) ref->rows_with_lk = tr->i;
     vj_free(sum);
     free(spath);
 

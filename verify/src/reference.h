@@ -18,6 +18,7 @@ typedef struct {
     float *last_known;      /* [rows] */
     float default_score;
     long long test_rows;    /* summary.json's test_rows, -1 if absent */
+    long long rows_with_lk; /* summary.json's test_rows_with_last_known, -1 if absent */
     char scores_path[4096];
 } ref_data;
 

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crossfile.h"
 #include "mism.h"
 #include "rawcols.h"
 #include "rawread.h"
+#include "redraw.h"
 #include "stats.h"
 #include "vutil.h"
 
@@ -165,6 +167,20 @@ static void check_rows(const rf_run *r, const vj_node *files, const char *fname,
     }
 }
 
+/* RAWFORMAT.md: t0_ns is the run's start (the schedule's offset 0); the
+ * documents allow no time in the run's files before it.  One mismatch per
+ * file, at its lowest time. */
+static void check_t0(const rf_run *r, const char *fn, long long tmin, long line, const char *col)
+{
+    if (!line || tmin >= r->t0) return;
+    char lab[32], want[160], what[96];
+    snprintf(lab, sizeof lab, "%lld", tmin);
+    snprintf(want, sizeof want, "at or after t0_ns %lld, the run's start (this is %lld ns before it)", r->t0,
+             r->t0 - tmin);
+    snprintf(what, sizeof what, "%s (the file's lowest time)", col);
+    mm_row(r->name, fn, line, what, lab, want);
+}
+
 /* a row-level check failed: grouped per run, file and check (mism.h) */
 static void row_mm(const rf_run *r, const char *file, long line, const char *check, const char *lab,
                    const char *want)
@@ -181,8 +197,14 @@ static int reject(rf_run *r, const char *msg)
 
 /* ---- the tester, service and store files ---- */
 
+/* the rows against each other and against what is drawn again (crossfile.h, redraw.h) */
+typedef struct {
+    xf_acc xf;
+    rd_acc rd;
+} rowx;
+
 static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
-                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d)
+                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -204,6 +226,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         }
         if (k == 0) break;
         long line = f.line;
+        xf_tester_row(&x->xf, line, &row);
+        rd_tester_row(&x->rd, line, &row);
         if (row.v[T_J] != n) {
             snprintf(b, sizeof b, "%lld (rows in schedule order from 0)", n);
             row_mm(r, fn, line, "j", row.text[T_J], b);
@@ -288,9 +312,11 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, "tester.tsv.gz", n);
+    rd_tester_end(&x->rd);
     r->fig[F_N] = (double)n;
     r->fig[F_ANSWERED] = (double)answered;
     r->fig[F_LIVE] = (double)kinds[0];
@@ -341,7 +367,7 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
     if (retry) (*retried)++;
 }
 
-static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl)
+static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -371,6 +397,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
             row_mm(r, fn, line, "lookups", row.text[V_LOOKUPS], b);
         }
         df_service_row(d, r->name, line, &row, tried);
+        xf_service_row(&x->xf, line, &row);
         fl_service_row(fl, &row);
     }
     if (rc) {
@@ -378,6 +405,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, "service.tsv.gz", f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, "service.tsv.gz", n);
@@ -388,7 +416,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
 /* store.tsv.gz (store 1) or store2.tsv.gz (store 2: the healthy one, no
  * fault): both are rows of S (RESULTS.md); *slot_ns and *rows add up */
 static int do_store(const char *root, rf_run *r, const vj_node *rj, long long test_rows, df_acc *d, fl_acc *fl,
-                    int store, long long *slot_ns, long long *rows)
+                    int store, long long *slot_ns, long long *rows, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -437,6 +465,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
             row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
         df_store_row(d, &r->fault, r->name, fn, line, &row, store);
+        xf_store_row(&x->xf, store, line, &row);
+        rd_store_row(&x->rd, fault, store, line, &row);
         fl_store_row(fl, &row, store);
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
@@ -454,6 +484,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         free(gz);
         return reject(r, err);
     }
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
     rr_close(&f);
     free(gz);
     check_rows(r, files, fn, n);
@@ -488,6 +519,7 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
     free(gz);
     if (rc) return reject(r, err);
     check_rows(r, files, "events.tsv.gz", ec.rows);
+    check_t0(r, "events.tsv.gz", ec.tmin, ec.tmin_line, "t");
     r->fig[F_CONN_LOST] = (double)ec.lost;
     r->fig[F_CONN_FAILED] = (double)ec.failed;
     r->fig[F_CONN_REGAINED] = (double)ec.regained;
@@ -842,12 +874,17 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     df_init(&d, &sp, r->t0);
     fl_acc fl;
     fl_acc_init(&fl);
+    rowx x;
+    xf_init(&x.xf, r->name, sp.stores);
+    rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     /* the events before the service: its O codes are checked against the breaker's rows */
-    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d);
+    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d, &x);
     if (!rc) rc = do_events(root, r, rj, &d);
-    if (!rc) rc = do_service(root, r, rj, &d, &fl);
-    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows);
-    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows);
+    if (!rc) rc = do_service(root, r, rj, &d, &fl, &x);
+    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows, &x);
+    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows, &x);
+    if (!rc) xf_finish(&x.xf);
+    xf_free(&x.xf);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");

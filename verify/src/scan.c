@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rawread.h"
+#include "scanassign.h"
+#include "scanrules.h"
+#include "scantext.h"
 #include "vutil.h"
 
 /* ---- character classes ---- */
@@ -58,68 +60,7 @@ static inline int is_lhex(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
 }
 
-/* ---- findings ---- */
-
-typedef struct {
-    scan_finding *v;
-    size_t n, cap;
-    const unsigned char *buf;
-} flist;
-
-void scan_mask(const unsigned char *s, size_t len, char *out, size_t outlen)
-{
-    size_t keep = len / 4;
-    if (keep > 4) keep = 4;
-    if (keep < 1 && len > 2) keep = 1;
-    size_t o = 0;
-    for (size_t i = 0; i < len && o + 2 < outlen; i++) {
-        unsigned char c = s[i];
-        if (i >= keep && i + keep < len) c = '*';
-        else if (c < 0x20 || c >= 0x7f) c = '?';
-        out[o++] = (char)c;
-        if (o >= 60 && i + keep + 1 < len) {   /* long: shorten the stars */
-            size_t rest = len - keep;
-            o += (size_t)snprintf(out + o, outlen - o, "...(%zu chars)...", len);
-            i = rest - 1;
-        }
-    }
-    out[o < outlen ? o : outlen - 1] = 0;
-}
-
-static void add(flist *l, const char *rule, size_t off, size_t len)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 16;
-        l->v = vu_xrealloc(l->v, l->cap * sizeof *l->v);
-    }
-    scan_finding *f = &l->v[l->n++];
-    f->rule = rule;
-    f->offset = off;
-    f->len = len;
-    scan_mask(l->buf + off, len, f->masked, sizeof f->masked);
-}
-
-/* documented example keys (AWS documentation) are not secrets */
-static const char *const examples[] = {
-    "AKIAIOSFODNN7EXAMPLE",
-    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-};
-
-static int overlaps_example(const unsigned char *b, size_t n, size_t s, size_t e)
-{
-    for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
-        size_t l = strlen(examples[k]);
-        size_t from = s > l ? s - l : 0;
-        size_t to = e + l < n ? e + l : n;
-        const unsigned char *p = b + from;
-        while (to > (size_t)(p - b) && (p = memmem(p, to - (size_t)(p - b), examples[k], l)) != NULL) {
-            size_t ps = (size_t)(p - b);
-            if (ps < e && ps + l > s) return 1;
-            p++;
-        }
-    }
-    return 0;
-}
+typedef sr_list flist;
 
 /* case-insensitive look for any of words in the up-to-max bytes before s on the same line */
 static int context_before(const unsigned char *b, size_t s, size_t max, const char *const *words, size_t nw)
@@ -138,20 +79,6 @@ static int context_before(const unsigned char *b, size_t s, size_t max, const ch
     for (size_t k = 0; k < nw; k++)
         if (memmem(win, l, words[k], strlen(words[k]))) return 1;
     return 0;
-}
-
-static double entropy(const unsigned char *s, size_t n)
-{
-    unsigned cnt[256];
-    memset(cnt, 0, sizeof cnt);
-    for (size_t i = 0; i < n; i++) cnt[s[i]]++;
-    double h = 0;
-    for (int c = 0; c < 256; c++)
-        if (cnt[c]) {
-            double p = (double)cnt[c] / (double)n;
-            h -= p * log2(p);
-        }
-    return h;
 }
 
 /* ---- token rules ---- */
@@ -173,7 +100,7 @@ static void entropy_rule(flist *l, const unsigned char *b, size_t n, size_t s, s
     if (len < 32) return;
     const unsigned char *t = b + s;
     if (is_hash_like(t, len)) return;
-    if (overlaps_example(b, n, s, e)) return;
+    if (sr_is_example(b, n, s, e)) return;
     /* data:image/...;base64, payloads (figures embedded in HTML) */
     if (s >= 7 && !memcmp(b + s - 7, "base64,", 7)) {
         size_t from = s > 100 ? s - 100 : 0;
@@ -229,12 +156,12 @@ static void entropy_rule(flist *l, const unsigned char *b, size_t n, size_t s, s
     (void)slashes;
     if (!digit || !letter) return;
     if (hexonly && upper && lower) hexonly = 0;
-    double h = entropy(t, len);
+    double h = sr_entropy(t, len);
     if (hexonly) {
-        if (h >= 3.0) add(l, "high-entropy-token", s, len);
+        if (h >= 3.0) sr_add(l, "high-entropy-token", s, len);
         return;
     }
-    if (switches >= 3 && h >= 4.0) add(l, "high-entropy-token", s, len);
+    if (switches >= 3 && h >= 4.0) sr_add(l, "high-entropy-token", s, len);
 }
 
 /* a run of [A-Za-z0-9+/] */
@@ -248,16 +175,16 @@ static void b64_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t
         size_t k = 4;
         while (k < 20 && is_upnum(b[i + k])) k++;
         if (k < 20 || (i + 20 < n && is_upnum(b[i + 20]))) continue;
-        if (overlaps_example(b, n, i, i + 20)) continue;
-        add(l, "aws-access-key-id", i, 20);
+        if (sr_is_example(b, n, i, i + 20)) continue;
+        sr_add(l, "aws-access-key-id", i, 20);
         i += 19;
     }
     /* a secret key: exactly 40 base64 chars after a key-ish name */
-    if (len == 40 && !is_hash_like(b + s, len) && !overlaps_example(b, n, s, e)) {
+    if (len == 40 && !is_hash_like(b + s, len) && !sr_is_example(b, n, s, e)) {
         int letter = 0;
         for (size_t i = s; i < e; i++) letter |= isalpha(b[i]) != 0;
         if (letter && context_before(b, s, 40, keyish, sizeof keyish / sizeof keyish[0]))
-            add(l, "aws-secret-key", s, len);
+            sr_add(l, "aws-secret-key", s, len);
     }
     entropy_rule(l, b, n, s, e);
 }
@@ -278,7 +205,7 @@ static void url_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t
         size_t h = j + 1;
         while (h < e && is_lhex(b[h])) h++;
         size_t hl = h - j - 1;
-        if ((hl == 8 || hl == 17) && (h >= n || !is_alnum(b[h]))) add(l, "cloud-resource-id", k, h - k);
+        if ((hl == 8 || hl == 17) && (h >= n || !is_alnum(b[h]))) sr_add(l, "cloud-resource-id", k, h - k);
     }
     int sep = 0;
     for (size_t i = s; i < e; i++) sep |= (b[i] == '-' || b[i] == '_');
@@ -295,7 +222,7 @@ static void dd_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t 
     if (dots == 0 && len == 12) {
         if (context_before(b, s, 48, acctish, sizeof acctish / sizeof acctish[0]) ||
             (s + len + 8 <= n && !memcmp(b + s + len, ".dkr.ecr", 8)))
-            add(l, "account-number", s, len);
+            sr_add(l, "account-number", s, len);
         return;
     }
     if (dots != 3) return;
@@ -317,7 +244,7 @@ static void dd_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t 
     if (s + len + 1 < n && (b[s + len] == '-' || b[s + len] == '+' || b[s + len] == '~') && is_alnum(b[s + len + 1]))
         return;
     if (oct[0] == 0 && oct[1] == 0 && oct[2] == 0 && oct[3] == 0) return; /* unspecified */
-    add(l, "ipv4-address", s, len);
+    sr_add(l, "ipv4-address", s, len);
 }
 
 /* groups of an IPv6 part "a:b:c" (may be empty); -1 when not valid */
@@ -366,7 +293,7 @@ static void hc_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t 
     int zeros7 = 1;
     for (int i = 0; i < 7; i++) zeros7 &= full[i] == 0;
     if (zeros7 && (full[7] == 0 || full[7] == 1)) return; /* :: and ::1 */
-    add(l, "ipv6-address", s, len);
+    sr_add(l, "ipv6-address", s, len);
 }
 
 /* ---- literal rules, within one token (a run of classed bytes) ---- */
@@ -383,7 +310,7 @@ static void host_rules(flist *l, const unsigned char *b, size_t n, size_t ts, si
         if (!p) continue;
         size_t s = (size_t)(p - b), e = s + sl;
         while (s > ts && (is_alnum(b[s - 1]) || b[s - 1] == '-' || b[s - 1] == '.')) s--;
-        add(l, "cloud-host-name", s, e - s);
+        sr_add(l, "cloud-host-name", s, e - s);
     }
     static const char *const pfx[] = {"ec2-", "ip-"};
     for (size_t k = 0; k < 2; k++) {
@@ -406,7 +333,7 @@ static void host_rules(flist *l, const unsigned char *b, size_t n, size_t ts, si
             }
             if (!ok || (i < n && is_digit(b[i]))) continue;
             if (oct[0] == 127 || (oct[0] == 0 && oct[1] == 0 && oct[2] == 0 && oct[3] == 0)) continue;
-            add(l, "cloud-host-name", s, i - s);
+            sr_add(l, "cloud-host-name", s, i - s);
         }
     }
 }
@@ -422,7 +349,7 @@ static void key_block(flist *l, const unsigned char *b, size_t n, size_t ts, siz
     if (k) {
         e = (size_t)(k - b) + 11;
         while (e < n && b[e] == '-') e++;
-        add(l, "private-key", s, e - s);
+        sr_add(l, "private-key", s, e - s);
     }
 }
 
@@ -466,10 +393,18 @@ static void sub_runs(flist *l, const unsigned char *b, size_t n, size_t ts, size
     }
 }
 
-size_t scan_buffer(const unsigned char *b, size_t n, scan_cb cb, void *ctx)
+/* a token that is the payload of data:image/...;base64, (a figure embedded in HTML) */
+static int data_image(const unsigned char *b, size_t s)
+{
+    if (s < 7 || memcmp(b + s - 7, "base64,", 7)) return 0;
+    size_t from = s > 100 ? s - 100 : 0;
+    return memmem(b + from, s - from, "data:image/", 11) != NULL;
+}
+
+/* every rule over b: the findings in l, in offset order */
+static void rules(flist *l, const unsigned char *b, size_t n)
 {
     init_cls();
-    flist l = {NULL, 0, 0, b};
     size_t i = 0;
     const unsigned RUNS = C_B64 | C_URL | C_DD | C_HC;
     while (i < n) {
@@ -487,135 +422,68 @@ size_t scan_buffer(const unsigned char *b, size_t n, scan_cb cb, void *ctx)
         if (len < 7 && !(orr & C_COLON)) continue;   /* too short for any rule */
         andd &= RUNS;
         if (len >= 20 && (orr & C_B64)) {
-            if (andd & C_B64) b64_run(&l, b, n, s, i);
-            else sub_runs(&l, b, n, s, i, C_B64, 20, b64_run);
+            if (andd & C_B64) b64_run(l, b, n, s, i);
+            else sub_runs(l, b, n, s, i, C_B64, 20, b64_run);
         }
-        if (len >= 10 && (orr & C_SEP)) sub_runs(&l, b, n, s, i, C_URL, 10, url_run_checked);
+        if (len >= 10 && (orr & C_SEP)) sub_runs(l, b, n, s, i, C_URL, 10, url_run_checked);
         if (orr & C_DD) {
-            if (andd & C_DD) dd_run(&l, b, n, s, i);
-            else sub_runs(&l, b, n, s, i, C_DD, 7, dd_run);
+            if (andd & C_DD) dd_run(l, b, n, s, i);
+            else sub_runs(l, b, n, s, i, C_DD, 7, dd_run);
         }
-        if (orr & C_COLON) sub_runs(&l, b, n, s, i, C_HC, 2, hc_run_checked);
+        if (orr & C_COLON) sub_runs(l, b, n, s, i, C_HC, 2, hc_run_checked);
         if ((orr & C_ALPHA) && len >= 7) {
-            if (orr & (C_DD | C_SEP)) host_rules(&l, b, n, s, i);
-            key_block(&l, b, n, s, i);
+            if (orr & (C_DD | C_SEP)) host_rules(l, b, n, s, i);
+            key_block(l, b, n, s, i);
+            if (!data_image(b, s)) sr_token(l, b, n, s, i);
         }
     }
-    if (l.n > 1) qsort(l.v, l.n, sizeof *l.v, cmp_find);
-    /* one finding per place: drop one that lies inside an earlier one of the same rule */
-    size_t kept = 0;
-    for (size_t k = 0; k < l.n; k++) {
-        int dup = 0;
-        for (size_t j = kept; j-- > 0;) {
-            if (l.v[j].offset + l.v[j].len <= l.v[k].offset) break;
-            if (!strcmp(l.v[j].rule, l.v[k].rule)) dup = 1;
+    sa_buffer(l, b, n);
+    if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_find);
+}
+
+/* One finding per place: a finding overlapped by one of a better rank
+ * (scanrules.h: a known token over an assignment over the entropy rule)
+ * goes, and so does one inside an earlier one of the same rule. */
+static size_t keep_best(flist *l)
+{
+    size_t kept = 0, maxend[4] = {0, 0, 0, 0};
+    for (size_t k = 0; k < l->n; k++) {
+        scan_finding *f = &l->v[k];
+        size_t end = f->offset + f->len;
+        int r = sr_rank(f->rule), drop = 0;
+        for (int q = 1; q < r; q++) drop |= maxend[q] > f->offset;
+        for (size_t j = k + 1; j < l->n && l->v[j].offset < end && !drop; j++) drop |= sr_rank(l->v[j].rule) < r;
+        if (end > maxend[r]) maxend[r] = end;
+        for (size_t j = kept; j-- > 0 && !drop;) {
+            if (l->v[j].offset + l->v[j].len <= f->offset) break;
+            if (!strcmp(l->v[j].rule, f->rule)) drop = 1;
         }
-        if (dup) continue;
-        l.v[kept++] = l.v[k];
+        if (!drop) l->v[kept++] = *f;
     }
-    for (size_t k = 0; k < kept; k++)
-        if (cb) cb(ctx, &l.v[k]);
-    free(l.v);
     return kept;
 }
 
-typedef struct {
-    FILE *out;
-    const char *rel;
-    int gz;
-    long max_print, printed, total;
-} print_ctx;
-
-static void print_finding(void *ctx, const scan_finding *f)
+size_t scan_buffer(const unsigned char *b, size_t n, scan_cb cb, void *ctx)
 {
-    print_ctx *p = ctx;
-    p->total++;
-    if (p->max_print > 0 && p->printed >= p->max_print) return;
-    p->printed++;
-    fprintf(p->out, "FINDING %s offset %zu%s %s: %s\n", p->rel, f->offset, p->gz ? " (inflated)" : "", f->rule,
-            f->masked);
-}
-
-void scan_file(const char *path, const char *rel, FILE *out, long max_print, scan_stats *st)
-{
-    unsigned char *buf;
-    size_t len;
-    char err[512];
-    if (vu_read_file(path, &buf, &len, err, sizeof err)) {
-        fprintf(out, "FINDING %s offset 0 unreadable: %s\n", rel, err);
-        st->findings++;
-        return;
-    }
-    st->files++;
-    print_ctx pc = {out, rel, 0, max_print, 0, 0};
-    if (len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b) {
-        st->gz_files++;
-        unsigned char *in;
-        size_t inl;
-        pc.gz = 1;
-        if (rr_gunzip(buf, len, &in, &inl, err, sizeof err)) {
-            fprintf(out, "FINDING %s offset %zu (inflated) gzip-unreadable: %s (scanned what inflated, and the raw bytes)\n",
-                    rel, inl, err);
-            pc.total++;
-            pc.gz = 0;
-            scan_buffer(buf, len, print_finding, &pc);
-            pc.gz = 1;
-            st->bytes += (long long)len;
+    unsigned char *d = NULL;
+    size_t dn = 0, nm = 0;
+    st_mark *m = NULL;
+    /* JSON-escaped text is judged decoded; offsets point into b */
+    int dec = memchr(b, '\\', n) && st_json_unescape(b, n, &d, &dn, &m, &nm);
+    flist l = {NULL, 0, 0, dec ? d : b};
+    rules(&l, dec ? d : b, dec ? dn : n);
+    size_t kept = keep_best(&l);
+    for (size_t k = 0; k < kept; k++) {
+        scan_finding *f = &l.v[k];
+        if (dec) {
+            size_t s = st_src(m, nm, f->offset), e = f->offset + f->len >= dn ? n : st_src(m, nm, f->offset + f->len);
+            f->offset = s;
+            f->len = e > s ? e - s : 1;
         }
-        scan_buffer(in, inl, print_finding, &pc);
-        st->bytes += (long long)inl;
-        free(in);
-    } else {
-        scan_buffer(buf, len, print_finding, &pc);
-        st->bytes += (long long)len;
+        if (cb) cb(ctx, f);
     }
-    if (pc.max_print > 0 && pc.total > pc.printed)
-        fprintf(out, "NOTE %s: %ld more findings not shown (--max-print 0 shows all)\n", rel,
-                pc.total - pc.printed);
-    st->findings += pc.total;
-    free(buf);
-}
-
-static void walk(const char *root, const char *rel, FILE *out, long max_print, scan_stats *st)
-{
-    char *dir = vu_xasprintf("%s/%s", root, rel);
-    char **names;
-    size_t n;
-    char err[512];
-    if (vu_list_dir(dir, &names, &n, err, sizeof err)) {
-        fprintf(out, "FINDING %s offset 0 unreadable: %s\n", rel, err);
-        st->findings++;
-        free(dir);
-        return;
-    }
-    for (size_t i = 0; i < n; i++) {
-        char *r = vu_xasprintf("%s/%s", rel, names[i]);
-        char *full = vu_xasprintf("%s/%s", root, r);
-        if (vu_is_dir(full)) walk(root, r, out, max_print, st);
-        else if (vu_is_file(full)) scan_file(full, r, out, max_print, st);
-        free(r);
-        free(full);
-    }
-    vu_free_names(names, n);
-    free(dir);
-}
-
-int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char *err, size_t errlen)
-{
-    memset(st, 0, sizeof *st);
-    int any = 0;
-    static const char *const sub[] = {"results", "provenance"};
-    for (int k = 0; k < 2; k++) {
-        char *d = vu_xasprintf("%s/%s", root, sub[k]);
-        if (vu_is_dir(d)) {
-            any = 1;
-            walk(root, sub[k], out, max_print, st);
-        }
-        free(d);
-    }
-    if (!any) {
-        snprintf(err, errlen, "%s: neither results/ nor provenance/ exists", root);
-        return 2;
-    }
-    return 0;
+    free(l.v);
+    free(d);
+    free(m);
+    return kept;
 }

@@ -228,34 +228,6 @@ static int tsv_read(const char *path, const char *const *cols, int ncol, tsv *t,
     return 0;
 }
 
-static void check_prereg(const study *s, const char *guesses_path)
-{
-    char *path = vu_xasprintf("%s/provenance/prereg.json", s->root);
-    if (!vu_is_file(path)) {
-        printf("NOTE %s absent: the guesses' preregistered sha256 is not checked\n", path);
-        free(path);
-        return;
-    }
-    vj_node *pj = NULL;
-    char err[1024];
-    if (vj_parse_file(path, &pj, err, sizeof err)) {
-        mm_add(NULL, path, "JSON", err, "readable JSON");
-        free(path);
-        return;
-    }
-    vj_node *files = vj_get(pj, "files");
-    const char *want = NULL;
-    for (size_t i = 0; files && files->type == VJ_ARR && i < files->n; i++) {
-        const char *p = vj_get_str(files->items[i], "path");
-        if (p && !strcmp(p, "data/guesses.tsv")) want = vj_get_str(files->items[i], "sha256");
-    }
-    if (!want) mm_add(NULL, path, "files[data/guesses.tsv].sha256", "(absent)", s->guesses_sha256);
-    else if (strcmp(want, s->guesses_sha256))
-        mm_addf(NULL, path, "data/guesses.tsv sha256", want, "%s (of %s)", s->guesses_sha256, guesses_path);
-    vj_free(pj);
-    free(path);
-}
-
 /* comparisons and guesses, read and parsed first: unusable input stops
  * before the long part.  0, or 2 with the file and line in err (nothing
  * left to free). */
@@ -430,7 +402,6 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         pr_data d = study_pr_data(s);
         vj_obj_set(s->mine, "verdicts", verdicts_json(s, &comp, &d));
         vj_obj_set(s->mine, "guesses", guesses_json(&gue, preds, &d));
-        check_prereg(s, guesses_path);
     }
     for (size_t k = 0; k < gue.n; k++) pr_free(&preds[k]);
     free(preds);

@@ -35,6 +35,15 @@ static int take(const vopt *o, const char *v, const char *prog)
         *(const char **)o->dst = v;
         return VOPT_RUN;
     }
+    if (o->kind == VOPT_LIST) {
+        vopt_list *l = o->dst;
+        if (l->n >= l->cap) {
+            fprintf(stderr, "%s: option %s: given more than %zu times (\"%s\")\n", prog, o->name, l->cap, v);
+            return VOPT_BAD;
+        }
+        l->v[l->n++] = v;
+        return VOPT_RUN;
+    }
     long long x;
     int num = vn_i64(v, strlen(v), o->lo, o->hi, &x);
     if (num == VN_SYNTAX) {

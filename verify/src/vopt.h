@@ -8,6 +8,9 @@
  *   VOPT_STR   const char **dst  the argument as given (argv keeps it alive)
  *   VOPT_LONG  long *dst         a whole decimal integer in [lo, hi] (vnum.h)
  *   VOPT_FLAG  int *dst          set to 1; takes no value
+ *   VOPT_LIST  vopt_list *dst    repeatable: each value appended (argv keeps
+ *                                them alive; the caller gives the array and
+ *                                its size; one more than fits is a bad value)
  *
  * vopt_parse reads argv[1 .. argc) and returns VOPT_RUN, VOPT_HELP ("-h" or
  * "--help": the table was printed on stdout; the caller exits 0) or
@@ -15,7 +18,7 @@
  * option, a missing value, a bad value, an argument that is not an option);
  * the caller exits 2.  A value is the next argument, unless that is one of
  * the table's options (then the value is missing).  An option given twice
- * keeps its last value.
+ * keeps its last value (a VOPT_LIST keeps them all).
  * Nothing is allocated.
  */
 #ifndef VOPT_H
@@ -24,7 +27,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum { VOPT_STR, VOPT_LONG, VOPT_FLAG } vopt_kind;
+typedef enum { VOPT_STR, VOPT_LONG, VOPT_FLAG, VOPT_LIST } vopt_kind;
+
+typedef struct {
+    const char **v;
+    size_t n, cap;
+} vopt_list;
 
 typedef struct {
     const char *name;

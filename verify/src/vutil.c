@@ -63,6 +63,15 @@ char *vu_xasprintf(const char *fmt, ...)
     return s;
 }
 
+static vu_read_hook read_hook;
+static void *read_hook_ctx;
+
+void vu_set_read_hook(vu_read_hook hook, void *ctx)
+{
+    read_hook = hook;
+    read_hook_ctx = ctx;
+}
+
 int vu_read_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
 {
     *buf = NULL;
@@ -104,6 +113,7 @@ int vu_read_file(const char *path, unsigned char **buf, size_t *len, char *err, 
     p[n] = 0;
     *buf = p;
     *len = n;
+    if (read_hook) read_hook(read_hook_ctx, path, p, n);
     return 0;
 }
 

@@ -23,6 +23,11 @@ char *vu_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whole file into memory.  Returns 0, or errno (and a message in err). */
 int vu_read_file(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen);
 
+/* An observer of every successful vu_read_file (the path as given and the
+ * bytes read; vfiles.h keeps the list of files read): NULL for none. */
+typedef void (*vu_read_hook)(void *ctx, const char *path, const unsigned char *buf, size_t len);
+void vu_set_read_hook(vu_read_hook hook, void *ctx);
+
 /* sha256 of a buffer as 64 lowercase hex digits plus NUL. */
 void vu_sha256_hex(const void *buf, size_t len, char out[65]);
 

@@ -404,7 +404,7 @@ static int write_events(const char *dir, const char *name, void (*text)(const sy
 static vj_node *spec_json(const syn_run *r)
 {
     const syn_spec *p = &r->spec;
-    char wait[2] = {r->arm[0], 0};
+    char wait[2] = {syn_wait_of(r), 0};
     vj_node *spec = vj_new_obj();
     vj_obj_set(spec, "name", vj_new_str(r->arm));
     vj_obj_set(spec, "wait", vj_new_str(wait));
@@ -442,7 +442,8 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     vj_obj_set(o, "seconds", vj_new_num(r->seconds));
     vj_obj_set(o, "settle_s", vj_new_num(2.5));
     vj_obj_set(o, "rate", vj_new_int(r->rate));
-    vj_obj_set(o, "schedule_seed", vj_new_int(1000000 + r->round));
+    vj_obj_set(o, "schedule_seed", vj_new_int(1000003LL * r->round + 17));
+    if (!r->no_freeze_share) vj_obj_set(o, "freeze_share", vj_new_num(syn_freeze_share(r)));
     vj_obj_set(o, "t0_ns", vj_new_int(r->t0));
     if (r->start_utc) vj_obj_set(o, "start_utc", vj_new_str(r->start_utc));
     vj_obj_set(o, "requests", vj_new_int((long long)r->nt));
@@ -553,12 +554,6 @@ static double rng_u(unsigned long long *s)
     return ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
 }
 
-static double rng_normal(unsigned long long *s)
-{
-    double u = rng_u(s), v = rng_u(s);
-    return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
-
 static int cmp_srow_end(const void *x, const void *y)
 {
     const syn_srow *a = x, *b = y;
@@ -573,27 +568,29 @@ static int cmp_vrow_answer(const void *x, const void *y)
     return (a->answer > b->answer) - (a->answer < b->answer);
 }
 
-void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, unsigned long long seed,
+void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double rate, unsigned long long seed,
                  const syn_ref *ref, long long t0)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->arm, sizeof r->arm, "%s", arm);
     r->round = round;
     r->rate = (int)rate;
+    r->seconds = seconds;
     r->t0 = t0;
     r->test_rows = (long long)ref->rows;
-    r->t = vu_xcalloc(n, sizeof *r->t);
-    r->v = vu_xcalloc(n, sizeof *r->v);
+    long long *off;
+    size_t n = syn_schedule(round, rate, seconds, &off);
+    r->t = vu_xcalloc(n + 1, sizeof *r->t);
+    r->v = vu_xcalloc(n + 1, sizeof *r->v);
     r->s = vu_xcalloc(n * 3 + 1, sizeof *r->s);
     unsigned long long st = seed;
-    double off = 0;
-    const long long limit = 25000000;
+    /* the store stops 1.5 s after the schedule: a lookup still in its slot then is pending */
+    const long long limit = 25000000, stop = t0 + llround((seconds + 1.5) * 1e9);
     for (size_t j = 0; j < n; j++) {
-        off += -log(rng_u(&st)) / rate;
         syn_trow *t = &r->t[r->nt++];
         t->j = (long long)j;
         t->row = (long long)(j % ref->rows);
-        t->sched = t0 + (long long)(off * 1e9);
+        t->sched = t0 + off[j];
         t->send = t->sched + 20000 + (long long)(rng_u(&st) * 80000);
         t->conn = (int)(j % 64);
         syn_vrow *v = &r->v[r->nv++];
@@ -601,14 +598,13 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
         v->row = t->row;
         v->has_req = v->has_row = 1;
         v->arrive = t->send + 15000 + (long long)(rng_u(&st) * 10000);
-        /* one or two lookups; wait lognormal around 2 ms, 1 in 100 frozen */
+        /* one or two lookups; each waits its planned wait (the dice) in its slot */
         int tries = rng_u(&st) < 0.05 ? 2 : 1;
         long long at = v->arrive + 3000;
         int answered = 0;
         long long done = 0;
         for (int a = 0; a < tries; a++) {
-            double w = rng_u(&st) < 0.01 ? 1e9 + rng_u(&st) * 1e9 : 2e6 * exp(rng_normal(&st));
-            long long wait = (long long)w;
+            long long wait = syn_planned(r, v->req, a);
             syn_srow *s = &r->s[r->ns++];
             s->req = v->req;
             s->attempt = a;
@@ -621,7 +617,7 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
             s->has_start = 1;
             s->start = s->arrive + (rng_u(&st) < 0.1 ? (long long)(rng_u(&st) * 300000) : 0);
             long long end = s->start + wait;
-            if (end > t0 + (long long)((n / rate + 1.5) * 1e9)) {
+            if (end > stop) {
                 s->outcome = 'P';
                 s->has_end = 0;
             } else {
@@ -663,7 +659,7 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
         }
         v->status = t->status = 200;
         t->has_score = 1;
-        /* 1 in 500: the tester gave up before an answer came */
+        /* 1 in 500: the tester gave up before an answer came (the service's row stays) */
         if (rng_u(&st) < 0.002) {
             t->has_answer = 0;
             t->status = 0;
@@ -672,11 +668,11 @@ void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, 
         }
         t->waited = rng_u(&st) < 0.01;
     }
+    free(off);
     qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer);
     qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end);
-    r->seconds = floor(off) + 1.0;
     /* one reading a second, and one more while the last answers come */
-    syn_quiet_machine(r, (int)r->seconds + 1);
+    syn_quiet_machine(r, (int)ceil(seconds) + 1);
 }
 
 void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed)
@@ -745,6 +741,8 @@ static void walk(const char *root, const char *rel, vu_buf *out)
         char *full = vu_xasprintf("%s/%s", root, r);
         if (vu_is_dir(full)) {
             walk(root, r, out);
+        } else if (!strcmp(rel, "results/reference") && !strncmp(names[i], "ap_", 3)) {
+            /* the ap_ reference files are manifest-ap.tsv's (pipeline/APCOST.md 1.10) */
         } else {
             unsigned char *b;
             size_t len;
@@ -765,6 +763,8 @@ static void walk(const char *root, const char *rel, vu_buf *out)
 int syn_write_manifest(const char *root)
 {
     char dir[4096], path[4200];
+    /* the schedule and the arms file, once (syn_write_study_files) */
+    if (syn_write_study_files(root)) return -1;
     snprintf(dir, sizeof dir, "%s/provenance", root);
     if (syn_mkdirs(dir)) return -1;
     vu_buf b = {0};
@@ -813,16 +813,11 @@ static int cmp_srow_end2(const void *x, const void *y)
     return (a->end > b->end) - (a->end < b->end);
 }
 
-void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0)
+/* the rows of a kind run: request j at t0 + off[j] (open loop, sent `late`
+ * ns after) or at t0 + j 50 ms (off NULL: closed loop, sent at once) */
+static void kind_rows(syn_run *r, const char *kinds, const syn_ref *ref, const long long *off, long long late)
 {
     size_t n = strlen(kinds);
-    memset(r, 0, sizeof *r);
-    snprintf(r->arm, sizeof r->arm, "%s", arm);
-    r->round = round;
-    r->rate = 20;
-    r->t0 = t0;
-    r->test_rows = (long long)ref->rows;
-    r->seconds = ceil((double)n * 0.05);
     r->t = vu_xcalloc(n + 1, sizeof *r->t);
     r->v = vu_xcalloc(n + 1, sizeof *r->v);
     r->s = vu_xcalloc(n + 1, sizeof *r->s);
@@ -831,8 +826,8 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
         syn_trow *t = &r->t[r->nt++];
         t->j = (long long)j;
         t->row = (long long)(j % ref->rows);
-        t->sched = t0 + (long long)j * 50000000LL;
-        t->send = t->sched + 10000;
+        t->sched = r->t0 + (off ? off[j] : (long long)j * 50000000LL);
+        t->send = t->sched + late;
         t->conn = (int)(j % 4);
         syn_vrow *v = &r->v[r->nv++];
         v->req = t->j;
@@ -849,15 +844,14 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
         s->has_start = s->has_end = 1;
         s->start = s->arrive;
         s->outcome = 'A';
+        /* the slot: 1 ms (L), or 40 ms while the service stops waiting at 25
+         * ms; planned_ns is the dice's (syn_draw_waits), whatever the slot */
         if (k == 'L') {
-            s->planned = 1000000;
-            s->end = s->start + s->planned;
+            s->end = s->start + 1000000;
             v->a_end[0] = s->end + 9000;
             v->a_out[0] = 'A';
         } else {
-            /* the store answers after 40 ms; the service stopped waiting at 25 ms */
-            s->planned = 40000000;
-            s->end = s->start + s->planned;
+            s->end = s->start + 40000000;
             v->a_end[0] = v->a_start[0] + 25000000;
             v->a_out[0] = 'T';
         }
@@ -873,9 +867,43 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
             t->score = k == 'L' ? ref->score[t->row] : k == 'K' ? ref->last_known[t->row] : ref->default_score;
         }
     }
+    syn_draw_waits(r);
     qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer2);
     qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end2);
-    syn_quiet_machine(r, (int)r->seconds + 1);
+    syn_quiet_machine(r, (int)ceil(r->seconds) + 1);
+}
+
+void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = 0;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->seconds = ceil((double)strlen(kinds) * 0.05);
+    kind_rows(r, kinds, ref, NULL, 0);
+}
+
+void syn_kind_run_open(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0,
+                       int rate, double seconds)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = rate;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->seconds = seconds;
+    long long *off;
+    size_t n = syn_schedule(round, rate, seconds, &off);
+    if (n != strlen(kinds)) {
+        fprintf(stderr, "synth: %zu kinds for a schedule of %zu requests (round %d, rate %d, %g s)\n", strlen(kinds), n,
+                round, rate, seconds);
+        abort();
+    }
+    kind_rows(r, kinds, ref, off, 10000);
+    free(off);
 }
 
 int syn_results_from_verified(const char *root)

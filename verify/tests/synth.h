@@ -8,10 +8,18 @@
  * lab/arms.tsv: the defences' from spec, tries 1 when 0), stores, its
  * "fault" (none unless set: syn_set_fault) and its "quiet"
  * object (the lab's claim: quiet unless claim_rules names rules; its
- * figures computed here from the rows).  syn_gen_run and syn_kind_run fill
- * a run with well-formed rows (answers taken from the reference given, so
- * the answer check passes; a quiet machine: syn_quiet_machine);
- * syn_free_run frees its rows.  The other writers make the reference, the
+ * figures computed here from the rows), its schedule_seed (1000003 round +
+ * 17) and freeze_share.  syn_gen_run and syn_kind_run fill a run with
+ * well-formed rows (answers taken from the reference given, so the answer
+ * check passes; a quiet machine: syn_quiet_machine) that meet the rules
+ * the verifier checks across files and draws again: an open-loop run's
+ * requests at the offsets of RAWFORMAT.md's schedule (syn_schedule), a
+ * closed-loop run's sent when scheduled, every planned_ns from the wait
+ * dice (syn_draw_waits), every answer with its service row, every sent
+ * lookup with its store row.  A test that makes rows by hand calls
+ * syn_draw_waits (and syn_closed_loop, for times of its own choosing)
+ * before tampering with them.  syn_free_run frees its rows.  The
+ * schedule, the dice and the rows' moves are in synraw.c (declared below).  The other writers make the reference, the
  * manifest, comparisons, guesses and quiet files.  All return 0 or -1 (with
  * a message on stderr).
  */
@@ -99,6 +107,10 @@ typedef struct {
     int has_window, to_null, nested;
     long long from_ns, to_ns;
     const char *start_utc;     /* run.json's start_utc; NULL: not written */
+    char wait;                 /* arm_spec.wait, Z F L H; 0: the arm's first letter if one of those, else H */
+    int freeze_share_set;      /* 1: freeze_share below; 0: 0.01 (RAWFORMAT.md) */
+    double freeze_share;
+    int no_freeze_share;       /* 1: run.json without freeze_share (the rows still use the share) */
     const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet
                                   (quiet.reasons: one sentence per rule named) */
 } syn_run;
@@ -121,8 +133,10 @@ int syn_write_run(const char *root, const syn_run *r, int level);
  * the end) */
 void syn_set_fault(syn_run *r, const char *name);
 void syn_free_run(syn_run *r);
-/* random rows: n requests at rate/s from t0; the answers follow ref */
-void syn_gen_run(syn_run *r, const char *arm, int round, size_t n, double rate, unsigned long long seed,
+/* random rows of an open-loop run of rate/s over seconds from t0: the
+ * schedule's requests; the answers follow ref; each lookup waits its
+ * planned wait in its slot */
+void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double rate, unsigned long long seed,
                  const syn_ref *ref, long long t0);
 
 /* a quiet machine: a pair A, M at t0 + k s for k = 1 .. readings; the whole
@@ -145,11 +159,55 @@ int syn_write_reference_table(const char *root, const syn_ref *ref, const char *
                               const char *const *cutoff, const int *label);
 /* a run whose request j asks row j % rows and is answered with kinds[j]
  * (L live, K last-known, D default: the lookup timed out at 25 ms; E a 504),
- * one request every 50 ms from t0; every file consistent with the others */
+ * a closed-loop run (rate 0) with one request every 50 ms from t0, each
+ * sent when scheduled; every file consistent with the others (the slots:
+ * 1 ms for L, 40 ms otherwise, whatever the planned_ns the dice give) */
 void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0);
+/* the same in an open-loop run of rate/s over seconds: request j at the
+ * schedule's offset j, sent 10 us late; kinds must hold exactly the
+ * schedule's requests (syn_schedule; else it aborts) */
+void syn_kind_run_open(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0,
+                       int rate, double seconds);
+
+/* ---- the schedule and the dice (RAWFORMAT.md; the verifier's dice.h) ---- */
+
+/* the offsets (ns from t0) of an open-loop run's schedule; *off malloc'd */
+size_t syn_schedule(int round, double rate, double seconds, long long **off);
+/* the run's wait code and freeze share, as run.json writes them */
+char syn_wait_of(const syn_run *r);
+double syn_freeze_share(const syn_run *r);
+/* W(wait, round, req, attempt) of the run */
+long long syn_planned(const syn_run *r, long long req, long long attempt);
+/* every store row's planned_ns (both stores) from the dice */
+void syn_draw_waits(syn_run *r);
+/* a closed-loop run: rate 0, every request sent at its sched_t */
+void syn_closed_loop(syn_run *r);
+/* request j (its tester row's index) sent late_ns after its sched_t, and
+ * everything that followed from it (its answer, its service row, its
+ * store rows) that much later too */
+void syn_send_late(syn_run *r, size_t j, long long late_ns);
+/* request j, every time of it (its schedule too), moved by d ns */
+void syn_shift_request(syn_run *r, size_t j, long long d);
 /* results/results.json made from results/verified.json's runs, arms,
  * verdicts and guesses (so that only other checks can fail) */
 int syn_results_from_verified(const char *root);
+/* The study around the runs (RESULTS.md, "The files around it").
+ * syn_write_schedule writes results/schedule.tsv of the given profile from
+ * the run folders <arm>-r<round>: R = the highest round, the arms in the
+ * order of their first folder, S = the first run.json's seconds, every arm
+ * in every round; a run of that grid without a folder gets a failed record
+ * provenance/runs/<run>.json (exit_code 3, a reason, start_utc the latest
+ * run.json's).  syn_write_arms writes lab/arms.tsv: one line per arm, its
+ * first run.json's arm_spec (pause_ms "-" or "10,20").
+ * syn_write_study_files writes each of the two that is absent, with
+ * profile tiny (the rules a study must meet are the tests' own business),
+ * and writes again a tiny schedule it wrote itself (the folders may have
+ * changed; failed records it wrote for runs that now have a folder go) and
+ * an arms file it wrote itself that lacks a folder's arm; syn_write_manifest
+ * calls it first. */
+int syn_write_schedule(const char *root, const char *profile);
+int syn_write_arms(const char *root);
+int syn_write_study_files(const char *root);
 int syn_write_text(const char *path, const char *text);
 int syn_mkdirs(const char *path);
 

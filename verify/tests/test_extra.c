@@ -1,13 +1,19 @@
 /* The exports of extra.[ch] ("extra" in verified.json) on a synthetic study
  * whose values are worked out by hand below.
  *
- * Arm H3-fb25, round 1, 5 requests 0.2 s apart (sched_j = t0 + j 0.2 s + 1000):
+ * Arm H3-fb25, round 21, 5 requests 0.2 s apart (sched_j = t0 + j 0.2 s +
+ * 1000), a closed-loop run (each sent when scheduled).  The planned waits
+ * are the dice's (RAWFORMAT.md, wait H) with freeze_share 0.55: in round 21
+ * exactly (1, 1), (2, 0) and (3, 0) freeze (u0 0.0763, 0.4793, 0.3617 under
+ * 0.55; (0, 0) and (1, 0) have 0.7171 and 0.6250), planning 1,046,969,239,
+ * 1,898,157,910 and 1,085,438,795 ns (worked out with python3 from the page):
  *   j = 0  latency 50 us (below the whole grid)
  *   j = 1  latency exactly grid point 20 (3,293,580 ns): counted at k = 19, not at k = 20;
- *          its retry (attempt 1) plans 1.1 s: not a candidate (attempt 0 only)
- *   j = 2  the frozen example: attempt 0 plans 1.5 s, the service gives up at
- *          25.05 ms and answers K; latency 26 ms
- *   j = 3  also frozen (1.199 s) and answered after 1200 ms: the slowest; its
+ *          its retry (attempt 1) is frozen: not a candidate (attempt 0 only)
+ *   j = 2  the frozen example: attempt 0 plans 1.898 s, the service gives up
+ *          at 25.05 ms and answers K; latency 26 ms; the store answers after
+ *          its wait, 1,898,227,910 ns after sched
+ *   j = 3  also frozen (1.085 s) and answered after 1200 ms: the slowest; its
  *          store row comes first in the file, but j = 2 is the lower j
  *   j = 4  never answered: exceeds every threshold
  */
@@ -60,7 +66,9 @@ static void make_run(syn_run *r, const syn_ref *ref)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->arm, sizeof r->arm, "H3-fb25");
-    r->round = 1;
+    r->round = 21;
+    r->freeze_share_set = 1;
+    r->freeze_share = 0.55;
     r->seconds = 1.0;
     r->rate = 5;
     r->t0 = 3000000000000LL;
@@ -69,13 +77,12 @@ static void make_run(syn_run *r, const syn_ref *ref)
     r->v = vu_xcalloc(5, sizeof *r->v);
     r->s = vu_xcalloc(8, sizeof *r->s);
     static const long long lat[5] = {50000, 3293580, 26 * MS, 1200 * MS, -1};
-    static const long long send[5] = {10000, 10000, 10000, 20000, 10000};
     for (int j = 0; j < 5; j++) {
         syn_trow *t = &r->t[r->nt++];
         t->j = j;
         t->row = j;
         t->sched = r->t0 + j * 200 * MS + 1000;
-        t->send = t->sched + send[j];
+        t->send = t->sched;
         if (lat[j] < 0) {
             t->status = 0;
             t->kind = 'E';
@@ -115,7 +122,7 @@ static void make_run(syn_run *r, const syn_ref *ref)
         v->kind = 'L';
         add_store(r, j, 0, S + 26000, S + 26000, S + 29000, 3000);
     }
-    add_store(r, 1, 1, r->t[1].sched + 36000, r->t[1].sched + 36000, r->t[1].sched + 1100036000LL, 1100000000LL);
+    add_store(r, 1, 1, r->t[1].sched + 36000, r->t[1].sched + 36000, r->t[1].sched + 2990000, 1100000000LL);
     /* j = 3 first (its store row ends first), then j = 2 */
     S = r->t[3].sched;
     v = &r->v[r->nv++];
@@ -144,13 +151,15 @@ static void make_run(syn_run *r, const syn_ref *ref)
     v->answer = S + 25100000;
     v->status = 200;
     v->kind = 'K';
-    add_store(r, 2, 0, S + 60000, S + 70000, S + 1500070000LL, 1500000000LL);
+    add_store(r, 2, 0, S + 60000, S + 70000, S + 1898227910LL, 1500000000LL);
+    syn_closed_loop(r);
+    syn_draw_waits(r);
 }
 
 /* run.json gets the cpu and memory facts the lab writes (synth leaves them out) */
 static void add_machine_facts(const char *root)
 {
-    char *p = vu_xasprintf("%s/results/raw/H3-fb25-r1/run.json", root);
+    char *p = vu_xasprintf("%s/results/raw/H3-fb25-r21/run.json", root);
     vj_node *rj;
     char err[512];
     cr_assert_eq(vj_parse_file(p, &rj, err, sizeof err), 0, "%s", err);
@@ -281,8 +290,8 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     cr_expect_eq(grid->items[20]->i, 3293580);
     NEAR(gms->items[20]->num, 3.29358);
 
-    vj_node *run = vj_get(vj_get(ex, "runs"), "H3-fb25-r1");
-    cr_assert(run, "no extra.runs.H3-fb25-r1");
+    vj_node *run = vj_get(vj_get(ex, "runs"), "H3-fb25-r21");
+    cr_assert(run, "no extra.runs.H3-fb25-r21");
     cr_expect_eq(ival(run, "n"), 5);
     vj_node *cnt = vj_get(run, "exceed_count"), *sh = vj_get(run, "exceed");
     cr_assert_eq(cnt->n, EX_GRID);
@@ -301,9 +310,9 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     vj_node *fe = vj_get(run, "frozen_example");
     cr_assert(fe && fe->type == VJ_OBJ, "no frozen example");
     cr_expect_eq(ival(fe, "j"), 2);
-    cr_expect_eq(ival(fe, "planned_ns"), 1500000000LL);
+    cr_expect_eq(ival(fe, "planned_ns"), 1898157910LL);
     cr_expect_eq(ival(fe, "sched_ns"), 0);
-    cr_expect_eq(ival(fe, "send_ns"), 10000);
+    cr_expect_eq(ival(fe, "send_ns"), 0);
     cr_expect_eq(ival(fe, "service_arrive_ns"), 40000);
     cr_expect_eq(ival(fe, "lookup_sent_ns"), 50000);
     cr_expect_eq(ival(fe, "service_gave_up_ns"), 25050000);
@@ -311,13 +320,13 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     cr_expect_eq(ival(fe, "answer_ns"), 26000000);
     cr_expect_eq(ival(fe, "store_arrive_ns"), 60000);
     cr_expect_eq(ival(fe, "store_start_ns"), 70000);
-    cr_expect_eq(ival(fe, "store_end_ns"), 1500070000LL);
+    cr_expect_eq(ival(fe, "store_end_ns"), 1898227910LL);
     cr_expect_str_eq(vj_get_str(fe, "kind"), "K");
     cr_expect_str_eq(vj_get_str(fe, "a0_out"), "T");
     cr_expect_str_eq(vj_get_str(fe, "store_outcome"), "A");
 
     /* 4 answered: the slowest 1% is ceil(4 / 100) = 1 request, j = 3:
-     * late 20 us, to the service 30 us, lookups 1199.75 ms, scoring and
+     * late 0 (closed loop), to the service 50 us, lookups 1199.75 ms, scoring and
      * answer 0.1 ms, back to the tester 0.1 ms; they add up to 1200 ms */
     vj_node *st = vj_get(run, "slowest_steps");
     cr_expect_eq(ival(st, "answered"), 4);
@@ -325,8 +334,8 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     cr_expect_eq(ival(st, "with_service_row"), 1);
     NEAR(dval(st, "latency_ms"), 1200);
     NEAR(dval(st, "fastest_of_them_ms"), 1200);
-    NEAR(dval(st, "late_ms"), 0.02);
-    NEAR(dval(st, "to_service_ms"), 0.03);
+    NEAR(dval(st, "late_ms"), 0);
+    NEAR(dval(st, "to_service_ms"), 0.05);
     NEAR(dval(st, "lookups_ms"), 1199.75);
     NEAR(dval(st, "score_answer_ms"), 0.1);
     NEAR(dval(st, "back_ms"), 0.1);

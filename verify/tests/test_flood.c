@@ -8,18 +8,22 @@
  * numbers computed independently, the UTC reader.
  *
  * The study (syn_kind_run: 20 requests a second, 50 ms apart; a K or E
- * request's lookup timed out after 25 ms, its store row planned 40 ms; an
- * L request's planned 1 ms).  Per second, the requests that are not L
- * (the rest are L):
+ * request's lookup timed out after 25 ms).  Every planned wait is the
+ * dice's (RAWFORMAT.md, wait H, freeze_share 0.01; the values below
+ * worked out with python3 from the page).  Per second, the requests that
+ * are not L (the rest are L):
  *   H4-r2-r1 (6 s): s1 11 K, s2 10 K (exactly half: not missed), s3 15 K,
  *     s4 10 K + 10 E, s5 20 K: missed s1 s3 s4 s5 = 4; flooded from 3,
- *     to the end (drained false).  Store rows: req 20 (K) planned 10 ms <
- *     its 25 ms wait: 1 false timeout; req 21 (K) planned exactly 1e9: a
- *     freeze (1 of 120 rows), not a false timeout (1 s > 25 ms); line 4
- *     at req 5 and 9 at req 30: longest_line 9.  Per second standin_share
- *     0, 11/20, 10/20, 15/20, 10/20, 1.
+ *     to the end (drained false).  Store rows: no freeze in round 1 among
+ *     req 0..119 (the first is req 140); every K and E request's planned
+ *     wait is under the 25 ms it waited: 76 false timeouts; line 4 at req
+ *     5 and 9 at req 30: longest_line 9.  Per second standin_share 0,
+ *     11/20, 10/20, 15/20, 10/20, 1.
  *   H4-r2-r2 (6 s): s1 s2 s3 12 K each: missed 3, flooded from 1, drained
- *     (s5 is calm).  req 25 planned 999,999,999 ns: not a freeze.
+ *     (s5 is calm).  req 67 (K) freezes (1,970,347,780 ns: 1 of 120 rows)
+ *     and req 30 (K) plans 26,782,872 ns: neither under the 25 ms waited,
+ *     so 34 of the 36 K are false timeouts.
+ *   H4-r2-r3: req 81 and 83 (K) freeze: 2 freezes, 20 of 22 false timeouts.
  *   H4-r2-r3 (6 s): s2 and s4 11 K: missed 2, apart: not flooded.
  *   H3-none-r1 (2 s, N = min(3, 2) = 2): s0 11 K: missed 1, not flooded.
  *   H3-none-r2 (2 s): s0 and s1 11 K: flooded from 0, drained false.
@@ -232,7 +236,7 @@ static void f_teardown(void)
 
 static const char *COMPARISONS = "a\tb\tfigure\tnote\nH4-r2\tH3-none\tlongest_line\tthe line\n";
 static const char *GUESSES = "id\tguess\tpredicate\n"
-                             "G1\tA freeze is drawn at 450/s.\tany H4-r2.freezes >= 1 and every H4-r2.false_timeouts <= 1\n";
+                             "G1\tA freeze is drawn at 450/s.\tany H4-r2.freezes >= 1 and every H4-r2.false_timeouts >= 20\n";
 
 static syn_srow *store_row(syn_run *r, long long req)
 {
@@ -257,7 +261,7 @@ static void make_run(syn_run *r, const char *arm, int round, const char *kinds, 
     r->start_utc = start_utc;
 }
 
-/* H4-r2-r1; planned0: req 0's planned_ns (1 ms as made; the tamper changes it) */
+/* H4-r2-r1; planned0: req 0's planned_ns (-1: as the dice draw it; the tamper changes it) */
 static void run_r1(syn_run *r, long long planned0)
 {
     char kinds[128];
@@ -265,15 +269,13 @@ static void run_r1(syn_run *r, long long planned0)
     kinds_of(kinds, bad, "LKKKEK", 6);
     memset(kinds + 80, 'K', 10); /* s4: 10 K, then 10 E */
     make_run(r, "H4-r2", 1, kinds, "2026-12-01T10:00:04Z");
-    store_row(r, 20)->planned = 10000000;
-    store_row(r, 21)->planned = 1000000000LL;
     store_row(r, 5)->line = 4;
     store_row(r, 30)->line = 9;
-    store_row(r, 0)->planned = planned0;
+    if (planned0 >= 0) store_row(r, 0)->planned = planned0;
 }
 
 static const char *PREDICTION =
-    "{\"format\": \"lab-prediction 1\", \"profile\": \"test\", \"seconds\": 6, \"rounds\": [1, 2, 3],\n"
+    "{\"format\": \"lab-prediction 1\", \"profile\": \"tiny\", \"seconds\": 6, \"rounds\": [1, 2, 3],\n"
     " \"runs\": {\"H4-r2-r1\": {\"p99_ms\": 26.5, \"standin_share\": 0.4, \"lookups_per_request\": 1.0,"
     " \"flooded\": true, \"flood_from_s\": 3},\n"
     "  \"H4-r2-r2\": {\"p99_ms\": 25.9, \"standin_share\": 0.3, \"lookups_per_request\": 1,"
@@ -302,14 +304,15 @@ static void write_prereg(const char *registered_utc)
     char *gp = f_path("data/guesses.tsv"), *pp = f_path("results/prediction.json"), *rp = f_path("provenance/prereg.json");
     cr_assert_eq(vu_read_file(gp, &b, &len, err, sizeof err), 0);
     vu_sha256_hex(b, len, gsha);
+    size_t glen = len;
     free(b);
     cr_assert_eq(vu_read_file(pp, &b, &len, err, sizeof err), 0);
     vu_sha256_hex(b, len, psha);
     free(b);
-    char *t = vu_xasprintf("{\"files\": [{\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\"}],\n"
+    char *t = vu_xasprintf("{\"files\": [{\"path\": \"data/guesses.tsv\", \"sha256\": \"%s\", \"size\": %zu}],\n"
                            " \"prediction\": {\"path\": \"results/prediction.json\", \"sha256\": \"%s\", \"size\": %zu,"
                            " \"registered_utc\": \"%s\"}}\n",
-                           gsha, psha, len, registered_utc);
+                           gsha, glen, psha, len, registered_utc);
     cr_assert_eq(syn_write_text(rp, t), 0);
     free(t);
     free(gp);
@@ -320,14 +323,13 @@ static void write_prereg(const char *registered_utc)
 static void build_study(void)
 {
     syn_run r;
-    run_r1(&r, 1000000);
+    run_r1(&r, -1);
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
     int b2[6] = {0, 12, 12, 12, 0, 0}, b3[6] = {0, 0, 11, 0, 11, 0}, n1[2] = {11, 0}, n2[2] = {11, 11};
     char k[128];
     kinds_of(k, b2, "KKKKKK", 6);
     make_run(&r, "H4-r2", 2, k, "2026-12-01T10:00:03.5Z");
-    store_row(&r, 25)->planned = 999999999LL;
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
     kinds_of(k, b3, "KKKKKK", 6);
@@ -398,13 +400,16 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
         if (drained[i] < 0) cr_expect_eq(ts_field(v, runs[i], "drained")->type, VJ_NULL, "%s", runs[i]);
         else cr_expect(is_bool(ts_field(v, runs[i], "drained"), drained[i]), "%s drained", runs[i]);
     }
-    TS_NUM(v, "H4-r2-r1", "freezes", 1);
-    TS_NUM(v, "H4-r2-r1", "freeze_share", 1.0 / 120);
-    TS_NUM(v, "H4-r2-r1", "false_timeouts", 1);
+    TS_NUM(v, "H4-r2-r1", "freezes", 0);
+    TS_NUM(v, "H4-r2-r1", "freeze_share", 0);
+    TS_NUM(v, "H4-r2-r1", "false_timeouts", 76);
     TS_NUM(v, "H4-r2-r1", "longest_line", 9);
-    TS_NUM(v, "H4-r2-r2", "freezes", 0); /* 999,999,999 ns is not a freeze */
-    TS_NUM(v, "H4-r2-r2", "false_timeouts", 0);
+    TS_NUM(v, "H4-r2-r2", "freezes", 1);
+    TS_NUM(v, "H4-r2-r2", "freeze_share", 1.0 / 120);
+    TS_NUM(v, "H4-r2-r2", "false_timeouts", 34);
     TS_NUM(v, "H4-r2-r2", "longest_line", 0);
+    TS_NUM(v, "H4-r2-r3", "freezes", 2);
+    TS_NUM(v, "H4-r2-r3", "false_timeouts", 20);
     const vj_node *ps = ts_field(v, "H4-r2-r1", "per_second");
     static const double share[6] = {0, 0.55, 0.5, 0.75, 0.5, 1};
     cr_assert_eq(ps->n, 6);
@@ -440,6 +445,8 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
     cr_expect(vj_get(out, "sim_k")->i == 290 && vj_get(out, "sim_n")->i == 1000);
     EXPECT_PAIR(vj_get(out, "cp95"), CP35_LO, CP35_HI, 2e-12);
     cr_expect(is_bool(vj_get(out, "agree"), 1));
+    /* each claim's seconds copied from prediction.json; the lesson's rounds were 30 s */
+    for (int i = 0; i < 3; i++) cr_expect_eq(vj_get(o->items[i], "seconds")->num, 30, "odds[%d].seconds", i);
     const vj_node *c = vj_get(vj_get(v, "checks"), "prediction");
     cr_expect_str_eq(vj_get_str(c, "first_run"), "H4-r2-r2");
     cr_expect(is_bool(vj_get(c, "registered_before_first_run"), 1));
@@ -453,17 +460,21 @@ Test(flood_study, a_planned_wait_changed_is_a_freezes_mismatch, .init = f_setup,
 {
     build_study();
     syn_run r;
-    run_r1(&r, 1500000000LL); /* req 0's 1 ms wait now drawn as a 1.5 s freeze */
+    run_r1(&r, 1500000000LL); /* req 0's wait (3,647,492 ns by the dice) now a 1.5 s freeze */
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
     cr_assert_eq(syn_write_manifest(f_root), 0);
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
-    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freezes: lab 1, verify 2\n"), "%s", out);
-    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freeze_share: lab 0.008333"), "%s", out);
-    /* and the arm's statistics over its rounds (RESULTS.md's arms list) */
-    cr_expect(strstr(out, "MISMATCH arms.H4-r2 freezes.max: lab 1, verify 2\n"), "%s", out);
-    cr_expect(strstr(out, "\n4 MISMATCHES"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freezes: lab 0, verify 1\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 freeze_share: lab 0, verify 0.008333"), "%s", out);
+    /* and the arm's statistics over its rounds (RESULTS.md's arms list): 0 1 2 now 1 1 2 */
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 freezes.min: lab 0, verify 1\n"), "%s", out);
+    /* and the dice: request 0's lookup ends first (line 3) */
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 store.tsv.gz:3 planned_ns: lab 1500000000 (request 0, attempt 0), verify "
+                          "3647492, the wait dice (wait H, round 1, freeze_share 0.01)\n"),
+              "%s", out);
+    cr_expect(strstr(out, "\n5 MISMATCHES"), "%s", out);
     free(out);
 }
 
@@ -472,16 +483,17 @@ Test(flood_study, a_queueing_timeout_changed_is_a_false_timeouts_mismatch, .init
 {
     build_study();
     syn_run r;
-    run_r1(&r, 1000000);
-    store_row(&r, 20)->planned = 30000000; /* 30 ms: longer than the 25 ms waited */
+    run_r1(&r, -1);
+    store_row(&r, 20)->planned = 30000000; /* 30 ms (829,002 ns by the dice): longer than the 25 ms waited */
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
     cr_assert_eq(syn_write_manifest(f_root), 0);
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
-    cr_expect(strstr(out, "MISMATCH H4-r2-r1 false_timeouts: lab 1, verify 0\n"), "%s", out);
-    cr_expect(strstr(out, "MISMATCH arms.H4-r2 false_timeouts.max: lab 1, verify 0\n"), "%s", out);
-    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 false_timeouts: lab 76, verify 75\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 false_timeouts.max: lab 76, verify 75\n"), "%s", out);
+    cr_expect(strstr(out, "planned_ns: lab 30000000 (request 20, attempt 0), verify 829002, the wait dice"), "%s", out);
+    cr_expect(strstr(out, "\n3 MISMATCHES"), "%s", out);
     free(out);
 }
 
@@ -577,7 +589,7 @@ Test(prediction, unregistered_missing_or_without_start_times, .init = f_setup, .
     free(out);
     write_prereg("2026-12-01T10:00:00Z");
     syn_run r;
-    run_r1(&r, 1000000);
+    run_r1(&r, -1);
     r.start_utc = NULL;
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
@@ -601,7 +613,7 @@ Test(prediction, odds_compared_within_their_tolerance, .init = f_setup, .fini = 
 {
     build_study();
     char t[256];
-    snprintf(t, sizeof t, "[{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"sim_k\": 290, "
+    snprintf(t, sizeof t, "[{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 30, \"sim_k\": 290, "
                           "\"sim_n\": 1000, \"sim_share\": 0.29, \"sim_wilson95\": [%.17g, %.17g], \"k\": 2, \"n\": 3",
              W290_LO, W290_HI);
     /* the first entry rewritten by hand: cp95 5e-12 off passes, 1e-9 off does not */
@@ -639,4 +651,50 @@ Test(prediction, odds_compared_within_their_tolerance, .init = f_setup, .fini = 
     vj_free(lab);
     free(ok);
     free(res);
+}
+
+/* RESULTS.md, odds: an outside observation carries the lessons' 30 s and
+ * its agree is null when the claim it borrows sim_* from simulated rounds
+ * of another length (the same chance per round cannot be assumed) */
+Test(prediction, odds_carry_seconds_and_the_outside_agree_needs_the_same, .init = f_setup, .fini = f_teardown,
+     .timeout = 60)
+{
+    build_study();
+    char *pp = f_path("results/prediction.json");
+    char *t = vu_xstrdup(PREDICTION);
+    char *at = strstr(t, "\"seconds\": 30");
+    cr_assert(at);
+    memcpy(at, "\"seconds\":  6", 13); /* the flood claim over rounds of 6 s */
+    cr_assert_eq(syn_write_text(pp, t), 0);
+    free(t);
+    write_prereg("2026-12-01T10:00:00Z");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    /* results.json (made with 30 s) now differs in exactly these two members */
+    cr_expect(strstr(out, "MISMATCH odds[0] (flood H4-r2 flooded) seconds: lab 30, verify 6\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH odds[2] (flood H4-r2 flooded, outside) agree: lab true, verify null\n"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(f_root);
+    const vj_node *o = vj_get(v, "odds");
+    cr_assert(o && o->n == 3);
+    cr_expect_eq(vj_get(o->items[0], "seconds")->num, 6);
+    cr_expect(is_bool(vj_get(o->items[0], "agree"), 1)); /* the claim's own agree is unchanged */
+    cr_expect_eq(vj_get(o->items[2], "seconds")->num, 30);
+    cr_expect_eq(vj_get(o->items[2], "agree")->type, VJ_NULL);
+    cr_expect_eq(vj_get(o->items[2], "sim_k")->i, 290); /* sim_* still borrowed */
+    vj_free(v);
+    /* a claim without seconds is a fault of prediction.json */
+    t = vu_xstrdup(PREDICTION);
+    at = strstr(t, "\"seconds\": 30,");
+    memcpy(at, "\"second\":  30,", 14);
+    cr_assert_eq(syn_write_text(pp, t), 0);
+    free(t);
+    write_prereg("2026-12-01T10:00:00Z");
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH results/prediction.json odds[0].seconds: lab (absent), verify the seconds of the "
+                          "simulated rounds"),
+              "%s", out);
+    free(out);
+    free(pp);
 }

@@ -1,8 +1,11 @@
 /* Quiet runs (pipeline/RESULTS.md, "Quiet runs"; lab/RAWFORMAT.md,
  * machine.tsv.gz and run.json's "quiet") end to end on a synthetic study:
- * arms H3-t25 and H3-fb25, rounds 1 to 3, each 260 requests 50 ms apart
- * (13 s; syn_kind_run), every request late by 10 us.
- *   H3-t25: kind E at j % 20 == 7 (13 errors, error_share 0.05), else L
+ * arms H3-t25 and H3-fb25, rounds 1 to 3, each 13 s.  H3-t25 is an
+ * open-loop run of 20 a second (syn_kind_run_open: the requests of
+ * RAWFORMAT.md's schedule, 257, 287 and 251 in rounds 1 to 3, every one
+ * sent 10 us late); H3-fb25 a closed-loop run of 260 requests 50 ms apart
+ * (syn_kind_run: each sent when scheduled, never late).
+ *   H3-t25: kind E at j % 20 == 7 (13, 14, 13 errors), else L
  *   H3-fb25: kind K at j % 20 == 7 (standin_share 0.05), in round 2 at
  *            j % 10 == 7 (26: 0.1)
  * Machine: 14 readings (one a second, one more while the last answers
@@ -57,21 +60,28 @@ static const char *GUESSES = "id\tguess\tpredicate\n"
                              "G2\tThe tester is never 1 ms late.\tevery H3-t25.late_max_us < 1000\n";
 
 /* one run of the study; twist: PLAIN, STEAL6 (the 6% second), LATE30
- * (request j = 100, second 5, sent 30 ms late) or HOG (another process on
- * the measured core in second 6); claim: run.json's rules */
+ * (request j = 100, in second 4 of round 3's schedule, sent 30 ms late) or
+ * HOG (another process on the measured core in second 6); claim: run.json's
+ * rules */
 static void write_run(const char *root, const char *arm, int round, int twist, const char *claim)
 {
     syn_ref ref;
     syn_make_ref(&ref, 10, 7);
-    char kinds[261];
+    char kinds[400];
     int fb = !strcmp(arm, "H3-fb25");
-    for (int j = 0; j < 260; j++) {
+    long long *off = NULL;
+    size_t n = fb ? 260 : syn_schedule(round, 20, 13.0, &off);
+    free(off);
+    cr_assert(n < sizeof kinds);
+    for (size_t j = 0; j < n; j++) {
         int odd = fb && round == 2 ? j % 10 == 7 : j % 20 == 7;
         kinds[j] = odd ? (fb ? 'K' : 'E') : 'L';
     }
-    kinds[260] = 0;
+    kinds[n] = 0;
     syn_run r;
-    syn_kind_run(&r, arm, round, kinds, &ref, 1000000000000LL * (fb ? 2 : 1) + round * 100000000000LL);
+    long long t0 = 1000000000000LL * (fb ? 2 : 1) + round * 100000000000LL;
+    if (fb) syn_kind_run(&r, arm, round, kinds, &ref, t0);
+    else syn_kind_run_open(&r, arm, round, kinds, &ref, t0, 20, 13.0);
     cr_assert_eq(r.nm, 28);
     if (twist == STEAL6) {
         for (size_t i = 0; i < r.nm; i++) {
@@ -88,7 +98,7 @@ static void write_run(const char *root, const char *arm, int round, int twist, c
         r.m[14] = (syn_mrow){r.m[14].t, 'A', 200, 187, 0, 40}; /* reading 8 */
         r.m[15] = (syn_mrow){r.m[15].t, 'M', 100, 90, 0, 40};
     }
-    if (twist == LATE30) r.t[100].send = r.t[100].sched + 30000000;
+    if (twist == LATE30) syn_send_late(&r, 100, 30000000);
     r.claim_rules = claim;
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
@@ -190,10 +200,13 @@ Test(quiet, quiet_study_passes_with_hand_values, .init = q_setup, .fini = q_tear
     NEAR(v, "runs/H3-fb25-r2/foreign_second_max", 0.01);
     NEAR(v, "runs/H3-fb25-r2/per_second/#2/foreign_share", 0.01); /* reading 3 */
     NEAR(v, "runs/H3-fb25-r2/per_second/#3/foreign_share", 0);
-    NEAR(v, "runs/H3-fb25-r2/late_max_us", 10);
+    NEAR(v, "runs/H3-fb25-r2/late_max_us", 0); /* closed loop */
     cr_expect_eq(at(v, "runs/H3-fb25-r2/per_second")->n, 13);
     NEAR(v, "runs/H3-fb25-r2/per_second/#12/steal_share", 0);
-    NEAR(v, "runs/H3-fb25-r2/per_second/#12/late_max_us", 10);
+    NEAR(v, "runs/H3-fb25-r2/per_second/#12/late_max_us", 0);
+    NEAR(v, "runs/H3-t25-r2/late_max_us", 10);
+    NEAR(v, "runs/H3-t25-r2/n", 287);
+    NEAR(v, "runs/H3-t25-r2/error_share", 14.0 / 287);
     NEAR(v, "runs/H3-fb25-r2/standin_share", 0.1);
     const vj_node *runs = at(v, "runs");
     cr_expect_eq(runs->n, 6);
@@ -265,7 +278,7 @@ Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup,
     cr_expect_eq(at(d, "per_second")->n, 13);
     NEAR(d, "per_second/#4/steal_share", 0.06);
     NEAR(d, "per_second/#3/steal_share", 0);
-    NEAR(d, "per_second/#4/late_max_us", 10);
+    NEAR(d, "per_second/#4/late_max_us", 0);
     NEAR(d, "foreign_second_max", 0); /* M busy 5, lab 7: none foreign */
     NEAR(d, "per_second/#4/foreign_share", 0);
     vj_free(v);
@@ -282,7 +295,7 @@ Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup,
 Test(quiet, thirty_ms_of_lateness_breaks_late_max_max_ms, .init = q_setup, .fini = q_teardown, .timeout = 60)
 {
     write_study(q_root);
-    /* one late request of 260: p99 (h = 256.41) stays at 10 us, the maximum is 30 ms */
+    /* one late request of 251: p99 (h = 247.5) stays at 10 us, the maximum is 30 ms */
     write_run(q_root, "H3-t25", 3, LATE30, "late_max_max_ms");
     cr_assert_eq(syn_write_manifest(q_root), 0);
     char *out;
@@ -297,13 +310,13 @@ Test(quiet, thirty_ms_of_lateness_breaks_late_max_max_ms, .init = q_setup, .fini
     vj_node *v = verified(q_root);
     LIST(v, "runs/H3-t25-r3/quiet_rules", "late_max_max_ms");
     NEAR(v, "runs/H3-t25-r3/late_p99_us", 10);
-    NEAR(v, "runs/H3-t25-r3/per_second/#5/late_max_us", 30000);
-    NEAR(v, "runs/H3-t25-r3/per_second/#4/late_max_us", 10);
+    NEAR(v, "runs/H3-t25-r3/per_second/#4/late_max_us", 30000);
+    NEAR(v, "runs/H3-t25-r3/per_second/#5/late_max_us", 10);
     LIST(v, "arms/H3-t25/rounds_disturbed", "3");
     /* as if not measured: G2 looks at rounds 1 and 2 only */
     cr_expect_eq(at(v, "guesses/#1/right")->b, 1);
     NEAR(v, "arms/H3-t25/late_p99_us/max", 10);
-    NEAR(v, "extra/quiet/disturbed/#0/per_second/#5/late_max_us", 30000);
+    NEAR(v, "extra/quiet/disturbed/#0/per_second/#4/late_max_us", 30000);
     vj_free(v);
 }
 
@@ -312,18 +325,19 @@ Test(quiet, thirty_ms_of_lateness_breaks_late_max_max_ms, .init = q_setup, .fini
     "# reordered\nrule\tlimit\nlate_max_max_ms\t25\nforeign_second_max\t0.2\nsteal_run_max\t0.005\n" \
     "steal_second_max\t0.05\nlate_p99_max_ms\t2\nother_idle_min\t0.8\n"
 
-/* H3-t25-r2, 69 requests over 4 readings, breaking steal_run_max (20 of
- * 800 ticks), steal_second_max (10%), late_p99_max_ms and late_max_max_ms
- * (one request 30 ms late: the p99 lies between it and 10 us); claim:
- * run.json's rules */
+/* H3-t25-r2, 62 requests over 3 s (the schedule at 20 a second) and 4
+ * readings, breaking steal_run_max (20 of 800 ticks), steal_second_max
+ * (10%), late_p99_max_ms and late_max_max_ms (one request 30 ms late: the
+ * p99, h = 60.39, lies between it and 10 us); claim: run.json's rules */
 static void write_disturbed_run(const char *claim)
 {
     syn_ref ref;
     syn_make_ref(&ref, 10, 7);
     syn_run r;
-    syn_kind_run(&r, "H3-t25", 2, "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", &ref,
-                 1200000000000LL);
-    r.t[3].send = r.t[3].sched + 30000000;
+    syn_kind_run_open(&r, "H3-t25", 2, "LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLL", &ref,
+                      1200000000000LL, 20, 3.0);
+    cr_assert_eq(r.nm, 8);
+    syn_send_late(&r, 3, 30000000);
     r.m[0].idle = 170;
     r.m[0].steal = 20;
     r.claim_rules = claim;

@@ -1,0 +1,104 @@
+/* apboot: the AP of every model seed's stand-in vectors and the paired
+ * bootstrap over customers (pipeline/APCOST.md 1.3-1.5, 1.11), fast.
+ *
+ * Contract.  apb_rng_* is the generator of APCOST.md 1.11 (seeded through
+ * splitmix64, xoshiro256**), bit for bit.  apb_compute takes an apb_problem
+ * (the test table, every seed's live and last-known scores, the stand-in
+ * rows of every round of every chosen arm, the bootstrap's settings; all
+ * owned by the caller and only read) and fills an apb_result (owned by the
+ * caller afterwards: apb_result_free):
+ *
+ *   - L[s], the live AP of seed s, and A[s][r][kind], the AP of round r's
+ *     stand-in vector of that kind (a round without stand-in rows: A = L);
+ *   - for seeds 1..K, the B resamples' weights drawn with the generator,
+ *     the resamples where some cutoff has no buyer weight (dropped), and
+ *     dstar[a][kind][b] = (1/K) sum_s (1/R_a) sum_r [AP_b(v) - AP_b(live)],
+ *     the resample's change of arm a (NaN for a dropped resample).
+ *
+ * How it is fast (verify/README.md, "The AP recomputation").  Per seed, the
+ * rows of each cutoff are sorted once by live score.  A stand-in vector
+ * differs from the live one only on its round's stand-in rows, so its order
+ * is the live order with those rows taken out of their ties and put into
+ * others: a short program of "runs" (stretches of untouched live ties) and
+ * "ties" (live ties that lose or gain stand-in rows, and new ones).  Per
+ * resample, one pass over the live order gives the weighted running sums;
+ * then a run costs one multiply-add per live tie holding weighted buyers
+ * (its running sums are the live ones shifted by what the stand-in rows
+ * moved above it), a tie one look-up per stand-in row.  The point values
+ * are the same computation with every weight 1.
+ *
+ * Each AP is the same number as APCOST.md 1.4's (the weighted one as 1.5's)
+ * up to rounding: terms are summed in another order and divided through a
+ * table of reciprocals, both far inside the 1e-12 of APCOST.md 1.13.
+ */
+#ifndef APBOOT_H
+#define APBOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------ the generator (1.11) */
+
+typedef struct {
+    uint64_t s[4];
+} apb_rng;
+
+/* the four state words F(sigma + (k + 2) gamma), k = 0..3 */
+void apb_rng_seed(apb_rng *r, uint64_t sigma);
+/* one xoshiro256** draw */
+uint64_t apb_rng_next(apb_rng *r);
+
+/* ------------------------------------------------------- the problem */
+
+#define APB_NKINDS 3 /* last_known, default, none: aparm.h's ap_kinds order */
+
+typedef struct {
+    /* the test table: rows grouped by cutoff (aptable.h) */
+    size_t n, ncut;
+    const size_t *cut_first; /* [ncut + 1] */
+    const size_t *byrow;     /* [n] */
+    const unsigned char *label;
+    const uint32_t *cust;    /* [n]: the row's customer index, 0 = the smallest id */
+    size_t C;                /* customers */
+    /* the scores of S model seeds, 32-bit floats */
+    size_t S;
+    const float *const *live;  /* [S][n] */
+    const float *const *lastk; /* [S][n] */
+    float d;                   /* default_score */
+    /* the rounds of the chosen arms, each arm's in ascending order */
+    size_t A;                  /* arms */
+    const size_t *R;           /* [A]: rounds of arm a */
+    size_t nr;                 /* rounds over all arms */
+    const size_t *round_arm;   /* [nr] */
+    const size_t *const *srows; /* [nr]: the round's stand-in rows (a set) */
+    const size_t *nsrows;      /* [nr] */
+    /* the bootstrap: B resamples from generator seed sigma, seeds 1..K (K = 0: none) */
+    size_t B, K;
+    uint64_t sigma;
+    /* how a (round, cutoff) is computed: 0 by the share of its stand-in rows
+     * (an eighth or more: over the base order), 1 always by patching the live
+     * order, 2 always over the base (the tests check all three) */
+    int mode;
+} apb_problem;
+
+typedef struct {
+    size_t S, nr, A, B;
+    double *L;               /* [S]; NaN when some cutoff has no buyer */
+    double *Ap;              /* [(s * nr + r) * APB_NKINDS + kind] */
+    unsigned char *dropped;  /* [B] */
+    size_t used;             /* resamples kept */
+    double *dstar;           /* [(a * APB_NKINDS + kind) * B + b]; NaN when dropped */
+    double seconds;          /* CPU time of apb_compute */
+    size_t vectors;          /* stand-in vectors with rows, per seed */
+} apb_result;
+
+/* 0, or -1 when the problem is malformed (a row or customer out of range:
+ * message in err) */
+int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen);
+void apb_result_free(apb_result *r);
+
+/* the weights of resample b (C counts) drawn as APCOST.md 1.11 says, for
+ * tests: resamples 0..B-1 into w[b * C + k] (the caller's array) */
+void apb_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w);
+
+#endif

@@ -1,0 +1,259 @@
+/* crossfile: see crossfile.h. */
+#include "crossfile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mism.h"
+#include "rawcols.h"
+#include "vutil.h"
+
+#define TF "tester.tsv.gz"
+#define VF "service.tsv.gz"
+
+void xf_init(xf_acc *x, const char *run, int stores)
+{
+    memset(x, 0, sizeof *x);
+    x->run = run;
+    x->stores = stores;
+}
+
+void xf_free(xf_acc *x)
+{
+    free(x->t);
+    free(x->lk);
+    memset(x, 0, sizeof *x);
+}
+
+/* "later" must not be before "earlier" (both decoded instants) */
+static void order(const xf_acc *x, const char *file, long line, const char *col, long long later,
+                  long long earlier, const char *what, long long req)
+{
+    if (later >= earlier) return;
+    char lab[96], want[256];
+    if (req >= 0) snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
+    else snprintf(lab, sizeof lab, "%lld (a row without req)", later);
+    snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
+    mm_row(x->run, file, line, col, lab, want);
+}
+
+void xf_tester_row(xf_acc *x, long line, const rr_row *row)
+{
+    if (x->nt == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 4096;
+        x->t = vu_xrealloc(x->t, x->cap * sizeof *x->t);
+    }
+    long long i = (long long)x->nt;
+    xf_req *q = &x->t[x->nt++];
+    memset(q, 0, sizeof *q);
+    q->send = row->v[T_SEND];
+    q->row = row->v[T_ROW];
+    q->status = row->v[T_STATUS];
+    q->kind = row->c[T_KIND];
+    q->line = line;
+    q->answered = row->has[T_ANSWER];
+    q->answer = q->answered ? row->v[T_ANSWER] : 0;
+    order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
+          "its sched_t (the tester sends at or after the scheduled time)", i);
+    if (q->answered) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
+}
+
+/* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t */
+static void service_times(const xf_acc *x, long line, const rr_row *row, long long req)
+{
+    long long arrive = row->v[V_ARRIVE];
+    if (row->has[V_ANSWER]) order(x, VF, line, "answer_t", row->v[V_ANSWER], arrive, "its arrive_t", req);
+    for (int k = 0; k < RC_LOOKUPS; k++) {
+        int cs = V_A0S + 3 * k, ce = cs + 1;
+        char col[32];
+        if (row->has[cs]) {
+            snprintf(col, sizeof col, "a%d_start_t", k);
+            order(x, VF, line, col, row->v[cs], arrive, "its arrive_t (a lookup is tried for a request read)", req);
+        }
+        if (row->has[cs] && row->has[ce]) {
+            snprintf(col, sizeof col, "a%d_end_t", k);
+            order(x, VF, line, col, row->v[ce], row->v[cs], "its start", req);
+        }
+    }
+}
+
+/* a tester answer against its service row: status, kind, answer_t present,
+ * and the tester's answer_t not before what the service did first */
+static void answer_checks(const xf_acc *x, long line, const rr_row *row, const xf_req *q, long long req)
+{
+    char lab[96], want[256];
+    if (!row->has[V_ANSWER]) {
+        snprintf(lab, sizeof lab, "- (request %lld)", req);
+        snprintf(want, sizeof want, "present: the tester read an answer (%s:%ld)", TF, q->line);
+        mm_row(x->run, VF, line, "answer_t", lab, want);
+    }
+    if (row->v[V_STATUS] != q->status) {
+        snprintf(lab, sizeof lab, "%s (request %lld)", row->text[V_STATUS], req);
+        snprintf(want, sizeof want, "%lld, the status the tester read (%s:%ld)", q->status, TF, q->line);
+        mm_row(x->run, VF, line, "status", lab, want);
+    }
+    if (row->c[V_KIND] != q->kind) {
+        snprintf(lab, sizeof lab, "%c (request %lld)", row->c[V_KIND], req);
+        snprintf(want, sizeof want, "%c, the kind the tester read (%s:%ld)", q->kind, TF, q->line);
+        mm_row(x->run, VF, line, "kind", lab, want);
+    }
+    /* the latest of: the request read, the end of each lookup whose answer was used */
+    long long bound = row->v[V_ARRIVE];
+    int from = -1;
+    for (int k = 0; k < RC_LOOKUPS; k++) {
+        int cs = V_A0S + 3 * k;
+        if (row->has[cs + 2] && row->c[cs + 2] == 'A' && row->has[cs + 1] && row->v[cs + 1] > bound) {
+            bound = row->v[cs + 1];
+            from = k;
+        }
+    }
+    if (q->answer >= bound) return;
+    snprintf(lab, sizeof lab, "%lld (request %lld)", q->answer, req);
+    if (from < 0)
+        snprintf(want, sizeof want, "at or after %lld, the service's arrive_t (%s:%ld): it read the request first",
+                 bound, VF, line);
+    else
+        snprintf(want, sizeof want,
+                 "at or after %lld, the service's a%d_end_t (%s:%ld): it had the lookup's answer it used first", bound,
+                 from, VF, line);
+    mm_row(x->run, TF, q->line, "answer_t", lab, want);
+}
+
+/* the sent lookups of a joined service row, by req * 5 + K */
+static void record_lookups(xf_acc *x, long line, const rr_row *row, long long req)
+{
+    for (int k = 0; k < RC_LOOKUPS; k++) {
+        int cs = V_A0S + 3 * k, co = cs + 2;
+        if (!row->has[co] || !row->has[cs] || !row->has[cs + 1] || strchr(RC_NOT_SENT, row->c[co])) continue;
+        xf_lookup *l = &x->lk[req * RC_LOOKUPS + k];
+        l->start = row->v[cs];
+        l->end = row->v[cs + 1];
+        l->vline = line;
+        l->out = row->c[co];
+        l->store = (unsigned char)row->v[V_STORE];
+    }
+}
+
+void xf_service_row(xf_acc *x, long line, const rr_row *row)
+{
+    if (!x->lk) x->lk = vu_xcalloc(x->nt * RC_LOOKUPS + 1, sizeof *x->lk);
+    long long req = row->has[V_REQ] ? row->v[V_REQ] : -1;
+    service_times(x, line, row, req);
+    if (!row->has[V_REQ]) return;
+    char lab[96], want[256];
+    if (req < 0 || (size_t)req >= x->nt) {
+        snprintf(lab, sizeof lab, "%s", row->text[V_REQ]);
+        snprintf(want, sizeof want, "a request of %s (0 to %lld)", TF, (long long)x->nt - 1);
+        mm_row(x->run, VF, line, "req", lab, want);
+        return;
+    }
+    xf_req *q = &x->t[req];
+    if (q->vline) {
+        snprintf(lab, sizeof lab, "%lld (a second row)", req);
+        snprintf(want, sizeof want, "one row per request: request %lld is %s:%ld (the tester sends each once)", req,
+                 VF, q->vline);
+        mm_row(x->run, VF, line, "req", lab, want);
+        return;
+    }
+    q->vline = line;
+    if (!row->has[V_ROW] || row->v[V_ROW] != q->row) {
+        snprintf(lab, sizeof lab, "%s (request %lld)", row->has[V_ROW] ? row->text[V_ROW] : "-", req);
+        snprintf(want, sizeof want, "%lld, the row the tester asked for (%s:%ld)", q->row, TF, q->line);
+        mm_row(x->run, VF, line, "row", lab, want);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "the tester's send_t (%s:%ld)", TF, q->line);
+    order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
+    if (q->answered) answer_checks(x, line, row, q, req);
+    record_lookups(x, line, row, req);
+}
+
+/* the store row's own times: arrive_t <= start_t <= end_t where present */
+static void store_times(const xf_acc *x, const char *fn, long line, const rr_row *row, long long req)
+{
+    long long arrive = row->v[S_ARRIVE];
+    if (row->has[S_START]) order(x, fn, line, "start_t", row->v[S_START], arrive, "its arrive_t", req);
+    if (row->has[S_END]) {
+        if (row->has[S_START]) order(x, fn, line, "end_t", row->v[S_END], row->v[S_START], "its start_t", req);
+        else order(x, fn, line, "end_t", row->v[S_END], arrive, "its arrive_t", req);
+    }
+}
+
+void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
+{
+    const char *fn = store == 1 ? "store.tsv.gz" : "store2.tsv.gz";
+    long long req = row->v[S_REQ], at = row->v[S_ATTEMPT];
+    store_times(x, fn, line, row, req);
+    char lab[128], want[320];
+    snprintf(lab, sizeof lab, "%lld (attempt %lld)", req, at);
+    xf_lookup *l = req >= 0 && (size_t)req < x->nt && at >= 0 && at < RC_LOOKUPS && x->lk
+                       ? &x->lk[req * RC_LOOKUPS + at]
+                       : NULL;
+    if (!l || !l->vline) {
+        snprintf(want, sizeof want,
+                 "a lookup the service sent: %s has no row with req %lld whose a%lld_out is present and not R, O, B "
+                 "or Y",
+                 VF, req, at >= 0 && at < RC_LOOKUPS ? at : 0);
+        mm_row(x->run, fn, line, "req", lab, want);
+        return;
+    }
+    if (l->store != store) {
+        l->sline = line; /* defence.h names the row in the other store's file */
+        l->sstore = (unsigned char)store;
+        return;
+    }
+    if (l->sline) {
+        snprintf(want, sizeof want, "one row per lookup: request %lld's lookup %lld is %s:%ld", req, at,
+                 l->sstore == 1 ? "store.tsv.gz" : "store2.tsv.gz", l->sline);
+        mm_row(x->run, fn, line, "req", lab, want);
+        return;
+    }
+    l->sline = line;
+    l->sstore = (unsigned char)store;
+    const xf_req *q = &x->t[req];
+    if (row->v[S_ROW] != q->row) {
+        snprintf(lab, sizeof lab, "%s (request %lld, attempt %lld)", row->text[S_ROW], req, at);
+        snprintf(want, sizeof want, "%lld, the row of request %lld (%s:%ld)", q->row, req, TF, q->line);
+        mm_row(x->run, fn, line, "row", lab, want);
+    }
+    char what[128];
+    snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF, l->vline);
+    order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
+    if (l->out != 'A') return;
+    if (!row->has[S_END] || row->v[S_END] > l->end) {
+        if (row->has[S_END]) snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
+        else snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);
+        snprintf(want, sizeof want, "at or before %lld, the service's a%lld_end_t (%s:%ld): it used this answer",
+                 l->end, at, VF, l->vline);
+        mm_row(x->run, fn, line, "end_t", lab, want);
+    }
+}
+
+void xf_finish(xf_acc *x)
+{
+    char lab[96], want[256];
+    for (size_t i = 0; i < x->nt; i++) {
+        const xf_req *q = &x->t[i];
+        if (q->answered && !q->vline) {
+            snprintf(lab, sizeof lab, "%lld (request %zu answered)", q->answer, i);
+            snprintf(want, sizeof want, "a row of %s with req %zu (none): the service logs every request it answers",
+                     VF, i);
+            mm_row(x->run, TF, q->line, "answer_t", lab, want);
+        }
+        if (!x->lk) continue;
+        for (int k = 0; k < RC_LOOKUPS; k++) {
+            const xf_lookup *l = &x->lk[i * RC_LOOKUPS + (size_t)k];
+            /* a store the run does not have: defence.h names the store column */
+            if (!l->vline || l->sline || l->out == 'X' || l->store < 1 || l->store > x->stores) continue;
+            char col[16];
+            snprintf(col, sizeof col, "a%d_out", k);
+            snprintf(lab, sizeof lab, "%c (request %zu, sent to store %d)", l->out, i, l->store);
+            snprintf(want, sizeof want,
+                     "a row of %s with req %zu, attempt %d (none; only a lookup whose connection was lost, X, may "
+                     "have none)",
+                     l->store == 2 ? "store2.tsv.gz" : "store.tsv.gz", i, k);
+            mm_row(x->run, VF, l->vline, col, lab, want);
+        }
+    }
+}

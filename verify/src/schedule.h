@@ -1,0 +1,46 @@
+/* schedule: results/schedule.tsv, the planned runs (pipeline/RESULTS.md,
+ * "results/schedule.tsv: the planned runs").
+ *
+ * Contract: sd_load reads <root>/results/schedule.tsv: line 1
+ *   # lab-schedule 1: profile <name>, <R> rounds of <A> arms, <S> s each[; ...]
+ * line 2 the header "k round position arm" (tab-separated), then one line
+ * per planned run.  It checks what the page promises: k is 1, 2, ... in
+ * file order; round in 1 .. R; position in 1 .. A; no (round, position)
+ * and no run <arm>-r<round> twice; R x A lines in all, A distinct arms.
+ * Each broken promise is a mismatch (mm_add) naming the file and line.  A
+ * missing file is one mismatch (a study must have it: without it a removed
+ * round cannot be told); a line 1 or header it cannot read leaves ok 0
+ * (one mismatch) and no lines.  sd_find looks a run up; sd_tiny is 1 only
+ * when the profile was read and is "tiny" (the tests' profile: the rules a
+ * study must meet are not enforced there).  sd_free releases the lines.
+ */
+#ifndef SCHEDULE_H
+#define SCHEDULE_H
+
+#include <stddef.h>
+
+#define SD_REL "results/schedule.tsv"
+
+typedef struct {
+    long k, line;
+    int round, position;
+    char arm[128];
+    char run[160];      /* <arm>-r<round> */
+} sd_line;
+
+typedef struct {
+    int present, ok;    /* ok: line 1 and the header were read */
+    char profile[64];
+    long rounds, arms;
+    double seconds;
+    char seconds_text[32];
+    sd_line *v;
+    size_t n;
+} sd_schedule;
+
+void sd_load(const char *root, sd_schedule *s);
+const sd_line *sd_find(const sd_schedule *s, const char *run);
+int sd_tiny(const sd_schedule *s);
+void sd_free(sd_schedule *s);
+
+#endif

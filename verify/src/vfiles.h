@@ -1,0 +1,33 @@
+/* vfiles: the files the verifier read or scanned under the study's root,
+ * for verified.json's "files" (pipeline/RESULTS.md, "make release": one
+ * {path, size, sha256} per file, paths relative to the root, in byte order
+ * of path, verified.json itself left out).
+ *
+ * Contract: vf_start(root, out) hooks vu_read_file (vutil.h); from then on
+ * every file read whose path lies under root is recorded with its path
+ * relative to root and the size and sha256 of the bytes read.  Paths are
+ * compared lexically, both made absolute against the working folder and
+ * "." and ".." resolved (a symbolic link is not followed: a file read as
+ * root/x is listed as x).  A file read again with other bytes is a
+ * mismatch (mm_add): it changed while the verifier read it, so no single
+ * sha256 stands for what was verified.  The file out (verified.json) is
+ * never listed.  vf_add_tree(rel) reads every regular file under root/rel
+ * that is not yet listed (the scanner's folders: a file the scan opened its
+ * own way is listed all the same).  vf_json returns the list (the caller
+ * owns the tree); vf_count the number of files; vf_stop unhooks and frees
+ * everything.  One list per process.
+ */
+#ifndef VFILES_H
+#define VFILES_H
+
+#include <stddef.h>
+
+#include "vjson.h"
+
+void vf_start(const char *root, const char *out);
+void vf_add_tree(const char *rel);
+vj_node *vf_json(void);
+size_t vf_count(void);
+void vf_stop(void);
+
+#endif

@@ -1,0 +1,552 @@
+/* The rows of a run against each other and against what a reader can draw
+ * again (lab/RAWFORMAT.md, "What a reader can draw again"; crossfile.h,
+ * redraw.h, dice.h).
+ *
+ * Units: dice.h against every check value the page gives.
+ *
+ * The study (10 reference rows, rows 6 and 7 new a month earlier; each run promoted: results.json is made
+ * from the verifier's own figures after any tampering, as a lab that
+ * recomputed its figures would, so only the checks of this file can see
+ * a tamper):
+ *   H3-fb25-r1   open loop, 50 a second over 2 s: the 94 requests of round
+ *                1's schedule (offsets 3,891,863, 12,680,451, 61,764,529 ns
+ *                ..., worked out with python3 from the page), random rows
+ *                (syn_gen_run)
+ *   Z-capacity-r1  closed loop: 12 requests 50 ms apart, sent when scheduled
+ *   H3-flaky-r1  40 requests, fault flaky: the dice of round 1 make the
+ *                lookups of requests 3, 7, 29 and 31 (attempt 0) E; their
+ *                service lookups U, answered K
+ *   H3-miss-r1   40 requests, fault missing: of rows 0..9 only row 0 is
+ *                missing (the page: rows 0, 67, 175 first), so requests 0,
+ *                10, 20, 30 are N at the store, N at the service, answered K
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dice.h"
+#include "tstudy.h"
+
+/* ---- units: the page's check values ---- */
+
+Test(dice, mixer_hash_and_generator)
+{
+    cr_expect_eq(dc_mix64(0), 16294208416658607535ULL);
+    cr_expect_eq(dc_hash4(1, 2, 3, 4), 15374388949593934587ULL);
+    dc_gen g;
+    dc_seed(&g, 1000020);
+    cr_expect_eq(dc_next(&g), 3261946677457873809ULL);
+    cr_expect_eq(dc_next(&g), 6559588368398158916ULL);
+    cr_expect_eq(dc_next(&g), 16861586200626269207ULL);
+    cr_expect_eq(dc_schedule_seed(1), 1000020ULL);
+    /* unit: the top 53 bits */
+    cr_expect_eq(dc_unit(~0ULL), 1.0 - 0x1p-53);
+    cr_expect_eq(dc_unit(1ULL << 11), 0x1p-53);
+}
+
+Test(dice, schedule)
+{
+    static const long long r1[5] = {648644, 2113409, 10294089, 14949356, 20902380};
+    static const long long r2[3] = {559103, 5544385, 5777637};
+    dc_sched s;
+    long long off;
+    dc_sched_init(&s, 1, 300, 4);
+    for (int i = 0; i < 5; i++) {
+        cr_assert(dc_sched_next(&s, &off));
+        cr_expect_eq(off, r1[i], "round 1 offset %d: %lld", i, off);
+    }
+    dc_sched_init(&s, 2, 450, 4);
+    for (int i = 0; i < 3; i++) {
+        cr_assert(dc_sched_next(&s, &off));
+        cr_expect_eq(off, r2[i], "round 2 offset %d: %lld", i, off);
+    }
+    /* the stream ends inside the span, in increasing order, and stays ended */
+    dc_sched_init(&s, 1, 50, 2);
+    long long n = 0, last = -1;
+    while (dc_sched_next(&s, &off)) {
+        cr_expect(off > last && off < 2000000000LL);
+        last = off;
+        n++;
+    }
+    cr_expect_eq(n, 94);
+    cr_expect_eq(dc_sched_next(&s, &off), 0);
+    /* no schedule without a rate; a rate whose steps round to 0 ns is capped */
+    dc_sched_init(&s, 1, 0, 4);
+    cr_expect_eq(dc_sched_next(&s, &off), 0);
+}
+
+Test(dice, waits_and_fault_dice)
+{
+    static const long long req[6] = {0, 1, 2, 3, 0, 2}, att[6] = {0, 0, 0, 0, 1, 1};
+    static const long long L[6] = {3647492, 1083902, 2159850, 2566123, 3072311, 9928686};
+    long long w;
+    for (int i = 0; i < 6; i++) {
+        cr_assert_eq(dc_wait('L', 1, (uint64_t)req[i], (uint64_t)att[i], 0.01, &w), 0);
+        cr_expect_eq(w, L[i], "L (%lld, %lld): %lld", req[i], att[i], w);
+        /* H equals L where it does not freeze */
+        cr_assert_eq(dc_wait('H', 1, (uint64_t)req[i], (uint64_t)att[i], 0.01, &w), 0);
+        cr_expect_eq(w, L[i]);
+    }
+    static const long long fr[3] = {140, 226, 303}, fw[3] = {1037673561, 1925622370, 1709148376};
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(dc_wait('H', 1, (uint64_t)fr[i], 0, 0.01, &w), 0);
+        cr_expect_eq(w, fw[i], "H freeze %lld: %lld", fr[i], w);
+        /* with a freeze share of 0 the same lookup waits as L */
+        long long h0, l;
+        dc_wait('H', 1, (uint64_t)fr[i], 0, 0, &h0);
+        dc_wait('L', 1, (uint64_t)fr[i], 0, 0.01, &l);
+        cr_expect(h0 == l && l < DC_FREEZE_NS);
+    }
+    cr_expect(dc_wait('Z', 3, 5, 0, 0.01, &w) == 0 && w == 0);
+    cr_expect(dc_wait('F', 3, 5, 0, 0.01, &w) == 0 && w == 2000000);
+    cr_expect_eq(dc_wait('Q', 3, 5, 0, 0.01, &w), -1);
+    /* missing: rows 0, 67 and 175 are the first three */
+    double u;
+    int found[3], nf = 0;
+    for (long long row = 0; row < 200 && nf < 3; row++)
+        if (dc_missing((uint64_t)row, &u)) found[nf++] = (int)row;
+    cr_assert_eq(nf, 3);
+    cr_expect(found[0] == 0 && found[1] == 67 && found[2] == 175, "%d %d %d", found[0], found[1], found[2]);
+    /* flaky, round 1: requests 3, 7, 29, 31 of 0..39 (attempt 0), from python3 */
+    int fl[4], nfl = 0;
+    for (long long j = 0; j < 40; j++)
+        if (dc_flaky(1, (uint64_t)j, 0, &u)) fl[nfl < 4 ? nfl : 3] = (int)j, nfl++;
+    cr_assert_eq(nfl, 4);
+    cr_expect(fl[0] == 3 && fl[1] == 7 && fl[2] == 29 && fl[3] == 31);
+}
+
+/* ---- the study ---- */
+
+static char *c_root;
+static syn_ref c_ref;
+
+static void c_setup(void)
+{
+    c_root = th_tmpdir();
+    cr_assert(c_root);
+    syn_make_ref(&c_ref, 10, 5);
+    c_ref.last_known[6] = c_ref.last_known[7] = c_ref.default_score; /* new a month earlier: stand-in D */
+}
+
+static void c_teardown(void)
+{
+    syn_free_ref(&c_ref);
+    th_rmrf(c_root);
+    free(c_root);
+}
+
+static int cmp_end(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    if (a->has_end != b->has_end) return a->has_end ? -1 : 1;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+static void base_run(syn_run *r)
+{
+    syn_gen_run(r, "H3-fb25", 1, 2.0, 50.0, 11, &c_ref, 1000000000000LL);
+}
+
+/* 40 requests; those whose first lookup the fault dice hit (flaky: the
+ * request, missing: its row) are answered E or N by the store, U or N by
+ * the service, and get the stand-in K */
+static void fault_run(syn_run *r, const char *arm, const char *fault, long long t0)
+{
+    int flaky = !strcmp(fault, "flaky");
+    char kinds[41];
+    double u;
+    for (int j = 0; j < 40; j++)
+        kinds[j] = (flaky ? dc_flaky(1, (uint64_t)j, 0, &u) : dc_missing((uint64_t)(j % 10), &u)) ? 'K' : 'L';
+    kinds[40] = 0;
+    syn_kind_run(r, arm, 1, kinds, &c_ref, t0);
+    syn_set_fault(r, fault);
+    for (size_t i = 0; i < r->ns; i++) {
+        syn_srow *s = &r->s[i];
+        if (kinds[s->req] != 'K') continue;
+        s->outcome = flaky ? 'E' : 'N';
+        s->has_start = 0;
+        s->end = s->arrive;
+    }
+    for (size_t i = 0; i < r->nv; i++) {
+        syn_vrow *v = &r->v[i];
+        if (kinds[v->req] != 'K') continue;
+        v->a_out[0] = flaky ? 'U' : 'N';
+        v->a_end[0] = v->a_start[0] + 20000;
+    }
+    qsort(r->s, r->ns, sizeof *r->s, cmp_end);
+}
+
+typedef void (*tamper_fn)(syn_run *r);
+
+/* the four runs, each given to tamper before it is written; then the
+ * manifest, and results.json from the verifier's own figures */
+static void write_study(tamper_fn tamper)
+{
+    cr_assert_eq(syn_write_reference(c_root, &c_ref), 0);
+    for (int k = 0; k < 4; k++) {
+        syn_run r;
+        if (k == 0) base_run(&r);
+        else if (k == 1) syn_kind_run(&r, "Z-capacity", 1, "LLKLLLDELLLL", &c_ref, 2000000000000LL);
+        else if (k == 2) fault_run(&r, "H3-flaky", "flaky", 3000000000000LL);
+        else fault_run(&r, "H3-miss", "missing", 4000000000000LL);
+        if (tamper) tamper(&r);
+        cr_assert_eq(syn_write_run(c_root, &r, 1), 0);
+        syn_free_run(&r);
+    }
+    ts_write_texts(c_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
+    cr_assert_eq(syn_write_quiet(c_root, NULL), 0);
+    cr_assert_eq(syn_write_manifest(c_root), 0);
+    ts_promote(c_root);
+}
+
+static char *c_verify(int want_rc)
+{
+    char *out;
+    const char *a[] = {"--root", c_root, "--no-scan", "--max-print", "0", NULL};
+    int rc = th_run(&out, a);
+    cr_expect_eq(rc, want_rc, "exit %d, expected %d:\n%s", rc, want_rc, out);
+    return out;
+}
+
+static int has(const char *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int has(const char *out, const char *fmt, ...)
+{
+    char want[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(want, sizeof want, fmt, ap);
+    va_end(ap);
+    int ok = strstr(out, want) != NULL;
+    if (!ok) fprintf(stderr, "missing: %s\n", want);
+    return ok;
+}
+
+Test(crossfile, a_study_by_the_rules_passes, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(NULL);
+    char *out = c_verify(0);
+    cr_expect(strstr(out, "\n0 MISMATCHES"), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(c_root);
+    TS_NUM(v, "H3-fb25-r1", "n", 94);
+    TS_NUM(v, "Z-capacity-r1", "late_max_us", 0);
+    cr_expect_eq(vj_get(ts_field(v, "H3-flaky-r1", "store_outcomes"), "E")->i, 4);
+    cr_expect_eq(vj_get(ts_field(v, "H3-miss-r1", "store_outcomes"), "N")->i, 4);
+    TS_NUM(v, "H3-flaky-r1", "last_known", 4);
+    vj_free(v);
+}
+
+/* ---- the tampers, each after the lab's figures were made to agree ---- */
+
+static void answers_a_microsecond_after_the_send(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    for (size_t j = 0; j < r->nt; j++)
+        if (r->t[j].has_answer) r->t[j].answer = r->t[j].send + 1000;
+}
+
+Test(crossfile, answers_a_microsecond_after_the_send_are_found, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(answers_a_microsecond_after_the_send);
+    char *out = c_verify(1);
+    syn_run r;
+    base_run(&r);
+    int answered = 0;
+    for (size_t j = 0; j < r.nt; j++) answered += r.t[j].has_answer;
+    /* one mismatch per answered request, naming its tester line; nothing else */
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r1 tester.tsv.gz:"), answered, "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH "), answered, "%s", out);
+    cr_expect(has(out, "MISMATCH H3-fb25-r1 tester.tsv.gz:3 answer_t: lab %lld (request 0), verify at or after ",
+                  r.t[0].send + 1000),
+              "%s", out);
+    cr_expect(strstr(out, "it had the lookup's answer it used first"), "%s", out);
+    syn_free_run(&r);
+    free(out);
+}
+
+static void sched_is_send(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    for (size_t j = 0; j < r->nt; j++) r->t[j].sched = r->t[j].send;
+}
+
+Test(crossfile, sched_equal_to_send_in_an_open_loop_run_is_found, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(sched_is_send);
+    char *out = c_verify(1);
+    syn_run r;
+    base_run(&r);
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r1 tester.tsv.gz:"), 94, "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH "), 94, "%s", out);
+    cr_expect(has(out,
+                  "MISMATCH H3-fb25-r1 tester.tsv.gz:3 sched_t: lab t0_ns + %lld (request 0), verify t0_ns + 3891863, "
+                  "the schedule's offset of request 0 (seed 1000020, rate 50, seconds 2)\n",
+                  r.t[0].send - r.t0),
+              "%s", out);
+    syn_free_run(&r);
+    free(out);
+}
+
+static void one_wait_changed(syn_run *r)
+{
+    if (!strcmp(r->arm, "H3-fb25")) r->s[5].planned += 1;
+}
+
+Test(crossfile, one_planned_wait_changed_is_found, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(one_wait_changed);
+    char *out = c_verify(1);
+    syn_run r;
+    base_run(&r);
+    const syn_srow *s = &r.s[5];
+    cr_expect(has(out,
+                  "MISMATCH H3-fb25-r1 store.tsv.gz:8 planned_ns: lab %lld (request %lld, attempt %lld), verify %lld, "
+                  "the wait dice (wait H, round 1, freeze_share 0.01)\n",
+                  s->planned + 1, s->req, s->attempt, s->planned),
+              "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    syn_free_run(&r);
+    free(out);
+}
+
+/* without freeze_share no H wait is drawn (assume nothing); a Z wait needs none */
+static void no_freeze_share(syn_run *r)
+{
+    r->no_freeze_share = 1;
+    if (!strcmp(r->arm, "H3-fb25")) r->s[5].planned += 1;
+    if (!strcmp(r->arm, "Z-capacity")) r->s[2].planned = 5;
+}
+
+Test(crossfile, run_json_without_freeze_share_is_named, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(no_freeze_share);
+    char *out = c_verify(1);
+    static const char *const runs[] = {"H3-fb25-r1", "Z-capacity-r1", "H3-flaky-r1", "H3-miss-r1"};
+    for (int k = 0; k < 4; k++)
+        cr_expect(has(out, "MISMATCH %s run.json freeze_share: lab (absent), verify a number", runs[k]), "%s", out);
+    cr_expect(strstr(out, "MISMATCH Z-capacity-r1 store.tsv.gz:5 planned_ns: lab 5 (request 2, attempt 0), verify 0, "
+                          "the wait dice (wait Z, round 1)\n"),
+              "%s", out);
+    cr_expect(!strstr(out, "H3-fb25-r1 store.tsv.gz"), "no H wait drawn without freeze_share:\n%s", out);
+    cr_expect(strstr(out, "\n5 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+static void closed_loop_sched_moved(syn_run *r)
+{
+    if (!strcmp(r->arm, "Z-capacity")) r->t[4].sched -= 1;
+}
+
+Test(crossfile, a_closed_loop_run_sends_when_scheduled, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(closed_loop_sched_moved);
+    char *out = c_verify(1);
+    long long send = 2000000000000LL + 4 * 50000000LL;
+    cr_expect(has(out,
+                  "MISMATCH Z-capacity-r1 tester.tsv.gz:7 sched_t: lab %lld (request 4), verify %lld, its send_t (a "
+                  "closed-loop run, rate 0, has no schedule)\n",
+                  send - 1, send),
+              "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+/* flaky: request 5 (not hit by the dice) answered E; missing: row 1's lookups N */
+static void fault_dice_broken(syn_run *r)
+{
+    int fl = !strcmp(r->arm, "H3-flaky"), mi = !strcmp(r->arm, "H3-miss");
+    if (!fl && !mi) return;
+    for (size_t i = 0; i < r->ns; i++) {
+        syn_srow *s = &r->s[i];
+        if (fl ? s->req != 5 : s->row != 1) continue;
+        s->outcome = fl ? 'E' : 'N';
+        s->has_start = 0;
+        s->end = s->arrive;
+    }
+    qsort(r->s, r->ns, sizeof *r->s, cmp_end);
+}
+
+Test(crossfile, flaky_and_missing_outcomes_follow_the_dice, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(fault_dice_broken);
+    char *out = c_verify(1);
+    cr_expect(strstr(out, " outcome: lab E (request 5, attempt 0), verify not E: the flaky dice give u = "), "%s", out);
+    for (int j = 1; j < 40; j += 10)
+        cr_expect(has(out, " outcome: lab N (request %d, attempt 0, row 1), verify not N: the missing dice give u = ",
+                      j),
+                  "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-flaky-r1 store.tsv.gz:"), 1, "%s", out);
+    cr_expect_eq(th_count_lines(out, "MISMATCH H3-miss-r1 store.tsv.gz:"), 4, "%s", out);
+    cr_expect(strstr(out, "\n5 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+/* ---- the joins: the base run's rows, one broken promise per request ---- */
+
+static size_t v_index(const syn_run *r, long long req)
+{
+    for (size_t i = 0; i < r->nv; i++)
+        if (r->v[i].has_req && r->v[i].req == req) return i;
+    cr_assert_fail("no service row for request %lld", req);
+    return 0;
+}
+
+static size_t s_index(const syn_run *r, long long req, long long att)
+{
+    for (size_t i = 0; i < r->ns; i++)
+        if (r->s[i].req == req && r->s[i].attempt == att) return i;
+    cr_assert_fail("no store row for request %lld, attempt %lld", req, att);
+    return 0;
+}
+
+/* the k-th request answered live with one lookup, used (A), whose store row answered */
+static long long plain(const syn_run *r, int k)
+{
+    for (size_t j = 0; j < r->nt; j++) {
+        if (!r->t[j].has_answer) continue;
+        const syn_vrow *v = &r->v[v_index(r, (long long)j)];
+        if (v->lookups != 1 || v->a_out[0] != 'A') continue;
+        if (r->s[s_index(r, (long long)j, 0)].outcome != 'A') continue;
+        if (k-- == 0) return (long long)j;
+    }
+    cr_assert_fail("not enough plain requests");
+    return -1;
+}
+
+/* requests jA .. jI of the comment in the test below */
+static long long J[9];
+
+static void joins_broken(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    for (int k = 0; k < 9; k++) J[k] = plain(r, 3 * k + 1);
+    size_t i;
+    /* store-side edits first, while the indexes hold */
+    r->s[s_index(r, J[3], 0)].arrive = r->v[v_index(r, J[3])].a_start[0] - 1;
+    r->s[s_index(r, J[4], 0)].end = r->v[v_index(r, J[4])].a_end[0] + 1;
+    r->s[r->ns++] = r->s[s_index(r, J[6], 0)];
+    i = s_index(r, J[1], 0);
+    memmove(&r->s[i], &r->s[i + 1], (r->ns - i - 1) * sizeof *r->s);
+    r->ns--;
+    qsort(r->s, r->ns, sizeof *r->s, cmp_end);
+    /* then the service rows */
+    r->v[v_index(r, J[2])].kind = 'K';
+    r->v[v_index(r, J[7])].status = 504;
+    syn_vrow *h = &r->v[v_index(r, J[8])];
+    h->a_start[0] = h->arrive - 1;
+    syn_vrow extra = r->v[v_index(r, J[5])];
+    extra.req = 99;
+    extra.lookups = 0;
+    memset(extra.a_has, 0, sizeof extra.a_has);
+    i = v_index(r, J[0]);
+    memmove(&r->v[i], &r->v[i + 1], (r->nv - i - 1) * sizeof *r->v);
+    r->nv--;
+    r->v[r->nv++] = extra;
+}
+
+Test(crossfile, rows_without_their_partner_or_out_of_order_are_found, .init = c_setup, .fini = c_teardown,
+     .timeout = 60)
+{
+    /* jA's service row removed: its answer has no service row, its store row no sent lookup;
+     * jB's store row removed; jC's service kind K (the tester read L); jD's store row
+     * arrives 1 ns before the service sent it; jE's store row ends 1 ns after the
+     * service used its answer; an extra service row with req 99 (of 94); jG's store
+     * row twice; jH's service status 504 (the tester read 200); jI's lookup tried
+     * 1 ns before its request was read */
+    write_study(joins_broken);
+    char *out = c_verify(1);
+    syn_run r;
+    base_run(&r);
+    const char *R = "MISMATCH H3-fb25-r1 ";
+    cr_expect(has(out,
+                  "%stester.tsv.gz:%lld answer_t: lab %lld (request %lld answered), verify a row of service.tsv.gz "
+                  "with req %lld (none)",
+                  R, J[0] + 3, r.t[J[0]].answer, J[0], J[0]),
+              "%s", out);
+    cr_expect(has(out,
+                  " req: lab %lld (attempt 0), verify a lookup the service sent: service.tsv.gz has no row with req "
+                  "%lld",
+                  J[0], J[0]),
+              "%s", out);
+    cr_expect(has(out, " a0_out: lab A (request %lld, sent to store 1), verify a row of store.tsv.gz with req %lld, "
+                       "attempt 0 (none",
+                  J[1], J[1]),
+              "%s", out);
+    cr_expect(has(out, " kind: lab K (request %lld), verify L, the kind the tester read (tester.tsv.gz:%lld)", J[2],
+                  J[2] + 3),
+              "%s", out);
+    const syn_vrow *vd = &r.v[v_index(&r, J[3])], *ve = &r.v[v_index(&r, J[4])];
+    cr_expect(has(out, " arrive_t: lab %lld (request %lld), verify at or after %lld, the service's a0_start_t",
+                  vd->a_start[0] - 1, J[3], vd->a_start[0]),
+              "%s", out);
+    cr_expect(has(out, " end_t: lab %lld (request %lld, attempt 0), verify at or before %lld, the service's a0_end_t",
+                  ve->a_end[0] + 1, J[4], ve->a_end[0]),
+              "%s", out);
+    cr_expect(strstr(out, " req: lab 99, verify a request of tester.tsv.gz (0 to 93)"), "%s", out);
+    cr_expect(has(out,
+                  " req: lab %lld (attempt 0), verify one row per lookup: request %lld's lookup 0 is store.tsv.gz:",
+                  J[6], J[6]),
+              "%s", out);
+    cr_expect(has(out, " status: lab 504 (request %lld), verify 200, the status the tester read", J[7]), "%s", out);
+    const syn_vrow *vi = &r.v[v_index(&r, J[8])];
+    cr_expect(has(out, " a0_start_t: lab %lld (request %lld), verify at or after %lld, its arrive_t",
+                  vi->arrive - 1, J[8], vi->arrive),
+              "%s", out);
+    cr_expect(strstr(out, "\n10 MISMATCHES"), "%s", out);
+    syn_free_run(&r);
+    free(out);
+}
+
+/* the schedule's count: the last request left out, or one request more */
+static void last_request_dropped(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    long long j = (long long)--r->nt;
+    size_t i = v_index(r, j);
+    memmove(&r->v[i], &r->v[i + 1], (r->nv - i - 1) * sizeof *r->v);
+    r->nv--;
+    for (size_t k = 0; k < r->ns;) {
+        if (r->s[k].req == j) {
+            memmove(&r->s[k], &r->s[k + 1], (r->ns - k - 1) * sizeof *r->s);
+            r->ns--;
+        } else {
+            k++;
+        }
+    }
+}
+
+static void one_request_added(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    syn_trow *t = &r->t[r->nt];
+    memset(t, 0, sizeof *t);
+    t->j = (long long)r->nt;
+    t->row = t->j % 10;
+    t->sched = r->t[r->nt - 1].sched + 1000;
+    t->send = t->sched + 20000;
+    t->kind = 'E';
+    r->nt++;
+}
+
+Test(crossfile, the_number_of_requests_is_the_schedule_s, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(last_request_dropped);
+    char *out = c_verify(1);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r1 tester.tsv.gz requests (the schedule): lab 93 rows, verify 94: the "
+                          "offsets of the schedule (seed 1000020, rate 50, seconds 2; RAWFORMAT.md)\n"),
+              "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    write_study(one_request_added);
+    out = c_verify(1);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r1 tester.tsv.gz requests (the schedule): lab 95 rows, verify 94"), "%s",
+              out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r1 tester.tsv.gz:97 j: lab request 94, verify no such request: the "
+                          "schedule ends after 94\n"),
+              "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+}
