@@ -457,6 +457,7 @@ remove_all() {
     return 1
   fi
   say "nothing tagged Project=$TAG is left in $REGION"
+  ((ok != 0)) || rm -f "$CLOUD_DIR/region" # nothing lives there any more
   return $ok
 }
 
