@@ -9,6 +9,7 @@
 #   make prepare    shop -> features -> model -> build/prep/
 #   make check      re-hash every prepared file against the manifest
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
+#   make cloud-STEP measure on a rented EC2 machine, step by step (README.md)
 #
 # Settings: PROFILE=full|quick|floods|tiny   OUT=dir (results and provenance in dir/)
 

@@ -75,8 +75,8 @@ export AWS_PAGER=""
 
 say() { echo "cloud $STEP: $*"; }
 # die and bad may run in a $(...): the mark keeps the ERR trap from adding a line
-die() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said" 2> /dev/null || true; exit 1; }
-bad() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said" 2> /dev/null || true; exit 2; }
+die() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said.$$" 2> /dev/null || true; exit 1; }
+bad() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said.$$" 2> /dev/null || true; exit 2; }
 st() { if [[ -f $1 ]]; then cat "$1"; fi; }
 st_put() { printf '%s\n' "$2" > "$1.tmp" && mv "$1.tmp" "$1"; }
 utc() { date -u +%Y-%m-%dT%H:%M:%SZ; }
@@ -111,33 +111,35 @@ my_cidr() {
   local re='^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})/32$'
   [[ $MY_CIDR =~ $re ]] || bad "MY_CIDR=$MY_CIDR: one address as a.b.c.d/32, nothing wider"
   local i
-  for i in 1 2 3 4; do ((BASH_REMATCH[i] <= 255)) || bad "MY_CIDR=$MY_CIDR: not an address"; done
+  for i in 1 2 3 4; do ((10#${BASH_REMATCH[i]} <= 255)) || bad "MY_CIDR=$MY_CIDR: not an address"; done
 }
 
 # ---- the AWS command line ----
 
 # ec2 ACTION ARGS...: its output (text); on failure one line naming the
 # action and AWS's error code and message (none with EC2_QUIET=1), the code
-# in $CLOUD_DIR/.aws-code, and the exit code of aws.
+# in $AWS_CODE, the whole message in $AWS_ERR, and the exit code of aws.
+AWS_ERR=$CLOUD_DIR/.aws-err.$$  # this run's ($$ is the same in every subshell)
+AWS_CODE=$CLOUD_DIR/.aws-code.$$
 ec2() {
-  local action=$1 err=$CLOUD_DIR/.aws-err rc=0
+  local action=$1 err=$AWS_ERR rc=0
   shift
   local cmd=(aws --region "$REGION" --output text)
   [[ -n ${ENDPOINT_URL:-} ]] && cmd+=(--endpoint-url "$ENDPOINT_URL")
   "${cmd[@]}" ec2 "$action" "$@" 2> "$err" || rc=$?
-  if ((rc == 0)); then rm -f "$CLOUD_DIR/.aws-code"; return 0; fi
+  if ((rc == 0)); then rm -f "$AWS_CODE"; return 0; fi
   local code
   code=$(sed -n 's/^An error occurred (\([^)]*\)).*/\1/p' "$err" | head -1)
   if grep -q 'Unable to locate credentials\|could not be found.*profile\|NoCredentialProviders' "$err"; then
     die "no AWS credentials: run aws configure (or set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
   fi
-  echo "${code:-unknown}" > "$CLOUD_DIR/.aws-code"
+  echo "${code:-unknown}" > "$AWS_CODE"
   if [[ -z ${EC2_QUIET:-} ]]; then
     echo "cloud $STEP: aws ec2 $action failed: $(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //')" >&2
   fi
   return "$rc"
 }
-aws_code() { st "$CLOUD_DIR/.aws-code"; }
+aws_code() { st "$AWS_CODE"; }
 none() { [[ -z $1 || $1 == None ]]; }
 
 instance_state() { # id -> "state address" (address None when it has none)
@@ -174,10 +176,10 @@ by_hand() {
 find_image() {
   local arch deb
   arch=$(ec2 describe-instance-types --instance-types "$INSTANCE_TYPE" \
-    --query 'InstanceTypes[0].ProcessorInfo.SupportedArchitectures[0]') || die "no instance type $INSTANCE_TYPE in $REGION"
-  case $arch in
-    arm64) deb=arm64 ;;
-    x86_64) deb=amd64 ;;
+    --query 'InstanceTypes[0].ProcessorInfo.SupportedArchitectures') || die "no instance type $INSTANCE_TYPE in $REGION"
+  case " $(tr '\t' ' ' <<< "$arch") " in # an old type may list i386 too
+    *" arm64 "*) arch=arm64 deb=arm64 ;;
+    *" x86_64 "*) arch=x86_64 deb=amd64 ;;
     *) die "$INSTANCE_TYPE: architecture $arch, for which there is no Debian 12 image here" ;;
   esac
   local found
@@ -265,7 +267,7 @@ make_group() {
   if [[ $old != "$MY_CIDR" ]]; then
     if ! EC2_QUIET=1 ec2 authorize-security-group-ingress --group-id "$sg" --ip-permissions "$(rule "$MY_CIDR")" \
       > /dev/null; then
-      [[ $(aws_code) == InvalidPermission.Duplicate ]] || die "port 22 not opened: $(tail -1 "$CLOUD_DIR/.aws-err")"
+      [[ $(aws_code) == InvalidPermission.Duplicate ]] || die "port 22 not opened: $(tail -1 "$AWS_ERR")"
     fi
     if [[ -n $old ]]; then
       ec2 revoke-security-group-ingress --group-id "$sg" --ip-permissions "$(rule "$old")" > /dev/null ||
@@ -297,7 +299,7 @@ step_launch() {
     esac
   fi
   [[ -s $CLOUD_DIR/key && -n $(st "$CLOUD_DIR/group_id") ]] || die "no key pair or security group: make cloud-access first"
-  [[ -n $(st "$CLOUD_DIR/ami") ]] || find_image
+  find_image # INSTANCE_TYPE or AMI may have changed since check
   if [[ -n $(st "$M/terminated_utc") ]]; then rm -rf "$M"; fi # a new machine: the last one's times go
   mkdir -p "$M"
   # the same token on a repeat gives back the same instance, never a second
@@ -329,7 +331,7 @@ step_launch() {
 # SSH_OPTS: how to reach the machine (its own key, its pinned host key).
 set_ssh_opts() {
   SSH_OPTS=(-i "$CLOUD_DIR/key" -p "$SSH_PORT" -o IdentitiesOnly=yes -o BatchMode=yes
-    -o UserKnownHostsFile="$M/known_hosts" -o StrictHostKeyChecking="${1:-yes}" -o HostKeyAlias="lab-$TAG-m1"
+    -o UserKnownHostsFile="$M/known_hosts" -o StrictHostKeyChecking="${1:-yes}" -o HostKeyAlias="lab-$TAG-${M##*/}"
     -o ConnectTimeout=10 -o ServerAliveInterval=30 -o ServerAliveCountMax=6 -o LogLevel=ERROR)
 }
 # far [-t] CMD: CMD run there by the login shell, in the login's home.
@@ -346,7 +348,7 @@ pin_host_key() {
   keys=$(tr -d '\r' <<< "$out" | sed 's/^ec2: //' | awk '/-----BEGIN SSH HOST KEY KEYS-----/ { f = 1; next }
     /-----END SSH HOST KEY KEYS-----/ { f = 0 } f && /^(ssh-|ecdsa-)[A-Za-z0-9@.-]+ [A-Za-z0-9+\/=]+/')
   [[ -n $keys ]] || return 1
-  awk -v a="lab-$TAG-m1" '{ print a, $1, $2 }' <<< "$keys" > "$M/known_hosts.tmp"
+  awk -v a="lab-$TAG-${M##*/}" '{ print a, $1, $2 }' <<< "$keys" > "$M/known_hosts.tmp"
   mv "$M/known_hosts.tmp" "$M/known_hosts"
   st_put "$M/hostkey_from" console
 }
@@ -425,7 +427,7 @@ remove_group() {
     case $(aws_code) in
       InvalidGroup.NotFound) break ;;
       DependencyViolation) ((SECONDS - t0 < WAIT_S)) || { echo "cloud $STEP: $sg still in use" >&2; return 1; } ;;
-      *) echo "cloud $STEP: $sg not deleted: $(tail -1 "$CLOUD_DIR/.aws-err")" >&2; return 1 ;;
+      *) echo "cloud $STEP: $sg not deleted: $(tail -1 "$AWS_ERR")" >&2; return 1 ;;
     esac
     sleep 3
   done
@@ -764,10 +766,15 @@ command -v aws > /dev/null || die "the aws command is missing: make deps (Debian
 check_settings
 mkdir -p "$CLOUD_DIR"
 chmod 700 "$CLOUD_DIR"
-rm -f "$CLOUD_DIR/.said"
+# An unexpected failure: one line (unless die or bad already said why), exit 1.
 on_error() {
-  ((BASH_SUBSHELL == 0)) && [[ ! -f $CLOUD_DIR/.said ]] || return 0
-  echo "cloud $STEP: failed (line $1); what exists now: make cloud-check; remove it all: make cloud-delete FORCE=1" >&2
+  local rc=$1
+  ((BASH_SUBSHELL == 0)) || return 0
+  [[ -f $CLOUD_DIR/.said.$$ ]] && exit "$rc"
+  echo "cloud $STEP: failed (line $2); make cloud-check lists what carries the tag, make cloud-delete FORCE=1" \
+    "removes what this checkout made" >&2
+  exit 1
 }
-trap 'on_error $LINENO' ERR
+trap 'on_error $? $LINENO' ERR
+trap 'rm -f "$AWS_ERR" "$AWS_CODE" "$CLOUD_DIR/.said.$$"' EXIT
 "step_$STEP"

@@ -136,8 +136,9 @@ static void cloud_env(int endpoint)
     setenv("QUIET", "tests/quiet_off.tsv", 1);
     setenv("MEASURE_FLAGS", "--settle-s 0.2", 1);
     setenv("PRICE_PER_HOUR", "0.0363", 1);
-    unsetenv("AMI");
-    unsetenv("FORCE");
+    const char *unset[] = {"INSTANCE_TYPE", "AMI", "FORCE", "WAIT_S", "DISK_GB", "MAX_HOURS", "PGURL", "AWS_SESSION_TOKEN"};
+    for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++)
+        unsetenv(unset[i]);
     unsetenv("MAKEFLAGS"); /* make test's own settings (and jobserver) are not the steps' */
     unsetenv("MFLAGS");
     unsetenv("MAKELEVEL");
@@ -280,6 +281,17 @@ static void walk_to_the_machine(void)
     cr_assert_eq(step("access", &t), 0);
     cr_assert(strstr(t, "key pair lab-labtest exists"), "%s", t);
     free(t);
+    /* your address changed: port 22 opens to the new one and closes to the old */
+    setenv("MY_CIDR", "127.0.0.2/32", 1);
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    t = ask("describe-security-groups --query 'SecurityGroups[].IpPermissions[].IpRanges[].CidrIp'");
+    cr_assert_str_eq(t, "127.0.0.2/32\n", "port 22 is open to %s", t);
+    free(t);
+    setenv("MY_CIDR", "127.0.0.1/32", 1);
+    cr_assert_eq(step("access", &t), 0);
+    cr_assert(strstr(t, "closed port 22 to 127.0.0.2/32"), "%s", t);
+    free(t);
     t = ask("describe-security-groups --query 'SecurityGroups[].IpPermissions[].IpRanges[].CidrIp'");
     cr_assert_str_eq(t, "127.0.0.1/32\n", "port 22 is open to %s", t);
     free(t);
@@ -389,7 +401,7 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
     cr_assert_eq(shf("sort -u %s/actions | tr '\\n' ' ' | grep -qx 'AuthorizeSecurityGroupIngress CreateKeyPair "
                      "CreateSecurityGroup DeleteKeyPair DeleteSecurityGroup DescribeImages DescribeInstanceTypes "
                      "DescribeInstances DescribeKeyPairs DescribeSecurityGroups DescribeVpcs GetConsoleOutput "
-                     "RunInstances TerminateInstances '", aux), 0, "the actions called differ from the README's");
+                     "RevokeSecurityGroupIngress RunInstances TerminateInstances '", aux), 0, "the actions called differ from the README's");
     printf("cloud/walk: check to cost in %.0f s\n", now_s() - t0);
 }
 
@@ -399,6 +411,11 @@ Test(cloud, a_refused_launch_leaves_nothing_behind)
         cr_skip_test("see the line above");
     start_fake("refuse-run");
     char *t;
+    setenv("INSTANCE_TYPE", "t3.micro", 1); /* an x86_64 type: the amd64 image */
+    cr_assert_eq(step("check", &t), 0);
+    cr_assert(strstr(t, "t3.micro (x86_64), image ami-0f00000000000b002 debian-12-amd64-20240717-1811"), "%s", t);
+    free(t);
+    unsetenv("INSTANCE_TYPE");
     cr_assert_eq(step("access", &t), 0);
     free(t);
     cr_assert_neq(step("launch", &t), 0);
