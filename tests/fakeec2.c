@@ -1,6 +1,6 @@
 /* fakeec2: a local EC2 endpoint for the tests of pipeline/cloud.sh.
  *
- *   fakeec2 --dir DIR --ssh-port N [--port 0] [--fault refuse-run|silent-ssh] [--log FILE]
+ *   fakeec2 --dir DIR --ssh-port N [--port 0] [--fault refuse-run|silent-ssh|no-console] [--log FILE]
  *
  * An HTTP server on 127.0.0.1 (libevent's evhttp) that answers the EC2
  * Query API actions the cloud script calls, as the real `aws` command line
@@ -26,8 +26,9 @@
  * an instance not yet terminated cannot be deleted (DependencyViolation).
  *
  * Faults: refuse-run (RunInstances answers VcpuLimitExceeded, as for a new
- * account) and silent-ssh (the instance's port completes the TCP handshake
- * and never says a word).
+ * account), silent-ssh (the instance's port completes the TCP handshake
+ * and never says a word) and no-console (GetConsoleOutput has no output,
+ * as for an instance without a serial console).
  *
  * Its first line on stdout: "fakeec2: listening on 127.0.0.1 port N".  With
  * --log, each action's name is appended to FILE, one a line.  SIGTERM or
@@ -533,7 +534,7 @@ int main(int argc, char **argv)
         {"--dir", OPT_STR, &fe_w.dir, 0, 0, "DIR", "key pairs and instances' folders go here"},
         {"--ssh-port", OPT_INT, &fe_w.ssh_port, 1, 65535, "N", "the port an instance's sshd listens on (127.0.0.1)"},
         {"--port", OPT_INT, &port, 0, 65535, "N", "the endpoint's port (0: any free one)"},
-        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "refuse-run|silent-ssh", "a fault for the tests"},
+        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME", "a fault: refuse-run, silent-ssh or no-console"},
         {"--log", OPT_STR, &fe_w.log, 0, 0, "FILE", "each action's name is appended here"},
         {0}};
     int prc = opt_parse(argc, argv, spec,
@@ -544,8 +545,9 @@ int main(int argc, char **argv)
         ut_err("--dir and --ssh-port are required (try --help)");
         return 2;
     }
-    if (fe_w.fault && strcmp(fe_w.fault, "refuse-run") && strcmp(fe_w.fault, "silent-ssh")) {
-        ut_err("option --fault: \"%s\": not refuse-run or silent-ssh", fe_w.fault);
+    if (fe_w.fault && strcmp(fe_w.fault, "refuse-run") && strcmp(fe_w.fault, "silent-ssh") &&
+        strcmp(fe_w.fault, "no-console")) {
+        ut_err("option --fault: \"%s\": not refuse-run, silent-ssh or no-console", fe_w.fault);
         return 2;
     }
     char err[UT_ERRLEN];

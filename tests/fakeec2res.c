@@ -580,12 +580,16 @@ int fe_get_console_output(fe_req *req, fe_q *q)
     if (ut_read_file(in->vm.console, &text, &n, err, sizeof err) != 0)
         n = 0;
     fe_iso(fe_now(), when);
+    if (fe_w.fault && !strcmp(fe_w.fault, "no-console"))
+        n = 0; /* as an instance type without a serial console: no output */
     struct evbuffer *b = fe_open("GetConsoleOutput");
     fe_xs(b, "instanceId", in->id);
     fe_xs(b, "timestamp", when);
-    evbuffer_add_printf(b, "<output>");
-    fe_b64(b, (const unsigned char *)(text ? text : ""), n);
-    evbuffer_add_printf(b, "</output>");
+    if (n > 0) {
+        evbuffer_add_printf(b, "<output>");
+        fe_b64(b, (const unsigned char *)text, n);
+        evbuffer_add_printf(b, "</output>");
+    }
     free(text);
     return fe_close(req, b, "GetConsoleOutput");
 }

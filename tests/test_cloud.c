@@ -478,3 +478,33 @@ Test(cloud, check_without_credentials_says_so_in_one_line)
               "more than make's line after it: %s", m);
     free(m);
 }
+
+/* A machine without a serial console: the host key is the first login's
+ * (after half of WAIT_S) and status reads the progress file over ssh. */
+Test(cloud, without_a_console_status_reads_over_ssh)
+{
+    if (!can_run("no_console"))
+        cr_skip_test("see the line above");
+    start_fake("no-console");
+    setenv("WAIT_S", "8", 1);
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    cr_assert(strstr(t, "host key from the first login"), "%s", t);
+    free(t);
+    /* what pipeline/cloudrun.sh writes there, as the far side would */
+    cr_assert_eq(shf("mkdir -p %s/far/build/cloud-run && printf 'LAB-PROGRESS 2026-12-01T10:00:00Z start profile "
+                     "tiny console none\\nLAB-PROGRESS 2026-12-01T10:00:02Z run 1 of 18  H3-dl round 1  elapsed 0:01  "
+                     "left ~0:40\\n' > %s/far/build/cloud-run/progress.log", aux, aux), 0);
+    cr_assert_eq(step("status", &t), 0);
+    cr_assert(strstr(t, "1 runs reported (from the progress file, over ssh)") &&
+                  strstr(t, "run 1 of 18  H3-dl round 1"), "%s", t);
+    free(t);
+    setenv("FORCE", "1", 1);
+    cr_assert_eq(step("delete", &t), 0);
+    free(t);
+    nothing_left();
+}
