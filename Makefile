@@ -9,6 +9,7 @@
 #   make prepare    shop -> features -> model -> build/prep/
 #   make check      re-hash every prepared file against the manifest
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
+#   make cloud-STEP measure on a rented EC2 machine, step by step (README.md)
 #
 # Settings: PROFILE=full|quick|floods|tiny   OUT=dir (results and provenance in dir/)
 
@@ -68,7 +69,7 @@ all: deps
 	$(MAKE) factcheck
 	$(MAKE) report
 
-build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep
+build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2
 
 deps:
 	@bash pipeline/deps.sh
@@ -121,6 +122,9 @@ $(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+# The local EC2 endpoint of tests/test_cloud.c (pipeline/cloud.sh's tests).
+$(BIN)/fakeec2: $(patsubst %,$(B)/tests/%.o,fakeec2 fakeec2res fakeec2vm) $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for
 # tests/test_asan.c (a short run must report no error and no leak).
@@ -153,7 +157,7 @@ run: $(PROGS)
 
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
-test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
+test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
@@ -165,16 +169,23 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS)
 # (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
 HOST ?=
 ROUNDS ?=
+# The rules of a quiet run: measure, collect and the verifier read the same
+# file.  QUIET=tests/quiet_off.tsv and MEASURE_FLAGS (more measure options,
+# e.g. --settle-s 0.2) are for the tests of pipeline/cloud.sh only.
+QUIET ?= data/quiet.tsv
+MEASURE_FLAGS ?=
 measure: $(PROGS)
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
 	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
-	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST))
+	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST)) \
+	    --quiet $(QUIET) $(MEASURE_FLAGS)
 
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
 # PGURL=... for an existing server.
 PGURL ?=
 collect: $(BIN)/collect
-	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/collect --root $(OUT) $(if $(PGURL),--pgurl "$(PGURL)")
+	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/collect --root $(OUT) $(if $(PGURL),--pgurl "$(PGURL)") \
+	    --quiet $(QUIET)
 
 # The stand-ins' cost in AP (20 model seeds, paired bootstrap; arms chosen in
 # pipeline/ap_arms.tsv), loaded into PostgreSQL too; and the measurement's cost.
@@ -198,7 +209,7 @@ cost: $(BIN)/cost
 factcheck:
 	$(MAKE) -C verify
 	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv \
-	    --ap-arms pipeline/ap_arms.tsv --quiet data/quiet.tsv --arms lab/arms.tsv --design data/design.md
+	    --ap-arms pipeline/ap_arms.tsv --quiet $(QUIET) --arms lab/arms.tsv --design data/design.md
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)
@@ -247,6 +258,17 @@ release: factcheck
 bench: build
 	bash tests/bench.sh
 	$(MAKE) -s bench-play
+
+# Measure on a rented EC2 machine, step by step (README.md, "Measure on a
+# rented machine"): make cloud-check, cloud-access MY_CIDR=a.b.c.d/32,
+# cloud-launch, cloud-wait, cloud-setup, cloud-start, cloud-status,
+# cloud-demo, cloud-fetch, cloud-delete, cloud-cost.  Settings (from the
+# command line or the environment): INSTANCE_TYPE REGION AMI TAG MY_CIDR
+# PRICE_PER_HOUR PROFILE OUT FORCE=1 (pipeline/cloud.sh's head lists them all).
+CLOUD_STEPS := check access launch wait setup start status demo fetch delete cost
+.PHONY: $(addprefix cloud-,$(CLOUD_STEPS))
+$(addprefix cloud-,$(CLOUD_STEPS)):
+	@bash pipeline/cloud.sh $(@:cloud-%=%)
 
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # make deps: install the Debian packages the lab needs, when root; otherwise
 # print the one line that would.  A fast no-op when everything is present.
+# `deps.sh --list` prints the packages, one a line (pipeline/cloud.sh
+# compares their versions here and on a rented machine).
 set -euo pipefail
 pkgs=(gcc make pkg-config libc6-dev git ca-certificates
       libpq-dev libssl-dev zlib1g-dev libbz2-dev liblzma-dev libcriterion-dev libxgboost-dev
       libevent-dev libjansson-dev postgresql libplplot-dev plplot-driver-cairo
       openssh-client openssh-server chromium jq)
+pkgs+=(awscli) # pipeline/cloud.sh: the machine is rented with Debian's AWS command line client
+if [[ ${1:-} == --list ]]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 missing=()
 for p in "${pkgs[@]}"; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
