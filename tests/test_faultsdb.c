@@ -266,3 +266,113 @@ Test(faultdb, disk_full_while_collect_exports_names_file_leaves_nothing)
     cr_assert_eq(shf("ls -A %s/results | grep -v '^raw$' | grep -q .", mnt), 1,
                  "a temporary file left in results/ on the full disk");
 }
+
+/* prereg.json registering the six files as they are now (as test_measure.c). */
+static void write_prereg(const char *r)
+{
+    const char *f[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
+                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+    char path[256], err[UT_ERRLEN], sha[65], text[2048];
+    size_t len = (size_t)snprintf(text, sizeof text, "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [");
+    for (int i = 0; i < 6; i++) {
+        uint64_t size;
+        cr_assert_eq(ut_sha256_file(f[i], sha, &size, err, sizeof err), 0, "%s", err);
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s{\"path\": \"%s\", \"sha256\": \"%s\", \"size\": %llu}",
+                                i ? ", " : "", f[i], sha, (unsigned long long)size);
+    }
+    snprintf(text + len, sizeof text - len, "]}\n");
+    snprintf(path, sizeof path, "%s/provenance", r);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/provenance/prereg.json", r);
+    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
+}
+
+/* Complete run folders in R/results/raw (a name not starting with '.'). */
+static int complete_runs(const char *r)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/results/raw", r);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+#define RUNS4 "F3-none-r1,H3-fb25-r1,F3-none-r2,H3-fb25-r2"
+#define MEASURE4                                                                                                       \
+    "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --quiet tests/quiet_off.tsv --only " RUNS4 " --root "
+
+/* measure interrupted after two complete runs (SIGINT to its process group,
+ * as ^C reaches make all): the rerun keeps them byte for byte and measures
+ * the other two; collect then gives the same results.json as on a study
+ * holding those four runs that was never interrupted. */
+Test(faultdb, measure_interrupted_rerun_resumes_same_results_as_uninterrupted)
+{
+    write_prereg(root);
+    char log[128];
+    snprintf(log, sizeof log, "%s/log1", aux);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl("/bin/sh", "sh", "-c", "exec " MEASURE4 "\"$0\"", root, (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    int st;
+    for (int i = 0; i < 6000 && complete_runs(root) < 2 && waitpid(pid, &st, WNOHANG) == 0; i++)
+        sleep_s(0.02);
+    cr_assert_eq(complete_runs(root), 2, "measure ended before its second run: %s", slurp(log));
+    cr_assert_eq(kill(-pid, SIGINT), 0);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    char *text = slurp(log);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "the interrupted measure: status %d, not exit 130: %s",
+              st, text);
+    cr_assert(strstr(text, "stopped by signal 2"), "measure does not say it was stopped: %s", text);
+    free(text);
+    int kept = complete_runs(root);
+    cr_assert_eq(kept, 2, "%d runs kept after the interruption, not the 2 complete", kept);
+    cr_assert_eq(shf("cd %s/results/raw && ls -A | grep -q '^\\.'", root), 1, "a temporary run folder was left");
+    cr_assert_eq(shf("cd %s/results/raw && find . -type f | sort | xargs sha256sum > %s/kept.sha", root, aux), 0);
+
+    /* the rerun: the two kept, the two others measured */
+    snprintf(log, sizeof log, "%s/log2", aux);
+    int rc = shf(MEASURE4 "%s > %s 2>&1", root, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 0, "the rerun: exit %d: %s", rc, text);
+    int skipped = 0;
+    for (const char *p = text; (p = strstr(p, "complete already: skip")); p++)
+        skipped++;
+    cr_assert_eq(skipped, 2, "the rerun skipped %d runs, not the 2 kept: %s", skipped, text);
+    free(text);
+    cr_assert_eq(complete_runs(root), 4);
+    cr_assert_eq(shf("cd %s/results/raw && sha256sum --quiet -c %s/kept.sha", root, aux), 0,
+                 "a kept run's file changed in the rerun");
+
+    /* collect on the resumed study, and on a fresh copy of the same runs
+     * (what an uninterrupted measure leaves: no attempt record) */
+    char out[65536];
+    rc = collect_at(root, out, sizeof out);
+    cr_assert_eq(rc, 0, "collect on the resumed study: %s", out);
+    char other[128];
+    snprintf(other, sizeof other, "%s/uninterrupted", aux);
+    /* (--only makes no prediction.json: measure's far side of --host) */
+    cr_assert_eq(shf("mkdir -p %s/results %s/provenance && cp -r %s/results/raw %s/results/schedule.tsv "
+                     "%s/results/reference %s/results/ && cp %s/provenance/prereg.json %s/provenance/ && "
+                     "if [ -e %s/results/prediction.json ]; then cp %s/results/prediction.json %s/results/; fi",
+                     other, other, root, root, root, other, root, other, root, root, other),
+                 0);
+    fresh_db();
+    rc = collect_at(other, out, sizeof out);
+    cr_assert_eq(rc, 0, "collect on the uninterrupted copy: %s", out);
+    cr_assert_eq(shf("cmp %s/results/results.json %s/results/results.json", root, other), 0,
+                 "the resumed study's results.json differs from the uninterrupted one's");
+}
