@@ -12,17 +12,23 @@
  *   run is recorded with gate_passed false, measure exits 3, the next
  *   measure measures it;
  * - the disk full while the raw files are written (a 24 KB tmpfs, as root;
- *   else skipped saying why): run fails naming the file, and leaves nothing.
+ *   else skipped saying why): run fails naming the file, and leaves nothing;
+ * - the service out of file descriptors: one line says so, no busy loop,
+ *   and it accepts again once clients go (the front door's load itself:
+ *   tests/bench_frontdoor.c, make bench-frontdoor).
  *
  * measure works on one run of the tiny profile (--only), the gate off
  * unless the test is about it, so each test takes seconds.  A `run` or
  * `tester` wrapper in a folder of programs (--bin) does the outside action
  * at the chosen moment: it finds the process among the real run's children
  * (pgrep -P, by the parent's pid) and kills it by pid. */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -40,6 +47,7 @@
 #define MEASURE "build/bin/measure --profile tiny --settle-s 0.2 --quiet tests/quiet_off.tsv"
 
 static char out[64], aux[64];
+static pid_t started[2]; /* a store and a service a test started itself: stopped by the teardown */
 
 static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int shf(const char *fmt, ...)
@@ -92,6 +100,9 @@ static void setup(void)
 
 static void teardown(void)
 {
+    for (int i = 0; i < 2; i++)
+        if (started[i] > 0)
+            kill(started[i], SIGKILL);
     char mnt[128];
     snprintf(mnt, sizeof mnt, "%s/full", aux);
     umount2(mnt, MNT_DETACH); /* the tmpfs of a disk-full test, if one is left */
@@ -434,4 +445,99 @@ Test(faultrun, disk_full_while_raw_files_written_names_file_leaves_nothing)
     while ((e = readdir(d)))
         cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left on the full disk: %s", e->d_name);
     closedir(d);
+}
+
+/* CPU seconds (user + system) of pid so far. */
+static double cpu_s(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    unsigned long ut = 0, st = 0;
+    char *p = strrchr(buf, ')'); /* fields after the name: state is field 3, utime 14, stime 15 */
+    cr_assert_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st), 2);
+    return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int dial_nb(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cr_assert_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0, "connect: %s", strerror(errno));
+    return fd;
+}
+
+/* The service out of file descriptors (its limit 64, 100 clients): one
+ * line names the cause and the limit, the service does not spin (under
+ * 0.2 s of CPU in 1 s; it used to take the core in a loop on the readable
+ * listening socket), and once clients go it accepts and answers again. */
+Test(faultrun, service_out_of_descriptors_says_so_and_does_not_spin)
+{
+    char script[2048], log[128], err[UT_ERRLEN];
+    snprintf(log, sizeof log, "%s/sv.err", aux);
+    snprintf(script, sizeof script,
+             "build/bin/store --port 0 --table build/prep/test.tsv --wait Z --round 1 --out %s/store.tsv.gz > %s/st.out "
+             "2>&1 &\necho $! > %s/st.pid\nwhile ! grep -q listening %s/st.out; do sleep 0.01; done\n"
+             "SP=$(sed -n 's/.*:\\([0-9]*\\)$/\\1/p' %s/st.out)\n"
+             "ulimit -n 64\n"
+             "build/bin/service --port 0 --store-port $SP --arm F3-none --arms lab/arms.tsv --round 1 --model "
+             "build/prep/model.json --standin build/prep/standin.tsv --out %s/service.tsv.gz > %s/sv.out 2> %s &\n"
+             "echo $! > %s/sv.pid\n",
+             aux, aux, aux, aux, aux, aux, aux, log, aux);
+    char path[128];
+    snprintf(path, sizeof path, "%s/start.sh", aux);
+    cr_assert_eq(ut_write_file(path, script, strlen(script), err, sizeof err), 0, "%s", err);
+    cr_assert_eq(shf("sh %s", path), 0);
+    const char *pidf[2] = {"st.pid", "sv.pid"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", aux, pidf[i]);
+        char *ptext = slurp(path);
+        started[i] = (pid_t)atoi(ptext);
+        free(ptext);
+    }
+    pid_t sv = started[1];
+    snprintf(path, sizeof path, "%s/sv.out", aux);
+    char *line = NULL;
+    size_t len;
+    for (int i = 0; i < 500 && !(line && strstr(line, "listening")); i++) {
+        free(line);
+        line = NULL;
+        if (ut_read_file(path, &line, &len, err, sizeof err) != 0 || !strstr(line, "listening")) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    cr_assert(line && strstr(line, "listening"), "the service did not start: %s", line ? line : "(no output)");
+    int port = atoi(strrchr(line, ':') + 1);
+    free(line);
+    int fds[100];
+    for (int i = 0; i < 100; i++)
+        fds[i] = dial_nb(port); /* the kernel's backlog completes them, accepted or not */
+    struct timespec settle = {0, 300000000}, sec = {1, 0};
+    nanosleep(&settle, NULL);
+    double c0 = cpu_s(sv);
+    nanosleep(&sec, NULL);
+    double used = cpu_s(sv) - c0;
+    char *text = slurp(log);
+    cr_assert(strstr(text, "cannot accept a connection: Too many open files (limit 64 open files)"),
+              "the service does not say it is out of descriptors: %s", text);
+    free(text);
+    cr_assert_lt(used, 0.2, "the service out of descriptors used %.2f s of CPU in 1 s (a busy loop)", used);
+    for (int i = 0; i < 100; i++)
+        close(fds[i]);
+    /* free again: a new client is answered */
+    int fd = dial_nb(port);
+    const char get[] = "GET /health HTTP/1.1\r\nHost: x\r\n\r\n";
+    cr_assert_eq(write(fd, get, sizeof get - 1), (ssize_t)(sizeof get - 1));
+    struct pollfd p = {fd, POLLIN, 0};
+    cr_assert_gt(poll(&p, 1, 3000), 0, "no answer within 3 s once clients went");
+    char ans[256] = "";
+    cr_assert_gt(read(fd, ans, sizeof ans - 1), 0);
+    cr_assert(!strncmp(ans, "HTTP/1.1 200", 12), "the answer after the descriptors came back: %s", ans);
+    close(fd);
 }
