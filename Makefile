@@ -56,7 +56,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods
+.PHONY: sizing bench-play floods bench-frontdoor
 
 all: deps
 	$(MAKE) build
@@ -69,7 +69,7 @@ all: deps
 	$(MAKE) factcheck
 	$(MAKE) report
 
-build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2
+build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2 $(BIN)/bench_frontdoor
 
 deps:
 	@bash pipeline/deps.sh
@@ -121,6 +121,8 @@ $(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 $(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/bench_frontdoor: $(B)/tests/bench_frontdoor.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # The local EC2 endpoint of tests/test_cloud.c (pipeline/cloud.sh's tests).
 $(BIN)/fakeec2: $(patsubst %,$(B)/tests/%.o,fakeec2 fakeec2res fakeec2vm) $(LAB_OBJ) | $(BIN)
@@ -258,6 +260,13 @@ release: factcheck
 bench: build
 	bash tests/bench.sh
 	$(MAKE) -s bench-play
+	$(MAKE) -s bench-frontdoor
+
+# The service's front door: 10,000 idle keep-alive connections, then 1,000
+# half requests more, beside an open-loop client at 300/s (tests/bench_frontdoor.c).
+bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	$(BIN)/bench_frontdoor --core $(BENCH_CORE) --prep $(PREP) --bin $(BIN)
 
 # Measure on a rented EC2 machine, step by step (README.md, "Measure on a
 # rented machine"): make cloud-check, cloud-access MY_CIDR=a.b.c.d/32,

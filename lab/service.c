@@ -43,6 +43,12 @@
  * lookup's tag names its request slot, the request's serial number and the
  * attempt, so a late answer to a finished request is recognised and dropped.
  * On SIGTERM the raw files are written and the process exits 0.
+ *
+ * The front door: a client connection costs a descriptor and the part of
+ * its buffer it has filled, not time (tests/bench_frontdoor.c).  At start
+ * the soft limit of open files is raised to the hard one; when accept()
+ * fails for want of descriptors, one line says so and accepting pauses
+ * 100 ms at a time (else the listening socket stays readable: a busy loop).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -58,6 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -131,6 +138,8 @@ static struct {
     uint64_t requests, lookups;
     rawlog *log;
     char err[UT_ERRLEN];
+    struct event *acc, *acc_resume; /* the listening socket; the end of a pause in accepting */
+    unsigned acc_full_said;         /* accept() found no descriptor (the line is written once) */
 } S;
 
 /* ------------------------------------------------------------- the pool */
@@ -651,6 +660,17 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
     (void)arg;
     for (;;) {
         int fd = accept(lfd, NULL, NULL);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            struct rlimit rl = {0, 0};
+            if (!S.acc_full_said++ && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+                ut_err("cannot accept a connection: %s (limit %llu open files); new connections wait in the "
+                       "backlog, accepting paused 100 ms at a time while full (said once)",
+                       strerror(errno), (unsigned long long)rl.rlim_cur);
+            const struct timeval pause = {0, 100000};
+            event_del(S.acc);
+            evtimer_add(S.acc_resume, &pause);
+            return;
+        }
         if (fd < 0)
             return;
         int one = 1;
@@ -674,6 +694,12 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
         event_assign(&c->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
         event_add(&c->rd, NULL);
     }
+}
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what, (void)arg;
+    event_add(S.acc, NULL);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -920,6 +946,9 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN);
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0); /* timers on time, not 50 us late */
+    struct rlimit nofile; /* one descriptor per client connection: as many as allowed */
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && (nofile.rlim_cur = nofile.rlim_max) > 0)
+        setrlimit(RLIMIT_NOFILE, &nofile);
     struct event_config *cfg = event_config_new();
     event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
     S.base = event_base_new_with_config(cfg);
@@ -949,6 +978,8 @@ int main(int argc, char **argv)
         return 1;
     }
     struct event *acc = event_new(S.base, lfd, EV_READ | EV_PERSIST, on_accept, NULL);
+    S.acc = acc;
+    S.acc_resume = evtimer_new(S.base, on_accept_resume, NULL);
     struct event *sterm = evsignal_new(S.base, SIGTERM, on_signal, NULL);
     struct event *sint = evsignal_new(S.base, SIGINT, on_signal, NULL);
     event_add(acc, NULL);
@@ -960,6 +991,7 @@ int main(int argc, char **argv)
 
     int rc = shut_down();
     event_free(acc);
+    event_free(S.acc_resume);
     event_free(sterm);
     event_free(sint);
     close(lfd);

@@ -6,13 +6,33 @@
 
 #include "util.h"
 
+/* "database: <message>" on one line: libpq's messages run over several
+ * ("server closed the connection unexpectedly\n\tThis probably means ..."),
+ * and a failed stage says what went wrong in one line. */
+static void db_err(PGconn *db, char *err, size_t errlen)
+{
+    char m[UT_ERRLEN];
+    size_t n = 0;
+    for (const char *p = PQerrorMessage(db); *p && n < sizeof m - 1; p++) {
+        int space = *p == ' ' || *p == '\n' || *p == '\t' || *p == '\r';
+        if (!space)
+            m[n++] = *p;
+        else if (n && m[n - 1] != ' ')
+            m[n++] = ' ';
+    }
+    while (n && m[n - 1] == ' ')
+        n--;
+    m[n] = 0;
+    ut_seterr(err, errlen, "database: %s", m);
+}
+
 int pgx_exec(PGconn *db, const char *sql, char *err, size_t errlen)
 {
     PGresult *r = PQexec(db, sql);
     int st = PQresultStatus(r);
     int ok = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK;
     if (!ok)
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        db_err(db, err, errlen);
     PQclear(r);
     return ok ? 0 : -1;
 }
@@ -22,7 +42,7 @@ int pgx_exec_params(PGconn *db, const char *sql, int n, const char *const *vals,
     PGresult *r = PQexecParams(db, sql, n, NULL, vals, NULL, NULL, 0);
     int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
     if (!ok)
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        db_err(db, err, errlen);
     PQclear(r);
     return ok ? 0 : -1;
 }
@@ -31,7 +51,7 @@ int pgx_copy(PGconn *db, const char *sql, const char *buf, size_t len, char *err
 {
     PGresult *r = PQexec(db, sql);
     if (PQresultStatus(r) != PGRES_COPY_IN) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        db_err(db, err, errlen);
         PQclear(r);
         return -1;
     }
@@ -40,20 +60,20 @@ int pgx_copy(PGconn *db, const char *sql, const char *buf, size_t len, char *err
     while (off < len) {
         size_t chunk = len - off > (1 << 20) ? (1 << 20) : len - off;
         if (PQputCopyData(db, buf + off, (int)chunk) != 1) {
-            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+            db_err(db, err, errlen);
             return -1;
         }
         off += chunk;
     }
     if (PQputCopyEnd(db, NULL) != 1) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        db_err(db, err, errlen);
         return -1;
     }
     int ok = 1;
     while ((r = PQgetResult(db))) {
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             ok = 0;
-            ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+            db_err(db, err, errlen);
         }
         PQclear(r);
     }
@@ -80,7 +100,7 @@ PGresult *pgx_query(PGconn *db, const char *sql, char *err, size_t errlen)
 {
     PGresult *r = PQexec(db, sql);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
-        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        db_err(db, err, errlen);
         PQclear(r);
         return NULL;
     }

@@ -1,5 +1,6 @@
 /* pgx: the few libpq calls collect makes, each with its error in err
- * ("database: <PostgreSQL's message>").
+ * ("database: <PostgreSQL's message>", on one line: libpq's line breaks
+ * and indents become single spaces).
  *
  * pgx_exec runs one or more statements; pgx_exec_params one statement with
  * text parameters (a NULL value is SQL NULL); pgx_copy sends a buffer of
