@@ -35,30 +35,11 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tsh.h"
 
 #define PGDIR "build/pgfaults"
 
 static char url[512], root[64], aux[64];
-
-static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shf(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    char *b = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
-    return b;
-}
 
 static void sleep_s(double s)
 {

@@ -43,31 +43,12 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tsh.h"
 
 #define MEASURE "build/bin/measure --profile tiny --settle-s 0.2 --quiet tests/quiet_off.tsv"
 
 static char out[64], aux[64];
 static pid_t started[2]; /* a store and a service a test started itself: stopped by the teardown */
-
-static int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int shf(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static char *slurp(const char *path)
-{
-    char *b = NULL, err[UT_ERRLEN];
-    size_t n;
-    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
-    return b;
-}
 
 /* prereg.json registering the six files as they are now (as test_measure.c). */
 static void write_prereg(const char *root)

@@ -20,7 +20,7 @@
 static inline int shf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static inline int shf(const char *fmt, ...)
 {
-    char cmd[4096];
+    char cmd[8192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(cmd, sizeof cmd, fmt, ap);
