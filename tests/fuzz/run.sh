@@ -3,7 +3,8 @@
 # one core (taskset, when there is one) and niced.
 #   run.sh SECONDS CORE BUILD_FUZZ_DIR NAME...
 # New inputs go to BUILD/<name>/corpus (the committed seeds in
-# tests/fuzz/corpus/<name> are read, never written); a crash, leak or
+# tests/fuzz/corpus/<name> are read, never written; tests/fuzz/dict/<name>.dict
+# is given when there is one); a crash, leak or
 # sanitizer report is written to BUILD/<name>/ (crash-*, leak-*, ...) and
 # named at the end.  Each harness's last libFuzzer line (executions, cov:,
 # ft:, exec/s) is printed in a table.  Exit 1 when any harness failed.
@@ -20,7 +21,9 @@ for name in "$@"; do
     dir=$out/$name
     mkdir -p "$dir/corpus"
     echo "fuzz: $name for $secs s${pin:+ on core $core}" >&2
-    nice -n 10 "${pin[@]}" "$out/bin/fuzz_$name" "$dir/corpus" "tests/fuzz/corpus/$name" \
+    dict=()
+    [ -f "tests/fuzz/dict/$name.dict" ] && dict=(-dict="tests/fuzz/dict/$name.dict")
+    nice -n 10 "${pin[@]}" "$out/bin/fuzz_$name" "$dir/corpus" "tests/fuzz/corpus/$name" "${dict[@]}" \
         -max_total_time="$secs" -artifact_prefix="$dir/" -print_final_stats=1 >"$dir/log" 2>&1
     rc=$?
     last=$(grep -E '^#[0-9]+' "$dir/log" | tail -1)

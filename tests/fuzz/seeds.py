@@ -259,3 +259,15 @@ many('guess', 'bad', [GH + 'G1\tx\t' + p + '\n' for p in [
     'close H3-t25 H3-fb25', 'every .p99_ms > 1', 'every H3-none.p99_ms > 1 and', ' and ', '',
     'every H3-none.p99_ms > 1e999', 'median Z-capacity.answers_per_s >= 25000 and median Z-capacity.answers_per_s <= 45000 and any H4-r2.standin_share > 0.3 and every H3-t10.p99_ms <= 12 and every H3-t25.p99_ms <= 27 and every H3-t50.p99_ms <= 52 and every H3-t100.p99_ms <= 102 and every H3-t25.p99_ms <= 27 and every H3-t25.p99_ms <= 27 and every H3-t25.p99_ms <= 27',
 ]] + ['id\tguess\n', GH + 'G1\tonly two\n', GH + 'G1\ta\tb\tc\n', 'a\tb\tfigure\tnote\nH3-t25\tH3-fb25\tp99_ms\n'])
+
+# ---------------------------------------------------------------- redact
+many('redact', 'test_collect', [  # redactor_removes_what_it_claims_and_keeps_the_rest
+    'connect to 10.1.2.3 port 443 failed', 'from 172.31.0.5:22', 'peer 2600:1f18:abcd::12 refused',
+    'host ip-10-0-0-1.ec2.internal up', 'GET https://ec2.us-east-1.amazonaws.com/ x', 'account 123456789012 denied',
+    'instance i-0abc12345def67890 and sg-12345678', 'subnet-0a1b2c3d4e5f6a7b8 vpc-1234abcd',
+    'key AKIAABCDEFGHIJKLMNOP here', 'token=abcdef1234567890xyz end', 'mail ops@example.com now',
+    'listening on 127.0.0.1:8080 and ::1', 'bind 0.0.0.0:2024', 'kernel 6.18.44 at 12:34:56, 1234567 ns, 0.570016972',
+    'systemd[1]: Started cron.service.', 'pid 4242 took 1234567890123 ns'])
+many('redact', 'test_mask', [  # log_lines_masked_before_redaction
+    'FATAL: postgres://lab:s3cretpw@127.0.0.1:5432/lab refused', 'dsn postgres://lab:s3cretpw@localhost/lab',
+    'conn host=127.0.0.1 password=s3cretpw user=lab'])
