@@ -139,7 +139,7 @@ asan: $(ASAN_PROGS)
 # driver (gcc, ASan, UBSan) for make test, which replays every corpus once.
 # make fuzz [SECONDS=30] [FUZZ_ONLY="http arms"] [FUZZ_CORE=1]: crashes in build/fuzz/<name>/
 FUZZ       := $(B)/fuzz
-FUZZ_NAMES := http wire arms rawfmt quiet shop prediction runjson guess redact
+FUZZ_NAMES := http answer wire arms rawfmt quiet shop prediction runjson guess redact
 FUZZ_CC    ?= clang
 FUZZ_CORE  ?= 1
 FUZZ_ONLY  ?= $(FUZZ_NAMES)

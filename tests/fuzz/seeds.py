@@ -271,3 +271,25 @@ many('redact', 'test_collect', [  # redactor_removes_what_it_claims_and_keeps_th
 many('redact', 'test_mask', [  # log_lines_masked_before_redaction
     'FATAL: postgres://lab:s3cretpw@127.0.0.1:5432/lab refused', 'dsn postgres://lab:s3cretpw@localhost/lab',
     'conn host=127.0.0.1 password=s3cretpw user=lab'])
+
+# ---------------------------------------------------------------- answer
+# byte 0: the request number the body must carry
+def answer(j, status, body, extra=''):
+    return bytes([j]) + (f'HTTP/1.1 {status} X\r\nContent-Length: {len(body)}\r\n{extra}\r\n{body}').encode()
+many('answer', 'valid', [
+    answer(7, 200, '{"id":7,"score":0.281206131,"kind":"live"}'),
+    answer(8, 200, '{"id": 8, "score": 1e-05, "kind": "last_known"}', 'Content-Type: application/json\r\n'),
+    answer(9, 200, '{"id":9,"score":0.5,"kind":"default"}') + answer(9, 504, '{"id":9,"error":"timeout"}')[1:],
+    answer(10, 504, '{"id":10,"error":"timeout"}', 'Connection: close\r\n'),
+    answer(11, 400, '{"error":"bad row"}'),
+])
+many('answer', 'test_answer-bad', [bytes([13]) + t.encode() for t in [  # test_answer.c, every malformed case
+    'HTTP/1.1 200 OK\r\nContent-Length: 4\r\n', 'HTTP/1.1 20x OK\r\nContent-Length: 4\r\n\r\n',
+    'HTTP/1.1 2000 OK\r\nContent-Length: 4\r\n\r\n', 'HTTP/1.1 099 OK\r\nContent-Length: 4\r\n\r\n',
+    'HTTP/1.1 200 OK\r\n\r\n', 'HTTP/1.1 200 OK\r\nContent-Length: 12abc\r\n\r\n',
+    'HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n',
+    'HTTP/1.1 504 Gateway Timeout\r\ncontent-length:  7 \r\nConnection: Close\r\n\r\n{"a":1}']] + [
+    answer(13, 200, b) for b in ['{"id":12,"score":0.5,"kind":"live"}', '{"score":0.5,"kind":"live"}',
+                                 '{"id":13,"score":"x","kind":"live"}', '{"id":13,"score":1e39,"kind":"live"}',
+                                 '{"id":13,"score":0.5,"kind":"stale"}', '{"id":13,"score":nan,"kind":"live"}']] + [
+    answer(13, 504, '{"id":99999999999999999999}')])
