@@ -56,7 +56,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor
+.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay
 
 all: deps
 	$(MAKE) build
@@ -140,6 +140,44 @@ $(ASAN)/bin/%: lab/%.c $(LAB_SRC) $(wildcard lab/*.h)
 	$(CC) $(ASANFLAGS) $< $(LAB_SRC) -o $@ -levent $(LDLIBS)
 asan: $(ASAN_PROGS)
 
+# Fuzzing the lab's parsers (tests/fuzz/README.md): libFuzzer harnesses built
+# with clang, ASan and UBSan; the same harnesses linked to a plain replay
+# driver (gcc, ASan, UBSan) for make test, which replays every corpus once.
+# make fuzz [SECONDS=30] [FUZZ_ONLY="http arms"] [FUZZ_CORE=1]: crashes in build/fuzz/<name>/
+FUZZ       := $(B)/fuzz
+FUZZ_NAMES := http answer wire arms rawfmt quiet shop prediction runjson guess redact
+FUZZ_CC    ?= clang
+FUZZ_CORE  ?= 1
+FUZZ_ONLY  ?= $(FUZZ_NAMES)
+FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline \
+              -I$(PGINC) -Itests/fuzz -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,shop collectpred collectload redact)
+FUZZ_LIBS  := -ljansson -lcrypto -lz -lm -levent -lpq
+FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
+FUZZ_REPLAY := $(FUZZ_NAMES:%=$(FUZZ)/replay/fuzz_%)
+$(FUZZ)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c $< -o $@
+$(FUZZ)/robj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(FUZZ_FLAGS) $(DEPFLAGS) -c $< -o $@
+$(FUZZ)/libfz.a: $(FUZZ_LIBSRC:%.c=$(FUZZ)/obj/%.o)
+	ar rcs $@ $^
+$(FUZZ)/libreplay.a: $(FUZZ_LIBSRC:%.c=$(FUZZ)/robj/%.o)
+	ar rcs $@ $^
+$(FUZZ)/bin/fuzz_%: $(FUZZ)/obj/tests/fuzz/fuzz_%.o $(FUZZ)/libfz.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $^ -o $@ $(FUZZ_LIBS)
+$(FUZZ)/replay/fuzz_%: $(FUZZ)/robj/tests/fuzz/fuzz_%.o $(FUZZ)/robj/tests/fuzz/replay.o $(FUZZ)/libreplay.a
+	@mkdir -p $(@D)
+	$(CC) $(FUZZ_FLAGS) $^ -o $@ $(FUZZ_LIBS)
+-include $(shell find $(FUZZ) -name '*.d' 2>/dev/null)
+.PRECIOUS: $(FUZZ)/obj/%.o $(FUZZ)/robj/%.o
+fuzz: $(FUZZ_BINS)
+	bash tests/fuzz/run.sh $(SECONDS) $(FUZZ_CORE) $(FUZZ) $(FUZZ_ONLY)
+fuzz-replay: $(FUZZ_REPLAY)
+	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
+
 prepare: $(BIN)/prepare
 	$(BIN)/prepare --prep $(PREP) --prov $(PROV) --data data
 
@@ -159,8 +197,9 @@ run: $(PROGS)
 
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
-test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2
+test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
 	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
+	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
 	$(BIN)/tests --jobs 1

@@ -35,6 +35,11 @@ int ans_head_parse(const char *buf, size_t n, size_t max_body, ans_head *h, char
         }
         return 0;
     }
+    /* the lines below are walked with strstr: a NUL would end them early */
+    if (memchr(buf, '\0', (size_t)(hend - buf))) {
+        snprintf(why, whylen, "a NUL byte in the answer's head");
+        return -1;
+    }
     char code[4], reason[64] = "";
     int status;
     if (strncmp(buf, "HTTP/1.", 7) != 0 || buf[8] != ' ' || token(buf + 9, 3, code, sizeof code) != 0 ||

@@ -37,6 +37,11 @@ int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen)
     int lineno = 0, header = 0, seen[NRULES] = {0}, rc = -1;
     while (fgets(line, sizeof line, f)) {
         lineno++;
+        /* a longer line would be read as two: a comment's tail taken for a rule */
+        if (!strchr(line, '\n') && !feof(f)) {
+            ut_seterr(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            goto done;
+        }
         line[strcspn(line, "\r\n")] = 0;
         if (line[0] == '#' || line[0] == 0)
             continue;

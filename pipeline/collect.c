@@ -56,6 +56,16 @@ static int split_tabs(char *line, char **f, int max)
     return n;
 }
 
+/* fgets cut a line longer than its buffer: refused, as the rest would be
+ * read as the next line (a guess's predicate cut in two). */
+static int too_long(const char *line, FILE *f, const char *path, int lineno, char *err, size_t errlen)
+{
+    if (strchr(line, '\n') || feof(f))
+        return 0;
+    ut_seterr(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, strlen(line) - 1);
+    return 1;
+}
+
 static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
 {
     char path[4096], line[2048];
@@ -68,6 +78,10 @@ static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
     int lineno = 0, rc = pgx_exec(db, "DELETE FROM comparisons", err, errlen);
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
+        if (too_long(line, f, path, lineno, err, errlen)) {
+            rc = -1;
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         char *fl[5];
         int n = split_tabs(line, fl, 5);
@@ -191,6 +205,10 @@ static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
         rc = -1;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
+        if (too_long(line, f, path, lineno, err, errlen)) {
+            rc = -1;
+            break;
+        }
         line[strcspn(line, "\r\n")] = 0;
         char *fl[4];
         int n = split_tabs(line, fl, 4);

@@ -60,6 +60,16 @@ static size_t ipv6_at(const char *s, const char *start, int *loopback_or_any)
             hexes++;
         p++;
     }
+    /* an IPv4 tail (::ffff:10.1.2.3) is part of the address */
+    if (*p == '.') {
+        const char *last = p;
+        while (last > s && last[-1] != ':')
+            last--;
+        int any;
+        size_t v4 = last > s ? ipv4_at(last, last, &any) : 0;
+        if (last + v4 > p)
+            p = last + v4;
+    }
     size_t len = (size_t)(p - s);
     if (colons < 2 || (colons < 7 && !dbl) || len < 2)
         return 0;
@@ -199,37 +209,41 @@ static int redact_masked(const char *in, char *out, size_t outlen)
     }
     size_t o = 0;
     int n = 0;
-    const char *p = in;
+    /* from: where the text the output shows begins; after a replacement,
+     * what follows is judged as the output reads ("[ip6]" then a host
+     * name), not glued to the characters replaced */
+    const char *p = in, *from = in;
     while (*p && o + 16 < outlen) {
         const char *word = NULL;
         size_t len = 0;
         int safe = 0;
-        if ((len = key_at(p, in)))
+        if ((len = key_at(p, from)))
             word = "[key]";
-        else if ((len = email_at(p, in)))
+        else if ((len = email_at(p, from)))
             word = "[email]";
-        else if ((len = resource_id_at(p, in)))
+        else if ((len = resource_id_at(p, from)))
             word = "[id]";
-        else if ((len = ipv4_at(p, in, &safe)) && !safe)
+        else if ((len = ipv4_at(p, from, &safe)) && !safe)
             word = "[ip]";
         else if (len && safe)
             word = NULL;
-        else if ((len = ipv6_at(p, in, &safe)) && !safe)
+        else if ((len = ipv6_at(p, from, &safe)) && !safe)
             word = "[ip6]";
         else if (len && safe)
             word = NULL;
-        else if ((len = host_at(p, in)))
+        else if ((len = host_at(p, from)))
             word = "[host]";
-        else if (have_host && !strncmp(p, host, strlen(host)) && !(p > in && is_word(p[-1])) &&
+        else if (have_host && !strncmp(p, host, strlen(host)) && !(p > from && is_word(p[-1])) &&
                  !is_word(p[strlen(host)]))
             len = strlen(host), word = "[host]";
-        else if ((len = digits12_at(p, in)))
+        else if ((len = digits12_at(p, from)))
             word = "[account]";
         if (word) {
             size_t wl = strlen(word);
             memcpy(out + o, word, wl);
             o += wl;
             p += len;
+            from = p;
             n++;
         } else if (len) {
             memcpy(out + o, p, len < outlen - o - 1 ? len : outlen - o - 1);

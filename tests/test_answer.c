@@ -84,3 +84,15 @@ Test(answer, bodies_kinds_scores_and_ids)
                                 sizeof why),
                  -1);
 }
+
+/* Found by tests/fuzz/fuzz_answer: a NUL byte in a head made the header
+ * walk (strstr) run off its line to a null pointer: the tester crashed
+ * instead of naming a malformed answer. */
+Test(answer, a_nul_in_the_head_is_malformed_not_a_crash)
+{
+    ans_head h;
+    char why[256];
+    const char text[] = "HTTP/1.1 200 OK\r\nConten\0t-Length: 37\r\n\r\n{}";
+    cr_assert_eq(ans_head_parse(text, sizeof text - 1, 1 << 20, &h, why, sizeof why), -1);
+    cr_assert(strstr(why, "NUL byte"), "%s", why);
+}

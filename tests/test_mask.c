@@ -110,3 +110,20 @@ Test(mask, log_lines_masked_before_redaction)
     redact_line("conn host=127.0.0.1 password=s3cretpw user=lab", out, sizeof out);
     cr_assert_str_eq(out, "conn host=127.0.0.1 password=*** user=lab");
 }
+
+/* Found by tests/fuzz/fuzz_redact: an IPv4-mapped IPv6 address kept three
+ * octets of its IPv4 address, and a name glued to a replaced address was
+ * judged by the character replaced (so kept). */
+Test(mask, redactor_fuzz_regressions)
+{
+    char out[512];
+    redact_line("sshd: connection from ::ffff:10.1.2.3 port 22", out, sizeof out);
+    cr_assert_str_eq(out, "sshd: connection from [ip6] port 22");
+    redact_line("peer ::2ec2-host.amazonaws.com/ x", out, sizeof out);
+    cr_assert_str_eq(out, "peer [ip6][host]/ x");
+    redact_line("at 2600:1f18::12;ops@example.com", out, sizeof out);
+    cr_assert_str_eq(out, "at [ip6];[email]");
+    /* kept as before: loopback, times, a plain IPv4 address with its port */
+    redact_line("::1 at 12:34:56.789 from 10.0.0.7:22", out, sizeof out);
+    cr_assert_str_eq(out, "::1 at 12:34:56.789 from [ip]:22");
+}

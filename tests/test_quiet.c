@@ -144,6 +144,14 @@ Test(quiet, limits_file_checked)
         {"rule\tlimit\nloud\t1\n", ":2: field rule \"loud\" is not a rule"},
         {"rule\tlimit\nsteal_run_max\t0.1\n", "rule steal_second_max is missing"},
         {"name\tvalue\n", ":1: header"},
+        /* found by tests/fuzz/fuzz_quiet: a comment over the line buffer hid a rule in its tail */
+        {"rule\tlimit\n# 600 bytes of comment, then a rule that is only text .........................."
+         "......................................................................................................."
+         "......................................................................................................."
+         "......................................................................................................."
+         "......................................................................................................."
+         "...................................................................steal_run_max\t0.1\n",
+         ":2: line longer than 510 bytes"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         cr_assert_eq(ut_write_file(path, cases[i].text, strlen(cases[i].text), err, sizeof err), 0);

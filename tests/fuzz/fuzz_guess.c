@@ -1,0 +1,41 @@
+/* fuzz_guess: the lab side's guess grammar (data/guesses.tsv's predicates,
+ * parsed by collect into clauses: load_guesses and parse_clause in
+ * pipeline/collect.c) and comparisons.tsv's reader, on the same bytes.
+ * collect.c is compiled into this harness (its parsers are static) with its
+ * main renamed, and the database calls are stubs (pgxstub.h) that read
+ * every parameter.  Properties: a refusal names the file; a file accepted
+ * gives one row per line after the header, lines as a reader sees them
+ * (split at each newline: a line cut in two by a fixed buffer would give
+ * one more row, or a refusal naming the wrong line).
+ */
+#define main collect_main
+#include "../../pipeline/collect.c"
+#undef main
+
+#include "fuzzfile.h"
+#include "pgxstub.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *dir = fz_tmpdir();
+    char err[UT_ERRLEN] = "";
+    opts o = {dir, NULL, dir, dir, NULL};
+    size_t lines = 0;
+    for (size_t i = 0; i < size; i++)
+        lines += data[i] == '\n' || i + 1 == size;
+    const char *path = fz_file(data, size, "guesses.tsv");
+    fz_pg_guesses = fz_pg_comparisons = 0;
+    if (load_guesses(NULL, &o, err, sizeof err) != 0)
+        FZ_ASSERT(strstr(err, path) != NULL);
+    else
+        FZ_ASSERT(lines == 0 || fz_pg_guesses == lines - 1);
+    err[0] = 0;
+    path = fz_file(data, size, "comparisons.tsv");
+    if (load_comparisons(NULL, &o, err, sizeof err) != 0)
+        FZ_ASSERT(strstr(err, path) != NULL);
+    else
+        FZ_ASSERT(lines == 0 || fz_pg_comparisons == lines - 1);
+    return 0;
+}
