@@ -1,0 +1,31 @@
+/* test_fuzzfound: the bugs the fuzz harnesses (fuzz/) and their review
+ * found in the verifier's parsers, each pinned by hand-made input (the
+ * input that showed it is also in fuzz/corpus/<harness>/, replayed by
+ * `make test`). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "predicate.h"
+#include "vutil.h"
+
+/* A predicate of more than 512 words was cut at the 512th and the rest
+ * ignored: 101 clauses (4 of them with "* B.n") end exactly at word 512,
+ * so "and anything at all" after them was accepted. */
+Test(fuzzfound, predicate_longer_than_512_words_is_refused_not_cut)
+{
+    vu_buf b = {0};
+    for (int i = 0; i < 101; i++) {
+        if (i) vu_buf_puts(&b, " and ");
+        vu_buf_puts(&b, i < 4 ? "every A.n > 1 * B.n" : "every A.n > 1");
+    }
+    pr_pred p;
+    char err[256] = "";
+    cr_assert_eq(pr_parse(b.p, &p, err, sizeof err), 0, "%s", err);   /* 512 words: read whole */
+    cr_expect_eq(p.n, 101);
+    pr_free(&p);
+    vu_buf_puts(&b, " and not a clause");
+    cr_expect_neq(pr_parse(b.p, &p, err, sizeof err), 0);
+    cr_expect_str_eq(err, "more than 512 words");
+    vu_buf_free(&b);
+}
