@@ -3,10 +3,12 @@
  * input that showed it is also in fuzz/corpus/<harness>/, replayed by
  * `make test`). */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "predicate.h"
+#include "vjson.h"
 #include "vutil.h"
 
 /* A predicate of more than 512 words was cut at the 512th and the rest
@@ -28,4 +30,29 @@ Test(fuzzfound, predicate_longer_than_512_words_is_refused_not_cut)
     cr_expect_neq(pr_parse(b.p, &p, err, sizeof err), 0);
     cr_expect_str_eq(err, "more than 512 words");
     vu_buf_free(&b);
+}
+
+/* "-0E1" (or "-0") read as the integer 0 once written back as "-0" by
+ * vj_write (the double -0.0): the second writing said "0".  Now "-0" is
+ * the double -0.0 and every writing says "-0". */
+Test(fuzzfound, json_minus_zero_keeps_its_sign_through_a_rewrite)
+{
+    vj_node *n, *m;
+    char err[256];
+    cr_assert_eq(vj_parse("-0E1", 4, "z.json", &n, err, sizeof err), 0, "%s", err);
+    vu_buf a = {0}, b = {0};
+    vj_write(n, &a);
+    cr_assert_eq(vj_parse(a.p, a.len, "a.json", &m, err, sizeof err), 0, "%s", err);
+    vj_write(m, &b);
+    cr_expect_eq(m->is_int, 0);
+    cr_expect(m->num == 0 && signbit(m->num));
+    cr_expect_eq(a.len, b.len);
+    cr_expect_str_eq(b.p, a.p);
+    vj_free(n);
+    vj_free(m);
+    vu_buf_free(&a);
+    vu_buf_free(&b);
+    cr_assert_eq(vj_parse("0", 1, "p.json", &n, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(n->is_int, 1);   /* a plain 0 is still an integer */
+    vj_free(n);
 }
