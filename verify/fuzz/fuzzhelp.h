@@ -1,9 +1,10 @@
 /* fuzzhelp: what the verifier's fuzz harnesses share (header only).
  *
  * Contract.  Each harness fuzz_<name>.c defines LLVMFuzzerTestOneInput and
- * includes this header once.  fz_dir() is a private temporary folder made
- * on the first call (removed with everything in it when the process exits)
- * for the parsers whose entry point takes a path or a study root; fz_write
+ * includes this header once.  fz_dir() is a private temporary folder
+ * ($TMPDIR, else /dev/shm, else /tmp) made on the first call and removed
+ * with everything in it when the process exits, for the parsers whose
+ * entry point takes a path or a study root; fz_write
  * puts bytes in a file below it (creating the folders on the way).
  * fz_gzip compresses a buffer into a malloc'd gzip member (caller frees).
  * fz_split cuts the input at each "\n====\n" into at most max parts (the
@@ -38,8 +39,10 @@ static inline void fz_cleanup(void)
 static inline const char *fz_dir(void)
 {
     if (!fz_root[0]) {
+        /* memory, not disk, when there is one: a file is written per input */
         const char *t = getenv("TMPDIR");
-        snprintf(fz_root, sizeof fz_root, "%s/vfuzz.XXXXXX", t && *t ? t : "/tmp");
+        if (!t || !*t) t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(fz_root, sizeof fz_root, "%s/vfuzz.XXXXXX", t);
         if (!mkdtemp(fz_root)) {
             perror("fuzz: mkdtemp");
             abort();
