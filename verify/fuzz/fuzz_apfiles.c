@@ -38,7 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     vu_buf man = {0};
     vu_buf_puts(&man, "path\tsize\tsha256\n");
     for (size_t k = 0; k < 3; k++) {
-        char path[300];
+        char path[1024];
         snprintf(path, sizeof path, "%s/%s", fz_dir(), names[k]);
         if (k >= np) {
             unlink(path);

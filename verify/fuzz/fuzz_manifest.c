@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len[2];
     size_t np = fz_split(data, size, part, len, 2);
     fz_write("provenance/manifest-measure.tsv", part[0], len[0]);
-    char ap[300];
+    char ap[1024];
     snprintf(ap, sizeof ap, "%s/provenance/manifest-ap.tsv", fz_dir());
     if (np > 1) fz_write("provenance/manifest-ap.tsv", part[1], len[1]);
     else unlink(ap);
