@@ -92,7 +92,7 @@ static void ap_listed(const char *root, strlist *out)
         s = e + 1;
     }
     free(b);
-    qsort(out->v, out->n, sizeof *out->v, cmp_str);
+    if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, cmp_str);
 }
 
 int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
@@ -180,7 +180,7 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
         rc = 2;
     }
     if (!rc) {
-        qsort(listed.v, listed.n, sizeof *listed.v, cmp_str);
+        if (listed.n > 1) qsort(listed.v, listed.n, sizeof *listed.v, cmp_str);
         for (size_t i = 1; i < listed.n; i++)
             if (!strcmp(listed.v[i], listed.v[i - 1])) mm_add(NULL, listed.v[i], "manifest lines", "listed twice", "listed once");
         strlist found = {0}, ap = {0};
@@ -188,8 +188,9 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
         walk(root, "results/reference", &found);
         ap_listed(root, &ap);
         for (size_t i = 0; i < found.n; i++) {
-            int in_m = bsearch(&found.v[i], listed.v, listed.n, sizeof *listed.v, cmp_str) != NULL;
-            int in_ap = !strncmp(found.v[i], "results/reference/", 18) &&
+            /* (an empty list has no array: bsearch must not be handed NULL) */
+            int in_m = listed.n && bsearch(&found.v[i], listed.v, listed.n, sizeof *listed.v, cmp_str) != NULL;
+            int in_ap = !strncmp(found.v[i], "results/reference/", 18) && ap.n &&
                         bsearch(&found.v[i], ap.v, ap.n, sizeof *ap.v, cmp_str) != NULL;
             if (!in_m && !in_ap)
                 mm_add(NULL, found.v[i], "manifest", "(not listed)",

@@ -10,12 +10,14 @@
 #include "vnum.h"
 #include "vutil.h"
 
-/* split on single spaces; tokens point into a copy the caller frees */
+/* split on single spaces; tokens point into a copy the caller frees;
+ * max + 1 when there are more than max (the text is refused, not cut) */
 static size_t tokenize(char *s, char **tok, size_t max)
 {
     size_t n = 0;
     char *p = s;
-    while (*p && n < max) {
+    while (*p) {
+        if (n == max) return max + 1;
         tok[n++] = p;
         char *sp = strchr(p, ' ');
         if (!sp) break;
@@ -63,6 +65,9 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
     int rc = 0;
     if (nt == 0 || !*text) {
         snprintf(err, errlen, "empty predicate");
+        rc = -1;
+    } else if (nt > 512) {
+        snprintf(err, errlen, "more than 512 words");
         rc = -1;
     }
     while (!rc && i < nt) {

@@ -8,7 +8,12 @@
 #include "vnum.h"
 #include "vutil.h"
 
-#define CHUNK (4u << 20)
+/* the first buffer; RR_CHUNK lets the fuzz build start tiny, so that its
+ * short inputs reach the growing and refilling paths */
+#ifndef RR_CHUNK
+#define RR_CHUNK (4u << 20)
+#endif
+#define CHUNK RR_CHUNK
 
 /* Inflate more bytes into f->buf[end..cap).  1 when bytes came, 0 at the end
  * of the stream, -1 on error. */

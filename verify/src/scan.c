@@ -234,8 +234,8 @@ static void dd_run(flist *l, const unsigned char *b, size_t n, size_t s, size_t 
             v = -1;
             nd = 0;
         } else {
+            if (++nd > 3) return;   /* not an octet (and v must not overflow) */
             v = (v < 0 ? 0 : v) * 10 + (b[i] - '0');
-            nd++;
         }
     }
     if (oct[0] == 127) return;                                       /* loopback */

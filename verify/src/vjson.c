@@ -197,7 +197,9 @@ static int parse_number(parser *ps, vj_node **out)
         vj_free(n);
         return -1;
     }
-    if (plain) {
+    /* "-0" is the double -0.0, not an integer (written back as "-0", as
+     * vj_write writes -0.0; read as the integer 0 its sign was lost) */
+    if (plain && !(n->num == 0 && signbit(n->num))) {
         errno = 0;
         long long v = strtoll(n->text, NULL, 10);
         if (errno == 0) {

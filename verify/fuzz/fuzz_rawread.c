@@ -1,0 +1,48 @@
+/* fuzz_rawread: the raw-file reader (rawread.c with rawcols.c's five kinds).
+ * An input that starts with gzip's magic (1f 8b) is the file itself;
+ * anything else is its text, which the harness gzips (so the fuzzer
+ * mutates rows, not deflate blocks and checksums).  The file is read as
+ * each of the five kinds in turn (the wrong ones stop at line 1), every
+ * row to the end or to the first error; rr_gunzip inflates it too. */
+#include "fuzzhelp.h"
+#include "rawcols.h"
+#include "rawread.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *const kinds[5] = {"tester", "service", "store", "events", "machine"};
+    static const rr_col *const cols[5] = {tester_cols, service_cols, store_cols, events_cols, machine_cols};
+    static const int ncol[5] = {T_NCOL, V_NCOL, S_NCOL, E_NCOL, M_NCOL};
+    int raw = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+    size_t gzn = size;
+    unsigned char *gz = raw ? NULL : fz_gzip(data, size, &gzn);
+    const unsigned char *in = raw ? data : gz;
+    char err[512];
+
+    for (int k = 0; k < 5; k++) {
+        rr_file f;
+        rr_row row;
+        if (rr_open(&f, "fuzz.tsv.gz", in, gzn, kinds[k], cols[k], ncol[k], err, sizeof err) == 0) {
+            long rows = 0;
+            int r;
+            while ((r = rr_next(&f, &row, err, sizeof err)) == 1) {
+                rows++;
+                for (int c = 0; c < ncol[k]; c++)
+                    if (row.has[c] > 1 || (row.has[c] && cols[k][c].type == RR_CODE && cols[k][c].codes &&
+                                           !strchr(cols[k][c].codes, row.c[c])))
+                        abort();
+            }
+            if (r != 0 && r != -1) abort();
+            if (f.line < rows) abort();   /* every row is a line */
+        }
+        rr_close(&f);
+    }
+
+    unsigned char *out = NULL;
+    size_t outn = 0;
+    rr_gunzip(in, gzn, &out, &outn, err, sizeof err);
+    if (!raw && (outn != size || (size && memcmp(out, data, size)))) abort();   /* inflates back whole */
+    free(out);
+    free(gz);
+    return 0;
+}
