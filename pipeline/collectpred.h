@@ -7,10 +7,11 @@
  * has `p99_ms`, `standin_share`, `lookups_per_request` (numbers or null),
  * `flooded` (true or false) and `flood_from_s` (a whole second >= 0 when
  * flooded, else null); `odds` a list whose every entry has `claim` and
- * `arm` (non-empty strings), `event` (`flooded` or `p99_over_1s`), `sim_n`
- * (an integer >= 1) and `sim_k` (an integer in 0 .. sim_n).  Other fields
- * (`profile`, `seconds`, `rounds`, `sizing`, an odds entry's `seeds`) are
- * not collect's and are not checked here.  A file that does not exist is
+ * `arm` (non-empty strings), `event` (`flooded` or `p99_over_1s`),
+ * `seconds` (the simulated round's length, a number above 0), `sim_n` (an
+ * integer >= 1) and `sim_k` (an integer in 0 .. sim_n).  Other fields (the
+ * top-level `profile`, `seconds`, `rounds`, `sizing`, an odds entry's
+ * `seeds`) are not collect's and are not checked here.  A file that does not exist is
  * not an error: *out is then NULL.  Any other fault names the file and the
  * field, e.g. "results/prediction.json: runs.H4-r2-r1.flooded: not true
  * or false", and *out is NULL.
