@@ -203,31 +203,12 @@ Test(faultdb, pg_killed_mid_collect_one_line_then_rerun_byte_identical)
     cr_assert_eq(shf("cmp %s %s", path, ref), 0, "the rerun's results.json differs from the uninterrupted one");
 }
 
-/* A tmpfs of kb KB at AUX/full, or 0 with the reason in why. */
-static int small_fs(int kb, char *mnt, size_t n, char *why, size_t wl)
-{
-    snprintf(mnt, n, "%s/full", aux);
-    char err[UT_ERRLEN];
-    cr_assert_eq(ut_mkdir_p(mnt, err, sizeof err), 0, "%s", err);
-    if (geteuid() != 0) {
-        snprintf(why, wl, "not root: no tmpfs can be mounted (run make test as root)");
-        return 0;
-    }
-    char opts[64];
-    snprintf(opts, sizeof opts, "size=%dk,mode=0755", kb);
-    if (mount("tmpfs", mnt, "tmpfs", 0, opts) != 0) {
-        snprintf(why, wl, "mount tmpfs on %s: %s", mnt, strerror(errno));
-        return 0;
-    }
-    return 1;
-}
-
 /* The disk full while collect exports results.json: the study (two runs)
  * on a 1 MB tmpfs, every free block then taken by a filler file. */
 Test(faultdb, disk_full_while_collect_exports_names_file_leaves_nothing)
 {
     char mnt[128], why[256];
-    if (!small_fs(1024, mnt, sizeof mnt, why, sizeof why)) {
+    if (!tsh_small_fs(aux, 1024, mnt, sizeof mnt, why, sizeof why)) {
         cr_skip_test("disk full: %s", why);
         return;
     }
@@ -246,26 +227,6 @@ Test(faultdb, disk_full_while_collect_exports_names_file_leaves_nothing)
     cr_assert_neq(access(path, F_OK), 0, "a results.json on the full disk");
     cr_assert_eq(shf("ls -A %s/results | grep -v '^raw$' | grep -q .", mnt), 1,
                  "a temporary file left in results/ on the full disk");
-}
-
-/* prereg.json registering the six files as they are now (as test_measure.c). */
-static void write_prereg(const char *r)
-{
-    const char *f[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
-                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
-    char path[256], err[UT_ERRLEN], sha[65], text[2048];
-    size_t len = (size_t)snprintf(text, sizeof text, "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [");
-    for (int i = 0; i < 6; i++) {
-        uint64_t size;
-        cr_assert_eq(ut_sha256_file(f[i], sha, &size, err, sizeof err), 0, "%s", err);
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s{\"path\": \"%s\", \"sha256\": \"%s\", \"size\": %llu}",
-                                i ? ", " : "", f[i], sha, (unsigned long long)size);
-    }
-    snprintf(text + len, sizeof text - len, "]}\n");
-    snprintf(path, sizeof path, "%s/provenance", r);
-    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
-    snprintf(path, sizeof path, "%s/provenance/prereg.json", r);
-    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
 }
 
 /* Complete run folders in R/results/raw (a name not starting with '.'). */
@@ -294,7 +255,7 @@ static int complete_runs(const char *r)
  * holding those four runs that was never interrupted. */
 Test(faultdb, measure_interrupted_rerun_resumes_same_results_as_uninterrupted)
 {
-    write_prereg(root);
+    tsh_write_prereg(root);
     char log[128];
     snprintf(log, sizeof log, "%s/log1", aux);
     pid_t pid = fork();

@@ -50,33 +50,13 @@
 static char out[64], aux[64];
 static pid_t started[2]; /* a store and a service a test started itself: stopped by the teardown */
 
-/* prereg.json registering the six files as they are now (as test_measure.c). */
-static void write_prereg(const char *root)
-{
-    const char *f[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
-                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
-    char path[256], err[UT_ERRLEN], sha[65], text[2048];
-    size_t len = (size_t)snprintf(text, sizeof text, "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [");
-    for (int i = 0; i < 6; i++) {
-        uint64_t size;
-        cr_assert_eq(ut_sha256_file(f[i], sha, &size, err, sizeof err), 0, "%s", err);
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s{\"path\": \"%s\", \"sha256\": \"%s\", \"size\": %llu}",
-                                i ? ", " : "", f[i], sha, (unsigned long long)size);
-    }
-    snprintf(text + len, sizeof text - len, "]}\n");
-    snprintf(path, sizeof path, "%s/provenance", root);
-    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
-    snprintf(path, sizeof path, "%s/provenance/prereg.json", root);
-    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
-}
-
 static void setup(void)
 {
     snprintf(out, sizeof out, "/tmp/faultrunXXXXXX");
     snprintf(aux, sizeof aux, "/tmp/faultauxXXXXXX");
     cr_assert_not_null(mkdtemp(out));
     cr_assert_not_null(mkdtemp(aux));
-    write_prereg(out);
+    tsh_write_prereg(out);
 }
 
 static void teardown(void)
@@ -380,33 +360,13 @@ Test(faultrun, idle_gate_never_passes_recorded_then_measured_again)
     cr_assert_str_eq(ents, "F3-none-r1 ", "raw holds '%s'", ents);
 }
 
-/* A tmpfs of `kb` KB at AUX/full, or 0 with the reason in why (not root, no
- * mount).  The teardown unmounts it. */
-static int small_fs(int kb, char *mnt, size_t n, char *why, size_t wl)
-{
-    snprintf(mnt, n, "%s/full", aux);
-    char err[UT_ERRLEN];
-    cr_assert_eq(ut_mkdir_p(mnt, err, sizeof err), 0, "%s", err);
-    if (geteuid() != 0) {
-        snprintf(why, wl, "not root: no tmpfs can be mounted (run make test as root)");
-        return 0;
-    }
-    char opts[64];
-    snprintf(opts, sizeof opts, "size=%dk,mode=0755", kb);
-    if (mount("tmpfs", mnt, "tmpfs", 0, opts) != 0) {
-        snprintf(why, wl, "mount tmpfs on %s: %s", mnt, strerror(errno));
-        return 0;
-    }
-    return 1;
-}
-
 /* The disk full while run writes the raw files: a 24 KB tmpfs as --raw
  * (a 1 s run at 300/s writes about 40 KB).  run fails (exit 1) naming the
  * file it could not write, and leaves nothing in the folder. */
 Test(faultrun, disk_full_while_raw_files_written_names_file_leaves_nothing)
 {
     char mnt[128], why[256];
-    if (!small_fs(24, mnt, sizeof mnt, why, sizeof why)) {
+    if (!tsh_small_fs(aux, 24, mnt, sizeof mnt, why, sizeof why)) {
         cr_skip_test("disk full: %s", why);
         return;
     }

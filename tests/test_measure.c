@@ -54,34 +54,13 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-/* prereg.json registering the six files as they are now (pipeline/RESULTS.md,
- * "prereg.json"); the registration's refusals: test_measurereg.c. */
-static void write_prereg(void)
-{
-    const char *f[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
-                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
-    char path[256], err[UT_ERRLEN], sha[65], text[2048];
-    size_t len = (size_t)snprintf(text, sizeof text, "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [");
-    for (int i = 0; i < 6; i++) {
-        uint64_t size;
-        cr_assert_eq(ut_sha256_file(f[i], sha, &size, err, sizeof err), 0, "%s", err);
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s{\"path\": \"%s\", \"sha256\": \"%s\", \"size\": %llu}",
-                                i ? ", " : "", f[i], sha, (unsigned long long)size);
-    }
-    snprintf(text + len, sizeof text - len, "]}\n");
-    snprintf(path, sizeof path, "%s/provenance", out);
-    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
-    snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
-    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
-}
-
 static void setup(void)
 {
     snprintf(out, sizeof out, "/tmp/measureXXXXXX");
     snprintf(aux, sizeof aux, "/tmp/measureauxXXXXXX");
     cr_assert_not_null(mkdtemp(out));
     cr_assert_not_null(mkdtemp(aux));
-    write_prereg();
+    tsh_write_prereg(out);
 }
 
 static void teardown(void)
