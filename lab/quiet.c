@@ -206,7 +206,8 @@ int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, c
             }
             late = nl;
         }
-        late[nlate++] = v[RAWFMT_TESTER_send_t] - v[RAWFMT_TESTER_sched_t];
+        if (v[RAWFMT_TESTER_send_t] != RAW_NONE) /* a request never sent has no lateness */
+            late[nlate++] = v[RAWFMT_TESTER_send_t] - v[RAWFMT_TESTER_sched_t];
     }
     rawfmt_close(tr);
     if (got != 0)

@@ -262,6 +262,25 @@ static int parse_field(rawfmt_reader *r, int c, const char *s, int64_t *v, char 
     return 0;
 }
 
+/* A tester row whose send_t or conn is absent is a request never sent:
+ * both absent, no answer, status 0, kind E, no score (RAWFORMAT.md). */
+static int check_never_sent(const rawfmt_reader *r, const int64_t *v, char *err, size_t errlen)
+{
+    if (r->t->kind != RAWFMT_TESTER)
+        return 0;
+    int no_send = v[RAWFMT_TESTER_send_t] == RAW_NONE, no_conn = v[RAWFMT_TESTER_conn] == RAW_NONE;
+    if (!no_send && !no_conn)
+        return 0;
+    if (no_send && no_conn && v[RAWFMT_TESTER_answer_t] == RAW_NONE && v[RAWFMT_TESTER_status] == 0 &&
+        v[RAWFMT_TESTER_kind] == 'E' && v[RAWFMT_TESTER_score] == RAW_NONE)
+        return 0;
+    ut_seterr(err, errlen,
+              "%s:%ld: column %s: \"-\" only for a request never sent (send_t and conn both \"-\", answer_t and "
+              "score \"-\", status 0, kind E)",
+              r->path, r->line, no_send ? "send_t" : "conn");
+    return -1;
+}
+
 int rawfmt_next(rawfmt_reader *r, int64_t *v, char *err, size_t errlen)
 {
     int rc = read_line(r, err, errlen);
@@ -294,7 +313,7 @@ int rawfmt_next(rawfmt_reader *r, int64_t *v, char *err, size_t errlen)
         if (parse_field(r, c, f[c], &v[c], err, errlen) != 0)
             return -1;
     }
-    return 1;
+    return check_never_sent(r, v, err, errlen) ? -1 : 1;
 }
 
 const rawfmt_table *rawfmt_reader_table(const rawfmt_reader *r) { return r->t; }

@@ -42,12 +42,12 @@
     X(j,           'i', 0, NULL)    \
     X(row,         'i', 0, NULL)    \
     X(sched_t,     't', 0, NULL)    \
-    X(send_t,      't', 0, NULL)    \
+    X(send_t,      't', 1, NULL)    \
     X(answer_t,    't', 1, NULL)    \
     X(status,      'i', 0, NULL)    \
     X(kind,        'c', 0, "LKDE")  \
     X(score,       'f', 1, NULL)    \
-    X(conn,        'i', 0, NULL)    \
+    X(conn,        'i', 1, NULL)    \
     X(waited,      'i', 0, NULL)
 
 /* service.tsv.gz: one row per HTTP request read.  The aK_ columns of

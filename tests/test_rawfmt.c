@@ -55,7 +55,7 @@ static void check_table(rawfmt_kind k, const char *name, const char *cols, const
 Test(rawfmt, tables_are_those_of_rawformat_md)
 {
     check_table(RAWFMT_TESTER, "tester", "j row sched_t send_t answer_t status kind score conn waited",
-                "answer_t score");
+                "send_t answer_t score conn");
     check_table(RAWFMT_SERVICE, "service",
                 "req row arrive_t answer_t status kind lookups store a0_start_t a0_end_t a0_out a1_start_t "
                 "a1_end_t a1_out a2_start_t a2_end_t a2_out a3_start_t a3_end_t a3_out a4_start_t a4_end_t a4_out",
@@ -288,17 +288,26 @@ Test(rawfmt, bad_rows_named_by_line_and_column)
             "bad.tsv.gz:4:|column sched_t|overflow");
     /* a missing required value; the allowed ones pass */
     refused(THEAD "0\t0\t-\t110\t300\t200\tL\t0.5\t0\t0\n", "bad.tsv.gz:3:|column sched_t|never absent");
-    refused(THEAD TROW "1\t1\t100\t110\t-\t0\tE\t-\t-\t0\n", "bad.tsv.gz:4:|column conn|never absent");
+    /* a request never sent: send_t and conn "-" together, with no answer */
+    refused(THEAD TROW "1\t1\t100\t110\t-\t0\tE\t-\t-\t0\n", "bad.tsv.gz:4:|column conn|never sent");
+    refused(THEAD TROW "1\t1\t100\t-\t-\t0\tE\t-\t3\t0\n", "bad.tsv.gz:4:|column send_t|never sent");
+    refused(THEAD TROW "1\t1\t100\t-\t-\t200\tE\t-\t-\t0\n", "bad.tsv.gz:4:|column send_t|status 0");
+    refused(THEAD TROW "1\t1\t100\t-\t300\t0\tE\t-\t-\t0\n", "bad.tsv.gz:4:|column send_t|never sent");
     /* the last line cut short */
     refused(THEAD TROW "1\t1\t100\t110\t300\t200\tL\t0.5\t0", "bad.tsv.gz:4:|no end");
 
     char path[128], err[UT_ERRLEN] = "";
     snprintf(path, sizeof path, "%s/good.tsv.gz", tmp);
-    refused(THEAD TROW "1\t1\t-5\t-\t-\t0\tE\t-\t3\t1\n", "bad.tsv.gz:4:|column send_t|never absent");
-    write_gz(path, THEAD TROW "1\t1\t-5\t5\t-\t0\tE\t-\t3\t1\n" "2\t1\t7\t5\t10\t0\tE\t-\t3\t1\n");
+    refused(THEAD TROW "1\t1\t-5\t-\t-\t0\tE\t-\t3\t1\n", "bad.tsv.gz:4:|column send_t|never sent");
+    write_gz(path, THEAD TROW "1\t1\t-5\t5\t-\t0\tE\t-\t3\t1\n" "2\t1\t7\t5\t10\t0\tE\t-\t3\t1\n"
+                         "3\t1\t1\t-\t-\t0\tE\t-\t-\t0\n");
     rawfmt_file f;
     cr_assert_eq(rawfmt_read(path, RAWFMT_TESTER, &f, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(f.n, 3);
+    cr_assert_eq(f.n, 4);
+    /* the request never sent: send_t and conn absent, send_t's sum unchanged */
+    cr_assert_eq(f.col[RAWFMT_TESTER_send_t][3], RAW_NONE);
+    cr_assert_eq(f.col[RAWFMT_TESTER_conn][3], RAW_NONE);
+    cr_assert_eq(f.col[RAWFMT_TESTER_sched_t][3], 103);
     /* sched_t 100, 95, 102; answer_t 300, absent, 310 (the sum skips the "-") */
     cr_assert_eq(f.col[RAWFMT_TESTER_sched_t][1], 95);
     cr_assert_eq(f.col[RAWFMT_TESTER_sched_t][2], 102);
