@@ -67,9 +67,11 @@ void ap_arm_find(const char *rawdir, char **names, size_t nn, const char *arm, a
     qsort(a->r, a->nr, sizeof *a->r, cmp_round);
 }
 
-/* tester.tsv.gz's columns: rawcols.h */
-
-static int read_tester(const char *root, ap_round *r, char *err, size_t errlen)
+/* tester.tsv.gz's columns: rawcols.h.  Format 4 (RAWFORMAT.md, APCOST.md
+ * 1.1): request j is the row's place, its table row j mod test_rows (the
+ * reference's rows: run.json's test_rows is held to them by runfig); only
+ * j, the row and kind are used, so the times are not decoded here */
+static int read_tester(const char *root, ap_round *r, long long test_rows, char *err, size_t errlen)
 {
     char *path = vu_xasprintf("%s/results/raw/%s/tester.tsv.gz", root, r->name);
     unsigned char *gz = NULL;
@@ -81,7 +83,7 @@ static int read_tester(const char *root, ap_round *r, char *err, size_t errlen)
     }
     rr_file f;
     rr_row row;
-    rc = rr_open(&f, path, gz, gzlen, "tester", tester_cols, T_NCOL, err, errlen);
+    rc = rr_open(&f, path, gz, gzlen, "tester", tester_cols, TW_NCOL, err, errlen);
     size_t cap = 0;
     while (rc == 0) {
         int k = rr_next(&f, &row, err, errlen);
@@ -93,9 +95,9 @@ static int read_tester(const char *root, ap_round *r, char *err, size_t errlen)
             r->row = vu_xrealloc(r->row, cap * sizeof *r->row);
             r->kind = vu_xrealloc(r->kind, cap);
         }
-        r->j[r->n] = row.v[T_J];
-        r->row[r->n] = row.v[T_ROW];
-        r->kind[r->n] = row.c[T_KIND];
+        r->j[r->n] = r->n;
+        r->row[r->n] = test_rows > 0 ? r->n % test_rows : r->n;
+        r->kind[r->n] = row.c[TW_KIND];
         r->n++;
     }
     rr_close(&f);
@@ -199,7 +201,7 @@ void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, do
     char err[6144];
     a->readable = 1;
     for (size_t i = 0; i < a->nr; i++) {
-        if (read_tester(root, &a->r[i], err, sizeof err)) {
+        if (read_tester(root, &a->r[i], (long long)ref->rows, err, sizeof err)) {
             char *m = vu_xasprintf("unreadable: %s", err);
             mm_add(NULL, a->r[i].name, "tester.tsv.gz (read for ap.json)", "(a round of an arm of ap.json)", m);
             free(m);

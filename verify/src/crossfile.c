@@ -26,16 +26,29 @@ void xf_free(xf_acc *x)
     memset(x, 0, sizeof *x);
 }
 
-/* "later" must not be before "earlier" (both decoded instants) */
-static void order(const xf_acc *x, const char *file, long line, const char *col, long long later,
-                  long long earlier, const char *what, long long req)
+/* "later" must not be before "earlier" (both decoded instants) by more
+ * than slack ns.  Format 4 (RAWFORMAT.md) writes each instant as whole µs
+ * after a decoded base, so a decoded instant is the logged one rounded
+ * down to the grid base + 1000 k.  All the instants of one request root in
+ * its sched_t through such bases, on one grid, and rounding down on one
+ * grid keeps their order: slack 0.  Only an A row's end_t is on another
+ * grid (start_t + W, W any ns): against it, slack 999. */
+static void order_slack(const xf_acc *x, const char *file, long line, const char *col, long long later,
+                        long long earlier, const char *what, long long req, long long slack)
 {
-    if (later >= earlier) return;
+    if (later >= earlier || earlier - later <= slack) return;
     char lab[96], want[256];
     if (req >= 0) snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
     else snprintf(lab, sizeof lab, "%lld (a row without req)", later);
-    snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
+    if (slack) snprintf(want, sizeof want, "at or after %lld - %lld, %s", earlier, slack, what);
+    else snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
     mm_row(x->run, file, line, col, lab, want);
+}
+
+static void order(const xf_acc *x, const char *file, long line, const char *col, long long later,
+                  long long earlier, const char *what, long long req)
+{
+    order_slack(x, file, line, col, later, earlier, what, req, 0);
 }
 
 void xf_tester_row(xf_acc *x, long line, const rr_row *row)
@@ -48,15 +61,16 @@ void xf_tester_row(xf_acc *x, long line, const rr_row *row)
     xf_req *q = &x->t[x->nt++];
     memset(q, 0, sizeof *q);
     q->send = row->v[T_SEND];
-    q->row = row->v[T_ROW];
+    q->has_send = row->has[T_SEND];
     q->status = row->v[T_STATUS];
     q->kind = row->c[T_KIND];
     q->line = line;
     q->answered = row->has[T_ANSWER];
     q->answer = q->answered ? row->v[T_ANSWER] : 0;
-    order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
-          "its sched_t (the tester sends at or after the scheduled time)", i);
-    if (q->answered) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
+    if (q->has_send)
+        order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
+              "its sched_t (the tester sends at or after the scheduled time)", i);
+    if (q->answered && q->has_send) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
 }
 
 /* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t */
@@ -157,14 +171,9 @@ void xf_service_row(xf_acc *x, long line, const rr_row *row)
         return;
     }
     q->vline = line;
-    if (!row->has[V_ROW] || row->v[V_ROW] != q->row) {
-        snprintf(lab, sizeof lab, "%s (request %lld)", row->has[V_ROW] ? row->text[V_ROW] : "-", req);
-        snprintf(want, sizeof want, "%lld, the row the tester asked for (%s:%ld)", q->row, TF, q->line);
-        mm_row(x->run, VF, line, "row", lab, want);
-    }
     char what[96];
     snprintf(what, sizeof what, "the tester's send_t (%s:%ld)", TF, q->line);
-    order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
+    if (q->has_send) order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
     if (q->answered) answer_checks(x, line, row, q, req);
     record_lookups(x, line, row, req);
 }
@@ -173,9 +182,12 @@ void xf_service_row(xf_acc *x, long line, const rr_row *row)
 static void store_times(const xf_acc *x, const char *fn, long line, const rr_row *row, long long req)
 {
     long long arrive = row->v[S_ARRIVE];
+    /* an A row's end_t is after start_t + W, on another grid */
+    long long slack = row->c[S_OUTCOME] == 'A' ? 999 : 0;
     if (row->has[S_START]) order(x, fn, line, "start_t", row->v[S_START], arrive, "its arrive_t", req);
     if (row->has[S_END]) {
-        if (row->has[S_START]) order(x, fn, line, "end_t", row->v[S_END], row->v[S_START], "its start_t", req);
+        if (row->has[S_START])
+            order_slack(x, fn, line, "end_t", row->v[S_END], row->v[S_START], "its start_t", req, slack);
         else order(x, fn, line, "end_t", row->v[S_END], arrive, "its arrive_t", req);
     }
 }
@@ -211,17 +223,12 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     }
     l->sline = line;
     l->sstore = (unsigned char)store;
-    const xf_req *q = &x->t[req];
-    if (row->v[S_ROW] != q->row) {
-        snprintf(lab, sizeof lab, "%s (request %lld, attempt %lld)", row->text[S_ROW], req, at);
-        snprintf(want, sizeof want, "%lld, the row of request %lld (%s:%ld)", q->row, req, TF, q->line);
-        mm_row(x->run, fn, line, "row", lab, want);
-    }
     char what[128];
     snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF, l->vline);
     order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
     if (l->out != 'A') return;
-    if (!row->has[S_END] || row->v[S_END] > l->end) {
+    /* end_t (after start_t + W) and aK_end_t are on different µs grids: 999 ns */
+    if (!row->has[S_END] || (row->v[S_END] > l->end && row->v[S_END] - l->end > 999)) {
         if (row->has[S_END]) snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
         else snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);
         snprintf(want, sizeof want, "at or before %lld, the service's a%lld_end_t (%s:%ld): it used this answer",

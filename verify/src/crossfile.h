@@ -2,12 +2,13 @@
  * lab/RAWFORMAT.md (what each time means, which columns may be absent and
  * when).  Checked, each broken promise one mismatch naming run, file, line
  * and the request (mm_row):
- *   - within a row, times in order: tester sched_t <= send_t <= answer_t;
+ *   - within a row, times in order: tester sched_t <= send_t <= answer_t
+ *     (send_t where present: a request never sent has none);
  *     service arrive_t <= answer_t and arrive_t <= aK_start_t <= aK_end_t;
  *     store arrive_t <= start_t <= end_t (where present);
  *   - every service row with a req belongs to a request of tester.tsv.gz
- *     (0 <= req < its rows), one row per request, with the tester's row;
- *     its arrive_t is not before the tester's send_t;
+ *     (0 <= req < its rows), one row per request; its arrive_t is not
+ *     before the tester's send_t;
  *   - every tester answer (answer_t present) has its service row, with the
  *     same status and kind and an answer_t; the tester's answer_t is not
  *     before the service's arrive_t nor before the end of the lookup whose
@@ -15,15 +16,21 @@
  *     wrote the answer (README, "Readings": the service's own answer_t is
  *     stamped after its write returns, so it may follow the tester's);
  *   - every lookup the service sent (aK_out present, not R O B Y) has its
- *     row in the file of the service row's store (same req, attempt K and
- *     row), unless it is X (its connection was lost: the store may never
+ *     row in the file of the service row's store (same req and attempt K),
+ *     unless it is X (its connection was lost: the store may never
  *     have read it); the store's arrive_t is not before aK_start_t, and for
  *     a lookup the service used (A) the store's end_t is present and not
  *     after aK_end_t; and every store row is such a lookup, one row each.
  *     A row in the other store's file, and a lookup logged with a store the
  *     run does not have, are left to defence.h (it names the store column).
  * Tester rows without answer_t need no service row; service rows without
- * req (the body gave none) join nothing.
+ * req (the body gave none) join nothing.  The times are format 4's decoded
+ * instants (rawdec.h): every order above holds exactly on them (the
+ * instants of one request are rounded down on one µs grid), but for an A
+ * store row's end_t (after start_t + W: another grid), which may pass its
+ * start_t or the service's aK_end_t by up to 999 ns.  The table row of a
+ * request is not written any more (format 4: req mod test_rows), so there
+ * is no row to compare.
  *
  * Contract: one xf_acc per run (xf_init, xf_free).  Feed it in runfig's
  * order: xf_tester_row for every tester row in file order, then
@@ -40,11 +47,11 @@
 #include "rawread.h"
 
 typedef struct {
-    long long send, answer, row;
+    long long send, answer;
     long long status;
     long line, vline;           /* tester line; service line of its row (0: none) */
     char kind;
-    unsigned char answered;
+    unsigned char answered, has_send;
 } xf_req;
 
 typedef struct {

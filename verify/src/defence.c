@@ -225,6 +225,23 @@ int df_brk_refusal_ok(const df_brk *b, long long t)
     return k > 0 && b->st[k - 1] != DF_CLOSED;
 }
 
+/* a refusal whose aK_start_t was decoded from µs at t (RAWFORMAT.md,
+ * format 4): the logged instant lies in [t, t + 999], so any state the
+ * breaker had in that span counts */
+static int refusal_ok_us(const df_brk *b, long long t)
+{
+    if (df_brk_refusal_ok(b, t)) return 1;
+    size_t lo = 0, hi = b->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (b->t[mid] <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    for (size_t k = lo; k < b->n && (unsigned long long)b->t[k] - (unsigned long long)t <= 999; k++)
+        if (b->st[k] != DF_CLOSED) return 1;
+    return 0;
+}
+
 /* ---- the tester's, the service's and the stores' rows ---- */
 
 void df_tester_row(df_acc *d, long long sched, int has_answer, long long answer, char kind)
@@ -270,7 +287,7 @@ static void refused_lookup(df_acc *d, const char *run, long line, const rr_row *
         snprintf(lab, sizeof lab, "O at %lld", row->v[cs]);
         if (d->sp.brk_cool_ms <= 0)
             mm_row(run, fn, line, what, lab, "not O: arm_spec.brk_cool_ms is 0 (no circuit breaker)");
-        else if (!df_brk_refusal_ok(&d->brk, row->v[cs])) {
+        else if (!refusal_ok_us(&d->brk, row->v[cs])) {
             snprintf(want, sizeof want,
                      "O only while the breaker is OPEN or HALF OPEN; events.tsv.gz has it CLOSED at %lld "
                      "(a verifier check)",

@@ -8,12 +8,13 @@
 
 #include "mism.h"
 #include "rawcols.h"
+#include "rawdec.h"
 #include "rawread.h"
 #include "vutil.h"
 
 /* the columns of the event files: rawcols.h */
 
-#define ABSENT LLONG_MIN
+#define ABSENT RX_ABSENT
 #define FROZEN_NS 1000000000LL /* a lookup "froze" when its planned wait is over 1 s */
 
 long long ex_grid_ns(int k)
@@ -58,28 +59,47 @@ static void exrun_free(exrun *x)
     free(x->v_lookups);
 }
 
-static int open_file(const char *root, const char *run, const char *fname, const char *kind, const rr_col *cols,
-                     int ncol, unsigned char **gz, rr_file *f, char *err, size_t errlen)
+/* one of the three files of format 4, decoded with dx (rawdec.h) */
+static int open_file(const char *root, const char *run, const char *fname, rx_run *dx, int kind,
+                     unsigned char **gz, rx_file *f, char **path, char *err, size_t errlen)
 {
-    char *path = vu_xasprintf("%s/results/raw/%s/%s", root, run, fname);
+    *path = vu_xasprintf("%s/results/raw/%s/%s", root, run, fname);
     size_t len = 0;
-    int rc = vu_read_file(path, gz, &len, err, errlen);
-    if (!rc) rc = rr_open(f, path, *gz, len, kind, cols, ncol, err, errlen);
-    else memset(f, 0, sizeof *f);
-    /* rr_open keeps the path pointer for its messages: keep it alive with the file */
-    f->path = path;
+    memset(f, 0, sizeof *f);
+    int rc = vu_read_file(*path, gz, &len, err, errlen);
+    if (!rc) rc = rx_open(f, dx, kind, *path, *gz, len, err, errlen);
     return rc;
 }
 
-static void close_file(rr_file *f, unsigned char *gz)
+static void close_file(rx_file *f, unsigned char *gz, char *path)
 {
-    char *p = (char *)f->path;
-    rr_close(f);
-    free(p);
+    rx_close(f);
+    free(path);
     free(gz);
 }
 
-static int read_frozen(const char *root, const char *run, const char *fname, exrun *x, char *err, size_t errlen);
+/* run.json's numbers the decoder needs: 0, or -1 with a message */
+static int init_decoder(const char *root, const char *run, rx_run *dx, char *err, size_t errlen)
+{
+    char *path = vu_xasprintf("%s/results/raw/%s/run.json", root, run);
+    vj_node *rj = NULL;
+    int rc = vj_parse_file(path, &rj, err, errlen);
+    double seconds = 0;
+    vj_node *rnd = rc ? NULL : vj_get(rj, "round"), *t0 = rc ? NULL : vj_get(rj, "t0_ns");
+    if (!rc && (!rnd || !rnd->is_int || !t0 || !t0->is_int || vj_get_num(rj, "seconds", &seconds))) {
+        snprintf(err, errlen, "%s: round, seconds and t0_ns are not as in the first reading", path);
+        rc = -1;
+    }
+    if (!rc) rx_init(dx, rj, rnd->i, seconds, t0->i, NULL);
+    vj_free(rj);
+    free(path);
+    return rc;
+}
+
+static int read_frozen(const char *root, const char *run, const char *fname, rx_run *dx, exrun *x, char *err,
+                       size_t errlen);
+static int read_tester(const char *root, const char *run, rx_run *dx, exrun *x, char *err, size_t errlen);
+static int read_service(const char *root, const char *run, rx_run *dx, exrun *x, char *err, size_t errlen);
 
 static int read_run(const char *root, const char *run, long long n, exrun *x, char *err, size_t errlen)
 {
@@ -103,40 +123,64 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
     x->v_lookups = vu_xcalloc(m, sizeof(int));
     x->f_req = -1;
 
+    rx_run dx;
+    memset(&dx, 0, sizeof dx);
+    int rc = init_decoder(root, run, &dx, err, errlen);
+    if (!rc) rc = read_tester(root, run, &dx, x, err, errlen);
+    if (!rc) rc = read_service(root, run, &dx, x, err, errlen);
+    if (!rc) rc = read_frozen(root, run, "store.tsv.gz", &dx, x, err, errlen);
+    /* the second store's rows are rows of S too (RESULTS.md) */
+    char *p2 = vu_xasprintf("%s/results/raw/%s/store2.tsv.gz", root, run);
+    if (!rc && vu_is_file(p2)) rc = read_frozen(root, run, "store2.tsv.gz", &dx, x, err, errlen);
+    free(p2);
+    rx_free(&dx);
+    return rc;
+}
+
+static int read_tester(const char *root, const char *run, rx_run *dx, exrun *x, char *err, size_t errlen)
+{
+    long long n = x->n, got = 0;
     unsigned char *gz = NULL;
-    rr_file f;
+    char *path;
+    rx_file f;
     rr_row row;
-    int rc = open_file(root, run, "tester.tsv.gz", "tester", tester_cols, T_NCOL, &gz, &f, err, errlen);
-    long long got = 0;
+    int rc = open_file(root, run, "tester.tsv.gz", dx, RX_TESTER, &gz, &f, &path, err, errlen);
     while (!rc) {
-        int k = rr_next(&f, &row, err, errlen);
+        int k = rx_next(&f, &row, err, errlen);
         if (k < 0) rc = -1;
         if (k <= 0) break;
         long long j = row.v[T_J];
-        if (j != got || j >= n) {
-            snprintf(err, errlen, "%s: row j = %lld out of order (expected %lld of %lld)", f.path, j, got, n);
+        if (j >= n) {
+            snprintf(err, errlen, "%s: more than %lld rows", path, n);
             rc = -1;
             break;
         }
         got++;
         x->sched[j] = row.v[T_SCHED];
-        x->send[j] = row.v[T_SEND];
+        x->send[j] = row.has[T_SEND] ? row.v[T_SEND] : ABSENT;
         x->answer[j] = row.has[T_ANSWER] ? row.v[T_ANSWER] : ABSENT;
         x->kind[j] = row.c[T_KIND];
         x->row[j] = row.v[T_ROW];
         x->status[j] = (int)row.v[T_STATUS];
     }
     if (!rc && got != n) {
-        snprintf(err, errlen, "%s: %lld rows, expected %lld", f.path, got, n);
+        snprintf(err, errlen, "%s: %lld rows, expected %lld", path, got, n);
         rc = -1;
     }
-    close_file(&f, gz);
-    if (rc) return rc;
+    close_file(&f, gz, path);
+    return rc;
+}
 
-    gz = NULL;
-    rc = open_file(root, run, "service.tsv.gz", "service", service_cols, V_NCOL, &gz, &f, err, errlen);
+static int read_service(const char *root, const char *run, rx_run *dx, exrun *x, char *err, size_t errlen)
+{
+    long long n = x->n;
+    unsigned char *gz = NULL;
+    char *path;
+    rx_file f;
+    rr_row row;
+    int rc = open_file(root, run, "service.tsv.gz", dx, RX_SERVICE, &gz, &f, &path, err, errlen);
     while (!rc) {
-        int k = rr_next(&f, &row, err, errlen);
+        int k = rx_next(&f, &row, err, errlen);
         if (k < 0) rc = -1;
         if (k <= 0) break;
         if (!row.has[V_REQ]) continue;
@@ -157,27 +201,22 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
         x->v_a0e[q] = row.has[V_A0E] ? row.v[V_A0E] : ABSENT;
         x->v_a0o[q] = row.has[V_A0O] ? row.c[V_A0O] : 0;
     }
-    close_file(&f, gz);
-    if (rc) return rc;
-
-    rc = read_frozen(root, run, "store.tsv.gz", x, err, errlen);
-    /* the second store's rows are rows of S too (RESULTS.md) */
-    char *p2 = vu_xasprintf("%s/results/raw/%s/store2.tsv.gz", root, run);
-    if (!rc && vu_is_file(p2)) rc = read_frozen(root, run, "store2.tsv.gz", x, err, errlen);
-    free(p2);
+    close_file(&f, gz, path);
     return rc;
 }
 
 /* the frozen attempt-0 lookup of the lowest req among one store file's rows */
-static int read_frozen(const char *root, const char *run, const char *fname, exrun *x, char *err, size_t errlen)
+static int read_frozen(const char *root, const char *run, const char *fname, rx_run *dx, exrun *x, char *err,
+                       size_t errlen)
 {
     long long n = x->n;
     unsigned char *gz = NULL;
-    rr_file f;
+    char *path;
+    rx_file f;
     rr_row row;
-    int rc = open_file(root, run, fname, "store", store_cols, S_NCOL, &gz, &f, err, errlen);
+    int rc = open_file(root, run, fname, dx, RX_STORE, &gz, &f, &path, err, errlen);
     while (!rc) {
-        int k = rr_next(&f, &row, err, errlen);
+        int k = rx_next(&f, &row, err, errlen);
         if (k < 0) rc = -1;
         if (k <= 0) break;
         long long q = row.v[S_REQ];
@@ -191,7 +230,7 @@ static int read_frozen(const char *root, const char *run, const char *fname, exr
         x->f_budget = row.v[S_BUDGET];
         x->f_outcome = row.c[S_OUTCOME];
     }
-    close_file(&f, gz);
+    close_file(&f, gz, path);
     return rc;
 }
 
@@ -266,7 +305,7 @@ static vj_node *frozen_json(const exrun *x)
     vj_obj_set(o, "store_outcome", code_or_null(x->f_outcome));
     vj_obj_set(o, "lookups", x->v_has[j] ? vj_new_int(x->v_lookups[j]) : vj_new_null());
     vj_obj_set(o, "sched_ns", vj_new_int(0));
-    vj_obj_set(o, "send_ns", vj_new_int(x->send[j] - b));
+    vj_obj_set(o, "send_ns", ns_or_null(x->send[j], b));
     vj_obj_set(o, "service_arrive_ns", x->v_has[j] ? vj_new_int(x->v_arrive[j] - b) : vj_new_null());
     vj_obj_set(o, "lookup_sent_ns", x->v_has[j] ? ns_or_null(x->v_a0s[j], b) : vj_new_null());
     vj_obj_set(o, "service_gave_up_ns", x->v_has[j] ? ns_or_null(x->v_a0e[j], b) : vj_new_null());

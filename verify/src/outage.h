@@ -56,7 +56,10 @@ typedef struct {
 } ou_store;
 
 void ou_store_init(ou_store *st, const ou_fault *w, long long test_rows);
-/* start, end: 0 when absent */
+/* the most a decoded µs instant lies before the logged one (RAWFORMAT.md) */
+#define OU_US_SLACK 999
+/* start, end: 0 when absent; arrive and end decoded from µs offsets (so
+ * within OU_US_SLACK of the logged instants: checked with that slack) */
 const char *ou_store_check(const ou_fault *w, ou_store *st, long long row, long long arrive, int has_start,
                            int has_end, long long end, char outcome, char *want, size_t wantlen);
 void ou_store_free(ou_store *st);

@@ -129,13 +129,15 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
     if (strcmp(line, want) != 0) {
         /* another version is refused, not guessed at: version 1 had fewer
          * codes and no events file; version 2 three lookups per request, no
-         * store column, no second store, no breaker rows (RAWFORMAT.md) */
+         * store column, no second store, no breaker rows; version 3 every
+         * column, times in ns deltas (RAWFORMAT.md) */
         int other = !strncmp(line, "# lab-raw ", 10) && strncmp(line + 10, want + 10, 2) != 0;
-        int v2 = !strncmp(line, "# lab-raw 2 ", 12);
+        int v2 = !strncmp(line, "# lab-raw 2 ", 12), v3 = !strncmp(line, "# lab-raw 3 ", 12);
         snprintf(err, errlen, "%s:1: first line is \"%.80s\", expected \"%s\"%s", path, line, want,
-                 v2      ? " (this reader reads raw format version 3 only; version 2, before the defences, is "
+                 v2      ? " (this reader reads raw format version 4 only; version 2, before the defences, is "
                            "refused)"
-                 : other ? " (this reader reads raw format version 3 only)"
+                 : v3    ? " (this reader reads raw format version 4 only; version 3, every column in ns, is refused)"
+                 : other ? " (this reader reads raw format version 4 only)"
                          : "");
         return -1;
     }
@@ -187,7 +189,10 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
             snprintf(err, errlen, "%s:%ld: field %s is empty", f->path, f->line, c->name);
             return -1;
         }
-        if (l == 1 && p[0] == '-') {
+        if (l == 1 && p[0] == '=' && c->eq) {
+            row->has[k] = 2;
+            row->f[k] = 0;
+        } else if (l == 1 && p[0] == '-') {
             if (!c->optional) {
                 snprintf(err, errlen, "%s:%ld: field %s is absent (-), which RAWFORMAT.md does not allow",
                          f->path, f->line, c->name);
@@ -198,6 +203,7 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
             row->has[k] = 1;
             switch (c->type) {
             case RR_INT:
+            case RR_OFFSET:
             case RR_TIME: {
                 long long v;
                 int bad = vn_i64(p, l, LLONG_MIN, LLONG_MAX, &v);

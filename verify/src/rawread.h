@@ -2,15 +2,18 @@
  *
  * Contract: rr_open takes a whole gzip file already in memory (the caller
  * owns it and keeps it alive until rr_close) and checks the two header lines:
- * "# lab-raw 3 <kind>" (format version 3: a file of version 1 or 2 is
+ * "# lab-raw 4 <kind>" (format version 4: a file of another version is
  * refused, naming the file and line 1) and exactly the expected column names in
- * order.  rr_next then yields one row at a time: integer and time columns
- * in v[], the float column in f[] (read as a 32-bit float, as the format
- * promises), code columns in c[] (a code outside the column's list is an
- * unparsable value); has[k] is 0 when the field was "-" (absent).  Time
- * columns (names ending in "_t") are delta-decoded here: v[] holds the
+ * order.  rr_next then yields one row at a time: integer, offset and time
+ * columns in v[], the float column in f[] (read as a 32-bit float, as the
+ * format promises), code columns in c[] (a code outside the column's list
+ * is an unparsable value); has[k] is 0 when the field was "-" (absent), 2
+ * when it was "=" (only in a column whose `eq` is 1: the score equal to its
+ * reference; f[] is then 0 and rawdec.h gives it its value).  Time columns
+ * (RR_TIME: events' and machine's "t") are delta-decoded here: v[] holds the
  * absolute instant; the file remembers the lowest one (tmin, tmin_line,
- * tmin_col).  Any malformed input (truncated gzip stream, wrong field
+ * tmin_col).  Offset columns (RR_OFFSET, "*_us") are left as the integer
+ * written: their bases are in other rows and files (rawdec.h decodes them).  Any malformed input (truncated gzip stream, wrong field
  * count, empty field, unparsable value, an integer beyond 64 bits, a last
  * line without "\n") stops the file with a message naming the file and
  * line.  Numbers are read with vnum.h (the whole field, range, overflow).
@@ -24,17 +27,18 @@
 #include <stddef.h>
 #include <zlib.h>
 
-typedef enum { RR_INT, RR_TIME, RR_FLOAT, RR_CODE } rr_coltype;
+typedef enum { RR_INT, RR_TIME, RR_OFFSET, RR_FLOAT, RR_CODE } rr_coltype;
 
 typedef struct {
     const char *name;
     rr_coltype type;
     int optional;   /* 1: "-" (absent) allowed by RAWFORMAT.md; 0: "-" is malformed */
     const char *codes;  /* RR_CODE: the codes RAWFORMAT.md lists; NULL: any one character */
+    int eq;             /* 1: "=" allowed (tester.tsv.gz's score: equal to its reference) */
 } rr_col;
 
 /* the format version this reader reads (RAWFORMAT.md, line 1 of a file) */
-#define RR_VERSION 3
+#define RR_VERSION 4
 
 #define RR_MAXCOL 24
 

@@ -15,7 +15,6 @@ void rd_init(rd_acc *a, const vj_node *rj, const char *run, long long round, dou
     a->round = round;
     a->seconds = seconds;
     a->t0 = t0;
-    a->first_extra = -1;
     char lab[128];
     const vj_node *n = vj_get(rj, "rate");
     if (n && n->type == VJ_NUM && n->num >= 0 && isfinite(n->num)) {
@@ -43,7 +42,8 @@ void rd_init(rd_acc *a, const vj_node *rj, const char *run, long long round, dou
     } else {
         vj_scalar_text(n, lab, sizeof lab);
         mm_add(NULL, run, "run.json freeze_share", n ? lab : "(absent)",
-               "a number: the share of H lookups that freeze (RAWFORMAT.md); without it no H wait is drawn");
+               "a number: the share of H lookups that freeze (RAWFORMAT.md); without it no H wait is drawn, and "
+               "format 4's store rows of wait H cannot be decoded");
     }
     const char *w = vj_get_str(vj_get(rj, "arm_spec"), "wait");
     if (w && strlen(w) == 1 && strchr("ZFLH", w[0])) {
@@ -51,47 +51,22 @@ void rd_init(rd_acc *a, const vj_node *rj, const char *run, long long round, dou
     } else {
         snprintf(lab, sizeof lab, "%s%.60s%s", w ? "\"" : "", w ? w : "(absent or not a string)", w ? "\"" : "");
         mm_add(NULL, run, "run.json arm_spec.wait", lab,
-               "one of Z F L H, RAWFORMAT.md's waits; no planned_ns is drawn");
+               "one of Z F L H, RAWFORMAT.md's waits (format 4 needs the planned waits: its store rows cannot be "
+               "decoded)");
     }
 }
 
-void rd_tester_row(rd_acc *a, long line, const rr_row *row)
+void rd_tester_row(rd_acc *a)
 {
-    long long i = a->rows++;
-    if (!a->has_rate) return;
-    long long sched = row->v[T_SCHED], send = row->v[T_SEND];
-    char lab[128], want[256];
-    if (a->closed) {
-        if (sched != send) {
-            snprintf(lab, sizeof lab, "%lld (request %lld)", sched, i);
-            snprintf(want, sizeof want, "%lld, its send_t (a closed-loop run, rate 0, has no schedule)", send);
-            mm_row(a->run, "tester.tsv.gz", line, "sched_t", lab, want);
-        }
-        return;
-    }
-    if (a->first_extra >= 0) return;
-    long long off, got;
-    if (!dc_sched_next(&a->sched, &off)) {
-        a->first_extra = i;
-        a->first_extra_line = line;
-        return;
-    }
-    if (__builtin_sub_overflow(sched, a->t0, &got) || got != off) {
-        if (got == off) snprintf(lab, sizeof lab, "%lld (request %lld)", sched, i);
-        else snprintf(lab, sizeof lab, "t0_ns + %lld (request %lld)", got, i);
-        snprintf(want, sizeof want,
-                 "t0_ns + %lld, the schedule's offset of request %lld (seed %llu, rate %g, seconds %g)", off, i,
-                 (unsigned long long)dc_schedule_seed((uint64_t)a->round), a->rate, a->seconds);
-        mm_row(a->run, "tester.tsv.gz", line, "sched_t", lab, want);
-    }
+    a->rows++;
 }
 
+/* the schedule's count against the rows (a row beyond it was rejected by rawdec.h) */
 void rd_tester_end(rd_acc *a)
 {
     if (!a->has_rate || a->closed) return;
-    long long count = a->first_extra >= 0 ? a->first_extra : a->rows, off;
-    if (a->first_extra < 0)
-        while (dc_sched_next(&a->sched, &off)) count++;
+    long long count = 0, off;
+    while (dc_sched_next(&a->sched, &off)) count++;
     if (count == a->rows) return;
     char lab[64];
     snprintf(lab, sizeof lab, "%lld rows", a->rows);
@@ -99,12 +74,6 @@ void rd_tester_end(rd_acc *a)
             "%s%lld: the offsets of the schedule (seed %llu, rate %g, seconds %g; RAWFORMAT.md)",
             a->sched.capped ? "more than " : "", count, (unsigned long long)dc_schedule_seed((uint64_t)a->round),
             a->rate, a->seconds);
-    if (a->first_extra >= 0) {
-        char l2[64], w2[128];
-        snprintf(l2, sizeof l2, "request %lld", a->first_extra);
-        snprintf(w2, sizeof w2, "no such request: the schedule ends after %lld", count);
-        mm_row(a->run, "tester.tsv.gz", a->first_extra_line, "j", l2, w2);
-    }
 }
 
 void rd_store_row(rd_acc *a, const ou_fault *fault, int store, long line, const rr_row *row)
@@ -112,18 +81,6 @@ void rd_store_row(rd_acc *a, const ou_fault *fault, int store, long line, const 
     const char *fn = store == 1 ? "store.tsv.gz" : "store2.tsv.gz";
     long long req = row->v[S_REQ], att = row->v[S_ATTEMPT];
     char lab[128], want[256];
-    if (a->wait && (a->wait != 'H' || a->has_p)) {
-        long long w = 0;
-        dc_wait(a->wait, (uint64_t)a->round, (uint64_t)req, (uint64_t)att, a->p, &w);
-        if (w != row->v[S_PLANNED]) {
-            snprintf(lab, sizeof lab, "%s (request %lld, attempt %lld)", row->text[S_PLANNED], req, att);
-            if (a->wait == 'H')
-                snprintf(want, sizeof want, "%lld, the wait dice (wait H, round %lld, freeze_share %g)", w, a->round,
-                         a->p);
-            else snprintf(want, sizeof want, "%lld, the wait dice (wait %c, round %lld)", w, a->wait, a->round);
-            mm_row(a->run, fn, line, "planned_ns", lab, want);
-        }
-    }
     /* the fault dice: the first store only, rows answered other than U */
     char oc = row->c[S_OUTCOME];
     if (store != 1 || oc == 'U' || (fault->scen != OU_FLAKY && fault->scen != OU_MISSING)) return;

@@ -9,6 +9,7 @@
 #include "crossfile.h"
 #include "mism.h"
 #include "rawcols.h"
+#include "rawdec.h"
 #include "rawread.h"
 #include "redraw.h"
 #include "stats.h"
@@ -169,10 +170,11 @@ static void check_rows(const rf_run *r, const vj_node *files, const char *fname,
 
 /* RAWFORMAT.md: t0_ns is the run's start (the schedule's offset 0); the
  * documents allow no time in the run's files before it.  One mismatch per
- * file, at its lowest time. */
-static void check_t0(const rf_run *r, const char *fn, long long tmin, long line, const char *col)
+ * file, at its lowest time.  slack: 999 for a file of µs offsets (a decoded
+ * instant may be up to 999 ns before the one logged), 0 for ns. */
+static void check_t0(const rf_run *r, const char *fn, long long tmin, long line, const char *col, long long slack)
 {
-    if (!line || tmin >= r->t0) return;
+    if (!line || tmin >= r->t0 - slack) return;
     char lab[32], want[160], what[96];
     snprintf(lab, sizeof lab, "%lld", tmin);
     snprintf(want, sizeof want, "at or after t0_ns %lld, the run's start (this is %lld ns before it)", r->t0,
@@ -201,10 +203,44 @@ static int reject(rf_run *r, const char *msg)
 typedef struct {
     xf_acc xf;
     rd_acc rd;
+    rx_run rx;      /* format 4 decoded (rawdec.h) */
 } rowx;
 
-static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref,
-                     long long test_rows, llvec *lat, llvec *late, long long *status200, df_acc *d, rowx *x)
+/* a tester answer of kind L, K or D (ki 0, 1, 2) against the reference
+ * (RESULTS.md, "Every answer can be checked"): a "=" is its reference by
+ * construction (rawdec.h); format 4 writes a number only when it differs,
+ * so a number is a mismatch, naming the reference (or "=" when it is equal) */
+static void check_answer(rf_run *r, long line, const rr_row *row, const ref_data *ref, int ki)
+{
+    const char *fn = "tester.tsv.gz";
+    static const char *const what[3] = {"live: reference score", "last-known score", "default score"};
+    char a[32], b[256];
+    long long rw = row->v[T_ROW];
+    r->answers_checked++;
+    if (rw < 0 || (size_t)rw >= ref->rows) {
+        snprintf(a, sizeof a, "%lld", rw);
+        snprintf(b, sizeof b, "a row of the reference (0 to %zu; the row is j mod test_rows)",
+                 ref->rows ? ref->rows - 1 : 0);
+        row_mm(r, fn, line, "answer row", a, b);
+        return;
+    }
+    float want = ki == 0 ? ref->score[rw] : ki == 1 ? ref->last_known[rw] : ref->default_score;
+    fmt_float(want, a, sizeof a);
+    if (row->has[T_SCORE] != 2) {
+        if (row->f[T_SCORE] != want) snprintf(b, sizeof b, "%s (%s of row %lld)", a, what[ki], rw);
+        else snprintf(b, sizeof b, "= (it equals the %s of row %lld, %s: format 4 writes =)", what[ki], rw, a);
+        row_mm(r, fn, line, "answer", row->text[T_SCORE], b);
+        return;
+    }
+    if (ki == 2 && ref->last_known[rw] != ref->default_score) {
+        fmt_float(ref->last_known[rw], a, sizeof a);
+        snprintf(b, sizeof b, "K: row %lld has a last-known score (%s) other than the default", rw, a);
+        row_mm(r, fn, line, "answer kind", "D", b);
+    }
+}
+
+static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_data *ref, llvec *lat, llvec *late,
+                     long long *status200, df_acc *d, rowx *x)
 {
     char path[4096], err[6144];
     unsigned char *gz = NULL;
@@ -212,30 +248,21 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
     vj_node *files = vj_get(rj, "files");
     if (load_event_file(root, r, files, "tester.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
         return reject(r, err);
-    rr_file f;
+    rx_file f;
     rr_row row;
-    int rc = rr_open(&f, path, gz, gzlen, "tester", tester_cols, T_NCOL, err, sizeof err);
+    int rc = rx_open(&f, &x->rx, RX_TESTER, path, gz, gzlen, err, sizeof err);
     long long n = 0, answered = 0, kinds[4] = {0, 0, 0, 0};
     const char *fn = "tester.tsv.gz";
-    char a[32], b[256];
     while (rc == 0) {
-        int k = rr_next(&f, &row, err, sizeof err);
+        int k = rx_next(&f, &row, err, sizeof err);
         if (k < 0) {
             rc = -1;
             break;
         }
         if (k == 0) break;
-        long line = f.line;
+        long line = f.f.line;
         xf_tester_row(&x->xf, line, &row);
-        rd_tester_row(&x->rd, line, &row);
-        if (row.v[T_J] != n) {
-            snprintf(b, sizeof b, "%lld (rows in schedule order from 0)", n);
-            row_mm(r, fn, line, "j", row.text[T_J], b);
-        }
-        if (test_rows > 0 && row.v[T_ROW] != row.v[T_J] % test_rows) {
-            snprintf(b, sizeof b, "%lld (j modulo test_rows %lld)", row.v[T_J] % test_rows, test_rows);
-            row_mm(r, fn, line, "row", row.text[T_ROW], b);
-        }
+        rd_tester_row(&x->rd);
         n++;
         long long sched = row.v[T_SCHED];
         char kind = row.c[T_KIND];
@@ -262,58 +289,28 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         if (ki >= 0 && ki < 3 && !row.has[T_SCORE]) row_mm(r, fn, line, "score", "-", "a score (kind is not E)");
         if (row.v[T_WAITED] != 0 && row.v[T_WAITED] != 1)
             row_mm(r, fn, line, "waited", row.text[T_WAITED], "0 or 1");
+        /* lateness: the rows with send_t present (RESULTS.md) */
         long long lt = row.v[T_SEND] - sched;
-        llpush(late, lt);
+        if (row.has[T_SEND]) llpush(late, lt);
         int s = second_of(sched, r->t0, r->nsec);
         if (s >= 0) {
             r->arrivals[s]++;
             if (ki == 1 || ki == 2) r->standins[s]++;
             if (ki == 0) r->live_sec[s]++;
             if (ki == 3) r->errors_sec[s]++;
-            if (!r->late_has[s] || lt > r->late_max_ns[s]) r->late_max_ns[s] = lt;
-            r->late_has[s] = 1;
+            if (row.has[T_SEND] && (!r->late_has[s] || lt > r->late_max_ns[s])) r->late_max_ns[s] = lt;
+            r->late_has[s] |= row.has[T_SEND];
         }
         /* every answer against the reference (RESULTS.md, last section) */
-        if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) {
-            long long rw = row.v[T_ROW];
-            float got = row.f[T_SCORE];
-            r->answers_checked++;
-            if (rw < 0 || (size_t)rw >= ref->rows) {
-                snprintf(b, sizeof b, "a row of the reference (0 to %zu)", ref->rows ? ref->rows - 1 : 0);
-                row_mm(r, fn, line, "answer row", row.text[T_ROW], b);
-            } else if (ki == 0) {
-                if (got != ref->score[rw]) {
-                    fmt_float(ref->score[rw], a, sizeof a);
-                    snprintf(b, sizeof b, "%s (live: reference score of row %lld)", a, rw);
-                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
-                }
-            } else if (ki == 1) {
-                if (got != ref->last_known[rw]) {
-                    fmt_float(ref->last_known[rw], a, sizeof a);
-                    snprintf(b, sizeof b, "%s (last-known score of row %lld)", a, rw);
-                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
-                }
-            } else {
-                if (got != ref->default_score) {
-                    fmt_float(ref->default_score, a, sizeof a);
-                    snprintf(b, sizeof b, "%s (default score)", a);
-                    row_mm(r, fn, line, "answer", row.text[T_SCORE], b);
-                } else if (ref->last_known[rw] != ref->default_score) {
-                    fmt_float(ref->last_known[rw], a, sizeof a);
-                    snprintf(b, sizeof b,
-                             "K: row %lld has a last-known score (%s) other than the default", rw, a);
-                    row_mm(r, fn, line, "answer kind", "D", b);
-                }
-            }
-        }
+        if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) check_answer(r, line, &row, ref, ki);
     }
     if (rc) {
-        rr_close(&f);
+        rx_close(&f);
         free(gz);
         return reject(r, err);
     }
-    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
-    rr_close(&f);
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_col, 999);
+    rx_close(&f);
     free(gz);
     check_rows(r, files, "tester.tsv.gz", n);
     rd_tester_end(&x->rd);
@@ -358,9 +355,8 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
         if (row->has[cs] && sent) ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
         if (!sent && row->has[cs] && row->has[ce] && row->v[ce] != row->v[cs]) {
             char b[160];
-            snprintf(what, sizeof what, "a%d_end_t", a);
-            snprintf(b, sizeof b, "%lld, its aK_start_t (%c: tried, not sent); decoded %lld", row->v[cs], c,
-                     row->v[ce]);
+            snprintf(what, sizeof what, "a%d_end_us", a);
+            snprintf(b, sizeof b, "0: aK_end_t = aK_start_t (%c: tried, not sent)", c);
             row_mm(r, fn, line, what, row->text[ce], b);
         }
     }
@@ -375,21 +371,21 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
     vj_node *files = vj_get(rj, "files");
     if (load_event_file(root, r, files, "service.tsv.gz", &gz, &gzlen, path, sizeof path, err, sizeof err))
         return reject(r, err);
-    rr_file f;
+    rx_file f;
     rr_row row;
-    int rc = rr_open(&f, path, gz, gzlen, "service", service_cols, V_NCOL, err, sizeof err);
+    int rc = rx_open(&f, &x->rx, RX_SERVICE, path, gz, gzlen, err, sizeof err);
     long long n = 0, retried = 0;
     const char *fn = "service.tsv.gz";
     char b[128];
     while (rc == 0) {
-        int k = rr_next(&f, &row, err, sizeof err);
+        int k = rx_next(&f, &row, err, sizeof err);
         if (k < 0) {
             rc = -1;
             break;
         }
         if (k == 0) break;
         n++;
-        long line = f.line;
+        long line = f.f.line;
         int tried = 0;
         service_lookups(r, &row, line, &tried, &retried);
         if (row.v[V_LOOKUPS] != tried) {
@@ -401,12 +397,12 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
         fl_service_row(fl, &row);
     }
     if (rc) {
-        rr_close(&f);
+        rx_close(&f);
         free(gz);
         return reject(r, err);
     }
-    check_t0(r, "service.tsv.gz", f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
-    rr_close(&f);
+    check_t0(r, "service.tsv.gz", f.tmin, f.tmin_line, f.tmin_col, 999);
+    rx_close(&f);
     free(gz);
     check_rows(r, files, "service.tsv.gz", n);
     r->fig[F_RETRIED_PERMANENT] = (double)retried;
@@ -425,9 +421,9 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
     const char *fn = store == 1 ? "store.tsv.gz" : "store2.tsv.gz";
     if (load_event_file(root, r, files, fn, &gz, &gzlen, path, sizeof path, err, sizeof err))
         return reject(r, err);
-    rr_file f;
+    rx_file f;
     rr_row row;
-    int rc = rr_open(&f, path, gz, gzlen, "store", store_cols, S_NCOL, err, sizeof err);
+    int rc = rx_open(&f, &x->rx, RX_STORE, path, gz, gzlen, err, sizeof err);
     long long n = 0;
     /* RAWFORMAT.md: the first store keeps the arm's fault, the second has none */
     ou_fault none;
@@ -439,14 +435,14 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
     ou_store_init(&fs, fault, test_rows);
     char want[256];
     while (rc == 0) {
-        int k = rr_next(&f, &row, err, sizeof err);
+        int k = rx_next(&f, &row, err, sizeof err);
         if (k < 0) {
             rc = -1;
             break;
         }
         if (k == 0) break;
         n++;
-        long line = f.line;
+        long line = f.f.line;
         /* the reader admits only RAWFORMAT.md's codes (rawcols.h) */
         char oc = row.c[S_OUTCOME];
         r->store_out[strchr(RC_STORE_OUTCOMES, oc) - RC_STORE_OUTCOMES]++;
@@ -456,10 +452,13 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         if (bad) {
             int col = !strcmp(bad, "outcome") ? S_OUTCOME : !strcmp(bad, "start_t") ? S_START
                       : !strcmp(bad, "end_t") ? S_END : S_ARRIVE;
-            row_mm(r, fn, line, bad, row.has[col] ? row.text[col] : "-", want);
+            char lab[32];
+            if (row.has[col] && col != S_OUTCOME) snprintf(lab, sizeof lab, "%lld", row.v[col]);
+            else snprintf(lab, sizeof lab, "%s", row.has[col] ? row.text[col] : "-");
+            row_mm(r, fn, line, bad, lab, want);
         }
         if ((oc == 'P') != !row.has[S_END])
-            row_mm(r, fn, line, "end_t", row.has[S_END] ? row.text[S_END] : "-",
+            row_mm(r, fn, line, "end_us", row.has[S_END] ? row.text[S_END] : "-",
                    oc == 'P' ? "- (outcome P: pending at stop)" : "present (outcome is not P)");
         if (row.v[S_BUSY] < 0 || row.v[S_BUSY] > 16) row_mm(r, fn, line, "busy", row.text[S_BUSY], "0 to 16");
         if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
@@ -480,12 +479,12 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
     }
     ou_store_free(&fs);
     if (rc) {
-        rr_close(&f);
+        rx_close(&f);
         free(gz);
         return reject(r, err);
     }
-    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_line ? f.cols[f.tmin_col].name : "");
-    rr_close(&f);
+    check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_col, 999);
+    rx_close(&f);
     free(gz);
     check_rows(r, files, fn, n);
     *rows += n;
@@ -519,7 +518,7 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
     free(gz);
     if (rc) return reject(r, err);
     check_rows(r, files, "events.tsv.gz", ec.rows);
-    check_t0(r, "events.tsv.gz", ec.tmin, ec.tmin_line, "t");
+    check_t0(r, "events.tsv.gz", ec.tmin, ec.tmin_line, "t", 0);
     r->fig[F_CONN_LOST] = (double)ec.lost;
     r->fig[F_CONN_FAILED] = (double)ec.failed;
     r->fig[F_CONN_REGAINED] = (double)ec.regained;
@@ -877,14 +876,16 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     rowx x;
     xf_init(&x.xf, r->name, sp.stores);
     rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
+    rx_init(&x.rx, rj, r->round, r->seconds, r->t0, ref);
     /* the events before the service: its O codes are checked against the breaker's rows */
-    int rc = do_tester(root, r, rj, ref, test_rows, &lat, &late, &status200, &d, &x);
+    int rc = do_tester(root, r, rj, ref, &lat, &late, &status200, &d, &x);
     if (!rc) rc = do_events(root, r, rj, &d);
     if (!rc) rc = do_service(root, r, rj, &d, &fl, &x);
     if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows, &x);
     if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows, &x);
     if (!rc) xf_finish(&x.xf);
     xf_free(&x.xf);
+    rx_free(&x.rx);
     if (!rc) rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");

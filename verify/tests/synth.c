@@ -118,61 +118,119 @@ static vj_node *file_entry(size_t rows, size_t size, const char *sha)
     return o;
 }
 
-/* the text of tester.tsv (header, then one line per row, times delta-encoded) */
+/* ---- format 4 (RAWFORMAT.md): µs offsets from decoded bases ---- */
+
+#define ENC_ABSENT (-0x7fffffffffffffffLL - 1)
+
+/* value = floor((x - base) / 1000), rounded toward -inf */
+static long long fdiv1000(long long d)
+{
+    long long q = d / 1000;
+    return d % 1000 < 0 ? q - 1 : q;
+}
+
+/* the bases a reader decodes, built file by file while syn_write_run writes
+ * them in the page's order (tester, service, stores) */
+typedef struct {
+    long long req, start[5];
+} enc_other;
+
+typedef struct {
+    size_t nt;
+    long long *sched, *ans;     /* decoded tester instants by j (ans ENC_ABSENT: none) */
+    long long *astart;          /* decoded aK_start_t of the first service row of req (ENC_ABSENT: none) */
+    unsigned char *vseen;
+    enc_other *other;           /* service rows of reqs outside [0, nt) */
+    size_t no;
+} enc_ctx;
+
+static enc_ctx *g_enc;
+
+/* x written as an offset after base (its decoded value in *dec) */
+static char *put_off(char *p, int has, long long x, long long base, long long *dec)
+{
+    if (!has) {
+        *p++ = '-';
+        return p;
+    }
+    long long v = fdiv1000(x - base);
+    if (dec) *dec = base + 1000 * v;
+    return put_ll(p, v);
+}
+
+/* the reference of a tester row: L score, K last_known, D default_score */
+static int ref_equal(const syn_run *r, const syn_trow *t, size_t j)
+{
+    if (!r->ref || r->no_eq || !t->has_score || t->kind == 'E' || r->test_rows <= 0) return 0;
+    size_t row = j % (size_t)r->test_rows;
+    if (t->kind == 'D') return t->score == r->ref->default_score;
+    if (row >= r->ref->rows) return 0;
+    return t->score == (t->kind == 'L' ? r->ref->score[row] : r->ref->last_known[row]);
+}
+
+/* the text of tester.tsv: request j is line j + 3; sched_t is the
+ * schedule's (open loop) or send_t (closed loop), not written */
 static void tester_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 3 tester\nj\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited\n");
-    delta d[3] = {{0, 0}, {0, 0}, {0, 0}};
+    enc_ctx *e = g_enc;
+    vu_buf_puts(b, "# lab-raw 4 tester\nsend_us\tanswer_us\tstatus\tkind\tscore\tconn\twaited\n");
+    long long *off = NULL;
+    size_t noff = r->rate > 0 ? syn_schedule(r->round, r->rate, r->seconds, &off) : 0;
     for (size_t i = 0; i < r->nt; i++) {
         const syn_trow *t = &r->t[i];
         reserve(b, 256);
         char *p = b->p + b->len;
-        p = put_ll(p, t->j);
+        long long sched = t->sched, dsend = 0;
+        if (r->rate > 0) {
+            if (i < noff) sched = r->t0 + off[i];
+            p = put_off(p, !t->no_send, t->send, sched, NULL);
+        } else {
+            p = put_off(p, !t->no_send, t->send, r->t0, &dsend);
+            if (!t->no_send) sched = dsend;
+        }
         *p++ = '\t';
-        p = put_ll(p, t->row);
-        *p++ = '\t';
-        p = put_time(p, &d[0], 1, t->sched);
-        *p++ = '\t';
-        p = put_time(p, &d[1], 1, t->send);
-        *p++ = '\t';
-        p = put_time(p, &d[2], t->has_answer, t->answer);
+        long long dans = ENC_ABSENT;
+        p = put_off(p, t->has_answer, t->answer, sched, &dans);
+        e->sched[i] = sched;
+        e->ans[i] = t->has_answer ? dans : ENC_ABSENT;
         *p++ = '\t';
         p = put_ll(p, t->status);
         *p++ = '\t';
         *p++ = t->kind;
         *p++ = '\t';
-        if (t->has_score) p += sprintf(p, "%.9g", (double)t->score);
+        if (ref_equal(r, t, i)) *p++ = '=';
+        else if (t->has_score) p += sprintf(p, "%.9g", (double)t->score);
         else *p++ = '-';
         *p++ = '\t';
-        p = put_ll(p, t->conn);
+        if (t->no_send) *p++ = '-';
+        else p = put_ll(p, t->conn);
         *p++ = '\t';
         p = put_ll(p, t->waited);
         *p++ = '\n';
         b->len = (size_t)(p - b->p);
     }
+    free(off);
 }
 
 /* the text of service.tsv */
 static void service_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 3 service\nreq\trow\tarrive_t\tanswer_t\tstatus\tkind\tlookups\tstore\t"
-                   "a0_start_t\ta0_end_t\ta0_out\ta1_start_t\ta1_end_t\ta1_out\ta2_start_t\ta2_end_t\ta2_out\t"
-                   "a3_start_t\ta3_end_t\ta3_out\ta4_start_t\ta4_end_t\ta4_out\n");
-    delta dv[12];
-    memset(dv, 0, sizeof dv);
+    enc_ctx *e = g_enc;
+    vu_buf_puts(b, "# lab-raw 4 service\nreq\tarrive_us\tanswer_us\tstatus\tkind\tlookups\tstore\t"
+                   "a0_start_us\ta0_end_us\ta0_out\ta1_start_us\ta1_end_us\ta1_out\ta2_start_us\ta2_end_us\ta2_out\t"
+                   "a3_start_us\ta3_end_us\ta3_out\ta4_start_us\ta4_end_us\ta4_out\n");
     for (size_t i = 0; i < r->nv; i++) {
         const syn_vrow *v = &r->v[i];
         reserve(b, 512);
         char *p = b->p + b->len;
+        int in = v->has_req && v->req >= 0 && (size_t)v->req < e->nt;
         if (v->has_req) p = put_ll(p, v->req);
         else *p++ = '-';
         *p++ = '\t';
-        if (v->has_row) p = put_ll(p, v->row);
-        else *p++ = '-';
+        long long arrive = 0, start[5];
+        p = put_off(p, 1, v->arrive, in ? e->sched[v->req] : r->t0, &arrive);
         *p++ = '\t';
-        p = put_time(p, &dv[0], 1, v->arrive);
-        *p++ = '\t';
-        p = put_time(p, &dv[1], 1, v->answer);
+        p = put_off(p, 1, v->answer, in && e->ans[v->req] != ENC_ABSENT ? e->ans[v->req] : arrive, NULL);
         *p++ = '\t';
         p = put_ll(p, v->status);
         *p++ = '\t';
@@ -182,24 +240,43 @@ static void service_text(const syn_run *r, vu_buf *b)
         *p++ = '\t';
         p = put_ll(p, v->store ? v->store : 1);
         for (int a = 0; a < 5; a++) {
+            start[a] = ENC_ABSENT;
             *p++ = '\t';
-            p = put_time(p, &dv[2 + 2 * a], v->a_has[a], v->a_start[a]);
+            p = put_off(p, v->a_has[a], v->a_start[a], arrive, &start[a]);
             *p++ = '\t';
-            p = put_time(p, &dv[3 + 2 * a], v->a_has[a], v->a_end[a]);
+            p = put_off(p, v->a_has[a], v->a_end[a], start[a], NULL);
             *p++ = '\t';
             *p++ = v->a_has[a] ? v->a_out[a] : '-';
         }
         *p++ = '\n';
         b->len = (size_t)(p - b->p);
+        if (!v->has_req) continue;
+        if (in && !e->vseen[v->req]) {
+            e->vseen[v->req] = 1;
+            memcpy(e->astart + 5 * v->req, start, sizeof start);
+        } else if (!in) {
+            e->other = vu_xrealloc(e->other, (e->no + 1) * sizeof *e->other);
+            e->other[e->no].req = v->req;
+            memcpy(e->other[e->no++].start, start, sizeof start);
+        }
     }
 }
 
-/* the text of store.tsv (or store2.tsv: the same columns and first line) */
-static void rows_text(const syn_srow *rows, size_t nrows, vu_buf *b)
+/* the decoded aK_start_t of the first service row with req (ENC_ABSENT: none) */
+static long long enc_start(const enc_ctx *e, long long req, long long att)
 {
-    vu_buf_puts(b, "# lab-raw 3 store\nreq\tattempt\trow\tarrive_t\tstart_t\tend_t\tplanned_ns\tbudget_ns\toutcome\tline\tbusy\n");
-    delta ds[3];
-    memset(ds, 0, sizeof ds);
+    if (att < 0 || att >= 5) return ENC_ABSENT;
+    if (req >= 0 && (size_t)req < e->nt) return e->vseen[req] ? e->astart[5 * req + att] : ENC_ABSENT;
+    for (size_t i = 0; i < e->no; i++)
+        if (e->other[i].req == req) return e->other[i].start[att];
+    return ENC_ABSENT;
+}
+
+/* the text of store.tsv (or store2.tsv: the same columns and first line);
+ * an A row's end_us is after start_t + W, W the wait dice's */
+static void rows_text(const syn_run *r, const syn_srow *rows, size_t nrows, vu_buf *b)
+{
+    vu_buf_puts(b, "# lab-raw 4 store\nreq\tattempt\tarrive_us\tstart_us\tend_us\tbudget_ns\toutcome\tline\tbusy\n");
     for (size_t i = 0; i < nrows; i++) {
         const syn_srow *s = &rows[i];
         reserve(b, 256);
@@ -208,15 +285,14 @@ static void rows_text(const syn_srow *rows, size_t nrows, vu_buf *b)
         *p++ = '\t';
         p = put_ll(p, s->attempt);
         *p++ = '\t';
-        p = put_ll(p, s->row);
+        long long base = enc_start(g_enc, s->req, s->attempt), arrive = 0, start = 0;
+        p = put_off(p, 1, s->arrive, base == ENC_ABSENT ? r->t0 : base, &arrive);
         *p++ = '\t';
-        p = put_time(p, &ds[0], 1, s->arrive);
+        p = put_off(p, s->has_start, s->start, arrive, &start);
         *p++ = '\t';
-        p = put_time(p, &ds[1], s->has_start, s->start);
-        *p++ = '\t';
-        p = put_time(p, &ds[2], s->has_end, s->end);
-        *p++ = '\t';
-        p = put_ll(p, s->planned);
+        long long ebase = s->has_start ? start : arrive;
+        if (s->outcome == 'A' && s->has_start) ebase += syn_planned(r, s->req, s->attempt);
+        p = put_off(p, s->has_end, s->end, ebase, NULL);
         *p++ = '\t';
         p = put_ll(p, s->budget);
         *p++ = '\t';
@@ -232,18 +308,18 @@ static void rows_text(const syn_srow *rows, size_t nrows, vu_buf *b)
 
 static void store_text(const syn_run *r, vu_buf *b)
 {
-    rows_text(r->s, r->ns, b);
+    rows_text(r, r->s, r->ns, b);
 }
 
 static void store2_text(const syn_run *r, vu_buf *b)
 {
-    rows_text(r->s2, r->ns2, b);
+    rows_text(r, r->s2, r->ns2, b);
 }
 
 /* the text of machine.tsv */
 static void machine_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 3 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
+    vu_buf_puts(b, "# lab-raw 4 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->nm; i++) {
         const syn_mrow *m = &r->m[i];
@@ -268,7 +344,7 @@ static void machine_text(const syn_run *r, vu_buf *b)
 /* the text of events.tsv */
 static void events_text(const syn_run *r, vu_buf *b)
 {
-    vu_buf_puts(b, "# lab-raw 3 events\nt\twhat\tconn\ttries\twait_ns\n");
+    vu_buf_puts(b, "# lab-raw 4 events\nt\twhat\tconn\ttries\twait_ns\n");
     delta d = {0, 0};
     for (size_t i = 0; i < r->ne; i++) {
         const syn_erow *e = &r->e[i];
@@ -345,15 +421,18 @@ static vj_node *claim_json(const syn_run *r)
             if (!nm++ || x > foreign) foreign = x;
         }
     }
+    /* lateness over the rows sent (a never-sent one has no send_t) */
     long long *late = vu_xcalloc(r->nt + 1, sizeof *late);
-    for (size_t i = 0; i < r->nt; i++) late[i] = r->t[i].send - r->t[i].sched;
-    qsort(late, r->nt, sizeof *late, cmp_ll_syn);
+    size_t nl = 0;
+    for (size_t i = 0; i < r->nt; i++)
+        if (!r->t[i].no_send) late[nl++] = r->t[i].send - r->t[i].sched;
+    qsort(late, nl, sizeof *late, cmp_ll_syn);
     double p99 = NAN, max = NAN;
-    if (r->nt) {
-        double h = (double)(r->nt - 1) * 0.99;
-        size_t f = (size_t)h, g = f + 1 < r->nt ? f + 1 : f;
+    if (nl) {
+        double h = (double)(nl - 1) * 0.99;
+        size_t f = (size_t)h, g = f + 1 < nl ? f + 1 : f;
         p99 = ((double)late[f] + (h - (double)f) * (double)(late[g] - late[f])) / 1e6;
-        max = (double)late[r->nt - 1] / 1e6;
+        max = (double)late[nl - 1] / 1e6;
     }
     free(late);
     vj_node *o = vj_new_obj();
@@ -484,12 +563,27 @@ int syn_write_run(const char *root, const syn_run *r, int level)
     snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, r->arm, r->round);
     if (syn_mkdirs(dir)) return -1;
     vj_node *files = vj_new_obj();
-    if (write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
-        write_events(dir, "service", service_text, r->nv, r, level, files) ||
-        write_events(dir, "store", store_text, r->ns, r, level, files) ||
-        (r->stores == 2 && write_events(dir, "store2", store2_text, r->ns2, r, level, files)) ||
-        write_events(dir, "events", events_text, r->ne, r, level, files) ||
-        write_events(dir, "machine", machine_text, r->nm, r, level, files)) {
+    enc_ctx e;
+    memset(&e, 0, sizeof e);
+    e.nt = r->nt;
+    e.sched = vu_xcalloc(r->nt + 1, sizeof *e.sched);
+    e.ans = vu_xcalloc(r->nt + 1, sizeof *e.ans);
+    e.astart = vu_xcalloc(5 * r->nt + 5, sizeof *e.astart);
+    e.vseen = vu_xcalloc(r->nt + 1, 1);
+    g_enc = &e;
+    int rc = write_events(dir, "tester", tester_text, r->nt, r, level, files) ||
+             write_events(dir, "service", service_text, r->nv, r, level, files) ||
+             write_events(dir, "store", store_text, r->ns, r, level, files) ||
+             (r->stores == 2 && write_events(dir, "store2", store2_text, r->ns2, r, level, files)) ||
+             write_events(dir, "events", events_text, r->ne, r, level, files) ||
+             write_events(dir, "machine", machine_text, r->nm, r, level, files);
+    g_enc = NULL;
+    free(e.sched);
+    free(e.ans);
+    free(e.astart);
+    free(e.vseen);
+    free(e.other);
+    if (rc) {
         vj_free(files);
         return -1;
     }
@@ -578,6 +672,7 @@ void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double 
     r->seconds = seconds;
     r->t0 = t0;
     r->test_rows = (long long)ref->rows;
+    r->ref = ref;
     long long *off;
     size_t n = syn_schedule(round, rate, seconds, &off);
     r->t = vu_xcalloc(n + 1, sizeof *r->t);
@@ -881,6 +976,7 @@ void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, con
     r->rate = 0;
     r->t0 = t0;
     r->test_rows = (long long)ref->rows;
+    r->ref = ref;
     r->seconds = ceil((double)strlen(kinds) * 0.05);
     kind_rows(r, kinds, ref, NULL, 0);
 }
@@ -894,6 +990,7 @@ void syn_kind_run_open(syn_run *r, const char *arm, int round, const char *kinds
     r->rate = rate;
     r->t0 = t0;
     r->test_rows = (long long)ref->rows;
+    r->ref = ref;
     r->seconds = seconds;
     long long *off;
     size_t n = syn_schedule(round, rate, seconds, &off);

@@ -2,8 +2,12 @@
  * pipeline/RESULTS.md, for the verifier's tests and bench.
  *
  * Contract: a syn_run holds the rows of one run with absolute times; the
- * writer does the delta encoding and gzip of the five event files, and
- * store2.tsv.gz when stores is 2 (raw format version 3), and writes run.json
+ * writer encodes the five event files as a run driver of raw format
+ * version 4 would (tester, service, store: whole µs after the bases a
+ * reader decodes, floor-rounded; j, row, sched_t and planned_ns not
+ * written, the drawn ones standing for them; a score equal to its
+ * reference "=" when the run has its ref; events, machine: ns deltas) and
+ * gzips them, and store2.tsv.gz when stores is 2, and writes run.json
  * with the files' rows, size and sha256, its arm_spec (every column of
  * lab/arms.tsv: the defences' from spec, tries 1 when 0), stores, its
  * "fault" (none unless set: syn_set_fault) and its "quiet"
@@ -36,6 +40,7 @@ typedef struct {
     float score;
     int has_score;
     int conn, waited;
+    int no_send;           /* 1: never sent (send_us and conn written -) */
 } syn_trow;
 
 typedef struct {
@@ -78,6 +83,8 @@ typedef struct {
         rb_floor, hedge_p;
 } syn_spec;
 
+typedef struct syn_ref syn_ref;
+
 typedef struct {
     char arm[64];
     int round;
@@ -113,6 +120,9 @@ typedef struct {
     int no_freeze_share;       /* 1: run.json without freeze_share (the rows still use the share) */
     const char *claim_rules;   /* run.json quiet.rules, comma-separated; NULL or "": quiet
                                   (quiet.reasons: one sentence per rule named) */
+    const syn_ref *ref;        /* the reference: a score equal to its row's is written "="
+                                  (NULL: every score a number) */
+    int no_eq;                 /* 1: every score a number even when equal (a format 4 fault) */
 } syn_run;
 
 /* data/quiet.tsv as the repository registers it */
@@ -121,11 +131,11 @@ typedef struct {
     "rule\tlimit\nsteal_run_max\t0.005\nsteal_second_max\t0.05\nlate_p99_max_ms\t2\n" \
     "late_max_max_ms\t25\nother_idle_min\t0.8\nforeign_second_max\t0.2\n"
 
-typedef struct {
+struct syn_ref {
     size_t rows;
     float *score, *last_known;
     float default_score;
-} syn_ref;
+};
 
 int syn_write_run(const char *root, const syn_run *r, int level);
 /* run.json's fault: name and spec, with RAWFORMAT.md's default window for

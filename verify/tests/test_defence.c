@@ -743,7 +743,7 @@ Test(defence, a_missing_store2_file_and_format_2_reject_the_run, .init = d_setup
     cr_expect(strstr(out, "MISMATCH H3-def-down-r2 raw files: lab (a run in results/raw/), verify rejected: "), "%s",
               out);
     cr_expect(strstr(out, "H3-def-down-r2/service.tsv.gz:1: first line is \"# lab-raw 2 service\", expected \"# "
-                          "lab-raw 3 service\" (this reader reads raw format version 3 only; version 2, before the "
+                          "lab-raw 4 service\" (this reader reads raw format version 4 only; version 2, before the "
                           "defences, is refused)"),
               "%s", out);
     free(out);

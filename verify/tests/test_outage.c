@@ -438,14 +438,14 @@ Test(outage, version_1_and_unknown_codes_reject_the_run, .init = o_setup, .fini 
     outage_study(o_root, NULL);
     ts_promote(o_root);
     ts_replace_line(o_root, "H3-r2-down-r1", "events.tsv.gz", 1, "# lab-raw 1 events");
-    ts_replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t0\t5200000198000\t5200000198000\t5200000698000\t500000\t0\tQ\t0\t1");
-    ts_replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t0\t7200000025000\t7200001034000\t200\tL\t1\t1\t7200000028000\t7200001034000\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
+    ts_replace_line(o_root, "H3-r2-down-r2", "store.tsv.gz", 3, "0\t0\t8\t0\t0\t0\tQ\t0\t1");
+    ts_replace_line(o_root, "H3-fb25-r2", "service.tsv.gz", 3, "0\t25\t9\t200\tL\t1\t1\t3\t1006\tZ\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-\t-");
     char *out;
     const char *a[] = {"--root", o_root, "--no-scan", NULL};
     cr_assert_eq(th_run(&out, a), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
-    cr_expect(strstr(out, "H3-r2-down-r1/events.tsv.gz:1: first line is \"# lab-raw 1 events\", expected \"# lab-raw 3 "
-                          "events\" (this reader reads raw format version 3 only)"),
+    cr_expect(strstr(out, "H3-r2-down-r1/events.tsv.gz:1: first line is \"# lab-raw 1 events\", expected \"# lab-raw 4 "
+                          "events\" (this reader reads raw format version 4 only)"),
               "%s", out);
     cr_expect(strstr(out, "H3-r2-down-r2/store.tsv.gz:3: field outcome \"Q\" is not one of the codes ADUENHRP"), "%s",
               out);

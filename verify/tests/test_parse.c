@@ -187,9 +187,9 @@ static unsigned char *gz_text(const char *text, size_t *len)
 
 Test(rawread, integer_beyond_64_bits_names_file_and_line)
 {
-    static const rr_col cols[] = {{"j", RR_INT, 0, NULL}, {"a_t", RR_TIME, 1, NULL}};
+    static const rr_col cols[] = {{"j", RR_INT, 0, NULL, 0}, {"a_t", RR_TIME, 1, NULL, 0}};
     /* line 4: j one past 2^63 - 1; line 5 would be fine */
-    const char *text = "# lab-raw 3 tester\nj\ta_t\n0\t1000\n9223372036854775808\t5\n2\t5\n";
+    const char *text = "# lab-raw 4 tester\nj\ta_t\n0\t1000\n9223372036854775808\t5\n2\t5\n";
     size_t len;
     unsigned char *gz = gz_text(text, &len);
     rr_file f;
@@ -205,7 +205,7 @@ Test(rawread, integer_beyond_64_bits_names_file_and_line)
     rr_close(&f);
     free(gz);
     /* a time delta beyond 64 bits is the same error, not a wrapped instant */
-    const char *t2 = "# lab-raw 3 tester\nj\ta_t\n0\t-99999999999999999999\n";
+    const char *t2 = "# lab-raw 4 tester\nj\ta_t\n0\t-99999999999999999999\n";
     gz = gz_text(t2, &len);
     rc = rr_open(&f, "t.tsv.gz", gz, len, "tester", cols, 2, err, sizeof err);
     cr_assert_eq(rc, 0, "%s", err);

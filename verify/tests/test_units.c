@@ -210,7 +210,7 @@ static unsigned char *gz_of(const char *text, size_t *len)
     return out;
 }
 
-static const rr_col cols[] = {{"j", RR_INT, 0, NULL}, {"a_t", RR_TIME, 1, NULL}, {"k", RR_CODE, 0, NULL}, {"x", RR_FLOAT, 1, NULL}};
+static const rr_col cols[] = {{"j", RR_INT, 0, NULL, 0}, {"a_t", RR_TIME, 1, NULL, 0}, {"k", RR_CODE, 0, NULL, 0}, {"x", RR_FLOAT, 1, NULL, 0}};
 
 static int read_all(const char *text, long long *sum, char *err, size_t errlen)
 {
@@ -236,39 +236,46 @@ Test(rawread, delta_decoding_and_malformed_rows)
     char err[512];
     long long sum;
     /* a_t: 1000, then +5 -> 1005, absent, -10 -> 995: sum of values 3000 */
-    cr_assert_eq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n1\t5\tL\t-\n2\t-\tE\t-\n3\t-10\tK\t1e-3\n",
+    cr_assert_eq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n1\t5\tL\t-\n2\t-\tE\t-\n3\t-10\tK\t1e-3\n",
                           &sum, err, sizeof err), 0, "%s", err);
     cr_expect_eq(sum, 1000 + 1005 + 995);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "t.tsv.gz:3: 3 fields, expected 4"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\t9\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\t9\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "t.tsv.gz:3: 5 fields, expected 4"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n-\t1\tL\t-\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n-\t1\tL\t-\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "t.tsv.gz:4: field j is absent"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t10x\tL\t0.5\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t10x\tL\t0.5\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "t.tsv.gz:3: field a_t \"10x\" is not an integer"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1\tLL\t0.5\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1\tLL\t0.5\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "not a one-character code"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1\t\t0.5\n", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1\t\t0.5\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "field k is empty"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1\tL\t0.5", &sum, err, sizeof err), 0);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1\tL\t0.5", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "does not end in a newline"), "%s", err);
     /* version 1 (before the store could fail) and version 2 (before the
      * defences) are refused, naming file and line */
     cr_expect_neq(read_all("# lab-raw 1 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n", &sum, err, sizeof err), 0);
-    cr_expect_str_eq(err, "t.tsv.gz:1: first line is \"# lab-raw 1 tester\", expected \"# lab-raw 3 tester\" "
-                          "(this reader reads raw format version 3 only)");
+    cr_expect_str_eq(err, "t.tsv.gz:1: first line is \"# lab-raw 1 tester\", expected \"# lab-raw 4 tester\" "
+                          "(this reader reads raw format version 4 only)");
     cr_expect_neq(read_all("# lab-raw 2 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n", &sum, err, sizeof err), 0);
-    cr_expect_str_eq(err, "t.tsv.gz:1: first line is \"# lab-raw 2 tester\", expected \"# lab-raw 3 tester\" "
-                          "(this reader reads raw format version 3 only; version 2, before the defences, is refused)");
-    cr_expect_neq(read_all("# lab-raw 3 store\nj\ta_t\tk\tx\n", &sum, err, sizeof err), 0);
-    cr_expect(strstr(err, "t.tsv.gz:1: first line is \"# lab-raw 3 store\""), "%s", err);
-    cr_expect(!strstr(err, "version 3 only"), "%s", err);
-    cr_expect_neq(read_all("# lab-raw 3 tester\nj\tb_t\tk\tx\n", &sum, err, sizeof err), 0);
+    cr_expect_str_eq(err, "t.tsv.gz:1: first line is \"# lab-raw 2 tester\", expected \"# lab-raw 4 tester\" "
+                          "(this reader reads raw format version 4 only; version 2, before the defences, is refused)");
+    /* version 3 (every column, ns deltas) too: nothing published is in it */
+    cr_expect_neq(read_all("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n", &sum, err, sizeof err), 0);
+    cr_expect_str_eq(err, "t.tsv.gz:1: first line is \"# lab-raw 3 tester\", expected \"# lab-raw 4 tester\" "
+                          "(this reader reads raw format version 4 only; version 3, every column in ns, is refused)");
+    cr_expect_neq(read_all("# lab-raw 4 store\nj\ta_t\tk\tx\n", &sum, err, sizeof err), 0);
+    cr_expect(strstr(err, "t.tsv.gz:1: first line is \"# lab-raw 4 store\""), "%s", err);
+    cr_expect(!strstr(err, "version 4 only"), "%s", err);
+    /* "=" only where the column allows it (x does not) */
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\t=\n", &sum, err, sizeof err), 0);
+    cr_expect(strstr(err, "t.tsv.gz:3: field x \"=\" is not a number"), "%s", err);
+    cr_expect_neq(read_all("# lab-raw 4 tester\nj\tb_t\tk\tx\n", &sum, err, sizeof err), 0);
     cr_expect(strstr(err, "column 2 is \"b_t\", expected \"a_t\""), "%s", err);
     /* a truncated stream */
     size_t len;
-    unsigned char *gz = gz_of("# lab-raw 3 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n1\t5\tL\t-\n", &len);
+    unsigned char *gz = gz_of("# lab-raw 4 tester\nj\ta_t\tk\tx\n0\t1000\tL\t0.5\n1\t5\tL\t-\n", &len);
     rr_file f;
     rr_row r;
     int rc = rr_open(&f, "cut.tsv.gz", gz, len - 10, "tester", cols, 4, err, sizeof err);
@@ -287,10 +294,10 @@ Test(rawread, unknown_codes_are_refused)
 {
     /* a code column with RAWFORMAT.md's codes: anything else is an
      * unparsable value, naming file, line, field and the codes */
-    static const rr_col ev[] = {{"t", RR_TIME, 0, NULL}, {"what", RR_CODE, 0, "LFC"}};
+    static const rr_col ev[] = {{"t", RR_TIME, 0, NULL, 0}, {"what", RR_CODE, 0, "LFC", 0}};
     char err[512];
     size_t len;
-    unsigned char *gz = gz_of("# lab-raw 3 events\nt\twhat\n100\tL\n5\tF\n5\tC\n7\tX\n", &len);
+    unsigned char *gz = gz_of("# lab-raw 4 events\nt\twhat\n100\tL\n5\tF\n5\tC\n7\tX\n", &len);
     rr_file f;
     rr_row r;
     int rc = rr_open(&f, "results/raw/A-r1/events.tsv.gz", gz, len, "events", ev, 2, err, sizeof err);
@@ -306,13 +313,18 @@ Test(rawread, unknown_codes_are_refused)
     rr_close(&f);
     free(gz);
     /* the verifier's own tables list RAWFORMAT.md's codes, in its order */
-    cr_expect_str_eq(store_cols[S_OUTCOME].codes, "ADUENHRP");
-    cr_expect_str_eq(service_cols[V_A1O].codes, "ATCDUNXROBY");
-    cr_expect_str_eq(service_cols[V_A4O].codes, "ATCDUNXROBY");
-    cr_expect_str_eq(service_cols[V_STORE].name, "store");
+    cr_expect_str_eq(store_cols[SW_OUTCOME].codes, "ADUENHRP");
+    cr_expect_str_eq(service_cols[VW_A0S + 3 + 2].codes, "ATCDUNXROBY");
+    cr_expect_str_eq(service_cols[VW_A0S + 12 + 2].codes, "ATCDUNXROBY");
+    cr_expect_str_eq(service_cols[VW_STORE].name, "store");
+    cr_expect_eq(VW_NCOL, 22);
     cr_expect_eq(V_NCOL, 23);
     cr_expect_str_eq(events_cols[E_WHAT].codes, "LFCOWPHK");
-    cr_expect_str_eq(tester_cols[T_KIND].codes, "LKDE");
+    cr_expect_str_eq(tester_cols[TW_KIND].codes, "LKDE");
+    /* format 4: "=" only in the tester's score; the offsets end in _us */
+    cr_expect_eq(tester_cols[TW_SCORE].eq, 1);
+    cr_expect_eq(tester_cols[TW_SEND].type, RR_OFFSET);
+    cr_expect_str_eq(store_cols[SW_END].name, "end_us");
 }
 
 Test(compare, tolerances)
