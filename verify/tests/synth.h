@@ -6,7 +6,8 @@
  * version 4 would (tester, service, store: whole µs after the bases a
  * reader decodes, floor-rounded; j, row, sched_t and planned_ns not
  * written, the drawn ones standing for them; a score equal to its
- * reference "=" when the run has its ref; events, machine: ns deltas) and
+ * reference "=" when the run has its ref, or else against the last
+ * reference made or written; events, machine: ns deltas) and
  * gzips them, and store2.tsv.gz when stores is 2, and writes run.json
  * with the files' rows, size and sha256, its arm_spec (every column of
  * lab/arms.tsv: the defences' from spec, tries 1 when 0), stores, its

@@ -464,7 +464,10 @@ static void broken_promises(syn_run *r)
         if (in < 0 && r->s[i].arrive >= F && r->s[i].arrive < U) in = (int)i;
         if (after < 0 && r->s[i].arrive >= U + SEC) after = (int)i;
     }
+    /* an A row always had a slot (format 4 decodes its end after start_t + W) */
     r->s[in].outcome = 'A';
+    r->s[in].has_start = 1;
+    r->s[in].start = r->s[in].arrive;
     r->s[after].outcome = 'E';
     /* a C that came before its pause was over; a row out of time order */
     r->e[3].t = r->e[2].t + 1000;

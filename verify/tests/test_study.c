@@ -524,7 +524,8 @@ Test(study_rules, times_before_t0_are_mismatches, .init = s_setup, .fini = s_tea
     vj_node *v;
     run_verify(&out, &v);
     char *w[3];
-    w[0] = vu_xasprintf("MISMATCH H3-t25-r1 tester.tsv.gz:3 sched_t (the file's lowest time): lab %lld, verify at or "
+    /* a closed-loop run: send_us is after t0_ns, here -2000 µs (sched_t = send_t) */
+    w[0] = vu_xasprintf("MISMATCH H3-t25-r1 tester.tsv.gz:3 send_t (the file's lowest time): lab %lld, verify at or "
                         "after t0_ns %lld, the run's start (this is 2000000 ns before it)",
                         t0, t0 + 2000000);
     w[1] = vu_xasprintf("MISMATCH H3-t25-r1 service.tsv.gz:3 arrive_t (the file's lowest time): lab %lld", t0 + 15000);

@@ -50,6 +50,9 @@ static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
     r->rate = 10;
     r->t0 = 1000000000000LL + round * 100000000000LL;
     r->test_rows = 10;
+    /* wait Z: W = 0, so an A row's end_us is its slot (format 4 writes it
+     * after start_t + W) and every time below is a whole µs after its base */
+    r->wait = 'Z';
     r->t = vu_xcalloc(12, sizeof *r->t);
     r->v = vu_xcalloc(12, sizeof *r->v);
     r->s = vu_xcalloc(12, sizeof *r->s);
@@ -62,14 +65,14 @@ static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
         t->conn = j % 4;
         if (j < 10) {
             t->has_answer = 1;
-            t->answer = t->sched + (j + 1) * 1000000LL + j + extra;
+            t->answer = t->sched + (j + 1) * 1000000LL + j * 1000LL + extra;
             t->status = 200;
             t->kind = j == 3 ? 'K' : j == 6 ? 'D' : 'L';
             t->score = j == 3 ? ref->last_known[3] : j == 6 ? ref->default_score : ref->score[j];
             t->has_score = 1;
         } else if (j == 10) {
             t->has_answer = 1;
-            t->answer = t->sched + 25000010LL + extra;
+            t->answer = t->sched + 25010000LL + extra;
             t->status = 504;
             t->kind = 'E';
         } else {
@@ -299,16 +302,16 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     NEAR(num_at(runs, R, "last_known", NULL), 1);
     NEAR(num_at(runs, R, "default", NULL), 1);
     NEAR(num_at(runs, R, "error", NULL), 2);
-    /* latencies (ns), sorted: 1000000, 2000001, ..., 10000009, 25000010 (n = 11)
-     * p50: h = 10 * 0.5 = 5 -> v[5] = 6000005 ns
-     * p90: h = 9 -> v[9] = 10000009 ns
-     * p99: h = 9.9 -> 10000009 + 0.9 * (25000010 - 10000009) = 23500009.9 ns
-     * p999: h = 9.99 -> 10000009 + 0.99 * 15000001 = 24850009.99 ns */
-    NEAR(num_at(runs, R, "p50_ms", NULL), 6.000005);
-    NEAR(num_at(runs, R, "p90_ms", NULL), 10.000009);
-    NEAR(num_at(runs, R, "p99_ms", NULL), 23.5000099);
-    NEAR(num_at(runs, R, "p999_ms", NULL), 24.85000999);
-    NEAR(num_at(runs, R, "max_ms", NULL), 25.00001);
+    /* latencies (µs: format 4's unit), sorted: 1000, 2001, ..., 10009, 25010 (n = 11)
+     * p50: h = 10 * 0.5 = 5 -> v[5] = 6005 µs
+     * p90: h = 9 -> v[9] = 10009 µs
+     * p99: h = 9.9 -> 10009 + 0.9 * (25010 - 10009) = 23509.9 µs
+     * p999: h = 9.99 -> 10009 + 0.99 * 15001 = 24859.99 µs */
+    NEAR(num_at(runs, R, "p50_ms", NULL), 6.005);
+    NEAR(num_at(runs, R, "p90_ms", NULL), 10.009);
+    NEAR(num_at(runs, R, "p99_ms", NULL), 23.5099);
+    NEAR(num_at(runs, R, "p999_ms", NULL), 24.85999);
+    NEAR(num_at(runs, R, "max_ms", NULL), 25.01);
     NEAR(num_at(runs, R, "live_share", NULL), 8.0 / 12);
     NEAR(num_at(runs, R, "standin_share", NULL), 2.0 / 12);
     NEAR(num_at(runs, R, "error_share", NULL), 2.0 / 12);
@@ -361,13 +364,13 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     NEAR(num_at(runs, R, "foreign_second_max", NULL), 0.05);
     NEAR(vj_get(ps->items[0], "foreign_share")->num, 0.05);
     NEAR(vj_get(ps->items[1], "foreign_share")->num, 0);
-    /* round 2 adds 1 ms to every latency: p99 24.5000099; the arm's median
-     * of 2 rounds is their mean, 24.0000099 */
-    NEAR(num_at(runs, "H3-t25-r2", "p99_ms", NULL), 24.5000099);
+    /* round 2 adds 1 ms to every latency: p99 24.5099; the arm's median
+     * of 2 rounds is their mean, 24.0099 */
+    NEAR(num_at(runs, "H3-t25-r2", "p99_ms", NULL), 24.5099);
     vj_node *arms = vj_get(v, "arms");
-    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "median", NULL), 24.0000099);
-    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "min", NULL), 23.5000099);
-    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "max", NULL), 24.5000099);
+    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "median", NULL), 24.0099);
+    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "min", NULL), 23.5099);
+    NEAR(num_at(vj_get(arms, "H3-t25"), "p99_ms", "max", NULL), 24.5099);
     NEAR(num_at(arms, "H3-t25", "n_total", NULL), 24);
     NEAR(num_at(arms, "H3-t25", "error_total", NULL), 4);
     NEAR(num_at(arms, "H3-t25", "cut_short", "median"), 1);
@@ -401,7 +404,7 @@ Test(study, one_microsecond_tamper_is_a_mismatch, .init = setup, .fini = teardow
     const char *a[] = {"--root", g_root, "--no-scan", NULL};
     int rc = th_run(&out, a);
     cr_assert_eq(rc, 1, "%s", out);
-    cr_expect(strstr(out, "MISMATCH H3-t25-r1 p90_ms: lab 10.000009, verify 10.001009"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r1 p90_ms: lab 10.009, verify 10.01"), "%s", out);
     cr_expect(!strstr(out, "sha256:"), "no hash mismatch expected:\n%s", out);
     cr_expect(th_count_lines(out, "MISMATCH H3-t25-r1 ") >= 1, "%s", out);
     free(out);
@@ -456,7 +459,7 @@ Test(study, integer_beyond_64_bits_rejects_the_run_naming_file_and_line, .init =
      .timeout = 60)
 {
     make_good_study(g_root);
-    /* the first data row (line 3) of H3-fb25-r2's store file gets a planned_ns of 2^64 */
+    /* the first data row (line 3) of H3-fb25-r2's store file gets a budget_ns of 2^64 */
     char *p = vu_xasprintf("%s/results/raw/H3-fb25-r2/store.tsv.gz", g_root);
     unsigned char *gz, *txt;
     size_t gzlen, len;
@@ -465,7 +468,7 @@ Test(study, integer_beyond_64_bits_rejects_the_run_naming_file_and_line, .init =
     cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
     char *l3 = strchr(strchr((char *)txt, '\n') + 1, '\n') + 1;
     char *f = l3;
-    for (int k = 0; k < 6; k++) f = strchr(f, '\t') + 1; /* planned_ns: the 7th field */
+    for (int k = 0; k < 5; k++) f = strchr(f, '\t') + 1; /* budget_ns: the 6th field */
     char *fe = strchr(f, '\t');
     vu_buf o = {0};
     vu_buf_add(&o, (char *)txt, (size_t)(f - (char *)txt));
@@ -480,7 +483,7 @@ Test(study, integer_beyond_64_bits_rejects_the_run_naming_file_and_line, .init =
     int rc = th_run(&out, a);
     cr_assert_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-fb25-r2 raw files: lab (a run in results/raw/), verify rejected: "), "%s", out);
-    cr_expect(strstr(out, "store.tsv.gz:3: field planned_ns \"18446744073709551616\" is beyond 64 bits"), "%s", out);
+    cr_expect(strstr(out, "store.tsv.gz:3: field budget_ns \"18446744073709551616\" is beyond 64 bits"), "%s", out);
     free(out);
     vu_buf_free(&o);
     free(txt);
@@ -526,7 +529,7 @@ Test(study, one_edited_number_is_one_mismatch, .init = setup, .fini = teardown, 
     int rc = th_run(&out, a);
     cr_assert_eq(rc, 1, "%s", out);
     cr_expect_eq(th_count_lines(out, "MISMATCH "), 1, "%s", out);
-    cr_expect(strstr(out, "MISMATCH H3-t25-r2 p99_ms: lab 24.51, verify 24.50000990"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r2 p99_ms: lab 24.51, verify 24.5099"), "%s", out);
     cr_expect(strstr(out, "\n1 MISMATCHES\n"), "%s", out);
     /* verified.json is written anyway, saying so */
     char *vp = vu_xasprintf("%s/results/verified.json", g_root);
@@ -544,7 +547,7 @@ Test(study, counts_exactly_times_to_the_nanosecond, .init = setup, .fini = teard
 {
     make_good_study(g_root);
     /* 0.4 ns off: within tolerance */
-    edit_results(g_root, "\"H3-t25-r1\"", "p50_ms", "6.0000050004");
+    edit_results(g_root, "\"H3-t25-r1\"", "p50_ms", "6.0050000004");
     char *out;
     const char *a[] = {"--root", g_root, "--no-scan", NULL};
     int rc = th_run(&out, a);
@@ -552,11 +555,11 @@ Test(study, counts_exactly_times_to_the_nanosecond, .init = setup, .fini = teard
     free(out);
     /* a count one off, and a time 1.5 ns off */
     edit_results(g_root, "\"H3-t25-r1\"", "n", "13");
-    edit_results(g_root, "\"H3-t25-r1\"", "p90_ms", "10.0000105");
+    edit_results(g_root, "\"H3-t25-r1\"", "p90_ms", "10.0090015");
     rc = th_run(&out, a);
     cr_expect_eq(rc, 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-t25-r1 n: lab 13, verify 12"), "%s", out);
-    cr_expect(strstr(out, "MISMATCH H3-t25-r1 p90_ms: lab 10.0000105, verify 10.000009"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-t25-r1 p90_ms: lab 10.0090015, verify 10.009"), "%s", out);
     cr_expect(strstr(out, "\n2 MISMATCHES\n"), "%s", out);
     free(out);
 }
