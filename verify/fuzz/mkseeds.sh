@@ -20,25 +20,39 @@ for k in tester service store events machine; do
   cp "$raw/$k.tsv.gz" $C/rawread/ok-$k.tsv.gz
 done
 t=$C/rawread/ok-tester.tsv
-# the malformed rows of tests/test_units.c and test_parse.c, in a tester file
-awk 'NR==3{print "0\t0\t7000000000000\t7000000000000\t7000001069000\t200\tL\t0.389829755\t0"; next}1' $t > $C/rawread/bad-fields-short.tsv
+v=$C/rawread/ok-service.tsv
+s=$C/rawread/ok-store.tsv
+e=$C/rawread/ok-events.tsv
+# the malformed rows of tests/test_units.c, test_parse.c and test_rawdec.c, in format 4 files
+# (line 3 of the tester: "0	1069	200	L	=	0	0"; line 9, request 6, is the E)
+rm -f $C/rawread/bad-*
+awk 'NR==3{print "0\t1069\t200\tL\t=\t0"; next}1' $t > $C/rawread/bad-fields-short.tsv
 awk 'NR==3{print $0 "\t9"; next}1' $t > $C/rawread/bad-fields-long.tsv
-awk 'NR==4{sub(/^1\t/, "-\t")}1' $t > $C/rawread/bad-absent-required.tsv
-awk 'NR==3{sub(/\t7000000000000\t/, "\t10x\t")}1' $t > $C/rawread/bad-not-integer.tsv
+awk 'NR==4{sub(/\t200\t/, "\t-\t")}1' $t > $C/rawread/bad-absent-required.tsv
+awk 'NR==3{sub(/^0\t/, "10x\t")}1' $t > $C/rawread/bad-not-integer.tsv
 awk 'NR==3{sub(/\tL\t/, "\tLL\t")}1' $t > $C/rawread/bad-two-char-code.tsv
 awk 'NR==3{sub(/\tL\t/, "\t\t")}1' $t > $C/rawread/bad-empty-field.tsv
 awk 'NR==3{sub(/\tL\t/, "\tX\t")}1' $t > $C/rawread/bad-unknown-code.tsv
 printf '%s' "$(cat $t)" > $C/rawread/bad-no-last-newline.tsv
-sed '1s/lab-raw 3/lab-raw 1/' $t > $C/rawread/bad-version-1.tsv
-sed '1s/lab-raw 3/lab-raw 2/' $t > $C/rawread/bad-version-2.tsv
+sed '1s/lab-raw 4/lab-raw 1/' $t > $C/rawread/bad-version-1.tsv
+sed '1s/lab-raw 4/lab-raw 2/' $t > $C/rawread/bad-version-2.tsv
+sed '1s/lab-raw 4/lab-raw 3/' $t > $C/rawread/bad-version-3.tsv
 sed '1s/tester/store/' $t > $C/rawread/bad-wrong-kind.tsv
-sed '2s/sched_t/b_t/' $t > $C/rawread/bad-column-name.tsv
-awk 'NR==4{sub(/^1\t/, "9223372036854775808\t")}1' $t > $C/rawread/bad-int-beyond-64-bits.tsv
-awk 'NR==3{sub(/\t7000000000000\t/, "\t-99999999999999999999\t")}1' $t > $C/rawread/bad-delta-beyond-64-bits.tsv
-awk 'NR==4{sub(/\t50000000\t/, "\t9223372036854775807\t")}1' $t > $C/rawread/bad-delta-sum-overflow.tsv
+sed '2s/send_us/send_t/' $t > $C/rawread/bad-column-name.tsv
+awk 'NR==4{sub(/^50000\t/, "9223372036854775808\t")}1' $t > $C/rawread/bad-int-beyond-64-bits.tsv
+awk 'NR==3{sub(/^0\t/, "9223372036854775\t")}1' $t > $C/rawread/bad-offset-overflow.tsv
+awk 'NR==9{sub(/\tE\t-\t/, "\tE\t=\t")}1' $t > $C/rawread/bad-eq-with-kind-E.tsv
+awk 'NR==3{sub(/\t0\t0$/, "\t-\t0")}1' $t > $C/rawread/bad-sent-without-conn.tsv
+awk 'NR==3{print "-\t-\t0\tE\t-\t-\t0"; next}1' $t > $C/rawread/ok-never-sent.tsv
+awk 'NR==3{sub(/\t=\t/, "\t0.5\t")}1' $t > $C/rawread/ok-score-written.tsv
+awk 'NR==3{sub(/\t3\t1017\tA\t/, "\t-\t1017\tA\t")}1' $v > $C/rawread/bad-end-without-start.tsv
+awk 'NR==3{sub(/^0\t/, "-\t")}1' $v > $C/rawread/ok-service-without-req.tsv
+awk 'NR==3{sub(/\t8\t0\t/, "\t8\t-\t")}1' $s > $C/rawread/bad-A-without-start.tsv
+awk 'NR==3{sub(/^7000000100000\t/, "-99999999999999999999\t")}1' $e > $C/rawread/bad-delta-beyond-64-bits.tsv
+awk 'NR==4{sub(/^100000\t/, "9223372036854775807\t")}1' $e > $C/rawread/bad-delta-sum-overflow.tsv
 sz=$(stat -c %s "$raw/tester.tsv.gz")
 head -c $((sz - 10)) "$raw/tester.tsv.gz" > $C/rawread/bad-truncated.tsv.gz
-awk 'NR==5{sub(/\tC\t/, "\tX\t")}1' $C/rawread/ok-events.tsv > $C/rawread/bad-events-unknown-code.tsv
+awk 'NR==5{sub(/\tC\t/, "\tX\t")}1' $e > $C/rawread/bad-events-unknown-code.tsv
 
 # ---- manifest, schedule, arms: the study's files and their faults
 mkdir -p $C/manifest $C/schedule $C/arms $C/vjson

@@ -507,3 +507,60 @@ Test(crossfile, the_number_of_requests_is_the_schedule_s, .init = c_setup, .fini
     cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
     free(out);
 }
+
+/* format 4: a score equal to its reference is written "=" (RESULTS.md,
+ * "Every answer can be checked"); one written as a number equal to it is
+ * named, once per answer */
+static void numbers_not_eq(syn_run *r)
+{
+    if (!strcmp(r->arm, "Z-capacity")) r->no_eq = 1;
+}
+
+Test(crossfile, a_score_written_as_its_reference_is_named, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(numbers_not_eq);
+    char *out = c_verify(1);
+    /* LLKLLLDELLLL: 11 answers with a score */
+    cr_expect_eq(th_count_lines(out, "MISMATCH Z-capacity-r1 tester.tsv.gz:"), 11, "%s", out);
+    cr_expect(has(out, "MISMATCH Z-capacity-r1 tester.tsv.gz:5 answer: lab %.9g, verify = (it equals the last-known "
+                       "score of row 2, %.9g: format 4 writes =)",
+                  (double)c_ref.last_known[2], (double)c_ref.last_known[2]),
+              "%s", out);
+    cr_expect(strstr(out, "\n11 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+/* a request never sent (RAWFORMAT.md: send_us and conn -, no answer,
+ * status 0, kind E) has no service or store row and no lateness */
+static void one_never_sent(syn_run *r)
+{
+    if (strcmp(r->arm, "H3-fb25")) return;
+    long long j = 5;
+    syn_trow *t = &r->t[j];
+    t->no_send = 1;
+    t->has_answer = t->has_score = 0;
+    t->status = 0;
+    t->kind = 'E';
+    size_t i = v_index(r, j);
+    memmove(&r->v[i], &r->v[i + 1], (r->nv - i - 1) * sizeof *r->v);
+    r->nv--;
+    for (size_t k = 0; k < r->ns;) {
+        if (r->s[k].req == j) {
+            memmove(&r->s[k], &r->s[k + 1], (r->ns - k - 1) * sizeof *r->s);
+            r->ns--;
+        } else {
+            k++;
+        }
+    }
+}
+
+Test(crossfile, a_request_never_sent_is_read, .init = c_setup, .fini = c_teardown, .timeout = 60)
+{
+    write_study(one_never_sent);
+    char *out = c_verify(0);
+    free(out);
+    vj_node *v = ts_verified(c_root);
+    TS_NUM(v, "H3-fb25-r1", "n", 94);
+    TS_NUM(v, "H3-fb25-r1", "lost", 1);
+    vj_free(v);
+}
