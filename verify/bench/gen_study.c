@@ -1,6 +1,14 @@
 /* gen_study: a full-size synthetic study for the verifier's bench.
  *
- *   gen_study DIR            22 arms x 5 rounds of 30 s (110 runs, about 1.2
+ *   gen_study DIR            the published full profile's shape (docs/DESIGN.md
+ *                            section 11): 57 arms x 5 rounds of 15 s, the
+ *                            closed-loop capacity arm's runs 2 s at about
+ *                            50,000 requests a second (285 runs, about 1.8
+ *                            million requests and as many lookups, raw
+ *                            format 4); the 22 arms below and 35 more at
+ *                            300/s (H3-x01 ...)
+ *   gen_study --lessons DIR  the lessons' shape: 22 arms x 5 rounds of 30 s
+ *                            (110 runs, about 1.2
  *                            million requests and as many lookups, a machine
  *                            file each; the requests at the offsets of
  *                            RAWFORMAT.md's schedule, the planned waits
@@ -72,14 +80,20 @@ static int promote(const char *root)
     return rc ? 1 : 0;
 }
 
+#define NARMS (sizeof arms / sizeof arms[0])
+#define EXTRA_ARMS 35
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]) || sap_promote(argv[2]);
-    if (argc != 2) {
-        fprintf(stderr, "usage: gen_study DIR | gen_study --promote DIR\n");
+    int lessons = argc == 3 && !strcmp(argv[1], "--lessons");
+    if (argc != 2 && !lessons) {
+        fprintf(stderr, "usage: gen_study [--lessons] DIR | gen_study --promote DIR\n");
         return 2;
     }
-    const char *root = argv[1];
+    const char *root = argv[argc - 1];
+    size_t narms = NARMS + (lessons ? 0 : EXTRA_ARMS);
+    double seconds = lessons ? 30.0 : 15.0;
     /* the reference: about 30,000 rows of 5,577 customers over 6 months, 20 model seeds (synap.h) */
     syn_ref ref;
     sap_table apt;
@@ -87,32 +101,49 @@ int main(int argc, char **argv)
     sap_ref(&apt, &ref);
     if (sap_write_reference(root, &apt)) return 1;
     long long total = 0, lookups = 0;
-    for (size_t a = 0; a < sizeof arms / sizeof arms[0]; a++) {
+    size_t nruns = 0;
+    for (size_t a = 0; a < narms; a++) {
+        char name[32];
+        double rate = 300, secs = seconds;
+        if (a < NARMS) {
+            snprintf(name, sizeof name, "%s", arms[a].arm);
+            rate = arms[a].rate;
+        } else {
+            snprintf(name, sizeof name, "H3-x%02zu", a - NARMS + 1);
+        }
+        /* the published capacity arm: 2 s closed loop, about 100,000 requests a run */
+        int capacity = !lessons && !strcmp(name, "Z-capacity");
+        if (capacity) {
+            rate = 50000;
+            secs = 2.0;
+        }
         for (int round = 1; round <= 5; round++) {
             syn_run r;
-            syn_gen_run(&r, arms[a].arm, round, 30.0, arms[a].rate, 1000 * a + (unsigned long long)round, &ref,
+            syn_gen_run(&r, name, round, secs, rate, 1000 * a + (unsigned long long)round, &ref,
                         1000000000000LL + (long long)(a * 5 + (size_t)round) * 40000000000LL);
-            if (round == 3 && !strcmp(arms[a].arm, "H4-dldown")) {
+            if (capacity) syn_closed_loop(&r);
+            if (round == 3 && !strcmp(name, "H4-dldown")) {
                 r.m[8].idle = 178; /* reading 5, the whole machine: 12 of 200 ticks stolen */
                 r.m[8].steal = 12;
                 r.claim_rules = "steal_second_max";
             }
-            if (round == 3 && !strcmp(arms[a].arm, "H3-hedge")) {
+            if (round == 3 && !strcmp(name, "H3-hedge")) {
                 syn_send_late(&r, 1000, 30000000);
                 r.claim_rules = "late_max_max_ms";
             }
-            if (round == 3 && !strcmp(arms[a].arm, "H4-fb25")) {
+            if (round == 3 && !strcmp(name, "H4-fb25")) {
                 /* reading 7: 61 busy ticks on the measured core, 3 of them the lab's */
                 r.m[12] = (syn_mrow){r.m[12].t, 'A', 200, 136, 0, 3};
                 r.m[13] = (syn_mrow){r.m[13].t, 'M', 100, 39, 0, 3};
                 r.claim_rules = "foreign_second_max";
             }
             if (syn_write_run(root, &r, 6)) return 1;
+            nruns++;
             total += (long long)r.nt;
             lookups += (long long)r.ns;
             syn_free_run(&r);
         }
-        fprintf(stderr, "\rgen_study: %zu of %zu arms", a + 1, sizeof arms / sizeof arms[0]);
+        fprintf(stderr, "\rgen_study: %zu of %zu arms", a + 1, narms);
     }
     fprintf(stderr, "\n");
     syn_free_ref(&ref);
@@ -149,6 +180,6 @@ int main(int argc, char **argv)
     p = vu_xasprintf("%s/results/results.json", root);
     syn_write_text(p, "{\"format\": \"lab-results 1\", \"runs\": {}, \"arms\": {}, \"verdicts\": [], \"guesses\": []}\n");
     free(p);
-    printf("gen_study: %s: 110 runs (3 disturbed), %lld requests, %lld lookups\n", root, total, lookups);
+    printf("gen_study: %s: %zu runs (3 disturbed), %lld requests, %lld lookups\n", root, nruns, total, lookups);
     return 0;
 }
