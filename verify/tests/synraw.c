@@ -2,10 +2,14 @@
  * the verifier checks across files and draws again (lab/RAWFORMAT.md,
  * "What a reader can draw again"): the schedule, the planned waits from
  * the dice (the verifier's own dice.h: its check values are tested in
- * test_crossfile.c), closed-loop runs, a request moved whole.  Declared in
- * synth.h; nothing here is allocated but syn_schedule's offsets.
+ * test_crossfile.c), closed-loop runs, a request moved whole, and the
+ * kind runs (syn_kind_run, syn_kind_run_open).  Declared in
+ * synth.h; nothing here is allocated but syn_schedule's offsets and a kind
+ * run's rows (syn_free_run frees them).
  */
+#include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,4 +99,113 @@ void syn_closed_loop(syn_run *r)
 {
     r->rate = 0;
     for (size_t i = 0; i < r->nt; i++) r->t[i].send = r->t[i].sched;
+}
+
+/* ---- kind runs ---- */
+
+static int cmp_vrow_answer2(const void *x, const void *y)
+{
+    const syn_vrow *a = x, *b = y;
+    return (a->answer > b->answer) - (a->answer < b->answer);
+}
+
+static int cmp_srow_end2(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+/* the rows of a kind run: request j at t0 + off[j] (open loop, sent `late`
+ * ns after) or at t0 + j 50 ms (off NULL: closed loop, sent at once) */
+static void kind_rows(syn_run *r, const char *kinds, const syn_ref *ref, const long long *off, long long late)
+{
+    size_t n = strlen(kinds);
+    r->t = vu_xcalloc(n + 1, sizeof *r->t);
+    r->v = vu_xcalloc(n + 1, sizeof *r->v);
+    r->s = vu_xcalloc(n + 1, sizeof *r->s);
+    for (size_t j = 0; j < n; j++) {
+        char k = kinds[j];
+        syn_trow *t = &r->t[r->nt++];
+        t->j = (long long)j;
+        t->row = (long long)(j % ref->rows);
+        t->sched = r->t0 + (off ? off[j] : (long long)j * 50000000LL);
+        t->send = t->sched + late;
+        t->conn = (int)(j % 4);
+        syn_vrow *v = &r->v[r->nv++];
+        v->req = t->j;
+        v->row = t->row;
+        v->has_req = v->has_row = 1;
+        v->arrive = t->send + 15000;
+        v->lookups = 1;
+        v->a_has[0] = 1;
+        v->a_start[0] = v->arrive + 3000;
+        syn_srow *s = &r->s[r->ns++];
+        s->req = t->j;
+        s->row = t->row;
+        s->arrive = v->a_start[0] + 8000;
+        s->has_start = s->has_end = 1;
+        s->start = s->arrive;
+        s->outcome = 'A';
+        /* the slot: 1 ms (L), or 40 ms while the service stops waiting at 25
+         * ms; planned_ns is the dice's (syn_draw_waits), whatever the slot */
+        if (k == 'L') {
+            s->end = s->start + 1000000;
+            v->a_end[0] = s->end + 9000;
+            v->a_out[0] = 'A';
+        } else {
+            s->end = s->start + 40000000;
+            v->a_end[0] = v->a_start[0] + 25000000;
+            v->a_out[0] = 'T';
+        }
+        v->answer = v->a_end[0] + 4000;
+        t->has_answer = 1;
+        t->answer = v->answer + 30000;
+        t->kind = v->kind = k;
+        if (k == 'E') {
+            t->status = v->status = 504;
+        } else {
+            t->status = v->status = 200;
+            t->has_score = 1;
+            t->score = k == 'L' ? ref->score[t->row] : k == 'K' ? ref->last_known[t->row] : ref->default_score;
+        }
+    }
+    syn_draw_waits(r);
+    qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer2);
+    qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end2);
+    syn_quiet_machine(r, (int)ceil(r->seconds) + 1);
+}
+
+void syn_kind_run(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = 0;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->ref = ref;
+    r->seconds = ceil((double)strlen(kinds) * 0.05);
+    kind_rows(r, kinds, ref, NULL, 0);
+}
+
+void syn_kind_run_open(syn_run *r, const char *arm, int round, const char *kinds, const syn_ref *ref, long long t0,
+                       int rate, double seconds)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->arm, sizeof r->arm, "%s", arm);
+    r->round = round;
+    r->rate = rate;
+    r->t0 = t0;
+    r->test_rows = (long long)ref->rows;
+    r->ref = ref;
+    r->seconds = seconds;
+    long long *off;
+    size_t n = syn_schedule(round, rate, seconds, &off);
+    if (n != strlen(kinds)) {
+        fprintf(stderr, "synth: %zu kinds for a schedule of %zu requests (round %d, rate %d, %g s)\n", strlen(kinds), n,
+                round, rate, seconds);
+        abort();
+    }
+    kind_rows(r, kinds, ref, off, 10000);
+    free(off);
 }
