@@ -2,7 +2,7 @@
  *
  * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
  * five event files, or six with store2.tsv.gz when run.json's stores is 2;
- * lab/RAWFORMAT.md version 3), decodes every row, checks every
+ * lab/RAWFORMAT.md version 4), decodes every row (rawdec.h), checks every
  * answer against the reference (ref may be NULL to skip that), checks the
  * rows against the promises of RAWFORMAT.md, and fills an rf_run with the
  * figures of pipeline/RESULTS.md ("runs.<run>").  It judges the run by the
