@@ -120,7 +120,7 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
         }
         got++;
         x->sched[j] = row.v[T_SCHED];
-        x->send[j] = row.v[T_SEND];
+        x->send[j] = row.has[T_SEND] ? row.v[T_SEND] : ABSENT;
         x->answer[j] = row.has[T_ANSWER] ? row.v[T_ANSWER] : ABSENT;
         x->kind[j] = row.c[T_KIND];
         x->row[j] = row.v[T_ROW];
@@ -266,7 +266,7 @@ static vj_node *frozen_json(const exrun *x)
     vj_obj_set(o, "store_outcome", code_or_null(x->f_outcome));
     vj_obj_set(o, "lookups", x->v_has[j] ? vj_new_int(x->v_lookups[j]) : vj_new_null());
     vj_obj_set(o, "sched_ns", vj_new_int(0));
-    vj_obj_set(o, "send_ns", vj_new_int(x->send[j] - b));
+    vj_obj_set(o, "send_ns", ns_or_null(x->send[j], b));
     vj_obj_set(o, "service_arrive_ns", x->v_has[j] ? vj_new_int(x->v_arrive[j] - b) : vj_new_null());
     vj_obj_set(o, "lookup_sent_ns", x->v_has[j] ? ns_or_null(x->v_a0s[j], b) : vj_new_null());
     vj_obj_set(o, "service_gave_up_ns", x->v_has[j] ? ns_or_null(x->v_a0e[j], b) : vj_new_null());
@@ -289,7 +289,7 @@ static vj_node *steps_json(const exrun *x)
     long long sum[6] = {0}, used = 0;
     for (size_t i = 0; i < k; i++) {
         long long j = v[i].j;
-        if (!x->v_has[j]) continue;
+        if (!x->v_has[j] || x->send[j] == ABSENT) continue; /* answered unsent: a mismatch already */
         long long arr = x->v_arrive[j], ans = x->v_answer[j];
         long long e = x->v_last_end[j] == ABSENT ? arr : x->v_last_end[j];
         sum[0] += v[i].lat;

@@ -23,6 +23,7 @@
 #include "compare.h"
 #include "cost.h"
 #include "extra.h"
+#include "machines.h"
 #include "manifest.h"
 #include "mism.h"
 #include "predict.h"
@@ -294,6 +295,8 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     vj_obj_set(o, "schedule", sched);
     vj_obj_set(o, "prereg", prereg);
     vj_obj_set(o, "cost", co_check(s->root, &ar->recs, enforce));
+    /* a round on one machine, provenance/parallel.tsv (machines.h): every profile */
+    vj_obj_set(o, "machines", mc_check(s, &ar->recs));
     vj_obj_set(o, "mismatches", vj_new_int(mm_count() - before));
     return o;
 }

@@ -3,8 +3,8 @@
 
 const rr_col tester_cols[T_NCOL] = {
     {"j", RR_INT, 0, NULL},         {"row", RR_INT, 0, NULL},    {"sched_t", RR_TIME, 0, NULL},
-    {"send_t", RR_TIME, 0, NULL},   {"answer_t", RR_TIME, 1, NULL}, {"status", RR_INT, 0, NULL},
-    {"kind", RR_CODE, 0, RC_KINDS}, {"score", RR_FLOAT, 1, NULL}, {"conn", RR_INT, 0, NULL},
+    {"send_t", RR_TIME, 1, NULL},   {"answer_t", RR_TIME, 1, NULL}, {"status", RR_INT, 0, NULL},
+    {"kind", RR_CODE, 0, RC_KINDS}, {"score", RR_FLOAT, 1, NULL}, {"conn", RR_INT, 1, NULL},
     {"waited", RR_INT, 0, NULL},
 };
 

@@ -2,7 +2,8 @@
  * (lab/RAWFORMAT.md, "What a reader can draw again", with dice.h): in an
  * open-loop run (run.json rate R > 0) every tester row's sched_t is t0_ns
  * plus the schedule's offset of its position and the number of requests is
- * the number of offsets; in a closed-loop run (rate 0) sched_t = send_t;
+ * the number of offsets; in a closed-loop run (rate 0) sched_t = send_t
+ * (where send_t is present: a request never sent has none);
  * every row of store.tsv.gz and store2.tsv.gz has planned_ns =
  * W(arm_spec.wait, round, req, attempt) with p = run.json's freeze_share;
  * the first store's outcomes in a flaky or missing run follow the fault

@@ -133,7 +133,7 @@ static void tester_text(const syn_run *r, vu_buf *b)
         *p++ = '\t';
         p = put_time(p, &d[0], 1, t->sched);
         *p++ = '\t';
-        p = put_time(p, &d[1], 1, t->send);
+        p = put_time(p, &d[1], !t->no_send, t->send);
         *p++ = '\t';
         p = put_time(p, &d[2], t->has_answer, t->answer);
         *p++ = '\t';
@@ -144,7 +144,8 @@ static void tester_text(const syn_run *r, vu_buf *b)
         if (t->has_score) p += sprintf(p, "%.9g", (double)t->score);
         else *p++ = '-';
         *p++ = '\t';
-        p = put_ll(p, t->conn);
+        if (t->no_send) *p++ = '-';
+        else p = put_ll(p, t->conn);
         *p++ = '\t';
         p = put_ll(p, t->waited);
         *p++ = '\n';
@@ -345,15 +346,18 @@ static vj_node *claim_json(const syn_run *r)
             if (!nm++ || x > foreign) foreign = x;
         }
     }
+    /* lateness over the requests sent (RESULTS.md) */
     long long *late = vu_xcalloc(r->nt + 1, sizeof *late);
-    for (size_t i = 0; i < r->nt; i++) late[i] = r->t[i].send - r->t[i].sched;
-    qsort(late, r->nt, sizeof *late, cmp_ll_syn);
+    size_t nl = 0;
+    for (size_t i = 0; i < r->nt; i++)
+        if (!r->t[i].no_send) late[nl++] = r->t[i].send - r->t[i].sched;
+    qsort(late, nl, sizeof *late, cmp_ll_syn);
     double p99 = NAN, max = NAN;
-    if (r->nt) {
-        double h = (double)(r->nt - 1) * 0.99;
-        size_t f = (size_t)h, g = f + 1 < r->nt ? f + 1 : f;
+    if (nl) {
+        double h = (double)(nl - 1) * 0.99;
+        size_t f = (size_t)h, g = f + 1 < nl ? f + 1 : f;
         p99 = ((double)late[f] + (h - (double)f) * (double)(late[g] - late[f])) / 1e6;
-        max = (double)late[r->nt - 1] / 1e6;
+        max = (double)late[nl - 1] / 1e6;
     }
     free(late);
     vj_node *o = vj_new_obj();
@@ -435,6 +439,7 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     char path[4200];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "arm", vj_new_str(r->arm));
+    if (!r->machine || *r->machine) vj_obj_set(o, "machine", vj_new_str(r->machine ? r->machine : "local"));
     vj_obj_set(o, "arm_spec", spec_json(r));
     vj_obj_set(o, "stores", vj_new_int(r->stores ? r->stores : 1));
     vj_obj_set(o, "fault", fault_json(r));

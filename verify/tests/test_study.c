@@ -126,6 +126,7 @@ static void write_record(int k, const char *profile)
     vj_obj_set(rec, "start_utc", vj_copy(vj_get(rj, "start_utc")));
     vj_obj_set(rec, "end_utc", vj_new_str(end));
     vj_obj_set(rec, "wall_s", vj_new_num(WALL[k]));
+    vj_obj_set(rec, "machine", vj_new_str("local"));
     vj_obj_set(rec, "exit_code", vj_new_int(0));
     vj_obj_set(rec, "gate", vj_new_int(1));
     vj_obj_set(rec, "gate_passed", vj_new_bool(1));
@@ -580,7 +581,7 @@ Test(study_rules, preregistration_enforced, .init = s_setup, .fini = s_teardown,
     write_prereg("2026-12-01T10:00:02Z", 6, "2026-12-01T10:00:40Z");
     put("provenance/runs/H3-t25-r1.attempt-1.json",
         "{\"run\": \"H3-t25-r1\", \"start_utc\": \"2026-12-01T10:00:01Z\", \"end_utc\": \"2026-12-01T10:00:01Z\", "
-        "\"exit_code\": 3, \"wall_s\": 0, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"wall_s\": 0, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
     write_cost(-1); /* the record is a run of cost.json too: not this test's point */
     char *out;
     vj_node *v;
@@ -656,7 +657,7 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
     put("provenance/runs/H3-fb25-r2.json",
         "{\"run\": \"H3-fb25-r2\", \"arm\": \"H3-fb25\", \"round\": 2, \"k\": 3, \"profile\": \"quick\", \"seconds\": 1, "
         "\"start_utc\": \"2026-12-01T10:03:00Z\", \"end_utc\": \"2026-12-01T10:03:07Z\", \"wall_s\": 7, "
-        "\"exit_code\": 3, \"idle\": null}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"idle\": null}\n");
     /* cost.json's runs hold the record again: with its exit_code 3, no cpu */
     vj_node *c = cost_tree(-1);
     vj_node *e = vj_get(c, "runs")->items[1];
@@ -672,7 +673,7 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
     put("provenance/runs/H3-fb25-r2.json",
         "{\"run\": \"H3-fb25-r2\", \"arm\": \"H3-fb25\", \"round\": 2, \"k\": 3, \"profile\": \"quick\", \"seconds\": 1, "
         "\"start_utc\": \"2026-12-01T10:03:00Z\", \"end_utc\": \"2026-12-01T10:03:07Z\", \"wall_s\": 7, "
-        "\"exit_code\": 3, \"idle\": null, \"reason\": \"the idle gate never passed in 3 attempts\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"idle\": null, \"reason\": \"the idle gate never passed in 3 attempts\"}\n");
     expect_study(0, NULL);
     /* a run folder the schedule does not plan */
     syn_run r;
@@ -777,7 +778,7 @@ Test(study_rules, cost_json_recomputed, .init = s_setup, .fini = s_teardown, .ti
      * other way), without cpu: cpu_s null, counting 0 */
     put("provenance/runs/H3-t25-r1.attempt-1.json",
         "{\"run\": \"H3-t25-r1\", \"start_utc\": \"2026-12-01T10:01:30Z\", \"end_utc\": \"2026-12-01T10:01:33Z\", "
-        "\"exit_code\": 3, \"wall_s\": 2.5, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"wall_s\": 2.5, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
     c = cost_tree(-1);
     vj_node *e = vj_new_obj();
     vj_obj_set(e, "run", vj_new_str("H3-t25-r1.attempt-1"));
