@@ -27,6 +27,7 @@
 #include "mism.h"
 #include "predict.h"
 #include "prereg.h"
+#include "provmd.h"
 #include "records.h"
 #include "runjson.h"
 #include "scan.h"
@@ -294,6 +295,7 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     vj_obj_set(o, "schedule", sched);
     vj_obj_set(o, "prereg", prereg);
     vj_obj_set(o, "cost", co_check(s->root, &ar->recs, enforce));
+    vj_obj_set(o, "provenance_md", pm_check(s->root, &ar->recs, enforce));
     vj_obj_set(o, "mismatches", vj_new_int(mm_count() - before));
     return o;
 }
