@@ -288,7 +288,9 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     vj_node *o = vj_new_obj(), *sched, *prereg;
     vj_obj_set(o, "profile", ar->sd.ok ? vj_new_str(ar->sd.profile) : vj_new_null());
     vj_obj_set(o, "rules_enforced", vj_new_bool(enforce));
-    vj_obj_set(o, "arms_file", vj_new_str(ar->arms.path));
+    char *arms_file = vf_shown(ar->arms.path);
+    vj_obj_set(o, "arms_file", vj_new_str(arms_file));
+    free(arms_file);
     vj_obj_set(o, "arms_file_sha256", vj_new_str(ar->arms.sha256));
     vj_obj_set(o, "run_json", rj_check(s, &ar->sd, &ar->arms, &ar->recs, enforce));
     pg_check(s, &ar->sd, &ar->arms, &ar->recs, &in, &ar->first, enforce, &sched, &prereg);

@@ -9,6 +9,7 @@
 #include "mism.h"
 #include "predict.h"
 #include "runjson.h"
+#include "vfiles.h"
 #include "vutil.h"
 
 #define PREREG_REL "provenance/prereg.json"
@@ -125,7 +126,9 @@ static void check_entry(const vj_node *e, size_t i, const pg_inputs *in, int enf
     char err[4300], mine[65];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "path", vj_new_str(path));
-    vj_obj_set(o, "given", vj_new_str(given));
+    char *shown = vf_shown(given);
+    vj_obj_set(o, "given", vj_new_str(shown));
+    free(shown);
     int same = 0;
     if (vu_read_file(given, &b, &len, err, sizeof err)) {
         flag(enforce, path, "registered", "the file, given as %s: %s", given, err);
