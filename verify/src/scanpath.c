@@ -69,7 +69,7 @@ static void read_cwd(void)
 
 /* does a path start at b[p] (a '/')?  At the start of the text, after a
  * byte that is no part of a path, after "scheme://" (file:///home/...), or
- * right after a short option glued to its value (-I/home/..., -L/root/...) */
+ * right after a short option glued to its value (-I/home/<name>, -L/root/<x>) */
 static int at_start(const unsigned char *b, size_t p)
 {
     if (p == 0) return 1;
@@ -144,7 +144,7 @@ static int machine_path(const unsigned char *b, size_t n, size_t p, size_t e)
         if (k == 1 && ne - s == 6 && !memcmp(b + s, "Shared", 6)) return 0;
         return !placeholder(b, n, s, ne);
     }
-    if (prefix(b, n, p, "/root") && (p + 5 == e || b[p + 5] == '/')) return 1;
+    if (prefix(b, n, p, "/root/") && p + 6 < e) return 1; /* inside root's home; the folder named alone is not */
     if (prefix(b, n, p, "/run/user/")) {
         size_t s = p + 10, ne = s;
         while (ne < n && b[ne] >= '0' && b[ne] <= '9') ne++;

@@ -7,7 +7,7 @@
  * user's or the machine's working folders (verify/README.md, "The
  * scanner's rules and why", gives the list and what is left alone):
  *   /home/<name>, /Users/<name>, C:\Users\<name>   a user's home
- *   /root                                          root's home
+ *   /root/<more>                                   inside root's home
  *   /tmp/, /var/tmp/, /private/tmp/ + a name made by mktemp, or a folder
  *     with more path inside it; /var/folders/..., /run/user/<id>
  *   the study's root folder (sp_set_root) and the scanner's working folder

@@ -43,7 +43,7 @@ Test(scanpath, findings)
     } cases[] = {
         {"cd ^home^alice^lab && make", "^home^alice^lab"},
         {"{\"cwd\": \"^Users^bob^src^lab\"}", "^Users^bob^src^lab"},
-        {"HOME=^root make", "^root"},
+        {"cd ^root^lab && make", "^root^lab"},
         {"cache ^root^.cache^lab.", "^root^.cache^lab"}, /* a sentence's full stop is not the path's */
         {"--out ^tmp^lab.a8Kx2Q^results", "^tmp^lab.a8Kx2Q^results"},
         {"--out ^tmp^lab.a8Kx2Q", "^tmp^lab.a8Kx2Q"},                  /* a name mktemp made */
@@ -79,7 +79,7 @@ Test(scanpath, left_alone)
         "^home^ and ^home",                               /* no one's home */
         "^home^<you>^lab, ^home^$USER^lab, ^home^${USER}^x, ^home^user^lab, ^home^...^x",
         "^Users^Shared^x, C:|Users|Public|x, C:|Users|<name>",
-        "under ^tmp, in ^tmp^ and ^var^tmp",
+        "under ^tmp, in ^tmp^ and ^var^tmp; ^root and ^root^ named alone",
         "mkdtemp(\"^tmp^lab.XXXXXX\"); rm -rf ^tmp^report-test-*",
         "^tmp^never.json ^tmp^lab_test_store.lock ^tmp^s",  /* a name a program chose, alone */
         "strncmp(dir, \"^tmp^verify-test-\", 17)",
