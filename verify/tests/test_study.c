@@ -28,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "provmd.h"
+#include "records.h"
 #include "tstudy.h"
 
 static char *S_root;
@@ -321,9 +323,27 @@ static void build(void)
     ts_promote(S_root);
 }
 
+/* results/provenance.md as make provenance would write it again now (the
+ * verifier's own renderer: test_provmd.c checks it against a text written by
+ * hand); not while S_keep_md */
+static int S_keep_md;
+
+static void write_provenance_md(void)
+{
+    pv_records recs;
+    pv_load(S_root, &recs);
+    vu_buf b = {0};
+    pm_render(S_root, &recs, &b);
+    vu_buf_add(&b, "", 1);
+    put(PM_REL, b.p);
+    vu_buf_free(&b);
+    pv_free(&recs);
+}
+
 /* verify (no scan); the output and verified.json */
 static int run_verify(char **out, vj_node **v)
 {
+    if (!S_keep_md) write_provenance_md();
     const char *a[] = {"--root", S_root, "--no-scan", "--max-print", "0", NULL};
     int rc = th_run(out, a);
     *v = ts_verified(S_root);
@@ -867,6 +887,64 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
         }
     }
     cr_expect_eq(vj_get(vj_get(v, "checks"), "files_listed")->i, (long long)files->n);
+    vj_free(v);
+    free(out);
+}
+
+/* results/provenance.md (RESULTS.md): required but in tiny, and equal to the
+ * text written again from provenance/ */
+Test(study_rules, provenance_md_required_and_written_again, .init = s_setup, .fini = s_teardown, .timeout = 60)
+{
+    build();
+    expect_study(0, NULL); /* written again first, as make provenance would */
+    S_keep_md = 1;
+    char *p = sp(PM_REL);
+    cr_assert_eq(unlink(p), 0);
+    free(p);
+    static const char *const w1[] = {"MISMATCH results/provenance.md file: lab (absent), verify the provenance for "
+                                     "people",
+                                     NULL};
+    expect_study(1, w1);
+    /* a system-log line added to a record after the file was written */
+    write_provenance_md();
+    vj_node *rec = read_json("provenance/runs/H3-t25-r1.json"), *sl = vj_new_obj(), *lines = vj_new_arr();
+    vj_arr_push(lines, vj_new_str("kernel: a line"));
+    vj_obj_set(sl, "lines", lines);
+    vj_obj_set(rec, "syslog", sl);
+    write_json("provenance/runs/H3-t25-r1.json", rec);
+    vj_free(rec);
+    static const char *const w2[] = {" line: lab (end of file), verify ### System log lines during runs (rendered", NULL};
+    expect_study(1, w2);
+    S_keep_md = 0;
+    expect_study(0, NULL);
+}
+
+/* line 1 giving the closed loop its own length C: a run of the closed-loop
+ * arm (rate max in the arms file: both arms of this study) lasts C, and so
+ * does its record (test_schedule.c: another arm's runs last S) */
+Test(study_rules, closed_loop_seconds, .init = s_setup, .fini = s_teardown, .timeout = 60)
+{
+    build();
+    static const char *const LINES = "k\tround\tposition\tarm\n1\t1\t1\tH3-fb25\n2\t1\t2\tH3-t25\n3\t2\t1\tH3-fb25\n"
+                                     "4\t2\t2\tH3-t25\n";
+    char *t = vu_xasprintf("# lab-schedule 1: profile quick, 2 rounds of 2 arms, 15 s each, closed loop 1 s; for "
+                           "people\n%s",
+                           LINES);
+    put("results/schedule.tsv", t);
+    free(t);
+    /* the runs and records last 1 s, C: only the prediction's seconds (S) differs */
+    static const char *const w1[] = {"MISMATCH results/prediction.json seconds: lab 1, verify 15", NULL};
+    expect_study(1, w1);
+    edit_run_json("H3-t25-r1", "seconds", vj_new_num(2));
+    static const char *const w2[] = {"MISMATCH H3-t25-r1 run.json seconds: lab 2, verify 1 (the schedule's closed loop, "
+                                     "results/schedule.tsv line 1: profile quick)",
+                                     NULL};
+    expect_study(2, w2);
+    char *out;
+    vj_node *v;
+    run_verify(&out, &v);
+    const vj_node *c = vj_get(vj_get(vj_get(vj_get(v, "checks"), "study"), "schedule"), "closed_loop_seconds");
+    cr_expect(c && c->type == VJ_NUM && c->num == 1, "%s", out);
     vj_free(v);
     free(out);
 }
