@@ -165,6 +165,13 @@ const am_arm *am_find(const am_file *a, const char *name)
     return NULL;
 }
 
+int am_closed_loop(const am_file *a, const char *name)
+{
+    const am_arm *x = name ? am_find(a, name) : NULL;
+    const vj_node *rate = x ? vj_get(x->spec, "rate") : NULL;
+    return rate && rate->type == VJ_NUM && rate->num == 0;
+}
+
 void am_free(am_file *a)
 {
     for (size_t i = 0; i < a->n; i++) vj_free(a->v[i].spec);

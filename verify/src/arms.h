@@ -38,6 +38,8 @@ typedef struct {
 
 int am_load(const char *path, am_file *a, char *err, size_t errlen);
 const am_arm *am_find(const am_file *a, const char *name);
+/* 1 when the file has the arm and its rate is max (closed loop), else 0 */
+int am_closed_loop(const am_file *a, const char *name);
 void am_free(am_file *a);
 
 #endif

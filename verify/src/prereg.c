@@ -216,15 +216,16 @@ static int has_run_json(const char *root, const char *run)
 }
 
 /* a record of a planned run against its line */
-static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_schedule *sd)
+static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_schedule *sd, const am_file *arms)
 {
+    double secs = sd_seconds(sd, am_closed_loop(arms, l->arm), NULL);
     char where[320], want[160], lab[160];
     snprintf(where, sizeof where, PV_DIR "/%s.json", rec->name);
     const struct {
         const char *key;
         vj_node *want;
     } f[] = {{"run", vj_new_str(l->run)},     {"arm", vj_new_str(l->arm)},         {"round", vj_new_int(l->round)},
-             {"k", vj_new_int(l->k)},         {"profile", vj_new_str(sd->profile)}, {"seconds", vj_new_num(sd->seconds)}};
+             {"k", vj_new_int(l->k)},         {"profile", vj_new_str(sd->profile)}, {"seconds", vj_new_num(secs)}};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
         const vj_node *got = vj_get(rec->tree, f[i].key);
         if (!rj_json_equal(got, f[i].want)) {
@@ -240,10 +241,11 @@ typedef struct {
     long measured, failed, missing, unplanned;
 } pg_counts;
 
-static void planned_run(const study *s, const sd_schedule *sd, const sd_line *l, const pv_records *recs, pg_counts *c)
+static void planned_run(const study *s, const sd_schedule *sd, const am_file *arms, const sd_line *l,
+                        const pv_records *recs, pg_counts *c)
 {
     const pv_record *rec = pv_find(recs, l->run);
-    if (rec && rec->tree) record_vs_line(rec, l, sd);
+    if (rec && rec->tree) record_vs_line(rec, l, sd, arms);
     char where[96], want[512];
     snprintf(where, sizeof where, SD_REL ":%ld", l->line);
     if (has_run_json(s->root, l->run)) {
@@ -277,6 +279,7 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
     vj_obj_set(o, "read", vj_new_bool(sd->ok));
     vj_obj_set(o, "profile", sd->ok ? vj_new_str(sd->profile) : vj_new_null());
     vj_obj_set(o, "seconds", sd->ok ? vj_new_num(sd->seconds) : vj_new_null());
+    vj_obj_set(o, "closed_loop_seconds", sd->ok && sd->closed_seconds > 0 ? vj_new_num(sd->closed_seconds) : vj_new_null());
     if (!sd->ok) return o;
     for (size_t i = 0; i < sd->n; i++) {
         const sd_line *l = &sd->v[i];
@@ -287,7 +290,7 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
             snprintf(where, sizeof where, SD_REL ":%ld", l->line);
             mm_addf(NULL, where, "arm", l->arm, "an arm of %s", arms->path);
         }
-        planned_run(s, sd, l, recs, &c);
+        planned_run(s, sd, arms, l, recs, &c);
     }
     for (size_t i = 0; i < s->nruns; i++) {
         if (sd_find(sd, s->runs[i].name)) continue;

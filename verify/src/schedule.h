@@ -2,8 +2,9 @@
  * "results/schedule.tsv: the planned runs").
  *
  * Contract: sd_load reads <root>/results/schedule.tsv: line 1
- *   # lab-schedule 1: profile <name>, <R> rounds of <A> arms, <S> s each[; ...]
- * line 2 the header "k round position arm" (tab-separated), then one line
+ *   # lab-schedule 1: profile <name>, <R> rounds of <A> arms, <S> s each[, closed loop <C> s][; ...]
+ * (a planned run lasts S seconds; a run of the closed-loop arm, rate max,
+ * C seconds when line 1 gives C: sd_seconds); line 2 the header "k round position arm" (tab-separated), then one line
  * per planned run.  It checks what the page promises: k is 1, 2, ... in
  * file order; round in 1 .. R; position in 1 .. A; no (round, position)
  * and no run <arm>-r<round> twice; R x A lines in all, A distinct arms.
@@ -34,6 +35,8 @@ typedef struct {
     long rounds, arms;
     double seconds;
     char seconds_text[32];
+    double closed_seconds;      /* C, 0 when line 1 gives none */
+    char closed_text[32];
     sd_line *v;
     size_t n;
 } sd_schedule;
@@ -41,6 +44,9 @@ typedef struct {
 void sd_load(const char *root, sd_schedule *s);
 const sd_line *sd_find(const sd_schedule *s, const char *run);
 int sd_tiny(const sd_schedule *s);
+/* how long a planned run lasts: C when closed_loop (its arm's rate is max)
+ * and line 1 gives C, else S; *text its text as line 1 writes it */
+double sd_seconds(const sd_schedule *s, int closed_loop, const char **text);
 void sd_free(sd_schedule *s);
 
 #endif
