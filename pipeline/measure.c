@@ -34,8 +34,9 @@
  *   complete run (exactly run.json and the five event files, six with a
  *   second store, pipeline/schedule.h; each file's
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
- *   run's: the profile's S, or C for the closed-loop arm) is kept; any other folder is named on stderr, removed and
- *   measured again.  So a rerun after an interruption measures only the rest.
+ *   run's: the profile's S, or C for the closed-loop arm) is kept; any
+ *   other folder is named on stderr, removed and measured again.  So a
+ *   rerun after an interruption measures only the rest.
  *
  * Quiet runs: each run is judged as it ends by the rules of DATA/quiet.tsv
  * (--quiet; registered with the guesses; lab/quiet.h): `run` writes the
