@@ -716,6 +716,39 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
 Test(study_rules, the_schedule_itself, .init = s_setup, .fini = s_teardown, .timeout = 60)
 {
     build();
+    /* a closed-loop length C on line 1: the synthetic arms' rate is 0 (closed
+     * loop), so their runs and records are held to C, not to S */
+    char *sched = sp("results/schedule.tsv"), text[4096];
+    FILE *f = fopen(sched, "r");
+    cr_assert_not_null(f);
+    size_t tn = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    free(sched);
+    text[tn] = 0;
+    char *each = strstr(text, " s each;"), with[4200];
+    cr_assert_not_null(each, "%s", text);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 1 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    char *out;
+    vj_node *v;
+    run_verify(&out, &v);
+    cr_expect_eq(by_check(v, "study"), 0, "%s", out);
+    const vj_node *cs = vj_get(vj_get(vj_get(vj_get(v, "checks"), "study"), "schedule"), "closed_loop_seconds");
+    cr_expect(cs && cs->type == VJ_NUM && cs->num == 1, "checks.study.schedule.closed_loop_seconds");
+    vj_free(v);
+    free(out);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 2 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    static const char *const w2s[] = {"MISMATCH H3-fb25-r1 run.json seconds: lab 1, verify 2 (the schedule's",
+                                      "MISMATCH H3-t25-r2 run.json seconds: lab 1, verify 2",
+                                      "MISMATCH provenance/runs/H3-t25-r1.json seconds: lab 1, verify 2 "
+                                      "(results/schedule.tsv:4)",
+                                      NULL};
+    expect_study(8, w2s);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 0 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    static const char *const w0[] = {"MISMATCH results/schedule.tsv:1 line 1", NULL};
+    expect_study(1, w0);
     /* its last line removed with the round: R x A no longer holds */
     put("results/schedule.tsv", "# lab-schedule 1: profile quick, 2 rounds of 2 arms, 1 s each\n"
                                 "k\tround\tposition\tarm\n1\t1\t1\tH3-fb25\n2\t1\t2\tH3-t25\n3\t2\t1\tH3-fb25\n");
