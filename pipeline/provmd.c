@@ -220,7 +220,11 @@ static int by_stage(const void *a, const void *b)
     const rec *x = a, *y = b;
     if (x->rank != y->rank)
         return x->rank - y->rank;
-    return strcmp(x->name, y->name); /* "stage-<s>.json": the order of <s> */
+    /* byte order of <s> itself: "a" before "a-b", though "stage-a-b.json"
+     * sorts before "stage-a.json" */
+    size_t a1 = strlen(x->name) - 11, b1 = strlen(y->name) - 11;
+    int c = memcmp(x->name + 6, y->name + 6, a1 < b1 ? a1 : b1);
+    return c ? c : (a1 > b1) - (a1 < b1);
 }
 
 static int by_k(const void *a, const void *b)

@@ -222,6 +222,40 @@ Test(provmd, parts_left_out_when_their_files_are_not_there)
     shf("rm -rf %s", root);
 }
 
+/* The stages after the five of the rules come in byte order of <s>
+ * ("a" before "a-b", though their file names sort the other way). */
+Test(provmd, other_stages_in_byte_order_of_their_name)
+{
+    char root[] = "/tmp/provmdXXXXXX", prov[64], err[UT_ERRLEN] = "";
+    cr_assert_not_null(mkdtemp(root));
+    snprintf(prov, sizeof prov, "%s/provenance", root);
+    cr_assert_eq(shf("mkdir -p %s", prov), 0);
+    const char *s[] = {"zz", "a-b", "cost", "a", "prepare"};
+    for (int i = 0; i < 5; i++) {
+        char name[64], text[96];
+        snprintf(name, sizeof name, "stage-%s.json", s[i]);
+        snprintf(text, sizeof text, "{\"stage\": \"%s\"}", s[i]);
+        put(prov, name, text);
+    }
+    char *md = NULL;
+    size_t n = 0;
+    cr_assert_eq(provmd_render(prov, &md, &n, err, sizeof err), 0, "%s", err);
+    const char *order[] = {"\n| prepare |", "\n| cost |", "\n| a |", "\n| a-b |", "\n| zz |", "\n### prepare\n",
+                           "\n### cost\n", "\n### a\n", "\n### a-b\n", "\n### zz\n"};
+    const char *at = md;
+    for (int i = 0; i < 10; i++) {
+        const char *q = strstr(at, order[i]);
+        cr_assert_not_null(q, "%s not after the one before it:\n%s", order[i], md);
+        at = q + 1;
+    }
+    /* a record with nothing but its name: every value a dash, no command */
+    cr_assert_not_null(strstr(md, "| zz | \xe2\x80\x94 | \xe2\x80\x94 | \xe2\x80\x94 | \xe2\x80\x94 | "
+                                  "\xe2\x80\x94 | \xe2\x80\x94 | \xe2\x80\x94 |\n"));
+    cr_assert_not_null(strstr(md, "### a\n\nCommand: ``\n\nBuilt with \xe2\x80\x94; libraries: none.\n\n### a-b\n"));
+    free(md);
+    shf("rm -rf %s", root);
+}
+
 /* A malformed record: one message naming the file and the field, no text,
  * and the program writes nothing (an earlier provenance.md stays). */
 static void refused(const char *edit, const char *want)
