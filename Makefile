@@ -1,6 +1,6 @@
 # The timeouts-and-fallbacks lab.  The only entry point: see README.md.
 #
-#   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck, report
+#   make all        deps, build, prepare, check, measure, collect, ap, cost, provenance, factcheck, report
 #   make quick      the same on the quick profile into build/quick (minutes)
 #   make floods     H3-none and the 450/s arms, 5 rounds of 30 s, into build/floods
 #   make test       every test (Criterion), ends with Criterion's synthesis line
@@ -45,6 +45,7 @@ LAB_MODS  += rawfmt gate answer trecord
 LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 PIPE_MODS += apref
+PIPE_MODS += provmd
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
@@ -55,6 +56,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
+PROGS += $(BIN)/provmd
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 .PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay
 .PHONY: readme
@@ -67,6 +69,7 @@ all: deps
 	$(MAKE) collect
 	$(MAKE) ap
 	$(MAKE) cost
+	$(MAKE) provenance
 	$(MAKE) factcheck
 	$(MAKE) report
 	$(if $(filter .,$(OUT)),$(MAKE) readme)
@@ -108,6 +111,8 @@ COST_OBJ := $(B)/pipeline/costcalc.o $(B)/lab/util.o $(B)/lab/prov.o $(B)/lab/op
 $(BIN)/ap: $(B)/pipeline/apstage.o $(AP_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
 $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/provmd: $(B)/pipeline/provmdmain.o $(B)/pipeline/provmd.o $(B)/lab/util.o $(B)/lab/opt.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -247,6 +252,12 @@ PRICE_PER_HOUR ?=
 cost: $(BIN)/cost
 	$(BIN)/cost --root $(OUT) $(if $(START),--start $(START)) $(if $(END),--end $(END)) \
 	    $(if $(PRICE_PER_HOUR),--price-per-hour $(PRICE_PER_HOUR))
+
+# results/provenance.md, the provenance for people, from OUT/provenance/ alone
+# (pipeline/RESULTS.md gives the rules; the verifier writes it again and compares).
+.PHONY: provenance
+provenance: $(BIN)/provmd
+	$(BIN)/provmd --root $(OUT)
 
 # The independent verifier, built alone from verify/ (nothing of lab/ or
 # pipeline/), recomputes every number and scans every output for secrets.

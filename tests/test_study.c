@@ -4,14 +4,19 @@
  * results.json is caught.  The tiny profile's outage arm (H3-r2-down) is
  * checked against what a store that is down must give.  The closed-loop arm
  * runs 0.5 s (measure --closed-s): its own length in the schedule, its
- * run.json and its record, and the verifier holds each run to its own. */
+ * run.json and its record, and the verifier holds each run to its own.
+ * provenance.md is written from the study's records: a row per stage and
+ * per run. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tsh.h"
 
 static double fig(json_t *run, const char *name)
 {
@@ -95,6 +100,44 @@ static void check_lengths(const char *out)
     }
 }
 
+/* The lines of the table that follows head (its header and rule not counted). */
+static int table_rows(const char *md, const char *head)
+{
+    const char *p = strstr(md, head);
+    cr_assert_not_null(p, "%s in provenance.md", head);
+    p += strlen(head);
+    int rows = -2;
+    for (; *p == '|'; p = strchr(p, '\n') + 1)
+        rows++;
+    return rows;
+}
+
+/* results/provenance.md: every stage record and every run record (not the
+ * attempts) has its row; the first run's start is known. */
+static void check_provenance_md(const char *out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/provenance/runs", out);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s", path);
+    int runs = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        runs += strstr(e->d_name, ".json") && !strstr(e->d_name, ".attempt-") && !strstr(e->d_name, ".tmp.");
+    closedir(d);
+    cr_assert_geq(runs, 4);
+    snprintf(path, sizeof path, "%s/results/provenance.md", out);
+    char *md = slurp(path);
+    cr_assert_eq(table_rows(md, "## Stages\n\n"), 3, "prepare, measure, collect");
+    cr_assert_not_null(strstr(md, "\n| prepare | "));
+    cr_assert_not_null(strstr(md, "\n| measure | "));
+    cr_assert_not_null(strstr(md, "\n| collect | "));
+    cr_assert_eq(table_rows(md, "## Runs\n\n"), runs);
+    cr_assert_not_null(strstr(md, "; the first run started 20"));
+    cr_assert_not_null(strstr(md, "\n## The machine\n\n"));
+    free(md);
+}
+
 static int sh(const char *cmd)
 {
     int rc = system(cmd);
@@ -127,6 +170,9 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
              out, out);
     cr_assert_eq(sh(cmd), 0, "collect");
     check_down_runs(out);
+    snprintf(cmd, sizeof cmd, "build/bin/provmd --root %s >> %s/log 2>&1", out, out);
+    cr_assert_eq(sh(cmd), 0, "provmd");
+    check_provenance_md(out);
     snprintf(cmd, sizeof cmd, "build/bin/check --prov %s/provenance --root %s >> %s/log 2>&1", out, out, out);
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,
