@@ -58,7 +58,7 @@ PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 PROGS += $(BIN)/provmd
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay
+.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay verify-published
 .PHONY: readme
 
 all: deps
@@ -210,7 +210,18 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
 	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
+	@$(MAKE) --no-print-directory verify-published
 	$(BIN)/tests --jobs 1
+
+# The committed study verified as an auditor would (0 mismatches, 0 findings);
+# verified.json goes under build/, so the committed one is left as it is.
+verify-published:
+	@if [ -f results/verified.json ]; then \
+	    echo "verify: the published study (results/, provenance/)"; \
+	    $(MAKE) -s -C verify >/dev/null && \
+	    verify/build/verify --root . --out $(B)/verified-published.json --max-print 5 > $(B)/verify-published.log 2>&1; \
+	    rc=$$?; tail -4 $(B)/verify-published.log; exit $$rc; \
+	else echo "verify-published: skipped, no study committed yet (results/verified.json absent)"; fi
 
 # The whole schedule: every arm x round of the profile, resumable; first the
 # simulation's prediction of it (results/prediction.json), registered.
