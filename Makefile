@@ -1,6 +1,6 @@
 # The timeouts-and-fallbacks lab.  The only entry point: see README.md.
 #
-#   make all        deps, build, prepare, check, measure, collect, ap, cost, factcheck, report
+#   make all        deps, build, prepare, check, measure, collect, ap, cost, provenance, factcheck, report
 #   make quick      the same on the quick profile into build/quick (minutes)
 #   make floods     H3-none and the 450/s arms, 5 rounds of 30 s, into build/floods
 #   make test       every test (Criterion), ends with Criterion's synthesis line
@@ -45,6 +45,7 @@ LAB_MODS  += rawfmt gate answer trecord
 LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 PIPE_MODS += apref
+PIPE_MODS += provmd
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote host, their file lists
@@ -55,8 +56,10 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
+PROGS += $(BIN)/provmd
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay
+.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay verify-published
+.PHONY: readme
 
 all: deps
 	$(MAKE) build
@@ -66,8 +69,10 @@ all: deps
 	$(MAKE) collect
 	$(MAKE) ap
 	$(MAKE) cost
+	$(MAKE) provenance
 	$(MAKE) factcheck
 	$(MAKE) report
+	$(if $(filter .,$(OUT)),$(MAKE) readme)
 
 build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2 $(BIN)/bench_frontdoor
 
@@ -107,6 +112,8 @@ $(BIN)/ap: $(B)/pipeline/apstage.o $(AP_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
 $(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/provmd: $(B)/pipeline/provmdmain.o $(B)/pipeline/provmd.o $(B)/lab/util.o $(B)/lab/opt.o | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 PLAY_OBJ := $(patsubst %,$(B)/lab/%.o,play playopt playwin playout playdef playev playsim playpct predict)
@@ -114,7 +121,8 @@ $(BIN)/play: $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+# (with measure's schedule, for tests/test_schedule.c)
+$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(LAB_OBJ) $(B)/pipeline/schedule.o $(B)/pipeline/mfiles.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
@@ -202,7 +210,18 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
 	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
+	@$(MAKE) --no-print-directory verify-published
 	$(BIN)/tests --jobs 1
+
+# The committed study verified as an auditor would (0 mismatches, 0 findings);
+# verified.json goes under build/, so the committed one is left as it is.
+verify-published:
+	@if [ -f results/verified.json ]; then \
+	    echo "verify: the published study (results/, provenance/)"; \
+	    $(MAKE) -s -C verify >/dev/null && \
+	    verify/build/verify --root . --out $(B)/verified-published.json --max-print 5 > $(B)/verify-published.log 2>&1; \
+	    rc=$$?; tail -4 $(B)/verify-published.log; exit $$rc; \
+	else echo "verify-published: skipped, no study committed yet (results/verified.json absent)"; fi
 
 # The whole schedule: every arm x round of the profile, resumable; first the
 # simulation's prediction of it (results/prediction.json), registered.
@@ -244,6 +263,12 @@ PRICE_PER_HOUR ?=
 cost: $(BIN)/cost
 	$(BIN)/cost --root $(OUT) $(if $(START),--start $(START)) $(if $(END),--end $(END)) \
 	    $(if $(PRICE_PER_HOUR),--price-per-hour $(PRICE_PER_HOUR))
+
+# results/provenance.md, the provenance for people, from OUT/provenance/ alone
+# (pipeline/RESULTS.md gives the rules; the verifier writes it again and compares).
+.PHONY: provenance
+provenance: $(BIN)/provmd
+	$(BIN)/provmd --root $(OUT)
 
 # The independent verifier, built alone from verify/ (nothing of lab/ or
 # pipeline/), recomputes every number and scans every output for secrets.
@@ -292,6 +317,14 @@ bench-play: $(BIN)/play
 report:
 	$(MAKE) -C report
 	report/build/report --root $(OUT)
+
+# README.md's block between <!-- study:begin --> and <!-- study:end -->: the
+# findings, from results/verified.json through report/front-page.md.in (a
+# placeholder from report/tests/fixture/front.json until a study is there).
+# `make test` fails when README.md differs from what this writes.
+readme:
+	$(MAKE) -C report build/readme
+	report/build/readme --root .
 
 release: factcheck
 	bash pipeline/release.sh $(OUT)

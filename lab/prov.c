@@ -335,11 +335,46 @@ int prov_mask(const char *in, char *out, size_t outlen)
     return n;
 }
 
+/* The folder the program runs in, written "." in a record (no path of this
+ * machine is published): "/abs/repo/build/pg/sock" -> "./build/pg/sock".
+ * Returns 1 when s was changed. */
+static int mask_cwd(json_t *j)
+{
+    static char cwd[4096];
+    static size_t clen;
+    if (!clen && (!getcwd(cwd, sizeof cwd) || (clen = strlen(cwd)) < 2))
+        return clen = 0, 0; /* no cwd, or "/": nothing to mask */
+    const char *s = json_string_value(j), *hit = NULL;
+    for (const char *p = s; (p = strstr(p, cwd)); p += clen)
+        if (p[clen] == '/' || p[clen] == 0 || p[clen] == ' ' || p[clen] == '"') {
+            hit = p;
+            break;
+        }
+    if (!hit)
+        return 0;
+    size_t cap = strlen(s) + 1, o = 0;
+    char *m = malloc(cap);
+    if (!m)
+        exit(1);
+    for (const char *p = s; *p;) {
+        if (!strncmp(p, cwd, clen) && (p[clen] == '/' || p[clen] == 0 || p[clen] == ' ' || p[clen] == '"')) {
+            m[o++] = '.';
+            p += clen;
+        } else
+            m[o++] = *p++;
+    }
+    m[o] = 0;
+    json_string_set(j, m);
+    free(m);
+    return 1;
+}
+
 int prov_mask_json(void *json)
 {
     json_t *j = json;
     int n = 0;
     if (json_is_string(j)) {
+        mask_cwd(j);
         const char *s = json_string_value(j);
         if (!strstr(s, "://") && !strcasestr(s, "password"))
             return 0;

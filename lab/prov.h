@@ -22,7 +22,9 @@
  *     a libpq connection string, a URL query or PGPASSWORD=) by ***: the
  *     value ends at a space, '&', '#' or a quote, or is a quoted '...' or
  *     "..." whole.
- * Masking twice changes nothing more.
+ * Masking twice changes nothing more.  prov_mask_json also writes the
+ * absolute path of the current folder as "." where it begins a path (no
+ * path of this machine in a published record).
  *
  * The preregistration (provenance/prereg.json, pipeline/RESULTS.md): the six
  * registered files, in their order, are PROV_PREREG_FILES (paths relative to

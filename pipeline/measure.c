@@ -5,6 +5,7 @@
  *           [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
  *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
+ *           [--closed-s C]        tests only: the closed-loop arm's runs C s (another schedule)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
  *
  * Before anything runs:
@@ -33,8 +34,9 @@
  *   complete run (exactly run.json and the five event files, six with a
  *   second store, pipeline/schedule.h; each file's
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
- *   profile's) is kept; any other folder is named on stderr, removed and
- *   measured again.  So a rerun after an interruption measures only the rest.
+ *   run's: the profile's S, or C for the closed-loop arm) is kept; any
+ *   other folder is named on stderr, removed and measured again.  So a
+ *   rerun after an interruption measures only the rest.
  *
  * Quiet runs: each run is judged as it ends by the rules of DATA/quiet.tsv
  * (--quiet; registered with the guesses; lab/quiet.h): `run` writes the
@@ -67,8 +69,9 @@
  *
  * Progress on stderr, one line per run: "measure: run k of N  ARM round R
  * elapsed m:ss  left ~m:ss" (left: mean wall time of the runs measured in this
- * invocation times the runs still to measure; before the first one, the
- * profile's seconds plus settle plus 1 s each).  On a terminal the line is
+ * invocation times the runs still to measure; before the first one, each
+ * run's seconds plus settle plus 1 s, the estimate the first line gives for
+ * the whole schedule too).  On a terminal the line is
  * updated in place every second.
  *
  * At the end, whatever happened: OUT/provenance/stage-measure.json (prov.h;
@@ -139,6 +142,7 @@ typedef struct {
     char *quiet_def; /* <data>/quiet.tsv unless --quiet */
     const char *settle; /* --settle-s as given (passed on to run), NULL: run's default */
     double settle_s;
+    double closed_s; /* --closed-s, 0: the profile's */
     int gate;
     /* under root */
     char *results, *raw, *provdir, *runsdir, *sched_path, *manifest;
@@ -208,6 +212,7 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
+        {"--closed-s", OPT_DBL, &c->closed_s, 0.001, 86400, "C", "tests only: the closed-loop arm's runs C s"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
         {"--comparisons", OPT_STR, &c->comparisons, 0, 0, "FILE", "the verdicts the prediction sizes"},
@@ -238,6 +243,8 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->pf_own = *c->pf;
     if (c->rounds)
         c->pf_own.rounds = c->rounds;
+    if (c->closed_s > 0)
+        c->pf_own.closed_seconds = c->closed_s;
     c->pf = &c->pf_own;
     if (c->host && !remote_host_ok(c->host)) {
         ut_err("--host %s: not a user@host", c->host);
@@ -438,6 +445,8 @@ static int begin_provenance(ctx *c, int argc, char **argv)
 
 static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl);
 
+static double prior_left(const ctx *c, int from);
+
 /* Which runs are kept; the old manifest goes first: never a manifest vouching
  * for another set of runs (it is written anew at the end, only when every
  * scheduled run is complete). */
@@ -467,10 +476,14 @@ static int resume(ctx *c)
         }
     }
     c->logkind = slog_probe();
-    say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each); %d complete already, kept; %d to measure%s%s; "
-           "system log from %s",
-        c->pf->name, c->sc.n, c->pf->rounds, c->sc.n / c->pf->rounds, c->pf->seconds, c->kept, c->todo,
-        c->host ? " on " : "", c->host ? c->host : "", c->host ? "the far side" : slog_source(c->logkind));
+    char closed[48] = "", est[32];
+    if (c->pf->closed_seconds > 0)
+        snprintf(closed, sizeof closed, ", closed loop %g s", c->pf->closed_seconds);
+    fmt_dur(prior_left(c, 0), est, sizeof est);
+    say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each%s); %d complete already, kept; %d to measure%s%s "
+           "(about %s, and the idle gate's waits); system log from %s",
+        c->pf->name, c->sc.n, c->pf->rounds, c->sc.n / c->pf->rounds, c->pf->seconds, closed, c->kept, c->todo,
+        c->host ? " on " : "", c->host ? c->host : "", est, c->host ? "the far side" : slog_source(c->logkind));
     return 0;
 }
 
@@ -483,12 +496,14 @@ static double settle_of(const ctx *c, const arm *a)
     return a->wait == WAIT_H ? 2.5 : 0.2;
 }
 
+/* Before any run was timed: each run's own seconds, its settling, 1 s to
+ * start and stop, and the idle gate's 2 s window when the gate is on. */
 static double prior_left(const ctx *c, int from)
 {
     double t = 0;
     for (int i = from; i < c->sc.n; i++)
         if (c->sc.s[i].selected && !c->sc.s[i].complete)
-            t += c->pf->seconds + settle_of(c, c->sc.s[i].a) + 1.0;
+            t += c->sc.s[i].seconds + settle_of(c, c->sc.s[i].a) + 1.0 + (c->gate ? 2.0 : 0);
     return t;
 }
 
@@ -603,7 +618,7 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "round", json_integer(s->round));
     json_object_set_new(rec, "k", json_integer(s->k));
     json_object_set_new(rec, "profile", json_string(c->pf->name));
-    json_object_set_new(rec, "seconds", json_real(c->pf->seconds));
+    json_object_set_new(rec, "seconds", json_real(s->seconds));
     json_object_set_new(rec, "argv", jargv);
     json_object_set_new(rec, "start_utc", json_string(t_start));
     json_object_set_new(rec, "end_utc", json_string(t_end));
@@ -653,7 +668,7 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
 
     char round[16], seconds[32], gate[4];
     snprintf(round, sizeof round, "%d", s->round);
-    snprintf(seconds, sizeof seconds, "%g", c->pf->seconds);
+    snprintf(seconds, sizeof seconds, "%g", s->seconds);
     snprintf(gate, sizeof gate, "%d", c->gate);
     char *exe = mf_str("%s/run", c->bin);
     char *argv[32] = {exe, "--arm", (char *)s->a->name, "--round", round, "--seconds", seconds,
@@ -764,7 +779,7 @@ static int measure_here(ctx *c)
         int r = measure_one(c, i, err, sizeof err);
         if (r == 0) {
             char why[300] = "";
-            if (sched_check_run(c->raw, s, c->pf->seconds, why, sizeof why) == 1) {
+            if (sched_check_run(c->raw, s, why, sizeof why) == 1) {
                 s->complete = 1;
             } else {
                 say(c, "%s/%s: %s, though run said it was done", c->raw, s->name, why);
@@ -876,6 +891,8 @@ static json_t *stage_facts(const ctx *c)
     json_object_set_new(facts, "profile", json_string(c->pf->name));
     json_object_set_new(facts, "rounds", json_integer(c->pf->rounds));
     json_object_set_new(facts, "seconds", json_real(c->pf->seconds));
+    json_object_set_new(facts, "closed_loop_seconds",
+                        c->pf->closed_seconds > 0 ? json_real(c->pf->closed_seconds) : json_null());
     json_object_set_new(facts, "runs_scheduled", json_integer(c->sc.n));
     json_object_set_new(facts, "runs_complete", json_integer(c->complete));
     json_object_set_new(facts, "runs_kept", json_integer(c->kept));

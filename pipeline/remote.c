@@ -215,6 +215,11 @@ static int run_there(far *f)
     const remote_cfg *c = f->cfg;
     char *rq = mf_shq(f->rdir), *cq = mf_shq(c->cores), *oq = mf_shq(f->only);
     char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
+    if (f->s->pf->closed_seconds > 0) { /* the closed-loop length as here (--closed-s) */
+        char *e2 = mf_str("%s --closed-s %g", extra, f->s->pf->closed_seconds);
+        free(extra);
+        extra = e2;
+    }
     char *remote = mf_str("cd %s && echo $$ > measure.pid && exec build/bin/measure --profile %s --root out "
                           "--prep build/prep --arms lab/arms.tsv --bin build/bin --data data --cores %s --gate %d%s "
                           "--quiet quiet-rules.tsv --rounds %d --only %s",
@@ -306,7 +311,7 @@ static int take_runs(far *f)
         if (s->complete)
             continue;
         char why[256] = "";
-        int st = sched_check_run(iraw, s, f->s->pf->seconds, why, sizeof why);
+        int st = sched_check_run(iraw, s, why, sizeof why);
         char *from = mf_str("%s/%s", iraw, s->name), *to = mf_str("%s/%s", c->raw, s->name);
         if (st == 1) {
             mf_rm_rf(to);

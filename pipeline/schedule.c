@@ -15,13 +15,15 @@
 #include "util.h"
 
 static const sched_profile PROFILES[] = {
-    {"full", 5, 30.0, NULL, "1-1000"},  /* every arm of lab/arms.tsv: 56 and Z-capacity */
-    {"quick", 2, 4.0, NULL, "1-1000"},  /* every arm, a few seconds: the pipeline in minutes */
+    /* every arm of lab/arms.tsv (56 and Z-capacity), 15 s rounds, the capacity
+     * arm 2 s: the published study (docs/DESIGN.md, section 11) */
+    {"full", 5, 15.0, 2.0, NULL, "1-1000"},
+    {"quick", 2, 4.0, 0, NULL, "1-1000"}, /* every arm, a few seconds: the pipeline in minutes */
     /* the rare events at full length (DESIGN 5.8): H3-none and every 450/s arm, 5 rounds of 30 s */
-    {"floods", 5, 30.0,
+    {"floods", 5, 30.0, 2.0,
      "H3-none,H4-fb25,H4-dldown,H4-r2,H4-r2b,H4-r2bj,H4-brkr2,H4-r4xf,H4-r2bud,H4-r2dl,H4-hedge,Z-capacity", "1-1000"},
     /* tests, and CI's study through collect and the verifier */
-    {"tiny", 2, 1.0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity",
+    {"tiny", 2, 1.0, 0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity",
      "1-100"},
 };
 #define SHUFFLE_MULT 7919ULL
@@ -32,6 +34,11 @@ const sched_profile *sched_profile_find(const char *name)
         if (!strcmp(name, PROFILES[i].name))
             return &PROFILES[i];
     return NULL;
+}
+
+double sched_seconds(const sched_profile *pf, const arm *a)
+{
+    return a->rate == 0 && pf->closed_seconds > 0 ? pf->closed_seconds : pf->seconds;
 }
 
 /* The profile's arms in lab/arms.tsv's order, into list (room for arms->n). */
@@ -105,6 +112,7 @@ int sched_build(sched *c, const sched_profile *pf, const arm_table *arms, const 
             s->round = r;
             s->pos = (int)i + 1;
             s->a = order[i];
+            s->seconds = sched_seconds(pf, s->a);
             s->selected = 1;
             snprintf(s->name, sizeof s->name, "%s-r%d", s->a->name, r);
         }
@@ -122,11 +130,14 @@ char *sched_text(const sched *c)
     char *t = malloc(cap);
     if (!t)
         exit(1);
+    char closed[48] = "";
+    if (c->pf->closed_seconds > 0)
+        snprintf(closed, sizeof closed, ", closed loop %g s", c->pf->closed_seconds);
     n += (size_t)snprintf(t + n, cap - n,
-                          "# lab-schedule 1: profile %s, %d rounds of %d arms, %g s each; order within round r: "
+                          "# lab-schedule 1: profile %s, %d rounds of %d arms, %g s each%s; order within round r: "
                           "Fisher-Yates, ut_rng seeded 7919*r (pipeline/measure.c)\n"
                           "k\tround\tposition\tarm\n",
-                          c->pf->name, c->pf->rounds, c->n / c->pf->rounds, c->pf->seconds);
+                          c->pf->name, c->pf->rounds, c->n / c->pf->rounds, c->pf->seconds, closed);
     for (int i = 0; i < c->n; i++)
         n += (size_t)snprintf(t + n, cap - n, "%d\t%d\t%d\t%s\n", c->s[i].k, c->s[i].round, c->s[i].pos,
                               c->s[i].a->name);
@@ -214,7 +225,7 @@ static int matches_run_json(const char *dir, const sched_run *s, int stores, dou
         goto done;
     }
     if (!json_is_number(jsec) || fabs(json_number_value(jsec) - seconds) > 1e-9) {
-        snprintf(why, wl, "lasted %g s, not the profile's %g s", json_is_number(jsec) ? json_number_value(jsec) : -1,
+        snprintf(why, wl, "lasted %g s, not the schedule's %g s", json_is_number(jsec) ? json_number_value(jsec) : -1,
                  seconds);
         goto done;
     }
@@ -247,8 +258,9 @@ done:
     return rc;
 }
 
-int sched_check_run(const char *raw, const sched_run *s, double seconds, char *why, size_t wl)
+int sched_check_run(const char *raw, const sched_run *s, char *why, size_t wl)
 {
+    double seconds = s->seconds;
     char *dir = mf_str("%s/%s", raw, s->name);
     int stores = s->a->store2 > 0 ? 2 : 1;
     int rc = holds_run_files(dir, stores, why, wl);
@@ -367,7 +379,7 @@ int sched_resume(sched *c, const char *raw, int *kept, int *todo, char *err, siz
     for (int i = 0; i < c->n; i++) {
         sched_run *s = &c->s[i];
         char why[300] = "";
-        int st = sched_check_run(raw, s, c->pf->seconds, why, sizeof why);
+        int st = sched_check_run(raw, s, why, sizeof why);
         if (st < 0) {
             char *p = mf_str("%s/%s", raw, s->name);
             ut_err("%s: %s: not a complete run; removed, to be measured again", p, why);

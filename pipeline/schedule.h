@@ -1,9 +1,13 @@
 /* schedule (names sched_*): the schedule of a profile, and the run folders it expects.
  *
- * Profiles (schedule.c, PROFILES): full, quick and tiny, each a number of
- * rounds, the seconds of every run, its arms (NULL: every arm of
- * lab/arms.tsv) and the seeds of its prediction's odds (1-1000; tiny, for
- * tests, 1-100).  measure --rounds N gives a copy of a profile N rounds.  The schedule: for round r = 1 .. rounds, the profile's arms
+ * Profiles (schedule.c, PROFILES): full, quick, floods and tiny, each a
+ * number of rounds, the seconds S of a run, the seconds C of a run of the
+ * closed-loop arm (rate max: Z-capacity; 0 when it runs S like the rest),
+ * its arms (NULL: every arm of lab/arms.tsv) and the seeds of its
+ * prediction's odds (1-1000; tiny, for tests, 1-100).  measure --rounds N
+ * gives a copy of a profile N rounds (--closed-s C, for tests, another C).
+ * sched_seconds is a run's length (S, or C for the closed-loop arm); each
+ * sched_run carries its own.  The schedule: for round r = 1 .. rounds, the profile's arms
  * in lab/arms.tsv's order, shuffled by Fisher-Yates with ut_rng (util.h:
  * splitmix64-seeded xoshiro256**) seeded 7919*r: for i = n-1 down to 1,
  * j = ut_rng_u64() % (i+1), swap items i and j.  The seed depends on the
@@ -33,7 +37,8 @@
 typedef struct {
     const char *name;
     int rounds;
-    double seconds;
+    double seconds;        /* S: every run's length ... */
+    double closed_seconds; /* ... but the closed-loop arm's, when above 0 (C) */
     const char *arms; /* comma-separated arm names; NULL: every arm of lab/arms.tsv */
     const char *odds_seeds; /* the prediction's odds and sizing: seeds of 30 s (pipeline/mprereg.h) */
 } sched_profile;
@@ -42,6 +47,7 @@ typedef struct {
     int k; /* 1-based place in the schedule */
     int round, pos;
     const arm *a;
+    double seconds; /* how long it runs: sched_seconds */
     char name[64]; /* <arm>-r<round>: its folder */
     int complete;
     int selected; /* to be measured by this invocation (all, unless --only) */
@@ -59,6 +65,10 @@ typedef struct {
 /* NULL when no profile has that name. */
 const sched_profile *sched_profile_find(const char *name);
 
+/* A run's length under the profile: C for the closed-loop arm (rate 0, "max")
+ * when the profile gives one, else S. */
+double sched_seconds(const sched_profile *pf, const arm *a);
+
 int sched_build(sched *s, const sched_profile *pf, const arm_table *arms, const char *arms_path, char *err,
                 size_t errlen);
 char *sched_text(const sched *s);
@@ -66,8 +76,9 @@ char *sched_text(const sched *s);
 int sched_select(sched *s, const char *only, char *err, size_t errlen);
 void sched_free(sched *s);
 
-/* 1 complete, 0 absent, -1 present but not a complete run of this profile (why). */
-int sched_check_run(const char *raw, const sched_run *r, double seconds, char *why, size_t wl);
+/* 1 complete, 0 absent, -1 present but not a complete run of this schedule
+ * (why); run.json's `seconds` must be r->seconds. */
+int sched_check_run(const char *raw, const sched_run *r, char *why, size_t wl);
 
 /* Temporary folders of unfinished runs in raw (".<name>.tmp"): removed, each named. */
 void sched_clean_tmp(const char *raw);

@@ -72,6 +72,22 @@ Test(mask, every_string_of_a_record_deep_inside)
     json_decref(r);
 }
 
+Test(mask, the_current_folder_is_written_as_a_dot)
+{
+    char cwd[4096], a[4200], b[4200], c[4200];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(a, sizeof a, "host=%s/build/pg/sock dbname=postgres", cwd);
+    snprintf(b, sizeof b, "%s", cwd);
+    snprintf(c, sizeof c, "%sx/other", cwd); /* another folder whose name begins the same: kept */
+    json_t *r = json_pack("{s:[s,s,s]}", "argv", a, b, c);
+    cr_assert_eq(prov_mask_json(r), 0, "no password: the count is of passwords");
+    json_t *v = json_object_get(r, "argv");
+    cr_assert_str_eq(json_string_value(json_array_get(v, 0)), "host=./build/pg/sock dbname=postgres");
+    cr_assert_str_eq(json_string_value(json_array_get(v, 1)), ".");
+    cr_assert_str_eq(json_string_value(json_array_get(v, 2)), c);
+    json_decref(r);
+}
+
 Test(mask, a_stage_record_holds_no_password)
 {
     char dir[] = "/tmp/maskXXXXXX", path[64], err[UT_ERRLEN];

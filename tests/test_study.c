@@ -2,14 +2,21 @@
  * measure, collect into a private PostgreSQL, and the independent verifier,
  * which must find 0 mismatches and 0 secrets; then a tampered number in
  * results.json is caught.  The tiny profile's outage arm (H3-r2-down) is
- * checked against what a store that is down must give. */
+ * checked against what a store that is down must give.  The closed-loop arm
+ * runs 0.5 s (measure --closed-s): its own length in the schedule, its
+ * run.json and its record, and the verifier holds each run to its own.
+ * provenance.md is written from the study's records: a row per stage and
+ * per run. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "tsh.h"
 
 static double fig(json_t *run, const char *name)
 {
@@ -49,6 +56,88 @@ static void check_down_runs(const char *out)
     json_decref(r);
 }
 
+/* a number of a JSON file under out */
+static double num_at(const char *out, const char *file, const char *key)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", out, file);
+    json_t *r = json_load_file(path, 0, NULL);
+    cr_assert_not_null(r, "%s", path);
+    double v = fig(r, key);
+    json_decref(r);
+    return v;
+}
+
+/* Z-capacity ran 0.5 s, the others the schedule's 1 s: run.json and record */
+static void check_lengths(const char *out)
+{
+    char path[256], line[512] = "";
+    snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    fclose(f);
+    const char *want = "# lab-schedule 1: profile tiny, 2 rounds of 9 arms, 1 s each, closed loop 0.5 s; ";
+    cr_assert(!strncmp(line, want, strlen(want)), "%s", line);
+    /* measure's estimate before the first run, gate off, settling 0.3 s:
+     * 16 runs of 1 + 0.3 + 1 s and 2 of 0.5 + 0.3 + 1 s, 40.4 s */
+    snprintf(path, sizeof path, "%s/log", out);
+    f = fopen(path, "r");
+    cr_assert_not_null(f);
+    int seen = 0;
+    while (fgets(line, sizeof line, f))
+        seen += strstr(line, "1 s each, closed loop 0.5 s); 0 complete already, kept; 18 to measure (about 0:40,") != NULL;
+    fclose(f);
+    cr_assert_eq(seen, 1, "measure's first line with its estimate");
+    const char *runs[] = {"Z-capacity-r1", "Z-capacity-r2", "F3-none-r1", "H3-r2-down-r2"};
+    for (int i = 0; i < 4; i++) {
+        char rj[128], rec[128];
+        snprintf(rj, sizeof rj, "results/raw/%s/run.json", runs[i]);
+        snprintf(rec, sizeof rec, "provenance/runs/%s.json", runs[i]);
+        double want = i < 2 ? 0.5 : 1.0;
+        cr_assert_eq(num_at(out, rj, "seconds"), want, "%s", rj);
+        cr_assert_eq(num_at(out, rec, "seconds"), want, "%s", rec);
+    }
+}
+
+/* The lines of the table that follows head (its header and rule not counted). */
+static int table_rows(const char *md, const char *head)
+{
+    const char *p = strstr(md, head);
+    cr_assert_not_null(p, "%s in provenance.md", head);
+    p += strlen(head);
+    int rows = -2;
+    for (; *p == '|'; p = strchr(p, '\n') + 1)
+        rows++;
+    return rows;
+}
+
+/* results/provenance.md: every stage record and every run record (not the
+ * attempts) has its row; the first run's start is known. */
+static void check_provenance_md(const char *out)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/provenance/runs", out);
+    DIR *d = opendir(path);
+    cr_assert_not_null(d, "%s", path);
+    int runs = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        runs += strstr(e->d_name, ".json") && !strstr(e->d_name, ".attempt-") && !strstr(e->d_name, ".tmp.");
+    closedir(d);
+    cr_assert_geq(runs, 4);
+    snprintf(path, sizeof path, "%s/results/provenance.md", out);
+    char *md = slurp(path);
+    cr_assert_eq(table_rows(md, "## Stages\n\n"), 3, "prepare, measure, collect");
+    cr_assert_not_null(strstr(md, "\n| prepare | "));
+    cr_assert_not_null(strstr(md, "\n| measure | "));
+    cr_assert_not_null(strstr(md, "\n| collect | "));
+    cr_assert_eq(table_rows(md, "## Runs\n\n"), runs);
+    cr_assert_not_null(strstr(md, "; the first run started 20"));
+    cr_assert_not_null(strstr(md, "\n## The machine\n\n"));
+    free(md);
+}
+
 static int sh(const char *cmd)
 {
     int rc = system(cmd);
@@ -57,7 +146,8 @@ static int sh(const char *cmd)
 
 Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
 {
-    char out[] = "/tmp/studyXXXXXX", cmd[2048];
+    /* under build/, relative: the records then name no folder of this machine (the scanner's machine-path rule) */
+    char out[] = "build/tests/studyXXXXXX", cmd[2048];
     cr_assert_not_null(mkdtemp(out));
     /* registration into OUT/provenance (prepare is deterministic: same files) */
     snprintf(cmd, sizeof cmd, "build/bin/prepare --prep build/prep --prov %s/provenance --data data > %s/log 2>&1",
@@ -65,7 +155,7 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(sh(cmd), 0, "prepare");
     snprintf(cmd, sizeof cmd,
              "build/bin/measure --profile tiny --root %s --prep build/prep --bin build/bin --arms lab/arms.tsv "
-             "--data data --gate 0 --settle-s 0.3 --quiet tests/quiet_off.tsv >> %s/log 2>&1",
+             "--data data --gate 0 --settle-s 0.3 --closed-s 0.5 --quiet tests/quiet_off.tsv >> %s/log 2>&1",
              out, out);
     int rc = sh(cmd);
     if (rc) {
@@ -73,12 +163,16 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
         sh(cmd);
     }
     cr_assert_eq(rc, 0, "measure tiny");
+    check_lengths(out);
     snprintf(cmd, sizeof cmd,
              "url=$(bash pipeline/pg.sh start build/pgstudy) && build/bin/collect --root %s --pgurl \"$url\" --quiet tests/quiet_off.tsv >> %s/log 2>&1; "
              "rc=$?; bash pipeline/pg.sh stop build/pgstudy; exit $rc",
              out, out);
     cr_assert_eq(sh(cmd), 0, "collect");
     check_down_runs(out);
+    snprintf(cmd, sizeof cmd, "build/bin/provmd --root %s >> %s/log 2>&1", out, out);
+    cr_assert_eq(sh(cmd), 0, "provmd");
+    check_provenance_md(out);
     snprintf(cmd, sizeof cmd, "build/bin/check --prov %s/provenance --root %s >> %s/log 2>&1", out, out, out);
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,
@@ -93,6 +187,14 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(rc, 0, "factcheck on the tiny study");
     snprintf(cmd, sizeof cmd, "tail -1 %s/verify.log | grep -qx '0 MISMATCHES'", out);
     cr_assert_eq(sh(cmd), 0);
+    /* each run against its own length: no run is "other than the schedule's" */
+    snprintf(cmd, sizeof cmd, "grep -q 'seconds differ' %s/verify.log", out);
+    cr_assert_neq(sh(cmd), 0, "the verifier took a 0.5 s closed-loop run for one of another length");
+    json_t *v = json_load_file(strcat(strcpy(cmd, out), "/results/verified.json"), 0, NULL);
+    json_t *sch = json_object_get(json_object_get(json_object_get(json_object_get(v, "checks"), "study"), "schedule"),
+                                  "closed_loop_seconds");
+    cr_assert(json_is_number(sch) && json_number_value(sch) == 0.5, "checks.study.schedule.closed_loop_seconds");
+    json_decref(v);
     /* one number of results.json changed: exactly that mismatch */
     snprintf(cmd, sizeof cmd,
              "sed -i '0,/\"p99_ms\": [0-9]/s/\"p99_ms\": \\([0-9]\\)/\"p99_ms\": 9\\1/' %s/results/results.json && "

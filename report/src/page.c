@@ -253,6 +253,20 @@ void pg_strong(page *p, const char *text)
     sb_puts(&p->im, "**");
 }
 
+void pg_link(page *p, const char *text, const char *href)
+{
+    sb_puts(&p->ih, "<a href=\"");
+    html_esc(&p->ih, href);
+    sb_puts(&p->ih, "\">");
+    html_esc(&p->ih, text);
+    sb_puts(&p->ih, "</a>");
+    sb_puts(&p->im, "[");
+    md_esc(&p->im, text);
+    sb_puts(&p->im, "](");
+    sb_puts(&p->im, href);
+    sb_puts(&p->im, ")");
+}
+
 int pg_figure(page *p, const char *name, const char *title, const char *caption)
 {
     char path[4200];

@@ -40,6 +40,8 @@ void pg_range(page *p, const char *kind, const char *arm, const char *fig);
 void pg_nm(page *p);
 void pg_code(page *p, const char *text);
 void pg_strong(page *p, const char *text);
+/* a link to a file beside the page (a relative path, never a URL) */
+void pg_link(page *p, const char *text, const char *href);
 
 /* a figure: its file (NAME.svg in figdir), title, and a caption */
 int pg_figure(page *p, const char *name, const char *title, const char *caption);

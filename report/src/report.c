@@ -750,6 +750,13 @@ static void sec_method(page *p, json_t *root)
     pg_t(p, "Every printed value carries, in the page's source, the path of the number it comes from in "
             "verified.json (data-src). The page fetches nothing: figures and styles are inline.");
     pg_li_end(p);
+    pg_li_begin(p);
+    pg_t(p, "How the study was made, stage by stage and run by run (commands, times, versions, fingerprints, the "
+            "preregistration, runs measured again and why): ");
+    pg_link(p, "provenance.md", "provenance.md");
+    pg_t(p, ", beside this page, written from the provenance records; the verifier writes it again and finds it "
+            "equal.");
+    pg_li_end(p);
     pg_ul_end(p);
     pg_h(p, 3, "checks", "What the verifier checked");
     const char *h[] = {"check", "value"};

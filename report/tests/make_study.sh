@@ -22,8 +22,8 @@
 #
 # The fixture checked in under report/tests/fixture/verified.json is this
 # script's DIR/results/verified.json (regenerate it when verify's exports
-# change: bash report/tests/make_study.sh /tmp/rstudy && cp
-# /tmp/rstudy/results/verified.json report/tests/fixture/).
+# change: bash report/tests/make_study.sh build/rstudy && cp
+# build/rstudy/results/verified.json report/tests/fixture/).
 set -euo pipefail
 dir=${1:?usage: make_study.sh DIR [SECONDS]}
 secs=${2:-3}

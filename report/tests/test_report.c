@@ -591,6 +591,10 @@ Test(report, the_page_fetches_nothing, .init = rendered, .fini = cleanup, .timeo
     cr_expect(!strstr(g_html, "@import"), "a CSS import");
     cr_expect(!strstr(g_html, " src=\""), "a src attribute");
     cr_expect(!strstr(g_html, "xlink:href"), "an xlink reference");
+    /* the one link: the provenance for people, beside the page */
+    cr_expect(strstr(g_html, "<a href=\"provenance.md\">provenance.md</a>"), "no link to provenance.md");
+    cr_expect(strstr(g_md, "[provenance.md](provenance.md)"), "report.md: no link to provenance.md");
+    cr_expect(!strstr(g_html, "<a href=\"http"), "a link to the web");
     for (const char *q = strstr(g_html, "url("); q; q = strstr(q + 1, "url("))
         cr_expect(q[4] == '#', "a url() that is not a fragment: %.40s", q);
     /* and nothing of the lab's folders is named */

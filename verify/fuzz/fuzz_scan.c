@@ -1,7 +1,7 @@
 /* fuzz_scan: the whole scanner on one file (scanwalk.c through scan_paths,
  * as `verify --scan FILE` runs it): containers opened by their bytes,
- * nested, decoded, then every rule of scan.c, scanrules.c and
- * scanassign.c.  The bounds are the scanner's own but for the bytes per
+ * nested, decoded, then every rule of scan.c, scanrules.c, scanassign.c
+ * and scanpath.c.  The bounds are the scanner's own but for the bytes per
  * file (16 MiB here instead of 1 GiB, so that a bomb is cut where the
  * fuzzer's memory limit allows); the findings go to /dev/null. */
 #include "fuzzhelp.h"

@@ -1,5 +1,6 @@
 /* fuzz_schedule: results/schedule.tsv's reader (schedule.c).  The input is
- * the file; every line read is looked up again by its run. */
+ * the file; every line read is looked up again by its run, and its length
+ * asked (S without an arms file). */
 #include "mism.h"
 #include "fuzzhelp.h"
 #include "schedule.h"
@@ -17,6 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!l || strcmp(l->run, s.v[i].run)) abort();
     }
     (void)sd_tiny(&s);
+    /* without an arms file no arm is the closed-loop arm: every run lasts S */
+    am_file none;
+    memset(&none, 0, sizeof none);
+    if (s.ok && s.n && sd_run_seconds(&s, &none, s.v[0].arm, NULL, NULL) != s.seconds) abort();
+    if (s.ok && s.closed_seconds < 0) abort();
     sd_free(&s);
     return 0;
 }

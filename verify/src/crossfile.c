@@ -60,17 +60,56 @@ void xf_tester_row(xf_acc *x, long line, const rr_row *row)
     long long i = (long long)x->nt;
     xf_req *q = &x->t[x->nt++];
     memset(q, 0, sizeof *q);
-    q->send = row->v[T_SEND];
-    q->has_send = row->has[T_SEND];
+    q->sent = row->has[T_SEND];
+    q->send = q->sent ? row->v[T_SEND] : 0;
     q->status = row->v[T_STATUS];
     q->kind = row->c[T_KIND];
     q->line = line;
     q->answered = row->has[T_ANSWER];
     q->answer = q->answered ? row->v[T_ANSWER] : 0;
-    if (q->has_send)
-        order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
-              "its sched_t (the tester sends at or after the scheduled time)", i);
-    if (q->answered && q->has_send) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
+    if (!q->sent) return; /* never sent: its own promises are xf_tester_promises' */
+    order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
+          "its sched_t (the tester sends at or after the scheduled time)", i);
+    if (q->answered) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
+}
+
+/* a tester row's own promises (xf_tester_promises in crossfile.h) */
+void xf_tester_promises(const char *run, long line, const rr_row *row)
+{
+    char kind = row->c[T_KIND];
+    int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : 3;
+    long long status = row->v[T_STATUS];
+    if (!row->has[T_SEND]) {
+        static const char *never = " (send_us is -: the request was never sent)";
+        char want[96];
+        const struct {
+            int bad;
+            const char *col, *lab, *want;
+        } c[] = {
+            {row->has[T_CONN], "conn", row->text[T_CONN], "-"},
+            {row->has[T_ANSWER], "answer_us", row->text[T_ANSWER], "-"},
+            {status != 0, "status", row->text[T_STATUS], "0"},
+            {row->c[T_KIND] != 'E', "kind", row->text[T_KIND], "E"},
+            {row->has[T_SCORE], "score", row->text[T_SCORE], "-"},
+        };
+        for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+            if (!c[k].bad) continue;
+            snprintf(want, sizeof want, "%s%s", c[k].want, never);
+            mm_row(run, TF, line, c[k].col, c[k].lab, want);
+        }
+    } else {
+        if (!row->has[T_CONN]) mm_row(run, TF, line, "conn", "-", "the connection's index (send_us present: sent)");
+        if (row->has[T_ANSWER] && status == 0)
+            mm_row(run, TF, line, "status", "0", "not 0: an answer came (answer_t present)");
+        if (!row->has[T_ANSWER] && status != 0) mm_row(run, TF, line, "status", row->text[T_STATUS], "0 (no answer_t)");
+        if (!row->has[T_ANSWER] && ki != 3) mm_row(run, TF, line, "kind", row->text[T_KIND], "E (no answer_t)");
+        if (ki < 3 && status != 200)
+            mm_row(run, TF, line, "status", row->text[T_STATUS], "200 (the answer carries a score)");
+        if (ki == 3 && status == 200) mm_row(run, TF, line, "kind", "E", "L, K or D (status 200 carries a score)");
+        if (ki == 3 && row->has[T_SCORE]) mm_row(run, TF, line, "score", row->text[T_SCORE], "- (kind E)");
+        if (ki < 3 && !row->has[T_SCORE]) mm_row(run, TF, line, "score", "-", "a score (kind is not E)");
+    }
+    if (row->v[T_WAITED] != 0 && row->v[T_WAITED] != 1) mm_row(run, TF, line, "waited", row->text[T_WAITED], "0 or 1");
 }
 
 /* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t */
@@ -172,8 +211,14 @@ void xf_service_row(xf_acc *x, long line, const rr_row *row)
     }
     q->vline = line;
     char what[96];
+    if (!q->sent) {
+        snprintf(lab, sizeof lab, "%lld (request never sent)", req);
+        snprintf(want, sizeof want, "no row: request %lld was never sent (send_us - at %s:%ld)", req, TF, q->line);
+        mm_row(x->run, VF, line, "req", lab, want);
+        return;
+    }
     snprintf(what, sizeof what, "the tester's send_t (%s:%ld)", TF, q->line);
-    if (q->has_send) order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
+    order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
     if (q->answered) answer_checks(x, line, row, q, req);
     record_lookups(x, line, row, req);
 }

@@ -24,13 +24,23 @@
  *     A row in the other store's file, and a lookup logged with a store the
  *     run does not have, are left to defence.h (it names the store column).
  * Tester rows without answer_t need no service row; service rows without
- * req (the body gave none) join nothing.  The times are format 4's decoded
- * instants (rawdec.h): every order above holds exactly on them (the
- * instants of one request are rounded down on one µs grid), but for an A
- * store row's end_t (after start_t + W: another grid), which may pass its
- * start_t or the service's aK_end_t by up to 999 ns.  The table row of a
- * request is not written any more (format 4: req mod test_rows), so there
- * is no row to compare.
+ * req (the body gave none) join nothing.  A request never sent (send_us
+ * -) has no service row (one is a mismatch naming it) and no time order.
+ * The times are format 4's decoded instants (rawdec.h): every order above
+ * holds exactly on them (the instants of one request are rounded down on
+ * one µs grid), but for an A store row's end_t (after start_t + W: another
+ * grid), which may pass its start_t or the service's aK_end_t by up to
+ * 999 ns.  The table row of a request is not written any more (format 4:
+ * req mod test_rows), so there is no row to compare.
+ *
+ * xf_tester_promises checks one tester row's own promises (RAWFORMAT.md,
+ * tester.tsv.gz), on the decoded row: with send_us present a conn; with
+ * send_us - (never sent) conn, answer_us and score -, status 0, kind E;
+ * with answer_us present a status other than 0; without it status 0 and
+ * kind E; kinds L K D with status 200 and a score, E without a score and
+ * not 200; waited 0 or 1.  Each broken promise one mismatch naming the
+ * run, file and line.  (Nothing of these stops the decoding: rawdec.h
+ * rejects only what cannot be decoded.)
  *
  * Contract: one xf_acc per run (xf_init, xf_free).  Feed it in runfig's
  * order: xf_tester_row for every tester row in file order, then
@@ -51,7 +61,7 @@ typedef struct {
     long long status;
     long line, vline;           /* tester line; service line of its row (0: none) */
     char kind;
-    unsigned char answered, has_send;
+    unsigned char answered, sent;   /* answer_t, send_t present */
 } xf_req;
 
 typedef struct {
@@ -73,6 +83,7 @@ typedef struct {
 void xf_init(xf_acc *x, const char *run, int stores);
 void xf_free(xf_acc *x);
 void xf_tester_row(xf_acc *x, long line, const rr_row *row);
+void xf_tester_promises(const char *run, long line, const rr_row *row);
 void xf_service_row(xf_acc *x, long line, const rr_row *row);
 /* store: 1 for store.tsv.gz, 2 for store2.tsv.gz */
 void xf_store_row(xf_acc *x, int store, long line, const rr_row *row);

@@ -328,7 +328,7 @@ static vj_node *steps_json(const exrun *x)
     long long sum[6] = {0}, used = 0;
     for (size_t i = 0; i < k; i++) {
         long long j = v[i].j;
-        if (!x->v_has[j]) continue;
+        if (!x->v_has[j] || x->send[j] == ABSENT) continue; /* answered unsent: a mismatch already */
         long long arr = x->v_arrive[j], ans = x->v_answer[j];
         long long e = x->v_last_end[j] == ABSENT ? arr : x->v_last_end[j];
         sum[0] += v[i].lat;

@@ -23,10 +23,12 @@
 #include "compare.h"
 #include "cost.h"
 #include "extra.h"
+#include "machines.h"
 #include "manifest.h"
 #include "mism.h"
 #include "predict.h"
 #include "prereg.h"
+#include "provmd.h"
 #include "records.h"
 #include "runjson.h"
 #include "scan.h"
@@ -287,13 +289,18 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     vj_node *o = vj_new_obj(), *sched, *prereg;
     vj_obj_set(o, "profile", ar->sd.ok ? vj_new_str(ar->sd.profile) : vj_new_null());
     vj_obj_set(o, "rules_enforced", vj_new_bool(enforce));
-    vj_obj_set(o, "arms_file", vj_new_str(ar->arms.path));
+    char *arms_file = vf_shown(ar->arms.path);
+    vj_obj_set(o, "arms_file", vj_new_str(arms_file));
+    free(arms_file);
     vj_obj_set(o, "arms_file_sha256", vj_new_str(ar->arms.sha256));
     vj_obj_set(o, "run_json", rj_check(s, &ar->sd, &ar->arms, &ar->recs, enforce));
     pg_check(s, &ar->sd, &ar->arms, &ar->recs, &in, &ar->first, enforce, &sched, &prereg);
     vj_obj_set(o, "schedule", sched);
     vj_obj_set(o, "prereg", prereg);
     vj_obj_set(o, "cost", co_check(s->root, &ar->recs, enforce));
+    /* a round on one machine, provenance/parallel.tsv (machines.h): every profile */
+    vj_obj_set(o, "machines", mc_check(s, &ar->recs));
+    vj_obj_set(o, "provenance_md", pm_check(s->root, &ar->recs, enforce));
     vj_obj_set(o, "mismatches", vj_new_int(mm_count() - before));
     return o;
 }

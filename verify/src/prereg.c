@@ -9,6 +9,7 @@
 #include "mism.h"
 #include "predict.h"
 #include "runjson.h"
+#include "vfiles.h"
 #include "vutil.h"
 
 #define PREREG_REL "provenance/prereg.json"
@@ -125,7 +126,9 @@ static void check_entry(const vj_node *e, size_t i, const pg_inputs *in, int enf
     char err[4300], mine[65];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "path", vj_new_str(path));
-    vj_obj_set(o, "given", vj_new_str(given));
+    char *shown = vf_shown(given);
+    vj_obj_set(o, "given", vj_new_str(shown));
+    free(shown);
     int same = 0;
     if (vu_read_file(given, &b, &len, err, sizeof err)) {
         flag(enforce, path, "registered", "the file, given as %s: %s", given, err);
@@ -216,7 +219,7 @@ static int has_run_json(const char *root, const char *run)
 }
 
 /* a record of a planned run against its line */
-static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_schedule *sd)
+static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_schedule *sd, const am_file *arms)
 {
     char where[320], want[160], lab[160];
     snprintf(where, sizeof where, PV_DIR "/%s.json", rec->name);
@@ -224,7 +227,8 @@ static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_sche
         const char *key;
         vj_node *want;
     } f[] = {{"run", vj_new_str(l->run)},     {"arm", vj_new_str(l->arm)},         {"round", vj_new_int(l->round)},
-             {"k", vj_new_int(l->k)},         {"profile", vj_new_str(sd->profile)}, {"seconds", vj_new_num(sd->seconds)}};
+             {"k", vj_new_int(l->k)},         {"profile", vj_new_str(sd->profile)},
+             {"seconds", vj_new_num(sd_run_seconds(sd, arms, l->arm, NULL, NULL))}};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
         const vj_node *got = vj_get(rec->tree, f[i].key);
         if (!rj_json_equal(got, f[i].want)) {
@@ -240,10 +244,11 @@ typedef struct {
     long measured, failed, missing, unplanned;
 } pg_counts;
 
-static void planned_run(const study *s, const sd_schedule *sd, const sd_line *l, const pv_records *recs, pg_counts *c)
+static void planned_run(const study *s, const sd_schedule *sd, const am_file *arms, const sd_line *l,
+                        const pv_records *recs, pg_counts *c)
 {
     const pv_record *rec = pv_find(recs, l->run);
-    if (rec && rec->tree) record_vs_line(rec, l, sd);
+    if (rec && rec->tree) record_vs_line(rec, l, sd, arms);
     char where[96], want[512];
     snprintf(where, sizeof where, SD_REL ":%ld", l->line);
     if (has_run_json(s->root, l->run)) {
@@ -277,6 +282,8 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
     vj_obj_set(o, "read", vj_new_bool(sd->ok));
     vj_obj_set(o, "profile", sd->ok ? vj_new_str(sd->profile) : vj_new_null());
     vj_obj_set(o, "seconds", sd->ok ? vj_new_num(sd->seconds) : vj_new_null());
+    vj_obj_set(o, "closed_loop_seconds",
+               sd->ok && sd->closed_seconds > 0 ? vj_new_num(sd->closed_seconds) : vj_new_null());
     if (!sd->ok) return o;
     for (size_t i = 0; i < sd->n; i++) {
         const sd_line *l = &sd->v[i];
@@ -287,7 +294,7 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
             snprintf(where, sizeof where, SD_REL ":%ld", l->line);
             mm_addf(NULL, where, "arm", l->arm, "an arm of %s", arms->path);
         }
-        planned_run(s, sd, l, recs, &c);
+        planned_run(s, sd, arms, l, recs, &c);
     }
     for (size_t i = 0; i < s->nruns; i++) {
         if (sd_find(sd, s->runs[i].name)) continue;

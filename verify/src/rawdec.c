@@ -158,23 +158,6 @@ static float reference(const rx_run *x, char kind, long long row)
     return kind == 'L' ? x->ref->score[row] : x->ref->last_known[row];
 }
 
-/* RAWFORMAT.md: a request never sent has send_us and conn -, and then
- * answer_us and score -, status 0, kind E; a request sent has its conn */
-static int never_sent(const rx_file *f, char *err, size_t n)
-{
-    const rr_row *w = &f->raw;
-    const char *bad = NULL;
-    if (w->has[TW_SEND]) bad = w->has[TW_CONN] ? NULL : "conn is - but send_us is present (a request sent has its connection)";
-    else if (w->has[TW_CONN]) bad = "conn is present but send_us is - (a request never sent has no connection)";
-    else if (w->has[TW_ANSWER]) bad = "answer_us is present but send_us is - (a request never sent has no answer)";
-    else if (w->has[TW_SCORE]) bad = "score is not - but send_us is - (a request never sent has no answer)";
-    else if (w->v[TW_STATUS] != 0) bad = "status is not 0 but send_us is - (a request never sent has no answer)";
-    else if (w->c[TW_KIND] != 'E') bad = "kind is not E but send_us is - (a request never sent has no answer)";
-    if (!bad) return 0;
-    snprintf(err, n, "%s:%ld: %s (RAWFORMAT.md)", f->f.path, f->f.line, bad);
-    return -1;
-}
-
 static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
 {
     rx_run *x = f->x;
@@ -225,7 +208,6 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
         }
         o->f[T_SCORE] = reference(x, w->c[TW_KIND], o->v[T_ROW]);
     }
-    if (never_sent(f, err, n)) return -1;
     grow_tester(x);
     x->sched_t[j] = sched;
     x->answer_t[j] = o->has[T_ANSWER] ? o->v[T_ANSWER] : RX_ABSENT;

@@ -32,8 +32,10 @@
  * aK_start_us; an A row without start_us; a service req below requests
  * beyond the tester's rows), the planned wait not drawable (run.json's
  * arm_spec.wait or, for H, freeze_share unusable), an instant beyond 64
- * bits.  A derived column's text is "(not written)", an offset column's
- * the µs written.  The file remembers its lowest decoded instant (tmin,
+ * bits.  A row's own promises decode whatever they say (a request never
+ * sent, send_us -, with a conn or an answer): they are mismatches of
+ * crossfile.h's xf_tester_promises, not malformed rows.  A derived
+ * column's text is "(not written)", an offset column's the µs written.  The file remembers its lowest decoded instant (tmin,
  * tmin_line, tmin_col).  Memory: a few words per request.
  */
 #ifndef RAWDEC_H

@@ -276,21 +276,10 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         if (row.has[T_ANSWER]) {
             answered++;
             llpush(lat, row.v[T_ANSWER] - sched);
-            if (status == 0) row_mm(r, fn, line, "status", "0", "not 0: an answer came (answer_t present)");
-        } else {
-            if (status != 0) row_mm(r, fn, line, "status", row.text[T_STATUS], "0 (no answer_t)");
-            if (kind != 'E') row_mm(r, fn, line, "kind", row.text[T_KIND], "E (no answer_t)");
         }
-        if (ki >= 0 && ki < 3 && status != 200)
-            row_mm(r, fn, line, "status", row.text[T_STATUS], "200 (the answer carries a score)");
-        if (ki == 3 && status == 200)
-            row_mm(r, fn, line, "kind", "E", "L, K or D (status 200 carries a score)");
-        if (ki == 3 && row.has[T_SCORE]) row_mm(r, fn, line, "score", row.text[T_SCORE], "- (kind E)");
-        if (ki >= 0 && ki < 3 && !row.has[T_SCORE]) row_mm(r, fn, line, "score", "-", "a score (kind is not E)");
-        if (row.v[T_WAITED] != 0 && row.v[T_WAITED] != 1)
-            row_mm(r, fn, line, "waited", row.text[T_WAITED], "0 or 1");
-        /* lateness: the rows with send_t present (RESULTS.md) */
-        long long lt = row.v[T_SEND] - sched;
+        xf_tester_promises(r->name, line, &row);
+        /* lateness over the requests sent (RESULTS.md: rows with send_t present) */
+        long long lt = row.has[T_SEND] ? row.v[T_SEND] - sched : 0;
         if (row.has[T_SEND]) llpush(late, lt);
         int s = second_of(sched, r->t0, r->nsec);
         if (s >= 0) {
@@ -298,8 +287,10 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
             if (ki == 1 || ki == 2) r->standins[s]++;
             if (ki == 0) r->live_sec[s]++;
             if (ki == 3) r->errors_sec[s]++;
-            if (row.has[T_SEND] && (!r->late_has[s] || lt > r->late_max_ns[s])) r->late_max_ns[s] = lt;
-            r->late_has[s] |= row.has[T_SEND];
+            if (row.has[T_SEND] && (!r->late_has[s] || lt > r->late_max_ns[s])) {
+                r->late_max_ns[s] = lt;
+                r->late_has[s] = 1;
+            }
         }
         /* every answer against the reference (RESULTS.md, last section) */
         if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) check_answer(r, line, &row, ref, ki);
@@ -843,6 +834,8 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
     const char *su = vj_get_str(rj, "start_utc");
     if (su) snprintf(r->start_utc, sizeof r->start_utc, "%s", su);
+    const char *mc = vj_get_str(rj, "machine");
+    if (mc) r->has_machine = snprintf(r->machine, sizeof r->machine, "%s", mc) >= 0;
     if (run_header(r, rj, path)) {
         vj_free(rj);
         return -1;
@@ -933,6 +926,7 @@ vj_node *rf_to_json(const rf_run *r)
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "arm", vj_new_str(r->arm));
     vj_obj_set(o, "round", vj_new_int(r->round));
+    vj_obj_set(o, "machine", r->has_machine ? vj_new_str(r->machine) : vj_new_null());
     for (int f = 0; f < F_NFIG; f++) {
         if (!r->has[f]) vj_obj_set(o, rf_fig_name[f], vj_new_null());
         else if (rf_fig_class(f) == RF_COUNT) vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));

@@ -14,7 +14,9 @@
  * value (a percentile of nothing, a count over zero) have has[f] = 0 and
  * are written as null; so are the window figures of a run without a fault
  * window (outage.h), and the defences' figures of an arm without that
- * defence (defence.h).  Besides the numeric figures a run has its fault's
+ * defence (defence.h).  Besides the numeric figures a run has its machine
+ * (run.json's label as written, null when not a string: machines.h checks
+ * it), its fault's
  * name, two count objects (store_outcomes, lookup_ends) and the list
  * recovery_lookups_100ms, and the flood's truth values (flooded, drained:
  * flood.h).  It keeps the breaker's rows of events.tsv.gz
@@ -91,6 +93,8 @@ typedef struct {
     df_brk brk;                     /* its rows (t, state), in file order, from the first reading */
     fl_flood flood;                 /* flooded, flood_from_s, drained (flood.h) */
     char start_utc[64];             /* run.json's start_utc as written ("" when absent) */
+    char machine[256];              /* run.json's machine as written, when has_machine */
+    int has_machine;
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */

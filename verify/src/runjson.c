@@ -65,18 +65,22 @@ typedef struct {
     char seconds_which[512];    /* the first of them, for the NOTE */
 } rj_counts;
 
-static void check_seconds(const rf_run *r, const vj_node *rj, const sd_schedule *sd, int enforce, rj_counts *c)
+/* seconds = S, or C for the closed-loop arm when line 1 gives C (schedule.h) */
+static void check_seconds(const rf_run *r, const vj_node *rj, const sd_schedule *sd, const am_file *arms, int enforce,
+                          rj_counts *c)
 {
     if (!sd->ok) return;
     double sec;
     if (vj_get_num(rj, "seconds", &sec)) return; /* no seconds: the run was rejected */
     c->seconds_checked++;
-    if (sec == sd->seconds) return;
+    const char *want;
+    int closed;
+    if (sec == sd_run_seconds(sd, arms, vj_get_str(rj, "arm"), &want, &closed)) return;
     char lab[64];
     vj_scalar_text(vj_get(rj, "seconds"), lab, sizeof lab);
     if (enforce) {
-        mm_addf(NULL, r->name, "run.json seconds", lab, "%s (the schedule's, %s line 1: profile %s)",
-                sd->seconds_text, SD_REL, sd->profile);
+        mm_addf(NULL, r->name, "run.json seconds", lab, "%s (the schedule's%s, %s line 1: profile %s)", want,
+                closed ? " closed loop" : "", SD_REL, sd->profile);
         return;
     }
     /* tiny: one NOTE for all of them, at the end */
@@ -204,7 +208,7 @@ vj_node *rj_check(const study *s, const sd_schedule *sd, const am_file *arms, co
         }
         c.runs++;
         int enabled, passed;
-        check_seconds(r, rj, sd, enforce, &c);
+        check_seconds(r, rj, sd, arms, enforce, &c);
         check_arm(r, rj, arms, &c);
         check_idle(r, rj, enforce, &enabled, &passed, &c);
         check_record(r, rj, recs, enforce, enabled, passed, &c);

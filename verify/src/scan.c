@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "scanassign.h"
+#include "scanpath.h"
 #include "scanrules.h"
 #include "scantext.h"
 #include "vutil.h"
@@ -438,6 +439,7 @@ static void rules(flist *l, const unsigned char *b, size_t n)
         }
     }
     sa_buffer(l, b, n);
+    sp_buffer(l, b, n);
     if (l->n > 1) qsort(l->v, l->n, sizeof *l->v, cmp_find);
 }
 

@@ -14,6 +14,8 @@
  *   scanrules.c   the vendor tokens by prefix (github-pat, gitlab-pat,
  *                 slack-bot-token, stripe-access-token, gcp-api-key,
  *                 npm-access-token, pypi-upload-token ...), jwt, webhook URLs
+ *   scanpath.c    machine-path (a user's home, root's, a temporary folder's
+ *                 working folder, the study's root and the working folder)
  *   scanassign.c  password-assignment, secret-assignment, hex-secret,
  *                 generic-api-key, url-password, bearer-token, basic-auth,
  *                 telegram-bot-api-token, azure-ad-client-secret,
@@ -93,8 +95,9 @@ typedef struct {
 
 void scan_opts_default(scan_opts *o, FILE *out, scan_style style, long max_print);
 
-/* every file under <root>/results and <root>/provenance, SCAN_STUDY lines;
- * 0, or 2 when neither folder exists.  Fills st. */
+/* every file under <root>/results and <root>/provenance, SCAN_STUDY lines
+ * (root's absolute path is a machine-path while it runs: scanpath.h); 0,
+ * or 2 when neither folder exists.  Fills st. */
 int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char *err, size_t errlen);
 /* one file (its name for messages and for the scan of names = rel); adds to st */
 void scan_file(const char *path, const char *rel, FILE *out, long max_print, scan_stats *st);

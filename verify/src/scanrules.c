@@ -59,7 +59,7 @@ double sr_entropy(const unsigned char *s, size_t n)
 int sr_rank(const char *rule)
 {
     static const char *const assignments[] = {"password-assignment", "secret-assignment", "generic-api-key",
-                                              "hex-secret", "bearer-token", "basic-auth"};
+                                              "hex-secret", "bearer-token", "basic-auth", "machine-path"};
     if (!strcmp(rule, "high-entropy-token")) return 3;
     for (size_t k = 0; k < sizeof assignments / sizeof *assignments; k++)
         if (!strcmp(rule, assignments[k])) return 2;

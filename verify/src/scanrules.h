@@ -18,7 +18,7 @@
  * as a whole token (not the start or the middle of a longer one).
  * sr_rank: a rule's rank for one place found by several rules (the lowest
  * rank is kept): 1 a token of known shape, 2 an assignment or header of a
- * secret, 3 the entropy rule.
+ * secret (and a machine's path: scanpath.h), 3 the entropy rule.
  * sr_vendor (for the tests): entry k of the vendor table (0 past its end):
  * prefix, rule, the body's length range and alphabet (NUL-terminated).
  */

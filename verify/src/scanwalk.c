@@ -5,6 +5,7 @@
 
 #include "scan.h"
 #include "scanpack.h"
+#include "scanpath.h"
 #include "scantext.h"
 #include "vutil.h"
 
@@ -333,6 +334,7 @@ int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char 
     scan_opts_default(&o, out, SCAN_STUDY, max_print);
     walker w = {&o, st, 0, 0};
     int any = 0;
+    sp_set_root(root); /* the study's own folder, written into a file, is a machine's path */
     static const char *const sub[] = {"results", "provenance"};
     for (int k = 0; k < 2; k++) {
         char *d = vu_xasprintf("%s/%s", root, sub[k]);
@@ -342,6 +344,7 @@ int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char 
         }
         free(d);
     }
+    sp_set_root(NULL);
     if (!any) {
         snprintf(err, errlen, "%s: neither results/ nor provenance/ exists", root);
         return 2;

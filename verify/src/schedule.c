@@ -10,7 +10,8 @@
 #include "vutil.h"
 
 #define LINE1 "# lab-schedule 1: profile "
-#define LINE1_WANT "# lab-schedule 1: profile <name>, <R> rounds of <A> arms, <S> s each[; ...] (RESULTS.md)"
+#define LINE1_WANT                                                                                              \
+    "# lab-schedule 1: profile <name>, <R> rounds of <A> arms, <S> s each[, closed loop <C> s][; ...] (RESULTS.md)"
 
 /* the integer at *p up to the text sep: 0 and *p moved past sep, or -1 */
 static int int_until(const char **p, const char *sep, long lo, long hi, long *out)
@@ -19,6 +20,18 @@ static int int_until(const char **p, const char *sep, long lo, long hi, long *ou
     long long v;
     if (!e || vn_i64(*p, (size_t)(e - *p), lo, hi, &v)) return -1;
     *out = (long)v;
+    *p = e + strlen(sep);
+    return 0;
+}
+
+/* a number of seconds above 0 at *p up to the text sep, into v and text: 0
+ * and *p moved past sep, or -1 */
+static int seconds_until(const char **p, const char *sep, double *v, char *text, size_t tlen)
+{
+    const char *e = strstr(*p, sep);
+    if (!e || (size_t)(e - *p) >= tlen || vn_f64(*p, (size_t)(e - *p), v) || !(*v > 0)) return -1;
+    memcpy(text, *p, (size_t)(e - *p));
+    text[e - *p] = 0;
     *p = e + strlen(sep);
     return 0;
 }
@@ -35,14 +48,12 @@ static int read_line1(const char *t, sd_schedule *s)
     p = c + 2;
     if (int_until(&p, " rounds of ", 1, 1000000, &s->rounds) || int_until(&p, " arms, ", 1, 1000000, &s->arms))
         return -1;
-    const char *e = strstr(p, " s each");
-    if (!e || (size_t)(e - p) >= sizeof s->seconds_text || vn_f64(p, (size_t)(e - p), &s->seconds) ||
-        !(s->seconds > 0))
-        return -1;
-    memcpy(s->seconds_text, p, (size_t)(e - p));
-    s->seconds_text[e - p] = 0;
-    e += strlen(" s each");
-    return *e == 0 || *e == ';' ? 0 : -1;
+    if (seconds_until(&p, " s each", &s->seconds, s->seconds_text, sizeof s->seconds_text)) return -1;
+    if (!strncmp(p, ", closed loop ", 14)) {
+        p += 14;
+        if (seconds_until(&p, " s", &s->closed_seconds, s->closed_text, sizeof s->closed_text)) return -1;
+    }
+    return *p == 0 || *p == ';' ? 0 : -1;
 }
 
 static void bad_line(long line, const char *what, const char *lab, const char *want)
@@ -188,6 +199,16 @@ const sd_line *sd_find(const sd_schedule *s, const char *run)
 int sd_tiny(const sd_schedule *s)
 {
     return s->ok && !strcmp(s->profile, "tiny");
+}
+
+double sd_run_seconds(const sd_schedule *s, const am_file *arms, const char *arm, const char **text, int *closed)
+{
+    const am_arm *a = arm ? am_find(arms, arm) : NULL;
+    const vj_node *rate = a ? vj_get(a->spec, "rate") : NULL;
+    int c = s->closed_seconds > 0 && rate && rate->type == VJ_NUM && rate->num == 0;
+    if (text) *text = c ? s->closed_text : s->seconds_text;
+    if (closed) *closed = c;
+    return c ? s->closed_seconds : s->seconds;
 }
 
 void sd_free(sd_schedule *s)

@@ -97,6 +97,12 @@ static char *under_root(const char *path)
     return rel;
 }
 
+char *vf_shown(const char *path)
+{
+    char *rel = L.on ? under_root(path) : NULL;
+    return rel ? rel : vu_xstrdup(path);
+}
+
 static void on_read(void *ctx, const char *path, const unsigned char *buf, size_t len)
 {
     (void)ctx;

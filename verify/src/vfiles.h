@@ -15,7 +15,10 @@
  * that is not yet listed (the scanner's folders: a file the scan opened its
  * own way is listed all the same).  vf_json returns the list (the caller
  * owns the tree); vf_count the number of files; vf_stop unhooks and frees
- * everything.  One list per process.
+ * everything.  vf_shown is a path as verified.json writes it (malloc'd):
+ * relative to the root when under it (a path of the machine would be a
+ * finding of the scanner's machine-path rule), else as given.  One list
+ * per process.
  */
 #ifndef VFILES_H
 #define VFILES_H
@@ -28,6 +31,7 @@ void vf_start(const char *root, const char *out);
 void vf_add_tree(const char *rel);
 vj_node *vf_json(void);
 size_t vf_count(void);
+char *vf_shown(const char *path);
 void vf_stop(void);
 
 #endif

@@ -209,3 +209,25 @@ void syn_kind_run_open(syn_run *r, const char *arm, int round, const char *kinds
     kind_rows(r, kinds, ref, off, 10000);
     free(off);
 }
+
+void syn_never_sent(syn_run *r, size_t j)
+{
+    syn_trow *t = &r->t[j];
+    t->no_send = 1;
+    t->has_answer = t->has_score = 0;
+    t->status = 0;
+    t->kind = 'E';
+    long long req = t->j;
+    size_t n = 0;
+    for (size_t i = 0; i < r->nv; i++)
+        if (!r->v[i].has_req || r->v[i].req != req) r->v[n++] = r->v[i];
+    r->nv = n;
+    n = 0;
+    for (size_t i = 0; i < r->ns; i++)
+        if (r->s[i].req != req) r->s[n++] = r->s[i];
+    r->ns = n;
+    n = 0;
+    for (size_t i = 0; i < r->ns2; i++)
+        if (r->s2[i].req != req) r->s2[n++] = r->s2[i];
+    r->ns2 = n;
+}

@@ -71,7 +71,7 @@ static void drop_failed_record(const char *root, const char *arm, int round)
 
 /* a planned run without its folder: recorded as failed (RESULTS.md) */
 static int failed_record(const char *root, const char *arm, int round, long k, const char *profile,
-                         const char *seconds, const char *start_utc)
+                         const char *seconds, const char *start_utc, const char *machine)
 {
     char *dir = vu_xasprintf("%s/provenance/runs", root);
     int rc = syn_mkdirs(dir);
@@ -79,8 +79,9 @@ static int failed_record(const char *root, const char *arm, int round, long k, c
     char *t = vu_xasprintf("{\"run\": \"%s-r%d\", \"arm\": \"%s\", \"round\": %d, \"k\": %ld, \"profile\": \"%s\", "
                            "\"seconds\": %s, \"argv\": [], \"start_utc\": \"%s\", \"end_utc\": \"%s\", \"wall_s\": 0, "
                            "\"exit_code\": 3, \"gate\": 1, \"gate_passed\": false, \"attempt\": 1, "
-                           "\"earlier_attempts\": [], \"idle\": null, \"reason\": \"" SYN_REASON "\"}\n",
-                           arm, round, arm, round, k, profile, seconds, start_utc, start_utc);
+                           "\"earlier_attempts\": [], \"idle\": null, \"machine\": \"%s\", "
+                           "\"reason\": \"" SYN_REASON "\"}\n",
+                           arm, round, arm, round, k, profile, seconds, start_utc, start_utc, machine);
     if (!rc) rc = syn_write_text(p, t);
     free(t);
     free(p);
@@ -118,7 +119,11 @@ int syn_write_schedule(const char *root, const char *profile)
             vu_buf_printf(&b, "%ld\t%d\t%zu\t%s\n", ++k, r, a + 1, arms[a]);
             int have = 0;
             for (size_t i = 0; i < n && !have; i++) have = f[i].round == r && !strcmp(f[i].arm, arms[a]);
-            if (!have) rc |= failed_record(root, arms[a], r, k, profile, seconds, start);
+            /* the round's machine: a folder's of the same round (RESULTS.md: one per round) */
+            const char *machine = "local";
+            for (size_t i = 0; i < n; i++)
+                if (f[i].round == r && vj_get_str(f[i].rj, "machine")) machine = vj_get_str(f[i].rj, "machine");
+            if (!have) rc |= failed_record(root, arms[a], r, k, profile, seconds, start, machine);
             else drop_failed_record(root, arms[a], r);
         }
     }

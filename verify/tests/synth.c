@@ -519,6 +519,7 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     char path[4200];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "arm", vj_new_str(r->arm));
+    if (!r->machine || *r->machine) vj_obj_set(o, "machine", vj_new_str(r->machine ? r->machine : "local"));
     vj_obj_set(o, "arm_spec", spec_json(r));
     vj_obj_set(o, "stores", vj_new_int(r->stores ? r->stores : 1));
     vj_obj_set(o, "fault", fault_json(r));

@@ -115,6 +115,7 @@ typedef struct {
     int has_window, to_null, nested;
     long long from_ns, to_ns;
     const char *start_utc;     /* run.json's start_utc; NULL: not written */
+    const char *machine;       /* run.json's machine; NULL: "local"; "": not written */
     char wait;                 /* arm_spec.wait, Z F L H; 0: the arm's first letter if one of those, else H */
     int freeze_share_set;      /* 1: freeze_share below; 0: 0.01 (RAWFORMAT.md) */
     double freeze_share;
@@ -199,6 +200,9 @@ void syn_closed_loop(syn_run *r);
 void syn_send_late(syn_run *r, size_t j, long long late_ns);
 /* request j, every time of it (its schedule too), moved by d ns */
 void syn_shift_request(syn_run *r, size_t j, long long d);
+/* request j never sent (RAWFORMAT.md): send_t, conn, answer_t and score -,
+ * status 0, kind E; its service and store rows removed */
+void syn_never_sent(syn_run *r, size_t j);
 /* results/results.json made from results/verified.json's runs, arms,
  * verdicts and guesses (so that only other checks can fail) */
 int syn_results_from_verified(const char *root);
@@ -207,7 +211,8 @@ int syn_results_from_verified(const char *root);
  * the run folders <arm>-r<round>: R = the highest round, the arms in the
  * order of their first folder, S = the first run.json's seconds, every arm
  * in every round; a run of that grid without a folder gets a failed record
- * provenance/runs/<run>.json (exit_code 3, a reason, start_utc the latest
+ * provenance/runs/<run>.json (exit_code 3, a reason, the machine of a
+ * folder of its round or local, start_utc the latest
  * run.json's).  syn_write_arms writes lab/arms.tsv: one line per arm, its
  * first run.json's arm_spec (pause_ms "-" or "10,20").
  * syn_write_study_files writes each of the two that is absent, with

@@ -34,6 +34,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "crossfile.h"
+#include "mism.h"
 #include "rawcols.h"
 #include "rawdec.h"
 #include "vjson.h"
@@ -233,13 +235,6 @@ Test(rawdec, what_cannot_be_decoded_names_file_and_line)
     /* a "=" with kind E has no reference */
     refused(RUN, TH "41\t2317\t504\tE\t=\t7\t0\n", NULL, NULL,
             "tester.tsv.gz:3: score is = with kind E: only an L, K or D answer has a reference");
-    /* a request never sent: send_us and conn -, and nothing after */
-    refused(RUN, TH "41\t2317\t200\tL\t=\t-\t0\n", NULL, NULL,
-            "tester.tsv.gz:3: conn is - but send_us is present");
-    refused(RUN, TH "-\t-\t0\tE\t-\t3\t0\n", NULL, NULL, "tester.tsv.gz:3: conn is present but send_us is -");
-    refused(RUN, TH "-\t900\t0\tE\t-\t-\t0\n", NULL, NULL, "tester.tsv.gz:3: answer_us is present but send_us is -");
-    refused(RUN, TH "-\t-\t504\tE\t-\t-\t0\n", NULL, NULL, "tester.tsv.gz:3: status is not 0 but send_us is -");
-    refused(RUN, TH "-\t-\t0\tL\t-\t-\t0\n", NULL, NULL, "tester.tsv.gz:3: kind is not E but send_us is -");
     /* a closed-loop request is sent when it is made: no send_t, no sched_t */
     const char *closed = "{\"round\": 1, \"seconds\": 4, \"rate\": 0, \"t0_ns\": 0, \"requests\": 1, \"test_rows\": 7, "
                          "\"arm_spec\": {\"wait\": \"Z\"}}";
@@ -281,6 +276,65 @@ Test(rawdec, what_cannot_be_decoded_names_file_and_line)
     /* a format 3 file */
     refused(RUN, "# lab-raw 3 tester\nj\trow\n", NULL, NULL,
             "tester.tsv.gz:1: first line is \"# lab-raw 3 tester\", expected \"# lab-raw 4 tester\"");
+}
+
+/* a request never sent (RAWFORMAT.md: send_us and conn -, then answer_us
+ * and score -, status 0, kind E): a row breaking this still decodes (each
+ * value has its meaning and its base); the broken promise is one mismatch
+ * of xf_tester_promises (crossfile.h), naming the column */
+Test(rawdec, a_never_sent_row_breaking_its_promises_decodes_to_one_mismatch)
+{
+    static const struct {
+        const char *row, *want;
+    } c[] = {
+        {"41\t2317\t200\tL\t=\t-\t0\n", "conn: lab -, verify the connection's index (send_us present: sent)"},
+        {"-\t-\t0\tE\t-\t3\t0\n", "conn: lab 3, verify - (send_us is -: the request was never sent)"},
+        {"-\t900\t0\tE\t-\t-\t0\n", "answer_us: lab 900, verify - (send_us is -: the request was never sent)"},
+        {"-\t-\t504\tE\t-\t-\t0\n", "status: lab 504, verify 0 (send_us is -: the request was never sent)"},
+        {"-\t-\t0\tL\t-\t-\t0\n", "kind: lab L, verify E (send_us is -: the request was never sent)"},
+        {"-\t-\t0\tE\t-\t-\t1\n", NULL},   /* kept: no mismatch */
+    };
+    ref_data ref = hand_ref();
+    vj_node *rj = NULL;
+    char err[1024];
+    cr_assert_eq(vj_parse(RUN, strlen(RUN), "run.json", &rj, err, sizeof err), 0, "%s", err);
+    for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
+        char tester[256];
+        snprintf(tester, sizeof tester, TH "%s", c[k].row);
+        rx_run x;
+        rx_init(&x, rj, 1, 4, T, &ref);
+        size_t len;
+        unsigned char *gz = gz_of(tester, &len);
+        rx_file f;
+        rr_row row;
+        cr_assert_eq(rx_open(&f, &x, RX_TESTER, "tester.tsv.gz", gz, len, err, sizeof err), 0, "%s", err);
+        cr_assert_eq(rx_next(&f, &row, err, sizeof err), 1, "%s: %s", c[k].row, err);
+        cr_expect_eq(row.v[T_SCHED], T + 648644);
+        char *buf = NULL;
+        size_t blen = 0;
+        FILE *mf = open_memstream(&buf, &blen);
+        cr_assert(mf);
+        mm_reset();
+        mm_init(mf, 0);
+        /* while the file is open: the row's texts are the reader's */
+        xf_tester_promises("R", f.f.line, &row);
+        fclose(mf);
+        if (c[k].want) {
+            char want[256];
+            snprintf(want, sizeof want, "MISMATCH R tester.tsv.gz:3 %s\n", c[k].want);
+            cr_expect_str_eq(buf, want, "row %s: got %s", c[k].row, buf);
+            cr_expect_eq(mm_count(), 1, "row %s", c[k].row);
+        } else {
+            cr_expect_eq(mm_count(), 0, "row %s: %s", c[k].row, buf);
+        }
+        cr_expect_eq(rx_next(&f, &row, err, sizeof err), 0, "%s", err);
+        free(buf);
+        rx_close(&f);
+        free(gz);
+        rx_free(&x);
+    }
+    vj_free(rj);
+    mm_reset();
 }
 
 /* rounding: the writer's value is floor((x - base) / 1000), so an instant

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "provmd.h"
+#include "records.h"
 #include "tstudy.h"
 
 static char *S_root;
@@ -126,6 +128,7 @@ static void write_record(int k, const char *profile)
     vj_obj_set(rec, "start_utc", vj_copy(vj_get(rj, "start_utc")));
     vj_obj_set(rec, "end_utc", vj_new_str(end));
     vj_obj_set(rec, "wall_s", vj_new_num(WALL[k]));
+    vj_obj_set(rec, "machine", vj_new_str("local"));
     vj_obj_set(rec, "exit_code", vj_new_int(0));
     vj_obj_set(rec, "gate", vj_new_int(1));
     vj_obj_set(rec, "gate_passed", vj_new_bool(1));
@@ -320,9 +323,27 @@ static void build(void)
     ts_promote(S_root);
 }
 
+/* results/provenance.md as make provenance would write it again now (the
+ * verifier's own renderer: test_provmd.c checks it against a text written by
+ * hand); not while S_keep_md */
+static int S_keep_md;
+
+static void write_provenance_md(void)
+{
+    pv_records recs;
+    pv_load(S_root, &recs);
+    vu_buf b = {0};
+    pm_render(S_root, &recs, &b);
+    vu_buf_add(&b, "", 1);
+    put(PM_REL, b.p);
+    vu_buf_free(&b);
+    pv_free(&recs);
+}
+
 /* verify (no scan); the output and verified.json */
 static int run_verify(char **out, vj_node **v)
 {
+    if (!S_keep_md) write_provenance_md();
     const char *a[] = {"--root", S_root, "--no-scan", "--max-print", "0", NULL};
     int rc = th_run(out, a);
     *v = ts_verified(S_root);
@@ -581,7 +602,7 @@ Test(study_rules, preregistration_enforced, .init = s_setup, .fini = s_teardown,
     write_prereg("2026-12-01T10:00:02Z", 6, "2026-12-01T10:00:40Z");
     put("provenance/runs/H3-t25-r1.attempt-1.json",
         "{\"run\": \"H3-t25-r1\", \"start_utc\": \"2026-12-01T10:00:01Z\", \"end_utc\": \"2026-12-01T10:00:01Z\", "
-        "\"exit_code\": 3, \"wall_s\": 0, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"wall_s\": 0, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
     write_cost(-1); /* the record is a run of cost.json too: not this test's point */
     char *out;
     vj_node *v;
@@ -657,7 +678,7 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
     put("provenance/runs/H3-fb25-r2.json",
         "{\"run\": \"H3-fb25-r2\", \"arm\": \"H3-fb25\", \"round\": 2, \"k\": 3, \"profile\": \"quick\", \"seconds\": 1, "
         "\"start_utc\": \"2026-12-01T10:03:00Z\", \"end_utc\": \"2026-12-01T10:03:07Z\", \"wall_s\": 7, "
-        "\"exit_code\": 3, \"idle\": null}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"idle\": null}\n");
     /* cost.json's runs hold the record again: with its exit_code 3, no cpu */
     vj_node *c = cost_tree(-1);
     vj_node *e = vj_get(c, "runs")->items[1];
@@ -673,7 +694,7 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
     put("provenance/runs/H3-fb25-r2.json",
         "{\"run\": \"H3-fb25-r2\", \"arm\": \"H3-fb25\", \"round\": 2, \"k\": 3, \"profile\": \"quick\", \"seconds\": 1, "
         "\"start_utc\": \"2026-12-01T10:03:00Z\", \"end_utc\": \"2026-12-01T10:03:07Z\", \"wall_s\": 7, "
-        "\"exit_code\": 3, \"idle\": null, \"reason\": \"the idle gate never passed in 3 attempts\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"idle\": null, \"reason\": \"the idle gate never passed in 3 attempts\"}\n");
     expect_study(0, NULL);
     /* a run folder the schedule does not plan */
     syn_run r;
@@ -696,6 +717,39 @@ Test(study_rules, planned_runs_present_or_failed, .init = s_setup, .fini = s_tea
 Test(study_rules, the_schedule_itself, .init = s_setup, .fini = s_teardown, .timeout = 60)
 {
     build();
+    /* a closed-loop length C on line 1: the synthetic arms' rate is 0 (closed
+     * loop), so their runs and records are held to C, not to S */
+    char *sched = sp("results/schedule.tsv"), text[4096];
+    FILE *f = fopen(sched, "r");
+    cr_assert_not_null(f);
+    size_t tn = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    free(sched);
+    text[tn] = 0;
+    char *each = strstr(text, " s each;"), with[4200];
+    cr_assert_not_null(each, "%s", text);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 1 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    char *out;
+    vj_node *v;
+    run_verify(&out, &v);
+    cr_expect_eq(by_check(v, "study"), 0, "%s", out);
+    const vj_node *cs = vj_get(vj_get(vj_get(vj_get(v, "checks"), "study"), "schedule"), "closed_loop_seconds");
+    cr_expect(cs && cs->type == VJ_NUM && cs->num == 1, "checks.study.schedule.closed_loop_seconds");
+    vj_free(v);
+    free(out);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 2 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    static const char *const w2s[] = {"MISMATCH H3-fb25-r1 run.json seconds: lab 1, verify 2 (the schedule's",
+                                      "MISMATCH H3-t25-r2 run.json seconds: lab 1, verify 2",
+                                      "MISMATCH provenance/runs/H3-t25-r1.json seconds: lab 1, verify 2 "
+                                      "(results/schedule.tsv:4)",
+                                      NULL};
+    expect_study(8, w2s);
+    snprintf(with, sizeof with, "%.*s s each, closed loop 0 s;%s", (int)(each - text), text, each + 8);
+    put("results/schedule.tsv", with);
+    static const char *const w0[] = {"MISMATCH results/schedule.tsv:1 line 1", NULL};
+    expect_study(1, w0);
     /* its last line removed with the round: R x A no longer holds */
     put("results/schedule.tsv", "# lab-schedule 1: profile quick, 2 rounds of 2 arms, 1 s each\n"
                                 "k\tround\tposition\tarm\n1\t1\t1\tH3-fb25\n2\t1\t2\tH3-t25\n3\t2\t1\tH3-fb25\n");
@@ -778,7 +832,7 @@ Test(study_rules, cost_json_recomputed, .init = s_setup, .fini = s_teardown, .ti
      * other way), without cpu: cpu_s null, counting 0 */
     put("provenance/runs/H3-t25-r1.attempt-1.json",
         "{\"run\": \"H3-t25-r1\", \"start_utc\": \"2026-12-01T10:01:30Z\", \"end_utc\": \"2026-12-01T10:01:33Z\", "
-        "\"exit_code\": 3, \"wall_s\": 2.5, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
+        "\"machine\": \"local\", \"exit_code\": 3, \"wall_s\": 2.5, \"cpu\": null, \"reason\": \"the idle gate never passed\"}\n");
     c = cost_tree(-1);
     vj_node *e = vj_new_obj();
     vj_obj_set(e, "run", vj_new_str("H3-t25-r1.attempt-1"));
@@ -867,6 +921,64 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
         }
     }
     cr_expect_eq(vj_get(vj_get(v, "checks"), "files_listed")->i, (long long)files->n);
+    vj_free(v);
+    free(out);
+}
+
+/* results/provenance.md (RESULTS.md): required but in tiny, and equal to the
+ * text written again from provenance/ */
+Test(study_rules, provenance_md_required_and_written_again, .init = s_setup, .fini = s_teardown, .timeout = 60)
+{
+    build();
+    expect_study(0, NULL); /* written again first, as make provenance would */
+    S_keep_md = 1;
+    char *p = sp(PM_REL);
+    cr_assert_eq(unlink(p), 0);
+    free(p);
+    static const char *const w1[] = {"MISMATCH results/provenance.md file: lab (absent), verify the provenance for "
+                                     "people",
+                                     NULL};
+    expect_study(1, w1);
+    /* a system-log line added to a record after the file was written */
+    write_provenance_md();
+    vj_node *rec = read_json("provenance/runs/H3-t25-r1.json"), *sl = vj_new_obj(), *lines = vj_new_arr();
+    vj_arr_push(lines, vj_new_str("kernel: a line"));
+    vj_obj_set(sl, "lines", lines);
+    vj_obj_set(rec, "syslog", sl);
+    write_json("provenance/runs/H3-t25-r1.json", rec);
+    vj_free(rec);
+    static const char *const w2[] = {" line: lab (end of file), verify ### System log lines during runs (rendered", NULL};
+    expect_study(1, w2);
+    S_keep_md = 0;
+    expect_study(0, NULL);
+}
+
+/* line 1 giving the closed loop its own length C: a run of the closed-loop
+ * arm (rate max in the arms file: both arms of this study) lasts C, and so
+ * does its record (test_schedule.c: another arm's runs last S) */
+Test(study_rules, closed_loop_seconds, .init = s_setup, .fini = s_teardown, .timeout = 60)
+{
+    build();
+    static const char *const LINES = "k\tround\tposition\tarm\n1\t1\t1\tH3-fb25\n2\t1\t2\tH3-t25\n3\t2\t1\tH3-fb25\n"
+                                     "4\t2\t2\tH3-t25\n";
+    char *t = vu_xasprintf("# lab-schedule 1: profile quick, 2 rounds of 2 arms, 15 s each, closed loop 1 s; for "
+                           "people\n%s",
+                           LINES);
+    put("results/schedule.tsv", t);
+    free(t);
+    /* the runs and records last 1 s, C: only the prediction's seconds (S) differs */
+    static const char *const w1[] = {"MISMATCH results/prediction.json seconds: lab 1, verify 15", NULL};
+    expect_study(1, w1);
+    edit_run_json("H3-t25-r1", "seconds", vj_new_num(2));
+    static const char *const w2[] = {"MISMATCH H3-t25-r1 run.json seconds: lab 2, verify 1 (the schedule's closed loop, "
+                                     "results/schedule.tsv line 1: profile quick)",
+                                     NULL};
+    expect_study(2, w2);
+    char *out;
+    vj_node *v;
+    run_verify(&out, &v);
+    const vj_node *c = vj_get(vj_get(vj_get(vj_get(v, "checks"), "study"), "schedule"), "closed_loop_seconds");
+    cr_expect(c && c->type == VJ_NUM && c->num == 1, "%s", out);
     vj_free(v);
     free(out);
 }

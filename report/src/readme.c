@@ -1,0 +1,355 @@
+/* readme: README.md's study block, written from results/verified.json
+ * through a template (report/front-page.md.in), so that the front page
+ * cannot drift from the verified study.
+ *
+ *   readme [--root DIR] [--template FILE] [--in FILE] [--readme FILE] [--check | --print]
+ *
+ * The template is Markdown, copied as it is but for each {PATH|FORMAT}.
+ * PATH names one figure of verified.json: keys joined by dots
+ * (arms.H3-fb25.p99_ms.median); a number picks an item of a list (ci95.0);
+ * KEY[f=v,g=w] picks the first item of the list KEY whose fields f and g are
+ * the strings v and w (odds[arm=H4-r2,event=flooded].k).  FORMAT is one of
+ * src/fmt.h's kinds (ms, pct, int, x, spp, s, str ...).  A figure that is
+ * missing, null or not of its format refuses the whole block (exit 1, the
+ * template's line and the figure named), as does verified.json without
+ * "ok": true: only confirmed numbers reach the front page.
+ *
+ * The block is every line from "<!-- study:begin -->" to "<!-- study:end -->"
+ * (each once in README.md, on a line of its own), replaced whole: the two
+ * marks, a comment naming the source, the rendered template.  README.md is
+ * written to a temporary name and renamed: never half-written.
+ *
+ * Defaults, under --root (.): README.md, report/front-page.md.in and
+ * results/verified.json.  When there is no results/verified.json (no study
+ * committed yet) and --in is not given, the block is rendered from the
+ * fixture report/tests/fixture/front.json and headed by a line saying it is
+ * not the study.  --check writes nothing: exit 0 when README.md's block is
+ * what would be written, else 1 naming the first line that differs.
+ * --print writes the block to stdout.  Exit 0 done; 1 refused, failed or
+ * different; 2 usage.
+ */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fmt.h"
+
+#define BEGIN "<!-- study:begin -->"
+#define END "<!-- study:end -->"
+#define FIXTURE "report/tests/fixture/front.json"
+
+/* A growing string. */
+typedef struct {
+    char *p;
+    size_t n, cap;
+} buf;
+
+static void put(buf *b, const char *s, size_t n)
+{
+    if (b->n + n + 1 > b->cap) {
+        b->cap = 2 * (b->n + n + 1);
+        if (!(b->p = realloc(b->p, b->cap))) exit(1);
+    }
+    memcpy(b->p + b->n, s, n);
+    b->n += n;
+    b->p[b->n] = 0;
+}
+
+static void putf(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(buf *b, const char *fmt, ...)
+{
+    char t[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    put(b, t, n < 0 ? 0 : (size_t)n < sizeof t ? (size_t)n : sizeof t - 1);
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    buf b = {0};
+    char t[65536];
+    size_t n;
+    while ((n = fread(t, 1, sizeof t, f)) > 0) put(&b, t, n);
+    fclose(f);
+    if (!b.p) put(&b, "", 0);
+    return b.p;
+}
+
+/* The node PATH names (see the head), or NULL with the step that failed in why. */
+static json_t *resolve(json_t *root, const char *path, char *why, size_t wl)
+{
+    json_t *node = root;
+    const char *p = path;
+    while (*p) {
+        size_t kl = strcspn(p, ".[");
+        char key[256], sel[256] = "";
+        if (kl == 0 || kl >= sizeof key) {
+            snprintf(why, wl, "an empty or overlong key at \"%.200s\"", p);
+            return NULL;
+        }
+        memcpy(key, p, kl);
+        key[kl] = 0;
+        p += kl;
+        if (*p == '[') {
+            size_t sl = strcspn(p + 1, "]");
+            if (!p[1 + sl] || sl >= sizeof sel) {
+                snprintf(why, wl, "an unclosed [ after %s", key);
+                return NULL;
+            }
+            memcpy(sel, p + 1, sl);
+            sel[sl] = 0;
+            p += sl + 2;
+        }
+        if (*p == '.') p++;
+        else if (*p) {
+            snprintf(why, wl, "a dot wanted after %s", key);
+            return NULL;
+        }
+        if (json_is_array(node) && strspn(key, "0123456789") == kl) node = json_array_get(node, strtoul(key, NULL, 10));
+        else node = json_object_get(node, key);
+        if (!node) {
+            snprintf(why, wl, "no %s", key);
+            return NULL;
+        }
+        if (!sel[0]) continue;
+        /* the first item of the list whose fields match every f=v of sel */
+        json_t *hit = NULL, *item;
+        size_t i;
+        json_array_foreach(node, i, item) {
+            int all = 1;
+            char s2[256], *save = NULL;
+            snprintf(s2, sizeof s2, "%s", sel);
+            for (char *kv = strtok_r(s2, ",", &save); kv && all; kv = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(kv, '=');
+                const char *v = eq ? json_string_value(json_object_get(item, (*eq = 0, kv))) : NULL;
+                all = v && !strcmp(v, eq + 1);
+            }
+            if (all) {
+                hit = item;
+                break;
+            }
+        }
+        if (!hit) {
+            snprintf(why, wl, "no item of %s with %s", key, sel);
+            return NULL;
+        }
+        node = hit;
+    }
+    return node;
+}
+
+static int known_kind(const char *k)
+{
+    static const char *const kinds[] = {"int", "ms", "ns_ms", "us_ms", "sms", "pct", "spp", "pp", "x",
+                                        "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn"};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(k, kinds[i])) return 1;
+    return 0;
+}
+
+/* The template with every {PATH|FORMAT} filled in from root, into out;
+ * 0, or -1 with the reason in err (the template's file and line). */
+static int render(const char *tpl, const char *tpl_name, json_t *root, const char *in_name, buf *out, char *err,
+                  size_t el)
+{
+    int line = 1;
+    for (const char *p = tpl; *p;) {
+        size_t plain = strcspn(p, "{\n");
+        put(out, p, plain);
+        p += plain;
+        if (*p == '\n') {
+            put(out, "\n", 1);
+            line++;
+            p++;
+            continue;
+        }
+        if (!*p) break;
+        size_t fl = strcspn(p + 1, "}\n");
+        if (p[1 + fl] != '}' || fl >= 512) {
+            snprintf(err, el, "%s:%d: a { without its } on the line", tpl_name, line);
+            return -1;
+        }
+        char fig[512], why[1024], text[256];
+        memcpy(fig, p + 1, fl);
+        fig[fl] = 0;
+        p += fl + 2;
+        char *bar = strchr(fig, '|');
+        if (!bar || !known_kind(bar + 1)) {
+            snprintf(err, el, "%s:%d: {%s}: wants {PATH|FORMAT}, FORMAT a kind of report/src/fmt.h", tpl_name, line,
+                     fig);
+            return -1;
+        }
+        *bar = 0;
+        json_t *v = resolve(root, fig, why, sizeof why);
+        if (!v) {
+            snprintf(err, el, "%s:%d: %s: no such figure in %s (%s)", tpl_name, line, fig, in_name, why);
+            return -1;
+        }
+        if (json_is_null(v)) {
+            snprintf(err, el, "%s:%d: %s: null in %s (not measured)", tpl_name, line, fig, in_name);
+            return -1;
+        }
+        if (fmt_value(v, bar + 1, text, sizeof text) != 0) {
+            snprintf(err, el, "%s:%d: %s: in %s not a value of format %s", tpl_name, line, fig, in_name, bar + 1);
+            return -1;
+        }
+        put(out, text, strlen(text));
+    }
+    if (out->n && out->p[out->n - 1] != '\n') put(out, "\n", 1);
+    return 0;
+}
+
+/* The line starting at p equals s (up to its end or \n). */
+static int line_is(const char *p, const char *s)
+{
+    size_t n = strlen(s);
+    return !strncmp(p, s, n) && (p[n] == '\n' || !p[n] || (p[n] == '\r' && p[n + 1] == '\n'));
+}
+
+/* The block of readme: its start and the byte after its end line; -1 with err. */
+static int find_block(const char *text, const char *name, size_t *from, size_t *to, char *err, size_t el)
+{
+    int nb = 0, ne = 0;
+    for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (line_is(p, BEGIN) && !nb++) *from = (size_t)(p - text);
+        if (line_is(p, END) && !ne++) {
+            const char *e = strchr(p, '\n');
+            *to = e ? (size_t)(e + 1 - text) : strlen(text);
+        }
+    }
+    if (nb != 1 || ne != 1 || *to <= *from) {
+        snprintf(err, el, "%s: wants one line \"%s\" and, after it, one line \"%s\" (found %d and %d)", name, BEGIN,
+                 END, nb, ne);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_atomic(const char *path, const char *text, char *err, size_t el)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    int bad = !f || fwrite(text, 1, strlen(text), f) != strlen(text);
+    bad |= f && fclose(f) != 0;
+    if (bad || rename(tmp, path) != 0) {
+        snprintf(err, el, "%s: cannot write", path);
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* --check: 0 when the same, else 1 naming the first README line that differs */
+static int compare(const char *readme, const char *rp, size_t from, const char *block, const char *in_name)
+{
+    const char *a = readme + from, *b = block;
+    int line = 1;
+    for (const char *p = readme; p < a; p++) line += *p == '\n';
+    while (*b && *a == *b) {
+        line += *a == '\n';
+        a++, b++;
+    }
+    if (!*b) return 0;
+    while (b > block && b[-1] != '\n') a--, b--; /* both from the start of the line */
+    fprintf(stderr,
+            "readme: %s:%d: the study block differs from what `make readme` writes from %s (README: \"%.*s\", "
+            "would be: \"%.*s\"); run `make readme`\n",
+            rp, line, in_name, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+    return 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: readme [--root DIR] [--template FILE] [--in FILE] [--readme FILE] [--check | --print]\n"
+               "  README.md's block between \"" BEGIN "\" and \"" END "\", from verified.json\n"
+               "  through the template (see report/src/readme.c)\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *root = ".", *tpl_opt = NULL, *in_opt = NULL, *readme_opt = NULL;
+    int check = 0, print = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int more = i + 1 < argc;
+        if (!strcmp(a, "--root") && more) root = argv[++i];
+        else if (!strcmp(a, "--template") && more) tpl_opt = argv[++i];
+        else if (!strcmp(a, "--in") && more) in_opt = argv[++i];
+        else if (!strcmp(a, "--readme") && more) readme_opt = argv[++i];
+        else if (!strcmp(a, "--check")) check = 1;
+        else if (!strcmp(a, "--print")) print = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "readme: unknown or incomplete option \"%s\"\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (check && print) {
+        fprintf(stderr, "readme: --check or --print, not both\n");
+        return 2;
+    }
+    char tp[4096], ip[4096], rp[4096], err[16384] = "";
+    snprintf(tp, sizeof tp, tpl_opt ? "%s" : "%s/report/front-page.md.in", tpl_opt ? tpl_opt : root);
+    snprintf(rp, sizeof rp, readme_opt ? "%s" : "%s/README.md", readme_opt ? readme_opt : root);
+    snprintf(ip, sizeof ip, in_opt ? "%s" : "%s/results/verified.json", in_opt ? in_opt : root);
+    const char *in_name = in_opt ? in_opt : "results/verified.json";
+    const char *tpl_name = tpl_opt ? tpl_opt : "report/front-page.md.in";
+    int placeholder = !in_opt && access(ip, F_OK) != 0;
+    if (placeholder) {
+        snprintf(ip, sizeof ip, "%s/" FIXTURE, root);
+        in_name = FIXTURE;
+    }
+    char *tpl = slurp(tp), *readme = print ? NULL : slurp(rp);
+    json_error_t je;
+    json_t *v = json_load_file(ip, JSON_REJECT_DUPLICATES, &je);
+    buf block = {0};
+    size_t from = 0, to = 0;
+    int rc = 1;
+    if (!tpl) snprintf(err, sizeof err, "%s: cannot read the template", tp);
+    else if (!print && !readme) snprintf(err, sizeof err, "%s: cannot read", rp);
+    else if (!v) snprintf(err, sizeof err, "%s: %s (line %d)", ip, je.text, je.line);
+    else if (!json_is_true(json_object_get(v, "ok")))
+        snprintf(err, sizeof err, "%s: \"ok\" is not true: only a study the verifier passed reaches the front page",
+                 ip);
+    else if (readme) find_block(readme, rp, &from, &to, err, sizeof err);
+    if (!err[0]) {
+        putf(&block, "%s\n<!-- written by `make readme` from %s through %s: edit the template, not this block -->\n",
+             BEGIN, in_name, tpl_name);
+        if (placeholder)
+            putf(&block, "> **Not the study.** No study is committed yet: the figures below come from the "
+                         "renderer's test fixture (`%s`, from a short trial run). After `make all`, `make readme` "
+                         "writes the study's here.\n\n",
+                 FIXTURE);
+        if (render(tpl, tpl_name, v, in_name, &block, err, sizeof err) == 0) {
+            put(&block, END "\n", strlen(END) + 1);
+            rc = 0;
+        }
+    }
+    if (rc == 0 && print) fputs(block.p, stdout);
+    else if (rc == 0 && check) rc = compare(readme, rp, from, block.p, in_name);
+    else if (rc == 0) {
+        buf all = {0};
+        put(&all, readme, from);
+        put(&all, block.p, block.n);
+        put(&all, readme + to, strlen(readme + to));
+        if (write_atomic(rp, all.p, err, sizeof err) != 0) rc = 1;
+        free(all.p);
+    }
+    if (err[0]) fprintf(stderr, "readme: %s\n", err);
+    free(block.p);
+    free(tpl);
+    free(readme);
+    json_decref(v);
+    return rc;
+}
