@@ -333,9 +333,11 @@ static void write_provenance_md(void)
     pv_records recs;
     pv_load(S_root, &recs);
     vu_buf b = {0};
-    pm_render(S_root, &recs, &b);
-    vu_buf_add(&b, "", 1);
-    put(PM_REL, b.p);
+    pm_bad bad;
+    if (!pm_render(S_root, &recs, &b, &bad)) { /* a malformed record: make provenance writes nothing */
+        vu_buf_add(&b, "", 1);
+        put(PM_REL, b.p);
+    }
     vu_buf_free(&b);
     pv_free(&recs);
 }
