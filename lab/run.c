@@ -6,6 +6,7 @@
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
+ *       [--test-keep-logs DIR]          tests only: copy the processes' logs into DIR first
  *
  * Starts a fresh store and a fresh service pinned to --cores, runs the tester
  * (idle gate first) pinned likewise and with nice --tester-nice (as root: so
@@ -74,7 +75,7 @@
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
-    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path;
+    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path, *keep_logs;
     quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
@@ -226,6 +227,8 @@ static int parse_options(int argc, char **argv, run_cfg *c)
          "tests only: SIGKILL the store X s after t0 (the run then fails, exit 4)"},
         {"--test-kill-store2-after-s", OPT_DBL, &c->kill_store2_s, 0, 1e6, "X",
          "tests only: SIGKILL the second store X s after t0 (the run then fails, exit 4)"},
+        {"--test-keep-logs", OPT_STR, &c->keep_logs, 0, 0, "DIR",
+         "tests only: copy the processes' ns logs (*.log.gz) into DIR before the rewrite"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
     if (rc != OPT_OK)
@@ -522,6 +525,12 @@ static int rewrite(const run_cfg *c, const json_t *r, char *err, size_t errlen)
     raw4_stats st;
     if (raw4_params_json(r, "run.json", &rp, err, errlen) != 0 || raw4_ref_load(c->prep, &ref, NULL, err, errlen) != 0)
         return -1;
+    if (c->keep_logs) {
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/*.log.gz '%s'/", c->keep_logs, c->dir, c->keep_logs);
+        if (system(cmd) != 0)
+            ut_err("--test-keep-logs %s: could not copy the logs", c->keep_logs);
+    }
     int rc = raw4_rewrite(c->dir, &rp, &ref, &st, err, errlen);
     raw4_ref_free(&ref);
     if (rc != 0)
