@@ -56,7 +56,7 @@ TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay
+.PHONY: sizing bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay
 
 all: deps
 	$(MAKE) build
@@ -300,6 +300,12 @@ bench: build
 	bash tests/bench.sh
 	$(MAKE) -s bench-play
 	$(MAKE) -s bench-frontdoor
+
+# Raw format 4's bytes per request against the processes' ns logs, per run of
+# a few arms (tests/bench_raw.sh: 15 s runs, the capacity arm 2 s).
+bench-raw: $(PROGS)
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	BENCH_CORE=$(BENCH_CORE) bash tests/bench_raw.sh
 
 # The service's front door: 10,000 idle keep-alive connections, then 1,000
 # half requests more, beside an open-loop client at 300/s (tests/bench_frontdoor.c).
