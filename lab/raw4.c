@@ -400,48 +400,43 @@ static int code_service(ctx *c, int enc, const rawfmt_file *tester, const rawfmt
 
 /* --------------------------------------------------------- the store(s) */
 
-/* (req, K) -> the decoded aK_start_t of the first service row with that
- * req and aK_start_t present: open addressing, size a power of 2. */
+/* req -> the decoded aK_start_t (K = 0 .. 4, each possibly absent) of the
+ * first service row with that req: open addressing, size a power of 2. */
 typedef struct {
-    int64_t req, start;
-    int k; /* -1: empty */
+    int64_t req, start[5];
+    int used;
 } slot;
 typedef struct {
     slot *s;
     size_t mask;
 } startmap;
 
-static size_t hash_key(int64_t req, int k) { return (size_t)((uint64_t)req * 0x9e3779b97f4a7c15ULL ^ (uint64_t)k * 0xbf58476d1ce4e5b9ULL); }
+static size_t hash_req(int64_t req) { return (size_t)(((uint64_t)req * 0x9e3779b97f4a7c15ULL) >> 17); }
 
 static int map_build(startmap *m, const rawfmt_file *v, ctx *c)
 {
     size_t cap = 16;
-    while (cap < 2 * v->n * 5 / 2 + 16)
+    while (cap < 2 * v->n + 16)
         cap *= 2;
-    m->s = malloc(cap * sizeof *m->s);
+    m->s = calloc(cap, sizeof *m->s);
     if (!m->s) {
         ut_seterr(c->err, c->errlen, "%s: out of memory", c->path);
         return -1;
     }
     m->mask = cap - 1;
-    for (size_t i = 0; i < cap; i++)
-        m->s[i].k = -1;
-    size_t used = 0;
     for (size_t i = 0; i < v->n; i++) {
         int64_t req = v->col[RAWFMT_SERVICE_req][i];
-        for (int k = 0; req != RAW_NONE && k < 5; k++) {
-            int64_t st = v->col[RAWFMT_SERVICE_a0_start_t + 3 * k][i];
-            if (st == RAW_NONE)
-                continue;
-            size_t h = hash_key(req, k) & m->mask;
-            while (m->s[h].k >= 0 && !(m->s[h].k == k && m->s[h].req == req))
-                h = (h + 1) & m->mask;
-            if (m->s[h].k < 0) { /* the first row wins */
-                m->s[h] = (slot){req, st, k};
-                if (++used * 2 > cap)
-                    return -1; /* cannot happen: cap >= 2 * every start */
-            }
-        }
+        if (req == RAW_NONE)
+            continue;
+        size_t h = hash_req(req) & m->mask;
+        while (m->s[h].used && m->s[h].req != req)
+            h = (h + 1) & m->mask;
+        if (m->s[h].used) /* the first row wins */
+            continue;
+        m->s[h].used = 1;
+        m->s[h].req = req;
+        for (int k = 0; k < 5; k++)
+            m->s[h].start[k] = v->col[RAWFMT_SERVICE_a0_start_t + 3 * k][i];
     }
     return 0;
 }
@@ -450,9 +445,9 @@ static int64_t map_get(const startmap *m, int64_t req, int64_t k)
 {
     if (k < 0 || k > 4)
         return RAW_NONE;
-    for (size_t h = hash_key(req, (int)k) & m->mask; m->s[h].k >= 0; h = (h + 1) & m->mask)
-        if (m->s[h].k == k && m->s[h].req == req)
-            return m->s[h].start;
+    for (size_t h = hash_req(req) & m->mask; m->s[h].used; h = (h + 1) & m->mask)
+        if (m->s[h].req == req)
+            return m->s[h].start[k];
     return RAW_NONE;
 }
 
@@ -493,12 +488,14 @@ static int code_store(ctx *c, int enc, const startmap *m, const rawfmt_file *log
             code_time(c, enc, arrive, enc ? L[RAWFMT_STORE_start_t][i] : 0, &F[RAWFMT_STORE4_start_us][i], &start, i,
                       "start_us") != 0)
             return -1;
-        if (a && start == RAW_NONE) {
-            ut_seterr(c->err, c->errlen, "%s:%zu: column start_us: -, but outcome A always had a slot", c->path, i + 3);
+        int64_t end = enc ? L[RAWFMT_STORE_end_t][i] : F[RAWFMT_STORE4_end_us][i];
+        if (a && start == RAW_NONE && end != RAW_NONE) {
+            ut_seterr(c->err, c->errlen, "%s:%zu: column start_us: -, but outcome A always had a slot (end_us's base "
+                      "is start_t + W)", c->path, i + 3);
             return -1;
         }
         /* end: after start + W for A (the overshoot), else after start or arrive */
-        int64_t eb = a ? start + w : start != RAW_NONE ? start : arrive;
+        int64_t eb = a && start != RAW_NONE ? start + w : start != RAW_NONE ? start : arrive;
         if (code_time(c, enc, eb, enc ? L[RAWFMT_STORE_end_t][i] : 0, &F[RAWFMT_STORE4_end_us][i],
                       &D[RAWFMT_STORE_end_t][i], i, "end_us") != 0)
             return -1;
