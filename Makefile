@@ -41,7 +41,7 @@ LAB_MODS  += proc
 LAB_MODS  += storeq faults
 LAB_MODS  += storeconn evlog
 LAB_MODS  += storetab
-LAB_MODS  += rawfmt gate answer trecord
+LAB_MODS  += rawfmt gate answer trecord raw4
 LAB_MODS  += playflood
 PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
 PIPE_MODS += apref
@@ -58,7 +58,7 @@ PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 PROGS += $(BIN)/provmd
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor fuzz fuzz-replay verify-published
+.PHONY: sizing bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme
 
 all: deps
@@ -333,6 +333,12 @@ bench: build
 	bash tests/bench.sh
 	$(MAKE) -s bench-play
 	$(MAKE) -s bench-frontdoor
+
+# Raw format 4's bytes per request against the processes' ns logs, per run of
+# a few arms (tests/bench_raw.sh: 15 s runs, the capacity arm 2 s).
+bench-raw: $(PROGS)
+	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	BENCH_CORE=$(BENCH_CORE) bash tests/bench_raw.sh
 
 # The service's front door: 10,000 idle keep-alive connections, then 1,000
 # half requests more, beside an open-loop client at 300/s (tests/bench_frontdoor.c).

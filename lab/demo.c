@@ -21,7 +21,7 @@
 
 #include "ap.h"
 #include "opt.h"
-#include "rawfmt.h"
+#include "raw4.h"
 #include "util.h"
 
 static const char *const WAYS[] = {"wait", "limit25-standin", "two-retries", "hedge10"};
@@ -47,24 +47,20 @@ static void way_free(way *w)
 }
 
 /* One way's run folder: the tester's rows and the number of lookups the
- * store received (lab/RAWFORMAT.md, read by lab/rawfmt.c). */
-static int load_way(const char *dir, way *w, char *err, size_t errlen)
+ * store received (lab/RAWFORMAT.md, decoded by lab/raw4.c with the
+ * reference of prep). */
+static int load_way(const char *dir, const char *prep, way *w, char *err, size_t errlen)
 {
-    char p[4400];
     memset(w, 0, sizeof *w);
-    rawfmt_file t, st;
-    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
-    if (rawfmt_read(p, RAWFMT_TESTER, &t, err, errlen) != 0)
+    raw4_run run;
+    if (raw4_read_run(dir, prep, &run, err, errlen) != 0)
         return -1;
-    snprintf(p, sizeof p, "%s/store.tsv.gz", dir);
-    if (rawfmt_read(p, RAWFMT_STORE, &st, err, errlen) != 0) {
-        rawfmt_file_free(&t);
-        return -1;
-    }
+    rawfmt_file t = run.f[RAW4_TESTER];
+    memset(&run.f[RAW4_TESTER], 0, sizeof t);
+    w->lookups = run.f[RAW4_STORE].n;
+    raw4_run_free(&run);
     size_t n = t.n;
     w->n = n;
-    w->lookups = st.n;
-    rawfmt_file_free(&st);
     w->lat = malloc((n + 1) * sizeof *w->lat);
     w->rows = malloc((n + 1) * sizeof *w->rows);
     w->score = malloc((n + 1) * sizeof *w->score);
@@ -288,7 +284,7 @@ int main(int argc, char **argv)
             break;
         }
         snprintf(dir, sizeof dir, "%s/raw/%s-r1", root, WAYS[i]);
-        if (load_way(dir, &w[i], err, sizeof err) != 0) {
+        if (load_way(dir, prep, &w[i], err, sizeof err) != 0) {
             ut_err("%s", err);
             rc = 1;
             break;

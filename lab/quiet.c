@@ -154,7 +154,8 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     out->quiet = out->nreasons == 0;
 }
 
-int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, char *err, size_t errlen)
+int quiet_judge_run(const char *dir, int closed, const quiet_limits *q, quiet_result *out, char *err,
+                    size_t errlen)
 {
     char path[4200];
     rawfmt_file m = {0};
@@ -188,13 +189,13 @@ int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, c
         ut_seterr(err, errlen, "%s: %zu rows: the last reading has no M row", path, m.n);
         goto done;
     }
-    /* the tester's rows one by one: only the lateness is kept (a capacity
-     * run has millions of rows) */
+    /* the tester's rows one by one: only the lateness is kept; send_us is
+     * send_t - sched_t in an open loop, and the schedule is exact (lab/RAWFORMAT.md) */
     snprintf(path, sizeof path, "%s/tester.tsv.gz", dir);
     rawfmt_reader *tr;
-    if (rawfmt_open(&tr, path, RAWFMT_TESTER, err, errlen) != 0)
+    if (rawfmt_open(&tr, path, RAWFMT_TESTER4, err, errlen) != 0)
         goto done;
-    int64_t v[RAWFMT_TESTER_NCOLS];
+    int64_t v[RAWFMT_TESTER4_NCOLS];
     size_t cap = 0;
     int got;
     while ((got = rawfmt_next(tr, v, err, errlen)) == 1) {
@@ -206,8 +207,8 @@ int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, c
             }
             late = nl;
         }
-        if (v[RAWFMT_TESTER_send_t] != RAW_NONE) /* a request never sent has no lateness */
-            late[nlate++] = v[RAWFMT_TESTER_send_t] - v[RAWFMT_TESTER_sched_t];
+        if (v[RAWFMT_TESTER4_send_us] != RAW_NONE) /* a request never sent has no lateness */
+            late[nlate++] = closed ? 0 : v[RAWFMT_TESTER4_send_us] * 1000;
     }
     rawfmt_close(tr);
     if (got != 0)

@@ -57,7 +57,10 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
                  int64_t *late_ns, size_t nlate, quiet_result *out);
 
 /* Judge the run folder `dir` from its files (machine.tsv.gz and
- * tester.tsv.gz): 0, or -1 naming the file and line that could not be read. */
-int quiet_judge_run(const char *dir, const quiet_limits *q, quiet_result *out, char *err, size_t errlen);
+ * tester.tsv.gz, raw format 4: the lateness is send_us in an open loop,
+ * 0 in a closed one, `closed`): 0, or -1 naming the file and line that
+ * could not be read. */
+int quiet_judge_run(const char *dir, int closed, const quiet_limits *q, quiet_result *out, char *err,
+                    size_t errlen);
 
 #endif

@@ -20,6 +20,9 @@ static const rawfmt_col SERVICE[] = {RAWFMT_SERVICE_COLS(RAWFMT_COL)};
 static const rawfmt_col STORE[] = {RAWFMT_STORE_COLS(RAWFMT_COL)};
 static const rawfmt_col MACHINE[] = {RAWFMT_MACHINE_COLS(RAWFMT_COL)};
 static const rawfmt_col EVENTS[] = {RAWFMT_EVENTS_COLS(RAWFMT_COL)};
+static const rawfmt_col TESTER4[] = {RAWFMT_TESTER4_COLS(RAWFMT_COL)};
+static const rawfmt_col SERVICE4[] = {RAWFMT_SERVICE4_COLS(RAWFMT_COL)};
+static const rawfmt_col STORE4[] = {RAWFMT_STORE4_COLS(RAWFMT_COL)};
 static const raw_col TESTER_LOG[] = {RAWFMT_TESTER_COLS(RAWFMT_LOGCOL)};
 static const raw_col SERVICE_LOG[] = {RAWFMT_SERVICE_COLS(RAWFMT_LOGCOL)};
 static const raw_col STORE_LOG[] = {RAWFMT_STORE_COLS(RAWFMT_LOGCOL)};
@@ -31,11 +34,14 @@ _Static_assert(RAWFMT_SERVICE_NCOLS <= RAW_MAXCOLS && RAWFMT_TESTER_NCOLS <= RAW
                "rawlog holds at most RAW_MAXCOLS columns");
 
 static const rawfmt_table TABLES[RAWFMT_NKINDS] = {
-    {RAWFMT_TESTER, "tester", TESTER, TESTER_LOG, RAWFMT_TESTER_NCOLS},
-    {RAWFMT_SERVICE, "service", SERVICE, SERVICE_LOG, RAWFMT_SERVICE_NCOLS},
-    {RAWFMT_STORE, "store", STORE, STORE_LOG, RAWFMT_STORE_NCOLS},
-    {RAWFMT_MACHINE, "machine", MACHINE, MACHINE_LOG, RAWFMT_MACHINE_NCOLS},
-    {RAWFMT_EVENTS, "events", EVENTS, EVENTS_LOG, RAWFMT_EVENTS_NCOLS},
+    {RAWFMT_TESTER, "tester", "3", TESTER, TESTER_LOG, RAWFMT_TESTER_NCOLS},
+    {RAWFMT_SERVICE, "service", "3", SERVICE, SERVICE_LOG, RAWFMT_SERVICE_NCOLS},
+    {RAWFMT_STORE, "store", "3", STORE, STORE_LOG, RAWFMT_STORE_NCOLS},
+    {RAWFMT_MACHINE, "machine", "4", MACHINE, MACHINE_LOG, RAWFMT_MACHINE_NCOLS},
+    {RAWFMT_EVENTS, "events", "4", EVENTS, EVENTS_LOG, RAWFMT_EVENTS_NCOLS},
+    {RAWFMT_TESTER4, "tester", "4", TESTER4, NULL, RAWFMT_TESTER4_NCOLS},
+    {RAWFMT_SERVICE4, "service", "4", SERVICE4, NULL, RAWFMT_SERVICE4_NCOLS},
+    {RAWFMT_STORE4, "store", "4", STORE4, NULL, RAWFMT_STORE4_NCOLS},
 };
 
 const rawfmt_table *rawfmt_table_of(rawfmt_kind kind)
@@ -54,12 +60,12 @@ int rawfmt_col_index(const rawfmt_table *t, const char *name)
 int rawfmt_log_open(rawlog **out, const char *path, rawfmt_kind kind, char *err, size_t errlen)
 {
     const rawfmt_table *t = rawfmt_table_of(kind);
-    if (!t) {
+    if (!t || !t->log_cols) {
         *out = NULL;
-        ut_seterr(err, errlen, "%s: no raw file kind %d", path, (int)kind);
+        ut_seterr(err, errlen, "%s: no raw log kind %d", path, (int)kind);
         return -1;
     }
-    return rawlog_open(out, path, t->name, t->log_cols, t->ncols, err, errlen);
+    return rawlog_open(out, path, t->version, t->name, t->log_cols, t->ncols, err, errlen);
 }
 
 /* ------------------------------------------------------------ the reader */
@@ -116,22 +122,29 @@ static int read_line(rawfmt_reader *r, char *err, size_t errlen)
     return 1;
 }
 
-/* Line 1: "# lab-raw 3 <kind>"; picks the table when kind is RAWFMT_ANY. */
+/* Line 1: "# lab-raw <version> <kind>"; picks the table when kind is
+ * RAWFMT_ANY (a version 3 tester, service or store file is a process's log,
+ * a version 4 one is published). */
 static int check_first(rawfmt_reader *r, rawfmt_kind kind, char *err, size_t errlen)
 {
-    static const char magic[] = "# lab-raw " RAW_VERSION " ";
-    const char *word = strncmp(r->buf, magic, sizeof magic - 1) ? NULL : r->buf + sizeof magic - 1;
-    for (int k = 0; word && k < RAWFMT_NKINDS; k++)
-        if ((kind == RAWFMT_ANY || kind == (rawfmt_kind)k) && !strcmp(word, TABLES[k].name))
+    static const char magic[] = "# lab-raw ";
+    const char *ver = strncmp(r->buf, magic, sizeof magic - 1) ? NULL : r->buf + sizeof magic - 1;
+    for (int k = 0; ver && k < RAWFMT_NKINDS; k++) {
+        size_t vl = strlen(TABLES[k].version);
+        if ((kind == RAWFMT_ANY || kind == (rawfmt_kind)k) && !strncmp(ver, TABLES[k].version, vl) &&
+            ver[vl] == ' ' && !strcmp(ver + vl + 1, TABLES[k].name))
             r->t = &TABLES[k];
+    }
     if (r->t)
         return 0;
     if (kind == RAWFMT_ANY)
-        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw " RAW_VERSION " tester|service|store|machine|events\"",
+        ut_seterr(err, errlen,
+                  "%s:1: first line \"%.60s\" is not \"# lab-raw 4 tester|service|store|machine|events\" (or a "
+                  "process's log, \"# lab-raw 3 tester|service|store\")",
                   r->path, r->buf);
     else
-        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw " RAW_VERSION " %s\"", r->path, r->buf,
-                  TABLES[kind].name);
+        ut_seterr(err, errlen, "%s:1: first line \"%.60s\" is not \"# lab-raw %s %s\"", r->path, r->buf,
+                  TABLES[kind].version, TABLES[kind].name);
     return -1;
 }
 
@@ -220,6 +233,10 @@ static int parse_field(rawfmt_reader *r, int c, const char *s, int64_t *v, char 
         *v = RAW_NONE;
         return 0;
     }
+    if (col->type == 'r' && !strcmp(s, "=")) {
+        *v = RAWFMT_REF;
+        return 0;
+    }
     switch (col->type) {
     case 'c':
         if (!s[0] || s[1])
@@ -229,7 +246,8 @@ static int parse_field(rawfmt_reader *r, int c, const char *s, int64_t *v, char 
         else
             *v = (unsigned char)s[0];
         break;
-    case 'f': {
+    case 'f':
+    case 'r': {
         double d;
         if (opt_f64(s, -FLT_MAX, FLT_MAX, &d, why, sizeof why) == 0)
             *v = raw_f((float)d);
@@ -262,22 +280,31 @@ static int parse_field(rawfmt_reader *r, int c, const char *s, int64_t *v, char 
     return 0;
 }
 
-/* A tester row whose send_t or conn is absent is a request never sent:
+/* A tester row whose send or conn is absent is a request never sent:
  * both absent, no answer, status 0, kind E, no score (RAWFORMAT.md). */
 static int check_never_sent(const rawfmt_reader *r, const int64_t *v, char *err, size_t errlen)
 {
-    if (r->t->kind != RAWFMT_TESTER)
+    int log = r->t->kind == RAWFMT_TESTER;
+    if (!log && r->t->kind != RAWFMT_TESTER4)
         return 0;
-    int no_send = v[RAWFMT_TESTER_send_t] == RAW_NONE, no_conn = v[RAWFMT_TESTER_conn] == RAW_NONE;
+    int cs = log ? RAWFMT_TESTER_send_t : RAWFMT_TESTER4_send_us, cc = log ? RAWFMT_TESTER_conn : RAWFMT_TESTER4_conn;
+    int ca = log ? RAWFMT_TESTER_answer_t : RAWFMT_TESTER4_answer_us;
+    int ct = log ? RAWFMT_TESTER_status : RAWFMT_TESTER4_status, ck = log ? RAWFMT_TESTER_kind : RAWFMT_TESTER4_kind;
+    int cf = log ? RAWFMT_TESTER_score : RAWFMT_TESTER4_score;
+    int no_send = v[cs] == RAW_NONE, no_conn = v[cc] == RAW_NONE;
+    if (!log && v[cf] == RAWFMT_REF && v[ck] == 'E') {
+        ut_seterr(err, errlen, "%s:%ld: column score: \"=\" on kind E (a request with no score has no reference)",
+                  r->path, r->line);
+        return -1;
+    }
     if (!no_send && !no_conn)
         return 0;
-    if (no_send && no_conn && v[RAWFMT_TESTER_answer_t] == RAW_NONE && v[RAWFMT_TESTER_status] == 0 &&
-        v[RAWFMT_TESTER_kind] == 'E' && v[RAWFMT_TESTER_score] == RAW_NONE)
+    if (no_send && no_conn && v[ca] == RAW_NONE && v[ct] == 0 && v[ck] == 'E' && v[cf] == RAW_NONE)
         return 0;
     ut_seterr(err, errlen,
-              "%s:%ld: column %s: \"-\" only for a request never sent (send_t and conn both \"-\", answer_t and "
+              "%s:%ld: column %s: \"-\" only for a request never sent (%s and conn both \"-\", %s and "
               "score \"-\", status 0, kind E)",
-              r->path, r->line, no_send ? "send_t" : "conn");
+              r->path, r->line, no_send ? r->t->cols[cs].name : "conn", r->t->cols[cs].name, r->t->cols[ca].name);
     return -1;
 }
 

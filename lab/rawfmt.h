@@ -1,15 +1,28 @@
-/* rawfmt: the columns of every raw event file, and their one reader
- * (the format itself is lab/RAWFORMAT.md; the writer is lab/rawlog.c).
+/* rawfmt: the columns of every raw event file, and their one row reader
+ * (the format itself is lab/RAWFORMAT.md; the processes' writer is
+ * lab/rawlog.c, the format 4 rewrite and decoder lab/raw4.c).
+ *
+ * Two sets of tables.  The *logs* (RAWFMT_TESTER, _SERVICE, _STORE): what
+ * the processes write during a run, every instant in ns (version 3 of the
+ * page: "# lab-raw 3 <kind>"); they live only in the run's temporary
+ * folder, and their columns are also the decoded view every reader of a
+ * run uses (lab/raw4.h fills them from the published files).  The
+ * *published* files: RAWFMT_MACHINE and RAWFMT_EVENTS (written as they are
+ * by the tester and the service) and RAWFMT_TESTER4, _SERVICE4, _STORE4
+ * (version 4, written by the run driver: offsets in us, '=' scores).
  *
  * The column lists below are the lab side's only copy: the tester, the
- * service and the store write with rawfmt_log_open, and collect, demo, the
- * tests and the benchmarks read with rawfmt_open / rawfmt_read.  Each line
+ * service and the store write with rawfmt_log_open, lab/raw4.c writes and
+ * reads the version 4 files, and collect, demo, the tests and the
+ * benchmarks read through lab/raw4.h.  Each line
  * of a list is one column: X(name, type, may be absent, codes), where type
  * is rawlog's 't' time, 'i' integer, 'f' float, 'c' code; "may be absent"
  * is 1 for the columns RAWFORMAT.md allows "-" in; codes lists the
  * characters a code column may hold.  Each list also gives an enum of
  * column indices (RAWFMT_TESTER_answer_t ...) and a count
  * (RAWFMT_TESTER_NCOLS), so adding a column is one line here plus its use.
+ * Type 'r' (version 4's score) is a float or "=" (its reference), read as
+ * RAWFMT_REF.
  * (verify/ keeps its own copy, written from RAWFORMAT.md.)
  *
  * Values, written and read: one int64 per column, in table order; RAW_NONE
@@ -18,7 +31,7 @@
  * bits (raw_f to write, rawfmt_float to read back).
  *
  * The reader checks everything the page states: a gzip stream whole (a cut
- * stream is an error, not an early end), line 1 "# lab-raw 3 <kind>", line
+ * stream is an error, not an early end), line 1 "# lab-raw <version> <kind>", line
  * 2 the kind's column names exactly, then per row: the number of fields,
  * each value's syntax (integers through opt_i64: no overflow), a "-" only
  * where allowed, codes from the list, no time sum leaving 64 bits.  An
@@ -93,6 +106,52 @@
     X(line,        'i', 0, NULL)    \
     X(busy,        'i', 0, NULL)
 
+/* Version 4's tester.tsv.gz, service.tsv.gz, store.tsv.gz (and
+ * store2.tsv.gz): offsets in whole us from a base (lab/RAWFORMAT.md). */
+#define RAWFMT_TESTER4_COLS(X)      \
+    X(send_us,     'i', 1, NULL)    \
+    X(answer_us,   'i', 1, NULL)    \
+    X(status,      'i', 0, NULL)    \
+    X(kind,        'c', 0, "LKDE")  \
+    X(score,       'r', 1, NULL)    \
+    X(conn,        'i', 1, NULL)    \
+    X(waited,      'i', 0, NULL)
+
+#define RAWFMT_SERVICE4_COLS(X)     \
+    X(req,         'i', 1, NULL)    \
+    X(arrive_us,   'i', 0, NULL)    \
+    X(answer_us,   'i', 1, NULL)    \
+    X(status,      'i', 0, NULL)    \
+    X(kind,        'c', 0, "LKDE")  \
+    X(lookups,     'i', 0, NULL)    \
+    X(store,       'i', 0, NULL)    \
+    X(a0_start_us, 'i', 1, NULL)    \
+    X(a0_end_us,   'i', 1, NULL)    \
+    X(a0_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a1_start_us, 'i', 1, NULL)    \
+    X(a1_end_us,   'i', 1, NULL)    \
+    X(a1_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a2_start_us, 'i', 1, NULL)    \
+    X(a2_end_us,   'i', 1, NULL)    \
+    X(a2_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a3_start_us, 'i', 1, NULL)    \
+    X(a3_end_us,   'i', 1, NULL)    \
+    X(a3_out,      'c', 1, RAWFMT_LOOKUP_CODES) \
+    X(a4_start_us, 'i', 1, NULL)    \
+    X(a4_end_us,   'i', 1, NULL)    \
+    X(a4_out,      'c', 1, RAWFMT_LOOKUP_CODES)
+
+#define RAWFMT_STORE4_COLS(X)       \
+    X(req,         'i', 0, NULL)    \
+    X(attempt,     'i', 0, NULL)    \
+    X(arrive_us,   'i', 0, NULL)    \
+    X(start_us,    'i', 1, NULL)    \
+    X(end_us,      'i', 1, NULL)    \
+    X(budget_ns,   'i', 0, NULL)    \
+    X(outcome,     'c', 0, "ADUPENHR")  \
+    X(line,        'i', 0, NULL)    \
+    X(busy,        'i', 0, NULL)
+
 /* machine.tsv.gz: per reading of /proc/stat, the whole machine (A) then
  * the measured cores (M). */
 #define RAWFMT_MACHINE_COLS(X)      \
@@ -119,11 +178,20 @@
 #define RAWFMT_ENUM_STORE(name, type, absent, codes) RAWFMT_STORE_##name,
 #define RAWFMT_ENUM_MACHINE(name, type, absent, codes) RAWFMT_MACHINE_##name,
 #define RAWFMT_ENUM_EVENTS(name, type, absent, codes) RAWFMT_EVENTS_##name,
+#define RAWFMT_ENUM_TESTER4(name, type, absent, codes) RAWFMT_TESTER4_##name,
+#define RAWFMT_ENUM_SERVICE4(name, type, absent, codes) RAWFMT_SERVICE4_##name,
+#define RAWFMT_ENUM_STORE4(name, type, absent, codes) RAWFMT_STORE4_##name,
 enum { RAWFMT_TESTER_COLS(RAWFMT_ENUM_TESTER) RAWFMT_TESTER_NCOLS };
 enum { RAWFMT_SERVICE_COLS(RAWFMT_ENUM_SERVICE) RAWFMT_SERVICE_NCOLS };
 enum { RAWFMT_STORE_COLS(RAWFMT_ENUM_STORE) RAWFMT_STORE_NCOLS };
 enum { RAWFMT_MACHINE_COLS(RAWFMT_ENUM_MACHINE) RAWFMT_MACHINE_NCOLS };
 enum { RAWFMT_EVENTS_COLS(RAWFMT_ENUM_EVENTS) RAWFMT_EVENTS_NCOLS };
+enum { RAWFMT_TESTER4_COLS(RAWFMT_ENUM_TESTER4) RAWFMT_TESTER4_NCOLS };
+enum { RAWFMT_SERVICE4_COLS(RAWFMT_ENUM_SERVICE4) RAWFMT_SERVICE4_NCOLS };
+enum { RAWFMT_STORE4_COLS(RAWFMT_ENUM_STORE4) RAWFMT_STORE4_NCOLS };
+
+/* A score "=" of version 4: its reference (lab/raw4.c looks it up). */
+#define RAWFMT_REF (INT64_MIN + 1)
 
 typedef enum {
     RAWFMT_ANY = -1,
@@ -132,12 +200,15 @@ typedef enum {
     RAWFMT_STORE,
     RAWFMT_MACHINE,
     RAWFMT_EVENTS,
+    RAWFMT_TESTER4,
+    RAWFMT_SERVICE4,
+    RAWFMT_STORE4,
     RAWFMT_NKINDS
 } rawfmt_kind;
 
 typedef struct {
     const char *name;
-    char type;         /* 't', 'i', 'f', 'c' */
+    char type;         /* 't', 'i', 'f', 'c', 'r' */
     int absent_ok;     /* "-" allowed */
     const char *codes; /* 'c' columns: the characters allowed; else NULL */
 } rawfmt_col;
@@ -145,8 +216,9 @@ typedef struct {
 typedef struct {
     rawfmt_kind kind;
     const char *name;        /* "tester": line 1's word, and the file "tester.tsv.gz" */
+    const char *version;     /* line 1's version: "3" a process's log, "4" published */
     const rawfmt_col *cols;
-    const raw_col *log_cols; /* the same columns, as rawlog_open takes them */
+    const raw_col *log_cols; /* the same columns, as rawlog_open takes them (NULL: not a log) */
     int ncols;
 } rawfmt_table;
 
@@ -154,7 +226,8 @@ const rawfmt_table *rawfmt_table_of(rawfmt_kind kind);
 /* The index of column `name`, or -1. */
 int rawfmt_col_index(const rawfmt_table *t, const char *name);
 
-/* rawlog_open with the kind's columns. */
+/* rawlog_open with the kind's columns and version (the logs, machine and
+ * events: the kinds rawlog can write). */
 int rawfmt_log_open(rawlog **out, const char *path, rawfmt_kind kind, char *err, size_t errlen);
 
 /* Row by row.  kind RAWFMT_ANY takes whichever kind line 1 names. */

@@ -13,7 +13,7 @@
 #define BUF_BYTES (1u << 20)
 
 struct rawlog {
-    char path[4096], spill[4200], kind[32];
+    char path[4096], spill[4200], kind[32], version[8];
     raw_col cols[RAW_MAXCOLS];
     char names[RAW_MAXCOLS][48];
     int ncols;
@@ -24,8 +24,8 @@ struct rawlog {
     int failed;
 };
 
-int rawlog_open(rawlog **out, const char *path, const char *kind, const raw_col *cols, int ncols,
-                char *err, size_t errlen)
+int rawlog_open(rawlog **out, const char *path, const char *version, const char *kind, const raw_col *cols,
+                int ncols, char *err, size_t errlen)
 {
     *out = NULL;
     if (ncols < 1 || ncols > RAW_MAXCOLS) {
@@ -40,6 +40,7 @@ int rawlog_open(rawlog **out, const char *path, const char *kind, const raw_col 
     snprintf(r->path, sizeof r->path, "%s", path);
     snprintf(r->spill, sizeof r->spill, "%s.spill.%ld", path, (long)getpid());
     snprintf(r->kind, sizeof r->kind, "%s", kind);
+    snprintf(r->version, sizeof r->version, "%s", version);
     r->ncols = ncols;
     for (int i = 0; i < ncols; i++) {
         snprintf(r->names[i], sizeof r->names[i], "%s", cols[i].name);
@@ -161,7 +162,7 @@ int rawlog_close(rawlog *r, char *err, size_t errlen)
         goto done;
     }
     gzbuffer(gz, 1 << 18);
-    gzprintf(gz, "# lab-raw " RAW_VERSION " %s\n", r->kind);
+    gzprintf(gz, "# lab-raw %s %s\n", r->version, r->kind);
     for (int c = 0; c < r->ncols; c++)
         gzprintf(gz, "%s%s", c ? "\t" : "", r->cols[c].name);
     gzputc(gz, '\n');

@@ -1,6 +1,6 @@
 /* rawlog: the raw event files (the exact format is lab/RAWFORMAT.md).
  *
- * A file is a gzip stream of text: a first line "# lab-raw 3 <kind>" (RAW_VERSION), a
+ * A file is a gzip stream of text: a first line "# lab-raw <version> <kind>", a
  * header line of tab-separated column names, then one tab-separated row per
  * event.  Column types: 't' time (integer ns of CLOCK_MONOTONIC: the first
  * present value of the column is written whole, each later one as the
@@ -18,9 +18,6 @@
 #ifndef LAB_RAWLOG_H
 #define LAB_RAWLOG_H
 
-/* The raw format version written on line 1 and the only one read back. */
-#define RAW_VERSION "3"
-
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,8 +31,9 @@ typedef struct {
 
 typedef struct rawlog rawlog;
 
-int rawlog_open(rawlog **out, const char *path, const char *kind, const raw_col *cols, int ncols,
-                char *err, size_t errlen);
+/* version and kind: line 1's words (lab/rawfmt.h's tables give them). */
+int rawlog_open(rawlog **out, const char *path, const char *version, const char *kind, const raw_col *cols,
+                int ncols, char *err, size_t errlen);
 /* vals[ncols]: for 'f' columns pass raw_f(x); for 'c' the character. */
 int rawlog_row(rawlog *r, const int64_t *vals);
 int rawlog_close(rawlog *r, char *err, size_t errlen);

@@ -6,6 +6,7 @@
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
+ *       [--test-keep-logs DIR]          tests only: copy the processes' logs into DIR first
  *
  * Starts a fresh store and a fresh service pinned to --cores, runs the tester
  * (idle gate first) pinned likewise and with nice --tester-nice (as root: so
@@ -16,8 +17,14 @@
  * process's CPU use from /proc (lab/proc.h), waits --settle-s (default 2.5 s
  * with freezes, else 0.2 s) so the store can finish the lookups nobody waits
  * for any more, stops the store and the service (SIGTERM: they write their
- * event files; the service's events.tsv.gz too), and writes run.json (its
- * `fault` and `files` as lab/RAWFORMAT.md says).
+ * logs; the service's events.tsv.gz too), rewrites the tester's, the
+ * service's and the store's logs (tester.log.gz ..., every instant in ns)
+ * into raw format 4 (lab/raw4.h: checked against the schedule, the dice and
+ * the reference of --prep, gzip 9, the logs then removed; one line on stdout
+ * gives the sizes, for `make bench-raw`), and writes run.json (its `fault`
+ * and `files`, of the format 4 files, as lab/RAWFORMAT.md says).  A log
+ * that breaks a rule of format 4 fails the run (exit 1, the reason naming
+ * the log, its line and column).
  *
  * An arm with a second store (store2 above 0) gets a second store process:
  * the same program, table, wait, round and freeze share, no fault, its own
@@ -62,12 +69,13 @@
 #include "proc.h"
 #include "prov.h"
 #include "quiet.h"
+#include "raw4.h"
 #include "util.h"
 #include "waits.h"
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
-    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path;
+    const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path, *keep_logs;
     quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
@@ -219,6 +227,8 @@ static int parse_options(int argc, char **argv, run_cfg *c)
          "tests only: SIGKILL the store X s after t0 (the run then fails, exit 4)"},
         {"--test-kill-store2-after-s", OPT_DBL, &c->kill_store2_s, 0, 1e6, "X",
          "tests only: SIGKILL the second store X s after t0 (the run then fails, exit 4)"},
+        {"--test-keep-logs", OPT_STR, &c->keep_logs, 0, 0, "DIR",
+         "tests only: copy the processes' ns logs (*.log.gz) into DIR before the rewrite"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run.c)", NULL);
     if (rc != OPT_OK)
@@ -311,13 +321,13 @@ static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errle
     char exe_service[4200], s_round[32], s_port[32], s_port2[32], f_service[4400], f_events[4400];
     snprintf(exe_service, sizeof exe_service, "%s/service", c->bin);
     snprintf(s_round, sizeof s_round, "%d", c->round);
-    snprintf(f_service, sizeof f_service, "%s/service.tsv.gz", c->dir);
+    snprintf(f_service, sizeof f_service, "%s/service.log.gz", c->dir);
     snprintf(f_events, sizeof f_events, "%s/events.tsv.gz", c->dir);
-    p->store_port = start_store(c, &p->st, "store.tsv.gz", 1, err, errlen);
+    p->store_port = start_store(c, &p->st, "store.log.gz", 1, err, errlen);
     if (p->store_port < 0)
         return -1;
     if (c->a->store2 > 0) {
-        p->store2_port = start_store(c, &p->st2, "store2.tsv.gz", 0, err, errlen);
+        p->store2_port = start_store(c, &p->st2, "store2.log.gz", 0, err, errlen);
         if (p->store2_port < 0)
             return -1;
     }
@@ -390,7 +400,7 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     snprintf(s_rows, sizeof s_rows, "%ld", c->rows);
     snprintf(s_deadline, sizeof s_deadline, "%lld", (long long)(a->deadline_ns / 1000000));
     snprintf(s_gate, sizeof s_gate, "%d", c->gate ? 1 : 0);
-    snprintf(f_tester, sizeof f_tester, "%s/tester.tsv.gz", c->dir);
+    snprintf(f_tester, sizeof f_tester, "%s/tester.log.gz", c->dir);
     snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
     char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
                            "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
@@ -481,7 +491,7 @@ static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real
 static json_t *quiet_json(const run_cfg *c, char *err, size_t errlen)
 {
     quiet_result q;
-    if (quiet_judge_run(c->dir, &c->quiet, &q, err, errlen) != 0)
+    if (quiet_judge_run(c->dir, c->a->rate == 0, &c->quiet, &q, err, errlen) != 0)
         return NULL;
     json_t *rules = json_array(), *why = json_array();
     for (int i = 0; i < q.nreasons; i++) {
@@ -504,6 +514,38 @@ static json_t *quiet_json(const run_cfg *c, char *err, size_t errlen)
     for (int i = 0; i < q.nreasons; i++)
         printf("run: %s disturbed: %s\n", c->name, q.reasons[i]);
     return o;
+}
+
+/* The processes' ns logs into raw format 4 (lab/raw4.h), checked; run.json
+ * (`r`, not yet written) gives the run's numbers, --prep the reference. */
+static int rewrite(const run_cfg *c, const json_t *r, char *err, size_t errlen)
+{
+    raw4_params rp;
+    raw4_ref ref;
+    raw4_stats st;
+    if (raw4_params_json(r, "run.json", &rp, err, errlen) != 0 || raw4_ref_load(c->prep, &ref, NULL, err, errlen) != 0)
+        return -1;
+    if (c->keep_logs) {
+        char cmd[9000];
+        snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s'/*.log.gz '%s'/", c->keep_logs, c->dir, c->keep_logs);
+        if (system(cmd) != 0)
+            ut_err("--test-keep-logs %s: could not copy the logs", c->keep_logs);
+    }
+    int rc = raw4_rewrite(c->dir, &rp, &ref, &st, err, errlen);
+    raw4_ref_free(&ref);
+    if (rc != 0)
+        return -1;
+    uint64_t lb = 0, ob = 0;
+    for (int k = 0; k < 4; k++) {
+        lb += st.log_bytes[k];
+        ob += st.out_bytes[k];
+    }
+    double n = rp.requests ? (double)rp.requests : 1;
+    printf("run: %s raw format 4: %lld requests, logs %llu B (%.1f B/request), files %llu B (%.1f B/request), "
+           "rewrite %.3f s\n",
+           c->name, (long long)rp.requests, (unsigned long long)lb, (double)lb / n, (unsigned long long)ob,
+           (double)ob / n, st.seconds);
+    return 0;
 }
 
 /* run.json from the tester's summary, the arm and what was read of the processes. */
@@ -548,7 +590,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "versions", ver);
     json_object_set_new(r, "build", prov_build_facts());
     json_object_set_new(r, "host", prov_host_facts());
-    json_t *files = files_json(c, err, errlen);
+    json_t *files = rewrite(c, r, err, errlen) == 0 ? files_json(c, err, errlen) : NULL;
     json_decref(sum);
     if (!files) {
         json_decref(r);

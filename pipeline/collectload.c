@@ -9,7 +9,7 @@
 
 #include "faults.h"
 #include "pgx.h"
-#include "rawfmt.h"
+#include "raw4.h"
 #include "redact.h"
 #include "util.h"
 
@@ -42,57 +42,48 @@ static int sb_put(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
-/* One event file (read and checked by lab/rawfmt.c) into COPY text: the
+/* One event file (decoded and checked by lab/raw4.c) into COPY text: the
  * prefix (the run's name, and for a store file its number), the row's
- * number in the file when `numbered`, then the columns in the file's order,
- * tab-separated, \N for absent, absolute times, floats with %.9g (the very
- * text the writer wrote, as the float round-trips).  A service row's store
- * must lie in 1 .. stores. */
-static int load_events(const char *dir, const char *file, rawfmt_kind kind, const char *prefix, int numbered,
-                       int stores, sbuf *out, char *err, size_t errlen)
+ * number in the file when `numbered`, then the columns in the log table's
+ * order (lab/rawfmt.h), tab-separated, \N for absent, absolute times,
+ * floats with %.9g (the very text the writer wrote, as the float
+ * round-trips).  A service row's store must lie in 1 .. stores. */
+static int load_events(const char *path, const rawfmt_file *f, const char *prefix, int numbered, int stores,
+                       sbuf *out, char *err, size_t errlen)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, file);
-    rawfmt_reader *r;
-    if (rawfmt_open(&r, path, kind, err, errlen) != 0)
-        return -1;
-    const rawfmt_table *t = rawfmt_reader_table(r);
-    int64_t v[RAW_MAXCOLS];
+    const rawfmt_table *t = f->t;
     char line[4096 + RAW_MAXCOLS * 24];
-    int rc;
-    while ((rc = rawfmt_next(r, v, err, errlen)) == 1) {
-        if (kind == RAWFMT_SERVICE && (v[RAWFMT_SERVICE_store] < 1 || v[RAWFMT_SERVICE_store] > stores)) {
-            ut_seterr(err, errlen, "%s:%ld: column store: %lld: needs %s (run.json's stores is %d)", path,
-                      rawfmt_line(r), (long long)v[RAWFMT_SERVICE_store], stores == 2 ? "1 or 2" : "1", stores);
-            rc = -1;
-            break;
+    for (size_t i = 0; i < f->n; i++) {
+        if (t->kind == RAWFMT_SERVICE && (f->col[RAWFMT_SERVICE_store][i] < 1 || f->col[RAWFMT_SERVICE_store][i] > stores)) {
+            ut_seterr(err, errlen, "%s:%zu: column store: %lld: needs %s (run.json's stores is %d)", path, i + 3,
+                      (long long)f->col[RAWFMT_SERVICE_store][i], stores == 2 ? "1 or 2" : "1", stores);
+            return -1;
         }
         size_t o = (size_t)snprintf(line, 4000, "%s", prefix);
         if (numbered)
             o += (size_t)snprintf(line + o, 32, "\t%zu", out->rows);
         for (int c = 0; c < t->ncols; c++) {
+            int64_t v = f->col[c][i];
             line[o++] = '\t';
-            if (v[c] == RAW_NONE) {
+            if (v == RAW_NONE) {
                 memcpy(line + o, "\\N", 2);
                 o += 2;
             } else if (t->cols[c].type == 'c') {
-                line[o++] = (char)v[c];
+                line[o++] = (char)v;
             } else if (t->cols[c].type == 'f') {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v[c]));
+                o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v));
             } else {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v[c]);
+                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
             }
         }
         line[o++] = '\n';
         if (sb_put(out, line, o) != 0) {
             ut_seterr(err, errlen, "%s: out of memory", path);
-            rc = -1;
-            break;
+            return -1;
         }
         out->rows++;
     }
-    rawfmt_close(r);
-    return rc == 0 ? 0 : -1;
+    return 0;
 }
 
 /* ------------------------------------------------------------- run.json */
@@ -245,15 +236,12 @@ static int fingerprint(const char *dir, char fp[65], int *has_store2, char *err,
     struct stat sb;
     snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
     *has_store2 = stat(path, &sb) == 0;
-    for (int k = -1; k <= RAWFMT_NKINDS; k++) {
-        if (k == RAWFMT_NKINDS && !*has_store2)
+    static const char *const names[] = {"run.json", "tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
+                                        "machine.tsv.gz", "events.tsv.gz", "store2.tsv.gz"};
+    for (int k = 0; k < 7; k++) {
+        if (k == 6 && !*has_store2)
             break;
-        if (k < 0)
-            snprintf(path, sizeof path, "%s/run.json", dir);
-        else if (k < RAWFMT_NKINDS)
-            snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, rawfmt_table_of(k)->name);
-        else
-            snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
         if (ut_sha256_file(path, sha, NULL, err, errlen) != 0)
             return -1;
         strcat(all, sha);
@@ -265,20 +253,33 @@ static int fingerprint(const char *dir, char fp[65], int *has_store2, char *err,
 /* The run's buffers of COPY text, one per table. */
 enum { B_TESTER, B_SERVICE, B_STORE, B_MACHINE, B_EVENTS, B_SYSLOG, B_N };
 
-static int read_files(const char *dir, const char *run, int stores, sbuf *b, char *err, size_t errlen)
+/* The run's six files, decoded (raw format 4; the reference of "=" scores
+ * from ROOT/results/reference), into the buffers. */
+static int read_files(const char *root, const char *dir, const char *run, int stores, sbuf *b, char *err,
+                      size_t errlen)
 {
-    char s1[300], s2[300];
+    char s1[300], s2[300], ref[4200], path[4300];
     snprintf(s1, sizeof s1, "%s\t1", run);
     snprintf(s2, sizeof s2, "%s\t2", run);
-    return load_events(dir, "tester", RAWFMT_TESTER, run, 0, stores, &b[B_TESTER], err, errlen) != 0 ||
-                   load_events(dir, "service", RAWFMT_SERVICE, run, 0, stores, &b[B_SERVICE], err, errlen) != 0 ||
-                   load_events(dir, "store", RAWFMT_STORE, s1, 0, stores, &b[B_STORE], err, errlen) != 0 ||
-                   (stores == 2 &&
-                    load_events(dir, "store2", RAWFMT_STORE, s2, 0, stores, &b[B_STORE], err, errlen) != 0) ||
-                   load_events(dir, "machine", RAWFMT_MACHINE, run, 0, stores, &b[B_MACHINE], err, errlen) != 0 ||
-                   load_events(dir, "events", RAWFMT_EVENTS, run, 1, stores, &b[B_EVENTS], err, errlen) != 0
-               ? -1
-               : 0;
+    snprintf(ref, sizeof ref, "%s/results/reference", root);
+    raw4_run rr;
+    if (raw4_read_run(dir, ref, &rr, err, errlen) != 0)
+        return -1;
+    const struct {
+        int file, buf, numbered;
+        const char *prefix;
+    } plan[] = {{RAW4_TESTER, B_TESTER, 0, run},     {RAW4_SERVICE, B_SERVICE, 0, run}, {RAW4_STORE, B_STORE, 0, s1},
+                {RAW4_STORE2, B_STORE, 0, s2},       {RAW4_MACHINE, B_MACHINE, 0, run}, {RAW4_EVENTS, B_EVENTS, 1, run}};
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < sizeof plan / sizeof plan[0]; k++) {
+        if (plan[k].file == RAW4_STORE2 && stores != 2)
+            continue;
+        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, RAW4_NAMES[plan[k].file]);
+        rc = load_events(path, &rr.f[plan[k].file], plan[k].prefix, plan[k].numbered, stores, &b[plan[k].buf], err,
+                         errlen);
+    }
+    raw4_run_free(&rr);
+    return rc;
 }
 
 /* The run's old rows out, the new ones in, in one transaction. */
@@ -349,7 +350,7 @@ int collectload_run(PGconn *db, const char *root, const char *run, char *err, si
                   has2 ? "present" : "missing", ri.nstores);
         goto done;
     }
-    if (read_files(dir, run, ri.nstores, b, err, errlen) != 0)
+    if (read_files(root, dir, run, ri.nstores, b, err, errlen) != 0)
         goto done;
     syslog_rows(root, run, &b[B_SYSLOG]);
     rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);

@@ -4,8 +4,10 @@
  * with the same fingerprint is loaded already (the sha256 of the sha256s of
  * run.json and its event files: tester, service, store, machine, events,
  * then store2 when there is one).  Everything is read and checked before
- * the database is touched: each event file whole through lab/rawfmt (raw
- * format 3, lab/RAWFORMAT.md); run.json's arm, round, seconds, t0_ns,
+ * the database is touched: the run's files decoded whole through lab/raw4
+ * (raw format 4, lab/RAWFORMAT.md; "=" scores from ROOT/results/reference,
+ * needed only when a score says "="; the tables' columns are the decoded
+ * ones: j, row, sched_t, planned_ns filled in); run.json's arm, round, seconds, t0_ns,
  * fault, stores and the arm_spec columns the statistics use (tries,
  * brk_cool_ms, rb_pct, rb_floor, inflight, store2); store2.tsv.gz present
  * exactly when stores is 2; each service row's store within 1 .. stores.

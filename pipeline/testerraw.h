@@ -3,9 +3,10 @@
  * order, the table row it asked for and the kind of its answer.
  *
  * It reads through lab/rawfmt (the one reader of the raw files on the lab
- * side: header, field count, numbers, codes and the gzip stream checked),
- * and checks what the AP part relies on besides: j counts 0, 1, 2, ... and
- * row is in [0, ntest).  Any failure names the file and line.
+ * side: header, field count, numbers, codes and the gzip stream checked);
+ * raw format 4 leaves j and the row out: request j is the j-th row and asks
+ * for row j mod ntest (ntest: run.json's test_rows, the prepared table's
+ * rows).  Any failure names the file and line.
  *
  * Ownership: testerraw_read fills *out, which the caller releases with
  * testerraw_free (also safe on a zeroed or already released run).  On

@@ -40,11 +40,11 @@ taskset -c "$core" build/bin/bench_sleep 450 20
 echo
 echo "== make collect on a large study (target for a full study of about 1.2 million requests: under 60 s):"
 echo "   100 copies of the 20 s H4-fb25 run above (0.9 million requests and as many lookups), loaded with COPY"
-rm -rf build/bench/study && mkdir -p build/bench/study/results/raw
+rm -rf build/bench/study && mkdir -p build/bench/study/results/raw build/bench/study/results/reference
+cp build/prep/scores.tsv build/prep/summary.json build/bench/study/results/reference/   # the runs' reference ("=" scores)
 for i in $(seq 1 100); do
   d=build/bench/study/results/raw/H4-fb25-r$i
-  cp -r build/bench/raw/H4-fb25-r1 "$d"
-  sed -i "s/\"round\": 1,/\"round\": $i,/" "$d/run.json"
+  cp -r build/bench/raw/H4-fb25-r1 "$d"   # run.json keeps round 1: raw format 4 decodes with its round's schedule
 done
 rm -rf build/bench/pg
 url=$(bash pipeline/pg.sh start build/bench/pg)

@@ -1,5 +1,5 @@
 /* bench_run: figures of one run folder, read from its raw files
- * (lab/rawfmt.c) and run.json, for `make bench`.
+ * (decoded by lab/raw4.c; scores not looked at) and run.json, for `make bench`.
  *
  *   bench_run DIR      prints answers/s, latency and lateness percentiles,
  *                      CPU shares and peak memory, one figure a line */
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rawfmt.h"
+#include "raw4.h"
 
 static int cmp(const void *a, const void *b)
 {
@@ -31,12 +31,12 @@ int main(int argc, char **argv)
         return 2;
     }
     char p[4096], err[512];
-    rawfmt_file t;
-    snprintf(p, sizeof p, "%s/tester.tsv.gz", argv[1]);
-    if (rawfmt_read(p, RAWFMT_TESTER, &t, err, sizeof err) != 0) {
+    raw4_run run;
+    if (raw4_read_run(argv[1], NULL, &run, err, sizeof err) != 0) {
         fprintf(stderr, "bench_run: %s\n", err);
         return 1;
     }
+    rawfmt_file t = run.f[RAW4_TESTER];
     snprintf(p, sizeof p, "%s/run.json", argv[1]);
     json_t *r = json_load_file(p, 0, NULL);
     if (!r) {
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
            (double)json_integer_value(json_object_get(mem, "tester")) / 1024);
     free(lat);
     free(late);
-    rawfmt_file_free(&t);
+    raw4_run_free(&run);
     json_decref(r);
     return 0;
 }

@@ -1,6 +1,8 @@
 /* collecthelp: what the collect suite's test files share (header-only):
- * hand-made raw files written through lab/rawfmt's writer, run.json, a whole
- * hand-made run from its requests (put_run), running build/bin/collect
+ * hand-made raw files written through lab/rawfmt's writer (the tester's,
+ * the service's and the store's as the processes' ns logs, *.log.gz),
+ * run.json and with it the run driver's rewrite of the logs into raw format
+ * 4 (lab/raw4.h), a whole hand-made run from its requests (put_run), running build/bin/collect
  * against the suite's private PostgreSQL (ct_url; the run folders under
  * ct_root, both set by tests/test_collect.c's suite init) and reading
  * results.json back. */
@@ -13,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-#include "rawfmt.h"
+#include "raw4.h"
 #include "util.h"
+#include "waits.h"
 
 extern char ct_url[512], ct_root[64];
 
@@ -30,14 +34,21 @@ static inline int sh(const char *cmd)
 #define US 1000LL
 #define T0 (5 * S)
 
-/* rows: nrows rows of the kind's columns, in lab/rawfmt.h's order. */
+/* rows: nrows rows of the kind's columns, in lab/rawfmt.h's order.  The
+ * tester's, the service's and the store's go to the log (X.tsv.gz ->
+ * X.log.gz), which write_run_json rewrites into format 4. */
 static inline void write_log(const char *path, rawfmt_kind kind, const int64_t *rows, size_t nvals)
 {
     rawlog *r;
-    char err[UT_ERRLEN];
+    char err[UT_ERRLEN], lp[512];
+    snprintf(lp, sizeof lp, "%s", path);
+    size_t n = strlen(lp);
+    if ((kind == RAWFMT_TESTER || kind == RAWFMT_SERVICE || kind == RAWFMT_STORE) && n > 7 &&
+        !strcmp(lp + n - 7, ".tsv.gz"))
+        memcpy(lp + n - 7, ".log.gz", 7);
     int ncols = rawfmt_table_of(kind)->ncols;
     cr_assert_eq(nvals % (size_t)ncols, 0, "%s: rows of %d values", path, ncols);
-    cr_assert_eq(rawfmt_log_open(&r, path, kind, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rawfmt_log_open(&r, lp, kind, err, sizeof err), 0, "%s", err);
     for (size_t i = 0; i < nvals / (size_t)ncols; i++)
         rawlog_row(r, rows + i * (size_t)ncols);
     cr_assert_eq(rawlog_close(r, err, sizeof err), 0, "%s", err);
@@ -50,18 +61,104 @@ static inline void write_log(const char *path, rawfmt_kind kind, const int64_t *
 #define SPEC_T3 "{\"tries\":3,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":0,\"store2\":0}"
 #define NOFAULT "{\"name\":\"none\",\"spec\":\"none\",\"window\":null}"
 
-/* run.json of a hand-made run: what collect reads of it. */
+/* The hand-made runs are closed loops (rate 0: sched_t = send_t, so any
+ * scheduled time can be written) over a table of HROWS rows (row = j), at
+ * the arm's wait (arm_spec's "wait", Z when the spec has none). */
+#define HROWS 1000000
+
+/* A log read, changed by fix (row by row) and written again. */
+static inline void fix_log(const char *path, rawfmt_kind kind, void (*fix)(int64_t *v, const char *spec, int round),
+                           const char *spec, int round)
+{
+    rawfmt_file f;
+    char err[UT_ERRLEN];
+    cr_assert_eq(rawfmt_read(path, kind, &f, err, sizeof err), 0, "%s", err);
+    rawlog *w;
+    cr_assert_eq(rawfmt_log_open(&w, path, kind, err, sizeof err), 0, "%s", err);
+    int64_t v[RAW_MAXCOLS];
+    for (size_t i = 0; i < f.n; i++) {
+        for (int c = 0; c < f.t->ncols; c++)
+            v[c] = f.col[c][i];
+        fix(v, spec, round);
+        cr_assert_eq(rawlog_row(w, v), 0);
+    }
+    cr_assert_eq(rawlog_close(w, err, sizeof err), 0, "%s", err);
+    rawfmt_file_free(&f);
+}
+
+static inline char spec_wait(const char *spec)
+{
+    const char *w = strstr(spec, "\"wait\":\"");
+    return w ? w[8] : 'Z';
+}
+
+/* A closed loop's request is sent at its scheduled time (no lateness). */
+static inline void fix_send(int64_t *v, const char *spec, int round)
+{
+    (void)spec, (void)round;
+    v[RAWFMT_TESTER_send_t] = v[RAWFMT_TESTER_sched_t];
+}
+
+/* A lookup's planned wait is the dice's: an arm that names its wait gives
+ * the dice's values by hand (checked here); without, wait Z: 0. */
+static inline void fix_planned(int64_t *v, const char *spec, int round)
+{
+    int64_t w = waits_planned_ns((wait_kind)spec_wait(spec), (uint32_t)round, (uint32_t)v[RAWFMT_STORE_req],
+                                 (uint32_t)v[RAWFMT_STORE_attempt]);
+    if (strstr(spec, "\"wait\""))
+        cr_assert_eq(v[RAWFMT_STORE_planned_ns], w, "(%lld, %lld): planned %lld by hand, the dice %lld",
+                     (long long)v[RAWFMT_STORE_req], (long long)v[RAWFMT_STORE_attempt],
+                     (long long)v[RAWFMT_STORE_planned_ns], (long long)w);
+    v[RAWFMT_STORE_planned_ns] = w;
+}
+
+/* run.json of a hand-made run: what collect reads of it; and the logs
+ * (when there: a second call only changes run.json) rewritten into format 4
+ * as the run driver does, after fix_send and fix_planned. */
 static inline void write_run_json(const char *dir, const char *arm, int round, int seconds, const char *fault,
                                   int stores, const char *spec)
 {
-    char p[300];
+    char p[300], err[UT_ERRLEN];
+    raw4_params rp = {.t0 = T0, .test_rows = HROWS, .round = round, .rate = 0, .seconds = seconds,
+                      .freeze = 0.01, .wait = spec_wait(spec), .stores = 1};
+    snprintf(p, sizeof p, "%s/tester.log.gz", dir);
+    if (access(p, F_OK) == 0) {
+        rawfmt_file t;
+        fix_log(p, RAWFMT_TESTER, fix_send, spec, round);
+        cr_assert_eq(rawfmt_read(p, RAWFMT_TESTER, &t, err, sizeof err), 0, "%s", err);
+        rp.requests = (int64_t)t.n;
+        rawfmt_file_free(&t);
+        for (int k = 0; k < 2; k++) {
+            snprintf(p, sizeof p, "%s/store%s.log.gz", dir, k ? "2" : "");
+            if (access(p, F_OK) == 0) {
+                fix_log(p, RAWFMT_STORE, fix_planned, spec, round);
+                rp.stores = k + 1;
+            }
+        }
+        raw4_stats st;
+        cr_assert_eq(raw4_rewrite(dir, &rp, NULL, &st, err, sizeof err), 0, "%s", err);
+    } else {
+        rawfmt_file t;
+        snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+        cr_assert_eq(rawfmt_read(p, RAWFMT_TESTER4, &t, err, sizeof err), 0, "%s", err);
+        rp.requests = (int64_t)t.n;
+        rawfmt_file_free(&t);
+    }
+    /* arm_spec with its wait */
+    char sp[1024];
+    snprintf(sp, sizeof sp, "%s", spec);
+    if (!strstr(spec, "\"wait\"")) {
+        size_t n = strlen(sp);
+        cr_assert(n > 2 && sp[n - 1] == '}');
+        snprintf(sp + n - 1, sizeof sp - (n - 1), ",\"wait\":\"Z\"}");
+    }
     snprintf(p, sizeof p, "%s/run.json", dir);
     FILE *f = fopen(p, "w");
     cr_assert_not_null(f);
     fprintf(f,
             "{\"arm\":\"%s\",\"round\":%d,\"seconds\":%d,\"t0_ns\":%lld,\"fault\":%s,\"stores\":%d,"
-            "\"arm_spec\":%s}",
-            arm, round, seconds, (long long)T0, fault, stores, spec);
+            "\"arm_spec\":%s,\"requests\":%lld,\"test_rows\":%d,\"rate\":0,\"freeze_share\":0.01}",
+            arm, round, seconds, (long long)T0, fault, stores, sp, (long long)rp.requests, HROWS);
     fclose(f);
 }
 

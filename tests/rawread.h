@@ -1,8 +1,12 @@
 /* rawread: the tests' and benchmarks' view of a raw event file, columns by
- * name: a thin wrapper over lab/rawfmt.c's checked reader (the format is
- * lab/RAWFORMAT.md).  Each column comes back as int64 values (times
- * decoded, codes as their character, floats as their bits); RR_NONE marks
- * an absent value.  Header-only; rr_free frees what rr_read allocated. */
+ * name: a thin wrapper over lab/rawfmt.c's checked reader and lab/raw4.c's
+ * decoder (the format is lab/RAWFORMAT.md).  A process's own log (version
+ * 3) is read as it is; a published tester, service or store file (version
+ * 4) is decoded with the rest of its run folder (run.json, the reference of
+ * build/prep), into the log's columns.  Each column comes back as int64
+ * values (times as absolute ns, codes as their character, floats as their
+ * bits); RR_NONE marks an absent value.  Header-only; rr_free frees what
+ * rr_read allocated. */
 #ifndef TESTS_RAWREAD_H
 #define TESTS_RAWREAD_H
 
@@ -10,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "rawfmt.h"
+#include "raw4.h"
 
 #define RR_NONE RAW_NONE
 
@@ -47,6 +51,30 @@ static inline int rr_read(const char *path, rr_file *f)
     if (rawfmt_read(path, RAWFMT_ANY, &f->f, err, sizeof err) != 0) {
         fprintf(stderr, "rr_read: %s\n", err);
         return -1;
+    }
+    rawfmt_kind k = f->f.t->kind;
+    if (k == RAWFMT_TESTER4 || k == RAWFMT_SERVICE4 || k == RAWFMT_STORE4) {
+        char dir[4096];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/'), *base = slash ? slash + 1 : dir;
+        int which = !strcmp(base, "tester.tsv.gz")    ? RAW4_TESTER
+                    : !strcmp(base, "service.tsv.gz") ? RAW4_SERVICE
+                    : !strcmp(base, "store.tsv.gz")   ? RAW4_STORE
+                    : !strcmp(base, "store2.tsv.gz")  ? RAW4_STORE2
+                                                      : -1;
+        if (slash)
+            *slash = 0;
+        else
+            snprintf(dir, sizeof dir, ".");
+        rawfmt_file_free(&f->f);
+        raw4_run run;
+        if (which < 0 || raw4_read_run(dir, "build/prep", &run, err, sizeof err) != 0) {
+            fprintf(stderr, "rr_read: %s\n", which < 0 ? "a version 4 file not named as in its run folder" : err);
+            return -1;
+        }
+        f->f = run.f[which];
+        memset(&run.f[which], 0, sizeof run.f[which]);
+        raw4_run_free(&run);
     }
     f->kind = f->f.t->name;
     f->ncols = f->f.t->ncols;

@@ -41,8 +41,10 @@ static void check_table(rawfmt_kind k, const char *name, const char *cols, const
         if (t->cols[c].absent_ok)
             snprintf(none + strlen(none), sizeof none - strlen(none), "%s%s", none[0] ? " " : "",
                      t->cols[c].name);
-        cr_assert_str_eq(t->log_cols[c].name, t->cols[c].name);
-        cr_assert_eq(t->log_cols[c].type, t->cols[c].type);
+        if (t->log_cols) {
+            cr_assert_str_eq(t->log_cols[c].name, t->cols[c].name);
+            cr_assert_eq(t->log_cols[c].type, t->cols[c].type);
+        }
         size_t n = strlen(t->cols[c].name);
         int is_time = (n > 2 && !strcmp(t->cols[c].name + n - 2, "_t")) || !strcmp(t->cols[c].name, "t");
         cr_assert_eq(is_time, t->cols[c].type == 't', "%s: time columns end in _t or are named t", t->cols[c].name);
@@ -81,6 +83,23 @@ Test(rawfmt, tables_are_those_of_rawformat_md)
     check_table(RAWFMT_EVENTS, "events", "t what conn tries wait_ns", "");
     cr_assert_eq(RAWFMT_EVENTS_NCOLS, 5);
     cr_assert_str_eq(rawfmt_table_of(RAWFMT_EVENTS)->cols[RAWFMT_EVENTS_what].codes, "LFCOWPHK");
+    /* the published files of version 4 (the processes' logs are version 3) */
+    check_table(RAWFMT_TESTER4, "tester", "send_us answer_us status kind score conn waited",
+                "send_us answer_us score conn");
+    check_table(RAWFMT_SERVICE4, "service",
+                "req arrive_us answer_us status kind lookups store a0_start_us a0_end_us a0_out a1_start_us "
+                "a1_end_us a1_out a2_start_us a2_end_us a2_out a3_start_us a3_end_us a3_out a4_start_us a4_end_us "
+                "a4_out",
+                "req answer_us a0_start_us a0_end_us a0_out a1_start_us a1_end_us a1_out a2_start_us a2_end_us "
+                "a2_out a3_start_us a3_end_us a3_out a4_start_us a4_end_us a4_out");
+    check_table(RAWFMT_STORE4, "store", "req attempt arrive_us start_us end_us budget_ns outcome line busy",
+                "start_us end_us");
+    const char *ver[RAWFMT_NKINDS] = {"3", "3", "3", "4", "4", "4", "4", "4"};
+    for (int k = 0; k < RAWFMT_NKINDS; k++) {
+        cr_assert_str_eq(rawfmt_table_of(k)->version, ver[k], "kind %d", k);
+        cr_assert_eq(rawfmt_table_of(k)->log_cols == NULL, k >= RAWFMT_TESTER4, "only the logs are rawlog's");
+    }
+    cr_assert_eq(rawfmt_table_of(RAWFMT_TESTER4)->cols[RAWFMT_TESTER4_score].type, 'r');
 }
 
 /* The whole decompressed text of a file. */
@@ -197,7 +216,7 @@ Test(rawfmt, every_kind_round_trips_absent_codes_included)
         rawlog_row(lg, e[i]);
     cr_assert_eq(rawlog_close(lg, err, sizeof err), 0, "%s", err);
     char *text = unzip(path);
-    cr_assert_str_eq(text, "# lab-raw 3 events\nt\twhat\tconn\ttries\twait_ns\n"
+    cr_assert_str_eq(text, "# lab-raw 4 events\nt\twhat\tconn\ttries\twait_ns\n"
                            "9000000000000\tL\t1\t0\t4000000\n10\tO\t-1\t5\t0\n250000000\tH\t-1\t0\t250000000\n");
     free(text);
     cr_assert_eq(rawfmt_read(path, RAWFMT_EVENTS, &f, err, sizeof err), 0, "%s", err);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tsh.h"
 
@@ -138,6 +139,52 @@ static void check_provenance_md(const char *out)
     free(md);
 }
 
+/* The tester's lateness of a real open-loop run, as collect gives it
+ * (late_p50_us, late_p99_us, late_max_us), against the format 4 file read
+ * by hand: send_us is send_t - sched_t in whole us (lab/RAWFORMAT.md), the
+ * percentiles interpolated at h = (n - 1) p over the requests sent. */
+static void check_lateness(const char *out, const char *name)
+{
+    char path[256], line[512];
+    snprintf(path, sizeof path, "%s/results/raw/%s/tester.tsv.gz", out, name);
+    gzFile gz = gzopen(path, "rb");
+    cr_assert_not_null(gz, "%s", path);
+    size_t n = 0, cap = 1024;
+    double *late = malloc(cap * sizeof *late);
+    for (int k = 0; gzgets(gz, line, sizeof line); k++) {
+        if (k < 2 || line[0] == '-')
+            continue; /* line 1 and 2, and a request never sent */
+        if (n == cap)
+            late = realloc(late, (cap *= 2) * sizeof *late);
+        late[n++] = (double)strtoll(line, NULL, 10);
+    }
+    gzclose(gz);
+    cr_assert_gt(n, 10, "%s: requests sent", path);
+    for (size_t i = 1; i < n; i++) /* insertion sort: a few hundred */
+        for (size_t j = i; j > 0 && late[j - 1] > late[j]; j--) {
+            double t = late[j];
+            late[j] = late[j - 1];
+            late[j - 1] = t;
+        }
+    double want[3], q[2] = {0.5, 0.99};
+    for (int k = 0; k < 2; k++) {
+        double h = (double)(n - 1) * q[k];
+        size_t f = (size_t)h;
+        want[k] = late[f] + (h - (double)f) * (late[f + 1 < n ? f + 1 : f] - late[f]);
+    }
+    want[2] = late[n - 1];
+    free(late);
+    snprintf(path, sizeof path, "%s/results/results.json", out);
+    json_t *r = json_load_file(path, 0, NULL);
+    json_t *run = json_object_get(json_object_get(r, "runs"), name);
+    cr_assert_not_null(run, "%s in results.json", name);
+    const char *figs[3] = {"late_p50_us", "late_p99_us", "late_max_us"};
+    for (int k = 0; k < 3; k++)
+        cr_assert_float_eq(fig(run, figs[k]), want[k], 1e-6, "%s %s: collect %.9g, from send_us %.9g", name, figs[k],
+                           fig(run, figs[k]), want[k]);
+    json_decref(r);
+}
+
 static int sh(const char *cmd)
 {
     int rc = system(cmd);
@@ -173,6 +220,10 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     snprintf(cmd, sizeof cmd, "build/bin/provmd --root %s >> %s/log 2>&1", out, out);
     cr_assert_eq(sh(cmd), 0, "provmd");
     check_provenance_md(out);
+}
+
+    check_lateness(out, "H3-r2-down-r1");
+    check_lateness(out, "H3-fb25-r2");
     snprintf(cmd, sizeof cmd, "build/bin/check --prov %s/provenance --root %s >> %s/log 2>&1", out, out, out);
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,

@@ -123,7 +123,8 @@ bad_arms = [
 many('arms', 'test_policy-bad', [HEAD + l for l in bad_arms])
 
 # ---------------------------------------------------------------- rawfmt
-# first byte: kind (byte % 6: any tester service store machine events); bit 7: the rest as is
+# first byte: kind (byte % 9: any, the logs tester service store, machine events, format 4's
+# tester service store); bit 7: the rest as is
 TCOLS = 'j\trow\tsched_t\tsend_t\tanswer_t\tstatus\tkind\tscore\tconn\twaited'
 THEAD = '# lab-raw 3 tester\n' + TCOLS + '\n'
 TROW = '0\t0\t100\t110\t300\t200\tL\t0.5\t0\t0\n'
@@ -139,8 +140,23 @@ service = ('# lab-raw 3 service\n' + '\t'.join(SCOLS) + '\n' +
 store = ('# lab-raw 3 store\n' + '\t'.join(STCOLS) + '\n' +
          '5\t0\t10\t1000\t1000\t3000\t2000000\t0\tA\t0\t1\n' +
          '6\t1\t11\t10\t-\t-\t0\t25000000\tD\t3\t16\n')
-machine = '# lab-raw 3 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n1000\tA\t200\t150\t0\t40\n0\tM\t100\t60\t0\t40\n1000000000\tA\t200\t190\t1\t5\n'
-events = '# lab-raw 3 events\nt\twhat\tconn\ttries\twait_ns\n1000\tL\t0\t0\t0\n500\tF\t0\t1\t1000000\n500\tC\t0\t2\t0\n10\tO\t-1\t0\t0\n'
+machine = '# lab-raw 4 machine\nt\tscope\ttotal\tidle\tsteal\tlab\n1000\tA\t200\t150\t0\t40\n0\tM\t100\t60\t0\t40\n1000000000\tA\t200\t190\t1\t5\n'
+events = '# lab-raw 4 events\nt\twhat\tconn\ttries\twait_ns\n1000\tL\t0\t0\t0\n500\tF\t0\t1\t1000000\n500\tC\t0\t2\t0\n10\tO\t-1\t0\t0\n'
+T4HEAD = '# lab-raw 4 tester\nsend_us\tanswer_us\tstatus\tkind\tscore\tconn\twaited\n'
+tester4 = T4HEAD + '41\t2317\t200\tL\t=\t7\t0\n-\t-\t0\tE\t-\t-\t1\n-3\t-\t504\tE\t-\t0\t0\n120\t5003\t200\tK\t0.25\t3\t0\n'
+S4COLS = ['req', 'arrive_us', 'answer_us', 'status', 'kind', 'lookups', 'store'] + \
+         [f'a{k}_{c}' for k in range(5) for c in ('start_us', 'end_us', 'out')]
+service4 = ('# lab-raw 4 service\n' + '\t'.join(S4COLS) + '\n' +
+            '0\t76\t43\t200\tL\t1\t1\t0\t1190\tA' + '\t-\t-\t-' * 4 + '\n' +
+            '-\t5\t7\t400\tE\t0\t1' + '\t-\t-\t-' * 5 + '\n' +
+            '2\t30\t-12\t200\tK\t2\t1\t10\t25000\tT\t25020\t-3\tX' + '\t-\t-\t-' * 3 + '\n')
+store4 = ('# lab-raw 4 store\nreq\tattempt\tarrive_us\tstart_us\tend_us\tbudget_ns\toutcome\tline\tbusy\n'
+          '0\t0\t22\t0\t34\t0\tA\t0\t1\n2\t1\t15\t-\t-\t0\tP\t3\t16\n2\t0\t40\t-\t7\t5000000\tD\t1\t16\n')
+many('rawfmt', 'valid4', [raw(6, tester4), raw(7, service4), raw(8, store4), raw(0, tester4), raw(0, store4)])
+many('rawfmt', 'bad4', [raw(6, t) for t in [
+    T4HEAD + '1\t2\t504\tE\t=\t0\t0\n', T4HEAD + '1\t2\t200\tL\t=\t=\t0\n', T4HEAD + '1\t2\t200\tL\t==\t0\t0\n',
+    T4HEAD + '-\t2\t200\tL\t=\t0\t0\n', '# lab-raw 3 tester\nsend_us\tanswer_us\tstatus\tkind\tscore\tconn\twaited\n',
+    T4HEAD + '1.5\t2\t200\tL\t=\t0\t0\n']])
 many('rawfmt', 'valid', [
     raw(1, THEAD + TROW + '1\t1\t-5\t5\t-\t0\tE\t-\t3\t1\n' + '2\t1\t7\t5\t10\t0\tE\t-\t3\t1\n'),
     raw(0, THEAD + TROW), raw(2, service), raw(3, store), raw(4, machine), raw(5, events), raw(0, events),
