@@ -220,8 +220,6 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     snprintf(cmd, sizeof cmd, "build/bin/provmd --root %s >> %s/log 2>&1", out, out);
     cr_assert_eq(sh(cmd), 0, "provmd");
     check_provenance_md(out);
-}
-
     check_lateness(out, "H3-r2-down-r1");
     check_lateness(out, "H3-fb25-r2");
     snprintf(cmd, sizeof cmd, "build/bin/check --prov %s/provenance --root %s >> %s/log 2>&1", out, out, out);
