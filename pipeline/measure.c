@@ -3,9 +3,10 @@
  *   measure --profile full|quick|floods|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
  *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
  *           [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
- *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
+ *           [--host user@host[,user@host...]] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
+ *           [--machine LABEL]     internal: the far side's label, m1, m2 ... (local)
  *
  * Before anything runs:
  * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
@@ -83,6 +84,9 @@
  * (pipeline/remote.h; needs there only sshd, sh, tar, mktemp and the same
  * Debian libraries as here: libevent, libjansson, zlib, OpenSSL).  Options
  * from --ssh-opts, else $LAB_SSH_OPTS, go first on ssh's command line.
+ * --host a,b,...: several hosts at once, split by whole rounds with GNU
+ * parallel (pipeline/multi.h; provenance/parallel.tsv).  Every run and
+ * record names its machine: local here, m1, m2 ... the hosts in order.
  *
  * Exit: 0 every scheduled run complete; 1 a run failed, or --host copying
  * failed; 2 refused (options, preregistration, schedule, lock); 3 some runs
@@ -116,6 +120,7 @@
 #include "arms.h"
 #include "mfiles.h"
 #include "mprereg.h"
+#include "multi.h"
 #include "opt.h"
 #include "proc.h"
 #include "prov.h"
@@ -132,6 +137,7 @@ typedef struct {
     /* options */
     const sched_profile *pf;
     const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons, *ap_arms;
+    const char *machine; /* run.json's label (--machine): local here */
     char *reg[PROV_NPREREG]; /* the registered files as read here (mreg_paths) */
     sched_profile pf_own; /* the profile, with --rounds */
     int rounds;
@@ -194,6 +200,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->gate = 1;
     c->comparisons = "pipeline/comparisons.tsv";
     c->ap_arms = "pipeline/ap_arms.tsv";
+    c->machine = "local";
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
@@ -204,9 +211,10 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--cores", OPT_STR, &c->cores, 0, 0, "LIST", "CPUs each run is pinned to (0)"},
         {"--gate", OPT_BOOL, &c->gate, 0, 1, "0|1", "each run waits for an idle machine (1)"},
         {"--data", OPT_STR, &c->data, 0, 0, "DIR", "the registered guesses and design (data)"},
-        {"--host", OPT_STR, &c->host, 0, 0, "USER@HOST", "measure there over ssh"},
+        {"--host", OPT_STR, &c->host, 0, 0, "USER@HOST,...", "measure there over ssh (several: by rounds)"},
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
+        {"--machine", OPT_STR, &c->machine, 0, 0, "LABEL", "internal: the far side's label (local)"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
@@ -216,7 +224,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure.c)", NULL);
     if (rc != OPT_OK)
         return rc == OPT_HELP ? 0 : 2;
-    char why[128], err[UT_ERRLEN];
+    char why[4096], err[UT_ERRLEN];
     cpu_set_t cpus;
     if (c->settle && opt_f64(c->settle, 0, 600, &c->settle_s, why, sizeof why) != 0) {
         ut_err("option --settle-s: \"%s\": %s", c->settle, why);
@@ -239,8 +247,8 @@ static int parse_options(int argc, char **argv, ctx *c)
     if (c->rounds)
         c->pf_own.rounds = c->rounds;
     c->pf = &c->pf_own;
-    if (c->host && !remote_host_ok(c->host)) {
-        ut_err("--host %s: not a user@host", c->host);
+    if (c->host && !multi_hosts_ok(c->host, why, sizeof why)) {
+        ut_err("--host %s: %s", c->host, why);
         return 2;
     }
     if (c->host && c->only) {
@@ -602,6 +610,7 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "arm", json_string(s->a->name));
     json_object_set_new(rec, "round", json_integer(s->round));
     json_object_set_new(rec, "k", json_integer(s->k));
+    json_object_set_new(rec, "machine", json_string(c->machine));
     json_object_set_new(rec, "profile", json_string(c->pf->name));
     json_object_set_new(rec, "seconds", json_real(c->pf->seconds));
     json_object_set_new(rec, "argv", jargv);
@@ -658,8 +667,9 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
     char *exe = mf_str("%s/run", c->bin);
     char *argv[32] = {exe, "--arm", (char *)s->a->name, "--round", round, "--seconds", seconds,
                       "--cores", (char *)c->cores, "--gate", gate, "--raw", c->raw, "--prep", (char *)c->prep,
-                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet, NULL};
-    int na = 21;
+                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet,
+                      "--machine", (char *)c->machine, NULL};
+    int na = 23;
     mf_attempt_keep(c->runsdir, s->name);
     s->attempts++;
     if (c->settle) {
@@ -799,7 +809,8 @@ static int measure_there(ctx *c)
                             .prereg = (const char *const *)c->reg, .provdir = c->provdir,
                             .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
                             .runsdir = c->runsdir, .sched_path = c->sched_path};
-    int r = remote_measure(&far, &c->sc, err, sizeof err);
+    int r = multi_count(c->host) > 1 ? multi_measure(&far, &c->sc, err, sizeof err)
+                                     : remote_measure(&far, &c->sc, err, sizeof err);
     for (int i = 0; i < c->sc.n; i++)
         c->gated += c->sc.s[i].gated;
     return r;
@@ -853,10 +864,13 @@ static int record_outputs(ctx *c, int rc)
         free(p);
     }
     prov_output(c->pv, c->sched_path, err, sizeof err);
-    char *pred = mf_str("%s/prediction.json", c->results);
+    char *pred = mf_str("%s/prediction.json", c->results), *par = mf_str("%s/parallel.tsv", c->provdir);
     if (access(pred, F_OK) == 0)
         prov_output(c->pv, pred, err, sizeof err);
+    if (access(par, F_OK) == 0) /* several hosts' joblog (multi.h) */
+        prov_output(c->pv, par, err, sizeof err);
     free(pred);
+    free(par);
     mf_list_dir(c->runsdir, &recs);
     for (size_t i = 0; i < recs.n; i++) {
         char *p = mf_str("%s/%s", c->runsdir, recs.v[i]);
