@@ -148,7 +148,9 @@ static int write_jobs(const multi *m, char *err, size_t errlen)
 
 /* The round job's command, the same for every host: its far folder and
  * label from $PARALLEL_SSHLOGIN; the round's runs of an earlier attempt
- * there removed; then the far measure of just those runs. */
+ * there removed; then the far measure of just those runs; its exit code
+ * noted in the far attempts.log (parallel keeps no trace of an attempt
+ * it retries). */
 static char *job_command(const multi *m)
 {
     char *cases = mf_str("%s", "");
@@ -164,7 +166,8 @@ static char *job_command(const multi *m)
     char *cmd = mf_str("case \"$PARALLEL_SSHLOGIN\" in %s*) echo \"measure-round: no far folder for this host\" "
                        ">&2; exit 97 ;; esac && for r in $(echo {2} | tr , ' '); do rm -rf out/results/raw/\"$r\" "
                        "out/results/raw/.\"$r\".tmp out/provenance/runs/\"$r\".json "
-                       "out/provenance/runs/\"$r\".attempt-*.json; done && exec %s",
+                       "out/provenance/runs/\"$r\".attempt-*.json; done && { %s; e=$?; echo \"{1} $e\" >> attempts.log; "
+                       "exit $e; }",
                        cases, far);
     free(cases);
     free(far);
@@ -336,6 +339,23 @@ static void free_multi(multi *m)
     free(m->final_exit);
 }
 
+/* Every round job attempt that failed, as each far attempts.log says. */
+static void say_attempts(const multi *m)
+{
+    for (int h = 0; h < m->n; h++) {
+        char *out = NULL, *save = NULL;
+        if (remote_run(m->far[h], "cat attempts.log 2>/dev/null; true", &out) == 0 && out)
+            for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                int r, e;
+                if (sscanf(l, "%d %d", &r, &e) == 2 && e != 0)
+                    ut_err("round %d failed on %s (exit %d); GNU parallel measures it again whole, on another "
+                           "host if there is one",
+                           r, m->label[h], e);
+            }
+        free(out);
+    }
+}
+
 /* Says how each round went; the exit code the rounds give. */
 static int rounds_said(const multi *m)
 {
@@ -388,6 +408,7 @@ int multi_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
         int sig = proc_signal();
         if (take_joblog(m, err, errlen) != 0)
             ut_err("%s", err);
+        say_attempts(m);
         rc = rounds_said(m);
         if (sig)
             rc = 128 + sig;

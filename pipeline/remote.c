@@ -438,6 +438,15 @@ far *remote_open(const remote_cfg *cfg, const char *host, const char *label, cha
 
 const char *remote_dir(const far *f) { return f->rdir; }
 
+int remote_run(const far *f, const char *cmd, char **out)
+{
+    char *rq = mf_shq(f->rdir), *remote = mf_str("cd %s && %s", rq, cmd);
+    int r = ssh_run(f, remote, out);
+    free(rq);
+    free(remote);
+    return r;
+}
+
 int remote_take(far *f, sched *s, const char *want, char *err, size_t errlen)
 {
     if (fetch_home(f, err, errlen) != 0 || !same_schedule(f) || take_runs(f, s, want) != 0)

@@ -67,6 +67,8 @@ int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen);
 typedef struct remote_far remote_far;
 remote_far *remote_open(const remote_cfg *cfg, const char *host, const char *label, char *err, size_t errlen);
 const char *remote_dir(const remote_far *f);
+/* sh command cmd run over ssh in the far folder; its exit code, its stdout into *out. */
+int remote_run(const remote_far *f, const char *cmd, char **out);
 char *remote_far_cmd(const remote_far *f, const sched *s, const char *machine, const char *only);
 int remote_take(remote_far *f, sched *s, const char *want, char *err, size_t errlen);
 void remote_close(remote_far *f, int remove);
