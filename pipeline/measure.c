@@ -7,6 +7,7 @@
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
  *           [--machine LABEL]     internal: the far side's label, m1, m2 ... (local)
+ *           [--far-lab DIR]       with --host: the hosts run their own build of the lab in DIR
  *
  * Before anything runs:
  * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
@@ -138,6 +139,7 @@ typedef struct {
     const sched_profile *pf;
     const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons, *ap_arms;
     const char *machine; /* run.json's label (--machine): local here */
+    const char *far_lab; /* --far-lab: the hosts' own built lab (remote.h) */
     char *reg[PROV_NPREREG]; /* the registered files as read here (mreg_paths) */
     sched_profile pf_own; /* the profile, with --rounds */
     int rounds;
@@ -215,6 +217,7 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
         {"--machine", OPT_STR, &c->machine, 0, 0, "LABEL", "internal: the far side's label (local)"},
+        {"--far-lab", OPT_STR, &c->far_lab, 0, 0, "DIR", "--host: the lab built and prepared there, in DIR"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
@@ -808,7 +811,7 @@ static int measure_there(ctx *c)
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
                             .prereg = (const char *const *)c->reg, .provdir = c->provdir,
                             .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
-                            .runsdir = c->runsdir, .sched_path = c->sched_path};
+                            .runsdir = c->runsdir, .sched_path = c->sched_path, .far_lab = c->far_lab};
     int r = multi_count(c->host) > 1 ? multi_measure(&far, &c->sc, err, sizeof err)
                                      : remote_measure(&far, &c->sc, err, sizeof err);
     for (int i = 0; i < c->sc.n; i++)
@@ -817,26 +820,6 @@ static int measure_there(ctx *c)
 }
 
 /* ------------------------------------------------------------------ the end */
-
-static int write_manifest(const ctx *c, const mf_list *files, char *err, size_t errlen)
-{
-    ut_afile a;
-    if (ut_aopen(&a, c->manifest, err, errlen) != 0)
-        return -1;
-    fprintf(a.f, "path\tsize\tsha256\n");
-    for (size_t i = 0; i < files->n; i++) {
-        char *full = mf_str("%s/%s", c->root, files->v[i]), sha[65];
-        uint64_t size = 0;
-        int bad = ut_sha256_file(full, sha, &size, err, errlen) != 0;
-        free(full);
-        if (bad) {
-            ut_aclose(&a, 0, NULL, 0);
-            return -1;
-        }
-        fprintf(a.f, "%s\t%llu\t%s\n", files->v[i], (unsigned long long)size, sha);
-    }
-    return ut_aclose(&a, 1, err, errlen);
-}
 
 /* The manifest when every run is complete; every output named in the provenance.  The exit code. */
 static int record_outputs(ctx *c, int rc)
@@ -853,7 +836,7 @@ static int record_outputs(ctx *c, int rc)
             i++;
         }
     mf_list_sort(&files);
-    if (c->complete == c->sc.n && write_manifest(c, &files, err, sizeof err) != 0) {
+    if (c->complete == c->sc.n && mf_write_manifest(c->manifest, c->root, &files, err, sizeof err) != 0) {
         say(c, "%s", err);
         rc = 1;
     }

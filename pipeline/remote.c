@@ -167,11 +167,12 @@ static int stage_lab(far *f, char *err, size_t errlen)
         return -1;
     }
     self[sl] = 0;
-    int bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
+    int bad = stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
+    if (!c->far_lab && !bad) /* else the far lab's own build, prepared files and registered files */
+        bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
               stage_links(f->stage, "build/bin", c->bin, MF_PROGS, MF_NPROG, err, errlen) ||
-              stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen) ||
-              stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
-    for (int i = 0; i < PROV_NPREREG && !bad; i++) /* lab/arms.tsv among them */
+              stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen);
+    for (int i = 0; i < PROV_NPREREG && !bad && !c->far_lab; i++) /* lab/arms.tsv among them */
         bad = stage_link(f->stage, PROV_PREREG_FILES[i], c->prereg[i], err, errlen);
     if (!bad) {
         char *t = mf_str("%s/prereg.json", c->provdir);
@@ -195,6 +196,25 @@ static int copy_there(far *f)
     free(cmd);
     if (r != 0)
         ut_err("copying to %s failed (exit %d)", f->host, r);
+    return r != 0 ? -1 : 0;
+}
+
+/* 2c. --far-lab: the far folder's build, lab, data and pipeline are the far lab's */
+static int link_far_lab(far *f)
+{
+    char *lq = mf_shq(f->cfg->far_lab), *rq = mf_shq(f->rdir), *out = NULL;
+    char *remote = mf_str("L=$(cd && cd %s && pwd) && test -x \"$L/build/bin/measure\" && test -f "
+                          "\"$L/build/prep/summary.json\" && cd %s && for d in build lab data pipeline; do "
+                          "ln -s \"$L/$d\" $d || exit 1; done",
+                          lq, rq);
+    int r = ssh_run(f, remote, &out);
+    if (r != 0)
+        ut_err("%s: no built and prepared lab in %s there (make build prepare there first)", f->host,
+               f->cfg->far_lab);
+    free(lq);
+    free(rq);
+    free(remote);
+    free(out);
     return r != 0 ? -1 : 0;
 }
 
@@ -425,7 +445,8 @@ far *remote_open(const remote_cfg *cfg, const char *host, const char *label, cha
         far_free(f);
         return NULL;
     }
-    if (stage_lab(f, err, errlen) != 0 || copy_there(f) != 0 || check_libraries(f) != 0) {
+    if (stage_lab(f, err, errlen) != 0 || copy_there(f) != 0 || (cfg->far_lab && link_far_lab(f) != 0) ||
+        check_libraries(f) != 0) {
         abandon_far(f, err);
         far_free(f);
         return NULL;

@@ -13,6 +13,13 @@
  * folder (stopping its measure first if it still runs).  Anything that did
  * not come home intact keeps the far folder, named on stderr.
  *
+ * With far_lab (measure --far-lab DIR: a checkout there, relative to the
+ * login's home or absolute, built and prepared there, as make cloud-setup
+ * leaves it) nothing of the lab is copied but prereg.json and the rules of
+ * a quiet run: the far folder links DIR's build, lab, data and pipeline,
+ * so the far machine runs its own build (any architecture) against its own
+ * prepared files, which must equal these (the references here are these).
+ *
  * ssh runs with BatchMode=yes (key login; the host key accepted
  * beforehand); the options in remote_cfg.ssh_opts go first, since ssh takes
  * the first value of each option.
@@ -40,6 +47,7 @@ typedef struct {
     const char *quiet;                                   /* the rules of a quiet run, sent as quiet-rules.tsv */
     int gate;
     const char *raw, *runsdir, *sched_path;              /* where the runs come home */
+    const char *far_lab;                                 /* NULL, or the lab built and prepared there (below) */
 } remote_cfg;
 
 /* 1 when h looks like user@host or host (letters, digits, ._@:-[]%), not an option. */

@@ -331,3 +331,36 @@ Test(multi, two_hosts_split_by_rounds_a_failed_round_job_retried_then_collected)
     snprintf(path, sizeof path, "%s/results/results.json", out);
     cr_assert_neq(access(path, F_OK), 0, "collect wrote %s", path);
 }
+
+/* --far-lab: the hosts run their own build of the lab (here: this checkout,
+ * as both hosts are this machine); nothing but prereg.json and the quiet
+ * rules is copied.  Without a failure both hosts measure a round. */
+Test(multi, far_lab_hosts_run_their_own_build)
+{
+    char why[256];
+    if (skip_why(why, sizeof why)) {
+        printf("multi: skipped: %s\n", why);
+        cr_skip_test("%s", why);
+    }
+    two_hosts();
+    char opts[300], log[128], cwd[4096];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(opts, sizeof opts, "-F %s/ssh_config", aux);
+    setenv("LAB_SSH_OPTS", opts, 1);
+    snprintf(log, sizeof log, "%s/log", aux);
+    int rc = shf("timeout 500 make -s measure PROFILE=tiny OUT=%s HOST=a,b GATE=0 QUIET=tests/quiet_off.tsv "
+                 "MEASURE_FLAGS='--settle-s 0.2 --far-lab %s' > %s 2>&1",
+                 out, cwd, log);
+    unsetenv("LAB_SSH_OPTS");
+    char *t = slurp(log);
+    cr_assert_eq(rc, 0, "%s", t);
+    cr_assert_null(strstr(t, "failed on"), "%s", t);
+    free(t);
+    char round_m[3][8];
+    check_machines(round_m);
+    cr_assert_str_neq(round_m[1], round_m[2], "one host measured both rounds while the other was idle");
+    check_joblog(round_m);
+    /* this checkout is as it was: the far folders only linked it */
+    cr_assert_eq(access("build/bin/measure", X_OK), 0);
+    cr_assert_eq(access("build/prep/summary.json", F_OK), 0);
+}
