@@ -166,8 +166,8 @@ static char *job_command(const multi *m)
     char *cmd = mf_str("case \"$PARALLEL_SSHLOGIN\" in %s*) echo \"measure-round: no far folder for this host\" "
                        ">&2; exit 97 ;; esac && for r in $(echo {2} | tr , ' '); do rm -rf out/results/raw/\"$r\" "
                        "out/results/raw/.\"$r\".tmp out/provenance/runs/\"$r\".json "
-                       "out/provenance/runs/\"$r\".attempt-*.json; done && { %s; e=$?; echo \"{1} $e\" >> attempts.log; "
-                       "exit $e; }",
+                       "out/provenance/runs/\"$r\".attempt-*.json; done && { %s; e=$?; "
+                       "echo \"{1} $e\" >> attempts.log; exit $e; }",
                        cases, far);
     free(cases);
     free(far);
