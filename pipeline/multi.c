@@ -406,14 +406,15 @@ int multi_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
     if (rc == 0) {
         run_parallel(m);
         int sig = proc_signal();
-        if (take_joblog(m, err, errlen) != 0)
+        int logged = take_joblog(m, err, errlen) == 0; /* else which host measured what is unknown: keep all */
+        if (!logged)
             ut_err("%s", err);
         say_attempts(m);
         rc = rounds_said(m);
         if (sig)
             rc = 128 + sig;
         for (int h = 0; h < m->n; h++) {
-            int kept = take_host(m, h, err, errlen);
+            int kept = logged ? take_host(m, h, err, errlen) : -1;
             if (kept != 0 && (rc == 0 || rc == 3))
                 rc = proc_signal() ? 128 + proc_signal() : 1;
             remote_close(m->far[h], kept == 0);

@@ -15,7 +15,9 @@
  *    on a host where it has not failed if there is one; the job removes
  *    that round's runs from its far folder before it measures) and
  *    `--joblog`.  The job finds its far folder and label from
- *    $PARALLEL_SSHLOGIN, which parallel sets for it;
+ *    $PARALLEL_SSHLOGIN, which parallel sets for it, and notes its exit
+ *    code in the far attempts.log (a retried attempt leaves no joblog
+ *    line: measure names each failed attempt from these);
  * 4. the joblog becomes OUT/provenance/parallel.tsv (atomically): Host
  *    holds the label, Command `measure-round <round>`, the numbers without
  *    parallel's padding; a study measured in several invocations keeps the
@@ -23,7 +25,9 @@
  * 5. each host's runs come home (remote_take), but only those of the
  *    rounds whose last joblog line names that host with exit 0: a round
  *    job that failed on one host and then succeeded on another leaves its
- *    partial runs behind; the far folders go once everything is home.
+ *    partial runs behind; the far folders go once everything is home (a
+ *    host whose runs did not all come home intact, or every host when the
+ *    joblog cannot be read, keeps its far folder, named on stderr).
  *
  * Needs `parallel` here (make deps) and perl there (parallel's remote
  * wrapper; Debian's perl-base).  Returns measure's exit code: 0 every
