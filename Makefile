@@ -48,8 +48,8 @@ PIPE_MODS += apref
 PIPE_MODS += provmd
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
-# measure's own modules: the schedule, the system log, the remote host, their file lists
-MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote mfiles mprereg)
+# measure's own modules: the schedule, the system log, the remote hosts, their file lists
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote multi mfiles mprereg)
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload collectpred pgx)
 TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))

@@ -2,7 +2,7 @@
  *
  *   run --arm NAME --round R [--seconds 30] [--raw results/raw] [--prep build/prep]
  *       [--arms lab/arms.tsv] [--bin build/bin] [--cores 0] [--gate 1|0]
- *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv]
+ *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv] [--machine local]
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
@@ -76,6 +76,7 @@
 /* What run was asked for, and what follows from it. */
 typedef struct {
     const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path, *keep_logs;
+    const char *machine; /* run.json's label: local, m1, m2 ... (measure's --host) */
     quiet_limits quiet;
     int round, tester_nice, gate;
     double seconds, settle;
@@ -208,6 +209,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
     c->tester_nice = -10;
     c->gate = 1;
     c->quiet_path = "data/quiet.tsv";
+    c->machine = "local";
     c->kill_store_s = c->kill_store2_s = -1;
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
@@ -223,6 +225,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--settle-s", OPT_DBL, &c->settle, 0, 600, "S", "the store's run-on (2.5 with freezes, else 0.2)"},
         {"--freeze-share", OPT_STR, &c->freeze, 0, 0, "P", "tests only: the store's freeze share"},
         {"--quiet", OPT_STR, &c->quiet_path, 0, 0, "FILE", "the rules of a quiet run (data/quiet.tsv)"},
+        {"--machine", OPT_STR, &c->machine, 0, 0, "LABEL", "run.json's machine: local, m1, m2 ... (local)"},
         {"--test-kill-store-after-s", OPT_DBL, &c->kill_store_s, 0, 1e6, "X",
          "tests only: SIGKILL the store X s after t0 (the run then fails, exit 4)"},
         {"--test-kill-store2-after-s", OPT_DBL, &c->kill_store2_s, 0, 1e6, "X",
@@ -235,6 +238,13 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         return rc == OPT_HELP ? 0 : 2;
     if (!c->arm_name || c->round < 1 || c->seconds <= 0) {
         ut_err("needs --arm NAME and --round R (1, 2 ...), and --seconds above 0");
+        return 2;
+    }
+    int64_t mk;
+    char mwhy[128];
+    if (strcmp(c->machine, "local") &&
+        (c->machine[0] != 'm' || c->machine[1] == '0' || opt_i64(c->machine + 1, 1, 9999, &mk, mwhy, sizeof mwhy))) {
+        ut_err("option --machine: \"%s\": local, or m1, m2 ... (a label, never a host's name)", c->machine);
         return 2;
     }
     return -1;
@@ -563,6 +573,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_t *r = json_object();
     json_object_set_new(r, "arm", json_string(a->name));
     json_object_set_new(r, "round", json_integer(c->round));
+    json_object_set_new(r, "machine", json_string(c->machine));
     json_object_set_new(r, "arm_spec", arm_json(a));
     json_object_set_new(r, "stores", json_integer(a->store2 > 0 ? 2 : 1));
     json_object_set_new(r, "fault", fault_json(c));

@@ -9,13 +9,17 @@
 #   access  a key pair (its private key straight into build/cloud/key, mode
 #           0600, never printed) and a security group letting port 22 in
 #           from MY_CIDR only; both tagged
-#   launch  one tagged instance; a refusal removes what access made
+#   launch  one tagged instance (COUNT=n: n of them, m1 ... mn); a refusal
+#           removes what access made
 #   wait    running, its host key read from the serial console, ssh answers;
 #           when it never does, everything is removed
 #   setup   the lab's files there, `make deps build prepare` there, the
 #           prepared files' fingerprints and the packages' versions compared
 #           with this machine's
-#   start   the schedule (`make measure`) detached there (pipeline/cloudrun.sh)
+#   start   the schedule (`make measure`) detached there (pipeline/cloudrun.sh);
+#           with several machines, detached here: `make measure HOST=m1,...
+#           --far-lab REMOTE_DIR` spreads whole rounds over them (GNU
+#           parallel; each machine runs its own build)
 #   status  the LAB-PROGRESS lines from the serial console (GetConsoleOutput),
 #           or over ssh when the console has none
 #   demo    `make demo` there
@@ -38,15 +42,20 @@
 #   DISK_GB (16)  MAX_HOURS (12: the machine powers itself off, and so is
 #   terminated, after that long, whatever happens here)  WAIT_S (600)
 #   SSH_USER (admin, Debian's)  SSH_PORT (22)  REMOTE_DIR (lab, in its home)
+#   COUNT (launch: how many machines; 1, or as many as were launched)
 #   CLOUD_DIR (build/cloud)  PGURL (passed to collect and ap)
-#   Tests only: ENDPOINT_URL (aws --endpoint-url), QUIET, MEASURE_FLAGS.
+#   Tests only: ENDPOINT_URL (aws --endpoint-url), QUIET, MEASURE_FLAGS;
+#   SSH_PORT as a list p1,p2,... (machine k's port: the fake machines
+#   share this one's address).
 #
 # State (build/cloud/, one value per file, written atomically): region,
 # arch, ami, ami_name, key_name, key (the private key), group_id,
 # group_cidr; and per machine m1/: client_token, instance_id, launch_utc,
 # address, known_hosts, hostkey_from, setup_done, fingerprints.tsv,
 # packages-here.tsv, packages-there.tsv, started, fetched, terminated_utc.
-# Machines are numbered folders so that several can be added (COUNT).
+# Machines are numbered folders, m1 ... mN (COUNT); with several, the
+# split schedule's state is here: ssh_config (the machines as Host
+# aliases lab-$TAG-mK), run/ (cloudrun.sh's pid, logs, rc).
 #
 # Every step is safe to repeat.  Exit 0 done, 1 failed (one line says why),
 # 2 a bad setting.
@@ -70,7 +79,8 @@ SSH_PORT=${SSH_PORT:-22}
 REMOTE_DIR=${REMOTE_DIR:-lab}
 CLOUD_DIR=${CLOUD_DIR:-build/cloud}
 DEBIAN_OWNER=136693071363
-M=$CLOUD_DIR/m1 # the one machine (several: m1 ... mN)
+COUNT=${COUNT:-}
+M=$CLOUD_DIR/m1 # the machine a step works on (several: each in turn, machines)
 export AWS_PAGER=""
 
 say() { echo "cloud $STEP: $*"; }
@@ -80,6 +90,18 @@ bad() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said.$$" 2> /dev/null || 
 st() { if [[ -f $1 ]]; then cat "$1"; fi; }
 st_put() { printf '%s\n' "$2" > "$1.tmp" && mv "$1.tmp" "$1"; }
 utc() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+# The machines' folders, m1 ... mN: those launched (COUNT=n for launch), at least m1.
+machines() {
+  local k=1 n=${1:-}
+  if [[ -z $n ]]; then
+    n=1
+    while [[ -d $CLOUD_DIR/m$((n + 1)) ]]; do n=$((n + 1)); done
+  fi
+  for ((k = 1; k <= n; k++)); do echo "$CLOUD_DIR/m$k"; done
+}
+count() { machines | wc -l; }
+# machine M's ssh port: SSH_PORT, or its k-th value (tests)
+port() { local p k=${M##*/m}; IFS=, read -ra p <<< "$SSH_PORT"; echo "${p[k - 1]:-${p[0]}}"; }
 
 # ---- settings ----
 
@@ -90,7 +112,9 @@ check_settings() {
   [[ $SSH_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || bad "SSH_USER=$SSH_USER: not a user name"
   [[ $REMOTE_DIR =~ ^[A-Za-z0-9._/-]+$ ]] || bad "REMOTE_DIR=$REMOTE_DIR: letters, digits and ._/- only"
   local n
-  for n in SSH_PORT DISK_GB MAX_HOURS WAIT_S; do
+  [[ $SSH_PORT =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || bad "SSH_PORT=$SSH_PORT: not a port"
+  [[ -z $COUNT || $COUNT =~ ^([1-9]|1[0-9]|20)$ ]] || bad "COUNT=$COUNT: 1 to 20 machines"
+  for n in DISK_GB MAX_HOURS WAIT_S; do
     [[ ${!n} =~ ^[1-9][0-9]{0,5}$ ]] || bad "$n=${!n}: not a positive whole number"
   done
   [[ $GATE == 0 || $GATE == 1 ]] || bad "GATE=$GATE: 0 or 1"
@@ -202,9 +226,9 @@ find_image() {
 # ---- steps ----
 
 step_check() {
-  local inv others="" mine
+  local inv others="" mine=""
   inv=$(inventory)
-  mine=$(st "$M/instance_id")
+  for M in $(machines); do mine+=" $(st "$M/instance_id")"; done
   find_image
   local vpc
   vpc=$(ec2 describe-vpcs --filters Name=is-default,Values=true --query 'Vpcs[0].VpcId')
@@ -217,7 +241,8 @@ step_check() {
   else
     say "nothing tagged Project=$TAG exists"
   fi
-  others=$(grep '^instance ' <<< "$inv" | grep -v " ${mine:-none} " || true)
+  others=$({ grep '^instance ' <<< "$inv" || true; } | while read -r _ id rest; do
+    [[ " $mine " == *" $id "* ]] || echo "instance $id $rest"; done)
   if [[ -n $others ]]; then
     echo "cloud check: another lab machine is alive (not this checkout's); delete it first:" >&2
     by_hand <<< "$others" >&2
@@ -287,6 +312,11 @@ step_access() {
 }
 
 step_launch() {
+  local n=${COUNT:-$(count)}
+  for M in $(machines "$n"); do launch_one; done
+}
+
+launch_one() {
   local id
   id=$(st "$M/instance_id")
   if [[ -n $id ]]; then
@@ -294,7 +324,7 @@ step_launch() {
     s=$(instance_state "$id") || die "cannot see $id"
     read -r s _ <<< "$s"
     case $s in
-      pending | running) say "$id is already $s"; return ;;
+      pending | running) say "${M##*/}: $id is already $s"; return ;;
       *) die "$id is $s: make cloud-delete first" ;;
     esac
   fi
@@ -324,13 +354,13 @@ step_launch() {
   read -r id launched <<< "$out"
   st_put "$M/instance_id" "$id"
   st_put "$M/launch_utc" "$(date -u -d "$launched" +%Y-%m-%dT%H:%M:%SZ)"
-  say "launched $id ($INSTANCE_TYPE, $(st "$CLOUD_DIR/ami_name")) at $(st "$M/launch_utc");" \
+  say "${M##*/}: launched $id ($INSTANCE_TYPE, $(st "$CLOUD_DIR/ami_name")) at $(st "$M/launch_utc");" \
     "it powers itself off after $MAX_HOURS h whatever happens"
 }
 
 # SSH_OPTS: how to reach the machine (its own key, its pinned host key).
 set_ssh_opts() {
-  SSH_OPTS=(-i "$CLOUD_DIR/key" -p "$SSH_PORT" -o IdentitiesOnly=yes -o BatchMode=yes
+  SSH_OPTS=(-i "$CLOUD_DIR/key" -p "$(port)" -o IdentitiesOnly=yes -o BatchMode=yes
     -o UserKnownHostsFile="$M/known_hosts" -o StrictHostKeyChecking="${1:-yes}" -o HostKeyAlias="lab-$TAG-${M##*/}"
     -o ConnectTimeout=10 -o ServerAliveInterval=30 -o ServerAliveCountMax=6 -o LogLevel=ERROR)
 }
@@ -354,6 +384,10 @@ pin_host_key() {
 }
 
 step_wait() {
+  for M in $(machines); do wait_one; done
+}
+
+wait_one() {
   local id s addr t0=$SECONDS
   id=$(st "$M/instance_id")
   [[ -n $id ]] || die "no machine: make cloud-launch first"
@@ -387,7 +421,7 @@ step_wait() {
     ((SECONDS - t0 < WAIT_S)) || { say "ssh to $id did not answer within $WAIT_S s"; fail_half_way; }
     sleep 2
   done
-  say "ssh answers on $id (host key from the $(st "$M/hostkey_from"))"
+  say "${M##*/}: ssh answers on $id (host key from the $(st "$M/hostkey_from"))"
 }
 
 # A failure before anything was measured: everything goes.
@@ -447,8 +481,9 @@ remove_key() {
 # Instance, group, key, each named; then whatever still carries the tag,
 # with the commands to remove it by hand.  1 when anything is left.
 remove_all() {
-  local ok=0
-  remove_instance || ok=1
+  local ok=0 m=$M
+  for M in $(machines); do remove_instance || ok=1; done
+  M=$m
   remove_group || ok=1
   remove_key || ok=1
   local left
@@ -554,6 +589,13 @@ compare_packages() {
 }
 
 step_setup() {
+  for M in $(machines); do
+    (($(count) == 1)) || say "${M##*/}:"
+    setup_one
+  done
+}
+
+setup_one() {
   need_ssh
   [[ $(far_run_state) != running ]] || die "the measurement runs there: setup waits until it is done"
   : > "$M/setup.log"
@@ -570,6 +612,7 @@ step_setup() {
 }
 
 step_start() {
+  if (($(count) > 1)); then start_split; return; fi
   need_ssh
   [[ -n $(st "$M/setup_done") ]] || die "make cloud-setup first"
   if [[ $(far_run_state) == running ]]; then say "the measurement already runs there (make cloud-status)"; return; fi
@@ -592,10 +635,15 @@ step_status() {
   local id out lines src="serial console"
   id=$(st "$M/instance_id")
   [[ -n $id ]] || die "no machine: make cloud-launch first"
-  out=$(EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --latest --query Output ||
-    EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --query Output || true)
-  lines=$(tr -d '\r' <<< "$out" | grep -o 'LAB-PROGRESS .*' || true)
-  if [[ -z $lines && -s $M/known_hosts ]]; then
+  if (($(count) > 1)); then
+    src="progress file here: the split schedule runs from here"
+    lines=$(cat "$CLOUD_DIR/run/progress.log" 2> /dev/null || true)
+  else
+    out=$(EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --latest --query Output ||
+      EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --query Output || true)
+    lines=$(tr -d '\r' <<< "$out" | grep -o 'LAB-PROGRESS .*' || true)
+  fi
+  if [[ -z $lines && -s $M/known_hosts ]] && (($(count) == 1)); then
     src="progress file, over ssh"
     lines=$(far "cat $REMOTE_DIR/build/cloud-run/progress.log 2>/dev/null" 2> /dev/null || true)
   fi
@@ -648,7 +696,7 @@ check_incoming() {
     bad=1
   }
   rm -rf "$inc/.check"
-  ((bad == 0)) || die "what came home does not match its records (above); nothing was moved into $OUT"
+  ((bad == 0)) || die "what came home does not match its records (above)${2:-; nothing was moved into $OUT}"
   say "$n runs home, each file matching its run.json, every planned run there, the manifest re-hashed"
 }
 
@@ -698,12 +746,16 @@ stage() {
     "fix it, then make $1 and the stages after it with OUT=$OUT"
 }
 
+# With several machines: from the first launch, at the fleet's price (n x PRICE_PER_HOUR).
 cost_stage() {
-  local end=${1:-$(utc)}
-  stage cost START="$(st "$M/launch_utc")" END="$end" PRICE_PER_HOUR="${PRICE_PER_HOUR:-}"
+  local end=${1:-$(utc)} n price=${PRICE_PER_HOUR:-}
+  n=$(count)
+  [[ -z $price ]] || price=$(awk -v p="$price" -v n="$n" 'BEGIN { printf "%.6g", p * n }')
+  stage cost START="$(st "$CLOUD_DIR/m1/launch_utc")" END="$end" PRICE_PER_HOUR="$price"
 }
 
 step_fetch() {
+  if (($(count) > 1)); then fetch_split; return; fi
   need_ssh
   local s rc
   s=$(far_run_state)
@@ -736,13 +788,18 @@ step_fetch() {
 step_cost() {
   [[ -n $OUT_GIVEN ]] || OUT=$(st "$CLOUD_DIR/out")
   OUT=${OUT:-.}
-  local launch end
+  local launch end h=0 e
   launch=$(st "$M/launch_utc")
   [[ -n $launch ]] || die "no launch recorded in $M"
-  end=$(st "$M/terminated_utc")
-  [[ -n $end ]] || { end=$(utc); say "the machine still runs: the cost so far"; }
-  local h
-  h=$(awk -v a="$(date -u -d "$launch" +%s)" -v b="$(date -u -d "$end" +%s)" 'BEGIN { printf "%.4f", (b - a) / 3600 }')
+  for M in $(machines); do # each machine from its launch to its deletion
+    [[ -n $(st "$M/launch_utc") ]] || continue
+    e=$(st "$M/terminated_utc")
+    [[ -n $e ]] || { e=$(utc); say "${M##*/} still runs: the cost so far"; }
+    [[ -z ${end:-} || $e > $end ]] && end=$e
+    h=$(awk -v h="$h" -v a="$(date -u -d "$(st "$M/launch_utc")" +%s)" -v b="$(date -u -d "$e" +%s)" \
+      'BEGIN { printf "%.4f", h + (b - a) / 3600 }')
+  done
+  M=$CLOUD_DIR/m1
   if [[ -n ${PRICE_PER_HOUR:-} ]]; then
     say "$h machine hours ($launch to $end) at $PRICE_PER_HOUR USD: $(awk -v h="$h" -v p="$PRICE_PER_HOUR" \
       'BEGIN { printf "%.4f", h * p }') USD (the disk, $DISK_GB GB, adds about $(awk -v g="$DISK_GB" -v h="$h" \
@@ -756,6 +813,84 @@ step_cost() {
     stage report
     say "$OUT/results/cost.json written; factcheck and report again"
   fi
+}
+
+# ---- several machines: the split schedule runs from here ----
+
+# "running", "done RC" or "none": cloudrun.sh here (start_split's).
+split_state() {
+  local run=$CLOUD_DIR/run
+  if [[ -f $run/pid ]] && kill -0 "$(cat "$run/pid")" 2> /dev/null; then echo running
+  elif [[ -f $run/rc ]]; then echo "done $(cat "$run/rc")"; else echo none; fi
+}
+
+# Every machine set up, with the prepared files of this one (the study has
+# one reference), then `make measure HOST=lab-$TAG-m1,... --far-lab
+# REMOTE_DIR` detached here (setsid, nohup): GNU parallel gives each machine
+# whole rounds, which it measures with its own build.
+start_split() {
+  [[ $(split_state) != running ]] || { say "the measurement already runs from here (make cloud-status)"; return; }
+  local cfg=$CLOUD_DIR/ssh_config hosts="" differ
+  : > "$cfg.tmp"
+  for M in $(machines); do
+    need_ssh
+    [[ -n $(st "$M/setup_done") ]] || die "${M##*/}: make cloud-setup first"
+    differ=$(awk -F'\t' '$2 != $3 { print $1 }' "$M/fingerprints.tsv" | tr '\n' ' ')
+    [[ -z $differ ]] || die "${M##*/} prepared other files than this machine ($differ): its runs would be checked" \
+      "against the wrong references; measure with COUNT=1, or on machines of this one's architecture"
+    printf 'Host lab-%s-%s\n  HostName %s\n  Port %s\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n' \
+      "$TAG" "${M##*/}" "$(st "$M/address")" "$(port)" "$SSH_USER" "$(realpath "$CLOUD_DIR/key")" >> "$cfg.tmp"
+    printf '  UserKnownHostsFile %s\n  HostKeyAlias lab-%s-%s\n  StrictHostKeyChecking yes\n' \
+      "$(realpath "$M/known_hosts")" "$TAG" "${M##*/}" >> "$cfg.tmp"
+    printf '  ConnectTimeout 10\n  LogLevel ERROR\n' >> "$cfg.tmp"
+    hosts+=${hosts:+,}lab-$TAG-${M##*/}
+  done
+  mv "$cfg.tmp" "$cfg"
+  if [[ ! -f $OUT/provenance/prereg.json ]]; then # the registration the far measures check against
+    make --no-print-directory prepare OUT="$OUT" > "$CLOUD_DIR/prepare-here.log" 2>&1 ||
+      die "make prepare here failed (see $CLOUD_DIR/prepare-here.log)"
+  fi
+  mkdir -p "$CLOUD_DIR/run"
+  rm -f "$CLOUD_DIR/run/rc"
+  local env=(PROFILE="$PROFILE" GATE="$GATE" SPLIT_HOSTS="$hosts" SPLIT_OUT="$OUT" CLOUD_RUN_DIR="$CLOUD_DIR/run"
+    LAB_CONSOLE=none LAB_SSH_OPTS="-F $(realpath "$cfg")"
+    MEASURE_FLAGS="${MEASURE_FLAGS:+$MEASURE_FLAGS }--far-lab $REMOTE_DIR")
+  [[ -n ${QUIET:-} ]] && env+=(QUIET="$QUIET")
+  env "${env[@]}" setsid nohup bash pipeline/cloudrun.sh > "$CLOUD_DIR/run.out" 2>&1 < /dev/null &
+  sleep 1
+  local s
+  s=$(split_state)
+  [[ $s == running || $s == done* ]] || die "the measurement did not start (see $CLOUD_DIR/run.out)"
+  for M in $(machines); do st_put "$M/started" "$(utc) $PROFILE"; done
+  M=$CLOUD_DIR/m1
+  say "the $PROFILE profile runs from here on $(count) machines, detached (closing this terminal does not stop" \
+    "it; this machine must stay up): make cloud-status"
+}
+
+# The runs came home as they were measured: checked in OUT, then the stages here.
+fetch_split() {
+  local s rc
+  s=$(split_state)
+  case $s in
+    running) die "still measuring: make cloud-status; fetch once it says done" ;;
+    none) die "nothing measured yet: make cloud-start" ;;
+  esac
+  rc=${s#done }
+  [[ $rc == 0 || $rc == 3 ]] || say "the measurement ended with exit $rc; checking what is there"
+  cp "$CLOUD_DIR/run/measure.log" "$CLOUD_DIR/m1/measure.log" 2> /dev/null || true
+  check_incoming "$OUT" "; $OUT/provenance/parallel.tsv says which machine measured which round"
+  M=$CLOUD_DIR/m1
+  write_cloud_json "$rc"
+  for M in $(machines); do st_put "$M/fetched" "$(utc)"; done
+  M=$CLOUD_DIR/m1
+  st_put "$CLOUD_DIR/out" "$OUT"
+  say "the study is in $OUT (provenance/parallel.tsv: which machine measured which round); make cloud-delete may go on"
+  stage collect
+  stage ap
+  cost_stage
+  stage factcheck
+  stage report
+  say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
 }
 
 case $STEP in

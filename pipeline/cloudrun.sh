@@ -19,9 +19,13 @@
 # build/cloud-run/ holds pid (this script's), measure.log (measure's whole
 # output), progress.log, and rc (measure's exit code) once it has ended;
 # the last progress line is "LAB-PROGRESS <UTC> done exit <rc>".
+#
+# With several machines cloud.sh runs it here instead (the split schedule:
+# SPLIT_HOSTS and SPLIT_OUT in its environment are make measure's HOST and OUT, its folder is
+# CLOUD_RUN_DIR, LAB_CONSOLE=none).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-run=build/cloud-run
+run=${CLOUD_RUN_DIR:-build/cloud-run}
 mkdir -p "$run"
 rm -f "$run/rc"
 echo $$ > "$run/pid"
@@ -55,6 +59,8 @@ say() {
 args=(PROFILE="${PROFILE:-full}" GATE="${GATE:-1}")
 [[ -n ${QUIET:-} ]] && args+=(QUIET="$QUIET")
 [[ -n ${MEASURE_FLAGS:-} ]] && args+=(MEASURE_FLAGS="$MEASURE_FLAGS")
+[[ -n ${SPLIT_HOSTS:-} ]] && args+=(HOST="$SPLIT_HOSTS")
+[[ -n ${SPLIT_OUT:-} ]] && args+=(OUT="$SPLIT_OUT")
 say "start profile ${PROFILE:-full} console ${console#sudo:}"
 # measure rewrites its progress line in place only on a terminal (a \r
 # would end a line there: the text after the last one is kept).

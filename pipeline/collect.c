@@ -418,6 +418,14 @@ static int export(PGconn *db, const char *path, char *err, size_t errlen)
         json_object_set_new(runs, PQgetvalue(r, i, 0), o);
     }
     PQclear(r);
+    /* the machine that measured each run, from its run.json (RESULTS.md) */
+    if (!(r = pgx_query(db, "SELECT run, run_json->>'machine' FROM runs ORDER BY run", err, errlen)))
+        goto done;
+    for (int i = 0; i < PQntuples(r); i++)
+        if (json_object_get(runs, PQgetvalue(r, i, 0)))
+            json_object_set_new(json_object_get(runs, PQgetvalue(r, i, 0)), "machine",
+                                PQgetisnull(r, i, 1) ? json_null() : json_string(PQgetvalue(r, i, 1)));
+    PQclear(r);
     r = pgx_query(db,
               "SELECT run, s, arrivals, standins, standin_share, live, errors, lookups_sent, busy_slots, line_length, "
               "steal_share, late_max_us, foreign_share "
@@ -565,6 +573,34 @@ static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
 
 /* --------------------------------------------------------------- main */
 
+/* Every run of a round names one machine (RESULTS.md, "Several machines"):
+ * the paired comparisons pair the arms of a round.  0, or -1 with the
+ * first round that names two. */
+static int one_machine_per_round(PGconn *db, char *err, size_t errlen)
+{
+    PGresult *r = pgx_query(db,
+                            "SELECT round, min(m), max(m), min(run) FILTER (WHERE m = mi), "
+                            "min(run) FILTER (WHERE m = ma) FROM ("
+                            " SELECT round, run, coalesce(run_json->>'machine', '(none)') m,"
+                            " min(coalesce(run_json->>'machine', '(none)')) OVER (PARTITION BY round) mi,"
+                            " max(coalesce(run_json->>'machine', '(none)')) OVER (PARTITION BY round) ma"
+                            " FROM runs) x GROUP BY round HAVING min(m) <> max(m) ORDER BY round LIMIT 1",
+                            err, errlen);
+    if (!r)
+        return -1;
+    int rc = 0;
+    if (PQntuples(r) > 0) {
+        ut_seterr(err, errlen,
+                  "round %s was measured on two machines, %s (%s) and %s (%s): the runs of a round must come from "
+                  "one machine (pipeline/RESULTS.md); measure that round again on one (nothing was written)",
+                  PQgetvalue(r, 0, 0), PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 3), PQgetvalue(r, 0, 2),
+                  PQgetvalue(r, 0, 4));
+        rc = -1;
+    }
+    PQclear(r);
+    return rc;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Names of complete run folders (those not starting with '.'), sorted. */
@@ -676,6 +712,8 @@ int main(int argc, char **argv)
         }
         PQclear(q);
     }
+    if (one_machine_per_round(db, err, sizeof err) != 0)
+        goto done;
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
         load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0 ||
         collectpred_load(db, pred, err, sizeof err) != 0)

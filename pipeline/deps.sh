@@ -9,6 +9,7 @@ pkgs=(gcc make pkg-config libc6-dev git ca-certificates
       libevent-dev libjansson-dev postgresql libplplot-dev plplot-driver-cairo
       openssh-client openssh-server chromium jq)
 pkgs+=(awscli) # pipeline/cloud.sh: the machine is rented with Debian's AWS command line client
+pkgs+=(parallel) # make measure HOST=a,b,...: GNU parallel spreads the rounds over the hosts (pipeline/multi.h)
 if [[ ${1:-} == --list ]]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 missing=()
 for p in "${pkgs[@]}"; do

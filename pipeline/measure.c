@@ -3,10 +3,12 @@
  *   measure --profile full|quick|floods|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
  *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
  *           [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
- *           [--host user@host] [--ssh-opts "-p 2222 -i KEY ..."]
+ *           [--host user@host[,user@host...]] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
  *           [--closed-s C]        tests only: the closed-loop arm's runs C s (another schedule)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
+ *           [--machine LABEL]     internal: the far side's label, m1, m2 ... (local)
+ *           [--far-lab DIR]       with --host: the hosts run their own build of the lab in DIR
  *
  * Before anything runs:
  * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
@@ -86,6 +88,9 @@
  * (pipeline/remote.h; needs there only sshd, sh, tar, mktemp and the same
  * Debian libraries as here: libevent, libjansson, zlib, OpenSSL).  Options
  * from --ssh-opts, else $LAB_SSH_OPTS, go first on ssh's command line.
+ * --host a,b,...: several hosts at once, split by whole rounds with GNU
+ * parallel (pipeline/multi.h; provenance/parallel.tsv).  Every run and
+ * record names its machine: local here, m1, m2 ... the hosts in order.
  *
  * Exit: 0 every scheduled run complete; 1 a run failed, or --host copying
  * failed; 2 refused (options, preregistration, schedule, lock); 3 some runs
@@ -119,6 +124,7 @@
 #include "arms.h"
 #include "mfiles.h"
 #include "mprereg.h"
+#include "multi.h"
 #include "opt.h"
 #include "proc.h"
 #include "prov.h"
@@ -135,6 +141,8 @@ typedef struct {
     /* options */
     const sched_profile *pf;
     const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons, *ap_arms;
+    const char *machine; /* run.json's label (--machine): local here */
+    const char *far_lab; /* --far-lab: the hosts' own built lab (remote.h) */
     char *reg[PROV_NPREREG]; /* the registered files as read here (mreg_paths) */
     sched_profile pf_own; /* the profile, with --rounds */
     int rounds;
@@ -198,6 +206,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->gate = 1;
     c->comparisons = "pipeline/comparisons.tsv";
     c->ap_arms = "pipeline/ap_arms.tsv";
+    c->machine = "local";
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
@@ -208,9 +217,11 @@ static int parse_options(int argc, char **argv, ctx *c)
         {"--cores", OPT_STR, &c->cores, 0, 0, "LIST", "CPUs each run is pinned to (0)"},
         {"--gate", OPT_BOOL, &c->gate, 0, 1, "0|1", "each run waits for an idle machine (1)"},
         {"--data", OPT_STR, &c->data, 0, 0, "DIR", "the registered guesses and design (data)"},
-        {"--host", OPT_STR, &c->host, 0, 0, "USER@HOST", "measure there over ssh"},
+        {"--host", OPT_STR, &c->host, 0, 0, "USER@HOST,...", "measure there over ssh (several: by rounds)"},
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
+        {"--machine", OPT_STR, &c->machine, 0, 0, "LABEL", "internal: the far side's label (local)"},
+        {"--far-lab", OPT_STR, &c->far_lab, 0, 0, "DIR", "--host: the lab built and prepared there, in DIR"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
         {"--closed-s", OPT_DBL, &c->closed_s, 0.001, 86400, "C", "tests only: the closed-loop arm's runs C s"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
@@ -221,7 +232,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure.c)", NULL);
     if (rc != OPT_OK)
         return rc == OPT_HELP ? 0 : 2;
-    char why[128], err[UT_ERRLEN];
+    char why[4096], err[UT_ERRLEN];
     cpu_set_t cpus;
     if (c->settle && opt_f64(c->settle, 0, 600, &c->settle_s, why, sizeof why) != 0) {
         ut_err("option --settle-s: \"%s\": %s", c->settle, why);
@@ -246,8 +257,8 @@ static int parse_options(int argc, char **argv, ctx *c)
     if (c->closed_s > 0)
         c->pf_own.closed_seconds = c->closed_s;
     c->pf = &c->pf_own;
-    if (c->host && !remote_host_ok(c->host)) {
-        ut_err("--host %s: not a user@host", c->host);
+    if (c->host && !multi_hosts_ok(c->host, why, sizeof why)) {
+        ut_err("--host %s: %s", c->host, why);
         return 2;
     }
     if (c->host && c->only) {
@@ -617,6 +628,7 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "arm", json_string(s->a->name));
     json_object_set_new(rec, "round", json_integer(s->round));
     json_object_set_new(rec, "k", json_integer(s->k));
+    json_object_set_new(rec, "machine", json_string(c->machine));
     json_object_set_new(rec, "profile", json_string(c->pf->name));
     json_object_set_new(rec, "seconds", json_real(s->seconds));
     json_object_set_new(rec, "argv", jargv);
@@ -673,8 +685,9 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
     char *exe = mf_str("%s/run", c->bin);
     char *argv[32] = {exe, "--arm", (char *)s->a->name, "--round", round, "--seconds", seconds,
                       "--cores", (char *)c->cores, "--gate", gate, "--raw", c->raw, "--prep", (char *)c->prep,
-                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet, NULL};
-    int na = 21;
+                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet,
+                      "--machine", (char *)c->machine, NULL};
+    int na = 23;
     mf_attempt_keep(c->runsdir, s->name);
     s->attempts++;
     if (c->settle) {
@@ -813,34 +826,15 @@ static int measure_there(ctx *c)
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
                             .prereg = (const char *const *)c->reg, .provdir = c->provdir,
                             .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
-                            .runsdir = c->runsdir, .sched_path = c->sched_path};
-    int r = remote_measure(&far, &c->sc, err, sizeof err);
+                            .runsdir = c->runsdir, .sched_path = c->sched_path, .far_lab = c->far_lab};
+    int r = multi_count(c->host) > 1 ? multi_measure(&far, &c->sc, err, sizeof err)
+                                     : remote_measure(&far, &c->sc, err, sizeof err);
     for (int i = 0; i < c->sc.n; i++)
         c->gated += c->sc.s[i].gated;
     return r;
 }
 
 /* ------------------------------------------------------------------ the end */
-
-static int write_manifest(const ctx *c, const mf_list *files, char *err, size_t errlen)
-{
-    ut_afile a;
-    if (ut_aopen(&a, c->manifest, err, errlen) != 0)
-        return -1;
-    fprintf(a.f, "path\tsize\tsha256\n");
-    for (size_t i = 0; i < files->n; i++) {
-        char *full = mf_str("%s/%s", c->root, files->v[i]), sha[65];
-        uint64_t size = 0;
-        int bad = ut_sha256_file(full, sha, &size, err, errlen) != 0;
-        free(full);
-        if (bad) {
-            ut_aclose(&a, 0, NULL, 0);
-            return -1;
-        }
-        fprintf(a.f, "%s\t%llu\t%s\n", files->v[i], (unsigned long long)size, sha);
-    }
-    return ut_aclose(&a, 1, err, errlen);
-}
 
 /* The manifest when every run is complete; every output named in the provenance.  The exit code. */
 static int record_outputs(ctx *c, int rc)
@@ -857,7 +851,7 @@ static int record_outputs(ctx *c, int rc)
             i++;
         }
     mf_list_sort(&files);
-    if (c->complete == c->sc.n && write_manifest(c, &files, err, sizeof err) != 0) {
+    if (c->complete == c->sc.n && mf_write_manifest(c->manifest, c->root, &files, err, sizeof err) != 0) {
         say(c, "%s", err);
         rc = 1;
     }
@@ -868,10 +862,13 @@ static int record_outputs(ctx *c, int rc)
         free(p);
     }
     prov_output(c->pv, c->sched_path, err, sizeof err);
-    char *pred = mf_str("%s/prediction.json", c->results);
+    char *pred = mf_str("%s/prediction.json", c->results), *par = mf_str("%s/parallel.tsv", c->provdir);
     if (access(pred, F_OK) == 0)
         prov_output(c->pv, pred, err, sizeof err);
+    if (access(par, F_OK) == 0) /* several hosts' joblog (multi.h) */
+        prov_output(c->pv, par, err, sizeof err);
     free(pred);
+    free(par);
     mf_list_dir(c->runsdir, &recs);
     for (size_t i = 0; i < recs.n; i++) {
         char *p = mf_str("%s/%s", c->runsdir, recs.v[i]);

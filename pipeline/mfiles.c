@@ -196,3 +196,23 @@ json_t *mf_attempts(const char *runsdir, const char *run)
     }
     return a;
 }
+
+int mf_write_manifest(const char *path, const char *root, const mf_list *files, char *err, size_t errlen)
+{
+    ut_afile a;
+    if (ut_aopen(&a, path, err, errlen) != 0)
+        return -1;
+    fprintf(a.f, "path\tsize\tsha256\n");
+    for (size_t i = 0; i < files->n; i++) {
+        char *full = mf_str("%s/%s", root, files->v[i]), sha[65];
+        uint64_t size = 0;
+        int bad = ut_sha256_file(full, sha, &size, err, errlen) != 0;
+        free(full);
+        if (bad) {
+            ut_aclose(&a, 0, NULL, 0);
+            return -1;
+        }
+        fprintf(a.f, "%s\t%llu\t%s\n", files->v[i], (unsigned long long)size, sha);
+    }
+    return ut_aclose(&a, 1, err, errlen);
+}

@@ -11,7 +11,8 @@
  *   string; mf_list_free frees them all).
  * - mf_rm_rf, mf_list_dir, mf_list_files: folders; names starting with '.'
  *   are skipped by the listings.
- * - mf_write_json: a JSON object written atomically (indented, keys sorted).
+ * - mf_write_json: a JSON object written atomically (indented, keys sorted);
+ *   mf_write_manifest: measure's manifest, each file hashed.
  * - mf_attempt_keep, mf_attempts: the records of earlier attempts at a run.
  *   Before the next attempt writes runs/<run>.json, the record there (of a
  *   disturbed run, a failed one or one whose idle gate did not pass, in
@@ -60,6 +61,8 @@ void mf_list_dir(const char *dir, mf_list *out);
 void mf_list_files(const char *root, const char *rel, mf_list *out);
 
 int mf_write_json(const char *path, json_t *o, char *err, size_t errlen);
+/* path (atomically): "path size sha256" and a line per file (relative to root). */
+int mf_write_manifest(const char *path, const char *root, const mf_list *files, char *err, size_t errlen);
 
 /* runsdir/<run>.json, when there, becomes the first free <run>.attempt-N.json. */
 void mf_attempt_keep(const char *runsdir, const char *run);

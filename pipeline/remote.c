@@ -13,16 +13,16 @@
 #include "prov.h"
 #include "util.h"
 
-/* One --host session. */
-typedef struct {
+/* One host's far folder. */
+struct remote_far {
     const remote_cfg *cfg;
-    sched *s;
-    char *only;     /* the runs to measure there, comma-separated */
-    int todo;       /* how many */
-    char *rdir;     /* the far folder */
-    char *stage;    /* here: the folder of symlinks sent there */
-    char *incoming; /* here: where the runs come home first */
-} far;
+    const char *host;
+    const char *label; /* NULL: the one-host path */
+    char *rdir;        /* the far folder */
+    char *stage;       /* here: the folder of symlinks sent there */
+    char *incoming;    /* here: where the runs come home first */
+};
+typedef struct remote_far far;
 
 int remote_host_ok(const char *h)
 {
@@ -41,14 +41,20 @@ static int sh(const char *cmd, char **out)
     return proc_capture(argv, out, 0);
 }
 
+char *remote_ssh_base(const remote_cfg *cfg)
+{
+    /* ssh takes the first value of each option: the user's options go first. */
+    return mf_str("ssh %s -o BatchMode=yes -o ServerAliveInterval=30 -o ServerAliveCountMax=10",
+                  cfg->ssh_opts ? cfg->ssh_opts : "");
+}
+
 /* ssh HOST 'remote' with remote quoted for the local sh. */
 static char *ssh_cmd(const far *f, const char *remote)
 {
-    /* ssh takes the first value of each option: the user's options go first. */
-    char *q = mf_shq(remote);
-    char *cmd = mf_str("ssh %s -o BatchMode=yes -o ServerAliveInterval=30 -o ServerAliveCountMax=10 %s %s",
-                       f->cfg->ssh_opts ? f->cfg->ssh_opts : "", f->cfg->host, q);
+    char *q = mf_shq(remote), *base = remote_ssh_base(f->cfg);
+    char *cmd = mf_str("%s %s %s", base, f->host, q);
     free(q);
+    free(base);
     return cmd;
 }
 
@@ -61,6 +67,7 @@ static int ssh_run(const far *f, const char *remote, char **out)
     return r;
 }
 
+/* The runs not complete, comma-separated; their number in *todo. */
 static char *only_list(const sched *s, int *todo)
 {
     size_t lcap = 64;
@@ -85,9 +92,11 @@ static char *only_list(const sched *s, int *todo)
 /* 1. a fresh folder there */
 static int make_far_folder(far *f)
 {
-    char *out = NULL;
-    int r = ssh_run(f, "mktemp -d \"${TMPDIR:-/tmp}/lab-measure.XXXXXX\"", &out), rc = -1;
-    const char *host = f->cfg->host;
+    char *out = NULL, *mk = mf_str("mktemp -d \"${TMPDIR:-/tmp}/lab-measure%s%s.XXXXXX\"", f->label ? "-" : "",
+                                   f->label ? f->label : "");
+    int r = ssh_run(f, mk, &out), rc = -1;
+    const char *host = f->host;
+    free(mk);
     if (r != 0 || !out) {
         ut_err("%s: cannot make a folder there over ssh (ssh exit %d; is key login set up and the host key "
                "accepted? try: ssh %s true)",
@@ -158,11 +167,12 @@ static int stage_lab(far *f, char *err, size_t errlen)
         return -1;
     }
     self[sl] = 0;
-    int bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
+    int bad = stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
+    if (!c->far_lab && !bad) /* else the far lab's own build, prepared files and registered files */
+        bad = stage_link(f->stage, "build/bin/measure", self, err, errlen) ||
               stage_links(f->stage, "build/bin", c->bin, MF_PROGS, MF_NPROG, err, errlen) ||
-              stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen) ||
-              stage_link(f->stage, "quiet-rules.tsv", c->quiet, err, errlen);
-    for (int i = 0; i < PROV_NPREREG && !bad; i++) /* lab/arms.tsv among them */
+              stage_links(f->stage, "build/prep", c->prep, MF_PREP_FILES, MF_NPREP, err, errlen);
+    for (int i = 0; i < PROV_NPREREG && !bad && !c->far_lab; i++) /* lab/arms.tsv among them */
         bad = stage_link(f->stage, PROV_PREREG_FILES[i], c->prereg[i], err, errlen);
     if (!bad) {
         char *t = mf_str("%s/prereg.json", c->provdir);
@@ -175,7 +185,7 @@ static int stage_lab(far *f, char *err, size_t errlen)
 /* 2b. tar over ssh */
 static int copy_there(far *f)
 {
-    ut_err("copying the lab to %s (programs, prepared files, arms, registered data)", f->cfg->host);
+    ut_err("copying the lab to %s (programs, prepared files, arms, registered data)", f->host);
     char *rq = mf_shq(f->rdir), *remote = mf_str("tar -xf - -C %s", rq), *sq = mf_shq(f->stage);
     char *ssh = ssh_cmd(f, remote), *cmd = mf_str("tar -C %s -chf - . | %s", sq, ssh);
     int r = sh(cmd, NULL);
@@ -185,7 +195,26 @@ static int copy_there(far *f)
     free(ssh);
     free(cmd);
     if (r != 0)
-        ut_err("copying to %s failed (exit %d)", f->cfg->host, r);
+        ut_err("copying to %s failed (exit %d)", f->host, r);
+    return r != 0 ? -1 : 0;
+}
+
+/* 2c. --far-lab: the far folder's build, lab, data and pipeline are the far lab's */
+static int link_far_lab(far *f)
+{
+    char *lq = mf_shq(f->cfg->far_lab), *rq = mf_shq(f->rdir), *out = NULL;
+    char *remote = mf_str("L=$(cd && cd %s && pwd) && test -x \"$L/build/bin/measure\" && test -f "
+                          "\"$L/build/prep/summary.json\" && cd %s && for d in build lab data pipeline; do "
+                          "ln -s \"$L/$d\" $d || exit 1; done",
+                          lq, rq);
+    int r = ssh_run(f, remote, &out);
+    if (r != 0)
+        ut_err("%s: no built and prepared lab in %s there (make build prepare there first)", f->host,
+               f->cfg->far_lab);
+    free(lq);
+    free(rq);
+    free(remote);
+    free(out);
     return r != 0 ? -1 : 0;
 }
 
@@ -200,7 +229,7 @@ static int check_libraries(far *f)
     if (r == 0 && out && out[0]) {
         ut_err("%s lacks libraries the lab needs; install there: apt-get install libevent-2.1-7 "
                "libjansson4 zlib1g libssl3 (Debian 12). Missing:\n%s",
-               f->cfg->host, out);
+               f->host, out);
         rc = -1;
     }
     free(rq);
@@ -209,27 +238,35 @@ static int check_libraries(far *f)
     return rc;
 }
 
-/* 4. the schedule there, progress streamed; the far measure's exit code */
-static int run_there(far *f)
+char *remote_far_cmd(const far *f, const sched *s, const char *machine, const char *only)
 {
     const remote_cfg *c = f->cfg;
-    char *rq = mf_shq(f->rdir), *cq = mf_shq(c->cores), *oq = mf_shq(f->only);
+    char *cq = mf_shq(c->cores);
     char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
-    if (f->s->pf->closed_seconds > 0) { /* the closed-loop length as here (--closed-s) */
-        char *e2 = mf_str("%s --closed-s %g", extra, f->s->pf->closed_seconds);
+    if (s->pf->closed_seconds > 0) { /* the closed-loop length as here (--closed-s) */
+        char *e2 = mf_str("%s --closed-s %g", extra, s->pf->closed_seconds);
         free(extra);
         extra = e2;
     }
-    char *remote = mf_str("cd %s && echo $$ > measure.pid && exec build/bin/measure --profile %s --root out "
-                          "--prep build/prep --arms lab/arms.tsv --bin build/bin --data data --cores %s --gate %d%s "
-                          "--quiet quiet-rules.tsv --rounds %d --only %s",
-                          rq, f->s->pf->name, cq, c->gate, extra, f->s->pf->rounds, oq);
-    ut_err("measuring %d runs on %s", f->todo, c->host);
+    char *cmd = mf_str("build/bin/measure --profile %s --root out --prep build/prep --arms lab/arms.tsv "
+                       "--bin build/bin --data data --cores %s --gate %d%s --quiet quiet-rules.tsv --rounds %d "
+                       "--machine %s --only %s",
+                       s->pf->name, cq, c->gate, extra, s->pf->rounds, machine, only);
+    free(cq);
+    free(extra);
+    return cmd;
+}
+
+/* 4. the schedule there, progress streamed; the far measure's exit code */
+static int run_there(far *f, const sched *s, const char *only, int todo)
+{
+    char *rq = mf_shq(f->rdir), *oq = mf_shq(only), *cmd = remote_far_cmd(f, s, "m1", oq);
+    char *remote = mf_str("cd %s && echo $$ > measure.pid && exec %s", rq, cmd);
+    ut_err("measuring %d runs on %s", todo, f->host);
     int r = ssh_run(f, remote, NULL);
     free(rq);
-    free(cq);
     free(oq);
-    free(extra);
+    free(cmd);
     free(remote);
     return r;
 }
@@ -237,7 +274,9 @@ static int run_there(far *f)
 /* 5. home, into a staging folder beside raw/ */
 static int fetch_home(far *f, char *err, size_t errlen)
 {
-    f->incoming = mf_str("%s/.incoming.tmp", f->cfg->raw);
+    free(f->incoming);
+    f->incoming = f->label ? mf_str("%s/.incoming-%s.tmp", f->cfg->raw, f->label)
+                           : mf_str("%s/.incoming.tmp", f->cfg->raw);
     mf_rm_rf(f->incoming);
     if (ut_mkdir_p(f->incoming, err, errlen) != 0) {
         ut_err("%s", err);
@@ -279,11 +318,33 @@ static int same_schedule(const far *f)
     return same;
 }
 
-/* 6b. run i's record: moved into place; its gate noted.  0, or -1 when it could not be moved. */
+/* 6b. run i's records: the older ones here go, the far ones (its earlier
+ * attempts' too) are moved into place; its gate noted.  0, or -1 when one
+ * could not be moved. */
 static int take_record(far *f, sched_run *s, const char *iruns)
 {
     char *rf = mf_str("%s/%s.json", iruns, s->name), *rt = mf_str("%s/%s.json", f->cfg->runsdir, s->name);
     int rc = 0;
+    for (int n = 1; n < 1000; n++) {
+        char *old = mf_str("%s/%s.attempt-%d.json", f->cfg->runsdir, s->name, n);
+        int gone = unlink(old) != 0 && errno == ENOENT;
+        free(old);
+        if (gone)
+            break;
+    }
+    for (int n = 1; n < 1000 && !rc; n++) {
+        char *af = mf_str("%s/%s.attempt-%d.json", iruns, s->name, n);
+        char *at = mf_str("%s/%s.attempt-%d.json", f->cfg->runsdir, s->name, n);
+        int there = access(af, F_OK) == 0;
+        if (there && rename(af, at) != 0) {
+            ut_err("%s: cannot move into place: %s", at, strerror(errno));
+            rc = -1;
+        }
+        free(af);
+        free(at);
+        if (!there)
+            break;
+    }
     if (access(rf, F_OK) == 0) {
         json_t *rec = json_load_file(rf, 0, NULL);
         if (rec && json_is_false(json_object_get(rec, "gate_passed")) && !s->complete)
@@ -299,17 +360,18 @@ static int take_record(far *f, sched_run *s, const char *iruns)
     return rc;
 }
 
-/* 6c. every run checked against its run.json here, then moved into place;
- * the number that could not be taken. */
-static int take_runs(far *f)
+/* 6c. every wanted run checked against its run.json here, then moved into
+ * place; the number that could not be taken. */
+static int take_runs(far *f, sched *sc, const char *want)
 {
     const remote_cfg *c = f->cfg;
     char *iraw = mf_str("%s/results/raw", f->incoming), *iruns = mf_str("%s/provenance/runs", f->incoming);
     int broken = 0, got = 0;
-    for (int i = 0; i < f->s->n; i++) {
-        sched_run *s = &f->s->s[i];
-        if (s->complete)
+    for (int i = 0; i < sc->n; i++) {
+        sched_run *s = &sc->s[i];
+        if (want ? !want[i] : s->complete)
             continue;
+        s->complete = 0;
         char why[256] = "";
         int st = sched_check_run(iraw, s, why, sizeof why);
         char *from = mf_str("%s/%s", iraw, s->name), *to = mf_str("%s/%s", c->raw, s->name);
@@ -323,7 +385,7 @@ static int take_runs(far *f)
                 got++;
             }
         } else if (st < 0) {
-            ut_err("%s from %s %s: not taken", s->name, c->host, why);
+            ut_err("%s from %s %s: not taken", s->name, f->host, why);
             broken++;
         }
         free(from);
@@ -332,7 +394,7 @@ static int take_runs(far *f)
     }
     free(iraw);
     free(iruns);
-    ut_err("%d runs came home from %s, each file matching its run.json", got, c->host);
+    ut_err("%d runs came home from %s, each file matching its run.json", got, f->host);
     return broken;
 }
 
@@ -346,10 +408,9 @@ static void remove_far(const far *f)
                           rq, rq, rq);
     int r = ssh_run(f, remote, NULL);
     if (r == 0)
-        ut_err("far folder %s:%s removed", f->cfg->host, f->rdir);
+        ut_err("far folder %s:%s removed", f->host, f->rdir);
     else
-        ut_err("could not remove the far folder %s:%s (ssh exit %d); the runs are home", f->cfg->host, f->rdir,
-               r);
+        ut_err("could not remove the far folder %s:%s (ssh exit %d); the runs are home", f->host, f->rdir, r);
     free(rq);
     free(remote);
 }
@@ -365,29 +426,87 @@ static void abandon_far(const far *f, const char *err)
     free(remote);
 }
 
+static void far_free(far *f)
+{
+    if (f->stage)
+        mf_rm_rf(f->stage);
+    if (f->incoming)
+        mf_rm_rf(f->incoming);
+    free(f->stage);
+    free(f->incoming);
+    free(f->rdir);
+    free(f);
+}
+
+far *remote_open(const remote_cfg *cfg, const char *host, const char *label, char *err, size_t errlen)
+{
+    far *f = calloc(1, sizeof *f);
+    if (!f)
+        exit(1);
+    f->cfg = cfg;
+    f->host = host;
+    f->label = label;
+    if (make_far_folder(f) != 0) {
+        far_free(f);
+        return NULL;
+    }
+    if (stage_lab(f, err, errlen) != 0 || copy_there(f) != 0 || (cfg->far_lab && link_far_lab(f) != 0) ||
+        check_libraries(f) != 0) {
+        abandon_far(f, err);
+        far_free(f);
+        return NULL;
+    }
+    mf_rm_rf(f->stage);
+    free(f->stage);
+    f->stage = NULL;
+    return f;
+}
+
+const char *remote_dir(const far *f) { return f->rdir; }
+
+int remote_run(const far *f, const char *cmd, char **out)
+{
+    char *rq = mf_shq(f->rdir), *remote = mf_str("cd %s && %s", rq, cmd);
+    int r = ssh_run(f, remote, out);
+    free(rq);
+    free(remote);
+    return r;
+}
+
+int remote_take(far *f, sched *s, const char *want, char *err, size_t errlen)
+{
+    if (fetch_home(f, err, errlen) != 0 || !same_schedule(f) || take_runs(f, s, want) != 0)
+        return -1;
+    mf_rm_rf(f->incoming);
+    return 0;
+}
+
+void remote_close(far *f, int remove)
+{
+    if (remove)
+        remove_far(f);
+    else
+        ut_err("the far folder %s:%s is kept (nothing there removed): its out/results/raw holds the runs", f->host,
+               f->rdir);
+    far_free(f);
+}
+
 int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
 {
-    far F = {.cfg = cfg, .s = s}, *f = &F;
-    f->only = only_list(s, &f->todo);
-    int rc = 1;
-    if (!f->todo) {
+    int todo = 0, rc = 1;
+    char *only = only_list(s, &todo);
+    far *f = todo ? remote_open(cfg, cfg->host, NULL, err, errlen) : NULL;
+    if (!todo) {
         rc = 0;
-    } else if (make_far_folder(f) != 0) {
-        rc = 1;
-    } else if (stage_lab(f, err, errlen) != 0 || copy_there(f) != 0 || check_libraries(f) != 0) {
-        abandon_far(f, err);
-        rc = 1;
-    } else {
-        int far_rc = run_there(f), sig_during = proc_signal();
+    } else if (f) {
+        int far_rc = run_there(f, s, only, todo), sig_during = proc_signal();
         if (sig_during)
             ut_err("stopped (signal %d): fetching the runs complete there", sig_during);
-        if (fetch_home(f, err, errlen) != 0 || !same_schedule(f) || take_runs(f) != 0) {
-            ut_err("the far folder %s:%s is kept (nothing there removed): its out/results/raw holds the runs",
-                   cfg->host, f->rdir);
+        if (remote_take(f, s, NULL, err, errlen) != 0) {
+            remote_close(f, 0);
             rc = proc_signal() ? 128 + proc_signal() : 1;
         } else {
-            mf_rm_rf(f->incoming);
-            remove_far(f);
+            remote_close(f, 1);
             if (sig_during)
                 rc = 128 + sig_during;
             else if (far_rc == 0 || far_rc == 3)
@@ -396,13 +515,6 @@ int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
                 rc = far_rc == 2 ? 2 : 1;
         }
     }
-    if (f->stage)
-        mf_rm_rf(f->stage);
-    if (f->incoming)
-        mf_rm_rf(f->incoming);
-    free(f->stage);
-    free(f->incoming);
-    free(f->rdir);
-    free(f->only);
+    free(only);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* fakeec2: a local EC2 endpoint for the tests of pipeline/cloud.sh.
  *
- *   fakeec2 --dir DIR --ssh-port N [--port 0] [--fault refuse-run|silent-ssh|no-console] [--log FILE]
+ *   fakeec2 --dir DIR --ssh-port N[,N...] [--port 0] [--fault refuse-run|silent-ssh|no-console] [--log FILE]
  *
  * An HTTP server on 127.0.0.1 (libevent's evhttp) that answers the EC2
  * Query API actions the cloud script calls, as the real `aws` command line
@@ -22,7 +22,8 @@
  * sshd at once and it shows as shutting-down for 1 s, then terminated.  Its
  * sshd starts only when its security group lets tcp port 22 in from a CIDR
  * holding 127.0.0.1 (else nothing listens, as a closed group drops the
- * packets).  One instance at a time (one port).  A security group used by
+ * packets).  One instance at a time per port of --ssh-port (a list gives
+ * several machines at once, each on the first port no other one uses).  A security group used by
  * an instance not yet terminated cannot be deleted (DependencyViolation).
  *
  * Faults: refuse-run (RunInstances answers VcpuLimitExceeded, as for a new
@@ -529,10 +530,10 @@ int main(int argc, char **argv)
 {
     ut_set_prog("fakeec2");
     int port = 0;
-    fe_w.ssh_port = 0;
+    const char *ports = NULL;
     const opt_spec spec[] = {
         {"--dir", OPT_STR, &fe_w.dir, 0, 0, "DIR", "key pairs and instances' folders go here"},
-        {"--ssh-port", OPT_INT, &fe_w.ssh_port, 1, 65535, "N", "the port an instance's sshd listens on (127.0.0.1)"},
+        {"--ssh-port", OPT_STR, &ports, 0, 0, "N[,N...]", "the ports instances' sshds listen on (127.0.0.1)"},
         {"--port", OPT_INT, &port, 0, 65535, "N", "the endpoint's port (0: any free one)"},
         {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME", "a fault: refuse-run, silent-ssh or no-console"},
         {"--log", OPT_STR, &fe_w.log, 0, 0, "FILE", "each action's name is appended here"},
@@ -541,9 +542,19 @@ int main(int argc, char **argv)
                         "fakeec2: a local EC2 endpoint (Query API) whose instances are sshds on 127.0.0.1", NULL);
     if (prc != OPT_OK)
         return prc == OPT_HELP ? 0 : 2;
-    if (!fe_w.dir || !fe_w.ssh_port) {
+    if (!fe_w.dir || !ports) {
         ut_err("--dir and --ssh-port are required (try --help)");
         return 2;
+    }
+    for (const char *p = ports; *p && fe_w.nports < FE_MAXN; p += *p == ',') {
+        char one[16], why[128];
+        size_t n = strcspn(p, ",");
+        snprintf(one, sizeof one, "%.*s", (int)(n < 15 ? n : 15), p);
+        if (opt_int(one, 1, 65535, &fe_w.ssh_ports[fe_w.nports++], why, sizeof why) != 0) {
+            ut_err("option --ssh-port: \"%s\": %s", one, why);
+            return 2;
+        }
+        p += n;
     }
     if (fe_w.fault && strcmp(fe_w.fault, "refuse-run") && strcmp(fe_w.fault, "silent-ssh") &&
         strcmp(fe_w.fault, "no-console")) {

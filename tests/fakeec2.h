@@ -40,12 +40,13 @@ typedef struct {
 typedef struct {
     char id[32], resv[32], image[32], type[32], key[256], group[32], token[80], arch[16];
     double launched, terminating; /* 0: not terminating */
+    int port;                     /* its sshd's, one of fe_world.ssh_ports */
     fe_vm vm;
 } fe_inst;
 
 typedef struct {
     const char *dir, *fault, *log;
-    int ssh_port;
+    int ssh_ports[FE_MAXN], nports; /* --ssh-port: one instance at a time per port */
     char vpc[32];
     fe_tag tags[256];
     int ntags;

@@ -424,6 +424,19 @@ static int lets_loopback_in(const fe_group *g)
     return 0;
 }
 
+/* The first --ssh-port no instance that is not terminating uses; 0 when none. */
+static int free_port(void)
+{
+    for (int p = 0; p < fe_w.nports; p++) {
+        int used = 0;
+        for (int i = 0; i < fe_w.ninsts; i++)
+            used |= !fe_w.insts[i].terminating && fe_w.insts[i].port == fe_w.ssh_ports[p];
+        if (!used)
+            return fe_w.ssh_ports[p];
+    }
+    return 0;
+}
+
 static int run_checks(fe_req *req, fe_q *q, fe_group **g)
 {
     const char *image = fe_P(q, "ImageId"), *type = fe_P(q, "InstanceType"), *key = fe_P(q, "KeyName");
@@ -447,10 +460,10 @@ static int run_checks(fe_req *req, fe_q *q, fe_group **g)
         return fe_fail(req, "VcpuLimitExceeded",
                     "You have requested more vCPU capacity than your current vCPU limit of 0 allows for the instance "
                     "bucket that the specified instance type belongs to.");
-    for (int i = 0; i < fe_w.ninsts; i++)
-        if (!fe_w.insts[i].terminating)
-            return fe_fail(req, "InstanceLimitExceeded", "The fake runs one instance at a time: %s is not terminated",
-                        fe_w.insts[i].id);
+    if (!free_port())
+        return fe_fail(req, "InstanceLimitExceeded",
+                       "The fake runs one instance at a time per --ssh-port (%d): %s is not terminated", fe_w.nports,
+                       fe_w.insts[fe_w.ninsts - 1].id);
     if (fe_w.ninsts == FE_MAXN)
         return fe_fail(req, "InstanceLimitExceeded", "Your quota allows for 0 more running instance(s).");
     return 0;
@@ -482,7 +495,8 @@ int fe_run_instances(fe_req *req, fe_q *q)
         snprintf(dir, sizeof dir, "%s/%s", fe_w.dir, in->id);
         int mode = !lets_loopback_in(g) ? FE_VM_CLOSED : fe_w.fault && !strcmp(fe_w.fault, "silent-ssh") ? FE_VM_SILENT
                                                                                                 : FE_VM_SSHD;
-        if (fe_vm_boot(&in->vm, dir, key_by_name(in->key)->pub, fe_w.ssh_port, mode, err, sizeof err) != 0)
+        in->port = free_port();
+        if (fe_vm_boot(&in->vm, dir, key_by_name(in->key)->pub, in->port, mode, err, sizeof err) != 0)
             return fe_fail(req, "InternalError", "%s", err);
         fe_w.ninsts++;
         fe_tag_specs(q, "instance", in->id);

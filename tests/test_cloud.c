@@ -37,7 +37,7 @@
 
 static char aux[64], pgurl[512];
 static pid_t fake = -1;
-static int ssh_port;
+static int ssh_port, ssh_port2; /* the second: two machines at once (0: one) */
 
 static double now_s(void)
 {
@@ -125,15 +125,19 @@ static void cloud_env(int endpoint)
     unsetenv("MAKELEVEL");
 }
 
-/* build/bin/fakeec2 with a fault (or NULL); the environment set for it. */
-static void start_fake(const char *fault)
+/* build/bin/fakeec2 with a fault (or NULL), one machine at a time or two; the environment set for it. */
+static void start_fake_n(const char *fault, int machines)
 {
     ssh_port = free_port();
-    char outp[128], port[16], dir[128], log[128];
+    ssh_port2 = machines > 1 ? free_port() : 0;
+    char outp[128], port[32], dir[128], log[128];
     snprintf(outp, sizeof outp, "%s/fake.out", aux);
     snprintf(dir, sizeof dir, "%s/ec2", aux);
     snprintf(log, sizeof log, "%s/actions", aux);
-    snprintf(port, sizeof port, "%d", ssh_port);
+    if (ssh_port2)
+        snprintf(port, sizeof port, "%d,%d", ssh_port, ssh_port2);
+    else
+        snprintf(port, sizeof port, "%d", ssh_port);
     fake = fork();
     cr_assert(fake >= 0);
     if (fake == 0) {
@@ -156,7 +160,11 @@ static void start_fake(const char *fault)
     }
     cr_assert(endpoint > 0, "fakeec2 did not start");
     cloud_env(endpoint);
+    if (ssh_port2)
+        setenv("SSH_PORT", port, 1); /* machine k's port, the k-th (the fake machines share 127.0.0.1) */
 }
+
+static void start_fake(const char *fault) { start_fake_n(fault, 1); }
 
 static void setup(void)
 {
@@ -175,6 +183,7 @@ static void teardown(void)
     /* a measurement still running there (a failed walk) is stopped */
     shf("p=$(cat %s/far/build/cloud-run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true",
         aux);
+    shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", aux);
     if (pgurl[0])
         shf("bash pipeline/pg.sh stop build/pgcloud > /dev/null 2>&1");
     shf("rm -rf %s", aux);
@@ -226,6 +235,7 @@ static void nothing_left(void)
         cr_assert_neq(access(p, F_OK), 0, "%s is still there", p);
     }
     cr_assert(!port_open(ssh_port), "something still listens on the machine's port %d", ssh_port);
+    cr_assert(!ssh_port2 || !port_open(ssh_port2), "something still listens on m2's port %d", ssh_port2);
 }
 
 static json_t *load(const char *rel)
@@ -488,4 +498,98 @@ Test(cloud, without_a_console_status_reads_over_ssh)
     cr_assert_eq(step("delete", &t), 0);
     free(t);
     nothing_left();
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* COUNT=2: two machines launched, waited for and set up; start spreads
+ * the rounds over them from here (make measure HOST=... --far-lab, GNU
+ * parallel), status follows it, fetch checks and reports, delete removes
+ * both, cost prices both. */
+Test(cloud, two_machines_split_the_schedule_by_rounds)
+{
+    if (!can_run("two_machines"))
+        cr_skip_test("see the line above");
+    if (shf("command -v parallel >/dev/null") != 0) {
+        printf("cloud/two_machines: skipped: no GNU parallel (make deps)\n");
+        cr_skip_test("no GNU parallel");
+    }
+    cr_assert_eq(shf("bash pipeline/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/pgurl", aux);
+    char *u = slurp(p);
+    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
+    free(u);
+    start_fake_n(NULL, 2);
+    setenv("PGURL", pgurl, 1);
+    double t0 = now_s();
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    setenv("COUNT", "2", 1);
+    cr_assert_eq(step("launch", &t), 0);
+    cr_assert(strstr(t, "m1: launched i-0") && strstr(t, "m2: launched i-0"), "%s", t);
+    free(t);
+    unsetenv("COUNT"); /* the later steps find both */
+    cr_assert_eq(step("check", &t), 0); /* both are this checkout's: not "another lab machine" */
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    cr_assert(strstr(t, "m1: ssh answers") && strstr(t, "m2: ssh answers"), "%s", t);
+    free(t);
+    cr_assert_eq(step("setup", &t), 0);
+    cr_assert_eq(count(t, "are the same as here"), 2, "%s", t);
+    free(t);
+    double s0 = now_s();
+    cr_assert_eq(step("start", &t), 0);
+    cr_assert(strstr(t, "runs from here on 2 machines"), "%s", t);
+    free(t);
+    cr_assert(now_s() - s0 < 20, "start took %.1f s: not detached", now_s() - s0);
+    int done = 0;
+    for (int i = 0; i < 150 && !done; i++) {
+        sleep(2);
+        cr_assert_eq(step("status", &t), 0);
+        done = strstr(t, "done exit 0") != NULL;
+        cr_assert(!strstr(t, "done exit") || done, "%s", t);
+        free(t);
+    }
+    cr_assert(done, "the split measurement did not end in 300 s");
+    cr_assert_eq(step("fetch", &t), 0);
+    cr_assert(strstr(t, "18 runs home, each file matching its run.json"), "%s", t);
+    free(t);
+    check_fetched();
+    /* each round on one machine, both used, the joblog kept */
+    snprintf(p, sizeof p, "%s/out/provenance/parallel.tsv", aux);
+    t = slurp(p);
+    cr_assert(strstr(t, "\tm1\t") && strstr(t, "\tm2\t") && strstr(t, "measure-round 1") &&
+                  strstr(t, "measure-round 2") && !strstr(t, "127.0.0.1"), "%s", t);
+    free(t);
+    json_t *res = load("out/results/results.json"), *runs = json_object_get(res, "runs"), *run;
+    const char *name, *m[3] = {NULL, NULL, NULL};
+    json_object_foreach(runs, name, run)
+    {
+        int r = (int)json_integer_value(json_object_get(run, "round"));
+        const char *mm = json_string_value(json_object_get(run, "machine"));
+        cr_assert((r == 1 || r == 2) && mm, "%s", name);
+        if (!m[r])
+            m[r] = mm;
+        cr_assert_str_eq(mm, m[r], "%s: round %d also on %s", name, r, m[r]);
+    }
+    cr_assert(m[1] && m[2] && strcmp(m[1], m[2]), "the rounds were not split over the two machines");
+    json_decref(res);
+    cr_assert_eq(step("delete", &t), 0);
+    cr_assert_eq(count(t, "removed instance i-0"), 2, "%s", t);
+    free(t);
+    nothing_left();
+    cr_assert_eq(step("cost", &t), 0);
+    free(t);
+    json_t *c = load("out/results/cost.json"), *r = json_object_get(c, "rental");
+    cr_assert_eq(json_real_value(json_object_get(r, "price_per_hour_usd")), 0.0726, "two machines' price");
+    json_decref(c);
+    printf("cloud/two_machines: access to cost in %.0f s\n", now_s() - t0);
 }

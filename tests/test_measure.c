@@ -769,6 +769,13 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
         snprintf(name, sizeof name, "%s-r1", TINY[i]);
         json_t *rec = record(name);
         cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
+        /* one host: its label m1, in the record and in run.json (RESULTS.md) */
+        cr_assert_str_eq(json_string_value(json_object_get(rec, "machine")), "m1", "%s", name);
+        json_decref(rec);
+        char rj[256];
+        snprintf(rj, sizeof rj, "%s/results/raw/%s-r1/run.json", out, TINY[i]);
+        rec = json_load_file(rj, 0, NULL);
+        cr_assert_str_eq(json_string_value(json_object_get(rec, "machine")), "m1", "%s", rj);
         json_decref(rec);
     }
     /* the host does not enter the provenance record */
@@ -820,7 +827,11 @@ Test(measure, run_whose_store_died_is_recorded_then_measured_again)
     cr_assert_eq(json_array_size(earlier), 1);
     cr_assert_str_eq(json_string_value(json_array_get(earlier, 0)), "H3-fb25-r1.attempt-1.json");
     cr_assert(json_is_null(json_object_get(rec, "reason")) || !json_object_get(rec, "reason"));
+    cr_assert_str_eq(json_string_value(json_object_get(rec, "machine")), "local"); /* measured here */
     json_decref(rec);
+    a1 = record("H3-fb25-r1.attempt-1"); /* a failed attempt names its machine too */
+    cr_assert_str_eq(json_string_value(json_object_get(a1, "machine")), "local");
+    json_decref(a1);
     char path[256];
     snprintf(path, sizeof path, "%s/provenance/runs/H3-fb25-r1.attempt-2.json", out);
     cr_assert_neq(access(path, F_OK), 0, "a second earlier attempt");
