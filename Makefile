@@ -59,7 +59,7 @@ PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $
 PROGS += $(BIN)/provmd
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 .PHONY: sizing bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
-.PHONY: readme
+.PHONY: readme progs
 
 all: deps
 	$(MAKE) build
@@ -75,6 +75,10 @@ all: deps
 	$(if $(filter .,$(OUT)),$(MAKE) readme)
 
 build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2 $(BIN)/bench_frontdoor
+
+# What a measuring machine needs (make cloud-setup builds only these there):
+# the programs, not the tests and benchmarks.
+progs: $(PROGS)
 
 deps:
 	@bash pipeline/deps.sh

@@ -13,7 +13,7 @@
 #           removes what access made
 #   wait    running, its host key read from the serial console, ssh answers;
 #           when it never does, everything is removed
-#   setup   the lab's files there, `make deps build prepare` there, the
+#   setup   the lab's files there, `make deps progs prepare` there, the
 #           prepared files' fingerprints and the packages' versions compared
 #           with this machine's
 #   start   the schedule (`make measure`) detached there (pipeline/cloudrun.sh);
@@ -604,7 +604,7 @@ setup_one() {
     "if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null 2>&1 || true; fi"
   far_phase "make deps (Debian packages)" \
     "if [ \$(id -u) = 0 ]; then bash pipeline/deps.sh; else sudo -n bash pipeline/deps.sh; fi"
-  far_phase "make build" "make -j\$(nproc) build"
+  far_phase "make progs" "make -j\$(nproc) progs"
   far_phase "make prepare" "make prepare"
   compare_prepared
   compare_packages
