@@ -35,7 +35,10 @@
 #include "util.h"
 #include "tsh.h"
 
-static char aux[64], pgurl[512];
+/* aux: the fake cloud's folders (/tmp); outd: the study fetched home, under
+ * build/ and relative, so its records name no folder of this machine (the
+ * verifier's machine-path rule; a published study lives in the repository) */
+static char aux[64], outd[64], pgurl[512];
 static pid_t fake = -1;
 static int ssh_port, ssh_port2; /* the second: two machines at once (0: one) */
 
@@ -107,11 +110,12 @@ static void cloud_env(int endpoint)
     setenv("SSH_USER", "root", 1);
     snprintf(v, sizeof v, "%d", ssh_port);
     setenv("SSH_PORT", v, 1);
-    const char *dirs[][2] = {{"CLOUD_DIR", "cloud"}, {"REMOTE_DIR", "far"}, {"OUT", "out"}};
-    for (int i = 0; i < 3; i++) {
+    const char *dirs[][2] = {{"CLOUD_DIR", "cloud"}, {"REMOTE_DIR", "far"}};
+    for (int i = 0; i < 2; i++) {
         snprintf(v, sizeof v, "%s/%s", aux, dirs[i][1]);
         setenv(dirs[i][0], v, 1);
     }
+    setenv("OUT", outd, 1);
     setenv("PROFILE", "tiny", 1);
     setenv("GATE", "0", 1);
     setenv("QUIET", "tests/quiet_off.tsv", 1);
@@ -170,6 +174,9 @@ static void setup(void)
 {
     snprintf(aux, sizeof aux, "/tmp/labcloudXXXXXX");
     cr_assert_not_null(mkdtemp(aux));
+    snprintf(outd, sizeof outd, "build/tests/cloudoutXXXXXX");
+    (void)!system("mkdir -p build/tests");
+    cr_assert_not_null(mkdtemp(outd));
     pgurl[0] = 0;
 }
 
@@ -186,7 +193,7 @@ static void teardown(void)
     shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", aux);
     if (pgurl[0])
         shf("bash pipeline/pg.sh stop build/pgcloud > /dev/null 2>&1");
-    shf("rm -rf %s", aux);
+    shf("rm -rf %s %s", aux, outd);
 }
 
 TestSuite(cloud, .init = setup, .fini = teardown, .timeout = 900);
@@ -331,7 +338,7 @@ static void check_fetched(void)
     cr_assert(json_is_true(json_object_get(v, "ok")), "verified.json is not ok");
     json_decref(v);
     char p[128];
-    snprintf(p, sizeof p, "%s/out/results/report.html", aux);
+    snprintf(p, sizeof p, "%s/results/report.html", outd);
     cr_assert_eq(access(p, F_OK), 0, "no report");
     json_t *c = load("out/provenance/cloud.json");
     cr_assert_str_eq(json_string_value(json_object_get(c, "instance_type")), "c7g.medium");
@@ -341,7 +348,7 @@ static void check_fetched(void)
     cr_assert(json_integer_value(json_object_get(pf, "compared")) >= 7);
     cr_assert_eq(json_array_size(json_object_get(pf, "differ")), 0, "the same machine prepared other files");
     json_decref(c);
-    snprintf(p, sizeof p, "%s/out/provenance/cloud.json", aux);
+    snprintf(p, sizeof p, "%s/provenance/cloud.json", outd);
     char *t = slurp(p);
     cr_assert(!strstr(t, "i-0") && !strstr(t, "sg-0") && !strstr(t, "ami-") && !strstr(t, "127.0.0.1"),
               "an id or an address in cloud.json: %s", t);
@@ -564,7 +571,7 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     free(t);
     check_fetched();
     /* each round on one machine, both used, the joblog kept */
-    snprintf(p, sizeof p, "%s/out/provenance/parallel.tsv", aux);
+    snprintf(p, sizeof p, "%s/provenance/parallel.tsv", outd);
     t = slurp(p);
     cr_assert(strstr(t, "\tm1\t") && strstr(t, "\tm2\t") && strstr(t, "measure-round 1") &&
                   strstr(t, "measure-round 2") && !strstr(t, "127.0.0.1"), "%s", t);
