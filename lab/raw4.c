@@ -348,6 +348,34 @@ static int code_tester(ctx *c, int enc, const rawfmt_file *log, rawfmt_file *f4,
 static const char *const AK_START[5] = {"a0_start_us", "a1_start_us", "a2_start_us", "a3_start_us", "a4_start_us"};
 static const char *const AK_END[5] = {"a0_end_us", "a1_end_us", "a2_end_us", "a3_end_us", "a4_end_us"};
 
+/* The base of a lookup's end: start + W (the planned wait of (round, req,
+ * attempt)) for an answered lookup (A), so that the offset is only how much
+ * longer than planned the answer took; else its start.  An absent start
+ * stays absent (code_time then refuses an end present). */
+static int lookup_end_base(ctx *c, int a, int64_t req, int att, int64_t start, int64_t *base, size_t i,
+                           const char *col)
+{
+    *base = start;
+    if (!a || start == RAW_NONE)
+        return 0;
+    if (req < 0 || req > UINT32_MAX) { /* attempt is K, 0 to 4 */
+        char v[24] = "-";
+        if (req != RAW_NONE)
+            snprintf(v, sizeof v, "%lld", (long long)req);
+        ut_seterr(c->err, c->errlen, "%s:%zu: column req: %s, but %s's lookup was answered (A): its end is after "
+                  "start + W, and W, the planned wait of (round, req, attempt), needs req 0 to 4294967295",
+                  c->path, i + 3, v, col);
+        return -1;
+    }
+    const raw4_params *p = c->p;
+    int64_t w = waits_planned_ns_p((wait_kind)p->wait, p->freeze, (uint32_t)p->round, (uint32_t)req, (uint32_t)att);
+    if (__builtin_add_overflow(start, w, base) || *base == RAW_NONE) {
+        ut_seterr(c->err, c->errlen, "%s:%zu: column %s: its base start + W leaves 64 bits", c->path, i + 3, col);
+        return -1;
+    }
+    return 0;
+}
+
 static int code_service(ctx *c, int enc, const rawfmt_file *tester, const rawfmt_file *log, rawfmt_file *f4,
                         rawfmt_file *dec)
 {
@@ -385,11 +413,12 @@ static int code_service(ctx *c, int enc, const rawfmt_file *tester, const rawfmt
         D[RAWFMT_SERVICE_arrive_t][i] = arrive;
         for (int k = 0; k < 5; k++) {
             int ls = RAWFMT_SERVICE_a0_start_t + 3 * k, fs = RAWFMT_SERVICE4_a0_start_us + 3 * k;
-            int64_t st;
+            int64_t st, eb;
             if (enc)
                 F[fs + 2][i] = L[ls + 2][i];
             if (code_time(c, enc, arrive, enc ? L[ls][i] : 0, &F[fs][i], &st, i, AK_START[k]) != 0 ||
-                code_time(c, enc, st, enc ? L[ls + 1][i] : 0, &F[fs + 1][i], &D[ls + 1][i], i, AK_END[k]) != 0)
+                lookup_end_base(c, F[fs + 2][i] == 'A', req, k, st, &eb, i, AK_END[k]) != 0 ||
+                code_time(c, enc, eb, enc ? L[ls + 1][i] : 0, &F[fs + 1][i], &D[ls + 1][i], i, AK_END[k]) != 0)
                 return -1;
             D[ls][i] = st;
             D[ls + 2][i] = F[fs + 2][i];
@@ -495,7 +524,11 @@ static int code_store(ctx *c, int enc, const startmap *m, const rawfmt_file *log
             return -1;
         }
         /* end: after start + W for A (the overshoot), else after start or arrive */
-        int64_t eb = a && start != RAW_NONE ? start + w : start != RAW_NONE ? start : arrive;
+        int64_t eb = start != RAW_NONE ? start : arrive;
+        if (a && start != RAW_NONE && (__builtin_add_overflow(start, w, &eb) || eb == RAW_NONE)) {
+            ut_seterr(c->err, c->errlen, "%s:%zu: column end_us: its base start + W leaves 64 bits", c->path, i + 3);
+            return -1;
+        }
         if (code_time(c, enc, eb, enc ? L[RAWFMT_STORE_end_t][i] : 0, &F[RAWFMT_STORE4_end_us][i],
                       &D[RAWFMT_STORE_end_t][i], i, "end_us") != 0)
             return -1;

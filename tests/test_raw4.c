@@ -91,7 +91,7 @@ static char *gunzip(const char *path)
 static const char *TESTER = THEAD "41\t2317\t200\tL\t=\t7\t0\n"
                                   "10\t900\t200\tD\t0.5\t1\t1\n"
                                   "120\t5003\t200\tK\t=\t3\t0\n";
-static const char *SERVICE = VHEAD "0\t76\t43\t200\tL\t1\t1\t0\t1190\tA" NOL3 NOL3 NOL3 NOL3 "\n"
+static const char *SERVICE = VHEAD "0\t76\t43\t200\tL\t1\t1\t0\t61\tA" NOL3 NOL3 NOL3 NOL3 "\n"
                                    "-\t5\t7\t400\tE\t0\t1" NOL3 NOL3 NOL3 NOL3 NOL3 "\n"
                                    "2\t30\t-12\t200\tK\t2\t1\t10\t25000\tT\t25020\t-3\tX" NOL3 NOL3 NOL3 "\n"
                                    "7\t100\t50\t200\tL\t0\t1" NOL3 NOL3 NOL3 NOL3 NOL3 "\n";
@@ -127,10 +127,13 @@ static const int64_t WANT_T[3][RAWFMT_TESTER_NCOLS] = {
 };
 static const float WANT_SCORE[3] = {0.25f, 0.5f, 0.75f}; /* "=" of L row 0; 0.5 as written; "=" of K row 0 */
 static const int64_t WANT_V[4][RAWFMT_SERVICE_NCOLS] = {
-    /* req 0: arrive after its sched, answer after the tester's answer, a0 after arrive, end after start */
-    {0, 0, 1000724644, 1003008644, 200, 'L', 1, 1, 1000724644, 1001914644, 'A', N, N, N, N, N, N, N, N, N, N, N, N},
+    /* req 0: arrive 1000648644 + 76000, answer 1002965644 + 43000, a0_start = arrive + 0; a0 answered (A):
+     * its end after start + W, W of (round 1, req 0, attempt 0) = 3647492 (the page's check):
+     * 1000724644 + 3647492 + 61000 = 1004433136 (5 us after the store's end of that lookup) */
+    {0, 0, 1000724644, 1003008644, 200, 'L', 1, 1, 1000724644, 1004433136, 'A', N, N, N, N, N, N, N, N, N, N, N, N},
     /* no req: arrive after t0, answer after arrive */
     {N, N, 1000005000, 1000012000, 400, 'E', 0, 1, N, N, N, N, N, N, N, N, N, N, N, N, N, N, N},
+    /* req 2: T and X, not A: each end after its own start (a0: 1010334089 + 25000000) */
     {2, 0, 1010324089, 1015285089, 200, 'K', 2, 1, 1010334089, 1035334089, 'T', 1035344089, 1035341089, 'X', N, N, N,
      N, N, N, N, N, N},
     /* req 7 is no request of the tester's: arrive after t0, answer after arrive */
@@ -249,8 +252,12 @@ Test(raw4, bad_files_are_refused_naming_file_line_and_column)
     refused(RUN_JSON(0, 3), THEAD "5\t100\t200\tL\t=\t0\t0\n-\t-\t0\tE\t-\t-\t0\n7\t-\t0\tE\t-\t0\t0\n", VHEAD, SHEAD, 1,
             "tester.tsv.gz:4: column send_us|closed loop");
     /* an end whose base (its start) is absent */
-    refused(RUN_JSON(300, 3), TESTER, VHEAD "0\t76\t43\t200\tL\t1\t1\t-\t1190\tA" NOL3 NOL3 NOL3 NOL3 "\n", STORE, 1,
+    refused(RUN_JSON(300, 3), TESTER, VHEAD "0\t76\t43\t200\tL\t1\t1\t-\t61\tA" NOL3 NOL3 NOL3 NOL3 "\n", STORE, 1,
             "service.tsv.gz:3: column a0_end_us|base is absent");
+    /* an answered lookup's end is after start + W: W needs a req */
+    refused(RUN_JSON(300, 3), TESTER, VHEAD "0\t76\t43\t200\tL\t1\t1\t0\t61\tA" NOL3 NOL3 NOL3 NOL3 "\n"
+                                            "-\t5\t7\t200\tL\t2\t1\t0\t9\tT\t4\t61\tA" NOL3 NOL3 NOL3 "\n", STORE, 1,
+            "service.tsv.gz:4: column req: -|a1_end_us|planned wait");
     /* A always had a slot */
     refused(RUN_JSON(300, 3), TESTER, SERVICE, SHEAD "0\t0\t22\t-\t34\t0\tA\t0\t1\n", 1,
             "store.tsv.gz:3: column start_us|outcome A");

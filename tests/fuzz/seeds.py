@@ -147,7 +147,7 @@ tester4 = T4HEAD + '41\t2317\t200\tL\t=\t7\t0\n-\t-\t0\tE\t-\t-\t1\n-3\t-\t504\t
 S4COLS = ['req', 'arrive_us', 'answer_us', 'status', 'kind', 'lookups', 'store'] + \
          [f'a{k}_{c}' for k in range(5) for c in ('start_us', 'end_us', 'out')]
 service4 = ('# lab-raw 4 service\n' + '\t'.join(S4COLS) + '\n' +
-            '0\t76\t43\t200\tL\t1\t1\t0\t1190\tA' + '\t-\t-\t-' * 4 + '\n' +
+            '0\t76\t43\t200\tL\t1\t1\t0\t61\tA' + '\t-\t-\t-' * 4 + '\n' +
             '-\t5\t7\t400\tE\t0\t1' + '\t-\t-\t-' * 5 + '\n' +
             '2\t30\t-12\t200\tK\t2\t1\t10\t25000\tT\t25020\t-3\tX' + '\t-\t-\t-' * 3 + '\n')
 store4 = ('# lab-raw 4 store\nreq\tattempt\tarrive_us\tstart_us\tend_us\tbudget_ns\toutcome\tline\tbusy\n'
