@@ -45,8 +45,10 @@ awk 'NR==9{sub(/\tE\t-\t/, "\tE\t=\t")}1' $t > $C/rawread/bad-eq-with-kind-E.tsv
 awk 'NR==3{sub(/\t0\t0$/, "\t-\t0")}1' $t > $C/rawread/bad-sent-without-conn.tsv
 awk 'NR==3{print "-\t-\t0\tE\t-\t-\t0"; next}1' $t > $C/rawread/ok-never-sent.tsv
 awk 'NR==3{sub(/\t=\t/, "\t0.5\t")}1' $t > $C/rawread/ok-score-written.tsv
-awk 'NR==3{sub(/\t3\t1017\tA\t/, "\t-\t1017\tA\t")}1' $v > $C/rawread/bad-end-without-start.tsv
-awk 'NR==3{sub(/^0\t/, "-\t")}1' $v > $C/rawread/ok-service-without-req.tsv
+# (service line 3: request 0, its a0 A; line 5: request 2, its a0 T; a0_start_us is field 8)
+awk -F'\t' -v OFS='\t' 'NR==3{$8="-"}1' $v > $C/rawread/bad-end-without-start.tsv
+awk 'NR==5{sub(/^2\t/, "-\t")}1' $v > $C/rawread/ok-service-without-req.tsv
+awk 'NR==3{sub(/^0\t/, "-\t")}1' $v > $C/rawread/bad-A-lookup-without-req.tsv
 awk 'NR==3{sub(/\t8\t0\t/, "\t8\t-\t")}1' $s > $C/rawread/bad-A-without-start.tsv
 awk 'NR==3{sub(/^7000000100000\t/, "-99999999999999999999\t")}1' $e > $C/rawread/bad-delta-beyond-64-bits.tsv
 awk 'NR==4{sub(/^100000\t/, "9223372036854775807\t")}1' $e > $C/rawread/bad-delta-sum-overflow.tsv

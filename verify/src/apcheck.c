@@ -14,6 +14,7 @@
 #include "apseeds.h"
 #include "aptable.h"
 #include "mism.h"
+#include "vfiles.h"
 #include "vutil.h"
 
 /* ------------------------------------------------------ the chosen arms */
@@ -318,7 +319,7 @@ static void choose_arms(apc *c, const char *arms_path)
             mm_add(NULL, "ap.json", "(the chosen arms)", "(ap.json present)", err);
             list_free(&c->chosen);
         }
-        c->chosen_path = vu_xstrdup(arms_path);
+        c->chosen_path = vf_shown(arms_path); /* relative to the root: no path of the machine */
         c->chosen_from = c->chosen_path;
         return;
     }

@@ -112,7 +112,8 @@ void xf_tester_promises(const char *run, long line, const rr_row *row)
     if (row->v[T_WAITED] != 0 && row->v[T_WAITED] != 1) mm_row(run, TF, line, "waited", row->text[T_WAITED], "0 or 1");
 }
 
-/* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t */
+/* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t
+ * (an A lookup's aK_end_t is after aK_start_t + W, on another µs grid: 999 ns) */
 static void service_times(const xf_acc *x, long line, const rr_row *row, long long req)
 {
     long long arrive = row->v[V_ARRIVE];
@@ -125,8 +126,9 @@ static void service_times(const xf_acc *x, long line, const rr_row *row, long lo
             order(x, VF, line, col, row->v[cs], arrive, "its arrive_t (a lookup is tried for a request read)", req);
         }
         if (row->has[cs] && row->has[ce]) {
+            long long slack = row->has[cs + 2] && row->c[cs + 2] == 'A' ? 999 : 0;
             snprintf(col, sizeof col, "a%d_end_t", k);
-            order(x, VF, line, col, row->v[ce], row->v[cs], "its start", req);
+            order_slack(x, VF, line, col, row->v[ce], row->v[cs], "its start", req, slack);
         }
     }
 }
@@ -151,25 +153,28 @@ static void answer_checks(const xf_acc *x, long line, const rr_row *row, const x
         snprintf(want, sizeof want, "%c, the kind the tester read (%s:%ld)", q->kind, TF, q->line);
         mm_row(x->run, VF, line, "kind", lab, want);
     }
-    /* the latest of: the request read, the end of each lookup whose answer was used */
-    long long bound = row->v[V_ARRIVE];
+    /* not before the request was read (one grid with the tester's answer_t:
+     * exact), nor before the end of a lookup whose answer was used (after
+     * aK_start_t + W, another grid: 999 ns) */
+    long long bound = row->v[V_ARRIVE], slack = 0;
     int from = -1;
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k;
-        if (row->has[cs + 2] && row->c[cs + 2] == 'A' && row->has[cs + 1] && row->v[cs + 1] > bound) {
+        if (row->has[cs + 2] && row->c[cs + 2] == 'A' && row->has[cs + 1] && row->v[cs + 1] - 999 > bound - slack) {
             bound = row->v[cs + 1];
+            slack = 999;
             from = k;
         }
     }
-    if (q->answer >= bound) return;
+    if (q->answer >= bound - slack) return;
     snprintf(lab, sizeof lab, "%lld (request %lld)", q->answer, req);
     if (from < 0)
         snprintf(want, sizeof want, "at or after %lld, the service's arrive_t (%s:%ld): it read the request first",
                  bound, VF, line);
     else
         snprintf(want, sizeof want,
-                 "at or after %lld, the service's a%d_end_t (%s:%ld): it had the lookup's answer it used first", bound,
-                 from, VF, line);
+                 "at or after %lld - 999, the service's a%d_end_t (%s:%ld): it had the lookup's answer it used first",
+                 bound, from, VF, line);
     mm_row(x->run, TF, q->line, "answer_t", lab, want);
 }
 
@@ -272,7 +277,8 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF, l->vline);
     order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
     if (l->out != 'A') return;
-    /* end_t (after start_t + W) and aK_end_t are on different µs grids: 999 ns */
+    /* end_t (after start_t + W) and aK_end_t (after aK_start_t + W) are on
+     * different µs grids (the store's and the service's starts): 999 ns */
     if (!row->has[S_END] || (row->v[S_END] > l->end && row->v[S_END] - l->end > 999)) {
         if (row->has[S_END]) snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
         else snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);

@@ -28,8 +28,11 @@
  * -) has no service row (one is a mismatch naming it) and no time order.
  * The times are format 4's decoded instants (rawdec.h): every order above
  * holds exactly on them (the instants of one request are rounded down on
- * one µs grid), but for an A store row's end_t (after start_t + W: another
- * grid), which may pass its start_t or the service's aK_end_t by up to
+ * one µs grid), but for the end of an A lookup, the store row's end_t
+ * (after start_t + W) and the service's aK_end_t (after aK_start_t + W),
+ * each on a grid of its own: the one may pass its start (start_t,
+ * aK_start_t) by up to 999 ns, the store's end_t may pass the service's
+ * aK_end_t, and the service's aK_end_t the tester's answer_t, by up to
  * 999 ns.  The table row of a request is not written any more (format 4:
  * req mod test_rows), so there is no row to compare.
  *

@@ -28,6 +28,8 @@ void mm_init(FILE *out, long max_print_per_group)
 
 void mm_reset(void)
 {
+    g_out = NULL; /* a test's stream may be closed next: back to stdout */
+    g_cap = 0;
     for (size_t i = 0; i < g_ngroups; i++) free(g_groups[i].name);
     free(g_groups);
     g_groups = NULL;

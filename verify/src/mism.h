@@ -25,7 +25,8 @@ void mm_addf(const char *group, const char *where, const char *what, const char 
 void mm_row(const char *run, const char *file, long line, const char *check, const char *lab, const char *want);
 long mm_count(void);
 void mm_finish(void);
-/* forget everything (tests) */
+/* forget everything (tests), the stream too: then stdout, no cap.  A
+ * stream given to mm_init must stay open until mm_reset or the next mm_init */
 void mm_reset(void);
 
 #endif

@@ -215,19 +215,49 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
     return 0;
 }
 
+/* the planned wait W of lookup k of a service row with req (RAWFORMAT.md:
+ * an A lookup's aK_end_us is after aK_start_t + W, the store's W) */
+static int lookup_wait(rx_file *f, int k, int has_req, long long req, long long *w, char *err, size_t n)
+{
+    const rx_run *x = f->x;
+    if (!has_req) {
+        snprintf(err, n, "%s:%ld: a%d_out is A in a row without req: a%d_end_us's base, a%d_start_t + W, needs the "
+                         "planned wait of (round, req, attempt %d) (RAWFORMAT.md)",
+                 f->f.path, f->f.line, k, k, k, k);
+        return -1;
+    }
+    if (!x->wait) {
+        snprintf(err, n,
+                 "%s:%ld: lookup a%d's planned wait cannot be drawn (%s), and format 4 needs it for an A lookup's "
+                 "a%d_end_us (RAWFORMAT.md, \"What a reader can draw again\")",
+                 f->f.path, f->f.line, k, x->why_nowait, k);
+        return -1;
+    }
+    dc_wait(x->wait, (uint64_t)x->round, (uint64_t)req, (uint64_t)k, x->p, w);
+    return 0;
+}
+
 /* the lookups of a service row; *starts gets their aK_start_t (RX_ABSENT: not tried) */
-static int dec_lookups(rx_file *f, rr_row *o, long long *starts, char *err, size_t n)
+static int dec_lookups(rx_file *f, rr_row *o, int has_req, long long req, long long *starts, char *err, size_t n)
 {
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, ws = VW_A0S + 3 * k;
         if (offset(f, o, cs, ws, o->v[V_ARRIVE], service_dec_names[cs], err, n)) return -1;
         if (f->raw.has[ws + 1] && !o->has[cs]) {
             snprintf(err, n, "%s:%ld: a%d_end_us has no base: a%d_start_us is - (RAWFORMAT.md: aK_end_us is after "
-                             "aK_start_t)",
+                             "aK_start_t, + W for an A lookup)",
                      f->f.path, f->f.line, k, k);
             return -1;
         }
-        if (offset(f, o, cs + 1, ws + 1, o->v[cs], service_dec_names[cs + 1], err, n)) return -1;
+        long long ebase = o->v[cs], w = 0;
+        if (f->raw.has[ws + 1] && f->raw.has[ws + 2] && f->raw.c[ws + 2] == 'A') {
+            if (lookup_wait(f, k, has_req, req, &w, err, n)) return -1;
+            if (__builtin_add_overflow(o->v[cs], w, &ebase)) {
+                snprintf(err, n, "%s:%ld: a%d_start_t + W overflows 64 bits", f->f.path, f->f.line, k);
+                return -1;
+            }
+        }
+        if (offset(f, o, cs + 1, ws + 1, ebase, service_dec_names[cs + 1], err, n)) return -1;
         copy(f, o, cs + 2, ws + 2);
         starts[k] = o->has[cs] ? o->v[cs] : RX_ABSENT;
     }
@@ -261,7 +291,7 @@ static int dec_service(rx_file *f, rr_row *o, char *err, size_t n)
     copy(f, o, V_LOOKUPS, VW_LOOKUPS);
     copy(f, o, V_STORE, VW_STORE);
     long long starts[RC_LOOKUPS];
-    if (dec_lookups(f, o, starts, err, n)) return -1;
+    if (dec_lookups(f, o, has_req, req, starts, err, n)) return -1;
     if (!has_req) return 0;
     if (req >= 0 && req < x->nt) {
         if (!x->vseen[req]) {

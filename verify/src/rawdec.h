@@ -12,7 +12,8 @@
  *     sched_t of request req when 0 <= req < requests, else after t0_ns;
  *     answer_us after the tester's answer_t of req when that is present,
  *     else after arrive_t; aK_start_us after arrive_t, aK_end_us after
- *     aK_start_t;
+ *     aK_start_t + W for aK_out A (W the wait dice's of round, req,
+ *     attempt K: the store's), else after aK_start_t;
  *   - store (and store2): row = req mod test_rows; planned_ns = the wait
  *     dice's W(arm_spec.wait, round, req, attempt); arrive_us after the
  *     aK_start_t (K = attempt) of the first service row with this req when
@@ -29,8 +30,9 @@
  * file is malformed or a value cannot be decoded: a request the schedule
  * does not have, a closed-loop request without send_us, a "=" with kind E,
  * a base that is absent and has no fallback (an aK_end_us without its
- * aK_start_us; an A row without start_us; a service req below requests
- * beyond the tester's rows), the planned wait not drawable (run.json's
+ * aK_start_us; an A row without start_us; an A lookup in a service row
+ * without req; a service req below requests beyond the tester's rows),
+ * the planned wait not drawable for a store row or an A lookup (run.json's
  * arm_spec.wait or, for H, freeze_share unusable), an instant beyond 64
  * bits.  A row's own promises decode whatever they say (a request never
  * sent, send_us -, with a conn or an answer): they are mismatches of

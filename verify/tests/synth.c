@@ -249,7 +249,10 @@ static void service_text(const syn_run *r, vu_buf *b)
             *p++ = '\t';
             p = put_off(p, v->a_has[a], v->a_start[a], arrive, &start[a]);
             *p++ = '\t';
-            p = put_off(p, v->a_has[a], v->a_end[a], start[a], NULL);
+            /* an A lookup's end is after its start + W, the store's W */
+            long long ebase = start[a];
+            if (v->a_has[a] && v->a_out[a] == 'A' && v->has_req) ebase += syn_planned(r, v->req, a);
+            p = put_off(p, v->a_has[a], v->a_end[a], ebase, NULL);
             *p++ = '\t';
             *p++ = v->a_has[a] ? v->a_out[a] : '-';
         }

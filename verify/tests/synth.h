@@ -4,7 +4,8 @@
  * Contract: a syn_run holds the rows of one run with absolute times; the
  * writer encodes the five event files as a run driver of raw format
  * version 4 would (tester, service, store: whole µs after the bases a
- * reader decodes, floor-rounded; j, row, sched_t and planned_ns not
+ * reader decodes, floor-rounded, the end of an A lookup (service) and of
+ * an A row (store) after its start + W; j, row, sched_t and planned_ns not
  * written, the drawn ones standing for them; a score equal to its
  * reference "=" when the run has its ref, or else against the last
  * reference made or written; events, machine: ns deltas) and

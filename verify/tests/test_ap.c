@@ -226,6 +226,8 @@ Test(ap_study, seed_1_by_hand, .init = setup, .fini = teardown, .timeout = 60)
     cr_expect_eq(at(ap, "arms/H4-r2/kinds/none/change_default_seed"), 0);
     cr_expect_eq(at(ap, "arms/H4-r2/per_round/#0/ap_default_seed/none"), 59.0 / 90);
     cr_expect_str_eq(vj_get(ap, "skipped_arms")->items[0]->text, "H4-fb25");
+    /* the chosen-arms file relative to the (absolute) root: no path of the machine */
+    cr_expect_str_eq(vj_get(ap, "chosen_arms_from")->text, "pipeline/ap_arms.tsv");
     /* the reference scores: 4 + 4 rows with a score a month earlier */
     NEAR(ap, "reference_scores/rows_with_last_known", 8);
     NEAR(ap, "reference_scores/prev_lines", 4);

@@ -326,8 +326,12 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     cr_expect_str_eq(vj_get_str(fe, "store_outcome"), "A");
 
     /* 4 answered: the slowest 1% is ceil(4 / 100) = 1 request, j = 3:
-     * late 0 (closed loop), to the service 50 us, lookups 1199.75 ms, scoring and
-     * answer 0.1 ms, back to the tester 0.1 ms; they add up to 1200 ms */
+     * late 0 (closed loop), to the service 50 us, lookups 1199.749795 ms,
+     * scoring and answer 0.100205 ms, back to the tester 0.1 ms; they add
+     * up to 1200 ms.  The lookup is A, so format 4 writes its end after
+     * a0_start_t + W(3, 0) = S + 60000 + 1085438795: the logged end is
+     * 114301205 ns later, written 114301 us, decoded S + 1199799795
+     * (205 ns before the logged S + 1199800000) */
     vj_node *st = vj_get(run, "slowest_steps");
     cr_expect_eq(ival(st, "answered"), 4);
     cr_expect_eq(ival(st, "requests"), 1);
@@ -336,8 +340,8 @@ Test(extra, exports_on_a_hand_made_run, .init = x_setup, .fini = x_teardown, .ti
     NEAR(dval(st, "fastest_of_them_ms"), 1200);
     NEAR(dval(st, "late_ms"), 0);
     NEAR(dval(st, "to_service_ms"), 0.05);
-    NEAR(dval(st, "lookups_ms"), 1199.75);
-    NEAR(dval(st, "score_answer_ms"), 0.1);
+    NEAR(dval(st, "lookups_ms"), 1199.749795);
+    NEAR(dval(st, "score_answer_ms"), 0.100205);
     NEAR(dval(st, "back_ms"), 0.1);
 
     vj_node *m = vj_get(run, "machine");

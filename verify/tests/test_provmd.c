@@ -216,7 +216,7 @@ static long check(int enforce, char **out)
     long n = mm_count();
     vj_free(o);
     pv_free(&recs);
-    fflush(f);
+    mm_reset(); /* before fclose: a later mm_add (pv_load in render) must not write to the closed f */
     fclose(f);
     unsigned char *b;
     size_t len;
@@ -225,7 +225,6 @@ static long check(int enforce, char **out)
     *out = (char *)b;
     unlink(log);
     free(log);
-    mm_reset();
     return n;
 }
 

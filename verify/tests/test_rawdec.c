@@ -15,9 +15,13 @@
  *   j2  -   -      E -   never sent (conn -), sched = T + 10294089
  * service:
  *   req 0: arrive_us 60 after sched0; answer_us -5 after the tester's
- *          answer0; a0 start +3 after arrive, end +2000 after start, A
+ *          answer0; a0 start +3 after arrive; A, so its end is after
+ *          start + W(0, 0) (the store's W): end_us -1647 is
+ *          sched0 + 63000 + 3647492 - 1647000 = sched0 + 2063492, 1 µs
+ *          after the store's end (below)
  *   req 1: arrive 55 after sched1; answer -2 after answer1; a0 start +4,
- *          end +25000 (T); a1 start +25200 after arrive, end +3000 (U)
+ *          end +25000 after start (T: no W); a1 start +25200 after
+ *          arrive, end +3000 (U)
  *   req -: arrive 7 after T; answer 1 after its arrive
  *   req 9: (9 >= requests 3) arrive 11 after T
  * store:
@@ -117,10 +121,13 @@ static int decode(const char *run, const char *tester, const char *service, cons
 static const char *TESTER = TH "41\t2317\t200\tL\t=\t7\t0\n"
                                "12\t30511\t200\tK\t=\t3\t1\n"
                                "-\t-\t0\tE\t-\t-\t0\n";
-static const char *SERVICE = VH "0\t60\t-5\t200\tL\t1\t1\t3\t2000\tA" NOLK NOLK NOLK NOLK "\n"
+static const char *SERVICE = VH "0\t60\t-5\t200\tL\t1\t1\t3\t-1647\tA" NOLK NOLK NOLK NOLK "\n"
                                 "1\t55\t-2\t200\tK\t2\t1\t4\t25000\tT\t25200\t3000\tU" NOLK NOLK NOLK "\n"
                                 "-\t7\t1\t400\tE\t0\t1" NOLK NOLK NOLK NOLK NOLK "\n"
                                 "9\t11\t1\t404\tE\t0\t1" NOLK NOLK NOLK NOLK NOLK "\n";
+/* SERVICE with req 0's a0 timed out (T): no service row needs a W */
+static const char *SERVICE_NO_A = VH "0\t60\t-5\t200\tL\t1\t1\t3\t2000\tT" NOLK NOLK NOLK NOLK "\n"
+                                     "1\t55\t-2\t200\tK\t2\t1\t4\t25000\tT\t25200\t3000\tU" NOLK NOLK NOLK "\n";
 static const char *STORE = SH "0\t0\t8\t0\t-1656\t0\tA\t0\t1\n"
                               "1\t1\t9\t-\t0\t0\tU\t0\t0\n"
                               "1\t0\t6\t2\t-\t0\tP\t0\t2\n"
@@ -172,11 +179,12 @@ Test(rawdec, a_hand_made_run_decodes_to_known_instants)
     cr_expect_eq(o.v[0].v[V_ARRIVE], s0 + 60000);
     cr_expect_eq(o.v[0].v[V_ANSWER], s0 + 2317000 - 5000);
     cr_expect_eq(o.v[0].v[V_A0S], s0 + 63000);
-    cr_expect_eq(o.v[0].v[V_A0E], s0 + 2063000);
+    cr_expect_eq(o.v[0].v[V_A0E], s0 + 63000 + 3647492 - 1647000);   /* A: after start + W(0, 0) */
+    cr_expect_eq(o.v[0].v[V_A0E], s0 + 2063492);
     cr_expect_eq(o.v[1].v[V_ARRIVE], s1 + 55000);
     cr_expect_eq(o.v[1].v[V_ANSWER], s1 + 30511000 - 2000);
     cr_expect_eq(o.v[1].v[V_A0S], s1 + 59000);
-    cr_expect_eq(o.v[1].v[V_A0E], s1 + 25059000);
+    cr_expect_eq(o.v[1].v[V_A0E], s1 + 25059000);   /* T: after start alone */
     cr_expect_eq(o.v[1].v[V_A1S], s1 + 25255000);
     cr_expect_eq(o.v[1].v[V_A1E], s1 + 28255000);
     /* without req, or req beyond requests: after t0_ns; answer after arrive_t */
@@ -262,12 +270,22 @@ Test(rawdec, what_cannot_be_decoded_names_file_and_line)
     const char *h = "{\"round\": 1, \"seconds\": 4, \"rate\": 300, \"t0_ns\": 1000000000000, \"requests\": 3, "
                     "\"test_rows\": 7, \"arm_spec\": {\"wait\": \"H\"}}";
     refused(h, TESTER, SERVICE, STORE,
+            "service.tsv.gz:3: lookup a0's planned wait cannot be drawn (wait H and run.json has no number "
+            "freeze_share), and format 4 needs it for an A lookup's a0_end_us");
+    refused(h, TESTER, SERVICE_NO_A, STORE,
             "store.tsv.gz:3: the lookup's planned wait cannot be drawn (wait H and run.json has no number "
             "freeze_share)");
     const char *nowait = "{\"round\": 1, \"seconds\": 4, \"rate\": 300, \"t0_ns\": 1000000000000, \"requests\": 3, "
                          "\"test_rows\": 7, \"freeze_share\": 0.01}";
     refused(nowait, TESTER, SERVICE, STORE,
+            "service.tsv.gz:3: lookup a0's planned wait cannot be drawn (run.json arm_spec.wait is not one of Z F L "
+            "H)");
+    refused(nowait, TESTER, SERVICE_NO_A, STORE,
             "store.tsv.gz:3: the lookup's planned wait cannot be drawn (run.json arm_spec.wait is not one of Z F L H)");
+    /* an A lookup without req: no (round, req, attempt) to draw its W from */
+    refused(RUN, TESTER, VH "-\t7\t1\t200\tL\t1\t1\t3\t-1647\tA" NOLK NOLK NOLK NOLK "\n", NULL,
+            "service.tsv.gz:3: a0_out is A in a row without req: a0_end_us's base, a0_start_t + W, needs the planned "
+            "wait");
     /* an instant beyond 64 bits; a "=" where the page allows none */
     refused(RUN, TH "9223372036854775\t2317\t200\tL\t=\t7\t0\n", NULL, NULL,
             "tester.tsv.gz:3: field send_us \"9223372036854775\" overflows 64 bits when decoded");
@@ -318,6 +336,7 @@ Test(rawdec, a_never_sent_row_breaking_its_promises_decodes_to_one_mismatch)
         mm_init(mf, 0);
         /* while the file is open: the row's texts are the reader's */
         xf_tester_promises("R", f.f.line, &row);
+        mm_init(NULL, 0); /* before fclose: no later mm_add may write to the closed mf */
         fclose(mf);
         if (c[k].want) {
             char want[256];
