@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tnet.h"
 #include "tsh.h"
 
 /* aux: the fake cloud's folders (/tmp); outd: the study fetched home, under
@@ -49,17 +50,6 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
 
 /* 1 when something accepts connections on 127.0.0.1:port. */
 static int port_open(int port)
@@ -132,8 +122,8 @@ static void cloud_env(int endpoint)
 /* build/bin/fakeec2 with a fault (or NULL), one machine at a time or two; the environment set for it. */
 static void start_fake_n(const char *fault, int machines)
 {
-    ssh_port = free_port();
-    ssh_port2 = machines > 1 ? free_port() : 0;
+    ssh_port = tnet_free_port();
+    ssh_port2 = machines > 1 ? tnet_free_port() : 0;
     char outp[128], port[32], dir[128], log[128];
     snprintf(outp, sizeof outp, "%s/fake.out", aux);
     snprintf(dir, sizeof dir, "%s/ec2", aux);
@@ -454,8 +444,8 @@ Test(cloud, check_without_credentials_says_so_in_one_line)
         printf("cloud/no_credentials: skipped: no /usr/bin/aws (Debian's awscli: make deps)\n");
         cr_skip_test("no awscli");
     }
-    ssh_port = free_port();
-    cloud_env(free_port()); /* nothing listens there: no request may be needed to say it */
+    ssh_port = tnet_free_port();
+    cloud_env(tnet_free_port()); /* nothing listens there: no request may be needed to say it */
     unsetenv("AWS_ACCESS_KEY_ID");
     unsetenv("AWS_SECRET_ACCESS_KEY");
     unsetenv("AWS_SESSION_TOKEN");

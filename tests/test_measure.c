@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "tnet.h"
 #include "tsh.h"
 
 #define NTINY 9
@@ -659,63 +660,7 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     check_manifest(out);
 }
 
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
 
-/* An sshd on 127.0.0.1 with the keys in aux.  The handshake is its own log
- * line "Server listening on 127.0.0.1 port N".  A port taken by someone else
- * between free_port() and sshd's bind makes sshd exit: then another port,
- * up to three tries.  -1 (the log in `why`) when none worked. */
-static pid_t start_sshd(int *port_out, char *why, size_t whylen)
-{
-    char cfg[256], lp[256], text[2048], err[UT_ERRLEN];
-    snprintf(cfg, sizeof cfg, "%s/sshd_config", aux);
-    snprintf(lp, sizeof lp, "%s/sshd.log", aux);
-    for (int attempt = 1; attempt <= 3; attempt++) {
-        int port = free_port();
-        snprintf(text, sizeof text,
-                 "ListenAddress 127.0.0.1\nPort %d\nHostKey %s/hostkey\nPidFile %s/sshd.pid\n"
-                 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
-                 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n",
-                 port, aux, aux, aux);
-        cr_assert_eq(ut_write_file(cfg, text, strlen(text), err, sizeof err), 0, "%s", err);
-        pid_t sshd = fork();
-        cr_assert(sshd >= 0);
-        if (sshd == 0) {
-            int fd = open(lp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            dup2(fd, 1);
-            dup2(fd, 2);
-            execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
-            _exit(127);
-        }
-        char want[96];
-        snprintf(want, sizeof want, "Server listening on 127.0.0.1 port %d", port);
-        for (;;) {
-            char *log = NULL;
-            size_t n;
-            int up = ut_read_file(lp, &log, &n, err, sizeof err) == 0 && strstr(log, want);
-            snprintf(why, whylen, "%s", log ? log : err);
-            free(log);
-            if (up) {
-                *port_out = port;
-                return sshd;
-            }
-            if (waitpid(sshd, NULL, WNOHANG) == sshd)
-                break; /* it gave up (the port, most likely): another port */
-            sleep_s(0.05);
-        }
-    }
-    return -1;
-}
 
 Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
 {
@@ -733,7 +678,7 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
                      "&& cp %s/userkey.pub %s/authorized_keys && mkdir -p /run/sshd",
                      aux, aux, aux, aux),
                  0);
-    pid_t sshd = start_sshd(&port, why, sizeof why);
+    pid_t sshd = tnet_start_sshd(aux, "", &port, why, sizeof why);
     cr_assert(sshd > 0, "sshd did not start on 127.0.0.1 (three ports tried): %s", why);
 
     char opts[512], log[128];

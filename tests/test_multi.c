@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tnet.h"
 #include "tsh.h"
 #include "util.h"
 
@@ -62,60 +63,7 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
-static int free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    cr_assert_eq(bind(s, (struct sockaddr *)&a, sizeof a), 0);
-    cr_assert_eq(getsockname(s, (struct sockaddr *)&a, &len), 0);
-    close(s);
-    return ntohs(a.sin_port);
-}
 
-/* sshd number k on 127.0.0.1 (keys in aux), up once its log says it listens;
- * a port taken meanwhile makes it exit: another port, three tries. */
-static pid_t start_sshd(int k, int *port_out)
-{
-    char cfg[256], lp[256], text[2048], err[UT_ERRLEN];
-    snprintf(cfg, sizeof cfg, "%s/sshd%d_config", aux, k);
-    snprintf(lp, sizeof lp, "%s/sshd%d.log", aux, k);
-    for (int attempt = 1; attempt <= 3; attempt++) {
-        int port = free_port();
-        snprintf(text, sizeof text,
-                 "ListenAddress 127.0.0.1\nPort %d\nHostKey %s/hostkey\nPidFile %s/sshd%d.pid\n"
-                 "AuthorizedKeysFile %s/authorized_keys\nPermitRootLogin prohibit-password\n"
-                 "PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\n",
-                 port, aux, aux, k, aux);
-        cr_assert_eq(ut_write_file(cfg, text, strlen(text), err, sizeof err), 0, "%s", err);
-        pid_t pid = fork();
-        cr_assert(pid >= 0);
-        if (pid == 0) {
-            int fd = open(lp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            dup2(fd, 1);
-            dup2(fd, 2);
-            execl("/usr/sbin/sshd", "/usr/sbin/sshd", "-D", "-e", "-f", cfg, (char *)NULL);
-            _exit(127);
-        }
-        char want[96];
-        snprintf(want, sizeof want, "Server listening on 127.0.0.1 port %d", port);
-        for (;;) {
-            char *log = NULL;
-            size_t n;
-            int up = ut_read_file(lp, &log, &n, err, sizeof err) == 0 && strstr(log, want);
-            free(log);
-            if (up) {
-                *port_out = port;
-                return pid;
-            }
-            if (waitpid(pid, NULL, WNOHANG) == pid)
-                break;
-            sleep_s(0.05);
-        }
-    }
-    return -1;
-}
 
 static int skip_why(char *why, size_t n)
 {
@@ -139,7 +87,11 @@ static void two_hosts(void)
                  0);
     int port[2];
     for (int k = 0; k < 2; k++) {
-        sshd[k] = start_sshd(k, &port[k]);
+        {
+            char tag[8];
+            snprintf(tag, sizeof tag, "%d", k);
+            sshd[k] = tnet_start_sshd(aux, tag, &port[k], NULL, 0);
+        }
         cr_assert(sshd[k] > 0, "sshd %d did not start on 127.0.0.1 (see %s/sshd%d.log)", k, aux, k);
     }
     char cfg[256], text[1024], err[UT_ERRLEN];
