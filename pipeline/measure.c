@@ -14,8 +14,7 @@
  * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
  *   --data, --arms, --comparisons, --ap-arms) must still match their
  *   registration OUT/provenance/prereg.json (written by prepare;
- *   pipeline/mprereg.h); otherwise exit 2, naming the file.  They are fixed
- *   before any timed run, and stay so.
+ *   pipeline/mprereg.h); otherwise exit 2, naming the file.
  * - OUT/results is locked (flock on the folder): one measure per OUT.  The
  *   lock is inherited by the runs it starts, so a run left behind by a killed
  *   measure keeps it until it ends; a second measure waits up to 150 s.
@@ -405,22 +404,24 @@ static int plan_schedule(ctx *c)
     return rc;
 }
 
-/* stage-measure.json begins: argv without host and ssh options, every input hashed. */
+/* stage-measure.json begins: argv without hosts, ssh options and the hosts' lab folder, every input hashed. */
 static int begin_provenance(ctx *c, int argc, char **argv)
 {
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     if (!pargv)
         exit(1);
+    static const char *const hide[][2] = {{"--host", "(host)"}, {"--ssh-opts", "(ssh options)"}, {"--far-lab", "(far lab)"}};
+    char eq[3][32];
     for (int i = 0; i < argc; i++) {
         pargv[i] = argv[i];
-        if (i > 0 && !strcmp(argv[i - 1], "--host"))
-            pargv[i] = "(host)";
-        if (i > 0 && !strcmp(argv[i - 1], "--ssh-opts"))
-            pargv[i] = "(ssh options)";
-        if (!strncmp(argv[i], "--host=", 7))
-            pargv[i] = "--host=(host)";
-        if (!strncmp(argv[i], "--ssh-opts=", 11))
-            pargv[i] = "--ssh-opts=(ssh options)";
+        for (int h = 0; h < 3; h++) {
+            size_t n = strlen(hide[h][0]);
+            snprintf(eq[h], sizeof eq[h], "%s=%s", hide[h][0], hide[h][1]);
+            if (i > 0 && !strcmp(argv[i - 1], hide[h][0]))
+                pargv[i] = (char *)hide[h][1];
+            else if (!strncmp(argv[i], hide[h][0], n) && argv[i][n] == '=')
+                pargv[i] = eq[h];
+        }
     }
     c->pv = prov_begin("measure", argc, pargv);
     free(pargv);

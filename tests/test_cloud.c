@@ -235,10 +235,11 @@ static void nothing_left(void)
     cr_assert(!ssh_port2 || !port_open(ssh_port2), "something still listens on m2's port %d", ssh_port2);
 }
 
+/* a JSON file of the study fetched home ("results/..." under outd) */
 static json_t *load(const char *rel)
 {
     char p[256];
-    snprintf(p, sizeof p, "%s/%s", aux, rel);
+    snprintf(p, sizeof p, "%s/%s", outd, rel);
     json_error_t je;
     json_t *j = json_load_file(p, 0, &je);
     cr_assert_not_null(j, "%s: %s", p, je.text);
@@ -324,13 +325,13 @@ static void start_and_follow(void)
 
 static void check_fetched(void)
 {
-    json_t *v = load("out/results/verified.json");
+    json_t *v = load("results/verified.json");
     cr_assert(json_is_true(json_object_get(v, "ok")), "verified.json is not ok");
     json_decref(v);
     char p[128];
     snprintf(p, sizeof p, "%s/results/report.html", outd);
     cr_assert_eq(access(p, F_OK), 0, "no report");
-    json_t *c = load("out/provenance/cloud.json");
+    json_t *c = load("provenance/cloud.json");
     cr_assert_str_eq(json_string_value(json_object_get(c, "instance_type")), "c7g.medium");
     cr_assert_str_eq(json_string_value(json_object_get(c, "architecture")), "arm64");
     cr_assert_str_eq(json_string_value(json_object_get(c, "image_name")), "debian-12-arm64-20240717-1811");
@@ -376,7 +377,7 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
     nothing_left();
     cr_assert_eq(step("cost", &t), 0);
     free(t);
-    json_t *c = load("out/results/cost.json"), *r = json_object_get(c, "rental");
+    json_t *c = load("results/cost.json"), *r = json_object_get(c, "rental");
     snprintf(p, sizeof p, "%s/cloud/m1/launch_utc", aux);
     char *launch = slurp(p);
     launch[strcspn(launch, "\n")] = 0;
@@ -566,7 +567,7 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     cr_assert(strstr(t, "\tm1\t") && strstr(t, "\tm2\t") && strstr(t, "measure-round 1") &&
                   strstr(t, "measure-round 2") && !strstr(t, "127.0.0.1"), "%s", t);
     free(t);
-    json_t *res = load("out/results/results.json"), *runs = json_object_get(res, "runs"), *run;
+    json_t *res = load("results/results.json"), *runs = json_object_get(res, "runs"), *run;
     const char *name, *m[3] = {NULL, NULL, NULL};
     json_object_foreach(runs, name, run)
     {
@@ -585,7 +586,7 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     nothing_left();
     cr_assert_eq(step("cost", &t), 0);
     free(t);
-    json_t *c = load("out/results/cost.json"), *r = json_object_get(c, "rental");
+    json_t *c = load("results/cost.json"), *r = json_object_get(c, "rental");
     cr_assert_eq(json_real_value(json_object_get(r, "price_per_hour_usd")), 0.0726, "two machines' price");
     json_decref(c);
     printf("cloud/two_machines: access to cost in %.0f s\n", now_s() - t0);
