@@ -57,12 +57,6 @@ static void teardown(void)
 
 TestSuite(multi, .init = setup, .fini = teardown, .timeout = 600);
 
-static void sleep_s(double s)
-{
-    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-    nanosleep(&ts, NULL);
-}
-
 
 
 static int skip_why(char *why, size_t n)
