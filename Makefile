@@ -63,6 +63,7 @@ PROGS += $(BIN)/provmd
 
 all: deps
 	$(MAKE) build
+	$(if $(filter .,$(OUT)),@bash pipeline/fresh.sh)
 	$(MAKE) prepare
 	$(MAKE) check
 	$(MAKE) measure
@@ -207,15 +208,27 @@ run: $(PROGS)
 	$(BIN)/run --arm $(ARM) --round $(ROUND) --seconds $(SECONDS) --cores $(CORES) --gate $(GATE) \
 	    --raw $(OUT)/results/raw --prep $(PREP) --bin $(BIN)
 
+# The prepared files for what is not a study (tests, demo, benchmarks): the
+# same files, but prepare's record goes under build/, so that the committed
+# study's provenance/ is left as it is.
+PREPARE_ASIDE = $(MAKE) prepare PROV=$(B)/prep-aside
+
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
 test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
-	@test -f $(PREP)/summary.json -a -f $(PROV)/manifest-prepare.tsv || $(MAKE) prepare
+	@$(STUDY_SHA) > $(B)/study-before.sha
+	@test -f $(PREP)/summary.json || $(PREPARE_ASIDE)
 	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
 	@$(MAKE) --no-print-directory verify-published
 	$(BIN)/tests --jobs 1
+	@$(STUDY_SHA) | diff $(B)/study-before.sha - > $(B)/study-changed.diff || \
+	    { echo "make test wrote into results/ or provenance/ (the published study):"; cat $(B)/study-changed.diff; exit 1; }
+	@echo "make test: results/ and provenance/ unchanged ($$(wc -l < $(B)/study-before.sha) files)"
+
+# every file of the study in place, with its sha256 (make test leaves them as they were)
+STUDY_SHA = find results provenance -type f -print0 | sort -z | xargs -0 sha256sum
 
 # The committed study verified as an auditor would (0 mismatches, 0 findings);
 # verified.json goes under build/, so the committed one is left as it is.
@@ -283,7 +296,7 @@ factcheck:
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)
-	@test -f $(PREP)/summary.json || $(MAKE) prepare
+	@test -f $(PREP)/summary.json || $(PREPARE_ASIDE)
 	$(BIN)/demo --prep $(PREP) --bin $(BIN)
 
 # The playground: a deterministic simulation of the store and the policies.
@@ -303,7 +316,7 @@ play-floods: $(BIN)/play
 # of pipeline/comparisons.tsv needs, and the rare events' odds, over 1,000
 # seeds of 30 s; written before the study is measured (lab/predict.h).
 sizing: $(BIN)/play
-	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	$(BIN)/play --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
 	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
 
@@ -312,7 +325,7 @@ sizing: $(BIN)/play
 # target is under 60 s.  Its last line gives the wall time.
 BENCH_CORE ?= 1
 bench-play: $(BIN)/play
-	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	@mkdir -p $(B)/bench
 	taskset -c $(BENCH_CORE) $(BIN)/play --predict $(B)/bench/prediction.json --profile full --rounds 1-5 \
 	    --seconds 30 --odds-seeds 1-1000 --table $(PREP)/test.tsv
@@ -341,13 +354,13 @@ bench: build
 # Raw format 4's bytes per request against the processes' ns logs, per run of
 # a few arms (tests/bench_raw.sh: 15 s runs, the capacity arm 2 s).
 bench-raw: $(PROGS)
-	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	BENCH_CORE=$(BENCH_CORE) bash tests/bench_raw.sh
 
 # The service's front door: 10,000 idle keep-alive connections, then 1,000
 # half requests more, beside an open-loop client at 300/s (tests/bench_frontdoor.c).
 bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
-	@test -f $(PREP)/test.tsv || $(MAKE) prepare
+	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	$(BIN)/bench_frontdoor --core $(BENCH_CORE) --prep $(PREP) --bin $(BIN)
 
 # Measure on a rented EC2 machine, step by step (README.md, "Measure on a

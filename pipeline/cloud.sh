@@ -525,7 +525,10 @@ far_run_state() {
 send_source() {
   local list=$CLOUD_DIR/files.lst
   if git rev-parse --git-dir > /dev/null 2>&1; then
+    # (not the published study under results/ and provenance/: the study
+    # there starts empty, or measure there would continue this one)
     git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+      case $f in results/README.md | provenance/README.md) ;; results/* | provenance/*) continue ;; esac
       [[ -f $f ]] && printf '%s\0' "$f"
     done > "$list"
     st_put "$M/source_commit" "$(git rev-parse HEAD)"
