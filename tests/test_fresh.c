@@ -19,7 +19,7 @@ static void setup(void)
 {
     snprintf(repo, sizeof repo, "/tmp/lab-fresh.XXXXXX");
     cr_assert_not_null(mkdtemp(repo));
-    char cwd[4096];
+    char cwd[2048];
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(script, sizeof script, "%s/pipeline/fresh.sh", cwd);
     cr_assert_eq(shf("cd %s && git init -q . && git config user.email t@t && git config user.name t && "
