@@ -334,6 +334,8 @@ bench-play: $(BIN)/play
 report:
 	$(MAKE) -C report
 	report/build/report --root $(OUT)
+	$(MAKE) -s -C verify
+	verify/build/verify --scan $(OUT)/results/report.md --scan $(OUT)/results/report.html --scan $(OUT)/results/figures
 
 # README.md's block between <!-- study:begin --> and <!-- study:end -->: the
 # findings, from results/verified.json through report/front-page.md.in (a

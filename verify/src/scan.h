@@ -95,7 +95,8 @@ typedef struct {
 
 void scan_opts_default(scan_opts *o, FILE *out, scan_style style, long max_print);
 
-/* every file under <root>/results and <root>/provenance, SCAN_STUDY lines
+/* every file under <root>/results and <root>/provenance but what make report
+ * writes from verified.json (vf_written_after, vfiles.h), SCAN_STUDY lines
  * (root's absolute path is a machine-path while it runs: scanpath.h); 0,
  * or 2 when neither folder exists.  Fills st. */
 int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char *err, size_t errlen);

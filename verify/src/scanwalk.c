@@ -7,6 +7,7 @@
 #include "scanpack.h"
 #include "scanpath.h"
 #include "scantext.h"
+#include "vfiles.h"
 #include "vutil.h"
 
 typedef struct {
@@ -14,6 +15,7 @@ typedef struct {
     scan_stats *st;
     size_t used;     /* decompressed bytes of the current file given */
     size_t budget;   /* its bound (scan.h) */
+    int study;       /* scan_tree: chains are paths relative to the root */
 } walker;
 
 /* what the next stream may inflate to */
@@ -299,6 +301,12 @@ static void walk(walker *w, const char *path, const char *chain)
         return;
     }
     for (size_t i = 0; i < n; i++) {
+        if (w->study) { /* what make report writes from verified.json comes after the verifier (vfiles.h) */
+            char *rel = vu_xasprintf("%s/%s", chain, names[i]);
+            int after = vf_written_after(rel);
+            free(rel);
+            if (after) continue;
+        }
         char *full = vu_xasprintf("%s/%s", path, names[i]);
         char *c = scan_name(w, chain, '/', names[i]);
         struct stat ls;
@@ -318,7 +326,7 @@ void scan_file(const char *path, const char *rel, FILE *out, long max_print, sca
 {
     scan_opts o;
     scan_opts_default(&o, out, SCAN_STUDY, max_print);
-    walker w = {&o, st, 0, 0};
+    walker w = {&o, st, 0, 0, 0};
     const char *slash = strrchr(rel, '/');
     char *parent = slash ? vu_xstrndup(rel, (size_t)(slash - rel)) : vu_xstrdup("");
     char *chain = scan_name(&w, parent, '/', slash ? slash + 1 : rel);
@@ -332,7 +340,7 @@ int scan_tree(const char *root, FILE *out, long max_print, scan_stats *st, char 
     memset(st, 0, sizeof *st);
     scan_opts o;
     scan_opts_default(&o, out, SCAN_STUDY, max_print);
-    walker w = {&o, st, 0, 0};
+    walker w = {&o, st, 0, 0, 1};
     int any = 0;
     sp_set_root(root); /* the study's own folder, written into a file, is a machine's path */
     static const char *const sub[] = {"results", "provenance"};
@@ -375,7 +383,7 @@ int scan_paths(const char *const *paths, size_t n, const scan_opts *o, scan_stat
         }
         fclose(f);
     }
-    walker w = {o, st, 0, 0};
+    walker w = {o, st, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         /* the names below the path given, and its own last name (the folders
          * above it are the auditor's, not the release's) */

@@ -11,7 +11,11 @@
  * root/x is listed as x).  A file read again with other bytes is a
  * mismatch (mm_add): it changed while the verifier read it, so no single
  * sha256 stands for what was verified.  The file out (verified.json) is
- * never listed.  vf_add_tree(rel) reads every regular file under root/rel
+ * never listed, nor what `make report` writes from it afterwards
+ * (vf_written_after: results/report.md, results/report.html and everything
+ * under results/figures/), which the study's scan leaves alone too: a file
+ * written after the verifier cannot be vouched for by it (make report scans
+ * them with --scan).  vf_add_tree(rel) reads every regular file under root/rel
  * that is not yet listed (the scanner's folders: a file the scan opened its
  * own way is listed all the same).  vf_json returns the list (the caller
  * owns the tree); vf_count the number of files; vf_stop unhooks and frees
@@ -29,6 +33,7 @@
 
 void vf_start(const char *root, const char *out);
 void vf_add_tree(const char *rel);
+int vf_written_after(const char *rel);
 vj_node *vf_json(void);
 size_t vf_count(void);
 char *vf_shown(const char *path);

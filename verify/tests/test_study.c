@@ -888,12 +888,19 @@ Test(study_rules, cost_json_from_run_json_when_no_record, .init = s_setup, .fini
 }
 
 /* verified.json's files: every file read or scanned, sorted by path bytes,
- * verified.json left out; the report files are scanned, so listed */
+ * verified.json left out, and what make report writes from it afterwards
+ * (report.md, report.html, figures/) neither listed nor scanned: an address
+ * in them is no finding here (make report scans them), while the same
+ * address in another file of results/ is */
 Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_teardown, .timeout = 60)
 {
     build();
-    put("results/report.md", "# Report\n");
-    put("results/figures/p99.svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>\n");
+    char *ip = vu_xasprintf("%s.%s", "10.20", "30.40");
+    char *text = vu_xasprintf("# Report\nfrom %s\n", ip);
+    put("results/report.md", text);
+    put("results/report.html", text);
+    put("results/figures/p99.svg", text);
+    put("results/notes.md", "# Notes\n");
     const char *a[] = {"--root", S_root, NULL};
     char *out;
     th_run(&out, a);
@@ -903,9 +910,9 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
     static const char *const want[] = {"data/design.md", "data/guesses.tsv", "lab/arms.tsv", "pipeline/ap_arms.tsv",
                                        "provenance/manifest-measure.tsv", "provenance/prereg.json",
                                        "provenance/runs/H3-t25-r1.json", "provenance/stage-cost.json",
-                                       "results/cost.json", "results/figures/p99.svg", "results/raw/H3-t25-r1/run.json",
+                                       "results/cost.json", "results/raw/H3-t25-r1/run.json",
                                        "results/raw/H3-t25-r1/tester.tsv.gz", "results/reference/scores.tsv",
-                                       "results/report.md", "results/schedule.tsv"};
+                                       "results/notes.md", "results/schedule.tsv"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         int found = 0;
         for (size_t k = 0; k < files->n && !found; k++) found = !strcmp(vj_get_str(files->items[k], "path"), want[i]);
@@ -914,6 +921,9 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
     for (size_t k = 0; k < files->n; k++) {
         const char *p = vj_get_str(files->items[k], "path");
         cr_expect(strcmp(p, "results/verified.json"), "verified.json is listed");
+        cr_expect(strcmp(p, "results/report.md") && strcmp(p, "results/report.html") &&
+                      strncmp(p, "results/figures", 15),
+                  "%s is listed: it is written after the verifier", p);
         if (k) cr_expect(strcmp(vj_get_str(files->items[k - 1], "path"), p) < 0, "not in byte order at %s", p);
         if (!strcmp(p, "results/schedule.tsv")) {
             vj_node *e = reg_entry(p);
@@ -923,8 +933,16 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
         }
     }
     cr_expect_eq(vj_get(vj_get(v, "checks"), "files_listed")->i, (long long)files->n);
+    cr_expect(strstr(out, "\n0 FINDINGS\n"), "the report's files were scanned:\n%s", out);
     vj_free(v);
     free(out);
+    /* the same address in a file the verifier does vouch for */
+    put("results/notes.md", text);
+    th_run(&out, a);
+    cr_expect(strstr(out, "FINDING results/notes.md") && strstr(out, "\n1 FINDINGS\n"), "%s", out);
+    free(out);
+    free(text);
+    free(ip);
 }
 
 /* results/provenance.md (RESULTS.md): required but in tiny, and equal to the
