@@ -178,10 +178,11 @@ Test(readme, without_a_study_the_placeholder_says_so, .init = setup, .fini = tea
     const char *want[] = {"from report/tests/fixture/front.json through report/front-page.md.in",
                           "> **Not the study.** No study is committed yet",
                           "(`H3-none`) answers its slowest 1 in 100 in 749 ms",
-                          "flooded in 0 of 2 rounds of 4 s",
+                          "flooded in 0 of 2 rounds of 4 s (95% interval 0% to 84.2% a round)",
                           "a bulkhead (`H3-bulk-hang`) keeps 99.0% of the healthy store's requests live",
                           "![The slowest 1 in 100 requests of every arm: median and range over rounds](results/figures/dials.svg)",
                           "[results/report.md](results/report.md)",
+                          "[results/provenance.md](results/provenance.md)",
                           "`make -C verify && verify/build/verify --root .`",
                           "only a C compiler, zlib and OpenSSL"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(r, want[i]), "no \"%s\" in:\n%s", want[i], r);
