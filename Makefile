@@ -28,42 +28,66 @@ CC      := gcc
 endif
 OPT     ?= -O2
 PGINC   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postgresql)
-LAB_CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline -I$(PGINC)
+# The measured build compiles the invariants' assert()s out (NDEBUG); the
+# test, sanitizer and fuzz builds keep them (TEST_CFLAGS, ASANFLAGS, FUZZ_FLAGS).
+LAB_CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -DNDEBUG -I$(PGINC)
 override CFLAGS := $(LAB_CFLAGS) $(CFLAGS)
 DEPFLAGS := -MMD -MP
 LDLIBS  := -ljansson -lcrypto -lz -lm -levent
 
-# Modules linked into programs (each lab/X.c or pipeline/X.c with a header).
+# The layers (docs/layers.tsv): each folder of C code is compiled with its
+# own include path and those of the folders it may include, nothing else, so
+# an include that reaches up or sideways does not compile
+# (tests/lab/test_layers.c checks the same table against every include).
+LAYERS     := docs/layers.tsv
+LAYER_DIRS := $(shell awk -F'\t' '!/^\#/ && $$1 != "folder" && NF {print $$1}' $(LAYERS))
+$(foreach d,$(LAYER_DIRS),$(eval INC_$(d) := -I$(d) $(addprefix -I,$(filter-out -,$(shell awk -F'\t' \
+    '$$1 == "$(d)" {print $$2}' $(LAYERS))))))
+ALL_INC    := $(addprefix -I,$(LAYER_DIRS))
+# make print-incs DIR=lab/core: a folder's include flags (tests/lab/test_layers.c)
+.PHONY: print-incs
+print-incs:
+	@echo $(INC_$(DIR))
+# the include flags of the folder of $< (refused when docs/layers.tsv does not name it)
+incs = $(or $(INC_$(patsubst %/,%,$(dir $<))),$(error $< is in a folder docs/layers.tsv does not name))
+
+# The modules, by room (docs/DESIGN.md section 2).  LAB_OBJ: the lab's
+# shared modules, linked into every program; PIPE_COMMON: the stages'
+# shared modules; each stage and program adds its own folder's.
 # (one `+=` line per group, so that parallel changes merge cleanly)
-LAB_MODS  := util ap trees prov arms waits policy rawlog httpparse opt
-LAB_MODS  += watch quiet
-LAB_MODS  += proc
-LAB_MODS  += storeq faults
-LAB_MODS  += storeconn evlog
-LAB_MODS  += storetab
-LAB_MODS  += rawfmt gate answer trecord raw4
-LAB_MODS  += playflood
-PIPE_MODS := shop feat train redact prepread testerraw apstudy apboot apcost costcalc
-PIPE_MODS += apref
-PIPE_MODS += provmd
+LAB_MODS  := base/util base/opt base/proc base/facts
+LAB_MODS  += core/arms core/arrivals core/policy core/waits core/faults core/storeq core/trees core/ap
+LAB_MODS  += raw/rawlog raw/rawfmt raw/raw4
+LAB_MODS  += watch/watch watch/gate watch/quiet
+LAB_MODS  += service/httpparse service/storeconn service/evlog store/storetab tester/answer tester/trecord
+PIPE_COMMON := common/prov common/redact
+# (the libpq calls: only the stages that link PostgreSQL's client)
+PGX_OBJ     := $(B)/pipeline/common/pgx.o
+MODEL_MODS  := model/shop model/feat model/train model/prepread
+AP_MODS     := ap/apstudy ap/apboot ap/apcost ap/apref ap/testerraw
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
-PIPE_OBJ  := $(PIPE_MODS:%=$(B)/pipeline/%.o)
-# measure's own modules: the schedule, the system log, the remote hosts, their file lists
-MEASURE_OBJ := $(patsubst %,$(B)/pipeline/%.o,schedule slog remote multi mfiles mprereg)
+PIPE_OBJ  := $(patsubst %,$(B)/pipeline/%.o,$(PIPE_COMMON) $(MODEL_MODS) $(AP_MODS) cost/costcalc provmd/provmd)
+COMMON_OBJ := $(PIPE_COMMON:%=$(B)/pipeline/%.o)
+MODEL_OBJ := $(MODEL_MODS:%=$(B)/pipeline/%.o)
+# measure's own modules: the schedule, the system log, the remote hosts, their file lists, the prediction
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,schedule slog remote multi mfiles mprereg)
 # collect's own modules: the loader of one run, the prediction, the libpq calls
-COLLECT_OBJ := $(patsubst %,$(B)/pipeline/%.o,collectload collectpred pgx)
-TEST_OBJ  := $(patsubst tests/%.c,$(B)/tests/%.o,$(wildcard tests/test_*.c))
+COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
+PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
+PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(PLAY_OBJ)
+TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
+TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
-PROGS += $(BIN)/provmd
+PROGS += $(BIN)/provmd $(BIN)/predict
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 .PHONY: sizing bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme progs
 
 all: deps
 	$(MAKE) build
-	$(if $(filter .,$(OUT)),@bash pipeline/fresh.sh)
+	$(if $(filter .,$(OUT)),@bash pipeline/common/fresh.sh)
 	$(MAKE) prepare
 	$(MAKE) check
 	$(MAKE) measure
@@ -82,73 +106,92 @@ build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sl
 progs: $(PROGS)
 
 deps:
-	@bash pipeline/deps.sh
+	@bash pipeline/common/deps.sh
 
-# Every .c compiles to its own object with its header dependencies (-MMD -MP),
-# so a changed header rebuilds exactly what includes it.
-$(B)/lab/%.o: lab/%.c | $(B)/lab
-	$(CC) $(CFLAGS) $(DEPFLAGS) -DLAB_CFLAGS='"$(CFLAGS)"' -c $< -o $@
-$(B)/pipeline/%.o: pipeline/%.c | $(B)/pipeline
-	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
-$(B)/tests/%.o: tests/%.c | $(B)/tests
-	$(CC) $(CFLAGS) $(DEPFLAGS) -Itests -c $< -o $@
-$(B)/lab $(B)/pipeline $(B)/tests $(BIN):
+# Every .c compiles to its own object (build/<its path>.o) with its folder's
+# include paths and its header dependencies (-MMD -MP), so a changed header
+# rebuilds exactly what includes it.  The tests keep the assert()s.
+TEST_CFLAGS = $(filter-out -DNDEBUG,$(CFLAGS))
+$(B)/lab/%.o: lab/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
+$(B)/lab/base/facts.o: lab/base/facts.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(incs) -DLAB_CFLAGS='"$(CFLAGS)"' -c $< -o $@
+$(B)/pipeline/%.o: pipeline/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
+$(B)/tests/%.o: tests/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
+$(BIN):
 	mkdir -p $@
--include $(wildcard $(B)/lab/*.d $(B)/pipeline/*.d $(B)/tests/*.d)
+-include $(shell find $(B)/lab $(B)/pipeline $(B)/tests $(B)/tlab -name '*.d' 2>/dev/null)
 
-$(BIN)/prepare: $(B)/pipeline/prepare.o $(PIPE_OBJ) $(LAB_OBJ) | $(BIN)
+# The lab's modules again with their assert()s, for the tests (build/tlab/).
+TLAB_OBJ := $(LAB_MODS:%=$(B)/tlab/%.o) $(PLAY_OBJ:$(B)/lab/%=$(B)/tlab/%)
+$(B)/tlab/%.o: lab/%.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
+
+$(BIN)/prepare: $(B)/pipeline/prepare/prepare.o $(MODEL_OBJ) $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
-$(BIN)/check: $(B)/pipeline/check.o $(LAB_OBJ) | $(BIN)
+$(BIN)/check: $(B)/pipeline/check/check.o $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/store: $(B)/lab/store.o $(LAB_OBJ) | $(BIN)
+$(BIN)/store: $(B)/lab/store/store.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/service: $(B)/lab/service.o $(LAB_OBJ) | $(BIN)
+$(BIN)/service: $(B)/lab/service/service.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/tester: $(B)/lab/tester.o $(LAB_OBJ) | $(BIN)
+$(BIN)/tester: $(B)/lab/tester/tester.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -levent $(LDLIBS)
-$(BIN)/collect: $(B)/pipeline/collect.o $(COLLECT_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/collect: $(B)/pipeline/collect/collect.o $(COLLECT_OBJ) $(PGX_OBJ) $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
-$(BIN)/measure: $(B)/pipeline/measure.o $(MEASURE_OBJ) $(B)/pipeline/redact.o $(LAB_OBJ) | $(BIN)
+$(BIN)/measure: $(B)/pipeline/measure/measure.o $(MEASURE_OBJ) $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/predict: $(B)/pipeline/measure/predictmain.o $(PREDICT_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # ap trains models (XGBoost); cost only adds up provenance records.
-AP_OBJ   := $(patsubst %,$(B)/pipeline/%.o,feat train prepread testerraw apstudy apboot apcost apref)
-COST_OBJ := $(B)/pipeline/costcalc.o $(B)/lab/util.o $(B)/lab/prov.o $(B)/lab/opt.o
-$(BIN)/ap: $(B)/pipeline/apstage.o $(AP_OBJ) $(LAB_OBJ) | $(BIN)
+AP_OBJ   := $(AP_MODS:%=$(B)/pipeline/%.o) $(MODEL_OBJ)
+COST_OBJ := $(B)/pipeline/cost/costcalc.o $(COMMON_OBJ) $(LAB_OBJ)
+$(BIN)/ap: $(B)/pipeline/ap/apstage.o $(AP_OBJ) $(PGX_OBJ) $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost -lpq $(LDLIBS)
-$(BIN)/cost: $(B)/pipeline/cost.o $(COST_OBJ) | $(BIN)
+$(BIN)/cost: $(B)/pipeline/cost/cost.o $(COST_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/provmd: $(B)/pipeline/provmdmain.o $(B)/pipeline/provmd.o $(B)/lab/util.o $(B)/lab/opt.o | $(BIN)
+$(BIN)/provmd: $(B)/pipeline/provmd/provmdmain.o $(B)/pipeline/provmd/provmd.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/demo: $(B)/lab/demo.o $(LAB_OBJ) | $(BIN)
+$(BIN)/demo: $(B)/lab/demo/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-PLAY_OBJ := $(patsubst %,$(B)/lab/%.o,play playopt playwin playout playdef playev playsim playpct predict)
-$(BIN)/play: $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
+$(BIN)/play: $(B)/lab/play/play.o $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/run: $(B)/lab/run.o $(LAB_OBJ) | $(BIN)
+$(BIN)/run: $(B)/lab/run/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-# (with measure's schedule, for tests/test_schedule.c)
-$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(LAB_OBJ) $(B)/pipeline/schedule.o $(B)/pipeline/mfiles.o | $(BIN)
+# The tests link the lab's modules with their assert()s (build/tlab/), the
+# stages' shared modules, and measure's schedule and file lists.
+$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(TLAB_OBJ) $(B)/pipeline/measure/schedule.o $(B)/pipeline/measure/mfiles.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
-$(BIN)/bench_trees: $(B)/tests/bench_trees.o $(LAB_OBJ) | $(BIN)
+$(BIN)/bench_trees: $(B)/tests/bench/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
-$(BIN)/bench_sleep: $(B)/tests/bench_sleep.o $(LAB_OBJ) | $(BIN)
+$(BIN)/bench_sleep: $(B)/tests/bench/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_run: $(B)/tests/bench_run.o $(LAB_OBJ) | $(BIN)
+$(BIN)/bench_run: $(B)/tests/bench/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/bench_frontdoor: $(B)/tests/bench_frontdoor.o $(LAB_OBJ) | $(BIN)
+$(BIN)/bench_frontdoor: $(B)/tests/bench/bench_frontdoor.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-# The local EC2 endpoint of tests/test_cloud.c (pipeline/cloud.sh's tests).
-$(BIN)/fakeec2: $(patsubst %,$(B)/tests/%.o,fakeec2 fakeec2res fakeec2vm) $(LAB_OBJ) | $(BIN)
+# The local EC2 endpoint of tests/pipeline/test_cloud.c (pipeline/cloud/cloud.sh's tests).
+$(BIN)/fakeec2: $(patsubst %,$(B)/tests/fake/%.o,fakeec2 fakeec2res fakeec2vm) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The measured programs under AddressSanitizer, LeakSanitizer and UBSan, for
-# tests/test_asan.c (a short run must report no error and no leak).
+# tests/lab/test_asan.c (a short run must report no error and no leak).
 ASAN      := $(B)/asan
 ASANFLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -Wall -Wextra -Werror \
-             -D_GNU_SOURCE -Ilab
+             -D_GNU_SOURCE $(ALL_INC)
 LAB_SRC   := $(LAB_MODS:%=lab/%.c)
-ASAN_PROGS := $(ASAN)/bin/store $(ASAN)/bin/service $(ASAN)/bin/tester $(ASAN)/bin/run
-$(ASAN)/bin/%: lab/%.c $(LAB_SRC) $(wildcard lab/*.h)
+ASAN_NAMES := store service tester run
+ASAN_PROGS := $(ASAN_NAMES:%=$(ASAN)/bin/%)
+# (each program is lab/<name>/<name>.c)
+$(foreach p,$(ASAN_NAMES),$(eval $(ASAN)/bin/$(p): lab/$(p)/$(p).c $(LAB_SRC) $(wildcard lab/*/*.h)))
+$(ASAN_PROGS):
 	@mkdir -p $(ASAN)/bin
 	$(CC) $(ASANFLAGS) $< $(LAB_SRC) -o $@ -levent $(LDLIBS)
 asan: $(ASAN_PROGS)
@@ -162,9 +205,9 @@ FUZZ_NAMES := http answer wire arms rawfmt quiet shop prediction runjson guess r
 FUZZ_CC    ?= clang
 FUZZ_CORE  ?= 1
 FUZZ_ONLY  ?= $(FUZZ_NAMES)
-FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab -Ipipeline \
+FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -D_GNU_SOURCE $(ALL_INC) \
               -I$(PGINC) -Itests/fuzz -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,shop collectpred collectload redact)
+FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,model/shop collect/collectpred collect/collectload common/redact common/prov)
 FUZZ_LIBS  := -ljansson -lcrypto -lz -lm -levent -lpq
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(FUZZ)/replay/fuzz_%)
@@ -248,7 +291,7 @@ HOST ?=
 ROUNDS ?=
 # The rules of a quiet run: measure, collect and the verifier read the same
 # file.  QUIET=tests/quiet_off.tsv and MEASURE_FLAGS (more measure options,
-# e.g. --settle-s 0.2) are for the tests of pipeline/cloud.sh only.
+# e.g. --settle-s 0.2) are for the tests of pipeline/cloud/cloud.sh only.
 QUIET ?= data/quiet.tsv
 MEASURE_FLAGS ?=
 measure: $(PROGS)
@@ -261,7 +304,7 @@ measure: $(PROGS)
 # PGURL=... for an existing server.
 PGURL ?=
 collect: $(BIN)/collect
-	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/collect --root $(OUT) $(if $(PGURL),--pgurl "$(PGURL)") \
+	$(if $(PGURL),,bash pipeline/common/pg.sh run $(B)/pg) $(BIN)/collect --root $(OUT) $(if $(PGURL),--pgurl "$(PGURL)") \
 	    --quiet $(QUIET)
 
 # The stand-ins' cost in AP (20 model seeds, paired bootstrap; arms chosen in
@@ -270,7 +313,7 @@ AP_ARMS  ?= pipeline/ap_arms.tsv
 AP_FLAGS ?=
 ap: $(BIN)/ap
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
-	$(if $(PGURL),,bash pipeline/pg.sh run $(B)/pg) $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) \
+	$(if $(PGURL),,bash pipeline/common/pg.sh run $(B)/pg) $(BIN)/ap --root $(OUT) --prep $(PREP) --arms $(AP_ARMS) \
 	    $(AP_FLAGS) $(if $(PGURL),--pgurl "$(PGURL)")
 
 # make cost [START=2026-11-30T06:00:00Z END=... PRICE_PER_HOUR=0.0363] for a rented machine
@@ -314,20 +357,20 @@ play-floods: $(BIN)/play
 
 # docs/SIZING.md (committed): from the simulation, how many rounds each verdict
 # of pipeline/comparisons.tsv needs, and the rare events' odds, over 1,000
-# seeds of 30 s; written before the study is measured (lab/predict.h).
-sizing: $(BIN)/play
+# seeds of 30 s; written before the study is measured (pipeline/measure/predict.h).
+sizing: $(BIN)/predict
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
-	$(BIN)/play --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
+	$(BIN)/predict --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
 	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
 
 # The simulation's speed: the full study's prediction (every open-loop arm of
 # lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the
 # target is under 60 s.  Its last line gives the wall time.
 BENCH_CORE ?= 1
-bench-play: $(BIN)/play
+bench-play: $(BIN)/predict
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	@mkdir -p $(B)/bench
-	taskset -c $(BENCH_CORE) $(BIN)/play --predict $(B)/bench/prediction.json --profile full --rounds 1-5 \
+	taskset -c $(BENCH_CORE) $(BIN)/predict --predict $(B)/bench/prediction.json --profile full --rounds 1-5 \
 	    --seconds 30 --odds-seeds 1-1000 --table $(PREP)/test.tsv
 
 # Figures and the report, from the verifier's numbers only (results/verified.json).
@@ -346,21 +389,21 @@ readme:
 	report/build/readme --root .
 
 release: factcheck
-	bash pipeline/release.sh $(OUT)
+	bash pipeline/release/release.sh $(OUT)
 
 bench: build
-	bash tests/bench.sh
+	bash tests/bench/bench.sh
 	$(MAKE) -s bench-play
 	$(MAKE) -s bench-frontdoor
 
 # Raw format 4's bytes per request against the processes' ns logs, per run of
-# a few arms (tests/bench_raw.sh: 15 s runs, the capacity arm 2 s).
+# a few arms (tests/bench/bench_raw.sh: 15 s runs, the capacity arm 2 s).
 bench-raw: $(PROGS)
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
-	BENCH_CORE=$(BENCH_CORE) bash tests/bench_raw.sh
+	BENCH_CORE=$(BENCH_CORE) bash tests/bench/bench_raw.sh
 
 # The service's front door: 10,000 idle keep-alive connections, then 1,000
-# half requests more, beside an open-loop client at 300/s (tests/bench_frontdoor.c).
+# half requests more, beside an open-loop client at 300/s (tests/bench/bench_frontdoor.c).
 bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	$(BIN)/bench_frontdoor --core $(BENCH_CORE) --prep $(PREP) --bin $(BIN)
@@ -370,11 +413,11 @@ bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
 # cloud-launch, cloud-wait, cloud-setup, cloud-start, cloud-status,
 # cloud-demo, cloud-fetch, cloud-delete, cloud-cost.  Settings (from the
 # command line or the environment): INSTANCE_TYPE REGION AMI TAG MY_CIDR
-# PRICE_PER_HOUR PROFILE OUT FORCE=1 (pipeline/cloud.sh's head lists them all).
+# PRICE_PER_HOUR PROFILE OUT FORCE=1 (pipeline/cloud/cloud.sh's head lists them all).
 CLOUD_STEPS := check access launch wait setup start status demo fetch delete cost
 .PHONY: $(addprefix cloud-,$(CLOUD_STEPS))
 $(addprefix cloud-,$(CLOUD_STEPS)):
-	@bash pipeline/cloud.sh $(@:cloud-%=%)
+	@bash pipeline/cloud/cloud.sh $(@:cloud-%=%)
 
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick

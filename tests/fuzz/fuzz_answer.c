@@ -1,6 +1,6 @@
-/* fuzz_answer: the tester's reader of the service's answers (lab/answer.c:
+/* fuzz_answer: the tester's reader of the service's answers (lab/tester/answer.c:
  * ans_head_parse, ans_body_parse) on one connection's bytes, read as
- * lab/tester.c's parse_answers reads them (answers back to back, the body
+ * lab/tester/tester.c's parse_answers reads them (answers back to back, the body
  * NUL-terminated in place, 1 MiB at most).  Byte 0 is the request number j
  * the body must carry.  Properties: a complete head lies in the bytes
  * read, every shorter prefix of it is "not complete yet"; a body read
@@ -14,7 +14,7 @@
 #include "answer.h"
 #include "fuzzfile.h"
 
-#define MAX_ANSWER_BYTES (1 << 20) /* lab/tester.c's */
+#define MAX_ANSWER_BYTES (1 << 20) /* lab/tester/tester.c's */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

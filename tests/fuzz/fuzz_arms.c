@@ -1,4 +1,4 @@
-/* fuzz_arms: lab/arms.tsv's reader (arms_load, lab/arms.c) on any file.
+/* fuzz_arms: lab/arms.tsv's reader (arms_load, lab/core/arms.c) on any file.
  * Properties: a table loaded holds arms that each keep every rule
  * (arms_check) and are found by their names; a refusal names the file.
  */

@@ -1,6 +1,6 @@
 /* fuzz_guess: the lab side's guess grammar (data/guesses.tsv's predicates,
  * parsed by collect into clauses: load_guesses and parse_clause in
- * pipeline/collect.c) and comparisons.tsv's reader, on the same bytes.
+ * pipeline/collect/collect.c) and comparisons.tsv's reader, on the same bytes.
  * collect.c is compiled into this harness (its parsers are static) with its
  * main renamed, and the database calls are stubs (pgxstub.h) that read
  * every parameter.  Properties: a refusal names the file; a file accepted
@@ -9,7 +9,7 @@
  * one more row, or a refusal naming the wrong line).
  */
 #define main collect_main
-#include "../../pipeline/collect.c"
+#include "../../pipeline/collect/collect.c"
 #undef main
 
 #include "fuzzfile.h"

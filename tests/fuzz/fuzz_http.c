@@ -1,5 +1,5 @@
-/* fuzz_http: the service's front door (lab/httpparse.c) on one connection's
- * bytes, read as the service reads them (lab/service.c conn_process_loop):
+/* fuzz_http: the service's front door (lab/service/httpparse.c) on one connection's
+ * bytes, read as the service reads them (lab/service/service.c conn_process_loop):
  * requests parsed one after another from the same buffer with the service's
  * limits, each /score body through http_score_body.  Properties: an
  * accepted request lies inside the bytes read, its body ends it, and every
@@ -12,7 +12,7 @@
 #include "fuzzfile.h"
 #include "httpparse.h"
 
-#define MAX_BODY 65536 /* lab/service.c's */
+#define MAX_BODY 65536 /* lab/service/service.c's */
 #define MAX_HEAD 8192
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -1,5 +1,5 @@
 /* fuzz_prediction: collect's reader of results/prediction.json
- * (collectpred_read, pipeline/collectpred.c).  Property: a refusal names
+ * (collectpred_read, pipeline/collect/collectpred.c).  Property: a refusal names
  * the file and leaves no prediction.
  */
 #include <stdint.h>

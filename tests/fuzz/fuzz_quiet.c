@@ -1,4 +1,4 @@
-/* fuzz_quiet: data/quiet.tsv's reader (quiet_load, lab/quiet.c).
+/* fuzz_quiet: data/quiet.tsv's reader (quiet_load, lab/watch/quiet.c).
  * Properties: limits loaded are numbers (no NaN); a refusal names the
  * file; a file accepted holds, read line by line by a plain reference
  * reader here (split at each newline, '#' and empty lines skipped, the

@@ -1,5 +1,5 @@
 /* fuzz_rawfmt: the raw event files' checked reader (rawfmt_read,
- * lab/rawfmt.c).  The first byte picks the kind the caller asks for (any;
+ * lab/raw/rawfmt.c).  The first byte picks the kind the caller asks for (any;
  * the processes' logs tester, service, store; machine, events; format 4's
  * tester, service, store: byte % 9) and, with bit 7 set,
  * writes the rest as it is (the gzip layer fuzzed: mostly "not a gzip
@@ -7,8 +7,8 @@
  * a file read has the kind asked for, a '-' only where the column allows
  * it, codes from the column's list, "=" (RAWFMT_REF) only in a score of
  * format 4 and never on kind E; a refusal names the file; and a file read,
- * written again by the lab's writer (lab/rawlog.c, its delta encoding; for
- * format 4 lab/raw4.c's raw4_write_file) and read back, gives the same
+ * written again by the lab's writer (lab/raw/rawlog.c, its delta encoding; for
+ * format 4 lab/raw/raw4.c's raw4_write_file) and read back, gives the same
  * values.
  */
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* fuzz_redact: the redactor of the system log lines collect publishes
- * (redact_line, pipeline/redact.c, after lab/prov.c's prov_mask) on any
+ * (redact_line, pipeline/common/redact.c, after pipeline/common/prov.c's prov_mask) on any
  * line.  Properties: the output is NUL-terminated inside the buffer it is
  * given, for a roomy and for a tight buffer; and redacting the redacted
  * line again leaves every word (between spaces) the first pass did not

@@ -1,12 +1,12 @@
 /* fuzz_runjson: collect's checks of a run's run.json (read_run_json in
- * pipeline/collectload.c: arm, round, seconds, t0_ns, the fault with its
- * window through lab/faults.c's fault_parse, arm_spec and stores), on any
+ * pipeline/collect/collectload.c: arm, round, seconds, t0_ns, the fault with its
+ * window through lab/core/faults.c's fault_parse, arm_spec and stores), on any
  * JSON text.  collectload.c is compiled into this harness (the reader is
  * static); the database calls are stubs.  Properties: a run.json accepted
  * has 1 or 2 stores, a known fault, and a window only for a scenario with
  * one (from < to when to is given); a refusal names the file.
  */
-#include "../../pipeline/collectload.c"
+#include "../../pipeline/collect/collectload.c"
 
 #include "fuzzfile.h"
 #include "pgxstub.h"

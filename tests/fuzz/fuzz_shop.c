@@ -1,4 +1,4 @@
-/* fuzz_shop: the shop CSV's loader (shop_load, pipeline/shop.c).
+/* fuzz_shop: the shop CSV's loader (shop_load, pipeline/model/shop.c).
  * Properties: every data row is either kept or a guest's; a refusal names
  * the file and leaves *out zeroed (nothing allocated).
  */

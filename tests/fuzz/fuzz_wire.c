@@ -1,6 +1,6 @@
-/* fuzz_wire: the store's and the service's frame decoders (lab/wire.h) on a
- * stream of bytes, cut into frames as lab/store.c (32-byte requests and
- * clock frames) and lab/storeconn.c (40-byte answers) cut theirs, up to the
+/* fuzz_wire: the store's and the service's frame decoders (lab/core/wire.h) on a
+ * stream of bytes, cut into frames as lab/store/store.c (32-byte requests and
+ * clock frames) and lab/service/storeconn.c (40-byte answers) cut theirs, up to the
  * first bad frame.  Properties: a frame accepted, written back with the
  * matching wire_put_*, gives the same bytes (a request's and a clock
  * frame's fields are all kept); an accepted answer's status is known.

@@ -1,4 +1,4 @@
-/* pgxstub: pipeline/pgx.h's calls without a database, for the harnesses
+/* pgxstub: pipeline/common/pgx.h's calls without a database, for the harnesses
  * that reach a parser through collect's code.  Each call reads every
  * parameter it is given (so a dangling or unterminated one is caught by
  * AddressSanitizer) and succeeds; pgx_query returns no rows (NULL).

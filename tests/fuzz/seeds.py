@@ -74,7 +74,7 @@ many('wire', 'test_store-bad', [
 
 # ---------------------------------------------------------------- arms
 put('arms', 'valid-arms.tsv', read('lab/arms.tsv'))
-put('arms', 'valid-demo_arms.tsv', read('lab/demo_arms.tsv'))
+put('arms', 'valid-demo_arms.tsv', read('lab/demo/demo_arms.tsv'))
 HEAD = ('name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t'
         'deadline_ms\treserve_ms\tdown\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\t'
         'brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\n')

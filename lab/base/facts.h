@@ -1,0 +1,20 @@
+/* facts: what a record says of the machine and the build, for every record
+ * the lab writes (run.json; pipeline's stage records and prereg.json).
+ *
+ * facts_host: OS, kernel release, architecture, CPU model and count, and
+ * memory; never a host name or an address.  facts_build: the git commit and
+ * dirty flag of the folder the program runs in, the compiler and the flags
+ * the lab was built with (LAB_CFLAGS, set by the Makefile).  Each returns a
+ * new jansson object (json_t *) the caller owns.
+ */
+#ifndef LAB_FACTS_H
+#define LAB_FACTS_H
+
+#ifndef LAB_CFLAGS
+#define LAB_CFLAGS "unknown"
+#endif
+
+void *facts_host(void);
+void *facts_build(void); /* git commit, dirty, compiler, flags */
+
+#endif

@@ -1,0 +1,781 @@
+/* playsim: see playsim.h for the contract. */
+#include "playsim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrivals.h"
+#include "faults.h"
+#include "playdef.h"
+#include "playev.h"
+#include "playflood.h"
+#include "playpct.h"
+#include "playwin.h"
+#include "policy.h"
+#include "storeq.h"
+#include "util.h"
+#include "waits.h"
+
+#define NS_PER_S 1000000000LL
+#define NL POL_MAX_LOOKUPS /* lookup ids per request: request * NL + attempt */
+/* An event of the store's fault (id with this bit; gen says which), not a timer. */
+#define EV_FAULT 0x80000000u
+enum { FEV_RELEASE, FEV_CUT, FEV_BACK }; /* a held lookup answered; a reset's start; a connection back */
+
+typedef play_second second;
+
+/* One seed's dice and arrivals, shared by the simulations that run it. */
+#define PSIM_NARR 4 /* schedules kept: one per rate and length */
+struct psim_seed {
+    uint32_t seed;
+    int has_seed;
+    /* the dice of kinds L and H by lookup id (request * NL + attempt): -1 not drawn yet */
+    int64_t *dice[2];
+    size_t ndice[2], capdice[2]; /* entries set to -1 or a draw; room */
+    struct {
+        int rate;
+        int64_t span;
+        int valid;
+        int64_t *t;
+        size_t n, cap;
+    } arr[PSIM_NARR];
+    int next; /* the schedule to replace next */
+};
+
+/* One simulation.  The arrays are kept from seed to seed (grown when needed),
+ * so a seed after the first touches no new memory. */
+struct psim {
+    const arm *a;
+    uint32_t seed;
+    int timeline, trace, p50;
+    psim_seed *cache; /* this run's, or NULL */
+    /* the service's shared defences (lab/core/policy.h), one per simulated
+     * service; `shared` is NULL for an arm without any */
+    pol_shared *shared; /* NULL for an arm without any */
+    pol_shared *shared_mem; /* kept across arms (psim_set_arm) */
+    int gates;          /* the arm has a gate that refuses lookups (O B Y) */
+    playdef def;        /* their figures */
+    uint8_t *rstore;    /* per request: its store, 0 or 1 (with a second store) */
+    /* the store's fault (t0 = 0) and the service's connections to it */
+    fault_window w;
+    int fk;             /* a->fault.kind */
+    uint32_t rows;      /* request r asks row r % rows */
+    int conns;          /* the service's connections */
+    int connected;      /* the service has a connection now */
+    playwin win;        /* the window's figures */
+    int64_t *lsend;     /* per lookup: when sent or tried (with a window, or --trace) */
+    char *lout;         /* per lookup: its end code (--trace) */
+    int64_t *arr, *ans; /* per request: its arrival (--trace, a second store), its answer or -1 (--trace) */
+    int64_t *luntil;    /* per lookup: when its slot ends or ended (reset), 0: never had one */
+    /* requests: t[r] is the arrival until r is answered, then its latency */
+    size_t n, ncap;
+    int64_t *t;
+    int64_t t_last; /* the last arrival */
+    pol_state *ps;
+    uint32_t *gen; /* 2 per request: the timers' generations */
+    uint8_t *done;
+    int64_t *okdue; /* the earliest answer due from a slot (not a drop), or INT64_MAX */
+    uint8_t *okatt; /* and its attempt */
+    pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
+    storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
+    int nstores;     /* 2 when the arm has a second store */
+    size_t line_max;
+    /* answers on their way to the service, in order (lookup * 8 + answer) */
+    uint32_t *dq;
+    size_t dcap, dhead, dtail;
+    /* counts */
+    uint64_t lookups, standins, errors; /* and the fault's counts in win.c */
+    int64_t slot_ns;
+    second *sec; /* by second */
+    size_t nsec, seccap;
+    int oom;
+};
+typedef struct psim sim;
+
+static second *sec_at(sim *S, int64_t t)
+{
+    size_t k = (size_t)(t / NS_PER_S);
+    if (k >= S->seccap) {
+        size_t nc = k + 64;
+        second *ns = realloc(S->sec, nc * sizeof *ns);
+        if (!ns) {
+            S->oom = 1;
+            return NULL;
+        }
+        memset(ns + S->seccap, 0, (nc - S->seccap) * sizeof *ns);
+        S->sec = ns;
+        S->seccap = nc;
+    }
+    if (k >= S->nsec)
+        S->nsec = k + 1;
+    return &S->sec[k];
+}
+
+/* A ring of uint32 (head and tail count up; the capacity is a power of 2):
+ * room for one more, or -1 when out of memory. */
+static int ring_room(uint32_t **v, size_t *cap, size_t *head, size_t *tail)
+{
+    if (*tail - *head < *cap)
+        return 0;
+    size_t n = *tail - *head, nc = *cap ? *cap * 2 : 1024;
+    uint32_t *nv = malloc(nc * sizeof *nv);
+    if (!nv)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        nv[i] = (*v)[(*head + i) & (*cap - 1)];
+    free(*v);
+    *v = nv;
+    *cap = nc;
+    *head = 0;
+    *tail = n;
+    return 0;
+}
+
+/* ------------------------------------------------------------- the store */
+
+/* An answer on its way to the service: lookup lid, a POL_ANS_... code. */
+static void deliver(sim *S, uint32_t lid, int answer)
+{
+    if (ring_room(&S->dq, &S->dcap, &S->dhead, &S->dtail) != 0) {
+        S->oom = 1;
+        return;
+    }
+    S->dq[S->dtail++ & (S->dcap - 1)] = lid * 8 + (uint32_t)answer;
+}
+
+/* Carry out what store k's queue reports: answers go to the service;
+ * the counts and the earliest answer due are noted. */
+static void on_store(sim *S, int k, const storeq_event *e)
+{
+    uint32_t lid = (uint32_t)e->id, r = lid / NL;
+    switch (e->what) {
+    case STOREQ_QUEUED:
+        break;
+    case STOREQ_STARTED:
+        S->slot_ns += e->until - e->t;
+        if (S->luntil && k == 0)
+            S->luntil[lid] = e->until;
+        if (!e->drops && e->until < S->okdue[r]) {
+            S->okdue[r] = e->until;
+            S->okatt[r] = (uint8_t)(lid % NL);
+        }
+        break;
+    case STOREQ_ANSWERED:
+        if (S->luntil && k == 0)
+            S->luntil[lid] = e->t;
+        deliver(S, lid, POL_ANS_OK);
+        break;
+    case STOREQ_DROPPED_SLOT:
+        if (S->luntil && k == 0)
+            S->luntil[lid] = e->t;
+        deliver(S, lid, POL_ANS_DROPPED);
+        break;
+    case STOREQ_DROPPED_LINE:
+        deliver(S, lid, POL_ANS_DROPPED);
+        break;
+    }
+}
+
+/* The planned wait of lookup (seed, r, att): the store's dice
+ * (lab/core/waits.h), drawn once per seed for every simulation sharing S->cache. */
+static int64_t dice(sim *S, uint32_t r, uint32_t att)
+{
+    wait_kind kind = S->a->wait;
+    psim_seed *C = S->cache;
+    if (!C || (kind != WAIT_H && kind != WAIT_L))
+        return waits_planned_ns(kind, S->seed, r, att);
+    int k = kind == WAIT_H;
+    size_t id = (size_t)r * NL + att;
+    if (id >= C->ndice[k]) { /* not drawn for this seed yet: room, and -1 up to it */
+        if (id >= C->capdice[k]) {
+            size_t nc = C->capdice[k] ? C->capdice[k] : 65536;
+            while (nc <= id)
+                nc *= 2;
+            int64_t *v = realloc(C->dice[k], nc * sizeof *v);
+            if (!v) {
+                S->oom = 1;
+                return 0;
+            }
+            C->dice[k] = v;
+            C->capdice[k] = nc;
+        }
+        memset(C->dice[k] + C->ndice[k], 0xff, (C->capdice[k] - C->ndice[k]) * sizeof *C->dice[k]);
+        C->ndice[k] = C->capdice[k];
+    }
+    int64_t *v = &C->dice[k][id];
+    if (*v < 0)
+        *v = waits_planned_ns(kind, S->seed, r, att);
+    return *v;
+}
+
+/* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At the
+ * first store its fate in the fault scenario first (lab/core/faults.c, the
+ * store's own dice): unavailable or not found at once, or held to the
+ * window's end; else the queue.  The second store has no fault. */
+static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now)
+{
+    uint32_t r = lid / NL, att = lid % NL;
+    /* the line it finds, not counting itself: the store's `line` column */
+    size_t len = (size_t)storeq_line(&S->store[k]);
+    if (len > S->line_max)
+        S->line_max = len;
+    if (S->timeline) {
+        second *s = sec_at(S, now);
+        if (s && len > s->line_max)
+            s->line_max = (uint32_t)len;
+    }
+    if (S->fk != FAULT_NONE && k == 0) {
+        switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, S->rows > 1 ? r % S->rows : 0, now)) {
+        case FAULT_UNAVAILABLE:
+            S->win.c.store_E++;
+            deliver(S, lid, POL_ANS_UNAVAILABLE);
+            return;
+        case FAULT_NOT_FOUND:
+            S->win.c.store_N++;
+            deliver(S, lid, POL_ANS_NOT_FOUND);
+            return;
+        case FAULT_HOLD:
+            S->win.c.store_H++;
+            if (S->w.to_ns != INT64_MAX) /* a window to the end: never answered */
+                pev_push(&S->ev, S->w.to_ns, EV_FAULT | lid, FEV_RELEASE);
+            return;
+        case FAULT_PASS:
+            break;
+        }
+    }
+    storeq_event e;
+    int64_t planned = dice(S, r, att);
+    if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
+        S->oom = 1;
+        return;
+    }
+    on_store(S, k, &e);
+}
+
+/* Store k's next slot end or budget, due at `now`, and the line moving up. */
+static void store_due(sim *S, int k, int64_t now)
+{
+    storeq_event e;
+    if (storeq_end(&S->store[k], now, &e))
+        on_store(S, k, &e);
+    int rc;
+    while ((rc = storeq_fill(&S->store[k], now, &e)) > 0)
+        on_store(S, k, &e);
+    if (rc < 0)
+        S->oom = 1;
+}
+
+/* A reset's start, at `now`: the (first) store closes every connection and
+ * forgets the lookups it holds (outcome R; a slot's time ends now); the
+ * service has no connection to it: every lookup it waits for there is
+ * lost (the second store's are not), and each
+ * connection c tries again after pol_reconnect_ns(seed, c, 0, k), k = 0, 1
+ * ... failed tries in a row, until the store accepts (at or after the
+ * window's end).  The first connection back ends the refusals.  Tries after
+ * the schedule's end of a window that never ends are not counted. */
+static void reset_cut(sim *S, size_t narrived, int64_t now)
+{
+    S->win.c.store_R += (uint64_t)storeq_line(&S->store[0]) + (uint64_t)storeq_busy(&S->store[0]);
+    for (size_t l = 0; l < narrived * NL; l++)
+        if (S->luntil[l] > now)
+            S->slot_ns -= S->luntil[l] - now;
+    storeq_reset(&S->store[0]);
+    S->connected = 0;
+    int64_t back = INT64_MAX, span = S->win.span;
+    for (int c = 0; c < S->conns; c++) {
+        S->win.c.conn_lost++;
+        int64_t t = now;
+        for (int k = 0;; k++) {
+            t += pol_reconnect_ns(S->seed, c, 0, k);
+            if (t >= S->w.to_ns) {
+                S->win.c.conn_regained++;
+                back = t < back ? t : back;
+                break;
+            }
+            if (t >= span && S->w.to_ns == INT64_MAX)
+                break;
+            S->win.c.conn_failed++;
+        }
+    }
+    if (back != INT64_MAX)
+        pev_push(&S->ev, back, EV_FAULT, FEV_BACK);
+    for (size_t r = 0; r < narrived; r++) {
+        if (S->done[r] || !S->ps[r].waiting || S->ps[r].store != 0)
+            continue;
+        S->okdue[r] = INT64_MAX; /* no answer is due from a slot any more */
+        for (uint32_t k = 0; k < NL; k++)
+            if (S->ps[r].waiting >> k & 1u)
+                deliver(S, (uint32_t)r * NL + k, POL_ANS_LOST);
+    }
+}
+
+static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
+{
+    if (e->gen == FEV_RELEASE)
+        deliver(S, e->id & ~EV_FAULT, POL_ANS_UNAVAILABLE);
+    else if (e->gen == FEV_CUT)
+        reset_cut(S, narrived, now);
+    else
+        S->connected = 1;
+}
+
+/* ------------------------------------------------------------ the service */
+
+/* Carry out what the policy asked for (lab/service/service.c, act): its lookups go
+ * to the request's store.  Without a connection to the first store a
+ * lookup for it is not sent: refused at once.  A lookup a gate refused
+ * (O B Y) was tried, not sent: only counted. */
+static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
+{
+    int st = S->ps[r].store;
+    for (int k = 0; k < o->nsend; k++) {
+        uint32_t lid = r * NL + (uint32_t)o->send[k].attempt;
+        pdef_tried(&S->def, o->send[k].attempt, 0);
+        if (S->lsend)
+            S->lsend[lid] = now;
+        if (S->lout)
+            S->lout[lid] = 'P';
+        if (!S->connected && st == 0) {
+            S->win.c.lookup_ends_R++;
+            deliver(S, lid, POL_ANS_REFUSED);
+            continue;
+        }
+        S->lookups++;
+        if (S->win.on)
+            pwin_sent(&S->win, now);
+        if (S->timeline) {
+            second *s = sec_at(S, now);
+            if (s)
+                s->lookups++;
+        }
+        store_arrive(S, st, lid, o->send[k].budget_ns, now);
+    }
+    if (S->gates)
+        for (int k = 0; k < NL; k++) {
+            char c = o->ended[k];
+            if (c == 'O' || c == 'B' || c == 'Y') {
+                pdef_tried(&S->def, k, c);
+                if (S->lsend)
+                    S->lsend[r * NL + (uint32_t)k] = now;
+            }
+        }
+    if (S->lsend) /* how each lookup ended: unanswered ones for the window, codes for the trace */
+        for (uint32_t k = 0; k < NL; k++) {
+            char c = o->ended[k];
+            if (!c)
+                continue;
+            if (S->lout)
+                S->lout[r * NL + k] = c;
+            if (c == 'T' || c == 'C' || c == 'X')
+                pwin_unanswered(&S->win, S->lsend[r * NL + k]);
+        }
+    for (int i = 0; i < 2; i++) {
+        if (o->timer[i] == POL_TIMER_KEEP)
+            continue;
+        uint32_t g = ++S->gen[2 * r + (uint32_t)i];
+        /* A timer due after a live answer the policy still waits for would
+         * find the request answered: no event for it.  (Until that answer,
+         * only a timer fired earlier can stop the policy waiting for it, and
+         * such a timer re-sets or clears both timers; a dropped answer of
+         * another lookup changes nothing while this one is outstanding; a
+         * reset's cut loses the answer, clears okdue and sets the timers
+         * anew through the lost answers.) */
+        if (o->timer[i] != POL_TIMER_OFF &&
+            !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
+            pev_schedule(&S->ev, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
+    }
+    if (o->done != POL_PENDING) {
+        S->done[r] = (uint8_t)o->done;
+        if (S->win.on)
+            pwin_answer(&S->win, S->t[r], o->done, now);
+        if (S->ans)
+            S->ans[r] = now;
+        if (o->done != POL_LIVE) {
+            if (o->done == POL_STANDIN)
+                S->standins++;
+            else
+                S->errors++;
+            second *s = sec_at(S, S->t[r]);
+            if (s)
+                s->missed++;
+        }
+        S->t[r] = now - S->t[r]; /* the latency from here on */
+    }
+}
+
+/* The breaker changed state (pol_shared's on_brk): counted. */
+static void on_brk(const pol_brk_event *e, void *ctx) { pdef_brk(&((sim *)ctx)->def, e); }
+
+static void drain_answers(sim *S, int64_t now)
+{
+    while (S->dhead != S->dtail && !S->oom) {
+        uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
+        uint32_t lid = v / 8, r = lid / NL;
+        if (S->done[r])
+            continue; /* nobody waits for it any more */
+        pol_action o;
+        pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), (int)(v & 7), now, &o);
+        apply(S, r, &o, now);
+    }
+}
+
+/* One seed, from the first arrival until no event is left.  0, or -1 when
+ * out of memory. */
+static int simulate(sim *S, const int64_t *arrive)
+{
+    size_t ia = 0;
+    uint32_t row = 0; /* the row request ia asks: ia % rows, without dividing */
+    for (;;) {
+        if (S->oom || S->ev.oom)
+            return -1;
+        /* the earliest of play's events and the stores' next, by time and
+         * then order of scheduling; or the next arrival */
+        int64_t te;
+        uint64_t se;
+        int src = pev_next(&S->ev, &te, &se);
+        int store = -1; /* or the store whose event is the earliest */
+        for (int k = 0; k < S->nstores; k++) {
+            uint64_t ss;
+            int64_t ts = storeq_next(&S->store[k], &ss);
+            if (pev_before(ts, ss, te, se)) {
+                te = ts;
+                se = ss;
+                store = k;
+            }
+        }
+        int64_t ta = ia < S->n ? arrive[ia] : INT64_MAX;
+        if (te == INT64_MAX && ta == INT64_MAX)
+            break;
+        int64_t now;
+        pol_action o;
+        if (ta < te) { /* a request arrives */
+            now = ta;
+            uint32_t r = (uint32_t)ia++;
+            pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
+            row = row + 1 == S->rows ? 0 : row + 1;
+            apply(S, r, &o, now);
+        } else if (store >= 0) {
+            now = te;
+            store_due(S, store, now);
+        } else {
+            pev e = pev_take(&S->ev, src);
+            now = e.t;
+            uint32_t r = e.id / 2;
+            if (e.id & EV_FAULT)
+                fault_event(S, &e, ia, now);
+            else if (!S->done[r] && S->gen[e.id] == e.gen) {
+                pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
+                apply(S, r, &o, now);
+            }
+        }
+        drain_answers(S, now);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- results */
+
+
+void psim_free(psim *S)
+{
+    if (!S)
+        return;
+    void *v[] = {S->t, S->ps, S->gen, S->done, S->okdue, S->okatt, S->lsend, S->lout, S->arr, S->ans, S->luntil,
+                 S->dq, S->sec, S->rstore, S->shared_mem};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        free(v[i]);
+    pev_free(&S->ev);
+    for (int k = 0; k < 2; k++)
+        storeq_free(&S->store[k]);
+    pwin_free(&S->win);
+    pdef_free(&S->def);
+    free(S);
+}
+
+/* One array of `per` bytes a request grown to nc requests (when `want`;
+ * else it stays NULL: not kept in this simulation). */
+#define GROW(field, per, want)                                                                                  \
+    do {                                                                                                       \
+        if (want) {                                                                                            \
+            void *q_ = realloc(S->field, nc * (per));                                                          \
+            if (!q_)                                                                                           \
+                return -1;                                                                                     \
+            S->field = q_;                                                                                     \
+        }                                                                                                      \
+    } while (0)
+
+/* The per-request and per-lookup arrays grown to nc requests.  0, or -1. */
+static int grow_requests(sim *S, size_t nc)
+{
+    int track = S->win.on || S->trace;
+    GROW(t, sizeof *S->t, 1);
+    GROW(ps, sizeof *S->ps, 1);
+    GROW(gen, 2 * sizeof *S->gen, 1);
+    GROW(done, 1, 1);
+    GROW(okdue, sizeof *S->okdue, 1);
+    GROW(okatt, 1, 1);
+    GROW(lsend, NL * sizeof *S->lsend, track);
+    GROW(lout, NL, S->trace);
+    GROW(arr, sizeof *S->arr, S->trace || S->nstores == 2);
+    GROW(ans, sizeof *S->ans, S->trace);
+    GROW(luntil, NL * sizeof *S->luntil, S->fk == FAULT_RESET);
+    GROW(rstore, 1, S->nstores == 2);
+    S->ncap = nc;
+    return 0;
+}
+
+/* The shared schedule of this rate and span for the seed, or NULL. */
+static void *cached_arrivals(psim_seed *C, int rate, int64_t span, size_t *n)
+{
+    for (int i = 0; C && i < PSIM_NARR; i++)
+        if (C->arr[i].valid && C->arr[i].rate == rate && C->arr[i].span == span) {
+            *n = C->arr[i].n;
+            return C->arr[i].t;
+        }
+    return NULL;
+}
+
+/* S's schedule kept in C for the next simulation of the seed (when memory allows). */
+static void keep_arrivals(psim_seed *C, const sim *S, int64_t span)
+{
+    int i = C->next;
+    C->next = (C->next + 1) % PSIM_NARR;
+    if (C->arr[i].cap < S->n) {
+        int64_t *t = realloc(C->arr[i].t, S->n * sizeof *t);
+        C->arr[i].valid = 0;
+        if (!t)
+            return;
+        C->arr[i].t = t;
+        C->arr[i].cap = S->n;
+    }
+    if (S->n)
+        memcpy(C->arr[i].t, S->t, S->n * sizeof *S->t);
+    C->arr[i].n = S->n;
+    C->arr[i].rate = S->a->rate;
+    C->arr[i].span = span;
+    C->arr[i].valid = 1;
+}
+
+/* The tester's schedule (lab/core/arrivals.h) into S->t, and the
+ * per-request arrays grown to hold it.  0, or -1 when out of memory. */
+static int arrivals(sim *S, double seconds, uint32_t seed)
+{
+    S->n = 0;
+    int64_t span = (int64_t)llround(seconds * 1e9), off = 0;
+    size_t nc = 0;
+    const int64_t *kept = cached_arrivals(S->cache, S->a->rate, span, &nc);
+    if (kept) {
+        if (nc > S->ncap && grow_requests(S, nc) != 0)
+            return -1;
+        if (nc)
+            memcpy(S->t, kept, nc * sizeof *kept);
+        S->n = nc;
+        S->t_last = nc ? S->t[nc - 1] : 0;
+        return 0;
+    }
+    arrivals_gen g;
+    arrivals_start(&g, arrivals_seed(seed), S->a->rate, seconds);
+    while ((off = arrivals_next(&g)) >= 0) {
+        if (S->n == S->ncap &&
+            grow_requests(S, S->ncap ? S->ncap * 2 : (size_t)(S->a->rate * seconds * 1.2) + 64) != 0)
+            return -1;
+        S->t[S->n++] = off;
+        S->t_last = off;
+    }
+    if (S->cache)
+        keep_arrivals(S->cache, S, span);
+    return 0;
+}
+
+/* Everything counted afresh for a seed of n requests. */
+static void reset_counts(sim *S)
+{
+    size_t n = S->n;
+    if (n) {
+        memset(S->gen, 0, 2 * n * sizeof *S->gen);
+        memset(S->done, 0, n);
+        for (size_t j = 0; j < n; j++)
+            S->okdue[j] = INT64_MAX;
+        if (S->lout)
+            memset(S->lout, '-', n * NL);
+        if (S->arr)
+            memcpy(S->arr, S->t, n * sizeof *S->arr);
+        for (size_t j = 0; S->ans && j < n; j++)
+            S->ans[j] = -1;
+        if (S->luntil)
+            memset(S->luntil, 0, n * NL * sizeof *S->luntil);
+    }
+    pev_reset(&S->ev);
+    for (int k = 0; k < S->nstores; k++)
+        storeq_reset(&S->store[k]);
+    if (S->shared)
+        pol_shared_init(S->shared, S->a, on_brk, S);
+    S->line_max = 0;
+    S->dhead = S->dtail = 0;
+    S->lookups = S->standins = S->errors = 0;
+    S->connected = 1;
+    S->slot_ns = 0;
+    S->nsec = 0;
+    if (S->sec)
+        memset(S->sec, 0, S->seccap * sizeof *S->sec);
+    S->oom = 0;
+}
+
+/* The seed's dice and schedules in C: kept when they are this seed's, else forgotten. */
+static void seed_use(psim_seed *C, uint32_t seed)
+{
+    if (C->has_seed && C->seed == seed)
+        return;
+    C->seed = seed;
+    C->has_seed = 1;
+    C->ndice[0] = C->ndice[1] = 0;
+    for (int i = 0; i < PSIM_NARR; i++)
+        C->arr[i].valid = 0;
+}
+
+/* The figures of the finished seed into res (its latencies to the front of S->t). */
+static int figures(sim *S, double seconds, play_result *res)
+{
+    for (size_t j = 0; S->rstore && j < S->n; j++)
+        S->rstore[j] = (uint8_t)S->ps[j].store;
+    playdef_requests q = {.n = S->n, .arrive = S->arr, .latency = S->t, .done = S->done, .store = S->rstore,
+                          .from = S->w.from_ns, .to = S->w.to_ns};
+    if (pdef_figures(&S->def, &q, &res->def) != 0)
+        return -1;
+    size_t nans = 0; /* the latencies of the answered requests to the front; the others are missed */
+    for (size_t j = 0; j < S->n; j++) {
+        if (S->done[j])
+            S->t[nans++] = S->t[j];
+        else {
+            second *s = sec_at(S, S->t[j]); /* never answered: an error */
+            if (!s)
+                return -1;
+            s->missed++;
+        }
+    }
+    playdef_figs def = res->def;
+    uint32_t seed = res->seed;
+    memset(res, 0, sizeof *res);
+    res->def = def;
+    res->seed = seed;
+    res->n = S->n;
+    S->win.c.lost = S->n - nans;
+    res->p99_ms = nans ? ppct_of(S->t, nans, 0.99) / 1e6 : NAN;
+    res->p50_ms = nans && S->p50 ? ppct_of(S->t, nans, 0.5) / 1e6 : NAN;
+    res->standins = S->standins;
+    res->errors = S->errors;
+    res->lookups = S->lookups;
+    res->line_max = S->line_max;
+    res->slot_ns = S->slot_ns;
+    pwin_figures(&S->win, &res->win);
+    pflood_of(S->sec, S->nsec, seconds, &res->flood);
+    return 0;
+}
+
+int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_result *res)
+{
+    S->seed = seed;
+    S->cache = shared;
+    if (shared)
+        seed_use(shared, seed);
+    S->w = fault_window_of(&S->a->fault, seconds);
+    int64_t span = (int64_t)llround(seconds * 1e9);
+    if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
+        return -1;
+    reset_counts(S);
+    pdef_begin(&S->def, S->a, span);
+    /* every second of the run, and the requests by second of arrival */
+    size_t nrun = pflood_nsec(seconds);
+    if (nrun && !sec_at(S, (int64_t)(nrun - 1) * NS_PER_S))
+        return -1;
+    for (size_t j = 0, k = 0; j < S->n; k++) {
+        second *s = sec_at(S, (int64_t)k * NS_PER_S);
+        if (!s)
+            return -1;
+        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->t[j] < end; j++) {
+            s->req++;
+            if (S->win.on)
+                pwin_arrive(&S->win, S->t[j]);
+        }
+    }
+    if (S->fk == FAULT_RESET) /* before any timer at the same ns */
+        pev_push(&S->ev, S->w.from_ns, EV_FAULT, FEV_CUT);
+    if (simulate(S, S->t) != 0)
+        return -1;
+    res->seed = seed;
+    return figures(S, seconds, res);
+}
+
+void psim_timeline(const psim *S, const play_second **sec, size_t *nsec)
+{
+    *sec = S->sec;
+    *nsec = S->nsec;
+}
+
+void psim_trace(const psim *S, play_trace *t)
+{
+    *t = (play_trace){.n = S->n, .arrive = S->arr, .answer = S->ans, .lsend = S->lsend, .done = S->done,
+                      .store = S->rstore, .lout = S->lout};
+}
+
+/* The arm and the settings of c; the arrays an arm does not keep freed,
+ * those it keeps grown to the requests there is room for.  0, or -1. */
+static int set_arm(sim *S, const psim_cfg *c)
+{
+    const arm *a = c->a;
+    S->a = a;
+    S->timeline = c->timeline;
+    S->trace = c->trace;
+    S->p50 = c->p50;
+    S->fk = a->fault.kind;
+    S->rows = c->rows ? c->rows : 1;
+    S->conns = c->conns;
+    S->nstores = a->store2 > 0 ? 2 : 1;
+    S->win.on = a->fault.kind != FAULT_NONE && fault_window_of(&a->fault, 1.0).from_ns >= 0;
+    if (pol_needs_shared(a) && !S->shared_mem && !(S->shared_mem = malloc(sizeof *S->shared_mem)))
+        return -1;
+    S->shared = pol_needs_shared(a) ? S->shared_mem : NULL;
+    S->gates = a->brk_cool_ns > 0 || a->rb_pct > 0 || a->inflight > 0;
+    struct {
+        void **field;
+        int want;
+    } opt[] = {{(void **)&S->lsend, S->win.on || S->trace}, {(void **)&S->lout, S->trace},
+               {(void **)&S->arr, S->trace || S->nstores == 2}, {(void **)&S->ans, S->trace},
+               {(void **)&S->luntil, S->fk == FAULT_RESET}, {(void **)&S->rstore, S->nstores == 2}};
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (!opt[i].want) {
+            free(*opt[i].field);
+            *opt[i].field = NULL;
+        }
+    return S->ncap ? grow_requests(S, S->ncap) : 0;
+}
+
+psim *psim_new(const psim_cfg *c)
+{
+    sim *S = calloc(1, sizeof *S);
+    if (!S)
+        return NULL;
+    for (int i = 0; i < 2; i++)
+        (void)storeq_init(&S->store[i], c->slots, &S->ev.seq);
+    if (set_arm(S, c) != 0) {
+        psim_free(S);
+        return NULL;
+    }
+    return S;
+}
+
+int psim_set_arm(psim *S, const psim_cfg *c) { return set_arm(S, c); }
+
+psim_seed *psim_seed_new(void) { return calloc(1, sizeof(psim_seed)); }
+
+void psim_seed_free(psim_seed *C)
+{
+    if (!C)
+        return;
+    for (int k = 0; k < 2; k++)
+        free(C->dice[k]);
+    for (int i = 0; i < PSIM_NARR; i++)
+        free(C->arr[i].t);
+    free(C);
+}

@@ -1,0 +1,918 @@
+#!/usr/bin/env bash
+# Measure on a rented EC2 machine, one step at a time: `make cloud-STEP`
+# runs `bash pipeline/cloud/cloud.sh STEP` (README.md, "Measure on a rented
+# machine", gives the order and what each costs).
+#
+#   check   credentials, region, the instance type's architecture, the
+#           Debian 12 image for it, the default VPC; and no other lab
+#           machine alive (anything tagged Project=$TAG is listed)
+#   access  a key pair (its private key straight into build/cloud/key, mode
+#           0600, never printed) and a security group letting port 22 in
+#           from MY_CIDR only; both tagged
+#   launch  one tagged instance (COUNT=n: n of them, m1 ... mn); a refusal
+#           removes what access made
+#   wait    running, its host key read from the serial console, ssh answers;
+#           when it never does, everything is removed
+#   setup   the lab's files there, `make deps progs prepare` there, the
+#           prepared files' fingerprints and the packages' versions compared
+#           with this machine's
+#   start   the schedule (`make measure`) detached there (pipeline/cloud/cloudrun.sh);
+#           with several machines, detached here: `make measure HOST=m1,...
+#           --far-lab REMOTE_DIR` spreads whole rounds over them (GNU
+#           parallel; each machine runs its own build)
+#   status  the LAB-PROGRESS lines from the serial console (GetConsoleOutput),
+#           or over ssh when the console has none
+#   demo    `make demo` there
+#   fetch   results/ and provenance/ home into OUT, every run checked against
+#           its run.json and the manifest, then collect, ap, cost, factcheck
+#           and report here
+#   delete  instance, security group, key pair, each named; refused until
+#           fetch has checked the results (FORCE=1 deletes anyway)
+#   cost    the machine's hours from launch to deletion at PRICE_PER_HOUR
+#           into OUT/results/cost.json (then factcheck and report again)
+#
+# Settings (environment; make passes its command line's):
+#   INSTANCE_TYPE (c7g.medium)  REGION (else the aws configuration's)
+#   AMI (the newest Debian 12 image for the type's architecture, by Debian's
+#   owner id and the name debian-12-<arch>-*)  TAG (timeouts-lab: the
+#   Project tag of everything made, and the names lab-$TAG)  MY_CIDR (your
+#   address as a.b.c.d/32; needed by access)  PRICE_PER_HOUR (USD; 0.0363,
+#   c7g.medium on demand in us-east-1, when the type is c7g.medium)
+#   PROFILE (full)  GATE (1)  OUT (.)  FORCE (delete without fetch)
+#   DISK_GB (16)  MAX_HOURS (12: the machine powers itself off, and so is
+#   terminated, after that long, whatever happens here)  WAIT_S (600)
+#   SSH_USER (admin, Debian's)  SSH_PORT (22)  REMOTE_DIR (lab, in its home)
+#   COUNT (launch: how many machines; 1, or as many as were launched)
+#   CLOUD_DIR (build/cloud)  PGURL (passed to collect and ap)
+#   Tests only: ENDPOINT_URL (aws --endpoint-url), QUIET, MEASURE_FLAGS;
+#   SSH_PORT as a list p1,p2,... (machine k's port: the fake machines
+#   share this one's address).
+#
+# State (build/cloud/, one value per file, written atomically): region,
+# arch, ami, ami_name, key_name, key (the private key), group_id,
+# group_cidr; and per machine m1/: client_token, instance_id, launch_utc,
+# address, known_hosts, hostkey_from, setup_done, fingerprints.tsv,
+# packages-here.tsv, packages-there.tsv, started, fetched, terminated_utc.
+# Machines are numbered folders, m1 ... mN (COUNT); with several, the
+# split schedule's state is here: ssh_config (the machines as Host
+# aliases lab-$TAG-mK), run/ (cloudrun.sh's pid, logs, rc).
+#
+# Every step is safe to repeat.  Exit 0 done, 1 failed (one line says why),
+# 2 a bad setting.
+set -Eeuo pipefail
+shopt -s inherit_errexit
+cd "$(dirname "$0")/../.."
+
+STEP=${1:-}
+INSTANCE_TYPE=${INSTANCE_TYPE:-c7g.medium}
+TAG=${TAG:-timeouts-lab}
+PROFILE=${PROFILE:-full}
+GATE=${GATE:-1}
+OUT_GIVEN=${OUT:-}
+OUT=${OUT:-.}
+FORCE=${FORCE:-}
+DISK_GB=${DISK_GB:-16}
+MAX_HOURS=${MAX_HOURS:-12}
+WAIT_S=${WAIT_S:-600}
+SSH_USER=${SSH_USER:-admin}
+SSH_PORT=${SSH_PORT:-22}
+REMOTE_DIR=${REMOTE_DIR:-lab}
+CLOUD_DIR=${CLOUD_DIR:-build/cloud}
+DEBIAN_OWNER=136693071363
+COUNT=${COUNT:-}
+M=$CLOUD_DIR/m1 # the machine a step works on (several: each in turn, machines)
+export AWS_PAGER=""
+
+say() { echo "cloud $STEP: $*"; }
+# die and bad may run in a $(...): the mark keeps the ERR trap from adding a line
+die() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said.$$" 2> /dev/null || true; exit 1; }
+bad() { echo "cloud $STEP: $*" >&2; touch "$CLOUD_DIR/.said.$$" 2> /dev/null || true; exit 2; }
+st() { if [[ -f $1 ]]; then cat "$1"; fi; }
+st_put() { printf '%s\n' "$2" > "$1.tmp" && mv "$1.tmp" "$1"; }
+utc() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+# The machines' folders, m1 ... mN: those launched (COUNT=n for launch), at least m1.
+machines() {
+  local k=1 n=${1:-}
+  if [[ -z $n ]]; then
+    n=1
+    while [[ -d $CLOUD_DIR/m$((n + 1)) ]]; do n=$((n + 1)); done
+  fi
+  for ((k = 1; k <= n; k++)); do echo "$CLOUD_DIR/m$k"; done
+}
+count() { machines | wc -l; }
+# machine M's ssh port: SSH_PORT, or its k-th value (tests)
+port() { local p k=${M##*/m}; IFS=, read -ra p <<< "$SSH_PORT"; echo "${p[k - 1]:-${p[0]}}"; }
+
+# ---- settings ----
+
+check_settings() {
+  [[ $INSTANCE_TYPE =~ ^[a-z0-9]+\.[a-z0-9]+$ ]] || bad "INSTANCE_TYPE=$INSTANCE_TYPE: not an instance type"
+  [[ $TAG =~ ^[A-Za-z0-9][A-Za-z0-9-]{0,31}$ ]] || bad "TAG=$TAG: letters, digits and -, up to 32"
+  [[ -z ${AMI:-} || $AMI =~ ^ami-[0-9a-f]{8,17}$ ]] || bad "AMI=$AMI: not an image id"
+  [[ $SSH_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || bad "SSH_USER=$SSH_USER: not a user name"
+  [[ $REMOTE_DIR =~ ^[A-Za-z0-9._/-]+$ ]] || bad "REMOTE_DIR=$REMOTE_DIR: letters, digits and ._/- only"
+  local n
+  [[ $SSH_PORT =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || bad "SSH_PORT=$SSH_PORT: not a port"
+  [[ -z $COUNT || $COUNT =~ ^([1-9]|1[0-9]|20)$ ]] || bad "COUNT=$COUNT: 1 to 20 machines"
+  for n in DISK_GB MAX_HOURS WAIT_S; do
+    [[ ${!n} =~ ^[1-9][0-9]{0,5}$ ]] || bad "$n=${!n}: not a positive whole number"
+  done
+  [[ $GATE == 0 || $GATE == 1 ]] || bad "GATE=$GATE: 0 or 1"
+  [[ $PROFILE =~ ^[a-z]+$ ]] || bad "PROFILE=$PROFILE: not a profile name"
+  if [[ -z ${PRICE_PER_HOUR:-} && $INSTANCE_TYPE == c7g.medium ]]; then PRICE_PER_HOUR=0.0363; fi
+  [[ -z ${PRICE_PER_HOUR:-} || $PRICE_PER_HOUR =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+    bad "PRICE_PER_HOUR=$PRICE_PER_HOUR: not a price in USD"
+  REGION=${REGION:-${AWS_REGION:-${AWS_DEFAULT_REGION:-}}}
+  if [[ -z $REGION ]] && command -v aws > /dev/null; then REGION=$(aws configure get region 2> /dev/null || true); fi
+  [[ -n $REGION ]] || bad "no region: set REGION=eu-west-1 (for example) or run aws configure"
+  [[ $REGION =~ ^[a-z0-9-]+$ ]] || bad "REGION=$REGION: not a region name"
+  local r; r=$(st "$CLOUD_DIR/region")
+  [[ -z $r || $r == "$REGION" ]] || bad "REGION=$REGION, but what $CLOUD_DIR holds lives in $r: use REGION=$r"
+}
+
+my_cidr() {
+  [[ -n ${MY_CIDR:-} ]] || bad "MY_CIDR is not set: your address as a.b.c.d/32 (README.md says how to find it)"
+  local re='^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})/32$'
+  [[ $MY_CIDR =~ $re ]] || bad "MY_CIDR=$MY_CIDR: one address as a.b.c.d/32, nothing wider"
+  local i
+  for i in 1 2 3 4; do ((10#${BASH_REMATCH[i]} <= 255)) || bad "MY_CIDR=$MY_CIDR: not an address"; done
+}
+
+# ---- the AWS command line ----
+
+# ec2 ACTION ARGS...: its output (text); on failure one line naming the
+# action and AWS's error code and message (none with EC2_QUIET=1), the code
+# in $AWS_CODE, the whole message in $AWS_ERR, and the exit code of aws.
+AWS_ERR=$CLOUD_DIR/.aws-err.$$  # this run's ($$ is the same in every subshell)
+AWS_CODE=$CLOUD_DIR/.aws-code.$$
+ec2() {
+  local action=$1 err=$AWS_ERR rc=0
+  shift
+  local cmd=(aws --region "$REGION" --output text)
+  [[ -n ${ENDPOINT_URL:-} ]] && cmd+=(--endpoint-url "$ENDPOINT_URL")
+  "${cmd[@]}" ec2 "$action" "$@" 2> "$err" || rc=$?
+  if ((rc == 0)); then rm -f "$AWS_CODE"; return 0; fi
+  local code
+  code=$(sed -n 's/^An error occurred (\([^)]*\)).*/\1/p' "$err" | head -1)
+  if grep -q 'Unable to locate credentials\|could not be found.*profile\|NoCredentialProviders' "$err"; then
+    die "no AWS credentials: run aws configure (or set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+  fi
+  echo "${code:-unknown}" > "$AWS_CODE"
+  if [[ -z ${EC2_QUIET:-} ]]; then
+    echo "cloud $STEP: aws ec2 $action failed: $(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //')" >&2
+  fi
+  return "$rc"
+}
+aws_code() { st "$AWS_CODE"; }
+none() { [[ -z $1 || $1 == None ]]; }
+
+instance_state() { # id -> "state address" (address None when it has none)
+  ec2 describe-instances --instance-ids "$1" \
+    --query 'Reservations[0].Instances[0].[State.Name,PublicIpAddress]'
+}
+
+# Everything tagged Project=$TAG that still exists, one line each:
+# "instance ID STATE", "security-group ID NAME", "key-pair NAME".
+inventory() {
+  ec2 describe-instances --filters "Name=tag:Project,Values=$TAG" \
+    "Name=instance-state-name,Values=pending,running,stopping,stopped,shutting-down" \
+    --query 'Reservations[].Instances[].[InstanceId,State.Name]' | sed '/^$/d; s/^/instance /'
+  ec2 describe-security-groups --filters "Name=tag:Project,Values=$TAG" \
+    --query 'SecurityGroups[].[GroupId,GroupName]' | sed '/^$/d; s/^/security-group /'
+  ec2 describe-key-pairs --filters "Name=tag:Project,Values=$TAG" --query 'KeyPairs[].[KeyName]' |
+    sed '/^$/d; s/^/key-pair /'
+}
+
+# What to type to remove each line of inventory's by hand.
+by_hand() {
+  local kind id rest
+  while read -r kind id rest; do
+    case $kind in
+      instance) echo "  aws ec2 terminate-instances --region $REGION --instance-ids $id" ;;
+      security-group) echo "  aws ec2 delete-security-group --region $REGION --group-id $id" ;;
+      key-pair) echo "  aws ec2 delete-key-pair --region $REGION --key-name $id" ;;
+    esac
+  done
+}
+
+# ---- the image ----
+
+find_image() {
+  local arch deb
+  arch=$(ec2 describe-instance-types --instance-types "$INSTANCE_TYPE" \
+    --query 'InstanceTypes[0].ProcessorInfo.SupportedArchitectures') || die "no instance type $INSTANCE_TYPE in $REGION"
+  case " $(tr '\t' ' ' <<< "$arch") " in # an old type may list i386 too
+    *" arm64 "*) arch=arm64 deb=arm64 ;;
+    *" x86_64 "*) arch=x86_64 deb=amd64 ;;
+    *) die "$INSTANCE_TYPE: architecture $arch, for which there is no Debian 12 image here" ;;
+  esac
+  local found
+  if [[ -n ${AMI:-} ]]; then
+    found=$(ec2 describe-images --image-ids "$AMI" --query 'Images[0].[ImageId,Name,Architecture]')
+  else
+    found=$(ec2 describe-images --owners "$DEBIAN_OWNER" \
+      --filters "Name=name,Values=debian-12-$deb-*" "Name=architecture,Values=$arch" "Name=state,Values=available" \
+      --query 'sort_by(Images,&CreationDate)[-1].[ImageId,Name,Architecture]')
+  fi
+  local id name iarch
+  read -r id name iarch <<< "$found"
+  none "${id:-}" && die "no Debian 12 image (owner $DEBIAN_OWNER, debian-12-$deb-*) in $REGION; set AMI="
+  [[ $iarch == "$arch" ]] || die "AMI $id is $iarch, $INSTANCE_TYPE is $arch"
+  st_put "$CLOUD_DIR/arch" "$arch"
+  st_put "$CLOUD_DIR/ami" "$id"
+  st_put "$CLOUD_DIR/ami_name" "$name"
+}
+
+# ---- steps ----
+
+step_check() {
+  local inv others="" mine=""
+  inv=$(inventory)
+  for M in $(machines); do mine+=" $(st "$M/instance_id")"; done
+  find_image
+  local vpc
+  vpc=$(ec2 describe-vpcs --filters Name=is-default,Values=true --query 'Vpcs[0].VpcId')
+  none "$vpc" && die "$REGION has no default VPC (the script launches into it)"
+  say "region $REGION, $INSTANCE_TYPE ($(st "$CLOUD_DIR/arch")), image $(st "$CLOUD_DIR/ami")" \
+    "$(st "$CLOUD_DIR/ami_name"), default VPC present"
+  if [[ -n $inv ]]; then
+    say "tagged Project=$TAG now:"
+    sed 's/^/  /' <<< "$inv"
+  else
+    say "nothing tagged Project=$TAG exists"
+  fi
+  others=$({ grep '^instance ' <<< "$inv" || true; } | while read -r _ id rest; do
+    [[ " $mine " == *" $id "* ]] || echo "instance $id $rest"; done)
+  if [[ -n $others ]]; then
+    echo "cloud check: another lab machine is alive (not this checkout's); delete it first:" >&2
+    by_hand <<< "$others" >&2
+    exit 1
+  fi
+  if [[ -n ${MY_CIDR:-} ]]; then my_cidr; say "MY_CIDR $MY_CIDR"; else say "MY_CIDR not set (access needs it)"; fi
+  say "ok"
+}
+
+make_key() {
+  local name=lab-$TAG key=$CLOUD_DIR/key
+  if [[ -n $(st "$CLOUD_DIR/key_name") && -s $key ]]; then say "key pair $name exists (private key $key)"; return; fi
+  rm -f "$key.tmp"
+  # the key material goes straight into a file only this user can read
+  if ! (umask 077 && ec2 create-key-pair --key-name "$name" --key-type ed25519 \
+    --tag-specifications "ResourceType=key-pair,Tags=[{Key=Project,Value=$TAG},{Key=Name,Value=$name}]" \
+    --query KeyMaterial > "$key.tmp"); then
+    rm -f "$key.tmp"
+    [[ $(aws_code) == InvalidKeyPair.Duplicate ]] &&
+      die "a key pair $name exists in $REGION but its private key is not here: delete it" \
+        "(aws ec2 delete-key-pair --region $REGION --key-name $name) or choose another TAG"
+    die "no key pair made"
+  fi
+  chmod 600 "$key.tmp"
+  mv "$key.tmp" "$key"
+  st_put "$CLOUD_DIR/key_name" "$name"
+  say "made key pair $name (private key in $key, mode 0600)"
+}
+
+rule() { echo "IpProtocol=tcp,FromPort=22,ToPort=22,IpRanges=[{CidrIp=$1,Description=ssh from MY_CIDR}]"; }
+
+make_group() {
+  local name=lab-$TAG sg vpc
+  sg=$(st "$CLOUD_DIR/group_id")
+  if [[ -z $sg ]]; then
+    vpc=$(ec2 describe-vpcs --filters Name=is-default,Values=true --query 'Vpcs[0].VpcId')
+    none "$vpc" && die "$REGION has no default VPC"
+    sg=$(ec2 create-security-group --group-name "$name" --vpc-id "$vpc" \
+      --description "timeouts lab: ssh from one address" \
+      --tag-specifications "ResourceType=security-group,Tags=[{Key=Project,Value=$TAG},{Key=Name,Value=$name}]" \
+      --query GroupId) || die "no security group made"
+    st_put "$CLOUD_DIR/group_id" "$sg"
+    say "made security group $sg ($name)"
+  fi
+  local old
+  old=$(st "$CLOUD_DIR/group_cidr")
+  if [[ $old != "$MY_CIDR" ]]; then
+    if ! EC2_QUIET=1 ec2 authorize-security-group-ingress --group-id "$sg" --ip-permissions "$(rule "$MY_CIDR")" \
+      > /dev/null; then
+      [[ $(aws_code) == InvalidPermission.Duplicate ]] || die "port 22 not opened: $(tail -1 "$AWS_ERR")"
+    fi
+    if [[ -n $old ]]; then
+      ec2 revoke-security-group-ingress --group-id "$sg" --ip-permissions "$(rule "$old")" > /dev/null ||
+        die "could not close port 22 to the old address $old"
+      say "closed port 22 to $old"
+    fi
+    st_put "$CLOUD_DIR/group_cidr" "$MY_CIDR"
+  fi
+  say "security group $sg lets port 22 in from $MY_CIDR only"
+}
+
+step_access() {
+  my_cidr
+  st_put "$CLOUD_DIR/region" "$REGION"
+  make_key
+  make_group
+}
+
+step_launch() {
+  local n=${COUNT:-$(count)}
+  for M in $(machines "$n"); do launch_one; done
+}
+
+launch_one() {
+  local id
+  id=$(st "$M/instance_id")
+  if [[ -n $id ]]; then
+    local s
+    s=$(instance_state "$id") || die "cannot see $id"
+    read -r s _ <<< "$s"
+    case $s in
+      pending | running) say "${M##*/}: $id is already $s"; return ;;
+      *) die "$id is $s: make cloud-delete first" ;;
+    esac
+  fi
+  [[ -s $CLOUD_DIR/key && -n $(st "$CLOUD_DIR/group_id") ]] || die "no key pair or security group: make cloud-access first"
+  find_image # INSTANCE_TYPE or AMI may have changed since check
+  if [[ -n $(st "$M/terminated_utc") ]]; then rm -rf "$M"; fi # a new machine: the last one's times go
+  mkdir -p "$M"
+  # the same token on a repeat gives back the same instance, never a second
+  [[ -n $(st "$M/client_token") ]] || st_put "$M/client_token" "lab-$TAG-$(date -u +%s)-$RANDOM"
+  local root user_data out
+  root=$(ec2 describe-images --image-ids "$(st "$CLOUD_DIR/ami")" --query 'Images[0].RootDeviceName')
+  user_data=$(printf '#!/bin/sh\nshutdown -h +%d\n' $((MAX_HOURS * 60)))
+  if ! out=$(ec2 run-instances --image-id "$(st "$CLOUD_DIR/ami")" --instance-type "$INSTANCE_TYPE" --count 1 \
+    --key-name "$(st "$CLOUD_DIR/key_name")" --security-group-ids "$(st "$CLOUD_DIR/group_id")" \
+    --client-token "$(st "$M/client_token")" --instance-initiated-shutdown-behavior terminate \
+    --user-data "$user_data" --metadata-options HttpTokens=required \
+    --block-device-mappings "DeviceName=$root,Ebs={VolumeSize=$DISK_GB,VolumeType=gp3,DeleteOnTermination=true}" \
+    --tag-specifications "ResourceType=instance,Tags=[{Key=Project,Value=$TAG},{Key=Name,Value=lab-$TAG}]" \
+    "ResourceType=volume,Tags=[{Key=Project,Value=$TAG}]" \
+    --query 'Instances[0].[InstanceId,LaunchTime]'); then
+    say "the launch was refused; removing what access made"
+    rm -rf "$M"
+    remove_all
+    exit 1
+  fi
+  local launched
+  read -r id launched <<< "$out"
+  st_put "$M/instance_id" "$id"
+  st_put "$M/launch_utc" "$(date -u -d "$launched" +%Y-%m-%dT%H:%M:%SZ)"
+  say "${M##*/}: launched $id ($INSTANCE_TYPE, $(st "$CLOUD_DIR/ami_name")) at $(st "$M/launch_utc");" \
+    "it powers itself off after $MAX_HOURS h whatever happens"
+}
+
+# SSH_OPTS: how to reach the machine (its own key, its pinned host key).
+set_ssh_opts() {
+  SSH_OPTS=(-i "$CLOUD_DIR/key" -p "$(port)" -o IdentitiesOnly=yes -o BatchMode=yes
+    -o UserKnownHostsFile="$M/known_hosts" -o StrictHostKeyChecking="${1:-yes}" -o HostKeyAlias="lab-$TAG-${M##*/}"
+    -o ConnectTimeout=10 -o ServerAliveInterval=30 -o ServerAliveCountMax=6 -o LogLevel=ERROR)
+}
+# far [-t] CMD: CMD run there by the login shell, in the login's home.
+far() {
+  set_ssh_opts
+  ssh "${SSH_OPTS[@]}" "$SSH_USER@$(st "$M/address")" "$@"
+}
+
+# The host keys as cloud-init writes them to the serial console.
+pin_host_key() {
+  local out keys
+  out=$(EC2_QUIET=1 ec2 get-console-output --instance-id "$1" --latest --query Output ||
+    EC2_QUIET=1 ec2 get-console-output --instance-id "$1" --query Output) || return 1
+  keys=$(tr -d '\r' <<< "$out" | sed 's/^ec2: //' | awk '/-----BEGIN SSH HOST KEY KEYS-----/ { f = 1; next }
+    /-----END SSH HOST KEY KEYS-----/ { f = 0 } f && /^(ssh-|ecdsa-)[A-Za-z0-9@.-]+ [A-Za-z0-9+\/=]+/')
+  [[ -n $keys ]] || return 1
+  awk -v a="lab-$TAG-${M##*/}" '{ print a, $1, $2 }' <<< "$keys" > "$M/known_hosts.tmp"
+  mv "$M/known_hosts.tmp" "$M/known_hosts"
+  st_put "$M/hostkey_from" console
+}
+
+step_wait() {
+  for M in $(machines); do wait_one; done
+}
+
+wait_one() {
+  local id s addr t0=$SECONDS
+  id=$(st "$M/instance_id")
+  [[ -n $id ]] || die "no machine: make cloud-launch first"
+  while :; do
+    s=$(instance_state "$id") || die "cannot see $id"
+    read -r s addr <<< "$s"
+    case $s in
+      running) break ;;
+      pending) ;;
+      *) say "$id is $s"; fail_half_way ;;
+    esac
+    ((SECONDS - t0 < WAIT_S)) || { say "$id still $s after $WAIT_S s"; fail_half_way; }
+    sleep 2
+  done
+  none "$addr" && { say "$id runs without a public address"; fail_half_way; }
+  st_put "$M/address" "$addr"
+  say "$id is running; waiting for ssh"
+  local strict
+  while :; do
+    [[ -s $M/known_hosts ]] || pin_host_key "$id" || true
+    strict=yes
+    if [[ ! -s $M/known_hosts ]] && ((SECONDS - t0 > WAIT_S / 2)); then
+      strict=accept-new # no keys on the console: the first login's key is kept
+      st_put "$M/hostkey_from" "first login"
+    fi
+    set_ssh_opts "$strict"
+    if [[ -s $M/known_hosts || $strict == accept-new ]] &&
+      timeout 30 ssh "${SSH_OPTS[@]}" -o ConnectTimeout=5 "$SSH_USER@$addr" true 2> "$M/ssh.err"; then
+      break
+    fi
+    ((SECONDS - t0 < WAIT_S)) || { say "ssh to $id did not answer within $WAIT_S s"; fail_half_way; }
+    sleep 2
+  done
+  say "${M##*/}: ssh answers on $id (host key from the $(st "$M/hostkey_from"))"
+}
+
+# A failure before anything was measured: everything goes.
+fail_half_way() {
+  say "removing everything this checkout made"
+  remove_all || true
+  exit 1
+}
+
+# ---- removal ----
+
+remove_instance() {
+  local id s t0=$SECONDS
+  id=$(st "$M/instance_id")
+  [[ -n $id ]] || return 0
+  if ! EC2_QUIET=1 ec2 terminate-instances --instance-ids "$id" > /dev/null; then
+    [[ $(aws_code) == InvalidInstanceID.NotFound ]] || { echo "cloud $STEP: $id not terminated" >&2; return 1; }
+  fi
+  [[ -n $(st "$M/terminated_utc") ]] || st_put "$M/terminated_utc" "$(utc)"
+  while :; do
+    s=$(EC2_QUIET=1 instance_state "$id") || s=terminated # gone from the listing
+    read -r s _ <<< "$s"
+    [[ $s == terminated ]] && break
+    ((SECONDS - t0 < WAIT_S)) || { echo "cloud $STEP: $id still $s after $WAIT_S s" >&2; return 1; }
+    sleep 2
+  done
+  rm -f "$M/instance_id" "$M/address" "$M/known_hosts" "$M/client_token"
+  say "removed instance $id (terminated)"
+}
+
+remove_group() {
+  local sg t0=$SECONDS
+  sg=$(st "$CLOUD_DIR/group_id")
+  [[ -n $sg ]] || return 0
+  # a group stays in use for a little while after its instance terminated
+  until EC2_QUIET=1 ec2 delete-security-group --group-id "$sg" > /dev/null; do
+    case $(aws_code) in
+      InvalidGroup.NotFound) break ;;
+      DependencyViolation) ((SECONDS - t0 < WAIT_S)) || { echo "cloud $STEP: $sg still in use" >&2; return 1; } ;;
+      *) echo "cloud $STEP: $sg not deleted: $(tail -1 "$AWS_ERR")" >&2; return 1 ;;
+    esac
+    sleep 3
+  done
+  rm -f "$CLOUD_DIR/group_id" "$CLOUD_DIR/group_cidr"
+  say "removed security group $sg (lab-$TAG)"
+}
+
+remove_key() {
+  local name
+  name=$(st "$CLOUD_DIR/key_name")
+  [[ -n $name ]] || return 0
+  ec2 delete-key-pair --key-name "$name" > /dev/null || return 1
+  rm -f "$CLOUD_DIR/key" "$CLOUD_DIR/key_name"
+  say "removed key pair $name and its private key $CLOUD_DIR/key"
+}
+
+# Instance, group, key, each named; then whatever still carries the tag,
+# with the commands to remove it by hand.  1 when anything is left.
+remove_all() {
+  local ok=0 m=$M
+  for M in $(machines); do remove_instance || ok=1; done
+  M=$m
+  remove_group || ok=1
+  remove_key || ok=1
+  local left
+  left=$(inventory | grep -v '^instance [^ ]* shutting-down' || true)
+  if [[ -n $left ]]; then
+    echo "cloud $STEP: still tagged Project=$TAG in $REGION; delete by hand:" >&2
+    by_hand <<< "$left" >&2
+    return 1
+  fi
+  say "nothing tagged Project=$TAG is left in $REGION"
+  ((ok != 0)) || rm -f "$CLOUD_DIR/region" # nothing lives there any more
+  return $ok
+}
+
+step_delete() {
+  if [[ -z $(st "$M/fetched") && $FORCE != 1 ]] && [[ -n $(st "$M/instance_id") ]]; then
+    die "the results are not home yet: make cloud-fetch first (it checks them), or FORCE=1 to delete without them"
+  fi
+  remove_all
+}
+
+# ---- on the machine ----
+
+need_ssh() {
+  [[ -n $(st "$M/instance_id") && -s $M/known_hosts ]] || die "no machine that answers: make cloud-launch cloud-wait first"
+  far true 2> "$M/ssh.err" || die "ssh to $(st "$M/instance_id") does not answer: $(tail -1 "$M/ssh.err")"
+}
+
+# "running", "done RC" or "none": the detached measure there.
+far_run_state() {
+  far "cd $REMOTE_DIR/build/cloud-run 2>/dev/null || { echo none; exit 0; }
+    if [ -f pid ] && kill -0 \$(cat pid) 2>/dev/null; then echo running
+    elif [ -f rc ]; then echo done \$(cat rc); else echo none; fi"
+}
+
+# The lab's files as git sees them (tracked and new, not ignored), and the
+# real shop data when it is there, into REMOTE_DIR (its build/, results/
+# and provenance/ kept).
+send_source() {
+  local list=$CLOUD_DIR/files.lst
+  if git rev-parse --git-dir > /dev/null 2>&1; then
+    # (not the published study under results/ and provenance/: the study
+    # there starts empty, or measure there would continue this one)
+    git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
+      case $f in results/README.md | provenance/README.md) ;; results/* | provenance/*) continue ;; esac
+      [[ -f $f ]] && printf '%s\0' "$f"
+    done > "$list"
+    st_put "$M/source_commit" "$(git rev-parse HEAD)"
+    if [[ -n $(git status --porcelain) ]]; then st_put "$M/source_dirty" true; else st_put "$M/source_dirty" false; fi
+  else
+    find . -path ./build -prune -o -path ./results -prune -o -path ./provenance -prune -o -type f -print0 > "$list"
+  fi
+  [[ -f data/online_retail_II.csv ]] && printf '%s\0' data/online_retail_II.csv >> "$list"
+  tar --null -T "$list" -cf - | far "mkdir -p $REMOTE_DIR && cd $REMOTE_DIR &&
+    find . -mindepth 1 -maxdepth 1 ! -name build ! -name results ! -name provenance -exec rm -rf {} + &&
+    tar -xf -" || die "copying the lab's files there failed"
+  say "sent $(tr -cd '\0' < "$list" | wc -c) files to $REMOTE_DIR there"
+}
+
+# One phase of setup there, its output in $M/setup.log.
+far_phase() {
+  local what=$1 todo=$2 t0=$SECONDS
+  echo "== $what" >> "$M/setup.log"
+  if ! far "cd $REMOTE_DIR && $todo" >> "$M/setup.log" 2>&1; then
+    tail -20 "$M/setup.log" | sed 's/^/  | /' >&2
+    die "$what failed there (the whole log: $M/setup.log)"
+  fi
+  say "$what there: done in $((SECONDS - t0)) s"
+}
+
+# The prepared files there (their manifest) against the same files here.
+compare_prepared() {
+  if [[ ! -f build/prep/summary.json ]]; then
+    make --no-print-directory prepare OUT="$CLOUD_DIR/here" > "$M/prepare-here.log" 2>&1 ||
+      die "make prepare here failed (see $M/prepare-here.log)"
+  fi
+  far "cat $REMOTE_DIR/provenance/manifest-prepare.tsv" > "$M/manifest-there.tsv" || die "no manifest-prepare.tsv there"
+  local path sha here
+  tail -n +2 "$M/manifest-there.tsv" | while IFS=$'\t' read -r path _ sha; do
+    here=missing
+    [[ -f $path ]] && here=$(sha256sum "$path" | cut -c1-64)
+    printf '%s\t%s\t%s\n' "$path" "$here" "$sha"
+  done > "$M/fingerprints.tsv"
+  local n differ
+  n=$(wc -l < "$M/fingerprints.tsv")
+  differ=$(awk -F'\t' '$2 != $3 { print $1 }' "$M/fingerprints.tsv")
+  if [[ -z $differ ]]; then
+    say "the $n prepared files and inputs there are the same as here (sha256)"
+  else
+    say "$(wc -l <<< "$differ") of $n prepared files differ from here: $(tr '\n' ' ' <<< "$differ")" \
+      "(another architecture may score differently; fetch names them in provenance/cloud.json)"
+  fi
+}
+
+compare_packages() {
+  local pk
+  pk=$(bash pipeline/common/deps.sh --list | tr '\n' ' ')
+  dpkg-query -W -f='${Package}\t${Version}\n' $pk > "$M/packages-here.tsv" 2> /dev/null || true
+  far "dpkg-query -W -f='\${Package}\t\${Version}\n' $pk" > "$M/packages-there.tsv" 2> /dev/null || true
+  uname -m > "$M/machine-here"
+  far "uname -m" > "$M/machine-there"
+  local d
+  d=$(join -t $'\t' -a 1 -a 2 -e missing -o 0,1.2,2.2 <(sort "$M/packages-here.tsv") <(sort "$M/packages-there.tsv") |
+    awk -F'\t' '$2 != $3' | wc -l)
+  say "there: $(cat "$M/machine-there"), here: $(cat "$M/machine-here"); $d of the lab's packages differ in version"
+}
+
+step_setup() {
+  for M in $(machines); do
+    (($(count) == 1)) || say "${M##*/}:"
+    setup_one
+  done
+}
+
+setup_one() {
+  need_ssh
+  [[ $(far_run_state) != running ]] || die "the measurement runs there: setup waits until it is done"
+  : > "$M/setup.log"
+  send_source
+  far_phase "waiting for the machine's own start-up (cloud-init)" \
+    "if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null 2>&1 || true; fi"
+  far_phase "make deps (Debian packages)" \
+    "if [ \$(id -u) = 0 ]; then bash pipeline/common/deps.sh; else sudo -n bash pipeline/common/deps.sh; fi"
+  far_phase "make progs" "make -j\$(nproc) progs"
+  far_phase "make prepare" "make prepare"
+  compare_prepared
+  compare_packages
+  st_put "$M/setup_done" "$(utc)"
+}
+
+step_start() {
+  if (($(count) > 1)); then start_split; return; fi
+  need_ssh
+  [[ -n $(st "$M/setup_done") ]] || die "make cloud-setup first"
+  if [[ $(far_run_state) == running ]]; then say "the measurement already runs there (make cloud-status)"; return; fi
+  local env
+  env=$(printf 'PROFILE=%q GATE=%q' "$PROFILE" "$GATE")
+  [[ -n ${QUIET:-} ]] && env+=$(printf ' QUIET=%q' "$QUIET")
+  [[ -n ${MEASURE_FLAGS:-} ]] && env+=$(printf ' MEASURE_FLAGS=%q' "$MEASURE_FLAGS")
+  # setsid and nohup, every stream away from ssh: the measurement outlives the connection
+  far "cd $REMOTE_DIR && { $env setsid nohup bash pipeline/cloud/cloudrun.sh > build/cloud-run.out 2>&1 < /dev/null & }" ||
+    die "could not start the measurement there"
+  sleep 1
+  local s
+  s=$(far_run_state)
+  [[ $s == running || $s == done* ]] || die "the measurement did not start there (see $REMOTE_DIR/build/cloud-run.out there)"
+  st_put "$M/started" "$(utc) $PROFILE"
+  say "the $PROFILE profile runs there, detached (a dropped ssh does not stop it): make cloud-status"
+}
+
+step_status() {
+  local id out lines src="serial console"
+  id=$(st "$M/instance_id")
+  [[ -n $id ]] || die "no machine: make cloud-launch first"
+  if (($(count) > 1)); then
+    src="progress file here: the split schedule runs from here"
+    lines=$(cat "$CLOUD_DIR/run/progress.log" 2> /dev/null || true)
+  else
+    out=$(EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --latest --query Output ||
+      EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --query Output || true)
+    lines=$(tr -d '\r' <<< "$out" | grep -o 'LAB-PROGRESS .*' || true)
+  fi
+  if [[ -z $lines && -s $M/known_hosts ]] && (($(count) == 1)); then
+    src="progress file, over ssh"
+    lines=$(far "cat $REMOTE_DIR/build/cloud-run/progress.log 2>/dev/null" 2> /dev/null || true)
+  fi
+  if [[ -z $lines ]]; then say "no progress line yet (make cloud-start; the console may lag a few minutes)"; return; fi
+  lines=$(awk '/^LAB-PROGRESS [^ ]+ start / { n = 0 } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
+    <<< "$lines") # since the last start
+  say "$(grep -c '^LAB-PROGRESS [^ ]* run ' <<< "$lines" || true) runs reported (from the $src); the last line:"
+  echo "  $(tail -1 <<< "$lines")"
+  case $(tail -1 <<< "$lines") in
+    *" done exit 0" | *" done exit 3") say "measured: make cloud-fetch next" ;;
+    *" done exit "*) say "the measurement failed there: make cloud-fetch brings home what is there; make cloud-start resumes" ;;
+  esac
+}
+
+step_demo() {
+  need_ssh
+  local t=()
+  [[ -t 0 ]] && t=(-t)
+  far "${t[@]}" "cd $REMOTE_DIR && make demo"
+}
+
+# Every run folder against its run.json (each file's size and sha256, no
+# other file), every planned run there, and the manifest through `check`.
+check_incoming() {
+  local inc=$1 d run want got bad=0 n=0
+  [[ -f $inc/provenance/manifest-measure.tsv ]] ||
+    die "the study there is not complete (no provenance/manifest-measure.tsv): make cloud-start measures the rest"
+  for d in "$inc"/results/raw/*/; do
+    d=${d%/}
+    run=${d##*/}
+    n=$((n + 1))
+    want=$({ jq -r '.files | to_entries[] | "\(.key)\t\(.value.size)\t\(.value.sha256)"' "$d/run.json" &&
+      printf 'run.json\t-\t-\n'; } | sort) || { echo "  $run: run.json unreadable" >&2; bad=1; continue; }
+    got=$(cd "$d" && for f in *; do
+      if [[ $f == run.json ]]; then printf 'run.json\t-\t-\n'; else
+        printf '%s\t%s\t%s\n' "$f" "$(stat -c %s "$f")" "$(sha256sum "$f" | cut -c1-64)"; fi
+    done | sort)
+    [[ $want == "$got" ]] || { echo "  $run: its files differ from its run.json" >&2; bad=1; }
+  done
+  local planned missing
+  planned=$(tail -n +3 "$inc/results/schedule.tsv" | awk -F'\t' '{ print $4 "-r" $2 }')
+  missing=$(while read -r run; do
+    [[ -d $inc/results/raw/$run ]] || [[ -f $inc/provenance/runs/$run.json ]] || echo "$run"
+  done <<< "$planned")
+  [[ -z $missing ]] || { echo "  planned, neither measured nor recorded: $missing" >&2; bad=1; }
+  mkdir -p "$inc/.check"
+  ln -sf ../provenance/manifest-measure.tsv "$inc/.check/manifest-measure.tsv"
+  build/bin/check --prov "$inc/.check" --root "$inc" > "$CLOUD_DIR/check.log" 2>&1 || {
+    sed 's/^/  /' "$CLOUD_DIR/check.log" >&2
+    bad=1
+  }
+  rm -rf "$inc/.check"
+  ((bad == 0)) || die "what came home does not match its records (above)${2:-; nothing was moved into $OUT}"
+  say "$n runs home, each file matching its run.json, every planned run there, the manifest re-hashed"
+}
+
+# Into OUT: refused when OUT holds a study measured elsewhere; this cloud
+# study (an earlier fetch) is replaced whole.
+move_into_out() {
+  local inc=$1
+  mkdir -p "$OUT/results" "$OUT/provenance"
+  if [[ ! -f $OUT/provenance/cloud.json ]] &&
+    [[ -n $(ls -A "$OUT/results/raw" 2> /dev/null) || -n $(ls -A "$OUT/provenance/runs" 2> /dev/null) ]]; then
+    die "OUT=$OUT holds a study measured elsewhere: fetch into another OUT (e.g. OUT=build/cloud-study)"
+  fi
+  find "$OUT/results" "$OUT/provenance" -mindepth 1 -maxdepth 1 ! -name README.md -exec rm -rf {} +
+  mv "$inc"/results/* "$OUT/results/"
+  mv "$inc"/provenance/* "$OUT/provenance/"
+}
+
+# provenance/cloud.json: the machine and how it compares, without any id or address.
+write_cloud_json() {
+  local fp=$M/fingerprints.tsv pk
+  pk=$(join -t $'\t' -a 1 -a 2 -e missing -o 0,1.2,2.2 <(sort "$M/packages-here.tsv") <(sort "$M/packages-there.tsv") |
+    awk -F'\t' '$2 != $3' | jq -R -s 'split("\n") | map(select(length > 0) | split("\t") |
+      {package: .[0], here: .[1], there: .[2]})')
+  jq -n --arg type "$INSTANCE_TYPE" --arg region "$REGION" --arg arch "$(st "$CLOUD_DIR/arch")" \
+    --arg image "$(st "$CLOUD_DIR/ami_name")" --arg launch "$(st "$M/launch_utc")" --arg fetched "$(utc)" \
+    --arg profile "$(st "$M/started" | cut -d' ' -f2)" --arg rc "$1" --arg price "${PRICE_PER_HOUR:-}" \
+    --arg commit "$(st "$M/source_commit")" --arg dirty "$(st "$M/source_dirty")" \
+    --arg here "$(st "$M/machine-here")" --arg there "$(st "$M/machine-there")" \
+    --argjson packages "$pk" --rawfile fp "$fp" '{
+      format: "lab-cloud 1", instance_type: $type, region: $region, architecture: $arch, image_name: $image,
+      launch_utc: $launch, fetched_utc: $fetched, price_per_hour_usd: (if $price == "" then null else ($price | tonumber) end),
+      profile: $profile, measure_exit: ($rc | tonumber),
+      source: {commit: (if $commit == "" then null else $commit end), uncommitted_changes: ($dirty == "true")},
+      machine: {here: $here, there: $there},
+      prepared_files: ($fp | split("\n") | map(select(length > 0) | split("\t")) |
+        {compared: length, differ: map(select(.[1] != .[2]) | {path: .[0], here: .[1], there: .[2]})}),
+      packages_differ: $packages}' > "$OUT/provenance/cloud.json.tmp"
+  mv "$OUT/provenance/cloud.json.tmp" "$OUT/provenance/cloud.json"
+}
+
+# `make STAGE` here on OUT, the settings passed on.
+stage() {
+  local mk=(make --no-print-directory OUT="$OUT")
+  [[ -n ${QUIET:-} ]] && mk+=(QUIET="$QUIET")
+  [[ -n ${PGURL:-} ]] && mk+=(PGURL="$PGURL")
+  "${mk[@]}" "$@" || die "make $1 failed on OUT=$OUT; the results are home and checked (delete may go on):" \
+    "fix it, then make $1 and the stages after it with OUT=$OUT"
+}
+
+# With several machines: from the first launch, at the fleet's price (n x PRICE_PER_HOUR).
+cost_stage() {
+  local end=${1:-$(utc)} n price=${PRICE_PER_HOUR:-}
+  n=$(count)
+  [[ -z $price ]] || price=$(awk -v p="$price" -v n="$n" 'BEGIN { printf "%.6g", p * n }')
+  stage cost START="$(st "$CLOUD_DIR/m1/launch_utc")" END="$end" PRICE_PER_HOUR="$price"
+}
+
+step_fetch() {
+  if (($(count) > 1)); then fetch_split; return; fi
+  need_ssh
+  local s rc
+  s=$(far_run_state)
+  case $s in
+    running) die "still measuring there: make cloud-status; fetch once it says done" ;;
+    none) die "nothing measured there yet: make cloud-start" ;;
+  esac
+  rc=${s#done }
+  [[ $rc == 0 || $rc == 3 ]] || say "the measurement there ended with exit $rc; fetching what is there"
+  local inc=$CLOUD_DIR/incoming.tmp
+  rm -rf "$inc"
+  mkdir -p "$inc"
+  far "cd $REMOTE_DIR && tar -cf - results provenance" | tar -xf - -C "$inc" || die "copying the results home failed"
+  far "cat $REMOTE_DIR/build/cloud-run/measure.log" > "$M/measure.log" 2> /dev/null || true
+  check_incoming "$inc"
+  move_into_out "$inc"
+  rm -rf "$inc"
+  write_cloud_json "$rc"
+  st_put "$M/fetched" "$(utc)"
+  st_put "$CLOUD_DIR/out" "$OUT"
+  say "the study is in $OUT (provenance/cloud.json: the machine); make cloud-delete may go on now"
+  stage collect
+  stage ap
+  cost_stage
+  stage factcheck
+  stage report
+  say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
+}
+
+step_cost() {
+  [[ -n $OUT_GIVEN ]] || OUT=$(st "$CLOUD_DIR/out")
+  OUT=${OUT:-.}
+  local launch end h=0 e
+  launch=$(st "$M/launch_utc")
+  [[ -n $launch ]] || die "no launch recorded in $M"
+  for M in $(machines); do # each machine from its launch to its deletion
+    [[ -n $(st "$M/launch_utc") ]] || continue
+    e=$(st "$M/terminated_utc")
+    [[ -n $e ]] || { e=$(utc); say "${M##*/} still runs: the cost so far"; }
+    [[ -z ${end:-} || $e > $end ]] && end=$e
+    h=$(awk -v h="$h" -v a="$(date -u -d "$(st "$M/launch_utc")" +%s)" -v b="$(date -u -d "$e" +%s)" \
+      'BEGIN { printf "%.4f", h + (b - a) / 3600 }')
+  done
+  M=$CLOUD_DIR/m1
+  if [[ -n ${PRICE_PER_HOUR:-} ]]; then
+    say "$h machine hours ($launch to $end) at $PRICE_PER_HOUR USD: $(awk -v h="$h" -v p="$PRICE_PER_HOUR" \
+      'BEGIN { printf "%.4f", h * p }') USD (the disk, $DISK_GB GB, adds about $(awk -v g="$DISK_GB" -v h="$h" \
+      'BEGIN { printf "%.4f", g * 0.08 / 730 * h }') USD)"
+  else
+    say "$h machine hours ($launch to $end); set PRICE_PER_HOUR for a price"
+  fi
+  if [[ -f $OUT/provenance/cloud.json ]]; then
+    cost_stage "$end"
+    stage factcheck
+    stage report
+    say "$OUT/results/cost.json written; factcheck and report again"
+  fi
+}
+
+# ---- several machines: the split schedule runs from here ----
+
+# "running", "done RC" or "none": cloudrun.sh here (start_split's).
+split_state() {
+  local run=$CLOUD_DIR/run
+  if [[ -f $run/pid ]] && kill -0 "$(cat "$run/pid")" 2> /dev/null; then echo running
+  elif [[ -f $run/rc ]]; then echo "done $(cat "$run/rc")"; else echo none; fi
+}
+
+# Every machine set up, with the prepared files of this one (the study has
+# one reference), then `make measure HOST=lab-$TAG-m1,... --far-lab
+# REMOTE_DIR` detached here (setsid, nohup): GNU parallel gives each machine
+# whole rounds, which it measures with its own build.
+start_split() {
+  [[ $(split_state) != running ]] || { say "the measurement already runs from here (make cloud-status)"; return; }
+  local cfg=$CLOUD_DIR/ssh_config hosts="" differ
+  : > "$cfg.tmp"
+  for M in $(machines); do
+    need_ssh
+    [[ -n $(st "$M/setup_done") ]] || die "${M##*/}: make cloud-setup first"
+    differ=$(awk -F'\t' '$2 != $3 { print $1 }' "$M/fingerprints.tsv" | tr '\n' ' ')
+    [[ -z $differ ]] || die "${M##*/} prepared other files than this machine ($differ): its runs would be checked" \
+      "against the wrong references; measure with COUNT=1, or on machines of this one's architecture"
+    printf 'Host lab-%s-%s\n  HostName %s\n  Port %s\n  User %s\n  IdentityFile %s\n  IdentitiesOnly yes\n' \
+      "$TAG" "${M##*/}" "$(st "$M/address")" "$(port)" "$SSH_USER" "$(realpath "$CLOUD_DIR/key")" >> "$cfg.tmp"
+    printf '  UserKnownHostsFile %s\n  HostKeyAlias lab-%s-%s\n  StrictHostKeyChecking yes\n' \
+      "$(realpath "$M/known_hosts")" "$TAG" "${M##*/}" >> "$cfg.tmp"
+    printf '  ConnectTimeout 10\n  LogLevel ERROR\n' >> "$cfg.tmp"
+    hosts+=${hosts:+,}lab-$TAG-${M##*/}
+  done
+  mv "$cfg.tmp" "$cfg"
+  if [[ ! -f $OUT/provenance/prereg.json ]]; then # the registration the far measures check against
+    make --no-print-directory prepare OUT="$OUT" > "$CLOUD_DIR/prepare-here.log" 2>&1 ||
+      die "make prepare here failed (see $CLOUD_DIR/prepare-here.log)"
+  fi
+  mkdir -p "$CLOUD_DIR/run"
+  rm -f "$CLOUD_DIR/run/rc"
+  local env=(PROFILE="$PROFILE" GATE="$GATE" SPLIT_HOSTS="$hosts" SPLIT_OUT="$OUT" CLOUD_RUN_DIR="$CLOUD_DIR/run"
+    LAB_CONSOLE=none LAB_SSH_OPTS="-F $(realpath "$cfg")"
+    MEASURE_FLAGS="${MEASURE_FLAGS:+$MEASURE_FLAGS }--far-lab $REMOTE_DIR")
+  [[ -n ${QUIET:-} ]] && env+=(QUIET="$QUIET")
+  env "${env[@]}" setsid nohup bash pipeline/cloud/cloudrun.sh > "$CLOUD_DIR/run.out" 2>&1 < /dev/null &
+  sleep 1
+  local s
+  s=$(split_state)
+  [[ $s == running || $s == done* ]] || die "the measurement did not start (see $CLOUD_DIR/run.out)"
+  for M in $(machines); do st_put "$M/started" "$(utc) $PROFILE"; done
+  M=$CLOUD_DIR/m1
+  say "the $PROFILE profile runs from here on $(count) machines, detached (closing this terminal does not stop" \
+    "it; this machine must stay up): make cloud-status"
+}
+
+# The runs came home as they were measured: checked in OUT, then the stages here.
+fetch_split() {
+  local s rc
+  s=$(split_state)
+  case $s in
+    running) die "still measuring: make cloud-status; fetch once it says done" ;;
+    none) die "nothing measured yet: make cloud-start" ;;
+  esac
+  rc=${s#done }
+  [[ $rc == 0 || $rc == 3 ]] || say "the measurement ended with exit $rc; checking what is there"
+  cp "$CLOUD_DIR/run/measure.log" "$CLOUD_DIR/m1/measure.log" 2> /dev/null || true
+  check_incoming "$OUT" "; $OUT/provenance/parallel.tsv says which machine measured which round"
+  M=$CLOUD_DIR/m1
+  write_cloud_json "$rc"
+  for M in $(machines); do st_put "$M/fetched" "$(utc)"; done
+  M=$CLOUD_DIR/m1
+  st_put "$CLOUD_DIR/out" "$OUT"
+  say "the study is in $OUT (provenance/parallel.tsv: which machine measured which round); make cloud-delete may go on"
+  stage collect
+  stage ap
+  cost_stage
+  stage factcheck
+  stage report
+  say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
+}
+
+case $STEP in
+  check | access | launch | wait | setup | start | status | demo | fetch | delete | cost) ;;
+  *) echo "usage: pipeline/cloud/cloud.sh check|access|launch|wait|setup|start|status|demo|fetch|delete|cost" >&2; exit 2 ;;
+esac
+command -v aws > /dev/null || die "the aws command is missing: make deps (Debian's awscli)"
+check_settings
+mkdir -p "$CLOUD_DIR"
+chmod 700 "$CLOUD_DIR"
+# An unexpected failure: one line (unless die or bad already said why), exit 1.
+on_error() {
+  local rc=$1
+  ((BASH_SUBSHELL == 0)) || return 0
+  [[ -f $CLOUD_DIR/.said.$$ ]] && exit "$rc"
+  echo "cloud $STEP: failed (line $2); make cloud-check lists what carries the tag, make cloud-delete FORCE=1" \
+    "removes what this checkout made" >&2
+  exit 1
+}
+trap 'on_error $? $LINENO' ERR
+trap 'rm -f "$AWS_ERR" "$AWS_CODE" "$CLOUD_DIR/.said.$$"' EXIT
+"step_$STEP"

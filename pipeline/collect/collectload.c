@@ -1,0 +1,388 @@
+/* collectload: see collectload.h for the contract. */
+#include "collectload.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "faults.h"
+#include "pgx.h"
+#include "raw4.h"
+#include "redact.h"
+#include "util.h"
+
+/* Every raw table, the run's row in `runs` last. */
+static const char *const TABLES[] = {"requests", "service_requests", "lookups", "machine",
+                                     "events",   "syslog",           "runs"};
+
+/* ------------------------------------------------------------ raw files */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    size_t rows;
+} sbuf;
+
+static int sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t nc = b->cap ? b->cap * 2 : 1 << 20;
+        while (nc < b->len + n + 1)
+            nc *= 2;
+        char *nb = realloc(b->buf, nc);
+        if (!nb)
+            return -1;
+        b->buf = nb;
+        b->cap = nc;
+    }
+    memcpy(b->buf + b->len, s, n);
+    b->len += n;
+    return 0;
+}
+
+/* One event file (decoded and checked by lab/raw/raw4.c) into COPY text: the
+ * prefix (the run's name, and for a store file its number), the row's
+ * number in the file when `numbered`, then the columns in the log table's
+ * order (lab/raw/rawfmt.h), tab-separated, \N for absent, absolute times,
+ * floats with %.9g (the very text the writer wrote, as the float
+ * round-trips).  A service row's store must lie in 1 .. stores. */
+static int load_events(const char *path, const rawfmt_file *f, const char *prefix, int numbered, int stores,
+                       sbuf *out, char *err, size_t errlen)
+{
+    const rawfmt_table *t = f->t;
+    char line[4096 + RAW_MAXCOLS * 24];
+    for (size_t i = 0; i < f->n; i++) {
+        if (t->kind == RAWFMT_SERVICE && (f->col[RAWFMT_SERVICE_store][i] < 1 || f->col[RAWFMT_SERVICE_store][i] > stores)) {
+            ut_seterr(err, errlen, "%s:%zu: column store: %lld: needs %s (run.json's stores is %d)", path, i + 3,
+                      (long long)f->col[RAWFMT_SERVICE_store][i], stores == 2 ? "1 or 2" : "1", stores);
+            return -1;
+        }
+        size_t o = (size_t)snprintf(line, 4000, "%s", prefix);
+        if (numbered)
+            o += (size_t)snprintf(line + o, 32, "\t%zu", out->rows);
+        for (int c = 0; c < t->ncols; c++) {
+            int64_t v = f->col[c][i];
+            line[o++] = '\t';
+            if (v == RAW_NONE) {
+                memcpy(line + o, "\\N", 2);
+                o += 2;
+            } else if (t->cols[c].type == 'c') {
+                line[o++] = (char)v;
+            } else if (t->cols[c].type == 'f') {
+                o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v));
+            } else {
+                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
+            }
+        }
+        line[o++] = '\n';
+        if (sb_put(out, line, o) != 0) {
+            ut_seterr(err, errlen, "%s: out of memory", path);
+            return -1;
+        }
+        out->rows++;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- run.json */
+
+/* run.json's fields as SQL parameters, in `runs`' column order. */
+enum { P_RUN, P_ARM, P_ROUND, P_SECONDS, P_T0, P_FP, P_FAULT, P_FROM, P_TO, P_STORES,
+       P_TRIES, P_COOL, P_RBPCT, P_RBFLOOR, P_INFLIGHT, P_JSON, P_N };
+
+typedef struct {
+    const char *p[P_N];
+    char round[32], seconds[64], t0[32], fault[16], from[32], to[32], stores[8];
+    char spec[5][32]; /* tries, brk_cool_ms, rb_pct, rb_floor, inflight */
+    int nstores;
+} run_info;
+
+/* run.json's fault (lab/RAWFORMAT.md): the scenario's name, and for a
+ * scenario with a window its bounds in ns from t0 (from, to; both NULL for
+ * "no window", to alone NULL for "to the end"). */
+static int read_fault(json_t *rj, const char *path, run_info *ri, char *err, size_t errlen)
+{
+    json_t *jf = json_object_get(rj, "fault");
+    const char *name = json_string_value(json_object_get(jf, "name"));
+    fault_spec spec;
+    char why[160];
+    if (!name || strlen(name) >= sizeof ri->fault || fault_parse(name, &spec, why, sizeof why) != 0 ||
+        strcmp(fault_name(spec.kind), name)) {
+        ut_seterr(err, errlen, "%s: fault.name: needs one of none, down, hang, reset, never, flaky, missing", path);
+        return -1;
+    }
+    snprintf(ri->fault, sizeof ri->fault, "%s", name);
+    ri->p[P_FAULT] = ri->fault;
+    json_t *jfrom = json_object_get(jf, "from_ns"), *jto = json_object_get(jf, "to_ns");
+    if (!fault_has_window(spec.kind)) {
+        if (jfrom && !json_is_null(jfrom)) {
+            ut_seterr(err, errlen, "%s: fault: %s has no window, yet from_ns is given", path, name);
+            return -1;
+        }
+        return 0;
+    }
+    json_int_t from = json_integer_value(jfrom), to = json_integer_value(jto);
+    if (!json_is_integer(jfrom) || from < 0 || !jto || (!json_is_null(jto) && (!json_is_integer(jto) || to <= from))) {
+        ut_seterr(err, errlen, "%s: fault: %s needs from_ns >= 0 and to_ns > from_ns or null", path, name);
+        return -1;
+    }
+    snprintf(ri->from, sizeof ri->from, "%lld", (long long)from);
+    ri->p[P_FROM] = ri->from;
+    if (json_is_integer(jto)) {
+        snprintf(ri->to, sizeof ri->to, "%lld", (long long)to);
+        ri->p[P_TO] = ri->to;
+    }
+    return 0;
+}
+
+/* The arm_spec columns the statistics use (whole numbers >= 0), and
+ * `stores`: 1, or 2 exactly when arm_spec.store2 is above 0. */
+static int read_spec(json_t *rj, const char *path, run_info *ri, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"tries", "brk_cool_ms", "rb_pct", "rb_floor", "inflight"};
+    json_t *spec = json_object_get(rj, "arm_spec");
+    for (int i = 0; i < 5; i++) {
+        json_t *v = json_object_get(spec, keys[i]);
+        if (!json_is_integer(v) || json_integer_value(v) < 0) {
+            ut_seterr(err, errlen, "%s: arm_spec.%s: needs a whole number >= 0", path, keys[i]);
+            return -1;
+        }
+        snprintf(ri->spec[i], sizeof ri->spec[i], "%lld", (long long)json_integer_value(v));
+        ri->p[P_TRIES + i] = ri->spec[i];
+    }
+    json_t *s2 = json_object_get(spec, "store2"), *js = json_object_get(rj, "stores");
+    if (!json_is_integer(s2) || json_integer_value(s2) < 0) {
+        ut_seterr(err, errlen, "%s: arm_spec.store2: needs a whole number >= 0", path);
+        return -1;
+    }
+    int want = json_integer_value(s2) > 0 ? 2 : 1;
+    if (!json_is_integer(js) || json_integer_value(js) != want) {
+        ut_seterr(err, errlen, "%s: stores: needs %d (arm_spec.store2 is %lld)", path, want,
+                  (long long)json_integer_value(s2));
+        return -1;
+    }
+    ri->nstores = want;
+    snprintf(ri->stores, sizeof ri->stores, "%d", want);
+    ri->p[P_STORES] = ri->stores;
+    return 0;
+}
+
+static int read_run_json(json_t *rj, const char *path, run_info *ri, char *err, size_t errlen)
+{
+    ri->p[P_ARM] = json_string_value(json_object_get(rj, "arm"));
+    json_t *jr = json_object_get(rj, "round"), *js = json_object_get(rj, "seconds"), *jt = json_object_get(rj, "t0_ns");
+    if (!ri->p[P_ARM] || !json_is_integer(jr) || !json_is_number(js) || !json_is_integer(jt)) {
+        ut_seterr(err, errlen, "%s: needs arm, round, seconds and t0_ns", path);
+        return -1;
+    }
+    snprintf(ri->round, sizeof ri->round, "%lld", (long long)json_integer_value(jr));
+    snprintf(ri->seconds, sizeof ri->seconds, "%.17g", json_number_value(js));
+    snprintf(ri->t0, sizeof ri->t0, "%lld", (long long)json_integer_value(jt));
+    ri->p[P_ROUND] = ri->round;
+    ri->p[P_SECONDS] = ri->seconds;
+    ri->p[P_T0] = ri->t0;
+    return read_fault(rj, path, ri, err, errlen) != 0 || read_spec(rj, path, ri, err, errlen) != 0 ? -1 : 0;
+}
+
+/* ------------------------------------------------------------ one run */
+
+/* The run's system log lines (provenance/runs/<run>.json), redacted, as
+ * COPY text rows of `syslog`. */
+static void syslog_rows(const char *root, const char *run, sbuf *lg)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/provenance/runs/%s.json", root, run);
+    json_t *pj = json_load_file(path, 0, NULL);
+    json_t *sl = pj ? json_object_get(pj, "syslog") : NULL;
+    if (!sl) {
+        json_decref(pj);
+        return;
+    }
+    const char *src = json_string_value(json_object_get(sl, "source"));
+    const char *source = src ? src : "none";
+    json_t *lines = json_object_get(sl, "lines"), *v;
+    size_t i;
+    json_array_foreach(lines, i, v)
+    {
+        const char *line = json_string_value(v);
+        if (!line)
+            continue;
+        char red[2048], row[2300];
+        redact_line(line, red, sizeof red);
+        /* COPY text format: escape backslash, tab, newline */
+        size_t o2 = 0;
+        for (const char *c = red; *c && o2 < sizeof row - 4; c++) {
+            if (*c == '\\' || *c == '\t' || *c == '\n' || *c == '\r') {
+                row[o2++] = '\\';
+                row[o2++] = *c == '\t' ? 't' : *c == '\n' ? 'n' : *c == '\r' ? 'r' : '\\';
+            } else
+                row[o2++] = *c;
+        }
+        row[o2] = 0;
+        char full[2600];
+        int fl = snprintf(full, sizeof full, "%s\t%s\t%zu\t%s\n", run, source, i, row);
+        sb_put(lg, full, (size_t)fl);
+    }
+    json_decref(pj);
+}
+
+/* The fingerprint: sha256 of the sha256s of run.json, the five event files
+ * and store2.tsv.gz when it is there (*has_store2 says whether). */
+static int fingerprint(const char *dir, char fp[65], int *has_store2, char *err, size_t errlen)
+{
+    char path[4200], sha[65], all[8 * 64 + 1] = "";
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
+    *has_store2 = stat(path, &sb) == 0;
+    static const char *const names[] = {"run.json", "tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
+                                        "machine.tsv.gz", "events.tsv.gz", "store2.tsv.gz"};
+    for (int k = 0; k < 7; k++) {
+        if (k == 6 && !*has_store2)
+            break;
+        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+        if (ut_sha256_file(path, sha, NULL, err, errlen) != 0)
+            return -1;
+        strcat(all, sha);
+    }
+    ut_sha256_buf(all, strlen(all), fp);
+    return 0;
+}
+
+/* The run's buffers of COPY text, one per table. */
+enum { B_TESTER, B_SERVICE, B_STORE, B_MACHINE, B_EVENTS, B_SYSLOG, B_N };
+
+/* The run's six files, decoded (raw format 4; the reference of "=" scores
+ * from ROOT/results/reference), into the buffers. */
+static int read_files(const char *root, const char *dir, const char *run, int stores, sbuf *b, char *err,
+                      size_t errlen)
+{
+    char s1[300], s2[300], ref[4200], path[4300];
+    snprintf(s1, sizeof s1, "%s\t1", run);
+    snprintf(s2, sizeof s2, "%s\t2", run);
+    snprintf(ref, sizeof ref, "%s/results/reference", root);
+    raw4_run rr;
+    if (raw4_read_run(dir, ref, &rr, err, errlen) != 0)
+        return -1;
+    const struct {
+        int file, buf, numbered;
+        const char *prefix;
+    } plan[] = {{RAW4_TESTER, B_TESTER, 0, run},     {RAW4_SERVICE, B_SERVICE, 0, run}, {RAW4_STORE, B_STORE, 0, s1},
+                {RAW4_STORE2, B_STORE, 0, s2},       {RAW4_MACHINE, B_MACHINE, 0, run}, {RAW4_EVENTS, B_EVENTS, 1, run}};
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < sizeof plan / sizeof plan[0]; k++) {
+        if (plan[k].file == RAW4_STORE2 && stores != 2)
+            continue;
+        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, RAW4_NAMES[plan[k].file]);
+        rc = load_events(path, &rr.f[plan[k].file], plan[k].prefix, plan[k].numbered, stores, &b[plan[k].buf], err,
+                         errlen);
+    }
+    raw4_run_free(&rr);
+    return rc;
+}
+
+/* The run's old rows out, the new ones in, in one transaction. */
+static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, char *err, size_t errlen)
+{
+    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || collectload_forget(db, ri->p[P_RUN], err, errlen) != 0)
+        return -1;
+    const char *k[] = {ri->p[P_RUN]};
+    return pgx_copy(db, "COPY requests FROM STDIN", b[B_TESTER].buf, b[B_TESTER].len, err, errlen) != 0 ||
+                   pgx_copy(db, "COPY service_requests FROM STDIN", b[B_SERVICE].buf, b[B_SERVICE].len, err,
+                            errlen) != 0 ||
+                   pgx_copy(db, "COPY lookups FROM STDIN", b[B_STORE].buf, b[B_STORE].len, err, errlen) != 0 ||
+                   pgx_copy(db, "COPY machine (run, t_ns, scope, total, idle, steal, lab) FROM STDIN",
+                            b[B_MACHINE].buf, b[B_MACHINE].len, err, errlen) != 0 ||
+                   /* k: the reading's number within its scope, in time order */
+                   pgx_exec_params(db,
+                                   "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION "
+                                   "BY scope ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y "
+                                   "WHERE x.ctid = y.ctid",
+                                   1, k, err, errlen) != 0 ||
+                   pgx_copy(db, "COPY events FROM STDIN", b[B_EVENTS].buf, b[B_EVENTS].len, err, errlen) != 0 ||
+                   (b[B_SYSLOG].len &&
+                    pgx_copy(db, "COPY syslog FROM STDIN", b[B_SYSLOG].buf, b[B_SYSLOG].len, err, errlen) != 0) ||
+                   pgx_exec_params(db,
+                                   "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, fault, "
+                                   "win_from_ns, win_to_ns, stores, tries, brk_cool_ms, rb_pct, rb_floor, "
+                                   "inflight, run_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
+                                   "$12, $13, $14, $15, $16)",
+                                   P_N, ri->p, err, errlen) != 0 ||
+                   pgx_exec(db, "COMMIT", err, errlen) != 0
+               ? -1
+               : 0;
+}
+
+int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen)
+{
+    char dir[4096], path[4200], fp[65];
+    int has2;
+    snprintf(dir, sizeof dir, "%s/results/raw/%s", root, run);
+    if (fingerprint(dir, fp, &has2, err, errlen) != 0)
+        return -1;
+    const char *p1[] = {run, fp};
+    PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
+                               NULL, 0);
+    int have = PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1;
+    PQclear(q);
+    if (have)
+        return 0;
+
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    json_t *rj = json_load_file(path, 0, &je);
+    if (!rj) {
+        ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
+        return -1;
+    }
+    int rc = -1;
+    sbuf b[B_N] = {{0}};
+    run_info ri;
+    memset(&ri, 0, sizeof ri);
+    char *rjtext = NULL;
+    ri.p[P_RUN] = run;
+    ri.p[P_FP] = fp;
+    if (read_run_json(rj, path, &ri, err, errlen) != 0)
+        goto done;
+    if (has2 != (ri.nstores == 2)) {
+        ut_seterr(err, errlen, "%s/store2.tsv.gz: %s, yet run.json's stores is %d", dir,
+                  has2 ? "present" : "missing", ri.nstores);
+        goto done;
+    }
+    if (read_files(root, dir, run, ri.nstores, b, err, errlen) != 0)
+        goto done;
+    syslog_rows(root, run, &b[B_SYSLOG]);
+    rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
+    ri.p[P_JSON] = rjtext;
+    if (replace_run(db, &ri, b, err, errlen) != 0) {
+        char e2[UT_ERRLEN];
+        snprintf(e2, sizeof e2, "%s: %s", run, err);
+        ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
+        pgx_exec(db, "ROLLBACK", e2, sizeof e2);
+        goto done;
+    }
+    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
+           "%zu service events\n",
+           run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows, ri.nstores, ri.nstores > 1 ? "s" : "",
+           b[B_MACHINE].rows, b[B_EVENTS].rows);
+    rc = 1;
+done:
+    free(rjtext);
+    for (int i = 0; i < B_N; i++)
+        free(b[i].buf);
+    json_decref(rj);
+    return rc;
+}
+
+int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)
+{
+    const char *v[] = {run};
+    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", TABLES[t]);
+        if (pgx_exec_params(db, sql, 1, v, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,38 @@
+/* collectpred: collect's reader of results/prediction.json, the
+ * simulation's prediction registered before the first timed run
+ * (pipeline/RESULTS.md, section "results/prediction.json").
+ *
+ * collectpred_read reads and checks the whole file before anything is
+ * loaded: `format` "lab-prediction 1"; `runs` an object whose every entry
+ * has `p99_ms`, `standin_share`, `lookups_per_request` (numbers or null),
+ * `flooded` (true or false) and `flood_from_s` (a whole second >= 0 when
+ * flooded, else null); `odds` a list whose every entry has `claim` and
+ * `arm` (non-empty strings), `event` (`flooded` or `p99_over_1s`),
+ * `seconds` (the simulated round's length, a number above 0), `sim_n` (an
+ * integer >= 1) and `sim_k` (an integer in 0 .. sim_n).  Other fields (the
+ * top-level `profile`, `seconds`, `rounds`, `sizing`, an odds entry's
+ * `seeds`) are not collect's and are not checked here.  A file that does not exist is
+ * not an error: *out is then NULL.  Any other fault names the file and the
+ * field, e.g. "results/prediction.json: runs.H4-r2-r1.flooded: not true
+ * or false", and *out is NULL.
+ *
+ * collectpred_load fills the tables `prediction` (one row), `predicted_runs`
+ * and `odds_claims` (pipeline/collect/schema.sql) inside the caller's transaction;
+ * with p NULL (no file) it leaves them empty.
+ *
+ * Ownership: collectpred_read allocates *out, collectpred_free frees it
+ * (NULL is fine).  Returns 0 or -1 (err).
+ */
+#ifndef PIPELINE_COLLECTPRED_H
+#define PIPELINE_COLLECTPRED_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+typedef struct collectpred collectpred;
+
+int collectpred_read(const char *path, collectpred **out, char *err, size_t errlen);
+int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen);
+void collectpred_free(collectpred *p);
+
+#endif

@@ -1,0 +1,220 @@
+-- The lab's database: raw events as loaded by `make collect`, and every
+-- statistic computed from them (pipeline/collect/stats.sql).  Times are integer
+-- nanoseconds of CLOCK_MONOTONIC (decoded from the raw files' differences).
+-- Idempotent: collect runs it every time.  The raw tables keep what was
+-- loaded (a run is loaded again only when its files changed); the derived
+-- tables are dropped and made anew, so a changed definition never meets a
+-- table of an older layout.
+
+DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
+    prediction, predicted_runs, odds_claims, odds_outside, odds;
+DROP VIEW IF EXISTS service_lookups;
+
+-- The raw tables' layout has a number: when it is not this one (a database
+-- loaded by an older lab), the raw tables are dropped and every run is
+-- loaded again.  Raise it whenever a raw table below changes.
+CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 5) THEN
+        DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
+        DELETE FROM schema_version;
+        INSERT INTO schema_version VALUES (5);
+    END IF;
+END $$;
+
+CREATE TABLE IF NOT EXISTS runs (
+    run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name
+    arm         text NOT NULL,
+    round       int NOT NULL,
+    seconds     double precision NOT NULL,
+    t0_ns       bigint NOT NULL,
+    fingerprint text NOT NULL,            -- sha256 of the event files' sha256s
+    fault       text NOT NULL,            -- run.json's fault.name: none, down, hang, reset, never, flaky, missing
+    win_from_ns bigint,                   -- its window in ns from t0_ns; both null without a window,
+    win_to_ns   bigint,                   -- win_to_ns alone null for a window lasting to the end of the run
+    stores      int NOT NULL,             -- run.json's stores: 1, or 2 with a second store
+    tries       int NOT NULL,             -- arm_spec's columns the statistics read (0: off)
+    brk_cool_ms bigint NOT NULL,          --   above 0: the arm has a circuit breaker
+    rb_pct      int NOT NULL,             --   above 0: a retry budget of rb_pct percent ...
+    rb_floor    int NOT NULL,             --   ... plus rb_floor retries a second
+    inflight    int NOT NULL,             --   above 0: a limit on lookups in flight
+    run_json    jsonb NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
+    run text NOT NULL, j int NOT NULL, row_ int NOT NULL,
+    sched_ns bigint NOT NULL, send_ns bigint, answer_ns bigint,
+    status int NOT NULL, kind char(1) NOT NULL, score real, conn int, waited int
+);
+CREATE INDEX IF NOT EXISTS requests_run ON requests (run);
+
+CREATE TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
+    run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
+    status int, kind char(1), lookups int, store int,
+    a0_start bigint, a0_end bigint, a0_out char(1),
+    a1_start bigint, a1_end bigint, a1_out char(1),
+    a2_start bigint, a2_end bigint, a2_out char(1),
+    a3_start bigint, a3_end bigint, a3_out char(1),
+    a4_start bigint, a4_end bigint, a4_out char(1)
+);
+CREATE INDEX IF NOT EXISTS service_requests_run ON service_requests (run);
+
+-- Each lookup the service tried (a present aK_start_t, K = 0 .. 4) with its
+-- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
+-- unless its aK_out is R, O, B or Y (tried, not sent).
+CREATE VIEW service_lookups AS
+SELECT v.run, v.req, v.arrive_ns, v.store, k.k, k.st, k.en, k.o,
+       k.o IS NULL OR k.o NOT IN ('R', 'O', 'B', 'Y') AS sent
+FROM service_requests v
+CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+WHERE k.st IS NOT NULL;
+
+CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
+    run text NOT NULL, store int NOT NULL,    -- lookup a store received
+    req bigint, attempt int, row_ int,
+    arrive_ns bigint, start_ns bigint, end_ns bigint,
+    planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
+);
+CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
+
+CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
+    run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
+    t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
+    steal bigint NOT NULL, lab bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
+
+CREATE TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
+    run text NOT NULL, i int NOT NULL,        -- a connection; its breaker opened (O W P), half opened (H), closed (K);
+    t_ns bigint NOT NULL,                     -- i: the row's number in the file (0, 1, ...)
+    what char(1) NOT NULL, conn int NOT NULL, -- conn -1 on a breaker row
+    tries int NOT NULL, wait_ns bigint NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_run ON events (run);
+
+CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
+    k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
+    run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
+);
+
+CREATE TABLE run_stats (                     -- the figures of each run (pipeline/RESULTS.md)
+    run text PRIMARY KEY, arm text, round int, n bigint, answered bigint,
+    p50_ms double precision, p90_ms double precision, p99_ms double precision,
+    p999_ms double precision, max_ms double precision,
+    live bigint, last_known bigint, "default" bigint, error bigint,
+    live_share double precision, standin_share double precision,
+    last_known_share double precision, default_share double precision,
+    error_share double precision,
+    lookups bigint, lookups_per_request double precision,
+    slot_ms_total double precision, slot_ms_per_lookup double precision,
+    slot_ms_per_request double precision,
+    cut_short bigint, pending_at_stop bigint,
+    late_p50_us double precision, late_p99_us double precision, late_max_us double precision,
+    answers_per_s double precision,
+    steal_share double precision, steal_second_max double precision, other_idle_share double precision,
+    foreign_second_max double precision, quiet boolean, quiet_rules text[],
+    -- the store failing (RESULTS.md): every run
+    fault text, lost bigint, store_outcomes jsonb, lookup_ends jsonb, retried_permanent bigint,
+    conn_lost bigint, conn_failed bigint, conn_regained bigint, reconnect_wait_over bigint,
+    -- a fault window's figures: null for a run without a window
+    win_from_ms double precision, win_to_ms double precision,
+    before_requests bigint, before_live bigint, before_standins bigint, before_errors bigint,
+    before_lost bigint, before_lookups bigint, before_unanswered_lookups bigint,
+    during_requests bigint, during_live bigint, during_standins bigint, during_errors bigint,
+    during_lost bigint, during_lookups bigint, during_unanswered_lookups bigint,
+    after_requests bigint, after_live bigint, after_standins bigint, after_errors bigint,
+    after_lost bigint, after_lookups bigint, after_unanswered_lookups bigint,
+    during_lookups_per_request double precision, first_live_after_ms double precision,
+    recovered_s bigint,
+    -- the defences (null for an arm without the defence; RESULTS.md)
+    brk_opened bigint, brk_half_opened bigint, brk_closed bigint, brk_transitions bigint,
+    brk_closed_ms double precision, brk_open_ms double precision, brk_half_ms double precision,
+    brk_illegal bigint, retries_passed bigint, budget_refused bigint, budget_over bigint,
+    inflight_refused bigint,
+    store1_requests bigint, store1_live bigint, store1_live_share double precision, store1_p99_ms double precision,
+    store2_requests bigint, store2_live bigint, store2_live_share double precision, store2_p99_ms double precision,
+    store1_during_requests bigint, store1_during_live bigint, store1_during_live_share double precision,
+    store1_during_p99_ms double precision,
+    store2_during_requests bigint, store2_during_live bigint, store2_during_live_share double precision,
+    store2_during_p99_ms double precision,
+    before_lookups_100ms double precision, recovery_lookups_100ms jsonb, recovery_lookups_100ms_max bigint,
+    -- floods and rare events (issue 14): from per_second, and the store's rows
+    missed_seconds bigint, flooded boolean, flood_from_s int, drained boolean,
+    longest_line bigint, freezes bigint, freeze_share double precision, false_timeouts bigint
+);
+
+CREATE TABLE per_second (                    -- second by second of each run
+    run text, s int, arrivals bigint, standins bigint, live bigint, errors bigint, lookups_sent bigint,
+    busy_slots double precision, line_length double precision,
+    steal_share double precision, late_max_us double precision, foreign_share double precision,
+    standin_share double precision,
+    PRIMARY KEY (run, s)
+);
+
+CREATE TABLE run_figures (     -- run_stats, one row per (run, figure)
+    run text, arm text, round int, figure text, value double precision
+);
+
+CREATE TABLE arm_stats (       -- median and range over rounds
+    arm text, figure text, median double precision, min double precision, max double precision,
+    PRIMARY KEY (arm, figure)
+);
+
+CREATE TABLE IF NOT EXISTS comparisons (     -- pipeline/comparisons.tsv
+    k int PRIMARY KEY, a text, b text, figure text, note text
+);
+
+CREATE TABLE verdicts (
+    k int PRIMARY KEY, a text, b text, figure text, note text,
+    rounds int[], diffs double precision[], verdict text, direction text
+);
+
+CREATE TABLE IF NOT EXISTS guesses (         -- data/guesses.tsv
+    k int PRIMARY KEY, id text, guess text, predicate text
+);
+
+CREATE TABLE IF NOT EXISTS guess_clauses (   -- each predicate, parsed by collect
+    k int, c int, kind text,                 -- kind: cmp | apart | close
+    quant text, arm text, figure text, op text, num double precision,
+    arm2 text, figure2 text,
+    PRIMARY KEY (k, c)
+);
+
+CREATE TABLE guess_results (
+    k int PRIMARY KEY, id text, predicate text, "right" boolean, clauses boolean[]
+);
+
+-- results/prediction.json (RESULTS.md), loaded by collect when the file
+-- exists: one row in `prediction` then (none without the file), the
+-- simulation's figures of each run, and its claims about rare events.
+CREATE TABLE prediction (format text NOT NULL);
+
+CREATE TABLE predicted_runs (
+    run text PRIMARY KEY, p99_ms double precision, standin_share double precision,
+    lookups_per_request double precision, flooded boolean NOT NULL, flood_from_s int
+);
+
+CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in file order
+    k int PRIMARY KEY, claim text NOT NULL, arm text NOT NULL, event text NOT NULL,
+    sim_k int NOT NULL, sim_n int NOT NULL, seconds double precision NOT NULL
+);
+
+-- The lessons' own counts, put in the odds table beside the lab's rounds.
+CREATE TABLE odds_outside (
+    ord int PRIMARY KEY, source text, claim text, arm text, event text, k int, n int,
+    seconds double precision          -- the length of the lesson's rounds
+);
+INSERT INTO odds_outside VALUES (0, 'the timeouts lesson', 'flood', 'H4-r2', 'flooded', 3, 5, 30);
+
+CREATE TABLE odds (                          -- RESULTS.md's `odds`, in order ord
+    ord int PRIMARY KEY, claim text, arm text, event text, source text,
+    sim_k int, sim_n int, sim_share double precision, sim_lo double precision, sim_hi double precision,
+    k int, n int, rounds int[], cp_lo double precision, cp_hi double precision, agree boolean,
+    seconds double precision
+);

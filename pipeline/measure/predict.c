@@ -1,0 +1,594 @@
+/* predict: see predict.h for the contract. */
+#include "predict.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "playdef.h"
+#include "playout.h"
+#include "playsim.h"
+#include "util.h"
+
+#define Z95 1.959963984540054 /* RESULTS.md's z of the Wilson interval */
+/* Seeds simulated together, arm after arm: each seed's dice and arrivals
+ * are drawn once for every arm, and the one simulation's arrays stay in
+ * the cache from seed to seed (8: 2.2 times as fast as arm after arm). */
+#ifndef BLOCK
+#define BLOCK 8
+#endif
+
+/* The figures of a seed that a verdict may name: RESULTS.md's names. */
+enum {
+    F_P99,
+    F_P50,
+    F_STANDIN,
+    F_LPR,
+    F_ERROR,
+    F_SLOT_REQ,
+    F_SLOT_LOOKUP,
+    F_LINE,
+    F_DURING_LPR,
+    F_FIRST_LIVE,
+    F_RECOVERED,
+    F_BEFORE100,
+    F_REC100MAX,
+    F_DEF, /* then the defences' figures, PDEF_... */
+    NFIG = F_DEF + PDEF_NFIGS
+};
+static const char *const FIG_NAMES[F_DEF] = {
+    "p99_ms",           "p50_ms",         "standin_share",           "lookups_per_request",
+    "error_share",      "slot_ms_per_request", "slot_ms_per_lookup", "longest_line",
+    "during_lookups_per_request", "first_live_after_ms", "recovered_s", "before_lookups_100ms",
+    "recovery_lookups_100ms_max"};
+
+static int fig_index(const char *name)
+{
+    for (int i = 0; i < F_DEF; i++)
+        if (!strcmp(name, FIG_NAMES[i]))
+            return i;
+    for (int i = 0; i < PDEF_NFIGS; i++)
+        if (!strcmp(name, PDEF_NAMES[i]))
+            return F_DEF + i;
+    return -1;
+}
+
+static double ratio(double x, double n) { return n > 0 ? x / n : NAN; }
+
+/* A seed's figures (NAN: null). */
+static void fig_values(const play_result *R, double v[NFIG])
+{
+    double m[PF_N];
+    pout_seed_figures(R, m);
+    v[F_P99] = R->p99_ms;
+    v[F_P50] = R->p50_ms;
+    v[F_STANDIN] = m[PF_STANDIN];
+    v[F_LPR] = m[PF_LPR];
+    v[F_ERROR] = m[PF_ERROR];
+    v[F_SLOT_REQ] = m[PF_SLOT];
+    v[F_SLOT_LOOKUP] = ratio((double)R->slot_ns / 1e6, (double)R->lookups);
+    v[F_LINE] = (double)R->line_max;
+    v[F_DURING_LPR] = m[PF_DURING_LPR];
+    v[F_FIRST_LIVE] = m[PF_FIRST_LIVE];
+    v[F_RECOVERED] = m[PF_RECOVERED];
+    v[F_BEFORE100] = m[PF_BEFORE100];
+    v[F_REC100MAX] = m[PF_REC100MAX];
+    for (int i = 0; i < PDEF_NFIGS; i++)
+        v[F_DEF + i] = m[PF_DEF + i];
+}
+
+/* ---------------------------------------------------------- comparisons */
+
+typedef struct {
+    char a[64], b[64], figure[64], note[512];
+    int ka, kb; /* the arms' places in the prediction; -1: not in it */
+    int fig;    /* fig_index; -1: a figure play does not compute */
+    /* the sizing over the odds' seeds */
+    size_t pos, neg, n;
+    double q, med_a, med_b;
+    int rounds_90, in5;
+} cmp_line;
+
+static int arm_place(const playopt *o, const char *name)
+{
+    for (size_t k = 0; k < o->narms; k++)
+        if (!strcmp(o->arms[k].name, name))
+            return (int)k;
+    return -1;
+}
+
+/* Split `line` at tabs in place: up to max fields; how many. */
+static int tabs(char *line, char **f, int max)
+{
+    int k = 0;
+    for (char *p = line; k < max;) {
+        f[k++] = p;
+        char *t = strchr(p, '\t');
+        if (!t)
+            break;
+        *t = 0;
+        p = t + 1;
+    }
+    return k;
+}
+
+/* pipeline/comparisons.tsv: a header "a b figure note", then one verdict a
+ * line (# lines are comments).  0, or 2 after a message naming the line. */
+static int load_comparisons(const playopt *o, cmp_line **out, size_t *nout)
+{
+    char *text = NULL, err[UT_ERRLEN];
+    size_t len = 0, n = 0, cap = 0;
+    *out = NULL;
+    *nout = 0;
+    if (ut_read_file(o->comparisons, &text, &len, err, sizeof err) != 0) {
+        ut_err("--comparisons: %s", err);
+        return 2;
+    }
+    int rc = 0, lineno = 0, header = 0;
+    for (char *line = text, *next; line && *line && rc == 0; line = next) {
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = 0;
+        lineno++;
+        if (line[0] == '#' || line[0] == 0)
+            continue;
+        char *f[5];
+        int nf = tabs(line, f, 5);
+        if (!header) {
+            header = 1;
+            if (nf != 4 || strcmp(f[0], "a") || strcmp(f[1], "b") || strcmp(f[2], "figure") || strcmp(f[3], "note")) {
+                ut_err("%s:%d: the header must be the columns a, b, figure, note (tab-separated)", o->comparisons,
+                       lineno);
+                rc = 2;
+            }
+            continue;
+        }
+        if (nf != 4 || !f[0][0] || !f[1][0] || !f[2][0] || strlen(f[0]) >= 64 || strlen(f[1]) >= 64 ||
+            strlen(f[2]) >= 64) {
+            ut_err("%s:%d: not 4 tab-separated fields a, b, figure, note (names under 64 characters)",
+                   o->comparisons, lineno);
+            rc = 2;
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            cmp_line *nv = realloc(*out, cap * sizeof *nv);
+            if (!nv) {
+                ut_err("out of memory");
+                rc = 1;
+                break;
+            }
+            *out = nv;
+        }
+        cmp_line *c = &(*out)[n++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->a, sizeof c->a, "%s", f[0]);
+        snprintf(c->b, sizeof c->b, "%s", f[1]);
+        snprintf(c->figure, sizeof c->figure, "%s", f[2]);
+        snprintf(c->note, sizeof c->note, "%s", f[3]);
+        c->ka = arm_place(o, c->a);
+        c->kb = arm_place(o, c->b);
+        c->fig = fig_index(c->figure);
+    }
+    if (rc == 0 && !header) {
+        ut_err("%s: no header line", o->comparisons);
+        rc = 2;
+    }
+    free(text);
+    *nout = n;
+    return rc;
+}
+
+static int sized(const cmp_line *c) { return c->ka >= 0 && c->kb >= 0 && c->fig >= 0; }
+
+/* ------------------------------------------------------------- the work */
+
+typedef struct {
+    const playopt *o;
+    cmp_line *cmp;
+    size_t ncmp;
+    psim *sim;               /* the simulation, of one arm after another */
+    psim_seed *seedc[BLOCK]; /* the block's seeds' dice and arrivals */
+    play_result *runs; /* [arm][round] */
+    int *need;         /* per arm: its place among the odds' arms, or -1 */
+    size_t nneed;
+    double *val;       /* [need][seed][NFIG] */
+    uint8_t *flood;    /* [need][seed] */
+} work;
+
+static int odds_claim(const playarm *pa, const char **claim, const char **event)
+{
+    if (pa->a.rate == PREDICT_FLOOD_RATE && pa->a.fault.kind == FAULT_NONE) {
+        *claim = "flood";
+        *event = "flooded";
+        return 1;
+    }
+    if (!strcmp(pa->name, PREDICT_SLOW_ARM)) {
+        *claim = "slow";
+        *event = "p99_over_1s";
+        return 1;
+    }
+    return 0;
+}
+
+/* Arm k's settings; p50_ms only where a verdict names it (it costs). */
+static psim_cfg cfg_of(const work *W, size_t k)
+{
+    const playopt *o = W->o;
+    int p50 = 0;
+    for (size_t i = 0; i < W->ncmp; i++)
+        p50 |= sized(&W->cmp[i]) && W->cmp[i].fig == F_P50 && (W->cmp[i].ka == (int)k || W->cmp[i].kb == (int)k);
+    return (psim_cfg){.a = &o->arms[k].a, .rows = o->arms[k].rows, .slots = o->slots, .conns = o->conns, .p50 = p50};
+}
+
+/* The simulation, and which arms the odds' seeds need. 0 or 1. */
+static int setup(work *W)
+{
+    const playopt *o = W->o;
+    psim_cfg first = cfg_of(W, 0);
+    W->sim = psim_new(&first);
+    W->need = malloc(o->narms * sizeof *W->need);
+    for (int b = 0; b < BLOCK; b++)
+        if (!(W->seedc[b] = psim_seed_new()))
+            return 1;
+    if (!W->sim || !W->need)
+        return 1;
+    for (size_t k = 0; k < o->narms; k++) {
+        const char *c, *e;
+        W->need[k] = odds_claim(&o->arms[k], &c, &e) ? 0 : -1;
+    }
+    for (size_t i = 0; i < W->ncmp; i++)
+        if (sized(&W->cmp[i]))
+            W->need[W->cmp[i].ka] = W->need[W->cmp[i].kb] = 0;
+    for (size_t k = 0; k < o->narms; k++)
+        if (W->need[k] >= 0)
+            W->need[k] = (int)W->nneed++;
+    W->val = malloc((W->nneed * o->noseeds * NFIG + 1) * sizeof *W->val);
+    W->flood = malloc(W->nneed * o->noseeds + 1);
+    return !W->val || !W->flood;
+}
+
+static void cleanup(work *W)
+{
+    psim_free(W->sim);
+    for (int b = 0; b < BLOCK; b++)
+        psim_seed_free(W->seedc[b]);
+    free(W->runs);
+    free(W->need);
+    free(W->val);
+    free(W->flood);
+    free(W->cmp);
+}
+
+/* Every arm x round of --seconds (predict only).  0 or 1. */
+static int simulate_runs(work *W)
+{
+    const playopt *o = W->o;
+    W->runs = malloc((o->narms * o->nrounds + 1) * sizeof *W->runs);
+    if (!W->runs)
+        return 1;
+    for (size_t r0 = 0; r0 < o->nrounds; r0 += BLOCK)
+        for (size_t k = 0; k < o->narms; k++) {
+            psim_cfg cfg = cfg_of(W, k);
+            if (psim_set_arm(W->sim, &cfg) != 0)
+                return 1;
+            for (size_t r = r0; r < o->nrounds && r < r0 + BLOCK; r++)
+                if (psim_run(W->sim, o->seconds, o->rounds[r], W->seedc[r - r0], &W->runs[k * o->nrounds + r]) != 0)
+                    return 1;
+        }
+    return 0;
+}
+
+/* The arms the odds and the sizing need, over every odds seed.  0 or 1. */
+static int simulate_odds(work *W)
+{
+    const playopt *o = W->o;
+    for (size_t s0 = 0; s0 < o->noseeds; s0 += BLOCK)
+        for (size_t k = 0; k < o->narms; k++) {
+            psim_cfg cfg = cfg_of(W, k);
+            if (W->need[k] < 0 || psim_set_arm(W->sim, &cfg) != 0) {
+                if (W->need[k] < 0)
+                    continue;
+                return 1;
+            }
+            for (size_t s = s0; s < o->noseeds && s < s0 + BLOCK; s++) {
+                play_result R;
+                if (psim_run(W->sim, o->oseconds, o->oseeds[s], W->seedc[s - s0], &R) != 0)
+                    return 1;
+                size_t at = (size_t)W->need[k] * o->noseeds + s;
+                fig_values(&R, &W->val[at * NFIG]);
+                W->flood[at] = (uint8_t)R.flood.flooded;
+            }
+        }
+    return 0;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The median of figure f of arm place p over the seeds (nulls left out), scratch v. */
+static double median_of(const work *W, int p, int f, double *v)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < W->o->noseeds; s++) {
+        double x = W->val[((size_t)p * W->o->noseeds + s) * NFIG + (size_t)f];
+        if (!isnan(x))
+            v[n++] = x;
+    }
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Each verdict's q, rounds_90 and decides_in_5 (RESULTS.md's sizing). */
+static int size_verdicts(work *W)
+{
+    const playopt *o = W->o;
+    double *v = malloc((o->noseeds + 1) * sizeof *v);
+    if (!v)
+        return 1;
+    for (size_t i = 0; i < W->ncmp; i++) {
+        cmp_line *c = &W->cmp[i];
+        if (!sized(c))
+            continue;
+        int pa = W->need[c->ka], pb = W->need[c->kb];
+        c->pos = c->neg = 0;
+        c->n = o->noseeds;
+        for (size_t s = 0; s < o->noseeds; s++) {
+            double d = W->val[((size_t)pa * o->noseeds + s) * NFIG + (size_t)c->fig] -
+                       W->val[((size_t)pb * o->noseeds + s) * NFIG + (size_t)c->fig];
+            c->pos += d > 0; /* a null (NAN) is neither: it counts against */
+            c->neg += d < 0;
+        }
+        c->q = c->n ? (double)(c->pos > c->neg ? c->pos : c->neg) / (double)c->n : 0;
+        c->rounds_90 = 0;
+        for (int r = 2; r <= PREDICT_MAX_ROUNDS_90 && pow(c->q, r) >= 0.9; r++)
+            c->rounds_90 = r;
+        c->in5 = pow(c->q, 5) >= 0.9;
+        c->med_a = median_of(W, pa, c->fig, v);
+        c->med_b = median_of(W, pb, c->fig, v);
+    }
+    free(v);
+    return 0;
+}
+
+/* The seeds of arm k on which its odds' event happened. */
+static size_t odds_k(const work *W, size_t k, const char *event)
+{
+    size_t hits = 0, p = (size_t)W->need[k];
+    for (size_t s = 0; s < W->o->noseeds; s++)
+        hits += !strcmp(event, "flooded") ? W->flood[p * W->o->noseeds + s]
+                                           : W->val[(p * W->o->noseeds + s) * NFIG + F_P99] > 1000.0;
+    return hits;
+}
+
+/* ------------------------------------------------------------- the JSON */
+
+static json_t *num(double x)
+{
+    if (isnan(x))
+        return json_null();
+    if (x == floor(x) && fabs(x) < 1e15)
+        return json_integer((json_int_t)x);
+    return json_real(x);
+}
+
+static json_t *list_of(const uint32_t *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_integer(v[i]));
+    return a;
+}
+
+static json_t *run_json(const play_result *R)
+{
+    json_t *e = json_object();
+    double n = (double)R->n;
+    json_object_set_new(e, "p99_ms", isnan(R->p99_ms) ? json_null() : json_real(R->p99_ms));
+    json_object_set_new(e, "standin_share", n ? json_real((double)R->standins / n) : json_null());
+    json_object_set_new(e, "lookups_per_request", n ? json_real((double)R->lookups / n) : json_null());
+    json_object_set_new(e, "flooded", json_boolean(R->flood.flooded));
+    json_object_set_new(e, "flood_from_s", R->flood.flooded ? json_integer(R->flood.from_s) : json_null());
+    return e;
+}
+
+static json_t *prediction_json(const work *W)
+{
+    const playopt *o = W->o;
+    json_t *root = json_object(), *runs = json_object(), *odds = json_array(), *sizing = json_array();
+    json_object_set_new(root, "format", json_string(PREDICT_FORMAT));
+    json_object_set_new(root, "profile", o->profile ? json_string(o->profile) : json_null());
+    json_object_set_new(root, "seconds", num(o->seconds));
+    json_object_set_new(root, "rounds", list_of(o->rounds, o->nrounds));
+    for (size_t k = 0; k < o->narms; k++)
+        for (size_t r = 0; r < o->nrounds; r++) {
+            char name[96];
+            snprintf(name, sizeof name, "%s-r%" PRIu32, o->arms[k].name, o->rounds[r]);
+            json_object_set_new(runs, name, run_json(&W->runs[k * o->nrounds + r]));
+        }
+    for (size_t k = 0; k < o->narms; k++) {
+        const char *claim, *event;
+        if (!odds_claim(&o->arms[k], &claim, &event))
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "claim", json_string(claim));
+        json_object_set_new(e, "arm", json_string(o->arms[k].name));
+        json_object_set_new(e, "event", json_string(event));
+        json_object_set_new(e, "seconds", num(o->oseconds));
+        json_object_set_new(e, "seeds", json_string(o->oseeds_s));
+        json_object_set_new(e, "sim_k", json_integer((json_int_t)odds_k(W, k, event)));
+        json_object_set_new(e, "sim_n", json_integer((json_int_t)o->noseeds));
+        json_array_append_new(odds, e);
+    }
+    for (size_t i = 0; i < W->ncmp; i++) {
+        const cmp_line *c = &W->cmp[i];
+        if (!sized(c))
+            continue;
+        json_t *e = json_object();
+        json_object_set_new(e, "a", json_string(c->a));
+        json_object_set_new(e, "b", json_string(c->b));
+        json_object_set_new(e, "figure", json_string(c->figure));
+        json_object_set_new(e, "seeds", json_string(o->oseeds_s));
+        json_object_set_new(e, "q", json_real(c->q));
+        json_object_set_new(e, "rounds_90", json_integer(c->rounds_90));
+        json_object_set_new(e, "decides_in_5", json_boolean(c->in5));
+        json_array_append_new(sizing, e);
+    }
+    json_object_set_new(root, "runs", runs);
+    json_object_set_new(root, "odds", odds);
+    json_object_set_new(root, "sizing", sizing);
+    return root;
+}
+
+static int write_json(const char *path, json_t *root)
+{
+    ut_afile a;
+    char err[UT_ERRLEN];
+    if (ut_aopen(&a, path, err, sizeof err) != 0) {
+        ut_err("--predict: %s", err);
+        return 1;
+    }
+    int bad = json_dumpf(root, a.f, JSON_INDENT(1)) != 0 || fputc('\n', a.f) == EOF;
+    if (ut_aclose(&a, !bad, err, sizeof err) != 0 || bad) {
+        ut_err("--predict: %s: %s", path, bad ? "cannot be written" : err);
+        return 1;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------- the Markdown */
+
+static void md_num(FILE *f, double x, const char *fmt)
+{
+    if (isnan(x))
+        fputs("–", f);
+    else
+        fprintf(f, fmt, x);
+}
+
+static void wilson(size_t k, size_t n, double *lo, double *hi)
+{
+    double p = (double)k / (double)n, z2 = Z95 * Z95, nn = (double)n;
+    double mid = p + z2 / (2 * nn), half = Z95 * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)), d = 1 + z2 / nn;
+    *lo = (mid - half) / d;
+    *hi = (mid + half) / d;
+}
+
+static void md_sizing(const work *W, FILE *f)
+{
+    const playopt *o = W->o;
+    size_t nsized = 0, n5 = 0;
+    for (size_t i = 0; i < W->ncmp; i++)
+        if (sized(&W->cmp[i])) {
+            nsized++;
+            n5 += !W->cmp[i].in5;
+        }
+    fprintf(f, "| a | b | figure | sign | q | rounds_90 | decides in 5 | median a | median b | note |\n"
+               "|---|---|---|---|---:|---:|---|---:|---:|---|\n");
+    for (size_t i = 0; i < W->ncmp; i++) {
+        const cmp_line *c = &W->cmp[i];
+        if (!sized(c))
+            continue;
+        const char *sign = c->pos > c->neg ? "a > b" : c->neg > c->pos ? "a < b" : "none";
+        fprintf(f, "| %s | %s | `%s` | %s | %.3f | %d | %s | ", c->a, c->b, c->figure, sign, c->q, c->rounds_90,
+                c->in5 ? "yes" : "**no**");
+        md_num(f, c->med_a, "%.4g");
+        fputs(" | ", f);
+        md_num(f, c->med_b, "%.4g");
+        fprintf(f, " | %s |\n", c->note);
+    }
+    fprintf(f, "\n%zu of the %zu verdicts sized here cannot be decided in 5 rounds with 90%% probability.\n", n5,
+            nsized);
+    if (nsized < W->ncmp) {
+        fprintf(f, "\nNot sized (a figure `play` does not compute, or an arm it cannot simulate):\n\n");
+        for (size_t i = 0; i < W->ncmp; i++)
+            if (!sized(&W->cmp[i]))
+                fprintf(f, "- %s against %s, `%s`%s\n", W->cmp[i].a, W->cmp[i].b, W->cmp[i].figure,
+                        W->cmp[i].fig < 0 ? " (a figure play does not compute)" : " (an arm play does not simulate)");
+    }
+    fprintf(f, "\n## The rare events: the simulation's chance per round\n\n"
+               "Over seeds %s of %g s; the Wilson score interval at z = 1.96 (pipeline/RESULTS.md, `odds`).\n\n"
+               "| claim | arm | event | seeds | share | Wilson 95%% |\n|---|---|---|---:|---:|---|\n",
+            o->oseeds_s, o->oseconds);
+    for (size_t k = 0; k < o->narms; k++) {
+        const char *claim, *event;
+        if (!odds_claim(&o->arms[k], &claim, &event))
+            continue;
+        size_t hits = odds_k(W, k, event);
+        double lo, hi;
+        wilson(hits, o->noseeds, &lo, &hi);
+        fprintf(f, "| %s | %s | `%s` | %zu of %zu | %.3f | %.3f to %.3f |\n", claim, o->arms[k].name, event, hits,
+                o->noseeds, (double)hits / (double)o->noseeds, lo, hi);
+    }
+}
+
+static int write_md(const work *W)
+{
+    const playopt *o = W->o;
+    ut_afile a;
+    char err[UT_ERRLEN];
+    if (ut_aopen(&a, o->sizing, err, sizeof err) != 0) {
+        ut_err("--sizing: %s", err);
+        return 1;
+    }
+    FILE *f = a.f;
+    fprintf(f,
+            "# Rounds sized in advance\n\n"
+            "Written by `make sizing` (`build/bin/predict --sizing`, `pipeline/measure/predict.c`) from the simulation, before the "
+            "study is measured; do not edit by hand.  Every verdict of `%s` whose figure `play` computes, over "
+            "seeds %s of %g s each (seed k meets the arrivals and dice of round k).\n\n"
+            "A verdict is *clearly different* when the difference a − b has the same sign in every round "
+            "(docs/DESIGN.md, section 7).  `q` is the share of seeds whose difference has the sign most seeds "
+            "show (`sign`; a tie or a null counts against), so the rule detects the simulated difference in R "
+            "rounds with probability q^R.  `rounds_90` is the largest R, at most %d, with q^R ≥ 0.9 (0: not even "
+            "the 2 rounds the rule needs); *decides in 5* says whether q^5 ≥ 0.9, that is whether the full "
+            "profile's 5 rounds detect it with 90%% probability.  A difference that is not there (q near 0.5, "
+            "or 0 for figures equal by design) is never detected, as it should not be.  The medians are the "
+            "simulation's over the seeds.\n\n",
+            o->comparisons, o->oseeds_s, o->oseconds, PREDICT_MAX_ROUNDS_90);
+    md_sizing(W, f);
+    int bad = ferror(f);
+    if (ut_aclose(&a, !bad, err, sizeof err) != 0 || bad) {
+        ut_err("--sizing: %s: %s", o->sizing, bad ? "cannot be written" : err);
+        return 1;
+    }
+    return 0;
+}
+
+int predict_main(const playopt *o)
+{
+    int64_t t0 = ut_mono_ns();
+    work W = {.o = o};
+    int rc = load_comparisons(o, &W.cmp, &W.ncmp);
+    if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) || simulate_odds(&W) != 0 ||
+                    size_verdicts(&W) != 0)) {
+        ut_err("out of memory");
+        rc = 1;
+    }
+    if (rc == 0 && o->predict) {
+        json_t *root = prediction_json(&W);
+        rc = write_json(o->predict, root);
+        json_decref(root);
+    } else if (rc == 0)
+        rc = write_md(&W);
+    if (rc == 0) {
+        size_t nsized = 0;
+        for (size_t i = 0; i < W.ncmp; i++)
+            nsized += sized(&W.cmp[i]);
+        printf("predict: %zu runs (%zu arms x rounds %s of %g s), the odds and the sizing of %zu verdicts over %zu "
+               "arms x seeds %s of %g s, in %.1f s of wall time: %s\n",
+               o->predict ? o->narms * o->nrounds : 0, o->narms, o->predict ? o->rounds_s : "-", o->seconds, nsized,
+               W.nneed, o->oseeds_s, o->oseconds, (double)(ut_mono_ns() - t0) / 1e9,
+               o->predict ? o->predict : o->sizing);
+    }
+    cleanup(&W);
+    return rc;
+}

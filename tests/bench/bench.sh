@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# make bench: the lab's speed figures, printed with the command that measured
+# them.  Figures, not pass/fail: this 2-core machine is shared and noisy, so
+# compare the numbers printed side by side in one run.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+core=${BENCH_CORE:-1}
+echo "bench: $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), pinned to core $core"
+
+echo
+echo "== make prepare, full-size generated shop (target: under 60 s), per step"
+echo "\$ taskset -c $core build/bin/prepare --prep build/bench/prep --prov build/bench/prov"
+rm -rf build/bench && mkdir -p build/bench
+taskset -c "$core" build/bin/prepare --prep build/bench/prep --prov build/bench/prov | grep -v registered
+
+echo
+echo "== scoring one row: XGBoost's predict vs a tree walker vs the branch-free evaluator"
+echo "\$ taskset -c $core build/bin/bench_trees build/bench/prep/model.json"
+taskset -c "$core" build/bin/bench_trees build/bench/prep/model.json
+
+echo
+echo "== S: the most answers a second, store at no wait (Z-capacity, closed loop, 16 connections),"
+echo "   tester, service and store on one core (target: at least 30,000/s)"
+echo "\$ build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores $core --gate 1 --raw build/bench/raw"
+build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
+build/bin/bench_run build/bench/raw/Z-capacity-r1
+echo "   for scale: a re-creation of the lesson's Python service (FastAPI, store in-process) gives about"
+echo "   1,150 answers/s on this machine's single core; the design's C prototype about 36,000/s"
+
+echo
+echo "== open loop at 450/s with freezes and a 25 ms stand-in (H4-fb25), 20 s, one core:"
+echo "   the tester's lateness (target: p99 under 200 us) and the service's memory (target: under 64 MB)"
+echo "\$ build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores $core --gate 1 --raw build/bench/raw"
+build/bin/run --arm H4-fb25 --round 1 --seconds 20 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
+build/bin/bench_run build/bench/raw/H4-fb25-r1
+echo "   side by side, the floor under it: this machine's own timer lateness on the same core, nothing else running"
+echo "\$ taskset -c $core build/bin/bench_sleep 450 20"
+taskset -c "$core" build/bin/bench_sleep 450 20
+
+echo
+echo "== make collect on a large study (target for a full study of about 1.2 million requests: under 60 s):"
+echo "   100 copies of the 20 s H4-fb25 run above (0.9 million requests and as many lookups), loaded with COPY"
+rm -rf build/bench/study && mkdir -p build/bench/study/results/raw build/bench/study/results/reference
+cp build/prep/scores.tsv build/prep/summary.json build/bench/study/results/reference/   # the runs' reference ("=" scores)
+for i in $(seq 1 100); do
+  d=build/bench/study/results/raw/H4-fb25-r$i
+  cp -r build/bench/raw/H4-fb25-r1 "$d"   # run.json keeps round 1: raw format 4 decodes with its round's schedule
+done
+rm -rf build/bench/pg
+url=$(bash pipeline/common/pg.sh start build/bench/pg)
+echo "\$ build/bin/collect --root build/bench/study --pgurl '$url'   (empty database, then a rerun)"
+t0=$(date +%s.%N)
+build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
+t1=$(date +%s.%N)
+build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
+t2=$(date +%s.%N)
+bash pipeline/common/pg.sh stop build/bench/pg
+awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "collect: first %.1f s (load and statistics), rerun %.1f s (statistics only)\n", b - a, c - b }'

@@ -1,0 +1,593 @@
+/* pipeline/cloud/cloud.sh end to end, with the real AWS command line client
+ * (Debian's awscli, /usr/bin/aws) pointed by ENDPOINT_URL (aws
+ * --endpoint-url) at build/bin/fakeec2 on 127.0.0.1, with made-up
+ * credentials (AWS's documented example key): the fake's instance is a
+ * throwaway sshd on 127.0.0.1 logging in as root, its serial console a file
+ * its sessions are told to write to (tests/fake/fakeec2vm.h).  Nothing leaves
+ * this machine.
+ *
+ * The walk check -> access -> launch -> wait -> setup -> start -> status ->
+ * fetch -> delete -> cost on the tiny profile (setup's `make deps build
+ * prepare` runs for real in a fresh folder standing for the machine's home;
+ * the measurement uses tests/quiet_off.tsv and a 0.2 s run-on, as the other
+ * study tests do, through QUIET and MEASURE_FLAGS); a refused launch and an
+ * ssh that never answers leave nothing behind; cloud-check without
+ * credentials says so in one line.  Every state is read back from the fake
+ * through the same aws client, so what "nothing is left" means is what AWS
+ * would answer. */
+#include <arpa/inet.h>
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "tnet.h"
+#include "tsh.h"
+
+/* aux: the fake cloud's folders (/tmp); outd: the study fetched home, under
+ * build/ and relative, so its records name no folder of this machine (the
+ * verifier's machine-path rule; a published study lives in the repository) */
+static char aux[64], outd[64], pgurl[512];
+static pid_t fake = -1;
+static int ssh_port, ssh_port2; /* the second: two machines at once (0: one) */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+
+/* 1 when something accepts connections on 127.0.0.1:port. */
+static int port_open(int port)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int up = connect(s, (struct sockaddr *)&a, sizeof a) == 0;
+    close(s);
+    return up;
+}
+
+/* The tools the walk needs; 0 with a skip said when one is missing. */
+static int can_run(const char *what)
+{
+    const char *why = NULL;
+    if (access("/usr/bin/aws", X_OK) != 0)
+        why = "no /usr/bin/aws (Debian's awscli: make deps)";
+    else if (access("/usr/sbin/sshd", X_OK) != 0 || shf("command -v ssh ssh-keygen jq >/dev/null") != 0)
+        why = "no sshd, ssh or jq (make deps)";
+    else if (getuid() != 0)
+        why = "needs root (the fake machine is an sshd on 127.0.0.1 logging in as root)";
+    if (why)
+        printf("cloud/%s: skipped: %s\n", what, why);
+    return why == NULL;
+}
+
+/* The settings every step gets: the fake endpoint, made-up credentials,
+ * the loopback machine, folders in aux. */
+static void cloud_env(int endpoint)
+{
+    char v[512];
+    snprintf(v, sizeof v, "/usr/bin:%s", getenv("PATH") ? getenv("PATH") : "/bin");
+    setenv("PATH", v, 1); /* Debian's aws before any other */
+    setenv("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE", 1);
+    setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", 1);
+    setenv("AWS_EC2_METADATA_DISABLED", "true", 1); /* never ask 169.254.169.254 */
+    snprintf(v, sizeof v, "%s/no-aws-config", aux);
+    setenv("AWS_CONFIG_FILE", v, 1);
+    setenv("AWS_SHARED_CREDENTIALS_FILE", v, 1);
+    unsetenv("AWS_PROFILE");
+    setenv("AWS_MAX_ATTEMPTS", "1", 1);
+    snprintf(v, sizeof v, "http://127.0.0.1:%d", endpoint);
+    setenv("ENDPOINT_URL", v, 1);
+    setenv("REGION", "eu-west-1", 1);
+    setenv("MY_CIDR", "127.0.0.1/32", 1);
+    setenv("TAG", "labtest", 1);
+    setenv("SSH_USER", "root", 1);
+    snprintf(v, sizeof v, "%d", ssh_port);
+    setenv("SSH_PORT", v, 1);
+    const char *dirs[][2] = {{"CLOUD_DIR", "cloud"}, {"REMOTE_DIR", "far"}};
+    for (int i = 0; i < 2; i++) {
+        snprintf(v, sizeof v, "%s/%s", aux, dirs[i][1]);
+        setenv(dirs[i][0], v, 1);
+    }
+    setenv("OUT", outd, 1);
+    setenv("PROFILE", "tiny", 1);
+    setenv("GATE", "0", 1);
+    setenv("QUIET", "tests/quiet_off.tsv", 1);
+    setenv("MEASURE_FLAGS", "--settle-s 0.2", 1);
+    setenv("PRICE_PER_HOUR", "0.0363", 1);
+    const char *unset[] = {"INSTANCE_TYPE", "AMI", "FORCE", "WAIT_S", "DISK_GB", "MAX_HOURS", "PGURL", "AWS_SESSION_TOKEN"};
+    for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++)
+        unsetenv(unset[i]);
+    unsetenv("MAKEFLAGS"); /* make test's own settings (and jobserver) are not the steps' */
+    unsetenv("MFLAGS");
+    unsetenv("MAKELEVEL");
+}
+
+/* build/bin/fakeec2 with a fault (or NULL), one machine at a time or two; the environment set for it. */
+static void start_fake_n(const char *fault, int machines)
+{
+    ssh_port = tnet_free_port();
+    ssh_port2 = machines > 1 ? tnet_free_port() : 0;
+    char outp[128], port[32], dir[128], log[128];
+    snprintf(outp, sizeof outp, "%s/fake.out", aux);
+    snprintf(dir, sizeof dir, "%s/ec2", aux);
+    snprintf(log, sizeof log, "%s/actions", aux);
+    if (ssh_port2)
+        snprintf(port, sizeof port, "%d,%d", ssh_port, ssh_port2);
+    else
+        snprintf(port, sizeof port, "%d", ssh_port);
+    fake = fork();
+    cr_assert(fake >= 0);
+    if (fake == 0) {
+        int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl("build/bin/fakeec2", "build/bin/fakeec2", "--dir", dir, "--ssh-port", port, "--log", log,
+              fault ? "--fault" : NULL, fault, (char *)NULL);
+        _exit(127);
+    }
+    int endpoint = 0;
+    for (int i = 0; i < 200 && !endpoint; i++) {
+        char *t = NULL, err[UT_ERRLEN];
+        size_t n;
+        if (ut_read_file(outp, &t, &n, err, sizeof err) == 0)
+            sscanf(t, "fakeec2: listening on 127.0.0.1 port %d", &endpoint);
+        free(t);
+        if (!endpoint)
+            usleep(50000);
+    }
+    cr_assert(endpoint > 0, "fakeec2 did not start");
+    cloud_env(endpoint);
+    if (ssh_port2)
+        setenv("SSH_PORT", port, 1); /* machine k's port, the k-th (the fake machines share 127.0.0.1) */
+}
+
+static void start_fake(const char *fault) { start_fake_n(fault, 1); }
+
+static void setup(void)
+{
+    snprintf(aux, sizeof aux, "/tmp/labcloudXXXXXX");
+    cr_assert_not_null(mkdtemp(aux));
+    snprintf(outd, sizeof outd, "build/tests/cloudoutXXXXXX");
+    (void)!system("mkdir -p build/tests");
+    cr_assert_not_null(mkdtemp(outd));
+    pgurl[0] = 0;
+}
+
+static void teardown(void)
+{
+    if (fake > 0) { /* its sshds go with it */
+        kill(fake, SIGTERM);
+        waitpid(fake, NULL, 0);
+        fake = -1;
+    }
+    /* a measurement still running there (a failed walk) is stopped */
+    shf("p=$(cat %s/far/build/cloud-run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true",
+        aux);
+    shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", aux);
+    if (pgurl[0])
+        shf("bash pipeline/common/pg.sh stop build/pgcloud > /dev/null 2>&1");
+    shf("rm -rf %s %s", aux, outd);
+}
+
+TestSuite(cloud, .init = setup, .fini = teardown, .timeout = 900);
+
+/* make -s cloud-STEP with the environment set; its output (stdout and
+ * stderr) in *out (the caller frees, and it is printed but for status),
+ * make's exit code. */
+static int step(const char *name, char **out)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/step.log", aux);
+    int rc = shf("timeout 600 make -s cloud-%s > %s 2>&1", name, log);
+    *out = slurp(log);
+    if (strcmp(name, "status"))
+        printf("---- make cloud-%s: exit %d\n%s", name, rc, *out);
+    return rc;
+}
+
+/* The fake's answer through the same client: aws ec2 ARGS --output text. */
+static char *ask(const char *args)
+{
+    char log[128];
+    snprintf(log, sizeof log, "%s/ask.out", aux);
+    cr_assert_eq(shf("aws --region eu-west-1 --endpoint-url \"$ENDPOINT_URL\" --output text ec2 %s > %s", args, log),
+                 0, "aws ec2 %s", args);
+    return slurp(log);
+}
+
+/* Nothing tagged Project=labtest alive in the fake, nothing left in the state folder, the port closed. */
+static void nothing_left(void)
+{
+    char *t = ask("describe-instances --filters Name=tag:Project,Values=labtest --query "
+                  "'Reservations[].Instances[].State.Name'");
+    cr_assert(!strstr(t, "running") && !strstr(t, "pending") && !strstr(t, "shutting-down"), "instances: %s", t);
+    free(t);
+    t = ask("describe-security-groups --filters Name=tag:Project,Values=labtest --query 'SecurityGroups[].GroupId'");
+    cr_assert_str_empty(t, "security groups left: %s", t);
+    free(t);
+    t = ask("describe-key-pairs --query 'KeyPairs[].KeyName'");
+    cr_assert_str_empty(t, "key pairs left: %s", t);
+    free(t);
+    const char *gone[] = {"key", "key_name", "group_id", "m1/instance_id", "m1/address"};
+    for (int i = 0; i < 5; i++) {
+        char p[128];
+        snprintf(p, sizeof p, "%s/cloud/%s", aux, gone[i]);
+        cr_assert_neq(access(p, F_OK), 0, "%s is still there", p);
+    }
+    cr_assert(!port_open(ssh_port), "something still listens on the machine's port %d", ssh_port);
+    cr_assert(!ssh_port2 || !port_open(ssh_port2), "something still listens on m2's port %d", ssh_port2);
+}
+
+/* a JSON file of the study fetched home ("results/..." under outd) */
+static json_t *load(const char *rel)
+{
+    char p[256];
+    snprintf(p, sizeof p, "%s/%s", outd, rel);
+    json_error_t je;
+    json_t *j = json_load_file(p, 0, &je);
+    cr_assert_not_null(j, "%s: %s", p, je.text);
+    return j;
+}
+
+/* check, access twice, launch twice, delete refused before fetch, wait. */
+static void walk_to_the_machine(void)
+{
+    char *t;
+    cr_assert_eq(step("check", &t), 0);
+    /* the newest available arm64 Debian 12 of Debian's owner: not the
+     * backports one, not another owner's newer one, not the pending one */
+    cr_assert(strstr(t, "image ami-0f00000000000a002 debian-12-arm64-20240717-1811"), "%s", t);
+    cr_assert(strstr(t, "nothing tagged Project=labtest exists"), "%s", t);
+    free(t);
+    cr_assert_eq(step("access", &t), 0);
+    cr_assert_null(strstr(t, "PRIVATE KEY"), "the key was printed");
+    free(t);
+    char p[128];
+    snprintf(p, sizeof p, "%s/cloud/key", aux);
+    struct stat sb;
+    cr_assert_eq(stat(p, &sb), 0);
+    cr_assert_eq(sb.st_mode & 0777, 0600, "the private key's mode is %o", sb.st_mode & 0777);
+    t = slurp(p);
+    cr_assert(!strncmp(t, "-----BEGIN OPENSSH PRIVATE KEY-----", 35));
+    free(t);
+    cr_assert_eq(step("access", &t), 0);
+    cr_assert(strstr(t, "key pair lab-labtest exists"), "%s", t);
+    free(t);
+    /* your address changed: port 22 opens to the new one and closes to the old */
+    setenv("MY_CIDR", "127.0.0.2/32", 1);
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    t = ask("describe-security-groups --query 'SecurityGroups[].IpPermissions[].IpRanges[].CidrIp'");
+    cr_assert_str_eq(t, "127.0.0.2/32\n", "port 22 is open to %s", t);
+    free(t);
+    setenv("MY_CIDR", "127.0.0.1/32", 1);
+    cr_assert_eq(step("access", &t), 0);
+    cr_assert(strstr(t, "closed port 22 to 127.0.0.2/32"), "%s", t);
+    free(t);
+    t = ask("describe-security-groups --query 'SecurityGroups[].IpPermissions[].IpRanges[].CidrIp'");
+    cr_assert_str_eq(t, "127.0.0.1/32\n", "port 22 is open to %s", t);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    cr_assert(strstr(t, "is already"), "%s", t);
+    free(t);
+    cr_assert_neq(step("delete", &t), 0);
+    cr_assert(strstr(t, "the results are not home yet"), "%s", t);
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    cr_assert(strstr(t, "host key from the console"), "%s", t);
+    free(t);
+}
+
+/* start returns while the schedule runs; status follows it from the console to "done exit 0". */
+static void start_and_follow(void)
+{
+    char *t;
+    double t0 = now_s();
+    cr_assert_eq(step("start", &t), 0);
+    free(t);
+    double started = now_s() - t0;
+    cr_assert(started < 20, "start took %.1f s: not detached", started);
+    int done = 0, midway = 0;
+    for (int i = 0; i < 150 && !done; i++) {
+        sleep(2);
+        cr_assert_eq(step("status", &t), 0);
+        cr_assert(strstr(t, "(from the serial console)"), "%s", t);
+        done = strstr(t, "done exit 0") != NULL;
+        midway |= !done && strstr(t, " of 18 ") != NULL;
+        free(t);
+    }
+    cr_assert(done, "the measurement did not end in 300 s");
+    cr_assert_eq(step("status", &t), 0);
+    printf("---- make cloud-status (the last)\n%s", t);
+    cr_assert(strstr(t, "18 runs reported"), "%s", t);
+    free(t);
+    printf("cloud/walk: start returned in %.1f s; progress seen while it ran: %s\n", started, midway ? "yes" : "no");
+}
+
+static void check_fetched(void)
+{
+    json_t *v = load("results/verified.json");
+    cr_assert(json_is_true(json_object_get(v, "ok")), "verified.json is not ok");
+    json_decref(v);
+    char p[128];
+    snprintf(p, sizeof p, "%s/results/report.html", outd);
+    cr_assert_eq(access(p, F_OK), 0, "no report");
+    json_t *c = load("provenance/cloud.json");
+    cr_assert_str_eq(json_string_value(json_object_get(c, "instance_type")), "c7g.medium");
+    cr_assert_str_eq(json_string_value(json_object_get(c, "architecture")), "arm64");
+    cr_assert_str_eq(json_string_value(json_object_get(c, "image_name")), "debian-12-arm64-20240717-1811");
+    json_t *pf = json_object_get(c, "prepared_files");
+    cr_assert(json_integer_value(json_object_get(pf, "compared")) >= 7);
+    cr_assert_eq(json_array_size(json_object_get(pf, "differ")), 0, "the same machine prepared other files");
+    json_decref(c);
+    snprintf(p, sizeof p, "%s/provenance/cloud.json", outd);
+    char *t = slurp(p);
+    cr_assert(!strstr(t, "i-0") && !strstr(t, "sg-0") && !strstr(t, "ami-") && !strstr(t, "127.0.0.1"),
+              "an id or an address in cloud.json: %s", t);
+    free(t);
+}
+
+Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
+{
+    if (!can_run("walk"))
+        cr_skip_test("see the line above");
+    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/pgurl", aux);
+    char *u = slurp(p);
+    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
+    free(u);
+    start_fake(NULL);
+    setenv("PGURL", pgurl, 1);
+    double t0 = now_s();
+    walk_to_the_machine();
+    char *t;
+    cr_assert_eq(step("setup", &t), 0);
+    cr_assert(strstr(t, "are the same as here"), "%s", t);
+    free(t);
+    start_and_follow();
+    cr_assert_eq(step("fetch", &t), 0);
+    cr_assert(strstr(t, "18 runs home, each file matching its run.json"), "%s", t);
+    free(t);
+    check_fetched();
+    cr_assert_eq(step("delete", &t), 0);
+    cr_assert(strstr(t, "removed instance i-0") && strstr(t, "removed security group sg-0") &&
+                  strstr(t, "removed key pair lab-labtest") && strstr(t, "nothing tagged Project=labtest is left"),
+              "%s", t);
+    free(t);
+    nothing_left();
+    cr_assert_eq(step("cost", &t), 0);
+    free(t);
+    json_t *c = load("results/cost.json"), *r = json_object_get(c, "rental");
+    snprintf(p, sizeof p, "%s/cloud/m1/launch_utc", aux);
+    char *launch = slurp(p);
+    launch[strcspn(launch, "\n")] = 0;
+    cr_assert_str_eq(json_string_value(json_object_get(r, "start_utc")), launch);
+    cr_assert(json_real_value(json_object_get(r, "price_usd")) > 0);
+    cr_assert_eq(json_real_value(json_object_get(r, "price_per_hour_usd")), 0.0363);
+    free(launch);
+    json_decref(c);
+    /* every action the walk called is one the README lists, and these are all of them */
+    cr_assert_eq(shf("sort -u %s/actions | tr '\\n' ' ' | grep -qx 'AuthorizeSecurityGroupIngress CreateKeyPair "
+                     "CreateSecurityGroup DeleteKeyPair DeleteSecurityGroup DescribeImages DescribeInstanceTypes "
+                     "DescribeInstances DescribeKeyPairs DescribeSecurityGroups DescribeVpcs GetConsoleOutput "
+                     "RevokeSecurityGroupIngress RunInstances TerminateInstances '", aux), 0, "the actions called differ from the README's");
+    printf("cloud/walk: check to cost in %.0f s\n", now_s() - t0);
+}
+
+Test(cloud, a_refused_launch_leaves_nothing_behind)
+{
+    if (!can_run("refused_launch"))
+        cr_skip_test("see the line above");
+    start_fake("refuse-run");
+    char *t;
+    setenv("INSTANCE_TYPE", "t3.micro", 1); /* an x86_64 type: the amd64 image */
+    cr_assert_eq(step("check", &t), 0);
+    cr_assert(strstr(t, "t3.micro (x86_64), image ami-0f00000000000b002 debian-12-amd64-20240717-1811"), "%s", t);
+    free(t);
+    unsetenv("INSTANCE_TYPE");
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_neq(step("launch", &t), 0);
+    cr_assert(strstr(t, "VcpuLimitExceeded"), "%s", t);
+    cr_assert(strstr(t, "removed security group sg-0") && strstr(t, "removed key pair lab-labtest") &&
+                  strstr(t, "nothing tagged Project=labtest is left"), "%s", t);
+    free(t);
+    nothing_left();
+}
+
+Test(cloud, an_ssh_that_never_answers_leaves_nothing_behind)
+{
+    if (!can_run("silent_ssh"))
+        cr_skip_test("see the line above");
+    start_fake("silent-ssh");
+    setenv("WAIT_S", "6", 1);
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    free(t);
+    cr_assert(port_open(ssh_port), "the silent machine does not listen");
+    cr_assert_neq(step("wait", &t), 0);
+    cr_assert(strstr(t, "did not answer within 6 s"), "%s", t);
+    cr_assert(strstr(t, "removed instance i-0") && strstr(t, "removed security group sg-0") &&
+                  strstr(t, "removed key pair lab-labtest") && strstr(t, "nothing tagged Project=labtest is left"),
+              "%s", t);
+    free(t);
+    nothing_left();
+    t = ask("describe-instances --query 'Reservations[].Instances[].State.Name'");
+    cr_assert_str_eq(t, "terminated\n");
+    free(t);
+}
+
+Test(cloud, check_without_credentials_says_so_in_one_line)
+{
+    if (access("/usr/bin/aws", X_OK) != 0) {
+        printf("cloud/no_credentials: skipped: no /usr/bin/aws (Debian's awscli: make deps)\n");
+        cr_skip_test("no awscli");
+    }
+    ssh_port = tnet_free_port();
+    cloud_env(tnet_free_port()); /* nothing listens there: no request may be needed to say it */
+    unsetenv("AWS_ACCESS_KEY_ID");
+    unsetenv("AWS_SECRET_ACCESS_KEY");
+    unsetenv("AWS_SESSION_TOKEN");
+    const char *line = "cloud check: no AWS credentials: run aws configure (or set AWS_PROFILE, or "
+                       "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)\n";
+    char log[128];
+    snprintf(log, sizeof log, "%s/check.log", aux);
+    cr_assert_eq(shf("timeout 120 bash pipeline/cloud/cloud.sh check > %s 2>&1", log), 1);
+    char *t = slurp(log);
+    cr_assert_str_eq(t, line, "the script said: %s", t);
+    free(t);
+    /* through make: the same line, then make's own about the failed recipe (make exits 2 on any) */
+    char *m;
+    cr_assert_neq(step("check", &m), 0);
+    cr_assert(!strncmp(m, line, strlen(line)), "%s", m);
+    const char *rest = m + strlen(line);
+    cr_assert(!strncmp(rest, "make: *** [Makefile:", 20) && strchr(rest, '\n') == rest + strlen(rest) - 1,
+              "more than make's line after it: %s", m);
+    free(m);
+}
+
+/* A machine without a serial console: the host key is the first login's
+ * (after half of WAIT_S) and status reads the progress file over ssh. */
+Test(cloud, without_a_console_status_reads_over_ssh)
+{
+    if (!can_run("no_console"))
+        cr_skip_test("see the line above");
+    start_fake("no-console");
+    setenv("WAIT_S", "8", 1);
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    cr_assert(strstr(t, "host key from the first login"), "%s", t);
+    free(t);
+    /* what pipeline/cloud/cloudrun.sh writes there, as the far side would */
+    cr_assert_eq(shf("mkdir -p %s/far/build/cloud-run && printf 'LAB-PROGRESS 2026-12-01T10:00:00Z start profile "
+                     "tiny console none\\nLAB-PROGRESS 2026-12-01T10:00:02Z run 1 of 18  H3-dl round 1  elapsed 0:01  "
+                     "left ~0:40\\n' > %s/far/build/cloud-run/progress.log", aux, aux), 0);
+    cr_assert_eq(step("status", &t), 0);
+    cr_assert(strstr(t, "1 runs reported (from the progress file, over ssh)") &&
+                  strstr(t, "run 1 of 18  H3-dl round 1"), "%s", t);
+    free(t);
+    setenv("FORCE", "1", 1);
+    cr_assert_eq(step("delete", &t), 0);
+    free(t);
+    nothing_left();
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* COUNT=2: two machines launched, waited for and set up; start spreads
+ * the rounds over them from here (make measure HOST=... --far-lab, GNU
+ * parallel), status follows it, fetch checks and reports, delete removes
+ * both, cost prices both. */
+Test(cloud, two_machines_split_the_schedule_by_rounds)
+{
+    if (!can_run("two_machines"))
+        cr_skip_test("see the line above");
+    if (shf("command -v parallel >/dev/null") != 0) {
+        printf("cloud/two_machines: skipped: no GNU parallel (make deps)\n");
+        cr_skip_test("no GNU parallel");
+    }
+    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/pgurl", aux);
+    char *u = slurp(p);
+    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
+    free(u);
+    start_fake_n(NULL, 2);
+    setenv("PGURL", pgurl, 1);
+    double t0 = now_s();
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    setenv("COUNT", "2", 1);
+    cr_assert_eq(step("launch", &t), 0);
+    cr_assert(strstr(t, "m1: launched i-0") && strstr(t, "m2: launched i-0"), "%s", t);
+    free(t);
+    unsetenv("COUNT"); /* the later steps find both */
+    cr_assert_eq(step("check", &t), 0); /* both are this checkout's: not "another lab machine" */
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    cr_assert(strstr(t, "m1: ssh answers") && strstr(t, "m2: ssh answers"), "%s", t);
+    free(t);
+    cr_assert_eq(step("setup", &t), 0);
+    cr_assert_eq(count(t, "are the same as here"), 2, "%s", t);
+    free(t);
+    double s0 = now_s();
+    cr_assert_eq(step("start", &t), 0);
+    cr_assert(strstr(t, "runs from here on 2 machines"), "%s", t);
+    free(t);
+    cr_assert(now_s() - s0 < 20, "start took %.1f s: not detached", now_s() - s0);
+    int done = 0;
+    for (int i = 0; i < 150 && !done; i++) {
+        sleep(2);
+        cr_assert_eq(step("status", &t), 0);
+        done = strstr(t, "done exit 0") != NULL;
+        cr_assert(!strstr(t, "done exit") || done, "%s", t);
+        free(t);
+    }
+    cr_assert(done, "the split measurement did not end in 300 s");
+    cr_assert_eq(step("fetch", &t), 0);
+    cr_assert(strstr(t, "18 runs home, each file matching its run.json"), "%s", t);
+    free(t);
+    check_fetched();
+    /* each round on one machine, both used, the joblog kept */
+    snprintf(p, sizeof p, "%s/provenance/parallel.tsv", outd);
+    t = slurp(p);
+    cr_assert(strstr(t, "\tm1\t") && strstr(t, "\tm2\t") && strstr(t, "measure-round 1") &&
+                  strstr(t, "measure-round 2") && !strstr(t, "127.0.0.1"), "%s", t);
+    free(t);
+    json_t *res = load("results/results.json"), *runs = json_object_get(res, "runs"), *run;
+    const char *name, *m[3] = {NULL, NULL, NULL};
+    json_object_foreach(runs, name, run)
+    {
+        int r = (int)json_integer_value(json_object_get(run, "round"));
+        const char *mm = json_string_value(json_object_get(run, "machine"));
+        cr_assert((r == 1 || r == 2) && mm, "%s", name);
+        if (!m[r])
+            m[r] = mm;
+        cr_assert_str_eq(mm, m[r], "%s: round %d also on %s", name, r, m[r]);
+    }
+    cr_assert(m[1] && m[2] && strcmp(m[1], m[2]), "the rounds were not split over the two machines");
+    json_decref(res);
+    cr_assert_eq(step("delete", &t), 0);
+    cr_assert_eq(count(t, "removed instance i-0"), 2, "%s", t);
+    free(t);
+    nothing_left();
+    cr_assert_eq(step("cost", &t), 0);
+    free(t);
+    json_t *c = load("results/cost.json"), *r = json_object_get(c, "rental");
+    cr_assert_eq(json_real_value(json_object_get(r, "price_per_hour_usd")), 0.0726, "two machines' price");
+    json_decref(c);
+    printf("cloud/two_machines: access to cost in %.0f s\n", now_s() - t0);
+}
