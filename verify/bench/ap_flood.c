@@ -1,4 +1,4 @@
-/* ap_flood: the AP recomputation alone (src/apboot.h) on the bench's
+/* ap_flood: the AP recomputation alone (src/ap/apboot.h) on the bench's
  * reference (synap.h: 5,577 customers over 6 months, 20 model seeds, 1000
  * resamples) for one arm of 5 rounds whose first 13,500 requests (450/s
  * for 30 s) got a stand-in at the given share: 0.015 as in the bench's

@@ -1,4 +1,4 @@
-/* The results/ap.json check (src/apcheck.[ch], pipeline/APCOST.md part 1):
+/* The results/ap.json check (src/ap/apcheck.[ch], pipeline/APCOST.md part 1):
  * the AP helper on hand values, then build/verify on a hand-made study.
  *
  * The study: 12 test rows, two cutoffs, 8 customers, default score 0.25

@@ -1,4 +1,4 @@
-/* The bootstrap's generator and the fast AP engine (src/apboot.[ch]).
+/* The bootstrap's generator and the fast AP engine (src/ap/apboot.[ch]).
  *
  * The generator against the worked values of pipeline/APCOST.md 1.11 (the
  * lab's own tests check the same numbers against its ut_rng).  The engine

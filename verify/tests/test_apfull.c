@@ -1,4 +1,4 @@
-/* The whole AP result recomputed (src/apfull.[ch], apfiles, apseeds;
+/* The whole AP result recomputed (src/ap/apfull.[ch], apfiles, apseeds;
  * pipeline/APCOST.md 1.3-1.5, 1.10-1.13) on the hand-made study of
  * tests/tapstudy.h: three model seeds, two arms, 1000 resamples of 8
  * customers (some dropped: a cutoff without a buyer drawn).

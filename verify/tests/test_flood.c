@@ -39,9 +39,9 @@
 
 #include "flood.h"
 #include "odds.h"
-#include "predict.h"
 #include "rawcols.h"
 #include "tstudy.h"
+#include "vtime.h"
 
 /* ---- units: the seconds ---- */
 
@@ -204,15 +204,15 @@ Test(odds_units, utc_times)
 {
     long long s;
     long ns;
-    cr_assert_eq(pd_parse_utc("1970-01-02T00:00:01Z", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("1970-01-02T00:00:01Z", &s, &ns), 0);
     cr_expect(s == 86401 && ns == 0);
-    cr_assert_eq(pd_parse_utc("2026-12-01T10:00:03.5Z", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("2026-12-01T10:00:03.5Z", &s, &ns), 0);
     cr_expect(s == 1796119203LL && ns == 500000000L, "%lld %ld", s, ns);
-    cr_assert_eq(pd_parse_utc("2024-02-29T23:59:59.123456789+00:00", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("2024-02-29T23:59:59.123456789+00:00", &s, &ns), 0);
     cr_expect_eq(ns, 123456789L);
     const char *bad[] = {"2026-12-01 10:00:00Z", "2026-12-01T10:00:00", "2025-02-29T00:00:00Z",
                          "2026-13-01T00:00:00Z", "2026-12-01T10:00:00.Z", "2026-12-01T10:00:00+01:00"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_expect_eq(pd_parse_utc(bad[i], &s, &ns), -1, "%s", bad[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_expect_eq(vt_parse_utc(bad[i], &s, &ns), -1, "%s", bad[i]);
 }
 
 /* ---- the study ---- */

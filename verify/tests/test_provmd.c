@@ -1,5 +1,5 @@
 /* results/provenance.md written again from provenance/ (pipeline/RESULTS.md,
- * "results/provenance.md: the provenance for people"; src/provmd.[ch]).
+ * "results/provenance.md: the provenance for people"; src/prov/provmd.[ch]).
  *
  * A hand-made provenance/ folder: four stage records (prepare, measure,
  * cost, and "alpha", another stage, whose fields are null or missing), a

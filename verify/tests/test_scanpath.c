@@ -1,4 +1,4 @@
-/* The scanner's machine-path rule (src/scanpath.[ch]; verify/README.md,
+/* The scanner's machine-path rule (src/scan/scanpath.[ch]; verify/README.md,
  * "The scanner's rules and why"): an absolute path naming a user's or the
  * machine's working folders is a finding; the system's own paths, patterns
  * and placeholders are not.

@@ -16,8 +16,7 @@
  * registered_utc is strictly before first (prereg.h: the earliest
  * start_utc of any run.json or provenance/runs record); each failure is
  * a mismatch (mm_add).  Returns checks.prediction (the caller owns it).
- * pd_parse_utc reads "YYYY-MM-DDTHH:MM:SS[.fraction](Z|+00:00)": 0 and
- * the instant (seconds since 1970, nanoseconds), or -1.
+ * Its times are read with vt_parse_utc (vtime.h).
  */
 #ifndef PREDICT_H
 #define PREDICT_H
@@ -37,6 +36,5 @@
 #define PD_OUT_SECONDS 30 /* the lessons' round length */
 
 vj_node *pd_check(study *s, pg_first *first);
-int pd_parse_utc(const char *text, long long *sec, long *nsec);
 
 #endif

@@ -54,20 +54,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct {
-    const char *rule;
-    size_t offset;
-    size_t len;
-    char masked[160];
-} scan_finding;
+#include "scanrules.h"
 
 typedef void (*scan_cb)(void *ctx, const scan_finding *f);
 
 /* returns the number of findings */
 size_t scan_buffer(const unsigned char *buf, size_t n, scan_cb cb, void *ctx);
-
-/* s[0..len) with its middle replaced by '*' */
-void scan_mask(const unsigned char *s, size_t len, char *out, size_t outlen);
 
 typedef struct {
     long files;            /* files opened */

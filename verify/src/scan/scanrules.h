@@ -1,10 +1,13 @@
 /* scanrules: the finding list the scanner's rules fill, and the rules that
  * recognise a token by its own shape (scan.c finds the tokens).
  *
- * Contract.  An sr_list collects findings over one text buffer (buf); rules
- * call sr_add with the rule's name (a static string), the byte offset and
- * length of the secret; sr_add masks it at once (the secret is never kept
- * whole).  The list's array is the caller's to free.
+ * Contract.  A scan_finding is one finding (scan.h hands them out: it is
+ * here so that the rules need nothing of scan.h); scan_mask writes s[0..len)
+ * with its middle replaced by '*'.  An sr_list collects findings over one
+ * text buffer (buf); rules call sr_add with the rule's name (a static
+ * string), the byte offset and length of the secret; sr_add masks it at
+ * once (the secret is never kept whole).  The list's array is the
+ * caller's to free.
  *
  * sr_token looks at one token [s, e) of b (a run of the bytes scan.c
  * classes) for the vendor tokens (a fixed prefix and a body of a fixed
@@ -27,7 +30,16 @@
 
 #include <stddef.h>
 
-#include "scan.h"
+/* one finding: its rule, where it is in the buffer, a masked excerpt */
+typedef struct {
+    const char *rule;
+    size_t offset;
+    size_t len;
+    char masked[160];
+} scan_finding;
+
+/* s[0..len) with its middle replaced by '*' */
+void scan_mask(const unsigned char *s, size_t len, char *out, size_t outlen);
 
 typedef struct {
     scan_finding *v;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "mism.h"
-#include "predict.h"
+#include "vtime.h"
 
 static const char DASH[] = "\xe2\x80\x94"; /* U+2014: a null or missing value */
 
@@ -372,7 +372,7 @@ static const vj_node *first_start(ctx *c, const pv_records *recs)
     for (size_t i = 0; i < recs->n; i++) {
         at(c, PV_DIR "/%s.json", recs->v[i].name);
         const vj_node *u = want(c, vj_get(recs->v[i].tree, "start_utc"), K_STR, "start_utc");
-        if (!u || pd_parse_utc(u->text, &s, &ns)) continue;
+        if (!u || vt_parse_utc(u->text, &s, &ns)) continue;
         if (!best || s < bs || (s == bs && ns < bn)) best = u, bs = s, bn = ns;
     }
     return best;

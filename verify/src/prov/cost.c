@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "mism.h"
-#include "predict.h"
 #include "runjson.h"
 #include "vnum.h"
+#include "vtime.h"
 #include "vutil.h"
 
 /* the sums and the span, kept while the entries are built */
@@ -46,13 +46,13 @@ static void span(co_sums *t, const vj_node *e)
     const char *a = vj_get_str(e, "start_utc"), *b = vj_get_str(e, "end_utc");
     long long s;
     long ns;
-    if (a && !pd_parse_utc(a, &s, &ns) && (!t->has_first || s < t->first_s || (s == t->first_s && ns < t->first_ns))) {
+    if (a && !vt_parse_utc(a, &s, &ns) && (!t->has_first || s < t->first_s || (s == t->first_s && ns < t->first_ns))) {
         t->has_first = 1;
         t->first_s = s;
         t->first_ns = ns;
         snprintf(t->first, sizeof t->first, "%s", a);
     }
-    if (b && !pd_parse_utc(b, &s, &ns) && (!t->has_last || s > t->last_s || (s == t->last_s && ns > t->last_ns))) {
+    if (b && !vt_parse_utc(b, &s, &ns) && (!t->has_last || s > t->last_s || (s == t->last_s && ns > t->last_ns))) {
         t->has_last = 1;
         t->last_s = s;
         t->last_ns = ns;
@@ -170,7 +170,7 @@ static vj_node *run_entry(const char *root, const char *name, const pv_record *r
         long long a, b;
         long an, bn;
         const char *s = vj_get_str(e, "start_utc"), *x = vj_get_str(e, "end_utc");
-        int ok = s && x && !pd_parse_utc(s, &a, &an) && !pd_parse_utc(x, &b, &bn);
+        int ok = s && x && !vt_parse_utc(s, &a, &an) && !vt_parse_utc(x, &b, &bn);
         vj_obj_set(e, "exit_code", vj_new_int(0));
         vj_obj_set(e, "wall_s", ok ? vj_new_int(b - a) : vj_new_null());
     }
@@ -299,7 +299,7 @@ static vj_node *rental(const char *root, const vj_node *lab, const co_sums *t)
     long long a, b;
     long an, bn;
     int ok = nul == 0 && s->type == VJ_STR && e->type == VJ_STR && pr->type == VJ_NUM &&
-             !pd_parse_utc(s->text, &a, &an) && !pd_parse_utc(e->text, &b, &bn);
+             !vt_parse_utc(s->text, &a, &an) && !vt_parse_utc(e->text, &b, &bn);
     settings_vs_argv(root, lab);
     if (!ok) {
         if (nul != 3)

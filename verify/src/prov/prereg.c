@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "mism.h"
-#include "predict.h"
 #include "runjson.h"
 #include "vfiles.h"
+#include "vtime.h"
 #include "vutil.h"
 
 #define PREREG_REL "provenance/prereg.json"
@@ -21,7 +21,7 @@ static void consider(pg_first *f, const char *name, const char *where, const cha
 {
     long long sec;
     long ns;
-    if (!utc || pd_parse_utc(utc, &sec, &ns)) {
+    if (!utc || vt_parse_utc(utc, &sec, &ns)) {
         if (report && !utc)
             mm_add(NULL, where, what, "(absent)",
                    "a UTC time: the registration must be shown to precede every run (RESULTS.md)");
@@ -177,7 +177,7 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     if (pj && !reg && (enforce || vj_get(pj, "registered_utc")))
         mm_add(NULL, PREREG_REL, "registered_utc", "(absent or not a string)", "the UTC time of the registration");
     if (reg && enforce) pg_first_require(f);
-    if (reg && pd_parse_utc(reg, &sec, &ns)) {
+    if (reg && vt_parse_utc(reg, &sec, &ns)) {
         flag(enforce, "registered_utc", reg, "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
     } else if (reg && f->ok && !(sec < f->sec || (sec == f->sec && ns < f->ns))) {
         flag(enforce, "registered_utc", reg,
