@@ -25,7 +25,8 @@ void ap_arm_free(ap_arm *a)
     free(a->def);
     free(a->err);
     free(a->srows);
-    for (size_t i = 0; a->set && i < a->nr; i++) free(a->set[i]);
+    for (size_t i = 0; a->set && i < a->nr; i++)
+        free(a->set[i]);
     free(a->set);
     for (int k = 0; k < AP_NKINDS; k++) {
         free(a->ap[k]);
@@ -49,17 +50,22 @@ void ap_arm_find(const char *rawdir, char **names, size_t nn, const char *arm, a
     a->r = vu_xcalloc(nn + 1, sizeof *a->r);
     for (size_t i = 0; i < nn; i++) {
         const char *s = names[i];
-        if (strncmp(s, arm, al) || strncmp(s + al, "-r", 2)) continue;
+        if (strncmp(s, arm, al) || strncmp(s + al, "-r", 2))
+            continue;
         const char *d = s + al + 2;
-        if (*d < '1' || *d > '9') continue;
+        if (*d < '1' || *d > '9')
+            continue;
         long long k = 0;
         const char *q = d;
-        for (; *q >= '0' && *q <= '9' && k < 100000000; q++) k = k * 10 + (*q - '0');
-        if (*q) continue;
+        for (; *q >= '0' && *q <= '9' && k < 100000000; q++)
+            k = k * 10 + (*q - '0');
+        if (*q)
+            continue;
         char *p = vu_xasprintf("%s/%s", rawdir, s);
         int dir = vu_is_dir(p);
         free(p);
-        if (!dir) continue;
+        if (!dir)
+            continue;
         ap_round *r = &a->r[a->nr++];
         r->round = (int)k;
         snprintf(r->name, sizeof r->name, "%s", s);
@@ -87,8 +93,10 @@ static int read_tester(const char *root, ap_round *r, long long test_rows, char 
     size_t cap = 0;
     while (rc == 0) {
         int k = rr_next(&f, &row, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         if ((size_t)r->n == cap) {
             cap = cap ? 2 * cap : 16384;
             r->j = vu_xrealloc(r->j, cap * sizeof *r->j);
@@ -135,13 +143,18 @@ static size_t count_round(ap_arm *a, size_t i, size_t N, scratch *w)
     ap_round *r = &a->r[i];
     size_t ns = 0;
     for (long long x = 0; x < r->n; x++) {
-        if (r->j[x] < 0 || r->j[x] >= a->M) continue;
+        if (r->j[x] < 0 || r->j[x] >= a->M)
+            continue;
         char kd = r->kind[x];
-        if (kd == 'L') a->live[i]++;
-        else if (kd == 'E') a->err[i]++;
+        if (kd == 'L')
+            a->live[i]++;
+        else if (kd == 'E')
+            a->err[i]++;
         else if (kd == 'K' || kd == 'D') {
-            if (kd == 'K') a->lk[i]++;
-            else a->def[i]++;
+            if (kd == 'K')
+                a->lk[i]++;
+            else
+                a->def[i]++;
             long long rw = r->row[x];
             if (rw < 0 || (size_t)rw >= N) {
                 char m[128];
@@ -177,7 +190,8 @@ static void round_aps(ap_arm *a, size_t i, size_t ns, const ap_table *t, const r
         }
         a->ap[k][i] = ap_mean_by_cutoff(t, w->v);
         a->chg[k][i] = a->ap[k][i] - live_ap;
-        for (size_t q = 0; q < ns; q++) w->v[w->srow[q]] = ref->score[w->srow[q]];
+        for (size_t q = 0; q < ns; q++)
+            w->v[w->srow[q]] = ref->score[w->srow[q]];
     }
 }
 
@@ -187,11 +201,13 @@ static void arm_totals(ap_arm *a, size_t R, size_t N)
     a->requests = (long long)R * a->M;
     a->standin_share = a->requests ? (double)a->standin / (double)a->requests : NAN;
     double sh = 0;
-    for (size_t i = 0; i < R; i++) sh += N ? (double)a->srows[i] / (double)N : NAN;
+    for (size_t i = 0; i < R; i++)
+        sh += N ? (double)a->srows[i] / (double)N : NAN;
     a->srows_share = sh / (double)R;
     for (int k = 0; k < AP_NKINDS; k++) {
         double s = 0;
-        for (size_t i = 0; i < R; i++) s += a->chg[k][i];
+        for (size_t i = 0; i < R; i++)
+            s += a->chg[k][i];
         a->change[k] = s / (double)R;
     }
 }
@@ -208,29 +224,34 @@ void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, do
             a->readable = 0;
         }
     }
-    if (!a->readable || a->nr == 0) return;
+    if (!a->readable || a->nr == 0)
+        return;
     size_t R = a->nr, N = t->n;
     a->M = a->r[0].n;
     for (size_t i = 1; i < R; i++)
-        if (a->r[i].n < a->M) a->M = a->r[i].n;
+        if (a->r[i].n < a->M)
+            a->M = a->r[i].n;
     alloc_rounds(a, R);
     scratch w;
     w.in = vu_xcalloc(N + 1, 1);
     w.srow = vu_xmalloc((N + 1) * sizeof *w.srow);
     w.v = vu_xmalloc((N + 1) * sizeof *w.v);
-    for (size_t i = 0; i < N; i++) w.v[i] = ref->score[i];
+    for (size_t i = 0; i < N; i++)
+        w.v[i] = ref->score[i];
     for (size_t i = 0; i < R; i++) {
         size_t ns = count_round(a, i, N, &w);
         a->srows[i] = (long long)ns;
         a->set[i] = vu_xmalloc((ns + 1) * sizeof *a->set[i]);
         memcpy(a->set[i], w.srow, ns * sizeof *w.srow);
         round_aps(a, i, ns, t, ref, live_ap, &w);
-        for (size_t q = 0; q < ns; q++) w.in[w.srow[q]] = 0;
+        for (size_t q = 0; q < ns; q++)
+            w.in[w.srow[q]] = 0;
         a->standin += a->lk[i] + a->def[i];
         a->lk_req += a->lk[i];
         a->def_req += a->def[i];
         a->srows_total += (long long)ns;
-        if (ns) a->any_standin = 1;
+        if (ns)
+            a->any_standin = 1;
     }
     arm_totals(a, R, N);
     free(w.in);
@@ -243,7 +264,8 @@ vj_node *ap_arm_json(const ap_arm *a, size_t N)
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "recomputed", vj_new_bool(1));
     vj_node *rounds = vj_new_arr();
-    for (size_t i = 0; i < a->nr; i++) vj_arr_push(rounds, vj_new_int(a->r[i].round));
+    for (size_t i = 0; i < a->nr; i++)
+        vj_arr_push(rounds, vj_new_int(a->r[i].round));
     vj_obj_set(o, "rounds", rounds);
     vj_obj_set(o, "requests_per_round", vj_new_int(a->M));
     vj_obj_set(o, "requests", vj_new_int(a->requests));

@@ -28,11 +28,13 @@ static void compare_rounds(const ap_arm *a, const vj_node *lab, const char *p)
     int rounds_ok = rounds && rounds->type == VJ_ARR && rounds->n == a->nr;
     for (size_t i = 0; rounds_ok && i < a->nr; i++)
         rounds_ok = apcmp_is_num(rounds->items[i]) && rounds->items[i]->num == a->r[i].round;
-    if (rounds_ok) return;
+    if (rounds_ok)
+        return;
     char q[640];
     vu_buf b = {0};
     vu_buf_puts(&b, "[");
-    for (size_t i = 0; i < a->nr; i++) vu_buf_printf(&b, "%s%d", i ? ", " : "", a->r[i].round);
+    for (size_t i = 0; i < a->nr; i++)
+        vu_buf_printf(&b, "%s%d", i ? ", " : "", a->r[i].round);
     vu_buf_printf(&b, "] (the folders %s-r<k> of results/raw/)", a->arm);
     snprintf(q, sizeof q, "%s.rounds", p);
     char lt[256];
@@ -113,7 +115,8 @@ static void compare_per_seed(const ap_arm *a, int k, const vj_node *e, const cha
     const char *zwhy = "(no stand-in in any round: exactly 0)";
     const vj_node *ps = vj_get(e, "change_per_seed");
     int ps_ok = ps && ps->type == VJ_ARR && ps->n > 0;
-    for (size_t s = 0; ps_ok && s < ps->n; s++) ps_ok = apcmp_is_num(ps->items[s]);
+    for (size_t s = 0; ps_ok && s < ps->n; s++)
+        ps_ok = apcmp_is_num(ps->items[s]);
     if (!ps_ok) {
         apcmp_mm(apcmp_at(q, sizeof q, kp, "change_per_seed"), ps, "a list of numbers, one per model seed (APCOST.md 1.7)");
         return;
@@ -162,7 +165,8 @@ static void compare_interval(const vj_node *e, const char *kp, int zero)
     apcmp_str(apcmp_at(q, sizeof q, kp, "verdict"), vj_get(e, "verdict"), verdict);
     const vj_node *dir = vj_get(e, "direction");
     if (close) {
-        if (!dir || dir->type != VJ_NULL) apcmp_mm(apcmp_at(q, sizeof q, kp, "direction"), dir, "null (too close to call)");
+        if (!dir || dir->type != VJ_NULL)
+            apcmp_mm(apcmp_at(q, sizeof q, kp, "direction"), dir, "null (too close to call)");
     } else {
         apcmp_str(apcmp_at(q, sizeof q, kp, "direction"), dir, hi < 0 ? "lower" : "higher");
     }
@@ -206,8 +210,10 @@ void apac_compare_arm(const ap_arm *a, const vj_node *lab, size_t N, size_t S, d
         const vj_node *e = pr->items[i];
         char rp[560];
         snprintf(rp, sizeof rp, "%s.per_round[%zu]", p, i);
-        if (e->type != VJ_OBJ) apcmp_mm(rp, e, "an object (APCOST.md 1.7)");
-        else compare_round(a, i, e, rp, N, lab_L);
+        if (e->type != VJ_OBJ)
+            apcmp_mm(rp, e, "an object (APCOST.md 1.7)");
+        else
+            compare_round(a, i, e, rp, N, lab_L);
     }
 
     const vj_node *kinds = apcmp_need(p, lab, "kinds", VJ_OBJ);
@@ -217,8 +223,10 @@ void apac_compare_arm(const ap_arm *a, const vj_node *lab, size_t N, size_t S, d
         char kp[600];
         snprintf(kp, sizeof kp, "%s.kinds.%s", p, ap_kinds[k]);
         const vj_node *e = vj_get(kinds, ap_kinds[k]);
-        if (!e || e->type != VJ_OBJ) apcmp_mm(kp, e, "an object (APCOST.md 1.7)");
-        else compare_kind(a, k, e, kp, S, fc);
+        if (!e || e->type != VJ_OBJ)
+            apcmp_mm(kp, e, "an object (APCOST.md 1.7)");
+        else
+            compare_kind(a, k, e, kp, S, fc);
     }
 }
 

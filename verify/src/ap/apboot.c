@@ -20,7 +20,8 @@ static int draw_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
         uint16_t *wb = w + b * C;
         for (size_t i = 0; i < C; i++) {
             uint64_t k = dc_next(&r) % C;
-            if (wb[k] == UINT16_MAX) return -1;
+            if (wb[k] == UINT16_MAX)
+                return -1;
             wb[k]++;
         }
     }
@@ -29,7 +30,8 @@ static int draw_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
 
 void apb_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
 {
-    if (draw_weights(sigma, B, C, w)) memset(w, 0, B * C * sizeof *w);
+    if (draw_weights(sigma, B, C, w))
+        memset(w, 0, B * C * sizeof *w);
 }
 
 /* ------------------------------------------------------------ compute */
@@ -70,8 +72,10 @@ static int check_problem(const apb_problem *p, size_t *mult, char *err, size_t e
     *mult = 1;
     for (size_t c = 0; c < p->ncut; c++) {
         for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
-            if (++cnt[p->cust[p->byrow[k]]] > *mult) *mult = cnt[p->cust[p->byrow[k]]];
-        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++) cnt[p->cust[p->byrow[k]]] = 0;
+            if (++cnt[p->cust[p->byrow[k]]] > *mult)
+                *mult = cnt[p->cust[p->byrow[k]]];
+        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
+            cnt[p->cust[p->byrow[k]]] = 0;
     }
     free(cnt);
     return 0;
@@ -88,7 +92,8 @@ static size_t find_dropped(const apb_problem *p, const uint16_t *W, unsigned cha
             long long pos = 0;
             for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++) {
                 size_t i = p->byrow[k];
-                if (p->label[i]) pos += w[p->cust[i]];
+                if (p->label[i])
+                    pos += w[p->cust[i]];
             }
             drop = pos == 0;
         }
@@ -131,10 +136,12 @@ static void make_split(split *sp, const apb_problem *p, const uint32_t *rowcut)
     size_t nrc = p->nr * p->ncut, tot = 0;
     sp->first = vu_xcalloc(nrc + 1, sizeof *sp->first);
     for (size_t r = 0; r < p->nr; r++) {
-        for (size_t k = 0; k < p->nsrows[r]; k++) sp->first[r * p->ncut + rowcut[p->srows[r][k]] + 1]++;
+        for (size_t k = 0; k < p->nsrows[r]; k++)
+            sp->first[r * p->ncut + rowcut[p->srows[r][k]] + 1]++;
         tot += p->nsrows[r];
     }
-    for (size_t i = 0; i < nrc; i++) sp->first[i + 1] += sp->first[i];
+    for (size_t i = 0; i < nrc; i++)
+        sp->first[i + 1] += sp->first[i];
     sp->rows = vu_xmalloc((tot + 1) * sizeof *sp->rows);
     sp->codes = vu_xmalloc((tot + 1) * sizeof *sp->codes);
     size_t *fill = vu_xmalloc((nrc + 1) * sizeof *fill);
@@ -152,7 +159,8 @@ static void make_split(split *sp, const apb_problem *p, const uint32_t *rowcut)
         for (size_t c = 0; c < p->ncut; c++) {
             size_t ns = sp->first[r * p->ncut + c + 1] - sp->first[r * p->ncut + c];
             size_t nc = p->cut_first[c + 1] - p->cut_first[c];
-            if (!ns) continue;
+            if (!ns)
+                continue;
             sp->mask[c] = 1;
             /* many stand-in rows: one pass over the others beats a program step per row */
             sp->base[r * p->ncut + c] = p->mode == 2 || (p->mode == 0 && 8 * ns >= nc);
@@ -172,11 +180,14 @@ static void free_split(split *sp)
 static void build_base(work *w, const apb_problem *p, const split *sp, size_t rc, size_t c)
 {
     size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
-    for (size_t k = 0; k < ns; k++) w->in[sp->rows[f + k]] = 1;
+    for (size_t k = 0; k < ns; k++)
+        w->in[sp->rows[f + k]] = 1;
     size_t nb = 0, lo = p->cut_first[c], hi = p->cut_first[c + 1];
     for (size_t q = lo; q < hi; q++)
-        if (!w->in[w->live.row[q]]) w->pairs[nb++] = (apo_vrow){w->live.val[q], w->live.row[q]};
-    for (size_t k = 0; k < ns; k++) w->in[sp->rows[f + k]] = 0;
+        if (!w->in[w->live.row[q]])
+            w->pairs[nb++] = (apo_vrow){w->live.val[q], w->live.row[q]};
+    for (size_t k = 0; k < ns; k++)
+        w->in[sp->rows[f + k]] = 0;
     size_t first[2] = {0, nb};
     apo_order_build(&w->bases[rc], 1, first, w->pairs, p->cust, p->label);
 }
@@ -191,12 +202,14 @@ static void build_seed(work *w, const apb_problem *p, const split *sp, size_t s)
         qsort(w->pairs + f, m, sizeof *w->pairs, apo_cmp_vrow);
     }
     apo_order_build(&w->live, p->ncut, p->cut_first, w->pairs, p->cust, p->label);
-    for (size_t q = 0; q < p->n; q++) w->lpos[w->live.row[q]] = (uint32_t)q;
+    for (size_t q = 0; q < p->n; q++)
+        w->lpos[w->live.row[q]] = (uint32_t)q;
     w->g.n = 0;
     for (size_t r = 0; r < p->nr; r++)
         for (size_t c = 0; c < p->ncut; c++) {
             size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
-            if (sp->base[rc]) build_base(w, p, sp, rc, c);
+            if (sp->base[rc])
+                build_base(w, p, sp, rc, c);
             for (size_t k = 0; k < APB_NKINDS; k++) {
                 size_t v = rc * APB_NKINDS + k;
                 w->off[v] = w->g.n;
@@ -205,8 +218,10 @@ static void build_seed(work *w, const apb_problem *p, const split *sp, size_t s)
                     float y = k == 0 ? p->lastk[s][i] : k == 1 ? p->d : -INFINITY;
                     w->it[q] = (apo_item){(uint32_t)c, w->live.tie_of[w->lpos[i]], sp->codes[f + q], y};
                 }
-                if (ns && sp->base[rc]) apo_seg_base(&w->g, &w->bases[rc], w->it, ns, k != 0, w->scratch);
-                else if (ns) apo_seg_patch(&w->g, &w->live, c, w->it, ns, w->scratch);
+                if (ns && sp->base[rc])
+                    apo_seg_base(&w->g, &w->bases[rc], w->it, ns, k != 0, w->scratch);
+                else if (ns)
+                    apo_seg_patch(&w->g, &w->live, c, w->it, ns, w->scratch);
                 w->len[v] = w->g.n - w->off[v];
             }
             size_t vd = rc * APB_NKINDS + 1, vn = vd + 1;
@@ -227,7 +242,8 @@ static void work_init(work *w, const apb_problem *p, const split *sp, size_t mul
     w->in = vu_xcalloc(p->n + 1, 1);
     size_t maxs = 1;
     for (size_t rc = 0; rc < nrc; rc++)
-        if (sp->first[rc + 1] - sp->first[rc] > maxs) maxs = sp->first[rc + 1] - sp->first[rc];
+        if (sp->first[rc + 1] - sp->first[rc] > maxs)
+            maxs = sp->first[rc + 1] - sp->first[rc];
     w->it = vu_xmalloc((maxs + 1) * sizeof *w->it);
     w->scratch = vu_xmalloc(apo_scratch_size(maxs));
     /* the reciprocals of every running weight: at most mult rows of a customer
@@ -235,18 +251,21 @@ static void work_init(work *w, const apb_problem *p, const split *sp, size_t mul
     size_t nR = mult * (p->C > p->n ? p->C : p->n) + 2;
     w->R = vu_xmalloc(nR * sizeof *w->R);
     w->R[0] = 0;
-    for (size_t k = 1; k < nR; k++) w->R[k] = 1.0 / (double)k;
+    for (size_t k = 1; k < nR; k++)
+        w->R[k] = 1.0 / (double)k;
     w->lac = vu_xmalloc((p->ncut + 1) * sizeof *w->lac);
     w->d = vu_xmalloc(APB_NKINDS * sizeof *w->d);
     w->ones = vu_xmalloc((p->C + 1) * sizeof *w->ones);
-    for (size_t k = 0; k <= p->C; k++) w->ones[k] = 1;
+    for (size_t k = 0; k <= p->C; k++)
+        w->ones[k] = 1;
     w->racc = vu_xmalloc((p->A * APB_NKINDS + 1) * sizeof *w->racc);
 }
 
 static void work_free(work *w, const apb_problem *p)
 {
     apo_order_free(&w->live);
-    for (size_t rc = 0; rc < p->nr * p->ncut; rc++) apo_order_free(&w->bases[rc]);
+    for (size_t rc = 0; rc < p->nr * p->ncut; rc++)
+        apo_order_free(&w->bases[rc]);
     free(w->bases);
     apo_sums_free(&w->xl);
     apo_sums_free(&w->xb);
@@ -271,10 +290,12 @@ static void work_free(work *w, const apb_problem *p)
  * are the live ones and add nothing */
 static void round_change(work *w, const apb_problem *p, const split *sp, size_t r, const uint16_t *wt)
 {
-    for (size_t k = 0; k < APB_NKINDS; k++) w->d[k] = 0;
+    for (size_t k = 0; k < APB_NKINDS; k++)
+        w->d[k] = 0;
     for (size_t c = 0; c < p->ncut; c++) {
         size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
-        if (!ns) continue;
+        if (!ns)
+            continue;
         const apo_sums *x = &w->xl;
         if (sp->base[rc]) {
             apo_sums_fill(&w->xb, &w->bases[rc], wt, w->R, NULL);
@@ -296,9 +317,11 @@ static void round_change(work *w, const apb_problem *p, const split *sp, size_t 
         ac[0] = apo_eval(op + w->off[v], w->len[v], wt, x, w->R, NULL, SIZE_MAX, NULL);
         ac[2] = apo_eval(op + w->off[v + 2], w->len[v + 2], wt, x, w->R, NULL, sh, &at);
         ac[1] = apo_eval(op + w->off[v + 1] + sh, w->len[v + 1] - sh, wt, x, w->R, &at, SIZE_MAX, NULL);
-        for (size_t k = 0; k < APB_NKINDS; k++) w->d[k] += (ac[k] - w->lac[c]) / w->xl.pos[c];
+        for (size_t k = 0; k < APB_NKINDS; k++)
+            w->d[k] += (ac[k] - w->lac[c]) / w->xl.pos[c];
     }
-    for (size_t k = 0; k < APB_NKINDS; k++) w->d[k] /= (double)p->ncut;
+    for (size_t k = 0; k < APB_NKINDS; k++)
+        w->d[k] /= (double)p->ncut;
 }
 
 /* seed s with every weight 1: L[s] and A[s][r][kind] */
@@ -309,12 +332,14 @@ static void point_values(work *w, const apb_problem *p, const split *sp, size_t 
     double L = 0;
     for (size_t c = 0; c < p->ncut; c++) {
         w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
-        if (ok) L += w->lac[c] / w->xl.pos[c];
+        if (ok)
+            L += w->lac[c] / w->xl.pos[c];
     }
     L = ok ? L / (double)p->ncut : NAN;
     out->L[s] = L;
     for (size_t r = 0; r < p->nr; r++) {
-        if (ok && p->nsrows[r]) round_change(w, p, sp, r, w->ones);
+        if (ok && p->nsrows[r])
+            round_change(w, p, sp, r, w->ones);
         for (size_t k = 0; k < APB_NKINDS; k++)
             out->Ap[s * nv + r * APB_NKINDS + k] = ok && p->nsrows[r] ? L + w->d[k] : L;
     }
@@ -326,16 +351,20 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
 {
     size_t na = p->A * APB_NKINDS;
     for (size_t b = 0; b < p->B; b++) {
-        if (out->dropped[b]) continue;
+        if (out->dropped[b])
+            continue;
         const uint16_t *wb = W + b * p->C;
         apo_sums_fill(&w->xl, &w->live, wb, w->R, sp->mask);
         for (size_t c = 0; c < p->ncut; c++)
-            if (sp->mask[c]) w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
+            if (sp->mask[c])
+                w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
         memset(w->racc, 0, na * sizeof *w->racc);
         for (size_t r = 0; r < p->nr; r++) {
-            if (!p->nsrows[r]) continue;
+            if (!p->nsrows[r])
+                continue;
             round_change(w, p, sp, r, wb);
-            for (size_t k = 0; k < APB_NKINDS; k++) w->racc[p->round_arm[r] * APB_NKINDS + k] += w->d[k];
+            for (size_t k = 0; k < APB_NKINDS; k++)
+                w->racc[p->round_arm[r] * APB_NKINDS + k] += w->d[k];
         }
         for (size_t a = 0; a < p->A; a++)
             for (size_t k = 0; k < APB_NKINDS; k++)
@@ -348,7 +377,8 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
     clock_t t0 = clock();
     memset(out, 0, sizeof *out);
     size_t mult;
-    if (check_problem(p, &mult, err, errlen)) return -1;
+    if (check_problem(p, &mult, err, errlen))
+        return -1;
     out->S = p->S;
     out->nr = p->nr;
     out->A = p->A;
@@ -368,10 +398,12 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
         }
         out->used = find_dropped(p, W, out->dropped);
     }
-    for (size_t r = 0; r < p->nr; r++) out->vectors += p->nsrows[r] ? APB_NKINDS : 0;
+    for (size_t r = 0; r < p->nr; r++)
+        out->vectors += p->nsrows[r] ? APB_NKINDS : 0;
     uint32_t *rowcut = vu_xmalloc((p->n + 1) * sizeof *rowcut);
     for (size_t c = 0; c < p->ncut; c++)
-        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++) rowcut[p->byrow[k]] = (uint32_t)c;
+        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
+            rowcut[p->byrow[k]] = (uint32_t)c;
     split sp;
     make_split(&sp, p, rowcut);
     free(rowcut);
@@ -380,7 +412,8 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
     for (size_t s = 0; s < p->S; s++) {
         build_seed(&w, p, &sp, s);
         point_values(&w, p, &sp, s, out);
-        if (s < p->K && W) resample_values(&w, p, &sp, W, out, out->dstar);
+        if (s < p->K && W)
+            resample_values(&w, p, &sp, W, out, out->dstar);
     }
     work_free(&w, p);
     free_split(&sp);

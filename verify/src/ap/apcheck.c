@@ -26,7 +26,8 @@ typedef struct {
 
 static void list_free(arm_list *l)
 {
-    for (size_t i = 0; i < l->n; i++) free(l->arm[i]);
+    for (size_t i = 0; i < l->n; i++)
+        free(l->arm[i]);
     free(l->arm);
     memset(l, 0, sizeof *l);
 }
@@ -34,13 +35,15 @@ static void list_free(arm_list *l)
 static int list_has(const arm_list *l, const char *a)
 {
     for (size_t i = 0; i < l->n; i++)
-        if (!strcmp(l->arm[i], a)) return 1;
+        if (!strcmp(l->arm[i], a))
+            return 1;
     return 0;
 }
 
 static void list_add(arm_list *l, const char *a)
 {
-    if (list_has(l, a)) return;
+    if (list_has(l, a))
+        return;
     l->arm = vu_xrealloc(l->arm, (l->n + 1) * sizeof *l->arm);
     l->arm[l->n++] = vu_xstrdup(a);
 }
@@ -50,16 +53,19 @@ static int read_arms_file(const char *path, arm_list *l, char *err, size_t errle
     unsigned char *b;
     size_t len;
     int rc = vu_read_file(path, &b, &len, err, errlen);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     char *p = (char *)b, *end = p + len;
     long line = 0;
     int header = 0;
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         char *s = p;
         p = e < end ? e + 1 : end;
         if (!header) {
@@ -71,7 +77,8 @@ static int read_arms_file(const char *path, arm_list *l, char *err, size_t errle
             header = 1;
             continue;
         }
-        if (!*s || *s == '#') continue;
+        if (!*s || *s == '#')
+            continue;
         if (strchr(s, '\t') || strchr(s, ' ') || strchr(s, '/')) {
             snprintf(err, errlen, "%s:%ld: \"%.60s\" is not an arm name", path, line, s);
             free(b);
@@ -89,7 +96,8 @@ static int read_arms_file(const char *path, arm_list *l, char *err, size_t errle
 
 int ap_arms_file_check(const char *arms_path, char *err, size_t errlen)
 {
-    if (!arms_path || !vu_is_file(arms_path)) return 0;
+    if (!arms_path || !vu_is_file(arms_path))
+        return 0;
     arm_list l = {0};
     int rc = read_arms_file(arms_path, &l, err, errlen);
     list_free(&l);
@@ -163,7 +171,8 @@ static int read_inputs(apc *c, const char *path, vj_node *st)
         mm_add(NULL, "ap.json", "(the test table)", "(ap.json present)", err);
         note = "the reference scores.tsv could not be read for the AP check";
     }
-    if (!note) return 0;
+    if (!note)
+        return 0;
     vj_obj_set(st, "checked", vj_new_bool(0));
     vj_obj_set(st, "note", vj_new_str(note));
     return -1;
@@ -175,10 +184,13 @@ static void check_cutoffs(const apc *c)
     int ok = cut && cut->type == VJ_ARR && cut->n == c->t.ncut;
     for (size_t i = 0; ok && i < c->t.ncut; i++)
         ok = cut->items[i]->type == VJ_STR && !strcmp(cut->items[i]->text, c->t.cutoffs[i]);
-    if (ok) return;
+    if (ok)
+        return;
     vu_buf b = {0};
-    for (size_t i = 0; i < c->t.ncut; i++) vu_buf_printf(&b, "%s%s", i ? " " : "", c->t.cutoffs[i]);
-    if (!b.p) vu_buf_puts(&b, "");
+    for (size_t i = 0; i < c->t.ncut; i++)
+        vu_buf_printf(&b, "%s%s", i ? " " : "", c->t.cutoffs[i]);
+    if (!b.p)
+        vu_buf_puts(&b, "");
     char *m = vu_xasprintf("%zu: %s", c->t.ncut, b.p);
     apcmp_mm("cutoffs", cut, m);
     free(m);
@@ -217,14 +229,19 @@ static void check_top(apc *c)
             "(summary.json's default_score as a 32-bit float)");
     const vj_node *k = vj_get(lab, "kinds");
     int ok = k && k->type == VJ_ARR && k->n == AP_NKINDS;
-    for (int i = 0; ok && i < AP_NKINDS; i++) ok = k->items[i]->type == VJ_STR && !strcmp(k->items[i]->text, ap_kinds[i]);
-    if (!ok) apcmp_mm("kinds", k, "[\"last_known\", \"default\", \"none\"]");
+    for (int i = 0; ok && i < AP_NKINDS; i++)
+        ok = k->items[i]->type == VJ_STR && !strcmp(k->items[i]->text, ap_kinds[i]);
+    if (!ok)
+        apcmp_mm("kinds", k, "[\"last_known\", \"default\", \"none\"]");
     apcmp_count("default_seed", vj_get(lab, "default_seed"), 1);
     const vj_node *ms = vj_get(lab, "model_seeds");
     ok = ms && ms->type == VJ_ARR && ms->n > 0;
-    for (size_t i = 0; ok && i < ms->n; i++) ok = apcmp_is_num(ms->items[i]) && ms->items[i]->num == (double)(i + 1);
-    if (!ok) apcmp_mm("model_seeds", ms, "[1, 2, ..., S] (APCOST.md 1.3)");
-    else c->S = ms->n;
+    for (size_t i = 0; ok && i < ms->n; i++)
+        ok = apcmp_is_num(ms->items[i]) && ms->items[i]->num == (double)(i + 1);
+    if (!ok)
+        apcmp_mm("model_seeds", ms, "[1, 2, ..., S] (APCOST.md 1.3)");
+    else
+        c->S = ms->n;
     check_summary_seed(c);
 }
 
@@ -232,14 +249,18 @@ static void check_top(apc *c)
 static void check_live(apc *c)
 {
     double *live = vu_xmalloc((c->t.n + 1) * sizeof *live);
-    for (size_t i = 0; i < c->t.n; i++) live[i] = c->ref->score[i];
+    for (size_t i = 0; i < c->t.n; i++)
+        live[i] = c->ref->score[i];
     c->L1 = ap_mean_by_cutoff(&c->t, live);
     free(live);
-    if (isnan(c->L1)) printf("NOTE ap.json: some cutoff of scores.tsv has no buyer: its AP is undefined\n");
+    if (isnan(c->L1))
+        printf("NOTE ap.json: some cutoff of scores.tsv has no buyer: its AP is undefined\n");
     const vj_node *la = c->la = apcmp_need("", c->lab, "live_ap", VJ_OBJ);
     c->lab_L = NAN;
-    if (apcmp_is_num(vj_get(la, "default_seed"))) c->lab_L = vj_get(la, "default_seed")->num;
-    if (!la) return;
+    if (apcmp_is_num(vj_get(la, "default_seed")))
+        c->lab_L = vj_get(la, "default_seed")->num;
+    if (!la)
+        return;
     static const char *const LM[] = {"default_seed", "mean", "per_seed", NULL};
     apcmp_members("live_ap", la, LM);
     apcmp_num("live_ap.default_seed", vj_get(la, "default_seed"), c->L1, APCMP_AP_TOL, NULL);
@@ -250,10 +271,12 @@ static void check_live(apc *c)
 static void check_live_consistency(const apc *c)
 {
     const vj_node *la = c->la;
-    if (!la) return;
+    if (!la)
+        return;
     const vj_node *ps = vj_get(la, "per_seed");
     int ok = ps && ps->type == VJ_ARR && ps->n > 0;
-    for (size_t i = 0; ok && i < ps->n; i++) ok = apcmp_is_num(ps->items[i]);
+    for (size_t i = 0; ok && i < ps->n; i++)
+        ok = apcmp_is_num(ps->items[i]);
     if (!ok) {
         apcmp_mm("live_ap.per_seed", ps, "a list of numbers, one per model seed");
         return;
@@ -266,7 +289,8 @@ static void check_live_consistency(const apc *c)
     }
     apcmp_num("live_ap.per_seed[0]", ps->items[0], c->L1, APCMP_AP_TOL, "(seed 1, recomputed)");
     double s = 0;
-    for (size_t i = 0; i < ps->n; i++) s += ps->items[i]->num;
+    for (size_t i = 0; i < ps->n; i++)
+        s += ps->items[i]->num;
     apcmp_num("live_ap.mean", vj_get(la, "mean"), s / (double)ps->n, APCMP_AP_TOL, "(the mean of per_seed)");
 }
 
@@ -289,13 +313,16 @@ static void check_reference(apc *c)
 static void check_bootstrap(apc *c)
 {
     const vj_node *bs = c->bs = apcmp_need("", c->lab, "bootstrap", VJ_OBJ);
-    if (!bs) return;
+    if (!bs)
+        return;
     static const char *const BM[] = {"resamples", "seed", "model_seeds", "used", "interval", NULL};
     apcmp_members("bootstrap", bs, BM);
     const vj_node *rs = vj_get(bs, "resamples"), *sd = vj_get(bs, "seed"), *bm = vj_get(bs, "model_seeds"),
                   *us = vj_get(bs, "used");
-    if (!(apcmp_is_num(rs) && rs->is_int && rs->i >= 1)) apcmp_mm("bootstrap.resamples", rs, "an integer >= 1");
-    if (!(apcmp_is_num(sd) && sd->is_int)) apcmp_mm("bootstrap.seed", sd, "an integer");
+    if (!(apcmp_is_num(rs) && rs->is_int && rs->i >= 1))
+        apcmp_mm("bootstrap.resamples", rs, "an integer >= 1");
+    if (!(apcmp_is_num(sd) && sd->is_int))
+        apcmp_mm("bootstrap.seed", sd, "an integer");
     if (!(apcmp_is_num(bm) && bm->is_int && bm->i >= 1 && (!c->S || (size_t)bm->i <= c->S))) {
         char m[96];
         snprintf(m, sizeof m, "an integer from 1 to %zu (the model seeds)", c->S);
@@ -313,7 +340,8 @@ static void choose_arms(apc *c, const char *arms_path)
     char err[6144];
     c->larms = apcmp_need("", c->lab, "arms", VJ_OBJ);
     c->lskip = vj_get(c->lab, "skipped_arms");
-    if (!c->lskip || c->lskip->type != VJ_ARR) apcmp_mm("skipped_arms", c->lskip, "a list of arm names (APCOST.md 1.7)");
+    if (!c->lskip || c->lskip->type != VJ_ARR)
+        apcmp_mm("skipped_arms", c->lskip, "a list of arm names (APCOST.md 1.7)");
     if (arms_path && vu_is_file(arms_path)) {
         if (read_arms_file(arms_path, &c->chosen, err, sizeof err)) {
             mm_add(NULL, "ap.json", "(the chosen arms)", "(ap.json present)", err);
@@ -325,9 +353,11 @@ static void choose_arms(apc *c, const char *arms_path)
     }
     printf("NOTE ap.json: no chosen-arms file%s%s: the arms are taken from ap.json's arms and skipped_arms\n",
            arms_path ? " at " : "", arms_path ? arms_path : "");
-    for (size_t i = 0; c->larms && i < c->larms->n; i++) list_add(&c->chosen, c->larms->keys[i]);
+    for (size_t i = 0; c->larms && i < c->larms->n; i++)
+        list_add(&c->chosen, c->larms->keys[i]);
     for (size_t i = 0; c->lskip && c->lskip->type == VJ_ARR && i < c->lskip->n; i++)
-        if (c->lskip->items[i]->type == VJ_STR) list_add(&c->chosen, c->lskip->items[i]->text);
+        if (c->lskip->items[i]->type == VJ_STR)
+            list_add(&c->chosen, c->lskip->items[i]->text);
     c->chosen_from = "ap.json (its arms and skipped_arms)";
 }
 
@@ -338,7 +368,8 @@ static void find_runs(apc *c)
     char *rawdir = vu_xasprintf("%s/results/raw", c->root);
     char **names = NULL;
     size_t nn = 0;
-    if (vu_list_dir(rawdir, &names, &nn, err, sizeof err)) printf("NOTE ap.json: %s\n", err);
+    if (vu_list_dir(rawdir, &names, &nn, err, sizeof err))
+        printf("NOTE ap.json: %s\n", err);
     c->arms = vu_xcalloc(c->chosen.n + 1, sizeof *c->arms);
     for (size_t i = 0; i < c->chosen.n; i++) {
         ap_arm a;
@@ -360,7 +391,8 @@ static void check_arm_set(const apc *c)
     const vj_node *larms = c->larms;
     if (larms && larms->n == 0 && c->na == 0)
         apcmp_mm("arms", larms, "at least one arm (APCOST.md 1.1: with no chosen arm that has runs the stage fails)");
-    if (!larms) return;
+    if (!larms)
+        return;
     for (size_t i = 0; i < c->na; i++)
         if (!vj_get(larms, c->arms[i].arm)) {
             char w[512], m[256];
@@ -370,8 +402,10 @@ static void check_arm_set(const apc *c)
         }
     for (size_t i = 0; i < larms->n; i++) {
         int mine = 0;
-        for (size_t k = 0; k < c->na && !mine; k++) mine = !strcmp(c->arms[k].arm, larms->keys[i]);
-        if (mine) continue;
+        for (size_t k = 0; k < c->na && !mine; k++)
+            mine = !strcmp(c->arms[k].arm, larms->keys[i]);
+        if (mine)
+            continue;
         char w[512];
         snprintf(w, sizeof w, "arms.%s", larms->keys[i]);
         mm_add(NULL, "ap.json", w, "(present)",
@@ -380,7 +414,8 @@ static void check_arm_set(const apc *c)
     }
     /* the order, when both hold the same arms */
     int same = larms->n == c->na, order = 1;
-    for (size_t i = 0; same && i < c->na; i++) order &= !strcmp(larms->keys[i], c->arms[i].arm);
+    for (size_t i = 0; same && i < c->na; i++)
+        order &= !strcmp(larms->keys[i], c->arms[i].arm);
     if (same && !order) {
         vu_buf l = {0}, m = {0};
         for (size_t i = 0; i < c->na; i++) {
@@ -398,11 +433,13 @@ static void check_arm_set(const apc *c)
 static void check_skipped(const apc *c)
 {
     const vj_node *lskip = c->lskip;
-    if (!lskip || lskip->type != VJ_ARR) return;
+    if (!lskip || lskip->type != VJ_ARR)
+        return;
     int ok = lskip->n == c->skipped.n;
     for (size_t i = 0; ok && i < lskip->n; i++)
         ok = lskip->items[i]->type == VJ_STR && list_has(&c->skipped, lskip->items[i]->text);
-    if (ok) return;
+    if (ok)
+        return;
     vu_buf l = {0}, m = {0};
     vu_buf_puts(&l, "[");
     for (size_t i = 0; i < lskip->n; i++) {
@@ -412,7 +449,8 @@ static void check_skipped(const apc *c)
     }
     vu_buf_puts(&l, "]");
     vu_buf_puts(&m, "[");
-    for (size_t i = 0; i < c->skipped.n; i++) vu_buf_printf(&m, "%s\"%s\"", i ? ", " : "", c->skipped.arm[i]);
+    for (size_t i = 0; i < c->skipped.n; i++)
+        vu_buf_printf(&m, "%s\"%s\"", i ? ", " : "", c->skipped.arm[i]);
     vu_buf_puts(&m, "] (the chosen arms without runs)");
     mm_add(NULL, "ap.json", "skipped_arms", l.p, m.p);
     vu_buf_free(&l);
@@ -423,7 +461,8 @@ static void check_skipped(const apc *c)
  * recomputed arms, in ap.json's layout */
 static void compute_arms(apc *c)
 {
-    for (size_t i = 0; i < c->na; i++) ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->arms[i]);
+    for (size_t i = 0; i < c->na; i++)
+        ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->arms[i]);
 }
 
 /* every seed and the bootstrap (apfull.h) when the files allow, and the
@@ -447,11 +486,13 @@ static vj_node *compare_arms(apc *c)
     vj_node *my_arms = vj_new_obj();
     for (size_t i = 0; i < c->na; i++) {
         ap_arm *a = &c->arms[i];
-        if (!a->readable) continue;
+        if (!a->readable)
+            continue;
         vj_obj_set(my_arms, a->arm, ap_arm_json(a, c->t.n));
         const vj_node *l = c->larms ? vj_get(c->larms, a->arm) : NULL;
         apac_full fc = {&c->fin, &c->full, i};
-        if (l && l->type == VJ_OBJ) apac_compare_arm(a, l, c->t.n, c->S, c->lab_L, &fc);
+        if (l && l->type == VJ_OBJ)
+            apac_compare_arm(a, l, c->t.n, c->S, c->lab_L, &fc);
         else if (l) {
             char w[512];
             snprintf(w, sizeof w, "arms.%s", a->arm);
@@ -464,7 +505,8 @@ static vj_node *compare_arms(apc *c)
 static vj_node *str_list(const arm_list *l)
 {
     vj_node *a = vj_new_arr();
-    for (size_t i = 0; i < l->n; i++) vj_arr_push(a, vj_new_str(l->arm[i]));
+    for (size_t i = 0; i < l->n; i++)
+        vj_arr_push(a, vj_new_str(l->arm[i]));
     return a;
 }
 
@@ -488,7 +530,8 @@ static vj_node *copied_json(const apc *c)
             const vj_node *e = vj_get(lk, ap_kinds[k]);
             vj_node *x = vj_new_obj();
             static const char *const CM[] = {"change", "ci95", "verdict", "direction", "change_per_seed"};
-            for (int f = 0; f < 5; f++) vj_obj_set(x, CM[f], vj_copy(vj_get(e, CM[f])));
+            for (int f = 0; f < 5; f++)
+                vj_obj_set(x, CM[f], vj_copy(vj_get(e, CM[f])));
             vj_obj_set(ko, ap_kinds[k], x);
         }
         vj_node *ao = vj_new_obj();
@@ -512,11 +555,13 @@ static vj_node *member_json(const apc *c, vj_node *my_arms)
     vj_obj_set(m, "test_rows", vj_new_int((long long)c->t.n));
     vj_obj_set(m, "customers", vj_new_int((long long)c->t.customers));
     vj_node *cuts = vj_new_arr();
-    for (size_t i = 0; i < c->t.ncut; i++) vj_arr_push(cuts, vj_new_str(c->t.cutoffs[i]));
+    for (size_t i = 0; i < c->t.ncut; i++)
+        vj_arr_push(cuts, vj_new_str(c->t.cutoffs[i]));
     vj_obj_set(m, "cutoffs", cuts);
     vj_obj_set(m, "default_score", vj_new_num((double)c->ref->default_score));
     vj_node *kl = vj_new_arr();
-    for (int k = 0; k < AP_NKINDS; k++) vj_arr_push(kl, vj_new_str(ap_kinds[k]));
+    for (int k = 0; k < AP_NKINDS; k++)
+        vj_arr_push(kl, vj_new_str(ap_kinds[k]));
     vj_obj_set(m, "kinds", kl);
     vj_obj_set(m, "chosen_arms_from", vj_new_str(c->chosen_from));
     vj_obj_set(m, "chosen_arms", str_list(&c->chosen));
@@ -526,7 +571,8 @@ static vj_node *member_json(const apc *c, vj_node *my_arms)
     vj_obj_set(m, "live_ap", lv);
     vj_obj_set(m, "arms", my_arms);
     vj_obj_set(m, "whole_result_recomputed", vj_new_bool(c->full.done));
-    if (c->full.done) apfull_member(&c->fin, &c->full, m);
+    if (c->full.done)
+        apfull_member(&c->fin, &c->full, m);
     vj_node *rs = vj_new_obj();
     vj_obj_set(rs, "files_fingerprinted", vj_new_bool(c->f.manifest_ok));
     vj_obj_set(rs, "seeds", vj_new_int(c->f.scores_ok ? (long long)c->f.S : 1));
@@ -544,7 +590,8 @@ static void status_json(const apc *c, vj_node *st, size_t arms_recomputed)
     vj_obj_set(st, "checked", vj_new_bool(1));
     vj_obj_set(st, "recomputed", vj_new_str(c->full.done ? RECOMPUTED : SEED1_ONLY));
     vj_obj_set(st, "whole_result_recomputed", vj_new_bool(c->full.done));
-    if (!c->full.done) vj_obj_set(st, "why_not_whole", vj_new_str(c->full.why_not));
+    if (!c->full.done)
+        vj_obj_set(st, "why_not_whole", vj_new_str(c->full.why_not));
     vj_obj_set(st, "copied", vj_new_str(COPIED));
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "counts", vj_new_str("exact"));
@@ -560,7 +607,8 @@ static void status_json(const apc *c, vj_node *st, size_t arms_recomputed)
 
 static void apc_free(apc *c)
 {
-    for (size_t i = 0; i < c->na; i++) ap_arm_free(&c->arms[i]);
+    for (size_t i = 0; i < c->na; i++)
+        ap_arm_free(&c->arms[i]);
     free(c->arms);
     list_free(&c->chosen);
     list_free(&c->skipped);

@@ -9,8 +9,10 @@
 
 static void fmt_d(double d, char *out, size_t n)
 {
-    if (isnan(d)) snprintf(out, n, "null");
-    else vu_fmt_double(d, out, n);
+    if (isnan(d))
+        snprintf(out, n, "null");
+    else
+        vu_fmt_double(d, out, n);
 }
 
 void apcmp_mm(const char *path, const vj_node *lab, const char *mine)
@@ -27,7 +29,8 @@ int apcmp_is_num(const vj_node *n)
 
 void apcmp_count(const char *path, const vj_node *lab, long long mine)
 {
-    if (apcmp_is_num(lab) && lab->num == (double)mine) return;
+    if (apcmp_is_num(lab) && lab->num == (double)mine)
+        return;
     char m[64];
     snprintf(m, sizeof m, "%lld", mine);
     apcmp_mm(path, lab, m);
@@ -36,12 +39,18 @@ void apcmp_count(const char *path, const vj_node *lab, long long mine)
 void apcmp_num(const char *path, const vj_node *lab, double mine, double tol, const char *why)
 {
     int ok;
-    if (isnan(mine)) ok = lab && lab->type == VJ_NULL;
-    else if (!apcmp_is_num(lab)) ok = 0;
-    else if (tol == 0) ok = lab->num == mine;
-    else if (tol < 0) ok = fabs(lab->num - mine) <= -tol * fmax(fabs(lab->num), fabs(mine));
-    else ok = fabs(lab->num - mine) <= tol;
-    if (ok) return;
+    if (isnan(mine))
+        ok = lab && lab->type == VJ_NULL;
+    else if (!apcmp_is_num(lab))
+        ok = 0;
+    else if (tol == 0)
+        ok = lab->num == mine;
+    else if (tol < 0)
+        ok = fabs(lab->num - mine) <= -tol * fmax(fabs(lab->num), fabs(mine));
+    else
+        ok = fabs(lab->num - mine) <= tol;
+    if (ok)
+        return;
     char m[256], d[64];
     fmt_d(mine, d, sizeof d);
     snprintf(m, sizeof m, "%s%s%s", d, why ? " " : "", why ? why : "");
@@ -50,7 +59,8 @@ void apcmp_num(const char *path, const vj_node *lab, double mine, double tol, co
 
 void apcmp_str(const char *path, const vj_node *lab, const char *mine)
 {
-    if (lab && lab->type == VJ_STR && !strcmp(lab->text, mine)) return;
+    if (lab && lab->type == VJ_STR && !strcmp(lab->text, mine))
+        return;
     char m[512];
     snprintf(m, sizeof m, "\"%s\"", mine);
     apcmp_mm(path, lab, m);
@@ -58,11 +68,14 @@ void apcmp_str(const char *path, const vj_node *lab, const char *mine)
 
 void apcmp_members(const char *path, const vj_node *lab, const char *const *allowed)
 {
-    if (!lab || lab->type != VJ_OBJ) return;
+    if (!lab || lab->type != VJ_OBJ)
+        return;
     for (size_t i = 0; i < lab->n; i++) {
         int known = 0;
-        for (size_t k = 0; allowed[k] && !known; k++) known = !strcmp(lab->keys[i], allowed[k]);
-        if (known) continue;
+        for (size_t k = 0; allowed[k] && !known; k++)
+            known = !strcmp(lab->keys[i], allowed[k]);
+        if (known)
+            continue;
         char sub[512];
         snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", lab->keys[i]);
         apcmp_mm(sub, lab->items[i], "(a member APCOST.md does not define)");
@@ -72,7 +85,8 @@ void apcmp_members(const char *path, const vj_node *lab, const char *const *allo
 const vj_node *apcmp_need(const char *path, const vj_node *parent, const char *key, vj_type type)
 {
     const vj_node *n = vj_get(parent, key);
-    if (n && n->type == type) return n;
+    if (n && n->type == type)
+        return n;
     char sub[512];
     snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", key);
     apcmp_mm(sub, n, type == VJ_OBJ ? "an object (APCOST.md 1.7)" : "a list (APCOST.md 1.7)");

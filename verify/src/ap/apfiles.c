@@ -44,7 +44,8 @@ static int manifest_line(const files *f, int k, char **fld, long line)
         mm_add(NULL, where, "path", fld[0], FILES[k]);
         return 0;
     }
-    if (!f->present[k]) return 0;
+    if (!f->present[k])
+        return 0;
     int ok = 1;
     long long sz;
     if (vn_i64(fld[1], strlen(fld[1]), 0, LLONG_MAX, &sz) || (size_t)sz != f->len[k]) {
@@ -79,14 +80,16 @@ static int check_manifest(const char *root, const files *f)
     while (s < end) {
         line++;
         char *e = memchr(s, '\n', (size_t)(end - s));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
         char *fld[3] = {s, NULL, NULL};
         int nf = 1;
         for (char *q = s; *q; q++)
             if (*q == '\t') {
                 *q = 0;
-                if (nf < 3) fld[nf] = q + 1;
+                if (nf < 3)
+                    fld[nf] = q + 1;
                 nf++;
             }
         s = e + 1;
@@ -105,7 +108,8 @@ static int check_manifest(const char *root, const files *f)
             ok = 0;
             continue;
         }
-        if (nfiles < 4) ok &= manifest_line(f, nfiles, fld, line);
+        if (nfiles < 4)
+            ok &= manifest_line(f, nfiles, fld, line);
         nfiles++;
     }
     free(b);
@@ -174,7 +178,8 @@ typedef struct {
  * last line has no "\n" (a mismatch said here) */
 static int next_line(lines *l, char **s)
 {
-    if (l->p >= l->end) return 0;
+    if (l->p >= l->end)
+        return 0;
     l->line++;
     char *e = memchr(l->p, '\n', (size_t)(l->end - l->p));
     if (!e) {
@@ -195,9 +200,11 @@ static size_t split(char *s, char **f, size_t max)
     size_t n = 0;
     for (;;) {
         char *t = strchr(s, '\t');
-        if (n < max) f[n] = s;
+        if (n < max)
+            f[n] = s;
         n++;
-        if (!t) return n;
+        if (!t)
+            return n;
         *t = 0;
         s = t + 1;
     }
@@ -215,7 +222,8 @@ static void bad_line(const char *file, long line, const char *what, const char *
 /* the file's text, inflated; NULL (a mismatch said) when it is not one gzip member */
 static char *text_of(const files *f, int k, size_t *len)
 {
-    if (!f->present[k]) return NULL;
+    if (!f->present[k])
+        return NULL;
     char err[512], *t = NULL;
     if (inflate_one(f->b[k], f->len[k], &t, len, err, sizeof err)) {
         mm_add(NULL, FILES[k], "(gzip)", err, "one gzip member of text (APCOST.md 1.10)");
@@ -232,7 +240,8 @@ static size_t scores_header(char *s, long line, int pairs)
 {
     const char *file = pairs ? APF_SCORES : APF_PREV;
     size_t nf = 1;
-    for (const char *q = s; *q; q++) nf += *q == '\t';
+    for (const char *q = s; *q; q++)
+        nf += *q == '\t';
     char **f = vu_xmalloc((nf + 1) * sizeof *f);
     split(s, f, nf);
     size_t per = pairs ? 2 : 1, S = nf >= 3 ? (nf - 3) / per : 0;
@@ -243,7 +252,8 @@ static size_t scores_header(char *s, long line, int pairs)
         snprintf(want, sizeof want, "score_%zu", s1 + 1);
         ok = !strcmp(f[3 + per * s1], want);
         snprintf(want, sizeof want, "last_known_%zu", s1 + 1);
-        if (ok && pairs) ok = !strcmp(f[4 + per * s1], want);
+        if (ok && pairs)
+            ok = !strcmp(f[4 + per * s1], want);
     }
     free(f);
     if (!ok) {
@@ -260,7 +270,8 @@ static size_t scores_header(char *s, long line, int pairs)
 /* a score field as a 32-bit float: 0, or -1 (a mismatch said) */
 static int score_field(const char *file, long line, const char *name, const char *s, float *out)
 {
-    if (vn_f32(s, strlen(s), out) == VN_OK) return 0;
+    if (vn_f32(s, strlen(s), out) == VN_OK)
+        return 0;
     bad_line(file, line, name, s, "a score (a 32-bit float, %.9g)");
     return -1;
 }
@@ -275,10 +286,14 @@ static int scores_line(apf_data *d, const ap_table *t, size_t k, char **f, long 
         bad_line(APF_SCORES, line, "row", f[0], want);
         return -1;
     }
-    if (strcmp(f[1], t->cust[k])) bad_line(APF_SCORES, line, "customer", f[1], t->cust[k]);
-    if (strcmp(f[2], t->cut[k])) bad_line(APF_SCORES, line, "cutoff", f[2], t->cut[k]);
-    if (strcmp(f[3], t->score[k])) bad_line(APF_SCORES, line, "score_1", f[3], t->score[k]);
-    if (strcmp(f[4], t->lastk[k])) bad_line(APF_SCORES, line, "last_known_1", f[4], t->lastk[k]);
+    if (strcmp(f[1], t->cust[k]))
+        bad_line(APF_SCORES, line, "customer", f[1], t->cust[k]);
+    if (strcmp(f[2], t->cut[k]))
+        bad_line(APF_SCORES, line, "cutoff", f[2], t->cut[k]);
+    if (strcmp(f[3], t->score[k]))
+        bad_line(APF_SCORES, line, "score_1", f[3], t->score[k]);
+    if (strcmp(f[4], t->lastk[k]))
+        bad_line(APF_SCORES, line, "last_known_1", f[4], t->lastk[k]);
     int rc = 0;
     for (size_t s = 0; s < d->S; s++) {
         char n1[32], n2[32];
@@ -294,7 +309,8 @@ static void read_scores(apf_data *d, const files *fl, const ap_table *t)
 {
     size_t len;
     char *text = text_of(fl, 0, &len);
-    if (!text) return;
+    if (!text)
+        return;
     lines l = {text, text + len, 0, APF_SCORES};
     char *s;
     int ok = next_line(&l, &s) == 1 && (d->S = scores_header(s, 1, 1)) > 0;
@@ -328,7 +344,8 @@ static void read_scores(apf_data *d, const files *fl, const ap_table *t)
         }
         k++;
     }
-    if (ok && r < 0) ok = 0;
+    if (ok && r < 0)
+        ok = 0;
     if (ok && k != t->n) {
         char g[64], m[64];
         snprintf(g, sizeof g, "%zu data lines", k);
@@ -347,7 +364,8 @@ static void read_prev(apf_data *d, const files *fl, const ap_table *t)
 {
     size_t len;
     char *text = text_of(fl, 1, &len);
-    if (!text) return;
+    if (!text)
+        return;
     d->text_prev = text;
     lines l = {text, text + len, 0, APF_PREV};
     char *s;
@@ -392,7 +410,8 @@ static void read_prev(apf_data *d, const files *fl, const ap_table *t)
             d->prev_line = vu_xrealloc(d->prev_line, cap * sizeof *d->prev_line);
             d->prev_cust = vu_xrealloc(d->prev_cust, cap * sizeof *d->prev_cust);
             d->prev_cut = vu_xrealloc(d->prev_cut, cap * sizeof *d->prev_cut);
-            for (size_t k = 0; k < S; k++) d->prev[k] = vu_xrealloc(d->prev[k], cap * sizeof **d->prev);
+            for (size_t k = 0; k < S; k++)
+                d->prev[k] = vu_xrealloc(d->prev[k], cap * sizeof **d->prev);
         }
         size_t i = d->nprev++;
         d->prev_row[i] = (size_t)row;
@@ -402,10 +421,12 @@ static void read_prev(apf_data *d, const files *fl, const ap_table *t)
         for (size_t k = 0; k < S; k++) {
             char n1[32];
             snprintf(n1, sizeof n1, "score_%zu", k + 1);
-            if (score_field(APF_PREV, l.line, n1, f[3 + k], &d->prev[k][i])) ok = 0;
+            if (score_field(APF_PREV, l.line, n1, f[3 + k], &d->prev[k][i]))
+                ok = 0;
         }
     }
-    if (ok && r < 0) ok = 0;
+    if (ok && r < 0)
+        ok = 0;
     free(f);
     d->prev_ok = ok;
 }
@@ -418,7 +439,8 @@ static int res_line(apf_res *x, char **f, long line)
     x->arm = f[0];
     x->kind = -1;
     for (int k = 0; k < 3; k++)
-        if (!strcmp(f[1], KIND_NAMES[k])) x->kind = k;
+        if (!strcmp(f[1], KIND_NAMES[k]))
+            x->kind = k;
     if (x->kind < 0) {
         bad_line(APF_RESAMPLES, line, "kind", f[1], "last_known, default or none");
         return -1;
@@ -439,7 +461,8 @@ static void read_res(apf_data *d, const files *fl)
 {
     size_t len;
     char *text = text_of(fl, 2, &len);
-    if (!text) return;
+    if (!text)
+        return;
     d->text_res = text;
     lines l = {text, text + len, 0, APF_RESAMPLES};
     char *s, *f[5];
@@ -468,7 +491,8 @@ static void read_res(apf_data *d, const files *fl)
             d->nres++;
         }
     }
-    if (ok && r < 0) ok = 0;
+    if (ok && r < 0)
+        ok = 0;
     d->res_ok = ok;
 }
 
@@ -484,18 +508,22 @@ void apf_read(const char *root, const ap_table *t, apf_data *d)
     read_scores(d, &f, t);
     read_prev(d, &f, t);
     read_res(d, &f);
-    for (int k = 0; k < 4; k++) free(f.b[k]);
+    for (int k = 0; k < 4; k++)
+        free(f.b[k]);
 }
 
 void apf_free(apf_data *d)
 {
     for (size_t s = 0; s < d->S; s++) {
-        if (d->live) free(d->live[s]);
-        if (d->lastk) free(d->lastk[s]);
+        if (d->live)
+            free(d->live[s]);
+        if (d->lastk)
+            free(d->lastk[s]);
     }
     free(d->live);
     free(d->lastk);
-    for (size_t s = 0; s < d->prev_S; s++) free(d->prev[s]);
+    for (size_t s = 0; s < d->prev_S; s++)
+        free(d->prev[s]);
     free(d->prev);
     free(d->prev_row);
     free(d->prev_line);

@@ -22,9 +22,12 @@ static void settings(const apfull_in *in, apfull_out *out)
     out->sigma = 1;
     const vj_node *bs = vj_get(in->lab, "bootstrap");
     const vj_node *rs = vj_get(bs, "resamples"), *sd = vj_get(bs, "seed"), *bm = vj_get(bs, "model_seeds");
-    if (apcmp_is_num(rs) && rs->is_int && rs->i >= 1 && rs->i <= 1000000) out->B = (size_t)rs->i;
-    if (apcmp_is_num(sd) && sd->is_int && sd->i >= 0) out->sigma = (uint64_t)sd->i;
-    if (apcmp_is_num(bm) && bm->is_int && bm->i >= 1 && (size_t)bm->i <= out->S) out->K = (size_t)bm->i;
+    if (apcmp_is_num(rs) && rs->is_int && rs->i >= 1 && rs->i <= 1000000)
+        out->B = (size_t)rs->i;
+    if (apcmp_is_num(sd) && sd->is_int && sd->i >= 0)
+        out->sigma = (uint64_t)sd->i;
+    if (apcmp_is_num(bm) && bm->is_int && bm->i >= 1 && (size_t)bm->i <= out->S)
+        out->K = (size_t)bm->i;
 }
 
 /* the changes per seed and their means, the intervals */
@@ -61,7 +64,8 @@ static void derive(const apfull_in *in, apfull_out *out)
             size_t n = 0;
             const double *ds = &out->r.dstar[(a * APB_NKINDS + (size_t)k) * out->B];
             for (size_t b = 0; b < out->B; b++)
-                if (!out->r.dropped[b]) kept[n++] = ds[b];
+                if (!out->r.dropped[b])
+                    kept[n++] = ds[b];
             st_sort_d(kept, n);
             out->ci[(a * 3 + (size_t)k) * 2] = st_pct_d(kept, n, 0.025);
             out->ci[(a * 3 + (size_t)k) * 2 + 1] = st_pct_d(kept, n, 0.975);
@@ -143,7 +147,8 @@ static void compare_list(const char *path, const vj_node *l, const double *mine,
                          const char *why)
 {
     int ok = l && l->type == VJ_ARR;
-    for (size_t s = 0; ok && s < l->n; s++) ok = apcmp_is_num(l->items[s]);
+    for (size_t s = 0; ok && s < l->n; s++)
+        ok = apcmp_is_num(l->items[s]);
     if (!ok) {
         apcmp_mm(path, l, "a list of numbers, one per model seed (APCOST.md 1.7)");
         return;
@@ -179,15 +184,18 @@ void apfull_compare_top(const apfull_in *in, const apfull_out *out)
         apcmp_num("live_ap.mean", vj_get(la, "mean"), out->live_mean, APCMP_AP_TOL, "(recomputed)");
     }
     const vj_node *us = vj_get(vj_get(in->lab, "bootstrap"), "used");
-    if (out->K > 0) apcmp_count("bootstrap.used", us, (long long)out->r.used);
+    if (out->K > 0)
+        apcmp_count("bootstrap.used", us, (long long)out->r.used);
 }
 
 /* the verdict of APCOST.md 1.5 on [lo, hi]; *dir NULL when none */
 static const char *verdict_of(double lo, double hi, const char **dir)
 {
     *dir = NULL;
-    if (isnan(lo) || isnan(hi)) return "no interval";
-    if (lo <= 0 && 0 <= hi) return "too close to call";
+    if (isnan(lo) || isnan(hi))
+        return "no interval";
+    if (lo <= 0 && 0 <= hi)
+        return "too close to call";
     *dir = hi < 0 ? "lower" : "higher";
     return "clearly different";
 }
@@ -208,7 +216,8 @@ void apfull_compare_kind(const apfull_in *in, const apfull_out *out, size_t a, i
     const vj_node *ci = vj_get(e, "ci95");
     int lab_ci = ci && ci->type == VJ_ARR && ci->n == 2 && apcmp_is_num(ci->items[0]) && apcmp_is_num(ci->items[1]);
     if (isnan(lo)) {
-        if (!ci || ci->type != VJ_NULL) apcmp_mm(apcmp_at(q, sizeof q, kp, "ci95"), ci, "null (no resample kept)");
+        if (!ci || ci->type != VJ_NULL)
+            apcmp_mm(apcmp_at(q, sizeof q, kp, "ci95"), ci, "null (no resample kept)");
     } else if (!lab_ci) {
         char m[160], l1[40], h1[40];
         vu_fmt_double(lo, l1, sizeof l1);
@@ -224,11 +233,13 @@ void apfull_compare_kind(const apfull_in *in, const apfull_out *out, size_t a, i
     /* an end within the tolerance of 0 without being 0: the lab's verdict
      * stands if the rule gives it on the lab's own interval (1.13) */
     int border = (lo != 0 && fabs(lo) <= APCMP_AP_TOL) || (hi != 0 && fabs(hi) <= APCMP_AP_TOL);
-    if (border && lab_ci) v = verdict_of(ci->items[0]->num, ci->items[1]->num, &dir);
+    if (border && lab_ci)
+        v = verdict_of(ci->items[0]->num, ci->items[1]->num, &dir);
     apcmp_str(apcmp_at(q, sizeof q, kp, "verdict"), vj_get(e, "verdict"), v);
     const vj_node *d = vj_get(e, "direction");
     if (!dir) {
-        if (!d || d->type != VJ_NULL) apcmp_mm(apcmp_at(q, sizeof q, kp, "direction"), d, "null");
+        if (!d || d->type != VJ_NULL)
+            apcmp_mm(apcmp_at(q, sizeof q, kp, "direction"), d, "null");
     } else {
         apcmp_str(apcmp_at(q, sizeof q, kp, "direction"), d, dir);
     }
@@ -249,7 +260,8 @@ static void ci_against_lab(const apfull_in *in, size_t a, int k, double *v, size
     char q[640];
     const vj_node *ci = vj_get(vj_get(vj_get(vj_get(vj_get(in->lab, "arms"), in->arms[a].arm), "kinds"), KINDS[k]),
                                "ci95");
-    if (!ci || ci->type != VJ_ARR || ci->n != 2 || n == 0) return;
+    if (!ci || ci->type != VJ_ARR || ci->n != 2 || n == 0)
+        return;
     st_sort_d(v, n);
     double p[2] = {st_pct_d(v, n, 0.025), st_pct_d(v, n, 0.975)};
     for (int e = 0; e < 2; e++) {
@@ -263,7 +275,8 @@ static void ci_against_lab(const apfull_in *in, size_t a, int k, double *v, size
 void apfull_compare_resamples(const apfull_in *in, const apfull_out *out)
 {
     const apf_data *f = in->f;
-    if (!f->res_ok) return;
+    if (!f->res_ok)
+        return;
     size_t B = out->B, want = in->na * 3 * B, k = 0;
     double *v = vu_xmalloc((B + 1) * sizeof *v);
     for (size_t a = 0; a < in->na && k <= want; a++) {
@@ -294,26 +307,33 @@ void apfull_compare_resamples(const apfull_in *in, const apfull_out *out)
                 double mine = out->r.dstar[(a * APB_NKINDS + (size_t)kd) * B + b];
                 if (x->dropped != out->r.dropped[b]) {
                     char m[64];
-                    if (out->r.dropped[b]) snprintf(m, sizeof m, "dropped (a cutoff without buyers)");
-                    else vu_fmt_double(mine, m, sizeof m);
+                    if (out->r.dropped[b])
+                        snprintf(m, sizeof m, "dropped (a cutoff without buyers)");
+                    else
+                        vu_fmt_double(mine, m, sizeof m);
                     char g[64];
-                    if (x->dropped) snprintf(g, sizeof g, "dropped");
-                    else vu_fmt_double(x->v, g, sizeof g);
+                    if (x->dropped)
+                        snprintf(g, sizeof g, "dropped");
+                    else
+                        vu_fmt_double(x->v, g, sizeof g);
                     res_mismatch(x, what, g, m);
                     continue;
                 }
-                if (x->dropped) continue;
+                if (x->dropped)
+                    continue;
                 v[n++] = x->v;
                 double tol = zero ? 0 : APCMP_AP_TOL;
                 if (!(fabs(x->v - mine) <= tol)) {
                     char g[64], m[96];
                     vu_fmt_double(x->v, g, sizeof g);
                     vu_fmt_double(mine, m, sizeof m);
-                    if (zero) strncat(m, " (no stand-in in any round)", sizeof m - strlen(m) - 1);
+                    if (zero)
+                        strncat(m, " (no stand-in in any round)", sizeof m - strlen(m) - 1);
                     res_mismatch(x, what, g, m);
                 }
             }
-            if (k <= want) ci_against_lab(in, a, kd, v, n);
+            if (k <= want)
+                ci_against_lab(in, a, kd, v, n);
         }
     }
     if (k == want && f->nres > want) {
@@ -330,14 +350,16 @@ void apfull_compare_resamples(const apfull_in *in, const apfull_out *out)
 static vj_node *num_list(const double *v, size_t n)
 {
     vj_node *l = vj_new_arr();
-    for (size_t i = 0; i < n; i++) vj_arr_push(l, vj_new_num(v[i]));
+    for (size_t i = 0; i < n; i++)
+        vj_arr_push(l, vj_new_num(v[i]));
     return l;
 }
 
 void apfull_member(const apfull_in *in, const apfull_out *out, vj_node *member)
 {
     vj_node *ms = vj_new_arr();
-    for (size_t s = 0; s < out->S; s++) vj_arr_push(ms, vj_new_int((long long)s + 1));
+    for (size_t s = 0; s < out->S; s++)
+        vj_arr_push(ms, vj_new_int((long long)s + 1));
     vj_obj_set(member, "model_seeds", ms);
     vj_node *lv = vj_get(member, "live_ap");
     if (lv) {

@@ -10,7 +10,8 @@
 
 static void order_reserve(apo_order *o, size_t n, size_t ng)
 {
-    if (n <= o->cap && o->first && ng <= o->ng) return;
+    if (n <= o->cap && o->first && ng <= o->ng)
+        return;
     size_t c = n + 1;
     o->code = vu_xrealloc(o->code, c * sizeof *o->code);
     o->val = vu_xrealloc(o->val, c * sizeof *o->val);
@@ -29,7 +30,8 @@ static void order_reserve(apo_order *o, size_t n, size_t ng)
 int apo_cmp_vrow(const void *x, const void *y)
 {
     const apo_vrow *a = x, *b = y;
-    if (a->v != b->v) return a->v > b->v ? -1 : 1;
+    if (a->v != b->v)
+        return a->v > b->v ? -1 : 1;
     return (a->row > b->row) - (a->row < b->row);
 }
 
@@ -93,7 +95,8 @@ void apo_order_build(apo_order *o, size_t ng, const size_t *first, const apo_vro
     for (size_t g = 0; g < ng; g++) {
         size_t m = first[g + 1] - first[g], q0 = first[g] + g;
         for (size_t p = 0; p <= m; p++) {
-            while (k < o->nbt && o->bt_qs[k] < q0 + p) k++;
+            while (k < o->nbt && o->bt_qs[k] < q0 + p)
+                k++;
             o->btat[q0 + p] = (uint32_t)k;
         }
     }
@@ -105,8 +108,10 @@ uint32_t apo_tie_at_or_below(const apo_order *o, size_t g, float y)
     size_t f = o->first[g];
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (o->val[f + o->tie_s[mid]] > y) lo = mid + 1;
-        else hi = mid;
+        if (o->val[f + o->tie_s[mid]] > y)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -136,7 +141,8 @@ static void emit(apo_prog *g, uint32_t x)
 
 static void emit_run(apo_prog *g, const apo_order *o, size_t q1, size_t q2)
 {
-    if (o->btat[q1] >= o->btat[q2]) return;
+    if (o->btat[q1] >= o->btat[q2])
+        return;
     emit(g, OP_RUN);
     emit(g, o->btat[q1]);
     emit(g, o->btat[q2]);
@@ -151,7 +157,8 @@ static int cmp_by_tie(const void *x, const void *y)
 static int cmp_by_y(const void *x, const void *y)
 {
     const apo_item *a = x, *b = y;
-    if (a->y != b->y) return a->y > b->y ? -1 : 1;
+    if (a->y != b->y)
+        return a->y > b->y ? -1 : 1;
     return 0;
 }
 
@@ -167,7 +174,8 @@ typedef struct {
 static int cmp_event(const void *x, const void *y)
 {
     const event *a = x, *b = y;
-    if (a->v != b->v) return a->v > b->v ? -1 : 1;
+    if (a->v != b->v)
+        return a->v > b->v ? -1 : 1;
     return (a->nins > b->nins) - (a->nins < b->nins);
 }
 
@@ -184,13 +192,15 @@ static size_t make_events(const apo_order *o, size_t grp, const apo_item *byt, c
     size_t ne = 0, f = o->first[grp], m = o->first[grp + 1] - f;
     for (size_t i = 0; byt && i < n;) {
         size_t j = i;
-        while (j < n && byt[j].tie == byt[i].tie) j++;
+        while (j < n && byt[j].tie == byt[i].tie)
+            j++;
         ev[ne++] = (event){o->val[f + o->tie_s[byt[i].tie]], byt[i].tie, 0, i, j - i, 0, 0};
         i = j;
     }
     for (size_t i = 0; i < n;) {
         size_t j = i;
-        while (j < n && byy[j].y == byy[i].y) j++;
+        while (j < n && byy[j].y == byy[i].y)
+            j++;
         uint32_t t = apo_tie_at_or_below(o, grp, byy[i].y);
         int in = t < o->tie_first[grp + 1];
         int match = in && o->val[f + o->tie_s[t]] == byy[i].y;
@@ -246,8 +256,10 @@ static void emit_events(apo_prog *g, const apo_order *o, size_t grp, const event
             emit(g, (uint32_t)qe);
             emit(g, (uint32_t)x->nrem);
             emit(g, (uint32_t)x->nins);
-            for (size_t k = 0; k < x->nrem; k++) emit(g, byt[x->rem + k].code);
-            for (size_t k = 0; k < x->nins; k++) emit(g, byy[x->ins + k].code);
+            for (size_t k = 0; k < x->nrem; k++)
+                emit(g, byt[x->rem + k].code);
+            for (size_t k = 0; k < x->nins; k++)
+                emit(g, byy[x->ins + k].code);
         }
     }
     emit_run(g, o, cur, q0 + (o->first[grp + 1] - o->first[grp]));
@@ -289,7 +301,8 @@ void apo_sums_free(apo_sums *x)
 
 static void sums_reserve(apo_sums *x, const apo_order *o)
 {
-    if (x->cap >= o->n + o->ng + 1 && x->pos) return;
+    if (x->cap >= o->n + o->ng + 1 && x->pos)
+        return;
     size_t c = o->n + o->ng + 2;
     x->cumt = vu_xrealloc(x->cumt, c * sizeof *x->cumt);
     x->cums = vu_xrealloc(x->cums, c * sizeof *x->cums);
@@ -314,7 +327,8 @@ int apo_sums_fill(apo_sums *x, const apo_order *o, const uint16_t *w, const doub
         uint32_t k0 = o->btat[q0], k1 = o->btat[q0 + n];
         if (mask && !mask[g]) {
             /* not needed: no buyer tie of it has weight */
-            for (uint32_t k = k0; k < k1; k++) x->cidx[k] = m;
+            for (uint32_t k = k0; k < k1; k++)
+                x->cidx[k] = m;
             continue;
         }
         const uint32_t *code = o->code + f;
@@ -360,7 +374,8 @@ double apo_live_ac(const apo_sums *x, const apo_order *o, size_t g)
 static double run_sum(const apo_sums *x, uint32_t k1, uint32_t k2, int32_t a, int32_t e, const double *R)
 {
     uint32_t m = x->cidx[k1], end = x->cidx[k2];
-    if (a == 0 && e == 0) return x->lp[end] - x->lp[m];
+    if (a == 0 && e == 0)
+        return x->lp[end] - x->lp[m];
     const double *D = x->cd, *T = x->ct;
     const int32_t *S = x->cs;
     const double da = a;
@@ -372,7 +387,8 @@ static double run_sum(const apo_sums *x, uint32_t k1, uint32_t k2, int32_t a, in
         s2 += D[m + 2] * (T[m + 2] + da) * R[S[m + 2] + e];
         s3 += D[m + 3] * (T[m + 3] + da) * R[S[m + 3] + e];
     }
-    for (; m < end; m++) s0 += D[m] * (T[m] + da) * R[S[m] + e];
+    for (; m < end; m++)
+        s0 += D[m] * (T[m] + da) * R[S[m] + e];
     return (s0 + s1) + (s2 + s3);
 }
 
@@ -381,7 +397,8 @@ static double tie_term(const apo_sums *x, uint32_t qs, uint32_t qe, int32_t a, i
                        const double *R)
 {
     int32_t mt = x->cumt[qe] - x->cumt[qs] + dy;
-    if (mt <= 0) return 0;
+    if (mt <= 0)
+        return 0;
     int32_t ms = x->cums[qe] - x->cums[qs] + dw;
     double tp = (double)x->cumt[qs] + a + mt;
     return (double)mt * tp * R[x->cums[qs] + e + ms];
@@ -403,7 +420,8 @@ size_t apo_common_prefix(const uint32_t *p, size_t np, const uint32_t *q, size_t
     size_t i = 0;
     while (i < np && i < nq) {
         size_t k = op_words(p + i);
-        if (i + k > np || i + k > nq || memcmp(p + i, q + i, k * sizeof *p)) break;
+        if (i + k > np || i + k > nq || memcmp(p + i, q + i, k * sizeof *p))
+            break;
         i += k;
     }
     return i;
@@ -415,7 +433,8 @@ double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sum
     double acc = from ? from->acc : 0;
     int32_t a = from ? from->a : 0, e = from ? from->e : 0; /* the weight moved above */
     for (size_t i = 0; i < len;) {
-        if (i == cp) *at = (apo_state){acc, a, e};
+        if (i == cp)
+            *at = (apo_state){acc, a, e};
         switch (op[i]) {
         case OP_RUN:
             acc += run_sum(x, op[i + 1], op[i + 2], a, e, R);
@@ -466,6 +485,7 @@ double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sum
         }
         }
     }
-    if (cp == len) *at = (apo_state){acc, a, e};
+    if (cp == len)
+        *at = (apo_state){acc, a, e};
     return acc;
 }

@@ -22,9 +22,11 @@ static int cmp_ll(const void *a, const void *b)
 /* "YYYY-MM-DD" -> the first of the month before, "YYYY-MM-01": 0, or -1 */
 static int month_before(const char *c, char out[16])
 {
-    if (strlen(c) != 10 || c[4] != '-' || c[7] != '-') return -1;
+    if (strlen(c) != 10 || c[4] != '-' || c[7] != '-')
+        return -1;
     long long y, m, d;
-    if (vn_i64(c, 4, 1000, 9999, &y) || vn_i64(c + 5, 2, 1, 12, &m) || vn_i64(c + 8, 2, 1, 31, &d)) return -1;
+    if (vn_i64(c, 4, 1000, 9999, &y) || vn_i64(c + 5, 2, 1, 12, &m) || vn_i64(c + 8, 2, 1, 31, &d))
+        return -1;
     if (--m == 0) {
         m = 12;
         y--;
@@ -44,13 +46,15 @@ static int index_customers(const ap_table *t, aps_index *x, long long *id)
             mm_add("scores.tsv customers", where, "customer", t->cust[i], "a decimal id (APCOST.md 1.10)");
             ok = 0;
         }
-    if (!ok) return -1;
+    if (!ok)
+        return -1;
     long long *s = vu_xmalloc((t->n + 1) * sizeof *s);
     memcpy(s, id, t->n * sizeof *s);
     qsort(s, t->n, sizeof *s, cmp_ll);
     size_t C = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (i == 0 || s[i] != s[i - 1]) s[C++] = s[i];
+        if (i == 0 || s[i] != s[i - 1])
+            s[C++] = s[i];
     x->C = C;
     for (size_t i = 0; i < t->n; i++) {
         long long *hit = bsearch(&id[i], s, C, sizeof *s, cmp_ll);
@@ -68,8 +72,10 @@ typedef struct {
 static int cmp_cc(const void *a, const void *b)
 {
     const cc *x = a, *y = b;
-    if (x->cust != y->cust) return x->cust < y->cust ? -1 : 1;
-    if (x->cut != y->cut) return x->cut < y->cut ? -1 : 1;
+    if (x->cust != y->cust)
+        return x->cust < y->cust ? -1 : 1;
+    if (x->cut != y->cut)
+        return x->cut < y->cut ? -1 : 1;
     return (x->row > y->row) - (x->row < y->row);
 }
 
@@ -120,7 +126,8 @@ void aps_index_build(const ap_table *t, aps_index *x)
     if (x->rule_ok) {
         /* the rows by (customer, cutoff): the month before is a look-up */
         cc *v = vu_xmalloc((t->n + 1) * sizeof *v);
-        for (size_t i = 0; i < t->n; i++) v[i] = (cc){x->cust[i], (uint32_t)t->rowcut[i], i};
+        for (size_t i = 0; i < t->n; i++)
+            v[i] = (cc){x->cust[i], (uint32_t)t->rowcut[i], i};
         qsort(v, t->n, sizeof *v, cmp_cc);
         for (size_t i = 1; i < t->n; i++)
             if (v[i].cust == v[i - 1].cust && v[i].cut == v[i - 1].cut) {
@@ -133,15 +140,19 @@ void aps_index_build(const ap_table *t, aps_index *x)
         for (size_t i = 0; i < t->n; i++) {
             size_t c = t->rowcut[i];
             x->prevrow[i] = c == 0 ? -2 : -1;
-            if (c == 0) continue;
+            if (c == 0)
+                continue;
             cc key = {x->cust[i], (uint32_t)prevcut[c], 0};
             size_t lo = 0, hi = t->n;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (cmp_cc(&v[mid], &key) < 0) lo = mid + 1;
-                else hi = mid;
+                if (cmp_cc(&v[mid], &key) < 0)
+                    lo = mid + 1;
+                else
+                    hi = mid;
             }
-            if (lo < t->n && v[lo].cust == key.cust && v[lo].cut == key.cut) x->prevrow[i] = (long long)v[lo].row;
+            if (lo < t->n && v[lo].cust == key.cust && v[lo].cut == key.cut)
+                x->prevrow[i] = (long long)v[lo].row;
         }
         free(v);
     }
@@ -226,17 +237,22 @@ long long aps_check_rule(const ap_table *t, const aps_index *x, size_t S, const 
                          const float *const *lastk, float d, const apf_data *f, long long rows_with_lk,
                          const char *file)
 {
-    if (!x->rule_ok) return -1;
+    if (!x->rule_ok)
+        return -1;
     where_t w = {t, file, strstr(file, "ap_scores") != NULL};
     int prev = f && f->prev_ok && f->prev_S >= S;
     long *at = vu_xmalloc((t->n + 1) * sizeof *at);
-    for (size_t i = 0; i < t->n; i++) at[i] = -1;
-    if (prev) check_prev_lines(t, x, f, at);
+    for (size_t i = 0; i < t->n; i++)
+        at[i] = -1;
+    if (prev)
+        check_prev_lines(t, x, f, at);
     long long with = 0;
     for (size_t i = 0; i < t->n; i++) {
         long long j = x->prevrow[i];
-        if (j == -2 && !prev) continue;
-        if (j >= 0 || (j == -2 && at[i] >= 0)) with++;
+        if (j == -2 && !prev)
+            continue;
+        if (j >= 0 || (j == -2 && at[i] >= 0))
+            with++;
         for (size_t s = 0; s < S; s++) {
             float want;
             char why[160];
@@ -250,15 +266,19 @@ long long aps_check_rule(const ap_table *t, const aps_index *x, size_t S, const 
                 want = d;
                 snprintf(why, sizeof why, "the default: no score of the customer a month earlier");
             }
-            if (!same_bits(lastk[s][i], want)) rule_mismatch(&w, i, s, lastk[s][i], want, why);
+            if (!same_bits(lastk[s][i], want))
+                rule_mismatch(&w, i, s, lastk[s][i], want, why);
         }
     }
     free(at);
-    if (!prev) return -1;
+    if (!prev)
+        return -1;
     if (rows_with_lk != with) {
         char l[32], m[128];
-        if (rows_with_lk < 0) snprintf(l, sizeof l, "(absent)");
-        else snprintf(l, sizeof l, "%lld", rows_with_lk);
+        if (rows_with_lk < 0)
+            snprintf(l, sizeof l, "(absent)");
+        else
+            snprintf(l, sizeof l, "%lld", rows_with_lk);
         snprintf(m, sizeof m, "%lld (rows with a previous-cutoff score, APCOST.md 1.10)", with);
         mm_add(NULL, "results/reference/summary.json", "test_rows_with_last_known", l, m);
     }

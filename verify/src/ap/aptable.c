@@ -19,15 +19,18 @@ static int cmp_pair_desc(const void *x, const void *y)
 double ap_average_precision(ap_pair *p, size_t n)
 {
     size_t pos = 0;
-    for (size_t i = 0; i < n; i++) pos += p[i].y != 0;
-    if (pos == 0) return NAN;
+    for (size_t i = 0; i < n; i++)
+        pos += p[i].y != 0;
+    if (pos == 0)
+        return NAN;
     qsort(p, n, sizeof *p, cmp_pair_desc);
     double ap = 0, rprev = 0;
     size_t tp = 0;
     for (size_t i = 0; i < n; i++) {
         tp += p[i].y != 0;
         /* the end of a threshold: the next row has another score (-inf == -inf) */
-        if (i + 1 < n && p[i + 1].s == p[i].s) continue;
+        if (i + 1 < n && p[i + 1].s == p[i].s)
+            continue;
         double r = (double)tp / (double)pos;
         double prec = (double)tp / (double)(i + 1);
         ap += (r - rprev) * prec;
@@ -62,7 +65,8 @@ static int cmp_str_ptr(const void *x, const void *y)
 void ap_table_free(ap_table *t)
 {
     free(t->label);
-    for (size_t c = 0; c < t->ncut; c++) free(t->cutoffs[c]);
+    for (size_t c = 0; c < t->ncut; c++)
+        free(t->cutoffs[c]);
     free(t->cutoffs);
     free(t->cut_first);
     free(t->byrow);
@@ -99,9 +103,11 @@ static int split_tabs(char *p, char *f[5])
     int nf = 0;
     for (char *q = p;;) {
         char *tab = strchr(q, '\t');
-        if (nf < 5) f[nf] = q;
+        if (nf < 5)
+            f[nf] = q;
         nf++;
-        if (!tab) break;
+        if (!tab)
+            break;
         *tab = 0;
         q = tab + 1;
     }
@@ -116,7 +122,8 @@ static int read_line(const char *path, long line, char *p, rows *r, char *err, s
     if (line == 1) {
         static const char *const want[5] = {"customer", "cutoff", "label", "score", "last_known"};
         int ok = nf == 5;
-        for (int k = 0; ok && k < 5; k++) ok = !strcmp(f[k], want[k]);
+        for (int k = 0; ok && k < 5; k++)
+            ok = !strcmp(f[k], want[k]);
         if (!ok) {
             snprintf(err, errlen, "%s:1: header is not \"customer cutoff label score last_known\"", path);
             return EINVAL;
@@ -160,11 +167,14 @@ static int read_rows(const char *path, char *b, size_t len, rows *r, char *err, 
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         int rc = read_line(path, line, p, r, err, errlen);
-        if (rc) return rc;
+        if (rc)
+            return rc;
         p = e < end ? e + 1 : end;
     }
     if (line == 0) {
@@ -191,14 +201,18 @@ static void group_rows(rows *r, ap_table *t)
     t->byrow = vu_xmalloc((n + 1) * sizeof *t->byrow);
     /* distinct customers and cutoffs (sorted copies of the pointers) */
     char **s = vu_xmalloc((n + 1) * sizeof *s);
-    if (n) memcpy(s, t->cust, n * sizeof *s);
+    if (n)
+        memcpy(s, t->cust, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_str_ptr);
-    for (size_t i = 0; i < n; i++) t->customers += i == 0 || strcmp(s[i], s[i - 1]);
-    if (n) memcpy(s, t->cut, n * sizeof *s);
+    for (size_t i = 0; i < n; i++)
+        t->customers += i == 0 || strcmp(s[i], s[i - 1]);
+    if (n)
+        memcpy(s, t->cut, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_str_ptr);
     t->cutoffs = vu_xmalloc((n + 1) * sizeof *t->cutoffs);
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || strcmp(s[i], s[i - 1])) t->cutoffs[t->ncut++] = vu_xstrdup(s[i]);
+        if (i == 0 || strcmp(s[i], s[i - 1]))
+            t->cutoffs[t->ncut++] = vu_xstrdup(s[i]);
     free(s);
     /* rows grouped by cutoff: counting sort on the cutoff's index */
     t->cut_first = vu_xcalloc(t->ncut + 1, sizeof *t->cut_first);
@@ -209,10 +223,12 @@ static void group_rows(rows *r, ap_table *t)
         ci[i] = (size_t)(hit - t->cutoffs);
         t->cut_first[ci[i] + 1]++;
     }
-    for (size_t c = 0; c < t->ncut; c++) t->cut_first[c + 1] += t->cut_first[c];
+    for (size_t c = 0; c < t->ncut; c++)
+        t->cut_first[c + 1] += t->cut_first[c];
     size_t *fill = vu_xmalloc((t->ncut + 1) * sizeof *fill);
     memcpy(fill, t->cut_first, (t->ncut + 1) * sizeof *fill);
-    for (size_t i = 0; i < n; i++) t->byrow[fill[ci[i]]++] = i;
+    for (size_t i = 0; i < n; i++)
+        t->byrow[fill[ci[i]]++] = i;
     free(fill);
     t->rowcut = ci;
 }
@@ -223,7 +239,8 @@ int ap_table_load(const char *path, ap_table *t, char *err, size_t errlen)
     unsigned char *b;
     size_t len;
     int rc = vu_read_file(path, &b, &len, err, errlen);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rows r = {0};
     rc = read_rows(path, (char *)b, len, &r, err, errlen);
     if (!rc) {

@@ -30,7 +30,8 @@ void mm_reset(void)
 {
     g_out = NULL; /* a test's stream may be closed next: back to stdout */
     g_cap = 0;
-    for (size_t i = 0; i < g_ngroups; i++) free(g_groups[i].name);
+    for (size_t i = 0; i < g_ngroups; i++)
+        free(g_groups[i].name);
     free(g_groups);
     g_groups = NULL;
     g_ngroups = g_capgroups = 0;
@@ -44,7 +45,8 @@ void mm_reset(void)
 static size_t hash_str(const char *s)
 {
     size_t h = 1469598103934665603u;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
     return h;
 }
 
@@ -55,17 +57,20 @@ static void rehash(void)
     g_hash = vu_xcalloc(g_hashcap, sizeof *g_hash);
     for (size_t i = 0; i < g_ngroups; i++) {
         size_t h = hash_str(g_groups[i].name) & (g_hashcap - 1);
-        while (g_hash[h]) h = (h + 1) & (g_hashcap - 1);
+        while (g_hash[h])
+            h = (h + 1) & (g_hashcap - 1);
         g_hash[h] = i + 1;
     }
 }
 
 static group_t *find_group(const char *name)
 {
-    if (2 * (g_ngroups + 1) > g_hashcap) rehash();
+    if (2 * (g_ngroups + 1) > g_hashcap)
+        rehash();
     size_t h = hash_str(name) & (g_hashcap - 1);
     while (g_hash[h]) {
-        if (!strcmp(g_groups[g_hash[h] - 1].name, name)) return &g_groups[g_hash[h] - 1];
+        if (!strcmp(g_groups[g_hash[h] - 1].name, name))
+            return &g_groups[g_hash[h] - 1];
         h = (h + 1) & (g_hashcap - 1);
     }
     if (g_ngroups == g_capgroups) {
@@ -84,7 +89,8 @@ void mm_add(const char *group, const char *where, const char *what, const char *
     if (group) {
         group_t *g = find_group(group);
         g->n++;
-        if (g_cap > 0 && g->n > g_cap) return;
+        if (g_cap > 0 && g->n > g_cap)
+            return;
     }
     FILE *o = g_out ? g_out : stdout;
     fprintf(o, "MISMATCH %s %s: lab %s, verify %s\n", where, what, lab, mine);

@@ -32,15 +32,19 @@ static char *normalise(const char *path)
     char *out = vu_xmalloc(n + 2);
     size_t o = 0;
     for (const char *s = abs; *s;) {
-        while (*s == '/') s++;
+        while (*s == '/')
+            s++;
         const char *e = s;
-        while (*e && *e != '/') e++;
+        while (*e && *e != '/')
+            e++;
         size_t l = (size_t)(e - s);
         if (l == 0 || (l == 1 && s[0] == '.')) {
             /* nothing */
         } else if (l == 2 && s[0] == '.' && s[1] == '.') {
-            while (o > 0 && out[o - 1] != '/') o--;
-            if (o > 0) o--;
+            while (o > 0 && out[o - 1] != '/')
+                o--;
+            if (o > 0)
+                o--;
         } else {
             out[o++] = '/';
             memcpy(out + o, s, l);
@@ -48,7 +52,8 @@ static char *normalise(const char *path)
         }
         s = e;
     }
-    if (o == 0) out[o++] = '/';
+    if (o == 0)
+        out[o++] = '/';
     out[o] = 0;
     free(abs);
     return out;
@@ -57,7 +62,8 @@ static char *normalise(const char *path)
 static size_t hash(const char *s)
 {
     size_t h = 1469598103934665603ULL;
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
     return h;
 }
 
@@ -67,7 +73,8 @@ static void rehash(void)
     size_t *slot = vu_xcalloc(ns, sizeof *slot);
     for (size_t i = 0; i < L.n; i++) {
         size_t h = hash(L.v[i].rel) & (ns - 1);
-        while (slot[h]) h = (h + 1) & (ns - 1);
+        while (slot[h])
+            h = (h + 1) & (ns - 1);
         slot[h] = i + 1;
     }
     free(L.slot);
@@ -77,9 +84,11 @@ static void rehash(void)
 
 static vf_entry *find(const char *rel)
 {
-    if (!L.nslot) return NULL;
+    if (!L.nslot)
+        return NULL;
     for (size_t h = hash(rel) & (L.nslot - 1); L.slot[h]; h = (h + 1) & (L.nslot - 1))
-        if (!strcmp(L.v[L.slot[h] - 1].rel, rel)) return &L.v[L.slot[h] - 1];
+        if (!strcmp(L.v[L.slot[h] - 1].rel, rel))
+            return &L.v[L.slot[h] - 1];
     return NULL;
 }
 
@@ -97,8 +106,10 @@ static char *under_root(const char *path)
     size_t rl = strlen(L.root);
     char *rel = NULL;
     if (strcmp(a, L.out) && !strncmp(a, L.root, rl)) {
-        if (rl == 1) rel = vu_xstrdup(a + 1);
-        else if (a[rl] == '/' && a[rl + 1]) rel = vu_xstrdup(a + rl + 1);
+        if (rl == 1)
+            rel = vu_xstrdup(a + 1);
+        else if (a[rl] == '/' && a[rl + 1])
+            rel = vu_xstrdup(a + rl + 1);
     }
     free(a);
     if (rel && vf_written_after(rel)) {
@@ -118,7 +129,8 @@ static void on_read(void *ctx, const char *path, const unsigned char *buf, size_
 {
     (void)ctx;
     char *rel = under_root(path);
-    if (!rel) return;
+    if (!rel)
+        return;
     char sha[65];
     vu_sha256_hex(buf, len, sha);
     vf_entry *e = find(rel);
@@ -140,10 +152,12 @@ static void on_read(void *ctx, const char *path, const unsigned char *buf, size_
     e->rel = rel;
     e->size = (long long)len;
     memcpy(e->sha, sha, sizeof sha);
-    if (2 * L.n > L.nslot) rehash();
+    if (2 * L.n > L.nslot)
+        rehash();
     else {
         size_t h = hash(rel) & (L.nslot - 1);
-        while (L.slot[h]) h = (h + 1) & (L.nslot - 1);
+        while (L.slot[h])
+            h = (h + 1) & (L.nslot - 1);
         L.slot[h] = L.n;
     }
 }
@@ -179,7 +193,8 @@ static void add_tree(const char *rel)
         } else if (vu_is_file(full) && !find(r)) {
             unsigned char *b;
             size_t len;
-            if (!vu_read_file(full, &b, &len, err, sizeof err)) free(b); /* the hook lists it */
+            if (!vu_read_file(full, &b, &len, err, sizeof err))
+                free(b); /* the hook lists it */
         }
         free(r);
         free(full);
@@ -190,7 +205,8 @@ static void add_tree(const char *rel)
 
 void vf_add_tree(const char *rel)
 {
-    if (L.on) add_tree(rel);
+    if (L.on)
+        add_tree(rel);
 }
 
 static int cmp_entry(const void *x, const void *y)
@@ -202,7 +218,8 @@ static int cmp_entry(const void *x, const void *y)
 vj_node *vf_json(void)
 {
     vf_entry *s = vu_xmalloc((L.n + 1) * sizeof *s);
-    if (L.n) memcpy(s, L.v, L.n * sizeof *s);
+    if (L.n)
+        memcpy(s, L.v, L.n * sizeof *s);
     qsort(s, L.n, sizeof *s, cmp_entry);
     vj_node *a = vj_new_arr();
     for (size_t i = 0; i < L.n; i++) {
@@ -224,7 +241,8 @@ size_t vf_count(void)
 void vf_stop(void)
 {
     vu_set_read_hook(NULL, NULL);
-    for (size_t i = 0; i < L.n; i++) free(L.v[i].rel);
+    for (size_t i = 0; i < L.n; i++)
+        free(L.v[i].rel);
     free(L.v);
     free(L.slot);
     free(L.cwd);

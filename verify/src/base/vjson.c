@@ -33,7 +33,8 @@ static void perr(parser *ps, const char *at, const char *msg)
 /* positions only move forward, so count newlines incrementally */
 static int line_of(parser *ps, const char *at)
 {
-    for (; ps->lpos < at; ps->lpos++) ps->lcount += (*ps->lpos == '\n');
+    for (; ps->lpos < at; ps->lpos++)
+        ps->lcount += (*ps->lpos == '\n');
     return ps->lcount;
 }
 
@@ -80,10 +81,14 @@ static int hex4(const char *p, unsigned *out)
     for (int i = 0; i < 4; i++) {
         char c = p[i];
         v <<= 4;
-        if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-        else return -1;
+        if (c >= '0' && c <= '9')
+            v |= (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            v |= (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            v |= (unsigned)(c - 'A' + 10);
+        else
+            return -1;
     }
     *out = v;
     return 0;
@@ -97,13 +102,15 @@ static int parse_string(parser *ps, char **out)
     vu_buf_add(&b, "", 0);
     for (;;) {
         const char *s = q;
-        while (q < ps->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20) q++;
+        while (q < ps->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20)
+            q++;
         vu_buf_add(&b, s, (size_t)(q - s));
         if (q >= ps->end) {
             perr(ps, q, "string not closed");
             goto fail;
         }
-        if (*q == '"') break;
+        if (*q == '"')
+            break;
         if ((unsigned char)*q < 0x20) {
             perr(ps, q, "control character inside a string");
             goto fail;
@@ -159,7 +166,8 @@ static int parse_value(parser *ps, vj_node **out);
 static int parse_number(parser *ps, vj_node **out)
 {
     const char *s = ps->p, *q = s;
-    if (q < ps->end && *q == '-') q++;
+    if (q < ps->end && *q == '-')
+        q++;
     if (q >= ps->end || *q < '0' || *q > '9') {
         perr(ps, s, "bad number");
         return -1;
@@ -167,7 +175,8 @@ static int parse_number(parser *ps, vj_node **out)
     if (*q == '0') {
         q++;
     } else {
-        while (q < ps->end && *q >= '0' && *q <= '9') q++;
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
     }
     int plain = 1;
     if (q < ps->end && *q == '.') {
@@ -177,17 +186,20 @@ static int parse_number(parser *ps, vj_node **out)
             perr(ps, s, "bad number: no digit after the point");
             return -1;
         }
-        while (q < ps->end && *q >= '0' && *q <= '9') q++;
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
     }
     if (q < ps->end && (*q == 'e' || *q == 'E')) {
         plain = 0;
         q++;
-        if (q < ps->end && (*q == '+' || *q == '-')) q++;
+        if (q < ps->end && (*q == '+' || *q == '-'))
+            q++;
         if (q >= ps->end || *q < '0' || *q > '9') {
             perr(ps, s, "bad number: no digit in the exponent");
             return -1;
         }
-        while (q < ps->end && *q >= '0' && *q <= '9') q++;
+        while (q < ps->end && *q >= '0' && *q <= '9')
+            q++;
     }
     vj_node *n = node(VJ_NUM);
     n->text = vu_xstrndup(s, (size_t)(q - s));
@@ -305,7 +317,8 @@ static int parse_value(parser *ps, vj_node **out)
         }
     } else if (c == '"') {
         n = node(VJ_STR);
-        if (parse_string(ps, &n->text)) rc = -1;
+        if (parse_string(ps, &n->text))
+            rc = -1;
     } else if (c == '-' || (c >= '0' && c <= '9')) {
         rc = parse_number(ps, &n);
     } else if (lit(ps, "true")) {
@@ -333,7 +346,8 @@ int vj_parse(const char *buf, size_t len, const char *fname, vj_node **out, char
     parser ps = {buf, buf + len, buf, fname, err, errlen, 0, buf, 1};
     *out = NULL;
     vj_node *n = NULL;
-    if (parse_value(&ps, &n)) return EINVAL;
+    if (parse_value(&ps, &n))
+        return EINVAL;
     skip_ws(&ps);
     if (ps.p != ps.end) {
         perr(&ps, ps.p, "text after the JSON value");
@@ -349,7 +363,8 @@ int vj_parse_file(const char *path, vj_node **out, char *err, size_t errlen)
     unsigned char *buf;
     size_t len;
     int rc = vu_read_file(path, &buf, &len, err, errlen);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     rc = vj_parse((const char *)buf, len, path, out, err, errlen);
     free(buf);
     return rc;
@@ -357,9 +372,11 @@ int vj_parse_file(const char *path, vj_node **out, char *err, size_t errlen)
 
 void vj_free(vj_node *n)
 {
-    if (!n) return;
+    if (!n)
+        return;
     for (size_t i = 0; i < n->n; i++) {
-        if (n->keys) free(n->keys[i]);
+        if (n->keys)
+            free(n->keys[i]);
         vj_free(n->items[i]);
     }
     free(n->keys);
@@ -370,9 +387,11 @@ void vj_free(vj_node *n)
 
 vj_node *vj_get(const vj_node *obj, const char *key)
 {
-    if (!obj || obj->type != VJ_OBJ) return NULL;
+    if (!obj || obj->type != VJ_OBJ)
+        return NULL;
     for (size_t i = 0; i < obj->n; i++)
-        if (!strcmp(obj->keys[i], key)) return obj->items[i];
+        if (!strcmp(obj->keys[i], key))
+            return obj->items[i];
     return NULL;
 }
 
@@ -385,7 +404,8 @@ const char *vj_get_str(const vj_node *obj, const char *key)
 int vj_get_num(const vj_node *obj, const char *key, double *out)
 {
     vj_node *n = vj_get(obj, key);
-    if (!n || n->type != VJ_NUM) return -1;
+    if (!n || n->type != VJ_NUM)
+        return -1;
     *out = n->num;
     return 0;
 }
@@ -411,7 +431,8 @@ vj_node *vj_new_int(long long i)
 
 vj_node *vj_new_num(double d)
 {
-    if (!isfinite(d)) return vj_new_null();
+    if (!isfinite(d))
+        return vj_new_null();
     vj_node *n = node(VJ_NUM);
     n->num = d;
     char t[40];
@@ -435,7 +456,8 @@ static void grow(vj_node *n)
     if (n->n == n->cap) {
         n->cap = n->cap ? n->cap * 2 : 8;
         n->items = vu_xrealloc(n->items, n->cap * sizeof *n->items);
-        if (n->type == VJ_OBJ) n->keys = vu_xrealloc(n->keys, n->cap * sizeof *n->keys);
+        if (n->type == VJ_OBJ)
+            n->keys = vu_xrealloc(n->keys, n->cap * sizeof *n->keys);
     }
 }
 
@@ -470,8 +492,10 @@ static void write_str(vu_buf *b, const char *s)
         case '\t': vu_buf_add(b, "\\t", 2); break;
         case '\r': vu_buf_add(b, "\\r", 2); break;
         default:
-            if (*p < 0x20) vu_buf_printf(b, "\\u%04x", *p);
-            else vu_buf_add(b, p, 1);
+            if (*p < 0x20)
+                vu_buf_printf(b, "\\u%04x", *p);
+            else
+                vu_buf_add(b, p, 1);
         }
     }
     vu_buf_add(b, "\"", 1);
@@ -480,14 +504,16 @@ static void write_str(vu_buf *b, const char *s)
 static int is_flat(const vj_node *n)
 {
     for (size_t i = 0; i < n->n; i++)
-        if (n->items[i]->type == VJ_ARR || n->items[i]->type == VJ_OBJ) return 0;
+        if (n->items[i]->type == VJ_ARR || n->items[i]->type == VJ_OBJ)
+            return 0;
     return 1;
 }
 
 static void indent(vu_buf *b, int lvl)
 {
     vu_buf_add(b, "\n", 1);
-    for (int i = 0; i < lvl; i++) vu_buf_add(b, "  ", 2);
+    for (int i = 0; i < lvl; i++)
+        vu_buf_add(b, "  ", 2);
 }
 
 static void write_node(const vj_node *n, vu_buf *b, int lvl)
@@ -511,14 +537,16 @@ static void write_node(const vj_node *n, vu_buf *b, int lvl)
         } else if (is_flat(n)) {
             vu_buf_puts(b, "[");
             for (size_t i = 0; i < n->n; i++) {
-                if (i) vu_buf_puts(b, ", ");
+                if (i)
+                    vu_buf_puts(b, ", ");
                 write_node(n->items[i], b, lvl + 1);
             }
             vu_buf_puts(b, "]");
         } else {
             vu_buf_puts(b, "[");
             for (size_t i = 0; i < n->n; i++) {
-                if (i) vu_buf_puts(b, ",");
+                if (i)
+                    vu_buf_puts(b, ",");
                 indent(b, lvl + 1);
                 write_node(n->items[i], b, lvl + 1);
             }
@@ -533,7 +561,8 @@ static void write_node(const vj_node *n, vu_buf *b, int lvl)
         }
         vu_buf_puts(b, "{");
         for (size_t i = 0; i < n->n; i++) {
-            if (i) vu_buf_puts(b, ",");
+            if (i)
+                vu_buf_puts(b, ",");
             indent(b, lvl + 1);
             write_str(b, n->keys[i]);
             vu_buf_puts(b, ": ");
@@ -569,7 +598,8 @@ void vj_scalar_text(const vj_node *n, char *out, size_t outlen)
 
 vj_node *vj_copy(const vj_node *n)
 {
-    if (!n) return vj_new_null();
+    if (!n)
+        return vj_new_null();
     switch (n->type) {
     case VJ_NULL: return vj_new_null();
     case VJ_BOOL: return vj_new_bool(n->b);
@@ -577,12 +607,14 @@ vj_node *vj_copy(const vj_node *n)
     case VJ_STR: return vj_new_str(n->text);
     case VJ_ARR: {
         vj_node *a = vj_new_arr();
-        for (size_t i = 0; i < n->n; i++) vj_arr_push(a, vj_copy(n->items[i]));
+        for (size_t i = 0; i < n->n; i++)
+            vj_arr_push(a, vj_copy(n->items[i]));
         return a;
     }
     case VJ_OBJ: {
         vj_node *o = vj_new_obj();
-        for (size_t i = 0; i < n->n; i++) vj_obj_set(o, n->keys[i], vj_copy(n->items[i]));
+        for (size_t i = 0; i < n->n; i++)
+            vj_obj_set(o, n->keys[i], vj_copy(n->items[i]));
         return o;
     }
     }

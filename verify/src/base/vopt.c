@@ -6,7 +6,8 @@
 
 void vopt_help(const vopt *t, size_t n, const char *head, const char *foot, FILE *o)
 {
-    if (head) fputs(head, o);
+    if (head)
+        fputs(head, o);
     for (size_t i = 0; i < n; i++) {
         char left[64];
         snprintf(left, sizeof left, "%s%s%s", t[i].name, t[i].arg ? " " : "", t[i].arg ? t[i].arg : "");
@@ -14,17 +15,20 @@ void vopt_help(const vopt *t, size_t n, const char *head, const char *foot, FILE
         /* a help of several lines: the next ones under the first */
         for (const char *h = t[i].help; *h; h++) {
             fputc(*h, o);
-            if (*h == '\n') fputs("                      ", o);
+            if (*h == '\n')
+                fputs("                      ", o);
         }
         fputc('\n', o);
     }
-    if (foot) fputs(foot, o);
+    if (foot)
+        fputs(foot, o);
 }
 
 static const vopt *find(const vopt *t, size_t n, const char *name)
 {
     for (size_t i = 0; i < n; i++)
-        if (!strcmp(t[i].name, name)) return &t[i];
+        if (!strcmp(t[i].name, name))
+            return &t[i];
     return NULL;
 }
 
@@ -85,7 +89,8 @@ int vopt_parse(const vopt *t, size_t n, int argc, char **argv, const char *prog,
             fprintf(stderr, "%s: option %s needs a value (%s)\n", prog, o->name, o->arg);
             return VOPT_BAD;
         }
-        if (take(o, argv[++i], prog) != VOPT_RUN) return VOPT_BAD;
+        if (take(o, argv[++i], prog) != VOPT_RUN)
+            return VOPT_BAD;
     }
     return VOPT_RUN;
 }

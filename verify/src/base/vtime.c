@@ -8,7 +8,8 @@ static int digits(const char *s, int n, long long *out)
 {
     long long v = 0;
     for (int i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)s[i])) return -1;
+        if (!isdigit((unsigned char)s[i]))
+            return -1;
         v = v * 10 + (s[i] - '0');
     }
     *out = v;
@@ -34,9 +35,11 @@ int vt_parse_utc(const char *t, long long *sec, long *nsec)
         t[16] != ':' || digits(t + 17, 2, &s))
         return -1;
     static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || s > 59) return -1;
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 || mi > 59 || s > 59)
+        return -1;
     int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    if (mo == 2 && d == 29 && !leap) return -1;
+    if (mo == 2 && d == 29 && !leap)
+        return -1;
     const char *p = t + 19;
     long ns = 0;
     if (*p == '.') {
@@ -44,14 +47,17 @@ int vt_parse_utc(const char *t, long long *sec, long *nsec)
         int nd = 0;
         long scale = 100000000;
         while (isdigit((unsigned char)*p)) {
-            if (nd < 9) ns += (*p - '0') * scale;
+            if (nd < 9)
+                ns += (*p - '0') * scale;
             scale /= 10;
             nd++;
             p++;
         }
-        if (nd == 0) return -1;
+        if (nd == 0)
+            return -1;
     }
-    if (strcmp(p, "Z") && strcmp(p, "+00:00")) return -1;
+    if (strcmp(p, "Z") && strcmp(p, "+00:00"))
+        return -1;
     *sec = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
     *nsec = ns;
     return 0;

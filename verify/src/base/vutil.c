@@ -21,21 +21,24 @@ static void oom(void)
 void *vu_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p) oom();
+    if (!p)
+        oom();
     return p;
 }
 
 void *vu_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p) oom();
+    if (!p)
+        oom();
     return p;
 }
 
 void *vu_xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q) oom();
+    if (!q)
+        oom();
     return q;
 }
 
@@ -59,7 +62,8 @@ char *vu_xasprintf(const char *fmt, ...)
     char *s = NULL;
     int r = vasprintf(&s, fmt, ap);
     va_end(ap);
-    if (r < 0) oom();
+    if (r < 0)
+        oom();
     return s;
 }
 
@@ -99,21 +103,24 @@ int vu_read_file(const char *path, unsigned char **buf, size_t *len, char *err, 
         }
         ssize_t r = read(fd, p + n, cap - 1 - n);
         if (r < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             int e = errno;
             snprintf(err, errlen, "%s: read error: %s", path, strerror(e));
             free(p);
             close(fd);
             return e;
         }
-        if (r == 0) break;
+        if (r == 0)
+            break;
         n += (size_t)r;
     }
     close(fd);
     p[n] = 0;
     *buf = p;
     *len = n;
-    if (read_hook) read_hook(read_hook_ctx, path, p, n);
+    if (read_hook)
+        read_hook(read_hook_ctx, path, p, n);
     return 0;
 }
 
@@ -146,16 +153,20 @@ int vu_write_atomic(const char *path, const void *data, size_t len, char *err, s
     while (left > 0) {
         ssize_t w = write(fd, p, left);
         if (w < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR)
+                continue;
             e = errno;
             break;
         }
         p += w;
         left -= (size_t)w;
     }
-    if (!e && fsync(fd) != 0) e = errno;
-    if (close(fd) != 0 && !e) e = errno;
-    if (!e && rename(tmp, path) != 0) e = errno;
+    if (!e && fsync(fd) != 0)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
     if (e) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(e));
         unlink(tmp);
@@ -172,7 +183,8 @@ void vu_fmt_double(double d, char *out, size_t outlen)
     }
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(out, outlen, "%.*g", prec, d);
-        if (strtod(out, NULL) == d) return;
+        if (strtod(out, NULL) == d)
+            return;
     }
 }
 
@@ -192,7 +204,8 @@ void vu_buf_add(vu_buf *b, const void *data, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t c = b->cap ? b->cap : 4096;
-        while (c < b->len + n + 1) c *= 2;
+        while (c < b->len + n + 1)
+            c *= 2;
         b->p = vu_xrealloc(b->p, c);
         b->cap = c;
     }
@@ -213,7 +226,8 @@ void vu_buf_printf(vu_buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (n < 0) return;
+    if (n < 0)
+        return;
     if ((size_t)n < sizeof small) {
         vu_buf_add(b, small, (size_t)n);
         return;
@@ -251,7 +265,8 @@ int vu_list_dir(const char *path, char ***names, size_t *n, char *err, size_t er
     size_t cap = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
             *names = vu_xrealloc(*names, cap * sizeof **names);
@@ -259,12 +274,14 @@ int vu_list_dir(const char *path, char ***names, size_t *n, char *err, size_t er
         (*names)[(*n)++] = vu_xstrdup(de->d_name);
     }
     closedir(d);
-    if (*n) qsort(*names, *n, sizeof **names, cmp_names);
+    if (*n)
+        qsort(*names, *n, sizeof **names, cmp_names);
     return 0;
 }
 
 void vu_free_names(char **names, size_t n)
 {
-    for (size_t i = 0; i < n; i++) free(names[i]);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
     free(names);
 }

@@ -22,10 +22,12 @@ static int is_string_col(const char *c)
 static vj_node *value_of(const char *col, const char *v)
 {
     long long x;
-    if (is_string_col(col)) return *v ? vj_new_str(v) : NULL;
+    if (is_string_col(col))
+        return *v ? vj_new_str(v) : NULL;
     if (!strcmp(col, "pause_ms")) {
         vj_node *a = vj_new_arr();
-        if (!strcmp(v, "-")) return a;
+        if (!strcmp(v, "-"))
+            return a;
         for (const char *p = v;;) {
             const char *c = strchr(p, ',');
             size_t l = c ? (size_t)(c - p) : strlen(p);
@@ -34,13 +36,16 @@ static vj_node *value_of(const char *col, const char *v)
                 return NULL;
             }
             vj_arr_push(a, vj_new_int(x));
-            if (!c) break;
+            if (!c)
+                break;
             p = c + 1;
         }
         return a;
     }
-    if (!strcmp(col, "rate") && !strcmp(v, "max")) return vj_new_int(0);
-    if (vn_i64(v, strlen(v), LLONG_MIN, LLONG_MAX, &x)) return NULL;
+    if (!strcmp(col, "rate") && !strcmp(v, "max"))
+        return vj_new_int(0);
+    if (vn_i64(v, strlen(v), LLONG_MIN, LLONG_MAX, &x))
+        return NULL;
     return vj_new_int(x);
 }
 
@@ -48,10 +53,12 @@ static int split(char *p, char **f)
 {
     int n = 0;
     for (;;) {
-        if (n < MAXCOL) f[n] = p;
+        if (n < MAXCOL)
+            f[n] = p;
         n++;
         p = strchr(p, '\t');
-        if (!p) return n;
+        if (!p)
+            return n;
         *p++ = 0;
     }
 }
@@ -78,7 +85,8 @@ static int read_arm(am_file *a, char **cols, int ncol, char *text, long line, si
             vj_free(spec);
             return 2;
         }
-        if (!strcmp(cols[k], "name")) name = f[k];
+        if (!strcmp(cols[k], "name"))
+            name = f[k];
         vj_obj_set(spec, cols[k], v);
     }
     if (strlen(name) >= sizeof a->v->name || am_find(a, name)) {
@@ -127,7 +135,8 @@ int am_load(const char *path, am_file *a, char *err, size_t errlen)
     snprintf(a->path, sizeof a->path, "%s", path);
     unsigned char *b;
     size_t len;
-    if (vu_read_file(path, &b, &len, err, errlen)) return 2;
+    if (vu_read_file(path, &b, &len, err, errlen))
+        return 2;
     vu_sha256_hex(b, len, a->sha256);
     char *p = (char *)b, *end = p + len, *cols[MAXCOL];
     int ncol = 0, rc = 0;
@@ -136,9 +145,11 @@ int am_load(const char *path, am_file *a, char *err, size_t errlen)
     while (p < end && !rc) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         if (*p && *p != '#') {
             if (!ncol) {
                 ncol = split(p, cols);
@@ -154,20 +165,23 @@ int am_load(const char *path, am_file *a, char *err, size_t errlen)
         rc = 2;
     }
     free(b);
-    if (rc) am_free(a);
+    if (rc)
+        am_free(a);
     return rc;
 }
 
 const am_arm *am_find(const am_file *a, const char *name)
 {
     for (size_t i = 0; i < a->n; i++)
-        if (!strcmp(a->v[i].name, name)) return &a->v[i];
+        if (!strcmp(a->v[i].name, name))
+            return &a->v[i];
     return NULL;
 }
 
 void am_free(am_file *a)
 {
-    for (size_t i = 0; i < a->n; i++) vj_free(a->v[i].spec);
+    for (size_t i = 0; i < a->n; i++)
+        vj_free(a->v[i].spec);
     free(a->v);
     a->v = NULL;
     a->n = 0;

@@ -15,8 +15,10 @@
 
 int mc_label_ok(const char *s)
 {
-    if (!s) return 0;
-    if (!strcmp(s, "local")) return 1;
+    if (!s)
+        return 0;
+    if (!strcmp(s, "local"))
+        return 1;
     long long v;
     size_t l = strlen(s);
     return s[0] == 'm' && l >= 2 && s[1] != '0' && !vn_i64(s + 1, l - 1, 1, INT_MAX, &v);
@@ -35,7 +37,8 @@ static void bad_field(long line, const char *field, const char *lab, const char 
 /* a decimal of seconds, blanks before it allowed (parallel's %10.3f) */
 static int seconds_ok(const char *f)
 {
-    while (*f == ' ') f++;
+    while (*f == ' ')
+        f++;
     double x;
     return !vn_f64(f, strlen(f), &x) && x >= 0;
 }
@@ -46,10 +49,12 @@ static int read_job(char *text, long line, mc_job *job)
     char *f[9];
     int nf = 0;
     for (char *q = text;; q++) {
-        if (nf < 9) f[nf] = q;
+        if (nf < 9)
+            f[nf] = q;
         nf++;
         q = strchr(q, '\t');
-        if (!q) break;
+        if (!q)
+            break;
         *q = 0;
     }
     if (nf != 9) {
@@ -113,7 +118,8 @@ void mc_joblog_load(const char *root, mc_joblog *j)
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
         if (line == 1) {
             if (strcmp(p, MC_HEADER)) {
@@ -129,8 +135,10 @@ void mc_joblog_load(const char *root, mc_joblog *j)
                 cap = cap ? 2 * cap : 16;
                 j->v = vu_xrealloc(j->v, cap * sizeof *j->v);
             }
-            if (read_job(p, line, &j->v[j->n])) j->malformed++;
-            else j->n++;
+            if (read_job(p, line, &j->v[j->n]))
+                j->malformed++;
+            else
+                j->n++;
         }
         p = e + 1;
     }
@@ -144,7 +152,8 @@ const mc_job *mc_joblog_last(const mc_joblog *j, int round)
 {
     const mc_job *best = NULL;
     for (size_t i = 0; i < j->n; i++)
-        if (j->v[i].round == round && (!best || j->v[i].seq >= best->seq)) best = &j->v[i];
+        if (j->v[i].round == round && (!best || j->v[i].seq >= best->seq))
+            best = &j->v[i];
     return best;
 }
 
@@ -184,10 +193,13 @@ static void push(mc_list *l, int round, const char *label, const char *name)
 static const char *label_of(const vj_node *tree, const char *where, const char *what)
 {
     const vj_node *m = vj_get(tree, "machine");
-    if (m && m->type == VJ_STR && mc_label_ok(m->text)) return m->text;
+    if (m && m->type == VJ_STR && mc_label_ok(m->text))
+        return m->text;
     char lab[96];
-    if (!m) snprintf(lab, sizeof lab, "(absent)");
-    else vj_scalar_text(m, lab, sizeof lab);
+    if (!m)
+        snprintf(lab, sizeof lab, "(absent)");
+    else
+        vj_scalar_text(m, lab, sizeof lab);
     mm_add(NULL, where, what, lab, LABEL_WANT);
     return NULL;
 }
@@ -232,11 +244,13 @@ static void records_labels(const study *s, const pv_records *recs, mc_list *l, c
 {
     for (size_t i = 0; i < recs->n; i++) {
         const pv_record *rec = &recs->v[i];
-        if (!rec->tree) continue;   /* unreadable: said by records.h */
+        if (!rec->tree)
+            continue; /* unreadable: said by records.h */
         char where[320];
         snprintf(where, sizeof where, PV_DIR "/%s.json", rec->name);
         const char *lb = label_of(rec->tree, where, "machine");
-        if (!lb) continue;
+        if (!lb)
+            continue;
         l->records_labelled++;
         size_t at;
         if (find_run(s, rec->name, &at)) {
@@ -259,7 +273,8 @@ static void records_labels(const study *s, const pv_records *recs, mc_list *l, c
 static int cmp_entry(const void *a, const void *b)
 {
     const mc_entry *x = a, *y = b;
-    if (x->round != y->round) return x->round < y->round ? -1 : 1;
+    if (x->round != y->round)
+        return x->round < y->round ? -1 : 1;
     return strcmp(x->label, y->label);
 }
 
@@ -270,8 +285,10 @@ static size_t distinct_labels(const mc_list *l, vj_node *out)
     const char **seen = vu_xcalloc(l->n + 1, sizeof *seen);
     for (size_t i = 0; i < l->n; i++) {
         size_t k = 0;
-        while (k < n && strcmp(seen[k], l->v[i].label)) k++;
-        if (k == n) seen[n++] = l->v[i].label;
+        while (k < n && strcmp(seen[k], l->v[i].label))
+            k++;
+        if (k == n)
+            seen[n++] = l->v[i].label;
     }
     for (size_t i = 1; i < n; i++)  /* a few labels: insertion sort */
         for (size_t k = i; k > 0 && strcmp(seen[k - 1], seen[k]) > 0; k--) {
@@ -279,7 +296,8 @@ static size_t distinct_labels(const mc_list *l, vj_node *out)
             seen[k] = seen[k - 1];
             seen[k - 1] = t;
         }
-    for (size_t i = 0; i < n; i++) vj_arr_push(out, vj_new_str(seen[i]));
+    for (size_t i = 0; i < n; i++)
+        vj_arr_push(out, vj_new_str(seen[i]));
     free(seen);
     return n;
 }
@@ -292,7 +310,8 @@ static long check_rounds(const mc_list *l, long *split)
     long rounds = 0;
     for (size_t i = 0; i < l->n;) {
         size_t e = i;
-        while (e < l->n && l->v[e].round == l->v[i].round) e++;
+        while (e < l->n && l->v[e].round == l->v[i].round)
+            e++;
         rounds++;
         if (strcmp(l->v[i].label, l->v[e - 1].label)) {
             (*split)++;
@@ -300,7 +319,8 @@ static long check_rounds(const mc_list *l, long *split)
             size_t o = 0;
             lab[0] = 0;
             for (size_t k = i; k < e && o + 1 < sizeof lab; k++) {
-                if (k > i && !strcmp(l->v[k].label, l->v[k - 1].label)) continue;
+                if (k > i && !strcmp(l->v[k].label, l->v[k - 1].label))
+                    continue;
                 o += (size_t)snprintf(lab + o, sizeof lab - o, "%s%s (%s)", o ? ", " : "", l->v[k].label,
                                       l->v[k].name);
             }
@@ -319,7 +339,8 @@ static long check_joblog(const mc_joblog *j, const mc_list *l)
     long checked = 0;
     for (size_t i = 0; i < l->n;) {
         size_t e = i;
-        while (e < l->n && l->v[e].round == l->v[i].round) e++;
+        while (e < l->n && l->v[e].round == l->v[i].round)
+            e++;
         int round = l->v[i].round, one = !strcmp(l->v[i].label, l->v[e - 1].label);
         const mc_job *last = mc_joblog_last(j, round);
         char where[64], what[64], lab[64];
@@ -359,7 +380,8 @@ vj_node *mc_check(const study *s, const pv_records *recs)
     runs_labels(s, &l, labels);
     records_labels(s, recs, &l, labels);
     free(labels);
-    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_entry);
+    if (l.n)
+        qsort(l.v, l.n, sizeof *l.v, cmp_entry);
     long split = 0, rounds = check_rounds(&l, &split), checked = 0;
     vj_node *o = vj_new_obj(), *names = vj_new_arr();
     size_t machines = distinct_labels(&l, names);
@@ -368,7 +390,8 @@ vj_node *mc_check(const study *s, const pv_records *recs)
     if (machines > 1 && !j.present)
         mm_addf(NULL, MC_REL, "file", "(absent)",
                 "GNU parallel's --joblog of the round jobs: the runs name %zu machines (" SECTION ")", machines);
-    if (j.present && j.header_ok) checked = check_joblog(&j, &l);
+    if (j.present && j.header_ok)
+        checked = check_joblog(&j, &l);
     vj_obj_set(o, "machines", names);
     vj_obj_set(o, "runs_labelled", vj_new_int(l.runs_labelled));
     vj_obj_set(o, "records_labelled", vj_new_int(l.records_labelled));

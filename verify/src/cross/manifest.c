@@ -52,14 +52,17 @@ static void walk(const char *root, const char *rel, strlist *out)
 
 static int safe_rel(const char *p)
 {
-    if (!*p || p[0] == '/') return 0;
+    if (!*p || p[0] == '/')
+        return 0;
     const char *s = p;
     while (*s) {
         const char *e = strchr(s, '/');
         size_t l = e ? (size_t)(e - s) : strlen(s);
-        if (l == 0 || (l == 2 && !strncmp(s, "..", 2)) || (l == 1 && s[0] == '.')) return 0;
+        if (l == 0 || (l == 2 && !strncmp(s, "..", 2)) || (l == 1 && s[0] == '.'))
+            return 0;
         s += l;
-        if (*s == '/') s++;
+        if (*s == '/')
+            s++;
     }
     return 1;
 }
@@ -80,19 +83,24 @@ static void ap_listed(const char *root, strlist *out)
     char err[256];
     int rc = vu_read_file(p, &b, &len, err, sizeof err);
     free(p);
-    if (rc) return;
+    if (rc)
+        return;
     char *s = (char *)b, *end = s + len;
     for (long line = 1; s < end; line++) {
         char *e = memchr(s, '\n', (size_t)(end - s));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
         char *tab = strchr(s, '\t');
-        if (tab) *tab = 0;
-        if (line > 1 && *s) sl_push(out, vu_xstrdup(s));
+        if (tab)
+            *tab = 0;
+        if (line > 1 && *s)
+            sl_push(out, vu_xstrdup(s));
         s = e + 1;
     }
     free(b);
-    if (out->n > 1) qsort(out->v, out->n, sizeof *out->v, cmp_str);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_str);
 }
 
 int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
@@ -113,15 +121,18 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         char *f[3] = {p, NULL, NULL};
         int nf = 1;
         for (char *q = p; *q; q++) {
             if (*q == '\t') {
                 *q = 0;
-                if (nf < 3) f[nf] = q + 1;
+                if (nf < 3)
+                    f[nf] = q + 1;
                 nf++;
             }
         }
@@ -168,7 +179,8 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
                         num == VN_RANGE ? "an integer from 0 to 2^63-1" : "a decimal integer", f[0], fl);
             else if ((unsigned long long)sz != (unsigned long long)fl)
                 mm_addf(NULL, f[0], "size", f[1], "%zu", fl);
-            if (strcmp(sha, f[2])) mm_add(NULL, f[0], "sha256", f[2], sha);
+            if (strcmp(sha, f[2]))
+                mm_add(NULL, f[0], "sha256", f[2], sha);
             free(fb);
         }
         free(full);
@@ -180,9 +192,11 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
         rc = 2;
     }
     if (!rc) {
-        if (listed.n > 1) qsort(listed.v, listed.n, sizeof *listed.v, cmp_str);
+        if (listed.n > 1)
+            qsort(listed.v, listed.n, sizeof *listed.v, cmp_str);
         for (size_t i = 1; i < listed.n; i++)
-            if (!strcmp(listed.v[i], listed.v[i - 1])) mm_add(NULL, listed.v[i], "manifest lines", "listed twice", "listed once");
+            if (!strcmp(listed.v[i], listed.v[i - 1]))
+                mm_add(NULL, listed.v[i], "manifest lines", "listed twice", "listed once");
         strlist found = {0}, ap = {0};
         walk(root, "results/raw", &found);
         walk(root, "results/reference", &found);
@@ -202,10 +216,12 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
             free(found.v[i]);
         }
         free(found.v);
-        for (size_t i = 0; i < ap.n; i++) free(ap.v[i]);
+        for (size_t i = 0; i < ap.n; i++)
+            free(ap.v[i]);
         free(ap.v);
     }
-    for (size_t i = 0; i < listed.n; i++) free(listed.v[i]);
+    for (size_t i = 0; i < listed.n; i++)
+        free(listed.v[i]);
     free(listed.v);
     free(mpath);
     return rc;

@@ -27,7 +27,8 @@ void pv_load(const char *root, pv_records *r)
     r->v = vu_xcalloc(n + 1, sizeof *r->v);
     for (size_t i = 0; i < n; i++) {
         size_t l = strlen(names[i]);
-        if (l <= 5 || strcmp(names[i] + l - 5, ".json") || l - 5 >= sizeof r->v->name) continue;
+        if (l <= 5 || strcmp(names[i] + l - 5, ".json") || l - 5 >= sizeof r->v->name)
+            continue;
         char *p = vu_xasprintf("%s/%s", dir, names[i]);
         if (!vu_is_file(p)) {
             free(p);
@@ -56,21 +57,24 @@ void pv_load(const char *root, pv_records *r)
 const pv_record *pv_find(const pv_records *r, const char *name)
 {
     for (size_t i = 0; i < r->n; i++)
-        if (!strcmp(r->v[i].name, name)) return &r->v[i];
+        if (!strcmp(r->v[i].name, name))
+            return &r->v[i];
     return NULL;
 }
 
 int pv_exit_code(const pv_record *rec, long long *code)
 {
     const vj_node *e = rec ? vj_get(rec->tree, "exit_code") : NULL;
-    if (!e || e->type != VJ_NUM || !e->is_int) return -1;
+    if (!e || e->type != VJ_NUM || !e->is_int)
+        return -1;
     *code = e->i;
     return 0;
 }
 
 void pv_free(pv_records *r)
 {
-    for (size_t i = 0; i < r->n; i++) vj_free(r->v[i].tree);
+    for (size_t i = 0; i < r->n; i++)
+        vj_free(r->v[i].tree);
     free(r->v);
     memset(r, 0, sizeof *r);
 }

@@ -10,8 +10,10 @@
 
 int rj_json_equal(const vj_node *a, const vj_node *b)
 {
-    if (!a || !b) return a == b;
-    if (a->type != b->type) return 0;
+    if (!a || !b)
+        return a == b;
+    if (a->type != b->type)
+        return 0;
     switch (a->type) {
     case VJ_NULL:
         return 1;
@@ -22,14 +24,18 @@ int rj_json_equal(const vj_node *a, const vj_node *b)
     case VJ_STR:
         return !strcmp(a->text, b->text);
     case VJ_ARR:
-        if (a->n != b->n) return 0;
+        if (a->n != b->n)
+            return 0;
         for (size_t i = 0; i < a->n; i++)
-            if (!rj_json_equal(a->items[i], b->items[i])) return 0;
+            if (!rj_json_equal(a->items[i], b->items[i]))
+                return 0;
         return 1;
     case VJ_OBJ:
-        if (a->n != b->n) return 0;
+        if (a->n != b->n)
+            return 0;
         for (size_t i = 0; i < a->n; i++)
-            if (!rj_json_equal(a->items[i], vj_get(b, a->keys[i]))) return 0;
+            if (!rj_json_equal(a->items[i], vj_get(b, a->keys[i])))
+                return 0;
         return 1;
     }
     return 0;
@@ -51,8 +57,10 @@ static void text_of(const vj_node *n, char *out, size_t len)
     size_t o = 0;
     for (size_t i = 0; i < b.len && o + 1 < len; i++) {
         char c = b.p[i];
-        if (c == '\n') continue;
-        if (c == ' ' && o > 0 && out[o - 1] == ' ') continue;
+        if (c == '\n')
+            continue;
+        if (c == ' ' && o > 0 && out[o - 1] == ' ')
+            continue;
         out[o++] = c;
     }
     out[o] = 0;
@@ -69,13 +77,16 @@ typedef struct {
 static void check_seconds(const rf_run *r, const vj_node *rj, const sd_schedule *sd, const am_file *arms, int enforce,
                           rj_counts *c)
 {
-    if (!sd->ok) return;
+    if (!sd->ok)
+        return;
     double sec;
-    if (vj_get_num(rj, "seconds", &sec)) return; /* no seconds: the run was rejected */
+    if (vj_get_num(rj, "seconds", &sec))
+        return; /* no seconds: the run was rejected */
     c->seconds_checked++;
     const char *want;
     int closed;
-    if (sec == sd_run_seconds(sd, arms, vj_get_str(rj, "arm"), &want, &closed)) return;
+    if (sec == sd_run_seconds(sd, arms, vj_get_str(rj, "arm"), &want, &closed))
+        return;
     char lab[64];
     vj_scalar_text(vj_get(rj, "seconds"), lab, sizeof lab);
     if (enforce) {
@@ -92,7 +103,8 @@ static void check_seconds(const rf_run *r, const vj_node *rj, const sd_schedule 
 static void check_arm(const rf_run *r, const vj_node *rj, const am_file *arms, rj_counts *c)
 {
     const char *arm = vj_get_str(rj, "arm");
-    if (!arm) return; /* rejected already */
+    if (!arm)
+        return; /* rejected already */
     const am_arm *a = am_find(arms, arm);
     if (!a) {
         mm_addf(NULL, r->name, "run.json arm", arm, "an arm of %s", arms->path);
@@ -114,14 +126,16 @@ static void check_arm(const rf_run *r, const vj_node *rj, const am_file *arms, r
     }
     for (size_t k = 0; k < a->spec->n; k++) {
         const vj_node *got = vj_get(spec, a->spec->keys[k]);
-        if (rj_json_equal(got, a->spec->items[k])) continue;
+        if (rj_json_equal(got, a->spec->items[k]))
+            continue;
         text_of(got, lab, sizeof lab);
         text_of(a->spec->items[k], want, sizeof want);
         snprintf(what, sizeof what, "run.json arm_spec.%s", a->spec->keys[k]);
         mm_addf(NULL, r->name, what, lab, "%s (%s:%ld)", want, arms->path, a->line);
     }
     for (size_t k = 0; k < spec->n; k++) {
-        if (vj_get(a->spec, spec->keys[k])) continue;
+        if (vj_get(a->spec, spec->keys[k]))
+            continue;
         text_of(spec->items[k], lab, sizeof lab);
         snprintf(what, sizeof what, "run.json arm_spec.%s", spec->keys[k]);
         mm_addf(NULL, r->name, what, lab, "(absent: not a column of %s)", arms->path);
@@ -164,7 +178,8 @@ static void check_record(const rf_run *r, const vj_node *rj, const pv_records *r
                    "the run as make measure saw it: one per run it started (RESULTS.md)");
         return;
     }
-    if (!rec->tree) return; /* unreadable: said by pv_load */
+    if (!rec->tree)
+        return; /* unreadable: said by pv_load */
     c->records_checked++;
     long long code;
     if (pv_exit_code(rec, &code) || code != 0) {
@@ -174,12 +189,14 @@ static void check_record(const rf_run *r, const vj_node *rj, const pv_records *r
     }
     for (size_t k = 0; k < sizeof COPIES / sizeof *COPIES; k++) {
         const vj_node *a = vj_get(rec->tree, COPIES[k]), *b = vj_get(rj, COPIES[k]);
-        if (rj_json_equal(a, b)) continue;
+        if (rj_json_equal(a, b))
+            continue;
         text_of(a, lab, sizeof lab);
         text_of(b, want, sizeof want);
         mm_addf(NULL, where, COPIES[k], lab, "%s (a copy of results/raw/%s/run.json's)", want, r->name);
     }
-    if (enabled < 0) return;
+    if (enabled < 0)
+        return;
     const vj_node *g = vj_get(rec->tree, "gate"), *gp = vj_get(rec->tree, "gate_passed");
     if (!g || g->type != VJ_NUM || g->num != (enabled ? 1 : 0)) {
         text_of(g, lab, sizeof lab);

@@ -18,7 +18,8 @@ static int int_until(const char **p, const char *sep, long lo, long hi, long *ou
 {
     const char *e = strstr(*p, sep);
     long long v;
-    if (!e || vn_i64(*p, (size_t)(e - *p), lo, hi, &v)) return -1;
+    if (!e || vn_i64(*p, (size_t)(e - *p), lo, hi, &v))
+        return -1;
     *out = (long)v;
     *p = e + strlen(sep);
     return 0;
@@ -29,7 +30,8 @@ static int int_until(const char **p, const char *sep, long lo, long hi, long *ou
 static int seconds_until(const char **p, const char *sep, double *v, char *text, size_t tlen)
 {
     const char *e = strstr(*p, sep);
-    if (!e || (size_t)(e - *p) >= tlen || vn_f64(*p, (size_t)(e - *p), v) || !(*v > 0)) return -1;
+    if (!e || (size_t)(e - *p) >= tlen || vn_f64(*p, (size_t)(e - *p), v) || !(*v > 0))
+        return -1;
     memcpy(text, *p, (size_t)(e - *p));
     text[e - *p] = 0;
     *p = e + strlen(sep);
@@ -39,19 +41,24 @@ static int seconds_until(const char **p, const char *sep, double *v, char *text,
 /* line 1: 0, or -1 (the caller says what it wanted) */
 static int read_line1(const char *t, sd_schedule *s)
 {
-    if (strncmp(t, LINE1, strlen(LINE1))) return -1;
+    if (strncmp(t, LINE1, strlen(LINE1)))
+        return -1;
     const char *p = t + strlen(LINE1), *c = strstr(p, ", ");
-    if (!c || c == p || (size_t)(c - p) >= sizeof s->profile) return -1;
+    if (!c || c == p || (size_t)(c - p) >= sizeof s->profile)
+        return -1;
     memcpy(s->profile, p, (size_t)(c - p));
     s->profile[c - p] = 0;
-    if (strpbrk(s->profile, " \t")) return -1;
+    if (strpbrk(s->profile, " \t"))
+        return -1;
     p = c + 2;
     if (int_until(&p, " rounds of ", 1, 1000000, &s->rounds) || int_until(&p, " arms, ", 1, 1000000, &s->arms))
         return -1;
-    if (seconds_until(&p, " s each", &s->seconds, s->seconds_text, sizeof s->seconds_text)) return -1;
+    if (seconds_until(&p, " s each", &s->seconds, s->seconds_text, sizeof s->seconds_text))
+        return -1;
     if (!strncmp(p, ", closed loop ", 14)) {
         p += 14;
-        if (seconds_until(&p, " s", &s->closed_seconds, s->closed_text, sizeof s->closed_text)) return -1;
+        if (seconds_until(&p, " s", &s->closed_seconds, s->closed_text, sizeof s->closed_text))
+            return -1;
     }
     return *p == 0 || *p == ';' ? 0 : -1;
 }
@@ -69,10 +76,12 @@ static void read_run(sd_schedule *s, char *text, long line, size_t *cap)
     char *f[4];
     int nf = 0;
     for (char *q = text;; q++) {
-        if (nf < 4) f[nf] = q;
+        if (nf < 4)
+            f[nf] = q;
         nf++;
         q = strchr(q, '\t');
-        if (!q) break;
+        if (!q)
+            break;
         *q = 0;
     }
     if (nf != 4) {
@@ -89,17 +98,23 @@ static void read_run(sd_schedule *s, char *text, long line, size_t *cap)
         snprintf(want, sizeof want, "%ld (k is 1, 2, ... in file order)", line - 2);
         bad_line(line, "k", f[0], want);
     }
-    if (br) bad_line(line, "round", f[1], "1 to R of line 1");
-    if (bp) bad_line(line, "position", f[2], "1 to A of line 1");
-    if (!*f[3] || strlen(f[3]) >= sizeof s->v->arm) bad_line(line, "arm", f[3], "an arm's name");
-    if (br || bp || !*f[3] || strlen(f[3]) >= sizeof s->v->arm) return;
+    if (br)
+        bad_line(line, "round", f[1], "1 to R of line 1");
+    if (bp)
+        bad_line(line, "position", f[2], "1 to A of line 1");
+    if (!*f[3] || strlen(f[3]) >= sizeof s->v->arm)
+        bad_line(line, "arm", f[3], "an arm's name");
+    if (br || bp || !*f[3] || strlen(f[3]) >= sizeof s->v->arm)
+        return;
     char run[160];
     snprintf(run, sizeof run, "%s-r%lld", f[3], round);
     for (size_t i = 0; i < s->n; i++) {
         char want[96];
         snprintf(want, sizeof want, "once (first at line %ld)", s->v[i].line);
-        if (!strcmp(s->v[i].run, run)) bad_line(line, "run planned twice", run, want);
-        else if (s->v[i].round == round && s->v[i].position == pos) bad_line(line, "round and position", run, want);
+        if (!strcmp(s->v[i].run, run))
+            bad_line(line, "run planned twice", run, want);
+        else if (s->v[i].round == round && s->v[i].position == pos)
+            bad_line(line, "round and position", run, want);
     }
     if (s->n == *cap) {
         *cap = *cap ? 2 * *cap : 64;
@@ -120,7 +135,8 @@ static void check_counts(const sd_schedule *s)
     size_t distinct = 0;
     for (size_t i = 0; i < s->n; i++) {
         size_t j = 0;
-        while (j < i && strcmp(s->v[j].arm, s->v[i].arm)) j++;
+        while (j < i && strcmp(s->v[j].arm, s->v[i].arm))
+            j++;
         distinct += j == i;
     }
     if ((long)s->n != s->rounds * s->arms) {
@@ -163,7 +179,8 @@ void sd_load(const char *root, sd_schedule *s)
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
         if (line == 1) {
             if (read_line1(p, s)) {
@@ -182,17 +199,22 @@ void sd_load(const char *root, sd_schedule *s)
         }
         p = e + 1;
     }
-    if (line == 0) bad_line(1, "line 1", "(absent)", LINE1_WANT);
-    else if (l1 && line == 1) bad_line(2, "header", "(absent)", "k round position arm (tab-separated)");
-    if (s->ok) check_counts(s);
-    else s->n = 0;
+    if (line == 0)
+        bad_line(1, "line 1", "(absent)", LINE1_WANT);
+    else if (l1 && line == 1)
+        bad_line(2, "header", "(absent)", "k round position arm (tab-separated)");
+    if (s->ok)
+        check_counts(s);
+    else
+        s->n = 0;
     free(b);
 }
 
 const sd_line *sd_find(const sd_schedule *s, const char *run)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->v[i].run, run)) return &s->v[i];
+        if (!strcmp(s->v[i].run, run))
+            return &s->v[i];
     return NULL;
 }
 
@@ -206,8 +228,10 @@ double sd_run_seconds(const sd_schedule *s, const am_file *arms, const char *arm
     const am_arm *a = arm ? am_find(arms, arm) : NULL;
     const vj_node *rate = a ? vj_get(a->spec, "rate") : NULL;
     int c = s->closed_seconds > 0 && rate && rate->type == VJ_NUM && rate->num == 0;
-    if (text) *text = c ? s->closed_text : s->seconds_text;
-    if (closed) *closed = c;
+    if (text)
+        *text = c ? s->closed_text : s->seconds_text;
+    if (closed)
+        *closed = c;
     return c ? s->closed_seconds : s->seconds;
 }
 

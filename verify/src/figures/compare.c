@@ -37,17 +37,21 @@ static void mm_nodes(const char *where, const char *what, const vj_node *lab, co
 
 static int all_null_stats(const vj_node *lab)
 {
-    if (!lab || lab->type != VJ_OBJ) return 0;
+    if (!lab || lab->type != VJ_OBJ)
+        return 0;
     for (size_t i = 0; i < lab->n; i++)
-        if (lab->items[i]->type != VJ_NULL) return 0;
+        if (lab->items[i]->type != VJ_NULL)
+            return 0;
     return 1;
 }
 
 static int all_strings(const vj_node *a)
 {
-    if (!a || a->type != VJ_ARR) return 0;
+    if (!a || a->type != VJ_ARR)
+        return 0;
     for (size_t i = 0; i < a->n; i++)
-        if (a->items[i]->type != VJ_STR) return 0;
+        if (a->items[i]->type != VJ_STR)
+            return 0;
     return 1;
 }
 
@@ -55,14 +59,17 @@ static int all_strings(const vj_node *a)
 static void cmp_names(const char *where, const char *path, const vj_node *lab, const vj_node *mine)
 {
     int same = lab->n == mine->n;
-    for (size_t i = 0; same && i < lab->n; i++) same = !strcmp(lab->items[i]->text, mine->items[i]->text);
-    if (same) return;
+    for (size_t i = 0; same && i < lab->n; i++)
+        same = !strcmp(lab->items[i]->text, mine->items[i]->text);
+    if (same)
+        return;
     vu_buf a = {0}, b = {0};
     const vj_node *l[2] = {lab, mine};
     vu_buf *o[2] = {&a, &b};
     for (int k = 0; k < 2; k++) {
         vu_buf_puts(o[k], "[");
-        for (size_t i = 0; i < l[k]->n; i++) vu_buf_printf(o[k], "%s\"%s\"", i ? ", " : "", l[k]->items[i]->text);
+        for (size_t i = 0; i < l[k]->n; i++)
+            vu_buf_printf(o[k], "%s\"%s\"", i ? ", " : "", l[k]->items[i]->text);
         vu_buf_puts(o[k], "]");
     }
     mm_add(NULL, where, path, a.p, b.p);
@@ -92,7 +99,8 @@ static void cmp_node(const char *where, const char *path, const char *field, con
             free(sub);
         }
         for (size_t i = 0; i < lab->n; i++) {
-            if (vj_get(mine, lab->keys[i])) continue;
+            if (vj_get(mine, lab->keys[i]))
+                continue;
             char *sub = *path ? vu_xasprintf("%s.%s", path, lab->keys[i]) : vu_xstrdup(lab->keys[i]);
             char a[256];
             txt(lab->items[i], a, sizeof a);
@@ -129,13 +137,16 @@ static void cmp_node(const char *where, const char *path, const char *field, con
         return;
     case VJ_NULL:
         /* RESULTS.md: an arm figure no run has is null; accept the spelled-out form too */
-        if (lab->type != VJ_NULL && !all_null_stats(lab)) mm_nodes(where, path, lab, mine);
+        if (lab->type != VJ_NULL && !all_null_stats(lab))
+            mm_nodes(where, path, lab, mine);
         return;
     case VJ_STR:
-        if (lab->type != VJ_STR || strcmp(lab->text, mine->text)) mm_nodes(where, path, lab, mine);
+        if (lab->type != VJ_STR || strcmp(lab->text, mine->text))
+            mm_nodes(where, path, lab, mine);
         return;
     case VJ_BOOL:
-        if (lab->type != VJ_BOOL || lab->b != mine->b) mm_nodes(where, path, lab, mine);
+        if (lab->type != VJ_BOOL || lab->b != mine->b)
+            mm_nodes(where, path, lab, mine);
         return;
     }
 }
@@ -150,12 +161,15 @@ static void cmp_keyed(const char *section, const vj_node *lab, const vj_node *mi
     for (size_t i = 0; i < mine->n; i++) {
         char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", mine->keys[i]);
         const vj_node *l = vj_get(lab, mine->keys[i]);
-        if (!l) mm_add(NULL, where, "(the whole entry)", "(absent from results.json)", "recomputed from results/raw/");
-        else cmp_node(where, "", "", l, mine->items[i]);
+        if (!l)
+            mm_add(NULL, where, "(the whole entry)", "(absent from results.json)", "recomputed from results/raw/");
+        else
+            cmp_node(where, "", "", l, mine->items[i]);
         free(where);
     }
     for (size_t i = 0; i < lab->n; i++) {
-        if (vj_get(mine, lab->keys[i])) continue;
+        if (vj_get(mine, lab->keys[i]))
+            continue;
         char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", lab->keys[i]);
         mm_add(NULL, where, "(the whole entry)", "present in results.json",
                "(no accepted raw run of that name/arm under results/raw/)");
@@ -186,7 +200,8 @@ static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s
             continue;
         }
         static const char *const strs[] = {"a", "b", "figure", "note", "verdict", "direction"};
-        for (size_t k = 0; k < 6; k++) cmp_node(where, strs[k], strs[k], vj_get(l, strs[k]), vj_get(m, strs[k]));
+        for (size_t k = 0; k < 6; k++)
+            cmp_node(where, strs[k], strs[k], vj_get(l, strs[k]), vj_get(m, strs[k]));
         cmp_node(where, "rounds", "rounds", vj_get(l, "rounds"), vj_get(m, "rounds"));
         const vj_node *ld = vj_get(l, "diffs"), *md = vj_get(m, "diffs");
         const pr_verdict *v = &s->verdicts[i];
@@ -200,14 +215,19 @@ static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s
                 snprintf(what, sizeof what, "diffs[%zu]", k);
                 const vj_node *x = ld->items[k], *y = md->items[k];
                 if (y->type == VJ_NULL || x->type != VJ_NUM) {
-                    if (x->type != y->type) mm_nodes(where, what, x, y);
+                    if (x->type != y->type)
+                        mm_nodes(where, what, x, y);
                     continue;
                 }
                 double tol;
-                if (c == RF_COUNT) tol = 0;
-                else if (c == RF_MS) tol = 2e-6;
-                else if (c == RF_US) tol = 2e-3;
-                else if (c == RF_MEAN) tol = 2e-9;
+                if (c == RF_COUNT)
+                    tol = 0;
+                else if (c == RF_MS)
+                    tol = 2e-6;
+                else if (c == RF_US)
+                    tol = 2e-3;
+                else if (c == RF_MEAN)
+                    tol = 2e-9;
                 else {
                     double va = 0, vb = 0;
                     d.value(d.ctx, vj_get_str(m, "a"), v->rounds[k], fig, &va);
@@ -216,11 +236,13 @@ static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s
                 }
                 int ok = c == RF_COUNT ? x->num == y->num
                          : (c == RF_RATIO ? fabs(x->num - y->num) <= tol : fabs(x->num - y->num) < tol);
-                if (!ok) mm_nodes(where, what, x, y);
+                if (!ok)
+                    mm_nodes(where, what, x, y);
             }
         }
         for (size_t k = 0; k < l->n; k++)
-            if (!vj_get(m, l->keys[k])) mm_add(NULL, where, l->keys[k], "present", "(a member RESULTS.md does not define)");
+            if (!vj_get(m, l->keys[k]))
+                mm_add(NULL, where, l->keys[k], "present", "(a member RESULTS.md does not define)");
     }
 }
 
@@ -277,7 +299,8 @@ void cmp_results(const vj_node *lab, const study *s)
     cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));
     cmp_verdicts(vj_get(lab, "verdicts"), vj_get(mine, "verdicts"), s);
     cmp_guesses(vj_get(lab, "guesses"), vj_get(mine, "guesses"));
-    if (vj_get(mine, "odds")) cmp_odds(vj_get(lab, "odds"), vj_get(mine, "odds"));
+    if (vj_get(mine, "odds"))
+        cmp_odds(vj_get(lab, "odds"), vj_get(mine, "odds"));
     for (size_t i = 0; i < lab->n; i++)
         if (!vj_get(mine, lab->keys[i]))
             mm_add(NULL, "results.json", lab->keys[i], "present", "(a member RESULTS.md does not define)");

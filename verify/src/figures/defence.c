@@ -110,7 +110,8 @@ static int brk_illegal(const df_brk *b, const df_spec *sp, long long t, char wha
     case 'O':
     case 'W': return b->state != DF_CLOSED;
     case 'H': {
-        if (b->state != DF_OPEN || !b->has_open) return 1;
+        if (b->state != DF_OPEN || !b->has_open)
+            return 1;
         long long since = t - b->open_t;
         return since < sp->brk_cool_ms * 1000000LL || wait != since;
     }
@@ -142,7 +143,8 @@ static void brk_promises(const df_spec *sp, const char *run, long line, char wha
                  sp->brk_probes - 1);
     else if (what == 'K' && tries != sp->brk_probes)
         snprintf(want, sizeof want, "%lld (K: brk_probes probes succeeded)", sp->brk_probes);
-    if (want[0]) mm_row(run, fn, line, "tries", lab, want);
+    if (want[0])
+        mm_row(run, fn, line, "tries", lab, want);
     if (what != 'H' && wait != 0) {
         snprintf(lab, sizeof lab, "%lld", wait);
         mm_row(run, fn, line, "wait_ns", lab, "0 (a breaker row other than H)");
@@ -165,7 +167,8 @@ void df_brk_row(df_brk *b, const df_spec *sp, const char *run, long line, long l
     brk_promises(sp, run, line, what, tries, wait);
     if (brk_illegal(b, sp, t, what, wait)) {
         b->illegal++;
-        if (!b->first_illegal_line) b->first_illegal_line = line;
+        if (!b->first_illegal_line)
+            b->first_illegal_line = line;
     }
     /* every row puts the breaker in the state it names, allowed or not
      * (RESULTS.md, brk_closed_ms ...) */
@@ -203,7 +206,8 @@ void df_brk_times(const df_brk *b, long long t0, long long end, long long ns[3])
         }
         st = b->st[i];
     }
-    if (end > cur) ns[st] += end - cur;
+    if (end > cur)
+        ns[st] += end - cur;
 }
 
 /* The state at t is the one the last row at or before t set.  A refusal
@@ -216,12 +220,15 @@ int df_brk_refusal_ok(const df_brk *b, long long t)
     size_t lo = 0, hi = b->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (b->t[mid] <= t) lo = mid + 1;
-        else hi = mid;
+        if (b->t[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     size_t k = lo;
     while (k > 0 && b->t[k - 1] == t)
-        if (b->st[--k] != DF_CLOSED) return 1;
+        if (b->st[--k] != DF_CLOSED)
+            return 1;
     return k > 0 && b->st[k - 1] != DF_CLOSED;
 }
 
@@ -230,15 +237,19 @@ int df_brk_refusal_ok(const df_brk *b, long long t)
  * breaker had in that span counts */
 static int refusal_ok_us(const df_brk *b, long long t)
 {
-    if (df_brk_refusal_ok(b, t)) return 1;
+    if (df_brk_refusal_ok(b, t))
+        return 1;
     size_t lo = 0, hi = b->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (b->t[mid] <= t) lo = mid + 1;
-        else hi = mid;
+        if (b->t[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     for (size_t k = lo; k < b->n && (unsigned long long)b->t[k] - (unsigned long long)t <= 999; k++)
-        if (b->st[k] != DF_CLOSED) return 1;
+        if (b->st[k] != DF_CLOSED)
+            return 1;
     return 0;
 }
 
@@ -264,12 +275,14 @@ static void store_column(df_acc *d, const char *run, long line, const rr_row *ro
 {
     const char *fn = "service.tsv.gz";
     long long s = row->v[V_STORE];
-    if (s != 1 && s != 2) mm_row(run, fn, line, "store", row->text[V_STORE], "1 or 2");
+    if (s != 1 && s != 2)
+        mm_row(run, fn, line, "store", row->text[V_STORE], "1 or 2");
     else if (s == 2 && d->sp.stores != 2)
         mm_row(run, fn, line, "store", row->text[V_STORE], "1 (run.json stores is 1: no second store)");
     else if (s == 2 && lookups == 0)
         mm_row(run, fn, line, "store", row->text[V_STORE], "1 (a request that tried no lookup)");
-    if (!d->store_of) d->store_of = vu_xcalloc(d->nt + 1, 1);
+    if (!d->store_of)
+        d->store_of = vu_xcalloc(d->nt + 1, 1);
     if (row->has[V_REQ] && row->v[V_REQ] >= 0 && (size_t)row->v[V_REQ] < d->nt && (s == 1 || s == 2) &&
         !d->store_of[row->v[V_REQ]])
         d->store_of[row->v[V_REQ]] = (unsigned char)s;
@@ -310,7 +323,8 @@ void df_service_row(df_acc *d, const char *run, long line, const rr_row *row, in
     int refused = -1;
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, co = cs + 2;
-        if (!row->has[co]) continue;
+        if (!row->has[co])
+            continue;
         char c = row->c[co];
         if (refused >= 0) {
             char what[16], want[160];
@@ -323,7 +337,8 @@ void df_service_row(df_acc *d, const char *run, long line, const rr_row *row, in
         int gate = c == 'O' || c == 'B' || c == 'Y';
         if (gate) {
             refused = k;
-            if (row->has[cs]) refused_lookup(d, run, line, row, k);
+            if (row->has[cs])
+                refused_lookup(d, run, line, row, k);
         }
         /* RESULTS.md's retries_passed: K >= 1, not refused by a gate */
         if (k >= 1 && !gate && row->has[cs]) {
@@ -337,7 +352,8 @@ void df_service_row(df_acc *d, const char *run, long line, const rr_row *row, in
             }
         }
     }
-    if (d->sp.rb_pct > 0 && row->has[V_A0S]) push_ll(&d->qt, &d->nq, &d->capq, row->v[V_ARRIVE]);
+    if (d->sp.rb_pct > 0 && row->has[V_A0S])
+        push_ll(&d->qt, &d->nq, &d->capq, row->v[V_ARRIVE]);
 }
 
 void df_store_row(df_acc *d, const ou_fault *w, const char *run, const char *file, long line, const rr_row *row,
@@ -351,9 +367,12 @@ void df_store_row(df_acc *d, const ou_fault *w, const char *run, const char *fil
         mm_row(run, file, line, "req", row->text[S_REQ], want);
     }
     /* the storm at recovery: rows of S by arrive_t (RESULTS.md) */
-    if (!w->has_window) return;
-    if (a >= d->t0 && a < w->F) d->before++;
-    if (!w->to_end && a >= w->U && a - w->U < DF_REC_BINS * NS_PER_100MS) d->bin[(a - w->U) / NS_PER_100MS]++;
+    if (!w->has_window)
+        return;
+    if (a >= d->t0 && a < w->F)
+        d->before++;
+    if (!w->to_end && a >= w->U && a - w->U < DF_REC_BINS * NS_PER_100MS)
+        d->bin[(a - w->U) / NS_PER_100MS]++;
 }
 
 /* ---- the figures ---- */
@@ -363,8 +382,10 @@ static size_t upper(const long long *v, size_t n, long long x)
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] <= x) lo = mid + 1;
-        else hi = mid;
+        if (v[mid] <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -372,7 +393,8 @@ static size_t upper(const long long *v, size_t n, long long x)
 static int cmp_tline(const void *x, const void *y)
 {
     const df_tline *a = x, *b = y;
-    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    if (a->t != b->t)
+        return a->t < b->t ? -1 : 1;
     return (a->line > b->line) - (a->line < b->line);
 }
 
@@ -382,7 +404,8 @@ long long df_budget_over(df_acc *d, long *first_line)
     df_tline *r = d->rt;
     long long *rt = vu_xcalloc(d->nr + 1, sizeof *rt);
     qsort(r, d->nr, sizeof *r, cmp_tline);
-    for (size_t i = 0; i < d->nr; i++) rt[i] = r[i].t;
+    for (size_t i = 0; i < d->nr; i++)
+        rt[i] = r[i].t;
     st_sort_ll(d->qt, d->nq);
     long long over = 0;
     for (size_t i = 0; i < d->nr; i++) {
@@ -392,7 +415,8 @@ long long df_budget_over(df_acc *d, long *first_line)
         __int128 Q = (__int128)(upper(d->qt, d->nq, t) - upper(d->qt, d->nq, t - NS_PER_S));
         if (100 * R > (__int128)d->sp.rb_pct * Q + 100 * (__int128)d->sp.rb_floor) {
             over++;
-            if (!*first_line || r[i].line < *first_line) *first_line = r[i].line;
+            if (!*first_line || r[i].line < *first_line)
+                *first_line = r[i].line;
         }
     }
     free(rt);
@@ -407,11 +431,15 @@ static void store_figs(const df_acc *d, const ou_fault *w, int n, int during, do
     size_t nl = 0;
     long long req = 0, live = 0;
     for (size_t j = 0; j < d->nt; j++) {
-        if (!d->store_of || d->store_of[j] != n) continue;
-        if (during && ou_phase(w, d->sched[j]) != 1) continue;
+        if (!d->store_of || d->store_of[j] != n)
+            continue;
+        if (during && ou_phase(w, d->sched[j]) != 1)
+            continue;
         req++;
-        if (d->kind[j] == 'L') live++;
-        if (d->answered[j]) lat[nl++] = d->lat[j];
+        if (d->kind[j] == 'L')
+            live++;
+        if (d->answered[j])
+            lat[nl++] = d->lat[j];
     }
     st_sort_ll(lat, nl);
     out[0] = (double)req;
@@ -425,7 +453,8 @@ void df_figs(df_acc *d, const ou_fault *w, long long refused_b, long long refuse
              double fig[DF_NFIG], long long rec[DF_REC_BINS], int *has_rec, long *budget_over_line)
 {
     const df_spec *sp = &d->sp;
-    for (int k = 0; k < DF_NFIG; k++) fig[k] = NAN;
+    for (int k = 0; k < DF_NFIG; k++)
+        fig[k] = NAN;
     *budget_over_line = 0;
     if (sp->brk_cool_ms > 0) {
         const df_brk *b = &d->brk;
@@ -440,25 +469,30 @@ void df_figs(df_acc *d, const ou_fault *w, long long refused_b, long long refuse
         fig[DF_BRK_HALF_MS] = (double)ns[DF_HALF] / 1e6;
         fig[DF_BRK_ILLEGAL] = (double)b->illegal;
     }
-    if (sp->tries > 1) fig[DF_RETRIES_PASSED] = (double)d->retries_passed;
+    if (sp->tries > 1)
+        fig[DF_RETRIES_PASSED] = (double)d->retries_passed;
     if (sp->rb_pct > 0) {
         fig[DF_BUDGET_REFUSED] = (double)refused_y;
         fig[DF_BUDGET_OVER] = (double)df_budget_over(d, budget_over_line);
     }
-    if (sp->inflight > 0) fig[DF_INFLIGHT_REFUSED] = (double)refused_b;
+    if (sp->inflight > 0)
+        fig[DF_INFLIGHT_REFUSED] = (double)refused_b;
     if (sp->stores == 2) {
         for (int n = 1; n <= 2; n++) {
             store_figs(d, w, n, 0, &fig[DF_STORE0 + 4 * (n - 1)]);
-            if (w->has_window) store_figs(d, w, n, 1, &fig[DF_STORE_DURING0 + 4 * (n - 1)]);
+            if (w->has_window)
+                store_figs(d, w, n, 1, &fig[DF_STORE_DURING0 + 4 * (n - 1)]);
         }
     }
     *has_rec = 0;
-    if (w->has_window && w->from_ns != 0) fig[DF_BEFORE_LOOKUPS_100MS] = (double)d->before / ((double)w->from_ns / 1e8);
+    if (w->has_window && w->from_ns != 0)
+        fig[DF_BEFORE_LOOKUPS_100MS] = (double)d->before / ((double)w->from_ns / 1e8);
     if (w->has_window && !w->to_end && w->U <= w->end - NS_PER_S) {
         long long mx = 0;
         for (int i = 0; i < DF_REC_BINS; i++) {
             rec[i] = d->bin[i];
-            if (d->bin[i] > mx) mx = d->bin[i];
+            if (d->bin[i] > mx)
+                mx = d->bin[i];
         }
         *has_rec = 1;
         fig[DF_RECOVERY_LOOKUPS_100MS_MAX] = (double)mx;

@@ -67,7 +67,8 @@ static int open_file(const char *root, const char *run, const char *fname, rx_ru
     size_t len = 0;
     memset(f, 0, sizeof *f);
     int rc = vu_read_file(*path, gz, &len, err, errlen);
-    if (!rc) rc = rx_open(f, dx, kind, *path, *gz, len, err, errlen);
+    if (!rc)
+        rc = rx_open(f, dx, kind, *path, *gz, len, err, errlen);
     return rc;
 }
 
@@ -90,7 +91,8 @@ static int init_decoder(const char *root, const char *run, rx_run *dx, char *err
         snprintf(err, errlen, "%s: round, seconds and t0_ns are not as in the first reading", path);
         rc = -1;
     }
-    if (!rc) rx_init(dx, rj, rnd->i, seconds, t0->i, NULL);
+    if (!rc)
+        rx_init(dx, rj, rnd->i, seconds, t0->i, NULL);
     vj_free(rj);
     free(path);
     return rc;
@@ -126,12 +128,16 @@ static int read_run(const char *root, const char *run, long long n, exrun *x, ch
     rx_run dx;
     memset(&dx, 0, sizeof dx);
     int rc = init_decoder(root, run, &dx, err, errlen);
-    if (!rc) rc = read_tester(root, run, &dx, x, err, errlen);
-    if (!rc) rc = read_service(root, run, &dx, x, err, errlen);
-    if (!rc) rc = read_frozen(root, run, "store.tsv.gz", &dx, x, err, errlen);
+    if (!rc)
+        rc = read_tester(root, run, &dx, x, err, errlen);
+    if (!rc)
+        rc = read_service(root, run, &dx, x, err, errlen);
+    if (!rc)
+        rc = read_frozen(root, run, "store.tsv.gz", &dx, x, err, errlen);
     /* the second store's rows are rows of S too (RESULTS.md) */
     char *p2 = vu_xasprintf("%s/results/raw/%s/store2.tsv.gz", root, run);
-    if (!rc && vu_is_file(p2)) rc = read_frozen(root, run, "store2.tsv.gz", &dx, x, err, errlen);
+    if (!rc && vu_is_file(p2))
+        rc = read_frozen(root, run, "store2.tsv.gz", &dx, x, err, errlen);
     free(p2);
     rx_free(&dx);
     return rc;
@@ -147,8 +153,10 @@ static int read_tester(const char *root, const char *run, rx_run *dx, exrun *x, 
     int rc = open_file(root, run, "tester.tsv.gz", dx, RX_TESTER, &gz, &f, &path, err, errlen);
     while (!rc) {
         int k = rx_next(&f, &row, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         long long j = row.v[T_J];
         if (j >= n) {
             snprintf(err, errlen, "%s: more than %lld rows", path, n);
@@ -181,11 +189,15 @@ static int read_service(const char *root, const char *run, rx_run *dx, exrun *x,
     int rc = open_file(root, run, "service.tsv.gz", dx, RX_SERVICE, &gz, &f, &path, err, errlen);
     while (!rc) {
         int k = rx_next(&f, &row, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
-        if (!row.has[V_REQ]) continue;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
+        if (!row.has[V_REQ])
+            continue;
         long long q = row.v[V_REQ];
-        if (q < 0 || q >= n || x->v_has[q]) continue;
+        if (q < 0 || q >= n || x->v_has[q])
+            continue;
         x->v_has[q] = 1;
         x->v_arrive[q] = row.v[V_ARRIVE];
         x->v_answer[q] = row.v[V_ANSWER];
@@ -194,7 +206,8 @@ static int read_service(const char *root, const char *run, rx_run *dx, exrun *x,
         long long last = ABSENT;
         for (int a = 0; a < RC_LOOKUPS; a++) {
             int ce = V_A0E + 3 * a;
-            if (row.has[ce] && row.v[ce] > last) last = row.v[ce];
+            if (row.has[ce] && row.v[ce] > last)
+                last = row.v[ce];
         }
         x->v_last_end[q] = last;
         x->v_a0s[q] = row.has[V_A0S] ? row.v[V_A0S] : ABSENT;
@@ -217,11 +230,15 @@ static int read_frozen(const char *root, const char *run, const char *fname, rx_
     int rc = open_file(root, run, fname, dx, RX_STORE, &gz, &f, &path, err, errlen);
     while (!rc) {
         int k = rx_next(&f, &row, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         long long q = row.v[S_REQ];
-        if (row.v[S_ATTEMPT] != 0 || row.v[S_PLANNED] <= FROZEN_NS || q < 0 || q >= n) continue;
-        if (x->f_req >= 0 && q >= x->f_req) continue;
+        if (row.v[S_ATTEMPT] != 0 || row.v[S_PLANNED] <= FROZEN_NS || q < 0 || q >= n)
+            continue;
+        if (x->f_req >= 0 && q >= x->f_req)
+            continue;
         x->f_req = q;
         x->f_arrive = row.v[S_ARRIVE];
         x->f_start = row.has[S_START] ? row.v[S_START] : ABSENT;
@@ -247,7 +264,8 @@ typedef struct {
 static int cmp_slow(const void *a, const void *b)
 {
     const latj *x = a, *y = b;
-    if (x->lat != y->lat) return x->lat > y->lat ? -1 : 1;
+    if (x->lat != y->lat)
+        return x->lat > y->lat ? -1 : 1;
     return x->j < y->j ? -1 : x->j > y->j;
 }
 
@@ -267,7 +285,8 @@ static vj_node *exceed_json(const exrun *x, vj_node **counts)
     long long *lat = vu_xcalloc((size_t)(x->n > 0 ? x->n : 1), sizeof *lat);
     size_t na = 0;
     for (long long j = 0; j < x->n; j++)
-        if (x->answer[j] != ABSENT) lat[na++] = x->answer[j] - x->sched[j];
+        if (x->answer[j] != ABSENT)
+            lat[na++] = x->answer[j] - x->sched[j];
     qsort(lat, na, sizeof *lat, cmp_ll);
     long long unanswered = x->n - (long long)na;
     vj_node *sh = vj_new_arr();
@@ -278,8 +297,10 @@ static vj_node *exceed_json(const exrun *x, vj_node **counts)
         size_t lo = 0, hi = na;
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (lat[mid] > g) hi = mid;
-            else lo = mid + 1;
+            if (lat[mid] > g)
+                hi = mid;
+            else
+                lo = mid + 1;
         }
         long long c = (long long)(na - lo) + unanswered;
         vj_arr_push(*counts, vj_new_int(c));
@@ -291,7 +312,8 @@ static vj_node *exceed_json(const exrun *x, vj_node **counts)
 
 static vj_node *frozen_json(const exrun *x)
 {
-    if (x->f_req < 0) return vj_new_null();
+    if (x->f_req < 0)
+        return vj_new_null();
     long long j = x->f_req, b = x->sched[j];
     vj_node *o = vj_new_obj();
     char kind[2] = {x->kind[j], 0};
@@ -322,13 +344,15 @@ static vj_node *steps_json(const exrun *x)
     latj *v = vu_xcalloc((size_t)(x->n > 0 ? x->n : 1), sizeof *v);
     size_t na = 0;
     for (long long j = 0; j < x->n; j++)
-        if (x->answer[j] != ABSENT) v[na++] = (latj){x->answer[j] - x->sched[j], j};
+        if (x->answer[j] != ABSENT)
+            v[na++] = (latj){x->answer[j] - x->sched[j], j};
     qsort(v, na, sizeof *v, cmp_slow);
     size_t k = (na + 99) / 100;
     long long sum[6] = {0}, used = 0;
     for (size_t i = 0; i < k; i++) {
         long long j = v[i].j;
-        if (!x->v_has[j] || x->send[j] == ABSENT) continue; /* answered unsent: a mismatch already */
+        if (!x->v_has[j] || x->send[j] == ABSENT)
+            continue; /* answered unsent: a mismatch already */
         long long arr = x->v_arrive[j], ans = x->v_answer[j];
         long long e = x->v_last_end[j] == ABSENT ? arr : x->v_last_end[j];
         sum[0] += v[i].lat;
@@ -356,7 +380,8 @@ static vj_node *steps_json(const exrun *x)
  * for an arm without a breaker (the key is left out) */
 static vj_node *breaker_json(const rf_run *r)
 {
-    if (!r->has_brk) return NULL;
+    if (!r->has_brk)
+        return NULL;
     static const char *const names[3] = {[DF_CLOSED] = "closed", [DF_OPEN] = "open", [DF_HALF] = "half_open"};
     vj_node *a = vj_new_arr();
     for (size_t i = 0; i < r->brk.n; i++) {
@@ -398,22 +423,28 @@ static void add_totals(totals *t, const vj_node *rj)
 {
     t->runs++;
     double v;
-    if (!vj_get_num(rj, "seconds", &v)) t->scheduled_s += v;
+    if (!vj_get_num(rj, "seconds", &v))
+        t->scheduled_s += v;
     const vj_node *cpu = vj_get(rj, "cpu");
-    if (!vj_get_num(cpu, "wall_s", &v)) t->wall_s += v;
+    if (!vj_get_num(cpu, "wall_s", &v))
+        t->wall_s += v;
     for (int i = 0; i < 3; i++) {
         const vj_node *pc = vj_get(cpu, procs[i]);
         double u, s;
-        if (!vj_get_num(pc, "user_s", &u) && !vj_get_num(pc, "sys_s", &s)) t->cpu_s[i] += u + s;
+        if (!vj_get_num(pc, "user_s", &u) && !vj_get_num(pc, "sys_s", &s))
+            t->cpu_s[i] += u + s;
         if (!vj_get_num(vj_get(rj, "peak_rss_kb"), procs[i], &v)) {
-            if (!t->has_rss[i] || v > t->rss_max[i]) t->rss_max[i] = v;
+            if (!t->has_rss[i] || v > t->rss_max[i])
+                t->rss_max[i] = v;
             t->has_rss[i] = 1;
         }
     }
     const vj_node *idle = vj_get(rj, "idle");
     const vj_node *en = vj_get(idle, "enabled"), *ps = vj_get(idle, "passed");
-    if (en && en->type == VJ_BOOL && en->b) t->gate_on++;
-    if (ps && ps->type == VJ_BOOL && ps->b) t->gate_passed++;
+    if (en && en->type == VJ_BOOL && en->b)
+        t->gate_on++;
+    if (ps && ps->type == VJ_BOOL && ps->b)
+        t->gate_passed++;
     if (!vj_get_num(idle, "idle_share", &v) && (!t->has_idle || v < t->idle_min)) {
         t->idle_min = v;
         t->has_idle = 1;
@@ -429,8 +460,10 @@ static void add_totals(totals *t, const vj_node *rj)
             t->has_users = 1;
         }
     const char *s = vj_get_str(rj, "start_utc"), *e = vj_get_str(rj, "end_utc");
-    if (s && (!t->first[0] || strcmp(s, t->first) < 0)) snprintf(t->first, sizeof t->first, "%s", s);
-    if (e && (!t->last[0] || strcmp(e, t->last) > 0)) snprintf(t->last, sizeof t->last, "%s", e);
+    if (s && (!t->first[0] || strcmp(s, t->first) < 0))
+        snprintf(t->first, sizeof t->first, "%s", s);
+    if (e && (!t->last[0] || strcmp(e, t->last) > 0))
+        snprintf(t->last, sizeof t->last, "%s", e);
 }
 
 static vj_node *totals_json(const totals *t)
@@ -468,14 +501,17 @@ static vj_node *guess_texts(const char *path)
     unsigned char *b = NULL;
     size_t len = 0;
     char err[512];
-    if (vu_read_file(path, &b, &len, err, sizeof err)) return a;
+    if (vu_read_file(path, &b, &len, err, sizeof err))
+        return a;
     char *p = (char *)b, *end = p + len;
     int line = 0;
     while (p < end) {
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         if (line++ > 0 && *p) {
             char *t1 = strchr(p, '\t');
             char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
@@ -510,7 +546,8 @@ static vj_node *quiet_json(const study *s)
     long long runs = 0, quiet = 0;
     for (size_t i = 0; i < s->nruns; i++) {
         const rf_run *r = &s->runs[i];
-        if (!r->ok) continue;
+        if (!r->ok)
+            continue;
         runs++;
         if (r->quiet) {
             quiet++;
@@ -558,7 +595,8 @@ vj_node *ex_compute(const study *s, const char *guesses_path)
     memset(&t, 0, sizeof t);
     for (size_t i = 0; i < s->nruns; i++) {
         const rf_run *r = &s->runs[i];
-        if (!r->ok) continue;
+        if (!r->ok)
+            continue;
         exrun x;
         char err[6144];
         if (read_run(s->root, r->name, (long long)r->fig[F_N], &x, err, sizeof err)) {
@@ -575,10 +613,12 @@ vj_node *ex_compute(const study *s, const char *guesses_path)
         vj_obj_set(e, "frozen_example", frozen_json(&x));
         vj_obj_set(e, "slowest_steps", steps_json(&x));
         vj_node *brk = breaker_json(r);
-        if (brk) vj_obj_set(e, "breaker", brk);
+        if (brk)
+            vj_obj_set(e, "breaker", brk);
         vj_node *rj = NULL;
         vj_obj_set(e, "machine", machine_json(s->root, r->name, &rj));
-        if (rj) add_totals(&t, rj);
+        if (rj)
+            add_totals(&t, rj);
         vj_free(rj);
         vj_obj_set(runs, r->name, e);
         exrun_free(&x);

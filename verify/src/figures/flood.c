@@ -49,7 +49,8 @@ void fl_service_row(fl_acc *a, const rr_row *row)
 {
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, ce = cs + 1, co = cs + 2;
-        if (!row->has[co] || row->c[co] != 'T' || !row->has[cs] || !row->has[ce]) continue;
+        if (!row->has[co] || row->c[co] != 'T' || !row->has[cs] || !row->has[ce])
+            continue;
         if (a->nt == a->cap) {
             a->cap = a->cap ? 2 * a->cap : 1024;
             a->t = vu_xrealloc(a->t, a->cap * sizeof *a->t);
@@ -62,9 +63,12 @@ void fl_service_row(fl_acc *a, const rr_row *row)
 /* by store, req, attempt; ties keep no particular order (each is matched once) */
 static int cmp_key(long long st, long long req, long long at, const fl_timeout *b)
 {
-    if (st != b->store) return st < b->store ? -1 : 1;
-    if (req != b->req) return req < b->req ? -1 : 1;
-    if (at != b->attempt) return at < b->attempt ? -1 : 1;
+    if (st != b->store)
+        return st < b->store ? -1 : 1;
+    if (req != b->req)
+        return req < b->req ? -1 : 1;
+    if (at != b->attempt)
+        return at < b->attempt ? -1 : 1;
     return 0;
 }
 
@@ -78,9 +82,12 @@ void fl_store_row(fl_acc *a, const rr_row *row, int store)
 {
     long long planned = row->v[S_PLANNED];
     a->rows++;
-    if (planned >= FL_FREEZE_NS) a->freezes++;
-    if (row->v[S_LINE] > a->longest_line) a->longest_line = row->v[S_LINE];
-    if (!a->nt) return;
+    if (planned >= FL_FREEZE_NS)
+        a->freezes++;
+    if (row->v[S_LINE] > a->longest_line)
+        a->longest_line = row->v[S_LINE];
+    if (!a->nt)
+        return;
     if (!a->sorted) {
         qsort(a->t, a->nt, sizeof *a->t, cmp_timeout);
         a->sorted = 1;
@@ -91,12 +98,16 @@ void fl_store_row(fl_acc *a, const rr_row *row, int store)
     size_t lo = 0, hi = a->nt;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cmp_key(store, req, at, &a->t[mid]) > 0) lo = mid + 1;
-        else hi = mid;
+        if (cmp_key(store, req, at, &a->t[mid]) > 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     for (size_t i = lo; i < a->nt && !cmp_key(store, req, at, &a->t[i]); i++) {
-        if (a->t[i].matched) continue;
+        if (a->t[i].matched)
+            continue;
         a->t[i].matched = 1;
-        if (planned < a->t[i].waited) a->false_timeouts++;
+        if (planned < a->t[i].waited)
+            a->false_timeouts++;
     }
 }

@@ -44,8 +44,10 @@ static int read_window(const vj_node *f, const char *path, long long t0, ou_faul
                             "fault.window is not null (a window is from_ns and to_ns in fault itself)");
     if (win && flat)
         return reject_fault(err, errlen, path, win, "fault has both \"window\": null and from_ns/to_ns");
-    if (win) return 0;
-    if (!flat) return reject_fault(err, errlen, path, f, "fault has neither from_ns and to_ns nor \"window\": null");
+    if (win)
+        return 0;
+    if (!flat)
+        return reject_fault(err, errlen, path, f, "fault has neither from_ns and to_ns nor \"window\": null");
     const vj_node *from = vj_get(f, "from_ns"), *to = vj_get(f, "to_ns");
     if (!from || from->type != VJ_NUM || !from->is_int)
         return reject_fault(err, errlen, path, from ? from : f, "the window's from_ns is not an integer");
@@ -74,27 +76,35 @@ static int spec_window(const char *spec, const char *name, ou_scen s, double sec
     *to = 0;
     if (!strcmp(spec, name)) {
         *from = llround(seconds / 3 * 1e9);
-        if (!*to_end) *to = llround(2 * seconds / 3 * 1e9);
+        if (!*to_end)
+            *to = llround(2 * seconds / 3 * 1e9);
         *tol = 0;
         return 0;
     }
-    if (strncmp(spec, name, nl) || spec[nl] != '@' || !spec[nl + 1]) return -1;
+    if (strncmp(spec, name, nl) || spec[nl] != '@' || !spec[nl + 1])
+        return -1;
     const char *a = spec + nl + 1, *dash = strchr(a + 1, '-');
     double fa, fb = 0;
-    if (vn_f64(a, dash ? (size_t)(dash - a) : strlen(a), &fa)) return -1;
-    if (dash && vn_f64(dash + 1, strlen(dash + 1), &fb)) return -1;
-    if (!dash && s != OU_NEVER) return -1;
+    if (vn_f64(a, dash ? (size_t)(dash - a) : strlen(a), &fa))
+        return -1;
+    if (dash && vn_f64(dash + 1, strlen(dash + 1), &fb))
+        return -1;
+    if (!dash && s != OU_NEVER)
+        return -1;
     *to_end = !dash;
     *from = llround(fa * seconds * 1e9);
-    if (dash) *to = llround(fb * seconds * 1e9);
+    if (dash)
+        *to = llround(fb * seconds * 1e9);
     *tol = 1;
     return 0;
 }
 
 static void window_text(long long from, long long to, int to_end, char *out, size_t n)
 {
-    if (to_end) snprintf(out, n, "from_ns %lld, to_ns null", from);
-    else snprintf(out, n, "from_ns %lld, to_ns %lld", from, to);
+    if (to_end)
+        snprintf(out, n, "from_ns %lld, to_ns null", from);
+    else
+        snprintf(out, n, "from_ns %lld, to_ns %lld", from, to);
 }
 
 /* the promises about a usable fault: mismatches only */
@@ -132,7 +142,8 @@ static void check_fault(const ou_fault *o, const char *spec, const char *run, do
         return;
     }
     if (!windowed(o->scen) || !o->has_window) {
-        if (strcmp(spec, name)) mm_add(NULL, run, "run.json fault.spec", spec, name);
+        if (strcmp(spec, name))
+            mm_add(NULL, run, "run.json fault.spec", spec, name);
         return;
     }
     if (llabs(o->from_ns - from) > tol || to_end != o->to_end || (!to_end && llabs(o->to_ns - to) > tol)) {
@@ -156,7 +167,8 @@ int ou_read_fault(const vj_node *rj, const char *path, const char *run, double s
     const char *name = vj_get_str(f, "name");
     int s = -1;
     for (int k = 0; name && k < OU_NSCEN; k++)
-        if (!strcmp(name, ou_scen_name[k])) s = k;
+        if (!strcmp(name, ou_scen_name[k]))
+            s = k;
     if (s < 0) {
         char msg[256];
         snprintf(msg, sizeof msg, "fault.name %s%.60s%s is not one of none down hang reset never flaky missing",
@@ -164,7 +176,8 @@ int ou_read_fault(const vj_node *rj, const char *path, const char *run, double s
         return reject_fault(err, errlen, path, f, msg);
     }
     o->scen = (ou_scen)s;
-    if (read_window(f, path, t0, o, err, errlen)) return -1;
+    if (read_window(f, path, t0, o, err, errlen))
+        return -1;
     check_fault(o, vj_get_str(f, "spec"), run, seconds);
     return 0;
 }
@@ -231,7 +244,8 @@ static const char *store_check_at(const ou_fault *w, ou_store *st, long long row
     int in = w->has_window && arrive >= w->F && arrive < w->U, before = w->has_window && arrive < w->F;
     if (oc == 'E' || oc == 'N' || oc == 'H' || oc == 'R') {
         const char *bad = rare_outcome(w, in, before, has_start, has_end, end, oc, want, n);
-        if (bad) return bad;
+        if (bad)
+            return bad;
     }
     if ((w->scen == OU_DOWN || w->scen == OU_NEVER) && in && oc != 'E') {
         snprintf(want, n, "E (arrive_t in the %s window [%lld, %s): unavailable at once)", ou_scen_name[w->scen], w->F,
@@ -298,43 +312,58 @@ void ou_win_free(ou_win *x)
 
 void ou_win_request(ou_win *x, const ou_fault *w, long long sched, char kind, int has_answer, long long answer)
 {
-    if (!w->has_window) return;
+    if (!w->has_window)
+        return;
     long long *c = x->c[ou_phase(w, sched)];
     c[OU_P_REQUESTS]++;
-    if (kind == 'L') c[OU_P_LIVE]++;
-    else if (kind == 'K' || kind == 'D') c[OU_P_STANDINS]++;
-    else if (kind == 'E' && has_answer) c[OU_P_ERRORS]++;
-    if (!has_answer) c[OU_P_LOST]++;
-    if (w->to_end) return;
-    if (kind == 'L' && has_answer && answer >= w->U && answer < x->first_live) x->first_live = answer;
+    if (kind == 'L')
+        c[OU_P_LIVE]++;
+    else if (kind == 'K' || kind == 'D')
+        c[OU_P_STANDINS]++;
+    else if (kind == 'E' && has_answer)
+        c[OU_P_ERRORS]++;
+    if (!has_answer)
+        c[OU_P_LOST]++;
+    if (w->to_end)
+        return;
+    if (kind == 'L' && has_answer && answer >= w->U && answer < x->first_live)
+        x->first_live = answer;
     if (sched >= w->U) {
         long long k = (sched - w->U) / NS_PER_S;
         if (k < x->nrec) {
             x->rec_rows[k]++;
-            if (kind == 'L') x->rec_live[k]++;
+            if (kind == 'L')
+                x->rec_live[k]++;
         }
     }
 }
 
 void ou_win_lookup(ou_win *x, const ou_fault *w, long long start, char out)
 {
-    if (!w->has_window || out == 'R') return;
+    if (!w->has_window || out == 'R')
+        return;
     long long *c = x->c[ou_phase(w, start)];
     c[OU_P_LOOKUPS]++;
-    if (out == 'T' || out == 'C' || out == 'X') c[OU_P_UNANSWERED]++;
+    if (out == 'T' || out == 'C' || out == 'X')
+        c[OU_P_UNANSWERED]++;
 }
 
 void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG])
 {
-    for (int k = 0; k < OU_NFIG; k++) fig[k] = NAN;
-    if (!w->has_window) return;
+    for (int k = 0; k < OU_NFIG; k++)
+        fig[k] = NAN;
+    if (!w->has_window)
+        return;
     fig[OU_WIN_FROM_MS] = (double)w->from_ns / 1e6;
-    if (!w->to_end) fig[OU_WIN_TO_MS] = (double)w->to_ns / 1e6;
+    if (!w->to_end)
+        fig[OU_WIN_TO_MS] = (double)w->to_ns / 1e6;
     for (int p = 0; p < 3; p++)
-        for (int k = 0; k < OU_PN; k++) fig[OU_PHASE0 + OU_PN * p + k] = (double)x->c[p][k];
+        for (int k = 0; k < OU_PN; k++)
+            fig[OU_PHASE0 + OU_PN * p + k] = (double)x->c[p][k];
     if (x->c[1][OU_P_REQUESTS] > 0)
         fig[OU_DURING_LOOKUPS_PER_REQUEST] = (double)x->c[1][OU_P_LOOKUPS] / (double)x->c[1][OU_P_REQUESTS];
-    if (!w->to_end && x->first_live != LLONG_MAX) fig[OU_FIRST_LIVE_AFTER_MS] = (double)(x->first_live - w->U) / 1e6;
+    if (!w->to_end && x->first_live != LLONG_MAX)
+        fig[OU_FIRST_LIVE_AFTER_MS] = (double)(x->first_live - w->U) / 1e6;
     /* the first whole second after U with n >= 1 rows whose share not live
      * is back within 1 point of the share before the window, in integers
      * (RESULTS.md): 100 B (n - live) < 100 n (B - BL) + n B when B > 0,
@@ -353,8 +382,10 @@ void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG])
 
 long long ou_wait_bound(long long tries)
 {
-    if (tries >= 7) return 1000000000LL;   /* 1e7 * 2^7 is already past the cap */
-    if (tries >= 0) return 10000000LL << tries;
+    if (tries >= 7)
+        return 1000000000LL; /* 1e7 * 2^7 is already past the cap */
+    if (tries >= 0)
+        return 10000000LL << tries;
     /* not a count of tries (a row mismatch of its own): the formula still */
     return (long long)ceil(ldexp(1e7, tries < -100 ? -100 : (int)tries));
 }
@@ -376,13 +407,16 @@ static void conn_checks(const char *run, long line, const rr_row *row, conn_stat
     long long t = row->v[E_T], tries = row->v[E_TRIES], want_tries;
     int waiting = c->last == 'L' || c->last == 'F';
     if (what == 'L') {
-        if (waiting) mm_row(run, fn, line, "what", "L", "F or C: after L or F the connection's next row is its next try");
+        if (waiting)
+            mm_row(run, fn, line, "what", "L", "F or C: after L or F the connection's next row is its next try");
         c->fails = 0;
         want_tries = 0;
     } else {
-        if (!waiting) mm_row(run, fn, line, "what", row->text[E_WHAT],
-                             "L: a connection's rows start with its loss, and the row after C is L");
-        if (what == 'F') c->fails++;
+        if (!waiting)
+            mm_row(run, fn, line, "what", row->text[E_WHAT],
+                   "L: a connection's rows start with its loss, and the row after C is L");
+        if (what == 'F')
+            c->fails++;
         want_tries = c->fails;
     }
     if (tries != want_tries) {
@@ -415,8 +449,10 @@ int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const cha
     char b[256];
     while (rc == 0) {
         int k = rr_next(&f, &row, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         long line = f.line;
         out->rows++;
         char what = row.c[E_WHAT];
@@ -427,19 +463,25 @@ int ou_events(const char *path, const unsigned char *gz, size_t gzlen, const cha
         }
         prev_t = t;
         if (strchr(RC_BREAKER, what)) {
-            if (on_brk) on_brk(ctx, line, &row);
+            if (on_brk)
+                on_brk(ctx, line, &row);
             continue;
         }
-        if (what == 'L') out->lost++;
-        else if (what == 'F') out->failed++;
-        else out->regained++;
+        if (what == 'L')
+            out->lost++;
+        else if (what == 'F')
+            out->failed++;
+        else
+            out->regained++;
         /* RESULTS.md's reconnect_wait_over: a pause outside the backoff's
          * bounds is counted (a figure that must be 0), not a malformed row */
         if (what != 'C' && (wait < 0 || wait >= ou_wait_bound(row.v[E_TRIES]))) {
             out->wait_over++;
-            if (!out->first_over_line) out->first_over_line = line;
+            if (!out->first_over_line)
+                out->first_over_line = line;
         }
-        if (what == 'C' && wait != 0) mm_row(run, fn, line, "wait_ns", row.text[E_WAIT], "0 (C: connected again)");
+        if (what == 'C' && wait != 0)
+            mm_row(run, fn, line, "wait_ns", row.text[E_WAIT], "0 (C: connected again)");
         if (conn < 0 || conn > OU_MAXCONN) {
             mm_row(run, fn, line, "conn", row.text[E_CONN], "a connection number, 0 to 65535");
             continue;

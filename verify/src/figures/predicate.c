@@ -17,10 +17,12 @@ static size_t tokenize(char *s, char **tok, size_t max)
     size_t n = 0;
     char *p = s;
     while (*p) {
-        if (n == max) return max + 1;
+        if (n == max)
+            return max + 1;
         tok[n++] = p;
         char *sp = strchr(p, ' ');
-        if (!sp) break;
+        if (!sp)
+            break;
         *sp = 0;
         p = sp + 1;
     }
@@ -108,10 +110,14 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
                 break;
             }
             const char *op = tok[i + 2];
-            if (!strcmp(op, "<")) c.op = PO_LT;
-            else if (!strcmp(op, "<=")) c.op = PO_LE;
-            else if (!strcmp(op, ">")) c.op = PO_GT;
-            else if (!strcmp(op, ">=")) c.op = PO_GE;
+            if (!strcmp(op, "<"))
+                c.op = PO_LT;
+            else if (!strcmp(op, "<="))
+                c.op = PO_LE;
+            else if (!strcmp(op, ">"))
+                c.op = PO_GT;
+            else if (!strcmp(op, ">="))
+                c.op = PO_GE;
             else {
                 snprintf(err, errlen, "\"%s\" is not one of < <= > >=", op);
                 rc = -1;
@@ -158,7 +164,8 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
         }
     }
     free(copy);
-    if (rc) pr_free(out);
+    if (rc)
+        pr_free(out);
     return rc;
 }
 
@@ -186,8 +193,10 @@ static int arm_median(const pr_data *d, const char *arm, int fig, double *m)
     double v[PR_MAXR];
     size_t n = d->rounds(d->ctx, arm, r, PR_MAXR), k = 0;
     for (size_t i = 0; i < n; i++)
-        if (d->value(d->ctx, arm, r[i], fig, &v[k])) k++;
-    if (k == 0) return 0;
+        if (d->value(d->ctx, arm, r[i], fig, &v[k]))
+            k++;
+    if (k == 0)
+        return 0;
     *m = st_median(v, k);
     return 1;
 }
@@ -236,28 +245,37 @@ int pr_eval_clause(const pr_clause *c, const pr_data *d)
     if (c->q == PQ_APART || c->q == PQ_CLOSE) {
         pr_verdict v;
         pr_verdict_compute(d, c->arm, c->arm2, c->fig, &v);
-        if (v.n == 0) return 0;
+        if (v.n == 0)
+            return 0;
         for (size_t i = 0; i < v.n; i++)
-            if (!v.has[i]) return 0;
+            if (!v.has[i])
+                return 0;
         return c->q == PQ_APART ? v.clearly : !v.clearly;
     }
     if (c->q == PQ_MEDIAN) {
         double ma, mb = 1;
-        if (!arm_median(d, c->arm, c->fig, &ma)) return 0;
-        if (c->has_term && !arm_median(d, c->arm2, c->fig2, &mb)) return 0;
+        if (!arm_median(d, c->arm, c->fig, &ma))
+            return 0;
+        if (c->has_term && !arm_median(d, c->arm2, c->fig2, &mb))
+            return 0;
         return cmp(ma, c->op, c->has_term ? c->x * mb : c->x);
     }
     int r[PR_MAXR];
     size_t n;
-    if (c->has_term) n = common_rounds(d, c->arm, c->arm2, r);
-    else n = d->rounds(d->ctx, c->arm, r, PR_MAXR);
-    if (n == 0) return 0;
+    if (c->has_term)
+        n = common_rounds(d, c->arm, c->arm2, r);
+    else
+        n = d->rounds(d->ctx, c->arm, r, PR_MAXR);
+    if (n == 0)
+        return 0;
     size_t ok = 0;
     for (size_t i = 0; i < n; i++) {
         double va, vb = 1;
         int good = d->value(d->ctx, c->arm, r[i], c->fig, &va);
-        if (good && c->has_term) good = d->value(d->ctx, c->arm2, r[i], c->fig2, &vb);
-        if (good && cmp(va, c->op, c->has_term ? c->x * vb : c->x)) ok++;
+        if (good && c->has_term)
+            good = d->value(d->ctx, c->arm2, r[i], c->fig2, &vb);
+        if (good && cmp(va, c->op, c->has_term ? c->x * vb : c->x))
+            ok++;
     }
     return c->q == PQ_EVERY ? ok == n : ok > 0;
 }

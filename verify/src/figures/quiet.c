@@ -31,7 +31,8 @@ static void all_names(char *out, size_t len)
 static int rule_by_name(const char *s, size_t len)
 {
     for (int k = 0; k < QR_NRULE; k++)
-        if (strlen(qr_rule_name[k]) == len && !memcmp(qr_rule_name[k], s, len)) return k;
+        if (strlen(qr_rule_name[k]) == len && !memcmp(qr_rule_name[k], s, len))
+            return k;
     return -1;
 }
 
@@ -77,7 +78,8 @@ int qr_load(const char *path, qr_rules *q, char *err, size_t errlen)
     memset(q, 0, sizeof *q);
     unsigned char *b;
     size_t len;
-    if (vu_read_file(path, &b, &len, err, errlen)) return 2;
+    if (vu_read_file(path, &b, &len, err, errlen))
+        return 2;
     vu_sha256_hex(b, len, q->sha256);
     char *p = (char *)b, *end = p + len;
     long line = 0, first_line[QR_NRULE] = {0};
@@ -85,9 +87,11 @@ int qr_load(const char *path, qr_rules *q, char *err, size_t errlen)
     while (p < end && !rc) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         if (*p == '#') {
             /* a comment */
         } else if (!header) {
@@ -108,7 +112,8 @@ int qr_load(const char *path, qr_rules *q, char *err, size_t errlen)
     }
     /* RESULTS.md: every rule of its table exactly once */
     for (int k = 0; k < QR_NRULE && !rc; k++) {
-        if (first_line[k]) continue;
+        if (first_line[k])
+            continue;
         char names[256];
         all_names(names, sizeof names);
         snprintf(err, errlen,
@@ -123,9 +128,11 @@ unsigned qr_judge(const qr_rules *q, const qr_figs *f)
 {
     unsigned broken = 0;
     for (int k = 0; k < QR_NRULE; k++) {
-        if (!f->has[k]) continue;
+        if (!f->has[k])
+            continue;
         int b = k == QR_OTHER_IDLE_MIN ? f->v[k] < q->limit[k] : f->v[k] > q->limit[k];
-        if (b) broken |= 1u << k;
+        if (b)
+            broken |= 1u << k;
     }
     return broken;
 }
@@ -134,7 +141,8 @@ vj_node *qr_names(unsigned broken)
 {
     vj_node *a = vj_new_arr();
     for (int k = 0; k < QR_NRULE; k++)
-        if (broken & (1u << k)) vj_arr_push(a, vj_new_str(qr_rule_name[k]));
+        if (broken & (1u << k))
+            vj_arr_push(a, vj_new_str(qr_rule_name[k]));
     return a;
 }
 
@@ -151,14 +159,17 @@ static void names_text(const vj_node *a, char *out, size_t len)
         vj_scalar_text(a->items[i], t, sizeof t);
         n += (size_t)snprintf(out + n, len - n, "%s%s", i ? ", " : "", t);
     }
-    if (n < len) snprintf(out + n, len - n, "]");
+    if (n < len)
+        snprintf(out + n, len - n, "]");
 }
 
 static int same_names(const vj_node *lab, const vj_node *mine)
 {
-    if (!lab || lab->type != VJ_ARR || lab->n != mine->n) return 0;
+    if (!lab || lab->type != VJ_ARR || lab->n != mine->n)
+        return 0;
     for (size_t i = 0; i < lab->n; i++)
-        if (lab->items[i]->type != VJ_STR || strcmp(lab->items[i]->text, mine->items[i]->text)) return 0;
+        if (lab->items[i]->type != VJ_STR || strcmp(lab->items[i]->text, mine->items[i]->text))
+            return 0;
     return 1;
 }
 
@@ -177,8 +188,10 @@ void qr_check_claim(unsigned broken, const qr_figs *f, const vj_node *claim, con
     const vj_node *qq = vj_get(claim, "quiet");
     if (!qq || qq->type != VJ_BOOL || qq->b != !broken) {
         vj_scalar_text(qq, a, sizeof a);
-        if (broken) mm_addf(NULL, run, "run.json quiet.quiet", a, "false (the raw files break %s)", b);
-        else mm_add(NULL, run, "run.json quiet.quiet", a, "true (the raw files break no rule of the quiet file)");
+        if (broken)
+            mm_addf(NULL, run, "run.json quiet.quiet", a, "false (the raw files break %s)", b);
+        else
+            mm_add(NULL, run, "run.json quiet.quiet", a, "true (the raw files break no rule of the quiet file)");
     }
     const vj_node *rules = vj_get(claim, "rules");
     if (!same_names(rules, mine)) {
@@ -191,7 +204,8 @@ void qr_check_claim(unsigned broken, const qr_figs *f, const vj_node *claim, con
     for (int k = 0; k < QR_NRULE; k++) {
         const vj_node *x = vj_get(claim, claim_fig[k]);
         int ok = x && (x->type == VJ_NUM ? f->has[k] : x->type == VJ_NULL ? !f->has[k] : 0);
-        if (ok) continue;
+        if (ok)
+            continue;
         char what[64];
         snprintf(what, sizeof what, "run.json quiet.%s", claim_fig[k]);
         vj_scalar_text(x, a, sizeof a);

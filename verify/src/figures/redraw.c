@@ -21,7 +21,8 @@ void rd_init(rd_acc *a, const vj_node *rj, const char *run, long long round, dou
         a->has_rate = 1;
         a->rate = n->num;
         a->closed = n->num == 0;
-        if (!a->closed) dc_sched_init(&a->sched, (uint64_t)round, a->rate, seconds);
+        if (!a->closed)
+            dc_sched_init(&a->sched, (uint64_t)round, a->rate, seconds);
     } else {
         vj_scalar_text(n, lab, sizeof lab);
         mm_add(NULL, run, "run.json rate", n ? lab : "(absent)",
@@ -64,10 +65,13 @@ void rd_tester_row(rd_acc *a)
 /* the schedule's count against the rows (a row beyond it was rejected by rawdec.h) */
 void rd_tester_end(rd_acc *a)
 {
-    if (!a->has_rate || a->closed) return;
+    if (!a->has_rate || a->closed)
+        return;
     long long count = 0, off;
-    while (dc_sched_next(&a->sched, &off)) count++;
-    if (count == a->rows) return;
+    while (dc_sched_next(&a->sched, &off))
+        count++;
+    if (count == a->rows)
+        return;
     char lab[64];
     snprintf(lab, sizeof lab, "%lld rows", a->rows);
     mm_addf(NULL, a->run, "tester.tsv.gz requests (the schedule)", lab,
@@ -83,7 +87,8 @@ void rd_store_row(rd_acc *a, const ou_fault *fault, int store, long line, const 
     char lab[128], want[256];
     /* the fault dice: the first store only, rows answered other than U */
     char oc = row->c[S_OUTCOME];
-    if (store != 1 || oc == 'U' || (fault->scen != OU_FLAKY && fault->scen != OU_MISSING)) return;
+    if (store != 1 || oc == 'U' || (fault->scen != OU_FLAKY && fault->scen != OU_MISSING))
+        return;
     double u;
     int drawn;
     char code;
@@ -96,7 +101,8 @@ void rd_store_row(rd_acc *a, const ou_fault *fault, int store, long line, const 
         code = 'N';
         snprintf(lab, sizeof lab, "%c (request %lld, attempt %lld, row %lld)", oc, req, att, row->v[S_ROW]);
     }
-    if (drawn == (oc == code)) return;
+    if (drawn == (oc == code))
+        return;
     snprintf(want, sizeof want, "%s%c: the %s dice give u = %.17g, %s %s", drawn ? "" : "not ", code,
              code == 'E' ? "flaky" : "missing", u, drawn ? "under" : "not under", code == 'E' ? "0.05" : "0.02");
     mm_row(a->run, fn, line, "outcome", lab, want);

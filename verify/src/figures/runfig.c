@@ -52,13 +52,17 @@ static int ends_with(const char *s, const char *suf)
 
 rf_class rf_class_by_field(const char *f)
 {
-    if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8)) return RF_MS;
-    if (ends_with(f, "_us")) return RF_US;
+    if (ends_with(f, "_ms") || !strncmp(f, "slot_ms_", 8))
+        return RF_MS;
+    if (ends_with(f, "_us"))
+        return RF_US;
     if (ends_with(f, "_share") || ends_with(f, "_per_request") || !strcmp(f, "answers_per_s") ||
         !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max") || !strcmp(f, "before_lookups_100ms"))
         return RF_RATIO;
-    if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length")) return RF_MEAN;
-    if (!strcmp(f, "sim_wilson95") || !strcmp(f, "cp95")) return RF_INTERVAL;
+    if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length"))
+        return RF_MEAN;
+    if (!strcmp(f, "sim_wilson95") || !strcmp(f, "cp95"))
+        return RF_INTERVAL;
     return RF_COUNT;
 }
 
@@ -70,7 +74,8 @@ rf_class rf_fig_class(int fig)
 int rf_fig_by_name(const char *name)
 {
     for (int i = 0; i < F_NFIG; i++)
-        if (!strcmp(rf_fig_name[i], name)) return i;
+        if (!strcmp(rf_fig_name[i], name))
+            return i;
     return -1;
 }
 
@@ -98,11 +103,15 @@ static inline void llpush(llvec *a, long long x)
  * second k of the run; e = LLONG_MAX for an interval still open */
 static void add_span(long long *acc, int nsec, long long t0, long long a, long long e)
 {
-    if (nsec <= 0) return;
+    if (nsec <= 0)
+        return;
     long long lo = t0, hi = t0 + (long long)nsec * NS_PER_S;
-    if (a < lo) a = lo;
-    if (e > hi) e = hi;
-    if (e <= a) return;
+    if (a < lo)
+        a = lo;
+    if (e > hi)
+        e = hi;
+    if (e <= a)
+        return;
     long long k0 = (a - t0) / NS_PER_S, k1 = (e - 1 - t0) / NS_PER_S;
     for (long long k = k0; k <= k1; k++) {
         long long ilo = t0 + k * NS_PER_S, ihi = ilo + NS_PER_S;
@@ -113,7 +122,8 @@ static void add_span(long long *acc, int nsec, long long t0, long long a, long l
 
 static inline int second_of(long long t, long long t0, int nsec)
 {
-    if (t < t0) return -1;
+    if (t < t0)
+        return -1;
     long long k = (t - t0) / NS_PER_S;
     return k < nsec ? (int)k : -1;
 }
@@ -129,7 +139,8 @@ static int load_event_file(const char *root, const rf_run *r, const vj_node *fil
                            size_t errlen)
 {
     snprintf(path, pathlen, "%s/results/raw/%s/%s", root, r->name, fname);
-    if (vu_read_file(path, buf, len, err, errlen)) return -1;
+    if (vu_read_file(path, buf, len, err, errlen))
+        return -1;
     char sha[65];
     vu_sha256_hex(*buf, *len, sha);
     vj_node *fe = vj_get(files, fname);
@@ -158,7 +169,8 @@ static int load_event_file(const char *root, const rf_run *r, const vj_node *fil
 static void check_rows(const rf_run *r, const vj_node *files, const char *fname, long long rows)
 {
     vj_node *fe = vj_get(files, fname);
-    if (!fe) return;
+    if (!fe)
+        return;
     vj_node *n = vj_get(fe, "rows");
     if (!n || n->type != VJ_NUM || n->num != (double)rows) {
         char lab[64], what[256];
@@ -174,7 +186,8 @@ static void check_rows(const rf_run *r, const vj_node *files, const char *fname,
  * instant may be up to 999 ns before the one logged), 0 for ns. */
 static void check_t0(const rf_run *r, const char *fn, long long tmin, long line, const char *col, long long slack)
 {
-    if (!line || tmin >= r->t0 - slack) return;
+    if (!line || tmin >= r->t0 - slack)
+        return;
     char lab[32], want[160], what[96];
     snprintf(lab, sizeof lab, "%lld", tmin);
     snprintf(want, sizeof want, "at or after t0_ns %lld, the run's start (this is %lld ns before it)", r->t0,
@@ -227,8 +240,10 @@ static void check_answer(rf_run *r, long line, const rr_row *row, const ref_data
     float want = ki == 0 ? ref->score[rw] : ki == 1 ? ref->last_known[rw] : ref->default_score;
     fmt_float(want, a, sizeof a);
     if (row->has[T_SCORE] != 2) {
-        if (row->f[T_SCORE] != want) snprintf(b, sizeof b, "%s (%s of row %lld)", a, what[ki], rw);
-        else snprintf(b, sizeof b, "= (it equals the %s of row %lld, %s: format 4 writes =)", what[ki], rw, a);
+        if (row->f[T_SCORE] != want)
+            snprintf(b, sizeof b, "%s (%s of row %lld)", a, what[ki], rw);
+        else
+            snprintf(b, sizeof b, "= (it equals the %s of row %lld, %s: format 4 writes =)", what[ki], rw, a);
         row_mm(r, fn, line, "answer", row->text[T_SCORE], b);
         return;
     }
@@ -259,7 +274,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
             rc = -1;
             break;
         }
-        if (k == 0) break;
+        if (k == 0)
+            break;
         long line = f.f.line;
         xf_tester_row(&x->xf, line, &row);
         rd_tester_row(&x->rd);
@@ -272,7 +288,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         ou_win_request(&r->win, &r->fault, sched, kind, row.has[T_ANSWER], row.v[T_ANSWER]);
         df_tester_row(d, sched, row.has[T_ANSWER], row.v[T_ANSWER], kind);
         long long status = row.v[T_STATUS];
-        if (status == 200) (*status200)++;
+        if (status == 200)
+            (*status200)++;
         if (row.has[T_ANSWER]) {
             answered++;
             llpush(lat, row.v[T_ANSWER] - sched);
@@ -280,20 +297,25 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         xf_tester_promises(r->name, line, &row);
         /* lateness over the requests sent (RESULTS.md: rows with send_t present) */
         long long lt = row.has[T_SEND] ? row.v[T_SEND] - sched : 0;
-        if (row.has[T_SEND]) llpush(late, lt);
+        if (row.has[T_SEND])
+            llpush(late, lt);
         int s = second_of(sched, r->t0, r->nsec);
         if (s >= 0) {
             r->arrivals[s]++;
-            if (ki == 1 || ki == 2) r->standins[s]++;
-            if (ki == 0) r->live_sec[s]++;
-            if (ki == 3) r->errors_sec[s]++;
+            if (ki == 1 || ki == 2)
+                r->standins[s]++;
+            if (ki == 0)
+                r->live_sec[s]++;
+            if (ki == 3)
+                r->errors_sec[s]++;
             if (row.has[T_SEND] && (!r->late_has[s] || lt > r->late_max_ns[s])) {
                 r->late_max_ns[s] = lt;
                 r->late_has[s] = 1;
             }
         }
         /* every answer against the reference (RESULTS.md, last section) */
-        if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE]) check_answer(r, line, &row, ref, ki);
+        if (ref && ki >= 0 && ki < 3 && row.has[T_SCORE])
+            check_answer(r, line, &row, ref, ki);
     }
     if (rc) {
         rx_close(&f);
@@ -331,19 +353,24 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
         if (row->has[cs]) {
             (*tried)++;
             int s = second_of(row->v[cs], r->t0, r->nsec);
-            if (s >= 0 && sent) r->lookups_sent[s]++;
+            if (s >= 0 && sent)
+                r->lookups_sent[s]++;
         }
         if (row->has[ce] != row->has[cs] || row->has[co] != row->has[cs]) {
             snprintf(what, sizeof what, "a%d", a);
             row_mm(r, fn, line, what, "start, end and out not all present or all absent",
                    "all present (tried) or all - (not tried)");
         }
-        if (!row->has[co]) continue;
+        if (!row->has[co])
+            continue;
         char c = row->c[co];
         r->lookup_end[strchr(RC_LOOKUP_OUTS, c) - RC_LOOKUP_OUTS]++;
-        if (permanent) retry = 1;
-        if (c == 'N') permanent = 1;
-        if (row->has[cs] && sent) ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
+        if (permanent)
+            retry = 1;
+        if (c == 'N')
+            permanent = 1;
+        if (row->has[cs] && sent)
+            ou_win_lookup(&r->win, &r->fault, row->v[cs], c);
         if (!sent && row->has[cs] && row->has[ce] && row->v[ce] != row->v[cs]) {
             char b[160];
             snprintf(what, sizeof what, "a%d_end_us", a);
@@ -351,7 +378,8 @@ static void service_lookups(rf_run *r, const rr_row *row, long line, int *tried,
             row_mm(r, fn, line, what, row->text[ce], b);
         }
     }
-    if (retry) (*retried)++;
+    if (retry)
+        (*retried)++;
 }
 
 static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d, fl_acc *fl, rowx *x)
@@ -374,7 +402,8 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
             rc = -1;
             break;
         }
-        if (k == 0) break;
+        if (k == 0)
+            break;
         n++;
         long line = f.f.line;
         int tried = 0;
@@ -431,7 +460,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
             rc = -1;
             break;
         }
-        if (k == 0) break;
+        if (k == 0)
+            break;
         n++;
         long line = f.f.line;
         /* the reader admits only RAWFORMAT.md's codes (rawcols.h) */
@@ -444,14 +474,17 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
             int col = !strcmp(bad, "outcome") ? S_OUTCOME : !strcmp(bad, "start_t") ? S_START
                       : !strcmp(bad, "end_t") ? S_END : S_ARRIVE;
             char lab[32];
-            if (row.has[col] && col != S_OUTCOME) snprintf(lab, sizeof lab, "%lld", row.v[col]);
-            else snprintf(lab, sizeof lab, "%s", row.has[col] ? row.text[col] : "-");
+            if (row.has[col] && col != S_OUTCOME)
+                snprintf(lab, sizeof lab, "%lld", row.v[col]);
+            else
+                snprintf(lab, sizeof lab, "%s", row.has[col] ? row.text[col] : "-");
             row_mm(r, fn, line, bad, lab, want);
         }
         if ((oc == 'P') != !row.has[S_END])
             row_mm(r, fn, line, "end_us", row.has[S_END] ? row.text[S_END] : "-",
                    oc == 'P' ? "- (outcome P: pending at stop)" : "present (outcome is not P)");
-        if (row.v[S_BUSY] < 0 || row.v[S_BUSY] > 16) row_mm(r, fn, line, "busy", row.text[S_BUSY], "0 to 16");
+        if (row.v[S_BUSY] < 0 || row.v[S_BUSY] > 16)
+            row_mm(r, fn, line, "busy", row.text[S_BUSY], "0 to 16");
         if (row.v[S_ATTEMPT] < 0 || row.v[S_ATTEMPT] >= RC_LOOKUPS)
             row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
         df_store_row(d, &r->fault, r->name, fn, line, &row, store);
@@ -461,7 +494,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
             long long st = row.v[S_START];
-            if (row.has[S_END]) *slot_ns += row.v[S_END] - st;
+            if (row.has[S_END])
+                *slot_ns += row.v[S_END] - st;
             add_span(r->busy_ns, r->nsec, r->t0, st, row.has[S_END] ? row.v[S_END] : LLONG_MAX);
             add_span(r->line_ns, r->nsec, r->t0, arr, st);
         } else {
@@ -507,7 +541,8 @@ static int do_events(const char *root, rf_run *r, const vj_node *rj, df_acc *d)
     d->run = r->name;
     int rc = ou_events(path, gz, gzlen, r->name, brk_row, d, &ec, err, sizeof err);
     free(gz);
-    if (rc) return reject(r, err);
+    if (rc)
+        return reject(r, err);
     check_rows(r, files, "events.tsv.gz", ec.rows);
     check_t0(r, "events.tsv.gz", ec.tmin, ec.tmin_line, "t", 0);
     r->fig[F_CONN_LOST] = (double)ec.lost;
@@ -531,7 +566,8 @@ static void check_folder(const char *root, const rf_run *r)
     if (!vu_list_dir(dir, &names, &n, err, sizeof err)) {
         for (size_t i = 0; i < n; i++) {
             size_t k = 0;
-            while (k < nf && strcmp(names[i], seven[k])) k++;
+            while (k < nf && strcmp(names[i], seven[k]))
+                k++;
             if (k == nf)
                 mm_add(NULL, r->name, "folder", names[i],
                        nf == 7 ? "only the seven files of RAWFORMAT.md (stores 2)"
@@ -563,7 +599,8 @@ static double foreign_share(const rr_row *row)
 
 static int add_checked(long long *sum, long long v, rf_run *r, const char *path, long line, const char *col)
 {
-    if (!__builtin_add_overflow(*sum, v, sum)) return 0;
+    if (!__builtin_add_overflow(*sum, v, sum))
+        return 0;
     char err[4200];
     snprintf(err, sizeof err, "%s:%ld: the sum of %s over the file overflows 64 bits", path, line, col);
     return reject(r, err);
@@ -578,7 +615,8 @@ static void machine_row_checks(rf_run *r, const rr_row *row, long line, long lon
     char b[256];
     char sc = row->c[M_SCOPE], want = i % 2 == 0 ? 'A' : 'M';
     long long t = row->v[M_T];
-    if (sc != 'A' && sc != 'M') row_mm(r, fn, line, "scope", row->text[M_SCOPE], "A or M");
+    if (sc != 'A' && sc != 'M')
+        row_mm(r, fn, line, "scope", row->text[M_SCOPE], "A or M");
     else if (sc != want)
         row_mm(r, fn, line, "scope", row->text[M_SCOPE],
                want == 'A' ? "A (rows come in pairs, A before M)" : "M (the second row of its pair)");
@@ -597,7 +635,8 @@ static void machine_row_checks(rf_run *r, const rr_row *row, long line, long lon
      * it may exceed total - idle - steal by a few (RAWFORMAT.md), so only
      * its sign is checked */
     long long lab = row->v[M_LAB];
-    if (lab < 0) row_mm(r, fn, line, "lab", row->text[M_LAB], "a count of ticks, >= 0");
+    if (lab < 0)
+        row_mm(r, fn, line, "lab", row->text[M_LAB], "a count of ticks, >= 0");
     if (i % 2 == 0) {
         *pair_lab = lab;
     } else if (lab != *pair_lab) {
@@ -606,9 +645,12 @@ static void machine_row_checks(rf_run *r, const rr_row *row, long line, long lon
         row_mm(r, fn, line, "lab", row->text[M_LAB], b);
     }
     long long tot = row->v[M_TOTAL], idle = row->v[M_IDLE], steal = row->v[M_STEAL];
-    if (tot < 0) row_mm(r, fn, line, "total", row->text[M_TOTAL], "a count of ticks, >= 0");
-    if (idle < 0 || idle > tot) row_mm(r, fn, line, "idle", row->text[M_IDLE], "0 to total (idle is of those)");
-    if (steal < 0 || steal > tot) row_mm(r, fn, line, "steal", row->text[M_STEAL], "0 to total (steal is of those)");
+    if (tot < 0)
+        row_mm(r, fn, line, "total", row->text[M_TOTAL], "a count of ticks, >= 0");
+    if (idle < 0 || idle > tot)
+        row_mm(r, fn, line, "idle", row->text[M_IDLE], "0 to total (idle is of those)");
+    if (steal < 0 || steal > tot)
+        row_mm(r, fn, line, "steal", row->text[M_STEAL], "0 to total (steal is of those)");
     else if (idle >= 0 && idle <= tot && steal > tot - idle)
         row_mm(r, fn, line, "idle + steal", row->text[M_STEAL], "at most total (idle and steal are other states)");
 }
@@ -628,8 +670,10 @@ static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
     int bad = 0;
     while (rc == 0 && !bad) {
         int k = rr_next(&f, &row, err, sizeof err);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         machine_row_checks(r, &row, f.line, n, &pair_t, &pair_lab);
         n++;
         long long tot = row.v[M_TOTAL], idle = row.v[M_IDLE], steal = row.v[M_STEAL];
@@ -639,15 +683,19 @@ static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
                   add_checked(&m->a_steal, steal, r, path, f.line, "steal");
             /* a row with total 0 counts 0 (RESULTS.md) */
             double share = tot != 0 ? (double)steal / (double)tot : 0;
-            if (m->na == 0 || share > m->second_max) m->second_max = share;
-            if (m->na < r->nsec) r->steal_sec[m->na] = share;
+            if (m->na == 0 || share > m->second_max)
+                m->second_max = share;
+            if (m->na < r->nsec)
+                r->steal_sec[m->na] = share;
             m->na++;
         } else if (row.c[M_SCOPE] == 'M') {
             bad = add_checked(&m->m_total, tot, r, path, f.line, "total") ||
                   add_checked(&m->m_idle, idle, r, path, f.line, "idle");
             double share = foreign_share(&row);
-            if (m->nm == 0 || share > m->foreign_max) m->foreign_max = share;
-            if (m->nm < r->nsec) r->foreign_sec[m->nm] = share;
+            if (m->nm == 0 || share > m->foreign_max)
+                m->foreign_max = share;
+            if (m->nm < r->nsec)
+                r->foreign_sec[m->nm] = share;
             m->nm++;
         }
     }
@@ -656,8 +704,10 @@ static int do_machine(const char *root, rf_run *r, const vj_node *rj, msums *m)
                "rows in pairs, A then M (RAWFORMAT.md)");
     rr_close(&f);
     free(gz);
-    if (rc) return reject(r, err);
-    if (bad) return -1;
+    if (rc)
+        return reject(r, err);
+    if (bad)
+        return -1;
     check_rows(r, files, "machine.tsv.gz", n);
     return 0;
 }
@@ -675,7 +725,8 @@ static void set(rf_run *r, int f, double v)
 static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200, const msums *m, df_acc *d)
 {
     double n = r->fig[F_N];
-    for (int f = 0; f < F_NFIG; f++) r->has[f] = 0;
+    for (int f = 0; f < F_NFIG; f++)
+        r->has[f] = 0;
     set(r, F_N, n);
     set(r, F_ANSWERED, r->fig[F_ANSWERED]);
     st_sort_ll(lat->v, lat->n);
@@ -713,24 +764,29 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     /* differences in double: exact for tick counts below 2^53, no overflow beyond */
     double oi = (double)m->a_idle - (double)m->m_idle, ot = (double)m->a_total - (double)m->m_total;
     double share = ot != 0 ? oi / ot : NAN;
-    if (share < 0) share = 0;           /* clipped to [0, 1], as RESULTS.md says */
-    else if (share > 1) share = 1;
+    if (share < 0)
+        share = 0; /* clipped to [0, 1], as RESULTS.md says */
+    else if (share > 1)
+        share = 1;
     set(r, F_OTHER_IDLE_SHARE, share);
     set(r, F_FOREIGN_SECOND_MAX, m->nm ? m->foreign_max : NAN);
     /* counts of the tester, service and events passes */
     static const int counts[] = {F_LOST, F_RETRIED_PERMANENT, F_CONN_LOST, F_CONN_FAILED, F_CONN_REGAINED,
                                  F_RECONNECT_WAIT_OVER};
-    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++) set(r, counts[k], r->fig[counts[k]]);
+    for (size_t k = 0; k < sizeof counts / sizeof *counts; k++)
+        set(r, counts[k], r->fig[counts[k]]);
     /* the fault window (NaN for a run without one) */
     double w[OU_NFIG];
     ou_win_figs(&r->win, &r->fault, w);
-    for (int k = 0; k < OU_NFIG; k++) set(r, F_WIN0 + k, w[k]);
+    for (int k = 0; k < OU_NFIG; k++)
+        set(r, F_WIN0 + k, w[k]);
     /* the defences (NaN for an arm without them); B and Y are lookup ends */
     double df[DF_NFIG];
     const char *le = RC_LOOKUP_OUTS;
     df_figs(d, &r->fault, r->lookup_end[strchr(le, 'B') - le], r->lookup_end[strchr(le, 'Y') - le], df, r->rec100,
             &r->has_rec100, &r->budget_over_line);
-    for (int k = 0; k < DF_NFIG; k++) set(r, F_DF0 + k, df[k]);
+    for (int k = 0; k < DF_NFIG; k++)
+        set(r, F_DF0 + k, df[k]);
     r->brk_illegal_line = d->brk.first_illegal_line;
 }
 
@@ -755,7 +811,8 @@ static void quiet_figs(const rf_run *r, qr_figs *q)
         q->has[k] = r->has[fig[k]];
         q->v[k] = r->fig[fig[k]];
         /* RESULTS.md: late_p99_us / 1000 and late_max_us / 1000 against limits in ms */
-        if (k == QR_LATE_P99_MAX_MS || k == QR_LATE_MAX_MAX_MS) q->v[k] /= 1000;
+        if (k == QR_LATE_P99_MAX_MS || k == QR_LATE_MAX_MAX_MS)
+            q->v[k] /= 1000;
     }
 }
 
@@ -801,7 +858,8 @@ static int run_header(rf_run *r, const vj_node *rj, const char *path)
     r->errors_sec = vu_xcalloc(ns, sizeof(long long));
     r->steal_sec = vu_xmalloc(ns * sizeof(double));
     r->foreign_sec = vu_xmalloc(ns * sizeof(double));
-    for (size_t s = 0; s < ns; s++) r->steal_sec[s] = r->foreign_sec[s] = NAN;
+    for (size_t s = 0; s < ns; s++)
+        r->steal_sec[s] = r->foreign_sec[s] = NAN;
     return 0;
 }
 
@@ -810,8 +868,10 @@ static long long check_test_rows(const rf_run *r, const vj_node *rj, const ref_d
 {
     long long test_rows = -1;
     vj_node *tr = vj_get(rj, "test_rows");
-    if (tr && tr->type == VJ_NUM && tr->is_int) test_rows = tr->i;
-    else mm_add(NULL, r->name, "run.json test_rows", "(absent)", "an integer (RAWFORMAT.md)");
+    if (tr && tr->type == VJ_NUM && tr->is_int)
+        test_rows = tr->i;
+    else
+        mm_add(NULL, r->name, "run.json test_rows", "(absent)", "an integer (RAWFORMAT.md)");
     if (ref && test_rows >= 0) {
         char lab[64];
         snprintf(lab, sizeof lab, "%lld", test_rows);
@@ -831,18 +891,22 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     char path[4096], err[6144];
     snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
     vj_node *rj = NULL;
-    if (vj_parse_file(path, &rj, err, sizeof err)) return reject(r, err);
+    if (vj_parse_file(path, &rj, err, sizeof err))
+        return reject(r, err);
     const char *su = vj_get_str(rj, "start_utc");
-    if (su) snprintf(r->start_utc, sizeof r->start_utc, "%s", su);
+    if (su)
+        snprintf(r->start_utc, sizeof r->start_utc, "%s", su);
     const char *mc = vj_get_str(rj, "machine");
-    if (mc) r->has_machine = snprintf(r->machine, sizeof r->machine, "%s", mc) >= 0;
+    if (mc)
+        r->has_machine = snprintf(r->machine, sizeof r->machine, "%s", mc) >= 0;
     if (run_header(r, rj, path)) {
         vj_free(rj);
         return -1;
     }
     char want[512];
     snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
-    if (strcmp(want, run)) mm_add(NULL, run, "folder name", run, want);
+    if (strcmp(want, run))
+        mm_add(NULL, run, "folder name", run, want);
     long long test_rows = check_test_rows(r, rj, ref);
     if (ou_read_fault(rj, path, run, r->seconds, r->t0, &r->fault, err, sizeof err)) {
         vj_free(rj);
@@ -872,14 +936,20 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     rx_init(&x.rx, rj, r->round, r->seconds, r->t0, ref);
     /* the events before the service: its O codes are checked against the breaker's rows */
     int rc = do_tester(root, r, rj, ref, &lat, &late, &status200, &d, &x);
-    if (!rc) rc = do_events(root, r, rj, &d);
-    if (!rc) rc = do_service(root, r, rj, &d, &fl, &x);
-    if (!rc) rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows, &x);
-    if (!rc && sp.stores == 2) rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows, &x);
-    if (!rc) xf_finish(&x.xf);
+    if (!rc)
+        rc = do_events(root, r, rj, &d);
+    if (!rc)
+        rc = do_service(root, r, rj, &d, &fl, &x);
+    if (!rc)
+        rc = do_store(root, r, rj, test_rows, &d, &fl, 1, &slot_ns, &srows, &x);
+    if (!rc && sp.stores == 2)
+        rc = do_store(root, r, rj, test_rows, &d, &fl, 2, &slot_ns, &srows, &x);
+    if (!rc)
+        xf_finish(&x.xf);
     xf_free(&x.xf);
     rx_free(&x.rx);
-    if (!rc) rc = do_machine(root, r, rj, &m);
+    if (!rc)
+        rc = do_machine(root, r, rj, &m);
     if (!rc) {
         vj_node *req = vj_get(rj, "requests");
         if (!req || req->type != VJ_NUM || req->num != r->fig[F_N]) {
@@ -894,7 +964,8 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         quiet_figs(r, &q);
         r->broken = rules ? qr_judge(rules, &q) : 0;
         r->quiet = r->broken == 0;
-        if (rules) qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
+        if (rules)
+            qr_check_claim(r->broken, &q, vj_get(rj, "quiet"), run);
     }
     ou_win_free(&r->win);
     /* the breaker's rows stay with the run (extra.runs.<run>.breaker) */
@@ -928,9 +999,12 @@ vj_node *rf_to_json(const rf_run *r)
     vj_obj_set(o, "round", vj_new_int(r->round));
     vj_obj_set(o, "machine", r->has_machine ? vj_new_str(r->machine) : vj_new_null());
     for (int f = 0; f < F_NFIG; f++) {
-        if (!r->has[f]) vj_obj_set(o, rf_fig_name[f], vj_new_null());
-        else if (rf_fig_class(f) == RF_COUNT) vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));
-        else vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
+        if (!r->has[f])
+            vj_obj_set(o, rf_fig_name[f], vj_new_null());
+        else if (rf_fig_class(f) == RF_COUNT)
+            vj_obj_set(o, rf_fig_name[f], vj_new_int((long long)r->fig[f]));
+        else
+            vj_obj_set(o, rf_fig_name[f], vj_new_num(r->fig[f]));
     }
     vj_obj_set(o, "fault", vj_new_str(ou_scen_name[r->fault.scen]));
     vj_obj_set(o, "store_outcomes", code_counts(RC_STORE_OUTCOMES, r->store_out));
@@ -939,7 +1013,8 @@ vj_node *rf_to_json(const rf_run *r)
     if (r->has_rec100) {
         vj_free(rec);
         rec = vj_new_arr();
-        for (int i = 0; i < DF_REC_BINS; i++) vj_arr_push(rec, vj_new_int(r->rec100[i]));
+        for (int i = 0; i < DF_REC_BINS; i++)
+            vj_arr_push(rec, vj_new_int(r->rec100[i]));
     }
     vj_obj_set(o, "recovery_lookups_100ms", rec);
     vj_obj_set(o, "flooded", vj_new_bool(r->flood.flooded));

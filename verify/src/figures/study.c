@@ -34,16 +34,19 @@ static const struct {
 static const study_arm *find_arm(const study *s, const char *arm)
 {
     for (size_t i = 0; i < s->narms; i++)
-        if (!strcmp(s->arms[i].arm, arm)) return &s->arms[i];
+        if (!strcmp(s->arms[i].arm, arm))
+            return &s->arms[i];
     return NULL;
 }
 
 const rf_run *study_run(const study *s, const char *arm, int round)
 {
     const study_arm *a = find_arm(s, arm);
-    if (!a) return NULL;
+    if (!a)
+        return NULL;
     for (size_t i = 0; i < a->n; i++)
-        if (s->runs[a->idx[i]].round == round) return &s->runs[a->idx[i]];
+        if (s->runs[a->idx[i]].round == round)
+            return &s->runs[a->idx[i]];
     return NULL;
 }
 
@@ -51,11 +54,13 @@ static size_t cb_rounds(void *ctx, const char *arm, int *out, size_t max)
 {
     const study *s = ctx;
     const study_arm *a = find_arm(s, arm);
-    if (!a) return 0;
+    if (!a)
+        return 0;
     size_t n = 0;
     for (size_t i = 0; i < a->n && n < max; i++) {
         int r = s->runs[a->idx[i]].round;
-        if (n > 0 && out[n - 1] == r) continue; /* a duplicate run: the first counts */
+        if (n > 0 && out[n - 1] == r)
+            continue; /* a duplicate run: the first counts */
         out[n++] = r;
     }
     return n;
@@ -64,7 +69,8 @@ static size_t cb_rounds(void *ctx, const char *arm, int *out, size_t max)
 static int cb_value(void *ctx, const char *arm, int round, int fig, double *v)
 {
     const rf_run *r = study_run(ctx, arm, round);
-    if (!r || fig < 0 || fig >= F_NFIG || !r->has[fig]) return 0;
+    if (!r || fig < 0 || fig >= F_NFIG || !r->has[fig])
+        return 0;
     *v = r->fig[fig];
     return 1;
 }
@@ -79,15 +85,19 @@ static int cmp_run_ptr(const void *x, const void *y)
 {
     const rf_run *a = x, *b = y;
     int c = strcmp(a->arm, b->arm);
-    if (c) return c;
-    if (a->round != b->round) return a->round < b->round ? -1 : 1;
+    if (c)
+        return c;
+    if (a->round != b->round)
+        return a->round < b->round ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 
 static vj_node *num_or_null(double v, int count)
 {
-    if (!isfinite(v)) return vj_new_null();
-    if (count && v == floor(v) && fabs(v) < 9e15) return vj_new_int((long long)v);
+    if (!isfinite(v))
+        return vj_new_null();
+    if (count && v == floor(v) && fabs(v) < 9e15)
+        return vj_new_int((long long)v);
     return vj_new_num(v);
 }
 
@@ -98,14 +108,16 @@ static vj_node *arm_json(const study *s, const study_arm *a)
     int last = -1;
     for (size_t i = 0; i < a->n; i++) {
         int r = s->runs[a->idx[i]].round;
-        if (i && r == last) continue;
+        if (i && r == last)
+            continue;
         vj_arr_push(rounds, vj_new_int(r));
         last = r;
     }
     vj_obj_set(o, "rounds", rounds);
     vj_node *dist = vj_new_arr();
     for (size_t i = 0; i < a->nd; i++)
-        if (!i || a->disturbed[i] != a->disturbed[i - 1]) vj_arr_push(dist, vj_new_int(a->disturbed[i]));
+        if (!i || a->disturbed[i] != a->disturbed[i - 1])
+            vj_arr_push(dist, vj_new_int(a->disturbed[i]));
     vj_obj_set(o, "rounds_disturbed", dist);
     double *v = vu_xmalloc((a->n + 1) * sizeof *v);
     for (size_t k = 0; k < sizeof arm_figs / sizeof arm_figs[0]; k++) {
@@ -113,7 +125,8 @@ static vj_node *arm_json(const study *s, const study_arm *a)
         size_t m = 0;
         for (size_t i = 0; i < a->n; i++) {
             const rf_run *r = &s->runs[a->idx[i]];
-            if (r->has[f]) v[m++] = r->fig[f];
+            if (r->has[f])
+                v[m++] = r->fig[f];
         }
         if (m == 0) {
             vj_obj_set(o, rf_fig_name[f], vj_new_null());
@@ -132,7 +145,8 @@ static vj_node *arm_json(const study *s, const study_arm *a)
         long long t = 0;
         for (size_t i = 0; i < a->n; i++) {
             const rf_run *r = &s->runs[a->idx[i]];
-            if (r->has[arm_totals[k].fig]) t += (long long)r->fig[arm_totals[k].fig];
+            if (r->has[arm_totals[k].fig])
+                t += (long long)r->fig[arm_totals[k].fig];
         }
         vj_obj_set(o, arm_totals[k].name, vj_new_int(t));
     }
@@ -149,7 +163,8 @@ typedef struct {
 
 static void tsv_free(tsv *t)
 {
-    for (size_t i = 0; i < t->n; i++) free(t->rows[i]);
+    for (size_t i = 0; i < t->n; i++)
+        free(t->rows[i]);
     free(t->rows);
     free(t->lineno);
     free(t->buf);
@@ -163,8 +178,10 @@ static int tsv_read(const char *path, const char *const *cols, int ncol, tsv *t,
     unsigned char *b;
     size_t len;
     int rc = vu_read_file(path, &b, &len, err, errlen);
-    if (rc) return rc;
-    if (sha) vu_sha256_hex(b, len, sha);
+    if (rc)
+        return rc;
+    if (sha)
+        vu_sha256_hex(b, len, sha);
     t->buf = (char *)b;
     char *p = t->buf, *end = p + len;
     long line = 0;
@@ -172,17 +189,21 @@ static int tsv_read(const char *path, const char *const *cols, int ncol, tsv *t,
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         *e = 0;
-        if (e > p && e[-1] == '\r') e[-1] = 0;
+        if (e > p && e[-1] == '\r')
+            e[-1] = 0;
         char **f = vu_xcalloc((size_t)ncol, sizeof *f);
         int nf = 0;
         char *q = p;
         for (;;) {
             char *tab = strchr(q, '\t');
-            if (nf < ncol) f[nf] = q;
+            if (nf < ncol)
+                f[nf] = q;
             nf++;
-            if (!tab) break;
+            if (!tab)
+                break;
             *tab = 0;
             q = tab + 1;
         }
@@ -236,8 +257,10 @@ static int read_questions(const char *comparisons_path, const char *guesses_path
 {
     static const char *const ccols[] = {"a", "b", "figure", "note"};
     static const char *const gcols[] = {"id", "guess", "predicate"};
-    if (qr_load(quiet_path, &s->rules, err, errlen)) return 2;
-    if (tsv_read(comparisons_path, ccols, 4, comp, NULL, err, errlen)) return 2;
+    if (qr_load(quiet_path, &s->rules, err, errlen))
+        return 2;
+    if (tsv_read(comparisons_path, ccols, 4, comp, NULL, err, errlen))
+        return 2;
     for (size_t i = 0; i < comp->n; i++) {
         if (rf_fig_by_name(comp->rows[i][2]) < 0) {
             snprintf(err, errlen, "%s:%ld: unknown figure \"%s\"", comparisons_path, comp->lineno[i],
@@ -256,7 +279,8 @@ static int read_questions(const char *comparisons_path, const char *guesses_path
         if (pr_parse(gue->rows[i][2], &(*preds)[i], perr, sizeof perr)) {
             snprintf(err, errlen, "%s:%ld: predicate of %s: %s", guesses_path, gue->lineno[i], gue->rows[i][0],
                      perr);
-            for (size_t k = 0; k < i; k++) pr_free(&(*preds)[k]);
+            for (size_t k = 0; k < i; k++)
+                pr_free(&(*preds)[k]);
             free(*preds);
             tsv_free(comp);
             tsv_free(gue);
@@ -282,7 +306,8 @@ static int compute_runs(const char *root, study *s, char *err, size_t errlen)
         char *p = vu_xasprintf("%s/%s", rawdir, names[i]);
         int dir = vu_is_dir(p);
         free(p);
-        if (!dir) continue;
+        if (!dir)
+            continue;
         rf_run *r = &s->runs[s->nruns++];
         if (rf_compute(root, names[i], &s->ref, &s->rules, r)) {
             s->rejected++;
@@ -305,7 +330,8 @@ static void group_arms(study *s)
     s->arms = vu_xcalloc(s->nruns + 1, sizeof *s->arms);
     for (size_t i = 0; i < s->nruns; i++) {
         rf_run *r = &s->runs[i];
-        if (!r->ok) continue;
+        if (!r->ok)
+            continue;
         study_arm *a = (study_arm *)find_arm(s, r->arm);
         if (!a) {
             a = &s->arms[s->narms++];
@@ -320,8 +346,10 @@ static void group_arms(study *s)
                    "one run per arm and round (the first folder counts)");
         }
         a->last_round = r->round;
-        if (r->quiet) a->idx[a->n++] = i;
-        else a->disturbed[a->nd++] = r->round;
+        if (r->quiet)
+            a->idx[a->n++] = i;
+        else
+            a->disturbed[a->nd++] = r->round;
     }
 }
 
@@ -383,10 +411,12 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
 {
     memset(s, 0, sizeof *s);
     snprintf(s->root, sizeof s->root, "%s", root);
-    if (ref_load(root, &s->ref, err, errlen)) return 2;
+    if (ref_load(root, &s->ref, err, errlen))
+        return 2;
     tsv comp, gue;
     pr_pred *preds = NULL;
-    if (read_questions(comparisons_path, guesses_path, quiet_path, s, &comp, &gue, &preds, err, errlen)) return 2;
+    if (read_questions(comparisons_path, guesses_path, quiet_path, s, &comp, &gue, &preds, err, errlen))
+        return 2;
     int rc = compute_runs(root, s, err, errlen);
     if (rc == 0) {
         group_arms(s);
@@ -394,16 +424,19 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         vj_obj_set(s->mine, "format", vj_new_str("lab-results 1"));
         vj_node *runs = vj_new_obj();
         for (size_t i = 0; i < s->nruns; i++)
-            if (s->runs[i].ok) vj_obj_set(runs, s->runs[i].name, rf_to_json(&s->runs[i]));
+            if (s->runs[i].ok)
+                vj_obj_set(runs, s->runs[i].name, rf_to_json(&s->runs[i]));
         vj_obj_set(s->mine, "runs", runs);
         vj_node *arms = vj_new_obj();
-        for (size_t i = 0; i < s->narms; i++) vj_obj_set(arms, s->arms[i].arm, arm_json(s, &s->arms[i]));
+        for (size_t i = 0; i < s->narms; i++)
+            vj_obj_set(arms, s->arms[i].arm, arm_json(s, &s->arms[i]));
         vj_obj_set(s->mine, "arms", arms);
         pr_data d = study_pr_data(s);
         vj_obj_set(s->mine, "verdicts", verdicts_json(s, &comp, &d));
         vj_obj_set(s->mine, "guesses", guesses_json(&gue, preds, &d));
     }
-    for (size_t k = 0; k < gue.n; k++) pr_free(&preds[k]);
+    for (size_t k = 0; k < gue.n; k++)
+        pr_free(&preds[k]);
     free(preds);
     tsv_free(&comp);
     tsv_free(&gue);
@@ -412,7 +445,8 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
 
 void study_free(study *s)
 {
-    for (size_t i = 0; i < s->nruns; i++) rf_free(&s->runs[i]);
+    for (size_t i = 0; i < s->nruns; i++)
+        rf_free(&s->runs[i]);
     free(s->runs);
     for (size_t i = 0; i < s->narms; i++) {
         free(s->arms[i].idx);

@@ -26,7 +26,8 @@ typedef struct {
 static vj_node *field(const vj_node *rec, const char *where, const char *key, vj_type want)
 {
     const vj_node *v = vj_get(rec, key);
-    if (v && v->type == want && (want != VJ_NUM || isfinite(v->num))) return vj_copy(v);
+    if (v && v->type == want && (want != VJ_NUM || isfinite(v->num)))
+        return vj_copy(v);
     char lab[64];
     vj_scalar_text(v, lab, sizeof lab);
     mm_addf(NULL, where, key, v ? lab : "(absent)", "a %s (APCOST.md 2.1)",
@@ -82,9 +83,12 @@ static vj_node *stage_entry(const char *root, const char *file, co_sums *t)
     double cpu = num_of(e, "cpu_user_s") + num_of(e, "cpu_sys_s"), wall = num_of(e, "wall_s");
     vj_obj_set(e, "cpu_s", vj_new_num(cpu));
     t->nstages++;
-    if (isfinite(wall)) t->stages_wall += wall;
-    if (isfinite(cpu)) t->stages_cpu += cpu;
-    if (isfinite(wall) && strcmp(name, "measure")) t->wall_not_measure += wall;
+    if (isfinite(wall))
+        t->stages_wall += wall;
+    if (isfinite(cpu))
+        t->stages_cpu += cpu;
+    if (isfinite(wall) && strcmp(name, "measure"))
+        t->wall_not_measure += wall;
     span(t, e);
     vj_free(rec);
     free(path);
@@ -155,7 +159,8 @@ static vj_node *run_entry(const char *root, const char *name, const pv_record *r
         where = vu_xasprintf("results/raw/%s/run.json", name);
         char *p = vu_xasprintf("%s/%s", root, where);
         char err[4300];
-        if (vj_parse_file(p, &rj, err, sizeof err)) rj = NULL; /* said by the raw-file check */
+        if (vj_parse_file(p, &rj, err, sizeof err))
+            rj = NULL; /* said by the raw-file check */
         free(p);
         src = rj;
     }
@@ -177,8 +182,10 @@ static vj_node *run_entry(const char *root, const char *name, const pv_record *r
     cpu_of(src, where, e);
     double wall = num_of(e, "wall_s"), cpu = num_of(e, "cpu_s");
     t->nruns++;
-    if (isfinite(wall)) t->runs_wall += wall;
-    if (isfinite(cpu)) t->runs_cpu += cpu; /* null counts 0 */
+    if (isfinite(wall))
+        t->runs_wall += wall;
+    if (isfinite(cpu))
+        t->runs_cpu += cpu; /* null counts 0 */
     span(t, e);
     vj_free(rj);
     free(where);
@@ -201,7 +208,8 @@ static vj_node *runs(const char *root, const pv_records *recs, co_sums *t)
     char **names = NULL;
     size_t n = 0, i = 0, j = 0;
     char err[4300];
-    if (vu_list_dir(dir, &names, &n, err, sizeof err)) n = 0;
+    if (vu_list_dir(dir, &names, &n, err, sizeof err))
+        n = 0;
     while (i < recs->n || j < n) {
         if (j < n && !has_run_json(root, names[j])) {
             j++;
@@ -215,7 +223,8 @@ static vj_node *runs(const char *root, const pv_records *recs, co_sums *t)
         if (c <= 0) {
             vj_arr_push(a, run_entry(root, recs->v[i].name, &recs->v[i], t));
             i++;
-            if (c == 0) j++;
+            if (c == 0)
+                j++;
         } else {
             vj_arr_push(a, run_entry(root, names[j], NULL, t));
             j++;
@@ -281,7 +290,8 @@ static void settings_vs_argv(const char *root, const vj_node *lab)
         int same = !a ? v && v->type == VJ_NULL
                  : k < 2 ? v && v->type == VJ_STR && !strcmp(v->text, a)
                          : v && v->type == VJ_NUM && !vn_f64(a, strlen(a), &x) && x == v->num;
-        if (same) continue;
+        if (same)
+            continue;
         char lab_t[96], what[64];
         vj_scalar_text(v, lab_t, sizeof lab_t);
         snprintf(what, sizeof what, "rental.%s", key[k]);
@@ -307,9 +317,11 @@ static vj_node *rental(const char *root, const vj_node *lab, const co_sums *t)
                    "start_utc, end_utc (UTC times) and price_per_hour_usd (a number), or all three null");
         static const char *const keys[] = {"start_utc", "end_utc", "hours", "price_per_hour_usd", "price_usd",
                                            "covers_records"};
-        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) vj_obj_set(o, keys[k], vj_new_null());
+        for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
+            vj_obj_set(o, keys[k], vj_new_null());
         const char *note = vj_get_str(lab, "note");
-        if (!note || !*note) mm_add(NULL, CO_REL, "rental.note", "(absent or empty)", "words: no price was computed");
+        if (!note || !*note)
+            mm_add(NULL, CO_REL, "rental.note", "(absent or empty)", "words: no price was computed");
         vj_obj_set(o, "note", vj_new_str(note && *note ? note : "no price was computed"));
         return o;
     }
@@ -355,12 +367,14 @@ static void compare(const char *path, const char *key, const vj_node *lab, const
             compare(sub, mine->keys[i], vj_get(lab, mine->keys[i]), mine->items[i]);
         }
         for (size_t i = 0; i < lab->n; i++) {
-            if (vj_get(mine, lab->keys[i])) continue;
+            if (vj_get(mine, lab->keys[i]))
+                continue;
             snprintf(sub, sizeof sub, "%s%s%s", path, *path ? "." : "", lab->keys[i]);
             mm_add(NULL, CO_REL, sub, "present", "(a member APCOST.md does not define)");
         }
     } else if (mine->type == VJ_ARR) {
-        if (lab->n != mine->n) mm_addf(NULL, CO_REL, path, lab->n ? "another length" : "empty", "%zu entries", mine->n);
+        if (lab->n != mine->n)
+            mm_addf(NULL, CO_REL, path, lab->n ? "another length" : "empty", "%zu entries", mine->n);
         char sub[512];
         for (size_t i = 0; i < lab->n && i < mine->n; i++) {
             const char *name = vj_get_str(mine->items[i], !strcmp(path, "stages") ? "stage" : "run");
@@ -383,8 +397,10 @@ vj_node *co_check(const char *root, const pv_records *recs, int enforce)
     int present = vu_is_file(path);
     vj_obj_set(st, "present", vj_new_bool(present));
     if (!present) {
-        if (enforce) mm_add(NULL, CO_REL, "file", "(absent)", "the machine's cost, written by make cost (APCOST.md part 2)");
-        else printf("NOTE %s absent (profile tiny: not required)\n", CO_REL);
+        if (enforce)
+            mm_add(NULL, CO_REL, "file", "(absent)", "the machine's cost, written by make cost (APCOST.md part 2)");
+        else
+            printf("NOTE %s absent (profile tiny: not required)\n", CO_REL);
     } else if (vj_parse_file(path, &lab, err, sizeof err) || lab->type != VJ_OBJ) {
         mm_add(NULL, CO_REL, "JSON", lab ? "not an object" : err, "a JSON object (APCOST.md 2.2)");
         vj_free(lab);
@@ -398,7 +414,8 @@ vj_node *co_check(const char *root, const pv_records *recs, int enforce)
         vj_node *mine = vj_new_obj();
         const char *defs = vj_get_str(lab, "definitions");
         vj_obj_set(mine, "format", vj_new_str("lab-cost 1"));
-        if (!defs || !*defs) mm_add(NULL, CO_REL, "definitions", "(absent or empty)", "the page of the definitions");
+        if (!defs || !*defs)
+            mm_add(NULL, CO_REL, "definitions", "(absent or empty)", "the page of the definitions");
         vj_obj_set(mine, "definitions", vj_new_str(defs && *defs ? defs : "pipeline/APCOST.md"));
         vj_obj_set(mine, "stages", stages(root, &t));
         vj_obj_set(mine, "runs", runs(root, recs, &t));

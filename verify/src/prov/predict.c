@@ -34,7 +34,8 @@ static void check_registration(const vj_node *entry, pd_state *st)
 {
     const char *w = PREREG_REL;
     const char *p = vj_get_str(entry, "path");
-    if (!p || strcmp(p, PRED_REL)) mm_add(NULL, w, "prediction.path", p ? p : "(absent)", PRED_REL);
+    if (!p || strcmp(p, PRED_REL))
+        mm_add(NULL, w, "prediction.path", p ? p : "(absent)", PRED_REL);
     const char *sha = vj_get_str(entry, "sha256");
     if (!sha || strcmp(sha, st->sha))
         mm_addf(NULL, w, "prediction.sha256", sha ? sha : "(absent)", "%s (of %s)", st->sha, PRED_REL);
@@ -52,7 +53,8 @@ static void check_registration(const vj_node *entry, pd_state *st)
         mm_add(NULL, w, "prediction.registered_utc", st->reg_utc ? st->reg_utc : "(absent)",
                "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
     pg_first_require(st->first);
-    if (!reg_ok || !st->first->ok) return;
+    if (!reg_ok || !st->first->ok)
+        return;
     st->before = utc_before(rs, rn, st->first->sec, st->first->ns);
     if (!st->before)
         mm_addf(NULL, w, "prediction.registered_utc", st->reg_utc,
@@ -90,7 +92,8 @@ static void read_prediction(const study *s, const vj_node *prereg_entry, vj_node
     } else {
         st->parsed = 1;
         const char *f = vj_get_str(*pred, "format");
-        if (!f || strcmp(f, "lab-prediction 1")) mm_add(NULL, PRED_REL, "format", f ? f : "(absent)", "lab-prediction 1");
+        if (!f || strcmp(f, "lab-prediction 1"))
+            mm_add(NULL, PRED_REL, "format", f ? f : "(absent)", "lab-prediction 1");
     }
     free(buf);
     free(path);
@@ -103,7 +106,8 @@ static const char *const pred_figs[] = {"p99_ms", "standin_share", "lookups_per_
 static vj_node *predicted_of(const vj_node *pred, const char *run)
 {
     const vj_node *e = vj_get(vj_get(pred, "runs"), run);
-    if (!e) return vj_new_null();
+    if (!e)
+        return vj_new_null();
     vj_node *o = vj_new_obj();
     for (size_t k = 0; k < sizeof pred_figs / sizeof *pred_figs; k++) {
         const vj_node *v = vj_get(e, pred_figs[k]);
@@ -121,7 +125,8 @@ static vj_node *predicted_of(const vj_node *pred, const char *run)
 
 static vj_node *interval(int ok, double lo, double hi)
 {
-    if (!ok) return vj_new_null();
+    if (!ok)
+        return vj_new_null();
     vj_node *a = vj_new_arr();
     vj_arr_push(a, vj_new_num(lo));
     vj_arr_push(a, vj_new_num(hi));
@@ -140,20 +145,24 @@ static int measure(const study *s, const char *arm, const char *event, measured 
 {
     memset(m, 0, sizeof *m);
     int flood = !strcmp(event, "flooded"), p99 = !strcmp(event, "p99_over_1s");
-    if (!flood && !p99) return 0;
+    if (!flood && !p99)
+        return 0;
     for (size_t i = 0; i < s->narms; i++) {
         const study_arm *a = &s->arms[i];
-        if (strcmp(a->arm, arm)) continue;
+        if (strcmp(a->arm, arm))
+            continue;
         int last = -1;
         for (size_t j = 0; j < a->n; j++) {
             const rf_run *r = &s->runs[a->idx[j]];
-            if (r->round == last) continue; /* a second run of a round: the first counts */
+            if (r->round == last)
+                continue; /* a second run of a round: the first counts */
             last = r->round;
             m->n++;
             int hit = flood ? r->flood.flooded : r->has[F_P99_MS] && r->fig[F_P99_MS] > 1000;
             if (hit) {
                 m->k++;
-                if (m->nr < sizeof m->rounds / sizeof *m->rounds) m->rounds[m->nr++] = r->round;
+                if (m->nr < sizeof m->rounds / sizeof *m->rounds)
+                    m->rounds[m->nr++] = r->round;
             }
         }
     }
@@ -175,7 +184,8 @@ static vj_node *odds_entry(const char *claim, const char *arm, const char *event
     vj_obj_set(o, "seconds", isfinite(seconds) && seconds == floor(seconds) && fabs(seconds) < 9e15
                                  ? vj_new_int((long long)seconds)
                                  : vj_new_num(seconds));
-    if (source) vj_obj_set(o, "source", vj_new_str(source));
+    if (source)
+        vj_obj_set(o, "source", vj_new_str(source));
     double wl = 0, wh = 0, cl = 0, ch = 0;
     int w = has_sim && !od_wilson(sim_k, sim_n, &wl, &wh);
     vj_obj_set(o, "sim_k", has_sim ? vj_new_int(sim_k) : vj_new_null());
@@ -189,7 +199,8 @@ static vj_node *odds_entry(const char *claim, const char *arm, const char *event
         vj_obj_set(o, "rounds", vj_new_null());
     } else {
         vj_node *rr = vj_new_arr();
-        for (size_t i = 0; i < m->nr; i++) vj_arr_push(rr, vj_new_int(m->rounds[i]));
+        for (size_t i = 0; i < m->nr; i++)
+            vj_arr_push(rr, vj_new_int(m->rounds[i]));
         vj_obj_set(o, "rounds", rr);
     }
     vj_obj_set(o, "cp95", interval(c, cl, ch));
@@ -202,7 +213,8 @@ static vj_node *odds_entry(const char *claim, const char *arm, const char *event
 static double claim_seconds(const vj_node *e, size_t i)
 {
     const vj_node *v = vj_get(e, "seconds");
-    if (v && v->type == VJ_NUM && v->num > 0) return v->num;
+    if (v && v->type == VJ_NUM && v->num > 0)
+        return v->num;
     char what[64], lab[64];
     snprintf(what, sizeof what, "odds[%zu].seconds", i);
     vj_scalar_text(v, lab, sizeof lab);
@@ -257,7 +269,8 @@ static vj_node *odds_json(const study *s, const vj_node *pred, long *claims)
     for (size_t i = 0; odds && odds->type == VJ_ARR && i < odds->n; i++) {
         const char *claim, *arm, *event;
         long long k, n;
-        if (claim_of(odds->items[i], i, &claim, &arm, &event, &k, &n)) continue;
+        if (claim_of(odds->items[i], i, &claim, &arm, &event, &k, &n))
+            continue;
         int known = measure(s, arm, event, &m);
         double sec = claim_seconds(odds->items[i], i);
         vj_arr_push(out, odds_entry(claim, arm, event, NULL, sec, 1, k, n, known ? &m : NULL, 0, 1));
@@ -271,7 +284,8 @@ static vj_node *odds_json(const study *s, const vj_node *pred, long *claims)
     }
     /* the outside observation: the lesson's own count, sim_* as the arm's
      * claim; none without a prediction (RESULTS.md: the list is then empty) */
-    if (!pred) return out;
+    if (!pred)
+        return out;
     memset(&m, 0, sizeof m);
     m.k = PD_OUT_K;
     m.n = PD_OUT_N;
@@ -289,7 +303,8 @@ static vj_node *prereg_prediction(const study *s, vj_node **prereg)
     char *path = vu_xasprintf("%s/%s", s->root, PREREG_REL);
     char err[1024];
     *prereg = NULL;
-    if (vu_is_file(path) && vj_parse_file(path, prereg, err, sizeof err)) *prereg = NULL;
+    if (vu_is_file(path) && vj_parse_file(path, prereg, err, sizeof err))
+        *prereg = NULL;
     free(path);
     vj_node *e = vj_get(*prereg, "prediction");
     return e && e->type == VJ_OBJ ? e : NULL;

@@ -29,7 +29,8 @@ static void consider(pg_first *f, const char *name, const char *where, const cha
             mm_add(NULL, where, what, utc, "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
         return;
     }
-    if (report || (f->ok && (sec > f->sec || (sec == f->sec && ns >= f->ns)))) return;
+    if (report || (f->ok && (sec > f->sec || (sec == f->sec && ns >= f->ns))))
+        return;
     f->ok = 1;
     f->sec = sec;
     f->ns = ns;
@@ -45,7 +46,8 @@ static void walk_starts(pg_first *f, int report)
         consider(f, r->name, r->name, "run.json start_utc", r->start_utc[0] ? r->start_utc : NULL, report);
     }
     for (size_t i = 0; i < f->recs->n; i++) {
-        if (!f->recs->v[i].tree) continue;
+        if (!f->recs->v[i].tree)
+            continue;
         snprintf(where, sizeof where, PV_DIR "/%s.json", f->recs->v[i].name);
         consider(f, f->recs->v[i].name, where, "start_utc", vj_get_str(f->recs->v[i].tree, "start_utc"), report);
     }
@@ -61,7 +63,8 @@ void pg_first_start(const study *s, const pv_records *recs, pg_first *f)
 
 void pg_first_require(pg_first *f)
 {
-    if (f->required || !f->s) return;
+    if (f->required || !f->s)
+        return;
     f->required = 1;
     walk_starts(f, 1);
 }
@@ -78,8 +81,10 @@ static void flag(int enforce, const char *what, const char *lab, const char *fmt
     va_start(ap, fmt);
     vsnprintf(mine, sizeof mine, fmt, ap);
     va_end(ap);
-    if (enforce) mm_add(NULL, PREREG_REL, what, lab, mine);
-    else printf("NOTE %s %s: %s, not %s (profile tiny: not enforced)\n", PREREG_REL, what, lab, mine);
+    if (enforce)
+        mm_add(NULL, PREREG_REL, what, lab, mine);
+    else
+        printf("NOTE %s %s: %s, not %s (profile tiny: not enforced)\n", PREREG_REL, what, lab, mine);
 }
 
 static const char *const SIX[] = {"data/guesses.tsv", "data/design.md", "data/quiet.tsv",
@@ -95,7 +100,8 @@ static const char *given_path(const pg_inputs *in, int k)
 static int six_index(const char *path)
 {
     for (int k = 0; k < NSIX; k++)
-        if (path && !strcmp(path, SIX[k])) return k;
+        if (path && !strcmp(path, SIX[k]))
+            return k;
     return -1;
 }
 
@@ -163,8 +169,10 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     vj_node *pj = NULL;
     char err[4300];
     if (!present) {
-        if (enforce) mm_add(NULL, PREREG_REL, "file", "(absent)", "the registration, written by make prepare (RESULTS.md)");
-        else printf("NOTE %s absent (profile tiny: not required)\n", PREREG_REL);
+        if (enforce)
+            mm_add(NULL, PREREG_REL, "file", "(absent)", "the registration, written by make prepare (RESULTS.md)");
+        else
+            printf("NOTE %s absent (profile tiny: not required)\n", PREREG_REL);
     } else if (vj_parse_file(path, &pj, err, sizeof err) || pj->type != VJ_OBJ) {
         mm_add(NULL, PREREG_REL, "JSON", pj ? "not an object" : err, "a JSON object (RESULTS.md)");
         vj_free(pj);
@@ -176,7 +184,8 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     long ns;
     if (pj && !reg && (enforce || vj_get(pj, "registered_utc")))
         mm_add(NULL, PREREG_REL, "registered_utc", "(absent or not a string)", "the UTC time of the registration");
-    if (reg && enforce) pg_first_require(f);
+    if (reg && enforce)
+        pg_first_require(f);
     if (reg && vt_parse_utc(reg, &sec, &ns)) {
         flag(enforce, "registered_utc", reg, "a UTC time YYYY-MM-DDTHH:MM:SS[.f]Z");
     } else if (reg && f->ok && !(sec < f->sec || (sec == f->sec && ns < f->ns))) {
@@ -187,13 +196,15 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     vj_obj_set(st, "registered_utc", reg ? vj_new_str(reg) : vj_new_null());
     const vj_node *fl = vj_get(pj, "files");
     int seen[NSIX] = {0}, order[NSIX];
-    if (pj && (!fl || fl->type != VJ_ARR)) flag(enforce, "files", fl ? "not a list" : "(absent)", "a list");
+    if (pj && (!fl || fl->type != VJ_ARR))
+        flag(enforce, "files", fl ? "not a list" : "(absent)", "a list");
     for (size_t i = 0; fl && fl->type == VJ_ARR && i < fl->n; i++)
         check_entry(fl->items[i], i, in, enforce, seen, order, files);
     int all = 1, in_order = 1;
     for (int k = 0; k < NSIX; k++) {
         all &= seen[k];
-        if (k && seen[k] && seen[k - 1] && order[k] < order[k - 1]) in_order = 0;
+        if (k && seen[k] && seen[k - 1] && order[k] < order[k - 1])
+            in_order = 0;
         if (pj && enforce && !seen[k])
             mm_addf(NULL, PREREG_REL, "files", "(not listed)", "%s, registered before the first run (RESULTS.md)",
                     SIX[k]);
@@ -248,7 +259,8 @@ static void planned_run(const study *s, const sd_schedule *sd, const am_file *ar
                         const pv_records *recs, pg_counts *c)
 {
     const pv_record *rec = pv_find(recs, l->run);
-    if (rec && rec->tree) record_vs_line(rec, l, sd, arms);
+    if (rec && rec->tree)
+        record_vs_line(rec, l, sd, arms);
     char where[96], want[512];
     snprintf(where, sizeof where, SD_REL ":%ld", l->line);
     if (has_run_json(s->root, l->run)) {
@@ -265,11 +277,13 @@ static void planned_run(const study *s, const sd_schedule *sd, const am_file *ar
     }
     c->missing++;
     char lab[512];
-    if (!rec) snprintf(lab, sizeof lab, "%s planned: no run folder, no record", l->run);
+    if (!rec)
+        snprintf(lab, sizeof lab, "%s planned: no run folder, no record", l->run);
     else if (!pv_exit_code(rec, &code) && code == 0)
         snprintf(lab, sizeof lab, "%s planned: its record says measured (exit_code 0) but results/raw/%s/ is gone",
                  l->run, l->run);
-    else snprintf(lab, sizeof lab, "%s planned: no run folder, a record without exit_code and reason", l->run);
+    else
+        snprintf(lab, sizeof lab, "%s planned: no run folder, a record without exit_code and reason", l->run);
     mm_add(NULL, where, "planned run", lab, want);
 }
 
@@ -284,11 +298,13 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
     vj_obj_set(o, "seconds", sd->ok ? vj_new_num(sd->seconds) : vj_new_null());
     vj_obj_set(o, "closed_loop_seconds",
                sd->ok && sd->closed_seconds > 0 ? vj_new_num(sd->closed_seconds) : vj_new_null());
-    if (!sd->ok) return o;
+    if (!sd->ok)
+        return o;
     for (size_t i = 0; i < sd->n; i++) {
         const sd_line *l = &sd->v[i];
         size_t j = 0;
-        while (j < i && strcmp(sd->v[j].arm, l->arm)) j++;
+        while (j < i && strcmp(sd->v[j].arm, l->arm))
+            j++;
         if (j == i && !am_find(arms, l->arm)) {
             char where[96];
             snprintf(where, sizeof where, SD_REL ":%ld", l->line);
@@ -297,7 +313,8 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
         planned_run(s, sd, arms, l, recs, &c);
     }
     for (size_t i = 0; i < s->nruns; i++) {
-        if (sd_find(sd, s->runs[i].name)) continue;
+        if (sd_find(sd, s->runs[i].name))
+            continue;
         c.unplanned++;
         mm_add(NULL, s->runs[i].name, "run folder", "results/raw/ holds it",
                "only the runs " SD_REL " plans (RESULTS.md: a run folder it does not plan is a mismatch)");

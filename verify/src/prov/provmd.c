@@ -39,12 +39,16 @@ static void at(ctx *c, const char *fmt, ...)
 static void malformed(ctx *c, const char *field, const vj_node *v, const char *value, const char *need)
 {
     pm_bad *m = c->bad;
-    if (m->file[0]) return;
+    if (m->file[0])
+        return;
     snprintf(m->file, sizeof m->file, "%s", c->file);
     snprintf(m->field, sizeof m->field, "%s", field);
-    if (value) snprintf(m->value, sizeof m->value, "%s", value);
-    else if (v) vj_scalar_text(v, m->value, sizeof m->value);
-    else snprintf(m->value, sizeof m->value, "(absent)");
+    if (value)
+        snprintf(m->value, sizeof m->value, "%s", value);
+    else if (v)
+        vj_scalar_text(v, m->value, sizeof m->value);
+    else
+        snprintf(m->value, sizeof m->value, "(absent)");
     snprintf(m->need, sizeof m->need, "%s", need);
 }
 
@@ -72,8 +76,10 @@ static int kind_ok(const vj_node *v, int kind)
 static const vj_node *want(ctx *c, const vj_node *v, int kind, const char *fmt, ...)
 {
     int k = kind & 0xf;
-    if ((!v || v->type == VJ_NULL) && !(kind & K_NONULL)) return NULL;
-    if (v && v->type != VJ_NULL && kind_ok(v, k)) return v;
+    if ((!v || v->type == VJ_NULL) && !(kind & K_NONULL))
+        return NULL;
+    if (v && v->type != VJ_NULL && kind_ok(v, k))
+        return v;
     char field[200];
     va_list ap;
     va_start(ap, fmt);
@@ -89,7 +95,8 @@ static const vj_node *want(ctx *c, const vj_node *v, int kind, const char *fmt, 
 static void put_str(vu_buf *b, const char *s, int cell)
 {
     for (; *s; s++) {
-        if (cell && *s == '|') vu_buf_add(b, "\\", 1);
+        if (cell && *s == '|')
+            vu_buf_add(b, "\\", 1);
         vu_buf_add(b, s, 1);
     }
 }
@@ -98,9 +105,12 @@ static void put_str(vu_buf *b, const char *s, int cell)
  * an integer in decimal */
 static void put_val(vu_buf *b, const vj_node *v, int cell)
 {
-    if (!v) put_str(b, DASH, 0);
-    else if (v->type == VJ_NUM) vu_buf_printf(b, "%lld", v->is_int ? v->i : 0);
-    else put_str(b, v->text, cell);
+    if (!v)
+        put_str(b, DASH, 0);
+    else if (v->type == VJ_NUM)
+        vu_buf_printf(b, "%lld", v->is_int ? v->i : 0);
+    else
+        put_str(b, v->text, cell);
 }
 
 /* field key of object t, of kind K_STR or K_INT, written as it is */
@@ -121,8 +131,10 @@ static void cell(ctx *c, const vj_node *t, const char *key, int kind, const char
 static void fixed(ctx *c, const vj_node *t, const char *key, const char *name, double scale, int digits)
 {
     const vj_node *v = want(c, vj_get(t, key), K_NUM, "%s", name);
-    if (!v) put_str(c->b, DASH, 0);
-    else vu_buf_printf(c->b, "%.*f", digits, scale * v->num);
+    if (!v)
+        put_str(c->b, DASH, 0);
+    else
+        vu_buf_printf(c->b, "%.*f", digits, scale * v->num);
 }
 
 static void cell_fixed(ctx *c, const vj_node *t, const char *key, const char *name, double scale, int digits)
@@ -135,7 +147,8 @@ static void cell_fixed(ctx *c, const vj_node *t, const char *key, const char *na
 /* text with each ` written ' */
 static void put_ticked(vu_buf *b, const char *s)
 {
-    for (; *s; s++) vu_buf_add(b, *s == '`' ? "'" : s, 1);
+    for (; *s; s++)
+        vu_buf_add(b, *s == '`' ? "'" : s, 1);
 }
 
 /* the command: argv joined by single spaces, each ` written ', between
@@ -146,8 +159,10 @@ static void command(ctx *c, const vj_node *t)
     vu_buf_puts(c->b, "`");
     for (size_t i = 0; argv && i < argv->n; i++) {
         const vj_node *a = want(c, argv->items[i], K_STR | K_NONULL, "argv[%zu]", i);
-        if (i) vu_buf_puts(c->b, " ");
-        if (a) put_ticked(c->b, a->text);
+        if (i)
+            vu_buf_puts(c->b, " ");
+        if (a)
+            put_ticked(c->b, a->text);
     }
     vu_buf_puts(c->b, "`");
 }
@@ -219,7 +234,8 @@ typedef struct {
 static int cmp_stage(const void *x, const void *y)
 {
     const stage *a = x, *b = y;
-    if (a->rank != b->rank) return a->rank - b->rank;
+    if (a->rank != b->rank)
+        return a->rank - b->rank;
     return strcmp(a->name, b->name);
 }
 
@@ -243,7 +259,8 @@ static stage *load_stages(const char *root, size_t *n)
             snprintf(s->name, sizeof s->name, "%.*s", (int)(l - 11), names[i] + 6);
             s->rank = 5;
             for (int k = 0; k < 5; k++)
-                if (!strcmp(s->name, first[k])) s->rank = k;
+                if (!strcmp(s->name, first[k]))
+                    s->rank = k;
             char *p = vu_xasprintf("%s/%s", dir, names[i]);
             if (vj_parse_file(p, &s->tree, err, sizeof err)) {
                 s->tree = NULL;
@@ -266,7 +283,8 @@ static stage *load_stages(const char *root, size_t *n)
 static const vj_node *stage_at(ctx *c, const stage *s)
 {
     at(c, "provenance/stage-%s.json", s->name);
-    if (!s->tree) malformed(c, "record", NULL, s->err, "a JSON object");
+    if (!s->tree)
+        malformed(c, "record", NULL, s->err, "a JSON object");
     return s->tree;
 }
 
@@ -281,8 +299,10 @@ static void stage_row(ctx *c, const vj_node *t)
     const vj_node *u = want(c, vj_get(t, "cpu_user_s"), K_NUM, "cpu_user_s");
     const vj_node *s = want(c, vj_get(t, "cpu_sys_s"), K_NUM, "cpu_sys_s");
     vu_buf_puts(b, "| ");
-    if (u && s) vu_buf_printf(b, "%.1f", u->num + s->num);
-    else put_str(b, DASH, 0);
+    if (u && s)
+        vu_buf_printf(b, "%.1f", u->num + s->num);
+    else
+        put_str(b, DASH, 0);
     vu_buf_puts(b, " ");
     cell(c, t, "exit_code", K_INT, "exit_code");
     const vj_node *commit = want(c, vj_get(build, "git_commit"), K_STR, "build.git_commit");
@@ -321,7 +341,8 @@ static void built_with(ctx *c, const vj_node *t)
         vu_buf_puts(b, "none");
     } else {
         const char **keys = vu_xmalloc(lib->n * sizeof *keys);
-        for (size_t i = 0; i < lib->n; i++) keys[i] = lib->keys[i];
+        for (size_t i = 0; i < lib->n; i++)
+            keys[i] = lib->keys[i];
         qsort(keys, lib->n, sizeof *keys, cmp_str);
         for (size_t i = 0; i < lib->n; i++) {
             vu_buf_printf(b, "%s%s ", i ? ", " : "", keys[i]);
@@ -335,7 +356,8 @@ static void built_with(ctx *c, const vj_node *t)
 static void file_table(ctx *c, const vj_node *t, const char *key, const char *what)
 {
     const vj_node *list = want(c, vj_get(t, key), K_ARR, "%s", key);
-    if (!list || list->n == 0) return;
+    if (!list || list->n == 0)
+        return;
     vu_buf_printf(c->b, "| %s | bytes | sha256 |\n|---|---:|---|\n", what);
     file_rows(c, list, key);
     vu_buf_puts(c->b, "\n");
@@ -345,7 +367,8 @@ static void stages(ctx *c, const stage *v, size_t n)
 {
     vu_buf_puts(c->b, "## Stages\n\n| stage | start | end | wall s | CPU s | exit | commit | tree |\n"
                       "|---|---|---|---:|---:|---:|---|---|\n");
-    for (size_t i = 0; i < n; i++) stage_row(c, stage_at(c, &v[i]));
+    for (size_t i = 0; i < n; i++)
+        stage_row(c, stage_at(c, &v[i]));
     vu_buf_puts(c->b, "\n");
     for (size_t i = 0; i < n; i++) {
         const vj_node *t = stage_at(c, &v[i]);
@@ -372,8 +395,10 @@ static const vj_node *first_start(ctx *c, const pv_records *recs)
     for (size_t i = 0; i < recs->n; i++) {
         at(c, PV_DIR "/%s.json", recs->v[i].name);
         const vj_node *u = want(c, vj_get(recs->v[i].tree, "start_utc"), K_STR, "start_utc");
-        if (!u || vt_parse_utc(u->text, &s, &ns)) continue;
-        if (!best || s < bs || (s == bs && ns < bn)) best = u, bs = s, bn = ns;
+        if (!u || vt_parse_utc(u->text, &s, &ns))
+            continue;
+        if (!best || s < bs || (s == bs && ns < bn))
+            best = u, bs = s, bn = ns;
     }
     return best;
 }
@@ -404,7 +429,8 @@ static void prereg(ctx *c, const char *root, const pv_records *recs)
     at(c, "provenance/prereg.json");
     vu_buf_puts(c->b, ".\n\n| file | bytes | sha256 |\n|---|---:|---|\n");
     file_rows(c, want(c, vj_get(t, "files"), K_ARR, "files"), "files");
-    if (pred) file_row(c, pred, "prediction");
+    if (pred)
+        file_row(c, pred, "prediction");
     vu_buf_puts(c->b, "\n");
     vj_free(t);
 }
@@ -415,9 +441,11 @@ static void prereg(ctx *c, const char *root, const pv_records *recs)
 static int is_attempt(const char *name)
 {
     const char *a = strstr(name, ".attempt-");
-    if (!a || !a[9]) return 0;
+    if (!a || !a[9])
+        return 0;
     for (a += 9; *a; a++)
-        if (*a < '0' || *a > '9') return 0;
+        if (*a < '0' || *a > '9')
+            return 0;
     return 1;
 }
 
@@ -426,7 +454,8 @@ static int cmp_k(const void *x, const void *y)
     const pv_record *a = *(const pv_record *const *)x, *b = *(const pv_record *const *)y;
     const vj_node *na = vj_get(a->tree, "k"), *nb = vj_get(b->tree, "k");
     long long ka = na->is_int ? na->i : 0, kb = nb->is_int ? nb->i : 0;
-    if (ka != kb) return ka < kb ? -1 : 1;
+    if (ka != kb)
+        return ka < kb ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 
@@ -470,12 +499,14 @@ static const vj_node *attempt_record(ctx *c, const pv_records *recs, const vj_no
 {
     char name[300];
     const vj_node *e = want(c, entry, K_STR | K_NONULL, "earlier_attempts[%zu]", j);
-    if (!e) return NULL;
+    if (!e)
+        return NULL;
     size_t l = strlen(e->text);
     if (l > 5 && !strcmp(e->text + l - 5, ".json") && l - 5 < sizeof name && !strchr(e->text, '/')) {
         snprintf(name, sizeof name, "%.*s", (int)(l - 5), e->text);
         const pv_record *r = pv_find(recs, name);
-        if (r) return r->tree;
+        if (r)
+            return r->tree;
     }
     char f[64];
     snprintf(f, sizeof f, "earlier_attempts[%zu]", j);
@@ -501,9 +532,11 @@ static void attempt_line(ctx *c, const vj_node *t)
     if (exit_zero(c, t)) {
         const vj_node *q = want(c, vj_get(t, "quiet"), K_OBJ, "quiet");
         const vj_node *why = want(c, vj_get(q, "reasons"), K_ARR, "quiet.reasons");
-        if (!why || why->n == 0) put_str(b, DASH, 0);
+        if (!why || why->n == 0)
+            put_str(b, DASH, 0);
         for (size_t k = 0; why && k < why->n; k++) {
-            if (k) vu_buf_puts(b, "; ");
+            if (k)
+                vu_buf_puts(b, "; ");
             put_val(b, want(c, why->items[k], K_STR | K_NONULL, "quiet.reasons[%zu]", k), 0);
         }
     } else {
@@ -519,7 +552,8 @@ static void measured_again(ctx *c, const pv_records *recs, const pv_record *cons
         at(c, PV_DIR "/%s.json", v[i]->name);
         const vj_node *ea = want(c, vj_get(v[i]->tree, "earlier_attempts"), K_ARR, "earlier_attempts");
         for (size_t j = 0; ea && j < ea->n; j++) {
-            if (!any++) vu_buf_puts(c->b, "### Measured again\n\n");
+            if (!any++)
+                vu_buf_puts(c->b, "### Measured again\n\n");
             at(c, PV_DIR "/%s.json", v[i]->name);
             const vj_node *t = attempt_record(c, recs, ea->items[j], j);
             char *f = vu_xstrdup(t ? ea->items[j]->text : "");
@@ -528,7 +562,8 @@ static void measured_again(ctx *c, const pv_records *recs, const pv_record *cons
             attempt_line(c, t);
         }
     }
-    if (any) vu_buf_puts(c->b, "\n");
+    if (any)
+        vu_buf_puts(c->b, "\n");
 }
 
 static void syslog_lines(ctx *c, const pv_record *const *v, size_t n)
@@ -540,15 +575,18 @@ static void syslog_lines(ctx *c, const pv_record *const *v, size_t n)
         const vj_node *l = want(c, vj_get(sl, "lines"), K_ARR, "syslog.lines");
         for (size_t j = 0; l && j < l->n; j++) {
             const vj_node *line = want(c, l->items[j], K_STR | K_NONULL, "syslog.lines[%zu]", j);
-            if (!any++) vu_buf_puts(c->b, "### System log lines during runs\n\n");
+            if (!any++)
+                vu_buf_puts(c->b, "### System log lines during runs\n\n");
             vu_buf_puts(c->b, "- ");
             val(c, v[i]->tree, "run", K_STR, "run", 0);
             vu_buf_puts(c->b, ": `");
-            if (line) put_ticked(c->b, line->text);
+            if (line)
+                put_ticked(c->b, line->text);
             vu_buf_puts(c->b, "`\n");
         }
     }
-    if (any) vu_buf_puts(c->b, "\n");
+    if (any)
+        vu_buf_puts(c->b, "\n");
 }
 
 /* the run records (every record an object, each run record with an
@@ -559,9 +597,12 @@ static const pv_record **run_records(ctx *c, const pv_records *recs, size_t *n)
     *n = 0;
     for (size_t i = 0; i < recs->n; i++) {
         at(c, PV_DIR "/%s.json", recs->v[i].name);
-        if (!recs->v[i].tree) malformed(c, "record", NULL, "not a JSON object", "a JSON object");
-        else if (is_attempt(recs->v[i].name)) continue;
-        else if (want(c, vj_get(recs->v[i].tree, "k"), K_INT | K_NONULL, "k")) v[(*n)++] = &recs->v[i];
+        if (!recs->v[i].tree)
+            malformed(c, "record", NULL, "not a JSON object", "a JSON object");
+        else if (is_attempt(recs->v[i].name))
+            continue;
+        else if (want(c, vj_get(recs->v[i].tree, "k"), K_INT | K_NONULL, "k"))
+            v[(*n)++] = &recs->v[i];
     }
     if (c->bad->file[0]) {
         free(v);
@@ -578,7 +619,8 @@ static void runs(ctx *c, const char *root, const pv_records *recs)
     free(dir);
     size_t n;
     const pv_record **v;
-    if (!there || !(v = run_records(c, recs, &n))) return;
+    if (!there || !(v = run_records(c, recs, &n)))
+        return;
     vu_buf_puts(c->b, "## Runs\n\n"
                       "| run | machine | attempts | start | end | gate idle % | steal % | lateness p99 ms | "
                       "lateness max ms | quiet |\n"
@@ -601,13 +643,15 @@ int pm_render(const char *root, const pv_records *recs, vu_buf *out, pm_bad *bad
     memset(bad, 0, sizeof *bad);
     heading(out);
     for (size_t i = 0; i < ns; i++)
-        if (!strcmp(st[i].name, "measure")) machine(&c, stage_at(&c, &st[i]));
+        if (!strcmp(st[i].name, "measure"))
+            machine(&c, stage_at(&c, &st[i]));
     stages(&c, st, ns);
     prereg(&c, root, recs);
     runs(&c, root, recs);
     vu_buf_add(out, "", 1); /* a NUL after the text, not counted */
     out->len--;
-    for (size_t i = 0; i < ns; i++) vj_free(st[i].tree);
+    for (size_t i = 0; i < ns; i++)
+        vj_free(st[i].tree);
     free(st);
     return bad->file[0] ? -1 : 0;
 }
@@ -628,7 +672,8 @@ static void line_text(const char *s, size_t len, char *out, size_t outlen)
         return;
     }
     size_t cut = l > 300 ? 300 : l;
-    while (cut < l && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--; /* not inside a UTF-8 character */
+    while (cut < l && cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--; /* not inside a UTF-8 character */
     snprintf(out, outlen, "%.*s%s", (int)cut, s, cut < l ? " ..." : "");
 }
 
@@ -638,10 +683,12 @@ static long first_difference(const char *a, size_t al, const char *b, size_t bl,
     size_t i = 0, start = 0;
     long line = 1;
     while (i < al && i < bl && a[i] == b[i]) {
-        if (a[i] == '\n') line++, start = i + 1;
+        if (a[i] == '\n')
+            line++, start = i + 1;
         i++;
     }
-    if (i == al && i == bl) return 0;
+    if (i == al && i == bl)
+        return 0;
     *at_a = *at_b = start;
     return line;
 }
@@ -679,7 +726,8 @@ vj_node *pm_check(const char *root, const pv_records *recs, int enforce)
         return o;
     }
     long lines = 0;
-    for (size_t i = 0; i < want.len; i++) lines += want.p[i] == '\n';
+    for (size_t i = 0; i < want.len; i++)
+        lines += want.p[i] == '\n';
     vj_obj_set(o, "lines", vj_new_int(lines));
     unsigned char *got = NULL;
     size_t len = 0;

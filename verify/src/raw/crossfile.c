@@ -36,12 +36,17 @@ void xf_free(xf_acc *x)
 static void order_slack(const xf_acc *x, const char *file, long line, const char *col, long long later,
                         long long earlier, const char *what, long long req, long long slack)
 {
-    if (later >= earlier || earlier - later <= slack) return;
+    if (later >= earlier || earlier - later <= slack)
+        return;
     char lab[96], want[256];
-    if (req >= 0) snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
-    else snprintf(lab, sizeof lab, "%lld (a row without req)", later);
-    if (slack) snprintf(want, sizeof want, "at or after %lld - %lld, %s", earlier, slack, what);
-    else snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
+    if (req >= 0)
+        snprintf(lab, sizeof lab, "%lld (request %lld)", later, req);
+    else
+        snprintf(lab, sizeof lab, "%lld (a row without req)", later);
+    if (slack)
+        snprintf(want, sizeof want, "at or after %lld - %lld, %s", earlier, slack, what);
+    else
+        snprintf(want, sizeof want, "at or after %lld, %s", earlier, what);
     mm_row(x->run, file, line, col, lab, want);
 }
 
@@ -67,10 +72,12 @@ void xf_tester_row(xf_acc *x, long line, const rr_row *row)
     q->line = line;
     q->answered = row->has[T_ANSWER];
     q->answer = q->answered ? row->v[T_ANSWER] : 0;
-    if (!q->sent) return; /* never sent: its own promises are xf_tester_promises' */
+    if (!q->sent)
+        return; /* never sent: its own promises are xf_tester_promises' */
     order(x, TF, line, "send_t", q->send, row->v[T_SCHED],
           "its sched_t (the tester sends at or after the scheduled time)", i);
-    if (q->answered) order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
+    if (q->answered)
+        order(x, TF, line, "answer_t", q->answer, q->send, "its send_t", i);
 }
 
 /* a tester row's own promises (xf_tester_promises in crossfile.h) */
@@ -93,23 +100,31 @@ void xf_tester_promises(const char *run, long line, const rr_row *row)
             {row->has[T_SCORE], "score", row->text[T_SCORE], "-"},
         };
         for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
-            if (!c[k].bad) continue;
+            if (!c[k].bad)
+                continue;
             snprintf(want, sizeof want, "%s%s", c[k].want, never);
             mm_row(run, TF, line, c[k].col, c[k].lab, want);
         }
     } else {
-        if (!row->has[T_CONN]) mm_row(run, TF, line, "conn", "-", "the connection's index (send_us present: sent)");
+        if (!row->has[T_CONN])
+            mm_row(run, TF, line, "conn", "-", "the connection's index (send_us present: sent)");
         if (row->has[T_ANSWER] && status == 0)
             mm_row(run, TF, line, "status", "0", "not 0: an answer came (answer_t present)");
-        if (!row->has[T_ANSWER] && status != 0) mm_row(run, TF, line, "status", row->text[T_STATUS], "0 (no answer_t)");
-        if (!row->has[T_ANSWER] && ki != 3) mm_row(run, TF, line, "kind", row->text[T_KIND], "E (no answer_t)");
+        if (!row->has[T_ANSWER] && status != 0)
+            mm_row(run, TF, line, "status", row->text[T_STATUS], "0 (no answer_t)");
+        if (!row->has[T_ANSWER] && ki != 3)
+            mm_row(run, TF, line, "kind", row->text[T_KIND], "E (no answer_t)");
         if (ki < 3 && status != 200)
             mm_row(run, TF, line, "status", row->text[T_STATUS], "200 (the answer carries a score)");
-        if (ki == 3 && status == 200) mm_row(run, TF, line, "kind", "E", "L, K or D (status 200 carries a score)");
-        if (ki == 3 && row->has[T_SCORE]) mm_row(run, TF, line, "score", row->text[T_SCORE], "- (kind E)");
-        if (ki < 3 && !row->has[T_SCORE]) mm_row(run, TF, line, "score", "-", "a score (kind is not E)");
+        if (ki == 3 && status == 200)
+            mm_row(run, TF, line, "kind", "E", "L, K or D (status 200 carries a score)");
+        if (ki == 3 && row->has[T_SCORE])
+            mm_row(run, TF, line, "score", row->text[T_SCORE], "- (kind E)");
+        if (ki < 3 && !row->has[T_SCORE])
+            mm_row(run, TF, line, "score", "-", "a score (kind is not E)");
     }
-    if (row->v[T_WAITED] != 0 && row->v[T_WAITED] != 1) mm_row(run, TF, line, "waited", row->text[T_WAITED], "0 or 1");
+    if (row->v[T_WAITED] != 0 && row->v[T_WAITED] != 1)
+        mm_row(run, TF, line, "waited", row->text[T_WAITED], "0 or 1");
 }
 
 /* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t
@@ -117,7 +132,8 @@ void xf_tester_promises(const char *run, long line, const rr_row *row)
 static void service_times(const xf_acc *x, long line, const rr_row *row, long long req)
 {
     long long arrive = row->v[V_ARRIVE];
-    if (row->has[V_ANSWER]) order(x, VF, line, "answer_t", row->v[V_ANSWER], arrive, "its arrive_t", req);
+    if (row->has[V_ANSWER])
+        order(x, VF, line, "answer_t", row->v[V_ANSWER], arrive, "its arrive_t", req);
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, ce = cs + 1;
         char col[32];
@@ -166,7 +182,8 @@ static void answer_checks(const xf_acc *x, long line, const rr_row *row, const x
             from = k;
         }
     }
-    if (q->answer >= bound - slack) return;
+    if (q->answer >= bound - slack)
+        return;
     snprintf(lab, sizeof lab, "%lld (request %lld)", q->answer, req);
     if (from < 0)
         snprintf(want, sizeof want, "at or after %lld, the service's arrive_t (%s:%ld): it read the request first",
@@ -183,7 +200,8 @@ static void record_lookups(xf_acc *x, long line, const rr_row *row, long long re
 {
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, co = cs + 2;
-        if (!row->has[co] || !row->has[cs] || !row->has[cs + 1] || strchr(RC_NOT_SENT, row->c[co])) continue;
+        if (!row->has[co] || !row->has[cs] || !row->has[cs + 1] || strchr(RC_NOT_SENT, row->c[co]))
+            continue;
         xf_lookup *l = &x->lk[req * RC_LOOKUPS + k];
         l->start = row->v[cs];
         l->end = row->v[cs + 1];
@@ -195,10 +213,12 @@ static void record_lookups(xf_acc *x, long line, const rr_row *row, long long re
 
 void xf_service_row(xf_acc *x, long line, const rr_row *row)
 {
-    if (!x->lk) x->lk = vu_xcalloc(x->nt * RC_LOOKUPS + 1, sizeof *x->lk);
+    if (!x->lk)
+        x->lk = vu_xcalloc(x->nt * RC_LOOKUPS + 1, sizeof *x->lk);
     long long req = row->has[V_REQ] ? row->v[V_REQ] : -1;
     service_times(x, line, row, req);
-    if (!row->has[V_REQ]) return;
+    if (!row->has[V_REQ])
+        return;
     char lab[96], want[256];
     if (req < 0 || (size_t)req >= x->nt) {
         snprintf(lab, sizeof lab, "%s", row->text[V_REQ]);
@@ -224,7 +244,8 @@ void xf_service_row(xf_acc *x, long line, const rr_row *row)
     }
     snprintf(what, sizeof what, "the tester's send_t (%s:%ld)", TF, q->line);
     order(x, VF, line, "arrive_t", row->v[V_ARRIVE], q->send, what, req);
-    if (q->answered) answer_checks(x, line, row, q, req);
+    if (q->answered)
+        answer_checks(x, line, row, q, req);
     record_lookups(x, line, row, req);
 }
 
@@ -234,11 +255,13 @@ static void store_times(const xf_acc *x, const char *fn, long line, const rr_row
     long long arrive = row->v[S_ARRIVE];
     /* an A row's end_t is after start_t + W, on another grid */
     long long slack = row->c[S_OUTCOME] == 'A' ? 999 : 0;
-    if (row->has[S_START]) order(x, fn, line, "start_t", row->v[S_START], arrive, "its arrive_t", req);
+    if (row->has[S_START])
+        order(x, fn, line, "start_t", row->v[S_START], arrive, "its arrive_t", req);
     if (row->has[S_END]) {
         if (row->has[S_START])
             order_slack(x, fn, line, "end_t", row->v[S_END], row->v[S_START], "its start_t", req, slack);
-        else order(x, fn, line, "end_t", row->v[S_END], arrive, "its arrive_t", req);
+        else
+            order(x, fn, line, "end_t", row->v[S_END], arrive, "its arrive_t", req);
     }
 }
 
@@ -276,12 +299,15 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     char what[128];
     snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF, l->vline);
     order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
-    if (l->out != 'A') return;
+    if (l->out != 'A')
+        return;
     /* end_t (after start_t + W) and aK_end_t (after aK_start_t + W) are on
      * different µs grids (the store's and the service's starts): 999 ns */
     if (!row->has[S_END] || (row->v[S_END] > l->end && row->v[S_END] - l->end > 999)) {
-        if (row->has[S_END]) snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
-        else snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);
+        if (row->has[S_END])
+            snprintf(lab, sizeof lab, "%lld (request %lld, attempt %lld)", row->v[S_END], req, at);
+        else
+            snprintf(lab, sizeof lab, "- (request %lld, attempt %lld)", req, at);
         snprintf(want, sizeof want, "at or before %lld, the service's a%lld_end_t (%s:%ld): it used this answer",
                  l->end, at, VF, l->vline);
         mm_row(x->run, fn, line, "end_t", lab, want);
@@ -299,11 +325,13 @@ void xf_finish(xf_acc *x)
                      VF, i);
             mm_row(x->run, TF, q->line, "answer_t", lab, want);
         }
-        if (!x->lk) continue;
+        if (!x->lk)
+            continue;
         for (int k = 0; k < RC_LOOKUPS; k++) {
             const xf_lookup *l = &x->lk[i * RC_LOOKUPS + (size_t)k];
             /* a store the run does not have: defence.h names the store column */
-            if (!l->vline || l->sline || l->out == 'X' || l->store < 1 || l->store > x->stores) continue;
+            if (!l->vline || l->sline || l->out == 'X' || l->store < 1 || l->store > x->stores)
+                continue;
             char col[16];
             snprintf(col, sizeof col, "a%d_out", k);
             snprintf(lab, sizeof lab, "%c (request %zu, sent to store %d)", l->out, i, l->store);

@@ -76,7 +76,8 @@ void dc_sched_init(dc_sched *s, uint64_t round, double rate, double seconds)
 
 int dc_sched_next(dc_sched *s, long long *off)
 {
-    if (s->done) return 0;
+    if (s->done)
+        return 0;
     if (s->count >= DC_SCHED_MAX) {
         s->done = s->capped = 1;
         return 0;
@@ -108,7 +109,8 @@ int dc_wait(char wait, uint64_t round, uint64_t req, uint64_t attempt, double p,
         *out = 2000000;
         return 0;
     }
-    if (wait != 'L' && wait != 'H') return -1;
+    if (wait != 'L' && wait != 'H')
+        return -1;
     uint64_t key = DC_WAIT_KEY + round;
     if (wait == 'H' && dc_unit(dc_hash4(key, req, attempt, 0)) < p) {
         double u1 = dc_unit(dc_hash4(key, req, attempt, 1));

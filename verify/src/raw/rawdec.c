@@ -24,12 +24,15 @@ void rx_init(rx_run *x, const vj_node *rj, long long round, double seconds, long
         x->has_rate = 1;
         x->rate = n->num;
         x->closed = n->num == 0;
-        if (!x->closed) dc_sched_init(&x->sched, (uint64_t)round, x->rate, seconds);
+        if (!x->closed)
+            dc_sched_init(&x->sched, (uint64_t)round, x->rate, seconds);
     }
     n = vj_get(rj, "test_rows");
-    if (n && n->type == VJ_NUM && n->is_int && n->i > 0) x->test_rows = n->i;
+    if (n && n->type == VJ_NUM && n->is_int && n->i > 0)
+        x->test_rows = n->i;
     n = vj_get(rj, "requests");
-    if (n && n->type == VJ_NUM && n->is_int && n->i >= 0) x->requests = n->i;
+    if (n && n->type == VJ_NUM && n->is_int && n->i >= 0)
+        x->requests = n->i;
     const char *w = vj_get_str(vj_get(rj, "arm_spec"), "wait");
     n = vj_get(rj, "freeze_share");
     if (!w || strlen(w) != 1 || !strchr("ZFLH", w[0]))
@@ -55,7 +58,8 @@ void rx_free(rx_run *x)
 static int cmp_other(const void *a, const void *b)
 {
     const rx_other *p = a, *q = b;
-    if (p->req != q->req) return p->req < q->req ? -1 : 1;
+    if (p->req != q->req)
+        return p->req < q->req ? -1 : 1;
     return (p->seq > q->seq) - (p->seq < q->seq);
 }
 
@@ -74,10 +78,12 @@ int rx_open(rx_file *f, rx_run *x, int kind, const char *path, const unsigned ch
         x->vseen = vu_xcalloc(m, 1);
     }
     if (kind == RX_STORE && !x->sorted) {
-        if (x->no) qsort(x->other, x->no, sizeof *x->other, cmp_other);
+        if (x->no)
+            qsort(x->other, x->no, sizeof *x->other, cmp_other);
         x->sorted = 1;
     }
-    if (rr_open(&f->f, path, gz, gzlen, names[kind], cols[kind], ncol[kind], err, errlen)) return -1;
+    if (rr_open(&f->f, path, gz, gzlen, names[kind], cols[kind], ncol[kind], err, errlen))
+        return -1;
     if (kind == RX_TESTER && !x->has_rate) {
         snprintf(err, errlen, "%s: run.json's rate is not a number >= 0: the scheduled arrivals cannot be drawn, "
                               "and format 4 needs them to decode the file (RAWFORMAT.md)", path);
@@ -100,7 +106,8 @@ static int at(long long base, long long us, long long *out)
 
 static long long mod_rows(long long v, long long rows)
 {
-    if (rows <= 0) return v;
+    if (rows <= 0)
+        return v;
     long long r = v % rows;
     return r < 0 ? r + rows : r;
 }
@@ -117,7 +124,8 @@ static int offset(rx_file *f, rr_row *o, int k, int w, long long base, const cha
 {
     o->has[k] = f->raw.has[w];
     o->text[k] = f->raw.text[w];
-    if (!o->has[k]) return 0;
+    if (!o->has[k])
+        return 0;
     if (at(base, f->raw.v[w], &o->v[k])) {
         snprintf(err, n, "%s:%ld: field %s \"%.40s\" overflows 64 bits when decoded", f->f.path, f->f.line,
                  f->f.cols[w].name, f->raw.text[w]);
@@ -142,7 +150,8 @@ static void copy(rx_file *f, rr_row *o, int k, int w)
 
 static int grow_tester(rx_run *x)
 {
-    if (x->nt < x->cap) return 0;
+    if (x->nt < x->cap)
+        return 0;
     x->cap = x->cap ? 2 * x->cap : 16384;
     x->sched_t = vu_xrealloc(x->sched_t, (size_t)x->cap * sizeof *x->sched_t);
     x->answer_t = vu_xrealloc(x->answer_t, (size_t)x->cap * sizeof *x->answer_t);
@@ -152,9 +161,12 @@ static int grow_tester(rx_run *x)
 /* the reference of a "=" score: kind L the row's score, K its last_known, D default_score */
 static float reference(const rx_run *x, char kind, long long row)
 {
-    if (!x->ref) return NAN;
-    if (kind == 'D') return x->ref->default_score;
-    if (x->test_rows <= 0 || row < 0 || (size_t)row >= x->ref->rows) return NAN;
+    if (!x->ref)
+        return NAN;
+    if (kind == 'D')
+        return x->ref->default_score;
+    if (x->test_rows <= 0 || row < 0 || (size_t)row >= x->ref->rows)
+        return NAN;
     return kind == 'L' ? x->ref->score[row] : x->ref->last_known[row];
 }
 
@@ -181,7 +193,8 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
             return -1;
         }
         derived(o, T_SCHED, sched);
-        if (offset(f, o, T_SEND, TW_SEND, sched, "send_t", err, n)) return -1;
+        if (offset(f, o, T_SEND, TW_SEND, sched, "send_t", err, n))
+            return -1;
     } else {
         if (!w->has[TW_SEND]) {
             snprintf(err, n,
@@ -190,11 +203,13 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
                      p, line);
             return -1;
         }
-        if (offset(f, o, T_SEND, TW_SEND, x->t0, "send_t", err, n)) return -1;
+        if (offset(f, o, T_SEND, TW_SEND, x->t0, "send_t", err, n))
+            return -1;
         sched = o->v[T_SEND];
         derived(o, T_SCHED, sched);
     }
-    if (offset(f, o, T_ANSWER, TW_ANSWER, sched, "answer_t", err, n)) return -1;
+    if (offset(f, o, T_ANSWER, TW_ANSWER, sched, "answer_t", err, n))
+        return -1;
     copy(f, o, T_STATUS, TW_STATUS);
     copy(f, o, T_KIND, TW_KIND);
     copy(f, o, T_SCORE, TW_SCORE);
@@ -242,7 +257,8 @@ static int dec_lookups(rx_file *f, rr_row *o, int has_req, long long req, long l
 {
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, ws = VW_A0S + 3 * k;
-        if (offset(f, o, cs, ws, o->v[V_ARRIVE], service_dec_names[cs], err, n)) return -1;
+        if (offset(f, o, cs, ws, o->v[V_ARRIVE], service_dec_names[cs], err, n))
+            return -1;
         if (f->raw.has[ws + 1] && !o->has[cs]) {
             snprintf(err, n, "%s:%ld: a%d_end_us has no base: a%d_start_us is - (RAWFORMAT.md: aK_end_us is after "
                              "aK_start_t, + W for an A lookup)",
@@ -251,13 +267,15 @@ static int dec_lookups(rx_file *f, rr_row *o, int has_req, long long req, long l
         }
         long long ebase = o->v[cs], w = 0;
         if (f->raw.has[ws + 1] && f->raw.has[ws + 2] && f->raw.c[ws + 2] == 'A') {
-            if (lookup_wait(f, k, has_req, req, &w, err, n)) return -1;
+            if (lookup_wait(f, k, has_req, req, &w, err, n))
+                return -1;
             if (__builtin_add_overflow(o->v[cs], w, &ebase)) {
                 snprintf(err, n, "%s:%ld: a%d_start_t + W overflows 64 bits", f->f.path, f->f.line, k);
                 return -1;
             }
         }
-        if (offset(f, o, cs + 1, ws + 1, ebase, service_dec_names[cs + 1], err, n)) return -1;
+        if (offset(f, o, cs + 1, ws + 1, ebase, service_dec_names[cs + 1], err, n))
+            return -1;
         copy(f, o, cs + 2, ws + 2);
         starts[k] = o->has[cs] ? o->v[cs] : RX_ABSENT;
     }
@@ -271,7 +289,8 @@ static int dec_service(rx_file *f, rr_row *o, char *err, size_t n)
     copy(f, o, V_REQ, VW_REQ);
     long long req = w->v[VW_REQ], reqs = x->requests >= 0 ? x->requests : x->nt;
     int has_req = w->has[VW_REQ], in = has_req && req >= 0 && req < reqs;
-    if (has_req) derived(o, V_ROW, mod_rows(req, x->test_rows));
+    if (has_req)
+        derived(o, V_ROW, mod_rows(req, x->test_rows));
     else {
         o->has[V_ROW] = 0;
         o->text[V_ROW] = NOT_WRITTEN;
@@ -283,16 +302,20 @@ static int dec_service(rx_file *f, rr_row *o, char *err, size_t n)
                  f->f.path, f->f.line, req, x->nt, reqs);
         return -1;
     }
-    if (offset(f, o, V_ARRIVE, VW_ARRIVE, in ? x->sched_t[req] : x->t0, "arrive_t", err, n)) return -1;
+    if (offset(f, o, V_ARRIVE, VW_ARRIVE, in ? x->sched_t[req] : x->t0, "arrive_t", err, n))
+        return -1;
     long long abase = in && x->answer_t[req] != RX_ABSENT ? x->answer_t[req] : o->v[V_ARRIVE];
-    if (offset(f, o, V_ANSWER, VW_ANSWER, abase, "answer_t", err, n)) return -1;
+    if (offset(f, o, V_ANSWER, VW_ANSWER, abase, "answer_t", err, n))
+        return -1;
     copy(f, o, V_STATUS, VW_STATUS);
     copy(f, o, V_KIND, VW_KIND);
     copy(f, o, V_LOOKUPS, VW_LOOKUPS);
     copy(f, o, V_STORE, VW_STORE);
     long long starts[RC_LOOKUPS];
-    if (dec_lookups(f, o, has_req, req, starts, err, n)) return -1;
-    if (!has_req) return 0;
+    if (dec_lookups(f, o, has_req, req, starts, err, n))
+        return -1;
+    if (!has_req)
+        return 0;
     if (req >= 0 && req < x->nt) {
         if (!x->vseen[req]) {
             x->vseen[req] = 1;
@@ -314,13 +337,17 @@ static int dec_service(rx_file *f, rr_row *o, char *err, size_t n)
 /* aK_start_t (K = attempt) of the first service row with this req; RX_ABSENT: none */
 static long long service_start(const rx_run *x, long long req, long long att)
 {
-    if (att < 0 || att >= RC_LOOKUPS) return RX_ABSENT;
-    if (req >= 0 && req < x->nt) return x->vseen && x->vseen[req] ? x->astart[req * RC_LOOKUPS + att] : RX_ABSENT;
+    if (att < 0 || att >= RC_LOOKUPS)
+        return RX_ABSENT;
+    if (req >= 0 && req < x->nt)
+        return x->vseen && x->vseen[req] ? x->astart[req * RC_LOOKUPS + att] : RX_ABSENT;
     size_t lo = 0, hi = x->no;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (x->other[mid].req < req) lo = mid + 1;
-        else hi = mid;
+        if (x->other[mid].req < req)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo < x->no && x->other[lo].req == req ? x->other[lo].start[att] : RX_ABSENT;
 }
@@ -344,8 +371,10 @@ static int dec_store(rx_file *f, rr_row *o, char *err, size_t n)
     dc_wait(x->wait, (uint64_t)x->round, (uint64_t)req, (uint64_t)att, x->p, &planned);
     derived(o, S_PLANNED, planned);
     long long base = service_start(x, req, att);
-    if (offset(f, o, S_ARRIVE, SW_ARRIVE, base == RX_ABSENT ? x->t0 : base, "arrive_t", err, n)) return -1;
-    if (offset(f, o, S_START, SW_START, o->v[S_ARRIVE], "start_t", err, n)) return -1;
+    if (offset(f, o, S_ARRIVE, SW_ARRIVE, base == RX_ABSENT ? x->t0 : base, "arrive_t", err, n))
+        return -1;
+    if (offset(f, o, S_START, SW_START, o->v[S_ARRIVE], "start_t", err, n))
+        return -1;
     char oc = w->c[SW_OUTCOME];
     if (oc == 'A' && w->has[SW_END] && !o->has[S_START]) {
         snprintf(err, n, "%s:%ld: outcome A without start_us: end_us's base, start_t + W, is absent (RAWFORMAT.md: "
@@ -358,7 +387,8 @@ static int dec_store(rx_file *f, rr_row *o, char *err, size_t n)
         snprintf(err, n, "%s:%ld: start_t + W overflows 64 bits", p, f->f.line);
         return -1;
     }
-    if (offset(f, o, S_END, SW_END, ebase, "end_t", err, n)) return -1;
+    if (offset(f, o, S_END, SW_END, ebase, "end_t", err, n))
+        return -1;
     copy(f, o, S_BUDGET, SW_BUDGET);
     copy(f, o, S_OUTCOME, SW_OUTCOME);
     copy(f, o, S_LINE, SW_LINE);
@@ -369,7 +399,8 @@ static int dec_store(rx_file *f, rr_row *o, char *err, size_t n)
 int rx_next(rx_file *f, rr_row *out, char *err, size_t errlen)
 {
     int r = rr_next(&f->f, &f->raw, err, errlen);
-    if (r <= 0) return r;
+    if (r <= 0)
+        return r;
     int rc = f->kind == RX_TESTER ? dec_tester(f, out, err, errlen)
              : f->kind == RX_SERVICE ? dec_service(f, out, err, errlen)
                                      : dec_store(f, out, err, errlen);

@@ -19,7 +19,8 @@
  * of the stream, -1 on error. */
 static int fill(rr_file *f, char *err, size_t errlen)
 {
-    if (f->zdone) return 0;
+    if (f->zdone)
+        return 0;
     for (;;) {
         f->zs.next_out = (Bytef *)f->buf + f->end;
         f->zs.avail_out = (uInt)(f->cap - f->end);
@@ -31,7 +32,8 @@ static int fill(rr_file *f, char *err, size_t errlen)
                 /* another gzip member follows (zcat reads them all) */
                 if (f->zs.avail_in >= 2 && f->zs.next_in[0] == 0x1f && f->zs.next_in[1] == 0x8b) {
                     inflateReset(&f->zs);
-                    if (got) return 1;
+                    if (got)
+                        return 1;
                     continue;
                 }
                 snprintf(err, errlen, "%s: bytes after the end of the gzip stream", f->path);
@@ -41,7 +43,8 @@ static int fill(rr_file *f, char *err, size_t errlen)
             return got ? 1 : 0;
         }
         if (r == Z_OK) {
-            if (got) return 1;
+            if (got)
+                return 1;
             continue;
         }
         if (r == Z_BUF_ERROR && f->zs.avail_in == 0) {
@@ -79,7 +82,8 @@ static int next_line(rr_file *f, char **line, size_t *len, char *err, size_t err
             f->buf = vu_xrealloc(f->buf, f->cap);
         }
         int r = fill(f, err, errlen);
-        if (r < 0) return -1;
+        if (r < 0)
+            return -1;
         if (r == 0) {
             if (f->end > f->beg) {
                 snprintf(err, errlen, "%s:%ld: the last line does not end in a newline", f->path,
@@ -121,7 +125,8 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
     size_t len;
     int r = next_line(f, &line, &len, err, errlen);
     if (r <= 0) {
-        if (r == 0) snprintf(err, errlen, "%s:1: empty file (no header)", path);
+        if (r == 0)
+            snprintf(err, errlen, "%s:1: empty file (no header)", path);
         return -1;
     }
     char want[64];
@@ -143,7 +148,8 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
     }
     r = next_line(f, &line, &len, err, errlen);
     if (r <= 0) {
-        if (r == 0) snprintf(err, errlen, "%s:2: no column names", path);
+        if (r == 0)
+            snprintf(err, errlen, "%s:2: no column names", path);
         return -1;
     }
     char *p = line;
@@ -166,18 +172,21 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
     char *line;
     size_t len;
     int r = next_line(f, &line, &len, err, errlen);
-    if (r <= 0) return r;
+    if (r <= 0)
+        return r;
     char *p = line, *end = line + len;
     for (int k = 0; k < f->ncol; k++) {
         char *q = p;
-        while (q < end && *q != '\t') q++;
+        while (q < end && *q != '\t')
+            q++;
         if (k < f->ncol - 1 && q == end) {
             snprintf(err, errlen, "%s:%ld: %d fields, expected %d", f->path, f->line, k + 1, f->ncol);
             return -1;
         }
         if (k == f->ncol - 1 && q != end) {
             int n = f->ncol;
-            for (char *z = q; z < end; z++) n += (*z == '\t');
+            for (char *z = q; z < end; z++)
+                n += (*z == '\t');
             snprintf(err, errlen, "%s:%ld: %d fields, expected %d", f->path, f->line, n, f->ncol);
             return -1;
         }
@@ -264,7 +273,8 @@ int rr_next(rr_file *f, rr_row *row, char *err, size_t errlen)
 
 void rr_close(rr_file *f)
 {
-    if (f->zinit) inflateEnd(&f->zs);
+    if (f->zinit)
+        inflateEnd(&f->zs);
     free(f->buf);
     memset(f, 0, sizeof *f);
 }
@@ -305,7 +315,8 @@ int rr_gunzip(const unsigned char *gz, size_t gzlen, unsigned char **out, size_t
             }
             break;
         }
-        if (r == Z_OK) continue;
+        if (r == Z_OK)
+            continue;
         if (r == Z_BUF_ERROR && zs.avail_in == 0) {
             snprintf(err, errlen, "gzip stream truncated");
         } else {

@@ -41,21 +41,25 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
         return EINVAL;
     }
     vj_node *tr = vj_get(sum, "test_rows");
-    if (tr && tr->type == VJ_NUM && tr->is_int) ref->test_rows = tr->i;
+    if (tr && tr->type == VJ_NUM && tr->is_int)
+        ref->test_rows = tr->i;
     tr = vj_get(sum, "test_rows_with_last_known");
-    if (tr && tr->type == VJ_NUM && tr->is_int) ref->rows_with_lk = tr->i;
+    if (tr && tr->type == VJ_NUM && tr->is_int)
+        ref->rows_with_lk = tr->i;
     vj_free(sum);
     free(spath);
 
     unsigned char *buf;
     size_t len;
     rc = vu_read_file(ref->scores_path, &buf, &len, err, errlen);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     char *p = (char *)buf, *end = p + len;
     const char *want = "customer\tcutoff\tlabel\tscore\tlast_known";
     char *nl = memchr(p, '\n', len);
     size_t hl = nl ? (size_t)(nl - p) : len;
-    if (hl && p[hl - 1] == '\r') hl--;
+    if (hl && p[hl - 1] == '\r')
+        hl--;
     if (hl != strlen(want) || memcmp(p, want, hl)) {
         snprintf(err, errlen, "%s:1: header is not \"customer cutoff label score last_known\" (tab-separated)",
                  ref->scores_path);
@@ -70,9 +74,11 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
     while (p < end) {
         line++;
         char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e) e = end;
+        if (!e)
+            e = end;
         char *le = e;
-        if (le > p && le[-1] == '\r') le--;
+        if (le > p && le[-1] == '\r')
+            le--;
         if (le == p) {
             snprintf(err, errlen, "%s:%ld: empty line", ref->scores_path, line);
             goto bad;
@@ -86,7 +92,8 @@ int ref_load(const char *root, ref_data *ref, char *err, size_t errlen)
             f[nf] = q;
             fl[nf] = t ? (size_t)(t - q) : (size_t)(le - q);
             nf++;
-            if (!t) break;
+            if (!t)
+                break;
             q = t + 1;
         }
         if (nf != 5) {

@@ -35,7 +35,8 @@ static int ci_has(const unsigned char *s, size_t n, const char *w)
 {
     size_t wl = strlen(w);
     for (size_t i = 0; i + wl <= n; i++)
-        if (!strncasecmp((const char *)s + i, w, wl)) return 1;
+        if (!strncasecmp((const char *)s + i, w, wl))
+            return 1;
     return 0;
 }
 
@@ -65,7 +66,8 @@ static const char *const not_secret_key[] = {"primary", "foreign", "sort", "part
 static int in_list(const char *w, const char *const *list, size_t n)
 {
     for (size_t k = 0; k < n; k++)
-        if (!strcmp(w, list[k])) return 1;
+        if (!strcmp(w, list[k]))
+            return 1;
     return 0;
 }
 
@@ -76,14 +78,18 @@ static int words_of(const unsigned char *id, size_t len, char w[][24], int max)
     int nw = 0;
     size_t i = 0;
     while (i < len && nw < max) {
-        while (i < len && !is_alnum(id[i])) i++;
+        while (i < len && !is_alnum(id[i]))
+            i++;
         size_t k = 0;
         while (i < len && is_alnum(id[i])) {
-            if (k > 0 && isupper(id[i]) && islower(id[i - 1])) break;
-            if (k < 23) w[nw][k++] = (char)tolower(id[i]);
+            if (k > 0 && isupper(id[i]) && islower(id[i - 1]))
+                break;
+            if (k < 23)
+                w[nw][k++] = (char)tolower(id[i]);
             i++;
         }
-        if (k) w[nw++][k] = 0;
+        if (k)
+            w[nw++][k] = 0;
     }
     return nw;
 }
@@ -92,16 +98,19 @@ static int words_of(const unsigned char *id, size_t len, char w[][24], int max)
  * and the last word must not be one of about[] */
 static int key_class(const unsigned char *id, size_t len)
 {
-    if (len == 0 || len > 80) return K_NONE;
+    if (len == 0 || len > 80)
+        return K_NONE;
     char low[81];
-    for (size_t i = 0; i < len; i++) low[i] = (char)tolower(id[i]);
+    for (size_t i = 0; i < len; i++)
+        low[i] = (char)tolower(id[i]);
     low[len] = 0;
     if (!strstr(low, "pass") && !strstr(low, "pwd") && !strstr(low, "secret") && !strstr(low, "token") &&
         !strstr(low, "key") && !strstr(low, "auth") && !strstr(low, "cred"))
         return K_NONE;
     char w[12][24];
     int nw = words_of(id, len, w, 12);
-    if (nw == 0 || in_list(w[nw - 1], about, sizeof about / sizeof *about)) return K_NONE;
+    if (nw == 0 || in_list(w[nw - 1], about, sizeof about / sizeof *about))
+        return K_NONE;
     int cls = K_NONE;
     for (int k = nw >= 2 ? nw - 2 : 0; k < nw; k++) {
         const char *x = w[k];
@@ -116,10 +125,12 @@ static int key_class(const unsigned char *id, size_t len)
                  !strcmp(x, "authorization"))
             c = K_GENERIC;
         else if (!strcmp(x, "key") || !strcmp(x, "keys")) {
-            if (k > 0 && in_list(w[k - 1], not_secret_key, sizeof not_secret_key / sizeof *not_secret_key)) continue;
+            if (k > 0 && in_list(w[k - 1], not_secret_key, sizeof not_secret_key / sizeof *not_secret_key))
+                continue;
             c = K_GENERIC;
         }
-        if (c != K_NONE && (cls == K_NONE || c < cls)) cls = c;
+        if (c != K_NONE && (cls == K_NONE || c < cls))
+            cls = c;
     }
     return cls;
 }
@@ -129,30 +140,41 @@ static int key_class(const unsigned char *id, size_t len)
 /* masked or a placeholder: not a secret (verify/README.md lists each) */
 static int placeholder(const unsigned char *v, size_t n)
 {
-    if (n == 0) return 1;
+    if (n == 0)
+        return 1;
     int alnum = 0, same = 1, letters_only = 1;
     for (size_t i = 0; i < n; i++) {
         alnum |= is_alnum(v[i]);
         same &= v[i] == v[0];
-        if (!(isalpha(v[i]) || v[i] == '_' || v[i] == '-' || v[i] == '.' || v[i] == ' ')) letters_only = 0;
+        if (!(isalpha(v[i]) || v[i] == '_' || v[i] == '-' || v[i] == '.' || v[i] == ' '))
+            letters_only = 0;
     }
-    if (!alnum || same) return 1;                         /* ***, ..., xxxxxxxx */
-    if (memmem(v, n, "***", 3)) return 1;                 /* masked, whole or in part */
-    if (ci_has(v, n, "%2a%2a%2a")) return 1;              /* masked, percent-encoded */
-    if (v[0] == '$' || v[0] == '%') return 1;             /* $VAR ${VAR} $(cmd) %VAR% %s %(name)s */
-    if (v[0] == '<' && v[n - 1] == '>') return 1;         /* <password> */
-    if (v[0] == '[' && v[n - 1] == ']') return 1;         /* [REDACTED] */
-    if (n >= 4 && v[0] == '{' && v[1] == '{') return 1;   /* {{ .Values.x }} */
+    if (!alnum || same)
+        return 1; /* ***, ..., xxxxxxxx */
+    if (memmem(v, n, "***", 3))
+        return 1; /* masked, whole or in part */
+    if (ci_has(v, n, "%2a%2a%2a"))
+        return 1; /* masked, percent-encoded */
+    if (v[0] == '$' || v[0] == '%')
+        return 1; /* $VAR ${VAR} $(cmd) %VAR% %s %(name)s */
+    if (v[0] == '<' && v[n - 1] == '>')
+        return 1; /* <password> */
+    if (v[0] == '[' && v[n - 1] == ']')
+        return 1; /* [REDACTED] */
+    if (n >= 4 && v[0] == '{' && v[1] == '{')
+        return 1; /* {{ .Values.x }} */
     static const char *const words[] = {"null", "none", "nil", "true", "false", "undefined", "redacted", "masked",
                                         "hidden", "removed", "empty", "unset", "todo", "fixme", "n/a"};
     for (size_t k = 0; k < sizeof words / sizeof *words; k++)
-        if (n == strlen(words[k]) && !strncasecmp((const char *)v, words[k], n)) return 1;
+        if (n == strlen(words[k]) && !strncasecmp((const char *)v, words[k], n))
+            return 1;
     /* a word that names what should be there: YOUR_API_KEY, your-password-here */
     static const char *const names[] = {"password", "passwd", "secret", "token", "key", "redacted", "placeholder",
                                         "example", "your"};
     if (letters_only)
         for (size_t k = 0; k < sizeof names / sizeof *names; k++)
-            if (ci_has(v, n, names[k])) return 1;
+            if (ci_has(v, n, names[k]))
+                return 1;
     return 0;
 }
 
@@ -167,25 +189,33 @@ typedef struct {
 static int value_at(const unsigned char *b, size_t n, size_t p, int colon, val *v)
 {
     size_t k = 0;
-    while (p < n && k < 5 && (b[p] == ' ' || b[p] == '\t')) p++, k++;
-    if (p >= n) return 0;
+    while (p < n && k < 5 && (b[p] == ' ' || b[p] == '\t'))
+        p++, k++;
+    if (p >= n)
+        return 0;
     unsigned char q = b[p];
     if (q == '"' || q == '\'' || q == '`') {
         size_t e = p + 1;
-        while (e < n && e < p + 301 && b[e] != q && b[e] != '\n') e++;
-        if (e >= n || b[e] != q) return 0;
+        while (e < n && e < p + 301 && b[e] != q && b[e] != '\n')
+            e++;
+        if (e >= n || b[e] != q)
+            return 0;
         v->s = p + 1;
         v->e = e;
         v->quoted = 1;
         return 1;
     }
     size_t e = p;
-    while (e < n && e < p + 300 && !in_set(b[e], " \t\r\n\"'`;,&)}]<>")) e++;
-    if (e == p) return 0;
+    while (e < n && e < p + 300 && !in_set(b[e], " \t\r\n\"'`;,&)}]<>"))
+        e++;
+    if (e == p)
+        return 0;
     if (colon) {
         size_t t = e;
-        while (t < n && (b[t] == ' ' || b[t] == '\t' || b[t] == '\r')) t++;
-        if (t < n && b[t] != '\n' && b[t] != '#') return 0;
+        while (t < n && (b[t] == ' ' || b[t] == '\t' || b[t] == '\r'))
+            t++;
+        if (t < n && b[t] != '\n' && b[t] != '#')
+            return 0;
     }
     v->s = p;
     v->e = e;
@@ -199,7 +229,8 @@ static int structured(const unsigned char *t, size_t len)
 {
     size_t parts = 0, plain = 0, p0 = 0;
     for (size_t i = 0; i <= len; i++) {
-        if (i < len && !in_set(t[i], "/.-_")) continue;
+        if (i < len && !in_set(t[i], "/.-_"))
+            continue;
         size_t pl = i - p0;
         if (pl > 0) {
             parts++;
@@ -207,7 +238,8 @@ static int structured(const unsigned char *t, size_t len)
             for (size_t k = p0; k < i; k++) {
                 lower &= t[k] >= 'a' && t[k] <= 'z';
                 digits &= is_digit(t[k]);
-                if (k > p0) cap &= t[k] >= 'a' && t[k] <= 'z';
+                if (k > p0)
+                    cap &= t[k] >= 'a' && t[k] <= 'z';
             }
             plain += (size_t)(lower || digits || cap);
         }
@@ -221,7 +253,8 @@ static void judge(sr_list *l, const unsigned char *b, size_t n, int cls, const v
 {
     const unsigned char *t = b + v->s;
     size_t len = v->e - v->s;
-    if (placeholder(t, len) || sr_is_example(b, n, v->s, v->e)) return;
+    if (placeholder(t, len) || sr_is_example(b, n, v->s, v->e))
+        return;
     int hex = len >= 32, spaces = 0, plain = 1, digit = 0;
     for (size_t i = 0; i < len; i++) {
         hex &= is_hexd(t[i]);
@@ -230,16 +263,19 @@ static void judge(sr_list *l, const unsigned char *b, size_t n, int cls, const v
         digit |= is_digit(t[i]) || t[i] == '+' || t[i] == '/' || t[i] == '=' || t[i] == '~';
     }
     if (cls == K_PASSWORD) {
-        if (len >= 3 && (v->quoted || !spaces)) sr_add(l, "password-assignment", v->s, len);
+        if (len >= 3 && (v->quoted || !spaces))
+            sr_add(l, "password-assignment", v->s, len);
         return;
     }
-    if (spaces) return;
+    if (spaces)
+        return;
     if (hex && sr_entropy(t, len) >= 3.0) {
         sr_add(l, "hex-secret", v->s, len);
         return;
     }
     if (cls == K_SECRET) {
-        if (len >= 6) sr_add(l, "secret-assignment", v->s, len);
+        if (len >= 6)
+            sr_add(l, "secret-assignment", v->s, len);
         return;
     }
     if (len >= 10 && plain && digit && !structured(t, len) && sr_entropy(t, len) >= 3.5)
@@ -250,54 +286,72 @@ static void judge(sr_list *l, const unsigned char *b, size_t n, int cls, const v
 static void assign_at(sr_list *l, const unsigned char *b, size_t n, size_t i, size_t seplen)
 {
     size_t k = i;
-    while (k > 0 && i - k < 4 && (b[k - 1] == ' ' || b[k - 1] == '\t')) k--;
-    if (k > 0 && (b[k - 1] == '"' || b[k - 1] == '\'')) k--;
+    while (k > 0 && i - k < 4 && (b[k - 1] == ' ' || b[k - 1] == '\t'))
+        k--;
+    if (k > 0 && (b[k - 1] == '"' || b[k - 1] == '\''))
+        k--;
     size_t e = k;
-    while (k > 0 && e - k < 80 && id_byte(b[k - 1])) k--;
-    if (k == e || (k > 0 && id_byte(b[k - 1]))) return;
+    while (k > 0 && e - k < 80 && id_byte(b[k - 1]))
+        k--;
+    if (k == e || (k > 0 && id_byte(b[k - 1])))
+        return;
     int cls = key_class(b + k, e - k);
-    if (cls == K_NONE) return;
+    if (cls == K_NONE)
+        return;
     val v;
-    if (value_at(b, n, i + seplen, b[i] == ':' && seplen == 1, &v)) judge(l, b, n, cls, &v);
+    if (value_at(b, n, i + seplen, b[i] == ':' && seplen == 1, &v))
+        judge(l, b, n, cls, &v);
 }
 
 /* --password x, "--token", "x" (a command line, or one written as a JSON
  * list) at the "--" at i */
 static void flag_at(sr_list *l, const unsigned char *b, size_t n, size_t i)
 {
-    if (i > 0 && !in_set(b[i - 1], " \t\"'[,(")) return;
+    if (i > 0 && !in_set(b[i - 1], " \t\"'[,("))
+        return;
     size_t s = i + 2, e = s;
-    while (e < n && e - s < 60 && (url_byte(b[e]))) e++;
-    if (e == s || e >= n || b[e] == '=') return;
+    while (e < n && e - s < 60 && (url_byte(b[e])))
+        e++;
+    if (e == s || e >= n || b[e] == '=')
+        return;
     int cls = key_class(b + s, e - s);
-    if (cls == K_NONE) return;
+    if (cls == K_NONE)
+        return;
     size_t p = e;
     if (b[p] == '"' || b[p] == '\'') { /* "--token", "x" */
         unsigned char q = b[p++];
-        while (p < n && (b[p] == ' ' || b[p] == ',')) p++;
-        if (p >= n || b[p] != q) return;
+        while (p < n && (b[p] == ' ' || b[p] == ','))
+            p++;
+        if (p >= n || b[p] != q)
+            return;
     } else if (b[p] != ' ') {
         return;
     }
     val v;
-    if (!value_at(b, n, p, 0, &v) || b[v.s] == '-') return;
+    if (!value_at(b, n, p, 0, &v) || b[v.s] == '-')
+        return;
     judge(l, b, n, cls, &v);
 }
 
 /* scheme://user:password@host at the ':' of "://" at i */
 static void url_password(sr_list *l, const unsigned char *b, size_t n, size_t i)
 {
-    if (i == 0 || !isalpha(b[i - 1])) return;
+    if (i == 0 || !isalpha(b[i - 1]))
+        return;
     size_t s = i + 3, at = 0, e = s;
     while (e < n && e - s < 256 && b[e] && !in_set(b[e], "/?#\"'`<>\\ \t\r\n")) {
-        if (b[e] == '@') at = e;
+        if (b[e] == '@')
+            at = e;
         e++;
     }
-    if (!at || at + 1 >= n || !(is_alnum(b[at + 1]) || b[at + 1] == '[')) return;
+    if (!at || at + 1 >= n || !(is_alnum(b[at + 1]) || b[at + 1] == '['))
+        return;
     const unsigned char *c = memchr(b + s, ':', at - s);
-    if (!c) return;
+    if (!c)
+        return;
     size_t ps = (size_t)(c - b) + 1;
-    if (ps >= at || placeholder(b + ps, at - ps)) return;
+    if (ps >= at || placeholder(b + ps, at - ps))
+        return;
     sr_add(l, "url-password", ps, at - ps);
 }
 
@@ -305,58 +359,80 @@ static void url_password(sr_list *l, const unsigned char *b, size_t n, size_t i)
 static void telegram(sr_list *l, const unsigned char *b, size_t n, size_t i)
 {
     size_t d = i;
-    while (d > 0 && is_digit(b[d - 1]) && i - d <= 16) d--;
-    if (i - d < 5 || i - d > 16) return;
-    if (d > 0 && is_alnum(b[d - 1]) && !(d >= 3 && !memcmp(b + d - 3, "bot", 3))) return;
-    if (i + 36 > n || b[i + 1] != 'A') return;
+    while (d > 0 && is_digit(b[d - 1]) && i - d <= 16)
+        d--;
+    if (i - d < 5 || i - d > 16)
+        return;
+    if (d > 0 && is_alnum(b[d - 1]) && !(d >= 3 && !memcmp(b + d - 3, "bot", 3)))
+        return;
+    if (i + 36 > n || b[i + 1] != 'A')
+        return;
     size_t m = 0;
-    while (i + 1 + m < n && m <= 35 && url_byte(b[i + 1 + m])) m++;
-    if (m != 35 || sr_entropy(b + i + 1, m) < 3.0) return;
+    while (i + 1 + m < n && m <= 35 && url_byte(b[i + 1 + m]))
+        m++;
+    if (m != 35 || sr_entropy(b + i + 1, m) < 3.0)
+        return;
     sr_add(l, "telegram-bot-api-token", d, i + 1 + m - d);
 }
 
 /* "Bearer <token>" at the "earer " at q */
 static void bearer(sr_list *l, const unsigned char *b, size_t n, size_t q)
 {
-    if (q == 0 || (b[q - 1] != 'B' && b[q - 1] != 'b') || (q >= 2 && is_alnum(b[q - 2]))) return;
+    if (q == 0 || (b[q - 1] != 'B' && b[q - 1] != 'b') || (q >= 2 && is_alnum(b[q - 2])))
+        return;
     size_t s = q + 6;
-    while (s < n && b[s] == ' ') s++;
+    while (s < n && b[s] == ' ')
+        s++;
     size_t e = s;
-    while (e < n && (is_alnum(b[e]) || in_set(b[e], "._~+/-"))) e++;
-    while (e < n && b[e] == '=') e++;
+    while (e < n && (is_alnum(b[e]) || in_set(b[e], "._~+/-")))
+        e++;
+    while (e < n && b[e] == '=')
+        e++;
     size_t len = e - s;
-    if (len < 16 || placeholder(b + s, len) || sr_is_example(b, n, s, e)) return;
+    if (len < 16 || placeholder(b + s, len) || sr_is_example(b, n, s, e))
+        return;
     int digit = 0;
-    for (size_t k = s; k < e; k++) digit |= is_digit(b[k]);
-    if (digit && sr_entropy(b + s, len) >= 3.0) sr_add(l, "bearer-token", s, len);
+    for (size_t k = s; k < e; k++)
+        digit |= is_digit(b[k]);
+    if (digit && sr_entropy(b + s, len) >= 3.0)
+        sr_add(l, "bearer-token", s, len);
 }
 
 static int b64v(unsigned char c)
 {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (is_digit(c)) return c - '0' + 52;
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (is_digit(c))
+        return c - '0' + 52;
     return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 /* "Authorization: Basic <base64 of user:password>" at the "asic " at q */
 static void basic(sr_list *l, const unsigned char *b, size_t n, size_t q)
 {
-    if (q == 0 || (b[q - 1] != 'B' && b[q - 1] != 'b') || (q >= 2 && is_alnum(b[q - 2]))) return;
+    if (q == 0 || (b[q - 1] != 'B' && b[q - 1] != 'b') || (q >= 2 && is_alnum(b[q - 2])))
+        return;
     size_t from = q > 60 ? q - 60 : 0;
     for (size_t k = q; k > from; k--)
         if (b[k - 1] == '\n') {
             from = k;
             break;
         }
-    if (!ci_has(b + from, q - from, "authorization")) return;
+    if (!ci_has(b + from, q - from, "authorization"))
+        return;
     size_t s = q + 5;
-    while (s < n && b[s] == ' ') s++;
+    while (s < n && b[s] == ' ')
+        s++;
     size_t e = s;
-    while (e < n && b64v(b[e]) >= 0) e++;
+    while (e < n && b64v(b[e]) >= 0)
+        e++;
     size_t len = e - s;
-    while (e < n && b[e] == '=') e++;
-    if (len < 8 || placeholder(b + s, len)) return;
+    while (e < n && b[e] == '=')
+        e++;
+    if (len < 8 || placeholder(b + s, len))
+        return;
     /* decoded, it holds user:password with a password */
     unsigned acc = 0;
     int bits = 0, colon = 0, after = 0;
@@ -366,22 +442,29 @@ static void basic(sr_list *l, const unsigned char *b, size_t n, size_t q)
         if (bits >= 8) {
             bits -= 8;
             unsigned char c = (unsigned char)(acc >> bits);
-            if (colon) after++;
-            if (c == ':' && !colon) colon = 1;
+            if (colon)
+                after++;
+            if (c == ':' && !colon)
+                colon = 1;
         }
     }
-    if (colon && after > 0) sr_add(l, "basic-auth", s, e - s);
+    if (colon && after > 0)
+        sr_add(l, "basic-auth", s, e - s);
 }
 
 /* an Azure AD client secret: xxx9Q~ + 31 to 34 chars, at the "Q~" at q */
 static void azure(sr_list *l, const unsigned char *b, size_t n, size_t q)
 {
 #define AZ(c) (is_alnum(c) || (c) == '_' || (c) == '~' || (c) == '.')
-    if (q < 4 || !is_digit(b[q - 1]) || !AZ(b[q - 2]) || !AZ(b[q - 3]) || !AZ(b[q - 4])) return;
-    if (q > 4 && AZ(b[q - 5])) return;
+    if (q < 4 || !is_digit(b[q - 1]) || !AZ(b[q - 2]) || !AZ(b[q - 3]) || !AZ(b[q - 4]))
+        return;
+    if (q > 4 && AZ(b[q - 5]))
+        return;
     size_t m = 0;
-    while (q + 2 + m < n && m <= 34 && (AZ(b[q + 2 + m]) || b[q + 2 + m] == '-')) m++;
-    if (m < 31 || m > 34 || sr_entropy(b + q + 2, m) < 3.0) return;
+    while (q + 2 + m < n && m <= 34 && (AZ(b[q + 2 + m]) || b[q + 2 + m] == '-'))
+        m++;
+    if (m < 31 || m > 34 || sr_entropy(b + q + 2, m) < 3.0)
+        return;
     sr_add(l, "azure-ad-client-secret", q - 4, m + 6);
 #undef AZ
 }
@@ -390,15 +473,22 @@ static void azure(sr_list *l, const unsigned char *b, size_t n, size_t q)
 static void braintree(sr_list *l, const unsigned char *b, size_t n, size_t q)
 {
     size_t p = q + 13;
-    if (p + 8 <= n && !memcmp(b + p, "sandbox$", 8)) p += 8;
-    else if (p + 11 <= n && !memcmp(b + p, "production$", 11)) p += 11;
-    else return;
+    if (p + 8 <= n && !memcmp(b + p, "sandbox$", 8))
+        p += 8;
+    else if (p + 11 <= n && !memcmp(b + p, "production$", 11))
+        p += 11;
+    else
+        return;
     size_t k = 0;
-    while (p + k < n && k < 16 && (is_digit(b[p + k]) || (b[p + k] >= 'a' && b[p + k] <= 'z'))) k++;
-    if (k != 16 || p + 16 >= n || b[p + 16] != '$') return;
+    while (p + k < n && k < 16 && (is_digit(b[p + k]) || (b[p + k] >= 'a' && b[p + k] <= 'z')))
+        k++;
+    if (k != 16 || p + 16 >= n || b[p + 16] != '$')
+        return;
     size_t h = p + 17, m = 0;
-    while (h + m < n && m < 33 && is_hexd(b[h + m])) m++;
-    if (m != 32) return;
+    while (h + m < n && m < 33 && is_hexd(b[h + m]))
+        m++;
+    if (m != 32)
+        return;
     sr_add(l, "paypal-braintree-access-token", q, h + m - q);
 }
 
@@ -413,7 +503,8 @@ static void each(sr_list *l, const unsigned char *b, size_t n, const char *needl
     const unsigned char *p = b + k, *end = b + n;
     while (p < end && (p = memchr(p, needle[k], (size_t)(end - p))) != NULL) {
         size_t q = (size_t)(p - b) - k;
-        if (q + nl <= n && !memcmp(b + q, needle, nl)) fn(l, b, n, q);
+        if (q + nl <= n && !memcmp(b + q, needle, nl))
+            fn(l, b, n, q);
         p++;
     }
 }
@@ -423,8 +514,10 @@ void sa_buffer(sr_list *l, const unsigned char *b, size_t n)
     const unsigned char *p, *end = b + n;
     for (p = b; p < end && (p = memchr(p, '=', (size_t)(end - p))) != NULL; p++) {
         size_t i = (size_t)(p - b);
-        if (i > 0 && in_set(b[i - 1], "=!<>:")) continue;   /* ==, !=, <=, >=, and := (seen at ':') */
-        if (i + 1 < n && b[i + 1] == '=') continue;
+        if (i > 0 && in_set(b[i - 1], "=!<>:"))
+            continue; /* ==, !=, <=, >=, and := (seen at ':') */
+        if (i + 1 < n && b[i + 1] == '=')
+            continue;
         assign_at(l, b, n, i, i + 1 < n && b[i + 1] == '>' ? 2 : 1);
     }
     for (p = b; p < end && (p = memchr(p, ':', (size_t)(end - p))) != NULL; p++) {
@@ -433,15 +526,18 @@ void sa_buffer(sr_list *l, const unsigned char *b, size_t n)
             url_password(l, b, n, i);
             continue;
         }
-        if ((i > 0 && b[i - 1] == ':') || (i + 1 < n && b[i + 1] == ':')) continue;   /* std::x, IPv6 */
+        if ((i > 0 && b[i - 1] == ':') || (i + 1 < n && b[i + 1] == ':'))
+            continue; /* std::x, IPv6 */
         telegram(l, b, n, i);
         assign_at(l, b, n, i, i + 1 < n && b[i + 1] == '=' ? 2 : 1);
     }
     /* "Bearer x", "Basic x": at each space */
     for (p = b; p < end && (p = memchr(p, ' ', (size_t)(end - p))) != NULL; p++) {
         size_t i = (size_t)(p - b);
-        if (i >= 5 && (!memcmp(b + i - 5, "earer", 5) || !memcmp(b + i - 5, "EARER", 5))) bearer(l, b, n, i - 5);
-        if (i >= 4 && (!memcmp(b + i - 4, "asic", 4) || !memcmp(b + i - 4, "ASIC", 4))) basic(l, b, n, i - 4);
+        if (i >= 5 && (!memcmp(b + i - 5, "earer", 5) || !memcmp(b + i - 5, "EARER", 5)))
+            bearer(l, b, n, i - 5);
+        if (i >= 4 && (!memcmp(b + i - 4, "asic", 4) || !memcmp(b + i - 4, "ASIC", 4)))
+            basic(l, b, n, i - 4);
     }
     each(l, b, n, "--", 0, flag_at);
     each(l, b, n, "Q~", 1, azure);

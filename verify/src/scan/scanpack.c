@@ -24,14 +24,17 @@ static unsigned long long octal(const unsigned char *f, size_t len, int *ok)
     unsigned long long v = 0;
     size_t i = 0;
     *ok = 0;
-    while (i < len && f[i] == ' ') i++;
+    while (i < len && f[i] == ' ')
+        i++;
     size_t d = 0;
     while (i < len && f[i] >= '0' && f[i] <= '7') {
-        if (v > (ULLONG_MAX >> 3)) return 0;
+        if (v > (ULLONG_MAX >> 3))
+            return 0;
         v = v * 8 + (unsigned long long)(f[i++] - '0');
         d++;
     }
-    while (i < len && (f[i] == ' ' || f[i] == 0)) i++;
+    while (i < len && (f[i] == ' ' || f[i] == 0))
+        i++;
     *ok = d > 0 && i == len;
     return v;
 }
@@ -41,7 +44,8 @@ static int tar_sum_ok(const unsigned char *h)
 {
     int ok;
     unsigned long long want = octal(h + 148, 8, &ok);
-    if (!ok) return 0;
+    if (!ok)
+        return 0;
     unsigned long long u = 0;
     long long s = 0;
     for (int i = 0; i < 512; i++) {
@@ -54,20 +58,31 @@ static int tar_sum_ok(const unsigned char *h)
 
 sp_kind sp_detect(const unsigned char *b, size_t n)
 {
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b) return SP_GZIP;
-    if (n >= 2 && b[0] == 0x1f && b[1] == 0x9d) return SP_COMPRESS;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return SP_GZIP;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x9d)
+        return SP_COMPRESS;
     if (n >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' &&
         (!memcmp(b + 4, "\x31\x41\x59\x26\x53\x59", 6) || !memcmp(b + 4, "\x17\x72\x45\x38\x50\x90", 6)))
         return SP_BZ2;
-    if (n >= 6 && !memcmp(b, "\xfd" "7zXZ\0", 6)) return SP_XZ;
-    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4)) return SP_ZSTD;
-    if (n >= 6 && !memcmp(b, "7z\xbc\xaf\x27\x1c", 6)) return SP_7Z;
-    if (n >= 4 && !memcmp(b, "LZIP", 4)) return SP_LZIP;
-    if (n >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4))) return SP_ZIP;
+    if (n >= 6 && !memcmp(b,
+                          "\xfd"
+                          "7zXZ\0",
+                          6))
+        return SP_XZ;
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return SP_ZSTD;
+    if (n >= 6 && !memcmp(b, "7z\xbc\xaf\x27\x1c", 6))
+        return SP_7Z;
+    if (n >= 4 && !memcmp(b, "LZIP", 4))
+        return SP_LZIP;
+    if (n >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
+        return SP_ZIP;
     if (n >= 512 && tar_sum_ok(b)) {
         int ustar = !memcmp(b + 257, "ustar", 5);
         int v7 = b[0] != 0 && (b[156] == 0 || (b[156] >= '0' && b[156] <= '7'));
-        if (ustar || v7) return SP_TAR;
+        if (ustar || v7)
+            return SP_TAR;
     }
     return SP_PLAIN;
 }
@@ -89,7 +104,8 @@ static void sink_init(sink *o, size_t in, size_t limit)
 {
     o->limit = limit;
     o->cap = in < limit / 4 ? 4 * in + 65536 : limit;
-    if (o->cap > limit) o->cap = limit;
+    if (o->cap > limit)
+        o->cap = limit;
     o->p = vu_xmalloc(o->cap + 1);
     o->n = 0;
 }
@@ -97,8 +113,10 @@ static void sink_init(sink *o, size_t in, size_t limit)
 /* room for more: 1, or 0 at the bound */
 static int sink_room(sink *o)
 {
-    if (o->n < o->cap) return 1;
-    if (o->cap >= o->limit) return 0;
+    if (o->n < o->cap)
+        return 1;
+    if (o->cap >= o->limit)
+        return 0;
     o->cap = o->cap > o->limit / 2 ? o->limit : 2 * o->cap;
     o->p = vu_xrealloc(o->p, o->cap + 1);
     return 1;
@@ -127,7 +145,8 @@ static int next_is(const unsigned char *p, size_t left, const char *magic, size_
 static int all_zero(const unsigned char *p, size_t left)
 {
     for (size_t i = 0; i < left; i++)
-        if (p[i]) return 0;
+        if (p[i])
+            return 0;
     return 1;
 }
 
@@ -174,9 +193,12 @@ static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, uns
             }
             break;
         }
-        if (r == Z_OK || (r == Z_BUF_ERROR && zs.avail_out == 0)) continue;
-        if (r == Z_BUF_ERROR && zs.avail_in == 0 && in == n) snprintf(err, errlen, "the stream is truncated");
-        else snprintf(err, errlen, "the stream is damaged: %s", zs.msg ? zs.msg : "inflate error");
+        if (r == Z_OK || (r == Z_BUF_ERROR && zs.avail_out == 0))
+            continue;
+        if (r == Z_BUF_ERROR && zs.avail_in == 0 && in == n)
+            snprintf(err, errlen, "the stream is truncated");
+        else
+            snprintf(err, errlen, "the stream is damaged: %s", zs.msg ? zs.msg : "inflate error");
         rc = SP_BAD;
         break;
     }
@@ -244,7 +266,8 @@ static int bz2_run(const unsigned char *b, size_t n, size_t cap, unsigned char *
             }
             break;
         }
-        if (r == BZ_OK && (s.avail_out == 0 || s.avail_in > 0 || in < n)) continue;
+        if (r == BZ_OK && (s.avail_out == 0 || s.avail_in > 0 || in < n))
+            continue;
         snprintf(err, errlen, r == BZ_OK ? "the stream is truncated" : "the stream is damaged (libbz2 error %d)", r);
         rc = SP_BAD;
         break;
@@ -284,9 +307,12 @@ static int xz_run(const unsigned char *b, size_t n, size_t cap, unsigned char **
         s.avail_out = out_room(&o);
         lzma_ret r = lzma_code(&s, s.avail_in == 0 && in == n ? LZMA_FINISH : LZMA_RUN);
         o.n = (size_t)(s.next_out - o.p);
-        if (r == LZMA_STREAM_END) break;
-        if (r == LZMA_OK) continue;
-        if (r == LZMA_BUF_ERROR && s.avail_out == 0) continue;
+        if (r == LZMA_STREAM_END)
+            break;
+        if (r == LZMA_OK)
+            continue;
+        if (r == LZMA_BUF_ERROR && s.avail_out == 0)
+            continue;
         snprintf(err, errlen, "%s (liblzma error %d)",
                  r == LZMA_MEMLIMIT_ERROR ? "it needs more than 512 MiB to decode"
                  : r == LZMA_BUF_ERROR   ? "the stream is truncated"
@@ -334,7 +360,8 @@ int sp_decompress(sp_kind k, const unsigned char *b, size_t n, size_t cap, unsig
 static char *field(const unsigned char *f, size_t len)
 {
     size_t l = 0;
-    while (l < len && f[l]) l++;
+    while (l < len && f[l])
+        l++;
     return vu_xstrndup((const char *)f, l);
 }
 
@@ -344,7 +371,8 @@ static int tar_size(const unsigned char *h, unsigned long long *size)
     if (h[124] & 0x80) {
         unsigned long long v = h[124] & 0x7f;
         for (int i = 125; i < 136; i++) {
-            if (v > (ULLONG_MAX >> 8)) return 0;
+            if (v > (ULLONG_MAX >> 8))
+                return 0;
             v = (v << 8) | h[i];
         }
         *size = v;
@@ -361,8 +389,10 @@ static void pax_names(const unsigned char *d, size_t n, char **path, char **link
     size_t i = 0;
     while (i < n) {
         size_t len = 0, j = i;
-        while (j < n && d[j] >= '0' && d[j] <= '9' && len < n) len = len * 10 + (size_t)(d[j++] - '0');
-        if (j >= n || d[j] != ' ' || len == 0 || i + len > n || len <= j - i + 1) return;
+        while (j < n && d[j] >= '0' && d[j] <= '9' && len < n)
+            len = len * 10 + (size_t)(d[j++] - '0');
+        if (j >= n || d[j] != ' ' || len == 0 || i + len > n || len <= j - i + 1)
+            return;
         const unsigned char *kv = d + j + 1, *end = d + i + len - 1;   /* the record ends in '\n' */
         const unsigned char *eq = memchr(kv, '=', (size_t)(end - kv));
         if (eq) {
@@ -397,7 +427,8 @@ int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
     int rc = SP_OK;
     while (off + 512 <= n) {
         const unsigned char *h = b + off;
-        if (all_zero(h, 512)) break;
+        if (all_zero(h, 512))
+            break;
         unsigned long long size;
         if (!tar_sum_ok(h) || !tar_size(h, &size)) {
             snprintf(err, errlen, "no valid tar header at byte %zu", off);
@@ -414,7 +445,8 @@ int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
                 sp_entry e = {"(pax header)", NULL, data, dl, SP_META, 0, 0};
                 cb(ctx, &e);
             }
-            if (t == 'x') pax_names(data, dl, &lname, &llink);
+            if (t == 'x')
+                pax_names(data, dl, &lname, &llink);
             if (t == 'L' || t == 'K') {
                 char **dst = t == 'L' ? &lname : &llink;
                 free(*dst);
@@ -429,7 +461,8 @@ int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
                 free(nm);
                 free(pre);
             }
-            if (!link && (t == '1' || t == '2')) link = field(h + 157, 100);
+            if (!link && (t == '1' || t == '2'))
+                link = field(h + 157, 100);
             sp_entry e = {name, link, data, dl, tar_kind(t), 0, 0};
             cb(ctx, &e);
             free(name);
@@ -531,7 +564,8 @@ int sp_zip(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
     size_t p = cdo;
     for (unsigned k = 0; k < entries; k++) {
         size_t used = zip_entry(b, n, p, cb, ctx, err, errlen);
-        if (!used) return SP_BAD;
+        if (!used)
+            return SP_BAD;
         p += used;
     }
     return SP_OK;

@@ -12,13 +12,17 @@
 void scan_mask(const unsigned char *s, size_t len, char *out, size_t outlen)
 {
     size_t keep = len / 4;
-    if (keep > 4) keep = 4;
-    if (keep < 1 && len > 2) keep = 1;
+    if (keep > 4)
+        keep = 4;
+    if (keep < 1 && len > 2)
+        keep = 1;
     size_t o = 0;
     for (size_t i = 0; i < len && o + 2 < outlen; i++) {
         unsigned char c = s[i];
-        if (i >= keep && i + keep < len) c = '*';
-        else if (c < 0x20 || c >= 0x7f) c = '?';
+        if (i >= keep && i + keep < len)
+            c = '*';
+        else if (c < 0x20 || c >= 0x7f)
+            c = '?';
         out[o++] = (char)c;
         if (o >= 60 && i + keep + 1 < len) {   /* long: shorten the stars */
             size_t rest = len - keep;
@@ -46,7 +50,8 @@ double sr_entropy(const unsigned char *s, size_t n)
 {
     unsigned cnt[256];
     memset(cnt, 0, sizeof cnt);
-    for (size_t i = 0; i < n; i++) cnt[s[i]]++;
+    for (size_t i = 0; i < n; i++)
+        cnt[s[i]]++;
     double h = 0;
     for (int c = 0; c < 256; c++)
         if (cnt[c]) {
@@ -60,9 +65,11 @@ int sr_rank(const char *rule)
 {
     static const char *const assignments[] = {"password-assignment", "secret-assignment", "generic-api-key",
                                               "hex-secret", "bearer-token", "basic-auth", "machine-path"};
-    if (!strcmp(rule, "high-entropy-token")) return 3;
+    if (!strcmp(rule, "high-entropy-token"))
+        return 3;
     for (size_t k = 0; k < sizeof assignments / sizeof *assignments; k++)
-        if (!strcmp(rule, assignments[k])) return 2;
+        if (!strcmp(rule, assignments[k]))
+            return 2;
     return 1;
 }
 
@@ -85,13 +92,17 @@ int sr_is_example(const unsigned char *b, size_t n, size_t s, size_t e)
 {
     for (size_t k = 0; k < sizeof examples / sizeof examples[0]; k++) {
         size_t l = strlen(examples[k]);
-        if (e - s > l) continue;
+        if (e - s > l)
+            continue;
         /* an occurrence holding [s, e) starts in [e - l, s] */
         size_t from = e >= l ? e - l : 0;
         for (size_t p = from; p <= s && p + l <= n; p++) {
-            if (memcmp(b + p, examples[k], l)) continue;
-            if (p > 0 && tok_byte(b[p - 1])) continue;
-            if (p + l < n && tok_byte(b[p + l])) continue;
+            if (memcmp(b + p, examples[k], l))
+                continue;
+            if (p > 0 && tok_byte(b[p - 1]))
+                continue;
+            if (p + l < n && tok_byte(b[p + l]))
+                continue;
             return 1;
         }
     }
@@ -274,38 +285,55 @@ static int is_b64(unsigned char c)
 
 static void init(void)
 {
-    if (ready) return;
+    if (ready)
+        return;
     for (int c = 0; c < 256; c++) {
         int up = c >= 'A' && c <= 'Z', lo = c >= 'a' && c <= 'z', d = c >= '0' && c <= '9';
         int an = up || lo || d, hx = d || (c >= 'a' && c <= 'f');
         unsigned short v = 0;
-        if (an) v |= S_ALNUM;
-        if (an || c == '_') v |= S_WORD;
-        if (an || c == '_' || c == '-') v |= S_WDASH;
-        if (hx) v |= S_HEX;
-        if (hx || (c >= 'A' && c <= 'F')) v |= S_HEXA;
-        if (up || lo) v |= S_ALPHA;
-        if (up || d) v |= S_UPNUM;
-        if (an || c == '+' || c == '/') v |= S_B64;
-        if (an || c == '_' || c == '.' || c == '=' || c == '-') v |= S_WDOT;
-        if (an || c == '-') v |= S_ANDASH;
-        if (lo || d) v |= S_LALNUM;
-        if (up || d || c == '-') v |= S_UPDASH;
-        if (hx || c == '-') v |= S_HEXDASH;
-        if (an || c == '.') v |= S_ANDOT;
+        if (an)
+            v |= S_ALNUM;
+        if (an || c == '_')
+            v |= S_WORD;
+        if (an || c == '_' || c == '-')
+            v |= S_WDASH;
+        if (hx)
+            v |= S_HEX;
+        if (hx || (c >= 'A' && c <= 'F'))
+            v |= S_HEXA;
+        if (up || lo)
+            v |= S_ALPHA;
+        if (up || d)
+            v |= S_UPNUM;
+        if (an || c == '+' || c == '/')
+            v |= S_B64;
+        if (an || c == '_' || c == '.' || c == '=' || c == '-')
+            v |= S_WDOT;
+        if (an || c == '-')
+            v |= S_ANDASH;
+        if (lo || d)
+            v |= S_LALNUM;
+        if (up || d || c == '-')
+            v |= S_UPDASH;
+        if (hx || c == '-')
+            v |= S_HEXDASH;
+        if (an || c == '.')
+            v |= S_ANDOT;
         sset[c] = v;
     }
     for (size_t k = 0; k < NVENDORS; k++) {
         unsigned char f = (unsigned char)vendors[k].pfx[0];
         size_t j = 0;
-        while (by_first[f][j]) j++;
+        while (by_first[f][j])
+            j++;
         if (j + 1 >= sizeof by_first[f]) {   /* the table outgrew its index: a programming error */
             fprintf(stderr, "scanrules: more than %zu prefixes start with '%c'\n", sizeof by_first[f] - 1, f);
             abort();
         }
         by_first[f][j] = (unsigned char)(k + 1);
         int all = 1;
-        for (const char *p = vendors[k].pfx; *p; p++) all &= is_b64((unsigned char)*p);
+        for (const char *p = vendors[k].pfx; *p; p++)
+            all &= is_b64((unsigned char)*p);
         b64_prefix[k] = (unsigned char)all;
     }
     ready = 1;
@@ -319,7 +347,8 @@ static void init(void)
 static int random_body(const unsigned char *t, size_t len, unsigned short set)
 {
     double h = sr_entropy(t, len);
-    if (h < (len >= 20 ? 3.0 : 2.5)) return 0;
+    if (h < (len >= 20 ? 3.0 : 2.5))
+        return 0;
     int d = 0, a = 0, up = 0, lo = 0;
     for (size_t i = 0; i < len; i++) {
         d |= t[i] >= '0' && t[i] <= '9';
@@ -327,8 +356,10 @@ static int random_body(const unsigned char *t, size_t len, unsigned short set)
         lo |= t[i] >= 'a' && t[i] <= 'z';
     }
     a = up || lo;
-    if (!d && up != lo && !(set & (S_UPNUM | S_UPDASH))) return 0;
-    if (len < 30 || set == S_ALPHA || (set & (S_HEX | S_HEXA | S_HEXDASH))) return 1;
+    if (!d && up != lo && !(set & (S_UPNUM | S_UPDASH)))
+        return 0;
+    if (len < 30 || set == S_ALPHA || (set & (S_HEX | S_HEXA | S_HEXDASH)))
+        return 1;
     return d && a;
 }
 
@@ -337,12 +368,18 @@ static size_t vendor_at(sr_list *l, const unsigned char *b, size_t n, size_t p, 
 {
     const vendor *v = &vendors[k];
     size_t pl = strlen(v->pfx), q = p + pl, m = 0;
-    while (q + m < n && m <= v->max && (sset[b[q + m]] & v->set)) m++;
-    if (m < v->min) return 0;
-    if (v->end && (m > v->max || (q + m < n && is_alnum(b[q + m])))) return 0;
-    if (m > v->max) m = v->max;
-    if (!random_body(b + q, m, v->set)) return 0;
-    if (sr_is_example(b, n, p, q + m)) return 0;
+    while (q + m < n && m <= v->max && (sset[b[q + m]] & v->set))
+        m++;
+    if (m < v->min)
+        return 0;
+    if (v->end && (m > v->max || (q + m < n && is_alnum(b[q + m]))))
+        return 0;
+    if (m > v->max)
+        m = v->max;
+    if (!random_body(b + q, m, v->set))
+        return 0;
+    if (sr_is_example(b, n, p, q + m))
+        return 0;
     sr_add(l, v->rule, p, pl + m);
     return pl + m;
 }
@@ -351,22 +388,27 @@ static size_t vendor_at(sr_list *l, const unsigned char *b, size_t n, size_t p, 
 static size_t jwt_part(const unsigned char *b, size_t n, size_t p, size_t min)
 {
     size_t m = 0;
-    while (p + m < n && (is_alnum(b[p + m]) || b[p + m] == '_' || b[p + m] == '-')) m++;
+    while (p + m < n && (is_alnum(b[p + m]) || b[p + m] == '_' || b[p + m] == '-'))
+        m++;
     return m >= min ? m : 0;
 }
 
 /* "eyJ...": header '.' payload, both base64url JSON, and the signature */
 static size_t jwt_at(const unsigned char *b, size_t n, size_t p)
 {
-    if (p + 3 > n || memcmp(b + p, "eyJ", 3)) return 0;
+    if (p + 3 > n || memcmp(b + p, "eyJ", 3))
+        return 0;
     size_t h = jwt_part(b, n, p, 17);
-    if (!h || p + h + 3 >= n || b[p + h] != '.' || memcmp(b + p + h + 1, "eyJ", 3)) return 0;
+    if (!h || p + h + 3 >= n || b[p + h] != '.' || memcmp(b + p + h + 1, "eyJ", 3))
+        return 0;
     size_t q = p + h + 1, pl = jwt_part(b, n, q, 17);
-    if (!pl) return 0;
+    if (!pl)
+        return 0;
     size_t e = q + pl;
     if (e + 1 < n && b[e] == '.') {
         size_t sl = jwt_part(b, n, e + 1, 10);
-        if (sl) e += 1 + sl;
+        if (sl)
+            e += 1 + sl;
     }
     return e - p;
 }
@@ -388,10 +430,13 @@ static void webhooks(sr_list *l, const unsigned char *b, size_t n, size_t s, siz
     for (size_t k = 0; k < sizeof hooks / sizeof *hooks; k++) {
         size_t ll = strlen(hooks[k].lit);
         const unsigned char *p = memmem(b + s, e - s, hooks[k].lit, ll);
-        if (!p) continue;
+        if (!p)
+            continue;
         size_t q = (size_t)(p - b) + ll, m = 0;
-        while (q + m < n && (is_b64(b[q + m]) || b[q + m] == '-' || b[q + m] == '_' || b[q + m] == '@')) m++;
-        if (m >= hooks[k].min) sr_add(l, hooks[k].rule, q, m);
+        while (q + m < n && (is_b64(b[q + m]) || b[q + m] == '-' || b[q + m] == '_' || b[q + m] == '@'))
+            m++;
+        if (m >= hooks[k].min)
+            sr_add(l, hooks[k].rule, q, m);
     }
 }
 
@@ -400,38 +445,47 @@ void sr_token(sr_list *l, const unsigned char *b, size_t n, size_t s, size_t e)
     init();
     for (size_t p = s; p < e; p++) {
         const unsigned char *list = by_first[b[p]];
-        if (!list[0] && b[p] != 'e') continue;
+        if (!list[0] && b[p] != 'e')
+            continue;
         int after_alnum = p > 0 && is_alnum(b[p - 1]);
         int after_b64 = p > 0 && is_b64(b[p - 1]);
-        if (after_alnum) continue;
+        if (after_alnum)
+            continue;
         size_t used = 0;
         for (size_t j = 0; list[j] && !used; j++) {
             size_t k = list[j] - 1u;
             size_t pl = strlen(vendors[k].pfx);
-            if (b64_prefix[k] && after_b64) continue;
-            if (p + pl > n || memcmp(b + p, vendors[k].pfx, pl)) continue;
+            if (b64_prefix[k] && after_b64)
+                continue;
+            if (p + pl > n || memcmp(b + p, vendors[k].pfx, pl))
+                continue;
             used = vendor_at(l, b, n, p, k);
         }
         if (!used && b[p] == 'e' && !after_b64) {
             used = jwt_at(b, n, p);
-            if (used) sr_add(l, "jwt", p, used);
+            if (used)
+                sr_add(l, "jwt", p, used);
         }
-        if (used) p += used - 1;   /* nothing inside a token found is looked at again */
+        if (used)
+            p += used - 1; /* nothing inside a token found is looked at again */
     }
-    if (e - s >= 40 && memchr(b + s, '/', e - s) && memchr(b + s, '.', e - s)) webhooks(l, b, n, s, e);
+    if (e - s >= 40 && memchr(b + s, '/', e - s) && memchr(b + s, '.', e - s))
+        webhooks(l, b, n, s, e);
 }
 
 int sr_vendor(size_t k, const char **pfx, const char **rule, unsigned *min, unsigned *max, char alphabet[96])
 {
     init();
-    if (k >= NVENDORS) return 0;
+    if (k >= NVENDORS)
+        return 0;
     *pfx = vendors[k].pfx;
     *rule = vendors[k].rule;
     *min = vendors[k].min;
     *max = vendors[k].max;
     size_t a = 0;
     for (int c = 33; c < 127 && a < 95; c++)
-        if (sset[c] & vendors[k].set) alphabet[a++] = (char)c;
+        if (sset[c] & vendors[k].set)
+            alphabet[a++] = (char)c;
     alphabet[a] = 0;
     return 1;
 }

@@ -6,20 +6,25 @@
 
 static int hexv(unsigned char c)
 {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
 /* \uXXXX at p (p[0] = '\\'): the unit, or -1 */
 static long u4(const unsigned char *b, size_t n, size_t p)
 {
-    if (p + 6 > n || b[p + 1] != 'u') return -1;
+    if (p + 6 > n || b[p + 1] != 'u')
+        return -1;
     long v = 0;
     for (int k = 2; k < 6; k++) {
         int h = hexv(b[p + k]);
-        if (h < 0) return -1;
+        if (h < 0)
+            return -1;
         v = v * 16 + h;
     }
     return v;
@@ -52,7 +57,8 @@ static size_t utf8(unsigned long cp, unsigned char *o)
 /* the escape at p: its decoded bytes in o (their number in *ol) and its source length, or 0 */
 static size_t escape(const unsigned char *b, size_t n, size_t p, unsigned char *o, size_t *ol)
 {
-    if (p + 1 >= n) return 0;
+    if (p + 1 >= n)
+        return 0;
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     const char *k = memchr(from, b[p + 1], sizeof from - 1);
     if (k) {
@@ -61,7 +67,8 @@ static size_t escape(const unsigned char *b, size_t n, size_t p, unsigned char *
         return 2;
     }
     long u = u4(b, n, p);
-    if (u < 0) return 0;
+    if (u < 0)
+        return 0;
     if (u >= 0xD800 && u <= 0xDBFF) {   /* a high surrogate: with its low one, one code point */
         long lo = u4(b, n, p + 6);
         if (p + 6 < n && b[p + 6] == '\\' && lo >= 0xDC00 && lo <= 0xDFFF) {
@@ -91,7 +98,8 @@ int st_json_unescape(const unsigned char *b, size_t n, unsigned char **out, size
         size_t i = (size_t)(p - b) + 1;
         p = i < n ? memchr(b + i, '\\', n - i) : NULL;
     }
-    if (!p) return 0;
+    if (!p)
+        return 0;
     unsigned char *o = vu_xmalloc(n + 1);
     st_mark *m = NULL;
     size_t nm = 0, cap = 0, d = 0, i = 0;
@@ -101,7 +109,8 @@ int st_json_unescape(const unsigned char *b, size_t n, unsigned char **out, size
         memcpy(o + d, b + i, run);
         d += run;
         i += run;
-        if (!q) break;
+        if (!q)
+            break;
         size_t sl = escape(b, n, i, o + d, &tl);
         if (!sl) {   /* not an escape: the backslash stays */
             o[d++] = b[i++];
@@ -128,20 +137,27 @@ size_t st_src(const st_mark *m, size_t nm, size_t d)
     size_t lo = 0, hi = nm;   /* the first mark with m.d > d */
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (m[mid].d <= d) lo = mid + 1;
-        else hi = mid;
+        if (m[mid].d <= d)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (lo == 0) return d;
+    if (lo == 0)
+        return d;
     const st_mark *k = &m[lo - 1];
-    if (d < k->d + k->dl) return k->s;
+    if (d < k->d + k->dl)
+        return k->s;
     return k->s + k->sl + (d - k->d - k->dl);
 }
 
 int st_utf16(const unsigned char *b, size_t n)
 {
-    if (n >= 2 && b[0] == 0xFF && b[1] == 0xFE) return n >= 4 && !b[2] && !b[3] ? 0 : 1;   /* not UTF-32 */
-    if (n >= 2 && b[0] == 0xFE && b[1] == 0xFF) return 2;
-    if (n < 8) return 0;
+    if (n >= 2 && b[0] == 0xFF && b[1] == 0xFE)
+        return n >= 4 && !b[2] && !b[3] ? 0 : 1; /* not UTF-32 */
+    if (n >= 2 && b[0] == 0xFE && b[1] == 0xFF)
+        return 2;
+    if (n < 8)
+        return 0;
     size_t m = n < 1024 ? n & ~(size_t)1 : 1024, z[2] = {0, 0}, ascii[2] = {0, 0};
     for (size_t i = 0; i < m; i++) {
         z[i & 1] += b[i] == 0;
@@ -149,8 +165,10 @@ int st_utf16(const unsigned char *b, size_t n)
     }
     size_t half = m / 2;
     /* LE: nearly every odd byte zero, the even bytes text; BE the other way */
-    if (z[1] * 10 >= half * 9 && z[0] * 50 <= half && ascii[0] * 10 >= half * 8) return 1;
-    if (z[0] * 10 >= half * 9 && z[1] * 50 <= half && ascii[1] * 10 >= half * 8) return 2;
+    if (z[1] * 10 >= half * 9 && z[0] * 50 <= half && ascii[0] * 10 >= half * 8)
+        return 1;
+    if (z[0] * 10 >= half * 9 && z[1] * 50 <= half && ascii[1] * 10 >= half * 8)
+        return 2;
     return 0;
 }
 
@@ -158,7 +176,8 @@ void st_utf16_decode(const unsigned char *b, size_t n, int be, unsigned char **o
 {
     unsigned char *o = vu_xmalloc(n / 2 * 3 + 4);
     size_t d = 0, i = 0;
-    if (n >= 2 && ((!be && b[0] == 0xFF && b[1] == 0xFE) || (be && b[0] == 0xFE && b[1] == 0xFF))) i = 2;
+    if (n >= 2 && ((!be && b[0] == 0xFF && b[1] == 0xFE) || (be && b[0] == 0xFE && b[1] == 0xFF)))
+        i = 2;
     for (; i + 1 < n; i += 2) {
         unsigned long u = be ? ((unsigned long)b[i] << 8 | b[i + 1]) : ((unsigned long)b[i + 1] << 8 | b[i]);
         if (u >= 0xD800 && u <= 0xDBFF && i + 3 < n) {
@@ -169,7 +188,8 @@ void st_utf16_decode(const unsigned char *b, size_t n, int be, unsigned char **o
                 continue;
             }
         }
-        if (u >= 0xD800 && u <= 0xDFFF) u = '?';
+        if (u >= 0xD800 && u <= 0xDFFF)
+            u = '?';
         d += utf8(u, o + d);
     }
     o[d] = 0;

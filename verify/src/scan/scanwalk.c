@@ -62,7 +62,8 @@ static void on_finding(void *ctx, const scan_finding *f)
 {
     leaf_ctx *c = ctx;
     c->total++;
-    if (c->w->o->max_print > 0 && c->printed >= c->w->o->max_print) return;
+    if (c->w->o->max_print > 0 && c->printed >= c->w->o->max_print)
+        return;
     c->printed++;
     FILE *o = c->w->o->out;
     if (c->w->o->style == SCAN_STUDY) {
@@ -110,7 +111,8 @@ typedef struct {
 static void on_name(void *ctx, const scan_finding *f)
 {
     name_found *c = ctx;
-    if (c->n < sizeof c->v / sizeof c->v[0]) c->v[c->n++] = *f;
+    if (c->n < sizeof c->v / sizeof c->v[0])
+        c->v[c->n++] = *f;
     c->total++;
 }
 
@@ -125,9 +127,12 @@ static char *scan_name(walker *w, const char *parent, char sep, const char *name
     for (size_t k = 0; k < c.n; k++) {
         const scan_finding *f = &c.v[k];
         size_t keep = f->len / 4;
-        if (keep > 4) keep = 4;
-        if (keep < 1 && f->len > 2) keep = 1;
-        for (size_t i = f->offset + keep; i + keep < f->offset + f->len; i++) shown[i] = '*';
+        if (keep > 4)
+            keep = 4;
+        if (keep < 1 && f->len > 2)
+            keep = 1;
+        for (size_t i = f->offset + keep; i + keep < f->offset + f->len; i++)
+            shown[i] = '*';
     }
     if (c.total > c.n) {   /* more findings than kept: the whole name masked */
         char m[160];
@@ -191,8 +196,10 @@ static void zip_member(arc_ctx *a, const char *chain, const sp_entry *e)
     char err[256];
     int rc = sp_inflate_raw(e->data, e->size, room(w), &out, &outn, err, sizeof err);
     w->used += outn;
-    if (rc == SP_CAP) too_large(w, chain, outn, "deflate");
-    if (rc == SP_BAD) problem(w, chain, outn, "archive-unreadable", "%s (what inflated was scanned)", err);
+    if (rc == SP_CAP)
+        too_large(w, chain, outn, "deflate");
+    if (rc == SP_BAD)
+        problem(w, chain, outn, "archive-unreadable", "%s (what inflated was scanned)", err);
     blob(w, chain, out, outn, a->depth + 1, 1);
     free(out);
 }
@@ -228,7 +235,8 @@ static void decompress(walker *w, const char *chain, sp_kind k, const unsigned c
     unsigned char *out;
     size_t outn;
     char err[256], msg[512];
-    if (k == SP_GZIP) w->st->gz_files++;
+    if (k == SP_GZIP)
+        w->st->gz_files++;
     int rc = sp_decompress(k, b, n, room(w), &out, &outn, err, sizeof err);
     w->used += outn;
     if (rc == SP_NOLIB) {
@@ -237,7 +245,8 @@ static void decompress(walker *w, const char *chain, sp_kind k, const unsigned c
         free(out);
         return;
     }
-    if (rc == SP_CAP) too_large(w, chain, outn, sp_kind_name(k));
+    if (rc == SP_CAP)
+        too_large(w, chain, outn, sp_kind_name(k));
     if (rc == SP_BAD) {
         snprintf(msg, sizeof msg, "%s (scanned what inflated, and the raw bytes)", err);
         problem(w, chain, outn, k == SP_GZIP ? "gzip-unreadable" : "archive-unreadable", "%s", msg);
@@ -268,7 +277,8 @@ static void blob(walker *w, const char *chain, const unsigned char *b, size_t n,
     arc_ctx a = {w, chain, depth, inflated, k == SP_ZIP};
     char err[512];
     int rc = k == SP_TAR ? sp_tar(b, n, on_entry, &a, err, sizeof err) : sp_zip(b, n, on_entry, &a, err, sizeof err);
-    if (rc != SP_OK) problem(w, chain, 0, "archive-unreadable", "%s", err);
+    if (rc != SP_OK)
+        problem(w, chain, 0, "archive-unreadable", "%s", err);
 }
 
 /* ---- files and folders ---- */
@@ -305,14 +315,16 @@ static void walk(walker *w, const char *path, const char *chain)
             char *rel = vu_xasprintf("%s/%s", chain, names[i]);
             int after = vf_written_after(rel);
             free(rel);
-            if (after) continue;
+            if (after)
+                continue;
         }
         char *full = vu_xasprintf("%s/%s", path, names[i]);
         char *c = scan_name(w, chain, '/', names[i]);
         struct stat ls;
         int link = lstat(full, &ls) == 0 && S_ISLNK(ls.st_mode);
         if (vu_is_dir(full)) {
-            if (!link) walk(w, full, c);   /* a link to a folder: its name only (no loops) */
+            if (!link)
+                walk(w, full, c); /* a link to a folder: its name only (no loops) */
         } else if (vu_is_file(full)) {
             one_file(w, full, c);
         }
@@ -389,7 +401,8 @@ int scan_paths(const char *const *paths, size_t n, const scan_opts *o, scan_stat
          * above it are the auditor's, not the release's) */
         const char *p = paths[i];
         size_t pl = strlen(p);
-        while (pl > 1 && p[pl - 1] == '/') pl--;
+        while (pl > 1 && p[pl - 1] == '/')
+            pl--;
         char *trim = vu_xstrndup(p, pl);
         const char *slash = strrchr(trim, '/');
         const char *base = slash ? slash + 1 : trim;
@@ -402,8 +415,10 @@ int scan_paths(const char *const *paths, size_t n, const scan_opts *o, scan_stat
             chain = scan_name(&w, parent, slash == trim ? 0 : '/', base);
             free(parent);
         }
-        if (vu_is_dir(trim)) walk(&w, trim, chain);
-        else one_file(&w, trim, chain);
+        if (vu_is_dir(trim))
+            walk(&w, trim, chain);
+        else
+            one_file(&w, trim, chain);
         free(chain);
         free(trim);
     }
