@@ -1,3 +1,4 @@
+/* synap: the AP data of a synthetic study: several model seeds' scores and the files of APCOST.md 1.10; see synap.h. */
 #include "synap.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* synth: synthetic studies written exactly per RAWFORMAT.md, for the tests and the bench; see synth.h. */
 #include "synth.h"
 
 #include <errno.h>

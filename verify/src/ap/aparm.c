@@ -1,3 +1,4 @@
+/* aparm: one chosen arm of results/ap.json recomputed for the default model seed; see aparm.h. */
 #include "aparm.h"
 
 #include <math.h>

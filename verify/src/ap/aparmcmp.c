@@ -1,3 +1,4 @@
+/* aparmcmp: one chosen arm of results/ap.json compared with the verifier's recomputation; see aparmcmp.h. */
 #include "aparmcmp.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* apboot: every seed's AP of the stand-in vectors and the paired bootstrap over customers, fast; see apboot.h. */
 #include "apboot.h"
 
 #include <math.h>

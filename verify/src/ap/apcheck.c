@@ -1,3 +1,4 @@
+/* apcheck: results/ap.json checked against the verifier's own recomputation of all of it; see apcheck.h. */
 #include "apcheck.h"
 
 #include <errno.h>

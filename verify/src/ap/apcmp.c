@@ -1,3 +1,4 @@
+/* apcmp: one number, string or member list of results/ap.json compared with the verifier's; see apcmp.h. */
 #include "apcmp.h"
 
 #include <math.h>

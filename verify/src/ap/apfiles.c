@@ -1,3 +1,4 @@
+/* apfiles: the files `make ap` ships for the verifier, read strictly; see apfiles.h. */
 #include "apfiles.h"
 
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* apfull: the whole of results/ap.json recomputed and compared; see apfull.h. */
 #include "apfull.h"
 
 #include <math.h>

@@ -1,5 +1,7 @@
+/* aporder: one order of test rows, the programs of stand-in vectors over it and their weighted AP; see aporder.h. */
 #include "aporder.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +67,12 @@ void apo_order_build(apo_order *o, size_t ng, const size_t *first, const apo_vro
         size_t f = first[g], m = first[g + 1] - f, q0 = f + g;
         o->tie_first[g] = (uint32_t)nt;
         int buyer = 0;
+        assert(first[g] <= first[g + 1]);
         for (size_t k = 0; k < m; k++) {
             uint32_t i = pairs[f + k].row;
             float v = pairs[f + k].v;
+            /* aporder.h: each group sorted by score descending (the ties are runs of equal scores) */
+            assert(k == 0 || !(v > o->val[f + k - 1]));
             o->code[f + k] = cust[i] << 1 | (label[i] ? 1u : 0u);
             o->val[f + k] = v;
             o->row[f + k] = i;

@@ -1,3 +1,4 @@
+/* apseeds: the reference scores checked: every seed's last_known against the score a month earlier; see apseeds.h. */
 #include "apseeds.h"
 
 #include <limits.h>

@@ -1,5 +1,7 @@
+/* aptable: scikit-learn's average precision and the test table it is computed over; see aptable.h. */
 #include "aptable.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -220,11 +222,16 @@ static void group_rows(rows *r, ap_table *t)
     for (size_t i = 0; i < n; i++) {
         char *key = t->cut[i];
         char **hit = bsearch(&key, t->cutoffs, t->ncut, sizeof *t->cutoffs, cmp_str_ptr);
+        assert(hit); /* every row's cutoff is one of the distinct cutoffs */
         ci[i] = (size_t)(hit - t->cutoffs);
         t->cut_first[ci[i] + 1]++;
     }
-    for (size_t c = 0; c < t->ncut; c++)
+    for (size_t c = 0; c < t->ncut; c++) {
+        /* aptable.h: the cutoffs ascending, each once */
+        assert(c == 0 || strcmp(t->cutoffs[c - 1], t->cutoffs[c]) < 0);
         t->cut_first[c + 1] += t->cut_first[c];
+    }
+    assert(t->cut_first[t->ncut] == n); /* the groups hold every row once */
     size_t *fill = vu_xmalloc((t->ncut + 1) * sizeof *fill);
     memcpy(fill, t->cut_first, (t->ncut + 1) * sizeof *fill);
     for (size_t i = 0; i < n; i++)

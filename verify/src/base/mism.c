@@ -1,3 +1,4 @@
+/* mism: the verifier's list of mismatches; see mism.h. */
 #include "mism.h"
 
 #include <stdarg.h>

@@ -1,13 +1,33 @@
+/* stats: the one definition of a percentile, the median and the sorts; see stats.h. */
 #include "stats.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vutil.h"
 
+/* stats.h: v sorted ascending, 0 <= q <= 1 */
+static void assert_sorted_ll(const long long *v, size_t n, double q)
+{
+    assert(q >= 0 && q <= 1);
+    for (size_t i = 1; i < n; i++)
+        assert(v[i - 1] <= v[i]);
+    (void)v, (void)n, (void)q;
+}
+
+static void assert_sorted_d(const double *v, size_t n, double q)
+{
+    assert(q >= 0 && q <= 1);
+    for (size_t i = 1; i < n; i++)
+        assert(!(v[i] < v[i - 1]));
+    (void)v, (void)n, (void)q;
+}
+
 double st_pct_ll(const long long *v, size_t n, double q)
 {
+    assert_sorted_ll(v, n, q);
     if (n == 0)
         return NAN;
     double h = (double)(n - 1) * q;
@@ -22,6 +42,7 @@ double st_pct_ll(const long long *v, size_t n, double q)
 
 double st_pct_d(const double *v, size_t n, double q)
 {
+    assert_sorted_d(v, n, q);
     if (n == 0)
         return NAN;
     double h = (double)(n - 1) * q;

@@ -1,6 +1,7 @@
 /* vfiles: see vfiles.h. */
 #include "vfiles.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,8 @@ vj_node *vf_json(void)
     qsort(s, L.n, sizeof *s, cmp_entry);
     vj_node *a = vj_new_arr();
     for (size_t i = 0; i < L.n; i++) {
+        /* vfiles.h: one entry per file, in byte order of path */
+        assert(i == 0 || strcmp(s[i - 1].rel, s[i].rel) < 0);
         vj_node *o = vj_new_obj();
         vj_obj_set(o, "path", vj_new_str(s[i].rel));
         vj_obj_set(o, "size", vj_new_int(s[i].size));

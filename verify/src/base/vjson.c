@@ -1,3 +1,4 @@
+/* vjson: a small JSON reader and writer of the verifier's own; see vjson.h. */
 #include "vjson.h"
 
 #include <errno.h>

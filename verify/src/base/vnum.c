@@ -1,3 +1,4 @@
+/* vnum: the verifier's checked number parsing; see vnum.h. */
 #include "vnum.h"
 
 #include <limits.h>

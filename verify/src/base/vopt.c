@@ -1,3 +1,4 @@
+/* vopt: the verifier's command line, read from one table of options; see vopt.h. */
 #include "vopt.h"
 
 #include <string.h>

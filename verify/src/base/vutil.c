@@ -1,3 +1,4 @@
+/* vutil: small helpers of the verifier: memory, files, sha256, atomic writes, buffers; see vutil.h. */
 #include "vutil.h"
 
 #include <dirent.h>

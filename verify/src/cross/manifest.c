@@ -1,3 +1,4 @@
+/* manifest: the raw files against the fingerprint manifest; see manifest.h. */
 #include "manifest.h"
 
 #include <errno.h>

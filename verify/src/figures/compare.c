@@ -1,3 +1,4 @@
+/* compare: the lab's results.json against the verifier's own numbers; see compare.h. */
 #include "compare.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* extra: the numbers the report needs beyond the layout of results.json (verified.json's "extra"); see extra.h. */
 #include "extra.h"
 
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* predicate: the guesses' grammar and the verdict rule; see predicate.h. */
 #include "predicate.h"
 
 #include <math.h>

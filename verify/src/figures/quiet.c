@@ -1,3 +1,4 @@
+/* quiet: the rules of a quiet run and their limits from the quiet file; see quiet.h. */
 #include "quiet.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* runfig: every figure of one run, recomputed from its raw files; see runfig.h. */
 #include "runfig.h"
 
 #include <limits.h>

@@ -1,5 +1,7 @@
+/* study: everything the verifier recomputes for one study root; see study.h. */
 #include "study.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -345,6 +347,8 @@ static void group_arms(study *s)
             mm_add(NULL, r->name, what, "a second run of this arm and round",
                    "one run per arm and round (the first folder counts)");
         }
+        /* study.h: an arm's runs in round order (disturbed ascending) */
+        assert((a->n == 0 && a->nd == 0) || a->last_round <= r->round);
         a->last_round = r->round;
         if (r->quiet)
             a->idx[a->n++] = i;

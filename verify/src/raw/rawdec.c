@@ -1,6 +1,7 @@
 /* rawdec: see rawdec.h.  Every rule is RAWFORMAT.md's (format 4). */
 #include "rawdec.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,6 +342,8 @@ static long long service_start(const rx_run *x, long long req, long long att)
         return RX_ABSENT;
     if (req >= 0 && req < x->nt)
         return x->vseen && x->vseen[req] ? x->astart[req * RC_LOOKUPS + att] : RX_ABSENT;
+    /* rawdec.h: the other reqs' rows sorted by (req, place) before the stores are read */
+    assert(x->sorted || x->no == 0);
     size_t lo = 0, hi = x->no;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

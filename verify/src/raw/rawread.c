@@ -1,3 +1,4 @@
+/* rawread: reading the lab's event files fast; see rawread.h. */
 #include "rawread.h"
 
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* reference: the reference scores every answer is checked against; see reference.h. */
 #include "reference.h"
 
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* scan: the secret scanner over one text: the tokens, the first rules, one finding per place; see scan.h. */
 #include "scan.h"
 
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* scanassign: the scanner's rules that need the words around a secret; see scanassign.h. */
 #include "scanassign.h"
 
 #include <ctype.h>

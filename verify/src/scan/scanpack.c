@@ -1,3 +1,4 @@
+/* scanpack: the containers and compressed streams a release can hold, read without trusting them; see scanpack.h. */
 #include "scanpack.h"
 
 #include <limits.h>

@@ -1,3 +1,4 @@
+/* scanrules: the finding list and the rules that recognise a token by its own shape; see scanrules.h. */
 #include "scanrules.h"
 
 #include <math.h>

@@ -1,3 +1,4 @@
+/* scantext: the text encodings the scanner decodes before its rules; see scantext.h. */
 #include "scantext.h"
 
 #include <string.h>
