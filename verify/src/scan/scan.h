@@ -56,6 +56,7 @@
 
 #include "scanrules.h"
 
+/* scan_finding (one finding) and scan_mask are scanrules.h's: the rules fill them */
 typedef void (*scan_cb)(void *ctx, const scan_finding *f);
 
 /* returns the number of findings */
