@@ -1,4 +1,4 @@
-/* ap_flood: the AP recomputation alone (src/apboot.h) on the bench's
+/* ap_flood: the AP recomputation alone (src/ap/apboot.h) on the bench's
  * reference (synap.h: 5,577 customers over 6 months, 20 model seeds, 1000
  * resamples) for one arm of 5 rounds whose first 13,500 requests (450/s
  * for 30 s) got a stand-in at the given share: 0.015 as in the bench's
@@ -34,7 +34,8 @@ int main(int argc, char **argv)
         label[i] = (unsigned char)t.label[i];
         cust[i] = (uint32_t)((size_t)atol(t.cust[i]) - 12346) / 7;
     }
-    for (size_t c = 0; c < ncut; c++) cf[c + 1] += cf[c];
+    for (size_t c = 0; c < ncut; c++)
+        cf[c + 1] += cf[c];
     size_t R = 5, arm[5] = {0}, ns[5];
     size_t *rows[5];
     unsigned long long st = 7;
@@ -43,7 +44,8 @@ int main(int argc, char **argv)
         ns[r] = 0;
         for (size_t j = 0; j < 13500; j++) {
             st = st * 6364136223846793005ULL + 1442695040888963407ULL;
-            if ((double)(st >> 11) / 9007199254740992.0 < share) rows[r][ns[r]++] = j % t.n;
+            if ((double)(st >> 11) / 9007199254740992.0 < share)
+                rows[r][ns[r]++] = j % t.n;
         }
     }
     apb_problem p = {.n = t.n, .ncut = ncut, .cut_first = cf, .byrow = byrow, .label = label, .cust = cust,
@@ -59,7 +61,8 @@ int main(int argc, char **argv)
     printf("bench: AP engine alone, one arm of 5 rounds with %zu stand-in rows each (share %.3f): %6.2f s CPU\n", ns[0],
            share, res.seconds);
     apb_result_free(&res);
-    for (size_t r = 0; r < R; r++) free(rows[r]);
+    for (size_t r = 0; r < R; r++)
+        free(rows[r]);
     free(byrow);
     free(label);
     free(cust);

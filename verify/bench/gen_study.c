@@ -85,7 +85,8 @@ static int promote(const char *root)
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && !strcmp(argv[1], "--promote")) return promote(argv[2]) || sap_promote(argv[2]);
+    if (argc == 3 && !strcmp(argv[1], "--promote"))
+        return promote(argv[2]) || sap_promote(argv[2]);
     int lessons = argc == 3 && !strcmp(argv[1], "--lessons");
     if (argc != 2 && !lessons) {
         fprintf(stderr, "usage: gen_study [--lessons] DIR | gen_study --promote DIR\n");
@@ -99,7 +100,8 @@ int main(int argc, char **argv)
     sap_table apt;
     sap_make(&apt, 5577, 6, 20, 20261011);
     sap_ref(&apt, &ref);
-    if (sap_write_reference(root, &apt)) return 1;
+    if (sap_write_reference(root, &apt))
+        return 1;
     long long total = 0, lookups = 0;
     size_t nruns = 0;
     for (size_t a = 0; a < narms; a++) {
@@ -121,7 +123,8 @@ int main(int argc, char **argv)
             syn_run r;
             syn_gen_run(&r, name, round, secs, rate, 1000 * a + (unsigned long long)round, &ref,
                         1000000000000LL + (long long)(a * 5 + (size_t)round) * 40000000000LL);
-            if (capacity) syn_closed_loop(&r);
+            if (capacity)
+                syn_closed_loop(&r);
             if (round == 3 && !strcmp(name, "H4-dldown")) {
                 r.m[8].idle = 178; /* reading 5, the whole machine: 12 of 200 ticks stolen */
                 r.m[8].steal = 12;
@@ -137,7 +140,8 @@ int main(int argc, char **argv)
                 r.m[13] = (syn_mrow){r.m[13].t, 'M', 100, 39, 0, 3};
                 r.claim_rules = "foreign_second_max";
             }
-            if (syn_write_run(root, &r, 6)) return 1;
+            if (syn_write_run(root, &r, 6))
+                return 1;
             nruns++;
             total += (long long)r.nt;
             lookups += (long long)r.ns;
@@ -170,8 +174,10 @@ int main(int argc, char **argv)
                       "G8\tdeadline down\tevery H3-dldown.slot_ms_per_request <= 0.333 * H3-dl.slot_ms_per_request\n"
                       "G13\tflood\tany H4-r2.standin_share > 0.3\n");
     free(p);
-    if (syn_write_quiet(root, NULL)) return 1;
-    if (syn_write_manifest(root)) return 1;
+    if (syn_write_quiet(root, NULL))
+        return 1;
+    if (syn_write_manifest(root))
+        return 1;
     /* the files make ap ships, the chosen arms, a stub ap.json (--promote makes the real one) */
     static const char *const ap_arms[] = {"H3-fb25", "H4-fb25", "H4-r2"}; /* three, as pipeline/APCOST.md 1.8 */
     if (sap_write_seed_files(root, &apt) || sap_write_arms(root, ap_arms, 3) || sap_write_stub_ap_json(root, 1000, 20))

@@ -57,23 +57,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char sha[65];
     vu_sha256_hex("{}\n", 3, sha);
     vu_buf_printf(&man, "%s\t3\t%s\n", APF_JSON, sha);
-    if (np == 4) fz_write(APF_MANIFEST, part[3], len[3]);
-    else fz_write(APF_MANIFEST, man.p, man.len);
+    if (np == 4)
+        fz_write(APF_MANIFEST, part[3], len[3]);
+    else
+        fz_write(APF_MANIFEST, man.p, man.len);
     vu_buf_free(&man);
 
     apf_data d;
     apf_read(fz_dir(), &t, &d);
     if (d.scores_ok) {
-        if (d.S == 0) abort();
+        if (d.S == 0)
+            abort();
         for (size_t s = 0; s < d.S; s++)
-            for (size_t k = 0; k < t.n; k++) (void)(d.live[s][k] + d.lastk[s][k]);
+            for (size_t k = 0; k < t.n; k++)
+                (void)(d.live[s][k] + d.lastk[s][k]);
     }
     if (d.prev_ok)
         for (size_t i = 0; i < d.nprev; i++)
-            if (d.prev_row[i] >= t.n) abort();
+            if (d.prev_row[i] >= t.n)
+                abort();
     if (d.res_ok)
         for (size_t i = 0; i < d.nres; i++)
-            if (d.res[i].kind < 0 || d.res[i].kind > 2 || !d.res[i].arm) abort();
+            if (d.res[i].kind < 0 || d.res[i].kind > 2 || !d.res[i].arm)
+                abort();
     apf_free(&d);
     return 0;
 }

@@ -13,7 +13,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0) {
         for (size_t i = 0; i < a.n; i++) {
             const am_arm *m = am_find(&a, a.v[i].name);
-            if (m != &a.v[i] || !m->spec || m->spec->type != VJ_OBJ) abort();
+            if (m != &a.v[i] || !m->spec || m->spec->type != VJ_OBJ)
+                abort();
             vu_buf b = {0};
             vj_write(m->spec, &b);
             vu_buf_free(&b);

@@ -23,13 +23,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_write("provenance/manifest-measure.tsv", part[0], len[0]);
     char ap[1024];
     snprintf(ap, sizeof ap, "%s/provenance/manifest-ap.tsv", fz_dir());
-    if (np > 1) fz_write("provenance/manifest-ap.tsv", part[1], len[1]);
-    else unlink(ap);
+    if (np > 1)
+        fz_write("provenance/manifest-ap.tsv", part[1], len[1]);
+    else
+        unlink(ap);
     long nfiles = -1;
     char err[512] = "";
     int rc = mf_check(fz_dir(), &nfiles, err, sizeof err);
-    if (rc != 0 && rc != 2) abort();
-    if (rc == 2 && !err[0]) abort();
-    if (nfiles < 0) abort();
+    if (rc != 0 && rc != 2)
+        abort();
+    if (rc == 2 && !err[0])
+        abort();
+    if (nfiles < 0)
+        abort();
     return 0;
 }

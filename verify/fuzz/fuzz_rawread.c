@@ -18,7 +18,8 @@ static void decode(const unsigned char *in, size_t n, const char *run)
 {
     char err[1024];
     vj_node *rj = NULL;
-    if (vj_parse(run, strlen(run), "run.json", &rj, err, sizeof err)) abort();
+    if (vj_parse(run, strlen(run), "run.json", &rj, err, sizeof err))
+        abort();
     static float score[7] = {0.5f, 0.25f, 0.125f, 1, 0, 0.75f, 0.375f};
     ref_data ref;
     memset(&ref, 0, sizeof ref);
@@ -32,7 +33,8 @@ static void decode(const unsigned char *in, size_t n, const char *run)
         rr_row row;
         int r = rx_open(&f, &x, kind, "fuzz.tsv.gz", in, n, err, sizeof err);
         while (!r && rx_next(&f, &row, err, sizeof err) == 1)
-            if (kind == RX_TESTER && row.has[T_SCORE] == 2 && row.c[T_KIND] == 'E') abort(); /* = needs L K D */
+            if (kind == RX_TESTER && row.has[T_SCORE] == 2 && row.c[T_KIND] == 'E')
+                abort(); /* = needs L K D */
         rx_close(&f);
     }
     rx_free(&x);
@@ -63,8 +65,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                            !strchr(cols[k][c].codes, row.c[c])))
                         abort();
             }
-            if (r != 0 && r != -1) abort();
-            if (f.line < rows) abort();   /* every row is a line */
+            if (r != 0 && r != -1)
+                abort();
+            if (f.line < rows)
+                abort(); /* every row is a line */
         }
         rr_close(&f);
     }
@@ -76,7 +80,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char *out = NULL;
     size_t outn = 0;
     rr_gunzip(in, gzn, &out, &outn, err, sizeof err);
-    if (!raw && (outn != size || (size && memcmp(out, data, size)))) abort();   /* inflates back whole */
+    if (!raw && (outn != size || (size && memcmp(out, data, size))))
+        abort(); /* inflates back whole */
     free(out);
     free(gz);
     return 0;

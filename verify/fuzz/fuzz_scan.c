@@ -10,8 +10,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static FILE *null;
-    if (!null) null = fopen("/dev/null", "w");
-    if (!null) abort();
+    if (!null)
+        null = fopen("/dev/null", "w");
+    if (!null)
+        abort();
     const char *p = fz_write("release.bin", data, size);
     char path[1024];
     snprintf(path, sizeof path, "%s", p);
@@ -21,7 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.max_bytes = (size_t)16 << 20;
     scan_stats st;
     char err[512];
-    if (scan_paths(paths, 1, &o, &st, err, sizeof err)) abort();
-    if (st.files != 1 || st.findings < 0) abort();
+    if (scan_paths(paths, 1, &o, &st, err, sizeof err))
+        abort();
+    if (st.files != 1 || st.findings < 0)
+        abort();
     return 0;
 }

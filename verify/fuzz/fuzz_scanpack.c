@@ -20,52 +20,63 @@ static void on_entry(void *vc, const sp_entry *e)
 {
     ctx *c = vc;
     c->sum += (unsigned)strlen(e->name);
-    if (e->link) c->sum += (unsigned)strlen(e->link);
-    for (size_t i = 0; i < e->size; i++) c->sum += e->data[i];
-    if (e->kind != SP_META && e->size && (e->data < c->b || e->data + e->size > c->b + c->n)) abort();
+    if (e->link)
+        c->sum += (unsigned)strlen(e->link);
+    for (size_t i = 0; i < e->size; i++)
+        c->sum += e->data[i];
+    if (e->kind != SP_META && e->size && (e->data < c->b || e->data + e->size > c->b + c->n))
+        abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[512];
     sp_kind k = sp_detect(data, size);
-    if (!sp_kind_name(k)) abort();
+    if (!sp_kind_name(k))
+        abort();
     static const sp_kind streams[3] = {SP_GZIP, SP_BZ2, SP_XZ};
     for (int i = 0; i < 3; i++) {
         unsigned char *out = NULL;
         size_t outn = 0;
         int rc = sp_decompress(streams[i], data, size, CAP, &out, &outn, err, sizeof err);
-        if (rc < SP_OK || rc > SP_NOLIB || outn > CAP) abort();
+        if (rc < SP_OK || rc > SP_NOLIB || outn > CAP)
+            abort();
         free(out);
     }
     unsigned char *out = NULL;
     size_t outn = 0;
     int rc = sp_inflate_raw(data, size, CAP, &out, &outn, err, sizeof err);
-    if (rc < SP_OK || rc > SP_NOLIB || outn > CAP) abort();
+    if (rc < SP_OK || rc > SP_NOLIB || outn > CAP)
+        abort();
     free(out);
 
     ctx c = {data, size, 0};
     rc = sp_tar(data, size, on_entry, &c, err, sizeof err);
-    if (rc != SP_OK && rc != SP_BAD) abort();
+    if (rc != SP_OK && rc != SP_BAD)
+        abort();
     rc = sp_zip(data, size, on_entry, &c, err, sizeof err);
-    if (rc != SP_OK && rc != SP_BAD) abort();
+    if (rc != SP_OK && rc != SP_BAD)
+        abort();
 
     st_mark *marks = NULL;
     size_t nm = 0;
     out = NULL;
     if (st_json_unescape(data, size, &out, &outn, &marks, &nm)) {
-        if (outn > size) abort();   /* an escape never decodes longer than itself */
+        if (outn > size)
+            abort(); /* an escape never decodes longer than itself */
         size_t last = 0;
         for (size_t d = 0; d <= outn; d++) {
             size_t s = st_src(marks, nm, d);
-            if (s > size || s < last) abort();
+            if (s > size || s < last)
+                abort();
             last = s;
         }
         free(out);
         free(marks);
     }
     int u = st_utf16(data, size);
-    if (u < 0 || u > 2) abort();
+    if (u < 0 || u > 2)
+        abort();
     for (int be = 0; be < 2; be++) {
         st_utf16_decode(data, size, be, &out, &outn);
         free(out);

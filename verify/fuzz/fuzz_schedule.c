@@ -11,18 +11,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_write(SD_REL, data, size);
     sd_schedule s;
     sd_load(fz_dir(), &s);
-    if (!s.present) abort();
-    if (!s.ok && s.n) abort();   /* a line 1 or header it cannot read: no lines */
+    if (!s.present)
+        abort();
+    if (!s.ok && s.n)
+        abort(); /* a line 1 or header it cannot read: no lines */
     for (size_t i = 0; i < s.n; i++) {
         const sd_line *l = sd_find(&s, s.v[i].run);
-        if (!l || strcmp(l->run, s.v[i].run)) abort();
+        if (!l || strcmp(l->run, s.v[i].run))
+            abort();
     }
     (void)sd_tiny(&s);
     /* without an arms file no arm is the closed-loop arm: every run lasts S */
     am_file none;
     memset(&none, 0, sizeof none);
-    if (s.ok && s.n && sd_run_seconds(&s, &none, s.v[0].arm, NULL, NULL) != s.seconds) abort();
-    if (s.ok && s.closed_seconds < 0) abort();
+    if (s.ok && s.n && sd_run_seconds(&s, &none, s.v[0].arm, NULL, NULL) != s.seconds)
+        abort();
+    if (s.ok && s.closed_seconds < 0)
+        abort();
     sd_free(&s);
     return 0;
 }

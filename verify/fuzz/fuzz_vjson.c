@@ -26,7 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     vj_node *cp = vj_copy(n);
     vj_write(cp, &c);
-    if (a.len != c.len || memcmp(a.p, c.p, a.len)) abort();
+    if (a.len != c.len || memcmp(a.p, c.p, a.len))
+        abort();
     char sc[128];
     vj_scalar_text(n, sc, sizeof sc);
     vj_free(cp);

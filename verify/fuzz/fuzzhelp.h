@@ -29,7 +29,8 @@ static char fz_root[512];
 
 static inline void fz_cleanup(void)
 {
-    if (!fz_root[0]) return;
+    if (!fz_root[0])
+        return;
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", fz_root);
     if (system(cmd)) { /* best effort */
@@ -41,7 +42,8 @@ static inline const char *fz_dir(void)
     if (!fz_root[0]) {
         /* memory, not disk, when there is one: a file is written per input */
         const char *t = getenv("TMPDIR");
-        if (!t || !*t) t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        if (!t || !*t)
+            t = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
         snprintf(fz_root, sizeof fz_root, "%s/vfuzz.XXXXXX", t);
         if (!mkdtemp(fz_root)) {
             perror("fuzz: mkdtemp");
@@ -74,15 +76,18 @@ static inline unsigned char *fz_gzip(const void *b, size_t n, size_t *outn)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) abort();
+    if (deflateInit2(&zs, 1, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
     size_t cap = deflateBound(&zs, (uLong)n) + 32;
     unsigned char *out = malloc(cap);
-    if (!out) abort();
+    if (!out)
+        abort();
     zs.next_in = (Bytef *)(uintptr_t)b;
     zs.avail_in = (uInt)n;
     zs.next_out = out;
     zs.avail_out = (uInt)cap;
-    if (deflate(&zs, Z_FINISH) != Z_STREAM_END) abort();
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        abort();
     *outn = zs.total_out;
     deflateEnd(&zs);
     return out;
@@ -96,7 +101,8 @@ static inline void fz_mism(void)
     static FILE *null;
     if (!null) {
         null = fopen("/dev/null", "w");
-        if (!null) abort();
+        if (!null)
+            abort();
         mm_init(null, 20);
     }
     mm_reset();
@@ -112,7 +118,8 @@ static inline size_t fz_split(const uint8_t *data, size_t size, const uint8_t **
     const uint8_t *p = data, *end = data + size;
     while (np + 1 < max) {
         const uint8_t *q = memmem(p, (size_t)(end - p), FZ_SEP, sl);
-        if (!q) break;
+        if (!q)
+            break;
         parts[np] = p;
         lens[np++] = (size_t)(q - p);
         p = q + sl;

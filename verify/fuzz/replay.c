@@ -38,7 +38,8 @@ static long one(const char *path)
     size_t r;
     while (b && (r = fread(b + n, 1, cap - n, f)) > 0) {
         n += r;
-        if (n == cap) b = realloc(b, cap *= 2);
+        if (n == cap)
+            b = realloc(b, cap *= 2);
     }
     if (!b || ferror(f)) {
         perror(path);
@@ -67,7 +68,8 @@ static long walk(const char *path)
         perror(path);
         exit(2);
     }
-    if (!S_ISDIR(st.st_mode)) return one(path);
+    if (!S_ISDIR(st.st_mode))
+        return one(path);
     DIR *d = opendir(path);
     if (!d) {
         perror(path);
@@ -77,7 +79,8 @@ static long walk(const char *path)
     size_t n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.')
+            continue;
         names = realloc(names, (n + 1) * sizeof *names);
         names[n] = malloc(strlen(path) + strlen(e->d_name) + 2);
         sprintf(names[n++], "%s/%s", path, e->d_name);
@@ -99,7 +102,8 @@ int main(int argc, char **argv)
     signal(SIGSEGV, on_signal);
     signal(SIGBUS, on_signal);
     long count = 0;
-    for (int i = 1; i < argc; i++) count += walk(argv[i]);
+    for (int i = 1; i < argc; i++)
+        count += walk(argv[i]);
     printf("%s: %ld inputs replayed\n", argc > 1 ? argv[1] : "(none)", count);
     return 0;
 }

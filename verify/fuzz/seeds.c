@@ -30,7 +30,8 @@ int main(int argc, char **argv)
     r.e = malloc(sizeof ev);
     memcpy(r.e, ev, sizeof ev);
     r.ne = 5;
-    if (syn_write_run(root, &r, 6) || syn_write_reference(root, &ref) || syn_write_manifest(root)) return 1;
+    if (syn_write_run(root, &r, 6) || syn_write_reference(root, &ref) || syn_write_manifest(root))
+        return 1;
     syn_free_run(&r);
     syn_free_ref(&ref);
     return 0;

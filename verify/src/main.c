@@ -108,8 +108,10 @@ static int parse_args(int argc, char **argv, args *a)
          LONG_MAX},
     };
     int rc = vopt_parse(table, sizeof table / sizeof *table, argc, argv, "verify", HEAD, FOOT);
-    if (rc == VOPT_HELP) return 0;
-    if (rc != VOPT_RUN) return 2;
+    if (rc == VOPT_HELP)
+        return 0;
+    if (rc != VOPT_RUN)
+        return 2;
     if (a->no_scan && a->scan_only) {
         fprintf(stderr, "verify: --no-scan and --scan-only exclude each other\n");
         return 2;
@@ -123,7 +125,8 @@ static int parse_args(int argc, char **argv, args *a)
             return 2;
         }
     }
-    if (!a->root) a->root = ".";
+    if (!a->root)
+        a->root = ".";
     return -1;
 }
 
@@ -191,7 +194,8 @@ static void paths_free(paths *p)
 
 static int usable(const char *path, const char *what, const char *hint)
 {
-    if (vu_is_file(path)) return 1;
+    if (vu_is_file(path))
+        return 1;
     fprintf(stderr, "verify: %s not found: %s%s%s\n", what, path, hint ? "; " : "", hint ? hint : "");
     return 0;
 }
@@ -263,7 +267,8 @@ static vj_node *must_be_zero_json(const study *s, size_t k)
     int f = must_be_zero[k].fig;
     for (size_t i = 0; i < s->nruns; i++) {
         const rf_run *r = &s->runs[i];
-        if (!r->ok || !r->has[f] || r->fig[f] <= 0) continue;
+        if (!r->ok || !r->has[f] || r->fig[f] <= 0)
+            continue;
         total += (long long)r->fig[f];
         vj_obj_set(runs, r->name, vj_new_int((long long)r->fig[f]));
     }
@@ -360,7 +365,8 @@ static vj_node *run_scan(const args *a, scan_stats *st)
         vj_obj_set(scan, "ran", vj_new_bool(0));
         return scan;
     }
-    if (scan_tree(a->root, stdout, a->max_print, st, err, sizeof err)) printf("NOTE scan: %s\n", err);
+    if (scan_tree(a->root, stdout, a->max_print, st, err, sizeof err))
+        printf("NOTE scan: %s\n", err);
     vj_obj_set(scan, "ran", vj_new_bool(1));
     vj_obj_set(scan, "files", vj_new_int(st->files));
     vj_obj_set(scan, "gzip_files", vj_new_int(st->gz_files));
@@ -389,7 +395,8 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, outpu
     vj_obj_set(by, "ap_json", vj_new_int(n->ap));
     vj_obj_set(by, "study", vj_new_int(n->study));
     vj_obj_set(checks, "mismatches_by_check", by);
-    for (size_t k = 0; k < N_MUST_BE_ZERO; k++) vj_obj_set(checks, must_be_zero[k].name, must_be_zero_json(s, k));
+    for (size_t k = 0; k < N_MUST_BE_ZERO; k++)
+        vj_obj_set(checks, must_be_zero[k].name, must_be_zero_json(s, k));
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "times", vj_new_str("|lab - verify| < 1 ns (1e-6 in *_ms, 1e-3 in *_us)"));
     vj_obj_set(tol, "ratios", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));
@@ -456,7 +463,8 @@ static int verify(const args *a)
     memset(&ar, 0, sizeof ar);
     /* every file read from here on is listed in verified.json's files (vfiles.h) */
     vf_start(a->root, p.out);
-    if (!inputs_usable(a, &p, &ar.arms)) goto done;
+    if (!inputs_usable(a, &p, &ar.arms))
+        goto done;
     if (vj_parse_file(p.results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;
@@ -466,7 +474,8 @@ static int verify(const args *a)
     memset(&n, 0, sizeof n);
     outputs o;
     memset(&o, 0, sizeof o);
-    if (run_checks(a, &p, lab, &s, &n, &ar, &o)) goto done;
+    if (run_checks(a, &p, lab, &s, &n, &ar, &o))
+        goto done;
     vj_node *scan = run_scan(a, &n.scan);
     if (!a->no_scan) {
         /* what the scan opened is listed even if it read it its own way */
@@ -486,7 +495,8 @@ static int verify(const args *a)
     vj_obj_set(v, "extra", o.extra);
     vj_obj_set(v, "ap", o.ap_member);
     vj_obj_set(v, "files", vf_json());
-    if (write_verified(p.out, v)) goto done;
+    if (write_verified(p.out, v))
+        goto done;
     print_summary(a, &s, &n, mism);
     rc = (mism > 0 || n.scan.findings > 0) ? 1 : 0;
 done:
@@ -502,8 +512,10 @@ int main(int argc, char **argv)
 {
     args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc >= 0) return rc;
+    if (rc >= 0)
+        return rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (a.scans.n > 0) return scan_given(&a);
+    if (a.scans.n > 0)
+        return scan_given(&a);
     return a.scan_only ? scan_only(&a) : verify(&a);
 }

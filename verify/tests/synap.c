@@ -1,3 +1,4 @@
+/* synap: the AP data of a synthetic study: several model seeds' scores and the files of APCOST.md 1.10; see synap.h. */
 #include "synap.h"
 
 #include <math.h>
@@ -27,8 +28,10 @@ static double u01(unsigned long long *s)
 /* a score: in (0, 1), a multiple of 2^-14 (so that some rows tie) */
 static float score_of(double x)
 {
-    if (x < 0.001) x = 0.001;
-    if (x > 0.999) x = 0.999;
+    if (x < 0.001)
+        x = 0.001;
+    if (x > 0.999)
+        x = 0.999;
     return (float)(floor(x * 16384 + 0.5) / 16384);
 }
 
@@ -50,11 +53,13 @@ void sap_make(sap_table *t, size_t customers, size_t ncut, size_t S, unsigned lo
     size_t nm = ncut + 1;
     float *sc = vu_xmalloc(S * customers * nm * sizeof *sc);
     double *base = vu_xmalloc(customers * sizeof *base);
-    for (size_t u = 0; u < customers; u++) base[u] = u01(&st);
+    for (size_t u = 0; u < customers; u++)
+        base[u] = u01(&st);
     for (size_t s = 0; s < S; s++)
         for (size_t u = 0; u < customers; u++) {
             double b = base[u] + 0.1 * (u01(&st) - 0.5);
-            for (size_t m = 0; m < nm; m++) sc[(s * customers + u) * nm + m] = score_of(b + 0.2 * (u01(&st) - 0.5));
+            for (size_t m = 0; m < nm; m++)
+                sc[(s * customers + u) * nm + m] = score_of(b + 0.2 * (u01(&st) - 0.5));
         }
     t->n = n;
     t->cust = vu_xmalloc(n * sizeof *t->cust);
@@ -72,19 +77,23 @@ void sap_make(sap_table *t, size_t customers, size_t ncut, size_t S, unsigned lo
     size_t i = 0;
     for (size_t c = 0; c < ncut; c++)
         for (size_t u = 0; u < customers; u++) {
-            if ((int)c < first[u]) continue;
+            if ((int)c < first[u])
+                continue;
             t->cust[i] = vu_xasprintf("%zu", 12346 + 7 * u);
             t->cut[i] = vu_xasprintf("2011-%02zu-01", 6 + c);
             t->label[i] = u01(&st) < 0.55 * sc[u * nm + c + 1];
             int has_prev = (int)c - 1 >= first[u];
-            if (c == 0 && has_prev) t->prev_row[t->nprev] = i;
+            if (c == 0 && has_prev)
+                t->prev_row[t->nprev] = i;
             for (size_t s = 0; s < S; s++) {
                 const float *x = &sc[(s * customers + u) * nm];
                 t->live[s][i] = x[c + 1];
                 t->lastk[s][i] = has_prev ? x[c] : t->d;
-                if (c == 0 && has_prev) t->prev[s][t->nprev] = x[0];
+                if (c == 0 && has_prev)
+                    t->prev[s][t->nprev] = x[0];
             }
-            if (c == 0 && has_prev) t->nprev++;
+            if (c == 0 && has_prev)
+                t->nprev++;
             i++;
         }
     free(first);
@@ -138,7 +147,8 @@ static int cmp_cm(const void *x, const void *y)
 static int month_of(const char *cut)
 {
     int y = 0, m = 0;
-    if (sscanf(cut, "%d-%d", &y, &m) != 2) return -1;
+    if (sscanf(cut, "%d-%d", &y, &m) != 2)
+        return -1;
     return y * 12 + m - 1;
 }
 
@@ -150,13 +160,15 @@ size_t sap_rows_with_lk(const sap_table *t)
     int first = t->n ? month_of(t->cut[0]) : 0;
     for (size_t i = 0; i < t->n; i++) {
         v[i] = (cm){t->cust[i], month_of(t->cut[i])};
-        if (v[i].month < first) first = v[i].month;
+        if (v[i].month < first)
+            first = v[i].month;
     }
     qsort(v, t->n, sizeof *v, cmp_cm);
     size_t k = t->nprev;
     for (size_t i = 0; i < t->n; i++) {
         cm key = {t->cust[i], month_of(t->cut[i]) - 1};
-        if (key.month >= first && bsearch(&key, v, t->n, sizeof *v, cmp_cm)) k++;
+        if (key.month >= first && bsearch(&key, v, t->n, sizeof *v, cmp_cm))
+            k++;
     }
     free(v);
     return k;
@@ -209,7 +221,8 @@ int sap_write_seed_files(const char *root, const sap_table *t)
 {
     vu_buf b = {0};
     vu_buf_puts(&b, "row\tcustomer\tcutoff");
-    for (size_t s = 1; s <= t->S; s++) vu_buf_printf(&b, "\tscore_%zu\tlast_known_%zu", s, s);
+    for (size_t s = 1; s <= t->S; s++)
+        vu_buf_printf(&b, "\tscore_%zu\tlast_known_%zu", s, s);
     vu_buf_puts(&b, "\n");
     for (size_t i = 0; i < t->n; i++) {
         vu_buf_printf(&b, "%zu\t%s\t%s", i, t->cust[i], t->cut[i]);
@@ -222,12 +235,14 @@ int sap_write_seed_files(const char *root, const sap_table *t)
     free(p);
     vu_buf_free(&b);
     vu_buf_puts(&b, "row\tcustomer\tcutoff");
-    for (size_t s = 1; s <= t->S; s++) vu_buf_printf(&b, "\tscore_%zu", s);
+    for (size_t s = 1; s <= t->S; s++)
+        vu_buf_printf(&b, "\tscore_%zu", s);
     vu_buf_puts(&b, "\n");
     for (size_t k = 0; k < t->nprev; k++) {
         size_t i = t->prev_row[k];
         vu_buf_printf(&b, "%zu\t%s\t%s", i, t->cust[i], t->c0prev);
-        for (size_t s = 0; s < t->S; s++) vu_buf_printf(&b, "\t%.9g", (double)t->prev[s][k]);
+        for (size_t s = 0; s < t->S; s++)
+            vu_buf_printf(&b, "\t%.9g", (double)t->prev[s][k]);
         vu_buf_puts(&b, "\n");
     }
     p = at_root(root, "results/reference/ap_prev_scores.tsv.gz");
@@ -244,7 +259,8 @@ int sap_write_arms(const char *root, const char *const *arms, size_t n)
     free(dir);
     vu_buf b = {0};
     vu_buf_puts(&b, "arm\n");
-    for (size_t i = 0; i < n; i++) vu_buf_printf(&b, "%s\n", arms[i]);
+    for (size_t i = 0; i < n; i++)
+        vu_buf_printf(&b, "%s\n", arms[i]);
     char *p = at_root(root, "pipeline/ap_arms.tsv");
     int rc = syn_write_text(p, b.p);
     free(p);
@@ -353,12 +369,14 @@ int sap_promote(const char *root)
     vj_obj_set(o, "definitions", vj_new_str("pipeline/APCOST.md"));
     static const char *const top[] = {"test_rows", "customers", "cutoffs", "default_score", "kinds", "model_seeds",
                                       "default_seed", "live_ap", "bootstrap", "arms", "skipped_arms"};
-    for (size_t i = 0; i < sizeof top / sizeof *top; i++) move(o, m, top[i]);
+    for (size_t i = 0; i < sizeof top / sizeof *top; i++)
+        move(o, m, top[i]);
     vj_node *arms = vj_get(o, "arms");
     for (size_t a = 0; arms && a < arms->n; a++) {
         vj_node *x = arms->items[a], *y = vj_new_obj();
         for (size_t k = 0; k < x->n; k++)
-            if (strcmp(x->keys[k], "recomputed")) move(y, x, x->keys[k]);
+            if (strcmp(x->keys[k], "recomputed"))
+                move(y, x, x->keys[k]);
         vj_free(x);
         arms->items[a] = y;
     }

@@ -19,7 +19,8 @@
 
 char syn_wait_of(const syn_run *r)
 {
-    if (r->wait) return r->wait;
+    if (r->wait)
+        return r->wait;
     return r->arm[0] && strchr("ZFLH", r->arm[0]) ? r->arm[0] : 'H';
 }
 
@@ -35,7 +36,8 @@ size_t syn_schedule(int round, double rate, double seconds, long long **off)
     size_t n = 0, cap = 1024;
     long long *v = vu_xmalloc(cap * sizeof *v), x;
     while (dc_sched_next(&sc, &x)) {
-        if (n == cap) v = vu_xrealloc(v, (cap *= 2) * sizeof *v);
+        if (n == cap)
+            v = vu_xrealloc(v, (cap *= 2) * sizeof *v);
         v[n++] = x;
     }
     *off = v;
@@ -51,8 +53,10 @@ long long syn_planned(const syn_run *r, long long req, long long attempt)
 
 void syn_draw_waits(syn_run *r)
 {
-    for (size_t i = 0; i < r->ns; i++) r->s[i].planned = syn_planned(r, r->s[i].req, r->s[i].attempt);
-    for (size_t i = 0; i < r->ns2; i++) r->s2[i].planned = syn_planned(r, r->s2[i].req, r->s2[i].attempt);
+    for (size_t i = 0; i < r->ns; i++)
+        r->s[i].planned = syn_planned(r, r->s[i].req, r->s[i].attempt);
+    for (size_t i = 0; i < r->ns2; i++)
+        r->s2[i].planned = syn_planned(r, r->s2[i].req, r->s2[i].attempt);
 }
 
 /* every time of request j after its schedule moved by d: its send and
@@ -61,10 +65,12 @@ static void shift_after_sched(syn_run *r, size_t j, long long d)
 {
     syn_trow *t = &r->t[j];
     t->send += d;
-    if (t->has_answer) t->answer += d;
+    if (t->has_answer)
+        t->answer += d;
     for (size_t i = 0; i < r->nv; i++) {
         syn_vrow *v = &r->v[i];
-        if (!v->has_req || v->req != t->j) continue;
+        if (!v->has_req || v->req != t->j)
+            continue;
         v->arrive += d;
         v->answer += d;
         for (int a = 0; a < 5; a++) {
@@ -77,7 +83,8 @@ static void shift_after_sched(syn_run *r, size_t j, long long d)
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < n[k]; i++) {
             syn_srow *s = &rows[k][i];
-            if (s->req != t->j) continue;
+            if (s->req != t->j)
+                continue;
             s->arrive += d;
             s->start += d;
             s->end += d;
@@ -98,7 +105,8 @@ void syn_shift_request(syn_run *r, size_t j, long long d)
 void syn_closed_loop(syn_run *r)
 {
     r->rate = 0;
-    for (size_t i = 0; i < r->nt; i++) r->t[i].send = r->t[i].sched;
+    for (size_t i = 0; i < r->nt; i++)
+        r->t[i].send = r->t[i].sched;
 }
 
 /* ---- kind runs ---- */
@@ -220,14 +228,17 @@ void syn_never_sent(syn_run *r, size_t j)
     long long req = t->j;
     size_t n = 0;
     for (size_t i = 0; i < r->nv; i++)
-        if (!r->v[i].has_req || r->v[i].req != req) r->v[n++] = r->v[i];
+        if (!r->v[i].has_req || r->v[i].req != req)
+            r->v[n++] = r->v[i];
     r->nv = n;
     n = 0;
     for (size_t i = 0; i < r->ns; i++)
-        if (r->s[i].req != req) r->s[n++] = r->s[i];
+        if (r->s[i].req != req)
+            r->s[n++] = r->s[i];
     r->ns = n;
     n = 0;
     for (size_t i = 0; i < r->ns2; i++)
-        if (r->s2[i].req != req) r->s2[n++] = r->s2[i];
+        if (r->s2[i].req != req)
+            r->s2[n++] = r->s2[i];
     r->ns2 = n;
 }

@@ -32,13 +32,15 @@ static size_t syn_folders(const char *root, syn_folder **out)
     *out = vu_xcalloc(n + 1, sizeof **out);
     for (size_t i = 0; i < n; i++) {
         const char *r = strrchr(names[i], 'r');
-        if (!r || r < names[i] + 2 || r[-1] != '-' || !r[1] || strspn(r + 1, "0123456789") != strlen(r + 1)) continue;
+        if (!r || r < names[i] + 2 || r[-1] != '-' || !r[1] || strspn(r + 1, "0123456789") != strlen(r + 1))
+            continue;
         syn_folder *f = &(*out)[m++];
         snprintf(f->name, sizeof f->name, "%s", names[i]);
         snprintf(f->arm, sizeof f->arm, "%.*s", (int)(r - 1 - names[i]), names[i]);
         f->round = atoi(r + 1);
         char *p = vu_xasprintf("%s/%s/run.json", dir, names[i]);
-        if (vj_parse_file(p, &f->rj, err, sizeof err)) f->rj = NULL;
+        if (vj_parse_file(p, &f->rj, err, sizeof err))
+            f->rj = NULL;
         free(p);
     }
     vu_free_names(names, n);
@@ -48,7 +50,8 @@ static size_t syn_folders(const char *root, syn_folder **out)
 
 static void syn_folders_free(syn_folder *f, size_t n)
 {
-    for (size_t i = 0; i < n; i++) vj_free(f[i].rj);
+    for (size_t i = 0; i < n; i++)
+        vj_free(f[i].rj);
     free(f);
 }
 
@@ -63,7 +66,8 @@ static void drop_failed_record(const char *root, const char *arm, int round)
     size_t len;
     char err[512];
     if (!vu_read_file(p, &b, &len, err, sizeof err)) {
-        if (strstr((char *)b, SYN_REASON)) unlink(p);
+        if (strstr((char *)b, SYN_REASON))
+            unlink(p);
         free(b);
     }
     free(p);
@@ -82,7 +86,8 @@ static int failed_record(const char *root, const char *arm, int round, long k, c
                            "\"earlier_attempts\": [], \"idle\": null, \"machine\": \"%s\", "
                            "\"reason\": \"" SYN_REASON "\"}\n",
                            arm, round, arm, round, k, profile, seconds, start_utc, start_utc, machine);
-    if (!rc) rc = syn_write_text(p, t);
+    if (!rc)
+        rc = syn_write_text(p, t);
     free(t);
     free(p);
     free(dir);
@@ -99,14 +104,19 @@ int syn_write_schedule(const char *root, const char *profile)
     char seconds[32] = "1", start[64] = "2026-12-01T00:00:00Z";
     for (size_t i = 0; i < n; i++) {
         size_t a = 0;
-        while (a < na && strcmp(arms[a], f[i].arm)) a++;
-        if (a == na && na < 64) snprintf(arms[na++], sizeof arms[0], "%s", f[i].arm);
-        if (f[i].round > rounds) rounds = f[i].round;
+        while (a < na && strcmp(arms[a], f[i].arm))
+            a++;
+        if (a == na && na < 64)
+            snprintf(arms[na++], sizeof arms[0], "%s", f[i].arm);
+        if (f[i].round > rounds)
+            rounds = f[i].round;
         double s;
-        if (i == 0 && f[i].rj && !vj_get_num(f[i].rj, "seconds", &s)) snprintf(seconds, sizeof seconds, "%g", s);
+        if (i == 0 && f[i].rj && !vj_get_num(f[i].rj, "seconds", &s))
+            snprintf(seconds, sizeof seconds, "%g", s);
         /* a failed run started last: the first start stays a measured run's */
         const char *u = vj_get_str(f[i].rj, "start_utc");
-        if (u && strcmp(u, start) > 0) snprintf(start, sizeof start, "%s", u);
+        if (u && strcmp(u, start) > 0)
+            snprintf(start, sizeof start, "%s", u);
     }
     vu_buf b = {0};
     vu_buf_printf(&b, "# lab-schedule 1: profile %s, %d rounds of %zu arms, %s s each; " SYN_MARK "\n",
@@ -118,17 +128,22 @@ int syn_write_schedule(const char *root, const char *profile)
         for (size_t a = 0; a < na; a++) {
             vu_buf_printf(&b, "%ld\t%d\t%zu\t%s\n", ++k, r, a + 1, arms[a]);
             int have = 0;
-            for (size_t i = 0; i < n && !have; i++) have = f[i].round == r && !strcmp(f[i].arm, arms[a]);
+            for (size_t i = 0; i < n && !have; i++)
+                have = f[i].round == r && !strcmp(f[i].arm, arms[a]);
             /* the round's machine: a folder's of the same round (RESULTS.md: one per round) */
             const char *machine = "local";
             for (size_t i = 0; i < n; i++)
-                if (f[i].round == r && vj_get_str(f[i].rj, "machine")) machine = vj_get_str(f[i].rj, "machine");
-            if (!have) rc |= failed_record(root, arms[a], r, k, profile, seconds, start, machine);
-            else drop_failed_record(root, arms[a], r);
+                if (f[i].round == r && vj_get_str(f[i].rj, "machine"))
+                    machine = vj_get_str(f[i].rj, "machine");
+            if (!have)
+                rc |= failed_record(root, arms[a], r, k, profile, seconds, start, machine);
+            else
+                drop_failed_record(root, arms[a], r);
         }
     }
     char *p = vu_xasprintf("%s/results/schedule.tsv", root);
-    if (!rc) rc = syn_write_text(p, b.len ? b.p : "");
+    if (!rc)
+        rc = syn_write_text(p, b.len ? b.p : "");
     free(p);
     vu_buf_free(&b);
     syn_folders_free(f, n);
@@ -141,8 +156,10 @@ static void arms_field(vu_buf *b, const vj_node *v)
     if (v->type == VJ_STR) {
         vu_buf_puts(b, v->text);
     } else if (v->type == VJ_ARR) {
-        if (!v->n) vu_buf_puts(b, "-");
-        for (size_t i = 0; i < v->n; i++) vu_buf_printf(b, "%s%s", i ? "," : "", v->items[i]->text);
+        if (!v->n)
+            vu_buf_puts(b, "-");
+        for (size_t i = 0; i < v->n; i++)
+            vu_buf_printf(b, "%s%s", i ? "," : "", v->items[i]->text);
     } else {
         vu_buf_puts(b, v->text ? v->text : "0");
     }
@@ -155,25 +172,33 @@ int syn_write_arms(const char *root)
     vu_buf b = {0};
     vu_buf_puts(&b, "# Arms of the " SYN_MARK " study: each run.json's arm_spec, one line per arm.\n");
     const vj_node *first = NULL;
-    for (size_t i = 0; i < n && !first; i++) first = vj_get(f[i].rj, "arm_spec");
-    for (size_t k = 0; first && k < first->n; k++) vu_buf_printf(&b, "%s%s", k ? "\t" : "", first->keys[k]);
+    for (size_t i = 0; i < n && !first; i++)
+        first = vj_get(f[i].rj, "arm_spec");
+    for (size_t k = 0; first && k < first->n; k++)
+        vu_buf_printf(&b, "%s%s", k ? "\t" : "", first->keys[k]);
     vu_buf_puts(&b, "\n");
     for (size_t i = 0; i < n; i++) {
         const vj_node *spec = vj_get(f[i].rj, "arm_spec");
         size_t j = 0;
-        while (j < i && strcmp(f[j].arm, f[i].arm)) j++;
-        if (!spec || j < i) continue;
+        while (j < i && strcmp(f[j].arm, f[i].arm))
+            j++;
+        if (!spec || j < i)
+            continue;
         for (size_t k = 0; first && k < first->n; k++) {
             const vj_node *v = vj_get(spec, first->keys[k]);
-            if (k) vu_buf_puts(&b, "\t");
-            if (v) arms_field(&b, v);
-            else vu_buf_puts(&b, "0");
+            if (k)
+                vu_buf_puts(&b, "\t");
+            if (v)
+                arms_field(&b, v);
+            else
+                vu_buf_puts(&b, "0");
         }
         vu_buf_puts(&b, "\n");
     }
     char *dir = vu_xasprintf("%s/lab", root), *p = vu_xasprintf("%s/arms.tsv", dir);
     int rc = syn_mkdirs(dir);
-    if (!rc) rc = syn_write_text(p, b.p);
+    if (!rc)
+        rc = syn_write_text(p, b.p);
     free(dir);
     free(p);
     vu_buf_free(&b);
@@ -192,7 +217,8 @@ static int ours(const char *root, const char *rel, const char *need)
     int r = 0;
     if (!vu_read_file(p, &b, &len, err, sizeof err)) {
         char *e = strchr((char *)b, '\n');
-        if (e) *e = 0;
+        if (e)
+            *e = 0;
         r = strstr((char *)b, SYN_MARK) && (!need || strstr((char *)b, need));
         free(b);
     }
@@ -208,7 +234,8 @@ static int arm_missing(const char *root)
     size_t len;
     char err[512];
     int missing = 0;
-    if (vu_read_file(p, &b, &len, err, sizeof err)) b = NULL;
+    if (vu_read_file(p, &b, &len, err, sizeof err))
+        b = NULL;
     free(p);
     syn_folder *f;
     size_t n = syn_folders(root, &f);
@@ -227,8 +254,10 @@ int syn_write_study_files(const char *root)
     char *s = vu_xasprintf("%s/results/schedule.tsv", root), *a = vu_xasprintf("%s/lab/arms.tsv", root);
     int rc = 0;
     /* a tiny schedule written here follows the folders (a test may add a run) */
-    if (!vu_is_file(s) || ours(root, "results/schedule.tsv", "profile tiny,")) rc |= syn_write_schedule(root, "tiny");
-    if (!vu_is_file(a) || (ours(root, "lab/arms.tsv", NULL) && arm_missing(root))) rc |= syn_write_arms(root);
+    if (!vu_is_file(s) || ours(root, "results/schedule.tsv", "profile tiny,"))
+        rc |= syn_write_schedule(root, "tiny");
+    if (!vu_is_file(a) || (ours(root, "lab/arms.tsv", NULL) && arm_missing(root)))
+        rc |= syn_write_arms(root);
     free(s);
     free(a);
     return rc;

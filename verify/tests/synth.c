@@ -1,3 +1,4 @@
+/* synth: synthetic studies written exactly per RAWFORMAT.md, for the tests and the bench; see synth.h. */
 #include "synth.h"
 
 #include <errno.h>
@@ -48,8 +49,10 @@ static char *put_ll(char *p, long long v)
         tmp[n++] = (char)('0' + u % 10);
         u /= 10;
     } while (u);
-    if (v < 0) *p++ = '-';
-    while (n) *p++ = tmp[--n];
+    if (v < 0)
+        *p++ = '-';
+    while (n)
+        *p++ = tmp[--n];
     return p;
 }
 
@@ -88,11 +91,13 @@ static int write_gz(const char *path, const vu_buf *b, int level, size_t *size, 
         }
         off += chunk;
     }
-    if (gzclose(g) != Z_OK) return -1;
+    if (gzclose(g) != Z_OK)
+        return -1;
     unsigned char *buf;
     size_t len;
     char err[256];
-    if (vu_read_file(path, &buf, &len, err, sizeof err)) return -1;
+    if (vu_read_file(path, &buf, &len, err, sizeof err))
+        return -1;
     vu_sha256_hex(buf, len, sha);
     *size = len;
     free(buf);
@@ -103,7 +108,8 @@ static void reserve(vu_buf *b, size_t more)
 {
     if (b->len + more + 1 > b->cap) {
         size_t c = b->cap ? b->cap : 1 << 16;
-        while (c < b->len + more + 1) c *= 2;
+        while (c < b->len + more + 1)
+            c *= 2;
         b->p = vu_xrealloc(b->p, c);
         b->cap = c;
     }
@@ -158,7 +164,8 @@ static char *put_off(char *p, int has, long long x, long long base, long long *d
         return p;
     }
     long long v = fdiv1000(x - base);
-    if (dec) *dec = base + 1000 * v;
+    if (dec)
+        *dec = base + 1000 * v;
     return put_ll(p, v);
 }
 
@@ -166,10 +173,13 @@ static char *put_off(char *p, int has, long long x, long long base, long long *d
 static int ref_equal(const syn_run *r, const syn_trow *t, size_t j)
 {
     const syn_ref *ref = r->ref ? r->ref : g_ref;
-    if (!ref || r->no_eq || !t->has_score || t->kind == 'E' || r->test_rows <= 0) return 0;
+    if (!ref || r->no_eq || !t->has_score || t->kind == 'E' || r->test_rows <= 0)
+        return 0;
     size_t row = j % (size_t)r->test_rows;
-    if (t->kind == 'D') return t->score == ref->default_score;
-    if (row >= ref->rows) return 0;
+    if (t->kind == 'D')
+        return t->score == ref->default_score;
+    if (row >= ref->rows)
+        return 0;
     return t->score == (t->kind == 'L' ? ref->score[row] : ref->last_known[row]);
 }
 
@@ -187,11 +197,13 @@ static void tester_text(const syn_run *r, vu_buf *b)
         char *p = b->p + b->len;
         long long sched = t->sched, dsend = 0;
         if (r->rate > 0) {
-            if (i < noff) sched = r->t0 + off[i];
+            if (i < noff)
+                sched = r->t0 + off[i];
             p = put_off(p, !t->no_send, t->send, sched, NULL);
         } else {
             p = put_off(p, !t->no_send, t->send, r->t0, &dsend);
-            if (!t->no_send) sched = dsend;
+            if (!t->no_send)
+                sched = dsend;
         }
         *p++ = '\t';
         long long dans = ENC_ABSENT;
@@ -203,12 +215,17 @@ static void tester_text(const syn_run *r, vu_buf *b)
         *p++ = '\t';
         *p++ = t->kind;
         *p++ = '\t';
-        if (ref_equal(r, t, i)) *p++ = '=';
-        else if (t->has_score) p += sprintf(p, "%.9g", (double)t->score);
-        else *p++ = '-';
+        if (ref_equal(r, t, i))
+            *p++ = '=';
+        else if (t->has_score)
+            p += sprintf(p, "%.9g", (double)t->score);
+        else
+            *p++ = '-';
         *p++ = '\t';
-        if (t->no_send) *p++ = '-';
-        else p = put_ll(p, t->conn);
+        if (t->no_send)
+            *p++ = '-';
+        else
+            p = put_ll(p, t->conn);
         *p++ = '\t';
         p = put_ll(p, t->waited);
         *p++ = '\n';
@@ -229,8 +246,10 @@ static void service_text(const syn_run *r, vu_buf *b)
         reserve(b, 512);
         char *p = b->p + b->len;
         int in = v->has_req && v->req >= 0 && (size_t)v->req < e->nt;
-        if (v->has_req) p = put_ll(p, v->req);
-        else *p++ = '-';
+        if (v->has_req)
+            p = put_ll(p, v->req);
+        else
+            *p++ = '-';
         *p++ = '\t';
         long long arrive = 0, start[5];
         p = put_off(p, 1, v->arrive, in ? e->sched[v->req] : r->t0, &arrive);
@@ -251,14 +270,16 @@ static void service_text(const syn_run *r, vu_buf *b)
             *p++ = '\t';
             /* an A lookup's end is after its start + W, the store's W */
             long long ebase = start[a];
-            if (v->a_has[a] && v->a_out[a] == 'A' && v->has_req) ebase += syn_planned(r, v->req, a);
+            if (v->a_has[a] && v->a_out[a] == 'A' && v->has_req)
+                ebase += syn_planned(r, v->req, a);
             p = put_off(p, v->a_has[a], v->a_end[a], ebase, NULL);
             *p++ = '\t';
             *p++ = v->a_has[a] ? v->a_out[a] : '-';
         }
         *p++ = '\n';
         b->len = (size_t)(p - b->p);
-        if (!v->has_req) continue;
+        if (!v->has_req)
+            continue;
         if (in && !e->vseen[v->req]) {
             e->vseen[v->req] = 1;
             memcpy(e->astart + 5 * v->req, start, sizeof start);
@@ -273,10 +294,13 @@ static void service_text(const syn_run *r, vu_buf *b)
 /* the decoded aK_start_t of the first service row with req (ENC_ABSENT: none) */
 static long long enc_start(const enc_ctx *e, long long req, long long att)
 {
-    if (att < 0 || att >= 5) return ENC_ABSENT;
-    if (req >= 0 && (size_t)req < e->nt) return e->vseen[req] ? e->astart[5 * req + att] : ENC_ABSENT;
+    if (att < 0 || att >= 5)
+        return ENC_ABSENT;
+    if (req >= 0 && (size_t)req < e->nt)
+        return e->vseen[req] ? e->astart[5 * req + att] : ENC_ABSENT;
     for (size_t i = 0; i < e->no; i++)
-        if (e->other[i].req == req) return e->other[i].start[att];
+        if (e->other[i].req == req)
+            return e->other[i].start[att];
     return ENC_ABSENT;
 }
 
@@ -299,7 +323,8 @@ static void rows_text(const syn_run *r, const syn_srow *rows, size_t nrows, vu_b
         p = put_off(p, s->has_start, s->start, arrive, &start);
         *p++ = '\t';
         long long ebase = s->has_start ? start : arrive;
-        if (s->outcome == 'A' && s->has_start) ebase += syn_planned(r, s->req, s->attempt);
+        if (s->outcome == 'A' && s->has_start)
+            ebase += syn_planned(r, s->req, s->attempt);
         p = put_off(p, s->has_end, s->end, ebase, NULL);
         *p++ = '\t';
         p = put_ll(p, s->budget);
@@ -397,7 +422,8 @@ static vj_node *fault_json(const syn_run *r)
     vj_node *w = r->nested ? vj_new_obj() : f;
     vj_obj_set(w, "from_ns", vj_new_int(r->from_ns));
     vj_obj_set(w, "to_ns", r->to_null ? vj_new_null() : vj_new_int(r->to_ns));
-    if (r->nested) vj_obj_set(f, "window", w);
+    if (r->nested)
+        vj_obj_set(f, "window", w);
     return f;
 }
 
@@ -420,20 +446,23 @@ static vj_node *claim_json(const syn_run *r)
             ai += m->idle;
             as += m->steal;
             double x = m->total ? (double)m->steal / (double)m->total : 0;
-            if (!na++ || x > second) second = x;
+            if (!na++ || x > second)
+                second = x;
         } else {
             mt += m->total;
             mi += m->idle;
             long long f = m->total - m->idle - m->steal - m->lab;
             double x = m->total && f > 0 ? (double)f / (double)m->total : 0;
-            if (!nm++ || x > foreign) foreign = x;
+            if (!nm++ || x > foreign)
+                foreign = x;
         }
     }
     /* lateness over the rows sent (a never-sent one has no send_t) */
     long long *late = vu_xcalloc(r->nt + 1, sizeof *late);
     size_t nl = 0;
     for (size_t i = 0; i < r->nt; i++)
-        if (!r->t[i].no_send) late[nl++] = r->t[i].send - r->t[i].sched;
+        if (!r->t[i].no_send)
+            late[nl++] = r->t[i].send - r->t[i].sched;
     qsort(late, nl, sizeof *late, cmp_ll_syn);
     double p99 = NAN, max = NAN;
     if (nl) {
@@ -482,7 +511,8 @@ static int write_events(const char *dir, const char *name, void (*text)(const sy
     snprintf(path, sizeof path, "%s/%s", dir, file);
     int rc = write_gz(path, &b, level, &size, sha);
     vu_buf_free(&b);
-    if (rc) return -1;
+    if (rc)
+        return -1;
     vj_obj_set(files, file, file_entry(rows, size, sha));
     return 0;
 }
@@ -502,7 +532,8 @@ static vj_node *spec_json(const syn_run *r)
     vj_obj_set(spec, "pause", vj_new_str("none"));
     vj_obj_set(spec, "pause_ms", vj_new_arr());
     static const char *const zero[] = {"hedge_ms", "limit_ms", "deadline_ms", "reserve_ms", "down"};
-    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++) vj_obj_set(spec, zero[k], vj_new_int(0));
+    for (size_t k = 0; k < sizeof zero / sizeof *zero; k++)
+        vj_obj_set(spec, zero[k], vj_new_int(0));
     vj_obj_set(spec, "standin", vj_new_int(1));
     vj_obj_set(spec, "fault", vj_new_str(r->fault_spec ? r->fault_spec : r->fault ? r->fault : "none"));
     const struct {
@@ -512,7 +543,8 @@ static vj_node *spec_json(const syn_run *r)
              {"brk_cool_ms", p->brk_cool_ms}, {"brk_probes", p->brk_probes}, {"store2", p->store2},
              {"inflight", p->inflight}, {"bulkhead", p->bulkhead}, {"rb_pct", p->rb_pct},
              {"rb_floor", p->rb_floor}, {"hedge_p", p->hedge_p}};
-    for (size_t k = 0; k < sizeof d / sizeof *d; k++) vj_obj_set(spec, d[k].name, vj_new_int(d[k].v));
+    for (size_t k = 0; k < sizeof d / sizeof *d; k++)
+        vj_obj_set(spec, d[k].name, vj_new_int(d[k].v));
     return spec;
 }
 
@@ -522,7 +554,8 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     char path[4200];
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "arm", vj_new_str(r->arm));
-    if (!r->machine || *r->machine) vj_obj_set(o, "machine", vj_new_str(r->machine ? r->machine : "local"));
+    if (!r->machine || *r->machine)
+        vj_obj_set(o, "machine", vj_new_str(r->machine ? r->machine : "local"));
     vj_obj_set(o, "arm_spec", spec_json(r));
     vj_obj_set(o, "stores", vj_new_int(r->stores ? r->stores : 1));
     vj_obj_set(o, "fault", fault_json(r));
@@ -531,9 +564,11 @@ static int write_run_json(const char *dir, const syn_run *r, vj_node *files)
     vj_obj_set(o, "settle_s", vj_new_num(2.5));
     vj_obj_set(o, "rate", vj_new_int(r->rate));
     vj_obj_set(o, "schedule_seed", vj_new_int(1000003LL * r->round + 17));
-    if (!r->no_freeze_share) vj_obj_set(o, "freeze_share", vj_new_num(syn_freeze_share(r)));
+    if (!r->no_freeze_share)
+        vj_obj_set(o, "freeze_share", vj_new_num(syn_freeze_share(r)));
     vj_obj_set(o, "t0_ns", vj_new_int(r->t0));
-    if (r->start_utc) vj_obj_set(o, "start_utc", vj_new_str(r->start_utc));
+    if (r->start_utc)
+        vj_obj_set(o, "start_utc", vj_new_str(r->start_utc));
     vj_obj_set(o, "requests", vj_new_int((long long)r->nt));
     vj_obj_set(o, "test_rows", vj_new_int(r->test_rows));
     vj_node *idle = vj_new_obj();
@@ -570,7 +605,8 @@ int syn_write_run(const char *root, const syn_run *r, int level)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/results/raw/%s-r%d", root, r->arm, r->round);
-    if (syn_mkdirs(dir)) return -1;
+    if (syn_mkdirs(dir))
+        return -1;
     vj_node *files = vj_new_obj();
     enc_ctx e;
     memset(&e, 0, sizeof e);
@@ -635,7 +671,8 @@ int syn_write_quiet(const char *root, const char *text)
     char *dir = vu_xasprintf("%s/data", root);
     int rc = syn_mkdirs(dir);
     char *p = vu_xasprintf("%s/quiet.tsv", dir);
-    if (!rc) rc = syn_write_text(p, text ? text : SYN_QUIET_TSV);
+    if (!rc)
+        rc = syn_write_text(p, text ? text : SYN_QUIET_TSV);
     free(p);
     free(dir);
     return rc;
@@ -660,8 +697,10 @@ static double rng_u(unsigned long long *s)
 static int cmp_srow_end(const void *x, const void *y)
 {
     const syn_srow *a = x, *b = y;
-    if (a->has_end != b->has_end) return a->has_end ? -1 : 1;
-    if (!a->has_end) return 0;
+    if (a->has_end != b->has_end)
+        return a->has_end ? -1 : 1;
+    if (!a->has_end)
+        return 0;
     return (a->end > b->end) - (a->end < b->end);
 }
 
@@ -742,10 +781,12 @@ void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double 
                 done = v->a_end[a];
             }
             at = done + 100;
-            if (answered) break;
+            if (answered)
+                break;
         }
         v->lookups = 0;
-        for (int a = 0; a < 5; a++) v->lookups += v->a_has[a];
+        for (int a = 0; a < 5; a++)
+            v->lookups += v->a_has[a];
         v->answer = done + 4000 + (long long)(rng_u(&st) * 3000);
         t->has_answer = 1;
         t->answer = v->answer + 30000 + (long long)(rng_u(&st) * 20000);
@@ -803,7 +844,8 @@ void syn_make_ref(syn_ref *ref, size_t rows, unsigned long long seed)
 
 void syn_free_ref(syn_ref *ref)
 {
-    if (g_ref == ref) g_ref = NULL;
+    if (g_ref == ref)
+        g_ref = NULL;
     free(ref->score);
     free(ref->last_known);
     ref->score = ref->last_known = NULL;
@@ -814,7 +856,8 @@ int syn_write_reference(const char *root, const syn_ref *ref)
     g_ref = ref;
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/results/reference", root);
-    if (syn_mkdirs(dir)) return -1;
+    if (syn_mkdirs(dir))
+        return -1;
     vu_buf b = {0};
     vu_buf_puts(&b, "customer\tcutoff\tlabel\tscore\tlast_known\n");
     for (size_t i = 0; i < ref->rows; i++)
@@ -823,7 +866,8 @@ int syn_write_reference(const char *root, const syn_ref *ref)
     snprintf(path, sizeof path, "%s/scores.tsv", dir);
     int rc = syn_write_text(path, b.p);
     vu_buf_free(&b);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     char js[512];
     snprintf(js, sizeof js,
              "{\n \"shop\": \"generated\",\n \"default_score\": %.9g,\n \"test_rows\": %zu,\n \"test_ap\": 0.570016972,\n"
@@ -871,9 +915,11 @@ int syn_write_manifest(const char *root)
 {
     char dir[4096], path[4200];
     /* the schedule and the arms file, once (syn_write_study_files) */
-    if (syn_write_study_files(root)) return -1;
+    if (syn_write_study_files(root))
+        return -1;
     snprintf(dir, sizeof dir, "%s/provenance", root);
-    if (syn_mkdirs(dir)) return -1;
+    if (syn_mkdirs(dir))
+        return -1;
     vu_buf b = {0};
     vu_buf_puts(&b, "path\tsize\tsha256\n");
     walk(root, "results/raw", &b);
@@ -892,7 +938,8 @@ int syn_write_reference_table(const char *root, const syn_ref *ref, const char *
     g_ref = ref;
     char dir[4096], path[4200];
     snprintf(dir, sizeof dir, "%s/results/reference", root);
-    if (syn_mkdirs(dir)) return -1;
+    if (syn_mkdirs(dir))
+        return -1;
     vu_buf b = {0};
     vu_buf_puts(&b, "customer\tcutoff\tlabel\tscore\tlast_known\n");
     for (size_t i = 0; i < ref->rows; i++)
@@ -901,7 +948,8 @@ int syn_write_reference_table(const char *root, const syn_ref *ref, const char *
     snprintf(path, sizeof path, "%s/scores.tsv", dir);
     int rc = syn_write_text(path, b.p);
     vu_buf_free(&b);
-    if (rc) return rc;
+    if (rc)
+        return rc;
     char js[512];
     snprintf(js, sizeof js, "{\n \"shop\": \"hand-made\",\n \"model_seed\": 1,\n \"default_score\": %.9g,\n \"test_rows\": %zu\n}\n",
              (double)ref->default_score, ref->rows);

@@ -96,7 +96,8 @@ static inline void tap_table(sap_table *t)
         t->prev[s] = vu_xmalloc(4 * sizeof **t->prev);
         memcpy(t->live[s], TAP_LIVE[s], sizeof TAP_LIVE[s]);
         memcpy(t->lastk[s], TAP_LK[s], sizeof TAP_LK[s]);
-        for (int k = 0; k < 4; k++) t->prev[s][k] = TAP_LK[s][TAP_PREV_ROW[k]];
+        for (int k = 0; k < 4; k++)
+            t->prev[s][k] = TAP_LK[s][TAP_PREV_ROW[k]];
     }
 }
 
@@ -254,7 +255,8 @@ static inline void tap_gz_line(const char *root, const char *rel, int lineno, co
     cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
     cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
     char *s = (char *)txt;
-    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
+    for (int i = 1; i < lineno; i++)
+        s = strchr(s, '\n') + 1;
     char *e = strchr(s, '\n');
     vu_buf o = {0};
     vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));
@@ -276,7 +278,8 @@ static inline char *tap_gz_get(const char *root, const char *rel, int lineno)
     cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
     cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
     char *s = (char *)txt;
-    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
+    for (int i = 1; i < lineno; i++)
+        s = strchr(s, '\n') + 1;
     char *r = vu_xstrndup(s, (size_t)(strchr(s, '\n') - s));
     free(txt);
     free(gz);

@@ -1,4 +1,4 @@
-/* The results/ap.json check (src/apcheck.[ch], pipeline/APCOST.md part 1):
+/* The results/ap.json check (src/ap/apcheck.[ch], pipeline/APCOST.md part 1):
  * the AP helper on hand values, then build/verify on a hand-made study.
  *
  * The study: 12 test rows, two cutoffs, 8 customers, default score 0.25
@@ -151,7 +151,8 @@ static void edit_ap(const char *root, const char *after, const char *key, const 
     cr_assert(q, "no %s after %s", k, after);
     q += strlen(k);
     char *e = q;
-    while (*e && strchr("0123456789.-+eE", *e)) e++;
+    while (*e && strchr("0123456789.-+eE", *e))
+        e++;
     vu_buf o = {0};
     vu_buf_add(&o, s, (size_t)(q - s));
     vu_buf_puts(&o, to);

@@ -1,4 +1,4 @@
-/* The bootstrap's generator and the fast AP engine (src/apboot.[ch]).
+/* The bootstrap's generator and the fast AP engine (src/ap/apboot.[ch]).
  *
  * The generator against the worked values of pipeline/APCOST.md 1.11 (the
  * lab's own tests check the same numbers against its ut_rng).  The engine
@@ -32,7 +32,8 @@ Test(apboot, generator_worked_values)
     cr_expect_eq(r.s[3], 0x71bb54d8d101b5b9ULL);
     const uint64_t first[5] = {18001451845637162709ULL, 15091038358276433251ULL, 7540168338507695658ULL,
                                10371344164145850652ULL, 5925099412492024740ULL};
-    for (int i = 0; i < 5; i++) cr_expect_eq(dc_next(&r), first[i], "draw %d", i);
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(dc_next(&r), first[i], "draw %d", i);
 }
 
 Test(apboot, picks_with_the_real_number_of_customers)
@@ -45,7 +46,8 @@ Test(apboot, picks_with_the_real_number_of_customers)
     uint64_t u = 0;
     for (size_t i = 0; i <= C; i++) {
         u = dc_next(&r);
-        if (i < 10) cr_expect_eq(u % C, idx[i], "pick %zu", i);
+        if (i < 10)
+            cr_expect_eq(u % C, idx[i], "pick %zu", i);
         if (i == C - 1) {
             cr_expect_eq(u, 2317138128826919291ULL);
             cr_expect_eq(u % C, 1466);
@@ -138,9 +140,11 @@ static void make_rnd(rnd *p, uint64_t seed)
         p->round_arm[r] = r < 3 ? 0 : 1;
         p->srows[r] = vu_xmalloc(p->n * sizeof **p->srows);
         p->nsrows[r] = 0;
-        if (r == 1) continue;
+        if (r == 1)
+            continue;
         for (size_t x = 0; x < p->n; x++)
-            if (u01() < (r == 3 ? 0.6 : 0.25)) p->srows[r][p->nsrows[r]++] = x;
+            if (u01() < (r == 3 ? 0.6 : 0.25))
+                p->srows[r][p->nsrows[r]++] = x;
     }
     p->B = 60;
 }
@@ -151,7 +155,8 @@ static void free_rnd(rnd *p)
         free(p->live[s]);
         free(p->lastk[s]);
     }
-    for (size_t r = 0; r < p->nr; r++) free(p->srows[r]);
+    for (size_t r = 0; r < p->nr; r++)
+        free(p->srows[r]);
     free(p->live);
     free(p->lastk);
     free(p->srows);
@@ -172,7 +177,8 @@ static double slow_ap(const rnd *p, const double *v, const uint16_t *w)
         size_t m = 0;
         for (size_t i = p->cut_first[c]; i < p->cut_first[c + 1]; i++) {
             size_t times = w ? w[p->cust[i]] : 1;
-            for (size_t t = 0; t < times; t++) x[m++] = (ap_pair){v[i], p->label[i]};
+            for (size_t t = 0; t < times; t++)
+                x[m++] = (ap_pair){v[i], p->label[i]};
         }
         sum += ap_average_precision(x, m);
     }
@@ -183,8 +189,10 @@ static double slow_ap(const rnd *p, const double *v, const uint16_t *w)
 /* the vector of seed s, round r, kind k (NULL round: live) */
 static void vector(const rnd *p, size_t s, int r, int k, double *v)
 {
-    for (size_t i = 0; i < p->n; i++) v[i] = p->live[s][i];
-    if (r < 0) return;
+    for (size_t i = 0; i < p->n; i++)
+        v[i] = p->live[s][i];
+    if (r < 0)
+        return;
     for (size_t q = 0; q < p->nsrows[r]; q++) {
         size_t i = p->srows[r][q];
         v[i] = k == 0 ? p->lastk[s][i] : k == 1 ? p->d : -INFINITY;
@@ -239,7 +247,8 @@ static size_t check_engine(uint64_t seed, int mode)
                         vector(&p, s, -1, 0, v);
                         double lb = slow_ap(&p, v, wb), sum = 0;
                         for (size_t r = 0; r < p.nr; r++) {
-                            if (p.round_arm[r] != a || !p.nsrows[r]) continue;
+                            if (p.round_arm[r] != a || !p.nsrows[r])
+                                continue;
                             vector(&p, s, (int)r, k, v);
                             sum += slow_ap(&p, v, wb) - lb;
                         }
@@ -273,7 +282,8 @@ Test(apboot, engine_equals_the_definitions)
 {
     for (int mode = 0; mode < 3; mode++) {
         size_t dropped = 0;
-        for (uint64_t seed = 1; seed <= 6; seed++) dropped += check_engine(seed, mode);
+        for (uint64_t seed = 1; seed <= 6; seed++)
+            dropped += check_engine(seed, mode);
         cr_expect(dropped > 0, "some resample is dropped");
     }
 }

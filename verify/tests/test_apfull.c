@@ -1,4 +1,4 @@
-/* The whole AP result recomputed (src/apfull.[ch], apfiles, apseeds;
+/* The whole AP result recomputed (src/ap/apfull.[ch], apfiles, apseeds;
  * pipeline/APCOST.md 1.3-1.5, 1.10-1.13) on the hand-made study of
  * tests/tapstudy.h: three model seeds, two arms, 1000 resamples of 8
  * customers (some dropped: a cutoff without a buyer drawn).
@@ -67,9 +67,11 @@ static const size_t S1[3] = {0, 2, 7}, S2[3] = {4, 10, 11};
 /* seed s's vector: round 0 live, else round r's stand-ins of kind k */
 static void vec(int s, int r, int k, double *v)
 {
-    for (int i = 0; i < 12; i++) v[i] = TAP_LIVE[s][i];
+    for (int i = 0; i < 12; i++)
+        v[i] = TAP_LIVE[s][i];
     const size_t *S = r == 1 ? S1 : S2;
-    for (int q = 0; r && q < 3; q++) v[S[q]] = k == 0 ? TAP_LK[s][S[q]] : k == 1 ? 0.25 : -INFINITY;
+    for (int q = 0; r && q < 3; q++)
+        v[S[q]] = k == 0 ? TAP_LK[s][S[q]] : k == 1 ? 0.25 : -INFINITY;
 }
 
 /* AP with each row repeated w[customer] times (customer 101 + k is index k) */
@@ -80,7 +82,8 @@ static double rep_ap(const double *v, const uint16_t *w)
     for (int c = 0; c < 2; c++) {
         size_t m = 0;
         for (int i = 6 * c; i < 6 * c + 6; i++)
-            for (int t = 0; t < w[atoi(TAP_CUST[i]) - 101]; t++) x[m++] = (ap_pair){v[i], (unsigned char)TAP_LABEL[i]};
+            for (int t = 0; t < w[atoi(TAP_CUST[i]) - 101]; t++)
+                x[m++] = (ap_pair){v[i], (unsigned char)TAP_LABEL[i]};
         sum += ap_average_precision(x, m);
     }
     return sum / 2;
@@ -229,7 +232,8 @@ Test(apfull, made_up_seeds_and_interval_are_found, .init = setup, .fini = teardo
                           "MISMATCH ap.json arms.H3-fb25.kinds.default.ci95[0]: lab -0.005, verify ",
                           "MISMATCH ap.json arms.H3-fb25.kinds.default.ci95[1]: lab -0.001, verify ",
                           "(the percentile 2.5 of ap_resamples.tsv.gz's values)"};
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
     cr_expect(!strstr(out, "manifest-ap.tsv"), "the hashes were rewritten:\n%s", out);
     free(out);
 }
@@ -249,11 +253,13 @@ Test(apfull, one_changed_resample_is_one_mismatch, .init = setup, .fini = teardo
     double kept[1000];
     size_t n = 0;
     for (size_t b = 0; b < 1000; b++)
-        if (l->items[b]->type == VJ_NUM) kept[n++] = l->items[b]->num;
+        if (l->items[b]->type == VJ_NUM)
+            kept[n++] = l->items[b]->num;
     st_sort_d(kept, n);
     int bm = -1;
     for (size_t b = 0; b < 1000 && bm < 0; b++)
-        if (l->items[b]->type == VJ_NUM && l->items[b]->num == kept[n / 2]) bm = (int)b;
+        if (l->items[b]->type == VJ_NUM && l->items[b]->num == kept[n / 2])
+            bm = (int)b;
     double x = l->items[bm]->num;
     vj_free(v);
     char *line = tap_gz_get(g_root, APF_RESAMPLES, res_line(bm)), text[160];

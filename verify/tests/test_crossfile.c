@@ -107,13 +107,15 @@ Test(dice, waits_and_fault_dice)
     double u;
     int found[3], nf = 0;
     for (long long row = 0; row < 200 && nf < 3; row++)
-        if (dc_missing((uint64_t)row, &u)) found[nf++] = (int)row;
+        if (dc_missing((uint64_t)row, &u))
+            found[nf++] = (int)row;
     cr_assert_eq(nf, 3);
     cr_expect(found[0] == 0 && found[1] == 67 && found[2] == 175, "%d %d %d", found[0], found[1], found[2]);
     /* flaky, round 1: requests 3, 7, 29, 31 of 0..39 (attempt 0), from python3 */
     int fl[4], nfl = 0;
     for (long long j = 0; j < 40; j++)
-        if (dc_flaky(1, (uint64_t)j, 0, &u)) fl[nfl < 4 ? nfl : 3] = (int)j, nfl++;
+        if (dc_flaky(1, (uint64_t)j, 0, &u))
+            fl[nfl < 4 ? nfl : 3] = (int)j, nfl++;
     cr_assert_eq(nfl, 4);
     cr_expect(fl[0] == 3 && fl[1] == 7 && fl[2] == 29 && fl[3] == 31);
 }
@@ -141,7 +143,8 @@ static void c_teardown(void)
 static int cmp_end(const void *x, const void *y)
 {
     const syn_srow *a = x, *b = y;
-    if (a->has_end != b->has_end) return a->has_end ? -1 : 1;
+    if (a->has_end != b->has_end)
+        return a->has_end ? -1 : 1;
     return (a->end > b->end) - (a->end < b->end);
 }
 
@@ -165,14 +168,16 @@ static void fault_run(syn_run *r, const char *arm, const char *fault, long long 
     syn_set_fault(r, fault);
     for (size_t i = 0; i < r->ns; i++) {
         syn_srow *s = &r->s[i];
-        if (kinds[s->req] != 'K') continue;
+        if (kinds[s->req] != 'K')
+            continue;
         s->outcome = flaky ? 'E' : 'N';
         s->has_start = 0;
         s->end = s->arrive;
     }
     for (size_t i = 0; i < r->nv; i++) {
         syn_vrow *v = &r->v[i];
-        if (kinds[v->req] != 'K') continue;
+        if (kinds[v->req] != 'K')
+            continue;
         v->a_out[0] = flaky ? 'U' : 'N';
         v->a_end[0] = v->a_start[0] + 20000;
     }
@@ -188,11 +193,16 @@ static void write_study(tamper_fn tamper)
     cr_assert_eq(syn_write_reference(c_root, &c_ref), 0);
     for (int k = 0; k < 4; k++) {
         syn_run r;
-        if (k == 0) base_run(&r);
-        else if (k == 1) syn_kind_run(&r, "Z-capacity", 1, "LLKLLLDELLLL", &c_ref, 2000000000000LL);
-        else if (k == 2) fault_run(&r, "H3-flaky", "flaky", 3000000000000LL);
-        else fault_run(&r, "H3-miss", "missing", 4000000000000LL);
-        if (tamper) tamper(&r);
+        if (k == 0)
+            base_run(&r);
+        else if (k == 1)
+            syn_kind_run(&r, "Z-capacity", 1, "LLKLLLDELLLL", &c_ref, 2000000000000LL);
+        else if (k == 2)
+            fault_run(&r, "H3-flaky", "flaky", 3000000000000LL);
+        else
+            fault_run(&r, "H3-miss", "missing", 4000000000000LL);
+        if (tamper)
+            tamper(&r);
         cr_assert_eq(syn_write_run(c_root, &r, 1), 0);
         syn_free_run(&r);
     }
@@ -220,7 +230,8 @@ static int has(const char *out, const char *fmt, ...)
     vsnprintf(want, sizeof want, fmt, ap);
     va_end(ap);
     int ok = strstr(out, want) != NULL;
-    if (!ok) fprintf(stderr, "missing: %s\n", want);
+    if (!ok)
+        fprintf(stderr, "missing: %s\n", want);
     return ok;
 }
 
@@ -245,15 +256,18 @@ Test(crossfile, a_study_by_the_rules_passes, .init = c_setup, .fini = c_teardown
 static long long on_grid(long long x, long long base)
 {
     long long d = x - base, q = d / 1000;
-    if (d % 1000 < 0) q--;
+    if (d % 1000 < 0)
+        q--;
     return base + 1000 * q;
 }
 
 static void answers_a_microsecond_after_the_send(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
     for (size_t j = 0; j < r->nt; j++)
-        if (r->t[j].has_answer) r->t[j].answer = r->t[j].send + 1000;
+        if (r->t[j].has_answer)
+            r->t[j].answer = r->t[j].send + 1000;
 }
 
 Test(crossfile, answers_a_microsecond_after_the_send_are_found, .init = c_setup, .fini = c_teardown, .timeout = 60)
@@ -263,7 +277,8 @@ Test(crossfile, answers_a_microsecond_after_the_send_are_found, .init = c_setup,
     syn_run r;
     base_run(&r);
     int answered = 0;
-    for (size_t j = 0; j < r.nt; j++) answered += r.t[j].has_answer;
+    for (size_t j = 0; j < r.nt; j++)
+        answered += r.t[j].has_answer;
     /* one mismatch per answered request, naming its tester line; nothing else */
     cr_expect_eq(th_count_lines(out, "MISMATCH H3-fb25-r1 tester.tsv.gz:"), answered, "%s", out);
     cr_expect_eq(th_count_lines(out, "MISMATCH "), answered, "%s", out);
@@ -283,10 +298,12 @@ Test(crossfile, answers_a_microsecond_after_the_send_are_found, .init = c_setup,
  * 4 change: an A lookup's end after start + W) */
 static void answers_at_the_lookups_end(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
     for (size_t i = 0; i < r->nv; i++) {
         const syn_vrow *v = &r->v[i];
-        if (!v->has_req || !v->a_has[0] || v->a_out[0] != 'A' || !r->t[v->req].has_answer) continue;
+        if (!v->has_req || !v->a_has[0] || v->a_out[0] != 'A' || !r->t[v->req].has_answer)
+            continue;
         r->t[v->req].answer = v->a_end[0];
     }
 }
@@ -303,7 +320,8 @@ Test(crossfile, answers_at_the_lookups_end_are_no_mismatch, .init = c_setup, .fi
     int before = 0;
     for (size_t i = 0; i < r.nv; i++) {
         const syn_vrow *v = &r.v[i];
-        if (!v->has_req || !v->a_has[0] || v->a_out[0] != 'A' || !r.t[v->req].has_answer) continue;
+        if (!v->has_req || !v->a_has[0] || v->a_out[0] != 'A' || !r.t[v->req].has_answer)
+            continue;
         long long sched = r.t[v->req].sched, x = v->a_end[0];
         long long end = on_grid(x, on_grid(v->a_start[0], sched) + syn_planned(&r, v->req, 0));
         before += on_grid(x, sched) < end;
@@ -330,7 +348,8 @@ Test(crossfile, run_json_without_freeze_share_is_named, .init = c_setup, .fini =
         cr_expect(has(out, "MISMATCH %s run.json freeze_share: lab (absent), verify a number", runs[k]), "%s", out);
     /* H3-miss: line 3's request asks row 0, which the missing dice hit (N): its first A lookup is line 4 */
     for (int k = 0; k < 4; k++) {
-        if (k == 1) continue;
+        if (k == 1)
+            continue;
         cr_expect(has(out,
                       "MISMATCH %s raw files: lab (a run in results/raw/), verify rejected: %s/results/raw/%s/"
                       "service.tsv.gz:%d: lookup a0's planned wait cannot be drawn (wait H and run.json has no "
@@ -347,10 +366,12 @@ Test(crossfile, run_json_without_freeze_share_is_named, .init = c_setup, .fini =
 static void fault_dice_broken(syn_run *r)
 {
     int fl = !strcmp(r->arm, "H3-flaky"), mi = !strcmp(r->arm, "H3-miss");
-    if (!fl && !mi) return;
+    if (!fl && !mi)
+        return;
     for (size_t i = 0; i < r->ns; i++) {
         syn_srow *s = &r->s[i];
-        if (fl ? s->req != 5 : s->row != 1) continue;
+        if (fl ? s->req != 5 : s->row != 1)
+            continue;
         s->outcome = fl ? 'E' : 'N';
         s->has_start = 0;
         s->end = s->arrive;
@@ -378,7 +399,8 @@ Test(crossfile, flaky_and_missing_outcomes_follow_the_dice, .init = c_setup, .fi
 static size_t v_index(const syn_run *r, long long req)
 {
     for (size_t i = 0; i < r->nv; i++)
-        if (r->v[i].has_req && r->v[i].req == req) return i;
+        if (r->v[i].has_req && r->v[i].req == req)
+            return i;
     cr_assert_fail("no service row for request %lld", req);
     return 0;
 }
@@ -386,7 +408,8 @@ static size_t v_index(const syn_run *r, long long req)
 static size_t s_index(const syn_run *r, long long req, long long att)
 {
     for (size_t i = 0; i < r->ns; i++)
-        if (r->s[i].req == req && r->s[i].attempt == att) return i;
+        if (r->s[i].req == req && r->s[i].attempt == att)
+            return i;
     cr_assert_fail("no store row for request %lld, attempt %lld", req, att);
     return 0;
 }
@@ -395,11 +418,15 @@ static size_t s_index(const syn_run *r, long long req, long long att)
 static long long plain(const syn_run *r, int k)
 {
     for (size_t j = 0; j < r->nt; j++) {
-        if (!r->t[j].has_answer) continue;
+        if (!r->t[j].has_answer)
+            continue;
         const syn_vrow *v = &r->v[v_index(r, (long long)j)];
-        if (v->lookups != 1 || v->a_out[0] != 'A') continue;
-        if (r->s[s_index(r, (long long)j, 0)].outcome != 'A') continue;
-        if (k-- == 0) return (long long)j;
+        if (v->lookups != 1 || v->a_out[0] != 'A')
+            continue;
+        if (r->s[s_index(r, (long long)j, 0)].outcome != 'A')
+            continue;
+        if (k-- == 0)
+            return (long long)j;
     }
     cr_assert_fail("not enough plain requests");
     return -1;
@@ -410,8 +437,10 @@ static long long J[9];
 
 static void joins_broken(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
-    for (int k = 0; k < 9; k++) J[k] = plain(r, 3 * k + 1);
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
+    for (int k = 0; k < 9; k++)
+        J[k] = plain(r, 3 * k + 1);
     size_t i;
     /* store-side edits first, while the indexes hold */
     r->s[s_index(r, J[3], 0)].arrive = r->v[v_index(r, J[3])].a_start[0] - 1000;
@@ -498,7 +527,8 @@ Test(crossfile, rows_without_their_partner_or_out_of_order_are_found, .init = c_
 /* the schedule's count: the last request left out, or one request more */
 static void last_request_dropped(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
     long long j = (long long)--r->nt;
     size_t i = v_index(r, j);
     memmove(&r->v[i], &r->v[i + 1], (r->nv - i - 1) * sizeof *r->v);
@@ -515,7 +545,8 @@ static void last_request_dropped(syn_run *r)
 
 static void one_request_added(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
     syn_trow *t = &r->t[r->nt];
     memset(t, 0, sizeof *t);
     t->j = (long long)r->nt;
@@ -553,7 +584,8 @@ Test(crossfile, the_number_of_requests_is_the_schedule_s, .init = c_setup, .fini
  * named, once per answer */
 static void numbers_not_eq(syn_run *r)
 {
-    if (!strcmp(r->arm, "Z-capacity")) r->no_eq = 1;
+    if (!strcmp(r->arm, "Z-capacity"))
+        r->no_eq = 1;
 }
 
 Test(crossfile, a_score_written_as_its_reference_is_named, .init = c_setup, .fini = c_teardown, .timeout = 60)
@@ -574,7 +606,8 @@ Test(crossfile, a_score_written_as_its_reference_is_named, .init = c_setup, .fin
  * status 0, kind E) has no service or store row and no lateness */
 static void one_never_sent(syn_run *r)
 {
-    if (strcmp(r->arm, "H3-fb25")) return;
+    if (strcmp(r->arm, "H3-fb25"))
+        return;
     long long j = 5;
     syn_trow *t = &r->t[j];
     t->no_send = 1;

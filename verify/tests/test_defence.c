@@ -205,7 +205,8 @@ Test(defence_units, budget_over_at_the_edges_of_the_second)
         long long start[2] = {k * 100 * MS, retry_ms[k] * MS};
         char outs[3] = {'A', retry_out[k], 0};
         /* a0 of a request with a retry did not answer: T */
-        if (retry_ms[k]) outs[0] = 'T';
+        if (retry_ms[k])
+            outs[0] = 'T';
         svc_row(&d, k + 2, k * 100 * MS, retry_ms[k] ? 2 : 1, start, outs);
     }
     cr_expect_eq(mm_count(), 0);
@@ -268,7 +269,8 @@ Test(defence_units, storm_counts_at_the_edges_of_100_ms)
     long long at[] = {10 * SEC - 1, 10 * SEC, 12 * SEC - 1, 12 * SEC,
                       /* bins [U + i 0.1 s, U + (i + 1) 0.1 s) */
                       U - 1, U, U + 100 * MS - 1, U + 100 * MS, U + 500 * MS + 3, U + SEC - 1, U + SEC};
-    for (size_t i = 0; i < sizeof at / sizeof *at; i++) store_row(&d, &w, at[i]);
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++)
+        store_row(&d, &w, at[i]);
     double fig[DF_NFIG];
     long long rec[DF_REC_BINS];
     int has_rec;
@@ -277,7 +279,8 @@ Test(defence_units, storm_counts_at_the_edges_of_100_ms)
     cr_expect_eq(fig[DF_BEFORE_LOOKUPS_100MS], 0.1);
     cr_assert(has_rec);
     static const long long want[DF_REC_BINS] = {2, 1, 0, 0, 0, 1, 0, 0, 0, 1};
-    for (int i = 0; i < DF_REC_BINS; i++) cr_expect_eq(rec[i], want[i], "bin %d", i);
+    for (int i = 0; i < DF_REC_BINS; i++)
+        cr_expect_eq(rec[i], want[i], "bin %d", i);
     cr_expect_eq(fig[DF_RECOVERY_LOOKUPS_100MS_MAX], 2);
     /* a run ending 1 ns before U + 1 s: no list; a window from 0: no rate before it */
     w.end = U + SEC - 1;
@@ -322,7 +325,8 @@ static void lookup(syn_run *r, syn_vrow *v, int a, long long start, long long en
     v->a_end[a] = end;
     v->a_out[a] = out;
     v->lookups = a + 1;
-    if (strchr("ROBY", out)) return;
+    if (strchr("ROBY", out))
+        return;
     syn_srow *s = v->store == 2 ? &r->s2[r->ns2++] : &r->s[r->ns++];
     s->req = v->req;
     s->attempt = a;
@@ -484,7 +488,8 @@ static void def_study(const char *root, void (*edit)(syn_run *))
     syn_run r;
     for (int round = 1; round <= 2; round++) {
         def_run(&r, &ref, round);
-        if (edit && round == 1) edit(&r);
+        if (edit && round == 1)
+            edit(&r);
         cr_assert_eq(syn_write_run(root, &r, 6), 0);
         syn_free_run(&r);
         syn_kind_run(&r, "H3-fb25", round, "LLKLLLDEL", &ref, 7000000000000LL + round * 100000000000LL);
@@ -516,7 +521,8 @@ static void run_figures_by_hand(const vj_node *v, const char *R)
         {"during_live", 10}, {"during_standins", 10}, {"during_lookups", 18}, {"before_lookups", 20},
         {"after_lookups", 20}, {"first_live_after_ms", 1}, {"recovered_s", 0},
     };
-    for (size_t k = 0; k < sizeof figs / sizeof *figs; k++) TS_NUM(v, R, figs[k].name, figs[k].want);
+    for (size_t k = 0; k < sizeof figs / sizeof *figs; k++)
+        TS_NUM(v, R, figs[k].name, figs[k].want);
     const char *le = "ATCDUNXROBY";
     const double want_le[11] = {50, 0, 0, 0, 8, 0, 0, 0, 6, 0, 3};
     for (int k = 0; k < 11; k++) {
@@ -528,7 +534,8 @@ static void run_figures_by_hand(const vj_node *v, const char *R)
     cr_expect_eq(vj_get(ts_field(v, R, "store_outcomes"), "E")->num, 8);
     const vj_node *rec = ts_field(v, R, "recovery_lookups_100ms");
     cr_assert(rec->type == VJ_ARR && rec->n == 10, "%s recovery_lookups_100ms is not a list of 10", R);
-    for (int i = 0; i < 10; i++) cr_expect_eq(rec->items[i]->num, 1, "%s bin %d", R, i);
+    for (int i = 0; i < 10; i++)
+        cr_expect_eq(rec->items[i]->num, 1, "%s bin %d", R, i);
     const vj_node *ps = ts_field(v, R, "per_second");
     cr_expect_eq(vj_get(ps->items[2], "lookups_sent")->num, 11, "%s", R);
     cr_expect_eq(vj_get(ps->items[3], "lookups_sent")->num, 7, "%s", R);
@@ -566,7 +573,8 @@ Test(defence, run_figures_by_hand, .init = d_setup, .fini = d_teardown, .timeout
     const vj_node *gs = vj_get(v, "guesses");
     cr_assert_eq(gs->n, 6);
     const int right[6] = {1, 1, 1, 1, 0, 0};
-    for (int i = 0; i < 6; i++) cr_expect_eq(vj_get(gs->items[i], "right")->b, right[i], "G%d", i + 1);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(vj_get(gs->items[i], "right")->b, right[i], "G%d", i + 1);
     const vj_node *vd = vj_get(v, "verdicts");
     cr_expect_str_eq(vj_get_str(vd->items[1], "verdict"), "too close to call");
     const vj_node *checks = vj_get(v, "checks");
@@ -659,7 +667,8 @@ Test(defence, a_removed_breaker_row_is_found, .init = d_setup, .fini = d_teardow
 static syn_vrow *request(syn_run *r, int j)
 {
     for (size_t i = 0; i < r->nv; i++)
-        if (r->v[i].req == j) return &r->v[i];
+        if (r->v[i].req == j)
+            return &r->v[i];
     cr_assert_fail("no service row of request %d", j);
     return NULL;
 }

@@ -39,9 +39,9 @@
 
 #include "flood.h"
 #include "odds.h"
-#include "predict.h"
 #include "rawcols.h"
 #include "tstudy.h"
+#include "vtime.h"
 
 /* ---- units: the seconds ---- */
 
@@ -139,14 +139,16 @@ Test(flood_units, false_timeouts_join_on_store_req_and_attempt)
     fl_acc_init(&a);
     const long long w[3] = {25000000, 25000000, 5000000};
     rr_row v[4] = {vrow(1, 1, "TTA", w), vrow(2, 2, "T", w), vrow(3, 1, "T", w), vrow(4, 1, "C", w)};
-    for (int i = 0; i < 4; i++) fl_service_row(&a, &v[i]);
+    for (int i = 0; i < 4; i++)
+        fl_service_row(&a, &v[i]);
     /* store 1: req 1 lookup 0 planned 10 ms < 25 ms waited (false); lookup 1
      * planned exactly the 25 ms waited (not: strictly shorter), then a second
      * row for it (only the first counts); req 2's row in the wrong store's
      * file; req 4 was not a T; freezes at exactly 1e9 and just under */
     rr_row s1[] = {srow(1, 0, 10000000, 2), srow(1, 1, 25000000, 0), srow(1, 1, 1000, 7), srow(2, 0, 1000, 1),
                    srow(4, 0, 1000, 0),     srow(5, 0, 1000000000LL, 3), srow(6, 0, 999999999LL, 0)};
-    for (size_t i = 0; i < sizeof s1 / sizeof *s1; i++) fl_store_row(&a, &s1[i], 1);
+    for (size_t i = 0; i < sizeof s1 / sizeof *s1; i++)
+        fl_store_row(&a, &s1[i], 1);
     rr_row s2 = srow(2, 0, 2000000000LL, 5); /* req 2's own store: a freeze, waited less than planned */
     fl_store_row(&a, &s2, 2);
     cr_expect_eq(a.false_timeouts, 1);
@@ -204,15 +206,16 @@ Test(odds_units, utc_times)
 {
     long long s;
     long ns;
-    cr_assert_eq(pd_parse_utc("1970-01-02T00:00:01Z", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("1970-01-02T00:00:01Z", &s, &ns), 0);
     cr_expect(s == 86401 && ns == 0);
-    cr_assert_eq(pd_parse_utc("2026-12-01T10:00:03.5Z", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("2026-12-01T10:00:03.5Z", &s, &ns), 0);
     cr_expect(s == 1796119203LL && ns == 500000000L, "%lld %ld", s, ns);
-    cr_assert_eq(pd_parse_utc("2024-02-29T23:59:59.123456789+00:00", &s, &ns), 0);
+    cr_assert_eq(vt_parse_utc("2024-02-29T23:59:59.123456789+00:00", &s, &ns), 0);
     cr_expect_eq(ns, 123456789L);
     const char *bad[] = {"2026-12-01 10:00:00Z", "2026-12-01T10:00:00", "2025-02-29T00:00:00Z",
                          "2026-13-01T00:00:00Z", "2026-12-01T10:00:00.Z", "2026-12-01T10:00:00+01:00"};
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_expect_eq(pd_parse_utc(bad[i], &s, &ns), -1, "%s", bad[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect_eq(vt_parse_utc(bad[i], &s, &ns), -1, "%s", bad[i]);
 }
 
 /* ---- the study ---- */
@@ -241,7 +244,8 @@ static const char *GUESSES = "id\tguess\tpredicate\n"
 static syn_srow *store_row(syn_run *r, long long req)
 {
     for (size_t i = 0; i < r->ns; i++)
-        if (r->s[i].req == req) return &r->s[i];
+        if (r->s[i].req == req)
+            return &r->s[i];
     cr_assert_fail("no store row for req %lld", req);
     return NULL;
 }
@@ -250,7 +254,8 @@ static syn_srow *store_row(syn_run *r, long long req)
 static void kinds_of(char *kinds, const int *bad, const char *kind, int nsec)
 {
     for (int s = 0; s < nsec; s++)
-        for (int i = 0; i < 20; i++) kinds[20 * s + i] = i < bad[s] ? kind[s] : 'L';
+        for (int i = 0; i < 20; i++)
+            kinds[20 * s + i] = i < bad[s] ? kind[s] : 'L';
     kinds[20 * nsec] = 0;
 }
 
@@ -271,7 +276,8 @@ static void run_r1(syn_run *r, long long planned0)
     make_run(r, "H4-r2", 1, kinds, "2026-12-01T10:00:04Z");
     store_row(r, 5)->line = 4;
     store_row(r, 30)->line = 9;
-    if (planned0 >= 0) store_row(r, 0)->planned = planned0;
+    if (planned0 >= 0)
+        store_row(r, 0)->planned = planned0;
 }
 
 static const char *PREDICTION =
@@ -395,10 +401,14 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
     for (int i = 0; i < 5; i++) {
         TS_NUM(v, runs[i], "missed_seconds", missed[i]);
         cr_expect(is_bool(ts_field(v, runs[i], "flooded"), flooded[i]), "%s flooded", runs[i]);
-        if (from[i] < 0) cr_expect_eq(ts_field(v, runs[i], "flood_from_s")->type, VJ_NULL, "%s", runs[i]);
-        else TS_NUM(v, runs[i], "flood_from_s", from[i]);
-        if (drained[i] < 0) cr_expect_eq(ts_field(v, runs[i], "drained")->type, VJ_NULL, "%s", runs[i]);
-        else cr_expect(is_bool(ts_field(v, runs[i], "drained"), drained[i]), "%s drained", runs[i]);
+        if (from[i] < 0)
+            cr_expect_eq(ts_field(v, runs[i], "flood_from_s")->type, VJ_NULL, "%s", runs[i]);
+        else
+            TS_NUM(v, runs[i], "flood_from_s", from[i]);
+        if (drained[i] < 0)
+            cr_expect_eq(ts_field(v, runs[i], "drained")->type, VJ_NULL, "%s", runs[i]);
+        else
+            cr_expect(is_bool(ts_field(v, runs[i], "drained"), drained[i]), "%s drained", runs[i]);
     }
     TS_NUM(v, "H4-r2-r1", "freezes", 0);
     TS_NUM(v, "H4-r2-r1", "freeze_share", 0);
@@ -446,7 +456,8 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
     EXPECT_PAIR(vj_get(out, "cp95"), CP35_LO, CP35_HI, 2e-12);
     cr_expect(is_bool(vj_get(out, "agree"), 1));
     /* each claim's seconds copied from prediction.json; the lesson's rounds were 30 s */
-    for (int i = 0; i < 3; i++) cr_expect_eq(vj_get(o->items[i], "seconds")->num, 30, "odds[%d].seconds", i);
+    for (int i = 0; i < 3; i++)
+        cr_expect_eq(vj_get(o->items[i], "seconds")->num, 30, "odds[%d].seconds", i);
     const vj_node *c = vj_get(vj_get(v, "checks"), "prediction");
     cr_expect_str_eq(vj_get_str(c, "first_run"), "H4-r2-r2");
     cr_expect(is_bool(vj_get(c, "registered_before_first_run"), 1));
@@ -486,7 +497,8 @@ Test(flood_study, a_timeout_shorter_than_its_wait_is_not_a_false_timeout, .init 
     syn_run r;
     run_r1(&r, -1);
     for (size_t i = 0; i < r.nv; i++)
-        if (r.v[i].req == 20) r.v[i].a_end[0] = r.v[i].a_start[0] + 800000;
+        if (r.v[i].req == 20)
+            r.v[i].a_end[0] = r.v[i].a_start[0] + 800000;
     cr_assert_eq(syn_write_run(f_root, &r, 1), 0);
     syn_free_run(&r);
     cr_assert_eq(syn_write_manifest(f_root), 0);

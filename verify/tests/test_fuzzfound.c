@@ -19,7 +19,8 @@ Test(fuzzfound, predicate_longer_than_512_words_is_refused_not_cut)
 {
     vu_buf b = {0};
     for (int i = 0; i < 101; i++) {
-        if (i) vu_buf_puts(&b, " and ");
+        if (i)
+            vu_buf_puts(&b, " and ");
         vu_buf_puts(&b, i < 4 ? "every A.n > 1 * B.n" : "every A.n > 1");
     }
     pr_pred p;
@@ -60,7 +61,8 @@ Test(fuzzfound, json_minus_zero_keeps_its_sign_through_a_rewrite)
 
 static void count_ipv4(void *ctx, const scan_finding *f)
 {
-    if (!strcmp(f->rule, "ipv4-address")) (*(int *)ctx)++;
+    if (!strcmp(f->rule, "ipv4-address"))
+        (*(int *)ctx)++;
 }
 
 /* A dotted run whose first group had ten digits or more overflowed the

@@ -14,18 +14,24 @@ static const char *forbidden_dir(const char *s)
     static char lab[8], pipe[16];
     snprintf(lab, sizeof lab, "%s%s", "la", "b/");
     snprintf(pipe, sizeof pipe, "%s%s", "pipe", "line/");
-    if (strstr(s, lab)) return "lab";
-    if (strstr(s, pipe)) return "pipeline";
+    if (strstr(s, lab))
+        return "lab";
+    if (strstr(s, pipe))
+        return "pipeline";
     return NULL;
 }
 
 static int bad_include_line(const char *line)
 {
-    while (*line == ' ' || *line == '\t') line++;
-    if (*line != '#') return 0;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (*line != '#')
+        return 0;
     line++;
-    while (*line == ' ' || *line == '\t') line++;
-    if (strncmp(line, "include", 7)) return 0;
+    while (*line == ' ' || *line == '\t')
+        line++;
+    if (strncmp(line, "include", 7))
+        return 0;
     return forbidden_dir(line) != NULL || strstr(line, "..") != NULL;
 }
 
@@ -34,21 +40,24 @@ static void check_file(const char *path, const char *name, int *bad, char *msg, 
     unsigned char *b;
     size_t len;
     char err[256];
-    if (vu_read_file(path, &b, &len, err, sizeof err)) return;
+    if (vu_read_file(path, &b, &len, err, sizeof err))
+        return;
     int is_make = !strcmp(name, "Makefile");
     char *p = (char *)b;
     long line = 0;
     while (p && *p) {
         line++;
         char *e = strchr(p, '\n');
-        if (e) *e = 0;
+        if (e)
+            *e = 0;
         if (bad_include_line(p)) {
             (*bad)++;
             snprintf(msg, msglen, "%s:%ld includes from outside verify/: %s", path, line, p);
         }
         if (is_make) {
             const char *q = p;
-            while (*q == ' ' || *q == '\t') q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
             char dd[16];
             snprintf(dd, sizeof dd, "%s%s", "..", "/");
             if (*q != '#' && (forbidden_dir(p) || strstr(p, dd))) {
@@ -66,9 +75,11 @@ static void walk(const char *dir, int *bad, int *files, char *msg, size_t msglen
     char **names;
     size_t n;
     char err[256];
-    if (vu_list_dir(dir, &names, &n, err, sizeof err)) return;
+    if (vu_list_dir(dir, &names, &n, err, sizeof err))
+        return;
     for (size_t i = 0; i < n; i++) {
-        if (!strcmp(names[i], "build") || names[i][0] == '.') continue;
+        if (!strcmp(names[i], "build") || names[i][0] == '.')
+            continue;
         char *p = vu_xasprintf("%s/%s", dir, names[i]);
         if (vu_is_dir(p)) {
             walk(p, bad, files, msg, msglen);
@@ -119,11 +130,13 @@ static const char *outside_citation(const char *text, char *buf, size_t buflen)
     }
     for (const char *p = strchr(text, '`'); p; p = strchr(p, '`')) {
         const char *e = strchr(p + 1, '`');
-        if (!e) break;
+        if (!e)
+            break;
         size_t l = (size_t)(e - p - 1);
         if (l > 3 && !memcmp(e - 3, ".md", 3)) {
             int known = 0;
-            for (int i = 0; SOURCES[i] && !known; i++) known = strlen(SOURCES[i]) == l && !memcmp(p + 1, SOURCES[i], l);
+            for (int i = 0; SOURCES[i] && !known; i++)
+                known = strlen(SOURCES[i]) == l && !memcmp(p + 1, SOURCES[i], l);
             if (!known) {
                 snprintf(buf, buflen, "%.*s", (int)(l > 60 ? 60 : l), p + 1);
                 return buf;

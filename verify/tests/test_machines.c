@@ -64,7 +64,8 @@ static void write_study(const char *const machine[2][2], const char *log)
     cr_assert_eq(syn_write_reference(m_root, &m_ref), 0);
     for (int a = 0; a < 2; a++)
         for (int k = 0; k < 2; k++) {
-            if (!machine[a][k]) continue;
+            if (!machine[a][k])
+                continue;
             syn_run r;
             syn_kind_run(&r, arms[a], k + 1, "LLKLDELL", &m_ref, 1000000000000LL * (1 + 2 * k + a));
             r.machine = machine[a][k];
@@ -75,7 +76,8 @@ static void write_study(const char *const machine[2][2], const char *log)
     cr_assert_eq(syn_write_quiet(m_root, NULL), 0);
     cr_assert_eq(syn_write_manifest(m_root), 0);
     ts_promote(m_root);
-    if (log) put("provenance/parallel.tsv", log);
+    if (log)
+        put("provenance/parallel.tsv", log);
 }
 
 static const char *const TWO[2][2] = {{"m1", "m2"}, {"m1", "m2"}};
@@ -98,7 +100,8 @@ static int has(const char *out, const char *fmt, ...)
     vsnprintf(want, sizeof want, fmt, ap);
     va_end(ap);
     int ok = strstr(out, want) != NULL;
-    if (!ok) fprintf(stderr, "missing: %s\n", want);
+    if (!ok)
+        fprintf(stderr, "missing: %s\n", want);
     return ok;
 }
 
@@ -116,8 +119,10 @@ Test(machines, labels)
     static const char *const good[] = {"local", "m1", "m2", "m10", "m2147483647"};
     static const char *const bad[] = {"", "m", "m0", "m01", "M1", "m-1", "m1 ", "Local", "m2147483648", "host-a",
                                       "192.0.2.7", "m1.5"};
-    for (size_t i = 0; i < sizeof good / sizeof *good; i++) cr_expect(mc_label_ok(good[i]), "%s", good[i]);
-    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) cr_expect(!mc_label_ok(bad[i]), "%s", bad[i]);
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+        cr_expect(mc_label_ok(good[i]), "%s", good[i]);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        cr_expect(!mc_label_ok(bad[i]), "%s", bad[i]);
     cr_expect(!mc_label_ok(NULL));
 }
 
@@ -363,7 +368,8 @@ Test(machines, results_json_machine_is_run_jsons, .init = m_setup, .fini = m_tea
     vj_node *r1 = vj_get(runs, "H3-fb25-r1");
     vj_node *copy = vj_new_obj();   /* H3-fb25-r1 without machine */
     for (size_t i = 0; i < r1->n; i++)
-        if (strcmp(r1->keys[i], "machine")) vj_obj_set(copy, r1->keys[i], vj_copy(r1->items[i]));
+        if (strcmp(r1->keys[i], "machine"))
+            vj_obj_set(copy, r1->keys[i], vj_copy(r1->items[i]));
     vj_obj_set(runs, "H3-fb25-r1", copy);
     vu_buf b = {0};
     vj_write(lab, &b);

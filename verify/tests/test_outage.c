@@ -92,7 +92,8 @@ static void lookup(syn_run *r, syn_vrow *v, int a, long long start, long long en
     v->a_end[a] = end;
     v->a_out[a] = out;
     v->lookups = a + 1;
-    if (out == 'R') return;
+    if (out == 'R')
+        return;
     syn_srow *s = &r->s[r->ns++];
     s->req = v->req;
     s->attempt = a;
@@ -187,14 +188,17 @@ static void down_run(syn_run *r, const syn_ref *ref, int round)
         if (j == 12 || j == 55) {
             lookup(r, v, 0, s + 190000, s + 25190000, 'T', 'A', 40 * MS);
             lookup(r, v, 1, s + 25200000, s + 50200000, 'T', 'A', 40 * MS);
-            if (j == 12) lookup(r, v, 2, s + 50210000, s + 53227000, 'D', 'D', 0);
-            else lookup(r, v, 2, s + 50210000, s + 75210000, 'T', 'A', 40 * MS);
+            if (j == 12)
+                lookup(r, v, 2, s + 50210000, s + 53227000, 'D', 'D', 0);
+            else
+                lookup(r, v, 2, s + 50210000, s + 75210000, 'T', 'A', 40 * MS);
             answer(ref, t, v, 'E', s + 75300000, s + 75400000);
         } else if (j == 41) {
             lookup(r, v, 0, s + 190000, s + 25190000, 'T', 'A', 40 * MS);
             answer(ref, t, v, standin, s + 25300000, s + 25500000);
         } else if (j == 25) {
-            for (int a = 0; a < 3; a++) lookup(r, v, a, s + 190000 + a * 10000, s + 190000 + a * 10000, 'R', 0, 0);
+            for (int a = 0; a < 3; a++)
+                lookup(r, v, a, s + 190000 + a * 10000, s + 190000 + a * 10000, 'R', 0, 0);
             answer(ref, t, v, standin, s + 300000, s + 500000);
         } else if (j == 30) {
             lookup(r, v, 0, s + 190000, s + 2190000, 'X', 'E', 0);
@@ -208,7 +212,8 @@ static void down_run(syn_run *r, const syn_ref *ref, int round)
             lookup(r, v, 2, U + 100000, U + 617000, 'A', 'A', 500000);
             answer(ref, t, v, 'L', U + 621000, U + 651000);
         } else if (j >= 20 && j < 40) {
-            for (int a = 0; a < 3; a++) lookup(r, v, a, s + 190000 + a * 110000, s + 207000 + a * 110000, 'U', 'E', 0);
+            for (int a = 0; a < 3; a++)
+                lookup(r, v, a, s + 190000 + a * 110000, s + 207000 + a * 110000, 'U', 'E', 0);
             answer(ref, t, v, standin, s + 500000, s + 700000);
         } else {
             lookup(r, v, 0, s + 190000, s + 705000, 'A', 'A', 500000);
@@ -245,7 +250,8 @@ static void outage_study(const char *root, void (*edit)(syn_run *))
     syn_run r;
     for (int round = 1; round <= 2; round++) {
         down_run(&r, &ref, round);
-        if (edit && round == 1) edit(&r);
+        if (edit && round == 1)
+            edit(&r);
         cr_assert_eq(syn_write_run(root, &r, 6), 0);
         syn_free_run(&r);
         syn_kind_run(&r, "H3-fb25", round, "LLKLLLDEL", &ref, 7000000000000LL + round * 100000000000LL);
@@ -344,7 +350,8 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     const vj_node *gs = vj_get(v, "guesses");
     cr_assert_eq(gs->n, 5);
     const int right[5] = {1, 0, 1, 0, 1};
-    for (int i = 0; i < 5; i++) cr_expect_eq(vj_get(gs->items[i], "right")->b, right[i], "G%d", i + 1);
+    for (int i = 0; i < 5; i++)
+        cr_expect_eq(vj_get(gs->items[i], "right")->b, right[i], "G%d", i + 1);
     /* verdicts: lost 2 - 0 in both rounds: clearly different; a figure
      * null in one arm: no difference to judge */
     const vj_node *vd = vj_get(v, "verdicts");
@@ -369,7 +376,8 @@ static void edit_results(const char *root, const char *after, const char *key, c
     cr_assert(q, "no %s after %s", k, after);
     q += strlen(k);
     char *e = q;
-    while (*e && strchr("0123456789.-+eE", *e)) e++;
+    while (*e && strchr("0123456789.-+eE", *e))
+        e++;
     vu_buf o = {0};
     vu_buf_add(&o, s, (size_t)(q - s));
     vu_buf_puts(&o, to);
@@ -461,8 +469,10 @@ static void broken_promises(syn_run *r)
     int in = -1, after = -1;
     long long F = r->t0 + 2 * SEC, U = r->t0 + 4 * SEC;
     for (size_t i = 0; i < r->ns; i++) {
-        if (in < 0 && r->s[i].arrive >= F && r->s[i].arrive < U) in = (int)i;
-        if (after < 0 && r->s[i].arrive >= U + SEC) after = (int)i;
+        if (in < 0 && r->s[i].arrive >= F && r->s[i].arrive < U)
+            in = (int)i;
+        if (after < 0 && r->s[i].arrive >= U + SEC)
+            after = (int)i;
     }
     /* an A row always had a slot (format 4 decodes its end after start_t + W) */
     r->s[in].outcome = 'A';
@@ -614,8 +624,10 @@ Test(outage, window_and_backoff_by_hand)
     cr_expect_eq(ou_phase(&w, w.U), 2);
     /* B = 0 (no request before the window): back under 1 in 100 not live.
      * B_0: 99 live and 1 stand-in (1 in 100 is not under 1 in 100); B_1: all live */
-    for (int i = 0; i < 100; i++) ou_win_request(&x, &w, w.U + i * 10 * MS, i == 50 ? 'K' : 'L', 1, w.U + i * 10 * MS + MS);
-    for (int i = 0; i < 10; i++) ou_win_request(&x, &w, w.U + SEC + i * 10 * MS, 'L', 1, w.U + SEC + i * 10 * MS + MS);
+    for (int i = 0; i < 100; i++)
+        ou_win_request(&x, &w, w.U + i * 10 * MS, i == 50 ? 'K' : 'L', 1, w.U + i * 10 * MS + MS);
+    for (int i = 0; i < 10; i++)
+        ou_win_request(&x, &w, w.U + SEC + i * 10 * MS, 'L', 1, w.U + SEC + i * 10 * MS + MS);
     double f[OU_NFIG];
     ou_win_figs(&x, &w, f);
     cr_expect(isnan(f[OU_RECOVERED_S]), "recovered_s %g", f[OU_RECOVERED_S]);
@@ -625,7 +637,8 @@ Test(outage, window_and_backoff_by_hand)
     ou_win_free(&x);
     /* 200 rows with one not live in B_0: 1/200 < 1/100, recovered at once */
     ou_win_init(&x, &w);
-    for (int i = 0; i < 200; i++) ou_win_request(&x, &w, w.U + i * 5 * MS, i == 7 ? 'E' : 'L', i != 7, w.U + i * 5 * MS);
+    for (int i = 0; i < 200; i++)
+        ou_win_request(&x, &w, w.U + i * 5 * MS, i == 7 ? 'E' : 'L', i != 7, w.U + i * 5 * MS);
     ou_win_figs(&x, &w, f);
     cr_expect_eq(f[OU_RECOVERED_S], 0);
     cr_expect_eq(f[OU_FIRST_LIVE_AFTER_MS], 0);

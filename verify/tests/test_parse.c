@@ -45,7 +45,8 @@ Test(vnum, integers_whole_field_range_overflow)
     /* not integers: the whole field or nothing */
     const char *bad[] = {"", "-", "+1", " 1", "1 ", "1x", "0x10", "1.0", "1e3", "--1",
                          "99999999999999999999x", NULL};
-    for (int i = 0; bad[i]; i++) cr_expect_eq(i64(bad[i], LLONG_MIN, LLONG_MAX, &x), VN_SYNTAX, "\"%s\"", bad[i]);
+    for (int i = 0; bad[i]; i++)
+        cr_expect_eq(i64(bad[i], LLONG_MIN, LLONG_MAX, &x), VN_SYNTAX, "\"%s\"", bad[i]);
     /* len, not the NUL, ends the field */
     cr_expect_eq(vn_i64("12345", 3, LLONG_MIN, LLONG_MAX, &x), VN_OK);
     cr_expect_eq(x, 123);

@@ -1,5 +1,5 @@
 /* results/provenance.md written again from provenance/ (pipeline/RESULTS.md,
- * "results/provenance.md: the provenance for people"; src/provmd.[ch]).
+ * "results/provenance.md: the provenance for people"; src/prov/provmd.[ch]).
  *
  * A hand-made provenance/ folder: four stage records (prepare, measure,
  * cost, and "alpha", another stage, whose fields are null or missing), a
@@ -232,7 +232,8 @@ static void expect_line(const char *text, const char *want)
 {
     const char *p = text, *q = want;
     long line = 1;
-    while (*p && *p == *q) line += *p == '\n', p++, q++;
+    while (*p && *p == *q)
+        line += *p == '\n', p++, q++;
     cr_expect(!*p && !*q, "the text differs from line %ld on:\n--- rendered:\n%.200s\n--- by hand:\n%.200s", line, p, q);
 }
 

@@ -80,8 +80,10 @@ static void write_run(const char *root, const char *arm, int round, int twist, c
     kinds[n] = 0;
     syn_run r;
     long long t0 = 1000000000000LL * (fb ? 2 : 1) + round * 100000000000LL;
-    if (fb) syn_kind_run(&r, arm, round, kinds, &ref, t0);
-    else syn_kind_run_open(&r, arm, round, kinds, &ref, t0, 20, 13.0);
+    if (fb)
+        syn_kind_run(&r, arm, round, kinds, &ref, t0);
+    else
+        syn_kind_run_open(&r, arm, round, kinds, &ref, t0, 20, 13.0);
     cr_assert_eq(r.nm, 28);
     if (twist == STEAL6) {
         for (size_t i = 0; i < r.nm; i++) {
@@ -98,7 +100,8 @@ static void write_run(const char *root, const char *arm, int round, int twist, c
         r.m[14] = (syn_mrow){r.m[14].t, 'A', 200, 187, 0, 40}; /* reading 8 */
         r.m[15] = (syn_mrow){r.m[15].t, 'M', 100, 90, 0, 40};
     }
-    if (twist == LATE30) syn_send_late(&r, 100, 30000000);
+    if (twist == LATE30)
+        syn_send_late(&r, 100, 30000000);
     r.claim_rules = claim;
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
@@ -172,8 +175,10 @@ static char *list_text(const vj_node *a)
     vu_buf b = {0};
     vu_buf_puts(&b, "");
     for (size_t i = 0; i < a->n; i++) {
-        if (a->items[i]->type == VJ_STR) vu_buf_printf(&b, "%s%s", i ? " " : "", a->items[i]->text);
-        else vu_buf_printf(&b, "%s%lld", i ? " " : "", a->items[i]->i);
+        if (a->items[i]->type == VJ_STR)
+            vu_buf_printf(&b, "%s%s", i ? " " : "", a->items[i]->text);
+        else
+            vu_buf_printf(&b, "%s%lld", i ? " " : "", a->items[i]->i);
     }
     return b.p;
 }
@@ -255,7 +260,8 @@ Test(quiet, a_second_of_steal_leaves_arms_verdicts_and_guesses, .init = q_setup,
         "MISMATCH verdicts[0] (H3-t25 H3-fb25 error_share) rounds (length): lab 3 entries, verify 2 entries",
         "MISMATCH guesses[0] (G1) right: lab false, verify true",
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
     cr_expect(!strstr(out, "steal_run_max"), "only steal_second_max is broken:\n%s", out);
     free(out);
     vj_node *v = verified(q_root);
@@ -393,7 +399,8 @@ Test(quiet, a_hog_on_the_measured_core_breaks_foreign_second_max, .init = q_setu
         "MISMATCH H3-t25-r1 per_second[6].foreign_share: lab 0, verify 0.58",
         "MISMATCH arms.H3-t25 rounds_disturbed (length): lab 0 entries, verify 1 entries",
     };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(out, want[i]), "%s\n%s", want[i], out);
     /* reading 8's lab above its busy ticks counts 0, as in the quiet file */
     cr_expect(!strstr(out, "per_second[7].foreign_share"), "%s", out);
     cr_expect(!strstr(out, "steal_"), "no steal rule is broken:\n%s", out);

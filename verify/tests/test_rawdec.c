@@ -80,8 +80,10 @@ static int one_file(rx_run *x, int kind, const char *name, const char *text, rr_
     int rc = rx_open(&f, x, kind, name, gz, len, err, 1024);
     while (!rc) {
         int k = rx_next(&f, &rows[*n < MAXR ? *n : MAXR - 1], err, 1024);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
         (*n)++;
     }
     rx_close(&f);
@@ -104,8 +106,10 @@ static int decode(const char *run, const char *tester, const char *service, cons
     rx_init(&x, rj, vj_get(rj, "round")->i, seconds, vj_get(rj, "t0_ns")->i, ref);
     vj_free(rj);
     int rc = one_file(&x, RX_TESTER, "tester.tsv.gz", tester, o->t, &o->nt, o->err);
-    if (!rc && service) rc = one_file(&x, RX_SERVICE, "service.tsv.gz", service, o->v, &o->nv, o->err);
-    if (!rc && store) rc = one_file(&x, RX_STORE, "store.tsv.gz", store, o->s, &o->ns, o->err);
+    if (!rc && service)
+        rc = one_file(&x, RX_SERVICE, "service.tsv.gz", service, o->v, &o->nv, o->err);
+    if (!rc && store)
+        rc = one_file(&x, RX_STORE, "store.tsv.gz", store, o->s, &o->ns, o->err);
     rx_free(&x);
     return rc;
 }

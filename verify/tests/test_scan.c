@@ -94,8 +94,10 @@ Test(scan, true_positives)
         got_t g = scan_text(cases[i].text);
         int found = 0;
         for (int k = 0; k < g.n && k < 16; k++) {
-            if (!strcmp(g.rules[k], cases[i].rule)) found = 1;
-            if (cases[i].secret) cr_expect(!strstr(g.masked[k], cases[i].secret), "%s printed whole", cases[i].reason);
+            if (!strcmp(g.rules[k], cases[i].rule))
+                found = 1;
+            if (cases[i].secret)
+                cr_expect(!strstr(g.masked[k], cases[i].secret), "%s printed whole", cases[i].reason);
         }
         cr_expect(found, "case %zu (%s): rule %s not found in \"%s\" (%d findings%s%s)", i, cases[i].reason,
                   cases[i].rule, cases[i].text, g.n, g.n ? ", first " : "", g.n ? g.rules[0] : "");
@@ -180,7 +182,8 @@ Test(scan, finds_secrets_inside_gzip, .timeout = 30)
     cr_assert(gz);
     const char *head = "# lab-raw 3 service\nreq\trow\n";
     gzputs(gz, head);
-    for (int i = 0; i < 1000; i++) gzprintf(gz, "%d\t%d\n", i, i % 7);
+    for (int i = 0; i < 1000; i++)
+        gzprintf(gz, "%d\t%d\n", i, i % 7);
     char *ip = CAT("%s.%s", "10.20", "30.40");
     gzprintf(gz, "peer %s\n", ip);
     gzclose(gz);

@@ -93,7 +93,8 @@ Test(scanpack, plain_gzip_utf16_json, .timeout = 30)
     /* UTF-16: little-endian with a byte-order mark, big-endian without */
     for (int be = 0; be < 2; be++) {
         vu_buf u = {0};
-        if (!be) vu_buf_add(&u, "\xff\xfe", 2);
+        if (!be)
+            vu_buf_add(&u, "\xff\xfe", 2);
         for (const char *c = text; *c; c++) {
             char pair[2] = {be ? 0 : *c, be ? *c : 0};
             vu_buf_add(&u, pair, 2);
@@ -239,10 +240,12 @@ Test(scanpack, bzip2_and_xz, .timeout = 30)
         char *p = CAT("%s/x.txt.%s", dir, k ? "xz" : "bz2");
         int have = 0;
 #ifdef SCAN_HAVE_BZ2
-        if (k == 0) tsc_bz2(text, strlen(text), &c), have = 1;
+        if (k == 0)
+            tsc_bz2(text, strlen(text), &c), have = 1;
 #endif
 #ifdef SCAN_HAVE_LZMA
-        if (k == 1) tsc_xz(text, strlen(text), &c), have = 1;
+        if (k == 1)
+            tsc_xz(text, strlen(text), &c), have = 1;
 #endif
         if (!have) {   /* built without the library: the stream's magic alone is a finding */
             vu_buf_add(&c, k ? "\xfd" "7zXZ\0\0\0\0" : "BZh91AY&SY\0\0\0\0", 10);
@@ -425,7 +428,8 @@ Test(scanpack, scan_option, .timeout = 60)
  * clean tree in the lab's shapes: nothing found, every member read */
 Test(scanpack, real_tar_of_a_clean_tree, .timeout = 60)
 {
-    if (system("tar --version >/dev/null 2>&1")) cr_skip_test("no tar here");
+    if (system("tar --version >/dev/null 2>&1"))
+        cr_skip_test("no tar here");
     char *dir = th_tmpdir();
     char *d = CAT("%s/tree/results/raw/H3-fb25-r1/%s", dir,
                   "a-folder-name-long-enough-to-need-a-long-name-header-in-a-tar-archive-of-the-release-x");

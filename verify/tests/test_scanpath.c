@@ -1,4 +1,4 @@
-/* The scanner's machine-path rule (src/scanpath.[ch]; verify/README.md,
+/* The scanner's machine-path rule (src/scan/scanpath.[ch]; verify/README.md,
  * "The scanner's rules and why"): an absolute path naming a user's or the
  * machine's working folders is a finding; the system's own paths, patterns
  * and placeholders are not.
@@ -20,7 +20,8 @@
 static char *real(const char *t)
 {
     char *s = vu_xstrdup(t);
-    for (char *p = s; *p; p++) *p = *p == '^' ? '/' : *p == '|' ? '\\' : *p;
+    for (char *p = s; *p; p++)
+        *p = *p == '^' ? '/' : *p == '|' ? '\\' : *p;
     return s;
 }
 
@@ -30,8 +31,10 @@ static int paths_in(const char *text, char *span, size_t spanlen)
     tsc_found_t g = tsc_found(text);
     int n = 0;
     for (int i = 0; i < g.n && i < 32; i++) {
-        if (strcmp(g.rules[i], "machine-path")) continue;
-        if (!n++ && span) snprintf(span, spanlen, "%.*s", (int)g.lens[i], text + g.offs[i]);
+        if (strcmp(g.rules[i], "machine-path"))
+            continue;
+        if (!n++ && span)
+            snprintf(span, spanlen, "%.*s", (int)g.lens[i], text + g.offs[i]);
     }
     return n;
 }

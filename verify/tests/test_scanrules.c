@@ -43,19 +43,22 @@ static size_t npool;
 static char *R(const char *alphabet, size_t len)
 {
     char *s = tsc_rand(alphabet, len);
-    if (npool < sizeof pool / sizeof *pool) pool[npool++] = s;
+    if (npool < sizeof pool / sizeof *pool)
+        pool[npool++] = s;
     return s;
 }
 
 static char *keep(char *s)
 {
-    if (npool < sizeof pool / sizeof *pool) pool[npool++] = s;
+    if (npool < sizeof pool / sizeof *pool)
+        pool[npool++] = s;
     return s;
 }
 
 static void pool_free(void)
 {
-    while (npool) free(pool[--npool]);
+    while (npool)
+        free(pool[--npool]);
 }
 static tp_case tps[80];
 static fp_case fps[120];
@@ -224,7 +227,8 @@ Test(scanrules, true_positives)
             cr_expect(!strstr(g.masked[k], tps[i].secret), "%s: the secret printed whole: %s", tps[i].why, g.masked[k]);
         free(tps[i].text);
     }
-    for (size_t i = 0; i < nfp; i++) free(fps[i].text);
+    for (size_t i = 0; i < nfp; i++)
+        free(fps[i].text);
     pool_free();
 }
 
@@ -237,7 +241,8 @@ Test(scanrules, false_positives)
                   fps[i].rule, fps[i].text, g.n ? g.masked[0] : "");
         free(fps[i].text);
     }
-    for (size_t i = 0; i < ntp; i++) free(tps[i].text);
+    for (size_t i = 0; i < ntp; i++)
+        free(tps[i].text);
     pool_free();
 }
 
@@ -247,12 +252,16 @@ Test(scanrules, every_rule_has_both)
     build_cases();
     for (size_t r = 0; r < sizeof table_rules / sizeof *table_rules; r++) {
         int t = 0, f = 0;
-        for (size_t i = 0; i < ntp; i++) t += !strcmp(tps[i].rule, table_rules[r]);
-        for (size_t i = 0; i < nfp; i++) f += !strcmp(fps[i].rule, table_rules[r]);
+        for (size_t i = 0; i < ntp; i++)
+            t += !strcmp(tps[i].rule, table_rules[r]);
+        for (size_t i = 0; i < nfp; i++)
+            f += !strcmp(fps[i].rule, table_rules[r]);
         cr_expect(t >= 1 && f >= 1, "rule %s: %d true and %d false positives in the table", table_rules[r], t, f);
     }
-    for (size_t i = 0; i < ntp; i++) free(tps[i].text);
-    for (size_t i = 0; i < nfp; i++) free(fps[i].text);
+    for (size_t i = 0; i < ntp; i++)
+        free(tps[i].text);
+    for (size_t i = 0; i < nfp; i++)
+        free(fps[i].text);
     pool_free();
 }
 
@@ -281,7 +290,8 @@ Test(scanrules, vendor_table)
         tsc_found_t g = tsc_found(tp);
         cr_expect(tsc_has(&g, rule), "vendor %zu %s: %s not found in \"%s\" (%d findings%s%s)", k, pfx, rule, tp, g.n,
                   g.n ? ", first " : "", g.n ? g.rules[0] : "");
-        for (int j = 0; j < g.n && j < 32; j++) cr_expect(!strstr(g.masked[j], body), "%s printed whole", rule);
+        for (int j = 0; j < g.n && j < 32; j++)
+            cr_expect(!strstr(g.masked[j], body), "%s printed whole", rule);
         g = tsc_found(short1);
         cr_expect(!tsc_has(&g, rule), "vendor %s: %s found one character short: \"%s\"", pfx, rule, short1);
         g = tsc_found(same);

@@ -1,5 +1,5 @@
 /* results/schedule.tsv's line 1 with the closed loop's own length
- * (pipeline/RESULTS.md, "results/schedule.tsv"; src/schedule.[ch]): read,
+ * (pipeline/RESULTS.md, "results/schedule.tsv"; src/cross/schedule.[ch]): read,
  * and the length of each arm's runs; test_study.c checks run.json and the
  * records against it in a whole study. */
 #include <criterion/criterion.h>

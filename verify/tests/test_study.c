@@ -136,7 +136,8 @@ static void write_record(int k, const char *profile)
     vj_obj_set(rec, "earlier_attempts", vj_new_arr());
     static const char *const copies[] = {"idle", "cpu", "peak_rss_kb", "cores", "tester_nice", "requests", "quiet"};
     for (size_t i = 0; i < sizeof copies / sizeof *copies; i++)
-        if (vj_get(rj, copies[i])) vj_obj_set(rec, copies[i], vj_copy(vj_get(rj, copies[i])));
+        if (vj_get(rj, copies[i]))
+            vj_obj_set(rec, copies[i], vj_copy(vj_get(rj, copies[i])));
     char *rr = vu_xasprintf("provenance/runs/%s.json", RUNS[k]);
     write_json(rr, rec);
     free(rr);
@@ -183,7 +184,8 @@ static void write_prereg(const char *reg, int n, const char *pred)
 {
     vj_node *o = vj_new_obj(), *f = vj_new_arr();
     vj_obj_set(o, "registered_utc", vj_new_str(reg));
-    for (int i = 0; i < n; i++) vj_arr_push(f, reg_entry(SIX[i]));
+    for (int i = 0; i < n; i++)
+        vj_arr_push(f, reg_entry(SIX[i]));
     vj_obj_set(o, "files", f);
     if (pred) {
         vj_node *e = reg_entry("results/prediction.json");
@@ -225,7 +227,8 @@ static vj_node *cost_tree(int skip)
     int n = 0;
     for (int i = 0; i < 4; i++) {
         int k = by_name[i];
-        if (k == skip) continue;
+        if (k == skip)
+            continue;
         vj_node *e = vj_new_obj(), *c = vj_new_obj();
         char *a = utc(k + 1, 0), *b = utc(k + 1, 7);
         vj_obj_set(e, "run", vj_new_str(RUNS[k]));
@@ -305,7 +308,8 @@ static void build(void)
     put("pipeline/ap_arms.tsv", "arm\nH3-t25\n");
     cr_assert_eq(syn_write_schedule(S_root, "quick"), 0);
     cr_assert_eq(syn_write_arms(S_root), 0);
-    for (int k = 0; k < 4; k++) write_record(k, "quick");
+    for (int k = 0; k < 4; k++)
+        write_record(k, "quick");
     cr_assert_eq(syn_write_manifest(S_root), 0);
     write_stage("prepare", "2026-12-01T10:00:00Z", "2026-12-01T10:00:03Z", 2.5, 1.25, 0.25);
     write_stage("measure", "2026-12-01T10:00:30Z", "2026-12-01T10:10:30Z", 600, 0.5, 0.125);
@@ -345,7 +349,8 @@ static void write_provenance_md(void)
 /* verify (no scan); the output and verified.json */
 static int run_verify(char **out, vj_node **v)
 {
-    if (!S_keep_md) write_provenance_md();
+    if (!S_keep_md)
+        write_provenance_md();
     const char *a[] = {"--root", S_root, "--no-scan", "--max-print", "0", NULL};
     int rc = th_run(out, a);
     *v = ts_verified(S_root);
@@ -367,7 +372,8 @@ static void expect_study(int study, const char *const *want)
     run_verify(&out, &v);
     cr_expect_eq(by_check(v, "study"), study, "study mismatches %lld, expected %d:\n%s", by_check(v, "study"), study,
                  out);
-    for (int i = 0; want && want[i]; i++) cr_expect(strstr(out, want[i]), "expected \"%s\" in:\n%s", want[i], out);
+    for (int i = 0; want && want[i]; i++)
+        cr_expect(strstr(out, want[i]), "expected \"%s\" in:\n%s", want[i], out);
     vj_free(v);
     free(out);
 }
@@ -819,7 +825,8 @@ Test(study_rules, cost_json_recomputed, .init = s_setup, .fini = s_teardown, .ti
     vj_node *r = vj_new_obj();
     static const char *const keys[] = {"start_utc", "end_utc", "hours", "price_per_hour_usd", "price_usd",
                                        "covers_records"};
-    for (size_t i = 0; i < 6; i++) vj_obj_set(r, keys[i], vj_new_null());
+    for (size_t i = 0; i < 6; i++)
+        vj_obj_set(r, keys[i], vj_new_null());
     vj_obj_set(r, "note", vj_new_str("no rented machine given: no price"));
     vj_obj_set(c, "rental", r);
     write_json("results/cost.json", c);
@@ -854,7 +861,8 @@ Test(study_rules, cost_json_recomputed, .init = s_setup, .fini = s_teardown, .ti
     vj_obj_set(t, "wall_s", vj_new_num(35.5));
     vj_obj_set(t, "machine_hours", vj_new_num(35.5 / 3600));
     vj_node *nr = vj_new_obj(); /* stage-cost.json's argv still gives no price */
-    for (size_t i = 0; i < 6; i++) vj_obj_set(nr, keys[i], vj_new_null());
+    for (size_t i = 0; i < 6; i++)
+        vj_obj_set(nr, keys[i], vj_new_null());
     vj_obj_set(nr, "note", vj_new_str("no rented machine given: no price"));
     vj_obj_set(c, "rental", nr);
     write_json("results/cost.json", c);
@@ -915,7 +923,8 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
                                        "results/notes.md", "results/schedule.tsv"};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
         int found = 0;
-        for (size_t k = 0; k < files->n && !found; k++) found = !strcmp(vj_get_str(files->items[k], "path"), want[i]);
+        for (size_t k = 0; k < files->n && !found; k++)
+            found = !strcmp(vj_get_str(files->items[k], "path"), want[i]);
         cr_expect(found, "%s not in files", want[i]);
     }
     for (size_t k = 0; k < files->n; k++) {
@@ -924,7 +933,8 @@ Test(study_rules, verified_json_lists_every_file, .init = s_setup, .fini = s_tea
         cr_expect(strcmp(p, "results/report.md") && strcmp(p, "results/report.html") &&
                       strncmp(p, "results/figures", 15),
                   "%s is listed: it is written after the verifier", p);
-        if (k) cr_expect(strcmp(vj_get_str(files->items[k - 1], "path"), p) < 0, "not in byte order at %s", p);
+        if (k)
+            cr_expect(strcmp(vj_get_str(files->items[k - 1], "path"), p) < 0, "not in byte order at %s", p);
         if (!strcmp(p, "results/schedule.tsv")) {
             vj_node *e = reg_entry(p);
             cr_expect_str_eq(vj_get_str(files->items[k], "sha256"), vj_get_str(e, "sha256"));

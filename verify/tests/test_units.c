@@ -42,13 +42,16 @@ Test(stats, radix_sort_equals_qsort)
     for (size_t i = 0; i < n; i++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         a[i] = (long long)(s >> 20) - (1LL << 42);
-        if (i % 7 == 0) a[i] = -a[i];
+        if (i % 7 == 0)
+            a[i] = -a[i];
         b[i] = a[i];
     }
     st_sort_ll(a, n);
-    for (size_t i = 1; i < n; i++) cr_assert_leq(a[i - 1], a[i]);
+    for (size_t i = 1; i < n; i++)
+        cr_assert_leq(a[i - 1], a[i]);
     long long sa = 0, sb = 0;
-    for (size_t i = 0; i < n; i++) sa += a[i], sb += b[i];
+    for (size_t i = 0; i < n; i++)
+        sa += a[i], sb += b[i];
     cr_expect_eq(sa, sb);
     free(a);
     free(b);
@@ -75,12 +78,16 @@ static int f_value(void *ctx, const char *arm, int round, int fig, double *v)
     (void)ctx;
     /* p99_ms: A = 10, 20, 30; B = 5, 15, -, 99 (round 4); n: A 100 each; B null */
     if (fig == F_P99_MS) {
-        if (!strcmp(arm, "A") && round >= 1 && round <= 3) return *v = 10.0 * round, 1;
-        if (!strcmp(arm, "B") && round <= 2) return *v = 10.0 * round - 5, 1;
-        if (!strcmp(arm, "B") && round == 4) return *v = 99, 1;
+        if (!strcmp(arm, "A") && round >= 1 && round <= 3)
+            return *v = 10.0 * round, 1;
+        if (!strcmp(arm, "B") && round <= 2)
+            return *v = 10.0 * round - 5, 1;
+        if (!strcmp(arm, "B") && round == 4)
+            return *v = 99, 1;
         return 0;
     }
-    if (fig == F_N && !strcmp(arm, "A")) return *v = 100, 1;
+    if (fig == F_N && !strcmp(arm, "A"))
+        return *v = 100, 1;
     return 0;
 }
 
@@ -91,7 +98,8 @@ static int eval(const char *text)
     cr_assert_eq(pr_parse(text, &p, err, sizeof err), 0, "%s: %s", text, err);
     pr_data d = {NULL, f_rounds, f_value};
     int all = 1;
-    for (size_t i = 0; i < p.n; i++) all &= pr_eval_clause(&p.c[i], &d);
+    for (size_t i = 0; i < p.n; i++)
+        all &= pr_eval_clause(&p.c[i], &d);
     pr_free(&p);
     return all;
 }
@@ -222,9 +230,12 @@ static int read_all(const char *text, long long *sum, char *err, size_t errlen)
     *sum = 0;
     while (rc == 0) {
         int k = rr_next(&f, &r, err, errlen);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
-        if (r.has[1]) *sum += r.v[1];
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
+        if (r.has[1])
+            *sum += r.v[1];
     }
     rr_close(&f);
     free(gz);
@@ -281,8 +292,10 @@ Test(rawread, delta_decoding_and_malformed_rows)
     int rc = rr_open(&f, "cut.tsv.gz", gz, len - 10, "tester", cols, 4, err, sizeof err);
     while (rc == 0) {
         int k = rr_next(&f, &r, err, sizeof err);
-        if (k < 0) rc = -1;
-        if (k <= 0) break;
+        if (k < 0)
+            rc = -1;
+        if (k <= 0)
+            break;
     }
     cr_expect_neq(rc, 0);
     cr_expect(strstr(err, "cut.tsv.gz: gzip stream truncated"), "%s", err);

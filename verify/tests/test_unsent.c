@@ -56,7 +56,8 @@ static void write_study(void)
     cr_assert_eq(syn_write_run(u_root, &r, 1), 0);
     syn_free_run(&r);
     syn_kind_run_open(&r, "Z-unsent", 1, "LLLLLLLLL", &u_ref, 2000000000000LL, 5, 2.0);
-    for (size_t j = 0; j < r.nt; j++) syn_never_sent(&r, j);
+    for (size_t j = 0; j < r.nt; j++)
+        syn_never_sent(&r, j);
     cr_assert_eq(syn_write_run(u_root, &r, 1), 0);
     syn_free_run(&r);
     ts_write_texts(u_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
@@ -154,7 +155,8 @@ Test(unsent, a_service_row_for_a_request_never_sent_is_named, .init = u_setup, .
     cr_assert_eq(kept.req, 0);
     syn_never_sent(&r, 0);
     kept.lookups = 0;
-    for (int k = 0; k < 5; k++) kept.a_has[k] = 0;
+    for (int k = 0; k < 5; k++)
+        kept.a_has[k] = 0;
     r.v[r.nv++] = kept;   /* room: syn_never_sent removed it */
     cr_assert_eq(syn_write_run(u_root, &r, 1), 0);
     size_t line = r.nv + 2;

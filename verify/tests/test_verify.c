@@ -79,7 +79,8 @@ static void hand_run(syn_run *r, const syn_ref *ref, int round, long long extra)
             t->status = 0;
             t->kind = 'E';
         }
-        if (j > 10) continue;
+        if (j > 10)
+            continue;
         syn_vrow *v = &r->v[r->nv++];
         v->req = j;
         v->row = t->row;
@@ -177,7 +178,8 @@ static void build_study(const char *root, long long tamper_ns)
     cr_assert_eq(syn_write_reference(root, &ref), 0);
     syn_run r;
     hand_run(&r, &ref, 1, 0);
-    if (tamper_ns) r.t[9].answer += tamper_ns;
+    if (tamper_ns)
+        r.t[9].answer += tamper_ns;
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
     hand_run(&r, &ref, 2, 1000000);
@@ -268,7 +270,8 @@ static void teardown(void)
 static double num_at(const vj_node *root, const char *a, const char *b, const char *c)
 {
     const vj_node *n = vj_get(vj_get(root, a), b);
-    if (c) n = vj_get(n, c);
+    if (c)
+        n = vj_get(n, c);
     cr_assert(n && n->type == VJ_NUM, "%s.%s.%s is not a number", a, b, c ? c : "");
     return n->num;
 }
@@ -387,7 +390,8 @@ Test(study, passes_and_matches_hand_values, .init = setup, .fini = teardown, .ti
     vj_node *gs = vj_get(v, "guesses");
     cr_assert_eq(gs->n, 6);
     int want_right[6] = {1, 1, 0, 0, 1, 0};
-    for (int i = 0; i < 6; i++) cr_expect_eq(vj_get(gs->items[i], "right")->b, want_right[i], "guess %d", i + 1);
+    for (int i = 0; i < 6; i++)
+        cr_expect_eq(vj_get(gs->items[i], "right")->b, want_right[i], "guess %d", i + 1);
     vj_node *c4 = vj_get(gs->items[3], "clauses");
     cr_expect_eq(c4->items[0]->b, 1);
     cr_expect_eq(c4->items[1]->b, 0);
@@ -468,7 +472,8 @@ Test(study, integer_beyond_64_bits_rejects_the_run_naming_file_and_line, .init =
     cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
     char *l3 = strchr(strchr((char *)txt, '\n') + 1, '\n') + 1;
     char *f = l3;
-    for (int k = 0; k < 5; k++) f = strchr(f, '\t') + 1; /* budget_ns: the 6th field */
+    for (int k = 0; k < 5; k++)
+        f = strchr(f, '\t') + 1; /* budget_ns: the 6th field */
     char *fe = strchr(f, '\t');
     vu_buf o = {0};
     vu_buf_add(&o, (char *)txt, (size_t)(f - (char *)txt));
@@ -508,7 +513,8 @@ static void edit_results(const char *root, const char *after, const char *key, c
     cr_assert(q, "no %s after %s", k, after);
     q += strlen(k);
     char *e = q;
-    while (*e && strchr("0123456789.-+eE", *e)) e++;
+    while (*e && strchr("0123456789.-+eE", *e))
+        e++;
     vu_buf o = {0};
     vu_buf_add(&o, s, (size_t)(q - s));
     vu_buf_puts(&o, to);

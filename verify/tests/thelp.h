@@ -22,11 +22,13 @@ static inline int th_run(char **out, const char *const *args)
 {
     char tmpl[] = "/tmp/verify-test-out-XXXXXX";
     int fd = mkstemp(tmpl);
-    if (fd < 0) return -1;
+    if (fd < 0)
+        return -1;
     const char *argv[32];
     int n = 0;
     argv[n++] = VERIFY_BIN;
-    for (int i = 0; args[i] && n < 31; i++) argv[n++] = args[i];
+    for (int i = 0; args[i] && n < 31; i++)
+        argv[n++] = args[i];
     argv[n] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -37,14 +39,17 @@ static inline int th_run(char **out, const char *const *args)
     posix_spawn_file_actions_destroy(&fa);
     close(fd);
     int status = 0;
-    if (rc == 0) waitpid(pid, &status, 0);
+    if (rc == 0)
+        waitpid(pid, &status, 0);
     unsigned char *buf = NULL;
     size_t len = 0;
     char err[256];
-    if (vu_read_file(tmpl, &buf, &len, err, sizeof err)) buf = (unsigned char *)vu_xstrdup("");
+    if (vu_read_file(tmpl, &buf, &len, err, sizeof err))
+        buf = (unsigned char *)vu_xstrdup("");
     unlink(tmpl);
     *out = (char *)buf;
-    if (rc != 0) return -1;
+    if (rc != 0)
+        return -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -60,7 +65,8 @@ static inline int th_count_lines(const char *s, const char *prefix)
     int n = 0;
     size_t l = strlen(prefix);
     for (const char *p = s; p && *p;) {
-        if (!strncmp(p, prefix, l)) n++;
+        if (!strncmp(p, prefix, l))
+            n++;
         const char *e = strchr(p, '\n');
         p = e ? e + 1 : NULL;
     }
@@ -69,7 +75,8 @@ static inline int th_count_lines(const char *s, const char *prefix)
 
 static inline void th_rmrf(const char *dir)
 {
-    if (!dir || strncmp(dir, "/tmp/verify-test-", 17)) return;
+    if (!dir || strncmp(dir, "/tmp/verify-test-", 17))
+        return;
     char *cmd = vu_xasprintf("rm -rf '%s'", dir);
     if (system(cmd)) {
     }

@@ -80,7 +80,8 @@ static inline tsc_found_t tsc_found(const char *s)
 static inline int tsc_has(const tsc_found_t *g, const char *rule)
 {
     for (int k = 0; k < g->n && k < 32; k++)
-        if (!strcmp(g->rules[k], rule)) return 1;
+        if (!strcmp(g->rules[k], rule))
+            return 1;
     return 0;
 }
 
@@ -91,7 +92,8 @@ static inline void tsc_tar_header(vu_buf *t, const char *name, size_t size, char
     unsigned char h[512];
     memset(h, 0, sizeof h);
     size_t nl = strlen(name);
-    if (nl > 100) nl = 100;
+    if (nl > 100)
+        nl = 100;
     memcpy(h, name, nl);
     memcpy(h + 100, "0000644", 7);
     memcpy(h + 108, "0001750", 7);
@@ -107,7 +109,8 @@ static inline void tsc_tar_header(vu_buf *t, const char *name, size_t size, char
     memcpy(h + 297, "lab", 3);
     memset(h + 148, ' ', 8);
     unsigned sum = 0;
-    for (int i = 0; i < 512; i++) sum += h[i];
+    for (int i = 0; i < 512; i++)
+        sum += h[i];
     snprintf((char *)h + 148, 8, "%06o", sum);
     h[155] = ' ';
     vu_buf_add(t, h, 512);
@@ -117,7 +120,8 @@ static inline void tsc_tar_data(vu_buf *t, const void *d, size_t n)
 {
     static const unsigned char zero[512];
     vu_buf_add(t, d, n);
-    if (n % 512) vu_buf_add(t, zero, 512 - n % 512);
+    if (n % 512)
+        vu_buf_add(t, zero, 512 - n % 512);
 }
 
 /* a member; a name over 100 bytes goes in a pax header (pax = 1) or a GNU long name (pax = 0) */
@@ -128,7 +132,8 @@ static inline void tsc_tar_add(vu_buf *t, const char *name, const void *d, size_
             char rec[4200];
             size_t body = strlen(name) + strlen(" path=\n");
             size_t len = body + 1;
-            while ((size_t)snprintf(NULL, 0, "%zu", len) + body != len) len++;
+            while ((size_t)snprintf(NULL, 0, "%zu", len) + body != len)
+                len++;
             int rl = snprintf(rec, sizeof rec, "%zu path=%s\n", len, name);
             tsc_tar_header(t, "PaxHeaders/x", (size_t)rl, 'x');
             tsc_tar_data(t, rec, (size_t)rl);
@@ -277,7 +282,8 @@ static inline void tsc_xz(const void *d, size_t n, vu_buf *out)
 static inline void tsc_write(const char *path, const void *d, size_t n)
 {
     FILE *f = fopen(path, "wb");
-    if (!f) return;
+    if (!f)
+        return;
     fwrite(d, 1, n, f);
     fclose(f);
 }
@@ -290,12 +296,15 @@ static inline char *tsc_scan(const char *path, size_t max_bytes, int max_depth, 
     FILE *o = open_memstream(&text, &tl);
     scan_opts opts;
     scan_opts_default(&opts, o, SCAN_LINES, 0);
-    if (max_bytes) opts.max_bytes = max_bytes;
-    if (max_depth) opts.max_depth = max_depth;
+    if (max_bytes)
+        opts.max_bytes = max_bytes;
+    if (max_depth)
+        opts.max_depth = max_depth;
     char err[512];
     const char *paths[] = {path};
     *rc = scan_paths(paths, 1, &opts, st, err, sizeof err);
-    if (*rc) fprintf(o, "ERROR %s\n", err);
+    if (*rc)
+        fprintf(o, "ERROR %s\n", err);
     fclose(o);
     return text;
 }

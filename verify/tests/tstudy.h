@@ -85,7 +85,8 @@ static inline void ts_replace_line(const char *root, const char *run, const char
     cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
     cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
     char *s = (char *)txt;
-    for (int i = 1; i < lineno; i++) s = strchr(s, '\n') + 1;
+    for (int i = 1; i < lineno; i++)
+        s = strchr(s, '\n') + 1;
     char *e = strchr(s, '\n');
     vu_buf o = {0};
     vu_buf_add(&o, (char *)txt, (size_t)(s - (char *)txt));

@@ -1,0 +1,429 @@
+/* apboot: every seed's AP of the stand-in vectors and the paired bootstrap over customers, fast; see apboot.h. */
+#include "apboot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "aporder.h"
+#include "dice.h"
+#include "vutil.h"
+
+/* 0, or -1 when a count would not fit 16 bits (only possible beyond 65535 customers) */
+static int draw_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
+{
+    memset(w, 0, B * C * sizeof *w);
+    dc_gen r; /* APCOST.md 1.11: the same generator as RAWFORMAT.md's schedule */
+    dc_seed(&r, sigma);
+    for (size_t b = 0; b < B; b++) {
+        uint16_t *wb = w + b * C;
+        for (size_t i = 0; i < C; i++) {
+            uint64_t k = dc_next(&r) % C;
+            if (wb[k] == UINT16_MAX)
+                return -1;
+            wb[k]++;
+        }
+    }
+    return 0;
+}
+
+void apb_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
+{
+    if (draw_weights(sigma, B, C, w))
+        memset(w, 0, B * C * sizeof *w);
+}
+
+/* ------------------------------------------------------------ compute */
+
+void apb_result_free(apb_result *r)
+{
+    free(r->L);
+    free(r->Ap);
+    free(r->dropped);
+    free(r->dstar);
+    memset(r, 0, sizeof *r);
+}
+
+/* rows and customers in range; *mult = the most rows of one customer in one cutoff */
+static int check_problem(const apb_problem *p, size_t *mult, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < p->n; i++)
+        if (p->cust[i] >= p->C || p->C >= (1u << 31)) {
+            snprintf(err, errlen, "row %zu: customer index %u of %zu", i, p->cust[i], p->C);
+            return -1;
+        }
+    for (size_t r = 0; r < p->nr; r++) {
+        if (p->round_arm[r] >= p->A) {
+            snprintf(err, errlen, "round %zu: arm %zu of %zu", r, p->round_arm[r], p->A);
+            return -1;
+        }
+        for (size_t k = 0; k < p->nsrows[r]; k++)
+            if (p->srows[r][k] >= p->n) {
+                snprintf(err, errlen, "round %zu: stand-in row %zu of %zu", r, p->srows[r][k], p->n);
+                return -1;
+            }
+    }
+    if (p->K > p->S) {
+        snprintf(err, errlen, "%zu bootstrapped seeds of %zu", p->K, p->S);
+        return -1;
+    }
+    uint32_t *cnt = vu_xcalloc(p->C + 1, sizeof *cnt);
+    *mult = 1;
+    for (size_t c = 0; c < p->ncut; c++) {
+        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
+            if (++cnt[p->cust[p->byrow[k]]] > *mult)
+                *mult = cnt[p->cust[p->byrow[k]]];
+        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
+            cnt[p->cust[p->byrow[k]]] = 0;
+    }
+    free(cnt);
+    return 0;
+}
+
+/* which resamples have a cutoff without buyer weight */
+static size_t find_dropped(const apb_problem *p, const uint16_t *W, unsigned char *dropped)
+{
+    size_t used = 0;
+    for (size_t b = 0; b < p->B; b++) {
+        const uint16_t *w = W + b * p->C;
+        int drop = 0;
+        for (size_t c = 0; c < p->ncut && !drop; c++) {
+            long long pos = 0;
+            for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++) {
+                size_t i = p->byrow[k];
+                if (p->label[i])
+                    pos += w[p->cust[i]];
+            }
+            drop = pos == 0;
+        }
+        dropped[b] = (unsigned char)drop;
+        used += !drop;
+    }
+    return used;
+}
+
+/* ------------------------------------------------------------ the work */
+
+/* the stand-in rows of every round, by cutoff (the same for every seed);
+ * a (round, cutoff) with many of them is computed over its base order */
+typedef struct {
+    size_t *first;       /* [nr * ncut + 1] into rows */
+    size_t *rows;        /* the rows of round r in cutoff c: rows[first[r * ncut + c] ..] */
+    uint32_t *codes;     /* their codes */
+    unsigned char *base; /* [nr * ncut] computed over the base order */
+    unsigned char *mask; /* [ncut] cutoffs with some stand-in row */
+} split;
+
+typedef struct {
+    apo_order live, *bases; /* bases[r * ncut + c] when split.base */
+    apo_sums xl, xb;
+    apo_prog g;
+    size_t *off, *len;      /* [(r * ncut + c) * kinds + k]: the programs */
+    size_t *share;          /* [r * ncut + c]: the words `default` shares with `none` (above the default) */
+    uint32_t *lpos;         /* [n] per row: its position in the live order */
+    apo_vrow *pairs;
+    unsigned char *in;      /* [n] the rows of the (round, cutoff) at hand */
+    apo_item *it;
+    void *scratch;
+    double *R, *lac, *d;    /* reciprocals; per cutoff the live numerator; per kind the change */
+    uint16_t *ones;
+    double *racc;           /* [A * kinds] */
+} work;
+
+static void make_split(split *sp, const apb_problem *p, const uint32_t *rowcut)
+{
+    size_t nrc = p->nr * p->ncut, tot = 0;
+    sp->first = vu_xcalloc(nrc + 1, sizeof *sp->first);
+    for (size_t r = 0; r < p->nr; r++) {
+        for (size_t k = 0; k < p->nsrows[r]; k++)
+            sp->first[r * p->ncut + rowcut[p->srows[r][k]] + 1]++;
+        tot += p->nsrows[r];
+    }
+    for (size_t i = 0; i < nrc; i++)
+        sp->first[i + 1] += sp->first[i];
+    sp->rows = vu_xmalloc((tot + 1) * sizeof *sp->rows);
+    sp->codes = vu_xmalloc((tot + 1) * sizeof *sp->codes);
+    size_t *fill = vu_xmalloc((nrc + 1) * sizeof *fill);
+    memcpy(fill, sp->first, (nrc + 1) * sizeof *fill);
+    for (size_t r = 0; r < p->nr; r++)
+        for (size_t k = 0; k < p->nsrows[r]; k++) {
+            size_t i = p->srows[r][k], at = fill[r * p->ncut + rowcut[i]]++;
+            sp->rows[at] = i;
+            sp->codes[at] = p->cust[i] << 1 | (p->label[i] ? 1u : 0u);
+        }
+    free(fill);
+    sp->base = vu_xcalloc(nrc + 1, 1);
+    sp->mask = vu_xcalloc(p->ncut + 1, 1);
+    for (size_t r = 0; r < p->nr; r++)
+        for (size_t c = 0; c < p->ncut; c++) {
+            size_t ns = sp->first[r * p->ncut + c + 1] - sp->first[r * p->ncut + c];
+            size_t nc = p->cut_first[c + 1] - p->cut_first[c];
+            if (!ns)
+                continue;
+            sp->mask[c] = 1;
+            /* many stand-in rows: one pass over the others beats a program step per row */
+            sp->base[r * p->ncut + c] = p->mode == 2 || (p->mode == 0 && 8 * ns >= nc);
+        }
+}
+
+static void free_split(split *sp)
+{
+    free(sp->first);
+    free(sp->rows);
+    free(sp->codes);
+    free(sp->base);
+    free(sp->mask);
+}
+
+/* the base of (round, cutoff) rc: the cutoff's live order without the round's stand-in rows */
+static void build_base(work *w, const apb_problem *p, const split *sp, size_t rc, size_t c)
+{
+    size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
+    for (size_t k = 0; k < ns; k++)
+        w->in[sp->rows[f + k]] = 1;
+    size_t nb = 0, lo = p->cut_first[c], hi = p->cut_first[c + 1];
+    for (size_t q = lo; q < hi; q++)
+        if (!w->in[w->live.row[q]])
+            w->pairs[nb++] = (apo_vrow){w->live.val[q], w->live.row[q]};
+    for (size_t k = 0; k < ns; k++)
+        w->in[sp->rows[f + k]] = 0;
+    size_t first[2] = {0, nb};
+    apo_order_build(&w->bases[rc], 1, first, w->pairs, p->cust, p->label);
+}
+
+/* the live order of seed s and the programs of every (round, cutoff, kind) */
+static void build_seed(work *w, const apb_problem *p, const split *sp, size_t s)
+{
+    for (size_t c = 0; c < p->ncut; c++) {
+        size_t f = p->cut_first[c], m = p->cut_first[c + 1] - f;
+        for (size_t k = 0; k < m; k++)
+            w->pairs[f + k] = (apo_vrow){p->live[s][p->byrow[f + k]], (uint32_t)p->byrow[f + k]};
+        qsort(w->pairs + f, m, sizeof *w->pairs, apo_cmp_vrow);
+    }
+    apo_order_build(&w->live, p->ncut, p->cut_first, w->pairs, p->cust, p->label);
+    for (size_t q = 0; q < p->n; q++)
+        w->lpos[w->live.row[q]] = (uint32_t)q;
+    w->g.n = 0;
+    for (size_t r = 0; r < p->nr; r++)
+        for (size_t c = 0; c < p->ncut; c++) {
+            size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
+            if (sp->base[rc])
+                build_base(w, p, sp, rc, c);
+            for (size_t k = 0; k < APB_NKINDS; k++) {
+                size_t v = rc * APB_NKINDS + k;
+                w->off[v] = w->g.n;
+                for (size_t q = 0; q < ns; q++) {
+                    size_t i = sp->rows[f + q];
+                    float y = k == 0 ? p->lastk[s][i] : k == 1 ? p->d : -INFINITY;
+                    w->it[q] = (apo_item){(uint32_t)c, w->live.tie_of[w->lpos[i]], sp->codes[f + q], y};
+                }
+                if (ns && sp->base[rc])
+                    apo_seg_base(&w->g, &w->bases[rc], w->it, ns, k != 0, w->scratch);
+                else if (ns)
+                    apo_seg_patch(&w->g, &w->live, c, w->it, ns, w->scratch);
+                w->len[v] = w->g.n - w->off[v];
+            }
+            size_t vd = rc * APB_NKINDS + 1, vn = vd + 1;
+            w->share[rc] = apo_common_prefix(w->g.op + w->off[vd], w->len[vd], w->g.op + w->off[vn], w->len[vn]);
+        }
+}
+
+static void work_init(work *w, const apb_problem *p, const split *sp, size_t mult)
+{
+    memset(w, 0, sizeof *w);
+    size_t nrc = p->nr * p->ncut;
+    w->bases = vu_xcalloc(nrc + 1, sizeof *w->bases);
+    w->off = vu_xmalloc((nrc * APB_NKINDS + 1) * sizeof *w->off);
+    w->len = vu_xmalloc((nrc * APB_NKINDS + 1) * sizeof *w->len);
+    w->share = vu_xmalloc((nrc + 1) * sizeof *w->share);
+    w->lpos = vu_xmalloc((p->n + 1) * sizeof *w->lpos);
+    w->pairs = vu_xmalloc((p->n + 1) * sizeof *w->pairs);
+    w->in = vu_xcalloc(p->n + 1, 1);
+    size_t maxs = 1;
+    for (size_t rc = 0; rc < nrc; rc++)
+        if (sp->first[rc + 1] - sp->first[rc] > maxs)
+            maxs = sp->first[rc + 1] - sp->first[rc];
+    w->it = vu_xmalloc((maxs + 1) * sizeof *w->it);
+    w->scratch = vu_xmalloc(apo_scratch_size(maxs));
+    /* the reciprocals of every running weight: at most mult rows of a customer
+     * in a cutoff, the weights summing to C (or all 1) */
+    size_t nR = mult * (p->C > p->n ? p->C : p->n) + 2;
+    w->R = vu_xmalloc(nR * sizeof *w->R);
+    w->R[0] = 0;
+    for (size_t k = 1; k < nR; k++)
+        w->R[k] = 1.0 / (double)k;
+    w->lac = vu_xmalloc((p->ncut + 1) * sizeof *w->lac);
+    w->d = vu_xmalloc(APB_NKINDS * sizeof *w->d);
+    w->ones = vu_xmalloc((p->C + 1) * sizeof *w->ones);
+    for (size_t k = 0; k <= p->C; k++)
+        w->ones[k] = 1;
+    w->racc = vu_xmalloc((p->A * APB_NKINDS + 1) * sizeof *w->racc);
+}
+
+static void work_free(work *w, const apb_problem *p)
+{
+    apo_order_free(&w->live);
+    for (size_t rc = 0; rc < p->nr * p->ncut; rc++)
+        apo_order_free(&w->bases[rc]);
+    free(w->bases);
+    apo_sums_free(&w->xl);
+    apo_sums_free(&w->xb);
+    free(w->g.op);
+    free(w->off);
+    free(w->len);
+    free(w->share);
+    free(w->lpos);
+    free(w->pairs);
+    free(w->in);
+    free(w->it);
+    free(w->scratch);
+    free(w->R);
+    free(w->lac);
+    free(w->d);
+    free(w->ones);
+    free(w->racc);
+}
+
+/* round r's change of AP for each kind into w->d, under the weights behind
+ * w->xl (its live numerators in w->lac): the cutoffs without stand-in rows
+ * are the live ones and add nothing */
+static void round_change(work *w, const apb_problem *p, const split *sp, size_t r, const uint16_t *wt)
+{
+    for (size_t k = 0; k < APB_NKINDS; k++)
+        w->d[k] = 0;
+    for (size_t c = 0; c < p->ncut; c++) {
+        size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
+        if (!ns)
+            continue;
+        const apo_sums *x = &w->xl;
+        if (sp->base[rc]) {
+            apo_sums_fill(&w->xb, &w->bases[rc], wt, w->R, NULL);
+            int32_t sw = 0, sy = 0;
+            for (size_t q = 0; q < ns; q++) {
+                int32_t v = wt[sp->codes[f + q] >> 1];
+                sw += v;
+                sy += v & -(int32_t)(sp->codes[f + q] & 1);
+            }
+            w->xb.sw = sw;
+            w->xb.sy = sy;
+            x = &w->xb;
+        }
+        /* last_known; none, keeping its state where default parts from it; default from there */
+        const uint32_t *op = w->g.op;
+        size_t v = rc * APB_NKINDS, sh = w->share[rc];
+        apo_state at = {0, 0, 0};
+        double ac[APB_NKINDS];
+        ac[0] = apo_eval(op + w->off[v], w->len[v], wt, x, w->R, NULL, SIZE_MAX, NULL);
+        ac[2] = apo_eval(op + w->off[v + 2], w->len[v + 2], wt, x, w->R, NULL, sh, &at);
+        ac[1] = apo_eval(op + w->off[v + 1] + sh, w->len[v + 1] - sh, wt, x, w->R, &at, SIZE_MAX, NULL);
+        for (size_t k = 0; k < APB_NKINDS; k++)
+            w->d[k] += (ac[k] - w->lac[c]) / w->xl.pos[c];
+    }
+    for (size_t k = 0; k < APB_NKINDS; k++)
+        w->d[k] /= (double)p->ncut;
+}
+
+/* seed s with every weight 1: L[s] and A[s][r][kind] */
+static void point_values(work *w, const apb_problem *p, const split *sp, size_t s, apb_result *out)
+{
+    size_t nv = p->nr * APB_NKINDS;
+    int ok = apo_sums_fill(&w->xl, &w->live, w->ones, w->R, NULL);
+    double L = 0;
+    for (size_t c = 0; c < p->ncut; c++) {
+        w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
+        if (ok)
+            L += w->lac[c] / w->xl.pos[c];
+    }
+    L = ok ? L / (double)p->ncut : NAN;
+    out->L[s] = L;
+    for (size_t r = 0; r < p->nr; r++) {
+        if (ok && p->nsrows[r])
+            round_change(w, p, sp, r, w->ones);
+        for (size_t k = 0; k < APB_NKINDS; k++)
+            out->Ap[s * nv + r * APB_NKINDS + k] = ok && p->nsrows[r] ? L + w->d[k] : L;
+    }
+}
+
+/* seed s's part of every kept resample's change: dacc += (1/R_a) sum_r (AP_b(v) - AP_b(live)) */
+static void resample_values(work *w, const apb_problem *p, const split *sp, const uint16_t *W, const apb_result *out,
+                            double *dacc)
+{
+    size_t na = p->A * APB_NKINDS;
+    for (size_t b = 0; b < p->B; b++) {
+        if (out->dropped[b])
+            continue;
+        const uint16_t *wb = W + b * p->C;
+        apo_sums_fill(&w->xl, &w->live, wb, w->R, sp->mask);
+        for (size_t c = 0; c < p->ncut; c++)
+            if (sp->mask[c])
+                w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
+        memset(w->racc, 0, na * sizeof *w->racc);
+        for (size_t r = 0; r < p->nr; r++) {
+            if (!p->nsrows[r])
+                continue;
+            round_change(w, p, sp, r, wb);
+            for (size_t k = 0; k < APB_NKINDS; k++)
+                w->racc[p->round_arm[r] * APB_NKINDS + k] += w->d[k];
+        }
+        for (size_t a = 0; a < p->A; a++)
+            for (size_t k = 0; k < APB_NKINDS; k++)
+                dacc[(a * APB_NKINDS + k) * p->B + b] += w->racc[a * APB_NKINDS + k] / (double)p->R[a];
+    }
+}
+
+int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
+{
+    clock_t t0 = clock();
+    memset(out, 0, sizeof *out);
+    size_t mult;
+    if (check_problem(p, &mult, err, errlen))
+        return -1;
+    out->S = p->S;
+    out->nr = p->nr;
+    out->A = p->A;
+    out->B = p->B;
+    out->L = vu_xcalloc(p->S + 1, sizeof *out->L);
+    out->Ap = vu_xcalloc(p->S * p->nr * APB_NKINDS + 1, sizeof *out->Ap);
+    out->dropped = vu_xcalloc(p->B + 1, 1);
+    out->dstar = vu_xcalloc(p->A * APB_NKINDS * p->B + 1, sizeof *out->dstar);
+    uint16_t *W = NULL;
+    if (p->K > 0 && p->B > 0) {
+        W = vu_xmalloc(p->B * p->C * sizeof *W + 1);
+        if (draw_weights(p->sigma, p->B, p->C, W)) {
+            snprintf(err, errlen, "a customer drawn more than 65535 times in one resample");
+            free(W);
+            apb_result_free(out);
+            return -1;
+        }
+        out->used = find_dropped(p, W, out->dropped);
+    }
+    for (size_t r = 0; r < p->nr; r++)
+        out->vectors += p->nsrows[r] ? APB_NKINDS : 0;
+    uint32_t *rowcut = vu_xmalloc((p->n + 1) * sizeof *rowcut);
+    for (size_t c = 0; c < p->ncut; c++)
+        for (size_t k = p->cut_first[c]; k < p->cut_first[c + 1]; k++)
+            rowcut[p->byrow[k]] = (uint32_t)c;
+    split sp;
+    make_split(&sp, p, rowcut);
+    free(rowcut);
+    work w;
+    work_init(&w, p, &sp, mult);
+    for (size_t s = 0; s < p->S; s++) {
+        build_seed(&w, p, &sp, s);
+        point_values(&w, p, &sp, s, out);
+        if (s < p->K && W)
+            resample_values(&w, p, &sp, W, out, out->dstar);
+    }
+    work_free(&w, p);
+    free_split(&sp);
+    free(W);
+    for (size_t i = 0; i < p->A * APB_NKINDS; i++)
+        for (size_t b = 0; b < p->B; b++) {
+            double *x = &out->dstar[i * p->B + b];
+            *x = out->dropped[b] || p->K == 0 ? NAN : *x / (double)p->K;
+        }
+    out->seconds = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    return 0;
+}

@@ -1,0 +1,308 @@
+/* compare: the lab's results.json against the verifier's own numbers; see compare.h. */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mism.h"
+#include "vutil.h"
+
+int cmp_num_equal(rf_class c, double lab, double mine)
+{
+    switch (c) {
+    case RF_COUNT: return lab == mine;
+    case RF_MS: return fabs(lab - mine) < 1e-6;
+    case RF_US: return fabs(lab - mine) < 1e-3;
+    case RF_RATIO: return fabs(lab - mine) <= 1e-12 * fmax(fabs(lab), fabs(mine));
+    case RF_MEAN: return fabs(lab - mine) < 1e-9;
+    /* each end found by bisection to within 1e-12 of the root (RESULTS.md) */
+    case RF_INTERVAL: return fabs(lab - mine) <= 1e-11;
+    }
+    return 0;
+}
+
+static void txt(const vj_node *n, char *out, size_t len)
+{
+    vj_scalar_text(n, out, len);
+}
+
+static void mm_nodes(const char *where, const char *what, const vj_node *lab, const vj_node *mine)
+{
+    char a[256], b[256];
+    txt(lab, a, sizeof a);
+    txt(mine, b, sizeof b);
+    mm_add(NULL, where, what, a, b);
+}
+
+static int all_null_stats(const vj_node *lab)
+{
+    if (!lab || lab->type != VJ_OBJ)
+        return 0;
+    for (size_t i = 0; i < lab->n; i++)
+        if (lab->items[i]->type != VJ_NULL)
+            return 0;
+    return 1;
+}
+
+static int all_strings(const vj_node *a)
+{
+    if (!a || a->type != VJ_ARR)
+        return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->items[i]->type != VJ_STR)
+            return 0;
+    return 1;
+}
+
+/* a list of names (quiet_rules) is compared whole: one mismatch showing both */
+static void cmp_names(const char *where, const char *path, const vj_node *lab, const vj_node *mine)
+{
+    int same = lab->n == mine->n;
+    for (size_t i = 0; same && i < lab->n; i++)
+        same = !strcmp(lab->items[i]->text, mine->items[i]->text);
+    if (same)
+        return;
+    vu_buf a = {0}, b = {0};
+    const vj_node *l[2] = {lab, mine};
+    vu_buf *o[2] = {&a, &b};
+    for (int k = 0; k < 2; k++) {
+        vu_buf_puts(o[k], "[");
+        for (size_t i = 0; i < l[k]->n; i++)
+            vu_buf_printf(o[k], "%s\"%s\"", i ? ", " : "", l[k]->items[i]->text);
+        vu_buf_puts(o[k], "]");
+    }
+    mm_add(NULL, where, path, a.p, b.p);
+    vu_buf_free(&a);
+    vu_buf_free(&b);
+}
+
+/* field: the member name that decides the class (median/min/max inherit it) */
+static void cmp_node(const char *where, const char *path, const char *field, const vj_node *lab,
+                     const vj_node *mine)
+{
+    if (!lab) {
+        mm_nodes(where, path, NULL, mine);
+        return;
+    }
+    switch (mine->type) {
+    case VJ_OBJ:
+        if (lab->type != VJ_OBJ) {
+            mm_nodes(where, path, lab, mine);
+            return;
+        }
+        for (size_t i = 0; i < mine->n; i++) {
+            const char *k = mine->keys[i];
+            char *sub = *path ? vu_xasprintf("%s.%s", path, k) : vu_xstrdup(k);
+            int stat = !strcmp(k, "median") || !strcmp(k, "min") || !strcmp(k, "max");
+            cmp_node(where, sub, stat ? field : k, vj_get(lab, k), mine->items[i]);
+            free(sub);
+        }
+        for (size_t i = 0; i < lab->n; i++) {
+            if (vj_get(mine, lab->keys[i]))
+                continue;
+            char *sub = *path ? vu_xasprintf("%s.%s", path, lab->keys[i]) : vu_xstrdup(lab->keys[i]);
+            char a[256];
+            txt(lab->items[i], a, sizeof a);
+            mm_add(NULL, where, sub, a, "(a member RESULTS.md does not define)");
+            free(sub);
+        }
+        return;
+    case VJ_ARR:
+        if (lab->type != VJ_ARR) {
+            mm_nodes(where, path, lab, mine);
+            return;
+        }
+        if (all_strings(lab) && all_strings(mine) && (lab->n || mine->n)) {
+            cmp_names(where, path, lab, mine);
+            return;
+        }
+        if (lab->n != mine->n) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "%zu entries", lab->n);
+            snprintf(b, sizeof b, "%zu entries", mine->n);
+            char *sub = vu_xasprintf("%s (length)", path);
+            mm_add(NULL, where, sub, a, b);
+            free(sub);
+        }
+        for (size_t i = 0; i < lab->n && i < mine->n; i++) {
+            char *sub = vu_xasprintf("%s[%zu]", path, i);
+            cmp_node(where, sub, field, lab->items[i], mine->items[i]);
+            free(sub);
+        }
+        return;
+    case VJ_NUM:
+        if (lab->type != VJ_NUM || !cmp_num_equal(rf_class_by_field(field), lab->num, mine->num))
+            mm_nodes(where, path, lab, mine);
+        return;
+    case VJ_NULL:
+        /* RESULTS.md: an arm figure no run has is null; accept the spelled-out form too */
+        if (lab->type != VJ_NULL && !all_null_stats(lab))
+            mm_nodes(where, path, lab, mine);
+        return;
+    case VJ_STR:
+        if (lab->type != VJ_STR || strcmp(lab->text, mine->text))
+            mm_nodes(where, path, lab, mine);
+        return;
+    case VJ_BOOL:
+        if (lab->type != VJ_BOOL || lab->b != mine->b)
+            mm_nodes(where, path, lab, mine);
+        return;
+    }
+}
+
+/* runs or arms: an object of objects, keyed by name */
+static void cmp_keyed(const char *section, const vj_node *lab, const vj_node *mine)
+{
+    if (!lab || lab->type != VJ_OBJ) {
+        mm_nodes("results.json", section, lab, mine);
+        return;
+    }
+    for (size_t i = 0; i < mine->n; i++) {
+        char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", mine->keys[i]);
+        const vj_node *l = vj_get(lab, mine->keys[i]);
+        if (!l)
+            mm_add(NULL, where, "(the whole entry)", "(absent from results.json)", "recomputed from results/raw/");
+        else
+            cmp_node(where, "", "", l, mine->items[i]);
+        free(where);
+    }
+    for (size_t i = 0; i < lab->n; i++) {
+        if (vj_get(mine, lab->keys[i]))
+            continue;
+        char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", lab->keys[i]);
+        mm_add(NULL, where, "(the whole entry)", "present in results.json",
+               "(no accepted raw run of that name/arm under results/raw/)");
+        free(where);
+    }
+}
+
+static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s)
+{
+    if (!lab || lab->type != VJ_ARR) {
+        mm_nodes("results.json", "verdicts", lab, mine);
+        return;
+    }
+    if (lab->n != mine->n) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%zu entries", lab->n);
+        snprintf(b, sizeof b, "%zu entries (lines of comparisons.tsv)", mine->n);
+        mm_add(NULL, "verdicts", "(length)", a, b);
+    }
+    pr_data d = study_pr_data((study *)s);
+    for (size_t i = 0; i < lab->n && i < mine->n; i++) {
+        const vj_node *l = lab->items[i], *m = mine->items[i];
+        char where[512];
+        snprintf(where, sizeof where, "verdicts[%zu] (%s %s %s)", i, vj_get_str(m, "a"), vj_get_str(m, "b"),
+                 vj_get_str(m, "figure"));
+        if (l->type != VJ_OBJ) {
+            mm_nodes(where, "(entry)", l, m);
+            continue;
+        }
+        static const char *const strs[] = {"a", "b", "figure", "note", "verdict", "direction"};
+        for (size_t k = 0; k < 6; k++)
+            cmp_node(where, strs[k], strs[k], vj_get(l, strs[k]), vj_get(m, strs[k]));
+        cmp_node(where, "rounds", "rounds", vj_get(l, "rounds"), vj_get(m, "rounds"));
+        const vj_node *ld = vj_get(l, "diffs"), *md = vj_get(m, "diffs");
+        const pr_verdict *v = &s->verdicts[i];
+        int fig = rf_fig_by_name(vj_get_str(m, "figure"));
+        rf_class c = rf_fig_class(fig);
+        if (!ld || ld->type != VJ_ARR || ld->n != md->n) {
+            mm_nodes(where, "diffs", ld, md);
+        } else {
+            for (size_t k = 0; k < md->n; k++) {
+                char what[64];
+                snprintf(what, sizeof what, "diffs[%zu]", k);
+                const vj_node *x = ld->items[k], *y = md->items[k];
+                if (y->type == VJ_NULL || x->type != VJ_NUM) {
+                    if (x->type != y->type)
+                        mm_nodes(where, what, x, y);
+                    continue;
+                }
+                double tol;
+                if (c == RF_COUNT)
+                    tol = 0;
+                else if (c == RF_MS)
+                    tol = 2e-6;
+                else if (c == RF_US)
+                    tol = 2e-3;
+                else if (c == RF_MEAN)
+                    tol = 2e-9;
+                else {
+                    double va = 0, vb = 0;
+                    d.value(d.ctx, vj_get_str(m, "a"), v->rounds[k], fig, &va);
+                    d.value(d.ctx, vj_get_str(m, "b"), v->rounds[k], fig, &vb);
+                    tol = 1e-12 * fmax(fabs(va), fabs(vb));
+                }
+                int ok = c == RF_COUNT ? x->num == y->num
+                         : (c == RF_RATIO ? fabs(x->num - y->num) <= tol : fabs(x->num - y->num) < tol);
+                if (!ok)
+                    mm_nodes(where, what, x, y);
+            }
+        }
+        for (size_t k = 0; k < l->n; k++)
+            if (!vj_get(m, l->keys[k]))
+                mm_add(NULL, where, l->keys[k], "present", "(a member RESULTS.md does not define)");
+    }
+}
+
+static void cmp_guesses(const vj_node *lab, const vj_node *mine)
+{
+    if (!lab || lab->type != VJ_ARR) {
+        mm_nodes("results.json", "guesses", lab, mine);
+        return;
+    }
+    if (lab->n != mine->n) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "%zu entries", lab->n);
+        snprintf(b, sizeof b, "%zu entries (lines of guesses.tsv)", mine->n);
+        mm_add(NULL, "guesses", "(length)", a, b);
+    }
+    for (size_t i = 0; i < lab->n && i < mine->n; i++) {
+        char where[256];
+        snprintf(where, sizeof where, "guesses[%zu] (%s)", i, vj_get_str(mine->items[i], "id"));
+        cmp_node(where, "", "", lab->items[i], mine->items[i]);
+    }
+}
+
+/* the odds (predict.h builds the verifier's): entry by entry, in order */
+static void cmp_odds(const vj_node *lab, const vj_node *mine)
+{
+    if (!lab || lab->type != VJ_ARR) {
+        mm_nodes("results.json", "odds", lab, mine);
+        return;
+    }
+    if (lab->n != mine->n) {
+        char a[64], b[128];
+        snprintf(a, sizeof a, "%zu entries", lab->n);
+        snprintf(b, sizeof b, "%zu entries (prediction.json's claims and the outside observation)", mine->n);
+        mm_add(NULL, "odds", "(length)", a, b);
+    }
+    for (size_t i = 0; i < lab->n && i < mine->n; i++) {
+        const vj_node *m = mine->items[i];
+        char where[512];
+        snprintf(where, sizeof where, "odds[%zu] (%s %s %s%s)", i, vj_get_str(m, "claim"), vj_get_str(m, "arm"),
+                 vj_get_str(m, "event"), vj_get(m, "source") ? ", outside" : "");
+        cmp_node(where, "", "", lab->items[i], m);
+    }
+}
+
+void cmp_results(const vj_node *lab, const study *s)
+{
+    const vj_node *mine = s->mine;
+    if (!lab || lab->type != VJ_OBJ) {
+        mm_add(NULL, "results.json", "(top level)", "not an object", "an object (RESULTS.md)");
+        return;
+    }
+    cmp_node("results.json", "format", "format", vj_get(lab, "format"), vj_get(mine, "format"));
+    cmp_keyed("runs", vj_get(lab, "runs"), vj_get(mine, "runs"));
+    cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));
+    cmp_verdicts(vj_get(lab, "verdicts"), vj_get(mine, "verdicts"), s);
+    cmp_guesses(vj_get(lab, "guesses"), vj_get(mine, "guesses"));
+    if (vj_get(mine, "odds"))
+        cmp_odds(vj_get(lab, "odds"), vj_get(mine, "odds"));
+    for (size_t i = 0; i < lab->n; i++)
+        if (!vj_get(mine, lab->keys[i]))
+            mm_add(NULL, "results.json", lab->keys[i], "present", "(a member RESULTS.md does not define)");
+}

@@ -1,0 +1,573 @@
+/* scanpack: the containers and compressed streams a release can hold, read without trusting them; see scanpack.h. */
+#include "scanpack.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+#ifdef SCAN_HAVE_BZ2
+#include <bzlib.h>
+#endif
+#ifdef SCAN_HAVE_LZMA
+#include <lzma.h>
+#endif
+
+#include "vutil.h"
+
+#define CHUNK ((size_t)1 << 30)   /* the libraries count in unsigned int */
+
+/* ---- what a buffer holds ---- */
+
+static unsigned long long octal(const unsigned char *f, size_t len, int *ok)
+{
+    unsigned long long v = 0;
+    size_t i = 0;
+    *ok = 0;
+    while (i < len && f[i] == ' ')
+        i++;
+    size_t d = 0;
+    while (i < len && f[i] >= '0' && f[i] <= '7') {
+        if (v > (ULLONG_MAX >> 3))
+            return 0;
+        v = v * 8 + (unsigned long long)(f[i++] - '0');
+        d++;
+    }
+    while (i < len && (f[i] == ' ' || f[i] == 0))
+        i++;
+    *ok = d > 0 && i == len;
+    return v;
+}
+
+/* a tar header block at h: its checksum is right */
+static int tar_sum_ok(const unsigned char *h)
+{
+    int ok;
+    unsigned long long want = octal(h + 148, 8, &ok);
+    if (!ok)
+        return 0;
+    unsigned long long u = 0;
+    long long s = 0;
+    for (int i = 0; i < 512; i++) {
+        unsigned char c = (i >= 148 && i < 156) ? ' ' : h[i];
+        u += c;
+        s += (signed char)c;
+    }
+    return want == u || (long long)want == s;
+}
+
+sp_kind sp_detect(const unsigned char *b, size_t n)
+{
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return SP_GZIP;
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x9d)
+        return SP_COMPRESS;
+    if (n >= 10 && !memcmp(b, "BZh", 3) && b[3] >= '1' && b[3] <= '9' &&
+        (!memcmp(b + 4, "\x31\x41\x59\x26\x53\x59", 6) || !memcmp(b + 4, "\x17\x72\x45\x38\x50\x90", 6)))
+        return SP_BZ2;
+    if (n >= 6 && !memcmp(b,
+                          "\xfd"
+                          "7zXZ\0",
+                          6))
+        return SP_XZ;
+    if (n >= 4 && !memcmp(b, "\x28\xb5\x2f\xfd", 4))
+        return SP_ZSTD;
+    if (n >= 6 && !memcmp(b, "7z\xbc\xaf\x27\x1c", 6))
+        return SP_7Z;
+    if (n >= 4 && !memcmp(b, "LZIP", 4))
+        return SP_LZIP;
+    if (n >= 4 && (!memcmp(b, "PK\3\4", 4) || !memcmp(b, "PK\5\6", 4)))
+        return SP_ZIP;
+    if (n >= 512 && tar_sum_ok(b)) {
+        int ustar = !memcmp(b + 257, "ustar", 5);
+        int v7 = b[0] != 0 && (b[156] == 0 || (b[156] >= '0' && b[156] <= '7'));
+        if (ustar || v7)
+            return SP_TAR;
+    }
+    return SP_PLAIN;
+}
+
+const char *sp_kind_name(sp_kind k)
+{
+    static const char *const names[] = {"plain", "gzip", "bzip2", "xz", "zip", "tar", "zstd", "7z", "lzip", "compress"};
+    return names[k];
+}
+
+/* ---- output that grows up to a bound ---- */
+
+typedef struct {
+    unsigned char *p;
+    size_t n, cap, limit;
+} sink;
+
+static void sink_init(sink *o, size_t in, size_t limit)
+{
+    o->limit = limit;
+    o->cap = in < limit / 4 ? 4 * in + 65536 : limit;
+    if (o->cap > limit)
+        o->cap = limit;
+    o->p = vu_xmalloc(o->cap + 1);
+    o->n = 0;
+}
+
+/* room for more: 1, or 0 at the bound */
+static int sink_room(sink *o)
+{
+    if (o->n < o->cap)
+        return 1;
+    if (o->cap >= o->limit)
+        return 0;
+    o->cap = o->cap > o->limit / 2 ? o->limit : 2 * o->cap;
+    o->p = vu_xrealloc(o->p, o->cap + 1);
+    return 1;
+}
+
+static size_t out_room(const sink *o)
+{
+    size_t r = o->cap - o->n;
+    return r > CHUNK ? CHUNK : r;
+}
+
+static int sink_done(sink *o, int rc, unsigned char **out, size_t *outn)
+{
+    o->p[o->n] = 0;
+    *out = o->p;
+    *outn = o->n;
+    return rc;
+}
+
+/* the input left after a stream ended: another stream (magic) follows, or
+ * only zero bytes (block padding) */
+static int next_is(const unsigned char *p, size_t left, const char *magic, size_t ml)
+{
+    return left >= ml && !memcmp(p, magic, ml);
+}
+static int all_zero(const unsigned char *p, size_t left)
+{
+    for (size_t i = 0; i < left; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* ---- zlib: gzip and raw deflate ---- */
+
+static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn,
+                    char *err, size_t errlen)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    sink o;
+    sink_init(&o, n, cap);
+    if (inflateInit2(&zs, wbits) != Z_OK) {
+        snprintf(err, errlen, "cannot start zlib");
+        return sink_done(&o, SP_BAD, out, outn);
+    }
+    size_t in = 0;
+    int rc = SP_OK;
+    for (;;) {
+        if (zs.avail_in == 0 && in < n) {
+            size_t c = n - in > CHUNK ? CHUNK : n - in;
+            zs.next_in = (Bytef *)(b + in);
+            zs.avail_in = (uInt)c;
+            in += c;
+        }
+        if (!sink_room(&o)) {
+            rc = SP_CAP;
+            break;
+        }
+        zs.next_out = o.p + o.n;
+        zs.avail_out = (uInt)out_room(&o);
+        int r = inflate(&zs, Z_NO_FLUSH);
+        o.n = (size_t)(zs.next_out - o.p);
+        if (r == Z_STREAM_END) {
+            const unsigned char *rest = zs.avail_in ? zs.next_in : b + in;
+            size_t left = zs.avail_in + (n - in);
+            if (wbits > 15 && next_is(rest, left, "\x1f\x8b", 2)) {
+                inflateReset(&zs);
+                continue;
+            }
+            if (left > 0 && !all_zero(rest, left)) {
+                snprintf(err, errlen, "%zu bytes after the end of the stream", left);
+                rc = SP_BAD;
+            }
+            break;
+        }
+        if (r == Z_OK || (r == Z_BUF_ERROR && zs.avail_out == 0))
+            continue;
+        if (r == Z_BUF_ERROR && zs.avail_in == 0 && in == n)
+            snprintf(err, errlen, "the stream is truncated");
+        else
+            snprintf(err, errlen, "the stream is damaged: %s", zs.msg ? zs.msg : "inflate error");
+        rc = SP_BAD;
+        break;
+    }
+    inflateEnd(&zs);
+    return sink_done(&o, rc, out, outn);
+}
+
+int sp_inflate_raw(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
+                   size_t errlen)
+{
+    return zlib_run(-15, b, n, cap, out, outn, err, errlen);
+}
+
+/* ---- bzip2 ---- */
+
+#ifdef SCAN_HAVE_BZ2
+static int bz2_run(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
+                   size_t errlen)
+{
+    bz_stream s;
+    memset(&s, 0, sizeof s);
+    sink o;
+    sink_init(&o, n, cap);
+    if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK) {
+        snprintf(err, errlen, "cannot start libbz2");
+        return sink_done(&o, SP_BAD, out, outn);
+    }
+    size_t in = 0;
+    int rc = SP_OK;
+    for (;;) {
+        if (s.avail_in == 0 && in < n) {
+            size_t c = n - in > CHUNK ? CHUNK : n - in;
+            s.next_in = (char *)(b + in);
+            s.avail_in = (unsigned)c;
+            in += c;
+        }
+        if (!sink_room(&o)) {
+            rc = SP_CAP;
+            break;
+        }
+        s.next_out = (char *)(o.p + o.n);
+        s.avail_out = (unsigned)out_room(&o);
+        int r = BZ2_bzDecompress(&s);
+        o.n = (size_t)((unsigned char *)s.next_out - o.p);
+        if (r == BZ_STREAM_END) {
+            const unsigned char *rest = s.avail_in ? (const unsigned char *)s.next_in : b + in;
+            size_t left = s.avail_in + (n - in);
+            if (next_is(rest, left, "BZh", 3)) {
+                BZ2_bzDecompressEnd(&s);
+                unsigned ai = s.avail_in;
+                char *ni = s.next_in;
+                memset(&s, 0, sizeof s);
+                s.next_in = ni;
+                s.avail_in = ai;
+                if (BZ2_bzDecompressInit(&s, 0, 0) != BZ_OK) {
+                    snprintf(err, errlen, "cannot start libbz2");
+                    rc = SP_BAD;
+                    break;
+                }
+                continue;
+            }
+            if (left > 0 && !all_zero(rest, left)) {
+                snprintf(err, errlen, "%zu bytes after the end of the stream", left);
+                rc = SP_BAD;
+            }
+            break;
+        }
+        if (r == BZ_OK && (s.avail_out == 0 || s.avail_in > 0 || in < n))
+            continue;
+        snprintf(err, errlen, r == BZ_OK ? "the stream is truncated" : "the stream is damaged (libbz2 error %d)", r);
+        rc = SP_BAD;
+        break;
+    }
+    BZ2_bzDecompressEnd(&s);
+    return sink_done(&o, rc, out, outn);
+}
+#endif
+
+/* ---- xz ---- */
+
+#ifdef SCAN_HAVE_LZMA
+static int xz_run(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
+                  size_t errlen)
+{
+    lzma_stream s = LZMA_STREAM_INIT;
+    sink o;
+    sink_init(&o, n, cap);
+    if (lzma_stream_decoder(&s, (uint64_t)512 << 20, LZMA_CONCATENATED) != LZMA_OK) {
+        snprintf(err, errlen, "cannot start liblzma");
+        return sink_done(&o, SP_BAD, out, outn);
+    }
+    size_t in = 0;
+    int rc = SP_OK;
+    for (;;) {
+        if (s.avail_in == 0 && in < n) {
+            size_t c = n - in > CHUNK ? CHUNK : n - in;
+            s.next_in = b + in;
+            s.avail_in = c;
+            in += c;
+        }
+        if (!sink_room(&o)) {
+            rc = SP_CAP;
+            break;
+        }
+        s.next_out = o.p + o.n;
+        s.avail_out = out_room(&o);
+        lzma_ret r = lzma_code(&s, s.avail_in == 0 && in == n ? LZMA_FINISH : LZMA_RUN);
+        o.n = (size_t)(s.next_out - o.p);
+        if (r == LZMA_STREAM_END)
+            break;
+        if (r == LZMA_OK)
+            continue;
+        if (r == LZMA_BUF_ERROR && s.avail_out == 0)
+            continue;
+        snprintf(err, errlen, "%s (liblzma error %d)",
+                 r == LZMA_MEMLIMIT_ERROR ? "it needs more than 512 MiB to decode"
+                 : r == LZMA_BUF_ERROR   ? "the stream is truncated"
+                                         : "the stream is damaged",
+                 (int)r);
+        rc = SP_BAD;
+        break;
+    }
+    lzma_end(&s);
+    return sink_done(&o, rc, out, outn);
+}
+#endif
+
+int sp_decompress(sp_kind k, const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn,
+                  char *err, size_t errlen)
+{
+    *out = NULL;
+    *outn = 0;
+    switch (k) {
+    case SP_GZIP:
+        return zlib_run(16 + 15, b, n, cap, out, outn, err, errlen);
+    case SP_BZ2:
+#ifdef SCAN_HAVE_BZ2
+        return bz2_run(b, n, cap, out, outn, err, errlen);
+#else
+        snprintf(err, errlen, "this verifier was built without libbz2");
+        return SP_NOLIB;
+#endif
+    case SP_XZ:
+#ifdef SCAN_HAVE_LZMA
+        return xz_run(b, n, cap, out, outn, err, errlen);
+#else
+        snprintf(err, errlen, "this verifier was built without liblzma");
+        return SP_NOLIB;
+#endif
+    default:
+        snprintf(err, errlen, "%s is not read by this verifier", sp_kind_name(k));
+        return SP_NOLIB;
+    }
+}
+
+/* ---- tar ---- */
+
+/* a NUL-terminated copy of a field of at most len bytes */
+static char *field(const unsigned char *f, size_t len)
+{
+    size_t l = 0;
+    while (l < len && f[l])
+        l++;
+    return vu_xstrndup((const char *)f, l);
+}
+
+/* the size field: octal, or base-256 when its first byte has the top bit */
+static int tar_size(const unsigned char *h, unsigned long long *size)
+{
+    if (h[124] & 0x80) {
+        unsigned long long v = h[124] & 0x7f;
+        for (int i = 125; i < 136; i++) {
+            if (v > (ULLONG_MAX >> 8))
+                return 0;
+            v = (v << 8) | h[i];
+        }
+        *size = v;
+        return 1;
+    }
+    int ok;
+    *size = octal(h + 124, 12, &ok);
+    return ok || all_zero(h + 124, 12);
+}
+
+/* the records of a pax header: path= and linkpath= (the next entry's names) */
+static void pax_names(const unsigned char *d, size_t n, char **path, char **link)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t len = 0, j = i;
+        while (j < n && d[j] >= '0' && d[j] <= '9' && len < n)
+            len = len * 10 + (size_t)(d[j++] - '0');
+        if (j >= n || d[j] != ' ' || len == 0 || i + len > n || len <= j - i + 1)
+            return;
+        const unsigned char *kv = d + j + 1, *end = d + i + len - 1;   /* the record ends in '\n' */
+        const unsigned char *eq = memchr(kv, '=', (size_t)(end - kv));
+        if (eq) {
+            char **dst = (eq - kv == 4 && !memcmp(kv, "path", 4))       ? path
+                         : (eq - kv == 8 && !memcmp(kv, "linkpath", 8)) ? link
+                                                                        : NULL;
+            if (dst) {
+                free(*dst);
+                *dst = vu_xstrndup((const char *)eq + 1, (size_t)(end - eq - 1));
+            }
+        }
+        i += len;
+    }
+}
+
+static int tar_kind(unsigned char t)
+{
+    switch (t) {
+    case 0: case '0': case '7': return SP_FILE;
+    case '5': return SP_DIR;
+    case '1': case '2': return SP_LINK;
+    case '3': case '4': case '6': case 'V': case 'M': return SP_OTHER;
+    case 'S': return SP_SPARSE;
+    default: return SP_FILE;   /* POSIX: an unknown type is read as a regular file */
+    }
+}
+
+int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen)
+{
+    char *lname = NULL, *llink = NULL;   /* from a pax header or a GNU long-name entry */
+    size_t off = 0;
+    int rc = SP_OK;
+    while (off + 512 <= n) {
+        const unsigned char *h = b + off;
+        if (all_zero(h, 512))
+            break;
+        unsigned long long size;
+        if (!tar_sum_ok(h) || !tar_size(h, &size)) {
+            snprintf(err, errlen, "no valid tar header at byte %zu", off);
+            rc = SP_BAD;
+            break;
+        }
+        size_t avail = n - off - 512;
+        int trunc = size > avail;
+        size_t dl = trunc ? avail : (size_t)size;
+        const unsigned char *data = h + 512;
+        unsigned char t = h[156];
+        if (t == 'x' || t == 'g' || t == 'L' || t == 'K') {
+            if (t == 'x' || t == 'g') {   /* its records are text to scan; a long name is scanned as a name */
+                sp_entry e = {"(pax header)", NULL, data, dl, SP_META, 0, 0};
+                cb(ctx, &e);
+            }
+            if (t == 'x')
+                pax_names(data, dl, &lname, &llink);
+            if (t == 'L' || t == 'K') {
+                char **dst = t == 'L' ? &lname : &llink;
+                free(*dst);
+                *dst = field(data, dl);
+            }
+        } else {
+            char *name = lname, *link = llink;
+            if (!name) {
+                /* the prefix field is POSIX ustar's ("ustar\0"); old GNU headers ("ustar  ") keep times there */
+                char *nm = field(h, 100), *pre = !memcmp(h + 257, "ustar", 6) ? field(h + 345, 155) : vu_xstrdup("");
+                name = pre[0] ? vu_xasprintf("%s/%s", pre, nm) : vu_xstrdup(nm);
+                free(nm);
+                free(pre);
+            }
+            if (!link && (t == '1' || t == '2'))
+                link = field(h + 157, 100);
+            sp_entry e = {name, link, data, dl, tar_kind(t), 0, 0};
+            cb(ctx, &e);
+            free(name);
+            free(link);
+            lname = llink = NULL;
+        }
+        if (trunc) {
+            snprintf(err, errlen, "the tar entry at byte %zu is truncated (%llu bytes, %zu there)", off, size, avail);
+            rc = SP_BAD;
+            break;
+        }
+        off += 512 + (size_t)((size + 511) / 512 * 512);
+    }
+    if (rc == SP_OK && off < n && off + 512 > n && !all_zero(b + off, n - off)) {
+        snprintf(err, errlen, "the tar archive ends inside a header at byte %zu", off);
+        rc = SP_BAD;
+    }
+    free(lname);
+    free(llink);
+    return rc;
+}
+
+/* ---- zip ---- */
+
+static unsigned u16(const unsigned char *p)
+{
+    return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+static unsigned long u32(const unsigned char *p)
+{
+    return (unsigned long)p[0] | (unsigned long)p[1] << 8 | (unsigned long)p[2] << 16 | (unsigned long)p[3] << 24;
+}
+
+/* one central-directory entry at p: its length, or 0 (err set) */
+static size_t zip_entry(const unsigned char *b, size_t n, size_t p, sp_entry_cb cb, void *ctx, char *err,
+                        size_t errlen)
+{
+    if (p + 46 > n || memcmp(b + p, "PK\1\2", 4)) {
+        snprintf(err, errlen, "no zip directory entry at byte %zu", p);
+        return 0;
+    }
+    const unsigned char *c = b + p;
+    unsigned flags = u16(c + 8), method = u16(c + 10), nl = u16(c + 28), el = u16(c + 30), cl = u16(c + 32);
+    unsigned long cs = u32(c + 20), lho = u32(c + 42);
+    if (p + 46 + nl + el + cl > n) {
+        snprintf(err, errlen, "the zip directory entry at byte %zu is truncated", p);
+        return 0;
+    }
+    char *name = vu_xstrndup((const char *)c + 46, nl);
+    if (cs == 0xFFFFFFFFul || lho == 0xFFFFFFFFul) {
+        snprintf(err, errlen, "%s: a zip64 entry (not read by this verifier)", name);
+        free(name);
+        return 0;
+    }
+    if (lho + 30 > n || memcmp(b + lho, "PK\3\4", 4) || lho + 30 + u16(b + lho + 26) + u16(b + lho + 28) + cs > n) {
+        snprintf(err, errlen, "%s: its data (local header at byte %lu) is not within the archive", name, lho);
+        free(name);
+        return 0;
+    }
+    size_t data = lho + 30 + u16(b + lho + 26) + u16(b + lho + 28);
+    int dir = nl > 0 && name[nl - 1] == '/';
+    sp_entry e = {name, NULL, b + data, cs, dir ? SP_DIR : SP_FILE, (int)method, (int)(flags & 1)};
+    cb(ctx, &e);
+    if (cl) {
+        char *cn = vu_xasprintf("%s (comment)", name);
+        sp_entry ce = {cn, NULL, c + 46 + nl + el, cl, SP_META, 0, 0};
+        cb(ctx, &ce);
+        free(cn);
+    }
+    free(name);
+    return 46 + nl + el + cl;
+}
+
+int sp_zip(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen)
+{
+    size_t eo = 0;
+    int found = 0;
+    for (size_t p = n >= 22 ? n - 22 + 1 : 0; p-- > 0 && n - p <= 22 + 65535;)
+        if (!memcmp(b + p, "PK\5\6", 4)) {
+            eo = p;
+            found = 1;
+            break;
+        }
+    if (!found) {
+        snprintf(err, errlen, "no zip end record (truncated?)");
+        return SP_BAD;
+    }
+    const unsigned char *e = b + eo;
+    unsigned entries = u16(e + 10), cml = u16(e + 20);
+    unsigned long cdo = u32(e + 16);
+    if (entries == 0xFFFF || cdo == 0xFFFFFFFFul) {
+        snprintf(err, errlen, "a zip64 archive (not read by this verifier)");
+        return SP_BAD;
+    }
+    if (cml && eo + 22 + cml <= n) {
+        sp_entry ce = {"(zip comment)", NULL, e + 22, cml, SP_META, 0, 0};
+        cb(ctx, &ce);
+    }
+    size_t p = cdo;
+    for (unsigned k = 0; k < entries; k++) {
+        size_t used = zip_entry(b, n, p, cb, ctx, err, errlen);
+        if (!used)
+            return SP_BAD;
+        p += used;
+    }
+    return SP_OK;
+}
