@@ -1,3 +1,4 @@
+/* defences.c: the section "The defences" and its figures (storm, retry450, bulkhead).  The contract is in defences.h. */
 #include "defences.h"
 
 #include <math.h>
@@ -33,7 +34,8 @@ static int has_round(json_t *root, const char *arm, int r)
     int rounds[MAXR];
     size_t n = rd_rounds(root, arm, rounds, MAXR);
     for (size_t k = 0; k < n; k++)
-        if (rounds[k] == r) return 1;
+        if (rounds[k] == r)
+            return 1;
     return 0;
 }
 
@@ -41,17 +43,21 @@ int df_round(json_t *root, const char *const *arms, int n, int i, const char *wo
 {
     int rounds[MAXR];
     size_t nr = rd_rounds(root, arms[i], rounds, MAXR);
-    if (!nr) return 0;
+    if (!nr)
+        return 0;
     int best = 0, any[MAXR];
     double bv = -1;
     for (size_t k = 0; k < nr; k++) {
         /* a round every arm of the group with quiet rounds has: the same dice for all */
         int all = 1;
         for (int a = 0; a < n; a++)
-            if (rd_rounds(root, arms[a], any, MAXR) && !has_round(root, arms[a], rounds[k])) all = 0;
-        if (!all) continue;
+            if (rd_rounds(root, arms[a], any, MAXR) && !has_round(root, arms[a], rounds[k]))
+                all = 0;
+        if (!all)
+            continue;
         double v = 0;
-        if (worst && rd_num(root, &v, "/runs/%s-r%d/standin_share", worst, rounds[k])) v = 0;
+        if (worst && rd_num(root, &v, "/runs/%s-r%d/standin_share", worst, rounds[k]))
+            v = 0;
         if (!best || v > bv) {
             best = rounds[k];
             bv = v;
@@ -66,8 +72,10 @@ static int same_round(json_t *root, const char *const *arms, int n, const char *
     int r0 = 0;
     for (int i = 0; i < n; i++) {
         int r = df_round(root, arms, n, i, worst);
-        if (!r) continue;
-        if (r0 && r != r0) return 0;
+        if (!r)
+            continue;
+        if (r0 && r != r0)
+            return 0;
         r0 = r;
     }
     return 1;
@@ -137,10 +145,12 @@ static int fig_storm(json_t *root, const char *figdir)
         for (int k = 0; k < 10; k++) {
             double x;
             v[i][k] = drawn[i] && !rd_num(root, &x, "/runs/%s/recovery_lookups_100ms/%d", run[i], k) ? x : NAN;
-            if (isfinite(v[i][k])) top = fmax(top, v[i][k]);
+            if (isfinite(v[i][k]))
+                top = fmax(top, v[i][k]);
         }
         before[i] = drawn[i] && !rd_num(root, &before[i], "/runs/%s/before_lookups_100ms", run[i]) ? before[i] : NAN;
-        if (isfinite(before[i])) top = fmax(top, before[i]);
+        if (isfinite(before[i]))
+            top = fmax(top, before[i]);
     }
     top = fg_nice_top(top > 0 ? top * 1.12 : 1);
     fg_panel(0.09, 0.97, 0.24, 0.84, 0, 1000, 0, top);
@@ -151,15 +161,19 @@ static int fig_storm(json_t *root, const char *figdir)
     fg_mtext("b", 2.8, 0.5, 0.5, 0.85, FG_BLACK,
              "from the window's end; bars: each 100 ms; dashed: the run's mean per 100 ms before the window");
     char head[300];
-    if (!nd) snprintf(head, sizeof head, "no round drawn");
+    if (!nd)
+        snprintf(head, sizeof head, "no round drawn");
     else if (same_round(root, STORM, 3, NULL))
         snprintf(head, sizeof head, "round %d", df_round(root, STORM, 3, drawn[0] ? 0 : drawn[1] ? 1 : 2, NULL));
-    else snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
+    else
+        snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
     fg_mtext("t", 0.6, 0.0, 0.0, 0.9, FG_BLACK, head);
     for (int i = 0; i < 3; i++) {
-        if (!drawn[i]) continue;
+        if (!drawn[i])
+            continue;
         for (int k = 0; k < 10; k++)
-            if (isfinite(v[i][k])) bar(k * 100 + 20 + i * 25 + 10, 10, v[i][k], NAN, NAN, STORM_COL[i]);
+            if (isfinite(v[i][k]))
+                bar(k * 100 + 20 + i * 25 + 10, 10, v[i][k], NAN, NAN, STORM_COL[i]);
         if (isfinite(before[i])) {
             fg_color(STORM_COL[i]);
             fg_dash(1);
@@ -169,7 +183,8 @@ static int fig_storm(json_t *root, const char *figdir)
             fg_width(1);
         }
     }
-    if (!nd) fg_text(500, top / 2, 0.5, 1.1, FG_GREY, "%s", "capped backoff with the store down: not measured");
+    if (!nd)
+        fg_text(500, top / 2, 0.5, 1.1, FG_GREY, "%s", "capped backoff with the store down: not measured");
     char names[3][96];
     const char *ptr[3];
     int grey[3];
@@ -200,23 +215,30 @@ static int fig_retry450(json_t *root, const char *figdir)
         snprintf(run[i], sizeof run[i], "%s-r%d", R450[i], r);
         json_t *ps = rd_at(root, "/runs/%s/per_second", run[i]);
         drawn[i] = r && json_is_array(ps);
-        if (!drawn[i]) continue;
+        if (!drawn[i])
+            continue;
         nd += i < 4;
         size_t n = json_array_size(ps) < MAXS ? json_array_size(ps) : MAXS;
-        if ((int)n > nsec) nsec = (int)n;
+        if ((int)n > nsec)
+            nsec = (int)n;
         for (size_t s = 0; s < n; s++)
             for (int k = 0; k < 2; k++) {
                 double v = ps_num(root, run[i], s, keys[k]);
-                if (isfinite(v)) ymax[k] = fmax(ymax[k], v);
+                if (isfinite(v))
+                    ymax[k] = fmax(ymax[k], v);
             }
     }
     char head[300];
     int r0 = 0;
     for (int i = 0; i < 5 && !r0; i++)
-        if (drawn[i]) r0 = df_round(root, R450, 5, i, "H4-r2");
-    if (!nd) snprintf(head, sizeof head, "no round drawn");
-    else if (same_round(root, R450, 5, "H4-r2")) snprintf(head, sizeof head, "round %d, every arm", r0);
-    else snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
+        if (drawn[i])
+            r0 = df_round(root, R450, 5, i, "H4-r2");
+    if (!nd)
+        snprintf(head, sizeof head, "no round drawn");
+    else if (same_round(root, R450, 5, "H4-r2"))
+        snprintf(head, sizeof head, "round %d, every arm", r0);
+    else
+        snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
     double step = nsec > 20 ? 5 : nsec > 8 ? 2 : 1;
     for (int k = 0; k < 2; k++) {
         double top = fg_nice_top(ymax[k] > 5 ? ymax[k] * 1.08 : 5);
@@ -224,10 +246,12 @@ static int fig_retry450(json_t *root, const char *figdir)
         fg_panel(0.09, 0.97, y0, y1, 0, nsec, 0, top);
         fg_linaxis_y_n(top, "int", 0.85, 4);
         fg_color(FG_GRID);
-        for (double x = step; x < nsec; x += step) fg_line(x, 0, x, top);
+        for (double x = step; x < nsec; x += step)
+            fg_line(x, 0, x, top);
         fg_frame();
         fg_mtext("t", 0.6, 0.0, 0.0, 0.9, FG_BLACK, heads[k]);
-        if (k == 0) fg_mtext("t", 0.6, 1.0, 1.0, 0.9, FG_BLACK, head);
+        if (k == 0)
+            fg_mtext("t", 0.6, 1.0, 1.0, 0.9, FG_BLACK, head);
         fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, "per second");
         if (k == 1) {
             fg_linaxis_x(0, nsec, step, NULL, " s", 0.85);
@@ -235,12 +259,15 @@ static int fig_retry450(json_t *root, const char *figdir)
         }
         /* the reference without retries first (grey, wide), then the four */
         for (int i = 4; i >= 0; i--) {
-            if (!drawn[i]) continue;
+            if (!drawn[i])
+                continue;
             double y[MAXS];
-            for (int s = 0; s < nsec; s++) y[s] = ps_num(root, run[i], (size_t)s, keys[k]);
+            for (int s = 0; s < nsec; s++)
+                y[s] = ps_num(root, run[i], (size_t)s, keys[k]);
             fg_steps(nsec, y, R450_COL[i], i == 4 ? 5 : 2);
         }
-        if (!nd) fg_text(nsec / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", "retries at 450/s: not measured");
+        if (!nd)
+            fg_text(nsec / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", "retries at 450/s: not measured");
     }
     char names[5][96];
     const char *ptr[5];
@@ -293,7 +320,8 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     for (int a = 0; a < 2; a++)
         for (int f = 0; f < 2; f++) {
             double v = arm_stat(root, BULK[a], p99[f], "max");
-            if (isfinite(v)) top = fmax(top, v);
+            if (isfinite(v))
+                top = fmax(top, v);
         }
     top = fg_nice_top(top > 0 ? top * 1.15 : 1);
     fg_panel(0.57, 0.97, 0.24, 0.82, 0, 2, 0, top);
@@ -332,7 +360,8 @@ static void rng(page *p, json_t *root, const char *kind, const char *arm, const 
         return;
     }
     pg_range(p, kind, arm, fig);
-    if (!strcmp(kind, "ms")) pg_t(p, " ms");
+    if (!strcmp(kind, "ms"))
+        pg_t(p, " ms");
 }
 
 /* a run's figure (runs.<run>.<path>), "not measured" when missing or null */
@@ -343,7 +372,8 @@ static void runv(page *p, json_t *root, const char *kind, const char *run, const
         return;
     }
     pg_v(p, kind, "/runs/%s/%s", run, path);
-    if (!strcmp(kind, "ms")) pg_t(p, " ms");
+    if (!strcmp(kind, "ms"))
+        pg_t(p, " ms");
 }
 
 /* the index in verdicts of a against b on fig when it has rounds, else -1 */
@@ -371,7 +401,8 @@ static void verdicts(page *p, json_t *root, const cmp *c, int n)
     int said = 0;
     for (int k = 0; k < n; k++) {
         int i = verdict_at(root, c[k].a, c[k].b, c[k].fig);
-        if (i < 0) continue;
+        if (i < 0)
+            continue;
         pg_t(p, said ? "; " : " The study's verdicts, over the rounds both arms have: ");
         pg_t(p, "%s against %s on ", c[k].a, c[k].b);
         pg_code(p, c[k].fig);
@@ -383,7 +414,8 @@ static void verdicts(page *p, json_t *root, const cmp *c, int n)
         }
         said++;
     }
-    if (said) pg_t(p, ".");
+    if (said)
+        pg_t(p, ".");
 }
 
 /* ------------------------------------------------------------ the breaker */
@@ -420,8 +452,10 @@ static void breaker_table(page *p, json_t *root)
         }
         for (int k = 0; k < 8; k++) {
             tb_td_begin(p, NULL);
-            if (json_is_object(rd_at(root, "/arms/%s/%s", a, f[k][0]))) pg_range(p, f[k][1], a, f[k][0]);
-            else pg_nm(p);
+            if (json_is_object(rd_at(root, "/arms/%s/%s", a, f[k][0])))
+                pg_range(p, f[k][1], a, f[k][0]);
+            else
+                pg_nm(p);
             tb_td_end(p);
         }
     }
@@ -624,7 +658,8 @@ static int flood_part(page *p, json_t *root)
             pg_nm(p);
             continue;
         }
-        if (!shared) pg_t(p, ", round %d", r);
+        if (!shared)
+            pg_t(p, ", round %d", r);
         pg_t(p, ") ");
         runv(p, root, "pct", run, "standin_share");
         pg_t(p, " and ");
@@ -682,8 +717,10 @@ static void bulkhead_table(page *p, json_t *root)
             tb_row(p);
             tb_th(p, "%s", BULK[a]);
             tb_td_span(p, 8, "l");
-            if (rd_measured(root, BULK[a])) pg_t(p, "no quiet round");
-            else pg_nm(p);
+            if (rd_measured(root, BULK[a]))
+                pg_t(p, "no quiet round");
+            else
+                pg_nm(p);
             tb_td_end(p);
             continue;
         }
@@ -789,9 +826,12 @@ int df_section(page *p, json_t *root)
             "or arm this study lacks is said to be not measured.");
     pg_p_end(p);
     breaker_part(p, root);
-    if (backoff_part(p, root)) return -1;
-    if (flood_part(p, root)) return -1;
-    if (bulkhead_part(p, root)) return -1;
+    if (backoff_part(p, root))
+        return -1;
+    if (flood_part(p, root))
+        return -1;
+    if (bulkhead_part(p, root))
+        return -1;
     hedge_part(p, root);
     return 0;
 }

@@ -1,3 +1,4 @@
+/* figures.c: the report's figures drawn from verified.json, and the choices they share with the tables.  The contract is in figures.h. */
 #include "figures.h"
 
 #include <math.h>
@@ -84,7 +85,8 @@ int fig_dials(json_t *root, const char *figdir)
     size_t na = rd_arms(root, &arms);
     size_t rows = 0;
     for (size_t i = 0; i < na; i++)
-        if (strcmp(arms[i].name, "Z-capacity")) rows++;
+        if (strcmp(arms[i].name, "Z-capacity"))
+            rows++;
     int W = 1000, H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
     fg_begin(fg_path(figdir, "dials"), W, H);
@@ -100,7 +102,8 @@ int fig_dials(json_t *root, const char *figdir)
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!strcmp(a, "Z-capacity")) continue;
+        if (!strcmp(a, "Z-capacity"))
+            continue;
         double y = (double)rows - (double)r - 0.5;
         r++;
         fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
@@ -143,11 +146,16 @@ int fig_dials(json_t *root, const char *figdir)
 
 static int exceed_color(const char *a)
 {
-    if (!strcmp(a, "F3-none")) return FG_GREEN;
-    if (!strcmp(a, "L3-none")) return FG_BROWN;
-    if (!strcmp(a, "H3-none")) return FG_DARK;
-    if (!strcmp(a, "H3-t25")) return FG_ORANGE;
-    if (!strcmp(a, "H3-fb25")) return FG_BLUE;
+    if (!strcmp(a, "F3-none"))
+        return FG_GREEN;
+    if (!strcmp(a, "L3-none"))
+        return FG_BROWN;
+    if (!strcmp(a, "H3-none"))
+        return FG_DARK;
+    if (!strcmp(a, "H3-t25"))
+        return FG_ORANGE;
+    if (!strcmp(a, "H3-fb25"))
+        return FG_BLUE;
     return FG_PINK;
 }
 
@@ -251,7 +259,8 @@ int fig_errors(json_t *root, const char *figdir)
     double top = 0;
     for (; fig_limit_arms[n]; n++) {
         double v = stat_of(root, fig_limit_arms[n], "error_share", "max");
-        if (isfinite(v) && v > top) top = v;
+        if (isfinite(v) && v > top)
+            top = v;
     }
     top = fg_nice_top(top > 0 ? top * 1.2 : 0.01);
     fg_panel(0.11, 0.97, 0.2, 0.86, 0, n, 0, top);
@@ -289,11 +298,14 @@ int fig_errors(json_t *root, const char *figdir)
 
 static void span(double y, double a_ns, double b_ns, int col, double xlo)
 {
-    if (!isfinite(a_ns) || !isfinite(b_ns)) return;
+    if (!isfinite(a_ns) || !isfinite(b_ns))
+        return;
     double a = a_ns / 1e6, b = b_ns / 1e6;
     double xa = a > 0 ? log10(a) : xlo, xb = b > 0 ? log10(b) : xlo;
-    if (xa < xlo) xa = xlo;
-    if (xb < xa) xb = xa;
+    if (xa < xlo)
+        xa = xlo;
+    if (xb < xa)
+        xb = xa;
     fg_color(col);
     fg_rect(xa, y - 0.28, xb, y + 0.28);
 }
@@ -387,7 +399,8 @@ int fig_split(json_t *root, const char *figdir)
     size_t rows = 0;
     double top = 0;
     for (size_t i = 0; i < na; i++) {
-        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity")) continue;
+        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity"))
+            continue;
         rows++;
         double n, lk, df, er;
         if (!rd_num(root, &n, "/arms/%s/n_total", arms[i].name) && n > 0 &&
@@ -415,7 +428,8 @@ int fig_split(json_t *root, const char *figdir)
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!arms[i].measured || !strcmp(a, "Z-capacity")) continue;
+        if (!arms[i].measured || !strcmp(a, "Z-capacity"))
+            continue;
         double y = R - (double)r - 0.5;
         r++;
         double n = 0, v[3] = {0, 0, 0}, live = 0;
@@ -461,10 +475,13 @@ int fig_slots(json_t *root, const char *figdir)
         size_t n = rd_rounds(root, arms[i], rr, MAXR);
         for (size_t k = 0; k < n; k++) {
             int seen = 0;
-            for (int q = 0; q < nall; q++) seen |= all[q] == rr[k];
-            if (!seen && nall < MAXR) all[nall++] = rr[k];
+            for (int q = 0; q < nall; q++)
+                seen |= all[q] == rr[k];
+            if (!seen && nall < MAXR)
+                all[nall++] = rr[k];
             double v = run_num(root, arms[i], rr[k], "slot_ms_per_lookup");
-            if (isfinite(v)) top = fmax(top, v);
+            if (isfinite(v))
+                top = fmax(top, v);
         }
     }
     for (int i = 1; i < nall; i++)
@@ -481,7 +498,8 @@ int fig_slots(json_t *root, const char *figdir)
     fg_panel(0.1, 0.97, 0.24, 0.86, 0, G, 0, top);
     fg_linaxis_y(top, "ms", 1.0);
     fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, "slot time per lookup (ms)");
-    if (!nall) fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "not measured");
+    if (!nall)
+        fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "not measured");
     for (int g = 0; g < nall; g++) {
         char lab[32];
         snprintf(lab, sizeof lab, "round %d", all[g]);
@@ -501,7 +519,8 @@ int fig_slots(json_t *root, const char *figdir)
         }
     }
     int grey[3];
-    for (int i = 0; i < 3; i++) grey[i] = !rd_measured(root, arms[i]);
+    for (int i = 0; i < 3; i++)
+        grey[i] = !rd_measured(root, arms[i]);
     fg_legend(0.1, 0.97, 0.02, 0.12, 3, words, cols, grey, 0.9);
     return fg_finish(figdir, "slots");
 }
@@ -520,7 +539,8 @@ int fig_hedge(json_t *root, const char *figdir)
         double top = 0;
         for (int i = 0; i < 4; i++) {
             double v = stat_of(root, arms[i], figs[p], "max");
-            if (isfinite(v)) top = fmax(top, v);
+            if (isfinite(v))
+                top = fmax(top, v);
         }
         top = fg_nice_top(top > 0 ? top * 1.15 : 1);
         double x0 = p == 0 ? 0.08 : 0.57, x1 = p == 0 ? 0.47 : 0.97;
@@ -568,7 +588,8 @@ int fig_steps(json_t *root, const char *figdir)
         for (size_t k = 0; k < n && nr < 256; k++) {
             snprintf(runs[nr], sizeof runs[nr], "%s-r%d", fig_steps_arms[i], rr[k]);
             double v;
-            if (!rd_num(root, &v, "/extra/runs/%s/slowest_steps/latency_ms", runs[nr])) top = fmax(top, v);
+            if (!rd_num(root, &v, "/extra/runs/%s/slowest_steps/latency_ms", runs[nr]))
+                top = fmax(top, v);
             nr++;
         }
     }
@@ -594,7 +615,8 @@ int fig_steps(json_t *root, const char *figdir)
         double x = 0;
         for (int k = 0; k < 5; k++) {
             double v;
-            if (rd_num(root, &v, "/extra/runs/%s/slowest_steps/%s", runs[r], keys[k]) || v <= 0) continue;
+            if (rd_num(root, &v, "/extra/runs/%s/slowest_steps/%s", runs[r], keys[k]) || v <= 0)
+                continue;
             fg_color(cols[k]);
             fg_rect(x, y - 0.32, fmin(x + v, top), y + 0.32);
             x += v;

@@ -1,3 +1,4 @@
+/* floods.c: floods and rare events: the 450/s section, predicted against measured, the odds.  The contract is in floods.h. */
 #include "floods.h"
 
 #include <math.h>
@@ -42,9 +43,11 @@ static size_t arm_runs(json_t *root, const char *arm, int *out, size_t max)
     {
         const char *a = json_string_value(json_object_get(r, "arm"));
         json_t *rd = json_object_get(r, "round");
-        if (!a || strcmp(a, arm) || !json_is_integer(rd) || n >= max) continue;
+        if (!a || strcmp(a, arm) || !json_is_integer(rd) || n >= max)
+            continue;
         int v = (int)json_integer_value(rd), k = (int)n++;
-        for (; k > 0 && out[k - 1] > v; k--) out[k] = out[k - 1];
+        for (; k > 0 && out[k - 1] > v; k--)
+            out[k] = out[k - 1];
         out[k] = v;
     }
     return n;
@@ -65,7 +68,8 @@ void fl_choose(json_t *root, fl_choice *c)
     for (int i = 0; arms[i] && !c->n; i++) {
         int rounds[MAXR];
         size_t n = rd_rounds(root, arms[i], rounds, MAXR);
-        if (!n) continue;
+        if (!n)
+            continue;
         snprintf(c->arm, sizeof c->arm, "%s", arms[i]);
         int fl[MAXR];
         double v[MAXR];
@@ -73,20 +77,25 @@ void fl_choose(json_t *root, fl_choice *c)
             char run[96];
             snprintf(run, sizeof run, "%s-r%d", arms[i], rounds[k]);
             json_t *f = rd_at(root, "/runs/%s/flooded", run);
-            if (json_is_boolean(f)) c->exported = 1;
+            if (json_is_boolean(f))
+                c->exported = 1;
             fl[k] = json_is_true(f);
             v[k] = run_num(root, run, "standin_share");
-            if (!isfinite(v[k])) v[k] = 0;
+            if (!isfinite(v[k]))
+                v[k] = 0;
         }
         /* first: a flooded round before any other, then the most stand-ins */
         size_t w = 0;
         for (size_t k = 1; k < n; k++)
-            if (fl[k] > fl[w] || (fl[k] == fl[w] && v[k] > v[w])) w = k;
+            if (fl[k] > fl[w] || (fl[k] == fl[w] && v[k] > v[w]))
+                w = k;
         /* calmest: a round that did not flood before one that did, then the fewest stand-ins */
         size_t cm = n;
         for (size_t k = 0; k < n; k++) {
-            if (k == w) continue;
-            if (cm == n || fl[k] < fl[cm] || (fl[k] == fl[cm] && v[k] < v[cm])) cm = k;
+            if (k == w)
+                continue;
+            if (cm == n || fl[k] < fl[cm] || (fl[k] == fl[cm] && v[k] < v[cm]))
+                cm = k;
         }
         c->round[0] = rounds[w];
         c->flooded = fl[w];
@@ -96,7 +105,8 @@ void fl_choose(json_t *root, fl_choice *c)
             c->n = 2;
         }
     }
-    if (rd_measured(root, "H4-fb25")) snprintf(c->base, sizeof c->base, "H4-fb25");
+    if (rd_measured(root, "H4-fb25"))
+        snprintf(c->base, sizeof c->base, "H4-fb25");
 }
 
 static const char *flood_title(const fl_choice *c)
@@ -151,7 +161,8 @@ static int share_exported(json_t *root, const fl_choice *c)
 {
     for (int col = 0; col < c->n; col++) {
         json_t *e = rd_at(root, "/runs/%s-r%d/per_second/0", c->arm, c->round[col]);
-        if (!json_object_get(e, "standin_share")) return 0;
+        if (!json_object_get(e, "standin_share"))
+            return 0;
     }
     return c->n > 0;
 }
@@ -178,7 +189,8 @@ static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
     for (int col = 0; col < c->n; col++)
         for (int k = 0; k < 5; k++)
             for (int w = 0; w < 2; w++) {
-                if (!who[w][0]) continue;
+                if (!who[w][0])
+                    continue;
                 int n = series(root, who[w], c->round[col], keys[k], x, y, MAXP);
                 for (int i = 0; i < n; i++) {
                     ymax[k] = fmax(ymax[k], y[i]);
@@ -198,14 +210,19 @@ static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
         for (int k = 0; k < 5; k++) {
             double py1 = top - k * ph - 0.012, py0 = top - (k + 1) * ph + 0.012;
             double yt = fg_nice_top(ymax[k] > 5 ? ymax[k] * 1.05 : 5);
-            if (k == 3) yt = 17;
-            if (k == 2 && share) yt = 1;
+            if (k == 3)
+                yt = 17;
+            if (k == 2 && share)
+                yt = 1;
             fg_panel(x0, x1, py0, py1, 0, xmax, 0, yt);
             fg_linaxis_y_n(k == 3 ? 16 : yt, k == 2 && share ? "pct" : "int", 0.8, 2);
             fg_frame();
-            if (k == 0) fg_mtext("t", 1.0, 0.0, 0.0, 1.0, FG_BLACK, head);
-            if (k == 4) fg_linaxis_x(0, xmax, xmax > 20 ? 5 : xmax > 5 ? 1 : 0.5, NULL, " s", 0.85);
-            if (col == 0) fg_mtext("l", 5.5, 0.5, 0.5, 0.9, FG_BLACK, labels[k]);
+            if (k == 0)
+                fg_mtext("t", 1.0, 0.0, 0.0, 1.0, FG_BLACK, head);
+            if (k == 4)
+                fg_linaxis_x(0, xmax, xmax > 20 ? 5 : xmax > 5 ? 1 : 0.5, NULL, " s", 0.85);
+            if (col == 0)
+                fg_mtext("l", 5.5, 0.5, 0.5, 0.9, FG_BLACK, labels[k]);
             if (k == 3 || (k == 2 && share)) {
                 fg_color(FG_GREY);
                 fg_dash(1);
@@ -271,7 +288,8 @@ static void predicted_stats(json_t *root, pstats *s)
     json_object_foreach(rd_at(root, "/runs"), key, r)
     {
         json_t *pr = json_object_get(r, "predicted");
-        if (!pr) continue;
+        if (!pr)
+            continue;
         s->any_key = 1;
         if (!json_is_object(pr)) {
             s->none++;
@@ -279,9 +297,11 @@ static void predicted_stats(json_t *root, pstats *s)
         }
         s->with++;
         double ps = num_in(pr, "standin_share"), ms = num_in(r, "standin_share");
-        if (!json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms)) continue;
+        if (!json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms))
+            continue;
         s->quiet++;
-        if (s->tol_ok && fabs(ms - ps) <= s->tol + 1e-12) s->within++;
+        if (s->tol_ok && fabs(ms - ps) <= s->tol + 1e-12)
+            s->within++;
     }
 }
 
@@ -309,11 +329,14 @@ static void dots(json_t *root, const char *fig, int logscale, double lo, double 
         {
             json_t *pr = json_object_get(r, "predicted");
             int quiet = json_is_true(json_object_get(r, "quiet"));
-            if (!json_is_object(pr) || quiet != pass) continue;
+            if (!json_is_object(pr) || quiet != pass)
+                continue;
             double px = num_in(pr, fig), my = num_in(r, fig);
-            if (!isfinite(px) || !isfinite(my)) continue;
+            if (!isfinite(px) || !isfinite(my))
+                continue;
             if (logscale) {
-                if (px <= 0 || my <= 0) continue;
+                if (px <= 0 || my <= 0)
+                    continue;
                 px = log10(px);
                 my = log10(my);
             }
@@ -335,12 +358,15 @@ static double extent(json_t *root, const char *fig, double *minpos)
     json_object_foreach(rd_at(root, "/runs"), key, r)
     {
         json_t *pr = json_object_get(r, "predicted");
-        if (!json_is_object(pr)) continue;
+        if (!json_is_object(pr))
+            continue;
         double v[2] = {num_in(pr, fig), num_in(r, fig)};
         for (int i = 0; i < 2; i++) {
-            if (!isfinite(v[i])) continue;
+            if (!isfinite(v[i]))
+                continue;
             top = fmax(top, v[i]);
-            if (v[i] > 0) *minpos = fmin(*minpos, v[i]);
+            if (v[i] > 0)
+                *minpos = fmin(*minpos, v[i]);
         }
     }
     return top;
@@ -364,7 +390,8 @@ static void family_legend(json_t *root, double y0, double y1)
     json_object_foreach(rd_at(root, "/runs"), key, r)
     {
         const char *arm = json_string_value(json_object_get(r, "arm"));
-        if (json_is_object(json_object_get(r, "predicted"))) seen[rd_arm_family(arm ? arm : key)] = 1;
+        if (json_is_object(json_object_get(r, "predicted")))
+            seen[rd_arm_family(arm ? arm : key)] = 1;
     }
     const char *nm[9];
     int col[9], n = 0;
@@ -406,14 +433,16 @@ static int fig_predicted(json_t *root, const char *figdir)
         fg_dash(0);
     }
     dots(root, "standin_share", 0, 0, top);
-    if (!st.with) fg_text(top / 2, top / 2, 0.5, 1.0, FG_GREY, "%s", empty);
+    if (!st.with)
+        fg_text(top / 2, top / 2, 0.5, 1.0, FG_GREY, "%s", empty);
 
     /* p99, log */
     double hi = extent(root, "p99_ms", &minpos);
     int dlo = isfinite(minpos) ? (int)floor(log10(minpos)) : 0, dhi = hi > 0 ? (int)ceil(log10(hi)) : 3;
     dlo = dlo < -2 ? -2 : dlo;
     dhi = dhi > 4 ? 4 : dhi;
-    if (dhi <= dlo) dhi = dlo + 1;
+    if (dhi <= dlo)
+        dhi = dlo + 1;
     fg_panel(0.58, 0.95, y0, y1, dlo, dhi, dlo, dhi);
     fg_logaxis_x(dlo, dhi, ms_label, 0.85);
     fg_logaxis_y(dlo, dhi, ms_label, 0.85);
@@ -422,7 +451,8 @@ static int fig_predicted(json_t *root, const char *figdir)
     fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK, "predicted (the simulation, before measuring)");
     diagonal(dlo, dhi);
     dots(root, "p99_ms", 1, dlo, dhi);
-    if (!st.with) fg_text((dlo + dhi) / 2.0, (dlo + dhi) / 2.0, 0.5, 1.0, FG_GREY, "%s", empty);
+    if (!st.with)
+        fg_text((dlo + dhi) / 2.0, (dlo + dhi) / 2.0, 0.5, 1.0, FG_GREY, "%s", empty);
 
     family_legend(root, 0.135, 0.175);
     fg_panel(0.05, 0.97, 0.0, 0.12, 0, 1, 0, 1);
@@ -452,8 +482,10 @@ int fl_figures(json_t *root, const char *figdir, const fl_choice *c)
 /* a run's field in format kind, or "not exported" when the run lacks it */
 static void val(page *p, json_t *root, const char *kind, const char *run, const char *key)
 {
-    if (run_has(root, run, key)) pg_v(p, kind, "/runs/%s/%s", run, key);
-    else pg_t(p, "not exported");
+    if (run_has(root, run, key))
+        pg_v(p, kind, "/runs/%s/%s", run, key);
+    else
+        pg_t(p, "not exported");
 }
 
 /* "yes, from 1 s" / "no" / "not exported" for a flood at base (a run's
@@ -477,7 +509,8 @@ static void flood_words(page *p, json_t *root, const char *base)
 static int has_prediction(page *p, json_t *root, const char *run)
 {
     json_t *pr = rd_at(root, "/runs/%s/predicted", run);
-    if (json_is_object(pr)) return 1;
+    if (json_is_object(pr))
+        return 1;
     pg_t(p, run_has(root, run, "predicted") ? "no prediction" : "not exported");
     return 0;
 }
@@ -550,7 +583,8 @@ static void flood_table(page *p, json_t *root)
     size_t na = rd_arms(root, &arms);
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!is_450(a)) continue;
+        if (!is_450(a))
+            continue;
         int rounds[MAXR];
         size_t nr = arm_runs(root, a, rounds, MAXR);
         if (!nr) {
@@ -568,7 +602,8 @@ static void flood_table(page *p, json_t *root)
             tb_th(p, "%s%s", run, json_is_false(rd_at(root, "/runs/%s/quiet", run)) ? " (disturbed)" : "");
             tb_td_begin(p, "l");
             snprintf(base, sizeof base, "/runs/%s/predicted", run);
-            if (has_prediction(p, root, run)) flood_words(p, root, base);
+            if (has_prediction(p, root, run))
+                flood_words(p, root, base);
             tb_td_end(p);
             tb_td_begin(p, "l");
             snprintf(base, sizeof base, "/runs/%s", run);
@@ -576,11 +611,14 @@ static void flood_table(page *p, json_t *root)
             tb_td_end(p);
             tb_td_begin(p, "l");
             json_t *d = rd_at(root, "/runs/%s/drained", run);
-            if (json_is_boolean(d)) pg_v(p, "yn", "/runs/%s/drained", run);
-            else pg_t(p, run_has(root, run, "drained") ? "no flood" : "not exported");
+            if (json_is_boolean(d))
+                pg_v(p, "yn", "/runs/%s/drained", run);
+            else
+                pg_t(p, run_has(root, run, "drained") ? "no flood" : "not exported");
             tb_td_end(p);
             tb_td_begin(p, NULL);
-            if (has_prediction(p, root, run)) pg_v(p, "pct", "/runs/%s/predicted/standin_share", run);
+            if (has_prediction(p, root, run))
+                pg_v(p, "pct", "/runs/%s/predicted/standin_share", run);
             tb_td_end(p);
             tb_td_begin(p, NULL);
             pg_v(p, "pct", "/runs/%s/standin_share", run);
@@ -647,9 +685,11 @@ int fl_section(page *p, json_t *root, const fl_choice *c)
                 "verified.json's runs carry no flooded); the rounds drawn are the ones with the most and the "
                 "fewest stand-ins.");
     } else {
-        if (!c->flooded) pg_t(p, " No quiet round of %s flooded; the first round drawn has the most stand-ins.", c->arm);
+        if (!c->flooded)
+            pg_t(p, " No quiet round of %s flooded; the first round drawn has the most stand-ins.", c->arm);
         say_round(p, root, c->arm, c->round[0], c->flooded ? "The flooded round" : "That round");
-        if (c->n == 2) say_round(p, root, c->arm, c->round[1], "The calmest round");
+        if (c->n == 2)
+            say_round(p, root, c->arm, c->round[1], "The calmest round");
     }
     pg_p_end(p);
     flood_table(p, root);
@@ -668,8 +708,10 @@ static void outside(page *p, json_t *root, double tol)
     {
         json_t *pr = json_object_get(r, "predicted");
         double ps = num_in(pr, "standin_share"), ms = num_in(r, "standin_share");
-        if (!json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms)) continue;
-        if (fabs(ms - ps) <= tol + 1e-12) continue;
+        if (!json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms))
+            continue;
+        if (fabs(ms - ps) <= tol + 1e-12)
+            continue;
         if (n++ == 12) {
             pg_t(p, "; and more");
             break;
@@ -679,7 +721,8 @@ static void outside(page *p, json_t *root, double tol)
         pg_t(p, ", measured ");
         pg_v(p, "pct", "/runs/%s/standin_share", key);
     }
-    if (n) pg_t(p, ".");
+    if (n)
+        pg_t(p, ".");
 }
 
 int fl_predicted(page *p, json_t *root)
@@ -702,7 +745,8 @@ int fl_predicted(page *p, json_t *root)
         pg_t(p, "Predicted figures: not exported (this verified.json's runs carry no predicted).");
     } else {
         pg_t(p, "%d run%s a prediction%s", st.with, st.with == 1 ? " has" : "s have", st.none ? "" : ".");
-        if (st.none) pg_t(p, "; for %d the prediction has no entry.", st.none);
+        if (st.none)
+            pg_t(p, "; for %d the prediction has no entry.", st.none);
         if (!st.tol_ok) {
             pg_t(p, " Of them, %d quiet runs have both stand-in shares; the tolerance DESIGN 5.8 allows a quiet "
                     "machine is not exported (checks.prediction.standin_share_tolerance): tolerance not stated, "
@@ -723,9 +767,12 @@ int fl_predicted(page *p, json_t *root)
 
 static void event_words(page *p, size_t i, const char *ev)
 {
-    if (ev && !strcmp(ev, "flooded")) pg_t(p, "a flood");
-    else if (ev && !strcmp(ev, "p99_over_1s")) pg_t(p, "the slowest one in a hundred over a second");
-    else pg_v(p, "str", "/odds/%zu/event", i);
+    if (ev && !strcmp(ev, "flooded"))
+        pg_t(p, "a flood");
+    else if (ev && !strcmp(ev, "p99_over_1s"))
+        pg_t(p, "the slowest one in a hundred over a second");
+    else
+        pg_v(p, "str", "/odds/%zu/event", i);
 }
 
 /* "290 of 1,000 seeds: 29.0% (26.2%–31.9%)" */
@@ -760,7 +807,8 @@ static void say_measured(page *p, json_t *root, size_t i, int in_table)
     if (json_array_size(rr)) {
         pg_t(p, "round%s ", json_array_size(rr) > 1 ? "s" : "");
         for (size_t k = 0; k < json_array_size(rr); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "int", "/odds/%zu/rounds/%zu", i, k);
         }
         pg_t(p, "; ");
@@ -889,8 +937,10 @@ void fl_odds(page *p, json_t *root)
         const char *arm = json_string_value(json_object_get(o, "arm"));
         const char *src = json_string_value(json_object_get(o, "source"));
         tb_row(p);
-        if (src) tb_th(p, "%s (%s, outside observation)", arm ? arm : "?", src);
-        else tb_th(p, "%s", arm ? arm : "?");
+        if (src)
+            tb_th(p, "%s (%s, outside observation)", arm ? arm : "?", src);
+        else
+            tb_th(p, "%s", arm ? arm : "?");
         tb_td_begin(p, "l");
         event_words(p, i, json_string_value(json_object_get(o, "event")));
         tb_td_end(p);

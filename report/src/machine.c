@@ -1,3 +1,4 @@
+/* machine.c: the sections on the machine (host facts, idle gate, CPU, memory) and its time.  The contract is in machine.h. */
 #include "machine.h"
 
 #include <string.h>
@@ -18,7 +19,8 @@ void mc_section(page *p, json_t *root)
             continue;
         }
         json_t *h0 = rd_at(root, "/extra/runs/%s/machine/host", first), *h1 = json_object_get(json_object_get(e, "machine"), "host");
-        if (!json_equal(h0, h1)) same = 0;
+        if (!json_equal(h0, h1))
+            same = 0;
     }
     pg_p_begin(p, NULL);
     pg_t(p, "All three processes (tester, service, store) ran on one host and, by default, were pinned to one core. "

@@ -1,3 +1,4 @@
+/* outage.c: the section "The store goes down" and its timeline figure.  The contract is in outage.h. */
 #include "outage.h"
 
 #include <math.h>
@@ -31,7 +32,8 @@ static int has_round(json_t *root, const char *arm, int r)
     int rounds[MAXR];
     size_t n = rd_rounds(root, arm, rounds, MAXR);
     for (size_t k = 0; k < n; k++)
-        if (rounds[k] == r) return 1;
+        if (rounds[k] == r)
+            return 1;
     return 0;
 }
 
@@ -43,8 +45,10 @@ int ot_round(json_t *root, const char *arm)
     for (size_t k = 0; k < n; k++) {
         int all = 1;
         for (int a = 0; a < OT_NTIMELINE; a++)
-            if (rd_rounds(root, OT_TIMELINE[a], any, MAXR) && !has_round(root, OT_TIMELINE[a], rounds[k])) all = 0;
-        if (all) return rounds[k];
+            if (rd_rounds(root, OT_TIMELINE[a], any, MAXR) && !has_round(root, OT_TIMELINE[a], rounds[k]))
+                all = 0;
+        if (all)
+            return rounds[k];
     }
     return n ? rounds[0] : 0;
 }
@@ -52,8 +56,10 @@ int ot_round(json_t *root, const char *arm)
 static const char *window_words(const char *arm)
 {
     const char *f = rd_arm_fault(arm);
-    if (!strcmp(f, "reset")) return "store closed, refusing";
-    if (!strcmp(f, "hang")) return "store hangs";
+    if (!strcmp(f, "reset"))
+        return "store closed, refusing";
+    if (!strcmp(f, "hang"))
+        return "store hangs";
     return "store down";
 }
 
@@ -78,10 +84,14 @@ static int has_breaker(const char *arm)
 
 static int band_state(const char *s)
 {
-    if (!s) return -1;
-    if (!strcmp(s, "closed")) return BAND_CLOSED;
-    if (!strcmp(s, "open")) return BAND_OPEN;
-    if (!strcmp(s, "half_open")) return BAND_HALF;
+    if (!s)
+        return -1;
+    if (!strcmp(s, "closed"))
+        return BAND_CLOSED;
+    if (!strcmp(s, "open"))
+        return BAND_OPEN;
+    if (!strcmp(s, "half_open"))
+        return BAND_HALF;
     return -1;
 }
 
@@ -105,12 +115,14 @@ static void band(json_t *root, const char *run, int nmax, double y0, double y1)
         json_t *e = json_array_get(ch, i);
         double t = e ? json_number_value(json_object_get(e, "t_ms")) / 1e3 : nmax;
         double a = fmax(0, fmin(from, nmax)), b = fmax(0, fmin(t, nmax));
-        if (state != BAND_CLOSED && a < nmax && b - a < minw) b = fmin(a + minw, nmax);
+        if (state != BAND_CLOSED && a < nmax && b - a < minw)
+            b = fmin(a + minw, nmax);
         if (b > a) {
             fg_color(state < 0 ? FG_GREY : BAND_COLS[state]);
             fg_rect(a, y0, b, y1);
         }
-        if (!e) break;
+        if (!e)
+            break;
         state = band_state(json_string_value(json_object_get(e, "state")));
         from = t;
     }
@@ -137,23 +149,27 @@ static void panel(json_t *root, int a, double y0, double y1, int nmax, double to
     /* the window, shaded first so that the lines run over it */
     double from, to;
     if (!rd_num(root, &from, "/runs/%s/win_from_ms", run)) {
-        if (rd_num(root, &to, "/runs/%s/win_to_ms", run)) to = nmax * 1e3;
+        if (rd_num(root, &to, "/runs/%s/win_to_ms", run))
+            to = nmax * 1e3;
         fg_color(FG_LIGHTGREY);
         fg_rect(from / 1e3, 0, fmin(to / 1e3, nmax), top);
         fg_text((from / 1e3 + fmin(to / 1e3, nmax)) / 2, top * (has_breaker(arm) ? 0.8 : 0.9), 0.5, 0.8, FG_GREY,
                 "%s", window_words(arm));
     }
-    if (has_breaker(arm)) band(root, run, nmax, top * 0.88, top);
+    if (has_breaker(arm))
+        band(root, run, nmax, top * 0.88, top);
     fg_linaxis_y_n(top, NULL, 0.8, 4);
     double step = nmax > 20 ? 5 : nmax > 8 ? 2 : 1;
     fg_color(FG_GRID);
-    for (double x = step; x < nmax; x += step) fg_line(x, 0, x, top);
+    for (double x = step; x < nmax; x += step)
+        fg_line(x, 0, x, top);
     fg_frame();
     fg_mtext("t", 0.6, 0.0, 0.0, 0.95, FG_BLACK, head);
     int n = (int)(json_array_size(ps) < MAXS ? json_array_size(ps) : MAXS);
     double y[MAXS];
     for (size_t k = 0; k < NSERIES; k++) {
-        for (int s = 0; s < n; s++) y[s] = ps_num(root, run, (size_t)s, SERIES[k].key);
+        for (int s = 0; s < n; s++)
+            y[s] = ps_num(root, run, (size_t)s, SERIES[k].key);
         fg_steps(n, y, SERIES[k].col, k == 0 ? 6 : 1.8);
     }
 }
@@ -168,11 +184,13 @@ int ot_figure(json_t *root, const char *figdir)
         snprintf(run, sizeof run, "%s-r%d", OT_TIMELINE[a], ot_round(root, OT_TIMELINE[a]));
         json_t *ps = rd_at(root, "/runs/%s/per_second", run);
         size_t n = json_array_size(ps) < MAXS ? json_array_size(ps) : MAXS;
-        if ((int)n > nmax) nmax = (int)n;
+        if ((int)n > nmax)
+            nmax = (int)n;
         for (size_t s = 0; s < n; s++)
             for (size_t k = 0; k < NSERIES; k++) {
                 double v = ps_num(root, run, s, SERIES[k].key);
-                if (isfinite(v)) ymax = fmax(ymax, v);
+                if (isfinite(v))
+                    ymax = fmax(ymax, v);
             }
     }
     double top = fg_nice_top(ymax > 0 ? ymax * 1.1 : 1);
@@ -216,7 +234,8 @@ static void say_range(page *p, json_t *root, const char *kind, const char *arm, 
         pg_nm(p);
     } else if (json_is_object(rd_at(root, "/arms/%s/%s", arm, fig))) {
         pg_range(p, kind, arm, fig);
-        if (!strcmp(kind, "ms")) pg_t(p, " ms");
+        if (!strcmp(kind, "ms"))
+            pg_t(p, " ms");
     } else {
         pg_v(p, kind, "/arms/%s/%s", arm, fig);
     }
@@ -230,8 +249,10 @@ static void say_verdict(page *p, json_t *root, const char *a, const char *b, con
         json_t *v = json_array_get(vs, i);
         const char *va = json_string_value(json_object_get(v, "a")), *vb = json_string_value(json_object_get(v, "b"));
         const char *vf = json_string_value(json_object_get(v, "figure"));
-        if (!va || !vb || !vf || strcmp(va, a) || strcmp(vb, b) || strcmp(vf, fig)) continue;
-        if (!json_array_size(json_object_get(v, "rounds"))) return;
+        if (!va || !vb || !vf || strcmp(va, a) || strcmp(vb, b) || strcmp(vf, fig))
+            continue;
+        if (!json_array_size(json_object_get(v, "rounds")))
+            return;
         pg_t(p, " (the verdict over the rounds both have: ");
         pg_v(p, "str", "/verdicts/%zu/verdict", i);
         if (json_is_string(json_object_get(v, "direction"))) {
@@ -267,7 +288,8 @@ static void down_text(page *p, json_t *root)
     pg_t(p, "Store down, in the rounds drawn, counting the requests scheduled in the window.");
     for (int i = 0; i < 3; i++) {
         int r = drawn(p, root, D[i].arm);
-        if (!r) continue;
+        if (!r)
+            continue;
         pg_t(p, " %s (%s, round %d), ", D[i].words, D[i].arm, r);
         pg_v(p, "int", "/runs/%s-r%d/%s", D[i].arm, r, D[i].fig);
         pg_t(p, " of ");
@@ -402,7 +424,8 @@ static void arms_table(page *p, json_t *root)
     size_t na = rd_arms(root, &arms);
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!strcmp(rd_arm_fault(a), "none")) continue;
+        if (!strcmp(rd_arm_fault(a), "none"))
+            continue;
         char words[200];
         rd_arm_words(a, words, sizeof words);
         tb_row(p);

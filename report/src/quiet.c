@@ -1,3 +1,4 @@
+/* quiet.c: the "Quiet runs" section and the disturbed-run figures.  The contract is in quiet.h. */
 #include "quiet.h"
 
 #include <math.h>
@@ -34,7 +35,8 @@ static const rule_def RULES[] = {
 static const rule_def *rule_of(const char *name)
 {
     for (size_t k = 0; name && k < NRULES; k++)
-        if (!strcmp(RULES[k].rule, name)) return &RULES[k];
+        if (!strcmp(RULES[k].rule, name))
+            return &RULES[k];
     return NULL;
 }
 
@@ -44,7 +46,8 @@ static int limit_index(json_t *root, const char *name)
     json_t *rules = rd_at(root, "/extra/quiet/rules");
     for (size_t k = 0; name && k < json_array_size(rules); k++) {
         const char *r = json_string_value(json_object_get(json_array_get(rules, k), "rule"));
-        if (r && !strcmp(r, name)) return (int)k;
+        if (r && !strcmp(r, name))
+            return (int)k;
     }
     return -1;
 }
@@ -87,7 +90,8 @@ static size_t n_figs(json_t *root)
 static double ps_num(json_t *root, size_t i, const char *run, size_t s, const char *key)
 {
     json_t *v = json_object_get(rd_at(root, "/extra/quiet/disturbed/%zu/per_second/%zu", i, s), key);
-    if (!v && run) v = rd_at(root, "/runs/%s/per_second/%zu/%s", run, s, key);
+    if (!v && run)
+        v = rd_at(root, "/runs/%s/per_second/%zu/%s", run, s, key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -110,7 +114,8 @@ static void limit_line(int n, double y, double ylo, double yhi, int col, int lef
 static void no_reading(int n, const double *y, double ymid)
 {
     for (int s = 0; s < n; s++)
-        if (!isfinite(y[s])) fg_text(s + 0.5, ymid, 0.5, 0.75, FG_GREY, "no reading");
+        if (!isfinite(y[s]))
+            fg_text(s + 0.5, ymid, 0.5, 0.75, FG_GREY, "no reading");
 }
 
 typedef struct {
@@ -124,10 +129,12 @@ static void share_panel(json_t *root, double y0, double y1, int n, const double 
 {
     double top = 0;
     for (int s = 0; s < n; s++)
-        if (isfinite(v[s])) top = fmax(top, v[s]);
+        if (isfinite(v[s]))
+            top = fmax(top, v[s]);
     for (int k = 0; k < nl; k++) {
         double l = limit_of(root, lims[k].rule);
-        if (isfinite(l)) top = fmax(top, l);
+        if (isfinite(l))
+            top = fmax(top, l);
     }
     /* a share axis stops at 100% unless a value passes it */
     double cap = top <= 1 ? 1 : INFINITY;
@@ -138,7 +145,8 @@ static void share_panel(json_t *root, double y0, double y1, int n, const double 
     fg_mtext("l", 6.2, 0.5, 0.5, 0.9, FG_BLACK, label);
     for (int k = 0; k < nl; k++) {
         double l = limit_of(root, lims[k].rule);
-        if (!isfinite(l)) continue;
+        if (!isfinite(l))
+            continue;
         char t[64], lab[200];
         fmt_num(l, "pct", t, sizeof t);
         snprintf(lab, sizeof lab, "%s: %s", lims[k].words, t);
@@ -173,24 +181,30 @@ static void late_panel(json_t *root, double y0, double y1, int n, const double *
         }
     }
     int elo = isfinite(lo) ? (int)floor(log10(lo / 2)) : -1, ehi = isfinite(hi) ? (int)ceil(log10(hi * 1.5)) : 2;
-    if (elo < -2) elo = -2;
-    if (elo > 3) elo = 3;
-    if (ehi > 4) ehi = 4;
-    if (ehi <= elo) ehi = elo + 1;
+    if (elo < -2)
+        elo = -2;
+    if (elo > 3)
+        elo = 3;
+    if (ehi > 4)
+        ehi = 4;
+    if (ehi <= elo)
+        ehi = elo + 1;
     fg_panel(0.12, 0.97, y0, y1, 0, n, elo, ehi);
     fg_logaxis_y(elo, ehi, ms_label, 0.85);
     fg_frame();
     fg_mtext("l", 6.2, 0.5, 0.5, 0.9, FG_BLACK, label);
     for (int k = 0; k < 2; k++) {
         double l = limit_of(root, lims[k].rule);
-        if (!(isfinite(l) && l > 0)) continue;
+        if (!(isfinite(l) && l > 0))
+            continue;
         char t[64], lab[200];
         fmt_num(l, "ms", t, sizeof t);
         snprintf(lab, sizeof lab, "%s: %s ms", lims[k].words, t);
         limit_line(n, fmin(fmax(log10(l), elo), ehi), elo, ehi, lims[k].col, k % 2, lab);
     }
     double y[600] = {0};
-    for (int s = 0; s < n; s++) y[s] = isfinite(ms[s]) ? log10(fmax(ms[s], pow(10, elo))) : NAN;
+    for (int s = 0; s < n; s++)
+        y[s] = isfinite(ms[s]) ? log10(fmax(ms[s], pow(10, elo))) : NAN;
     fg_steps(n, y, FG_RED, 2);
     no_reading(n, y, (elo + ehi) / 2.0);
 }
@@ -259,7 +273,8 @@ static int fig_one(json_t *root, const char *figdir, size_t i)
 int qt_figures(json_t *root, const char *figdir)
 {
     int rc = 0;
-    for (size_t i = 0; i < n_figs(root); i++) rc |= fig_one(root, figdir, i);
+    for (size_t i = 0; i < n_figs(root); i++)
+        rc |= fig_one(root, figdir, i);
     return rc;
 }
 
@@ -284,7 +299,8 @@ static void rules_table(page *p, json_t *root)
         tb_td_end(p);
         tb_td_begin(p, NULL);
         pg_v(p, d ? d->lkind : "x", "/extra/quiet/rules/%zu/limit", k);
-        if (d && is_ms(d->lkind)) pg_t(p, " ms");
+        if (d && is_ms(d->lkind))
+            pg_t(p, " ms");
         tb_td_end(p);
     }
     tb_end(p);
@@ -297,7 +313,8 @@ static void say_broken(page *p, json_t *root, size_t i, size_t k)
     const char *run = rd_str(root, "/extra/quiet/disturbed/%zu/run", i);
     const rule_def *d = rule_of(name);
     int li = limit_index(root, name);
-    if (d) pg_t(p, "%s (", d->words);
+    if (d)
+        pg_t(p, "%s (", d->words);
     pg_v(p, "str", "/extra/quiet/disturbed/%zu/rules/%zu", i, k);
     if (d) {
         pg_t(p, "): ");
@@ -306,14 +323,16 @@ static void say_broken(page *p, json_t *root, size_t i, size_t k)
             pg_v(p, d->kind, "/extra/quiet/disturbed/%zu/%s", i, d->fig);
         else
             pg_v(p, d->kind, "/runs/%s/%s", run, d->fig);
-        if (is_ms(d->kind)) pg_t(p, " ms");
+        if (is_ms(d->kind))
+            pg_t(p, " ms");
         pg_t(p, ", %s its limit of ", d->below ? "below" : "above");
     } else {
         pg_t(p, ", limit ");
     }
     if (li >= 0) {
         pg_v(p, d ? d->lkind : "x", "/extra/quiet/rules/%d/limit", li);
-        if (d && is_ms(d->lkind)) pg_t(p, " ms");
+        if (d && is_ms(d->lkind))
+            pg_t(p, " ms");
     } else {
         pg_nm(p);
     }
@@ -337,7 +356,8 @@ static void disturbed_table(page *p, json_t *root)
         tb_td_begin(p, "l");
         json_t *rules = rd_at(root, "/extra/quiet/disturbed/%zu/rules", i);
         for (size_t k = 0; k < json_array_size(rules); k++) {
-            if (k) pg_t(p, "; ");
+            if (k)
+                pg_t(p, "; ");
             say_broken(p, root, i, k);
         }
         tb_td_end(p);
@@ -354,7 +374,8 @@ static int arms_left_out(page *p, json_t *root)
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
         json_t *dist = rd_at(root, "/arms/%s/rounds_disturbed", a);
-        if (!arms[i].measured || !json_array_size(dist)) continue;
+        if (!arms[i].measured || !json_array_size(dist))
+            continue;
         if (!any++) {
             pg_p_begin(p, NULL);
             pg_t(p, "These arms' medians, ranges and totals, and the verdicts and guesses about them, leave their "
@@ -366,18 +387,22 @@ static int arms_left_out(page *p, json_t *root)
         json_t *rr = rd_at(root, "/arms/%s/rounds", a);
         pg_t(p, "%s: over %s ", a, json_array_size(rr) == 1 ? "round" : "rounds");
         for (size_t k = 0; k < json_array_size(rr); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "int", "/arms/%s/rounds/%zu", a, k);
         }
-        if (!json_array_size(rr)) pg_t(p, "no round at all (every run disturbed: no median)");
+        if (!json_array_size(rr))
+            pg_t(p, "no round at all (every run disturbed: no median)");
         pg_t(p, "; left out, disturbed: %s ", json_array_size(dist) == 1 ? "round" : "rounds");
         for (size_t k = 0; k < json_array_size(dist); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "int", "/arms/%s/rounds_disturbed/%zu", a, k);
         }
         pg_li_end(p);
     }
-    if (any) pg_ul_end(p);
+    if (any)
+        pg_ul_end(p);
     rd_arms_free(arms);
     return any;
 }
@@ -407,7 +432,8 @@ static void runs_table(page *p, json_t *root)
         tb_td_begin(p, "l");
         json_t *qr = json_object_get(e, "quiet_rules");
         for (size_t k = 0; k < json_array_size(qr); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "str", "/runs/%s/quiet_rules/%zu", run, k);
         }
         tb_td_end(p);
@@ -447,8 +473,10 @@ int qt_section(page *p, json_t *root)
     pg_t(p, " were quiet and ");
     pg_v(p, "int", "/extra/quiet/disturbed_runs");
     pg_t(p, " disturbed");
-    if (!nd) pg_t(p, ", so every run was quiet and every round counts.");
-    else pg_t(p, ". The disturbed runs:");
+    if (!nd)
+        pg_t(p, ", so every run was quiet and every round counts.");
+    else
+        pg_t(p, ". The disturbed runs:");
     pg_p_end(p);
     if (nd) {
         disturbed_table(p, root);

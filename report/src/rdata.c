@@ -1,3 +1,4 @@
+/* rdata.c: paths into verified.json and the design's arms.  The contract is in rdata.h. */
 #include "rdata.h"
 
 #include <stdarg.h>
@@ -10,12 +11,14 @@ static json_t *walk(json_t *root, const char *path)
     json_t *n = root;
     const char *p = path;
     while (n && *p) {
-        if (*p != '/') return NULL;
+        if (*p != '/')
+            return NULL;
         p++;
         const char *e = strchr(p, '/');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         char key[512];
-        if (len >= sizeof key) return NULL;
+        if (len >= sizeof key)
+            return NULL;
         memcpy(key, p, len);
         key[len] = 0;
         if (json_is_object(n)) {
@@ -23,7 +26,8 @@ static json_t *walk(json_t *root, const char *path)
         } else if (json_is_array(n)) {
             char *end;
             long i = strtol(key, &end, 10);
-            if (!len || *end || i < 0) return NULL;
+            if (!len || *end || i < 0)
+                return NULL;
             n = json_array_get(n, (size_t)i);
         } else {
             return NULL;
@@ -51,7 +55,8 @@ int rd_num(json_t *root, double *out, const char *fmt, ...)
     vsnprintf(path, sizeof path, fmt, ap);
     va_end(ap);
     json_t *n = walk(root, path);
-    if (!json_is_number(n)) return -1;
+    if (!json_is_number(n))
+        return -1;
     *out = json_number_value(n);
     return 0;
 }
@@ -112,8 +117,10 @@ size_t rd_arms(json_t *root, rd_arm **out)
     json_object_foreach(arms, key, v)
     {
         int known = 0;
-        for (size_t i = 0; i < NDESIGN; i++) known |= !strcmp(key, design_arms[i]);
-        if (!known) others[extra_n++] = key;
+        for (size_t i = 0; i < NDESIGN; i++)
+            known |= !strcmp(key, design_arms[i]);
+        if (!known)
+            others[extra_n++] = key;
     }
     qsort(others, extra_n, sizeof *others, cmp_str);
     for (size_t i = 0; i < extra_n; i++) {
@@ -145,9 +152,11 @@ static const char *const faults[][2] = {
 static int fault_of(const char *arm)
 {
     const char *d1 = strchr(arm, '-'), *d2 = strrchr(arm, '-');
-    if (!d1 || d2 == d1) return -1;
+    if (!d1 || d2 == d1)
+        return -1;
     for (size_t i = 0; i < NFAULTS; i++)
-        if (!strcmp(d2 + 1, faults[i][0])) return (int)i;
+        if (!strcmp(d2 + 1, faults[i][0]))
+            return (int)i;
     return -1;
 }
 
@@ -178,7 +187,8 @@ void rd_arm_words(const char *arm, char *out, size_t n)
 static int retry_words(const char *p, char *pol, size_t n)
 {
     int k, used = 0;
-    if (sscanf(p, "r%d%n", &k, &used) != 1 || used < 2) return 0;
+    if (sscanf(p, "r%d%n", &k, &used) != 1 || used < 2)
+        return 0;
     const char *rest = p + used;
     const char *w = !strcmp(rest, "x")     ? "capped pauses"
                     : !strcmp(rest, "xf")  ? "capped pauses, full jitter"
@@ -186,7 +196,8 @@ static int retry_words(const char *p, char *pol, size_t n)
                     : !strcmp(rest, "bud") ? "under a budget"
                     : !strcmp(rest, "dl")  ? "deadline passed down"
                                            : NULL;
-    if (!w) return 0;
+    if (!w)
+        return 0;
     snprintf(pol, n, "%d retries, %s", k, w);
     return 1;
 }
@@ -208,29 +219,48 @@ static void arm_words(const char *arm, char *out, size_t n)
                        : arm[0] == 'Z' ? "no wait"
                                        : "wait ?";
     char rate[32];
-    if (dash - arm == 2 && arm[1] == '3') snprintf(rate, sizeof rate, "300/s");
-    else if (dash - arm == 2 && arm[1] == '4') snprintf(rate, sizeof rate, "450/s");
-    else snprintf(rate, sizeof rate, "rate %.*s", (int)(dash - arm - 1), arm + 1);
+    if (dash - arm == 2 && arm[1] == '3')
+        snprintf(rate, sizeof rate, "300/s");
+    else if (dash - arm == 2 && arm[1] == '4')
+        snprintf(rate, sizeof rate, "450/s");
+    else
+        snprintf(rate, sizeof rate, "rate %.*s", (int)(dash - arm - 1), arm + 1);
     const char *p = dash + 1;
     char pol[96];
     int t;
-    if (!strcmp(p, "none")) snprintf(pol, sizeof pol, "no limit");
-    else if (!strcmp(p, "dl")) snprintf(pol, sizeof pol, "25 ms deadline, stand-in");
-    else if (!strcmp(p, "dldown")) snprintf(pol, sizeof pol, "deadline passed down");
-    else if (!strcmp(p, "r2")) snprintf(pol, sizeof pol, "2 retries at once, stand-in");
-    else if (!strcmp(p, "r2b")) snprintf(pol, sizeof pol, "2 retries, fixed pause");
-    else if (!strcmp(p, "r2bj")) snprintf(pol, sizeof pol, "2 retries, random pause");
-    else if (!strcmp(p, "hedge")) snprintf(pol, sizeof pol, "ask twice after 10 ms");
-    else if (!strcmp(p, "ahedge")) snprintf(pol, sizeof pol, "ask twice after the recent p95");
-    else if (!strcmp(p, "brk")) snprintf(pol, sizeof pol, "breaker, 25 ms limit, stand-in");
-    else if (!strcmp(p, "brkw")) snprintf(pol, sizeof pol, "breaker on a failure share, stand-in");
-    else if (!strcmp(p, "brkr2")) snprintf(pol, sizeof pol, "breaker, 2 retries, stand-in");
-    else if (!strcmp(p, "pool")) snprintf(pol, sizeof pol, "second store, one shared limit");
-    else if (!strcmp(p, "bulk")) snprintf(pol, sizeof pol, "second store, a bulkhead");
+    if (!strcmp(p, "none"))
+        snprintf(pol, sizeof pol, "no limit");
+    else if (!strcmp(p, "dl"))
+        snprintf(pol, sizeof pol, "25 ms deadline, stand-in");
+    else if (!strcmp(p, "dldown"))
+        snprintf(pol, sizeof pol, "deadline passed down");
+    else if (!strcmp(p, "r2"))
+        snprintf(pol, sizeof pol, "2 retries at once, stand-in");
+    else if (!strcmp(p, "r2b"))
+        snprintf(pol, sizeof pol, "2 retries, fixed pause");
+    else if (!strcmp(p, "r2bj"))
+        snprintf(pol, sizeof pol, "2 retries, random pause");
+    else if (!strcmp(p, "hedge"))
+        snprintf(pol, sizeof pol, "ask twice after 10 ms");
+    else if (!strcmp(p, "ahedge"))
+        snprintf(pol, sizeof pol, "ask twice after the recent p95");
+    else if (!strcmp(p, "brk"))
+        snprintf(pol, sizeof pol, "breaker, 25 ms limit, stand-in");
+    else if (!strcmp(p, "brkw"))
+        snprintf(pol, sizeof pol, "breaker on a failure share, stand-in");
+    else if (!strcmp(p, "brkr2"))
+        snprintf(pol, sizeof pol, "breaker, 2 retries, stand-in");
+    else if (!strcmp(p, "pool"))
+        snprintf(pol, sizeof pol, "second store, one shared limit");
+    else if (!strcmp(p, "bulk"))
+        snprintf(pol, sizeof pol, "second store, a bulkhead");
     else if (retry_words(p, pol, sizeof pol)) {
-    } else if (sscanf(p, "fb%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, stand-in", t);
-    else if (sscanf(p, "t%d", &t) == 1) snprintf(pol, sizeof pol, "%d ms limit, error", t);
-    else snprintf(pol, sizeof pol, "policy %s", p);
+    } else if (sscanf(p, "fb%d", &t) == 1)
+        snprintf(pol, sizeof pol, "%d ms limit, stand-in", t);
+    else if (sscanf(p, "t%d", &t) == 1)
+        snprintf(pol, sizeof pol, "%d ms limit, error", t);
+    else
+        snprintf(pol, sizeof pol, "policy %s", p);
     snprintf(out, n, "%s, %s, %s", wait, rate, pol);
 }
 
@@ -239,16 +269,24 @@ int rd_arm_family(const char *arm)
     const char *d = strchr(arm, '-');
     char pol[64];
     snprintf(pol, sizeof pol, "%s", d ? d + 1 : arm);
-    if (fault_of(arm) >= 0) *strrchr(pol, '-') = 0;
+    if (fault_of(arm) >= 0)
+        *strrchr(pol, '-') = 0;
     const char *p = pol;
     int t;
-    if (!strcmp(p, "none") || !strcmp(p, "capacity")) return 0;
-    if (!strcmp(p, "dl")) return 3;
-    if (!strcmp(p, "dldown")) return 4;
-    if (p[0] == 'r' && p[1] >= '1' && p[1] <= '9') return 5;
-    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge")) return 6;
-    if (sscanf(p, "fb%d", &t) == 1) return 2;
-    if (sscanf(p, "t%d", &t) == 1) return 1;
+    if (!strcmp(p, "none") || !strcmp(p, "capacity"))
+        return 0;
+    if (!strcmp(p, "dl"))
+        return 3;
+    if (!strcmp(p, "dldown"))
+        return 4;
+    if (p[0] == 'r' && p[1] >= '1' && p[1] <= '9')
+        return 5;
+    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge"))
+        return 6;
+    if (sscanf(p, "fb%d", &t) == 1)
+        return 2;
+    if (sscanf(p, "t%d", &t) == 1)
+        return 1;
     return 7;
 }
 
@@ -257,6 +295,7 @@ size_t rd_rounds(json_t *root, const char *arm, int *out, size_t max)
     json_t *r = rd_at(root, "/arms/%s/rounds", arm);
     size_t n = 0;
     for (size_t i = 0; i < json_array_size(r) && n < max; i++)
-        if (json_is_integer(json_array_get(r, i))) out[n++] = (int)json_integer_value(json_array_get(r, i));
+        if (json_is_integer(json_array_get(r, i)))
+            out[n++] = (int)json_integer_value(json_array_get(r, i));
     return n;
 }

@@ -51,7 +51,8 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->n + n + 1 > b->cap) {
         b->cap = 2 * (b->n + n + 1);
-        if (!(b->p = realloc(b->p, b->cap))) exit(1);
+        if (!(b->p = realloc(b->p, b->cap)))
+            exit(1);
     }
     memcpy(b->p + b->n, s, n);
     b->n += n;
@@ -72,13 +73,16 @@ static void putf(buf *b, const char *fmt, ...)
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     buf b = {0};
     char t[65536];
     size_t n;
-    while ((n = fread(t, 1, sizeof t, f)) > 0) put(&b, t, n);
+    while ((n = fread(t, 1, sizeof t, f)) > 0)
+        put(&b, t, n);
     fclose(f);
-    if (!b.p) put(&b, "", 0);
+    if (!b.p)
+        put(&b, "", 0);
     return b.p;
 }
 
@@ -107,18 +111,22 @@ static json_t *resolve(json_t *root, const char *path, char *why, size_t wl)
             sel[sl] = 0;
             p += sl + 2;
         }
-        if (*p == '.') p++;
+        if (*p == '.')
+            p++;
         else if (*p) {
             snprintf(why, wl, "a dot wanted after %s", key);
             return NULL;
         }
-        if (json_is_array(node) && strspn(key, "0123456789") == kl) node = json_array_get(node, strtoul(key, NULL, 10));
-        else node = json_object_get(node, key);
+        if (json_is_array(node) && strspn(key, "0123456789") == kl)
+            node = json_array_get(node, strtoul(key, NULL, 10));
+        else
+            node = json_object_get(node, key);
         if (!node) {
             snprintf(why, wl, "no %s", key);
             return NULL;
         }
-        if (!sel[0]) continue;
+        if (!sel[0])
+            continue;
         /* the first item of the list whose fields match every f=v of sel */
         json_t *hit = NULL, *item;
         size_t i;
@@ -150,7 +158,8 @@ static int known_kind(const char *k)
     static const char *const kinds[] = {"int", "ms", "ns_ms", "us_ms", "sms", "pct", "spp", "pp", "x",
                                         "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn"};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(k, kinds[i])) return 1;
+        if (!strcmp(k, kinds[i]))
+            return 1;
     return 0;
 }
 
@@ -170,7 +179,8 @@ static int render(const char *tpl, const char *tpl_name, json_t *root, const cha
             p++;
             continue;
         }
-        if (!*p) break;
+        if (!*p)
+            break;
         size_t fl = strcspn(p + 1, "}\n");
         if (p[1 + fl] != '}' || fl >= 512) {
             snprintf(err, el, "%s:%d: a { without its } on the line", tpl_name, line);
@@ -202,7 +212,8 @@ static int render(const char *tpl, const char *tpl_name, json_t *root, const cha
         }
         put(out, text, strlen(text));
     }
-    if (out->n && out->p[out->n - 1] != '\n') put(out, "\n", 1);
+    if (out->n && out->p[out->n - 1] != '\n')
+        put(out, "\n", 1);
     return 0;
 }
 
@@ -218,7 +229,8 @@ static int find_block(const char *text, const char *name, size_t *from, size_t *
 {
     int nb = 0, ne = 0;
     for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-        if (line_is(p, BEGIN) && !nb++) *from = (size_t)(p - text);
+        if (line_is(p, BEGIN) && !nb++)
+            *from = (size_t)(p - text);
         if (line_is(p, END) && !ne++) {
             const char *e = strchr(p, '\n');
             *to = e ? (size_t)(e + 1 - text) : strlen(text);
@@ -252,13 +264,16 @@ static int compare(const char *readme, const char *rp, size_t from, const char *
 {
     const char *a = readme + from, *b = block;
     int line = 1;
-    for (const char *p = readme; p < a; p++) line += *p == '\n';
+    for (const char *p = readme; p < a; p++)
+        line += *p == '\n';
     while (*b && *a == *b) {
         line += *a == '\n';
         a++, b++;
     }
-    if (!*b) return 0;
-    while (b > block && b[-1] != '\n') a--, b--; /* both from the start of the line */
+    if (!*b)
+        return 0;
+    while (b > block && b[-1] != '\n') /* both from the start of the line */
+        a--, b--;
     fprintf(stderr,
             "readme: %s:%d: the study block differs from what `make readme` writes from %s (README: \"%.*s\", "
             "would be: \"%.*s\"); run `make readme`\n",
@@ -280,12 +295,18 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
-        if (!strcmp(a, "--root") && more) root = argv[++i];
-        else if (!strcmp(a, "--template") && more) tpl_opt = argv[++i];
-        else if (!strcmp(a, "--in") && more) in_opt = argv[++i];
-        else if (!strcmp(a, "--readme") && more) readme_opt = argv[++i];
-        else if (!strcmp(a, "--check")) check = 1;
-        else if (!strcmp(a, "--print")) print = 1;
+        if (!strcmp(a, "--root") && more)
+            root = argv[++i];
+        else if (!strcmp(a, "--template") && more)
+            tpl_opt = argv[++i];
+        else if (!strcmp(a, "--in") && more)
+            in_opt = argv[++i];
+        else if (!strcmp(a, "--readme") && more)
+            readme_opt = argv[++i];
+        else if (!strcmp(a, "--check"))
+            check = 1;
+        else if (!strcmp(a, "--print"))
+            print = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -316,13 +337,17 @@ int main(int argc, char **argv)
     buf block = {0};
     size_t from = 0, to = 0;
     int rc = 1;
-    if (!tpl) snprintf(err, sizeof err, "%s: cannot read the template", tp);
-    else if (!print && !readme) snprintf(err, sizeof err, "%s: cannot read", rp);
-    else if (!v) snprintf(err, sizeof err, "%s: %s (line %d)", ip, je.text, je.line);
+    if (!tpl)
+        snprintf(err, sizeof err, "%s: cannot read the template", tp);
+    else if (!print && !readme)
+        snprintf(err, sizeof err, "%s: cannot read", rp);
+    else if (!v)
+        snprintf(err, sizeof err, "%s: %s (line %d)", ip, je.text, je.line);
     else if (!json_is_true(json_object_get(v, "ok")))
         snprintf(err, sizeof err, "%s: \"ok\" is not true: only a study the verifier passed reaches the front page",
                  ip);
-    else if (readme) find_block(readme, rp, &from, &to, err, sizeof err);
+    else if (readme)
+        find_block(readme, rp, &from, &to, err, sizeof err);
     if (!err[0]) {
         putf(&block, "%s\n<!-- written by `make readme` from %s through %s: edit the template, not this block -->\n",
              BEGIN, in_name, tpl_name);
@@ -336,17 +361,21 @@ int main(int argc, char **argv)
             rc = 0;
         }
     }
-    if (rc == 0 && print) fputs(block.p, stdout);
-    else if (rc == 0 && check) rc = compare(readme, rp, from, block.p, in_name);
+    if (rc == 0 && print)
+        fputs(block.p, stdout);
+    else if (rc == 0 && check)
+        rc = compare(readme, rp, from, block.p, in_name);
     else if (rc == 0) {
         buf all = {0};
         put(&all, readme, from);
         put(&all, block.p, block.n);
         put(&all, readme + to, strlen(readme + to));
-        if (write_atomic(rp, all.p, err, sizeof err) != 0) rc = 1;
+        if (write_atomic(rp, all.p, err, sizeof err) != 0)
+            rc = 1;
         free(all.p);
     }
-    if (err[0]) fprintf(stderr, "readme: %s\n", err);
+    if (err[0])
+        fprintf(stderr, "readme: %s\n", err);
     free(block.p);
     free(tpl);
     free(readme);

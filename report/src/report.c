@@ -49,12 +49,18 @@ static int measured(json_t *root, const char *arm)
 static const char *kind_of_figure(const char *fig, int diff)
 {
     size_t n = strlen(fig);
-    if (n > 3 && !strcmp(fig + n - 3, "_ms")) return diff ? "sms" : "ms";
-    if (!strncmp(fig, "slot_ms_", 8)) return diff ? "sms" : "ms";
-    if (n > 6 && !strcmp(fig + n - 6, "_share")) return diff ? "spp" : "pct";
-    if (n >= 19 && !strcmp(fig + n - 19, "lookups_per_request")) return diff ? "sx" : "x";
-    if (n > 3 && !strcmp(fig + n - 3, "_us")) return "us";
-    if (!strcmp(fig, "answers_per_s")) return diff ? "sx" : "x";
+    if (n > 3 && !strcmp(fig + n - 3, "_ms"))
+        return diff ? "sms" : "ms";
+    if (!strncmp(fig, "slot_ms_", 8))
+        return diff ? "sms" : "ms";
+    if (n > 6 && !strcmp(fig + n - 6, "_share"))
+        return diff ? "spp" : "pct";
+    if (n >= 19 && !strcmp(fig + n - 19, "lookups_per_request"))
+        return diff ? "sx" : "x";
+    if (n > 3 && !strcmp(fig + n - 3, "_us"))
+        return "us";
+    if (!strcmp(fig, "answers_per_s"))
+        return diff ? "sx" : "x";
     return "int";
 }
 
@@ -101,7 +107,8 @@ static void sec_head(page *p, json_t *root)
             pg_t(p, "%s%s", first ? "" : ", ", arms[i].name);
             first = 0;
         }
-    if (first) pg_t(p, "none");
+    if (first)
+        pg_t(p, "none");
     pg_t(p, ". Not measured: ");
     first = 1;
     for (size_t i = 0; i < na; i++)
@@ -109,7 +116,8 @@ static void sec_head(page *p, json_t *root)
             pg_t(p, "%s%s", first ? "" : ", ", arms[i].name);
             first = 0;
         }
-    if (first) pg_t(p, "none");
+    if (first)
+        pg_t(p, "none");
     pg_t(p, ". An arm is named wait-rate-policy: H3-fb25 is freezes (H), 300 requests a second (3; 4 is 450), "
             "a 25 ms limit and then a stand-in; L is the long tail without freezes, F a healthy store (2 ms "
             "always), Z no wait at all.");
@@ -154,7 +162,8 @@ static void say_median(page *p, json_t *root, const char *arm, const char *fig, 
 {
     if (measured(root, arm)) {
         pg_v(p, kind, "/arms/%s/%s/median", arm, fig);
-        if (!strcmp(kind, "ms")) pg_t(p, " ms");
+        if (!strcmp(kind, "ms"))
+            pg_t(p, " ms");
     } else {
         pg_nm(p);
     }
@@ -341,8 +350,10 @@ static int sec_deadline(page *p, json_t *root)
     pg_t(p, " with the deadline kept in the service, ");
     say_median(p, root, "H3-dldown", "slot_ms_per_lookup", "ms");
     pg_t(p, " with it passed down, where the store cut ");
-    if (measured(root, "H3-dldown")) pg_v(p, "int", "/arms/H3-dldown/cut_short_total");
-    else pg_nm(p);
+    if (measured(root, "H3-dldown"))
+        pg_v(p, "int", "/arms/H3-dldown/cut_short_total");
+    else
+        pg_nm(p);
     pg_t(p, " lookups short over all rounds. What the user saw: the slowest 1 in 100 was ");
     say_median(p, root, "H3-dl", "p99_ms", "ms");
     pg_t(p, " and ");
@@ -404,8 +415,10 @@ static int sec_ap(page *p, json_t *root)
         pg_t(p, " rows of ");
         pg_v(p, "int", "/ap/customers");
         pg_t(p, " customers. Copied from the lab's ap.json, not recomputed: the means over the ");
-        if (json_array_size(seeds) > 0) pg_v(p, "int", "/ap/copied_from_ap_json/model_seeds/%zu", json_array_size(seeds) - 1);
-        else pg_nm(p);
+        if (json_array_size(seeds) > 0)
+            pg_v(p, "int", "/ap/copied_from_ap_json/model_seeds/%zu", json_array_size(seeds) - 1);
+        else
+            pg_nm(p);
         pg_t(p, " model seeds (each a model the lab retrained), their 95%% intervals (");
         pg_v(p, "int", "/ap/copied_from_ap_json/bootstrap/used");
         pg_t(p, " of ");
@@ -417,7 +430,8 @@ static int sec_ap(page *p, json_t *root)
         if (json_array_size(skipped) > 0) {
             pg_t(p, " Chosen but without runs, so not measured: ");
             for (size_t i = 0; i < json_array_size(skipped); i++) {
-                if (i) pg_t(p, ", ");
+                if (i)
+                    pg_t(p, ", ");
                 pg_v(p, "str", "/ap/skipped_arms/%zu", i);
             }
             pg_t(p, ".");
@@ -506,7 +520,8 @@ static void sec_arms(page *p, json_t *root)
         tb_td_begin(p, NULL);
         json_t *rr = rd_at(root, "/arms/%s/rounds", a);
         for (size_t k = 0; k < json_array_size(rr); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "int", "/arms/%s/rounds/%zu", a, k);
         }
         /* rounds whose run was disturbed are not in the medians (Quiet runs) */
@@ -514,7 +529,8 @@ static void sec_arms(page *p, json_t *root)
         if (json_array_size(dr)) {
             pg_t(p, json_array_size(rr) ? " (left out, disturbed: " : "none (disturbed: ");
             for (size_t k = 0; k < json_array_size(dr); k++) {
-                if (k) pg_t(p, ", ");
+                if (k)
+                    pg_t(p, ", ");
                 pg_v(p, "int", "/arms/%s/rounds_disturbed/%zu", a, k);
             }
             pg_t(p, ")");
@@ -592,7 +608,8 @@ static void sec_verdicts(page *p, json_t *root)
         const char *a = json_string_value(json_object_get(v, "a"));
         const char *b = json_string_value(json_object_get(v, "b"));
         const char *fig = json_string_value(json_object_get(v, "figure"));
-        if (!a || !b || !fig) continue;
+        if (!a || !b || !fig)
+            continue;
         tb_row(p);
         tb_td_begin(p, "l nw");
         pg_v(p, "str", "/verdicts/%zu/a", i);
@@ -610,21 +627,27 @@ static void sec_verdicts(page *p, json_t *root)
         json_t *rr = json_object_get(v, "rounds");
         const char *kind = kind_of_figure(fig, 1);
         for (size_t k = 0; k < json_array_size(rr); k++) {
-            if (k) pg_t(p, "; ");
+            if (k)
+                pg_t(p, "; ");
             pg_t(p, "round ");
             pg_v(p, "int", "/verdicts/%zu/rounds/%zu", i, k);
             pg_t(p, ": ");
             pg_v(p, kind, "/verdicts/%zu/diffs/%zu", i, k);
-            if (!strcmp(kind, "sms")) pg_t(p, " ms");
+            if (!strcmp(kind, "sms"))
+                pg_t(p, " ms");
         }
         int ma = measured(root, a), mb = measured(root, b);
         if (!ma || !mb) {
-            if (json_array_size(rr)) pg_t(p, "; ");
+            if (json_array_size(rr))
+                pg_t(p, "; ");
             pg_nm(p);
             pg_t(p, ": ");
-            if (!ma) pg_v(p, "str", "/verdicts/%zu/a", i);
-            if (!ma && !mb && strcmp(a, b)) pg_t(p, ", ");
-            if (!mb && (ma || strcmp(a, b))) pg_v(p, "str", "/verdicts/%zu/b", i);
+            if (!ma)
+                pg_v(p, "str", "/verdicts/%zu/a", i);
+            if (!ma && !mb && strcmp(a, b))
+                pg_t(p, ", ");
+            if (!mb && (ma || strcmp(a, b)))
+                pg_v(p, "str", "/verdicts/%zu/b", i);
         } else if (!json_array_size(rr)) {
             pg_t(p, "no round in common");
         }
@@ -667,7 +690,8 @@ static void sec_guesses(page *p, json_t *root)
                 break;
             }
         }
-        if (ti != (size_t)-1) pg_v(p, "str", "/extra/guesses/%zu/guess", ti);
+        if (ti != (size_t)-1)
+            pg_v(p, "str", "/extra/guesses/%zu/guess", ti);
         tb_td_end(p);
         tb_td_begin(p, "l");
         pg_v(p, "str", "/guesses/%zu/predicate", i);
@@ -675,7 +699,8 @@ static void sec_guesses(page *p, json_t *root)
         tb_td_begin(p, "l");
         json_t *cl = json_object_get(g, "clauses");
         for (size_t k = 0; k < json_array_size(cl); k++) {
-            if (k) pg_t(p, ", ");
+            if (k)
+                pg_t(p, ", ");
             pg_v(p, "tf", "/guesses/%zu/clauses/%zu", i, k);
         }
         tb_td_end(p);
@@ -739,7 +764,8 @@ static void sec_method(page *p, json_t *root)
     pg_t(p, " ns and then at ");
     json_t *g = rd_at(root, "/extra/exceed_grid_ns");
     pg_t(p, "points equally spaced on a log scale up to ");
-    if (json_array_size(g)) pg_v(p, "int", "/extra/exceed_grid_ns/%zu", json_array_size(g) - 1);
+    if (json_array_size(g))
+        pg_v(p, "int", "/extra/exceed_grid_ns/%zu", json_array_size(g) - 1);
     pg_t(p, " ns; a request never answered counts as waiting longer than every point.");
     pg_li_end(p);
     pg_li_begin(p);
@@ -791,9 +817,11 @@ static int mkdir_p(const char *d)
     char t[4096];
     snprintf(t, sizeof t, "%s", d);
     for (char *s = t + 1; *s; s++) {
-        if (*s != '/') continue;
+        if (*s != '/')
+            continue;
         *s = 0;
-        if (mkdir(t, 0755) && errno != EEXIST) return -1;
+        if (mkdir(t, 0755) && errno != EEXIST)
+            return -1;
         *s = '/';
     }
     return mkdir(t, 0755) && errno != EEXIST ? -1 : 0;
@@ -802,10 +830,12 @@ static int mkdir_p(const char *d)
 static void rm_dir(const char *d)
 {
     DIR *dir = opendir(d);
-    if (!dir) return;
+    if (!dir)
+        return;
     struct dirent *de;
     while ((de = readdir(dir))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+            continue;
         char p[4400];
         snprintf(p, sizeof p, "%s/%s", d, de->d_name);
         unlink(p);
@@ -820,9 +850,12 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
-        if (!strcmp(a, "--root") && more) root_dir = argv[++i];
-        else if (!strcmp(a, "--in") && more) in = argv[++i];
-        else if (!strcmp(a, "--out") && more) out = argv[++i];
+        if (!strcmp(a, "--root") && more)
+            root_dir = argv[++i];
+        else if (!strcmp(a, "--in") && more)
+            in = argv[++i];
+        else if (!strcmp(a, "--out") && more)
+            out = argv[++i];
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -834,9 +867,12 @@ int main(int argc, char **argv)
     }
     char inpath[4096], outdir[4096];
     snprintf(inpath, sizeof inpath, "%s", in ? in : "");
-    if (!in) snprintf(inpath, sizeof inpath, "%s/results/verified.json", root_dir);
-    if (out) snprintf(outdir, sizeof outdir, "%s", out);
-    else snprintf(outdir, sizeof outdir, "%s/results", root_dir);
+    if (!in)
+        snprintf(inpath, sizeof inpath, "%s/results/verified.json", root_dir);
+    if (out)
+        snprintf(outdir, sizeof outdir, "%s", out);
+    else
+        snprintf(outdir, sizeof outdir, "%s/results", root_dir);
 
     json_error_t jerr;
     json_t *root = json_load_file(inpath, JSON_REJECT_DUPLICATES, &jerr);
@@ -896,7 +932,8 @@ int main(int argc, char **argv)
     rc |= fl_figures(root, tmpfig, &fc);
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
-    if (fig_ap_ready(root)) rc |= fig_ap(root, tmpfig);
+    if (fig_ap_ready(root))
+        rc |= fig_ap(root, tmpfig);
     rc |= ot_figure(root, tmpfig);
     rc |= df_figures(root, tmpfig);
     rc |= qt_figures(root, tmpfig);
@@ -938,8 +975,10 @@ int main(int argc, char **argv)
         }
         rm_dir(oldfig);
     }
-    if (!rc) rc = pg_write(p, "Timeouts and fallbacks: the verified results", html, md);
-    if (rc) rm_dir(tmpfig);
+    if (!rc)
+        rc = pg_write(p, "Timeouts and fallbacks: the verified results", html, md);
+    if (rc)
+        rm_dir(tmpfig);
     pg_free(p);
     json_decref(root);
     if (rc) {
