@@ -132,3 +132,13 @@ bad:
     snprintf(out, n, "?");
     return -1;
 }
+
+int fmt_known(const char *kind)
+{
+    static const char *const kinds[] = {"int", "ms", "ns_ms", "us_ms", "sms", "pct", "spp", "pp", "x",
+                                        "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn"};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (!strcmp(kind, kinds[i]))
+            return 1;
+    return 0;
+}
