@@ -5,7 +5,12 @@
  *
  *   report [--root DIR]                  DIR/results/verified.json -> DIR/results/
  *   report --in FILE --out DIR           FILE -> DIR/report.html, DIR/report.md, DIR/figures/
+ *   [--arms FILE] [--templates DIR]      the registered arms (lab/arms.tsv, read as data) and the
+ *                                        section templates (report/templates/): by default those
+ *                                        of the repository the report was built in
  *
+ * The prose is in the templates (src/tsec.h, src/tpl.h); this file says
+ * which section comes when, and writes the files.
  * Refuses to render (exit 1) unless verified.json says "ok": true.
  * Exit 0 done; 1 refused or failed (message on stderr); 2 usage.
  */
@@ -36,6 +41,8 @@ static void usage(FILE *o)
                "  --root DIR   read DIR/results/verified.json, write DIR/results/report.{html,md} and figures/\n"
                "  --in FILE    verified.json to read\n"
                "  --out DIR    folder for report.html, report.md and figures/\n"
+               "  --arms FILE  the registered arms (default: the lab/arms.tsv of the repository built in)\n"
+               "  --templates DIR  the section templates and arm-words.tsv (default: its report/templates)\n"
                "Refuses to render unless verified.json says \"ok\": true.\n");
 }
 
@@ -847,6 +854,7 @@ static void rm_dir(const char *d)
 int main(int argc, char **argv)
 {
     const char *root_dir = ".", *in = NULL, *out = NULL;
+    const char *arms_file = REPO_DIR "/lab/arms.tsv", *tpl_dir = REPO_DIR "/report/templates";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
@@ -856,6 +864,10 @@ int main(int argc, char **argv)
             in = argv[++i];
         else if (!strcmp(a, "--out") && more)
             out = argv[++i];
+        else if (!strcmp(a, "--arms") && more)
+            arms_file = argv[++i];
+        else if (!strcmp(a, "--templates") && more)
+            tpl_dir = argv[++i];
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -874,6 +886,12 @@ int main(int argc, char **argv)
     else
         snprintf(outdir, sizeof outdir, "%s/results", root_dir);
 
+    char derr[4400] = "", words_file[4200];
+    snprintf(words_file, sizeof words_file, "%s/arm-words.tsv", tpl_dir);
+    if (rd_design_load(arms_file, words_file, derr, sizeof derr) != 0) {
+        fprintf(stderr, "report: the registered arms: %s\n", derr);
+        return 1;
+    }
     json_error_t jerr;
     json_t *root = json_load_file(inpath, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
