@@ -463,7 +463,9 @@ static int resolve(env *e, const char *path0, json_t **out, char *ptr, size_t pl
             snprintf(why, wl, "a dot wanted after %s", key);
             return -1;
         }
-        if (json_is_array(n) && strspn(key, "0123456789") == kl)
+        if (json_is_array(n) && !strcmp(key, "-1") && json_array_size(n))
+            snprintf(key, sizeof key, "%zu", json_array_size(n) - 1);
+        if (json_is_array(n) && strspn(key, "0123456789") == strlen(key))
             n = json_array_get(n, strtoul(key, NULL, 10));
         else
             n = json_object_get(n, key);
@@ -543,21 +545,30 @@ static int term(env *e, char *s, int line)
         snprintf(path, sizeof path, "%s", s);
     }
     char *pth = trim(path), *l = trim(lit);
-    json_t *v = NULL;
+    json_t *v = NULL, *word = NULL;
     char ptr[512], why[512];
-    int design;
-    int r = resolve(e, pth, &v, ptr, sizeof ptr, &design, why, sizeof why);
+    int design, r;
+    var *wv = pth[0] == '$' && ident_len(pth + 1) == strlen(pth + 1) ? find_var(e, pth + 1, strlen(pth + 1)) : NULL;
+    if (wv && !wv->node) {
+        /* a word of a literal list: its name */
+        v = word = json_string(wv->item);
+        r = 1;
+    } else {
+        r = resolve(e, pth, &v, ptr, sizeof ptr, &design, why, sizeof why);
+    }
     if (r < 0)
         return fail(e->err, e->el, e->file, line, "{#if %s}: %s", s, why);
-    int res;
+    int res = 0;
     if (!op) {
         res = r == 1 && !json_is_null(v) && !json_is_false(v);
     } else if (r == 0) {
         res = 0;
     } else if (l[0] == '"') {
         size_t ln = strlen(l);
-        if (ln < 2 || l[ln - 1] != '"' || oi > 1)
+        if (ln < 2 || l[ln - 1] != '"' || oi > 1) {
+            json_decref(word);
             return fail(e->err, e->el, e->file, line, "{#if %s}: a string wants \"...\" and == or !=", s);
+        }
         l[ln - 1] = 0;
         const char *sv = json_string_value(v);
         int eq = sv && !strcmp(sv, l + 1);
@@ -565,8 +576,10 @@ static int term(env *e, char *s, int line)
     } else {
         char *end;
         double x = strtod(l, &end);
-        if (!*l || *end)
+        if (!*l || *end) {
+            json_decref(word);
             return fail(e->err, e->el, e->file, line, "{#if %s}: \"%s\" is neither a \"string\" nor a number", s, l);
+        }
         if (!json_is_number(v)) {
             res = oi == 1;
         } else {
@@ -574,14 +587,13 @@ static int term(env *e, char *s, int line)
             res = oi == 0 ? y == x : oi == 1 ? y != x : oi == 2 ? y <= x : oi == 3 ? y >= x : oi == 4 ? y < x : y > x;
         }
     }
+    json_decref(word);
     return neg ? !res : res;
 }
 
-static int cond_true(env *e, const char *cond, int line)
+/* TERM && TERM ... */
+static int all_true(env *e, char *p, int line)
 {
-    char c[1024];
-    snprintf(c, sizeof c, "%s", cond);
-    char *p = c;
     for (;;) {
         char *and = strstr(p, "&&");
         if (and)
@@ -592,6 +604,25 @@ static int cond_true(env *e, const char *cond, int line)
         if (!and)
             return 1;
         p = and + 2;
+    }
+}
+
+/* ALL || ALL ... (&& binds closer) */
+static int cond_true(env *e, const char *cond, int line)
+{
+    char c[1024];
+    snprintf(c, sizeof c, "%s", cond);
+    char *p = c;
+    for (;;) {
+        char *or = strstr(p, "||");
+        if (or)
+            *or = 0;
+        int r = all_true(e, p, line);
+        if (r != 0)
+            return r;
+        if (!or)
+            return 0;
+        p = or + 2;
     }
 }
 
@@ -641,7 +672,7 @@ static int do_value(env *e, node *x)
 {
     char c[1024];
     snprintf(c, sizeof c, "%s", x->s);
-    int opt = c[0] == '~';
+    int opt = c[0] == '~' || c[0] == '?';
     char *path = c + opt, *kind = strchr(path, '|'), *suffix = NULL;
     if (!kind)
         return fail(e->err, e->el, e->file, x->line, "{%s}: wants {PATH|KIND}, KIND a kind of report/src/fmt.h",
@@ -649,6 +680,17 @@ static int do_value(env *e, node *x)
     *kind++ = 0;
     if ((suffix = strchr(kind, '|')))
         *suffix++ = 0;
+    char kbuf[32];
+    if (kind[0] == '=') {
+        /* the kind read from a path (the design data's, mostly) */
+        json_t *k = NULL;
+        char kp[512], kw[512];
+        int kd;
+        if (resolve(e, kind + 1, &k, kp, sizeof kp, &kd, kw, sizeof kw) != 1 || !json_is_string(k))
+            return fail(e->err, e->el, e->file, x->line, "{%s}: its kind %s is no string", x->s, kind + 1);
+        snprintf(kbuf, sizeof kbuf, "%s", json_string_value(k));
+        kind = kbuf;
+    }
     if (!fmt_known(kind))
         return fail(e->err, e->el, e->file, x->line, "{%s}: \"%s\" is no kind of report/src/fmt.h", x->s, kind);
     json_t *v = NULL;
@@ -657,9 +699,34 @@ static int do_value(env *e, node *x)
     int r = resolve(e, path, &v, ptr, sizeof ptr, &design, why, sizeof why);
     if (r < 0)
         return fail(e->err, e->el, e->file, x->line, "{%s}: %s", x->s, why);
-    if (r == 0 && opt) {
+    if (r == 0 && c[0] == '~') {
         e->sink->missing(e->sink->ctx);
         return 0;
+    }
+    if (r == 0 && c[0] == '?') {
+        /* printed as a null, at the pointer the path would have */
+        char sp[1024], *q;
+        if (substitute(e, path, sp, sizeof sp, why, sizeof why) != 0)
+            return fail(e->err, e->el, e->file, x->line, "{%s}: %s", x->s, why);
+        q = sp;
+        ptr[0] = 0;
+        if (*q == '$') {
+            size_t k = ident_len(q + 1);
+            var *vv = find_var(e, q + 1, k);
+            snprintf(ptr, sizeof ptr, "%s", vv ? vv->ptr : "");
+            q += 1 + k;
+        }
+        size_t o = strlen(ptr);
+        for (; *q && o + 2 < sizeof ptr; q++)
+            ptr[o++] = *q == '.' ? '/' : *q;
+        ptr[o] = 0;
+        if (ptr[0] != '/') {
+            memmove(ptr + 1, ptr, strlen(ptr) + 1);
+            ptr[0] = '/';
+        }
+        v = json_null();
+        design = 0;
+        r = 1;
     }
     if (r == 0)
         return fail(e->err, e->el, e->file, x->line, "{%s}: no such value in %s (%s)", x->s,
@@ -789,6 +856,8 @@ static int do_each(env *e, node *x)
                 snprintf(v->ptr, sizeof v->ptr, "%s/%zu", ptr, i);
                 const char *nm = json_is_string(it) ? json_string_value(it)
                                                     : json_string_value(json_object_get(it, "name"));
+                if (!nm)
+                    nm = json_string_value(json_object_get(it, "id"));
                 if (nm)
                     snprintf(v->item, sizeof v->item, "%s", nm);
                 else

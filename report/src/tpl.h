@@ -10,9 +10,12 @@
  *                          not resolve is an error naming the file, the
  *                          line and the placeholder; a null is the sink's
  *                          to judge (README: an error; report: "—").
- *   {PATH|KIND|SUFFIX}     the same, SUFFIX (text) printed after the value
+ *   {PATH|KIND|SUFFIX}     the same, SUFFIX (text) printed after the value;
+ *                          KIND may be =PATH, the kind read from a string
  *   {~PATH|KIND[|SUFFIX]}  optional: when PATH does not resolve, the sink's
  *                          "not measured" (and no suffix) instead of an error
+ *   {?PATH|KIND[|SUFFIX]}  when PATH does not resolve, printed as a null
+ *                          would be (the page's "—"; the README refuses)
  *   {$VAR}                 the name of a loop's item, as text
  *   {#if COND} .. {#elif COND} .. {#else} .. {/if}
  *   {#each VAR in LIST} .. {#sep} .. {#else} .. {/each}
@@ -20,12 +23,12 @@
  *                          between two items; the {#else} part when LIST has
  *                          no item (or does not resolve)
  *   {@NAME|ARG|ARG...}     a command for the sink (the report's blocks:
- *                          headings, paragraphs, figures, tables; report.h)
+ *                          headings, paragraphs, figures, tables: src/tsec.h)
  *   {* comment *}          dropped (may span lines)
  *   {{                     a literal {
  *
  *   PATH   keys joined by dots, arms.H3-fb25.p99_ms.median; a number picks
- *          a list's item (ci95.0); KEY[f=v,g=w] the first item of the list
+ *          a list's item (ci95.0), -1 its last; KEY[f=v,g=w] the first item of the list
  *          KEY whose string fields f, g are v, w (odds[arm=H4-r2,event=flooded]);
  *          $VAR as the first step starts at a loop's item ($a.p99_ms); $VAR
  *          anywhere else stands for its name (arms.$a.p99_ms, runs.$a-r1,
@@ -34,11 +37,13 @@
  *          not verified.json; its values print as plain text.
  *   LIST   a PATH to a list (items) or an object (its members; the name is
  *          the key), or [w1 w2 ...] words.  An item's name: the string it is,
- *          else its "name" field, else its key (objects) or index (lists).
- *   COND   TERM [&& TERM ...]; TERM is [!]PATH, true when it resolves to
+ *          else its "name" field, else its "id", else its key (objects) or
+ *          index (lists).
+ *   COND   TERM [&& TERM ...] [|| TERM [&& TERM ...] ...] (&& binds closer);
+ *          TERM is [!]PATH, true when it resolves to
  *          something not null and not false, or PATH OP LITERAL with OP one
  *          of == != < > <= >= and LITERAL a "string" or a number (false when
- *          PATH does not resolve).
+ *          PATH does not resolve).  $VAR == "w" compares a word's name.
  *
  * A line holding only tags other than values ({#..}, {/..}, {@..}, {*..*})
  * and blanks is dropped whole, newline included, so that block tags can
