@@ -12,10 +12,7 @@
 
 #define MAXR 64
 
-const char *const fig_exceed_arms[] = {"F3-none", "L3-none", "H3-none", "H3-t25", "H3-fb25", NULL};
-const char *const fig_limit_arms[] = {"H3-t10", "H3-t25", "H3-t50", "H3-t100", NULL};
-const char *const fig_steps_arms[] = {"H3-t25", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-hedge",
-                                      "L3-t25", "L3-hedge", NULL};
+#define MAXLIST 64
 
 static double stat_of(json_t *root, const char *arm, const char *fig, const char *which)
 {
@@ -51,7 +48,9 @@ static double clampd(double v, double lo, double hi)
 void fg_choose(json_t *root, fg_choice *c)
 {
     memset(c, 0, sizeof *c);
-    static const char *const first[] = {"H3-fb25", "H3-t25", "H3-dl", "H3-t50", "H3-t100", "H3-t10", "H3-none", NULL};
+    const char *first[MAXLIST], *down[2];
+    rd_list("frozen", first, NULL, MAXLIST);
+    rd_list("frozen_down", down, NULL, 2);
     int round = 0, j = -1;
     for (int i = 0; first[i] && !c->nfrozen; i++) {
         int rounds[MAXR];
@@ -69,9 +68,9 @@ void fg_choose(json_t *root, fg_choice *c)
     }
     /* the same lookup (same round, same dice) with the deadline passed down */
     if (c->nfrozen) {
-        json_t *fe = rd_at(root, "/extra/runs/H3-dldown-r%d/frozen_example", round);
+        json_t *fe = rd_at(root, "/extra/runs/%s-r%d/frozen_example", down[0], round);
         if (json_is_object(fe) && json_integer_value(json_object_get(fe, "j")) == j) {
-            snprintf(c->frozen_run[1], sizeof c->frozen_run[1], "H3-dldown-r%d", round);
+            snprintf(c->frozen_run[1], sizeof c->frozen_run[1], "%s-r%d", down[0], round);
             c->nfrozen = 2;
         }
     }
@@ -144,19 +143,11 @@ int fig_dials(json_t *root, const char *figdir)
 
 /* ------------------------------------------------------------ 2. exceed */
 
-static int exceed_color(const char *a)
+/* the colour of the i-th arm of the list "exceed" */
+static int exceed_color(int i)
 {
-    if (!strcmp(a, "F3-none"))
-        return FG_GREEN;
-    if (!strcmp(a, "L3-none"))
-        return FG_BROWN;
-    if (!strcmp(a, "H3-none"))
-        return FG_DARK;
-    if (!strcmp(a, "H3-t25"))
-        return FG_ORANGE;
-    if (!strcmp(a, "H3-fb25"))
-        return FG_BLUE;
-    return FG_PINK;
+    static const int cols[] = {FG_GREEN, FG_BROWN, FG_DARK, FG_ORANGE, FG_BLUE};
+    return i < (int)(sizeof cols / sizeof cols[0]) ? cols[i] : FG_PINK;
 }
 
 int fig_exceed(json_t *root, const char *figdir)
@@ -177,11 +168,13 @@ int fig_exceed(json_t *root, const char *figdir)
     fg_dash(0);
     double lx[2], ly[2];
     int li = 0;
-    for (int i = 0; fig_exceed_arms[i]; i++) {
-        const char *a = fig_exceed_arms[i];
+    const char *exceed_arms[MAXLIST];
+    rd_list("exceed", exceed_arms, NULL, MAXLIST);
+    for (int i = 0; exceed_arms[i]; i++) {
+        const char *a = exceed_arms[i];
         int rounds[MAXR];
         size_t nr = rd_rounds(root, a, rounds, MAXR);
-        int col = exceed_color(a);
+        int col = exceed_color(i);
         for (size_t k = 0; k < nr; k++) {
             json_t *ex = rd_at(root, "/extra/runs/%s-r%d/exceed", a, rounds[k]);
             size_t n = json_array_size(ex) < ng ? json_array_size(ex) : ng;
@@ -257,6 +250,8 @@ int fig_errors(json_t *root, const char *figdir)
     fg_title("How many errors each limit gave");
     int n = 0;
     double top = 0;
+    const char *fig_limit_arms[MAXLIST];
+    rd_list("limits", fig_limit_arms, NULL, MAXLIST);
     for (; fig_limit_arms[n]; n++) {
         double v = stat_of(root, fig_limit_arms[n], "error_share", "max");
         if (isfinite(v) && v > top)
@@ -464,9 +459,8 @@ int fig_split(json_t *root, const char *figdir)
 
 int fig_slots(json_t *root, const char *figdir)
 {
-    static const char *const arms[3] = {"H3-fb25", "H3-dl", "H3-dldown"};
-    static const char *const words[3] = {"25 ms limit (H3-fb25)", "deadline kept (H3-dl)",
-                                         "deadline passed down (H3-dldown)"};
+    const char *arms[4], *words[4];
+    rd_list("slots", arms, words, 4);
     static const int cols[3] = {FG_LIGHTBLUE, FG_BLUE, FG_PURPLE};
     int all[MAXR], nall = 0;
     double top = 0;
@@ -529,7 +523,8 @@ int fig_slots(json_t *root, const char *figdir)
 
 int fig_hedge(json_t *root, const char *figdir)
 {
-    static const char *const arms[4] = {"L3-t25", "L3-hedge", "H3-fb25", "H3-hedge"};
+    const char *arms[5];
+    rd_list("hedge", arms, NULL, 5);
     static const char *const figs[2] = {"p99_ms", "lookups_per_request"};
     static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
     int W = 1000, H = 470;
@@ -582,6 +577,8 @@ int fig_steps(json_t *root, const char *figdir)
     char runs[256][96];
     int nr = 0;
     double top = 0;
+    const char *fig_steps_arms[MAXLIST];
+    rd_list("steps", fig_steps_arms, NULL, MAXLIST);
     for (int i = 0; fig_steps_arms[i]; i++) {
         int rr[MAXR];
         size_t n = rd_rounds(root, fig_steps_arms[i], rr, MAXR);

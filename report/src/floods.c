@@ -53,10 +53,10 @@ static size_t arm_runs(json_t *root, const char *arm, int *out, size_t max)
     return n;
 }
 
-/* the 450/s arms without a fault, in the design's order */
+/* the 450/s arms without a fault (the arms file's rate and fault), in its order */
 static int is_450(const char *arm)
 {
-    return !strncmp(arm, "H4-", 3) && !strcmp(rd_arm_fault(arm), "none");
+    return !strcmp(rd_arm_rate(arm), "450") && !strcmp(rd_arm_fault(arm), "none");
 }
 
 /* ------------------------------------------------------------ the choice */
@@ -64,7 +64,9 @@ static int is_450(const char *arm)
 void fl_choose(json_t *root, fl_choice *c)
 {
     memset(c, 0, sizeof *c);
-    static const char *const arms[] = {"H4-r2", "H4-r2b", "H4-r2bj", NULL};
+    const char *arms[16], *base[2];
+    rd_list("flood", arms, NULL, 16);
+    rd_list("flood_base", base, NULL, 2);
     for (int i = 0; arms[i] && !c->n; i++) {
         int rounds[MAXR];
         size_t n = rd_rounds(root, arms[i], rounds, MAXR);
@@ -105,8 +107,8 @@ void fl_choose(json_t *root, fl_choice *c)
             c->n = 2;
         }
     }
-    if (rd_measured(root, "H4-fb25"))
-        snprintf(c->base, sizeof c->base, "H4-fb25");
+    if (rd_measured(root, base[0]))
+        snprintf(c->base, sizeof c->base, "%s", base[0]);
 }
 
 static const char *flood_title(const fl_choice *c)
@@ -137,7 +139,7 @@ static int series(json_t *root, const char *arm, int round, const char *key, dou
     return n;
 }
 
-/* "H4-r2, round 2: flooded from 1 s and drained, 31.0% stand-ins" */
+/* "<arm>, round 2: flooded from 1 s and drained, 31.0% stand-ins" */
 static void column_head(json_t *root, const fl_choice *c, int col, char *out, size_t n)
 {
     char run[96], sh[64], from[64];
@@ -852,14 +854,16 @@ static long find_odds(json_t *odds, const char *arm, int outside_obs)
 
 static void flood_odds_sentence(page *p, json_t *root, json_t *odds)
 {
-    long i = find_odds(odds, "H4-r2", 0), o = find_odds(odds, "H4-r2", 1);
+    const char *arm[2];
+    rd_list("flood_odds", arm, NULL, 2);
+    long i = find_odds(odds, arm[0], 0), o = find_odds(odds, arm[0], 1);
     pg_p_begin(p, NULL);
     if (i < 0) {
-        pg_t(p, "The odds of a flood at 450/s with two retries at once (H4-r2): not exported.");
+        pg_t(p, "The odds of a flood at 450/s with two retries at once (%s): not exported.", arm[0]);
         pg_p_end(p);
         return;
     }
-    pg_t(p, "At 450 a second with two retries at once (H4-r2), the simulation flooded on ");
+    pg_t(p, "At 450 a second with two retries at once (%s), the simulation flooded on ", arm[0]);
     pg_v(p, "int", "/odds/%ld/sim_k", i);
     pg_t(p, " of ");
     pg_v(p, "int", "/odds/%ld/sim_n", i);

@@ -87,8 +87,14 @@ typedef struct {
     int family;
 } word;
 
+typedef struct {
+    char list[64], arm[64], label[160];
+} list_item;
+
 static reg_arm *reg;
 static size_t nreg;
+static list_item *items;
+static size_t nitems;
 static word *words;
 static size_t nwords;
 
@@ -168,14 +174,19 @@ static int word_row(char **c, int n, void *ctx)
     return 0;
 }
 
-int rd_design_load(const char *arms_tsv, const char *words_tsv, char *err, size_t el)
+static int list_row(char **c, int n, void *ctx)
 {
-    free(reg);
-    free(words);
-    reg = NULL, words = NULL, nreg = nwords = 0;
-    if (read_tsv(arms_tsv, "name", arm_row, NULL, err, el) != 0)
+    (void)ctx;
+    if (n < 2)
         return -1;
-    return read_tsv(words_tsv, "kind", word_row, NULL, err, el);
+    items = realloc(items, (nitems + 1) * sizeof *items);
+    if (!items)
+        exit(1);
+    list_item *it = &items[nitems++];
+    snprintf(it->list, sizeof it->list, "%s", c[0]);
+    snprintf(it->arm, sizeof it->arm, "%s", c[1]);
+    snprintf(it->label, sizeof it->label, "%s", n > 2 && strcmp(c[2], "-") ? c[2] : "");
+    return 0;
 }
 
 static const reg_arm *registered(const char *arm)
@@ -185,6 +196,51 @@ static const reg_arm *registered(const char *arm)
             return &reg[i];
     return NULL;
 }
+
+int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el)
+{
+    char p[4200];
+    free(reg);
+    free(words);
+    free(items);
+    reg = NULL, words = NULL, items = NULL, nreg = nwords = nitems = 0;
+    if (read_tsv(arms_tsv, "name", arm_row, NULL, err, el) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/arm-words.tsv", dir);
+    if (read_tsv(p, "kind", word_row, NULL, err, el) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/arm-lists.tsv", dir);
+    return read_tsv(p, "list", list_row, NULL, err, el);
+}
+
+size_t rd_list(const char *list, const char **arms, const char **labels, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < nitems; i++) {
+        if (strcmp(items[i].list, list))
+            continue;
+        if (n < max) {
+            arms[n] = items[i].arm;
+            if (labels)
+                labels[n] = items[i].label;
+        }
+        n++;
+    }
+    if (!n) {
+        fprintf(stderr, "report: arm-lists.tsv has no list \"%s\"\n", list);
+        exit(1);
+    }
+    if (n < max)
+        arms[n] = NULL;
+    return n < max ? n : max;
+}
+
+const char *rd_arm_rate(const char *arm)
+{
+    const reg_arm *r = registered(arm);
+    return r ? r->rate : "";
+}
+
 
 static const word *word_of(const char *kind, const char *code)
 {

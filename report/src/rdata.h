@@ -7,7 +7,8 @@
  * is missing or not a number (null included).  The arm helpers know the
  * registered arms from data, not from their names: rd_design_load reads
  * the lab's arms file (lab/arms.tsv: name, wait, rate, policy ... fault)
- * and the words for its codes (report/templates/arm-words.tsv); rd_arms
+ * and the words for its codes (report/templates/arm-words.tsv), and the
+ * arms each figure shows (report/templates/arm-lists.tsv); rd_arms
  * lists the registered arms in their file's order followed by any other
  * arm the study has, and says which were measured.  rd_design gives the
  * same as the templates' design data ({"arms": [{"name", "words",
@@ -31,8 +32,17 @@ typedef struct {
     char name[64];
     int measured;
 } rd_arm;
-/* read the registered arms and their words; 0, or -1 with err */
-int rd_design_load(const char *arms_tsv, const char *words_tsv, char *err, size_t el);
+/* read the registered arms (arms_tsv) and, from dir (report/templates),
+ * the words of their codes (arm-words.tsv) and the arms each figure shows
+ * (arm-lists.tsv); 0, or -1 with err */
+int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el);
+/* the arms of a list of arm-lists.tsv in order, into arms (NULL after the
+ * last when there is room) and their labels ("" when none; labels may be
+ * NULL); the count (at most max).  A list the file lacks stops the report
+ * (exit 1, the list named): the lists are the report's own data. */
+size_t rd_list(const char *list, const char **arms, const char **labels, size_t max);
+/* the arm's rate in the arms file ("300", "450", "max"; "" unregistered) */
+const char *rd_arm_rate(const char *arm);
 /* the registered arms in order, then the study's others (sorted) */
 size_t rd_arms(json_t *root, rd_arm **out);
 void rd_arms_free(rd_arm *a);

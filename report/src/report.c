@@ -176,9 +176,8 @@ int main(int argc, char **argv)
     else
         snprintf(outdir, sizeof outdir, "%s/results", root_dir);
 
-    char derr[4400] = "", words_file[4200];
-    snprintf(words_file, sizeof words_file, "%s/arm-words.tsv", tpl_dir);
-    if (rd_design_load(arms_file, words_file, derr, sizeof derr) != 0) {
+    char derr[4400] = "";
+    if (rd_design_load(arms_file, tpl_dir, derr, sizeof derr) != 0) {
         fprintf(stderr, "report: the registered arms: %s\n", derr);
         return 1;
     }
