@@ -1,7 +1,7 @@
 /* outage: the page's section on the second lesson, "The store goes down",
  * and its timeline figure.
  *
- * The figure, figures/outage.svg: one panel per arm of OT_TIMELINE (the
+ * The figure, figures/outage.svg: one panel per arm of the list "timeline" (arm-lists.tsv; the
  * store down with no limit, with the 25 ms stand-in, with two retries, with
  * the circuit breaker, and the stand-in when the store resets its
  * connections), each the arm's drawn
@@ -11,7 +11,7 @@
  * band of its state drawn from extra.runs.<run>.breaker (a list of
  * {t_ms, state}; without it the band says "breaker changes not exported").
  * The drawn round is the
- * lowest quiet round all measured arms of OT_TIMELINE share, else each
+ * lowest quiet round all measured arms of the timeline share, else each
  * arm's lowest quiet round (ot_round).  An arm not measured gets a panel
  * that says so.
  *
@@ -35,11 +35,12 @@
 
 #include "page.h"
 
-enum { OT_NTIMELINE = 5 };
-extern const char *const OT_TIMELINE[OT_NTIMELINE];
+enum { OT_MAXTIMELINE = 8 };
 
 int ot_figure(json_t *root, const char *figdir);
-int ot_section(page *p, json_t *root);
+/* the section's choices for its template (templates/outage.md.in):
+ * design.outage_drawn, each timeline arm with a drawn run -> its round */
+void ot_design(json_t *root, json_t *design);
 
 /* the round of arm drawn in the figure and cited in the text; 0 when the
  * arm has no quiet round */

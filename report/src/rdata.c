@@ -78,9 +78,15 @@ int rd_measured(json_t *root, const char *arm)
 
 /* ------------------------------------------------------------ the registered arms */
 
+enum { MAXCOLS = 40 };
+
 typedef struct {
     char name[64], wait[16], rate[16], policy[32], fault[32];
+    char cells[MAXCOLS][32]; /* every column, as in the file */
 } reg_arm;
+
+static char arm_cols[MAXCOLS][32]; /* the arms file's header */
+static int narm_cols;
 
 typedef struct {
     char kind[16], code[64], words[160];
@@ -125,6 +131,11 @@ static int read_tsv(const char *path, const char *want_first, int (*row)(char **
                 rc = -1;
             }
             header = 1;
+            if (!strcmp(want_first, "name")) {
+                narm_cols = n < MAXCOLS ? n : MAXCOLS;
+                for (int i = 0; i < narm_cols; i++)
+                    snprintf(arm_cols[i], sizeof arm_cols[i], "%s", cells[i]);
+            }
             continue;
         }
         if (row(cells, n, ctx) != 0) {
@@ -155,6 +166,9 @@ static int arm_row(char **c, int n, void *ctx)
     snprintf(a->rate, sizeof a->rate, "%s", c[2]);
     snprintf(a->policy, sizeof a->policy, "%s", c[3]);
     snprintf(a->fault, sizeof a->fault, "%s", c[14]);
+    memset(a->cells, 0, sizeof a->cells);
+    for (int i = 0; i < n && i < MAXCOLS; i++)
+        snprintf(a->cells[i], sizeof a->cells[i], "%s", c[i]);
     return 0;
 }
 
@@ -239,6 +253,15 @@ const char *rd_arm_rate(const char *arm)
 {
     const reg_arm *r = registered(arm);
     return r ? r->rate : "";
+}
+
+const char *rd_arm_col(const char *arm, const char *col)
+{
+    const reg_arm *r = registered(arm);
+    for (int i = 0; r && i < narm_cols; i++)
+        if (!strcmp(arm_cols[i], col))
+            return r->cells[i];
+    return "";
 }
 
 

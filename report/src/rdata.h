@@ -43,6 +43,9 @@ int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el);
 size_t rd_list(const char *list, const char **arms, const char **labels, size_t max);
 /* the arm's rate in the arms file ("300", "450", "max"; "" unregistered) */
 const char *rd_arm_rate(const char *arm);
+/* any column of the arms file for the arm ("brk_cool_ms" ...); "" when the
+ * arm or the column is not registered */
+const char *rd_arm_col(const char *arm, const char *col);
 /* the registered arms in order, then the study's others (sorted) */
 size_t rd_arms(json_t *root, rd_arm **out);
 void rd_arms_free(rd_arm *a);

@@ -104,6 +104,7 @@ static json_t *design_data(json_t *root, const fg_choice *c)
     json_object_set_new(d, "frozen", fr);
     json_object_set_new(d, "ap_ready", json_boolean(fig_ap_ready(root)));
     json_object_set_new(d, "verdicts", vd);
+    ot_design(root, d);
     return d;
 }
 
@@ -262,7 +263,7 @@ int main(int argc, char **argv)
         fl_odds(p, root);
         T("hedge");
         T("ap");
-        rc |= ot_section(p, root);
+        T("outage");
         rc |= df_section(p, root);
         T("arms");
         T("verdicts");

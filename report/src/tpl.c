@@ -9,7 +9,8 @@
 
 #include "fmt.h"
 
-enum { T_TEXT, T_VALUE, T_VAR, T_IF, T_ELIF, T_ELSE, T_ENDIF, T_EACH, T_SEP, T_ENDEACH, T_CMD, T_COMMENT };
+enum { T_TEXT, T_VALUE, T_VAR, T_IF, T_ELIF, T_ELSE, T_ENDIF, T_EACH, T_SEP, T_ENDEACH, T_CMD, T_COMMENT, T_DEF, T_ENDDEF,
+       T_CALL };
 
 typedef struct {
     int kind, line;
@@ -38,8 +39,18 @@ typedef struct {
 } var;
 
 typedef struct {
+    char name[64];
+    char params[8][32];
+    int np;
+    node *body;
+    const char *file;
+} def;
+
+typedef struct {
     const char *file;
     json_t *root, *design;
+    def defs[64];
+    int ndefs;
     const tpl_sink *sink;
     char *err;
     size_t el;
@@ -92,10 +103,16 @@ static int tag_kind(const char *c)
             return T_EACH;
         if (!strcmp(c, "#sep"))
             return T_SEP;
+        if (!strncmp(c, "#def ", 5))
+            return T_DEF;
+        if (!strncmp(c, "#call ", 6))
+            return T_CALL;
         return -1;
     }
     if (!strcmp(c, "/if"))
         return T_ENDIF;
+    if (!strcmp(c, "/def"))
+        return T_ENDDEF;
     if (!strcmp(c, "/each"))
         return T_ENDEACH;
     if (c[0] == '@')
@@ -171,7 +188,7 @@ static int lex(const char *text, const char *file, tok **out, size_t *nout, char
         char *c = xstrndup(p + 1, (size_t)(q - p - 1));
         int k = tag_kind(c);
         if (k < 0) {
-            fail(err, el, file, start, "{%s}: no such directive (#if, #elif, #else, #each, #sep)", c);
+            fail(err, el, file, start, "{%s}: no such directive (#if, #elif, #else, #each, #sep, #def, #call)", c);
             free(c);
             *out = t, *nout = n;
             return -1;
@@ -266,7 +283,7 @@ static node *parse_seq(tok *t, size_t n, size_t *at, const char *file, const int
         (*at)++;
         if (k->kind == T_COMMENT || (k->kind == T_TEXT && !k->s[0]))
             continue;
-        if (k->kind == T_TEXT || k->kind == T_VALUE || k->kind == T_VAR || k->kind == T_CMD) {
+        if (k->kind == T_TEXT || k->kind == T_VALUE || k->kind == T_VAR || k->kind == T_CMD || k->kind == T_CALL) {
             add(seq, mk(k->kind, k->line, k->s));
             continue;
         }
@@ -298,6 +315,25 @@ static node *parse_seq(tok *t, size_t n, size_t *at, const char *file, const int
                 }
                 cond = why == T_ELIF ? e->s + 6 : NULL;
             }
+            continue;
+        }
+        if (k->kind == T_DEF) {
+            node *x = mk(T_DEF, k->line, k->s + 5);
+            add(seq, x);
+            static const int st[] = {T_ENDDEF};
+            int why = -1;
+            node *b = parse_seq(t, n, at, file, st, 1, &why, err, el);
+            if (!b) {
+                node_free(seq);
+                return NULL;
+            }
+            add_branch(x, NULL, b);
+            if (why < 0) {
+                node_free(seq);
+                fail(err, el, file, k->line, "{%s}: without its {/def}", k->s);
+                return NULL;
+            }
+            (*at)++;
             continue;
         }
         if (k->kind == T_EACH) {
@@ -681,7 +717,14 @@ static int do_value(env *e, node *x)
     if ((suffix = strchr(kind, '|')))
         *suffix++ = 0;
     char kbuf[32];
-    if (kind[0] == '=') {
+    if (kind[0] == '$') {
+        /* the kind a word of a {#call} or a loop names */
+        var *kv = find_var(e, kind + 1, strlen(kind + 1));
+        if (!kv)
+            return fail(e->err, e->el, e->file, x->line, "{%s}: %s is no loop's variable here", x->s, kind);
+        snprintf(kbuf, sizeof kbuf, "%s", kv->item);
+        kind = kbuf;
+    } else if (kind[0] == '=') {
         /* the kind read from a path (the design data's, mostly) */
         json_t *k = NULL;
         char kp[512], kw[512];
@@ -880,15 +923,103 @@ static int do_each(env *e, node *x)
                 snprintf(v->item, sizeof v->item, "%s", key);
                 rc = walk(e, x->body[0]);
             }
-        } else if (r == 1 && !json_is_null(l)) {
+        } else if (r == 1 && (json_is_string(l) || json_is_number(l))) {
+            /* a single value: one item, named by it */
+            count = 1;
+            v->node = l;
+            snprintf(v->ptr, sizeof v->ptr, "%s", ptr);
+            if (json_is_string(l))
+                snprintf(v->item, sizeof v->item, "%s", json_string_value(l));
+            else if (json_is_integer(l))
+                snprintf(v->item, sizeof v->item, "%lld", (long long)json_integer_value(l));
+            else
+                snprintf(v->item, sizeof v->item, "%g", json_number_value(l));
+            rc = walk(e, x->body[0]);
+        } else if (r == 1 && !json_is_null(l) && !json_is_false(l)) {
             e->nvars--;
-            return fail(e->err, e->el, e->file, x->line, "{#each %s}: %s is neither a list nor an object", x->s,
-                        list);
+            return fail(e->err, e->el, e->file, x->line, "{#each %s}: %s is neither a list, an object nor a value",
+                        x->s, list);
         }
         e->nvars--;
     }
     if (!rc && !count)
         rc = walk(e, x->body[2]);
+    return rc;
+}
+
+/* {#def NAME P1 P2 ...}: kept for the calls that follow */
+static int do_def(env *e, node *x)
+{
+    if (e->ndefs == (int)(sizeof e->defs / sizeof e->defs[0]))
+        return fail(e->err, e->el, e->file, x->line, "{#def %s}: too many definitions", x->s);
+    def *d = &e->defs[e->ndefs];
+    memset(d, 0, sizeof *d);
+    char c[512], *save = NULL;
+    snprintf(c, sizeof c, "%s", x->s);
+    for (char *w = strtok_r(c, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        if (ident_len(w) != strlen(w) || strlen(w) >= sizeof d->params[0])
+            return fail(e->err, e->el, e->file, x->line, "{#def %s}: \"%s\" is not a name", x->s, w);
+        if (!d->name[0])
+            snprintf(d->name, sizeof d->name, "%s", w);
+        else if (d->np < 8)
+            snprintf(d->params[d->np++], sizeof d->params[0], "%s", w);
+        else
+            return fail(e->err, e->el, e->file, x->line, "{#def %s}: more than 8 parameters", x->s);
+    }
+    if (!d->name[0])
+        return fail(e->err, e->el, e->file, x->line, "{#def}: wants a name");
+    d->body = x->body[0];
+    d->file = e->file;
+    e->ndefs++;
+    return 0;
+}
+
+/* {#call NAME A1 A2 ...}: the body with each parameter a word ($VAR
+ * arguments give their item's name) */
+static int do_call(env *e, node *x)
+{
+    char c[1024], *save = NULL, *argv[9];
+    int argc = 0;
+    snprintf(c, sizeof c, "%s", x->s + 6);
+    for (char *w = strtok_r(c, " ", &save); w && argc < 9; w = strtok_r(NULL, " ", &save))
+        argv[argc++] = w;
+    if (!argc)
+        return fail(e->err, e->el, e->file, x->line, "{%s}: wants a name", x->s);
+    def *d = NULL;
+    for (int i = e->ndefs - 1; i >= 0 && !d; i--)
+        if (!strcmp(e->defs[i].name, argv[0]))
+            d = &e->defs[i];
+    if (!d)
+        return fail(e->err, e->el, e->file, x->line, "{%s}: no {#def %s} before it", x->s, argv[0]);
+    if (argc - 1 != d->np)
+        return fail(e->err, e->el, e->file, x->line, "{%s}: %s wants %d arguments", x->s, d->name, d->np);
+    if (e->nvars + d->np > (int)(sizeof e->vars / sizeof e->vars[0]))
+        return fail(e->err, e->el, e->file, x->line, "{%s}: nested too deep", x->s);
+    char items[8][256];
+    for (int i = 0; i < d->np; i++) {
+        const char *a = argv[i + 1];
+        if (a[0] == '$') {
+            var *v = find_var(e, a + 1, strlen(a + 1));
+            if (!v)
+                return fail(e->err, e->el, e->file, x->line, "{%s}: %s is no loop's variable here", x->s, a);
+            a = v->item;
+        }
+        snprintf(items[i], sizeof items[i], "%s", a);
+    }
+    int base = e->nvars;
+    for (int i = 0; i < d->np; i++) {
+        var *v = &e->vars[base + i];
+        memset(v, 0, sizeof *v);
+        v->name = d->params[i];
+        memcpy(v->item, items[i], sizeof v->item);
+        v->item[sizeof v->item - 1] = 0;
+    }
+    e->nvars += d->np;
+    const char *keep = e->file;
+    e->file = d->file;
+    int rc = walk(e, d->body);
+    e->file = keep;
+    e->nvars = base;
     return rc;
 }
 
@@ -920,6 +1051,10 @@ static int walk(env *e, node *seq)
             }
         } else if (x->kind == T_EACH) {
             rc = do_each(e, x);
+        } else if (x->kind == T_DEF) {
+            rc = do_def(e, x);
+        } else if (x->kind == T_CALL) {
+            rc = do_call(e, x);
         }
         if (rc)
             return rc;
@@ -927,37 +1062,67 @@ static int walk(env *e, node *seq)
     return 0;
 }
 
-int tpl_render(const char *text, const char *file, json_t *root, json_t *design, const tpl_sink *sink, char *err,
-               size_t el)
+typedef struct {
+    tok *t;
+    size_t n;
+    node *seq;
+} parsed;
+
+static int parse_all(const char *text, const char *file, parsed *p, char *err, size_t el)
 {
-    tok *t = NULL;
-    size_t n = 0, at = 0;
-    int rc = lex(text, file, &t, &n, err, el);
-    node *seq = NULL;
-    if (rc == 0) {
-        int st = -1;
-        seq = parse_seq(t, n, &at, file, NULL, 0, &st, err, el);
-        rc = seq ? 0 : -1;
+    size_t at = 0;
+    int st = -1;
+    memset(p, 0, sizeof *p);
+    if (lex(text, file, &p->t, &p->n, err, el) != 0)
+        return -1;
+    p->seq = parse_seq(p->t, p->n, &at, file, NULL, 0, &st, err, el);
+    return p->seq ? 0 : -1;
+}
+
+static void parsed_free(parsed *p)
+{
+    node_free(p->seq);
+    for (size_t i = 0; i < p->n; i++)
+        free(p->t[i].s);
+    free(p->t);
+}
+
+int tpl_render_lib(const char *lib, const char *lib_file, const char *text, const char *file, json_t *root,
+                   json_t *design, const tpl_sink *sink, char *err, size_t el)
+{
+    parsed pl = {0}, pt = {0};
+    env *e = xalloc(sizeof *e);
+    e->root = root, e->design = design, e->sink = sink, e->err = err, e->el = el;
+    int rc = 0;
+    if (lib) {
+        rc = parse_all(lib, lib_file, &pl, err, el);
+        e->file = lib_file;
+        if (rc == 0)
+            rc = walk(e, pl.seq);
     }
-    if (rc == 0) {
-        env e = {.file = file, .root = root, .design = design, .sink = sink, .err = err, .el = el};
-        rc = walk(&e, seq);
-    }
-    node_free(seq);
-    for (size_t i = 0; i < n; i++)
-        free(t[i].s);
-    free(t);
+    if (rc == 0)
+        rc = parse_all(text, file, &pt, err, el);
+    e->file = file;
+    if (rc == 0)
+        rc = walk(e, pt.seq);
+    parsed_free(&pt);
+    parsed_free(&pl);
+    free(e);
     return rc;
 }
 
-int tpl_render_file(const char *path, const char *name, json_t *root, json_t *design, const tpl_sink *sink,
-                    char *err, size_t el)
+int tpl_render(const char *text, const char *file, json_t *root, json_t *design, const tpl_sink *sink, char *err,
+               size_t el)
+{
+    return tpl_render_lib(NULL, NULL, text, file, root, design, sink, err, el);
+}
+
+/* a whole file (free it), or NULL */
+static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, el, "%s: cannot read the template", path);
-        return -1;
-    }
+    if (!f)
+        return NULL;
     sbuf b = {0};
     sb_put(&b, "", 0);
     char t[65536];
@@ -965,7 +1130,26 @@ int tpl_render_file(const char *path, const char *name, json_t *root, json_t *de
     while ((k = fread(t, 1, sizeof t, f)) > 0)
         sb_put(&b, t, k);
     fclose(f);
-    int rc = tpl_render(b.s, name ? name : path, root, design, sink, err, el);
-    free(b.s);
+    return b.s;
+}
+
+int tpl_render_file(const char *lib_path, const char *lib_name, const char *path, const char *name, json_t *root,
+                    json_t *design, const tpl_sink *sink, char *err, size_t el)
+{
+    char *lib = NULL, *text = slurp(path);
+    if (lib_path && !(lib = slurp(lib_path))) {
+        free(text);
+        snprintf(err, el, "%s: cannot read the template", lib_path);
+        return -1;
+    }
+    if (!text) {
+        free(lib);
+        snprintf(err, el, "%s: cannot read the template", path);
+        return -1;
+    }
+    int rc = tpl_render_lib(lib, lib_name ? lib_name : lib_path, text, name ? name : path, root, design, sink, err,
+                            el);
+    free(lib);
+    free(text);
     return rc;
 }

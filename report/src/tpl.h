@@ -11,7 +11,8 @@
  *                          line and the placeholder; a null is the sink's
  *                          to judge (README: an error; report: "—").
  *   {PATH|KIND|SUFFIX}     the same, SUFFIX (text) printed after the value;
- *                          KIND may be =PATH, the kind read from a string
+ *                          KIND may be =PATH, the kind read from a string,
+ *                          or $VAR, the kind a word names
  *   {~PATH|KIND[|SUFFIX]}  optional: when PATH does not resolve, the sink's
  *                          "not measured" (and no suffix) instead of an error
  *   {?PATH|KIND[|SUFFIX]}  when PATH does not resolve, printed as a null
@@ -22,6 +23,11 @@
  *                          the body once per item; the text after {#sep}
  *                          between two items; the {#else} part when LIST has
  *                          no item (or does not resolve)
+ *   {#def NAME P1 P2 ..} .. {/def}
+ *                          a piece of template with parameters, written
+ *                          nowhere until called
+ *   {#call NAME A1 A2 ..}  that piece, each $P its argument (a word; an
+ *                          argument $VAR passes its item's name)
  *   {@NAME|ARG|ARG...}     a command for the sink (the report's blocks:
  *                          headings, paragraphs, figures, tables: src/tsec.h)
  *   {* comment *}          dropped (may span lines)
@@ -36,7 +42,8 @@
  *          reads the caller's data (the registered arms and their words),
  *          not verified.json; its values print as plain text.
  *   LIST   a PATH to a list (items) or an object (its members; the name is
- *          the key), or [w1 w2 ...] words.  An item's name: the string it is,
+ *          the key), or to a single string or number (one item, named by
+ *          it), or [w1 w2 ...] words.  An item's name: the string it is,
  *          else its "name" field, else its "id", else its key (objects) or
  *          index (lists).
  *   COND   TERM [&& TERM ...] [|| TERM [&& TERM ...] ...] (&& binds closer);
@@ -76,8 +83,13 @@ typedef struct {
  * (may be NULL) into sink; 0, or -1 with "FILE:LINE: ..." in err. */
 int tpl_render(const char *text, const char *file, json_t *root, json_t *design, const tpl_sink *sink, char *err,
                size_t el);
-/* The same from a file; a file that cannot be read is an error. */
-int tpl_render_file(const char *path, const char *name, json_t *root, json_t *design, const tpl_sink *sink,
-                    char *err, size_t el);
+/* The same after lib (may be NULL): a template of {#def}s, walked first so
+ * that text may {#call} them (the report's templates/common.md.in). */
+int tpl_render_lib(const char *lib, const char *lib_file, const char *text, const char *file, json_t *root,
+                   json_t *design, const tpl_sink *sink, char *err, size_t el);
+/* The same from files (lib_path may be NULL; names, when not NULL, are
+ * the files' names in messages); a file that cannot be read is an error. */
+int tpl_render_file(const char *lib_path, const char *lib_name, const char *path, const char *name, json_t *root,
+                    json_t *design, const tpl_sink *sink, char *err, size_t el);
 
 #endif

@@ -13,7 +13,8 @@ enum { M_NONE, M_P, M_FIG, M_LIST, M_LI, M_TABLE, M_ROW, M_TH, M_TD };
 typedef struct {
     page *p;
     int mode;
-    int started;   /* something written in the open paragraph, item or cell */
+    int started;    /* something written in the open paragraph, item or cell */
+    int last_space; /* and the last text written ended in a space */
     char *pend;    /* text not yet written (lines joined at the flush) */
     size_t np, cap;
     char fig[256], title[1024];
@@ -33,6 +34,21 @@ static void pend_put(st *s, const char *t, size_t n)
     s->pend[s->np] = 0;
 }
 
+/* the pending text with newlines as spaces and runs of blanks as one
+ * space: the template's lines join as Markdown's do */
+static void collapse(st *s)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < s->np; i++) {
+        char c = s->pend[i] == '\n' || s->pend[i] == '\t' ? ' ' : s->pend[i];
+        if (c == ' ' && o && s->pend[o - 1] == ' ')
+            continue;
+        s->pend[o++] = c;
+    }
+    s->np = o;
+    s->pend[o] = 0;
+}
+
 /* the pending text of a paragraph, item or cell: newlines as spaces;
  * leading blanks dropped when nothing is written yet, trailing ones when
  * the block ends (a caption or a row label is gathered whole: take()) */
@@ -40,11 +56,9 @@ static void flush(st *s, int closing)
 {
     if (!s->np)
         return;
-    for (size_t i = 0; i < s->np; i++)
-        if (s->pend[i] == '\n')
-            s->pend[i] = ' ';
+    collapse(s);
     char *t = s->pend;
-    if (!s->started)
+    if (!s->started || s->last_space)
         t += strspn(t, " \t");
     if (closing) {
         size_t n = strlen(t);
@@ -54,6 +68,7 @@ static void flush(st *s, int closing)
     if (*t) {
         pg_t(s->p, "%s", t);
         s->started = 1;
+        s->last_space = t[strlen(t) - 1] == ' ';
     }
     s->np = 0;
     s->pend[0] = 0;
@@ -63,9 +78,7 @@ static void flush(st *s, int closing)
 static const char *take(st *s)
 {
     pend_put(s, "", 0);
-    for (size_t i = 0; i < s->np; i++)
-        if (s->pend[i] == '\n')
-            s->pend[i] = ' ';
+    collapse(s);
     char *t = s->pend + strspn(s->pend, " \t");
     size_t n = strlen(t);
     while (n && (t[n - 1] == ' ' || t[n - 1] == '\t'))
@@ -79,6 +92,7 @@ static void clear(st *s)
     if (s->pend)
         s->pend[0] = 0;
     s->started = 0;
+    s->last_space = 0;
 }
 
 /* close the innermost open piece down to (not including) level mode */
@@ -185,6 +199,7 @@ static int s_value(void *ctx, json_t *v, const char *ptr, const char *kind, char
     }
     pg_v(s->p, kind, "%s", ptr);
     s->started = 1;
+    s->last_space = 0;
     return 0;
 }
 
@@ -202,6 +217,7 @@ static void s_missing(void *ctx)
     flush(s, 0);
     pg_nm(s->p);
     s->started = 1;
+    s->last_space = 0;
 }
 
 static int want(int argc, int n, const char *name, char *err, size_t el)
@@ -229,6 +245,7 @@ static int s_command(void *ctx, int argc, char **argv, char *err, size_t el)
         }
         flush(s, 0);
         s->started = 1;
+        s->last_space = 0;
         if (!strcmp(c, "nm")) {
             pg_nm(s->p);
             return 0;
@@ -329,10 +346,11 @@ int ts_render(page *p, json_t *root, json_t *design, const char *dir, const char
 {
     st s = {.p = p};
     tpl_sink sink = {&s, "verified.json", s_text, s_value, s_missing, s_command};
-    char path[4200], shown[4200], err[4096] = "";
+    char lib[4200], path[4200], shown[4200], err[4096] = "";
+    snprintf(lib, sizeof lib, "%s/common.md.in", dir);
     snprintf(path, sizeof path, "%s/%s.md.in", dir, name);
     snprintf(shown, sizeof shown, "report/templates/%s.md.in", name);
-    int rc = tpl_render_file(path, shown, root, design, &sink, err, sizeof err);
+    int rc = tpl_render_file(lib, "report/templates/common.md.in", path, shown, root, design, &sink, err, sizeof err);
     if (rc == 0 && close_block(&s, err, sizeof err) != 0)
         rc = -1;
     if (rc != 0)

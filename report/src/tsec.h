@@ -1,7 +1,8 @@
 /* tsec: the report's sections from templates (templates/NAME.md.in),
  * written into the page (page.h) by the template engine (tpl.h).
  *
- * Contract: ts_render fills DIR/NAME.md.in from verified.json (root) and
+ * Contract: ts_render fills DIR/NAME.md.in, after DIR/common.md.in (the
+ * {#def}s the sections share), from verified.json (root) and
  * the design data (rdata.h's rd_design) into p; 0, or -1 with the
  * engine's message ("FILE:LINE: {TAG}: why") on stderr.  A value prints
  * through pg_v (traced to its path in the HTML); {~...} whose path does not

@@ -164,3 +164,19 @@ Test(tpl, malformed_templates_are_errors)
     cr_assert_eq(R("{list.0|ms}"), -1);
     cr_expect_str_eq(err, "t.md.in:1: {list.0|ms}: not ms");
 }
+
+Test(tpl, a_definition_called_with_words_and_a_single_value_as_a_list)
+{
+    cr_assert_eq(R("{#def med arm}{#if arms.$arm}{arms.$arm.p99_ms.median|ms| ms}{#else}none{/if}{/def}"
+                   "{#call med H3-fb25}, {#call med H3-zz}; {#each k in [H3-none]}{#call med $k}{/each}"),
+                 0, "%s", err);
+    cr_expect_str_eq(o.s, "</arms/H3-fb25/p99_ms/median:25.2> ms, none; </arms/H3-none/p99_ms/median:1,235> ms");
+    cr_assert_eq(R("{#each n in n}n is {$n}, at {$n|int}{/each}"), 0, "%s", err);
+    cr_expect_str_eq(o.s, "n is 3, at </n:3>");
+    cr_assert_eq(R("{#each w in [pct]}{arms.H3-fb25.share|$w}{/each} {list.-1|str}"), 0, "%s", err);
+    cr_expect_str_eq(o.s, "</arms/H3-fb25/share:1.62%> </list/2:z>");
+    cr_assert_eq(R("{#call nope x}"), -1);
+    cr_expect(strstr(err, "t.md.in:1: {#call nope x}: no {#def nope} before it"), "%s", err);
+    cr_assert_eq(R("{#def two a b}x{/def}{#call two 1}"), -1);
+    cr_expect(strstr(err, "two wants 2 arguments"), "%s", err);
+}
