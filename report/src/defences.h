@@ -39,7 +39,11 @@
 #include "page.h"
 
 int df_figures(json_t *root, const char *figdir);
-int df_section(page *p, json_t *root);
+/* the section's choices for its template (templates/defences.md.in):
+ * design.df_storm and design.df_r450, each arm of the group with a drawn
+ * round -> that round; design.df_r450_shared, whether the 450/s arms are
+ * drawn in one round */
+void df_design(json_t *root, json_t *design);
 
 /* the drawn round of arm i of the n arms (see above); worst: the arm
  * whose most stand-ins choose among the shared rounds (NULL: the lowest);

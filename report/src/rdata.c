@@ -101,6 +101,8 @@ static reg_arm *reg;
 static size_t nreg;
 static list_item *items;
 static size_t nitems;
+static list_item *cmps; /* comparisons.tsv: list the group, arm a, label "b figure" */
+static size_t ncmps;
 static word *words;
 static size_t nwords;
 
@@ -211,20 +213,39 @@ static const reg_arm *registered(const char *arm)
     return NULL;
 }
 
+static int cmp_row(char **c, int n, void *ctx)
+{
+    (void)ctx;
+    if (n < 4)
+        return -1;
+    cmps = realloc(cmps, (ncmps + 1) * sizeof *cmps);
+    if (!cmps)
+        exit(1);
+    list_item *it = &cmps[ncmps++];
+    snprintf(it->list, sizeof it->list, "%s", c[0]);
+    snprintf(it->arm, sizeof it->arm, "%s", c[1]);
+    snprintf(it->label, sizeof it->label, "%s\t%s", c[2], c[3]);
+    return 0;
+}
+
 int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el)
 {
     char p[4200];
     free(reg);
     free(words);
     free(items);
-    reg = NULL, words = NULL, items = NULL, nreg = nwords = nitems = 0;
+    free(cmps);
+    reg = NULL, words = NULL, items = NULL, cmps = NULL, nreg = nwords = nitems = ncmps = 0;
     if (read_tsv(arms_tsv, "name", arm_row, NULL, err, el) != 0)
         return -1;
     snprintf(p, sizeof p, "%s/arm-words.tsv", dir);
     if (read_tsv(p, "kind", word_row, NULL, err, el) != 0)
         return -1;
     snprintf(p, sizeof p, "%s/arm-lists.tsv", dir);
-    return read_tsv(p, "list", list_row, NULL, err, el);
+    if (read_tsv(p, "list", list_row, NULL, err, el) != 0)
+        return -1;
+    snprintf(p, sizeof p, "%s/comparisons.tsv", dir);
+    return read_tsv(p, "group", cmp_row, NULL, err, el);
 }
 
 size_t rd_list(const char *list, const char **arms, const char **labels, size_t max)
@@ -372,6 +393,47 @@ json_t *rd_design(json_t *root)
     }
     rd_arms_free(arms);
     json_object_set_new(d, "arms", list);
+    /* the lists of arm-lists.tsv: {"NAME": [{"name": ARM, "label": ...}]} */
+    json_t *lists = json_object();
+    for (size_t i = 0; i < nitems; i++) {
+        json_t *l = json_object_get(lists, items[i].list);
+        if (!l) {
+            l = json_array();
+            json_object_set_new(lists, items[i].list, l);
+        }
+        json_array_append_new(l, json_pack("{s:s, s:s}", "name", items[i].arm, "label", items[i].label));
+    }
+    json_object_set_new(d, "lists", lists);
+    /* the comparisons of each group the study has a verdict with rounds on:
+     * {"GROUP": [{"name": its index in verdicts, "a", "b", "figure"}]} */
+    json_t *groups = json_object(), *vs = json_object_get(root, "verdicts");
+    for (size_t i = 0; i < ncmps; i++) {
+        char b[64], fig[96];
+        const char *tab = strchr(cmps[i].label, '\t');
+        snprintf(b, sizeof b, "%.*s", (int)(tab - cmps[i].label), cmps[i].label);
+        snprintf(fig, sizeof fig, "%s", tab + 1);
+        json_t *g = json_object_get(groups, cmps[i].list);
+        if (!g) {
+            g = json_array();
+            json_object_set_new(groups, cmps[i].list, g);
+        }
+        for (size_t k = 0; k < json_array_size(vs); k++) {
+            json_t *v = json_array_get(vs, k);
+            const char *va = json_string_value(json_object_get(v, "a"));
+            const char *vb = json_string_value(json_object_get(v, "b"));
+            const char *vf = json_string_value(json_object_get(v, "figure"));
+            if (!va || !vb || !vf || strcmp(va, cmps[i].arm) || strcmp(vb, b) || strcmp(vf, fig))
+                continue;
+            if (json_array_size(json_object_get(v, "rounds"))) {
+                char idx[32];
+                snprintf(idx, sizeof idx, "%zu", k);
+                json_array_append_new(g, json_pack("{s:s, s:s, s:s, s:s}", "name", idx, "a", va, "b", vb, "figure",
+                                                   vf));
+            }
+            break;
+        }
+    }
+    json_object_set_new(d, "comparisons", groups);
     return d;
 }
 

@@ -12,8 +12,11 @@
  * lists the registered arms in their file's order followed by any other
  * arm the study has, and says which were measured.  rd_design gives the
  * same as the templates' design data ({"arms": [{"name", "words",
- * "measured", "wait", "rate", "policy", "fault", "family"}]}; free it with
- * json_decref).  Nothing else allocates but rd_arms (free with rd_arms_free).
+ * "measured", "wait", "rate", "policy", "fault", "family"}], "lists":
+ * arm-lists.tsv as {"NAME": [{"name", "label"}]}, "comparisons":
+ * comparisons.tsv's groups, each the comparisons the study has a verdict
+ * with rounds on, {"GROUP": [{"name": its index in verdicts, "a", "b",
+ * "figure"}]}}; free it with json_decref).  Nothing else allocates but rd_arms (free with rd_arms_free).
  */
 #ifndef RDATA_H
 #define RDATA_H
@@ -34,7 +37,8 @@ typedef struct {
 } rd_arm;
 /* read the registered arms (arms_tsv) and, from dir (report/templates),
  * the words of their codes (arm-words.tsv) and the arms each figure shows
- * (arm-lists.tsv); 0, or -1 with err */
+ * (arm-lists.tsv), and the comparisons the defences cite (comparisons.tsv);
+ * 0, or -1 with err */
 int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el);
 /* the arms of a list of arm-lists.tsv in order, into arms (NULL after the
  * last when there is room) and their labels ("" when none; labels may be

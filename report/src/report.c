@@ -105,6 +105,7 @@ static json_t *design_data(json_t *root, const fg_choice *c)
     json_object_set_new(d, "ap_ready", json_boolean(fig_ap_ready(root)));
     json_object_set_new(d, "verdicts", vd);
     ot_design(root, d);
+    df_design(root, d);
     return d;
 }
 
@@ -264,7 +265,7 @@ int main(int argc, char **argv)
         T("hedge");
         T("ap");
         T("outage");
-        rc |= df_section(p, root);
+        T("defences");
         T("arms");
         T("verdicts");
         T("guesses");

@@ -36,6 +36,7 @@ typedef struct {
     char ptr[1100];
     int design;
     char item[256]; /* its name */
+    char idx[32];   /* its index in its list (or its key) */
 } var;
 
 typedef struct {
@@ -402,20 +403,22 @@ static size_t ident_len(const char *s)
     return k;
 }
 
-/* path with every $VAR but a leading one replaced by its name; -1 and why */
-static int substitute(env *e, const char *path, char *out, size_t on, char *why, size_t wl)
+/* path with every $VAR (but a leading one, unless all) replaced by its
+ * name, $VAR# by its index; -1 and why */
+static int substitute_all(env *e, const char *path, char *out, size_t on, char *why, size_t wl, int all)
 {
     size_t o = 0;
     for (const char *p = path; *p;) {
-        if (*p == '$' && p != path) {
+        if (*p == '$' && (p != path || all)) {
             size_t k = ident_len(p + 1);
             var *v = find_var(e, p + 1, k);
             if (!v) {
                 snprintf(why, wl, "$%.*s is no loop's variable here", (int)k, p + 1);
                 return -1;
             }
-            o += snprintf(out + o, o < on ? on - o : 0, "%s", v->item);
-            p += 1 + k;
+            int hash = p[1 + k] == '#';
+            o += snprintf(out + o, o < on ? on - o : 0, "%s", hash ? v->idx : v->item);
+            p += 1 + k + hash;
         } else {
             if (o + 1 < on)
                 out[o] = *p;
@@ -429,6 +432,11 @@ static int substitute(env *e, const char *path, char *out, size_t on, char *why,
     }
     out[o] = 0;
     return 0;
+}
+
+static int substitute(env *e, const char *path, char *out, size_t on, char *why, size_t wl)
+{
+    return substitute_all(e, path, out, on, why, wl, 0);
 }
 
 /* resolve PATH: 1 found (node, ptr, design), 0 not found (why), -1 an
@@ -583,10 +591,14 @@ static int term(env *e, char *s, int line)
     char *pth = trim(path), *l = trim(lit);
     json_t *v = NULL, *word = NULL;
     char ptr[512], why[512];
-    int design, r;
+    int design, r, exists = 0;
+    if (*pth == '?') {
+        exists = 1;
+        pth = trim(pth + 1);
+    }
     var *wv = pth[0] == '$' && ident_len(pth + 1) == strlen(pth + 1) ? find_var(e, pth + 1, strlen(pth + 1)) : NULL;
-    if (wv && !wv->node) {
-        /* a word of a literal list: its name */
+    if (wv && (op || !wv->node)) {
+        /* $VAR compared (or a word alone): its name */
         v = word = json_string(wv->item);
         r = 1;
     } else {
@@ -595,7 +607,9 @@ static int term(env *e, char *s, int line)
     if (r < 0)
         return fail(e->err, e->el, e->file, line, "{#if %s}: %s", s, why);
     int res = 0;
-    if (!op) {
+    if (!op && exists) {
+        res = r == 1;
+    } else if (!op) {
         res = r == 1 && !json_is_null(v) && !json_is_false(v);
     } else if (r == 0) {
         res = 0;
@@ -870,6 +884,7 @@ static int do_each(env *e, node *x)
             if (count++ && walk(e, x->body[1]))
                 rc = -1;
             snprintf(v->item, sizeof v->item, "%s", w);
+            snprintf(v->idx, sizeof v->idx, "%zu", count - 1);
             v->node = NULL;
             if (!rc)
                 rc = walk(e, x->body[0]);
@@ -897,12 +912,15 @@ static int do_each(env *e, node *x)
                 }
                 v->node = it;
                 snprintf(v->ptr, sizeof v->ptr, "%s/%zu", ptr, i);
+                snprintf(v->idx, sizeof v->idx, "%zu", i);
                 const char *nm = json_is_string(it) ? json_string_value(it)
                                                     : json_string_value(json_object_get(it, "name"));
                 if (!nm)
                     nm = json_string_value(json_object_get(it, "id"));
                 if (nm)
                     snprintf(v->item, sizeof v->item, "%s", nm);
+                else if (json_is_integer(it))
+                    snprintf(v->item, sizeof v->item, "%lld", (long long)json_integer_value(it));
                 else
                     snprintf(v->item, sizeof v->item, "%zu", i);
                 rc = walk(e, x->body[0]);
@@ -921,6 +939,7 @@ static int do_each(env *e, node *x)
                 v->node = it;
                 snprintf(v->ptr, sizeof v->ptr, "%s/%s", ptr, key);
                 snprintf(v->item, sizeof v->item, "%s", key);
+                snprintf(v->idx, sizeof v->idx, "%zu", count - 1);
                 rc = walk(e, x->body[0]);
             }
         } else if (r == 1 && (json_is_string(l) || json_is_number(l))) {
@@ -997,14 +1016,9 @@ static int do_call(env *e, node *x)
         return fail(e->err, e->el, e->file, x->line, "{%s}: nested too deep", x->s);
     char items[8][256];
     for (int i = 0; i < d->np; i++) {
-        const char *a = argv[i + 1];
-        if (a[0] == '$') {
-            var *v = find_var(e, a + 1, strlen(a + 1));
-            if (!v)
-                return fail(e->err, e->el, e->file, x->line, "{%s}: %s is no loop's variable here", x->s, a);
-            a = v->item;
-        }
-        snprintf(items[i], sizeof items[i], "%s", a);
+        char why[256];
+        if (substitute_all(e, argv[i + 1], items[i], sizeof items[i], why, sizeof why, 1) != 0)
+            return fail(e->err, e->el, e->file, x->line, "{%s}: %s", x->s, why);
     }
     int base = e->nvars;
     for (int i = 0; i < d->np; i++) {

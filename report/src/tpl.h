@@ -26,8 +26,8 @@
  *   {#def NAME P1 P2 ..} .. {/def}
  *                          a piece of template with parameters, written
  *                          nowhere until called
- *   {#call NAME A1 A2 ..}  that piece, each $P its argument (a word; an
- *                          argument $VAR passes its item's name)
+ *   {#call NAME A1 A2 ..}  that piece, each $P its argument (a word, in
+ *                          which $VAR stands for its item's name: $a-r$r)
  *   {@NAME|ARG|ARG...}     a command for the sink (the report's blocks:
  *                          headings, paragraphs, figures, tables: src/tsec.h)
  *   {* comment *}          dropped (may span lines)
@@ -38,19 +38,20 @@
  *          KEY whose string fields f, g are v, w (odds[arm=H4-r2,event=flooded]);
  *          $VAR as the first step starts at a loop's item ($a.p99_ms); $VAR
  *          anywhere else stands for its name (arms.$a.p99_ms, runs.$a-r1,
- *          verdicts[a=$a,b=H3-fb25]).  A PATH whose first key is "design"
+ *          verdicts[a=$a,b=H3-fb25]), $VAR# for its index (diffs.$r#).  A PATH whose first key is "design"
  *          reads the caller's data (the registered arms and their words),
  *          not verified.json; its values print as plain text.
  *   LIST   a PATH to a list (items) or an object (its members; the name is
  *          the key), or to a single string or number (one item, named by
- *          it), or [w1 w2 ...] words.  An item's name: the string it is,
+ *          it), or [w1 w2 ...] words.  An item's name: the string or integer it is,
  *          else its "name" field, else its "id", else its key (objects) or
  *          index (lists).
  *   COND   TERM [&& TERM ...] [|| TERM [&& TERM ...] ...] (&& binds closer);
  *          TERM is [!]PATH, true when it resolves to
  *          something not null and not false, or PATH OP LITERAL with OP one
  *          of == != < > <= >= and LITERAL a "string" or a number (false when
- *          PATH does not resolve).  $VAR == "w" compares a word's name.
+ *          PATH does not resolve); ?PATH is true when PATH resolves, even
+ *          to null.  $VAR == "w" compares the item's name.
  *
  * A line holding only tags other than values ({#..}, {/..}, {@..}, {*..*})
  * and blanks is dropped whole, newline included, so that block tags can
