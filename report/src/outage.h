@@ -15,7 +15,8 @@
  * arm's lowest quiet round (ot_round).  An arm not measured gets a panel
  * that says so.
  *
- * The section: the scenarios in words, the figure, what it shows in
+ * The section (its words are templates/outage.md.in): the scenarios in
+ * words, the figure, what it shows in
  * verified numbers (the drawn runs' window counts and connection events,
  * the arms' medians and ranges of during_lookups_per_request, lost,
  * first_live_after_ms, recovered_s, and the verdicts the study has on
@@ -24,9 +25,10 @@
  * retried_permanent, standin_share).
  *
  * Contract: the tree is borrowed; nothing is read but it.  ot_figure draws
- * the figure into figdir (0, or -1 with a message on stderr); ot_section
- * writes the section into the page, inlining the figure (0, or -1 when it
- * cannot be read).  Every printed value is traced (pg_v).
+ * the figure into figdir (0, or -1 with a message on stderr); ot_design
+ * gives the template the rounds drawn.  The arms drawn are arm-lists.tsv's
+ * "timeline"; a breaker's panel is an arm whose brk_cool_ms (lab/arms.tsv)
+ * is set.
  */
 #ifndef OUTAGE_H
 #define OUTAGE_H
