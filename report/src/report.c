@@ -106,6 +106,7 @@ static json_t *design_data(json_t *root, const fg_choice *c)
     json_object_set_new(d, "verdicts", vd);
     ot_design(root, d);
     df_design(root, d);
+    mc_design(root, d);
     return d;
 }
 
@@ -270,9 +271,9 @@ int main(int argc, char **argv)
         T("verdicts");
         T("guesses");
         T("steps");
-        mc_section(p, root);
+        T("machine");
         rc |= qt_section(p, root);
-        mc_cost(p, root);
+        T("cost");
         T("method");
 #undef T
         json_decref(design);
