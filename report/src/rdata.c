@@ -446,3 +446,43 @@ size_t rd_rounds(json_t *root, const char *arm, int *out, size_t max)
             out[n++] = (int)json_integer_value(json_array_get(r, i));
     return n;
 }
+
+json_t *rd_table(const char *path, char *err, size_t el)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, el, "%s: cannot read", path);
+        return NULL;
+    }
+    json_t *t = json_object();
+    char line[4096], head[MAXCOLS][64];
+    int nh = 0, ln = 0;
+    while (fgets(line, sizeof line, f)) {
+        ln++;
+        line[strcspn(line, "\r\n")] = 0;
+        if (line[0] == '#' || !line[0])
+            continue;
+        char *cells[MAXCOLS], *save = NULL;
+        int n = 0;
+        for (char *c = strtok_r(line, "\t", &save); c && n < MAXCOLS; c = strtok_r(NULL, "\t", &save))
+            cells[n++] = c;
+        if (!nh) {
+            for (int i = 0; i < n; i++)
+                snprintf(head[i], sizeof head[i], "%s", cells[i]);
+            nh = n;
+            continue;
+        }
+        if (n != nh) {
+            snprintf(err, el, "%s:%d: %d columns, the header has %d", path, ln, n, nh);
+            fclose(f);
+            json_decref(t);
+            return NULL;
+        }
+        json_t *row = json_object();
+        for (int i = 1; i < n; i++)
+            json_object_set_new(row, head[i], json_string(cells[i]));
+        json_object_set_new(t, cells[0], row);
+    }
+    fclose(f);
+    return t;
+}

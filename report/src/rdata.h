@@ -65,6 +65,11 @@ const char *rd_arm_fault(const char *arm);
  * or adaptive), 7 other (the breakers, the second store, an unregistered arm) */
 int rd_arm_family(const char *arm);
 
+/* a tab-separated data file (# comments, a header) as an object keyed by
+ * its first column, each row {"HEADER": "cell", ...} of the others; NULL
+ * with err when it cannot be read or a row's width is not the header's */
+json_t *rd_table(const char *path, char *err, size_t el);
+
 /* the templates' design data (see the head) */
 json_t *rd_design(json_t *root);
 

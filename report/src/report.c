@@ -73,7 +73,7 @@ static const char *kind_of_figure(const char *fig, int diff)
  * frozen lookup's runs, whether the AP figure is drawn, and each verdict
  * with a, b and figure (its index as name, the kind of its differences,
  * whether each arm was measured). */
-static json_t *design_data(json_t *root, const fg_choice *c)
+static json_t *design_data(json_t *root, const fg_choice *c, const char *tpl_dir)
 {
     json_t *d = rd_design(root), *m = json_array(), *u = json_array(), *fr = json_array(), *vd = json_array();
     size_t i;
@@ -107,6 +107,15 @@ static json_t *design_data(json_t *root, const fg_choice *c)
     ot_design(root, d);
     df_design(root, d);
     mc_design(root, d);
+    qt_design(root, d);
+    char qp[4200], qerr[4400];
+    snprintf(qp, sizeof qp, "%s/quiet-rules.tsv", tpl_dir);
+    json_t *qr = rd_table(qp, qerr, sizeof qerr);
+    if (!qr) {
+        fprintf(stderr, "report: %s\n", qerr);
+        exit(1);
+    }
+    json_object_set_new(d, "quiet_rules", qr);
     return d;
 }
 
@@ -251,7 +260,7 @@ int main(int argc, char **argv)
     page *p = pg_new(root, tmpfig);
     if (!rc) {
         /* the order of the page: templates (T), and the sections still written in C */
-        json_t *design = design_data(root, &c);
+        json_t *design = design_data(root, &c, tpl_dir);
 #define T(name) (rc |= ts_render(p, root, design, tpl_dir, (name)))
         T("head");
         T("main");
@@ -272,7 +281,7 @@ int main(int argc, char **argv)
         T("guesses");
         T("steps");
         T("machine");
-        rc |= qt_section(p, root);
+        T("quiet");
         T("cost");
         T("method");
 #undef T
