@@ -12,7 +12,6 @@
 
 enum { MAXR = 64, MAXP = 4096 };
 
-#define EN "\xe2\x80\x93"
 
 /* ------------------------------------------------------------ reading */
 
@@ -25,12 +24,6 @@ static double num_in(json_t *obj, const char *key)
 static double run_num(json_t *root, const char *run, const char *key)
 {
     return num_in(rd_at(root, "/runs/%s", run), key);
-}
-
-/* the run carries the field (a value or null): the verifier exports it */
-static int run_has(json_t *root, const char *run, const char *key)
-{
-    return json_object_get(rd_at(root, "/runs/%s", run), key) != NULL;
 }
 
 /* the rounds of arm's runs in runs (quiet or not), ascending */
@@ -479,364 +472,7 @@ int fl_figures(json_t *root, const char *figdir, const fl_choice *c)
     return rc;
 }
 
-/* ------------------------------------------------------------ the 450/s section */
-
-/* a run's field in format kind, or "not exported" when the run lacks it */
-static void val(page *p, json_t *root, const char *kind, const char *run, const char *key)
-{
-    if (run_has(root, run, key))
-        pg_v(p, kind, "/runs/%s/%s", run, key);
-    else
-        pg_t(p, "not exported");
-}
-
-/* "yes, from 1 s" / "no" / "not exported" for a flood at base (a run's
- * path, or its prediction's) */
-static void flood_words(page *p, json_t *root, const char *base)
-{
-    json_t *f = rd_at(root, "%s/flooded", base);
-    if (!json_is_boolean(f)) {
-        pg_t(p, "not exported");
-        return;
-    }
-    pg_v(p, "yn", "%s/flooded", base);
-    if (json_is_true(f)) {
-        pg_t(p, ", from ");
-        pg_v(p, "int", "%s/flood_from_s", base);
-        pg_t(p, " s");
-    }
-}
-
-/* the prediction of a run: 1 when it has one (an object), else the words */
-static int has_prediction(page *p, json_t *root, const char *run)
-{
-    json_t *pr = rd_at(root, "/runs/%s/predicted", run);
-    if (json_is_object(pr))
-        return 1;
-    pg_t(p, run_has(root, run, "predicted") ? "no prediction" : "not exported");
-    return 0;
-}
-
-/* one sentence on a drawn round: its flood, line, freezes, false timeouts, prediction */
-static void say_round(page *p, json_t *root, const char *arm, int r, const char *which)
-{
-    char run[96], base[120];
-    snprintf(run, sizeof run, "%s-r%d", arm, r);
-    pg_t(p, " %s (round ", which);
-    pg_v(p, "int", "/runs/%s/round", run);
-    pg_t(p, ")");
-    json_t *f = rd_at(root, "/runs/%s/flooded", run), *d = rd_at(root, "/runs/%s/drained", run);
-    if (json_is_true(f)) {
-        pg_t(p, " flooded from second ");
-        pg_v(p, "int", "/runs/%s/flood_from_s", run);
-        pg_t(p, "%s", json_is_true(d)    ? " and drained before the run ended"
-                      : json_is_false(d) ? " and lasted to the end of the run"
-                                         : "");
-    } else {
-        pg_t(p, " did not flood");
-    }
-    if (run_has(root, run, "longest_line") && run_has(root, run, "freezes") && run_has(root, run, "freeze_share") &&
-        run_has(root, run, "false_timeouts")) {
-        pg_t(p, "; its longest line was ");
-        val(p, root, "int", run, "longest_line");
-        pg_t(p, " lookups; it drew ");
-        val(p, root, "int", run, "freezes");
-        pg_t(p, " freezes (");
-        val(p, root, "pct", run, "freeze_share");
-        pg_t(p, " of the lookups the store received) and gave up on ");
-        val(p, root, "int", run, "false_timeouts");
-        pg_t(p, " lookups slow from queueing, not frozen (false timeouts).");
-    } else {
-        pg_t(p, "; its longest line, freezes and false timeouts: not exported.");
-    }
-    pg_t(p, " The simulation had predicted ");
-    if (has_prediction(p, root, run)) {
-        snprintf(base, sizeof base, "/runs/%s/predicted", run);
-        json_t *pf = rd_at(root, "%s/flooded", base);
-        if (json_is_true(pf)) {
-            pg_t(p, "a flood from second ");
-            pg_v(p, "int", "%s/flood_from_s", base);
-        } else if (json_is_false(pf)) {
-            pg_t(p, "no flood");
-        } else {
-            pg_t(p, "a flood or none: not exported");
-        }
-        pg_t(p, " and ");
-        pg_v(p, "pct", "%s/standin_share", base);
-        pg_t(p, " stand-ins");
-    }
-    pg_t(p, ".");
-}
-
-static void flood_table(page *p, json_t *root)
-{
-    pg_h(p, 3, "flood-rounds", "The 450/s rounds, predicted and measured");
-    pg_p_begin(p, NULL);
-    pg_t(p, "Every run of every arm at 450 a second whose store does not fail. Predicted: the simulation's "
-            "figures for the same round (same arrivals and dice), written before the first timed run. A "
-            "freeze is a lookup whose drawn wait was a second or more; a false timeout is a lookup given up on "
-            "although its own wait was shorter than the time waited (queueing, not a freeze). \"Not exported\": "
-            "the verifier did not write the field.");
-    pg_p_end(p);
-    const char *h[] = {"run",          "flood, predicted",  "flood, measured", "drained",      "stand-ins, predicted",
-                       "stand-ins, measured", "freezes (share)", "false timeouts", "longest line"};
-    tb_begin(p, "floods", 9, h);
-    rd_arm *arms;
-    size_t na = rd_arms(root, &arms);
-    for (size_t i = 0; i < na; i++) {
-        const char *a = arms[i].name;
-        if (!is_450(a))
-            continue;
-        int rounds[MAXR];
-        size_t nr = arm_runs(root, a, rounds, MAXR);
-        if (!nr) {
-            tb_row(p);
-            tb_th(p, "%s", a);
-            tb_td_span(p, 8, "l");
-            pg_nm(p);
-            tb_td_end(p);
-            continue;
-        }
-        for (size_t k = 0; k < nr; k++) {
-            char run[96], base[120];
-            snprintf(run, sizeof run, "%s-r%d", a, rounds[k]);
-            tb_row(p);
-            tb_th(p, "%s%s", run, json_is_false(rd_at(root, "/runs/%s/quiet", run)) ? " (disturbed)" : "");
-            tb_td_begin(p, "l");
-            snprintf(base, sizeof base, "/runs/%s/predicted", run);
-            if (has_prediction(p, root, run))
-                flood_words(p, root, base);
-            tb_td_end(p);
-            tb_td_begin(p, "l");
-            snprintf(base, sizeof base, "/runs/%s", run);
-            flood_words(p, root, base);
-            tb_td_end(p);
-            tb_td_begin(p, "l");
-            json_t *d = rd_at(root, "/runs/%s/drained", run);
-            if (json_is_boolean(d))
-                pg_v(p, "yn", "/runs/%s/drained", run);
-            else
-                pg_t(p, run_has(root, run, "drained") ? "no flood" : "not exported");
-            tb_td_end(p);
-            tb_td_begin(p, NULL);
-            if (has_prediction(p, root, run))
-                pg_v(p, "pct", "/runs/%s/predicted/standin_share", run);
-            tb_td_end(p);
-            tb_td_begin(p, NULL);
-            pg_v(p, "pct", "/runs/%s/standin_share", run);
-            tb_td_end(p);
-            tb_td_begin(p, NULL);
-            val(p, root, "int", run, "freezes");
-            if (run_has(root, run, "freeze_share")) {
-                pg_t(p, " (");
-                pg_v(p, "pct", "/runs/%s/freeze_share", run);
-                pg_t(p, ")");
-            }
-            tb_td_end(p);
-            tb_td_begin(p, NULL);
-            val(p, root, "int", run, "false_timeouts");
-            tb_td_end(p);
-            tb_td_begin(p, NULL);
-            val(p, root, "int", run, "longest_line");
-            tb_td_end(p);
-        }
-    }
-    rd_arms_free(arms);
-    tb_end(p);
-}
-
-int fl_section(page *p, json_t *root, const fl_choice *c)
-{
-    pg_h(p, 2, "flood", "Retries at 450 a second");
-    pg_p_begin(p, NULL);
-    pg_t(p, "At 450 requests a second the store is near its limit. A retry after a timeout is one more lookup; "
-            "when several freezes hold slots at once, lookups wait in line, the wait passes 25 ms, the service "
-            "asks again, and the line grows. A round floods when three seconds in a row (all of a shorter run) "
-            "are missed: over half of the requests scheduled in each got a stand-in or an error. A flood that "
-            "starts late hardly moves the whole run's share of stand-ins, so the round is judged second by "
-            "second. The figure shows the retry arm's flooded round, with the second its flood began, and its "
-            "calmest round.");
-    pg_p_end(p);
-    if (pg_figure(p, "flood", flood_title(c),
-                  "Per second of the run: requests scheduled, lookups the service sent, stand-in answers (as a "
-                  "share of the second's requests when the verifier exports it, with half the requests dashed), "
-                  "the mean number of busy slots (of 16) and the mean number of lookups waiting in line. Red: two "
-                  "retries; grey: the same round without retries; purple: the first second of the flood."))
-        return -1;
-    pg_p_begin(p, NULL);
-    if (!c->n) {
-        pg_t(p, "Retries at 450/s: ");
-        pg_nm(p);
-        pg_t(p, ".");
-        pg_p_end(p);
-        flood_table(p, root);
-        return 0;
-    }
-    pg_t(p, "%s: stand-ins ", c->arm);
-    pg_range(p, "pct", c->arm, "standin_share");
-    pg_t(p, " (median, lowest to highest round) and ");
-    pg_range(p, "x", c->arm, "lookups_per_request");
-    pg_t(p, " lookups per request");
-    if (c->base[0]) {
-        pg_t(p, "; without retries (%s) stand-ins ", c->base);
-        pg_range(p, "pct", c->base, "standin_share");
-    }
-    pg_t(p, ".");
-    if (!c->exported) {
-        pg_t(p, " Whether a round flooded, when, its freezes, false timeouts and longest line: not exported (this "
-                "verified.json's runs carry no flooded); the rounds drawn are the ones with the most and the "
-                "fewest stand-ins.");
-    } else {
-        if (!c->flooded)
-            pg_t(p, " No quiet round of %s flooded; the first round drawn has the most stand-ins.", c->arm);
-        say_round(p, root, c->arm, c->round[0], c->flooded ? "The flooded round" : "That round");
-        if (c->n == 2)
-            say_round(p, root, c->arm, c->round[1], "The calmest round");
-    }
-    pg_p_end(p);
-    flood_table(p, root);
-    return 0;
-}
-
-/* ------------------------------------------------------------ predicted */
-
-/* the runs outside the tolerance, named with both shares (at most 12) */
-static void outside(page *p, json_t *root, double tol)
-{
-    int n = 0;
-    const char *key;
-    json_t *r;
-    json_object_foreach(rd_at(root, "/runs"), key, r)
-    {
-        json_t *pr = json_object_get(r, "predicted");
-        double ps = num_in(pr, "standin_share"), ms = num_in(r, "standin_share");
-        if (!json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms))
-            continue;
-        if (fabs(ms - ps) <= tol + 1e-12)
-            continue;
-        if (n++ == 12) {
-            pg_t(p, "; and more");
-            break;
-        }
-        pg_t(p, "%s%s: predicted ", n > 1 ? "; " : " Outside it: ", key);
-        pg_v(p, "pct", "/runs/%s/predicted/standin_share", key);
-        pg_t(p, ", measured ");
-        pg_v(p, "pct", "/runs/%s/standin_share", key);
-    }
-    if (n)
-        pg_t(p, ".");
-}
-
-int fl_predicted(page *p, json_t *root)
-{
-    pg_h(p, 2, "predicted", "Predicted before measuring");
-    pg_p_begin(p, NULL);
-    pg_t(p, "The simulation runs the same arrivals, dice and policy code as the measured runs. Before the first "
-            "timed run it simulated every run of the schedule, and the prediction's fingerprint went into the "
-            "preregistration. Each dot below is one run: the simulation's figure across, the measured one up; "
-            "on the diagonal the two agree.");
-    pg_p_end(p);
-    if (pg_figure(p, "predicted", "Predicted before measuring against measured: one dot per run",
-                  "Left: the share of requests that got a stand-in; right: the slowest 1 in 100 (log scale). "
-                  "Coloured by the arm's policy; disturbed runs in grey."))
-        return -1;
-    pstats st;
-    predicted_stats(root, &st);
-    pg_p_begin(p, NULL);
-    if (!st.any_key) {
-        pg_t(p, "Predicted figures: not exported (this verified.json's runs carry no predicted).");
-    } else {
-        pg_t(p, "%d run%s a prediction%s", st.with, st.with == 1 ? " has" : "s have", st.none ? "" : ".");
-        if (st.none)
-            pg_t(p, "; for %d the prediction has no entry.", st.none);
-        if (!st.tol_ok) {
-            pg_t(p, " Of them, %d quiet runs have both stand-in shares; the tolerance DESIGN 5.8 allows a quiet "
-                    "machine is not exported (checks.prediction.standin_share_tolerance): tolerance not stated, "
-                    "so the page does not count how many agree.", st.quiet);
-        } else {
-            pg_t(p, " Of the %d quiet runs with both stand-in shares, %d have a measured share within ", st.quiet,
-                 st.within);
-            pg_v(p, "pp", "/checks/prediction/standin_share_tolerance");
-            pg_t(p, " of the predicted one, the tolerance DESIGN 5.8 allows a quiet machine.");
-            outside(p, root, st.tol);
-        }
-    }
-    pg_p_end(p);
-    return 0;
-}
-
 /* ------------------------------------------------------------ odds */
-
-static void event_words(page *p, size_t i, const char *ev)
-{
-    if (ev && !strcmp(ev, "flooded"))
-        pg_t(p, "a flood");
-    else if (ev && !strcmp(ev, "p99_over_1s"))
-        pg_t(p, "the slowest one in a hundred over a second");
-    else
-        pg_v(p, "str", "/odds/%zu/event", i);
-}
-
-/* "290 of 1,000 seeds: 29.0% (26.2%–31.9%)" */
-static void say_sim(page *p, size_t i)
-{
-    pg_v(p, "int", "/odds/%zu/sim_k", i);
-    pg_t(p, " of ");
-    pg_v(p, "int", "/odds/%zu/sim_n", i);
-    pg_t(p, " seeds: ");
-    pg_v(p, "pct", "/odds/%zu/sim_share", i);
-    pg_t(p, " (");
-    pg_v(p, "pct", "/odds/%zu/sim_wilson95/0", i);
-    pg_t(p, EN);
-    pg_v(p, "pct", "/odds/%zu/sim_wilson95/1", i);
-    pg_t(p, ")");
-}
-
-/* "1 of 5 rounds (round 4; exact 95%: 0.505%–71.6%)"; in a table, where
- * the head says 95% and a cell holds no digit of its own, "exact:" */
-static void say_measured(page *p, json_t *root, size_t i, int in_table)
-{
-    json_t *o = rd_at(root, "/odds/%zu", i);
-    if (!json_is_number(json_object_get(o, "n")) || json_number_value(json_object_get(o, "n")) == 0) {
-        pg_nm(p);
-        return;
-    }
-    pg_v(p, "int", "/odds/%zu/k", i);
-    pg_t(p, " of ");
-    pg_v(p, "int", "/odds/%zu/n", i);
-    pg_t(p, " rounds (");
-    json_t *rr = json_object_get(o, "rounds");
-    if (json_array_size(rr)) {
-        pg_t(p, "round%s ", json_array_size(rr) > 1 ? "s" : "");
-        for (size_t k = 0; k < json_array_size(rr); k++) {
-            if (k)
-                pg_t(p, ", ");
-            pg_v(p, "int", "/odds/%zu/rounds/%zu", i, k);
-        }
-        pg_t(p, "; ");
-    }
-    pg_t(p, "%s", in_table ? "exact: " : "exact 95%: ");
-    pg_v(p, "pct", "/odds/%zu/cp95/0", i);
-    pg_t(p, EN);
-    pg_v(p, "pct", "/odds/%zu/cp95/1", i);
-    pg_t(p, ")");
-}
-
-static void say_agree(page *p, json_t *root, size_t i)
-{
-    json_t *a = rd_at(root, "/odds/%zu/agree", i);
-    if (json_is_boolean(a)) {
-        pg_v(p, "yn", "/odds/%zu/agree", i);
-    } else if (json_object_get(rd_at(root, "/odds/%zu", i), "source") &&
-               json_is_number(rd_at(root, "/odds/%zu/seconds", i))) {
-        /* an outside observation of rounds of another length than the simulation's */
-        pg_t(p, "not comparable (its rounds: ");
-        pg_v(p, "s", "/odds/%zu/seconds", i);
-        pg_t(p, " s)");
-    } else {
-        pg_nm(p);
-    }
-}
 
 /* the entry of arm's flood: its own (source 0) or an outside observation (1); -1 when none */
 static long find_odds(json_t *odds, const char *arm, int outside_obs)
@@ -852,111 +488,78 @@ static long find_odds(json_t *odds, const char *arm, int outside_obs)
     return -1;
 }
 
-static void flood_odds_sentence(page *p, json_t *root, json_t *odds)
-{
-    const char *arm[2];
-    rd_list("flood_odds", arm, NULL, 2);
-    long i = find_odds(odds, arm[0], 0), o = find_odds(odds, arm[0], 1);
-    pg_p_begin(p, NULL);
-    if (i < 0) {
-        pg_t(p, "The odds of a flood at 450/s with two retries at once (%s): not exported.", arm[0]);
-        pg_p_end(p);
-        return;
-    }
-    pg_t(p, "At 450 a second with two retries at once (%s), the simulation flooded on ", arm[0]);
-    pg_v(p, "int", "/odds/%ld/sim_k", i);
-    pg_t(p, " of ");
-    pg_v(p, "int", "/odds/%ld/sim_n", i);
-    pg_t(p, " seeds");
-    if (json_is_number(rd_at(root, "/odds/%ld/seconds", i))) {
-        pg_t(p, " of ");
-        pg_v(p, "s", "/odds/%ld/seconds", i);
-        pg_t(p, " s");
-    }
-    pg_t(p, ", a chance per round of ");
-    pg_v(p, "pct", "/odds/%ld/sim_share", i);
-    pg_t(p, " (Wilson 95%%: ");
-    pg_v(p, "pct", "/odds/%ld/sim_wilson95/0", i);
-    pg_t(p, EN);
-    pg_v(p, "pct", "/odds/%ld/sim_wilson95/1", i);
-    pg_t(p, "). This study measured ");
-    say_measured(p, root, (size_t)i, 0);
-    json_t *ag = rd_at(root, "/odds/%ld/agree", i);
-    pg_t(p, "%s", json_is_true(ag)    ? ": the intervals overlap, an ordinary outcome of the simulated chance."
-                  : json_is_false(ag) ? ": the intervals do not overlap, the measured rounds disagree with the "
-                                        "simulated chance."
-                                      : ".");
-    if (o >= 0) {
-        pg_t(p, " The timeouts lesson saw ");
-        pg_v(p, "int", "/odds/%ld/k", o);
-        pg_t(p, " of ");
-        pg_v(p, "int", "/odds/%ld/n", o);
-        pg_t(p, " (exact 95%%: ");
-        pg_v(p, "pct", "/odds/%ld/cp95/0", o);
-        pg_t(p, EN);
-        pg_v(p, "pct", "/odds/%ld/cp95/1", o);
-        json_t *oa = rd_at(root, "/odds/%ld/agree", o);
-        int other_length = json_is_null(oa) && json_is_number(rd_at(root, "/odds/%ld/seconds", o)) &&
-                           json_is_number(rd_at(root, "/odds/%ld/seconds", i));
-        pg_t(p, "%s", json_is_true(oa)    ? "), which agrees with it too"
-                      : json_is_false(oa) ? "), which does not agree with it"
-                                          : ")");
-        if (other_length) {
-            /* a quick study simulates short rounds: a chance per 4 s round says nothing of 30 s rounds */
-            pg_t(p, " in rounds of ");
-            pg_v(p, "s", "/odds/%ld/seconds", o);
-            pg_t(p, " s, which cannot be set against a chance per round of ");
-            pg_v(p, "s", "/odds/%ld/seconds", i);
-            pg_t(p, " s: run the floods profile (make floods) for the comparison.");
-        } else {
-            pg_t(p, ": with so few rounds, a handful of floods and one flood are both ordinary.");
-        }
-    }
-    pg_p_end(p);
-}
+/* ------------------------------------------------------------ the sections' choices */
 
-void fl_odds(page *p, json_t *root)
+void fl_design(json_t *root, const fl_choice *c, json_t *design)
 {
-    pg_h(p, 2, "odds", "Rare events and their odds");
-    pg_p_begin(p, NULL);
-    pg_t(p, "A rare event is stated with two intervals: the simulation's chance per round over many seeds (a "
-            "Wilson 95%% interval) and the measured rounds, k of n quiet rounds (an exact Clopper" EN "Pearson 95%% "
-            "interval). They agree when the intervals overlap. With few rounds the exact interval is wide, so "
-            "the measured count alone cannot tell a chance near one in three from one near two in three. The "
-            "timeouts lesson's own count stands in the same table as an outside observation.");
-    pg_p_end(p);
-    json_t *odds = rd_at(root, "/odds");
-    if (!json_is_array(odds)) {
-        pg_p_begin(p, "note");
-        pg_t(p, "The odds: not exported (this verified.json has no odds list).");
-        pg_p_end(p);
-        return;
+    /* the drawn arm and rounds, and the figure's title */
+    json_t *f = json_object();
+    if (c->n) {
+        json_t *rr = json_array();
+        for (int k = 0; k < c->n; k++)
+            json_array_append_new(rr, json_integer(c->round[k]));
+        json_object_set_new(f, "arm", json_string(c->arm));
+        json_object_set_new(f, "rounds", rr);
     }
-    flood_odds_sentence(p, root, odds);
-    const char *h[] = {"arm", "event", "simulated: seeds with it, chance per round (Wilson 95%)",
-                       "measured: rounds with it (exact 95%)", "agree"};
-    tb_begin(p, "odds", 5, h);
-    for (size_t i = 0; i < json_array_size(odds); i++) {
-        json_t *o = json_array_get(odds, i);
-        const char *arm = json_string_value(json_object_get(o, "arm"));
-        const char *src = json_string_value(json_object_get(o, "source"));
-        tb_row(p);
-        if (src)
-            tb_th(p, "%s (%s, outside observation)", arm ? arm : "?", src);
-        else
-            tb_th(p, "%s", arm ? arm : "?");
-        tb_td_begin(p, "l");
-        event_words(p, i, json_string_value(json_object_get(o, "event")));
-        tb_td_end(p);
-        tb_td_begin(p, NULL);
-        say_sim(p, i);
-        tb_td_end(p);
-        tb_td_begin(p, NULL);
-        say_measured(p, root, i, 1);
-        tb_td_end(p);
-        tb_td_begin(p, "l");
-        say_agree(p, root, i);
-        tb_td_end(p);
+    if (c->base[0])
+        json_object_set_new(f, "base", json_string(c->base));
+    json_object_set_new(f, "exported", json_boolean(c->exported));
+    json_object_set_new(f, "flooded", json_boolean(c->flooded));
+    json_object_set_new(f, "title", json_string(flood_title(c)));
+    /* the 450/s arms without a fault, each with the rounds of its runs */
+    json_t *rows = json_array();
+    rd_arm *arms;
+    size_t na = rd_arms(root, &arms);
+    for (size_t i = 0; i < na; i++) {
+        if (!is_450(arms[i].name))
+            continue;
+        int rounds[MAXR];
+        size_t nr = arm_runs(root, arms[i].name, rounds, MAXR);
+        json_t *rr = json_array();
+        for (size_t k = 0; k < nr; k++)
+            json_array_append_new(rr, json_integer(rounds[k]));
+        json_array_append_new(rows, json_pack("{s:s, s:o}", "name", arms[i].name, "rounds", rr));
     }
-    tb_end(p);
+    rd_arms_free(arms);
+    json_object_set_new(f, "rows", rows);
+    json_object_set_new(design, "flood", f);
+    /* the predictions: counts, and the quiet runs outside the tolerance (at most 13: 12 named, "and more") */
+    pstats st;
+    predicted_stats(root, &st);
+    json_t *out = json_array();
+    const char *key;
+    json_t *r;
+    json_object_foreach(rd_at(root, "/runs"), key, r)
+    {
+        json_t *pr = json_object_get(r, "predicted");
+        double ps = num_in(pr, "standin_share"), ms = num_in(r, "standin_share");
+        if (!st.tol_ok || !json_is_true(json_object_get(r, "quiet")) || !isfinite(ps) || !isfinite(ms))
+            continue;
+        if (fabs(ms - ps) <= st.tol + 1e-12)
+            continue;
+        if (json_array_size(out) == 13)
+            break;
+        json_array_append_new(out, json_string(key));
+    }
+    json_object_set_new(design, "predicted",
+                        json_pack("{s:b, s:i, s:i, s:i, s:i, s:b, s:o}", "any", st.any_key, "with", st.with, "none",
+                                  st.none, "quiet", st.quiet, "within", st.within, "tol_ok", st.tol_ok, "outside",
+                                  out));
+    /* the odds of a flood of the list "flood_odds": its own entry and an outside observation */
+    const char *oa[2];
+    rd_list("flood_odds", oa, NULL, 2);
+    json_t *odds = rd_at(root, "/odds"), *od = json_object();
+    long i = find_odds(odds, oa[0], 0), o = find_odds(odds, oa[0], 1);
+    char t[32];
+    json_object_set_new(od, "arm", json_string(oa[0]));
+    json_object_set_new(od, "is_list", json_boolean(json_is_array(odds)));
+    if (i >= 0) {
+        snprintf(t, sizeof t, "%ld", i);
+        json_object_set_new(od, "own", json_string(t));
+    }
+    if (o >= 0) {
+        snprintf(t, sizeof t, "%ld", o);
+        json_object_set_new(od, "outside", json_string(t));
+    }
+    json_object_set_new(design, "odds", od);
 }

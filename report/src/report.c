@@ -73,7 +73,7 @@ static const char *kind_of_figure(const char *fig, int diff)
  * frozen lookup's runs, whether the AP figure is drawn, and each verdict
  * with a, b and figure (its index as name, the kind of its differences,
  * whether each arm was measured). */
-static json_t *design_data(json_t *root, const fg_choice *c, const char *tpl_dir)
+static json_t *design_data(json_t *root, const fg_choice *c, const fl_choice *fc, const char *tpl_dir)
 {
     json_t *d = rd_design(root), *m = json_array(), *u = json_array(), *fr = json_array(), *vd = json_array();
     size_t i;
@@ -108,6 +108,7 @@ static json_t *design_data(json_t *root, const fg_choice *c, const char *tpl_dir
     df_design(root, d);
     mc_design(root, d);
     qt_design(root, d);
+    fl_design(root, fc, d);
     char qp[4200], qerr[4400];
     snprintf(qp, sizeof qp, "%s/quiet-rules.tsv", tpl_dir);
     json_t *qr = rd_table(qp, qerr, sizeof qerr);
@@ -260,7 +261,7 @@ int main(int argc, char **argv)
     page *p = pg_new(root, tmpfig);
     if (!rc) {
         /* the order of the page: templates (T), and the sections still written in C */
-        json_t *design = design_data(root, &c, tpl_dir);
+        json_t *design = design_data(root, &c, &fc, tpl_dir);
 #define T(name) (rc |= ts_render(p, root, design, tpl_dir, (name)))
         T("head");
         T("main");
@@ -269,9 +270,9 @@ int main(int argc, char **argv)
         T("frozen");
         T("standins");
         T("deadline");
-        rc |= fl_section(p, root, &fc);
-        rc |= fl_predicted(p, root);
-        fl_odds(p, root);
+        T("flood");
+        T("predicted");
+        T("odds");
         T("hedge");
         T("ap");
         T("outage");

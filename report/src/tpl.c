@@ -596,10 +596,12 @@ static int term(env *e, char *s, int line)
         exists = 1;
         pth = trim(pth + 1);
     }
-    var *wv = pth[0] == '$' && ident_len(pth + 1) == strlen(pth + 1) ? find_var(e, pth + 1, strlen(pth + 1)) : NULL;
-    if (wv && (op || !wv->node)) {
-        /* $VAR compared (or a word alone): its name */
-        v = word = json_string(wv->item);
+    size_t il = pth[0] == '$' ? ident_len(pth + 1) : 0;
+    int hash = il && !strcmp(pth + 1 + il, "#");
+    var *wv = il && (hash || il == strlen(pth + 1)) ? find_var(e, pth + 1, il) : NULL;
+    if (wv && (op || !wv->node || hash)) {
+        /* $VAR compared (or a word alone): its name; $VAR#: its index */
+        v = word = json_string(hash ? wv->idx : wv->item);
         r = 1;
     } else {
         r = resolve(e, pth, &v, ptr, sizeof ptr, &design, why, sizeof why);
@@ -613,6 +615,13 @@ static int term(env *e, char *s, int line)
         res = r == 1 && !json_is_null(v) && !json_is_false(v);
     } else if (r == 0) {
         res = 0;
+    } else if (!strcmp(l, "null") || !strcmp(l, "true") || !strcmp(l, "false")) {
+        if (oi > 1) {
+            json_decref(word);
+            return fail(e->err, e->el, e->file, line, "{#if %s}: %s wants == or !=", s, l);
+        }
+        int eq = l[0] == 'n' ? json_is_null(v) : l[0] == 't' ? json_is_true(v) : json_is_false(v);
+        res = oi == 0 ? eq : !eq;
     } else if (l[0] == '"') {
         size_t ln = strlen(l);
         if (ln < 2 || l[ln - 1] != '"' || oi > 1) {

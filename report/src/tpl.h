@@ -49,7 +49,8 @@
  *   COND   TERM [&& TERM ...] [|| TERM [&& TERM ...] ...] (&& binds closer);
  *          TERM is [!]PATH, true when it resolves to
  *          something not null and not false, or PATH OP LITERAL with OP one
- *          of == != < > <= >= and LITERAL a "string" or a number (false when
+ *          of == != < > <= >= and LITERAL a "string", a number, or null,
+ *          true, false (== and != only; false when
  *          PATH does not resolve); ?PATH is true when PATH resolves, even
  *          to null.  $VAR == "w" compares the item's name.
  *
