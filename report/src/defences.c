@@ -138,7 +138,7 @@ static int fig_storm(json_t *root, const char *figdir)
 {
     int W = 1000, H = 470;
     fg_begin(fg_path(figdir, "storm"), W, H);
-    fg_title("Capped backoff: the store's lookups per 100 ms in the second after the window");
+    fg_title(rd_word("storm"));
     char run[3][96];
     double v[3][10], before[3], top = 0;
     int drawn[3], nd = 0;
@@ -211,7 +211,7 @@ static int fig_retry450(json_t *root, const char *figdir)
     static const char *const heads[2] = {"stand-ins (requests scheduled in that second)", "lookups sent"};
     int W = 1100, H = 720;
     fg_begin(fg_path(figdir, "retry450"), W, H);
-    fg_title("450 a second: retries with the budget, with the deadline passed down, and asking twice, beside r2");
+    fg_title(rd_word("retry450"));
     char run[5][96];
     int nsec = 1, drawn[5], nd = 0;
     double ymax[2] = {0, 0};
@@ -315,7 +315,7 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     static const int live_col[2] = {FG_ORANGE, FG_GREEN}, p99_col[2] = {FG_GREEN, FG_LIGHTBLUE};
     int W = 1000, H = 500;
     fg_begin(fg_path(figdir, "bulkhead"), W, H);
-    fg_title("The bulkhead: the healthy store's requests while the other store hangs");
+    fg_title(rd_word("bulkhead"));
     fg_panel(0.08, 0.47, 0.24, 0.82, 0, 2, 0, 1.1);
     fg_linaxis_y(1.0, "pct", 0.85);
     fg_frame();

@@ -89,7 +89,7 @@ int fig_dials(json_t *root, const char *figdir)
     int W = 1000, H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
     fg_begin(fg_path(figdir, "dials"), W, H);
-    fg_title("The slowest 1 in 100, every arm");
+    fg_title(rd_word("dials"));
     double xhi = log10(3000);
     fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
     fg_logaxis_x(0, 3, ms_label, 1.0);
@@ -154,7 +154,7 @@ int fig_exceed(json_t *root, const char *figdir)
 {
     int W = 1000, H = 560;
     fg_begin(fg_path(figdir, "exceed"), W, H);
-    fg_title("How many requests waited longer than this?");
+    fg_title(rd_word("exceed"));
     json_t *grid = rd_at(root, "/extra/exceed_grid_ms");
     size_t ng = json_array_size(grid);
     double xlo = -1, xhi = log10(3000);
@@ -247,7 +247,7 @@ int fig_errors(json_t *root, const char *figdir)
 {
     int W = 900, H = 470;
     fg_begin(fg_path(figdir, "errors"), W, H);
-    fg_title("How many errors each limit gave");
+    fg_title(rd_word("errors"));
     int n = 0;
     double top = 0;
     const char *fig_limit_arms[MAXLIST];
@@ -365,7 +365,7 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
 {
     int W = 1000, H = c->nfrozen == 2 ? 640 : 380;
     fg_begin(fg_path(figdir, "frozen"), W, H);
-    fg_title("One frozen lookup, followed through service and store");
+    fg_title(rd_word("frozen"));
     if (!c->nfrozen) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
         fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "no frozen lookup in this study (not measured)");
@@ -408,7 +408,7 @@ int fig_split(json_t *root, const char *figdir)
     int W = 1000, H = 150 + (int)(rows > 3 ? rows : 3) * 27; /* room even with no row */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "split"), W, H);
-    fg_title("Live answers and stand-ins (all rounds together)");
+    fg_title(rd_word("split"));
     int R = rows ? (int)rows : 1;
     fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
     fg_linaxis_x(0, top, top / 5, "pct", "", 1.0);
@@ -486,7 +486,7 @@ int fig_slots(json_t *root, const char *figdir)
         }
     int W = 900, H = 480;
     fg_begin(fg_path(figdir, "slots"), W, H);
-    fg_title("The store's slot time per lookup: deadline kept or passed down");
+    fg_title(rd_word("slots"));
     top = fg_nice_top(top > 0 ? top * 1.15 : 1);
     int G = nall ? nall : 1;
     fg_panel(0.1, 0.97, 0.24, 0.86, 0, G, 0, top);
@@ -529,7 +529,7 @@ int fig_hedge(json_t *root, const char *figdir)
     static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
     int W = 1000, H = 470;
     fg_begin(fg_path(figdir, "hedge"), W, H);
-    fg_title("Asking twice against the plain limit");
+    fg_title(rd_word("hedge"));
     for (int p = 0; p < 2; p++) {
         double top = 0;
         for (int i = 0; i < 4; i++) {
@@ -593,7 +593,7 @@ int fig_steps(json_t *root, const char *figdir)
     int W = 1000, H = 150 + (nr > 3 ? nr : 3) * 24; /* room for the "not measured" panel */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "steps"), W, H);
-    fg_title("The slowest 1 in 100 requests: where their time went");
+    fg_title(rd_word("steps"));
     top = fg_nice_top(top > 0 ? top * 1.05 : 1);
     int R = nr ? nr : 1;
     fg_panel(0.15, 0.86, y0, y1, 0, top, 0, R);
@@ -677,7 +677,7 @@ int fig_ap(json_t *root, const char *figdir)
     int W = 1000, H = 190 + (int)(na ? na : 1) * 90;
     double y0 = 125.0 / H, y1 = 1 - 60.0 / H;
     fg_begin(fg_path(figdir, "ap"), W, H);
-    fg_title("What the stand-ins cost the ranking (change in AP, 95% interval)");
+    fg_title(rd_word("ap"));
     int R = na ? (int)na : 1;
     fg_panel(0.30, 0.97, y0, y1, lo, hi, 0, R);
     fg_frame();

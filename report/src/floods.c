@@ -107,10 +107,10 @@ void fl_choose(json_t *root, fl_choice *c)
 static const char *flood_title(const fl_choice *c)
 {
     if (c->n && !c->exported)
-        return "450 a second, second by second: the round with the most stand-ins and the calmest";
+        return rd_word("flood_not_exported");
     if (c->n && !c->flooded)
-        return "450 a second, second by second: no round flooded; the most stand-ins and the calmest";
-    return "450 a second, second by second: a round that flooded and the calmest";
+        return rd_word("flood_none_flooded");
+    return rd_word("flood");
 }
 
 /* ------------------------------------------------------------ flood.svg */
@@ -405,7 +405,7 @@ static int fig_predicted(json_t *root, const char *figdir)
     pstats st;
     predicted_stats(root, &st);
     fg_begin(fg_path(figdir, "predicted"), 1000, 600);
-    fg_title("Predicted before measuring against measured: one dot per run");
+    fg_title(rd_word("predicted"));
     const char *empty = st.any_key ? "no run has a prediction" : "predicted figures not exported";
     double y0 = 0.30, y1 = 0.86, minpos;
 

@@ -209,7 +209,7 @@ int ot_figure(json_t *root, const char *figdir)
     char path[4200];
     snprintf(path, sizeof path, "%s/outage.svg", figdir);
     fg_begin(path, W, H);
-    fg_title("The store goes down: each second of one round");
+    fg_title(rd_word("outage"));
     double t = 1 - 75.0 / H, b = 150.0 / H, gap = 38.0 / H;
     double ph = (t - b - (NTL - 1) * gap) / NTL;
     for (int a = 0; a < NTL; a++) {

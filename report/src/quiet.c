@@ -195,7 +195,7 @@ static int fig_one(json_t *root, const char *figdir, size_t i)
     snprintf(path, sizeof path, "%s/%s.svg", figdir, name);
     fg_begin(path, W, H);
     char title[256];
-    snprintf(title, sizeof title, "%s, a disturbed run: the machine and the tester, second by second", run ? run : "?");
+    snprintf(title, sizeof title, "%s, %s", run ? run : "?", rd_word("disturbed_svg"));
     fg_title(title);
     double top = 1 - 100.0 / H, bot = 70.0 / H, gap = 28.0 / H;
     double ph = (top - bot - (np - 1) * gap) / np;

@@ -101,6 +101,7 @@ static reg_arm *reg;
 static size_t nreg;
 static list_item *items;
 static size_t nitems;
+static json_t *fwords; /* figure-words.tsv */
 static list_item *cmps; /* comparisons.tsv: list the group, arm a, label "b figure" */
 static size_t ncmps;
 static word *words;
@@ -245,7 +246,12 @@ int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el)
     if (read_tsv(p, "list", list_row, NULL, err, el) != 0)
         return -1;
     snprintf(p, sizeof p, "%s/comparisons.tsv", dir);
-    return read_tsv(p, "group", cmp_row, NULL, err, el);
+    if (read_tsv(p, "group", cmp_row, NULL, err, el) != 0)
+        return -1;
+    json_decref(fwords);
+    snprintf(p, sizeof p, "%s/figure-words.tsv", dir);
+    fwords = rd_table(p, err, el);
+    return fwords ? 0 : -1;
 }
 
 size_t rd_list(const char *list, const char **arms, const char **labels, size_t max)
@@ -268,6 +274,16 @@ size_t rd_list(const char *list, const char **arms, const char **labels, size_t 
     if (n < max)
         arms[n] = NULL;
     return n < max ? n : max;
+}
+
+const char *rd_word(const char *key)
+{
+    const char *t = json_string_value(json_object_get(json_object_get(fwords, key), "text"));
+    if (!t) {
+        fprintf(stderr, "report: figure-words.tsv has no \"%s\"\n", key);
+        exit(1);
+    }
+    return t;
 }
 
 const char *rd_arm_rate(const char *arm)
@@ -434,6 +450,7 @@ json_t *rd_design(json_t *root)
         }
     }
     json_object_set_new(d, "comparisons", groups);
+    json_object_set(d, "figure_words", fwords);
     return d;
 }
 

@@ -16,7 +16,8 @@
  * arm-lists.tsv as {"NAME": [{"name", "label"}]}, "comparisons":
  * comparisons.tsv's groups, each the comparisons the study has a verdict
  * with rounds on, {"GROUP": [{"name": its index in verdicts, "a", "b",
- * "figure"}]}}; free it with json_decref).  Nothing else allocates but rd_arms (free with rd_arms_free).
+ * "figure"}]}, "figure_words": figure-words.tsv as {"KEY": {"text"}}};
+ * free it with json_decref).  Nothing else allocates but rd_arms (free with rd_arms_free).
  */
 #ifndef RDATA_H
 #define RDATA_H
@@ -37,14 +38,17 @@ typedef struct {
 } rd_arm;
 /* read the registered arms (arms_tsv) and, from dir (report/templates),
  * the words of their codes (arm-words.tsv) and the arms each figure shows
- * (arm-lists.tsv), and the comparisons the defences cite (comparisons.tsv);
- * 0, or -1 with err */
+ * (arm-lists.tsv), the comparisons the defences cite (comparisons.tsv) and
+ * the figures' titles (figure-words.tsv); 0, or -1 with err */
 int rd_design_load(const char *arms_tsv, const char *dir, char *err, size_t el);
 /* the arms of a list of arm-lists.tsv in order, into arms (NULL after the
  * last when there is room) and their labels ("" when none; labels may be
  * NULL); the count (at most max).  A list the file lacks stops the report
  * (exit 1, the list named): the lists are the report's own data. */
 size_t rd_list(const char *list, const char **arms, const char **labels, size_t max);
+/* a figure's words (figure-words.tsv: its title, ...); a key the file
+ * lacks stops the report (exit 1, the key named) */
+const char *rd_word(const char *key);
 /* the arm's rate in the arms file ("300", "450", "max"; "" unregistered) */
 const char *rd_arm_rate(const char *arm);
 /* any column of the arms file for the arm ("brk_cool_ms" ...); "" when the
