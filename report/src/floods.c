@@ -175,7 +175,12 @@ static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
     fg_title(flood_title(c));
     if (!c->n) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "retries at 450/s (H4-r2, H4-r2b, H4-r2bj): not measured");
+        const char *arms[16];
+        size_t na = rd_list("flood", arms, NULL, 16);
+        char names[400] = "";
+        for (size_t i = 0; i < na; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", arms[i]);
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "retries at 450/s (%s): not measured", names);
         return fg_finish(figdir, "flood");
     }
     double *x = calloc(MAXP, sizeof *x), *y = calloc(MAXP, sizeof *y);

@@ -41,7 +41,7 @@ typedef struct {
     int n;           /* rounds drawn: 0, 1 or 2 */
     int exported;    /* the drawn runs carry `flooded` */
     int flooded;     /* round[0] flooded */
-    char base[64];   /* H4-fb25 when measured, else "" */
+    char base[64];   /* the list flood_base's arm when measured, else "" */
 } fl_choice;
 
 void fl_choose(json_t *root, fl_choice *c);

@@ -110,8 +110,10 @@ Test(templates, a_verdict_edited_changes_the_sentence_that_depends_on_it)
 
 Test(templates, report_src_holds_no_arm_name_literal)
 {
-    regex_t re;
+    /* the house's grep ("H4-r2" opening a string), and an arm's name anywhere in a string ("(H4-r2, ...)") */
+    regex_t re, in;
     cr_assert_eq(regcomp(&re, "\"[A-Z][0-9]-[a-z]", REG_EXTENDED | REG_NOSUB), 0);
+    cr_assert_eq(regcomp(&in, "\"[^\"]*[A-Z][0-9]-[a-z][^\"]*\"", REG_EXTENDED | REG_NOSUB), 0);
     DIR *dir = opendir(REPORT_DIR "/src");
     cr_assert(dir);
     struct dirent *de;
@@ -130,7 +132,9 @@ Test(templates, report_src_holds_no_arm_name_literal)
             char *e = strchr(l, '\n');
             if (e)
                 *e = 0;
-            if (regexec(&re, l, 0, NULL, 0) == 0) {
+            const char *code = l + strspn(l, " \t");
+            int comment = !strncmp(code, "/*", 2) || !strncmp(code, "*", 1) || !strncmp(code, "//", 2);
+            if (regexec(&re, l, 0, NULL, 0) == 0 || (!comment && regexec(&in, l, 0, NULL, 0) == 0)) {
                 cr_log_error("%s:%d: an arm-name literal: %s", de->d_name, line, l);
                 bad++;
             }
@@ -142,6 +146,7 @@ Test(templates, report_src_holds_no_arm_name_literal)
     }
     closedir(dir);
     regfree(&re);
+    regfree(&in);
     cr_expect_gt(files, 10, "only %d .c files found under src/", files);
     cr_expect_eq(bad, 0, "%d lines of report/src/*.c name an arm: the names belong in the templates or the data", bad);
 }
