@@ -162,9 +162,9 @@ static int fig_storm(json_t *root, const char *figdir)
     fg_linaxis_y(top, NULL, 0.85);
     fg_linaxis_x(0, 1000, 100, NULL, " ms", 0.85);
     fg_frame();
-    fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, "lookups per 100 ms");
+    fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, rd_word("storm.1"));
     fg_mtext("b", 2.8, 0.5, 0.5, 0.85, FG_BLACK,
-             "from the window's end; bars: each 100 ms; dashed: the run's mean per 100 ms before the window");
+             rd_word("storm.2"));
     char head[300];
     if (!nd)
         snprintf(head, sizeof head, "no round drawn");
@@ -189,7 +189,7 @@ static int fig_storm(json_t *root, const char *figdir)
         }
     }
     if (!nd)
-        fg_text(500, top / 2, 0.5, 1.1, FG_GREY, "%s", "capped backoff with the store down: not measured");
+        fg_text(500, top / 2, 0.5, 1.1, FG_GREY, "%s", rd_word("storm.3"));
     char names[3][96];
     const char *ptr[3];
     int grey[3];
@@ -257,10 +257,10 @@ static int fig_retry450(json_t *root, const char *figdir)
         fg_mtext("t", 0.6, 0.0, 0.0, 0.9, FG_BLACK, heads[k]);
         if (k == 0)
             fg_mtext("t", 0.6, 1.0, 1.0, 0.9, FG_BLACK, head);
-        fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, "per second");
+        fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, rd_word("retry450.1"));
         if (k == 1) {
             fg_linaxis_x(0, nsec, step, NULL, " s", 0.85);
-            fg_mtext("b", 2.8, 0.5, 0.5, 0.85, FG_BLACK, "seconds from the run's start");
+            fg_mtext("b", 2.8, 0.5, 0.5, 0.85, FG_BLACK, rd_word("retry450.2"));
         }
         /* the reference without retries first (grey, wide), then the four */
         for (int i = 4; i >= 0; i--) {
@@ -272,7 +272,7 @@ static int fig_retry450(json_t *root, const char *figdir)
             fg_steps(nsec, y, R450_COL[i], i == 4 ? 5 : 2);
         }
         if (!nd)
-            fg_text(nsec / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", "retries at 450/s: not measured");
+            fg_text(nsec / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", rd_word("retry450.3"));
     }
     char names[5][96];
     const char *ptr[5];
@@ -290,13 +290,13 @@ static void bulk_bars(json_t *root, const char *const figs[2], const int cols[2]
     for (int a = 0; a < 2; a++) {
         fg_mtext("b", 1.3, (a + 0.5) / 2, 0.5, 0.9, FG_BLACK, BULK[a]);
         if (!rd_measured(root, BULK[a])) {
-            fg_text(a + 0.5, top * 0.45, 0.5, 0.9, FG_GREY, "%s", "not measured");
+            fg_text(a + 0.5, top * 0.45, 0.5, 0.9, FG_GREY, "%s", rd_word("bulk_bars.1"));
             continue;
         }
         for (int f = 0; f < 2; f++) {
             double x = a + 0.3 + f * 0.4, med = arm_stat(root, BULK[a], figs[f], "median");
             if (!isfinite(med)) {
-                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, rd_word("bulk_bars.2"));
                 continue;
             }
             double hi = arm_stat(root, BULK[a], figs[f], "max");
@@ -319,7 +319,7 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     fg_panel(0.08, 0.47, 0.24, 0.82, 0, 2, 0, 1.1);
     fg_linaxis_y(1.0, "pct", 0.85);
     fg_frame();
-    fg_mtext("t", 0.8, 0.5, 0.5, 0.95, FG_BLACK, "answered live, requests in the window");
+    fg_mtext("t", 0.8, 0.5, 0.5, 0.95, FG_BLACK, rd_word("bulkhead.1"));
     bulk_bars(root, live, live_col, "pct", 1.1);
     double top = 0;
     for (int a = 0; a < 2; a++)
@@ -332,7 +332,7 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     fg_panel(0.57, 0.97, 0.24, 0.82, 0, 2, 0, top);
     fg_linaxis_y(top, NULL, 0.85);
     fg_frame();
-    fg_mtext("t", 0.8, 0.5, 0.5, 0.95, FG_BLACK, "the healthy store's slowest 1 in 100 (ms)");
+    fg_mtext("t", 0.8, 0.5, 0.5, 0.95, FG_BLACK, rd_word("bulkhead.2"));
     bulk_bars(root, p99, p99_col, "ms", top);
     static const char *const names[3] = {"the hung store's requests", "the healthy store's requests, in the window",
                                          "the healthy store's requests, whole run"};

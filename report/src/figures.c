@@ -96,8 +96,8 @@ int fig_dials(json_t *root, const char *figdir)
     fg_color(FG_GRID);
     fg_line(xhi, 0, xhi, (double)rows);
     fg_mtext("b", 1.4, 1.0, 0.5, 1.0, FG_BLACK, "3 s");
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, "p99 from the scheduled arrival; dot: median over rounds");
-    fg_mtext("b", 4.3, 0.5, 0.5, 0.95, FG_BLACK, "bar: lowest to highest round");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, rd_word("dials.1"));
+    fg_mtext("b", 4.3, 0.5, 0.5, 0.95, FG_BLACK, rd_word("dials.2"));
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
@@ -126,10 +126,10 @@ int fig_dials(json_t *root, const char *figdir)
                 fg_text(0.02, y - 0.18, 0, 1.0, FG_BLACK, "%s ms", t);
             } else {
                 fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
-                fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "no answers");
+                fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "%s", rd_word("dials.3"));
             }
         } else {
-            fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "not measured");
+            fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "%s", rd_word("dials.4"));
         }
         fg_panel(0.01, 0.455, bot, top, 0, 1, 0, (double)rows);
         char words[160];
@@ -161,7 +161,7 @@ int fig_exceed(json_t *root, const char *figdir)
     fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
     fg_logaxis_x(-1, 3, ms_label, 1.0);
     fg_logaxis_y(-4, 0, share_label, 1.0);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "waited longer than this (from the scheduled arrival; both scales ×10 per mark)");
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("exceed.1"));
     fg_color(FG_GREY);
     fg_dash(1);
     fg_line(xlo, -2, xhi, -2);
@@ -212,17 +212,17 @@ int fig_exceed(json_t *root, const char *figdir)
             fg_polyline(2, lx, ly);
             fg_width(1);
         }
-        fg_text(0.13, yy, 0, 1.0, nr ? FG_BLACK : FG_GREY, "%s%s", a, nr ? "" : ": not measured");
+        fg_text(0.13, yy, 0, 1.0, nr ? FG_BLACK : FG_GREY, "%s%s", a, nr ? "" : rd_word("exceed.2"));
         fg_text(0.13, yy - 0.5, 0, 0.85, FG_GREY, "%s", words);
         fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
     }
     fg_panel(0.72, 0.99, 0.13, 0.88, 0, 1, 0, 10);
-    fg_text(0.0, 2.6, 0, 0.85, FG_GREY, "one line per round; a line ends");
-    fg_text(0.0, 2.1, 0, 0.85, FG_GREY, "where no request waited longer;");
-    fg_text(0.0, 1.6, 0, 0.85, FG_GREY, "unanswered requests count as");
-    fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "waiting longer than everything");
+    fg_text(0.0, 2.6, 0, 0.85, FG_GREY, "%s", rd_word("exceed.3"));
+    fg_text(0.0, 2.1, 0, 0.85, FG_GREY, "%s", rd_word("exceed.4"));
+    fg_text(0.0, 1.6, 0, 0.85, FG_GREY, "%s", rd_word("exceed.5"));
+    fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "%s", rd_word("exceed.6"));
     fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
-    fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "1 in 100");
+    fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "%s", rd_word("exceed.7"));
     return fg_finish(figdir, "exceed");
 }
 
@@ -260,7 +260,7 @@ int fig_errors(json_t *root, const char *figdir)
     top = fg_nice_top(top > 0 ? top * 1.2 : 0.01);
     fg_panel(0.11, 0.97, 0.2, 0.86, 0, n, 0, top);
     fg_linaxis_y(top, "pct", 1.0);
-    fg_mtext("l", 6.2, 0.5, 0.5, 1.0, FG_BLACK, "requests answered with an error (504)");
+    fg_mtext("l", 6.2, 0.5, 0.5, 1.0, FG_BLACK, rd_word("errors.1"));
     for (int i = 0; i < n; i++) {
         const char *a = fig_limit_arms[i];
         double x = i + 0.5;
@@ -270,7 +270,7 @@ int fig_errors(json_t *root, const char *figdir)
         snprintf(lab, sizeof lab, "%d ms limit (%s)", t, a);
         fg_mtext("b", 1.5, x / n, 0.5, 1.0, FG_BLACK, lab);
         if (!rd_measured(root, a)) {
-            fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "not measured");
+            fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "%s", rd_word("errors.2"));
             continue;
         }
         double med = stat_of(root, a, "error_share", "median");
@@ -285,7 +285,7 @@ int fig_errors(json_t *root, const char *figdir)
         snprintf(sub, sizeof sub, "slowest 1 in 100: %s ms", p);
         fg_mtext("b", 3.0, x / n, 0.5, 0.85, FG_GREY, sub);
     }
-    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, "bar: median over rounds; whisker: lowest to highest round");
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, rd_word("errors.3"));
     return fg_finish(figdir, "errors");
 }
 
@@ -368,7 +368,7 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
     fg_title(rd_word("frozen"));
     if (!c->nfrozen) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "no frozen lookup in this study (not measured)");
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "%s", rd_word("frozen.1"));
         return fg_finish(figdir, "frozen");
     }
     double b = 70.0 / H, gap = 95.0 / H, top = 1 - 95.0 / H;
@@ -412,13 +412,13 @@ int fig_split(json_t *root, const char *figdir)
     int R = rows ? (int)rows : 1;
     fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
     fg_linaxis_x(0, top, top / 5, "pct", "", 1.0);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "share of all requests that did not get a live score");
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("split.1"));
     static const char *const names[3] = {"last-known score", "default score", "error (no score)"};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
     fg_legend(0.17, 0.76, y1 + 10.0 / H, y1 + 40.0 / H, 3, names, cols, NULL, 0.95);
     if (!rows) {
         fg_panel(0.17, 0.76, y0, y1, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "no arm measured");
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("split.2"));
     }
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
@@ -491,9 +491,9 @@ int fig_slots(json_t *root, const char *figdir)
     int G = nall ? nall : 1;
     fg_panel(0.1, 0.97, 0.24, 0.86, 0, G, 0, top);
     fg_linaxis_y(top, "ms", 1.0);
-    fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, "slot time per lookup (ms)");
+    fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, rd_word("slots.1"));
     if (!nall)
-        fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "not measured");
+        fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", rd_word("slots.2"));
     for (int g = 0; g < nall; g++) {
         char lab[32];
         snprintf(lab, sizeof lab, "round %d", all[g]);
@@ -502,7 +502,7 @@ int fig_slots(json_t *root, const char *figdir)
             double x = g + 0.2 + 0.3 * i + 0.0;
             double v = run_num(root, arms[i], all[g], "slot_ms_per_lookup");
             if (!isfinite(v)) {
-                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, rd_word("slots.3"));
                 continue;
             }
             fg_color(cols[i]);
@@ -547,7 +547,7 @@ int fig_hedge(json_t *root, const char *figdir)
             int col = i % 2 ? FG_GREEN : FG_BLUE;
             fg_mtext("b", 1.3, x / 4, 0.5, 0.85, FG_BLACK, arms[i]);
             if (!rd_measured(root, arms[i])) {
-                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, rd_word("hedge.1"));
                 continue;
             }
             double med = stat_of(root, arms[i], figs[p], "median");
@@ -557,12 +557,12 @@ int fig_hedge(json_t *root, const char *figdir)
             double hi = stat_of(root, arms[i], figs[p], "max");
             fg_text(x, (isfinite(hi) ? hi : med) + top * 0.04, 0.5, 0.85, FG_BLACK, "%s", t);
         }
-        fg_mtext("b", 2.8, 0.25, 0.5, 0.85, FG_GREY, "long tail");
-        fg_mtext("b", 2.8, 0.75, 0.5, 0.85, FG_GREY, "freezes");
+        fg_mtext("b", 2.8, 0.25, 0.5, 0.85, FG_GREY, rd_word("hedge.2"));
+        fg_mtext("b", 2.8, 0.75, 0.5, 0.85, FG_GREY, rd_word("hedge.3"));
     }
     fg_panel(0.08, 0.97, 0.0, 0.08, 0, 1, 0, 1);
     fg_text(0.5, 0.3, 0.5, 0.85, FG_BLACK,
-            "blue: a 25 ms limit; green: a second lookup after 10 ms, 25 ms limit; bar: median over rounds, whisker: lowest to highest round");
+            "%s", rd_word("hedge.4"));
     return fg_finish(figdir, "hedge");
 }
 
@@ -604,7 +604,7 @@ int fig_steps(json_t *root, const char *figdir)
     fg_legend(0.15, 0.86, y1 + 10.0 / H, y1 + 40.0 / H, 5, names, cols, NULL, 0.85);
     if (!nr) {
         fg_panel(0.15, 0.86, y0, y1, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "not measured");
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("steps.1"));
     }
     for (int r = 0; r < nr; r++) {
         double y = R - r - 0.5;
@@ -694,11 +694,11 @@ int fig_ap(json_t *root, const char *figdir)
     }
     fg_color(FG_BLACK);
     fg_line(0, 0, 0, R);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "change in AP against every answer live, percentage points");
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("ap.1"));
     fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK,
              "dot and bar: mean over the model seeds and its 95% interval, copied from the lab's ap.json");
     fg_mtext("b", 6.6, 0.5, 0.5, 0.85, FG_DARK,
-             "black tick: model seed 1, recomputed by the verifier; an interval holding zero is too close to call");
+             rd_word("ap.2"));
     int r = 0;
     json_object_foreach(arms, key, a)
     {

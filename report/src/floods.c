@@ -421,9 +421,9 @@ static int fig_predicted(json_t *root, const char *figdir)
     fg_linaxis_y(top, "pct", 0.85);
     fg_linaxis_x(0, top, lin_step(top), "pct", "", 0.85);
     fg_frame();
-    fg_mtext("t", 0.8, 0.5, 0.5, 1.0, FG_BLACK, "stand-in share");
-    fg_mtext("l", 5.0, 0.5, 0.5, 0.9, FG_BLACK, "measured");
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK, "predicted (the simulation, before measuring)");
+    fg_mtext("t", 0.8, 0.5, 0.5, 1.0, FG_BLACK, rd_word("predicted.1"));
+    fg_mtext("l", 5.0, 0.5, 0.5, 0.9, FG_BLACK, rd_word("predicted.2"));
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK, rd_word("predicted.3"));
     diagonal(0, top);
     if (st.tol_ok && st.tol > 0 && st.tol < top) {
         fg_color(FG_LIGHTBLUE);
@@ -447,8 +447,8 @@ static int fig_predicted(json_t *root, const char *figdir)
     fg_logaxis_x(dlo, dhi, ms_label, 0.85);
     fg_logaxis_y(dlo, dhi, ms_label, 0.85);
     fg_frame();
-    fg_mtext("t", 0.8, 0.5, 0.5, 1.0, FG_BLACK, "slowest 1 in 100 (p99, log)");
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK, "predicted (the simulation, before measuring)");
+    fg_mtext("t", 0.8, 0.5, 0.5, 1.0, FG_BLACK, rd_word("predicted.4"));
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK, rd_word("predicted.5"));
     diagonal(dlo, dhi);
     dots(root, "p99_ms", 1, dlo, dhi);
     if (!st.with)

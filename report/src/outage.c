@@ -116,7 +116,7 @@ static void band(json_t *root, const char *run, int nmax, double y0, double y1)
     if (!json_is_array(ch)) {
         fg_color(FG_LIGHTGREY);
         fg_rect(0, y0, nmax, y1);
-        fg_text(nmax / 2.0, (y0 + y1) / 2 - (y1 - y0) * 0.3, 0.5, 0.8, FG_GREY, "breaker changes not exported");
+        fg_text(nmax / 2.0, (y0 + y1) / 2 - (y1 - y0) * 0.3, 0.5, 0.8, FG_GREY, "%s", rd_word("band.1"));
         return;
     }
     double minw = nmax * 4.0 / 870, from = 0;
@@ -152,7 +152,7 @@ static void panel(json_t *root, int a, double y0, double y1, int nmax, double to
         fg_frame();
         fg_mtext("t", 0.6, 0.0, 0.0, 0.95, FG_BLACK, head);
         fg_text(nmax / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s",
-                rd_measured(root, arm) ? "no quiet round" : "not measured");
+                rd_measured(root, arm) ? rd_word("panel.2") : rd_word("panel.1"));
         return;
     }
     snprintf(head, sizeof head, "%s, round %d: %s", arm, r, words);
@@ -215,11 +215,11 @@ int ot_figure(json_t *root, const char *figdir)
     for (int a = 0; a < NTL; a++) {
         double y1 = t - a * (ph + gap);
         panel(root, a, y1 - ph, y1, nmax, top);
-        fg_mtext("l", 4.6, 0.5, 0.5, 0.85, FG_BLACK, "per second");
+        fg_mtext("l", 4.6, 0.5, 0.5, 0.85, FG_BLACK, rd_word("figure.1"));
     }
     fg_panel(0.1, 0.97, b, b + ph, 0, nmax, 0, top);
     fg_linaxis_x(0, nmax, nmax > 20 ? 5 : nmax > 8 ? 2 : 1, NULL, " s", 0.85);
-    fg_mtext("b", 2.8, 0.5, 0.5, 0.9, FG_BLACK, "seconds from the run's start; shaded: the fault window");
+    fg_mtext("b", 2.8, 0.5, 0.5, 0.9, FG_BLACK, rd_word("figure.2"));
     const char *names[NSERIES];
     int cols[NSERIES];
     for (size_t k = 0; k < NSERIES; k++) {

@@ -79,7 +79,7 @@ static void no_reading(int n, const double *y, double ymid)
 {
     for (int s = 0; s < n; s++)
         if (!isfinite(y[s]))
-            fg_text(s + 0.5, ymid, 0.5, 0.75, FG_GREY, "no reading");
+            fg_text(s + 0.5, ymid, 0.5, 0.75, FG_GREY, "%s", rd_word("no_reading.1"));
 }
 
 typedef struct {
@@ -222,10 +222,10 @@ static int fig_one(json_t *root, const char *figdir, size_t i)
     }
     fg_linaxis_x(0, N, N > 20 ? 5 : N > 8 ? 2 : 1, NULL, " s", 0.85);
     fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK,
-             "seconds from the run's start; red: each second's value; dashed: the limits of a quiet run");
+             rd_word("one.1"));
     if (!n) {
         fg_panel(0.12, 0.97, bot, top, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "no second recorded");
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("one.2"));
     }
     if (fg_end()) {
         fprintf(stderr, "report: cannot write the figure %s\n", path);
