@@ -265,9 +265,9 @@ int fig_errors(json_t *root, const char *figdir)
         const char *a = fig_limit_arms[i];
         double x = i + 0.5;
         int t = 0;
-        sscanf(strchr(a, '-') + 2, "%d", &t);
-        char lab[64];
-        snprintf(lab, sizeof lab, "%d ms limit (%s)", t, a);
+        t = atoi(rd_arm_col(a, "try_ms")); /* the limit, from the arms file */
+        char lab[160];
+        snprintf(lab, sizeof lab, "%d %s (%s)", t, rd_word("errors.limit"), a);
         fg_mtext("b", 1.5, x / n, 0.5, 1.0, FG_BLACK, lab);
         if (!rd_measured(root, a)) {
             fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "%s", rd_word("errors.2"));
@@ -282,7 +282,7 @@ int fig_errors(json_t *root, const char *figdir)
         fg_text(x, (isfinite(hi) ? hi : med) + top * 0.045, 0.5, 1.05, FG_BLACK, "%s", v);
         fmt_num(stat_of(root, a, "p99_ms", "median"), "ms", p, sizeof p);
         char sub[96];
-        snprintf(sub, sizeof sub, "slowest 1 in 100: %s ms", p);
+        snprintf(sub, sizeof sub, "%s %s ms", rd_word("errors.p99"), p);
         fg_mtext("b", 3.0, x / n, 0.5, 0.85, FG_GREY, sub);
     }
     fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, rd_word("errors.3"));
@@ -315,9 +315,8 @@ static void frozen_panel(json_t *root, const char *run, double y0, double y1)
 {
     json_t *fe = rd_at(root, "/extra/runs/%s/frozen_example", run);
     double xlo = -2, xhi = log10(3000);
-    static const char *const rows[5] = {"tester: the request waits", "service: has the request",
-                                        "service: waits for the lookup", "store: lookup in line",
-                                        "store: lookup holds a slot"};
+    const char *rows[5] = {rd_word("frozen.row1"), rd_word("frozen.row2"), rd_word("frozen.row3"),
+                           rd_word("frozen.row4"), rd_word("frozen.row5")};
     fg_panel(0.30, 0.88, y0, y1, xlo, xhi, 0, 5);
     fg_logaxis_x(-2, 3, ms_label, 0.95);
     const char *arm = rd_str(root, "/runs/%s/arm", run);
@@ -325,8 +324,8 @@ static void frozen_panel(json_t *root, const char *run, double y0, double y1)
     rd_arm_words(arm ? arm : run, words, sizeof words);
     char head[400], pl[64];
     fmt_num(fe_ns(fe, "planned_ns"), "ns_ms", pl, sizeof pl);
-    snprintf(head, sizeof head, "%s (%s): request %lld, whose first lookup drew %s ms", run, words,
-             (long long)fe_ns(fe, "j"), pl);
+    snprintf(head, sizeof head, "%s (%s): %s %lld, %s %s ms", run, words, rd_word("frozen.request"),
+             (long long)fe_ns(fe, "j"), rd_word("frozen.drew"), pl);
     fg_mtext("t", 0.8, -0.48, 0.0, 0.95, FG_BLACK, head);
     double v[5][2] = {
         {fe_ns(fe, "sched_ns"), fe_ns(fe, "answer_ns")},
@@ -380,8 +379,7 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
         frozen_panel(root, c->frozen_run[1], b, mid - gap / 2);
     }
     fg_panel(0.30, 0.88, b, top, 0, 1, 0, 1);
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY,
-             "time from the request's scheduled arrival (log scale); dashed: the answer reached the tester");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY, rd_word("frozen.axis"));
     return fg_finish(figdir, "frozen");
 }
 
@@ -413,7 +411,7 @@ int fig_split(json_t *root, const char *figdir)
     fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
     fg_linaxis_x(0, top, top / 5, "pct", "", 1.0);
     fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("split.1"));
-    static const char *const names[3] = {"last-known score", "default score", "error (no score)"};
+    const char *names[3] = {rd_word("split.last_known"), rd_word("split.default"), rd_word("split.error")};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
     fg_legend(0.17, 0.76, y1 + 10.0 / H, y1 + 40.0 / H, 3, names, cols, NULL, 0.95);
     if (!rows) {
@@ -449,7 +447,7 @@ int fig_split(json_t *root, const char *figdir)
         char t1[64], t2[64];
         fmt_num(live, "int", t1, sizeof t1);
         fmt_num(n, "int", t2, sizeof t2);
-        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "live %s of %s", t1, t2);
+        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "%s %s %s %s", rd_word("split.live"), t1, rd_word("split.of"), t2);
     }
     rd_arms_free(arms);
     return fg_finish(figdir, "split");
@@ -496,7 +494,7 @@ int fig_slots(json_t *root, const char *figdir)
         fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", rd_word("slots.2"));
     for (int g = 0; g < nall; g++) {
         char lab[32];
-        snprintf(lab, sizeof lab, "round %d", all[g]);
+        snprintf(lab, sizeof lab, "%s %d", rd_word("slots.round"), all[g]);
         fg_mtext("b", 1.4, (g + 0.5) / G, 0.5, 1.0, FG_BLACK, lab);
         for (int i = 0; i < 3; i++) {
             double x = g + 0.2 + 0.3 * i + 0.0;
@@ -526,7 +524,7 @@ int fig_hedge(json_t *root, const char *figdir)
     const char *arms[5];
     rd_list("hedge", arms, NULL, 5);
     static const char *const figs[2] = {"p99_ms", "lookups_per_request"};
-    static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
+    const char *titles[2] = {rd_word("hedge.p99"), rd_word("hedge.lookups")};
     int W = 1000, H = 470;
     fg_begin(fg_path(figdir, "hedge"), W, H);
     fg_title(rd_word("hedge"));
@@ -571,8 +569,8 @@ int fig_hedge(json_t *root, const char *figdir)
 int fig_steps(json_t *root, const char *figdir)
 {
     static const char *const keys[5] = {"late_ms", "to_service_ms", "lookups_ms", "score_answer_ms", "back_ms"};
-    static const char *const names[5] = {"tester late", "to the service", "waiting for lookups", "scoring and answer",
-                                         "back to the tester"};
+    const char *names[5] = {rd_word("steps.late"), rd_word("steps.to_service"), rd_word("steps.lookups"),
+                            rd_word("steps.score"), rd_word("steps.back")};
     static const int cols[5] = {FG_GREY, FG_OLIVE, FG_BLUE, FG_ORANGE, FG_PINK};
     char runs[256][96];
     int nr = 0;
@@ -599,8 +597,7 @@ int fig_steps(json_t *root, const char *figdir)
     fg_panel(0.15, 0.86, y0, y1, 0, top, 0, R);
     double step = fg_nice_top(top / 5);
     fg_linaxis_x(0, top, step, NULL, " ms", 0.95);
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK,
-             "mean over the slowest 1% of answered requests, from the scheduled arrival (negative steps drawn as zero)");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, rd_word("steps.axis"));
     fg_legend(0.15, 0.86, y1 + 10.0 / H, y1 + 40.0 / H, 5, names, cols, NULL, 0.85);
     if (!nr) {
         fg_panel(0.15, 0.86, y0, y1, 0, 1, 0, 1);
@@ -646,7 +643,7 @@ int fig_ap(json_t *root, const char *figdir)
 {
     json_t *arms = rd_at(root, "/ap/copied_from_ap_json/arms");
     static const char *const kinds[3] = {"last_known", "default", "none"};
-    static const char *const kn[3] = {"last month's score", "default score", "no score"};
+    const char *kn[3] = {rd_word("ap.last_known"), rd_word("ap.default"), rd_word("ap.none")};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
     size_t na = json_object_size(arms);
     double lo = 0, hi = 0;
@@ -695,8 +692,7 @@ int fig_ap(json_t *root, const char *figdir)
     fg_color(FG_BLACK);
     fg_line(0, 0, 0, R);
     fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("ap.1"));
-    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK,
-             "dot and bar: mean over the model seeds and its 95% interval, copied from the lab's ap.json");
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK, rd_word("ap.dots"));
     fg_mtext("b", 6.6, 0.5, 0.5, 0.85, FG_DARK,
              rd_word("ap.2"));
     int r = 0;
@@ -735,7 +731,7 @@ int fig_ap(json_t *root, const char *figdir)
         if (!rd_num(root, &sh, "/ap/arms/%s/standin_rows_share", key)) {
             char t[64];
             fmt_num(sh, "pct", t, sizeof t);
-            fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "stand-ins on %s of the rows", t);
+            fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "%s %s %s", rd_word("ap.rows1"), t, rd_word("ap.rows2"));
         }
     }
     return fg_finish(figdir, "ap");
