@@ -140,14 +140,16 @@ static void column_head(json_t *root, const fl_choice *c, int col, char *out, si
     snprintf(run, sizeof run, "%s-r%d", c->arm, r);
     fmt_num(run_num(root, run, "standin_share"), "pct", sh, sizeof sh);
     json_t *f = rd_at(root, "/runs/%s/flooded", run), *d = rd_at(root, "/runs/%s/drained", run);
+    const char *round = rd_word("flood.round"), *standins = rd_word("flood.standins");
     if (!json_is_boolean(f)) {
-        snprintf(out, n, "%s, round %d: flood not exported, %s stand-ins", c->arm, r, sh);
+        snprintf(out, n, "%s, %s %d: %s, %s %s", c->arm, round, r, rd_word("flood.not_exported"), sh, standins);
     } else if (json_is_true(f)) {
         fmt_num(run_num(root, run, "flood_from_s"), "int", from, sizeof from);
-        snprintf(out, n, "%s, round %d: flooded from %s s%s, %s stand-ins", c->arm, r, from,
-                 json_is_true(d) ? " and drained" : json_is_false(d) ? " to the end" : "", sh);
+        const char *end = json_is_true(d) ? rd_word("flood.drained") : json_is_false(d) ? rd_word("flood.to_end") : "";
+        snprintf(out, n, "%s, %s %d: %s %s s%s%s, %s %s", c->arm, round, r, rd_word("flood.from"), from,
+                 end[0] ? " " : "", end, sh, standins);
     } else {
-        snprintf(out, n, "%s, round %d: no flood, %s stand-ins", c->arm, r, sh);
+        snprintf(out, n, "%s, %s %d: %s, %s %s", c->arm, round, r, rd_word("flood.none"), sh, standins);
     }
 }
 
@@ -165,11 +167,12 @@ static int share_exported(json_t *root, const fl_choice *c)
 static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
 {
     const char *keys[5] = {"arrivals", "lookups_sent", "standins", "busy_slots", "line_length"};
-    const char *labels[5] = {"requests", "lookups sent", "stand-ins", "busy slots", "in line"};
+    const char *labels[5] = {rd_word("flood.requests"), rd_word("flood.lookups"), rd_word("flood.standins"),
+                             rd_word("flood.busy"), rd_word("flood.line")};
     int share = share_exported(root, c);
     if (share) {
         keys[2] = "standin_share";
-        labels[2] = "stand-ins, share";
+        labels[2] = rd_word("flood.standins_share");
     }
     fg_begin(fg_path(figdir, "flood"), 1100, 900);
     fg_title(flood_title(c));
@@ -180,7 +183,7 @@ static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
         char names[400] = "";
         for (size_t i = 0; i < na; i++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", arms[i]);
-        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "retries at 450/s (%s): not measured", names);
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "%s (%s): %s", rd_word("flood.retries"), names, rd_word("flood.nm"));
         return fg_finish(figdir, "flood");
     }
     double *x = calloc(MAXP, sizeof *x), *y = calloc(MAXP, sizeof *y);
@@ -251,16 +254,17 @@ static int fig_flood(json_t *root, const char *figdir, const fl_choice *c)
                 if (k == 0) {
                     char t[64];
                     fmt_num(from, "int", t, sizeof t);
-                    fg_text(from + xmax * 0.015, yt * 0.12, 0, 0.85, FG_PURPLE, "flood from %s s", t);
+                    fg_text(from + xmax * 0.015, yt * 0.12, 0, 0.85, FG_PURPLE, "%s %s s", rd_word("flood.onset"), t);
                 }
             }
         }
     }
     fg_panel(left, right, 0.0, 0.04, 0, 1, 0, 1);
     char leg[400];
-    snprintf(leg, sizeof leg, "red: %s (two retries)%s%s%s; purple: the flood's first second; dashed: the store's 16 slots%s",
-             c->arm, c->base[0] ? "; grey: " : "", c->base, c->base[0] ? " (no retries), same round" : "",
-             share ? ", half the requests" : "");
+    snprintf(leg, sizeof leg, "%s %s (%s)%s%s%s%s%s; %s%s%s", rd_word("flood.red"), c->arm, rd_word("flood.two"),
+             c->base[0] ? "; " : "", c->base[0] ? rd_word("flood.grey") : "", c->base[0] ? " " : "", c->base,
+             c->base[0] ? rd_word("flood.grey2") : "", rd_word("flood.legend"), share ? ", " : "",
+             share ? rd_word("flood.half") : "");
     fg_text(0.5, 0.35, 0.5, 0.85, FG_BLACK, "%s", leg);
     free(x);
     free(y);
@@ -382,8 +386,12 @@ static void diagonal(double lo, double hi)
 
 static void family_legend(json_t *root, double y0, double y1)
 {
-    static const char *const names[8] = {"no limit", "limit, error", "limit, stand-in", "deadline",
-                                         "passed down", "retries", "asking twice", "other"};
+    const char *names[8];
+    for (int i = 0; i < 8; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "predicted.family%d", i);
+        names[i] = rd_word(k);
+    }
     int seen[8] = {0};
     const char *key;
     json_t *r;
@@ -411,7 +419,7 @@ static int fig_predicted(json_t *root, const char *figdir)
     predicted_stats(root, &st);
     fg_begin(fg_path(figdir, "predicted"), 1000, 600);
     fg_title(rd_word("predicted"));
-    const char *empty = st.any_key ? "no run has a prediction" : "predicted figures not exported";
+    const char *empty = st.any_key ? rd_word("predicted.none") : rd_word("predicted.not_exported");
     double y0 = 0.30, y1 = 0.86, minpos;
 
     /* stand-in share, linear */
@@ -456,16 +464,14 @@ static int fig_predicted(json_t *root, const char *figdir)
 
     family_legend(root, 0.135, 0.175);
     fg_panel(0.05, 0.97, 0.0, 0.12, 0, 1, 0, 1);
-    fg_text(0.5, 0.62, 0.5, 0.85, FG_BLACK,
-            "%d runs with a prediction, one dot each; dashed grey: the diagonal, predicted = measured", st.with);
+    fg_text(0.5, 0.62, 0.5, 0.85, FG_BLACK, "%d %s", st.with, rd_word("predicted.dots"));
     char tol[64], line[300];
     fmt_num(st.tol, "pp", tol, sizeof tol);
     if (st.tol_ok)
-        snprintf(line, sizeof line,
-                 "dashed blue: the tolerance for a quiet machine, %s either side: %d of %d quiet runs within it", tol,
-                 st.within, st.quiet);
+        snprintf(line, sizeof line, "%s %s %s %d %s %d %s", rd_word("predicted.tol1"), tol, rd_word("predicted.tol2"),
+                 st.within, rd_word("predicted.of"), st.quiet, rd_word("predicted.tol3"));
     else
-        snprintf(line, sizeof line, "the stand-in share's tolerance for a quiet machine: tolerance not stated");
+        snprintf(line, sizeof line, "%s", rd_word("predicted.no_tol"));
     fg_text(0.5, 0.2, 0.5, 0.85, FG_DARK, "%s", line);
     return fg_finish(figdir, "predicted");
 }
