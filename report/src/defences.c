@@ -127,7 +127,7 @@ static void legend_names(json_t *root, int n, const char *const *arms, const cha
 {
     for (int i = 0; i < n; i++) {
         grey[i] = !rd_measured(root, arms[i]);
-        snprintf(names[i], 96, "%s: %s", arms[i], grey[i] ? "not measured" : words[i]);
+        snprintf(names[i], 96, "%s: %s", arms[i], grey[i] ? rd_word("df.nm") : words[i]);
         ptr[i] = names[i];
     }
 }
@@ -167,11 +167,12 @@ static int fig_storm(json_t *root, const char *figdir)
              rd_word("storm.2"));
     char head[300];
     if (!nd)
-        snprintf(head, sizeof head, "no round drawn");
+        snprintf(head, sizeof head, "%s", rd_word("df.no_round"));
     else if (same_round(root, STORM, 3, NULL))
-        snprintf(head, sizeof head, "round %d", df_round(root, STORM, 3, drawn[0] ? 0 : drawn[1] ? 1 : 2, NULL));
+        snprintf(head, sizeof head, "%s %d", rd_word("df.round"),
+                 df_round(root, STORM, 3, drawn[0] ? 0 : drawn[1] ? 1 : 2, NULL));
     else
-        snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
+        snprintf(head, sizeof head, "%s", rd_word("df.each_lowest"));
     fg_mtext("t", 0.6, 0.0, 0.0, 0.9, FG_BLACK, head);
     for (int i = 0; i < 3; i++) {
         if (!drawn[i])
@@ -196,7 +197,7 @@ static int fig_storm(json_t *root, const char *figdir)
     legend_names(root, 3, STORM, STORM_WORDS, names, ptr, grey);
     for (int i = 0; i < 3; i++)
         if (!grey[i] && !drawn[i]) {
-            snprintf(names[i], 96, "%s: no such second", STORM[i]);
+            snprintf(names[i], 96, "%s: %s", STORM[i], rd_word("df.no_second"));
             grey[i] = 1;
         }
     fg_legend(0.09, 0.97, 0.02, 0.09, 3, ptr, STORM_COL, grey, 0.85);
@@ -208,7 +209,7 @@ static int fig_storm(json_t *root, const char *figdir)
 static int fig_retry450(json_t *root, const char *figdir)
 {
     static const char *const keys[2] = {"standins", "lookups_sent"};
-    static const char *const heads[2] = {"stand-ins (requests scheduled in that second)", "lookups sent"};
+    const char *heads[2] = {rd_word("retry450.standins"), rd_word("retry450.lookups")};
     int W = 1100, H = 720;
     fg_begin(fg_path(figdir, "retry450"), W, H);
     fg_title(rd_word("retry450"));
@@ -239,11 +240,11 @@ static int fig_retry450(json_t *root, const char *figdir)
         if (drawn[i])
             r0 = df_round(root, R450, 5, i, R450[0]);
     if (!nd)
-        snprintf(head, sizeof head, "no round drawn");
+        snprintf(head, sizeof head, "%s", rd_word("df.no_round"));
     else if (same_round(root, R450, 5, R450[0]))
-        snprintf(head, sizeof head, "round %d, every arm", r0);
+        snprintf(head, sizeof head, "%s %d, %s", rd_word("df.round"), r0, rd_word("df.every_arm"));
     else
-        snprintf(head, sizeof head, "each arm's lowest quiet round (no round in common)");
+        snprintf(head, sizeof head, "%s", rd_word("df.each_lowest"));
     double step = nsec > 20 ? 5 : nsec > 8 ? 2 : 1;
     for (int k = 0; k < 2; k++) {
         double top = fg_nice_top(ymax[k] > 5 ? ymax[k] * 1.08 : 5);
@@ -334,15 +335,12 @@ static int fig_bulkhead(json_t *root, const char *figdir)
     fg_frame();
     fg_mtext("t", 0.8, 0.5, 0.5, 0.95, FG_BLACK, rd_word("bulkhead.2"));
     bulk_bars(root, p99, p99_col, "ms", top);
-    static const char *const names[3] = {"the hung store's requests", "the healthy store's requests, in the window",
-                                         "the healthy store's requests, whole run"};
+    const char *names[3] = {rd_word("bulkhead.hung"), rd_word("bulkhead.healthy_window"), rd_word("bulkhead.healthy_run")};
     static const int cols[3] = {FG_ORANGE, FG_GREEN, FG_LIGHTBLUE};
     fg_legend(0.08, 0.97, 0.09, 0.14, 3, names, cols, NULL, 0.85);
     fg_panel(0.08, 0.97, 0.0, 0.07, 0, 1, 0, 1);
-    fg_text(0.5, 0.45, 0.5, 0.85, FG_BLACK,
-            "%s: one limit of 16 lookups in flight for both stores; %s: 8 for each; "
-            "bar: median over rounds, whisker: lowest to highest round",
-            BULK[0], BULK[1]);
+    fg_text(0.5, 0.45, 0.5, 0.85, FG_BLACK, "%s: %s; %s: %s; %s", BULK[0], rd_word("bulkhead.pool"), BULK[1],
+            rd_word("bulkhead.bulk"), rd_word("bulkhead.bars"));
     return fg_finish(figdir, "bulkhead");
 }
 

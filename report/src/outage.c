@@ -21,15 +21,12 @@ static void timeline(void)
 }
 
 /* the per-second series the timeline draws, in drawing order */
+/* (their legend's words: figure-words.tsv's outage.<key>) */
 static const struct {
-    const char *key, *name;
+    const char *key;
     int col;
 } SERIES[] = {
-    {"arrivals", "requests scheduled", FG_GREY},
-    {"lookups_sent", "lookups tried", FG_PURPLE},
-    {"live", "live answers", FG_GREEN},
-    {"standins", "stand-ins", FG_BLUE},
-    {"errors", "errors or no answer", FG_RED},
+    {"arrivals", FG_GREY}, {"lookups_sent", FG_PURPLE}, {"live", FG_GREEN}, {"standins", FG_BLUE}, {"errors", FG_RED},
 };
 #define NSERIES (sizeof SERIES / sizeof SERIES[0])
 
@@ -62,14 +59,15 @@ int ot_round(json_t *root, const char *arm)
     return n ? rounds[0] : 0;
 }
 
+/* the window's words for the arm's fault (figure-words.tsv: outage.window.<fault>, else the down one) */
 static const char *window_words(const char *arm)
 {
     const char *f = rd_arm_fault(arm);
     if (!strcmp(f, "reset"))
-        return "store closed, refusing";
+        return rd_word("outage.window.reset");
     if (!strcmp(f, "hang"))
-        return "store hangs";
-    return "store down";
+        return rd_word("outage.window.hang");
+    return rd_word("outage.window.down");
 }
 
 /* ------------------------------------------------------------ figure */
@@ -81,9 +79,9 @@ static double ps_num(json_t *root, const char *run, size_t s, const char *key)
     return rd_num(root, &v, "/runs/%s/per_second/%zu/%s", run, s, key) ? NAN : v;
 }
 
-/* the breaker's states in its band, in the order of BAND_NAMES */
+/* the breaker's states in its band, in the order of BAND_KEYS (their words) */
 enum { BAND_CLOSED, BAND_OPEN, BAND_HALF, NBAND };
-static const char *const BAND_NAMES[NBAND] = {"breaker closed", "breaker open", "breaker half open"};
+static const char *const BAND_KEYS[NBAND] = {"outage.band.closed", "outage.band.open", "outage.band.half"};
 static const int BAND_COLS[NBAND] = {FG_GRID, FG_ORANGE, FG_PINK};
 
 /* an arm with a circuit breaker (the arms file's brk_cool_ms) */
@@ -223,11 +221,16 @@ int ot_figure(json_t *root, const char *figdir)
     const char *names[NSERIES];
     int cols[NSERIES];
     for (size_t k = 0; k < NSERIES; k++) {
-        names[k] = SERIES[k].name;
+        char key[64];
+        snprintf(key, sizeof key, "outage.%s", SERIES[k].key);
+        names[k] = rd_word(key);
         cols[k] = SERIES[k].col;
     }
     fg_legend(0.1, 0.97, 50.0 / H, 85.0 / H, (int)NSERIES, names, cols, NULL, 0.85);
-    fg_legend(0.1, 0.6, 10.0 / H, 45.0 / H, NBAND, BAND_NAMES, BAND_COLS, NULL, 0.85);
+    const char *band_names[NBAND];
+    for (int k = 0; k < NBAND; k++)
+        band_names[k] = rd_word(BAND_KEYS[k]);
+    fg_legend(0.1, 0.6, 10.0 / H, 45.0 / H, NBAND, band_names, BAND_COLS, NULL, 0.85);
     if (fg_end()) {
         fprintf(stderr, "report: cannot write the figure %s\n", path);
         return -1;
