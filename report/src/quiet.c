@@ -82,6 +82,7 @@ static void no_reading(int n, const double *y, double ymid)
             fg_text(s + 0.5, ymid, 0.5, 0.75, FG_GREY, "%s", rd_word("no_reading.1"));
 }
 
+/* a limit line: its rule, the key of its words (figure-words.tsv), its colour */
 typedef struct {
     const char *rule, *words;
     int col;
@@ -113,7 +114,7 @@ static void share_panel(json_t *root, double y0, double y1, int n, const double 
             continue;
         char t[64], lab[200];
         fmt_num(l, "pct", t, sizeof t);
-        snprintf(lab, sizeof lab, "%s: %s", lims[k].words, t);
+        snprintf(lab, sizeof lab, "%s: %s", rd_word(lims[k].words), t);
         limit_line(n, l, 0, top, lims[k].col, k % 2, lab);
     }
     fg_steps(n, v, FG_RED, 2);
@@ -129,8 +130,8 @@ static const char *ms_label(int e)
 /* the tester's largest lateness per second (ms, log axis), with its limits */
 static void late_panel(json_t *root, double y0, double y1, int n, const double *ms, const char *label)
 {
-    static const lim_def lims[2] = {{"late_max_max_ms", "limit on the largest", FG_RED},
-                                    {"late_p99_max_ms", "limit on the slowest 1 in 100, over the run", FG_GREY}};
+    static const lim_def lims[2] = {{"late_max_max_ms", "quiet.lim.late_max", FG_RED},
+                                    {"late_p99_max_ms", "quiet.lim.late_p99", FG_GREY}};
     double lo = INFINITY, hi = -INFINITY;
     for (int s = 0; s < n; s++)
         if (isfinite(ms[s]) && ms[s] > 0) {
@@ -163,7 +164,7 @@ static void late_panel(json_t *root, double y0, double y1, int n, const double *
             continue;
         char t[64], lab[200];
         fmt_num(l, "ms", t, sizeof t);
-        snprintf(lab, sizeof lab, "%s: %s ms", lims[k].words, t);
+        snprintf(lab, sizeof lab, "%s: %s ms", rd_word(lims[k].words), t);
         limit_line(n, fmin(fmax(log10(l), elo), ehi), elo, ehi, lims[k].col, k % 2, lab);
     }
     double y[600] = {0};
@@ -206,19 +207,19 @@ static int fig_one(json_t *root, const char *figdir, size_t i)
         size_t l = strlen(broke);
         snprintf(broke + l, sizeof broke - l, "%s%s", k ? ", " : "", r ? r : "?");
     }
-    static const lim_def steal_lims[2] = {{"steal_second_max", "limit in any one second", FG_RED},
-                                          {"steal_run_max", "limit over the whole run", FG_GREY}};
-    static const lim_def foreign_lims[1] = {{"foreign_second_max", "limit in any one second", FG_RED}};
+    static const lim_def steal_lims[2] = {{"steal_second_max", "quiet.lim.second", FG_RED},
+                                          {"steal_run_max", "quiet.lim.run", FG_GREY}};
+    static const lim_def foreign_lims[1] = {{"foreign_second_max", "quiet.lim.second", FG_RED}};
     double y1 = top;
-    share_panel(root, y1 - ph, y1, N, steal, steal_lims, 2, "steal, whole machine");
+    share_panel(root, y1 - ph, y1, N, steal, steal_lims, 2, rd_word("quiet.steal"));
     char head[700];
-    snprintf(head, sizeof head, "rules broken: %s", broke[0] ? broke : "none listed");
+    snprintf(head, sizeof head, "%s %s", rd_word("quiet.broken"), broke[0] ? broke : rd_word("quiet.none_listed"));
     fg_mtext("t", 0.8, 0.0, 0.0, 0.9, FG_BLACK, head);
     y1 -= ph + gap;
-    late_panel(root, y1 - ph, y1, N, late, "tester's largest lateness");
+    late_panel(root, y1 - ph, y1, N, late, rd_word("quiet.late"));
     if (has_foreign) {
         y1 -= ph + gap;
-        share_panel(root, y1 - ph, y1, N, foreign, foreign_lims, 1, "measured cores: others' share");
+        share_panel(root, y1 - ph, y1, N, foreign, foreign_lims, 1, rd_word("quiet.foreign"));
     }
     fg_linaxis_x(0, N, N > 20 ? 5 : N > 8 ? 2 : 1, NULL, " s", 0.85);
     fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_BLACK,
