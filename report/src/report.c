@@ -301,7 +301,7 @@ int main(int argc, char **argv)
         rm_dir(oldfig);
     }
     if (!rc)
-        rc = pg_write(p, "Timeouts and fallbacks: the verified results", html, md);
+        rc = pg_write(p, rd_word("page.title"), html, md);
     if (rc)
         rm_dir(tmpfig);
     pg_free(p);
