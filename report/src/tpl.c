@@ -1054,10 +1054,14 @@ static int walk(env *e, node *seq)
         if (x->kind == T_TEXT) {
             e->sink->text(e->sink->ctx, x->s, strlen(x->s));
         } else if (x->kind == T_VAR) {
-            var *v = find_var(e, x->s + 1, strlen(x->s + 1));
+            size_t k = strlen(x->s + 1);
+            int hash = k && x->s[k] == '#';
+            var *v = find_var(e, x->s + 1, k - hash);
             if (!v)
-                return fail(e->err, e->el, e->file, x->line, "{%s}: no loop's variable %s here", x->s, x->s + 1);
-            e->sink->text(e->sink->ctx, v->item, strlen(v->item));
+                return fail(e->err, e->el, e->file, x->line, "{%s}: no loop's variable %.*s here", x->s, (int)(k - hash),
+                            x->s + 1);
+            const char *t = hash ? v->idx : v->item;
+            e->sink->text(e->sink->ctx, t, strlen(t));
         } else if (x->kind == T_VALUE) {
             rc = do_value(e, x);
         } else if (x->kind == T_CMD) {

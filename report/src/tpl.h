@@ -17,7 +17,7 @@
  *                          "not measured" (and no suffix) instead of an error
  *   {?PATH|KIND[|SUFFIX]}  when PATH does not resolve, printed as a null
  *                          would be (the page's "—"; the README refuses)
- *   {$VAR}                 the name of a loop's item, as text
+ *   {$VAR}                 the name of a loop's item, as text ({$VAR#}: its index)
  *   {#if COND} .. {#elif COND} .. {#else} .. {/if}
  *   {#each VAR in LIST} .. {#sep} .. {#else} .. {/each}
  *                          the body once per item; the text after {#sep}

@@ -180,3 +180,17 @@ Test(tpl, a_definition_called_with_words_and_a_single_value_as_a_list)
     cr_assert_eq(R("{#def two a b}x{/def}{#call two 1}"), -1);
     cr_expect(strstr(err, "two wants 2 arguments"), "%s", err);
 }
+
+Test(tpl, presence_nulls_indexes_and_absent_values_printed_as_null)
+{
+    cr_assert_eq(R("{#if ?nul}present{/if} {#if nul == null}null{/if} {#if n != null}not null{/if} "
+                   "{#if !n || ?nul}either{/if} {#if ?nothing}x{#else}absent{/if}"),
+                 0, "%s", err);
+    cr_expect_str_eq(o.s, "present null not null either absent");
+    cr_assert_eq(R("{#each v in verdicts}{$v#}:{$v.b|str}{#sep} {/each} {#each w in [a b]}{#if $w# == \"1\"}{$w}{/if}{/each}"),
+                 0, "%s", err);
+    cr_expect_str_eq(o.s, "0:</verdicts/0/b:F3-none> 1:</verdicts/1/b:H3-t25> b");
+    /* {?PATH|KIND}: the sink gets a null at the pointer the path would have; {~PATH|KIND}: "not measured" */
+    cr_assert_eq(R("{?arms.H3-zz.p99_ms.median|ms} {~arms.H3-zz.p99_ms.median|ms| ms}"), 0, "%s", err);
+    cr_expect_str_eq(o.s, "</arms/H3-zz/p99_ms/median:\xe2\x80\x94> not measured");
+}
