@@ -18,7 +18,7 @@
  * (at 450/s the one in which H4-r2 gave the most stand-ins; else the
  * lowest), else each arm's lowest quiet round (df_round).
  *
- * The section: the breaker (lookups per request in the window against r2
+ * The section (its words are templates/defences.md.in): the breaker (lookups per request in the window against r2
  * and fb25, recovery against fb25, the store that never comes back, the
  * hang, 450/s; a table of the breaker arms), capped backoff (the storm at
  * recovery, fixed against jittered), the 450/s retries (the budget, the
@@ -28,8 +28,8 @@
  *
  * Contract: the tree is borrowed; nothing is read but it.  df_figures
  * writes the three figures into figdir (0, or -1 with a message on
- * stderr); df_section writes the section, inlining them (0, or -1 when a
- * figure cannot be read).
+ * stderr); df_design gives the template the rounds drawn.  The groups
+ * drawn are arm-lists.tsv's storm, r450 and bulk.
  */
 #ifndef DEFENCES_H
 #define DEFENCES_H
@@ -39,7 +39,11 @@
 #include "page.h"
 
 int df_figures(json_t *root, const char *figdir);
-int df_section(page *p, json_t *root);
+/* the section's choices for its template (templates/defences.md.in):
+ * design.df_storm and design.df_r450, each arm of the group with a drawn
+ * round -> that round; design.df_r450_shared, whether the 450/s arms are
+ * drawn in one round */
+void df_design(json_t *root, json_t *design);
 
 /* the drawn round of arm i of the n arms (see above); worst: the arm
  * whose most stand-ins choose among the shared rounds (NULL: the lowest);

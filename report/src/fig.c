@@ -1,3 +1,4 @@
+/* fig.c: a thin layer over PLplot: one SVG at a time, panels, log axes, text, legends.  The contract is in fig.h. */
 #include "fig.h"
 
 #include <math.h>
@@ -52,10 +53,13 @@ void fg_begin(const char *path, int w, int h)
 static char *prefix_ids(char *s, const char *pre)
 {
     size_t n = 0, pl = strlen(pre);
-    for (const char *p = s; (p = strstr(p, "id=\"")); p += 4) n++;
-    for (const char *p = s; (p = strstr(p, "url(#")); p += 5) n++;
+    for (const char *p = s; (p = strstr(p, "id=\"")); p += 4)
+        n++;
+    for (const char *p = s; (p = strstr(p, "url(#")); p += 5)
+        n++;
     char *o = malloc(strlen(s) + n * pl + 1);
-    if (!o) return s;
+    if (!o)
+        return s;
     char *w = o;
     for (const char *p = s; *p;) {
         if (!strncmp(p, "id=\"", 4) && (p == s || p[-1] == ' ')) {
@@ -83,7 +87,8 @@ static char *prefix_ids(char *s, const char *pre)
 static int tidy(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return -1;
+    if (!f)
+        return -1;
     fseek(f, 0, SEEK_END);
     long n = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -100,10 +105,13 @@ static int tidy(const char *path)
     for (long i = 0; i < n; i++) {
         if (in[i] == '\n') {
             long k = i + 1;
-            while (k < n && in[k] == ' ') k++;
+            while (k < n && in[k] == ' ')
+                k++;
             /* inside a tag, a newline and indentation become one space */
-            if (k < n && in[k] != '<' && in[k] != '>' && in[k] != '/') out[o++] = ' ';
-            else if (k < n && in[k] == '<') out[o++] = '\n';
+            if (k < n && in[k] != '<' && in[k] != '>' && in[k] != '/')
+                out[o++] = ' ';
+            else if (k < n && in[k] == '<')
+                out[o++] = '\n';
             i = k - 1;
             continue;
         }
@@ -118,10 +126,12 @@ static int tidy(const char *path)
     snprintf(pre, sizeof pre, "%.*s-", (int)(bl < 100 ? bl : 100), base);
     out = prefix_ids(out, pre);
     /* width="800pt" -> width="800" (the viewBox is in the same units) */
-    for (char *p = strstr(out, "pt\""); p && p < out + 400; p = strstr(p, "pt\"")) memmove(p, p + 2, strlen(p + 2) + 1);
+    for (char *p = strstr(out, "pt\""); p && p < out + 400; p = strstr(p, "pt\""))
+        memmove(p, p + 2, strlen(p + 2) + 1);
     f = fopen(path, "wb");
     int rc = f && fputs(out, f) >= 0 ? 0 : -1;
-    if (f && fclose(f)) rc = -1;
+    if (f && fclose(f))
+        rc = -1;
     free(in);
     free(out);
     return rc;
@@ -170,7 +180,8 @@ void fg_line(double x0, double y0, double x1, double y1)
 
 void fg_polyline(int n, const double *x, const double *y)
 {
-    if (n >= 2) plline(n, x, y);
+    if (n >= 2)
+        plline(n, x, y);
 }
 
 void fg_rect(double x0, double y0, double x1, double y1)
@@ -228,7 +239,8 @@ void fg_title(const char *text)
     plwind(0, 1, 0, 1);
     /* long titles shrink to fit the width (about 1.1 points per character and point of width) */
     double size = 1.15, fit = g_w / 12.5;
-    if ((double)strlen(text) > fit) size *= fit / (double)strlen(text);
+    if ((double)strlen(text) > fit)
+        size *= fit / (double)strlen(text);
     chr(size);
     plcol0(FG_BLACK);
     plptex(0.5, 1 - 32.0 / g_h, 1, 0, 0.5, text);
@@ -254,7 +266,8 @@ void fg_logaxis_x(int lo, int hi, fg_labeler label, double size)
             fg_line(x, g_wy0, x, g_wy1);
         }
         const char *t = label(e);
-        if (t) fg_mtext("b", 1.4, (e - g_wx0) / (g_wx1 - g_wx0), 0.5, size, FG_BLACK, t);
+        if (t)
+            fg_mtext("b", 1.4, (e - g_wx0) / (g_wx1 - g_wx0), 0.5, size, FG_BLACK, t);
     }
 }
 
@@ -265,17 +278,20 @@ void fg_logaxis_y(int lo, int hi, fg_labeler label, double size)
         plwidth(1);
         fg_line(g_wx0, e, g_wx1, e);
         const char *t = label(e);
-        if (t) fg_mtext("lv", 0.6, (e - g_wy0) / (g_wy1 - g_wy0), 1.0, size, FG_BLACK, t);
+        if (t)
+            fg_mtext("lv", 0.6, (e - g_wy0) / (g_wy1 - g_wy0), 1.0, size, FG_BLACK, t);
     }
 }
 
 double fg_nice_top(double v)
 {
-    if (!(v > 0)) return 1;
+    if (!(v > 0))
+        return 1;
     double e = pow(10, floor(log10(v)));
     static const double steps[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
-        if (steps[i] * e >= v * 0.9999) return steps[i] * e;
+        if (steps[i] * e >= v * 0.9999)
+            return steps[i] * e;
     return 10 * e;
 }
 
@@ -291,9 +307,12 @@ static double nice_step(double top, int n)
 /* an axis label: %g of the value, of the percentage for "pct" */
 static void axis_label(double v, const char *kind, char *t, size_t n)
 {
-    if (fabs(v) < 1e-12) v = 0;
-    if (kind && !strcmp(kind, "pct")) snprintf(t, n, "%.6g%%", v * 100);
-    else snprintf(t, n, "%.6g", v);
+    if (fabs(v) < 1e-12)
+        v = 0;
+    if (kind && !strcmp(kind, "pct"))
+        snprintf(t, n, "%.6g%%", v * 100);
+    else
+        snprintf(t, n, "%.6g", v);
 }
 
 void fg_linaxis_y(double top, const char *kind, double size)
@@ -351,9 +370,11 @@ void fg_steps(int n, const double *y, int col, double w)
     fg_color(col);
     fg_width(w);
     for (int s = 0; s < n; s++) {
-        if (!isfinite(y[s])) continue;
+        if (!isfinite(y[s]))
+            continue;
         fg_line(s, y[s], s + 1, y[s]);
-        if (s > 0 && isfinite(y[s - 1])) fg_line(s, y[s - 1], s, y[s]);
+        if (s > 0 && isfinite(y[s - 1]))
+            fg_line(s, y[s - 1], s, y[s]);
     }
     fg_width(1);
 }

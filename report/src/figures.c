@@ -1,3 +1,4 @@
+/* figures.c: the report's figures drawn from verified.json, and the choices they share with the tables.  The contract is in figures.h. */
 #include "figures.h"
 
 #include <math.h>
@@ -11,10 +12,7 @@
 
 #define MAXR 64
 
-const char *const fig_exceed_arms[] = {"F3-none", "L3-none", "H3-none", "H3-t25", "H3-fb25", NULL};
-const char *const fig_limit_arms[] = {"H3-t10", "H3-t25", "H3-t50", "H3-t100", NULL};
-const char *const fig_steps_arms[] = {"H3-t25", "H3-fb25", "H3-dl", "H3-dldown", "H3-r2", "H3-hedge",
-                                      "L3-t25", "L3-hedge", NULL};
+#define MAXLIST 64
 
 static double stat_of(json_t *root, const char *arm, const char *fig, const char *which)
 {
@@ -50,7 +48,9 @@ static double clampd(double v, double lo, double hi)
 void fg_choose(json_t *root, fg_choice *c)
 {
     memset(c, 0, sizeof *c);
-    static const char *const first[] = {"H3-fb25", "H3-t25", "H3-dl", "H3-t50", "H3-t100", "H3-t10", "H3-none", NULL};
+    const char *first[MAXLIST], *down[2];
+    rd_list("frozen", first, NULL, MAXLIST);
+    rd_list("frozen_down", down, NULL, 2);
     int round = 0, j = -1;
     for (int i = 0; first[i] && !c->nfrozen; i++) {
         int rounds[MAXR];
@@ -68,9 +68,9 @@ void fg_choose(json_t *root, fg_choice *c)
     }
     /* the same lookup (same round, same dice) with the deadline passed down */
     if (c->nfrozen) {
-        json_t *fe = rd_at(root, "/extra/runs/H3-dldown-r%d/frozen_example", round);
+        json_t *fe = rd_at(root, "/extra/runs/%s-r%d/frozen_example", down[0], round);
         if (json_is_object(fe) && json_integer_value(json_object_get(fe, "j")) == j) {
-            snprintf(c->frozen_run[1], sizeof c->frozen_run[1], "H3-dldown-r%d", round);
+            snprintf(c->frozen_run[1], sizeof c->frozen_run[1], "%s-r%d", down[0], round);
             c->nfrozen = 2;
         }
     }
@@ -84,23 +84,25 @@ int fig_dials(json_t *root, const char *figdir)
     size_t na = rd_arms(root, &arms);
     size_t rows = 0;
     for (size_t i = 0; i < na; i++)
-        if (strcmp(arms[i].name, "Z-capacity")) rows++;
+        if (strcmp(arms[i].name, "Z-capacity"))
+            rows++;
     int W = 1000, H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
     fg_begin(fg_path(figdir, "dials"), W, H);
-    fg_title("The slowest 1 in 100, every arm");
+    fg_title(rd_word("dials"));
     double xhi = log10(3000);
     fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
     fg_logaxis_x(0, 3, ms_label, 1.0);
     fg_color(FG_GRID);
     fg_line(xhi, 0, xhi, (double)rows);
     fg_mtext("b", 1.4, 1.0, 0.5, 1.0, FG_BLACK, "3 s");
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, "p99 from the scheduled arrival; dot: median over rounds");
-    fg_mtext("b", 4.3, 0.5, 0.5, 0.95, FG_BLACK, "bar: lowest to highest round");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, rd_word("dials.1"));
+    fg_mtext("b", 4.3, 0.5, 0.5, 0.95, FG_BLACK, rd_word("dials.2"));
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!strcmp(a, "Z-capacity")) continue;
+        if (!strcmp(a, "Z-capacity"))
+            continue;
         double y = (double)rows - (double)r - 0.5;
         r++;
         fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
@@ -124,10 +126,10 @@ int fig_dials(json_t *root, const char *figdir)
                 fg_text(0.02, y - 0.18, 0, 1.0, FG_BLACK, "%s ms", t);
             } else {
                 fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
-                fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "no answers");
+                fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "%s", rd_word("dials.3"));
             }
         } else {
-            fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "not measured");
+            fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "%s", rd_word("dials.4"));
         }
         fg_panel(0.01, 0.455, bot, top, 0, 1, 0, (double)rows);
         char words[160];
@@ -141,39 +143,38 @@ int fig_dials(json_t *root, const char *figdir)
 
 /* ------------------------------------------------------------ 2. exceed */
 
-static int exceed_color(const char *a)
+/* the colour of the i-th arm of the list "exceed" */
+static int exceed_color(int i)
 {
-    if (!strcmp(a, "F3-none")) return FG_GREEN;
-    if (!strcmp(a, "L3-none")) return FG_BROWN;
-    if (!strcmp(a, "H3-none")) return FG_DARK;
-    if (!strcmp(a, "H3-t25")) return FG_ORANGE;
-    if (!strcmp(a, "H3-fb25")) return FG_BLUE;
-    return FG_PINK;
+    static const int cols[] = {FG_GREEN, FG_BROWN, FG_DARK, FG_ORANGE, FG_BLUE};
+    return i < (int)(sizeof cols / sizeof cols[0]) ? cols[i] : FG_PINK;
 }
 
 int fig_exceed(json_t *root, const char *figdir)
 {
     int W = 1000, H = 560;
     fg_begin(fg_path(figdir, "exceed"), W, H);
-    fg_title("How many requests waited longer than this?");
+    fg_title(rd_word("exceed"));
     json_t *grid = rd_at(root, "/extra/exceed_grid_ms");
     size_t ng = json_array_size(grid);
     double xlo = -1, xhi = log10(3000);
     fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
     fg_logaxis_x(-1, 3, ms_label, 1.0);
     fg_logaxis_y(-4, 0, share_label, 1.0);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "waited longer than this (from the scheduled arrival; both scales ×10 per mark)");
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("exceed.1"));
     fg_color(FG_GREY);
     fg_dash(1);
     fg_line(xlo, -2, xhi, -2);
     fg_dash(0);
     double lx[2], ly[2];
     int li = 0;
-    for (int i = 0; fig_exceed_arms[i]; i++) {
-        const char *a = fig_exceed_arms[i];
+    const char *exceed_arms[MAXLIST];
+    rd_list("exceed", exceed_arms, NULL, MAXLIST);
+    for (int i = 0; exceed_arms[i]; i++) {
+        const char *a = exceed_arms[i];
         int rounds[MAXR];
         size_t nr = rd_rounds(root, a, rounds, MAXR);
-        int col = exceed_color(a);
+        int col = exceed_color(i);
         for (size_t k = 0; k < nr; k++) {
             json_t *ex = rd_at(root, "/extra/runs/%s-r%d/exceed", a, rounds[k]);
             size_t n = json_array_size(ex) < ng ? json_array_size(ex) : ng;
@@ -211,17 +212,17 @@ int fig_exceed(json_t *root, const char *figdir)
             fg_polyline(2, lx, ly);
             fg_width(1);
         }
-        fg_text(0.13, yy, 0, 1.0, nr ? FG_BLACK : FG_GREY, "%s%s", a, nr ? "" : ": not measured");
+        fg_text(0.13, yy, 0, 1.0, nr ? FG_BLACK : FG_GREY, "%s%s", a, nr ? "" : rd_word("exceed.2"));
         fg_text(0.13, yy - 0.5, 0, 0.85, FG_GREY, "%s", words);
         fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
     }
     fg_panel(0.72, 0.99, 0.13, 0.88, 0, 1, 0, 10);
-    fg_text(0.0, 2.6, 0, 0.85, FG_GREY, "one line per round; a line ends");
-    fg_text(0.0, 2.1, 0, 0.85, FG_GREY, "where no request waited longer;");
-    fg_text(0.0, 1.6, 0, 0.85, FG_GREY, "unanswered requests count as");
-    fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "waiting longer than everything");
+    fg_text(0.0, 2.6, 0, 0.85, FG_GREY, "%s", rd_word("exceed.3"));
+    fg_text(0.0, 2.1, 0, 0.85, FG_GREY, "%s", rd_word("exceed.4"));
+    fg_text(0.0, 1.6, 0, 0.85, FG_GREY, "%s", rd_word("exceed.5"));
+    fg_text(0.0, 1.1, 0, 0.85, FG_GREY, "%s", rd_word("exceed.6"));
     fg_panel(0.12, 0.70, 0.13, 0.88, xlo, xhi, -4, 0);
-    fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "1 in 100");
+    fg_text(xlo + 0.04, -1.85, 0, 0.85, FG_GREY, "%s", rd_word("exceed.7"));
     return fg_finish(figdir, "exceed");
 }
 
@@ -246,27 +247,30 @@ int fig_errors(json_t *root, const char *figdir)
 {
     int W = 900, H = 470;
     fg_begin(fg_path(figdir, "errors"), W, H);
-    fg_title("How many errors each limit gave");
+    fg_title(rd_word("errors"));
     int n = 0;
     double top = 0;
+    const char *fig_limit_arms[MAXLIST];
+    rd_list("limits", fig_limit_arms, NULL, MAXLIST);
     for (; fig_limit_arms[n]; n++) {
         double v = stat_of(root, fig_limit_arms[n], "error_share", "max");
-        if (isfinite(v) && v > top) top = v;
+        if (isfinite(v) && v > top)
+            top = v;
     }
     top = fg_nice_top(top > 0 ? top * 1.2 : 0.01);
     fg_panel(0.11, 0.97, 0.2, 0.86, 0, n, 0, top);
     fg_linaxis_y(top, "pct", 1.0);
-    fg_mtext("l", 6.2, 0.5, 0.5, 1.0, FG_BLACK, "requests answered with an error (504)");
+    fg_mtext("l", 6.2, 0.5, 0.5, 1.0, FG_BLACK, rd_word("errors.1"));
     for (int i = 0; i < n; i++) {
         const char *a = fig_limit_arms[i];
         double x = i + 0.5;
         int t = 0;
-        sscanf(strchr(a, '-') + 2, "%d", &t);
-        char lab[64];
-        snprintf(lab, sizeof lab, "%d ms limit (%s)", t, a);
+        t = atoi(rd_arm_col(a, "try_ms")); /* the limit, from the arms file */
+        char lab[160];
+        snprintf(lab, sizeof lab, "%d %s (%s)", t, rd_word("errors.limit"), a);
         fg_mtext("b", 1.5, x / n, 0.5, 1.0, FG_BLACK, lab);
         if (!rd_measured(root, a)) {
-            fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "not measured");
+            fg_text(x, top * 0.05, 0.5, 1.0, FG_GREY, "%s", rd_word("errors.2"));
             continue;
         }
         double med = stat_of(root, a, "error_share", "median");
@@ -278,10 +282,10 @@ int fig_errors(json_t *root, const char *figdir)
         fg_text(x, (isfinite(hi) ? hi : med) + top * 0.045, 0.5, 1.05, FG_BLACK, "%s", v);
         fmt_num(stat_of(root, a, "p99_ms", "median"), "ms", p, sizeof p);
         char sub[96];
-        snprintf(sub, sizeof sub, "slowest 1 in 100: %s ms", p);
+        snprintf(sub, sizeof sub, "%s %s ms", rd_word("errors.p99"), p);
         fg_mtext("b", 3.0, x / n, 0.5, 0.85, FG_GREY, sub);
     }
-    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, "bar: median over rounds; whisker: lowest to highest round");
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_GREY, rd_word("errors.3"));
     return fg_finish(figdir, "errors");
 }
 
@@ -289,11 +293,14 @@ int fig_errors(json_t *root, const char *figdir)
 
 static void span(double y, double a_ns, double b_ns, int col, double xlo)
 {
-    if (!isfinite(a_ns) || !isfinite(b_ns)) return;
+    if (!isfinite(a_ns) || !isfinite(b_ns))
+        return;
     double a = a_ns / 1e6, b = b_ns / 1e6;
     double xa = a > 0 ? log10(a) : xlo, xb = b > 0 ? log10(b) : xlo;
-    if (xa < xlo) xa = xlo;
-    if (xb < xa) xb = xa;
+    if (xa < xlo)
+        xa = xlo;
+    if (xb < xa)
+        xb = xa;
     fg_color(col);
     fg_rect(xa, y - 0.28, xb, y + 0.28);
 }
@@ -308,9 +315,8 @@ static void frozen_panel(json_t *root, const char *run, double y0, double y1)
 {
     json_t *fe = rd_at(root, "/extra/runs/%s/frozen_example", run);
     double xlo = -2, xhi = log10(3000);
-    static const char *const rows[5] = {"tester: the request waits", "service: has the request",
-                                        "service: waits for the lookup", "store: lookup in line",
-                                        "store: lookup holds a slot"};
+    const char *rows[5] = {rd_word("frozen.row1"), rd_word("frozen.row2"), rd_word("frozen.row3"),
+                           rd_word("frozen.row4"), rd_word("frozen.row5")};
     fg_panel(0.30, 0.88, y0, y1, xlo, xhi, 0, 5);
     fg_logaxis_x(-2, 3, ms_label, 0.95);
     const char *arm = rd_str(root, "/runs/%s/arm", run);
@@ -318,8 +324,8 @@ static void frozen_panel(json_t *root, const char *run, double y0, double y1)
     rd_arm_words(arm ? arm : run, words, sizeof words);
     char head[400], pl[64];
     fmt_num(fe_ns(fe, "planned_ns"), "ns_ms", pl, sizeof pl);
-    snprintf(head, sizeof head, "%s (%s): request %lld, whose first lookup drew %s ms", run, words,
-             (long long)fe_ns(fe, "j"), pl);
+    snprintf(head, sizeof head, "%s (%s): %s %lld, %s %s ms", run, words, rd_word("frozen.request"),
+             (long long)fe_ns(fe, "j"), rd_word("frozen.drew"), pl);
     fg_mtext("t", 0.8, -0.48, 0.0, 0.95, FG_BLACK, head);
     double v[5][2] = {
         {fe_ns(fe, "sched_ns"), fe_ns(fe, "answer_ns")},
@@ -358,10 +364,10 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
 {
     int W = 1000, H = c->nfrozen == 2 ? 640 : 380;
     fg_begin(fg_path(figdir, "frozen"), W, H);
-    fg_title("One frozen lookup, followed through service and store");
+    fg_title(rd_word("frozen"));
     if (!c->nfrozen) {
         fg_panel(0.05, 0.95, 0.1, 0.85, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "no frozen lookup in this study (not measured)");
+        fg_text(0.5, 0.5, 0.5, 1.2, FG_GREY, "%s", rd_word("frozen.1"));
         return fg_finish(figdir, "frozen");
     }
     double b = 70.0 / H, gap = 95.0 / H, top = 1 - 95.0 / H;
@@ -373,8 +379,7 @@ int fig_frozen(json_t *root, const char *figdir, const fg_choice *c)
         frozen_panel(root, c->frozen_run[1], b, mid - gap / 2);
     }
     fg_panel(0.30, 0.88, b, top, 0, 1, 0, 1);
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY,
-             "time from the request's scheduled arrival (log scale); dashed: the answer reached the tester");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.9, FG_GREY, rd_word("frozen.axis"));
     return fg_finish(figdir, "frozen");
 }
 
@@ -387,7 +392,8 @@ int fig_split(json_t *root, const char *figdir)
     size_t rows = 0;
     double top = 0;
     for (size_t i = 0; i < na; i++) {
-        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity")) continue;
+        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity"))
+            continue;
         rows++;
         double n, lk, df, er;
         if (!rd_num(root, &n, "/arms/%s/n_total", arms[i].name) && n > 0 &&
@@ -400,22 +406,23 @@ int fig_split(json_t *root, const char *figdir)
     int W = 1000, H = 150 + (int)(rows > 3 ? rows : 3) * 27; /* room even with no row */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "split"), W, H);
-    fg_title("Live answers and stand-ins (all rounds together)");
+    fg_title(rd_word("split"));
     int R = rows ? (int)rows : 1;
     fg_panel(0.17, 0.76, y0, y1, 0, top, 0, R);
     fg_linaxis_x(0, top, top / 5, "pct", "", 1.0);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "share of all requests that did not get a live score");
-    static const char *const names[3] = {"last-known score", "default score", "error (no score)"};
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("split.1"));
+    const char *names[3] = {rd_word("split.last_known"), rd_word("split.default"), rd_word("split.error")};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
     fg_legend(0.17, 0.76, y1 + 10.0 / H, y1 + 40.0 / H, 3, names, cols, NULL, 0.95);
     if (!rows) {
         fg_panel(0.17, 0.76, y0, y1, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "no arm measured");
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("split.2"));
     }
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!arms[i].measured || !strcmp(a, "Z-capacity")) continue;
+        if (!arms[i].measured || !strcmp(a, "Z-capacity"))
+            continue;
         double y = R - (double)r - 0.5;
         r++;
         double n = 0, v[3] = {0, 0, 0}, live = 0;
@@ -440,7 +447,7 @@ int fig_split(json_t *root, const char *figdir)
         char t1[64], t2[64];
         fmt_num(live, "int", t1, sizeof t1);
         fmt_num(n, "int", t2, sizeof t2);
-        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "live %s of %s", t1, t2);
+        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "%s %s %s %s", rd_word("split.live"), t1, rd_word("split.of"), t2);
     }
     rd_arms_free(arms);
     return fg_finish(figdir, "split");
@@ -450,9 +457,8 @@ int fig_split(json_t *root, const char *figdir)
 
 int fig_slots(json_t *root, const char *figdir)
 {
-    static const char *const arms[3] = {"H3-fb25", "H3-dl", "H3-dldown"};
-    static const char *const words[3] = {"25 ms limit (H3-fb25)", "deadline kept (H3-dl)",
-                                         "deadline passed down (H3-dldown)"};
+    const char *arms[4], *words[4];
+    rd_list("slots", arms, words, 4);
     static const int cols[3] = {FG_LIGHTBLUE, FG_BLUE, FG_PURPLE};
     int all[MAXR], nall = 0;
     double top = 0;
@@ -461,10 +467,13 @@ int fig_slots(json_t *root, const char *figdir)
         size_t n = rd_rounds(root, arms[i], rr, MAXR);
         for (size_t k = 0; k < n; k++) {
             int seen = 0;
-            for (int q = 0; q < nall; q++) seen |= all[q] == rr[k];
-            if (!seen && nall < MAXR) all[nall++] = rr[k];
+            for (int q = 0; q < nall; q++)
+                seen |= all[q] == rr[k];
+            if (!seen && nall < MAXR)
+                all[nall++] = rr[k];
             double v = run_num(root, arms[i], rr[k], "slot_ms_per_lookup");
-            if (isfinite(v)) top = fmax(top, v);
+            if (isfinite(v))
+                top = fmax(top, v);
         }
     }
     for (int i = 1; i < nall; i++)
@@ -475,22 +484,23 @@ int fig_slots(json_t *root, const char *figdir)
         }
     int W = 900, H = 480;
     fg_begin(fg_path(figdir, "slots"), W, H);
-    fg_title("The store's slot time per lookup: deadline kept or passed down");
+    fg_title(rd_word("slots"));
     top = fg_nice_top(top > 0 ? top * 1.15 : 1);
     int G = nall ? nall : 1;
     fg_panel(0.1, 0.97, 0.24, 0.86, 0, G, 0, top);
     fg_linaxis_y(top, "ms", 1.0);
-    fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, "slot time per lookup (ms)");
-    if (!nall) fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "not measured");
+    fg_mtext("l", 4.5, 0.5, 0.5, 1.0, FG_BLACK, rd_word("slots.1"));
+    if (!nall)
+        fg_text(G / 2.0, top / 2, 0.5, 1.1, FG_GREY, "%s", rd_word("slots.2"));
     for (int g = 0; g < nall; g++) {
         char lab[32];
-        snprintf(lab, sizeof lab, "round %d", all[g]);
+        snprintf(lab, sizeof lab, "%s %d", rd_word("slots.round"), all[g]);
         fg_mtext("b", 1.4, (g + 0.5) / G, 0.5, 1.0, FG_BLACK, lab);
         for (int i = 0; i < 3; i++) {
             double x = g + 0.2 + 0.3 * i + 0.0;
             double v = run_num(root, arms[i], all[g], "slot_ms_per_lookup");
             if (!isfinite(v)) {
-                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, rd_word("slots.3"));
                 continue;
             }
             fg_color(cols[i]);
@@ -501,7 +511,8 @@ int fig_slots(json_t *root, const char *figdir)
         }
     }
     int grey[3];
-    for (int i = 0; i < 3; i++) grey[i] = !rd_measured(root, arms[i]);
+    for (int i = 0; i < 3; i++)
+        grey[i] = !rd_measured(root, arms[i]);
     fg_legend(0.1, 0.97, 0.02, 0.12, 3, words, cols, grey, 0.9);
     return fg_finish(figdir, "slots");
 }
@@ -510,17 +521,19 @@ int fig_slots(json_t *root, const char *figdir)
 
 int fig_hedge(json_t *root, const char *figdir)
 {
-    static const char *const arms[4] = {"L3-t25", "L3-hedge", "H3-fb25", "H3-hedge"};
+    const char *arms[5];
+    rd_list("hedge", arms, NULL, 5);
     static const char *const figs[2] = {"p99_ms", "lookups_per_request"};
-    static const char *const titles[2] = {"slowest 1 in 100 (ms)", "lookups per request"};
+    const char *titles[2] = {rd_word("hedge.p99"), rd_word("hedge.lookups")};
     int W = 1000, H = 470;
     fg_begin(fg_path(figdir, "hedge"), W, H);
-    fg_title("Asking twice against the plain limit");
+    fg_title(rd_word("hedge"));
     for (int p = 0; p < 2; p++) {
         double top = 0;
         for (int i = 0; i < 4; i++) {
             double v = stat_of(root, arms[i], figs[p], "max");
-            if (isfinite(v)) top = fmax(top, v);
+            if (isfinite(v))
+                top = fmax(top, v);
         }
         top = fg_nice_top(top > 0 ? top * 1.15 : 1);
         double x0 = p == 0 ? 0.08 : 0.57, x1 = p == 0 ? 0.47 : 0.97;
@@ -532,7 +545,7 @@ int fig_hedge(json_t *root, const char *figdir)
             int col = i % 2 ? FG_GREEN : FG_BLUE;
             fg_mtext("b", 1.3, x / 4, 0.5, 0.85, FG_BLACK, arms[i]);
             if (!rd_measured(root, arms[i])) {
-                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, "not measured");
+                fg_vtext(x, top * 0.03, 0, 0.8, FG_GREY, rd_word("hedge.1"));
                 continue;
             }
             double med = stat_of(root, arms[i], figs[p], "median");
@@ -542,12 +555,12 @@ int fig_hedge(json_t *root, const char *figdir)
             double hi = stat_of(root, arms[i], figs[p], "max");
             fg_text(x, (isfinite(hi) ? hi : med) + top * 0.04, 0.5, 0.85, FG_BLACK, "%s", t);
         }
-        fg_mtext("b", 2.8, 0.25, 0.5, 0.85, FG_GREY, "long tail");
-        fg_mtext("b", 2.8, 0.75, 0.5, 0.85, FG_GREY, "freezes");
+        fg_mtext("b", 2.8, 0.25, 0.5, 0.85, FG_GREY, rd_word("hedge.2"));
+        fg_mtext("b", 2.8, 0.75, 0.5, 0.85, FG_GREY, rd_word("hedge.3"));
     }
     fg_panel(0.08, 0.97, 0.0, 0.08, 0, 1, 0, 1);
     fg_text(0.5, 0.3, 0.5, 0.85, FG_BLACK,
-            "blue: a 25 ms limit; green: a second lookup after 10 ms, 25 ms limit; bar: median over rounds, whisker: lowest to highest round");
+            "%s", rd_word("hedge.4"));
     return fg_finish(figdir, "hedge");
 }
 
@@ -556,37 +569,39 @@ int fig_hedge(json_t *root, const char *figdir)
 int fig_steps(json_t *root, const char *figdir)
 {
     static const char *const keys[5] = {"late_ms", "to_service_ms", "lookups_ms", "score_answer_ms", "back_ms"};
-    static const char *const names[5] = {"tester late", "to the service", "waiting for lookups", "scoring and answer",
-                                         "back to the tester"};
+    const char *names[5] = {rd_word("steps.late"), rd_word("steps.to_service"), rd_word("steps.lookups"),
+                            rd_word("steps.score"), rd_word("steps.back")};
     static const int cols[5] = {FG_GREY, FG_OLIVE, FG_BLUE, FG_ORANGE, FG_PINK};
     char runs[256][96];
     int nr = 0;
     double top = 0;
+    const char *fig_steps_arms[MAXLIST];
+    rd_list("steps", fig_steps_arms, NULL, MAXLIST);
     for (int i = 0; fig_steps_arms[i]; i++) {
         int rr[MAXR];
         size_t n = rd_rounds(root, fig_steps_arms[i], rr, MAXR);
         for (size_t k = 0; k < n && nr < 256; k++) {
             snprintf(runs[nr], sizeof runs[nr], "%s-r%d", fig_steps_arms[i], rr[k]);
             double v;
-            if (!rd_num(root, &v, "/extra/runs/%s/slowest_steps/latency_ms", runs[nr])) top = fmax(top, v);
+            if (!rd_num(root, &v, "/extra/runs/%s/slowest_steps/latency_ms", runs[nr]))
+                top = fmax(top, v);
             nr++;
         }
     }
     int W = 1000, H = 150 + (nr > 3 ? nr : 3) * 24; /* room for the "not measured" panel */
     double y0 = 70.0 / H, y1 = 1 - 110.0 / H;
     fg_begin(fg_path(figdir, "steps"), W, H);
-    fg_title("The slowest 1 in 100 requests: where their time went");
+    fg_title(rd_word("steps"));
     top = fg_nice_top(top > 0 ? top * 1.05 : 1);
     int R = nr ? nr : 1;
     fg_panel(0.15, 0.86, y0, y1, 0, top, 0, R);
     double step = fg_nice_top(top / 5);
     fg_linaxis_x(0, top, step, NULL, " ms", 0.95);
-    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK,
-             "mean over the slowest 1% of answered requests, from the scheduled arrival (negative steps drawn as zero)");
+    fg_mtext("b", 3.0, 0.5, 0.5, 0.95, FG_BLACK, rd_word("steps.axis"));
     fg_legend(0.15, 0.86, y1 + 10.0 / H, y1 + 40.0 / H, 5, names, cols, NULL, 0.85);
     if (!nr) {
         fg_panel(0.15, 0.86, y0, y1, 0, 1, 0, 1);
-        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "not measured");
+        fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("steps.1"));
     }
     for (int r = 0; r < nr; r++) {
         double y = R - r - 0.5;
@@ -594,7 +609,8 @@ int fig_steps(json_t *root, const char *figdir)
         double x = 0;
         for (int k = 0; k < 5; k++) {
             double v;
-            if (rd_num(root, &v, "/extra/runs/%s/slowest_steps/%s", runs[r], keys[k]) || v <= 0) continue;
+            if (rd_num(root, &v, "/extra/runs/%s/slowest_steps/%s", runs[r], keys[k]) || v <= 0)
+                continue;
             fg_color(cols[k]);
             fg_rect(x, y - 0.32, fmin(x + v, top), y + 0.32);
             x += v;
@@ -627,7 +643,7 @@ int fig_ap(json_t *root, const char *figdir)
 {
     json_t *arms = rd_at(root, "/ap/copied_from_ap_json/arms");
     static const char *const kinds[3] = {"last_known", "default", "none"};
-    static const char *const kn[3] = {"last month's score", "default score", "no score"};
+    const char *kn[3] = {rd_word("ap.last_known"), rd_word("ap.default"), rd_word("ap.none")};
     static const int cols[3] = {FG_BLUE, FG_PURPLE, FG_ORANGE};
     size_t na = json_object_size(arms);
     double lo = 0, hi = 0;
@@ -658,7 +674,7 @@ int fig_ap(json_t *root, const char *figdir)
     int W = 1000, H = 190 + (int)(na ? na : 1) * 90;
     double y0 = 125.0 / H, y1 = 1 - 60.0 / H;
     fg_begin(fg_path(figdir, "ap"), W, H);
-    fg_title("What the stand-ins cost the ranking (change in AP, 95% interval)");
+    fg_title(rd_word("ap"));
     int R = na ? (int)na : 1;
     fg_panel(0.30, 0.97, y0, y1, lo, hi, 0, R);
     fg_frame();
@@ -675,11 +691,10 @@ int fig_ap(json_t *root, const char *figdir)
     }
     fg_color(FG_BLACK);
     fg_line(0, 0, 0, R);
-    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, "change in AP against every answer live, percentage points");
-    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK,
-             "dot and bar: mean over the model seeds and its 95% interval, copied from the lab's ap.json");
+    fg_mtext("b", 3.0, 0.5, 0.5, 1.0, FG_BLACK, rd_word("ap.1"));
+    fg_mtext("b", 5.2, 0.5, 0.5, 0.85, FG_DARK, rd_word("ap.dots"));
     fg_mtext("b", 6.6, 0.5, 0.5, 0.85, FG_DARK,
-             "black tick: model seed 1, recomputed by the verifier; an interval holding zero is too close to call");
+             rd_word("ap.2"));
     int r = 0;
     json_object_foreach(arms, key, a)
     {
@@ -716,7 +731,7 @@ int fig_ap(json_t *root, const char *figdir)
         if (!rd_num(root, &sh, "/ap/arms/%s/standin_rows_share", key)) {
             char t[64];
             fmt_num(sh, "pct", t, sizeof t);
-            fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "stand-ins on %s of the rows", t);
+            fg_text(1.0, yb + 0.9, 1, 0.75, FG_DARK, "%s %s %s", rd_word("ap.rows1"), t, rd_word("ap.rows2"));
         }
     }
     return fg_finish(figdir, "ap");

@@ -34,9 +34,5 @@ int fig_steps(json_t *root, const char *figdir);
 int fig_ap_ready(json_t *root);
 int fig_ap(json_t *root, const char *figdir);
 
-/* the arms each figure draws, for the page's text */
-extern const char *const fig_exceed_arms[];
-extern const char *const fig_limit_arms[];
-extern const char *const fig_steps_arms[];
 
 #endif

@@ -25,8 +25,7 @@
  * Contract: the tree is borrowed.  fl_choose picks the drawn arm and
  * rounds once (the figure and the section follow it).  fl_figures writes
  * both figures into figdir (0, or -1 with a message on stderr).
- * fl_section writes the 450/s section with its table; fl_predicted and
- * fl_odds the two sections after it (0, or -1 when a figure cannot be read).
+ * fl_design gives the sections' templates their choices (below).
  */
 #ifndef FLOODS_H
 #define FLOODS_H
@@ -42,13 +41,18 @@ typedef struct {
     int n;           /* rounds drawn: 0, 1 or 2 */
     int exported;    /* the drawn runs carry `flooded` */
     int flooded;     /* round[0] flooded */
-    char base[64];   /* H4-fb25 when measured, else "" */
+    char base[64];   /* the list flood_base's arm when measured, else "" */
 } fl_choice;
 
 void fl_choose(json_t *root, fl_choice *c);
 int fl_figures(json_t *root, const char *figdir, const fl_choice *c);
-int fl_section(page *p, json_t *root, const fl_choice *c);
-int fl_predicted(page *p, json_t *root);
-void fl_odds(page *p, json_t *root);
+/* the three sections' choices for their templates (templates/flood.md.in,
+ * predicted.md.in, odds.md.in): design.flood {"arm", "rounds", "base",
+ * "exported", "flooded", "title", "rows": the 450/s arms without a fault,
+ * each {"name", "rounds"}}, design.predicted {"any", "with", "none",
+ * "quiet", "within", "tol_ok", "outside": the quiet runs outside the
+ * tolerance, at most 13}, design.odds {"arm", "own", "outside": indexes in
+ * odds} */
+void fl_design(json_t *root, const fl_choice *c, json_t *design);
 
 #endif

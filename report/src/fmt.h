@@ -31,6 +31,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* 1 when kind is one of the kinds above */
+int fmt_known(const char *kind);
 int fmt_value(const json_t *v, const char *kind, char *out, size_t n);
 /* the same rules on a plain double (for figure labels) */
 void fmt_num(double v, const char *kind, char *out, size_t n);

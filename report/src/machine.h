@@ -1,19 +1,19 @@
-/* machine: the page's sections on the machine: "The machine and the idle
+/* machine: the page's sections on the machine, "The machine and the idle
  * gate" (the host facts of the first run, and per run the idle gate, CPU
  * shares, peak memory and wall time, from extra.runs.<run>.machine) and "The
- * cost" (the machine time summed over the runs, extra.machine).
+ * cost" (the machine time summed over the runs, extra.machine).  Their
+ * words are templates/machine.md.in and cost.md.in.
  *
- * Contract: the tree is borrowed; every printed value is traced (pg_v).
- * Nothing is allocated that outlives a call.
+ * Contract: mc_design gives those templates their choices:
+ * design.machine_first, the first run (absent when none), and
+ * design.machine_same, true when every run reports the first one's host
+ * facts.  The tree is borrowed.
  */
 #ifndef MACHINE_H
 #define MACHINE_H
 
 #include <jansson.h>
 
-#include "page.h"
-
-void mc_section(page *p, json_t *root);
-void mc_cost(page *p, json_t *root);
+void mc_design(json_t *root, json_t *design);
 
 #endif

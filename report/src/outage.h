@@ -1,7 +1,7 @@
 /* outage: the page's section on the second lesson, "The store goes down",
  * and its timeline figure.
  *
- * The figure, figures/outage.svg: one panel per arm of OT_TIMELINE (the
+ * The figure, figures/outage.svg: one panel per arm of the list "timeline" (arm-lists.tsv; the
  * store down with no limit, with the 25 ms stand-in, with two retries, with
  * the circuit breaker, and the stand-in when the store resets its
  * connections), each the arm's drawn
@@ -11,11 +11,12 @@
  * band of its state drawn from extra.runs.<run>.breaker (a list of
  * {t_ms, state}; without it the band says "breaker changes not exported").
  * The drawn round is the
- * lowest quiet round all measured arms of OT_TIMELINE share, else each
+ * lowest quiet round all measured arms of the timeline share, else each
  * arm's lowest quiet round (ot_round).  An arm not measured gets a panel
  * that says so.
  *
- * The section: the scenarios in words, the figure, what it shows in
+ * The section (its words are templates/outage.md.in): the scenarios in
+ * words, the figure, what it shows in
  * verified numbers (the drawn runs' window counts and connection events,
  * the arms' medians and ranges of during_lookups_per_request, lost,
  * first_live_after_ms, recovered_s, and the verdicts the study has on
@@ -24,9 +25,10 @@
  * retried_permanent, standin_share).
  *
  * Contract: the tree is borrowed; nothing is read but it.  ot_figure draws
- * the figure into figdir (0, or -1 with a message on stderr); ot_section
- * writes the section into the page, inlining the figure (0, or -1 when it
- * cannot be read).  Every printed value is traced (pg_v).
+ * the figure into figdir (0, or -1 with a message on stderr); ot_design
+ * gives the template the rounds drawn.  The arms drawn are arm-lists.tsv's
+ * "timeline"; a breaker's panel is an arm whose brk_cool_ms (lab/arms.tsv)
+ * is set.
  */
 #ifndef OUTAGE_H
 #define OUTAGE_H
@@ -35,11 +37,12 @@
 
 #include "page.h"
 
-enum { OT_NTIMELINE = 5 };
-extern const char *const OT_TIMELINE[OT_NTIMELINE];
+enum { OT_MAXTIMELINE = 8 };
 
 int ot_figure(json_t *root, const char *figdir);
-int ot_section(page *p, json_t *root);
+/* the section's choices for its template (templates/outage.md.in):
+ * design.outage_drawn, each timeline arm with a drawn run -> its round */
+void ot_design(json_t *root, json_t *design);
 
 /* the round of arm drawn in the figure and cited in the text; 0 when the
  * arm has no quiet round */

@@ -1,3 +1,4 @@
+/* page.c: the two documents (report.html, report.md) built side by side.  The contract is in page.h. */
 #include "page.h"
 
 #include <errno.h>
@@ -19,7 +20,8 @@ static void sb_add(sb *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t c = b->cap ? b->cap : 4096;
-        while (c < b->len + n + 1) c *= 2;
+        while (c < b->len + n + 1)
+            c *= 2;
         char *q = realloc(b->s, c);
         if (!q) {
             fprintf(stderr, "report: out of memory\n");
@@ -48,7 +50,8 @@ static void sb_vprintf(sb *b, const char *fmt, va_list ap)
         sb_add(b, tmp, (size_t)n);
     } else {
         char *big = malloc((size_t)n + 1);
-        if (!big) exit(1);
+        if (!big)
+            exit(1);
         vsnprintf(big, (size_t)n + 1, fmt, ap2);
         sb_add(b, big, (size_t)n);
         free(big);
@@ -82,7 +85,8 @@ static void html_esc(sb *b, const char *s)
 static void md_esc(sb *b, const char *s)
 {
     for (; *s; s++) {
-        if (strchr("\\|*`<", *s)) sb_add(b, "\\", 1);
+        if (strchr("\\|*`<", *s))
+            sb_add(b, "\\", 1);
         sb_add(b, s, 1);
     }
 }
@@ -102,7 +106,8 @@ struct page {
 page *pg_new(json_t *root, const char *figdir)
 {
     page *p = calloc(1, sizeof *p);
-    if (!p) exit(1);
+    if (!p)
+        exit(1);
     p->root = root;
     snprintf(p->figdir, sizeof p->figdir, "%s", figdir);
     return p;
@@ -110,7 +115,8 @@ page *pg_new(json_t *root, const char *figdir)
 
 void pg_free(page *p)
 {
-    if (!p) return;
+    if (!p)
+        return;
     free(p->html.s);
     free(p->md.s);
     free(p->ih.s);
@@ -122,8 +128,10 @@ void pg_free(page *p)
 static void inline_reset(page *p)
 {
     p->ih.len = p->im.len = 0;
-    if (p->ih.s) p->ih.s[0] = 0;
-    if (p->im.s) p->im.s[0] = 0;
+    if (p->ih.s)
+        p->ih.s[0] = 0;
+    if (p->im.s)
+        p->im.s[0] = 0;
 }
 
 static const char *ih(page *p)
@@ -141,7 +149,8 @@ void pg_h(page *p, int level, const char *id, const char *text)
     sb_printf(&p->html, "<h%d id=\"%s\">", level, id);
     html_esc(&p->html, text);
     sb_printf(&p->html, "</h%d>\n", level);
-    for (int i = 0; i < level; i++) sb_puts(&p->md, "#");
+    for (int i = 0; i < level; i++)
+        sb_puts(&p->md, "#");
     sb_puts(&p->md, " ");
     sb_puts(&p->md, text);
     sb_puts(&p->md, "\n\n");
@@ -155,10 +164,14 @@ void pg_p_begin(page *p, const char *cls)
 
 void pg_p_end(page *p)
 {
-    if (p->pcls[0]) sb_printf(&p->html, "<p class=\"%s\">%s</p>\n", p->pcls, ih(p));
-    else sb_printf(&p->html, "<p>%s</p>\n", ih(p));
-    if (!strcmp(p->pcls, "note")) sb_printf(&p->md, "> %s\n\n", im(p));
-    else sb_printf(&p->md, "%s\n\n", im(p));
+    if (p->pcls[0])
+        sb_printf(&p->html, "<p class=\"%s\">%s</p>\n", p->pcls, ih(p));
+    else
+        sb_printf(&p->html, "<p>%s</p>\n", ih(p));
+    if (!strcmp(p->pcls, "note"))
+        sb_printf(&p->md, "> %s\n\n", im(p));
+    else
+        sb_printf(&p->md, "%s\n\n", im(p));
 }
 
 void pg_ul_begin(page *p)
@@ -279,7 +292,8 @@ int pg_figure(page *p, const char *name, const char *title, const char *caption)
     sb svg = {0};
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_add(&svg, buf, n);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_add(&svg, buf, n);
     fclose(f);
     const char *start = svg.s ? strstr(svg.s, "<svg") : NULL;
     if (!start) {
@@ -320,14 +334,16 @@ void tb_begin(page *p, const char *cls, int ncols, const char *const *heads)
     }
     sb_puts(&p->html, "</tr></thead>\n<tbody>\n");
     sb_puts(&p->md, "\n|");
-    for (int i = 0; i < ncols; i++) sb_puts(&p->md, i == 0 ? " --- |" : " ---: |");
+    for (int i = 0; i < ncols; i++)
+        sb_puts(&p->md, i == 0 ? " --- |" : " ---: |");
     sb_puts(&p->md, "\n");
     p->col = -1;
 }
 
 static void row_close(page *p)
 {
-    if (p->col < 0) return;
+    if (p->col < 0)
+        return;
     for (; p->col < p->ncols; p->col++) {
         sb_puts(&p->html, "<td></td>");
         sb_puts(&p->md, " |");
@@ -378,11 +394,14 @@ void tb_td_span(page *p, int ncols, const char *cls)
 void tb_td_end(page *p)
 {
     sb_puts(&p->html, "<td");
-    if (p->tdspan > 1) sb_printf(&p->html, " colspan=\"%d\"", p->tdspan);
-    if (p->tdcls[0]) sb_printf(&p->html, " class=\"%s\"", p->tdcls);
+    if (p->tdspan > 1)
+        sb_printf(&p->html, " colspan=\"%d\"", p->tdspan);
+    if (p->tdcls[0])
+        sb_printf(&p->html, " class=\"%s\"", p->tdcls);
     sb_printf(&p->html, ">%s</td>", ih(p));
     sb_printf(&p->md, " %s |", im(p));
-    for (int i = 1; i < p->tdspan; i++) sb_puts(&p->md, " |");
+    for (int i = 1; i < p->tdspan; i++)
+        sb_puts(&p->md, " |");
     p->col += p->tdspan;
 }
 
@@ -427,8 +446,10 @@ static int write_atomic(const char *path, const char *data, size_t len)
     }
     size_t w = fwrite(data, 1, len, f);
     int bad = w != len;
-    if (fflush(f) || fsync(fileno(f))) bad = 1;
-    if (fclose(f)) bad = 1;
+    if (fflush(f) || fsync(fileno(f)))
+        bad = 1;
+    if (fclose(f))
+        bad = 1;
     if (bad || rename(tmp, path)) {
         fprintf(stderr, "report: cannot write %s: %s\n", path, strerror(errno));
         unlink(tmp);
@@ -446,10 +467,12 @@ int pg_write(page *p, const char *title, const char *html_path, const char *md_p
     sb_puts(&h, "</title>\n<style>\n");
     sb_puts(&h, CSS);
     sb_puts(&h, "</style>\n</head>\n<body>\n<main>\n");
-    if (p->html.s) sb_puts(&h, p->html.s);
+    if (p->html.s)
+        sb_puts(&h, p->html.s);
     sb_puts(&h, "</main>\n</body>\n</html>\n");
     int rc = write_atomic(html_path, h.s, h.len);
     free(h.s);
-    if (!rc) rc = write_atomic(md_path, p->md.s ? p->md.s : "", p->md.len);
+    if (!rc)
+        rc = write_atomic(md_path, p->md.s ? p->md.s : "", p->md.len);
     return rc;
 }

@@ -13,13 +13,16 @@
  * the limits drawn as dashed lines, and the share of the measured cores
  * used by others (foreign_share) as a third panel when verified.json has it.
  *
+ * The section's words are templates/quiet.md.in, the rules' words
+ * templates/quiet-rules.tsv.
+ *
  * Contract: the tree is borrowed; nothing is read but it.  qt_figures draws
  * the figures into figdir and returns 0, or -1 with a message on stderr.
- * qt_section writes the section into the page, inlining exactly the figures
- * qt_figures drew (pg_figure reads them from the page's figure folder);
- * 0, or -1 when a figure cannot be read.  A verified.json without
- * extra.quiet (an older verifier) gets a note, no table and no figure.
- * Every printed value is traced (pg_v).
+ * qt_design gives the template its choices: design.quiet_figs, the figures
+ * qt_figures drew ({"name", "run"}), design.quiet_left_out, the measured
+ * arms with disturbed rounds, and design.quiet_foreign, whether any run
+ * has foreign_second_max.  A verified.json without extra.quiet (an older
+ * verifier) gets a note, no table and no figure.
  */
 #ifndef QUIET_H
 #define QUIET_H
@@ -32,7 +35,7 @@
 enum { QT_MAX_FIGS = 12 };
 
 int qt_figures(json_t *root, const char *figdir);
-int qt_section(page *p, json_t *root);
+void qt_design(json_t *root, json_t *design);
 
 /* the figure's name (no .svg) of extra.quiet.disturbed[i]: "disturbed-<run>",
  * the run's name kept to letters, digits, '-' and '_' */

@@ -4,15 +4,15 @@
  *
  *   readme [--root DIR] [--template FILE] [--in FILE] [--readme FILE] [--check | --print]
  *
- * The template is Markdown, copied as it is but for each {PATH|FORMAT}.
- * PATH names one figure of verified.json: keys joined by dots
- * (arms.H3-fb25.p99_ms.median); a number picks an item of a list (ci95.0);
- * KEY[f=v,g=w] picks the first item of the list KEY whose fields f and g are
- * the strings v and w (odds[arm=H4-r2,event=flooded].k).  FORMAT is one of
- * src/fmt.h's kinds (ms, pct, int, x, spp, s, str ...).  A figure that is
- * missing, null or not of its format refuses the whole block (exit 1, the
- * template's line and the figure named), as does verified.json without
- * "ok": true: only confirmed numbers reach the front page.
+ * The template is Markdown filled by the report's one template engine
+ * (src/tpl.h has the grammar): {PATH|KIND} a figure of verified.json, keys
+ * joined by dots (arms.H3-fb25.p99_ms.median; ci95.0 an item of a list;
+ * odds[arm=H4-r2,event=flooded] the first item with those fields), KIND
+ * one of src/fmt.h's (ms, pct, int, x, spp, s, str ...); loops and
+ * conditionals as tpl.h says.  A figure that is missing, null or not of its
+ * kind refuses the whole block (exit 1, the template's line and the
+ * placeholder named), as does verified.json without "ok": true: only
+ * confirmed numbers reach the front page.
  *
  * The block is every line from "<!-- study:begin -->" to "<!-- study:end -->"
  * (each once in README.md, on a line of its own), replaced whole: the two
@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "tpl.h"
 
 #define BEGIN "<!-- study:begin -->"
 #define END "<!-- study:end -->"
@@ -51,7 +52,8 @@ static void put(buf *b, const char *s, size_t n)
 {
     if (b->n + n + 1 > b->cap) {
         b->cap = 2 * (b->n + n + 1);
-        if (!(b->p = realloc(b->p, b->cap))) exit(1);
+        if (!(b->p = realloc(b->p, b->cap)))
+            exit(1);
     }
     memcpy(b->p + b->n, s, n);
     b->n += n;
@@ -72,137 +74,64 @@ static void putf(buf *b, const char *fmt, ...)
 static char *slurp(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    if (!f)
+        return NULL;
     buf b = {0};
     char t[65536];
     size_t n;
-    while ((n = fread(t, 1, sizeof t, f)) > 0) put(&b, t, n);
+    while ((n = fread(t, 1, sizeof t, f)) > 0)
+        put(&b, t, n);
     fclose(f);
-    if (!b.p) put(&b, "", 0);
+    if (!b.p)
+        put(&b, "", 0);
     return b.p;
 }
 
-/* The node PATH names (see the head), or NULL with the step that failed in why. */
-static json_t *resolve(json_t *root, const char *path, char *why, size_t wl)
+/* the engine's sink: text and values into a buf; a null or a value not of
+ * its kind refuses the block */
+typedef struct {
+    buf *out;
+    const char *in_name;
+} sink_ctx;
+
+static void sink_text(void *ctx, const char *s, size_t n)
 {
-    json_t *node = root;
-    const char *p = path;
-    while (*p) {
-        size_t kl = strcspn(p, ".[");
-        char key[256], sel[256] = "";
-        if (kl == 0 || kl >= sizeof key) {
-            snprintf(why, wl, "an empty or overlong key at \"%.200s\"", p);
-            return NULL;
-        }
-        memcpy(key, p, kl);
-        key[kl] = 0;
-        p += kl;
-        if (*p == '[') {
-            size_t sl = strcspn(p + 1, "]");
-            if (!p[1 + sl] || sl >= sizeof sel) {
-                snprintf(why, wl, "an unclosed [ after %s", key);
-                return NULL;
-            }
-            memcpy(sel, p + 1, sl);
-            sel[sl] = 0;
-            p += sl + 2;
-        }
-        if (*p == '.') p++;
-        else if (*p) {
-            snprintf(why, wl, "a dot wanted after %s", key);
-            return NULL;
-        }
-        if (json_is_array(node) && strspn(key, "0123456789") == kl) node = json_array_get(node, strtoul(key, NULL, 10));
-        else node = json_object_get(node, key);
-        if (!node) {
-            snprintf(why, wl, "no %s", key);
-            return NULL;
-        }
-        if (!sel[0]) continue;
-        /* the first item of the list whose fields match every f=v of sel */
-        json_t *hit = NULL, *item;
-        size_t i;
-        json_array_foreach(node, i, item) {
-            int all = 1;
-            char s2[256], *save = NULL;
-            snprintf(s2, sizeof s2, "%s", sel);
-            for (char *kv = strtok_r(s2, ",", &save); kv && all; kv = strtok_r(NULL, ",", &save)) {
-                char *eq = strchr(kv, '=');
-                const char *v = eq ? json_string_value(json_object_get(item, (*eq = 0, kv))) : NULL;
-                all = v && !strcmp(v, eq + 1);
-            }
-            if (all) {
-                hit = item;
-                break;
-            }
-        }
-        if (!hit) {
-            snprintf(why, wl, "no item of %s with %s", key, sel);
-            return NULL;
-        }
-        node = hit;
-    }
-    return node;
+    put(((sink_ctx *)ctx)->out, s, n);
 }
 
-static int known_kind(const char *k)
+static int sink_value(void *ctx, json_t *v, const char *ptr, const char *kind, char *err, size_t el)
 {
-    static const char *const kinds[] = {"int", "ms", "ns_ms", "us_ms", "sms", "pct", "spp", "pp", "x",
-                                        "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn"};
-    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
-        if (!strcmp(k, kinds[i])) return 1;
+    sink_ctx *c = ctx;
+    char text[256];
+    (void)ptr;
+    if (json_is_null(v)) {
+        snprintf(err, el, "null in %s (not measured)", c->in_name);
+        return -1;
+    }
+    if (fmt_value(v, kind, text, sizeof text) != 0) {
+        snprintf(err, el, "in %s not a value of format %s", c->in_name, kind);
+        return -1;
+    }
+    put(c->out, text, strlen(text));
     return 0;
 }
 
-/* The template with every {PATH|FORMAT} filled in from root, into out;
- * 0, or -1 with the reason in err (the template's file and line). */
+static void sink_missing(void *ctx)
+{
+    put(((sink_ctx *)ctx)->out, "not measured", 12);
+}
+
+/* The template filled in from root (src/tpl.h), into out; 0, or -1 with
+ * the reason in err (the template's file and line). */
 static int render(const char *tpl, const char *tpl_name, json_t *root, const char *in_name, buf *out, char *err,
                   size_t el)
 {
-    int line = 1;
-    for (const char *p = tpl; *p;) {
-        size_t plain = strcspn(p, "{\n");
-        put(out, p, plain);
-        p += plain;
-        if (*p == '\n') {
-            put(out, "\n", 1);
-            line++;
-            p++;
-            continue;
-        }
-        if (!*p) break;
-        size_t fl = strcspn(p + 1, "}\n");
-        if (p[1 + fl] != '}' || fl >= 512) {
-            snprintf(err, el, "%s:%d: a { without its } on the line", tpl_name, line);
-            return -1;
-        }
-        char fig[512], why[1024], text[256];
-        memcpy(fig, p + 1, fl);
-        fig[fl] = 0;
-        p += fl + 2;
-        char *bar = strchr(fig, '|');
-        if (!bar || !known_kind(bar + 1)) {
-            snprintf(err, el, "%s:%d: {%s}: wants {PATH|FORMAT}, FORMAT a kind of report/src/fmt.h", tpl_name, line,
-                     fig);
-            return -1;
-        }
-        *bar = 0;
-        json_t *v = resolve(root, fig, why, sizeof why);
-        if (!v) {
-            snprintf(err, el, "%s:%d: %s: no such figure in %s (%s)", tpl_name, line, fig, in_name, why);
-            return -1;
-        }
-        if (json_is_null(v)) {
-            snprintf(err, el, "%s:%d: %s: null in %s (not measured)", tpl_name, line, fig, in_name);
-            return -1;
-        }
-        if (fmt_value(v, bar + 1, text, sizeof text) != 0) {
-            snprintf(err, el, "%s:%d: %s: in %s not a value of format %s", tpl_name, line, fig, in_name, bar + 1);
-            return -1;
-        }
-        put(out, text, strlen(text));
-    }
-    if (out->n && out->p[out->n - 1] != '\n') put(out, "\n", 1);
+    sink_ctx c = {out, in_name};
+    tpl_sink s = {&c, in_name, sink_text, sink_value, sink_missing, NULL};
+    if (tpl_render(tpl, tpl_name, root, NULL, &s, err, el) != 0)
+        return -1;
+    if (out->n && out->p[out->n - 1] != '\n')
+        put(out, "\n", 1);
     return 0;
 }
 
@@ -218,7 +147,8 @@ static int find_block(const char *text, const char *name, size_t *from, size_t *
 {
     int nb = 0, ne = 0;
     for (const char *p = text; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
-        if (line_is(p, BEGIN) && !nb++) *from = (size_t)(p - text);
+        if (line_is(p, BEGIN) && !nb++)
+            *from = (size_t)(p - text);
         if (line_is(p, END) && !ne++) {
             const char *e = strchr(p, '\n');
             *to = e ? (size_t)(e + 1 - text) : strlen(text);
@@ -252,13 +182,16 @@ static int compare(const char *readme, const char *rp, size_t from, const char *
 {
     const char *a = readme + from, *b = block;
     int line = 1;
-    for (const char *p = readme; p < a; p++) line += *p == '\n';
+    for (const char *p = readme; p < a; p++)
+        line += *p == '\n';
     while (*b && *a == *b) {
         line += *a == '\n';
         a++, b++;
     }
-    if (!*b) return 0;
-    while (b > block && b[-1] != '\n') a--, b--; /* both from the start of the line */
+    if (!*b)
+        return 0;
+    while (b > block && b[-1] != '\n') /* both from the start of the line */
+        a--, b--;
     fprintf(stderr,
             "readme: %s:%d: the study block differs from what `make readme` writes from %s (README: \"%.*s\", "
             "would be: \"%.*s\"); run `make readme`\n",
@@ -280,12 +213,18 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         int more = i + 1 < argc;
-        if (!strcmp(a, "--root") && more) root = argv[++i];
-        else if (!strcmp(a, "--template") && more) tpl_opt = argv[++i];
-        else if (!strcmp(a, "--in") && more) in_opt = argv[++i];
-        else if (!strcmp(a, "--readme") && more) readme_opt = argv[++i];
-        else if (!strcmp(a, "--check")) check = 1;
-        else if (!strcmp(a, "--print")) print = 1;
+        if (!strcmp(a, "--root") && more)
+            root = argv[++i];
+        else if (!strcmp(a, "--template") && more)
+            tpl_opt = argv[++i];
+        else if (!strcmp(a, "--in") && more)
+            in_opt = argv[++i];
+        else if (!strcmp(a, "--readme") && more)
+            readme_opt = argv[++i];
+        else if (!strcmp(a, "--check"))
+            check = 1;
+        else if (!strcmp(a, "--print"))
+            print = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
@@ -316,13 +255,17 @@ int main(int argc, char **argv)
     buf block = {0};
     size_t from = 0, to = 0;
     int rc = 1;
-    if (!tpl) snprintf(err, sizeof err, "%s: cannot read the template", tp);
-    else if (!print && !readme) snprintf(err, sizeof err, "%s: cannot read", rp);
-    else if (!v) snprintf(err, sizeof err, "%s: %s (line %d)", ip, je.text, je.line);
+    if (!tpl)
+        snprintf(err, sizeof err, "%s: cannot read the template", tp);
+    else if (!print && !readme)
+        snprintf(err, sizeof err, "%s: cannot read", rp);
+    else if (!v)
+        snprintf(err, sizeof err, "%s: %s (line %d)", ip, je.text, je.line);
     else if (!json_is_true(json_object_get(v, "ok")))
         snprintf(err, sizeof err, "%s: \"ok\" is not true: only a study the verifier passed reaches the front page",
                  ip);
-    else if (readme) find_block(readme, rp, &from, &to, err, sizeof err);
+    else if (readme)
+        find_block(readme, rp, &from, &to, err, sizeof err);
     if (!err[0]) {
         putf(&block, "%s\n<!-- written by `make readme` from %s through %s: edit the template, not this block -->\n",
              BEGIN, in_name, tpl_name);
@@ -336,17 +279,21 @@ int main(int argc, char **argv)
             rc = 0;
         }
     }
-    if (rc == 0 && print) fputs(block.p, stdout);
-    else if (rc == 0 && check) rc = compare(readme, rp, from, block.p, in_name);
+    if (rc == 0 && print)
+        fputs(block.p, stdout);
+    else if (rc == 0 && check)
+        rc = compare(readme, rp, from, block.p, in_name);
     else if (rc == 0) {
         buf all = {0};
         put(&all, readme, from);
         put(&all, block.p, block.n);
         put(&all, readme + to, strlen(readme + to));
-        if (write_atomic(rp, all.p, err, sizeof err) != 0) rc = 1;
+        if (write_atomic(rp, all.p, err, sizeof err) != 0)
+            rc = 1;
         free(all.p);
     }
-    if (err[0]) fprintf(stderr, "readme: %s\n", err);
+    if (err[0])
+        fprintf(stderr, "readme: %s\n", err);
     free(block.p);
     free(tpl);
     free(readme);

@@ -126,13 +126,13 @@ static void refused(const char *tpl, const char *in, const char *words)
 Test(readme, a_missing_null_or_unformatted_figure_is_refused_naming_it, .init = setup, .fini = teardown)
 {
     refused("fine {arms.H3-none.p99_ms.median|ms}\nthen {arms.H9-none.p99_ms.median|ms}\n", FRONT,
-            "t.md.in:2: arms.H9-none.p99_ms.median: no such figure in " FRONT " (no H9-none)");
+            "t.md.in:2: {arms.H9-none.p99_ms.median|ms}: no such value in " FRONT " (no H9-none)");
     refused("{odds[arm=H4-r9,event=flooded].k|int}\n", FRONT,
-            "t.md.in:1: odds[arm=H4-r9,event=flooded].k: no such figure in " FRONT
+            "t.md.in:1: {odds[arm=H4-r9,event=flooded].k|int}: no such value in " FRONT
             " (no item of odds with arm=H4-r9,event=flooded)");
-    refused("{arms.H3-none.p99_ms.median|furlongs}\n", FRONT, "t.md.in:1: {arms.H3-none.p99_ms.median|furlongs}: wants");
-    refused("{arms.H3-none.p99_ms.median}\n", FRONT, "wants {PATH|FORMAT}");
-    refused("{checks.study.profile|ms}\n", FRONT, "t.md.in:1: checks.study.profile: in " FRONT " not a value of format ms");
+    refused("{arms.H3-none.p99_ms.median|furlongs}\n", FRONT, "t.md.in:1: {arms.H3-none.p99_ms.median|furlongs}: \"furlongs\" is no kind");
+    refused("{arms.H3-none.p99_ms.median}\n", FRONT, "t.md.in:1: {arms.H3-none.p99_ms.median}: wants {PATH|KIND}");
+    refused("{checks.study.profile|ms}\n", FRONT, "t.md.in:1: {checks.study.profile|ms}: in " FRONT " not a value of format ms");
     refused("an open {brace\n", FRONT, "t.md.in:1: a { without its } on the line");
     /* a null figure, and a study the verifier did not pass */
     char *fx = rt_slurp(FRONT, NULL), *p, in[512];
@@ -142,7 +142,7 @@ Test(readme, a_missing_null_or_unformatted_figure_is_refused_naming_it, .init = 
     cr_assert_not_null(p);
     memcpy(p + 10, "null             ", 17);
     write_file("v.json", fx);
-    refused("{arms.H3-none.p99_ms.median|ms}\n", in, "t.md.in:1: arms.H3-none.p99_ms.median: null in");
+    refused("{arms.H3-none.p99_ms.median|ms}\n", in, "t.md.in:1: {arms.H3-none.p99_ms.median|ms}: null in");
     free(fx);
     fx = rt_slurp(FRONT, NULL);
     p = strstr(fx, "\"ok\": true");
