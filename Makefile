@@ -376,7 +376,7 @@ bench-play: $(BIN)/predict
 # Figures and the report, from the verifier's numbers only (results/verified.json).
 report:
 	$(MAKE) -C report
-	report/build/report --root $(OUT)
+	report/build/report --root $(OUT) --arms lab/arms.tsv --templates report/templates
 	$(MAKE) -s -C verify
 	verify/build/verify --scan $(OUT)/results/report.md --scan $(OUT)/results/report.html --scan $(OUT)/results/figures
 

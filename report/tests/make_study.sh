@@ -72,10 +72,10 @@ for a in "${arms[@]}"; do
   done
 done
 cp build/prep/scores.tsv build/prep/summary.json "$dir/results/reference/"
-url=$(bash pipeline/pg.sh start build/pgrep)
+url=$(bash pipeline/common/pg.sh start build/pgrep)
 rc=0
 build/bin/collect --root "$dir" --pgurl "$url" --quiet "$rules" >/dev/null || rc=$?
-bash pipeline/pg.sh stop build/pgrep
+bash pipeline/common/pg.sh stop build/pgrep
 [[ $rc -eq 0 ]] || { echo "make_study: collect failed ($rc)" >&2; exit 1; }
 {
   printf 'path\tsize\tsha256\n'
