@@ -2,6 +2,7 @@
  * the client connections, their reading, parsing, answering and keep-alive,
  * and the pause in accepting when descriptors run out.  What a request
  * means is the driver's (service.c), reached through front_calls. */
+#include <assert.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
@@ -92,6 +93,8 @@ static void conn_write_more(conn *c)
  * that it was queued (then the time of the queueing). */
 int64_t front_send(conn *c, int status, const char *body, size_t blen, int close_after)
 {
+    /* one answer at a time, to a client still there, while its request keeps the connection busy */
+    assert(!c->dead && c->busy && c->nout == 0);
     const char *reason = status == 200   ? "OK"
                          : status == 400 ? "Bad Request"
                          : status == 404 ? "Not Found"
@@ -208,6 +211,7 @@ static void conn_process_loop(conn *c)
         }
         if (c->dead)
             return;
+        assert(h.total <= c->nin); /* a request parsed lies in the bytes read */
         memmove(c->in, c->in + h.total, c->nin - h.total);
         c->nin -= h.total;
     }
@@ -261,6 +265,7 @@ static void conn_close(conn *c)
 
 static void conn_release(conn *c)
 {
+    assert(c->refs > 0);
     if (--c->refs == 0 && c->dead) {
         if (c->prev)
             c->prev->next = c->next;

@@ -52,6 +52,7 @@
  * through the arm's policy to the store and back, scored or given its
  * fallback, answered through front_send and logged.
  */
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <event2/event.h>
@@ -166,6 +167,7 @@ static request *req_new(void)
 
 static void req_free(request *r)
 {
+    assert(r->used && S.nfree < S.capfree);
     evtimer_del(&r->timer[0]);
     evtimer_del(&r->timer[1]);
     r->used = 0;
@@ -213,6 +215,8 @@ static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer
 _Static_assert(POL_MAX_LOOKUPS <= (1 << TAG_ATTEMPT_BITS), "the attempt fits its bits of a tag");
 static uint64_t make_tag(const request *r, int attempt)
 {
+    /* the slot fits its 22 bits, the attempt its 3: an answer finds its request */
+    assert(r->slot >= 0 && r->slot < (1 << 22) && attempt >= 0 && attempt < POL_MAX_LOOKUPS);
     return (r->serial << (22 + TAG_ATTEMPT_BITS)) | ((uint64_t)r->slot << TAG_ATTEMPT_BITS) | (uint64_t)attempt;
 }
 
@@ -225,6 +229,7 @@ static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64
  * out.  A lookup a gate refused (O B Y) was tried and ended now, unsent. */
 static void act(request *r, const pol_action *a, int64_t now)
 {
+    assert(r->used && a->nsend >= 0 && a->nsend <= POL_MAX_LOOKUPS);
     unsigned refused = 0;
     for (int k = 0; k < a->nsend; k++) {
         int at = a->send[k].attempt;
@@ -286,6 +291,7 @@ static void act(request *r, const pol_action *a, int64_t now)
 static void finish(request *r, int64_t now, int status, char kind, float score)
 {
     (void)now;
+    assert(r->used);
     evtimer_del(&r->timer[0]);
     evtimer_del(&r->timer[1]);
     int64_t t = RAW_NONE;
