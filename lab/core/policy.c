@@ -394,7 +394,9 @@ int64_t pol_reconnect_cap_ns(int k)
 int64_t pol_reconnect_ns(uint32_t round, int conn, uint32_t outage, int k)
 {
     double u = ut_u64_unit(ut_hash4(POL_RECONNECT_KEY + round, (uint64_t)conn, outage, (uint64_t)k));
-    return (int64_t)floor(u * (double)pol_reconnect_cap_ns(k));
+    int64_t cap = pol_reconnect_cap_ns(k), w = (int64_t)floor(u * (double)cap);
+    assert(w >= 0 && w < cap); /* uniform [0, cap) */
+    return w;
 }
 
 void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *o)
