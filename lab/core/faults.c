@@ -1,6 +1,7 @@
 /* faults: see faults.h. */
 #include "faults.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,8 @@ fault_window fault_window_of(const fault_spec *f, double seconds)
     fault_window w = {-1, -1};
     if (!fault_has_window(f->kind))
         return w;
+    /* fault_parse's window: 0 <= from < to <= 1, or to the end */
+    assert(f->from >= 0 && f->from < 1 && (f->to == FAULTS_END || (f->to > f->from && f->to <= 1)));
     w.from_ns = llround(f->from * seconds * 1e9);
     w.to_ns = f->to == FAULTS_END ? INT64_MAX : llround(f->to * seconds * 1e9);
     return w;

@@ -1,6 +1,7 @@
 /* policy: see policy.h. */
 #include "policy.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -92,6 +93,7 @@ static void brk_open(pol_shared *g, const arm *a, int64_t now, char what, int co
 /* May a lookup go out now?  1 yes (*probe set when it is a probe), 0 no. */
 static int brk_allow(pol_shared *g, const arm *a, int64_t now, int *probe)
 {
+    assert(g->brk_state == POL_BRK_CLOSED || g->brk_state == POL_BRK_OPEN || g->brk_state == POL_BRK_HALF);
     *probe = 0;
     if (g->brk_state == POL_BRK_CLOSED)
         return 1;
@@ -104,6 +106,7 @@ static int brk_allow(pol_shared *g, const arm *a, int64_t now, int *probe)
     }
     if (g->brk_probes_out + g->brk_probes_ok >= a->brk_probes)
         return 0;
+    assert(g->brk_probes_ok < a->brk_probes); /* HALF OPEN closes at brk_probes successes */
     g->brk_probes_out++;
     *probe = 1;
     return 1;
@@ -127,6 +130,7 @@ static void brk_record(pol_shared *g, const arm *a, int64_t now, int ok, int pro
     }
     if (g->brk_state != POL_BRK_CLOSED || ok < 0)
         return;
+    assert(a->brk_window <= (int)sizeof g->brk_ring);
     int fail = ok == 0;
     g->brk_row = fail ? g->brk_row + 1 : 0;
     if (a->brk_window) {
@@ -137,6 +141,8 @@ static void brk_record(pol_shared *g, const arm *a, int64_t now, int ok, int pro
         g->brk_ring[g->brk_ring_pos] = (unsigned char)fail;
         g->brk_ring_fail += fail;
         g->brk_ring_pos = (g->brk_ring_pos + 1) % a->brk_window;
+        /* the window holds its last brk_window results, brk_ring_fail of them failures */
+        assert(g->brk_ring_n <= a->brk_window && g->brk_ring_fail >= 0 && g->brk_ring_fail <= g->brk_ring_n);
     }
     if (a->brk_fails && g->brk_row >= a->brk_fails)
         brk_open(g, a, now, 'O', g->brk_row);
@@ -148,6 +154,7 @@ static void brk_record(pol_shared *g, const arm *a, int64_t now, int ok, int pro
 /* Drop the times at or before now - 1 s from a ring; its count left. */
 static int ring_trim(const int64_t *v, int *head, int *n, int64_t now)
 {
+    assert(*n >= 0 && *n <= POL_BUDGET_RING && *head >= 0 && *head < POL_BUDGET_RING);
     while (*n > 0 && v[*head] <= now - SECOND) {
         *head = (*head + 1) % POL_BUDGET_RING;
         (*n)--;
@@ -194,6 +201,7 @@ static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
         else
             hi = mid;
     }
+    assert(v[lo] == old); /* the sorted window holds the same latencies as the FIFO */
     int i = lo; /* v[i] == old: slide to where lat belongs */
     while (i > 0 && v[i - 1] > lat) {
         v[i] = v[i - 1];
@@ -205,6 +213,7 @@ static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
     }
     v[i] = lat;
     int rank = (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100; /* nearest rank, 1-based */
+    assert(rank >= 1 && rank <= POL_HEDGE_WINDOW);
     g->hed_now = v[rank - 1];
 }
 
@@ -213,11 +222,13 @@ static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
 /* Lookup k is no longer waited for; code is what is logged for it. */
 static void lookup_ended(pol_state *s, const arm *a, int k, char code, int64_t now, pol_action *o)
 {
+    assert(k >= 0 && k < s->sent && (s->waiting & (1u << k))); /* only a lookup waited for ends */
     s->waiting &= ~(1u << k);
     o->ended[k] = code;
     pol_shared *g = s->g;
     if (!g)
         return;
+    assert(g->inflight[s->store] > 0); /* every lookup waited for holds a place in its compartment */
     g->inflight[s->store]--;
     if (a->brk_cool_ns) {
         int ok = code == 'A' || code == 'N' ? 1 : code == 'C' ? -1 : 0;
@@ -238,6 +249,7 @@ static void end_all(pol_state *s, const arm *a, char code, int64_t now, pol_acti
 static void give_up(pol_state *s, const arm *a, char code, int64_t now, pol_action *o)
 {
     end_all(s, a, code, now, o);
+    assert(s->waiting == 0);
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     o->done = a->standin ? POL_STANDIN : POL_TIMEOUT;
 }
@@ -251,6 +263,9 @@ static int64_t budget_for(const pol_state *s, const arm *a, int64_t now)
  * of the refusal (the attempt is then tried, ended, not sent). */
 static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_action *o)
 {
+    /* at most POL_MAX_LOOKUPS tries a request, each its own attempt number */
+    assert(s->sent >= 0 && s->sent < POL_MAX_LOOKUPS && o->nsend < POL_MAX_LOOKUPS);
+    assert(!(s->waiting >> s->sent));
     int at = s->sent++;
     s->start[at] = now;
     pol_shared *g = s->g;
@@ -310,6 +325,7 @@ static void try_next(pol_state *s, const arm *a, int64_t now, pol_action *o)
 /* No lookup is outstanding any more: retry, or give up. */
 static void after_try(pol_state *s, const arm *a, int64_t now, pol_action *o)
 {
+    assert(s->waiting == 0 && s->sent >= 1);
     if (s->sent >= a->tries || s->sent >= POL_MAX_LOOKUPS) {
         give_up(s, a, 'T', now, o);
         return;
@@ -327,6 +343,8 @@ static void after_try(pol_state *s, const arm *a, int64_t now, pol_action *o)
 void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32_t req, uint32_t row, int64_t now,
                int64_t budget_ns, pol_action *o)
 {
+    assert(!g || g->arm == a); /* g was set up for this arm */
+    assert(g || !pol_needs_shared(a));
     reset(o);
     s->g = g;
     s->store = pol_store_of(a, row);
@@ -349,6 +367,7 @@ void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32
 void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out)
 {
     pol_action *o = out;
+    assert(which == 0 || which == 1);
     reset(o);
     if (which == 1) { /* the hedge delay: a second lookup, same limit */
         if (s->waiting && s->sent < POL_MAX_LOOKUPS)
@@ -375,7 +394,9 @@ int64_t pol_reconnect_cap_ns(int k)
 int64_t pol_reconnect_ns(uint32_t round, int conn, uint32_t outage, int k)
 {
     double u = ut_u64_unit(ut_hash4(POL_RECONNECT_KEY + round, (uint64_t)conn, outage, (uint64_t)k));
-    return (int64_t)floor(u * (double)pol_reconnect_cap_ns(k));
+    int64_t cap = pol_reconnect_cap_ns(k), w = (int64_t)floor(u * (double)cap);
+    assert(w >= 0 && w < cap); /* uniform [0, cap) */
+    return w;
 }
 
 void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *o)
@@ -389,6 +410,7 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
     lookup_ended(s, a, attempt, code[answer], now, o);
     if (answer == POL_ANS_OK) {
         end_all(s, a, 'C', now, o);
+        assert(s->waiting == 0);
         o->timer[0] = o->timer[1] = POL_TIMER_OFF;
         o->done = POL_LIVE;
         return;

@@ -1,6 +1,7 @@
 /* storeq: see storeq.h for the contract. */
 #include "storeq.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,11 @@
  * its line position below. */
 #define REF_BITS 61
 #define REF_ID ((1ULL << REF_BITS) - 1)
-static inline uint64_t ref(storeq_what kind, uint64_t x) { return (uint64_t)kind << REF_BITS | x; }
+static inline uint64_t ref(storeq_what kind, uint64_t x)
+{
+    assert(x <= REF_ID); /* ids below 2^61 (storeq_arrive refuses the rest), and line positions */
+    return (uint64_t)kind << REF_BITS | x;
+}
 
 static inline int due_before(const storeq_due_ *x, const storeq_due_ *y)
 {
@@ -67,11 +72,13 @@ static inline int heap_push(storeq *q, int64_t t, uint64_t order, uint64_t ref, 
  * children to a leaf, then the last one climbs from there (Floyd). */
 static inline void heap_pop(storeq *q, storeq_due_ *top)
 {
+    assert(q->hn > 0);
     *top = q->heap[0];
     storeq_due_ last = q->heap[--q->hn];
     uint64_t i = 0, n = q->hn;
     if (n == 0)
         return;
+    assert(!due_before(&last, top)); /* the heap gives its due times in (time, number) order */
     for (;;) {
         uint64_t c = 2 * i + 1;
         if (c >= n)
@@ -127,6 +134,7 @@ static inline void refresh(storeq *q)
         heap_pop(q, &gone);
         q->hbudgets--;
     }
+    assert(q->hbudgets <= q->hn);
     const storeq_due_ *d = q->dhead != q->dtail ? &q->drops[q->dhead & (q->dcap - 1)] : NULL;
     if (q->hn && (!d || due_before(&q->heap[0], d)))
         note_next(q, &q->heap[0], 1);
@@ -204,6 +212,7 @@ static inline int take_slot(storeq *q, uint64_t id, int64_t planned, int64_t dea
     note_push(q, until, order, 1);
     *q->order = order + 1;
     q->busy++;
+    assert(q->busy <= q->nslots); /* never more lookups in slots than slots */
     report(ev, STOREQ_STARTED, id, now, now, drops, until);
     return 0;
 }
@@ -219,6 +228,8 @@ static int line_budget(storeq *q, uint64_t pos, int64_t t)
             return -1;
         q->hbudgets++;
     } else {
+        /* the ring stays in (time, number) order: times never go back, numbers count up */
+        assert(q->dhead == q->dtail || q->drops[(q->dtail - 1) & (q->dcap - 1)].t <= t);
         if (q->dtail - q->dhead == q->dcap &&
             ring_grow((void **)&q->drops, sizeof *q->drops, &q->dcap, q->dhead, q->dtail) != 0)
             return -1;
@@ -234,6 +245,7 @@ int storeq_arrive(storeq *q, int64_t now, uint64_t id, int64_t planned, int64_t 
 {
     if (planned < 0 || id > REF_ID)
         return -1;
+    assert(q->nslots >= 1 && q->busy >= 0 && q->busy <= q->nslots); /* a queue storeq_init accepted */
     if (budget < 0) { /* run out already */
         report(ev, STOREQ_DROPPED_LINE, id, now, STOREQ_NONE, 0, 0);
         return 0;
@@ -241,6 +253,8 @@ int storeq_arrive(storeq *q, int64_t now, uint64_t id, int64_t planned, int64_t 
     int64_t deadline = budget == 0 ? 0 : budget > INT64_MAX - now ? INT64_MAX : now + budget;
     if (q->busy < q->nslots && q->line_len == 0)
         return take_slot(q, id, planned, deadline, now, ev);
+    /* FIFO: a lookup joins the line only behind others, or when no slot is free */
+    assert(q->line_len > 0 || q->busy == q->nslots);
     if (q->ltail - q->lhead == q->lcap &&
         ring_grow((void **)&q->line, sizeof *q->line, &q->lcap, q->lhead, q->ltail) != 0)
         return -1;
@@ -248,6 +262,7 @@ int storeq_arrive(storeq *q, int64_t now, uint64_t id, int64_t planned, int64_t 
         return -1;
     q->line[q->ltail++ & (q->lcap - 1)] = (storeq_place_){.id = id, .planned = planned, .deadline = deadline};
     q->line_len++;
+    assert((uint64_t)q->line_len <= q->ltail - q->lhead);
     report(ev, STOREQ_QUEUED, id, now, STOREQ_NONE, 0, 0);
     return 0;
 }
@@ -261,15 +276,22 @@ int storeq_end(storeq *q, int64_t now, storeq_event *ev)
         heap_pop(q, &d);
     else
         d = q->drops[q->dhead++ & (q->dcap - 1)];
+    /* what ends is what storeq_next named: the earliest by (time, number) */
+    assert(d.t == q->next_t && d.order == q->next_order && d.t <= now);
     storeq_what kind = (storeq_what)(d.ref >> REF_BITS);
     uint64_t x = d.ref & REF_ID;
     if (kind == STOREQ_DROPPED_LINE) {
         q->hbudgets -= q->next_in_heap;
         storeq_place_ *p = &q->line[x & (q->lcap - 1)];
+        /* a budget in line is dropped only when run out, and only while its lookup still waits in line */
+        assert(x >= q->lhead && x < q->ltail && p->planned >= 0 && p->deadline && p->deadline == d.t);
+        assert(q->line_len > 0);
         report(ev, STOREQ_DROPPED_LINE, p->id, now, STOREQ_NONE, 0, 0);
         p->planned = -1; /* skipped when it reaches the head */
         q->line_len--;
     } else {
+        assert(kind == STOREQ_ANSWERED || kind == STOREQ_DROPPED_SLOT);
+        assert(q->busy > 0);
         report(ev, kind, x, now, d.start, 0, 0);
         q->busy--;
     }
@@ -283,6 +305,7 @@ int storeq_fill(storeq *q, int64_t now, storeq_event *ev)
         storeq_place_ p = q->line[q->lhead++ & (q->lcap - 1)];
         if (p.planned < 0)
             continue; /* dropped when its budget ran out */
+        assert(q->line_len > 0);
         q->line_len--;
         if (p.deadline && now >= p.deadline) { /* spent, though not yet ended */
             report(ev, STOREQ_DROPPED_LINE, p.id, now, STOREQ_NONE, 0, 0);
@@ -294,5 +317,8 @@ int storeq_fill(storeq *q, int64_t now, storeq_event *ev)
         refresh(q); /* its budget, if any, is due no more */
         return 1;
     }
+    /* the line moves up whenever a slot is free: what is left waits for a slot */
+    assert(q->lhead != q->ltail || q->line_len == 0);
+    assert(q->busy == q->nslots || q->line_len == 0);
     return 0;
 }

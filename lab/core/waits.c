@@ -1,6 +1,7 @@
 /* waits: see waits.h. */
 #include "waits.h"
 
+#include <assert.h>
 #include <math.h>
 
 #include "util.h"
@@ -35,6 +36,7 @@ int64_t waits_planned_ns(wait_kind k, uint32_t round, uint32_t req, uint32_t att
 int64_t waits_planned_ns_p(wait_kind k, double freeze_p, uint32_t round, uint32_t req,
                            uint32_t attempt)
 {
+    assert(freeze_p >= 0 && freeze_p <= 1);
     switch (k) {
     case WAIT_Z:
         return 0;

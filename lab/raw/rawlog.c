@@ -1,6 +1,7 @@
 /* rawlog: see rawlog.h and lab/RAWFORMAT.md. */
 #include "rawlog.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,7 @@ int rawlog_row(rawlog *r, const int64_t *vals)
         r->failed = 1;
         return -1;
     }
+    assert(r->nbuf < r->capbuf);
     memcpy(r->buf + r->nbuf * (size_t)r->ncols, vals, sizeof(int64_t) * (size_t)r->ncols);
     r->nbuf++;
     r->rows++;
@@ -129,11 +131,14 @@ static char *put_row(rawlog *r, char *p, const int64_t *v, int64_t *prev, int *h
             p = put_i64(p, v[c]);
             break;
         case 'f': {
+            assert(v[c] >= 0 && v[c] <= UINT32_MAX); /* a float's 32 bits (raw_f) */
             union { uint32_t u; float f; } cv = {.u = (uint32_t)v[c]};
             p += sprintf(p, "%.9g", (double)cv.f);
             break;
         }
         case 'c':
+            /* a code is one printable character: a tab or a newline would break the row */
+            assert(v[c] > ' ' && v[c] < 127);
             *p++ = (char)v[c];
             break;
         }

@@ -44,32 +44,32 @@
  * attempt, so a late answer to a finished request is recognised and dropped.
  * On SIGTERM the raw files are written and the process exits 0.
  *
- * The front door: a client connection costs a descriptor and the part of
- * its buffer it has filled, not time (tests/bench/bench_frontdoor.c).  At start
- * the soft limit of open files is raised to the hard one; when accept()
- * fails for want of descriptors, one line says so and accepting pauses
- * 100 ms at a time (else the listening socket stays readable: a busy loop).
+ * The front door (lab/service/front.h) holds the client connections and
+ * their HTTP: accepting, reading, parsing, answering, keep-alive, the pause
+ * in accepting when descriptors run out (at start the soft limit of open
+ * files is raised to the hard one).  This file is the policy driver behind
+ * it: a POST /score it hands over becomes a request of the pool, carried
+ * through the arm's policy to the store and back, scored or given its
+ * fallback, answered through front_send and logged.
  */
-#include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "arms.h"
 #include "evlog.h"
+#include "front.h"
 #include "httpparse.h"
 #include "opt.h"
 #include "policy.h"
@@ -79,19 +79,14 @@
 #include "util.h"
 #include "wire.h"
 
-#define MAX_BODY 65536
-#define MAX_HEAD 8192
-#define CONN_BUF (MAX_HEAD + MAX_BODY + 1024)
 #define CHUNK 1024
 
 /* ---------------------------------------------------------------- state */
 
-typedef struct conn conn;
-
 typedef struct {
     int used;
     uint64_t serial;
-    conn *c;             /* NULL when the client went away */
+    front_conn *c;       /* its client's connection, held (front_hold) */
     uint32_t id, row;
     int64_t arrive;
     pol_state ps;        /* the policy's view of this request */
@@ -101,21 +96,6 @@ typedef struct {
     struct event timer[2]; /* the policy's two timers */
     int slot;
 } request;
-
-struct conn {
-    int fd;
-    struct event rd, wr;
-    char *in;
-    size_t nin;
-    char out[1024];       /* pending answer bytes (rarely used) */
-    size_t nout, offout;
-    int busy;             /* a request of this connection is being served */
-    int closing;          /* close after the pending answer */
-    int dead;             /* closed; freed when refs drops to 0 */
-    int refs;             /* requests and handlers still holding it */
-    int in_process;       /* conn_process is on the stack */
-    conn *prev, *next;    /* every connection not yet freed (S.conns), freed at exit */
-};
 
 static struct {
     struct event_base *base;
@@ -134,12 +114,9 @@ static struct {
     int *free_slots;
     int nfree, capfree;
     uint64_t serial;
-    conn *conns;
     uint64_t requests, lookups;
     rawlog *log;
     char err[UT_ERRLEN];
-    struct event *acc, *acc_resume; /* the listening socket; the end of a pause in accepting */
-    unsigned acc_full_said;         /* accept() found no descriptor (the line is written once) */
 } S;
 
 /* ------------------------------------------------------------- the pool */
@@ -188,15 +165,14 @@ static request *req_new(void)
     return r;
 }
 
-static void conn_release(conn *c);
-
 static void req_free(request *r)
 {
+    assert(r->used && S.nfree < S.capfree);
     evtimer_del(&r->timer[0]);
     evtimer_del(&r->timer[1]);
     r->used = 0;
     if (r->c)
-        conn_release(r->c);
+        front_release(r->c);
     r->c = NULL;
     S.free_slots[S.nfree++] = r->slot;
 }
@@ -231,107 +207,6 @@ static void log_request(int64_t req, int64_t row, int64_t arrive, int64_t answer
         ut_err("cannot log request %" PRId64 " (spill file)", req);
 }
 
-/* ------------------------------------------------------- HTTP answering */
-
-static void conn_close(conn *c);
-static void conn_process(conn *c);
-static void conn_write_more(conn *c);
-static void conn_process_loop(conn *c);
-static void conn_read(evutil_socket_t fd, conn *c);
-
-static void on_conn_write(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    conn *c = arg;
-    c->refs++;
-    conn_write_more(c);
-    conn_release(c);
-}
-
-static void conn_write_more(conn *c)
-{
-    while (c->offout < c->nout) {
-        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
-        if (w < 0 && (errno == EAGAIN || errno == EINTR))
-            return;
-        if (w <= 0) {
-            conn_close(c);
-            return;
-        }
-        c->offout += (size_t)w;
-    }
-    event_del(&c->wr);
-    c->nout = c->offout = 0;
-    if (c->closing) {
-        conn_close(c);
-        return;
-    }
-    c->busy = 0;
-    conn_process(c);
-}
-
-/* Send one answer; returns the time its last byte went to the kernel, or
- * that it was queued (then the time of the queueing). */
-static int64_t conn_send(conn *c, int status, const char *body, size_t blen, int close_after)
-{
-    const char *reason = status == 200   ? "OK"
-                         : status == 400 ? "Bad Request"
-                         : status == 404 ? "Not Found"
-                         : status == 413 ? "Payload Too Large"
-                         : status == 504 ? "Gateway Timeout"
-                                         : "Internal Server Error";
-    int n = snprintf(c->out, sizeof c->out,
-                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n",
-                     status, reason, blen, close_after ? "Connection: close\r\n" : "");
-    if (n < 0 || (size_t)n + blen > sizeof c->out) {
-        blen = 0;
-        n = snprintf(c->out, sizeof c->out, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
-    }
-    memcpy(c->out + n, body, blen);
-    c->nout = (size_t)n + blen;
-    c->offout = 0;
-    c->closing = close_after;
-    while (c->offout < c->nout) {
-        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w < 0 && errno == EAGAIN) {
-            event_add(&c->wr, NULL);
-            return ut_mono_ns();
-        }
-        if (w <= 0) {
-            c->nout = 0;
-            conn_close(c);
-            return ut_mono_ns();
-        }
-        c->offout += (size_t)w;
-    }
-    int64_t t = ut_mono_ns();
-    c->nout = c->offout = 0;
-    if (close_after)
-        conn_close(c);
-    else
-        c->busy = 0;
-    return t;
-}
-
-/* An error answered before any lookup. */
-static void answer_error(conn *c, int status, int64_t arrive, int64_t id, int64_t row, const char *reason,
-                         int close_after)
-{
-    char body[512];
-    int n = snprintf(body, sizeof body, "{\"error\":\"");
-    for (const char *p = reason; *p && n < (int)sizeof body - 8; p++) {
-        if (*p == '"' || *p == '\\')
-            body[n++] = '\\';
-        body[n++] = (char)((unsigned char)*p < 0x20 ? ' ' : *p);
-    }
-    n += snprintf(body + n, sizeof body - (size_t)n, "\"}");
-    int64_t t = conn_send(c, status, body, (size_t)n, close_after);
-    log_request(id, row, arrive, t, status, 'E', NULL);
-}
-
 /* ------------------------------------------------- carrying out a policy */
 
 /* A lookup's tag: the request's serial, its slot (22 bits) and the attempt
@@ -340,6 +215,8 @@ static void answer_error(conn *c, int status, int64_t arrive, int64_t id, int64_
 _Static_assert(POL_MAX_LOOKUPS <= (1 << TAG_ATTEMPT_BITS), "the attempt fits its bits of a tag");
 static uint64_t make_tag(const request *r, int attempt)
 {
+    /* the slot fits its 22 bits, the attempt its 3: an answer finds its request */
+    assert(r->slot >= 0 && r->slot < (1 << 22) && attempt >= 0 && attempt < POL_MAX_LOOKUPS);
     return (r->serial << (22 + TAG_ATTEMPT_BITS)) | ((uint64_t)r->slot << TAG_ATTEMPT_BITS) | (uint64_t)attempt;
 }
 
@@ -352,6 +229,7 @@ static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64
  * out.  A lookup a gate refused (O B Y) was tried and ended now, unsent. */
 static void act(request *r, const pol_action *a, int64_t now)
 {
+    assert(r->used && a->nsend >= 0 && a->nsend <= POL_MAX_LOOKUPS);
     unsigned refused = 0;
     for (int k = 0; k < a->nsend; k++) {
         int at = a->send[k].attempt;
@@ -413,10 +291,11 @@ static void act(request *r, const pol_action *a, int64_t now)
 static void finish(request *r, int64_t now, int status, char kind, float score)
 {
     (void)now;
+    assert(r->used);
     evtimer_del(&r->timer[0]);
     evtimer_del(&r->timer[1]);
     int64_t t = RAW_NONE;
-    if (r->c && !r->c->dead) {
+    if (r->c && front_alive(r->c)) {
         char body[160];
         int n;
         if (status == 200)
@@ -427,14 +306,13 @@ static void finish(request *r, int64_t now, int status, char kind, float score)
             n = snprintf(body, sizeof body, "{\"id\":%" PRIu32 ",\"error\":\"%s\"}", r->id,
                          status == 504 ? "the feature store did not answer in time"
                                        : "the feature store failed");
-        conn *c = r->c;
-        c->refs++;
-        t = conn_send(c, status, body, (size_t)n, 0);
+        front_conn *c = r->c;
+        front_hold(c);
+        t = front_send(c, status, body, (size_t)n, 0);
         log_request(r->id, r->row, r->arrive, t, status, kind, r);
         req_free(r);
-        if (!c->dead && !c->busy && !c->in_process)
-            conn_process(c);
-        conn_release(c);
+        front_next(c);
+        front_release(c);
         return;
     }
     log_request(r->id, r->row, r->arrive, t, status, kind, r);
@@ -515,29 +393,31 @@ static void on_lost(int conn, int64_t now, void *ctx)
     }
 }
 
-/* ------------------------------------------------------ HTTP requests */
+/* ------------------------------------------- what the front door hands over */
 
-static void start_score(conn *c, const http_req *h, int64_t now)
+/* POST /score (front_calls.score): a request of the pool, its policy started. */
+static void start_score(front_conn *c, const http_req *h, int64_t now, void *ctx)
 {
+    (void)ctx;
     uint32_t id, row;
     char why[160];
     if (http_score_body(h->body, h->body_len, &id, &row, why, sizeof why) != 0) {
-        answer_error(c, 400, now, RAW_NONE, RAW_NONE, why, 0);
+        front_error(c, 400, now, RAW_NONE, RAW_NONE, why, 0);
         return;
     }
     if (row >= S.nrows) {
         snprintf(why, sizeof why, "row %" PRIu32 " is not in the table (0 to %" PRIu32 ")", row, S.nrows - 1);
-        answer_error(c, 400, now, id, RAW_NONE, why, 0);
+        front_error(c, 400, now, id, RAW_NONE, why, 0);
         return;
     }
     request *r = req_new();
     if (!r) {
-        answer_error(c, 500, now, id, row, "out of memory", 1);
+        front_error(c, 500, now, id, row, "out of memory", 1);
         return;
     }
     S.requests++;
     r->c = c;
-    c->refs++;
+    front_hold(c);
     r->id = id;
     r->row = row;
     r->arrive = now;
@@ -546,160 +426,19 @@ static void start_score(conn *c, const http_req *h, int64_t now)
     act(r, &a, now);
 }
 
-static void conn_process(conn *c)
+/* GET /calls (front_calls.counts). */
+static void counts(uint64_t *requests, uint64_t *lookups, void *ctx)
 {
-    c->in_process = 1;
-    conn_process_loop(c);
-    c->in_process = 0;
+    (void)ctx;
+    *requests = S.requests;
+    *lookups = S.lookups;
 }
 
-static void conn_process_loop(conn *c)
+/* An error the front door answered (front_calls.error_row): its row. */
+static void error_row(int64_t id, int64_t row, int64_t arrive, int64_t answer_t, int status, void *ctx)
 {
-    while (!c->busy && !c->dead && c->nin > 0) {
-        http_req h;
-        char why[160];
-        int rc = http_parse(c->in, c->nin, MAX_HEAD, MAX_BODY, &h, why, sizeof why);
-        if (rc == HTTP_INCOMPLETE)
-            return;
-        int64_t now = ut_mono_ns();
-        if (rc == HTTP_TOO_LARGE) {
-            c->busy = 1;
-            answer_error(c, 413, now, RAW_NONE, RAW_NONE, why, 1);
-            return;
-        }
-        if (rc != HTTP_OK) {
-            c->busy = 1;
-            answer_error(c, 400, now, RAW_NONE, RAW_NONE, why, 1);
-            return;
-        }
-        c->busy = 1;
-        int close_after = h.close;
-        if (h.method == HTTP_POST && h.path_is_score) {
-            start_score(c, &h, now);
-        } else if (h.method == HTTP_GET && h.path_is_health) {
-            conn_send(c, 200, "ok", 2, close_after);
-        } else if (h.method == HTTP_GET && h.path_is_calls) {
-            char body[128];
-            int n = snprintf(body, sizeof body, "{\"requests\":%" PRIu64 ",\"lookups\":%" PRIu64 "}",
-                             S.requests, S.lookups);
-            conn_send(c, 200, body, (size_t)n, close_after);
-        } else {
-            answer_error(c, 404, now, RAW_NONE, RAW_NONE, "no such resource: POST /score, GET /health, GET /calls",
-                         close_after);
-        }
-        if (c->dead)
-            return;
-        memmove(c->in, c->in + h.total, c->nin - h.total);
-        c->nin -= h.total;
-    }
-}
-
-static void on_conn_read(evutil_socket_t fd, short what, void *arg)
-{
-    (void)what;
-    conn *c = arg;
-    c->refs++;
-    conn_read(fd, c);
-    conn_release(c);
-}
-
-static void conn_read(evutil_socket_t fd, conn *c)
-{
-    for (;;) {
-        if (c->nin == CONN_BUF) {
-            /* the parser asks for more than a request may hold: it said so already */
-            return;
-        }
-        ssize_t n = read(fd, c->in + c->nin, CONN_BUF - c->nin);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 && errno == EAGAIN)
-            break;
-        if (n <= 0) {
-            conn_close(c);
-            return;
-        }
-        c->nin += (size_t)n;
-        if ((size_t)n < 4096)
-            break;
-    }
-    conn_process(c);
-}
-
-static void conn_close(conn *c)
-{
-    if (c->dead)
-        return;
-    c->dead = 1;
-    event_del(&c->rd);
-    event_del(&c->wr);
-    close(c->fd);
-    /* Requests still waiting for lookups go on; they log but answer nobody.
-     * The memory goes when the last of them lets go. */
-    c->refs++;
-    conn_release(c);
-}
-
-static void conn_release(conn *c)
-{
-    if (--c->refs == 0 && c->dead) {
-        if (c->prev)
-            c->prev->next = c->next;
-        else
-            S.conns = c->next;
-        if (c->next)
-            c->next->prev = c->prev;
-        free(c->in);
-        free(c);
-    }
-}
-
-static void on_accept(evutil_socket_t lfd, short what, void *arg)
-{
-    (void)what;
-    (void)arg;
-    for (;;) {
-        int fd = accept(lfd, NULL, NULL);
-        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
-            struct rlimit rl = {0, 0};
-            if (!S.acc_full_said++ && getrlimit(RLIMIT_NOFILE, &rl) == 0)
-                ut_err("cannot accept a connection: %s (limit %llu open files); new connections wait in the "
-                       "backlog, accepting paused 100 ms at a time while full (said once)",
-                       strerror(errno), (unsigned long long)rl.rlim_cur);
-            const struct timeval pause = {0, 100000};
-            event_del(S.acc);
-            evtimer_add(S.acc_resume, &pause);
-            return;
-        }
-        if (fd < 0)
-            return;
-        int one = 1;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        evutil_make_socket_nonblocking(fd);
-        conn *c = calloc(1, sizeof *c);
-        char *in = malloc(CONN_BUF);
-        if (!c || !in) {
-            free(c);
-            free(in);
-            close(fd);
-            continue;
-        }
-        c->fd = fd;
-        c->in = in;
-        c->next = S.conns;
-        if (S.conns)
-            S.conns->prev = c;
-        S.conns = c;
-        event_assign(&c->rd, S.base, fd, EV_READ | EV_PERSIST, on_conn_read, c);
-        event_assign(&c->wr, S.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
-        event_add(&c->rd, NULL);
-    }
-}
-
-static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd, (void)what, (void)arg;
-    event_add(S.acc, NULL);
+    (void)ctx;
+    log_request(id, row, arrive, answer_t, status, 'E', NULL);
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -795,26 +534,6 @@ done:
     return rc;
 }
 
-static int listen_on(int port, int *out_port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 1024) != 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
-        close(fd);
-        return -1;
-    }
-    evutil_make_socket_nonblocking(fd);
-    *out_port = ntohs(a.sin_port);
-    return fd;
-}
-
 /* The events file, then --store-conns connections to each store. */
 static int open_stores(int store_port, int store2_port, int nconns, const char *events, char *err, size_t errlen)
 {
@@ -856,17 +575,7 @@ static int shut_down(void)
         ut_err("%s", err);
         rc = -1;
     }
-    while (S.conns) { /* clients still connected */
-        conn *c = S.conns;
-        S.conns = c->next;
-        if (!c->dead) {
-            event_del(&c->rd);
-            event_del(&c->wr);
-            close(c->fd);
-        }
-        free(c->in);
-        free(c);
-    }
+    front_free(); /* clients still connected, the listening socket */
     for (int k = 0; k < S.nchunks; k++)
         free(S.chunks[k]);
     free(S.chunks);
@@ -968,8 +677,9 @@ int main(int argc, char **argv)
         evlog_abort(S.events);
         return 1;
     }
-    int bound = 0, lfd = listen_on(port, &bound);
-    if (lfd < 0) {
+    int bound = 0;
+    const front_calls door = {.score = start_score, .counts = counts, .error_row = error_row};
+    if (front_open(S.base, port, &bound, &door) != 0) {
         ut_err("cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
         rawlog_abort(S.log);
         sconn_free(S.store[0]);
@@ -977,12 +687,8 @@ int main(int argc, char **argv)
         evlog_abort(S.events);
         return 1;
     }
-    struct event *acc = event_new(S.base, lfd, EV_READ | EV_PERSIST, on_accept, NULL);
-    S.acc = acc;
-    S.acc_resume = evtimer_new(S.base, on_accept_resume, NULL);
     struct event *sterm = evsignal_new(S.base, SIGTERM, on_signal, NULL);
     struct event *sint = evsignal_new(S.base, SIGINT, on_signal, NULL);
-    event_add(acc, NULL);
     event_add(sterm, NULL);
     event_add(sint, NULL);
     printf("service: listening on 127.0.0.1:%d\n", bound);
@@ -990,11 +696,8 @@ int main(int argc, char **argv)
     event_base_dispatch(S.base);
 
     int rc = shut_down();
-    event_free(acc);
-    event_free(S.acc_resume);
     event_free(sterm);
     event_free(sint);
-    close(lfd);
     event_base_free(S.base);
     return rc == 0 ? 0 : 1;
 }

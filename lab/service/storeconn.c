@@ -2,6 +2,7 @@
 #include "storeconn.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
@@ -90,6 +91,7 @@ static void retry_at(chan *l, int64_t at)
 static void lose(chan *l)
 {
     sconn *s = l->owner;
+    assert(l->state == LIVE && l->fd >= 0); /* only a live connection is lost */
     event_del(&l->rd);
     event_del(&l->wr);
     close(l->fd);
@@ -121,6 +123,7 @@ static void try_done(chan *l, int fd)
 static void on_connected(evutil_socket_t fd, short what, void *arg)
 {
     chan *l = arg;
+    assert(l->state == CONNECTING && l->fd == fd);
     int e = 0;
     socklen_t len = sizeof e;
     if (what & EV_TIMEOUT)
@@ -141,6 +144,7 @@ static void on_retry(evutil_socket_t unused, short what, void *arg)
     (void)unused;
     (void)what;
     chan *l = arg;
+    assert(l->state == DOWN && l->fd < 0); /* a try only after a loss or a failed try */
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         try_failed(l);
@@ -260,6 +264,7 @@ int sconn_send(sconn *s, const wire_req *q)
             l->capout = nc;
         }
         s->next = (l->slot + 1) % s->n;
+        assert(l->idx == s->ch[0].idx + l->slot && l->nout + WIRE_REQ_SIZE <= l->capout);
         wire_put_req(l->out + l->nout, q);
         l->nout += WIRE_REQ_SIZE;
         if (!s->flush_pending) {

@@ -53,6 +53,7 @@
  * write the log).
  */
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <event2/event_struct.h>
@@ -338,6 +339,7 @@ static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
 {
     log_row(l, now, outcome);
     conn *c = l->c;
+    assert(c && c->outstanding > 0); /* a connection stays until its last lookup has ended */
     conn_answer(c, status, l->tag, status == WIRE_OK ? S.tab.x[l->row] : NULL);
     if (l->aprev)
         l->aprev->anext = l->anext;
@@ -356,6 +358,7 @@ static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
 static void on_queue(const storeq_event *e)
 {
     lk *l = (lk *)(uintptr_t)e->id;
+    assert(l->c && !l->held); /* a live lookup; held ones are not in the queue */
     if (e->what == STOREQ_QUEUED)
         return;
     l->start = e->start == STOREQ_NONE ? RAW_NONE : e->start;
@@ -432,6 +435,7 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     l->arrive = now;
     l->start = RAW_NONE;
     l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt);
+    assert(l->planned >= 0); /* the dice give a wait, never a negative one (storeq_arrive refuses it) */
     l->line = (int32_t)storeq_line(&S.q);
     l->busy = storeq_busy(&S.q);
     l->held = 0;
@@ -494,6 +498,7 @@ static void release_held(int64_t now)
             lk_finish(l, now, 'H', WIRE_UNAVAILABLE);
         }
     }
+    assert(S.nheld == 0); /* every held lookup is answered when the window ends */
 }
 
 /* A reset window starts: every connection closed (the answers already
@@ -511,6 +516,7 @@ static void reset_close(int64_t now)
         next = l->anext;
         lk_finish(l, now, 'R', WIRE_UNAVAILABLE);
     }
+    assert(!S.ahead && !S.atail); /* every lookup the store held is cut */
     S.nheld = 0;
     storeq_reset(&S.q);
     arm_due(now);

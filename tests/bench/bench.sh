@@ -19,6 +19,29 @@ echo "\$ taskset -c $core build/bin/bench_trees build/bench/prep/model.json"
 taskset -c "$core" build/bin/bench_trees build/bench/prep/model.json
 
 echo
+echo "== the invariants' assert()s cost the measured build nothing: play built twice from the same sources,"
+echo "   with -DNDEBUG (as make build) and without (as the tests' build/tlab), H4-r2 over 200 seeds, best of 3 each"
+pf="-std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Ilab/base -Ilab/core -Ilab/play"
+psrc=$(ls lab/play/*.c lab/base/*.c lab/core/*.c)
+echo "\$ gcc $pf [-DNDEBUG] lab/play/*.c lab/base/*.c lab/core/*.c -o build/bench/play-{ndebug,assert}"
+${CC:-gcc} $pf -DNDEBUG $psrc -o build/bench/play-ndebug -ljansson -lcrypto -lz -lm &
+${CC:-gcc} $pf $psrc -o build/bench/play-assert -ljansson -lcrypto -lz -lm
+wait
+echo "\$ taskset -c $core build/bench/play-{ndebug,assert} --arm H4-r2 --seeds 1-200 --summary"
+best() { # the best wall time of 3 runs, and the run's figures (the same for both builds or it fails)
+  local b=1e9 t0 t1
+  for _ in 1 2 3; do
+    t0=$(date +%s.%N); taskset -c "$core" "$1" --arm H4-r2 --seeds 1-200 --summary | grep -v '^simulated' > "$1.out"
+    t1=$(date +%s.%N); b=$(awk -v a="$t0" -v c="$t1" -v b="$b" 'BEGIN { d = c - a; print (d < b ? d : b) }')
+  done
+  echo "$b"
+}
+tn=$(best build/bench/play-ndebug); ta=$(best build/bench/play-assert)
+cmp -s build/bench/play-ndebug.out build/bench/play-assert.out || { echo "play: the two builds print different figures"; exit 1; }
+[ "$(nm -D build/bench/play-ndebug | grep -c __assert_fail)" = 0 ] || { echo "play-ndebug calls assert()"; exit 1; }
+awk -v n="$tn" -v a="$ta" 'BEGIN { printf "play H4-r2, 200 seeds: with -DNDEBUG %.3f s, with the asserts %.3f s (%.2fx); the same figures\n", n, a, a / n }'
+
+echo
 echo "== S: the most answers a second, store at no wait (Z-capacity, closed loop, 16 connections),"
 echo "   tester, service and store on one core (target: at least 30,000/s)"
 echo "\$ build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores $core --gate 1 --raw build/bench/raw"

@@ -1,5 +1,6 @@
 /* Every policy of lab/arms.tsv, driven with made-up times (ms below). */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -389,4 +390,24 @@ Test(policy, bad_arms_files_are_named)
     }
     unlink(path);
     rmdir(dir);
+}
+
+/* policy.h: g is the service's shared state set up for this arm; a pol_shared
+ * set up for another arm is refused (assert, in the tests' build). */
+Test(policy, shared_state_of_another_arm_aborts, .signal = SIGABRT)
+{
+    static pol_shared g;
+    pol_shared_init(&g, A("H4-brkr2"), NULL, NULL);
+    pol_state s;
+    pol_action o;
+    pol_start(&s, &g, A("H4-r2bud"), 1, 0, 0, 0, -1, &o);
+}
+
+/* the policy has two timers, 0 and 1 */
+Test(policy, a_third_timer_aborts, .signal = SIGABRT)
+{
+    pol_state s;
+    pol_action o;
+    pol_start(&s, NULL, A("H3-fb25"), 1, 0, 0, 0, -1, &o);
+    pol_on_timer(&s, A("H3-fb25"), 2, 30 * MS, &o);
 }

@@ -1,7 +1,11 @@
 /* lab/core/storeq.c, the store's queue, with made-up times (ns): hand-worked
- * cases, then a random workload checked against the rules one by one. */
+ * cases, then a random workload checked against the rules one by one; last,
+ * the invariants' assert()s: in the tests' build (build/tlab/) they fire,
+ * the measured programs (-DNDEBUG) have none. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,4 +375,67 @@ Test(storeq, random_workload_keeps_every_rule)
     cr_assert_gt(queued, 1000, "queued: %lld", (long long)queued);
     cr_assert_gt(dropped_line, 100, "dropped in line: %lld", (long long)dropped_line);
     cr_assert_gt(dropped_slot, 100, "dropped in a slot: %lld", (long long)dropped_slot);
+}
+
+/* ------------------------------------------------------------ the asserts */
+
+Test(storeq, an_id_of_2_61_or_more_is_refused)
+{
+    fresh(2);
+    storeq_event e;
+    cr_assert_eq(storeq_arrive(&Q, 0, 1ULL << 61, 5, 0, &e), -1);
+    cr_assert_eq(storeq_arrive(&Q, 0, (1ULL << 61) - 1, 5, 0, &e), 0);
+    cr_assert_eq(e.what, STOREQ_STARTED);
+}
+
+/* storeq.h: a queue has nslots >= 1; one storeq_init refused is not a queue */
+Test(storeq, a_queue_storeq_init_refused_aborts, .signal = SIGABRT)
+{
+#ifdef NDEBUG
+    cr_assert_fail("the tests are built with -DNDEBUG: the asserts do not run");
+#endif
+    storeq q;
+    cr_assert_eq(storeq_init(&q, 0, NULL), -1);
+    storeq_event e;
+    storeq_arrive(&q, 0, 1, 5, 0, &e);
+}
+
+/* a slot count never above the slots: a queue whose count was broken stops */
+Test(storeq, more_busy_slots_than_slots_aborts, .signal = SIGABRT)
+{
+    fresh(2);
+    arrive(0, 1, 10, 0, STOREQ_STARTED);
+    arrive(0, 2, 10, 0, STOREQ_STARTED);
+    Q.busy = 3;
+    storeq_event e;
+    storeq_arrive(&Q, 1, 3, 10, 0, &e);
+}
+
+/* A measured program whose bytes name __assert_fail calls an assert(). */
+static long asserts_in(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s: build it first (make build)", path);
+    static char buf[1 << 16];
+    const char *name = "__assert_fail";
+    size_t nl = strlen(name), have = 0, n;
+    long hits = 0;
+    while ((n = fread(buf + have, 1, sizeof buf - have, f)) > 0) {
+        have += n;
+        for (size_t i = 0; i + nl <= have; i++)
+            hits += memcmp(buf + i, name, nl) == 0;
+        size_t keep = have < nl - 1 ? have : nl - 1; /* a name across two reads */
+        memmove(buf, buf + have - keep, keep);
+        have = keep;
+    }
+    fclose(f);
+    return hits;
+}
+
+Test(storeq, the_measured_programs_have_no_assert)
+{
+    const char *progs[] = {"build/bin/store", "build/bin/service", "build/bin/tester", "build/bin/play",
+                           "build/bin/run"};
+    for (size_t i = 0; i < sizeof progs / sizeof progs[0]; i++)
+        cr_expect_eq(asserts_in(progs[i]), 0, "%s calls assert(): built without -DNDEBUG", progs[i]);
 }

@@ -1,0 +1,380 @@
+/* front: the scoring service's front door (front.h): the listening socket,
+ * the client connections, their reading, parsing, answering and keep-alive,
+ * and the pause in accepting when descriptors run out.  What a request
+ * means is the driver's (service.c), reached through front_calls. */
+#include <assert.h>
+#include <errno.h>
+#include <event2/event.h>
+#include <event2/event_struct.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "front.h"
+#include "httpparse.h"
+#include "rawlog.h"
+#include "util.h"
+
+typedef struct front_conn conn;
+
+struct front_conn {
+    int fd;
+    struct event rd, wr;
+    char *in;
+    size_t nin;
+    char out[1024];       /* pending answer bytes (rarely used) */
+    size_t nout, offout;
+    int busy;             /* a request of this connection is being served */
+    int closing;          /* close after the pending answer */
+    int dead;             /* closed; freed when refs drops to 0 */
+    int refs;             /* requests and handlers still holding it */
+    int in_process;       /* conn_process is on the stack */
+    conn *prev, *next;    /* every connection not yet freed (F.conns), freed at exit */
+};
+
+static struct {
+    struct event_base *base;
+    front_calls calls;
+    conn *conns;
+    int lfd;                        /* the listening socket */
+    struct event *acc, *acc_resume; /* the listening socket; the end of a pause in accepting */
+    unsigned acc_full_said;         /* accept() found no descriptor (the line is written once) */
+} F;
+
+/* ------------------------------------------------------- HTTP answering */
+
+static void conn_close(conn *c);
+static void conn_release(conn *c);
+static void conn_process(conn *c);
+static void conn_write_more(conn *c);
+static void conn_process_loop(conn *c);
+static void conn_read(evutil_socket_t fd, conn *c);
+
+static void on_conn_write(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    conn *c = arg;
+    c->refs++;
+    conn_write_more(c);
+    conn_release(c);
+}
+
+static void conn_write_more(conn *c)
+{
+    while (c->offout < c->nout) {
+        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        if (w <= 0) {
+            conn_close(c);
+            return;
+        }
+        c->offout += (size_t)w;
+    }
+    event_del(&c->wr);
+    c->nout = c->offout = 0;
+    if (c->closing) {
+        conn_close(c);
+        return;
+    }
+    c->busy = 0;
+    conn_process(c);
+}
+
+/* Send one answer; returns the time its last byte went to the kernel, or
+ * that it was queued (then the time of the queueing). */
+int64_t front_send(conn *c, int status, const char *body, size_t blen, int close_after)
+{
+    /* one answer at a time, to a client still there, while its request keeps the connection busy */
+    assert(!c->dead && c->busy && c->nout == 0);
+    const char *reason = status == 200   ? "OK"
+                         : status == 400 ? "Bad Request"
+                         : status == 404 ? "Not Found"
+                         : status == 413 ? "Payload Too Large"
+                         : status == 504 ? "Gateway Timeout"
+                                         : "Internal Server Error";
+    int n = snprintf(c->out, sizeof c->out,
+                     "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n%s\r\n",
+                     status, reason, blen, close_after ? "Connection: close\r\n" : "");
+    if (n < 0 || (size_t)n + blen > sizeof c->out) {
+        blen = 0;
+        n = snprintf(c->out, sizeof c->out, "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+    }
+    memcpy(c->out + n, body, blen);
+    c->nout = (size_t)n + blen;
+    c->offout = 0;
+    c->closing = close_after;
+    while (c->offout < c->nout) {
+        ssize_t w = write(c->fd, c->out + c->offout, c->nout - c->offout);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            event_add(&c->wr, NULL);
+            return ut_mono_ns();
+        }
+        if (w <= 0) {
+            c->nout = 0;
+            conn_close(c);
+            return ut_mono_ns();
+        }
+        c->offout += (size_t)w;
+    }
+    int64_t t = ut_mono_ns();
+    c->nout = c->offout = 0;
+    if (close_after)
+        conn_close(c);
+    else
+        c->busy = 0;
+    return t;
+}
+
+/* An error answered before any lookup. */
+void front_error(conn *c, int status, int64_t arrive, int64_t id, int64_t row, const char *reason,
+                 int close_after)
+{
+    char body[512];
+    int n = snprintf(body, sizeof body, "{\"error\":\"");
+    for (const char *p = reason; *p && n < (int)sizeof body - 8; p++) {
+        if (*p == '"' || *p == '\\')
+            body[n++] = '\\';
+        body[n++] = (char)((unsigned char)*p < 0x20 ? ' ' : *p);
+    }
+    n += snprintf(body + n, sizeof body - (size_t)n, "\"}");
+    int64_t t = front_send(c, status, body, (size_t)n, close_after);
+    F.calls.error_row(id, row, arrive, t, status, F.calls.ctx);
+}
+
+int front_alive(const conn *c) { return !c->dead; }
+
+void front_hold(conn *c) { c->refs++; }
+
+void front_release(conn *c) { conn_release(c); }
+
+void front_next(conn *c)
+{
+    if (!c->dead && !c->busy && !c->in_process)
+        conn_process(c);
+}
+
+/* ------------------------------------------------------ HTTP requests */
+
+static void conn_process(conn *c)
+{
+    c->in_process = 1;
+    conn_process_loop(c);
+    c->in_process = 0;
+}
+
+static void conn_process_loop(conn *c)
+{
+    while (!c->busy && !c->dead && c->nin > 0) {
+        http_req h;
+        char why[160];
+        int rc = http_parse(c->in, c->nin, FRONT_MAX_HEAD, FRONT_MAX_BODY, &h, why, sizeof why);
+        if (rc == HTTP_INCOMPLETE)
+            return;
+        int64_t now = ut_mono_ns();
+        if (rc == HTTP_TOO_LARGE) {
+            c->busy = 1;
+            front_error(c, 413, now, RAW_NONE, RAW_NONE, why, 1);
+            return;
+        }
+        if (rc != HTTP_OK) {
+            c->busy = 1;
+            front_error(c, 400, now, RAW_NONE, RAW_NONE, why, 1);
+            return;
+        }
+        c->busy = 1;
+        int close_after = h.close;
+        if (h.method == HTTP_POST && h.path_is_score) {
+            F.calls.score(c, &h, now, F.calls.ctx);
+        } else if (h.method == HTTP_GET && h.path_is_health) {
+            front_send(c, 200, "ok", 2, close_after);
+        } else if (h.method == HTTP_GET && h.path_is_calls) {
+            char body[128];
+            uint64_t requests, lookups;
+            F.calls.counts(&requests, &lookups, F.calls.ctx);
+            int n = snprintf(body, sizeof body, "{\"requests\":%" PRIu64 ",\"lookups\":%" PRIu64 "}",
+                             requests, lookups);
+            front_send(c, 200, body, (size_t)n, close_after);
+        } else {
+            front_error(c, 404, now, RAW_NONE, RAW_NONE, "no such resource: POST /score, GET /health, GET /calls",
+                        close_after);
+        }
+        if (c->dead)
+            return;
+        assert(h.total <= c->nin); /* a request parsed lies in the bytes read */
+        memmove(c->in, c->in + h.total, c->nin - h.total);
+        c->nin -= h.total;
+    }
+}
+
+static void on_conn_read(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    conn *c = arg;
+    c->refs++;
+    conn_read(fd, c);
+    conn_release(c);
+}
+
+static void conn_read(evutil_socket_t fd, conn *c)
+{
+    for (;;) {
+        if (c->nin == FRONT_CONN_BUF) {
+            /* the parser asks for more than a request may hold: it said so already */
+            return;
+        }
+        ssize_t n = read(fd, c->in + c->nin, FRONT_CONN_BUF - c->nin);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n <= 0) {
+            conn_close(c);
+            return;
+        }
+        c->nin += (size_t)n;
+        if ((size_t)n < 4096)
+            break;
+    }
+    conn_process(c);
+}
+
+static void conn_close(conn *c)
+{
+    if (c->dead)
+        return;
+    c->dead = 1;
+    event_del(&c->rd);
+    event_del(&c->wr);
+    close(c->fd);
+    /* Requests still waiting for lookups go on; they log but answer nobody.
+     * The memory goes when the last of them lets go. */
+    c->refs++;
+    conn_release(c);
+}
+
+static void conn_release(conn *c)
+{
+    assert(c->refs > 0);
+    if (--c->refs == 0 && c->dead) {
+        if (c->prev)
+            c->prev->next = c->next;
+        else
+            F.conns = c->next;
+        if (c->next)
+            c->next->prev = c->prev;
+        free(c->in);
+        free(c);
+    }
+}
+
+/* --------------------------------------------------------- accepting */
+
+static void on_accept(evutil_socket_t lfd, short what, void *arg)
+{
+    (void)what;
+    (void)arg;
+    for (;;) {
+        int fd = accept(lfd, NULL, NULL);
+        if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
+            struct rlimit rl = {0, 0};
+            if (!F.acc_full_said++ && getrlimit(RLIMIT_NOFILE, &rl) == 0)
+                ut_err("cannot accept a connection: %s (limit %llu open files); new connections wait in the "
+                       "backlog, accepting paused 100 ms at a time while full (said once)",
+                       strerror(errno), (unsigned long long)rl.rlim_cur);
+            const struct timeval pause = {0, 100000};
+            event_del(F.acc);
+            evtimer_add(F.acc_resume, &pause);
+            return;
+        }
+        if (fd < 0)
+            return;
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        evutil_make_socket_nonblocking(fd);
+        conn *c = calloc(1, sizeof *c);
+        char *in = malloc(FRONT_CONN_BUF);
+        if (!c || !in) {
+            free(c);
+            free(in);
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->in = in;
+        c->next = F.conns;
+        if (F.conns)
+            F.conns->prev = c;
+        F.conns = c;
+        event_assign(&c->rd, F.base, fd, EV_READ | EV_PERSIST, on_conn_read, c);
+        event_assign(&c->wr, F.base, fd, EV_WRITE | EV_PERSIST, on_conn_write, c);
+        event_add(&c->rd, NULL);
+    }
+}
+
+static void on_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd, (void)what, (void)arg;
+    event_add(F.acc, NULL);
+}
+
+static int listen_on(int port, int *out_port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 1024) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0) {
+        close(fd);
+        return -1;
+    }
+    evutil_make_socket_nonblocking(fd);
+    *out_port = ntohs(a.sin_port);
+    return fd;
+}
+
+int front_open(struct event_base *base, int port, int *bound, const front_calls *calls)
+{
+    F.base = base;
+    F.calls = *calls;
+    F.lfd = listen_on(port, bound);
+    if (F.lfd < 0)
+        return -1;
+    F.acc = event_new(F.base, F.lfd, EV_READ | EV_PERSIST, on_accept, NULL);
+    F.acc_resume = evtimer_new(F.base, on_accept_resume, NULL);
+    event_add(F.acc, NULL);
+    return 0;
+}
+
+void front_free(void)
+{
+    while (F.conns) { /* clients still connected */
+        conn *c = F.conns;
+        F.conns = c->next;
+        if (!c->dead) {
+            event_del(&c->rd);
+            event_del(&c->wr);
+            close(c->fd);
+        }
+        free(c->in);
+        free(c);
+    }
+    event_free(F.acc);
+    event_free(F.acc_resume);
+    close(F.lfd);
+}
