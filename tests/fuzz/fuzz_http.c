@@ -1,5 +1,5 @@
 /* fuzz_http: the service's front door (lab/service/httpparse.c) on one connection's
- * bytes, read as the service reads them (lab/service/service.c conn_process_loop):
+ * bytes, read as the service reads them (lab/service/front.c conn_process_loop):
  * requests parsed one after another from the same buffer with the service's
  * limits, each /score body through http_score_body.  Properties: an
  * accepted request lies inside the bytes read, its body ends it, and every
@@ -10,10 +10,11 @@
 #include <string.h>
 
 #include "fuzzfile.h"
+#include "front.h" /* the front door's limits */
 #include "httpparse.h"
 
-#define MAX_BODY 65536 /* lab/service/service.c's */
-#define MAX_HEAD 8192
+#define MAX_BODY FRONT_MAX_BODY
+#define MAX_HEAD FRONT_MAX_HEAD
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
