@@ -64,6 +64,7 @@ PIPE_COMMON := common/prov common/redact
 # (the libpq calls: only the stages that link PostgreSQL's client)
 PGX_OBJ     := $(B)/pipeline/common/pgx.o
 MODEL_MODS  := model/shop model/feat model/train model/prepread
+MODEL_MODS  += model/shopgen
 AP_MODS     := ap/apstudy ap/apboot ap/apcost ap/apref ap/testerraw
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(patsubst %,$(B)/pipeline/%.o,$(PIPE_COMMON) $(MODEL_MODS) $(AP_MODS) cost/costcalc provmd/provmd)

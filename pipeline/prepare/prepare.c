@@ -56,6 +56,7 @@
 #include "opt.h"
 #include "prov.h"
 #include "shop.h"
+#include "shopgen.h"
 #include "train.h"
 #include "trees.h"
 #include "util.h"
