@@ -74,6 +74,7 @@ MODEL_OBJ := $(MODEL_MODS:%=$(B)/pipeline/%.o)
 MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,schedule slog remote multi mfiles mprereg)
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
+COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
 PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
 PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
