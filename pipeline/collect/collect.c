@@ -31,6 +31,7 @@
 #include "collectload.h"
 #include "collectpred.h"
 #include "opt.h"
+#include "paths.h"
 #include "pgx.h"
 #include "prov.h"
 #include "quiet.h"
@@ -309,7 +310,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static int list_runs(const char *root, char ***out, int *n, char *err, size_t errlen)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/results/raw", root);
+    snprintf(dir, sizeof dir, "%s/" PATH_RAW_DIR, root);
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
@@ -339,13 +340,13 @@ int main(int argc, char **argv)
     opts o = {".", NULL, "data", "pipeline", NULL};
     char quiet_def[4200];
     const opt_spec spec[] = {
-        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "results/raw/ is read, results/results.json written (.)"},
+        {"--root", OPT_STR, &o.root, 0, 0, "OUT", PATH_RAW_DIR "/ is read, " PATH_RESULTS_JSON " written (.)"},
         {"--pgurl", OPT_STR, &o.pgurl, 0, 0, "URL", "the PostgreSQL to use (required)"},
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "guesses.tsv is read from DIR (data)"},
         {"--pipeline", OPT_STR, &o.pipe, 0, 0, "DIR", "the pipeline folder: collect/schema.sql, collect/stats.sql, comparisons.tsv (pipeline)"},
         {"--quiet", OPT_STR, &o.quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {0}};
-    int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> results/results.json", NULL);
+    int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> " PATH_RESULTS_JSON, NULL);
     if (prc != OPT_OK)
         return prc == OPT_HELP ? 0 : 2;
     if (!o.quiet) {
@@ -378,7 +379,7 @@ int main(int argc, char **argv)
     int nruns = 0, rc = 1, loaded = 0;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
-    snprintf(path, sizeof path, "%s/results/prediction.json", o.root);
+    snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
     if (collectpred_read(path, &pred, err, sizeof err) != 0 || (pred && prov_input(pv, path, err, sizeof err) != 0))
         goto done;
     /* One collect at a time per database: the server side of a collect
@@ -395,7 +396,7 @@ int main(int argc, char **argv)
         if (r < 0)
             goto done;
         loaded += r;
-        snprintf(path, sizeof path, "%s/results/raw/%s/run.json", o.root, runs[i]);
+        snprintf(path, sizeof path, "%s/" PATH_RAW_DIR "/%s/run.json", o.root, runs[i]);
         if (prov_input(pv, path, err, sizeof err) != 0)
             goto done;
     }
@@ -423,8 +424,8 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/collect/stats.sql", o.pipe);
     if (pgx_exec_file(db, path, err, sizeof err) != 0 || pgx_exec(db, "COMMIT", err, sizeof err) != 0)
         goto rollback;
-    snprintf(results, sizeof results, "%s/results", o.root);
-    snprintf(path, sizeof path, "%s/results/results.json", o.root);
+    snprintf(results, sizeof results, "%s/" PATH_RESULTS_DIR, o.root);
+    snprintf(path, sizeof path, "%s/" PATH_RESULTS_JSON, o.root);
     if (ut_mkdir_p(results, err, sizeof err) != 0 || collectexport_results(db, path, err, sizeof err) != 0 ||
         prov_output(pv, path, err, sizeof err) != 0)
         goto done;
@@ -446,7 +447,7 @@ done:
         free(runs[i]);
     free(runs);
     char provdir[4096];
-    snprintf(provdir, sizeof provdir, "%s/provenance", o.root);
+    snprintf(provdir, sizeof provdir, "%s/" PATH_PROV_DIR, o.root);
     prov_lib(pv, "libpq", PQlibVersion() >= 150000 ? "15" : "other");
     if (prov_end(pv, rc, provdir, err, sizeof err) != 0)
         ut_err("%s", err);
