@@ -121,6 +121,7 @@
 
 #include "paths.h"
 #include "arms.h"
+#include "exits.h"
 #include "mfiles.h"
 #include "mprereg.h"
 #include "multi.h"
@@ -210,7 +211,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
-        {"--root", OPT_STR, &c->root, 0, 0, "OUT", "results/ and provenance/ go under OUT"},
+        {"--root", OPT_STR, &c->root, 0, 0, "OUT", PATH_RESULTS_DIR "/ and " PATH_PROV_DIR "/ go under OUT"},
         {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
         {"--bin", OPT_STR, &c->bin, 0, 0, "DIR", "run, store, service, tester (build/bin)"},
@@ -231,16 +232,16 @@ static int parse_options(int argc, char **argv, ctx *c)
         {0}};
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure/measure.c)", NULL);
     if (rc != OPT_OK)
-        return rc == OPT_HELP ? 0 : 2;
+        return rc == OPT_HELP ? EXIT_OK : EXIT_USAGE;
     char why[4096], err[UT_ERRLEN];
     cpu_set_t cpus;
     if (c->settle && opt_f64(c->settle, 0, 600, &c->settle_s, why, sizeof why) != 0) {
         ut_err("option --settle-s: \"%s\": %s", c->settle, why);
-        return 2;
+        return EXIT_USAGE;
     }
     if (proc_cpus_parse(c->cores, &cpus, err, sizeof err) != 0) {
         ut_err("option --cores: \"%s\": %s (a CPU list such as 0 or 0-1)", c->cores, err);
-        return 2;
+        return EXIT_USAGE;
     }
     if (c->host && !c->host[0])
         c->host = NULL;
@@ -249,7 +250,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->pf = sched_profile_find(pname);
     if (!c->pf || !c->root) {
         ut_err("needs --profile full|quick|floods|tiny and --root OUT (try --help)");
-        return 2;
+        return EXIT_USAGE;
     }
     c->pf_own = *c->pf;
     if (c->rounds)
@@ -259,19 +260,19 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->pf = &c->pf_own;
     if (c->host && !multi_hosts_ok(c->host, why, sizeof why)) {
         ut_err("--host %s: %s", c->host, why);
-        return 2;
+        return EXIT_USAGE;
     }
     if (c->host && c->only) {
         ut_err("--only is for the far side of --host; not both");
-        return 2;
+        return EXIT_USAGE;
     }
     if (!c->ssh_opts)
         c->ssh_opts = getenv("LAB_SSH_OPTS");
-    c->results = mf_str("%s/results", c->root);
-    c->raw = mf_str("%s/results/raw", c->root);
-    c->provdir = mf_str("%s/provenance", c->root);
-    c->runsdir = mf_str("%s/provenance/runs", c->root);
-    c->sched_path = mf_str("%s/results/schedule.tsv", c->root);
+    c->results = mf_str("%s/" PATH_RESULTS_DIR, c->root);
+    c->raw = mf_str("%s/" PATH_RAW_DIR, c->root);
+    c->provdir = mf_str("%s/" PATH_PROV_DIR, c->root);
+    c->runsdir = mf_str("%s/" PATH_RUNS_DIR, c->root);
+    c->sched_path = mf_str("%s/" PATH_SCHEDULE, c->root);
     c->manifest = mf_str("%s/manifest-measure.tsv", c->provdir);
     mreg_paths(c->data, c->arms_path, c->comparisons, c->ap_arms, c->reg);
     return -1;
@@ -302,14 +303,14 @@ static int check_registration(ctx *c)
         arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
         sched_build(&c->sc, c->pf, &c->arms, c->arms_path, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     if (all_there(c->prep, MF_PREP_FILES, MF_NPREP, R_OK, "prepare") != 0 ||
         all_there(c->bin, MF_PROGS, MF_NPROG, X_OK, "build") != 0)
-        return 2;
+        return EXIT_USAGE;
     if (c->only && sched_select(&c->sc, c->only, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -320,12 +321,12 @@ static int lock_out(ctx *c)
     char err[UT_ERRLEN] = "";
     if (ut_mkdir_p(c->raw, err, sizeof err) != 0 || ut_mkdir_p(c->runsdir, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     c->lockfd = open(c->results, O_RDONLY | O_DIRECTORY);
     if (c->lockfd < 0) {
         ut_err("%s: %s", c->results, strerror(errno));
-        return 2;
+        return EXIT_USAGE;
     }
     if (flock(c->lockfd, LOCK_EX | LOCK_NB) == 0)
         return 0;
@@ -339,7 +340,7 @@ static int lock_out(ctx *c)
             return 0;
     }
     ut_err("%s: still in use after %d s; stop the other measure first", c->results, LOCK_WAIT_S);
-    return 2;
+    return EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------------ the plan */
@@ -351,7 +352,7 @@ static int copy_references(const ctx *c)
     int rc = 0;
     if (ut_mkdir_p(refdir, err, sizeof err) != 0) {
         ut_err("%s", err);
-        rc = 1;
+        rc = EXIT_FAIL;
     }
     for (int i = 0; !rc && i < MF_NREF; i++) {
         char *src = mf_str("%s/%s", c->prep, MF_REF_FILES[i]), *dst = mf_str("%s/%s", refdir, MF_REF_FILES[i]);
@@ -359,7 +360,7 @@ static int copy_references(const ctx *c)
         size_t an = 0, bn = 0;
         if (ut_read_file(src, &a, &an, err, sizeof err) != 0) {
             ut_err("%s", err);
-            rc = 2;
+            rc = EXIT_USAGE;
         } else {
             int have = ut_read_file(dst, &b, &bn, e2, sizeof e2) == 0;
             int same = have && an == bn && !memcmp(a, b, an);
@@ -367,10 +368,10 @@ static int copy_references(const ctx *c)
                 ut_err("%s differs from %s: the runs in %s were measured against other prepared files; "
                        "use another OUT, or move %s away",
                        dst, src, c->raw, c->results);
-                rc = 2;
+                rc = EXIT_USAGE;
             } else if (!same && ut_write_file(dst, a, an, err, sizeof err) != 0) {
                 ut_err("%s", err);
-                rc = 1;
+                rc = EXIT_FAIL;
             }
         }
         free(a);
@@ -450,8 +451,8 @@ static int begin_provenance(ctx *c, int argc, char **argv)
     }
     if (bad) {
         ut_err("%s", err);
-        prov_end(c->pv, 2, c->provdir, err, sizeof err);
-        return 2;
+        prov_end(c->pv, EXIT_USAGE, c->provdir, err, sizeof err);
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -468,13 +469,13 @@ static int resume(ctx *c)
     char err[UT_ERRLEN] = "";
     if (unlink(c->manifest) != 0 && errno != ENOENT) {
         ut_err("%s: cannot remove: %s", c->manifest, strerror(errno));
-        prov_end(c->pv, 1, c->provdir, err, sizeof err);
-        return 1;
+        prov_end(c->pv, EXIT_FAIL, c->provdir, err, sizeof err);
+        return EXIT_FAIL;
     }
     if (sched_resume(&c->sc, c->raw, &c->kept, &c->todo, err, sizeof err) != 0) {
         ut_err("%s", err);
-        prov_end(c->pv, 1, c->provdir, err, sizeof err);
-        return 1;
+        prov_end(c->pv, EXIT_FAIL, c->provdir, err, sizeof err);
+        return EXIT_FAIL;
     }
     /* a kept run that was disturbed in every attempt of an earlier measure
      * is measured again now */
@@ -549,7 +550,7 @@ static int run_and_watch(ctx *c, const sched_run *s, char *const argv[], double 
         return 128 + proc_signal();
     if (proc_start(argv, &o, &ch, err, sizeof err) != 0) {
         snprintf(out->b, out->cap, "measure: %s\n", err);
-        return 1;
+        return EXIT_FAIL;
     }
     int64_t w0 = ut_mono_ns(), exited_at = 0;
     for (;;) {
@@ -639,11 +640,11 @@ static int write_record(const ctx *c, const sched_run *s, char *const argv[], co
     json_object_set_new(rec, "wall_s", json_real(wall));
     json_object_set_new(rec, "exit_code", json_integer(rc));
     json_object_set_new(rec, "gate", json_integer(c->gate));
-    json_object_set_new(rec, "gate_passed", rc == 0 ? json_true() : rc == 3 ? json_false() : json_null());
+    json_object_set_new(rec, "gate_passed", rc == EXIT_OK ? json_true() : rc == EXIT_NOT_QUIET ? json_false() : json_null());
     json_object_set_new(rec, "attempt", json_integer(s->attempts));
     json_object_set_new(rec, "earlier_attempts", mf_attempts(c->runsdir, s->name));
     json_object_set_new(rec, "host", facts_host());
-    if (rc == 0) {
+    if (rc == EXIT_OK) {
         char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
         json_t *r = json_load_file(rj, 0, NULL);
         const char *copy[] = {"idle", "cpu", "peak_rss_kb", "cores", "tester_nice", "requests", "quiet"};
@@ -718,18 +719,18 @@ static int measure_one(ctx *c, int i, char *err, size_t errlen)
     json_t *syslog = slog_end(&lp);
     if (write_record(c, s, argv, t_start, t_end, wall, rc, syslog, out.b, err, errlen) != 0) {
         say(c, "%s", err);
-        if (rc == 0)
-            rc = 1;
+        if (rc == EXIT_OK)
+            rc = EXIT_FAIL;
     }
-    if (rc == 0) {
+    if (rc == EXIT_OK) {
         c->measured_wall += wall;
         c->measured_n++;
-    } else if (rc == 4) { /* a lab process died: measure_here says why, and measures it again */
+    } else if (rc == EXIT_LAB_DIED) { /* a lab process died: measure_here says why, and measures it again */
         run_reason(out.b, c->fail_why, sizeof c->fail_why);
-    } else if (rc != 3 && !proc_signal()) {
+    } else if (rc != EXIT_NOT_QUIET && !proc_signal()) {
         say(c, "%s: run exit %d; its output:", s->name, rc);
         fputs(out.b, stderr);
-    } else if (rc == 3) {
+    } else if (rc == EXIT_NOT_QUIET) {
         say(c, "%s: the machine did not become idle enough in the gate's wait (run exit 3); "
                "recorded, going on with the next run",
             s->name);
@@ -792,32 +793,32 @@ static int measure_here(ctx *c)
             continue;
         }
         int r = measure_one(c, i, err, sizeof err);
-        if (r == 0) {
+        if (r == EXIT_OK) {
             char why[300] = "";
             if (sched_check_run(c->raw, s, why, sizeof why) == 1) {
                 s->complete = 1;
             } else {
                 say(c, "%s/%s: %s, though run said it was done", c->raw, s->name, why);
                 c->failed_k = i;
-                return 1;
+                return EXIT_FAIL;
             }
             if (again_if_disturbed(c, s))
                 i--; /* the same run once more, after the idle gate */
-        } else if (r == 3) {
+        } else if (r == EXIT_NOT_QUIET) {
             s->gated = 1;
             c->gated++;
-        } else if (r == 4 && !proc_signal() && s->attempts < MAX_ATTEMPTS) {
+        } else if (r == EXIT_LAB_DIED && !proc_signal() && s->attempts < MAX_ATTEMPTS) {
             say(c, "%s failed (%s); measuring it again, attempt %d of %d", s->name, c->fail_why, s->attempts + 1,
                 MAX_ATTEMPTS);
             i--;
         } else {
-            if (r == 4 && !proc_signal())
+            if (r == EXIT_LAB_DIED && !proc_signal())
                 say(c, "%s failed in all %d attempts: %s", s->name, s->attempts, c->fail_why);
             c->failed_k = i;
-            return proc_signal() ? 128 + proc_signal() : 1;
+            return proc_signal() ? 128 + proc_signal() : EXIT_FAIL;
         }
     }
-    if (proc_signal() && rc == 0)
+    if (proc_signal() && rc == EXIT_OK)
         rc = 128 + proc_signal();
     return rc;
 }
@@ -843,8 +844,8 @@ static int record_outputs(ctx *c, int rc)
 {
     char err[UT_ERRLEN] = "";
     mf_list files = {0}, recs = {0};
-    mf_list_files(c->root, "results/raw", &files);
-    mf_list_files(c->root, "results/reference", &files);
+    mf_list_files(c->root, PATH_RAW_DIR, &files);
+    mf_list_files(c->root, PATH_REFERENCE_DIR, &files);
     for (size_t i = 0; i < files.n;) /* make ap's files: its own manifest's (pipeline/APCOST.md 1.10) */
         if (!strcmp(files.v[i], PATH_AP_SCORES) || !strcmp(files.v[i], PATH_AP_PREV)) {
             free(files.v[i]);
@@ -908,7 +909,7 @@ static json_t *stage_facts(const ctx *c)
     json_object_set_new(facts, "cores", json_string(c->cores));
     json_object_set_new(facts, "on_another_host", json_boolean(c->host != NULL));
     json_object_set_new(facts, "syslog_source",
-                        json_string(c->host ? "see provenance/runs" : slog_source(c->logkind)));
+                        json_string(c->host ? "see " PATH_RUNS_DIR : slog_source(c->logkind)));
     if (c->only)
         json_object_set_new(facts, "only", json_string(c->only));
     return facts;
@@ -925,21 +926,21 @@ static int finish(ctx *c, int rc)
     prov_facts(c->pv, stage_facts(c));
     char el[32];
     fmt_dur((double)(ut_mono_ns() - c->t0) / 1e9, el, sizeof el);
-    if (rc == 0 && (c->gated || c->disturbed))
-        rc = 3;
-    if (rc == 0 && c->complete < c->sc.n && !c->only)
-        rc = 1;
+    if (rc == EXIT_OK && (c->gated || c->disturbed))
+        rc = EXIT_NOT_QUIET;
+    if (rc == EXIT_OK && c->complete < c->sc.n && !c->only)
+        rc = EXIT_FAIL;
     if (prov_end(c->pv, rc, c->provdir, err, sizeof err) != 0) {
         say(c, "%s", err);
-        if (rc == 0)
-            rc = 1;
+        if (rc == EXIT_OK)
+            rc = EXIT_FAIL;
     }
-    if (rc == 0 && c->only)
+    if (rc == EXIT_OK && c->only)
         say(c, "the %d runs asked for are complete (%s)", c->todo, el);
-    else if (rc == 0)
+    else if (rc == EXIT_OK)
         say(c, "all %d runs complete (%d kept, %d measured now) in %s; manifest %s", c->sc.n, c->kept,
             c->complete - c->kept, el, c->manifest);
-    else if (rc == 3) {
+    else if (rc == EXIT_NOT_QUIET) {
         if (c->gated)
             say(c, "%d runs could not pass the idle gate; rerun make measure to measure them", c->gated);
         for (int i = 0; i < c->sc.n; i++)
