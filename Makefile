@@ -72,6 +72,7 @@ COMMON_OBJ := $(PIPE_COMMON:%=$(B)/pipeline/%.o)
 MODEL_OBJ := $(MODEL_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote hosts, their file lists, the prediction
 MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,schedule slog remote multi mfiles mprereg)
+MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
 COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
