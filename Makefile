@@ -66,6 +66,7 @@ PIPE_COMMON := common/prov common/redact
 # (the libpq calls: only the stages that link PostgreSQL's client)
 PGX_OBJ     := $(B)/pipeline/common/pgx.o
 MODEL_MODS  := model/shop model/feat model/train model/prepread
+MODEL_MODS  += model/shopgen
 AP_MODS     := ap/apstudy ap/apboot ap/apcost ap/apref ap/testerraw
 LAB_OBJ   := $(LAB_MODS:%=$(B)/lab/%.o)
 PIPE_OBJ  := $(patsubst %,$(B)/pipeline/%.o,$(PIPE_COMMON) $(MODEL_MODS) $(AP_MODS) cost/costcalc provmd/provmd)
@@ -73,8 +74,10 @@ COMMON_OBJ := $(PIPE_COMMON:%=$(B)/pipeline/%.o)
 MODEL_OBJ := $(MODEL_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote hosts, their file lists, the prediction
 MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,schedule slog remote multi mfiles mprereg)
+MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
+COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
 PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
 PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)

@@ -1,6 +1,6 @@
 /* run: measure one arm for one round, and leave its raw files.
  *
- *   run --arm NAME --round R [--seconds 30] [--raw results/raw] [--prep build/prep]
+ *   run --arm NAME --round R --raw DIR [--seconds 30] [--prep build/prep]
  *       [--arms lab/arms.tsv] [--bin build/bin] [--cores 0] [--gate 1|0]
  *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv] [--machine local]
  *       [--freeze-share P]              tests only: the store's freeze share
@@ -41,7 +41,8 @@
  * and the store's run-on was over, or the tester killed by a signal (one
  * line on stderr names each and how, e.g. "run: H3-fb25-r1: store killed by
  * signal 9 during the run; nothing kept"; measure measures such a run
- * again), 1 on any other failure (nothing kept).
+ * again), 1 on any other failure (nothing kept).  The names of these codes:
+ * lab/base/exits.h.
  *
  * The Poisson schedule's seed depends on the round only, so every arm of a
  * round meets the same arrivals as well as the same dice.
@@ -65,6 +66,7 @@
 
 #include "arms.h"
 #include "arrivals.h"
+#include "exits.h"
 #include "faults.h"
 #include "opt.h"
 #include "proc.h"
@@ -191,10 +193,9 @@ static void fmt_exact(double v, char *buf, size_t n)
 
 static int rm_rf(const char *dir) { return ut_rm_tree(dir); }
 
-/* -1: go on; else the exit code (0 after --help, 2 on a bad option). */
+/* -1: go on; else the exit code (EXIT_OK after --help, EXIT_USAGE on a bad option). */
 static int parse_options(int argc, char **argv, run_cfg *c)
 {
-    c->raw = "results/raw";
     c->prep = "build/prep";
     c->arms_path = "lab/arms.tsv";
     c->bin = "build/bin";
@@ -211,7 +212,7 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--arm", OPT_STR, &c->arm_name, 0, 0, "NAME", "the arm (a name of --arms)"},
         {"--round", OPT_INT, &c->round, 1, 1000000, "R", "the round: 1, 2 ..."},
         {"--seconds", OPT_DBL, &c->seconds, 0, 1e6, "S", "how long the tester sends (30)"},
-        {"--raw", OPT_STR, &c->raw, 0, 0, "DIR", "where the run's folder goes (results/raw)"},
+        {"--raw", OPT_STR, &c->raw, 0, 0, "DIR", "where the run's folder goes (required)"},
         {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
         {"--bin", OPT_STR, &c->bin, 0, 0, "DIR", "store, service and tester (build/bin)"},
@@ -231,17 +232,17 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {0}};
     int rc = opt_parse(argc, argv, spec, "run: one arm, one round (see the header of lab/run/run.c)", NULL);
     if (rc != OPT_OK)
-        return rc == OPT_HELP ? 0 : 2;
-    if (!c->arm_name || c->round < 1 || c->seconds <= 0) {
-        ut_err("needs --arm NAME and --round R (1, 2 ...), and --seconds above 0");
-        return 2;
+        return rc == OPT_HELP ? EXIT_OK : EXIT_USAGE;
+    if (!c->arm_name || c->round < 1 || c->seconds <= 0 || !c->raw) {
+        ut_err("needs --arm NAME, --round R (1, 2 ...) and --raw DIR, and --seconds above 0");
+        return EXIT_USAGE;
     }
     int64_t mk;
     char mwhy[128];
     if (strcmp(c->machine, "local") &&
         (c->machine[0] != 'm' || c->machine[1] == '0' || opt_i64(c->machine + 1, 1, 9999, &mk, mwhy, sizeof mwhy))) {
         ut_err("option --machine: \"%s\": local, or m1, m2 ... (a label, never a host's name)", c->machine);
-        return 2;
+        return EXIT_USAGE;
     }
     return -1;
 }
@@ -252,22 +253,22 @@ static int setup(run_cfg *c)
     char err[UT_ERRLEN] = "";
     if (arms_load(c->arms_path, &c->arms, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     if (quiet_load(c->quiet_path, &c->quiet, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     c->a = arms_find(&c->arms, c->arm_name);
     if (!c->a) {
         ut_err("%s: no arm named %s (see the names in that file)", c->arms_path, c->arm_name);
-        return 2;
+        return EXIT_USAGE;
     }
     if (c->settle < 0)
         c->settle = c->a->wait == WAIT_H ? 2.5 : 0.2;
     if (proc_cpus_parse(c->cores, &c->cpus, err, sizeof err) != 0) {
         ut_err("option --cores: \"%s\": %s (a CPU list such as 0 or 0-1)", c->cores, err);
-        return 2;
+        return EXIT_USAGE;
     }
     snprintf(c->name, sizeof c->name, "%s-r%d", c->a->name, c->round);
     snprintf(c->dir, sizeof c->dir, "%s/.%s.tmp", c->raw, c->name);
@@ -280,7 +281,7 @@ static int setup(run_cfg *c)
     FILE *f = fopen(c->table, "r");
     if (!f) {
         ut_err("%s: cannot open: run `make prepare` first", c->table);
-        return 1;
+        return EXIT_FAIL;
     }
     int ch;
     c->rows = 0;
@@ -288,7 +289,7 @@ static int setup(run_cfg *c)
         c->rows += ch == '\n';
     fclose(f);
     c->rows -= 1;
-    return 0;
+    return EXIT_OK;
 }
 
 /* A store writing dir/<file>: with the arm's fault (the first store), or
@@ -652,13 +653,13 @@ static int who_died(run_procs *p, char *why, size_t wl)
     return why[0] != 0;
 }
 
-/* Start, measure, settle, stop: 0, 3 (the idle gate did not pass), 4 (a
- * lab process died before the stop) or 1. */
+/* Start, measure, settle, stop: EXIT_OK, EXIT_NOT_QUIET (the idle gate did
+ * not pass), EXIT_LAB_DIED (a lab process died before the stop) or EXIT_FAIL. */
 static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
 {
     int port = start_servers(c, p, err, errlen);
     if (port < 0 || run_tester(c, port, p, err, errlen) != 0)
-        return 1;
+        return EXIT_FAIL;
     /* Let the store finish the lookups nobody waits for any more (a freeze
      * lasts up to 2 s), so that their slot time is on record. */
     if (c->settle > 0) {
@@ -671,19 +672,19 @@ static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
     int st2_code = p->st2.pid > 0 ? proc_stop(&p->st2, SIGTERM, 60) : 0;
     if (dead) {
         ut_seterr(err, errlen, "%s: %s; nothing kept", c->name, died);
-        return 4;
+        return EXIT_LAB_DIED;
     }
-    if (p->tcode == 3) {
+    if (p->tcode == EXIT_NOT_QUIET) {
         ut_err("%s: the machine was not idle enough (the tester's idle gate); nothing kept", c->name);
-        return 3;
+        return EXIT_NOT_QUIET;
     }
     if (p->tcode != 0 || sv_code != 0 || st_code != 0 || st2_code != 0) {
         ut_seterr(err, errlen, "%s: tester exit %d, service exit %d, store exit %d%s", c->name, p->tcode, sv_code,
                   st_code, st2_code ? ", second store exit nonzero" : "");
-        return 1;
+        return EXIT_FAIL;
     }
     ut_utc_iso(p->t_end);
-    return 0;
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -694,7 +695,7 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     rc = setup(c);
-    if (rc != 0) {
+    if (rc != EXIT_OK) {
         arms_free(&c->arms);
         return rc;
     }
@@ -703,20 +704,20 @@ int main(int argc, char **argv)
     if (ut_mkdir_p(c->dir, err, sizeof err) != 0) {
         ut_err("%s", err);
         arms_free(&c->arms);
-        return 1;
+        return EXIT_FAIL;
     }
     run_procs P = {.st = {0, -1}, .sv = {0, -1}, .ts = {0, -1}, .st2 = {0, -1}};
     rc = measure_run(c, &P, err, sizeof err);
-    if (rc == 0 && write_run_json(c, &P, err, sizeof err) != 0)
-        rc = 1;
-    if (rc == 0) {
+    if (rc == EXIT_OK && write_run_json(c, &P, err, sizeof err) != 0)
+        rc = EXIT_FAIL;
+    if (rc == EXIT_OK) {
         rm_rf(c->fin);
         if (rename(c->dir, c->fin) != 0) {
             ut_seterr(err, sizeof err, "%s: cannot rename into place: %s", c->fin, strerror(errno));
-            rc = 1;
+            rc = EXIT_FAIL;
         }
     }
-    if (rc == 0) {
+    if (rc == EXIT_OK) {
         printf("run: %s done in %.1f s: %s\n", c->name, P.wall, c->fin);
     } else {
         if (err[0])

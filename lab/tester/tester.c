@@ -79,6 +79,7 @@
 #include <event2/event.h>
 
 #include "answer.h"
+#include "exits.h"
 #include "gate.h"
 #include "topts.h"
 #include "trecord.h"
@@ -848,7 +849,7 @@ int main(int argc, char **argv)
                    "needs %.0f%%; giving up",
                    100 * g.idle_share, 100 * g.steal_share, g.waited_s, 100 * GATE_IDLE_MIN);
             write_summary(&R, &g);
-            return 3;
+            return EXIT_NOT_QUIET;
         }
     } else {
         g.passed = 1;

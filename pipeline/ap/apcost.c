@@ -12,6 +12,7 @@
 #include "apref.h"
 #include "apstudy.h"
 #include "feat.h"
+#include "paths.h"
 #include "prepread.h"
 #include "train.h"
 #include "util.h"
@@ -66,7 +67,7 @@ static void provdir(const apc_stage_opts *o, char *buf, size_t n)
     if (o->provdir)
         snprintf(buf, n, "%s", o->provdir);
     else
-        snprintf(buf, n, "%s/provenance", o->root);
+        snprintf(buf, n, "%s/" PATH_PROV_DIR, o->root);
 }
 
 static void mmss(double s, char *buf, size_t n)
@@ -129,7 +130,7 @@ static void say_arm(const apstudy_arm *arm)
 static int load_arms(stage *st, char *err, size_t errlen)
 {
     char raw[4200];
-    snprintf(raw, sizeof raw, "%s/results/raw", st->o->root);
+    snprintf(raw, sizeof raw, "%s/" PATH_RAW_DIR, st->o->root);
     st->arms = calloc(json_array_size(st->names) + 1, sizeof *st->arms);
     if (!st->arms) {
         ut_seterr(err, errlen, "out of memory");
@@ -483,7 +484,7 @@ static json_t *result_json(const stage *st)
 static int write_json(const json_t *j, const char *root, const char *path, char *err, size_t errlen)
 {
     char dir[4200];
-    snprintf(dir, sizeof dir, "%s/results", root);
+    snprintf(dir, sizeof dir, "%s/" PATH_RESULTS_DIR, root);
     char *text = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
     if (!text) {
         ut_seterr(err, errlen, "out of memory");
@@ -519,7 +520,7 @@ static int write_results(stage *st, json_t **ap_out, char *err, size_t errlen)
 {
     const apc_stage_opts *o = st->o;
     char path[4300];
-    snprintf(path, sizeof path, "%s/results/ap.json", o->root);
+    snprintf(path, sizeof path, "%s/" PATH_AP_JSON, o->root);
     json_t *out = result_json(st);
     char prov[4300], man[4400];
     provdir(o, prov, sizeof prov);

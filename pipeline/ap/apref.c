@@ -1,6 +1,7 @@
 /* apref: see apref.h for the contract; the files are defined in
  * pipeline/APCOST.md 1.10 and the rule in 1.3. */
 #include "apref.h"
+#include "paths.h"
 #include "prepread.h"
 
 #include <float.h>
@@ -327,7 +328,7 @@ static int write_prev_file(const char *path, const apref_scores *sc, int32_t c0,
 int apref_write_scores(const char *root, const apref_scores *sc, char *err, size_t errlen)
 {
     char path[4200], dir[4200];
-    if (path_in(dir, sizeof dir, root, "results/reference") != 0 || ut_mkdir_p(dir, err, errlen) != 0)
+    if (path_in(dir, sizeof dir, root, PATH_REFERENCE_DIR) != 0 || ut_mkdir_p(dir, err, errlen) != 0)
         return -1;
     int32_t c0 = sc->cutoff[0];
     for (size_t i = 1; i < sc->n; i++)

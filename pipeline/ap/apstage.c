@@ -31,6 +31,7 @@
 
 #include "apcost.h"
 #include "opt.h"
+#include "paths.h"
 #include "prov.h"
 #include "util.h"
 
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
     int64_t resamples = 1000, boot_seed = 1;
     o.threads = cpus < 1 ? 1 : cpus > 8 ? 8 : (int)cpus;
     const opt_spec spec[] = {
-        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "reads OUT/results/raw, writes OUT/results/ap.json"},
+        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "reads OUT/" PATH_RAW_DIR ", writes OUT/" PATH_AP_JSON},
         {"--prep", OPT_STR, &o.prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &o.arms, 0, 0, "FILE", "the chosen arms (pipeline/ap_arms.tsv)"},
         {"--seeds", OPT_INT, &o.seeds, 1, 1000, "N", "model seeds 1..N (20)"},
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
         {"--boot-seeds", OPT_INT, &o.boot_seeds, 1, 1000, "K", "the bootstrap averages seeds 1..K (all)"},
         {"--boot-seed", OPT_I64, &boot_seed, 0, 2147483647.0, "S", "seed of the customers' picks (1)"},
         {"--threads", OPT_INT, &o.threads, 1, 64, "N", "threads (the online CPUs, at most 8)"},
-        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (OUT/provenance)"},
+        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (OUT/" PATH_PROV_DIR ")"},
         {"--pgurl", OPT_STR, &pgurl, 0, 0, "URL", "load the table ap_costs into this database"},
         {0}};
     int prc = opt_parse(argc, argv, spec, ABOUT, NULL);
@@ -201,7 +202,7 @@ int main(int argc, char **argv)
     }
     char err[UT_ERRLEN] = "", provbuf[4200];
     if (!provdir) {
-        snprintf(provbuf, sizeof provbuf, "%s/provenance", o.root);
+        snprintf(provbuf, sizeof provbuf, "%s/" PATH_PROV_DIR, o.root);
         provdir = provbuf;
     }
     o.provdir = provdir;
@@ -232,7 +233,7 @@ int main(int argc, char **argv)
         if (rc == 0)
             printf("ap: loaded %zu arms into the table ap_costs\n", json_object_size(json_object_get(ap, "arms")));
         else
-            ut_err("%s (results/ap.json is written; the table is unchanged)", err);
+            ut_err("%s (" PATH_AP_JSON " is written; the table is unchanged)", err);
     } else if (rc != 0) {
         ut_err("%s", err[0] ? err : "failed");
     }

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "paths.h"
 #include "util.h"
 
 static int check_manifest(const char *path, const char *base, size_t *nfiles, size_t *nbad)
@@ -75,8 +76,8 @@ static int check_manifest(const char *path, const char *base, size_t *nfiles, si
 int main(int argc, char **argv)
 {
     ut_set_prog("check");
-    const char *dir = "provenance", *root = ".";
-    const opt_spec spec[] = {{"--prov", OPT_STR, &dir, 0, 0, "DIR", "the manifests (provenance)"},
+    const char *dir = PATH_PROV_DIR, *root = ".";
+    const opt_spec spec[] = {{"--prov", OPT_STR, &dir, 0, 0, "DIR", "the manifests (" PATH_PROV_DIR ")"},
                              {"--root", OPT_STR, &root, 0, 0, "OUT", "the folder measure's paths are under (.)"},
                              {0}};
     int orc = opt_parse(argc, argv, spec, "check: re-hash every file of every manifest", NULL);

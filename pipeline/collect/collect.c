@@ -13,8 +13,9 @@
  * 3. Loads pipeline/comparisons.tsv, data/guesses.tsv (predicates parsed
  *    here into clauses, grammar in data/README.md) and the prediction, runs
  *    pipeline/collect/stats.sql.
- * 4. Exports results/results.json (pipeline/RESULTS.md), atomically, and the
- *    stage's provenance record.
+ * 4. Exports results/results.json (pipeline/RESULTS.md), atomically
+ *    (pipeline/collect/collectexport.c, section by section), and the stage's
+ *    provenance record.
  * A rerun, or a rerun after an interruption, gives the same results.json.
  */
 #include <dirent.h>
@@ -26,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectexport.h"
 #include "collectload.h"
 #include "collectpred.h"
 #include "opt.h"
+#include "paths.h"
 #include "pgx.h"
 #include "prov.h"
 #include "quiet.h"
@@ -244,306 +247,6 @@ static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
     return rc;
 }
 
-/* ------------------------------------------------------------- export */
-
-/* Numbers PostgreSQL printed, read back with opt_i64 / opt_f64: the first
- * that does not parse is named in err and export fails. */
-typedef struct {
-    char *err;
-    size_t errlen;
-    int bad;
-} exporter;
-
-static json_t *number(exporter *x, const char *v, int integer, const char *where)
-{
-    char why[96];
-    int64_t i;
-    double d;
-    if (integer ? opt_i64(v, INT64_MIN, INT64_MAX, &i, why, sizeof why) == 0
-                : opt_f64(v, -HUGE_VAL, HUGE_VAL, &d, why, sizeof why) == 0)
-        return integer ? json_integer((json_int_t)i) : json_real(d);
-    if (!x->bad++)
-        ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\": %s", where, v, why);
-    return json_null();
-}
-
-static json_t *cell(exporter *x, PGresult *r, int row, int c)
-{
-    if (PQgetisnull(r, row, c))
-        return json_null();
-    const char *v = PQgetvalue(r, row, c);
-    Oid t = PQftype(r, c);
-    if (t == 20 || t == 23 || t == 21) /* int8, int4, int2 */
-        return number(x, v, 1, PQfname(r, c));
-    if (t == 701 || t == 700 || t == 1700) /* float8, float4, numeric */
-        return number(x, v, 0, PQfname(r, c));
-    if (t == 16)
-        return json_boolean(v[0] == 't');
-    if (t == 3802) { /* jsonb: an object PostgreSQL built (store_outcomes, lookup_ends) */
-        json_t *j = json_loads(v, JSON_DECODE_ANY, NULL);
-        if (j)
-            return j;
-        if (!x->bad++)
-            ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\" is not JSON", PQfname(r, c), v);
-        return json_null();
-    }
-    return json_string(v);
-}
-
-/* A Postgres array literal {1,2,3} of numbers (NULL elements: JSON null)
- * into a JSON array. */
-static json_t *pg_array(exporter *x, const char *s, int integers, const char *where)
-{
-    json_t *a = json_array();
-    size_t n = s ? strlen(s) : 0;
-    if (n < 2 || s[0] != '{' || s[n - 1] != '}') {
-        if (!x->bad++)
-            ut_seterr(x->err, x->errlen, "database: %s: \"%.40s\" is not an array", where, s ? s : "");
-        return a;
-    }
-    char item[64];
-    for (const char *p = s + 1; p < s + n - 1;) {
-        size_t len = strcspn(p, ",}");
-        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
-        json_array_append_new(a, !strcmp(item, "NULL") ? json_null() : number(x, item, integers, where));
-        p += len + 1;
-    }
-    return a;
-}
-
-/* A Postgres array literal {a,b} of plain words (rule names) into JSON strings. */
-static json_t *pg_text_array(const char *s)
-{
-    json_t *a = json_array();
-    size_t n = s ? strlen(s) : 0;
-    if (n < 3)
-        return a;
-    for (const char *p = s + 1; p < s + n - 1;) {
-        size_t len = strcspn(p, ",}");
-        char item[128];
-        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
-        json_array_append_new(a, json_string(item));
-        p += len + 1;
-    }
-    return a;
-}
-
-static json_t *pg_bool_array(const char *s)
-{
-    json_t *a = json_array();
-    for (; s && *s; s++)
-        if (*s == 't' || *s == 'f')
-            json_array_append_new(a, json_boolean(*s == 't'));
-    return a;
-}
-
-/* Each run's `predicted`: its row of predicted_runs (prediction.json's
- * figures as written there), null without one. */
-static int export_predicted(PGconn *db, exporter *x, json_t *runs)
-{
-    const char *run;
-    json_t *o;
-    json_object_foreach(runs, run, o) json_object_set_new(o, "predicted", json_null());
-    PGresult *r = pgx_query(db,
-                            "SELECT run, p99_ms, standin_share, lookups_per_request, flooded, flood_from_s "
-                            "FROM predicted_runs ORDER BY run",
-                            x->err, x->errlen);
-    if (!r)
-        return -1;
-    for (int i = 0; i < PQntuples(r); i++) {
-        if (!(o = json_object_get(runs, PQgetvalue(r, i, 0))))
-            continue;
-        json_t *p = json_object();
-        for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(p, PQfname(r, c), cell(x, r, i, c));
-        json_object_set_new(o, "predicted", p);
-    }
-    PQclear(r);
-    return 0;
-}
-
-/* [lo, hi] of two columns, or null when lo is. */
-static json_t *interval(exporter *x, PGresult *r, int i, int c)
-{
-    if (PQgetisnull(r, i, c))
-        return json_null();
-    json_t *a = json_array();
-    json_array_append_new(a, cell(x, r, i, c));
-    json_array_append_new(a, cell(x, r, i, c + 1));
-    return a;
-}
-
-/* The table `odds`, in its order (claims, then outside observations). */
-static int export_odds(PGconn *db, exporter *x, json_t *odds)
-{
-    PGresult *r = pgx_query(db,
-                            "SELECT claim, arm, event, sim_k, sim_n, sim_share, k, n, agree, "
-                            "sim_lo, sim_hi, cp_lo, cp_hi, rounds, source, seconds FROM odds ORDER BY ord",
-                            x->err, x->errlen);
-    if (!r)
-        return -1;
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *o = json_object();
-        for (int c = 0; c < 9; c++)
-            json_object_set_new(o, PQfname(r, c), cell(x, r, i, c));
-        json_object_set_new(o, "sim_wilson95", interval(x, r, i, 9));
-        json_object_set_new(o, "cp95", interval(x, r, i, 11));
-        json_object_set_new(o, "rounds",
-                            PQgetisnull(r, i, 13) ? json_null() : pg_array(x, PQgetvalue(r, i, 13), 1, "rounds"));
-        if (!PQgetisnull(r, i, 14))
-            json_object_set_new(o, "source", cell(x, r, i, 14));
-        json_object_set_new(o, "seconds", cell(x, r, i, 15));
-        json_array_append_new(odds, o);
-    }
-    PQclear(r);
-    return 0;
-}
-
-static int export(PGconn *db, const char *path, char *err, size_t errlen)
-{
-    json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
-           *guesses = json_array(), *odds = json_array();
-    int rc = -1;
-    exporter x = {err, errlen, 0};
-    PGresult *r = pgx_query(db, "SELECT * FROM run_stats ORDER BY run", err, errlen);
-    if (!r)
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *o = json_object();
-        for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(o, PQfname(r, c),
-                                strcmp(PQfname(r, c), "quiet_rules") ? cell(&x, r, i, c)
-                                                                     : pg_text_array(PQgetvalue(r, i, c)));
-        json_object_set_new(o, "per_second", json_array());
-        json_object_set_new(runs, PQgetvalue(r, i, 0), o);
-    }
-    PQclear(r);
-    /* the machine that measured each run, from its run.json (RESULTS.md) */
-    if (!(r = pgx_query(db, "SELECT run, run_json->>'machine' FROM runs ORDER BY run", err, errlen)))
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++)
-        if (json_object_get(runs, PQgetvalue(r, i, 0)))
-            json_object_set_new(json_object_get(runs, PQgetvalue(r, i, 0)), "machine",
-                                PQgetisnull(r, i, 1) ? json_null() : json_string(PQgetvalue(r, i, 1)));
-    PQclear(r);
-    r = pgx_query(db,
-              "SELECT run, s, arrivals, standins, standin_share, live, errors, lookups_sent, busy_slots, line_length, "
-              "steal_share, late_max_us, foreign_share "
-              "FROM per_second ORDER BY run, s",
-              err, errlen);
-    if (!r)
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *o = json_object_get(runs, PQgetvalue(r, i, 0));
-        if (!o)
-            continue;
-        json_t *e = json_object();
-        for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(e, PQfname(r, c), cell(&x, r, i, c));
-        json_array_append_new(json_object_get(o, "per_second"), e);
-    }
-    PQclear(r);
-    if (export_predicted(db, &x, runs) != 0)
-        goto done;
-    r = pgx_query(db,
-              "SELECT arm, figure, median, min, max FROM arm_stats ORDER BY arm, figure", err, errlen);
-    if (!r)
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++) {
-        const char *arm = PQgetvalue(r, i, 0);
-        json_t *a = json_object_get(arms, arm);
-        if (!a) {
-            a = json_object();
-            json_object_set_new(arms, arm, a);
-        }
-        if (PQgetisnull(r, i, 2)) { /* no quiet run has the figure */
-            json_object_set_new(a, PQgetvalue(r, i, 1), json_null());
-            continue;
-        }
-        json_t *f = json_object();
-        json_object_set_new(f, "median", cell(&x, r, i, 2));
-        json_object_set_new(f, "min", cell(&x, r, i, 3));
-        json_object_set_new(f, "max", cell(&x, r, i, 4));
-        json_object_set_new(a, PQgetvalue(r, i, 1), f);
-    }
-    PQclear(r);
-    r = pgx_query(db,
-              "SELECT arm, coalesce(array_agg(round ORDER BY round) FILTER (WHERE quiet), '{}'), "
-              "coalesce(sum(n) FILTER (WHERE quiet), 0), coalesce(sum(live) FILTER (WHERE quiet), 0), "
-              "coalesce(sum(last_known) FILTER (WHERE quiet), 0), coalesce(sum(\"default\") FILTER (WHERE quiet), 0), "
-              "coalesce(sum(error) FILTER (WHERE quiet), 0), coalesce(sum(lookups) FILTER (WHERE quiet), 0), "
-              "coalesce(sum(cut_short) FILTER (WHERE quiet), 0), "
-              "coalesce(array_agg(round ORDER BY round) FILTER (WHERE NOT quiet), '{}') "
-              "FROM run_stats GROUP BY arm ORDER BY arm",
-              err, errlen);
-    if (!r)
-        goto done;
-    const char *tot[] = {NULL, "rounds", "n_total", "live_total", "last_known_total", "default_total",
-                         "error_total", "lookups_total", "cut_short_total"};
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *a = json_object_get(arms, PQgetvalue(r, i, 0));
-        if (!a) {
-            a = json_object();
-            json_object_set_new(arms, PQgetvalue(r, i, 0), a);
-        }
-        json_object_set_new(a, "rounds", pg_array(&x, PQgetvalue(r, i, 1), 1, "rounds"));
-        for (int c = 2; c < 9; c++)
-            json_object_set_new(a, tot[c], number(&x, PQgetvalue(r, i, c), 1, tot[c]));
-        json_object_set_new(a, "rounds_disturbed", pg_array(&x, PQgetvalue(r, i, 9), 1, "rounds_disturbed"));
-    }
-    PQclear(r);
-    r = pgx_query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k", err,
-              errlen);
-    if (!r)
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *v = json_object();
-        json_object_set_new(v, "a", cell(&x, r, i, 0));
-        json_object_set_new(v, "b", cell(&x, r, i, 1));
-        json_object_set_new(v, "figure", cell(&x, r, i, 2));
-        json_object_set_new(v, "note", cell(&x, r, i, 3));
-        json_object_set_new(v, "rounds", pg_array(&x, PQgetvalue(r, i, 4), 1, "rounds"));
-        json_object_set_new(v, "diffs", pg_array(&x, PQgetvalue(r, i, 5), 0, "diffs"));
-        json_object_set_new(v, "verdict", cell(&x, r, i, 6));
-        json_object_set_new(v, "direction", cell(&x, r, i, 7));
-        json_array_append_new(verdicts, v);
-    }
-    PQclear(r);
-    r = pgx_query(db, "SELECT id, predicate, \"right\", clauses FROM guess_results ORDER BY k", err, errlen);
-    if (!r)
-        goto done;
-    for (int i = 0; i < PQntuples(r); i++) {
-        json_t *g = json_object();
-        json_object_set_new(g, "id", cell(&x, r, i, 0));
-        json_object_set_new(g, "predicate", cell(&x, r, i, 1));
-        json_object_set_new(g, "right", cell(&x, r, i, 2));
-        json_object_set_new(g, "clauses", pg_bool_array(PQgetvalue(r, i, 3)));
-        json_array_append_new(guesses, g);
-    }
-    PQclear(r);
-    if (export_odds(db, &x, odds) != 0)
-        goto done;
-    json_object_set_new(top, "format", json_string("lab-results 1"));
-    json_object_set(top, "runs", runs);
-    json_object_set(top, "arms", arms);
-    json_object_set(top, "verdicts", verdicts);
-    json_object_set(top, "guesses", guesses);
-    json_object_set(top, "odds", odds);
-    if (!x.bad) {
-        char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-        rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
-        free(text);
-    }
-done:
-    json_decref(top);
-    json_decref(runs);
-    json_decref(arms);
-    json_decref(verdicts);
-    json_decref(guesses);
-    json_decref(odds);
-    return rc;
-}
-
 /* data/quiet.tsv (lab/watch/quiet.h reads and checks it) into quiet_limits, in
  * the order pipeline/RESULTS.md lists the rules. */
 static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
@@ -607,7 +310,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 static int list_runs(const char *root, char ***out, int *n, char *err, size_t errlen)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/results/raw", root);
+    snprintf(dir, sizeof dir, "%s/" PATH_RAW_DIR, root);
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
@@ -637,13 +340,13 @@ int main(int argc, char **argv)
     opts o = {".", NULL, "data", "pipeline", NULL};
     char quiet_def[4200];
     const opt_spec spec[] = {
-        {"--root", OPT_STR, &o.root, 0, 0, "OUT", "results/raw/ is read, results/results.json written (.)"},
+        {"--root", OPT_STR, &o.root, 0, 0, "OUT", PATH_RAW_DIR "/ is read, " PATH_RESULTS_JSON " written (.)"},
         {"--pgurl", OPT_STR, &o.pgurl, 0, 0, "URL", "the PostgreSQL to use (required)"},
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "guesses.tsv is read from DIR (data)"},
         {"--pipeline", OPT_STR, &o.pipe, 0, 0, "DIR", "the pipeline folder: collect/schema.sql, collect/stats.sql, comparisons.tsv (pipeline)"},
         {"--quiet", OPT_STR, &o.quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
         {0}};
-    int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> results/results.json", NULL);
+    int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> " PATH_RESULTS_JSON, NULL);
     if (prc != OPT_OK)
         return prc == OPT_HELP ? 0 : 2;
     if (!o.quiet) {
@@ -676,7 +379,7 @@ int main(int argc, char **argv)
     int nruns = 0, rc = 1, loaded = 0;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
-    snprintf(path, sizeof path, "%s/results/prediction.json", o.root);
+    snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
     if (collectpred_read(path, &pred, err, sizeof err) != 0 || (pred && prov_input(pv, path, err, sizeof err) != 0))
         goto done;
     /* One collect at a time per database: the server side of a collect
@@ -693,7 +396,7 @@ int main(int argc, char **argv)
         if (r < 0)
             goto done;
         loaded += r;
-        snprintf(path, sizeof path, "%s/results/raw/%s/run.json", o.root, runs[i]);
+        snprintf(path, sizeof path, "%s/" PATH_RAW_DIR "/%s/run.json", o.root, runs[i]);
         if (prov_input(pv, path, err, sizeof err) != 0)
             goto done;
     }
@@ -721,9 +424,9 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/collect/stats.sql", o.pipe);
     if (pgx_exec_file(db, path, err, sizeof err) != 0 || pgx_exec(db, "COMMIT", err, sizeof err) != 0)
         goto rollback;
-    snprintf(results, sizeof results, "%s/results", o.root);
-    snprintf(path, sizeof path, "%s/results/results.json", o.root);
-    if (ut_mkdir_p(results, err, sizeof err) != 0 || export(db, path, err, sizeof err) != 0 ||
+    snprintf(results, sizeof results, "%s/" PATH_RESULTS_DIR, o.root);
+    snprintf(path, sizeof path, "%s/" PATH_RESULTS_JSON, o.root);
+    if (ut_mkdir_p(results, err, sizeof err) != 0 || collectexport_results(db, path, err, sizeof err) != 0 ||
         prov_output(pv, path, err, sizeof err) != 0)
         goto done;
     printf("collect: %d runs (%d loaded now), statistics computed in PostgreSQL, %s written\n", nruns, loaded,
@@ -744,7 +447,7 @@ done:
         free(runs[i]);
     free(runs);
     char provdir[4096];
-    snprintf(provdir, sizeof provdir, "%s/provenance", o.root);
+    snprintf(provdir, sizeof provdir, "%s/" PATH_PROV_DIR, o.root);
     prov_lib(pv, "libpq", PQlibVersion() >= 150000 ? "15" : "other");
     if (prov_end(pv, rc, provdir, err, sizeof err) != 0)
         ut_err("%s", err);

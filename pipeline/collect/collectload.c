@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "faults.h"
+#include "paths.h"
 #include "pgx.h"
 #include "raw4.h"
 #include "redact.h"
@@ -193,7 +194,7 @@ static int read_run_json(json_t *rj, const char *path, run_info *ri, char *err, 
 static void syslog_rows(const char *root, const char *run, sbuf *lg)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/provenance/runs/%s.json", root, run);
+    snprintf(path, sizeof path, "%s/" PATH_RUNS_DIR "/%s.json", root, run);
     json_t *pj = json_load_file(path, 0, NULL);
     json_t *sl = pj ? json_object_get(pj, "syslog") : NULL;
     if (!sl) {
@@ -261,7 +262,7 @@ static int read_files(const char *root, const char *dir, const char *run, int st
     char s1[300], s2[300], ref[4200], path[4300];
     snprintf(s1, sizeof s1, "%s\t1", run);
     snprintf(s2, sizeof s2, "%s\t2", run);
-    snprintf(ref, sizeof ref, "%s/results/reference", root);
+    snprintf(ref, sizeof ref, "%s/" PATH_REFERENCE_DIR, root);
     raw4_run rr;
     if (raw4_read_run(dir, ref, &rr, err, errlen) != 0)
         return -1;
@@ -318,7 +319,7 @@ int collectload_run(PGconn *db, const char *root, const char *run, char *err, si
 {
     char dir[4096], path[4200], fp[65];
     int has2;
-    snprintf(dir, sizeof dir, "%s/results/raw/%s", root, run);
+    snprintf(dir, sizeof dir, "%s/" PATH_RAW_DIR "/%s", root, run);
     if (fingerprint(dir, fp, &has2, err, errlen) != 0)
         return -1;
     const char *p1[] = {run, fp};

@@ -20,6 +20,7 @@
 
 #include "costcalc.h"
 #include "opt.h"
+#include "paths.h"
 #include "prov.h"
 #include "util.h"
 
@@ -34,11 +35,11 @@ int main(int argc, char **argv)
     /* An empty --start, --end or --price-per-hour means "not given", as
      * make passes them. */
     const opt_spec spec[] = {
-        {"--root", OPT_STR, &root, 0, 0, "OUT", "reads OUT/provenance and OUT/results/raw; writes OUT/results"},
+        {"--root", OPT_STR, &root, 0, 0, "OUT", "reads OUT/" PATH_PROV_DIR " and OUT/" PATH_RAW_DIR "; writes OUT/" PATH_RESULTS_DIR},
         {"--start", OPT_STR, &start, 0, 0, "UTC", "the rented machine's start, e.g. 2026-11-30T05:29:36Z"},
         {"--end", OPT_STR, &end, 0, 0, "UTC", "its end"},
         {"--price-per-hour", OPT_STR, &price_s, 0, 0, "USD", "its price per hour (a number >= 0)"},
-        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (default OUT/provenance)"},
+        {"--prov", OPT_STR, &provdir, 0, 0, "DIR", "provenance record's folder (default OUT/" PATH_PROV_DIR ")"},
         {0}};
     int prc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (prc != OPT_OK)
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
     }
     char provbuf[4200], path[4200], dir[4200], err[UT_ERRLEN] = "";
     if (!provdir) {
-        snprintf(provbuf, sizeof provbuf, "%s/provenance", root);
+        snprintf(provbuf, sizeof provbuf, "%s/" PATH_PROV_DIR, root);
         provdir = provbuf;
     }
     prov *pv = prov_begin("cost", argc, argv);
@@ -74,8 +75,8 @@ int main(int argc, char **argv)
         } else {
             t2[n] = '\n';
             t2[n + 1] = 0;
-            snprintf(dir, sizeof dir, "%s/results", root);
-            snprintf(path, sizeof path, "%s/results/cost.json", root);
+            snprintf(dir, sizeof dir, "%s/" PATH_RESULTS_DIR, root);
+            snprintf(path, sizeof path, "%s/" PATH_COST_JSON, root);
             rc = ut_mkdir_p(dir, err, sizeof err) == 0 && ut_write_file(path, t2, n + 1, err, sizeof err) == 0 &&
                          prov_output(pv, path, err, sizeof err) == 0
                      ? 0

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "paths.h"
 #include "util.h"
 
 /* The number written by the w digits at s (all checked to be digits). */
@@ -181,7 +182,7 @@ static int add_stages(tally *t, const char *root, char *err, size_t errlen)
     char dir[4200];
     char **st = NULL;
     size_t nst = 0;
-    snprintf(dir, sizeof dir, "%s/provenance", root);
+    snprintf(dir, sizeof dir, "%s/" PATH_PROV_DIR, root);
     if (names_in(dir, "stage-", ".json", 0, &st, &nst, err, errlen) != 0)
         return -1;
     int rc = 0;
@@ -242,7 +243,7 @@ static int add_run(tally *t, const char *path, const char *rname, int from_rec, 
     }
     json_t *e = json_object();
     json_object_set_new(e, "run", json_string(rname));
-    json_object_set_new(e, "source", json_string(from_rec ? "provenance/runs" : "results/raw run.json"));
+    json_object_set_new(e, "source", json_string(from_rec ? PATH_RUNS_DIR : PATH_RAW_DIR " run.json"));
     copy_field(e, rec, "start_utc");
     copy_field(e, rec, "end_utc");
     if (from_rec)
@@ -277,8 +278,8 @@ static int add_runs(tally *t, const char *root, char *err, size_t errlen)
     char **rn = NULL, **raw = NULL;
     size_t nrn = 0, nraw = 0;
     int rc = -1;
-    snprintf(dir, sizeof dir, "%s/provenance/runs", root);
-    snprintf(rawdir, sizeof rawdir, "%s/results/raw", root);
+    snprintf(dir, sizeof dir, "%s/" PATH_RUNS_DIR, root);
+    snprintf(rawdir, sizeof rawdir, "%s/" PATH_RAW_DIR, root);
     if (names_in(dir, NULL, ".json", 0, &rn, &nrn, err, errlen) != 0 ||
         names_in(rawdir, NULL, "", 1, &raw, &nraw, err, errlen) != 0)
         goto done;

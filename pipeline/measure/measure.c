@@ -101,14 +101,13 @@
  * main reads as its phases: parse the options, check the registration and
  * the inputs, lock OUT, plan (schedule and references), begin the
  * provenance, resume (which runs are kept), measure (here or on the host),
- * finish (manifest, provenance, the last word).
+ * finish (manifest, provenance, the last word).  Their state is mctx.h's;
+ * each run (`run` started and watched, its record) is mrun.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,8 +120,11 @@
 
 #include "paths.h"
 #include "arms.h"
+#include "exits.h"
+#include "mctx.h"
 #include "mfiles.h"
 #include "mprereg.h"
+#include "mrun.h"
 #include "multi.h"
 #include "opt.h"
 #include "proc.h"
@@ -136,67 +138,11 @@
 #define LOCK_WAIT_S 150
 #define MAX_ATTEMPTS 3 /* measurements of one run in one invocation, when disturbed */
 
-/* What measure was asked for, and where it stands. */
-typedef struct {
-    /* options */
-    const sched_profile *pf;
-    const char *root, *prep, *arms_path, *bin, *cores, *data, *host, *ssh_opts, *only, *quiet, *comparisons, *ap_arms;
-    const char *machine; /* run.json's label (--machine): local here */
-    const char *far_lab; /* --far-lab: the hosts' own built lab (remote.h) */
-    char *reg[PROV_NPREREG]; /* the registered files as read here (mreg_paths) */
-    sched_profile pf_own; /* the profile, with --rounds */
-    int rounds;
-    char pred_said[1536]; /* what became of the prediction */
-    char *quiet_def; /* <data>/quiet.tsv unless --quiet */
-    const char *settle; /* --settle-s as given (passed on to run), NULL: run's default */
-    double settle_s;
-    double closed_s; /* --closed-s, 0: the profile's */
-    int gate;
-    /* under root */
-    char *results, *raw, *provdir, *runsdir, *sched_path, *manifest;
-    arm_table arms;
-    sched sc;
-    int lockfd;
-    size_t present; /* folders in raw when measure began */
-    prov *pv;
-    /* progress */
-    int tty, line_open;
-    int64_t t0;
-    double measured_wall;
-    int measured_n, kept, todo, gated, complete, failed_k, disturbed;
-    char fail_why[512]; /* the failed run's reason (run's last line) */
-    int logkind;
-} ctx;
-
-static void say(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(ctx *c, const char *fmt, ...)
-{
-    if (c->line_open) {
-        fputc('\n', stderr);
-        c->line_open = 0;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("measure: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    fflush(stderr);
-}
-
-static void fmt_dur(double s, char *buf, size_t n)
-{
-    long t = s > 0 ? (long)(s + 0.5) : 0;
-    if (t >= 3600)
-        snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
-}
 
 /* ------------------------------------------------------------------ options */
 
 /* -1: go on; else the exit code (0 after --help, 2 on a bad option). */
-static int parse_options(int argc, char **argv, ctx *c)
+static int parse_options(int argc, char **argv, mctx *c)
 {
     c->prep = "build/prep";
     c->arms_path = "lab/arms.tsv";
@@ -210,7 +156,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     const char *pname = NULL;
     const opt_spec spec[] = {
         {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
-        {"--root", OPT_STR, &c->root, 0, 0, "OUT", "results/ and provenance/ go under OUT"},
+        {"--root", OPT_STR, &c->root, 0, 0, "OUT", PATH_RESULTS_DIR "/ and " PATH_PROV_DIR "/ go under OUT"},
         {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
         {"--bin", OPT_STR, &c->bin, 0, 0, "DIR", "run, store, service, tester (build/bin)"},
@@ -231,16 +177,16 @@ static int parse_options(int argc, char **argv, ctx *c)
         {0}};
     int rc = opt_parse(argc, argv, spec, "measure: every arm x round of a profile (see pipeline/measure/measure.c)", NULL);
     if (rc != OPT_OK)
-        return rc == OPT_HELP ? 0 : 2;
+        return rc == OPT_HELP ? EXIT_OK : EXIT_USAGE;
     char why[4096], err[UT_ERRLEN];
     cpu_set_t cpus;
     if (c->settle && opt_f64(c->settle, 0, 600, &c->settle_s, why, sizeof why) != 0) {
         ut_err("option --settle-s: \"%s\": %s", c->settle, why);
-        return 2;
+        return EXIT_USAGE;
     }
     if (proc_cpus_parse(c->cores, &cpus, err, sizeof err) != 0) {
         ut_err("option --cores: \"%s\": %s (a CPU list such as 0 or 0-1)", c->cores, err);
-        return 2;
+        return EXIT_USAGE;
     }
     if (c->host && !c->host[0])
         c->host = NULL;
@@ -249,7 +195,7 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->pf = sched_profile_find(pname);
     if (!c->pf || !c->root) {
         ut_err("needs --profile full|quick|floods|tiny and --root OUT (try --help)");
-        return 2;
+        return EXIT_USAGE;
     }
     c->pf_own = *c->pf;
     if (c->rounds)
@@ -259,19 +205,19 @@ static int parse_options(int argc, char **argv, ctx *c)
     c->pf = &c->pf_own;
     if (c->host && !multi_hosts_ok(c->host, why, sizeof why)) {
         ut_err("--host %s: %s", c->host, why);
-        return 2;
+        return EXIT_USAGE;
     }
     if (c->host && c->only) {
         ut_err("--only is for the far side of --host; not both");
-        return 2;
+        return EXIT_USAGE;
     }
     if (!c->ssh_opts)
         c->ssh_opts = getenv("LAB_SSH_OPTS");
-    c->results = mf_str("%s/results", c->root);
-    c->raw = mf_str("%s/results/raw", c->root);
-    c->provdir = mf_str("%s/provenance", c->root);
-    c->runsdir = mf_str("%s/provenance/runs", c->root);
-    c->sched_path = mf_str("%s/results/schedule.tsv", c->root);
+    c->results = mf_str("%s/" PATH_RESULTS_DIR, c->root);
+    c->raw = mf_str("%s/" PATH_RAW_DIR, c->root);
+    c->provdir = mf_str("%s/" PATH_PROV_DIR, c->root);
+    c->runsdir = mf_str("%s/" PATH_RUNS_DIR, c->root);
+    c->sched_path = mf_str("%s/" PATH_SCHEDULE, c->root);
     c->manifest = mf_str("%s/manifest-measure.tsv", c->provdir);
     mreg_paths(c->data, c->arms_path, c->comparisons, c->ap_arms, c->reg);
     return -1;
@@ -295,42 +241,42 @@ static int all_there(const char *dir, const char *const *names, int n, int mode,
 }
 
 /* The registration, the arms and the schedule, the inputs, --only: 0 or exit 2. */
-static int check_registration(ctx *c)
+static int check_registration(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     if (mreg_check_files(c->provdir, c->reg, err, sizeof err) != 0 ||
         arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
         sched_build(&c->sc, c->pf, &c->arms, c->arms_path, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     if (all_there(c->prep, MF_PREP_FILES, MF_NPREP, R_OK, "prepare") != 0 ||
         all_there(c->bin, MF_PROGS, MF_NPROG, X_OK, "build") != 0)
-        return 2;
+        return EXIT_USAGE;
     if (c->only && sched_select(&c->sc, c->only, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     return 0;
 }
 
 /* One measure per OUT.  The fd is inherited by the runs (no O_CLOEXEC). */
-static int lock_out(ctx *c)
+static int lock_out(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     if (ut_mkdir_p(c->raw, err, sizeof err) != 0 || ut_mkdir_p(c->runsdir, err, sizeof err) != 0) {
         ut_err("%s", err);
-        return 2;
+        return EXIT_USAGE;
     }
     c->lockfd = open(c->results, O_RDONLY | O_DIRECTORY);
     if (c->lockfd < 0) {
         ut_err("%s: %s", c->results, strerror(errno));
-        return 2;
+        return EXIT_USAGE;
     }
     if (flock(c->lockfd, LOCK_EX | LOCK_NB) == 0)
         return 0;
-    say(c, "%s is in use by another measure (or a run a killed measure left behind); waiting up to %d s", c->results,
-        LOCK_WAIT_S);
+    mrun_say(c, "%s is in use by another measure (or a run a killed measure left behind); waiting up to %d s",
+             c->results, LOCK_WAIT_S);
     int64_t until = ut_mono_ns() + (int64_t)LOCK_WAIT_S * 1000000000LL;
     while (ut_mono_ns() < until) {
         struct timespec ts = {0, 500000000};
@@ -339,19 +285,19 @@ static int lock_out(ctx *c)
             return 0;
     }
     ut_err("%s: still in use after %d s; stop the other measure first", c->results, LOCK_WAIT_S);
-    return 2;
+    return EXIT_USAGE;
 }
 
 /* ------------------------------------------------------------------ the plan */
 
 /* The reference files: the same as the runs already there were measured against. */
-static int copy_references(const ctx *c)
+static int copy_references(const mctx *c)
 {
     char err[UT_ERRLEN] = "", *refdir = mf_str("%s/reference", c->results);
     int rc = 0;
     if (ut_mkdir_p(refdir, err, sizeof err) != 0) {
         ut_err("%s", err);
-        rc = 1;
+        rc = EXIT_FAIL;
     }
     for (int i = 0; !rc && i < MF_NREF; i++) {
         char *src = mf_str("%s/%s", c->prep, MF_REF_FILES[i]), *dst = mf_str("%s/%s", refdir, MF_REF_FILES[i]);
@@ -359,7 +305,7 @@ static int copy_references(const ctx *c)
         size_t an = 0, bn = 0;
         if (ut_read_file(src, &a, &an, err, sizeof err) != 0) {
             ut_err("%s", err);
-            rc = 2;
+            rc = EXIT_USAGE;
         } else {
             int have = ut_read_file(dst, &b, &bn, e2, sizeof e2) == 0;
             int same = have && an == bn && !memcmp(a, b, an);
@@ -367,10 +313,10 @@ static int copy_references(const ctx *c)
                 ut_err("%s differs from %s: the runs in %s were measured against other prepared files; "
                        "use another OUT, or move %s away",
                        dst, src, c->raw, c->results);
-                rc = 2;
+                rc = EXIT_USAGE;
             } else if (!same && ut_write_file(dst, a, an, err, sizeof err) != 0) {
                 ut_err("%s", err);
-                rc = 1;
+                rc = EXIT_FAIL;
             }
         }
         free(a);
@@ -383,7 +329,7 @@ static int copy_references(const ctx *c)
 }
 
 /* Unfinished runs' leftovers go, the schedule agrees with OUT, the references too: 0 or an exit code. */
-static int plan_schedule(ctx *c)
+static int plan_schedule(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     /* Temporary folders of unfinished runs (and of a --host copy) never hold a complete run. */
@@ -401,12 +347,12 @@ static int plan_schedule(ctx *c)
     if ((rc = mreg_prediction(&m, c->pred_said, sizeof c->pred_said, err, sizeof err)) != 0)
         ut_err("%s", err);
     else
-        say(c, "%s", c->pred_said);
+        mrun_say(c, "%s", c->pred_said);
     return rc;
 }
 
 /* stage-measure.json begins: argv without hosts, ssh options and the hosts' lab folder, every input hashed. */
-static int begin_provenance(ctx *c, int argc, char **argv)
+static int begin_provenance(mctx *c, int argc, char **argv)
 {
     char **pargv = calloc((size_t)argc + 1, sizeof *pargv);
     if (!pargv)
@@ -450,39 +396,35 @@ static int begin_provenance(ctx *c, int argc, char **argv)
     }
     if (bad) {
         ut_err("%s", err);
-        prov_end(c->pv, 2, c->provdir, err, sizeof err);
-        return 2;
+        prov_end(c->pv, EXIT_USAGE, c->provdir, err, sizeof err);
+        return EXIT_USAGE;
     }
     return 0;
 }
 
-static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl);
-
-static double prior_left(const ctx *c, int from);
-
 /* Which runs are kept; the old manifest goes first: never a manifest vouching
  * for another set of runs (it is written anew at the end, only when every
  * scheduled run is complete). */
-static int resume(ctx *c)
+static int resume(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     if (unlink(c->manifest) != 0 && errno != ENOENT) {
         ut_err("%s: cannot remove: %s", c->manifest, strerror(errno));
-        prov_end(c->pv, 1, c->provdir, err, sizeof err);
-        return 1;
+        prov_end(c->pv, EXIT_FAIL, c->provdir, err, sizeof err);
+        return EXIT_FAIL;
     }
     if (sched_resume(&c->sc, c->raw, &c->kept, &c->todo, err, sizeof err) != 0) {
         ut_err("%s", err);
-        prov_end(c->pv, 1, c->provdir, err, sizeof err);
-        return 1;
+        prov_end(c->pv, EXIT_FAIL, c->provdir, err, sizeof err);
+        return EXIT_FAIL;
     }
     /* a kept run that was disturbed in every attempt of an earlier measure
      * is measured again now */
     for (int i = 0; i < c->sc.n; i++) {
         sched_run *s = &c->sc.s[i];
         char why[1024];
-        if (s->selected && s->complete && !c->host && run_quiet(c, s, why, sizeof why) == 0) {
-            say(c, "%s: kept from an earlier measure but disturbed (%s); measuring it again", s->name, why);
+        if (s->selected && s->complete && !c->host && mrun_quiet(c, s, why, sizeof why) == 0) {
+            mrun_say(c, "%s: kept from an earlier measure but disturbed (%s); measuring it again", s->name, why);
             s->complete = 0;
             c->kept--;
             c->todo++;
@@ -492,259 +434,17 @@ static int resume(ctx *c)
     char closed[48] = "", est[32];
     if (c->pf->closed_seconds > 0)
         snprintf(closed, sizeof closed, ", closed loop %g s", c->pf->closed_seconds);
-    fmt_dur(prior_left(c, 0), est, sizeof est);
-    say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each%s); %d complete already, kept; %d to measure%s%s "
+    mrun_fmt_dur(mrun_prior_left(c, 0), est, sizeof est);
+    mrun_say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each%s); %d complete already, kept; %d to measure%s%s "
            "(about %s, and the idle gate's waits); system log from %s",
         c->pf->name, c->sc.n, c->pf->rounds, c->sc.n / c->pf->rounds, c->pf->seconds, closed, c->kept, c->todo,
         c->host ? " on " : "", c->host ? c->host : "", est, c->host ? "the far side" : slog_source(c->logkind));
     return 0;
 }
 
-/* ------------------------------------------------------------------ one run */
-
-static double settle_of(const ctx *c, const arm *a)
-{
-    if (c->settle)
-        return c->settle_s;
-    return a->wait == WAIT_H ? 2.5 : 0.2;
-}
-
-/* Before any run was timed: each run's own seconds, its settling, 1 s to
- * start and stop, and the idle gate's 2 s window when the gate is on. */
-static double prior_left(const ctx *c, int from)
-{
-    double t = 0;
-    for (int i = from; i < c->sc.n; i++)
-        if (c->sc.s[i].selected && !c->sc.s[i].complete)
-            t += c->sc.s[i].seconds + settle_of(c, c->sc.s[i].a) + 1.0 + (c->gate ? 2.0 : 0);
-    return t;
-}
-
-static void progress(ctx *c, const sched_run *s, double left)
-{
-    char el[32], lf[32];
-    fmt_dur((double)(ut_mono_ns() - c->t0) / 1e9, el, sizeof el);
-    fmt_dur(left, lf, sizeof lf);
-    fprintf(stderr, "%smeasure: run %d of %d  %s round %d  elapsed %s  left ~%s%s", c->tty ? "\r\033[K" : "", s->k,
-            c->sc.n, s->a->name, s->round, el, lf, c->tty ? "" : "\n");
-    c->line_open = c->tty;
-    fflush(stderr);
-}
-
-/* A growing text buffer: run's output. */
-typedef struct {
-    char *b;
-    size_t n, cap;
-} textbuf;
-
-/* Run `run` and read its output (stdout and stderr, its children's too) to
- * EOF; on a terminal, refresh the progress line every second.  The exit
- * code, 128+N when signal N stopped measure. */
-static int run_and_watch(ctx *c, const sched_run *s, char *const argv[], double left, textbuf *out)
-{
-    const proc_opts o = {.flags = PROC_PIPE_OUT | PROC_PIPE_ERR | PROC_GROUP};
-    proc_child ch;
-    char err[UT_ERRLEN] = "";
-    if (proc_signal())
-        return 128 + proc_signal();
-    if (proc_start(argv, &o, &ch, err, sizeof err) != 0) {
-        snprintf(out->b, out->cap, "measure: %s\n", err);
-        return 1;
-    }
-    int64_t w0 = ut_mono_ns(), exited_at = 0;
-    for (;;) {
-        struct pollfd pf = {ch.fd, POLLIN, 0};
-        if (poll(&pf, 1, 1000) > 0) {
-            if (out->cap - out->n < 2048 && !(out->b = realloc(out->b, out->cap *= 2)))
-                exit(1);
-            ssize_t r = read(ch.fd, out->b + out->n, out->cap - out->n - 1);
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0)
-                break;
-            out->n += (size_t)r;
-            out->b[out->n] = 0;
-        }
-        if (c->tty) {
-            double done = (double)(ut_mono_ns() - w0) / 1e9;
-            progress(c, s, left > done ? left - done : 0);
-        }
-        /* run has gone but something of its group holds the pipe: give it 5 s */
-        siginfo_t si;
-        memset(&si, 0, sizeof si);
-        if (!exited_at && waitid(P_PID, (id_t)ch.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == ch.pid)
-            exited_at = ut_mono_ns();
-        if (exited_at && ut_mono_ns() - exited_at > 5000000000LL)
-            break;
-    }
-    close(ch.fd);
-    ch.fd = -1;
-    pid_t pg = ch.pid;
-    int rc = proc_wait(&ch, NULL);
-    kill(-pg, SIGKILL); /* anything of the run's group still there */
-    if (proc_signal() && rc != 0)
-        rc = 128 + proc_signal();
-    return rc;
-}
-
-/* 1 when run.json judges the run quiet, 0 when disturbed (its reasons, one
- * line, in why), -1 when run.json gives no judgement. */
-static int run_quiet(const ctx *c, const sched_run *s, char *why, size_t wl)
-{
-    char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
-    json_t *r = json_load_file(rj, 0, NULL);
-    free(rj);
-    json_t *q = r ? json_object_get(json_object_get(r, "quiet"), "quiet") : NULL;
-    int rc = json_is_boolean(q) ? json_is_true(q) : -1;
-    why[0] = 0;
-    json_t *reasons = r ? json_object_get(json_object_get(r, "quiet"), "reasons") : NULL, *v;
-    size_t i;
-    json_array_foreach(reasons, i, v)
-    {
-        size_t n = strlen(why);
-        snprintf(why + n, wl - n, "%s%s", n ? "; " : "", json_string_value(v) ? json_string_value(v) : "?");
-    }
-    json_decref(r);
-    return rc;
-}
-
-/* Why run failed: its own last line ("run: ..."), without the prefix; "" if none. */
-static void run_reason(const char *out, char *why, size_t wl)
-{
-    why[0] = 0;
-    for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-        if (!strncmp(p, "run: ", 5))
-            snprintf(why, wl, "%.*s", (int)strcspn(p + 5, "\n"), p + 5);
-}
-
-/* OUT/provenance/runs/<run>.json */
-static int write_record(const ctx *c, const sched_run *s, char *const argv[], const char *t_start,
-                        const char *t_end, double wall, int rc, json_t *syslog, const char *out, char *err,
-                        size_t errlen)
-{
-    json_t *rec = json_object();
-    json_t *jargv = json_array();
-    for (int j = 0; argv[j]; j++)
-        json_array_append_new(jargv, json_string(argv[j]));
-    json_object_set_new(rec, "run", json_string(s->name));
-    json_object_set_new(rec, "arm", json_string(s->a->name));
-    json_object_set_new(rec, "round", json_integer(s->round));
-    json_object_set_new(rec, "k", json_integer(s->k));
-    json_object_set_new(rec, "machine", json_string(c->machine));
-    json_object_set_new(rec, "profile", json_string(c->pf->name));
-    json_object_set_new(rec, "seconds", json_real(s->seconds));
-    json_object_set_new(rec, "argv", jargv);
-    json_object_set_new(rec, "start_utc", json_string(t_start));
-    json_object_set_new(rec, "end_utc", json_string(t_end));
-    json_object_set_new(rec, "wall_s", json_real(wall));
-    json_object_set_new(rec, "exit_code", json_integer(rc));
-    json_object_set_new(rec, "gate", json_integer(c->gate));
-    json_object_set_new(rec, "gate_passed", rc == 0 ? json_true() : rc == 3 ? json_false() : json_null());
-    json_object_set_new(rec, "attempt", json_integer(s->attempts));
-    json_object_set_new(rec, "earlier_attempts", mf_attempts(c->runsdir, s->name));
-    json_object_set_new(rec, "host", facts_host());
-    if (rc == 0) {
-        char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
-        json_t *r = json_load_file(rj, 0, NULL);
-        const char *copy[] = {"idle", "cpu", "peak_rss_kb", "cores", "tester_nice", "requests", "quiet"};
-        for (size_t j = 0; r && j < sizeof copy / sizeof copy[0]; j++) {
-            json_t *v = json_object_get(r, copy[j]);
-            if (v)
-                json_object_set(rec, copy[j], v);
-        }
-        json_decref(r);
-        free(rj);
-    } else {
-        json_object_set_new(rec, "idle", json_null());
-        char why[512];
-        run_reason(out, why, sizeof why);
-        json_object_set_new(rec, "reason", why[0] ? json_string(why) : json_null());
-    }
-    json_object_set_new(rec, "syslog", syslog);
-    json_t *olines = json_array();
-    slog_add_lines(olines, out, 2000, NULL);
-    json_object_set_new(rec, "run_output", olines);
-    prov_mask_json(rec);
-    char *rp = mf_str("%s/%s.json", c->runsdir, s->name);
-    int bad = mf_write_json(rp, rec, err, errlen);
-    json_decref(rec);
-    free(rp);
-    return bad;
-}
-
-/* Measure run i: run's exit code (0, 3, 1 ...), 128+N when stopped by signal N. */
-static int measure_one(ctx *c, int i, char *err, size_t errlen)
-{
-    sched_run *s = &c->sc.s[i];
-    int left_n = sched_runs_left(&c->sc, i);
-    double left = c->measured_n ? c->measured_wall / c->measured_n * left_n : prior_left(c, i);
-    progress(c, s, left);
-
-    char round[16], seconds[32], gate[4];
-    snprintf(round, sizeof round, "%d", s->round);
-    snprintf(seconds, sizeof seconds, "%g", s->seconds);
-    snprintf(gate, sizeof gate, "%d", c->gate);
-    char *exe = mf_str("%s/run", c->bin);
-    char *argv[32] = {exe, "--arm", (char *)s->a->name, "--round", round, "--seconds", seconds,
-                      "--cores", (char *)c->cores, "--gate", gate, "--raw", c->raw, "--prep", (char *)c->prep,
-                      "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet,
-                      "--machine", (char *)c->machine, NULL};
-    int na = 23;
-    mf_attempt_keep(c->runsdir, s->name);
-    s->attempts++;
-    if (c->settle) {
-        argv[na++] = "--settle-s";
-        argv[na++] = (char *)c->settle;
-    }
-    argv[na] = NULL;
-
-    slog_pos lp;
-    slog_begin(c->logkind, &lp);
-    char t_start[32], t_end[32];
-    ut_utc_iso(t_start);
-    int64_t w0 = ut_mono_ns();
-    textbuf out = {malloc(4096), 0, 4096};
-    if (!out.b)
-        exit(1);
-    out.b[0] = 0;
-    int rc = run_and_watch(c, s, argv, left, &out);
-    if (rc != 0) { /* run removes its temporary folder itself, unless it was killed */
-        char *tmp = mf_str("%s/.%s.tmp", c->raw, s->name);
-        mf_rm_rf(tmp);
-        free(tmp);
-    }
-    double wall = (double)(ut_mono_ns() - w0) / 1e9;
-    ut_utc_iso(t_end);
-    json_t *syslog = slog_end(&lp);
-    if (write_record(c, s, argv, t_start, t_end, wall, rc, syslog, out.b, err, errlen) != 0) {
-        say(c, "%s", err);
-        if (rc == 0)
-            rc = 1;
-    }
-    if (rc == 0) {
-        c->measured_wall += wall;
-        c->measured_n++;
-    } else if (rc == 4) { /* a lab process died: measure_here says why, and measures it again */
-        run_reason(out.b, c->fail_why, sizeof c->fail_why);
-    } else if (rc != 3 && !proc_signal()) {
-        say(c, "%s: run exit %d; its output:", s->name, rc);
-        fputs(out.b, stderr);
-    } else if (rc == 3) {
-        say(c, "%s: the machine did not become idle enough in the gate's wait (run exit 3); "
-               "recorded, going on with the next run",
-            s->name);
-        char *line = strstr(out.b, "idle gate:");
-        if (line)
-            fprintf(stderr, "  %.*s\n", (int)strcspn(line, "\n"), line);
-    }
-    free(out.b);
-    free(exe);
-    return rc;
-}
-
 /* ------------------------------------------------------------------ measuring */
 
-static void say_skip(ctx *c, const sched_run *s)
+static void say_skip(mctx *c, const sched_run *s)
 {
     if (c->tty) {
         fprintf(stderr, "\r\033[Kmeasure: run %d of %d  %s round %d  complete already: skip", s->k, c->sc.n,
@@ -760,26 +460,26 @@ static void say_skip(ctx *c, const sched_run *s)
  * the other cores busy) is measured again, up to MAX_ATTEMPTS in all; after
  * that it is kept, marked (its run.json says so) and named at the end.
  * 1: measure it again now. */
-static int again_if_disturbed(ctx *c, sched_run *s)
+static int again_if_disturbed(mctx *c, sched_run *s)
 {
     char why[1024];
-    int q = run_quiet(c, s, why, sizeof why);
+    int q = mrun_quiet(c, s, why, sizeof why);
     if (q != 0)
         return 0; /* quiet (or an older run without a judgement: collect judges it) */
     if (s->attempts < MAX_ATTEMPTS) {
-        say(c, "%s disturbed (%s); measuring it again, attempt %d of %d", s->name, why, s->attempts + 1,
+        mrun_say(c, "%s disturbed (%s); measuring it again, attempt %d of %d", s->name, why, s->attempts + 1,
             MAX_ATTEMPTS);
         s->complete = 0;
         return 1;
     }
-    say(c, "%s disturbed in all %d attempts (%s); kept, marked", s->name, s->attempts, why);
+    mrun_say(c, "%s disturbed in all %d attempts (%s); kept, marked", s->name, s->attempts, why);
     s->disturbed = 1;
     c->disturbed++;
     return 0;
 }
 
 /* Every selected run not complete yet, here, in the schedule's order. */
-static int measure_here(ctx *c)
+static int measure_here(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     int rc = 0;
@@ -791,38 +491,38 @@ static int measure_here(ctx *c)
             say_skip(c, s);
             continue;
         }
-        int r = measure_one(c, i, err, sizeof err);
-        if (r == 0) {
+        int r = mrun_one(c, i, err, sizeof err);
+        if (r == EXIT_OK) {
             char why[300] = "";
             if (sched_check_run(c->raw, s, why, sizeof why) == 1) {
                 s->complete = 1;
             } else {
-                say(c, "%s/%s: %s, though run said it was done", c->raw, s->name, why);
+                mrun_say(c, "%s/%s: %s, though run said it was done", c->raw, s->name, why);
                 c->failed_k = i;
-                return 1;
+                return EXIT_FAIL;
             }
             if (again_if_disturbed(c, s))
                 i--; /* the same run once more, after the idle gate */
-        } else if (r == 3) {
+        } else if (r == EXIT_NOT_QUIET) {
             s->gated = 1;
             c->gated++;
-        } else if (r == 4 && !proc_signal() && s->attempts < MAX_ATTEMPTS) {
-            say(c, "%s failed (%s); measuring it again, attempt %d of %d", s->name, c->fail_why, s->attempts + 1,
+        } else if (r == EXIT_LAB_DIED && !proc_signal() && s->attempts < MAX_ATTEMPTS) {
+            mrun_say(c, "%s failed (%s); measuring it again, attempt %d of %d", s->name, c->fail_why, s->attempts + 1,
                 MAX_ATTEMPTS);
             i--;
         } else {
-            if (r == 4 && !proc_signal())
-                say(c, "%s failed in all %d attempts: %s", s->name, s->attempts, c->fail_why);
+            if (r == EXIT_LAB_DIED && !proc_signal())
+                mrun_say(c, "%s failed in all %d attempts: %s", s->name, s->attempts, c->fail_why);
             c->failed_k = i;
-            return proc_signal() ? 128 + proc_signal() : 1;
+            return proc_signal() ? 128 + proc_signal() : EXIT_FAIL;
         }
     }
-    if (proc_signal() && rc == 0)
+    if (proc_signal() && rc == EXIT_OK)
         rc = 128 + proc_signal();
     return rc;
 }
 
-static int measure_there(ctx *c)
+static int measure_there(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
@@ -839,12 +539,12 @@ static int measure_there(ctx *c)
 /* ------------------------------------------------------------------ the end */
 
 /* The manifest when every run is complete; every output named in the provenance.  The exit code. */
-static int record_outputs(ctx *c, int rc)
+static int record_outputs(mctx *c, int rc)
 {
     char err[UT_ERRLEN] = "";
     mf_list files = {0}, recs = {0};
-    mf_list_files(c->root, "results/raw", &files);
-    mf_list_files(c->root, "results/reference", &files);
+    mf_list_files(c->root, PATH_RAW_DIR, &files);
+    mf_list_files(c->root, PATH_REFERENCE_DIR, &files);
     for (size_t i = 0; i < files.n;) /* make ap's files: its own manifest's (pipeline/APCOST.md 1.10) */
         if (!strcmp(files.v[i], PATH_AP_SCORES) || !strcmp(files.v[i], PATH_AP_PREV)) {
             free(files.v[i]);
@@ -854,13 +554,13 @@ static int record_outputs(ctx *c, int rc)
         }
     mf_list_sort(&files);
     if (c->complete == c->sc.n && mf_write_manifest(c->manifest, c->root, &files, err, sizeof err) != 0) {
-        say(c, "%s", err);
+        mrun_say(c, "%s", err);
         rc = 1;
     }
     for (size_t i = 0; i < files.n; i++) {
         char *p = mf_str("%s/%s", c->root, files.v[i]);
         if (prov_output(c->pv, p, err, sizeof err) != 0)
-            say(c, "%s", err);
+            mrun_say(c, "%s", err);
         free(p);
     }
     prov_output(c->pv, c->sched_path, err, sizeof err);
@@ -884,7 +584,7 @@ static int record_outputs(ctx *c, int rc)
     return rc;
 }
 
-static json_t *stage_facts(const ctx *c)
+static json_t *stage_facts(const mctx *c)
 {
     json_t *facts = json_object();
     json_object_set_new(facts, "profile", json_string(c->pf->name));
@@ -908,14 +608,14 @@ static json_t *stage_facts(const ctx *c)
     json_object_set_new(facts, "cores", json_string(c->cores));
     json_object_set_new(facts, "on_another_host", json_boolean(c->host != NULL));
     json_object_set_new(facts, "syslog_source",
-                        json_string(c->host ? "see provenance/runs" : slog_source(c->logkind)));
+                        json_string(c->host ? "see " PATH_RUNS_DIR : slog_source(c->logkind)));
     if (c->only)
         json_object_set_new(facts, "only", json_string(c->only));
     return facts;
 }
 
 /* Provenance always, the manifest only when every run is complete, and the last word.  The exit code. */
-static int finish(ctx *c, int rc)
+static int finish(mctx *c, int rc)
 {
     char err[UT_ERRLEN] = "";
     c->complete = 0;
@@ -924,45 +624,46 @@ static int finish(ctx *c, int rc)
     rc = record_outputs(c, rc);
     prov_facts(c->pv, stage_facts(c));
     char el[32];
-    fmt_dur((double)(ut_mono_ns() - c->t0) / 1e9, el, sizeof el);
-    if (rc == 0 && (c->gated || c->disturbed))
-        rc = 3;
-    if (rc == 0 && c->complete < c->sc.n && !c->only)
-        rc = 1;
+    mrun_fmt_dur((double)(ut_mono_ns() - c->t0) / 1e9, el, sizeof el);
+    if (rc == EXIT_OK && (c->gated || c->disturbed))
+        rc = EXIT_NOT_QUIET;
+    if (rc == EXIT_OK && c->complete < c->sc.n && !c->only)
+        rc = EXIT_FAIL;
     if (prov_end(c->pv, rc, c->provdir, err, sizeof err) != 0) {
-        say(c, "%s", err);
-        if (rc == 0)
-            rc = 1;
+        mrun_say(c, "%s", err);
+        if (rc == EXIT_OK)
+            rc = EXIT_FAIL;
     }
-    if (rc == 0 && c->only)
-        say(c, "the %d runs asked for are complete (%s)", c->todo, el);
-    else if (rc == 0)
-        say(c, "all %d runs complete (%d kept, %d measured now) in %s; manifest %s", c->sc.n, c->kept,
+    if (rc == EXIT_OK && c->only)
+        mrun_say(c, "the %d runs asked for are complete (%s)", c->todo, el);
+    else if (rc == EXIT_OK)
+        mrun_say(c, "all %d runs complete (%d kept, %d measured now) in %s; manifest %s", c->sc.n, c->kept,
             c->complete - c->kept, el, c->manifest);
-    else if (rc == 3) {
+    else if (rc == EXIT_NOT_QUIET) {
         if (c->gated)
-            say(c, "%d runs could not pass the idle gate; rerun make measure to measure them", c->gated);
+            mrun_say(c, "%d runs could not pass the idle gate; rerun make measure to measure them", c->gated);
         for (int i = 0; i < c->sc.n; i++)
             if (c->sc.s[i].disturbed)
-                say(c, "%s: disturbed in every attempt (kept and marked: it counts in no verdict); rerun make "
+                mrun_say(c, "%s: disturbed in every attempt (kept and marked: it counts in no verdict); rerun make "
                        "measure to measure it again",
                     c->sc.s[i].name);
     }
     else if (rc >= 128)
-        say(c, "stopped by signal %d after %s; the %d complete runs are kept; rerun make measure to measure the rest",
-            rc - 128, el, c->complete);
+        mrun_say(c,
+                 "stopped by signal %d after %s; the %d complete runs are kept; rerun make measure to measure the rest",
+                 rc - 128, el, c->complete);
     else if (c->failed_k >= 0 && c->fail_why[0])
-        say(c, "%s failed (%s); its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
+        mrun_say(c, "%s failed (%s); its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
             c->sc.s[c->failed_k].name, c->fail_why, c->runsdir, c->sc.s[c->failed_k].name, c->complete);
     else if (c->failed_k >= 0)
-        say(c, "%s failed; its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
+        mrun_say(c, "%s failed; its record: %s/%s.json; %d runs complete are kept; rerun make measure to go on",
             c->sc.s[c->failed_k].name, c->runsdir, c->sc.s[c->failed_k].name, c->complete);
     else
-        say(c, "failed with %d of %d runs complete; rerun make measure to go on", c->complete, c->sc.n);
+        mrun_say(c, "failed with %d of %d runs complete; rerun make measure to go on", c->complete, c->sc.n);
     return rc;
 }
 
-static void free_ctx(ctx *c)
+static void free_ctx(mctx *c)
 {
     free(c->results);
     free(c->raw);
@@ -981,7 +682,7 @@ static void free_ctx(ctx *c)
 int main(int argc, char **argv)
 {
     ut_set_prog("measure");
-    ctx C = {.failed_k = -1, .lockfd = -1}, *c = &C;
+    mctx C = {.failed_k = -1, .lockfd = -1}, *c = &C;
     int rc = parse_options(argc, argv, c);
     if (rc >= 0)
         return rc;

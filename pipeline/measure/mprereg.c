@@ -9,10 +9,10 @@
 #include <unistd.h>
 
 #include "mfiles.h"
+#include "paths.h"
 #include "proc.h"
 #include "util.h"
 
-#define PRED_REL "results/prediction.json" /* under the root, as registered */
 
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
                 char *paths[PROV_NPREREG])
@@ -174,7 +174,7 @@ static int register_prediction(const mreg_cfg *c, const char *pred, char when[32
     else {
         ut_utc_iso(when);
         json_t *e = json_object();
-        json_object_set_new(e, "path", json_string(PRED_REL));
+        json_object_set_new(e, "path", json_string(PATH_PREDICTION) /* under the root, as registered */);
         json_object_set_new(e, "sha256", json_string(sha));
         json_object_set_new(e, "size", json_integer((json_int_t)size));
         json_object_set_new(e, "registered_utc", json_string(when));
@@ -236,7 +236,7 @@ static int registered(const mreg_cfg *c, const char *pred, char *when, size_t wl
 
 int mreg_prediction(const mreg_cfg *c, char *said, size_t saidlen, char *err, size_t errlen)
 {
-    char *pred = mf_str("%s/%s", c->root, PRED_REL), when[64] = "", why[UT_ERRLEN] = "";
+    char *pred = mf_str("%s/" PATH_PREDICTION, c->root), when[64] = "", why[UT_ERRLEN] = "";
     int rc = 0, st = registered(c, pred, when, sizeof when, why, sizeof why);
     said[0] = 0;
     if (st < 0) {

@@ -8,8 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "mfiles.h"
 #include "opt.h"
+#include "paths.h"
 #include "proc.h"
 #include "util.h"
 
@@ -164,9 +166,9 @@ static char *job_command(const multi *m)
     }
     char *far = remote_far_cmd(m->far[0], m->s, "\"$L\"", "{2}");
     char *cmd = mf_str("case \"$PARALLEL_SSHLOGIN\" in %s*) echo \"measure-round: no far folder for this host\" "
-                       ">&2; exit 97 ;; esac && for r in $(echo {2} | tr , ' '); do rm -rf out/results/raw/\"$r\" "
-                       "out/results/raw/.\"$r\".tmp out/provenance/runs/\"$r\".json "
-                       "out/provenance/runs/\"$r\".attempt-*.json; done && { %s; e=$?; "
+                       ">&2; exit 97 ;; esac && for r in $(echo {2} | tr , ' '); do rm -rf out/" PATH_RAW_DIR "/\"$r\" "
+                       "out/" PATH_RAW_DIR "/.\"$r\".tmp out/" PATH_RUNS_DIR "/\"$r\".json "
+                       "out/" PATH_RUNS_DIR "/\"$r\".attempt-*.json; done && { %s; e=$?; "
                        "echo \"{1} $e\" >> attempts.log; exit $e; }",
                        cases, far);
     free(cases);
@@ -306,7 +308,7 @@ static int take_joblog(multi *m, char *err, size_t errlen)
 }
 
 /* 5. host h's runs home: those of the rounds whose last attempt it made and
- * ended 0 (or 3: the runs that passed the gate are kept, a rerun measures
+ * ended EXIT_OK (or EXIT_NOT_QUIET: the runs that passed the gate are kept, a rerun measures
  * the round again).  0, or -1 when some did not come home intact. */
 static int take_host(multi *m, int h, char *err, size_t errlen)
 {
@@ -315,7 +317,7 @@ static int take_host(multi *m, int h, char *err, size_t errlen)
     if (!want)
         exit(1);
     for (int j = 0; j < m->nround; j++)
-        if (m->final_host[j] == h && (m->final_exit[j] == 0 || m->final_exit[j] == 3))
+        if (m->final_host[j] == h && (m->final_exit[j] == EXIT_OK || m->final_exit[j] == EXIT_NOT_QUIET))
             for (int i = 0; i < m->s->n; i++)
                 if (m->s->s[i].round == m->round[j])
                     any = want[i] = 1;
@@ -359,17 +361,17 @@ static void say_attempts(const multi *m)
 /* Says how each round went; the exit code the rounds give. */
 static int rounds_said(const multi *m)
 {
-    int rc = 0;
+    int rc = EXIT_OK;
     for (int j = 0; j < m->nround; j++) {
         int h = m->final_host[j], e = m->final_exit[j];
         if (h < 0)
             ut_err("round %d: not measured", m->round[j]);
         else
             ut_err("round %d: measured on %s, exit %d", m->round[j], m->label[h], e);
-        if (h < 0 || (e != 0 && e != 3))
-            rc = 1;
-        else if (e == 3 && rc == 0)
-            rc = 3;
+        if (h < 0 || (e != EXIT_OK && e != EXIT_NOT_QUIET))
+            rc = EXIT_FAIL;
+        else if (e == EXIT_NOT_QUIET && rc == EXIT_OK)
+            rc = EXIT_NOT_QUIET;
     }
     return rc;
 }
@@ -379,31 +381,31 @@ int multi_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
     multi M = {.cfg = cfg, .s = s}, *m = &M;
     split(m, cfg->host);
     plan_rounds(m);
-    int rc = 0;
+    int rc = EXIT_OK;
     char tmpl[] = "/tmp/lab-multi.XXXXXX";
     if (!m->nround)
         goto out;
     if (sh("command -v parallel >/dev/null", NULL) != 0) {
         ut_err("GNU parallel is not installed here: make deps (Debian package parallel)");
-        rc = 2;
+        rc = EXIT_USAGE;
         goto out;
     }
     if (!mkdtemp(tmpl)) {
         ut_err("mkdtemp: %s", strerror(errno));
-        rc = 1;
+        rc = EXIT_FAIL;
         goto out;
     }
     m->tmp = mf_str("%s", tmpl);
-    for (int i = 0; i < m->n && rc == 0; i++) {
+    for (int i = 0; i < m->n && rc == EXIT_OK; i++) {
         ut_err("%s is %s", m->label[i], m->host[i]);
         if (!(m->far[i] = remote_open(cfg, m->host[i], m->label[i], err, errlen)))
-            rc = 1;
+            rc = EXIT_FAIL;
     }
-    if (rc == 0 && write_jobs(m, err, errlen) != 0) {
+    if (rc == EXIT_OK && write_jobs(m, err, errlen) != 0) {
         ut_err("%s", err);
-        rc = 1;
+        rc = EXIT_FAIL;
     }
-    if (rc == 0) {
+    if (rc == EXIT_OK) {
         run_parallel(m);
         int sig = proc_signal();
         int logged = take_joblog(m, err, errlen) == 0; /* else which host measured what is unknown: keep all */
@@ -415,8 +417,8 @@ int multi_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
             rc = 128 + sig;
         for (int h = 0; h < m->n; h++) {
             int kept = logged ? take_host(m, h, err, errlen) : -1;
-            if (kept != 0 && (rc == 0 || rc == 3))
-                rc = proc_signal() ? 128 + proc_signal() : 1;
+            if (kept != 0 && (rc == EXIT_OK || rc == EXIT_NOT_QUIET))
+                rc = proc_signal() ? 128 + proc_signal() : EXIT_FAIL;
             remote_close(m->far[h], kept == 0);
             m->far[h] = NULL;
         }

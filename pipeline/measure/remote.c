@@ -8,7 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "mfiles.h"
+#include "paths.h"
 #include "proc.h"
 #include "prov.h"
 #include "util.h"
@@ -176,7 +178,7 @@ static int stage_lab(far *f, char *err, size_t errlen)
         bad = stage_link(f->stage, PROV_PREREG_FILES[i], c->prereg[i], err, errlen);
     if (!bad) {
         char *t = mf_str("%s/prereg.json", c->provdir);
-        bad = stage_link(f->stage, "out/provenance/prereg.json", t, err, errlen);
+        bad = stage_link(f->stage, "out/" PATH_PROV_DIR "/prereg.json", t, err, errlen);
         free(t);
     }
     return bad ? -1 : 0;
@@ -284,7 +286,7 @@ static int fetch_home(far *f, char *err, size_t errlen)
     }
     char *rq = mf_shq(f->rdir);
     char *remote =
-        mf_str("cd %s/out && tar -cf - --exclude='.*' results/raw results/schedule.tsv provenance/runs", rq);
+        mf_str("cd %s/out && tar -cf - --exclude='.*' " PATH_RAW_DIR " " PATH_SCHEDULE " " PATH_RUNS_DIR, rq);
     char *ssh = ssh_cmd(f, remote), *iq = mf_shq(f->incoming), *cmd = mf_str("%s | tar -xf - -C %s", ssh, iq);
     int saved = proc_signal();
     proc_signal_set(0); /* let a second signal stop the copy */
@@ -304,7 +306,7 @@ static int fetch_home(far *f, char *err, size_t errlen)
 /* 6a. the far schedule.tsv equals ours */
 static int same_schedule(const far *f)
 {
-    char *sp = mf_str("%s/results/schedule.tsv", f->incoming), *theirs = NULL, *ours = NULL;
+    char *sp = mf_str("%s/" PATH_SCHEDULE, f->incoming), *theirs = NULL, *ours = NULL;
     size_t tn, on;
     char e2[UT_ERRLEN];
     int same = ut_read_file(sp, &theirs, &tn, e2, sizeof e2) == 0 &&
@@ -365,7 +367,7 @@ static int take_record(far *f, sched_run *s, const char *iruns)
 static int take_runs(far *f, sched *sc, const char *want)
 {
     const remote_cfg *c = f->cfg;
-    char *iraw = mf_str("%s/results/raw", f->incoming), *iruns = mf_str("%s/provenance/runs", f->incoming);
+    char *iraw = mf_str("%s/" PATH_RAW_DIR, f->incoming), *iruns = mf_str("%s/" PATH_RUNS_DIR, f->incoming);
     int broken = 0, got = 0;
     for (int i = 0; i < sc->n; i++) {
         sched_run *s = &sc->s[i];
@@ -486,33 +488,33 @@ void remote_close(far *f, int remove)
     if (remove)
         remove_far(f);
     else
-        ut_err("the far folder %s:%s is kept (nothing there removed): its out/results/raw holds the runs", f->host,
+        ut_err("the far folder %s:%s is kept (nothing there removed): its out/" PATH_RAW_DIR " holds the runs", f->host,
                f->rdir);
     far_free(f);
 }
 
 int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen)
 {
-    int todo = 0, rc = 1;
+    int todo = 0, rc = EXIT_FAIL;
     char *only = only_list(s, &todo);
     far *f = todo ? remote_open(cfg, cfg->host, NULL, err, errlen) : NULL;
     if (!todo) {
-        rc = 0;
+        rc = EXIT_OK;
     } else if (f) {
         int far_rc = run_there(f, s, only, todo), sig_during = proc_signal();
         if (sig_during)
             ut_err("stopped (signal %d): fetching the runs complete there", sig_during);
         if (remote_take(f, s, NULL, err, errlen) != 0) {
             remote_close(f, 0);
-            rc = proc_signal() ? 128 + proc_signal() : 1;
+            rc = proc_signal() ? 128 + proc_signal() : EXIT_FAIL;
         } else {
             remote_close(f, 1);
             if (sig_during)
                 rc = 128 + sig_during;
-            else if (far_rc == 0 || far_rc == 3)
+            else if (far_rc == EXIT_OK || far_rc == EXIT_NOT_QUIET)
                 rc = far_rc;
             else
-                rc = far_rc == 2 ? 2 : 1;
+                rc = far_rc == EXIT_USAGE ? EXIT_USAGE : EXIT_FAIL;
         }
     }
     free(only);

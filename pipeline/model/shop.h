@@ -1,7 +1,7 @@
 /* shop: the shop's invoice lines, in the CSV layout of the public
- * "Online Retail II" data set; a seeded generator of such a file and the
- * loader every later stage reads it with (the real file or the generated
- * one, through the same code).
+ * "Online Retail II" data set, and the one loader every later stage reads
+ * such a file with (the real file or the one the seeded generator,
+ * shopgen.h, writes: through the same code).
  *
  * Contract
  * - Layout: header line exactly
@@ -9,9 +9,6 @@
  *   then one invoice line per row (RFC 4180 quoting, LF or CRLF line ends).
  *   data/README.md ("The generated shop") gives the accepted forms of every
  *   field and the generator's model with all its parameters.
- * - shop_generate writes the file atomically (temporary name, then rename):
- *   a failed run leaves no file behind.  The same seed gives the same bytes;
- *   all randomness comes from ut_rng streams seeded from `seed`.
  * - shop_load reads the whole file, keeps the rows that carry a Customer ID
  *   (in file order) and counts the others.  A malformed row fails the whole
  *   load with "<path>:<line>: <field> "<value>" <what is wrong>"; the line is
@@ -46,9 +43,6 @@ typedef struct {
     size_t guests;                  /* rows with an empty Customer ID (skipped, counted) */
     size_t cancels;                 /* rows of 'C' invoices (guest rows included) */
 } shop_data;
-
-/* Writes the generated shop for `seed` to `path` (atomically). */
-int  shop_generate(uint64_t seed, const char *path, char *err, size_t errlen);
 
 /* Reads a shop file (generated or real) into *out. */
 int  shop_load(const char *path, shop_data *out, char *err, size_t errlen);

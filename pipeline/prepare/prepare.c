@@ -54,8 +54,10 @@
 #include "ap.h"
 #include "feat.h"
 #include "opt.h"
+#include "paths.h"
 #include "prov.h"
 #include "shop.h"
+#include "shopgen.h"
 #include "train.h"
 #include "trees.h"
 #include "util.h"
@@ -140,7 +142,7 @@ static int run_measured(const char *prov, char *where, size_t n)
 {
     char dir[2][4200];
     snprintf(dir[0], sizeof dir[0], "%s/runs", prov);
-    snprintf(dir[1], sizeof dir[1], "%s/../results/raw", prov);
+    snprintf(dir[1], sizeof dir[1], "%s/../" PATH_RAW_DIR, prov);
     for (int k = 0; k < 2; k++) {
         DIR *d = opendir(dir[k]);
         struct dirent *e;
@@ -602,13 +604,13 @@ static int run(const opts *o, prov *pv, char *err, size_t errlen)
 int main(int argc, char **argv)
 {
     ut_set_prog("prepare");
-    opts o = {.prep = "build/prep", .prov = "provenance", .data = "data", .arms = "lab/arms.tsv",
+    opts o = {.prep = "build/prep", .prov = PATH_PROV_DIR, .data = "data", .arms = "lab/arms.tsv",
               .comparisons = "pipeline/comparisons.tsv", .ap_arms = "pipeline/ap_arms.tsv", .seed = SHOP_SEED,
               .model_seed = 1};
     int64_t seed = (int64_t)SHOP_SEED;
     const opt_spec spec[] = {
         {"--prep", OPT_STR, &o.prep, 0, 0, "DIR", "where the prepared files go (build/prep)"},
-        {"--prov", OPT_STR, &o.prov, 0, 0, "DIR", "provenance records and manifest (provenance)"},
+        {"--prov", OPT_STR, &o.prov, 0, 0, "DIR", "provenance records and manifest (" PATH_PROV_DIR ")"},
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "the shop file, guesses and design (data)"},
         {"--seed", OPT_I64, &seed, 0, 9.0e15, "N", "the generated shop's seed"},
         {"--model-seed", OPT_INT, &o.model_seed, 0, 2147483647, "N", "XGBoost's seed (1)"},

@@ -16,10 +16,11 @@
 #include <stdlib.h>
 
 #include "opt.h"
+#include "paths.h"
 #include "provmd.h"
 #include "util.h"
 
-static const char ABOUT[] = "provmd: results/provenance.md, the provenance for people (pipeline/RESULTS.md)\n"
+static const char ABOUT[] = "provmd: " PATH_PROVENANCE_MD ", the provenance for people (pipeline/RESULTS.md)\n"
                             "usage: provmd --root OUT";
 
 int main(int argc, char **argv)
@@ -27,7 +28,7 @@ int main(int argc, char **argv)
     ut_set_prog("provmd");
     const char *root = NULL;
     const opt_spec spec[] = {
-        {"--root", OPT_STR, &root, 0, 0, "OUT", "reads OUT/provenance; writes OUT/results/provenance.md"}, {0}};
+        {"--root", OPT_STR, &root, 0, 0, "OUT", "reads OUT/" PATH_PROV_DIR "; writes OUT/" PATH_PROVENANCE_MD}, {0}};
     int prc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (prc != OPT_OK)
         return prc == OPT_HELP ? 0 : 2;
@@ -36,9 +37,9 @@ int main(int argc, char **argv)
         return 2;
     }
     char prov[4200], dir[4200], path[4200], err[UT_ERRLEN] = "";
-    snprintf(prov, sizeof prov, "%s/provenance", root);
-    snprintf(dir, sizeof dir, "%s/results", root);
-    snprintf(path, sizeof path, "%s/results/provenance.md", root);
+    snprintf(prov, sizeof prov, "%s/" PATH_PROV_DIR, root);
+    snprintf(dir, sizeof dir, "%s/" PATH_RESULTS_DIR, root);
+    snprintf(path, sizeof path, "%s/" PATH_PROVENANCE_MD, root);
     char *md = NULL;
     size_t n = 0;
     if (provmd_render(prov, &md, &n, err, sizeof err) != 0 || ut_mkdir_p(dir, err, sizeof err) != 0 ||

@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "util.h"
 #include "tsh.h"
 
@@ -151,7 +152,7 @@ static void measured_again_after(const char *run, const char *why)
     char *text = slurp(log);
     snprintf(victim, sizeof victim, "%s/victim", aux);
     cr_assert_eq(access(victim, F_OK), 0, "the wrapper found no process to kill: %s", text);
-    cr_assert_eq(rc, 0, "measure after the kill: exit %d, not 0 (the run measured again): %s", rc, text);
+    cr_assert_eq(rc, EXIT_OK, "measure after the kill: exit %d, not 0 (the run measured again): %s", rc, text);
     char line[256];
     snprintf(line, sizeof line, "measure: %s failed (%s: %s", run, run, why);
     cr_assert(strstr(text, line), "measure does not say '%s': %s", line, text);
@@ -328,7 +329,7 @@ Test(faultrun, idle_gate_never_passes_recorded_then_measured_again)
         waitpid(spin[i], NULL, 0);
     }
     char *text = slurp(log);
-    cr_assert_eq(rc, 3, "measure with the gate never passing: exit %d, not 3: %s", rc, text);
+    cr_assert_eq(rc, EXIT_NOT_QUIET, "measure with the gate never passing: exit %d, not 3: %s", rc, text);
     cr_assert(strstr(text, "F3-none-r1: the machine did not become idle enough in the gate's wait (run exit 3); "
                            "recorded"),
               "measure does not name the gated run: %s", text);
@@ -337,7 +338,7 @@ Test(faultrun, idle_gate_never_passes_recorded_then_measured_again)
     free(text);
     json_t *r = record("F3-none-r1");
     cr_assert(json_is_false(json_object_get(r, "gate_passed")), "the record's gate_passed is not false");
-    cr_assert_eq(json_integer_value(json_object_get(r, "exit_code")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(r, "exit_code")), EXIT_NOT_QUIET);
     json_decref(r);
     char ents[256];
     raw_entries(ents, sizeof ents);
@@ -348,7 +349,7 @@ Test(faultrun, idle_gate_never_passes_recorded_then_measured_again)
     snprintf(log, sizeof log, "%s/log2", aux);
     rc = shf(MEASURE " --gate 0 --root %s --only F3-none-r1 > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 0, "the rerun: exit %d: %s", rc, text);
+    cr_assert_eq(rc, EXIT_OK, "the rerun: exit %d: %s", rc, text);
     cr_assert(strstr(text, "F3-none round 1  elapsed"), "the rerun did not measure it: %s", text);
     free(text);
     r = record("F3-none-r1");
@@ -376,7 +377,7 @@ Test(faultrun, disk_full_while_raw_files_written_names_file_leaves_nothing)
                  "tests/quiet_off.tsv --raw %s > %s 2>&1",
                  mnt, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 1, "run on a full disk: exit %d, not 1: %s", rc, text);
+    cr_assert_eq(rc, EXIT_FAIL, "run on a full disk: exit %d, not 1: %s", rc, text);
     cr_assert(strstr(text, "No space left on device"), "run does not say the disk is full: %s", text);
     cr_assert(strstr(text, mnt), "run does not name the file: %s", text);
     free(text);

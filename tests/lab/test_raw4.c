@@ -16,6 +16,7 @@
 
 #include "raw4.h"
 #include "tsh.h"
+#include "exits.h"
 #include "util.h"
 #include "waits.h"
 
@@ -474,7 +475,7 @@ static void round_trip(const char *arm, double seconds)
                  arm, seconds, tmp, logs, tmp, arm);
     if (rc != 0)
         shf("cat %s/log-%s", tmp, arm);
-    cr_assert_eq(rc, 0, "run %s", arm);
+    cr_assert_eq(rc, EXIT_OK, "run %s", arm);
     snprintf(run, sizeof run, "%s/%s-r1", tmp, arm);
     same_as_logs(logs, run);
     cr_assert_neq(shf("ls %s/*.log.gz >/dev/null 2>&1", run), 0, "%s: no log is kept in the run folder", run);
@@ -515,7 +516,7 @@ static void run_fails(const char *bin, const char *want1, const char *want2)
                  "--quiet tests/quiet_off.tsv > %s 2>&1",
                  tmp, bin, out);
     char *text = slurp(out);
-    cr_assert_eq(rc, 1, "exit %d: %s", rc, text);
+    cr_assert_eq(rc, EXIT_FAIL, "exit %d: %s", rc, text);
     cr_assert(strstr(text, want1) && strstr(text, want2), "the reason names %s and %s: %s", want1, want2, text);
     free(text);
     cr_assert_neq(shf("ls -d %s/raw/H3-none-r1 >/dev/null 2>&1", tmp), 0, "nothing kept");

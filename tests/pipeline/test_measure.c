@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "util.h"
 #include "tnet.h"
 #include "tsh.h"
@@ -311,7 +312,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     snprintf(log, sizeof log, "%s/log1", aux);
     int rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert_eq(count(text, "measure: run "), NRUNS, "%s", text);
     cr_assert(strstr(text, "run 18 of 18"), "%s", text);
     free(text);
@@ -333,7 +334,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
             char name[64], mark[256];
             snprintf(name, sizeof name, "%s-r%d", TINY[i], r);
             json_t *rec = record(name);
-            cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 0);
+            cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), EXIT_OK);
             cr_assert(json_is_true(json_object_get(rec, "gate_passed")));
             cr_assert(json_is_object(json_object_get(rec, "host")));
             cr_assert(json_is_object(json_object_get(rec, "idle")));
@@ -359,7 +360,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     snprintf(path, sizeof path, "%s/provenance/stage-measure.json", out);
     json_t *st = json_load_file(path, 0, NULL);
     cr_assert_not_null(st);
-    cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(st, "exit_code")), EXIT_OK);
     /* the raw files, the references, schedule.tsv, prediction.json, the records, the manifest */
     cr_assert_eq(json_array_size(json_object_get(st, "outputs")), (size_t)(NRAWFILES + 2 + 1 + 1 + NRUNS + 1));
     json_decref(st);
@@ -377,7 +378,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     snprintf(log, sizeof log, "%s/log2", aux);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert_eq(count(text, "complete already: skip"), NRUNS, "%s", text);
     cr_assert_eq(count(text, "elapsed"), 0, "%s", text);
     cr_assert(strstr(text, "prediction.json registered") && strstr(text, ": kept"), "%s", text);
@@ -404,7 +405,7 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     snprintf(log, sizeof log, "%s/log3", aux);
     rc = shf("build/bin/measure --profile quick --gate 0 --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "schedule.tsv") && strstr(text, "profile tiny"), "%s", text);
     free(text);
 }
@@ -457,7 +458,7 @@ Test(measure, bad_option_values_refused_naming_option_and_value)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         int rc = shf("build/bin/measure --profile tiny --root %s %s > %s 2>&1", out, bad[i].args, log);
         char *text = slurp(log);
-        cr_assert_eq(rc, 2, "%s: exit %d: %s", bad[i].args, rc, text);
+        cr_assert_eq(rc, EXIT_USAGE, "%s: exit %d: %s", bad[i].args, rc, text);
         cr_assert(strstr(text, bad[i].want), "%s: %s", bad[i].args, text);
         free(text);
         cr_assert_neq(access(path, F_OK), 0, "%s: measure made %s", bad[i].args, path);
@@ -562,7 +563,7 @@ Test(measure, killed_after_second_run_then_only_the_rest)
     snprintf(log, sizeof log, "%s/log2", aux);
     int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert_eq(count(text, "complete already: skip"), kept, "%s", text);
     cr_assert_eq(count(text, "elapsed"), NRUNS - kept, "%s", text);
     for (int i = 0; i < kept; i++) {
@@ -595,7 +596,7 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     snprintf(log, sizeof log, "%s/log1", aux);
     int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     free(text);
     struct stat other_before, other_after;
     stat_of("F3-none-r1", "tester.tsv.gz", &other_before);
@@ -622,7 +623,7 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     snprintf(log, sizeof log, "%s/log2", aux);
     rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
     text = slurp(log);
-    cr_assert_eq(rc, 3, "%s", text);
+    cr_assert_eq(rc, EXIT_NOT_QUIET, "%s", text);
     cr_assert(strstr(text, "results/raw/H3-dl-r2: tester.tsv.gz differs"), "%s", text);
     cr_assert(strstr(text, "results/raw/" TWO_STORES "-r1: no store2.tsv.gz: not a complete run"), "%s", text);
     cr_assert(strstr(text, "2 runs could not pass the idle gate; rerun make measure to measure them"), "%s", text);
@@ -634,7 +635,7 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     cr_assert_neq(access(path, F_OK), 0, "a manifest with a run missing");
     json_t *rec = record("H3-dl-r2");
     cr_assert(json_is_false(json_object_get(rec, "gate_passed")));
-    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 3);
+    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), EXIT_NOT_QUIET);
     char *lines = json_dumps(json_object_get(rec, "run_output"), 0);
     cr_assert(strstr(lines, "41.0% idle"), "%s", lines);
     free(lines);
@@ -644,7 +645,7 @@ Test(measure, tampered_run_named_gate_recorded_then_measured_again)
     snprintf(log, sizeof log, "%s/log3", aux);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert_eq(count(text, "complete already: skip"), NRUNS - 2, "%s", text);
     cr_assert_eq(count(text, "elapsed"), 2, "%s", text);
     cr_assert(strstr(text, "H3-dl round 2  elapsed"), "%s", text);
@@ -694,7 +695,7 @@ Test(measure, host_over_ssh_brings_runs_home_then_removes_far_folder)
     kill(sshd, SIGTERM);
     waitpid(sshd, NULL, 0);
     char *t = slurp(log);
-    cr_assert_eq(rc, 0, "%s", t);
+    cr_assert_eq(rc, EXIT_OK, "%s", t);
     /* the far side's progress came through */
     cr_assert_eq(count(t, "elapsed"), NRUNS, "%s", t);
     cr_assert(strstr(t, "18 runs came home from root@127.0.0.1, each file matching its run.json"), "%s", t);
@@ -749,7 +750,7 @@ Test(measure, run_whose_store_died_is_recorded_then_measured_again)
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = shf(MEASURE " --root %s --bin %s > %s 2>&1", out, bin, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     const char *why = "H3-fb25-r1: store killed by signal 9 during the run";
     char line[256];
     snprintf(line, sizeof line, "measure: H3-fb25-r1 failed (%s", why);
@@ -759,14 +760,14 @@ Test(measure, run_whose_store_died_is_recorded_then_measured_again)
     free(text);
     /* the failed attempt's record: exit 4 and the reason */
     json_t *a1 = record("H3-fb25-r1.attempt-1");
-    cr_assert_eq(json_integer_value(json_object_get(a1, "exit_code")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(a1, "exit_code")), EXIT_LAB_DIED);
     cr_assert_eq(json_integer_value(json_object_get(a1, "attempt")), 1);
     const char *reason = json_string_value(json_object_get(a1, "reason"));
     cr_assert(reason && !strncmp(reason, why, strlen(why)), "reason %s", reason ? reason : "(none)");
     json_decref(a1);
     /* the second attempt: complete, listing the first */
     json_t *rec = record("H3-fb25-r1");
-    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), 0);
+    cr_assert_eq(json_integer_value(json_object_get(rec, "exit_code")), EXIT_OK);
     cr_assert_eq(json_integer_value(json_object_get(rec, "attempt")), 2);
     json_t *earlier = json_object_get(rec, "earlier_attempts");
     cr_assert_eq(json_array_size(earlier), 1);
@@ -795,7 +796,7 @@ Test(measure, run_failing_every_attempt_stops_measure_naming_the_reason)
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = shf(MEASURE " --root %s --bin %s --only H3-fb25-r1 > %s 2>&1", out, bin, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 1, "%s", text);
+    cr_assert_eq(rc, EXIT_FAIL, "%s", text);
     cr_assert(strstr(text, "measure: H3-fb25-r1 failed in all 3 attempts: H3-fb25-r1: store killed by signal 9 "
                            "during the run"),
               "%s", text);
@@ -825,7 +826,7 @@ Test(measure, rounds_override_then_a_changed_prediction_refused)
     snprintf(log, sizeof log, "%s/log1", aux);
     int rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 0, "%s", text);
+    cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert(strstr(text, "prediction made in ") && strstr(text, " s and registered at "), "%s", text);
     cr_assert(strstr(text, "9 runs (1 rounds of 9 arms"), "%s", text);
     cr_assert_eq(count(text, "measure: run "), NTINY, "%s", text);
@@ -858,7 +859,7 @@ Test(measure, rounds_override_then_a_changed_prediction_refused)
     snprintf(log, sizeof log, "%s/log2", aux);
     rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prediction.json no longer matches its registration"), "%s", text);
     cr_assert_eq(count(text, "measure: run "), 0, "%s", text);
     free(text);
@@ -866,7 +867,7 @@ Test(measure, rounds_override_then_a_changed_prediction_refused)
     cr_assert_eq(unlink(path), 0);
     rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prediction.json is gone or unreadable"), "%s", text);
     free(text);
 }

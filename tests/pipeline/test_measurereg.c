@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exits.h"
 #include "util.h"
 #include "tsh.h"
 
@@ -82,7 +83,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     write_prereg("0000000000000000000000000000000000000000000000000000000000000000");
     int rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "data/guesses.tsv changed since its registration"), "%s", text);
     cr_assert(strstr(text, "prereg.json"), "%s", text);
     free(text);
@@ -94,7 +95,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     write_prereg_ex(6, 2, NULL, 1);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "data/quiet.tsv changed"), "%s", text);
     free(text);
 
@@ -105,7 +106,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     cr_assert_eq(shf("cp pipeline/comparisons.tsv %s && echo '# one more line' >> %s", copy, copy), 0);
     rc = shf(MEASURE " --root %s --comparisons %s > %s 2>&1", out, copy, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     char want[512];
     snprintf(want, sizeof want,
              "pipeline/comparisons.tsv (read from %s) changed since its registration in %s/provenance/prereg.json "
@@ -119,7 +120,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     rc = shf(MEASURE " --root %s --comparisons %s --ap-arms %s --bin %s > %s 2>&1", out, "pipeline/comparisons.tsv",
              "pipeline/ap_arms.tsv", bin, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(!strstr(text, "changed since") && strstr(text, "nobin/run: missing: run make build first"), "%s", text);
     free(text);
 
@@ -127,7 +128,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     write_prereg_ex(3, -1, NULL, 0);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prereg.json registers no lab/arms.tsv") && strstr(text, "run make prepare first"), "%s",
               text);
     free(text);
@@ -136,7 +137,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     unlink(path);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
-    cr_assert_eq(rc, 2, "%s", text);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prereg.json: missing") && strstr(text, "make prepare"), "%s", text);
     free(text);
 }
@@ -159,7 +160,7 @@ Test(measurereg, a_password_in_a_command_line_or_output_is_masked_in_every_recor
     snprintf(log, sizeof log, "%s/log", aux);
     int rc = shf(MEASURE " --root %s --bin %s --quiet '%s' > %s 2>&1", out, bin, quiet, log);
     char *text = slurp(log);
-    cr_assert_eq(rc, 3, "%s", text);
+    cr_assert_eq(rc, EXIT_NOT_QUIET, "%s", text);
     free(text);
     cr_assert_eq(shf("grep -rl s3cretpw %s/provenance", out), 1, "a password under %s/provenance", out);
     char path[256];

@@ -1,4 +1,4 @@
-/* Tests of pipeline/shop: the generator (determinism, size, the rebuy share
+/* Tests of pipeline/model/shop and shopgen: the generator (determinism, size, the rebuy share
  * it is tuned for) and the loader (exact values of a hand-written file, and
  * one message per kind of malformed row, naming file and line).
  * Every test works in its own mkdtemp folder under /tmp, removed afterwards. */
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "shop.h"
+#include "shopgen.h"
 #include "util.h"
 
 static char dir[64];
