@@ -46,7 +46,8 @@ typedef struct {
     char reasons[QUIET_NREASONS][96]; /* the same in words, with the figure */
 } quiet_result;
 
-/* data/quiet.tsv: a header "rule<TAB>limit", then one line per field of
+/* data/quiet.tsv (lab/base/tsv.h's grammar: "#" lines are comments): a header
+ * "rule<TAB>limit", then one line per field of
  * quiet_limits (every one, each once); -1 naming file, line and field. */
 int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen);
 
