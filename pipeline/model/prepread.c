@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "sctab.h"
 #include "util.h"
 
 /* ================================================================ TSV */
@@ -262,48 +263,31 @@ int prepread_prev(const char *path, const prepread_rows *test, prepread_rows *ou
     return rc;
 }
 
-typedef struct {
-    const prepread_rows *test;
-    size_t n;
-    float *score, *last;
-} scores;
-
-/* scores.tsv: customer cutoff label score last_known */
-static int score_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
-{
-    (void)nf;
-    scores *s = ctx;
-    if (s->n >= s->test->n) {
-        ut_seterr(err, errlen, "%s: line %zu: more lines than test.tsv has rows", path, lineno);
-        return -1;
-    }
-    const feat_row *t = &s->test->r[s->n];
-    feat_row q;
-    if (key_fields(f, &q, path, lineno, err, errlen) != 0)
-        return -1;
-    if (q.customer != t->customer || q.cutoff != t->cutoff || q.label != t->label) {
-        ut_seterr(err, errlen, "%s: line %zu: customer, cutoff or label differs from test.tsv's row %zu", path,
-                  lineno, s->n);
-        return -1;
-    }
-    if (prepread_f32_field(f[3], &s->score[s->n], "score", path, lineno, err, errlen) != 0 ||
-        prepread_f32_field(f[4], &s->last[s->n], "last_known", path, lineno, err, errlen) != 0)
-        return -1;
-    s->n++;
-    return 0;
-}
-
+/* scores.tsv through its one reader (lab/core/sctab.h), then checked row by
+ * row against test.tsv. */
 int prepread_scores(const char *path, const prepread_rows *test, float *score, float *last, char *err,
                     size_t errlen)
 {
-    scores s = {test, 0, score, last};
-    if (prepread_tsv(path, "customer\tcutoff\tlabel\tscore\tlast_known", 5, score_line, &s, err, errlen) != 0)
+    sctab t;
+    if (sctab_load(path, 0, &t, err, errlen) != 0)
         return -1;
-    if (s.n != test->n) {
-        ut_seterr(err, errlen, "%s: %zu lines, test.tsv has %zu rows", path, s.n, test->n);
-        return -1;
+    int rc = 0;
+    if (t.n != test->n) {
+        ut_seterr(err, errlen, "%s: %zu rows, test.tsv has %zu", path, t.n, test->n);
+        rc = -1;
     }
-    return 0;
+    for (size_t i = 0; rc == 0 && i < t.n; i++) {
+        const feat_row *r = &test->r[i];
+        if (t.customer[i] != r->customer || t.cutoff[i] != r->cutoff || t.label[i] != r->label) {
+            ut_seterr(err, errlen, "%s: row %zu: customer, cutoff or label differs from test.tsv's", path, i);
+            rc = -1;
+            break;
+        }
+        score[i] = t.score[i];
+        last[i] = t.last[i];
+    }
+    sctab_free(&t);
+    return rc;
 }
 
 int prepread_summary(const char *path, float *dflt, int64_t *test_rows, char *err, size_t errlen)
