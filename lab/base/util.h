@@ -86,8 +86,8 @@ uint64_t ut_mix64(uint64_t x);            /* splitmix64 finaliser */
 uint64_t ut_hash4(uint64_t key, uint64_t a, uint64_t b, uint64_t c);
 double ut_u64_unit(uint64_t x);           /* top 53 bits to [0, 1) */
 
-/* The percentile, the one definition of the lab and the stages (numpy's
- * default, "linear"; the stages' specification is pipeline/RESULTS.md's):
+/* The percentile, the one definition of the lab and the stages (stated in
+ * docs/DESIGN.md section 7; numpy's default, "linear"):
  * percentile q (0 to 1) of n sorted values v_0 <= ... <= v_(n-1) is, with
  * h = (n - 1) q and lo = floor(h),
  *     v_lo + (h - lo) (v_(lo+1) - v_lo)      (v_lo when lo = n - 1),

@@ -101,7 +101,7 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     }
     out->steal_run = tot ? (double)steal / (double)tot : NAN;
     out->other_idle = otot ? (double)oidle / (double)otot : NAN;
-    if (out->other_idle < 0) /* clipped to [0, 1] (pipeline/RESULTS.md) */
+    if (out->other_idle < 0) /* clipped to [0, 1] (quiet.h, other_idle) */
         out->other_idle = 0;
     else if (out->other_idle > 1)
         out->other_idle = 1;
