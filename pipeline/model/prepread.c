@@ -9,6 +9,7 @@
 
 #include "opt.h"
 #include "sctab.h"
+#include "tsv.h"
 #include "util.h"
 
 /* ================================================================ TSV */
@@ -28,48 +29,24 @@ size_t prepread_split(char *s, char **f, size_t max)
     return n;
 }
 
+/* The one TSV reader (lab/base/tsv.h) with the callback of prepread.h. */
+typedef struct {
+    prepread_line_fn fn;
+    void *ctx;
+} adapt;
+
+static int one_record(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
+{
+    adapt *a = ctx;
+    return a->fn(a->ctx, f, nf, at->path, at->line, err, errlen);
+}
+
 int prepread_tsv(const char *path, const char *header, int nfields, prepread_line_fn fn, void *ctx, char *err,
                  size_t errlen)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    if (ut_read_file(path, &buf, &len, err, errlen) != 0)
-        return -1;
-    int rc = -1;
-    size_t lineno = 0;
-    char *p = buf, *f[32];
-    while (*p) {
-        char *nl = strchr(p, '\n');
-        if (!nl) {
-            ut_seterr(err, errlen, "%s: line %zu does not end with a newline", path, lineno + 1);
-            goto done;
-        }
-        *nl = 0;
-        lineno++;
-        if (lineno == 1) {
-            if (strcmp(p, header) != 0) {
-                ut_seterr(err, errlen, "%s: line 1: the header must be \"%s\"", path, header);
-                goto done;
-            }
-        } else {
-            int nf = (int)prepread_split(p, f, 31);
-            if (nf != nfields) {
-                ut_seterr(err, errlen, "%s: line %zu: %d fields, expected %d", path, lineno, nf, nfields);
-                goto done;
-            }
-            if (fn(ctx, f, nf, path, lineno, err, errlen) != 0)
-                goto done;
-        }
-        p = nl + 1;
-    }
-    if (lineno == 0) {
-        ut_seterr(err, errlen, "%s: empty file", path);
-        goto done;
-    }
-    rc = 0;
-done:
-    free(buf);
-    return rc;
+    adapt a = {fn, ctx};
+    tsv_spec s = {path, header, nfields, 1};
+    return tsv_read(&s, one_record, &a, err, errlen);
 }
 
 /* ================================================================ fields */
