@@ -60,7 +60,7 @@ LAB_MODS  += core/arms core/arrivals core/policy core/waits core/faults core/sto
 LAB_MODS  += raw/rawlog raw/rawfmt raw/raw4
 LAB_MODS  += watch/watch watch/gate watch/quiet
 LAB_MODS  += service/httpparse service/storeconn service/evlog store/storetab tester/answer tester/trecord
-LAB_MODS  += base/tsv core/cmptab core/sctab
+LAB_MODS  += base/tsv core/cmptab core/sctab core/prepsum
 PIPE_COMMON := common/prov common/redact
 # (the libpq calls: only the stages that link PostgreSQL's client)
 PGX_OBJ     := $(B)/pipeline/common/pgx.o

@@ -13,6 +13,7 @@
 
 #include "opt.h"
 #include "arrivals.h"
+#include "prepsum.h"
 #include "sctab.h"
 #include "util.h"
 #include "waits.h"
@@ -59,16 +60,10 @@ int raw4_ref_load(const char *dir, raw4_ref *out, int *found, char *err, size_t 
     if (read_scores(path, out, err, errlen) != 0)
         goto fail;
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *s = json_load_file(path, 0, &je);
-    json_t *d = s ? json_object_get(s, "default_score") : NULL;
-    if (!json_is_number(d) || fabs(json_number_value(d)) > FLT_MAX) {
-        ut_seterr(err, errlen, "%s: %s", path, s ? "default_score: needs a number" : je.text);
-        json_decref(s);
+    prepsum sum; /* its one reader */
+    if (prepsum_load(path, &sum, err, errlen) != 0)
         goto fail;
-    }
-    out->dflt = (float)json_number_value(d);
-    json_decref(s);
+    out->dflt = sum.default_score;
     return 0;
 fail:
     raw4_ref_free(out);

@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "opt.h"
+#include "prepsum.h"
 #include "sctab.h"
 #include "util.h"
 
@@ -741,25 +742,19 @@ done:
     return rc;
 }
 
+/* summary.json through its one reader (lab/core/prepsum.h). */
 static int read_summary(const char *path, float *dflt, int64_t *with, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j) {
-        ut_seterr(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+    prepsum sum;
+    if (prepsum_load(path, &sum, err, errlen) != 0)
+        return -1;
+    if (sum.test_rows_with_last_known < 0) {
+        ut_seterr(err, errlen, "%s: test_rows_with_last_known must be an integer", path);
         return -1;
     }
-    json_t *d = json_object_get(j, "default_score"), *w = json_object_get(j, "test_rows_with_last_known");
-    int ok = json_is_number(d) && json_is_integer(w);
-    if (ok) {
-        *dflt = (float)json_number_value(d);
-        *with = json_integer_value(w);
-    } else {
-        ut_seterr(err, errlen, "%s: default_score must be a number and test_rows_with_last_known an integer",
-                  path);
-    }
-    json_decref(j);
-    return ok ? 0 : -1;
+    *dflt = sum.default_score;
+    *with = sum.test_rows_with_last_known;
+    return 0;
 }
 
 int apref_check(const char *root, const char *manifest, const char *scores_tsv, const char *summary_json,

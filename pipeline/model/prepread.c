@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "prepsum.h"
 #include "sctab.h"
 #include "tsv.h"
 #include "util.h"
@@ -269,34 +270,20 @@ int prepread_scores(const char *path, const prepread_rows *test, float *score, f
 
 int prepread_summary(const char *path, float *dflt, int64_t *test_rows, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *summary = json_load_file(path, 0, &je);
-    if (!summary) {
-        ut_seterr(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+    prepsum sum; /* summary.json's one reader (lab/core/prepsum.h) */
+    if (prepsum_load(path, &sum, err, errlen) != 0)
+        return -1;
+    if (sum.model_seed != 1) {
+        if (sum.model_seed < 0)
+            ut_seterr(err, errlen, "%s: model_seed must be a number", path);
+        else
+            ut_seterr(err, errlen, "%s: model_seed is %lld; the default seed of the AP study is 1 (prepare with "
+                      "--model-seed 1)", path, (long long)sum.model_seed);
         return -1;
     }
-    int rc = -1;
-    json_t *jd = json_object_get(summary, "default_score"), *jms = json_object_get(summary, "model_seed");
-    json_t *jtr = json_object_get(summary, "test_rows");
-    if (!json_is_number(jd) || !json_is_integer(jms)) {
-        ut_seterr(err, errlen, "%s: default_score and model_seed must be numbers", path);
-        goto done;
-    }
-    if (json_integer_value(jms) != 1) {
-        ut_seterr(err, errlen, "%s: model_seed is %lld; the default seed of the AP study is 1 (prepare with "
-                  "--model-seed 1)", path, (long long)json_integer_value(jms));
-        goto done;
-    }
-    if (jtr && (!json_is_integer(jtr) || json_integer_value(jtr) < 0)) {
-        ut_seterr(err, errlen, "%s: test_rows must be an integer >= 0", path);
-        goto done;
-    }
-    *dflt = (float)json_number_value(jd);
-    *test_rows = jtr ? (int64_t)json_integer_value(jtr) : -1;
-    rc = 0;
-done:
-    json_decref(summary);
-    return rc;
+    *dflt = sum.default_score;
+    *test_rows = sum.test_rows;
+    return 0;
 }
 
 /* ================================================================ the set */

@@ -1,11 +1,13 @@
 /* The one reader of build/prep/scores.tsv (lab/core/sctab.h), which raw
  * format 4's reference, make demo, prepread and ap's reference check all
  * read it through: the prepared file read whole, its text kept byte for
- * byte, comments meaning nothing, and every bad line named. */
+ * byte, comments meaning nothing, and every bad line named.  And the one
+ * reader of build/prep/summary.json (lab/core/prepsum.h). */
 #include <criterion/criterion.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "prepsum.h"
 #include "sctab.h"
 #include "util.h"
 
@@ -78,6 +80,45 @@ Test(sctab, the_prepared_file_and_a_commented_copy)
         cr_assert_eq(sctab_load(path, 0, &t, err, sizeof err), -1, "case %zu", i);
         cr_assert(strstr(err, path) && strstr(err, bad[i].says), "case %zu: %s", i, err);
         cr_assert_eq(t.n, 0);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
+Test(sctab, the_prepared_summary)
+{
+    char err[UT_ERRLEN], dir[] = "/tmp/prepsumXXXXXX", path[64];
+    prepsum s;
+    sctab t;
+    cr_assert_eq(prepsum_load("build/prep/summary.json", &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(sctab_load(SCORES, 0, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(s.test_rows, (int64_t)t.n, "one scores.tsv line per test row");
+    cr_assert(s.test_rows_with_last_known >= 0 && s.test_rows_with_last_known <= s.test_rows);
+    cr_assert(s.default_score > 0 && s.default_score < 1);
+    sctab_free(&t);
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    const struct {
+        const char *text, *says; /* says NULL: loads, absent counts -1 */
+    } cases[] = {
+        {"{\"default_score\": 0.125}", NULL},
+        {"{\"test_rows\": 2}", "default_score must be a number"},
+        {"{\"default_score\": 1e39}", "default_score must be a number"},
+        {"{\"default_score\": 0.1, \"test_rows\": -1}", "test_rows must be an integer >= 0"},
+        {"{\"default_score\": 0.1, \"model_seed\": 1.5}", "model_seed must be an integer"},
+        {"{\"default_score\": 0.1,", "line 1"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cr_assert_eq(ut_write_file(path, cases[i].text, strlen(cases[i].text), err, sizeof err), 0, "%s", err);
+        int rc = prepsum_load(path, &s, err, sizeof err);
+        if (!cases[i].says) {
+            cr_assert_eq(rc, 0, "case %zu: %s", i, err);
+            cr_assert(s.default_score == 0.125f && s.model_seed == -1 && s.test_rows == -1 &&
+                      s.test_rows_with_last_known == -1);
+        } else {
+            cr_assert_eq(rc, -1, "case %zu", i);
+            cr_assert(strstr(err, path) && strstr(err, cases[i].says), "case %zu: %s", i, err);
+        }
     }
     unlink(path);
     rmdir(dir);
