@@ -62,6 +62,7 @@ LAB_MODS  += watch/watch watch/gate watch/quiet
 LAB_MODS  += service/httpparse service/storeconn service/evlog store/storetab tester/answer tester/trecord
 LAB_MODS  += service/front
 LAB_MODS  += tester/topts
+LAB_MODS  += base/tsv core/cmptab core/sctab core/prepsum
 PIPE_COMMON := common/prov common/redact
 # (the libpq calls: only the stages that link PostgreSQL's client)
 PGX_OBJ     := $(B)/pipeline/common/pgx.o

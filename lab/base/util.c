@@ -1,6 +1,7 @@
 /* util: see util.h for the contract. */
 #include "util.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -291,13 +292,24 @@ static int cmp_i64(const void *a, const void *b)
 
 void ut_sort_i64(int64_t *v, size_t n) { qsort(v, n, sizeof *v, cmp_i64); }
 
+double ut_pct_rank(size_t n, double q, size_t *lo)
+{
+    assert(n > 0 && q >= 0 && q <= 1);
+    double h = (double)(n - 1) * q;
+    *lo = (size_t)floor(h);
+    return h - (double)*lo;
+}
+
+double ut_pct_between(double a, double b, double frac) { return a + frac * (b - a); }
+
 double ut_pct_sorted(const int64_t *v, size_t n, double q)
 {
     if (n == 0)
         return NAN;
-    double h = (double)(n - 1) * q;
-    size_t f = (size_t)h, c = f + 1 < n ? f + 1 : n - 1;
-    return (double)v[f] + (h - (double)f) * (double)(v[c] - v[f]);
+    size_t lo;
+    double frac = ut_pct_rank(n, q, &lo);
+    assert(v[lo] <= v[lo + 1 < n ? lo + 1 : lo]);
+    return ut_pct_between((double)v[lo], (double)v[lo + 1 < n ? lo + 1 : lo], frac);
 }
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

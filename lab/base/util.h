@@ -86,10 +86,22 @@ uint64_t ut_mix64(uint64_t x);            /* splitmix64 finaliser */
 uint64_t ut_hash4(uint64_t key, uint64_t a, uint64_t b, uint64_t c);
 double ut_u64_unit(uint64_t x);           /* top 53 bits to [0, 1) */
 
-/* Percentiles as docs/DESIGN.md defines them: ut_sort_i64 sorts ascending;
- * ut_pct_sorted gives percentile q of sorted v by linear interpolation
- * between closest ranks (h = (n - 1)·q), NAN when n is 0. */
+/* The percentile, the one definition of the lab and the stages (stated in
+ * docs/DESIGN.md section 7; numpy's default, "linear"):
+ * percentile q (0 to 1) of n sorted values v_0 <= ... <= v_(n-1) is, with
+ * h = (n - 1) q and lo = floor(h),
+ *     v_lo + (h - lo) (v_(lo+1) - v_lo)      (v_lo when lo = n - 1),
+ * linear interpolation between the two closest ranks.
+ * - ut_pct_rank: lo (in *lo) and h - lo, for n above 0 and q in [0, 1];
+ * - ut_pct_between: the interpolation itself, from the two order statistics
+ *   a = v_lo and b = v_(lo+1) (b = a when lo = n - 1);
+ * every percentile is these two: ut_pct_sorted (int64, sorted; NAN when n
+ * is 0), lab/play/playpct.h's ppct_of (the same order statistics found by
+ * selection, not sorting) and pipeline/ap's apboot_percentile (doubles).
+ * ut_sort_i64 sorts ascending.  Integers are exact in a double below 2^53. */
 void ut_sort_i64(int64_t *v, size_t n);
+double ut_pct_rank(size_t n, double q, size_t *lo);
+double ut_pct_between(double a, double b, double frac);
 double ut_pct_sorted(const int64_t *v, size_t n, double q);
 
 #endif

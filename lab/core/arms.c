@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "opt.h"
+#include "tsv.h"
 #include "util.h"
 
 static const char *const COLS[] = {
@@ -231,30 +232,13 @@ static int check(const arm *a, int naming, char *why, size_t whylen)
 int arms_check(const arm *a, char *why, size_t whylen) { return check(a, 1, why, whylen); }
 int arms_check_policy(const arm *a, char *why, size_t whylen) { return check(a, 0, why, whylen); }
 
-static int parse_line(char *line, arm *a, const char *path, int lineno, char *err, size_t errlen)
+static int parse_line(char **f, arm *a, const char *path, size_t lineno, char *err, size_t errlen)
 {
-    char *f[NCOLS + 1];
-    int n = 0;
-    for (char *p = line;;) {
-        if (n <= NCOLS)
-            f[n] = p;
-        n++;
-        char *tab = strchr(p, '\t');
-        if (!tab)
-            break;
-        *tab = 0;
-        p = tab + 1;
-    }
-    if (n != NCOLS) {
-        ut_seterr(err, errlen, "%s:%d: %d fields, expected %d (%s ... %s)", path, lineno, n, NCOLS,
-                  COLS[0], COLS[NCOLS - 1]);
-        return -1;
-    }
     memset(a, 0, sizeof *a);
     long v;
 #define FIELD_ERR(i, why)                                                                          \
     do {                                                                                           \
-        ut_seterr(err, errlen, "%s:%d: field %s \"%s\" %s", path, lineno, COLS[i], f[i], why);     \
+        ut_seterr(err, errlen, "%s:%zu: field %s \"%s\" %s", path, lineno, COLS[i], f[i], why);     \
         return -1;                                                                                 \
     } while (0)
     if (!f[0][0] || strlen(f[0]) >= sizeof a->name)
@@ -329,15 +313,45 @@ static int parse_line(char *line, arm *a, const char *path, int lineno, char *er
     }
     char fwhy[256];
     if (fault_parse(f[COL_FAULT], &a->fault, fwhy, sizeof fwhy) != 0) {
-        ut_seterr(err, errlen, "%s:%d: arm %s: field fault: %s", path, lineno, a->name, fwhy);
+        ut_seterr(err, errlen, "%s:%zu: arm %s: field fault: %s", path, lineno, a->name, fwhy);
         return -1;
     }
 #undef FIELD_ERR
     char why[512];
     if (arms_check(a, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s:%d: arm %s breaks %s", path, lineno, a->name, why);
+        ut_seterr(err, errlen, "%s:%zu: arm %s breaks %s", path, lineno, a->name, why);
         return -1;
     }
+    return 0;
+}
+
+typedef struct {
+    arm_table *t;
+    size_t cap;
+} aload;
+
+static int arm_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
+{
+    (void)nf;
+    aload *L = ctx;
+    arm_table *t = L->t;
+    if (t->n == L->cap) {
+        size_t cap = L->cap ? L->cap * 2 : 32;
+        arm *nv = realloc(t->v, cap * sizeof *nv);
+        if (!nv) {
+            ut_seterr(err, errlen, "%s: out of memory", at->path);
+            return -1;
+        }
+        t->v = nv;
+        L->cap = cap;
+    }
+    if (parse_line(f, &t->v[t->n], at->path, at->line, err, errlen) != 0)
+        return -1;
+    if (arms_find(t, t->v[t->n].name)) {
+        ut_seterr(err, errlen, "%s:%zu: arm %s is listed twice", at->path, at->line, t->v[t->n].name);
+        return -1;
+    }
+    t->n++;
     return 0;
 }
 
@@ -345,66 +359,24 @@ int arms_load(const char *path, arm_table *t, char *err, size_t errlen)
 {
     t->v = NULL;
     t->n = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    char header[512] = "";
+    for (int i = 0; i < NCOLS; i++) {
+        strcat(header, COLS[i]);
+        if (i + 1 < NCOLS)
+            strcat(header, "\t");
+    }
+    aload L = {t, 0};
+    tsv_spec s = {path, header, NCOLS, 0};
+    if (tsv_read(&s, arm_line, &L, err, errlen) != 0) {
+        arms_free(t);
         return -1;
     }
-    char line[2048];
-    int lineno = 0, header = 0, rc = -1;
-    size_t cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t len = strcspn(line, "\r\n");
-        if (line[len] == 0 && !feof(f)) {
-            ut_seterr(err, errlen, "%s:%d: line too long", path, lineno);
-            goto done;
-        }
-        line[len] = 0;
-        if (line[0] == '#' || line[0] == 0)
-            continue;
-        if (!header) {
-            char want[512] = "";
-            for (int i = 0; i < NCOLS; i++) {
-                strcat(want, COLS[i]);
-                if (i + 1 < NCOLS)
-                    strcat(want, "\t");
-            }
-            if (strcmp(line, want) != 0) {
-                ut_seterr(err, errlen, "%s:%d: header is not the arm columns (%s ... %s)", path,
-                          lineno, COLS[0], COLS[NCOLS - 1]);
-                goto done;
-            }
-            header = 1;
-            continue;
-        }
-        if (t->n == cap) {
-            cap = cap ? cap * 2 : 32;
-            arm *nv = realloc(t->v, cap * sizeof *nv);
-            if (!nv) {
-                ut_seterr(err, errlen, "%s: out of memory", path);
-                goto done;
-            }
-            t->v = nv;
-        }
-        if (parse_line(line, &t->v[t->n], path, lineno, err, errlen) != 0)
-            goto done;
-        if (arms_find(t, t->v[t->n].name)) {
-            ut_seterr(err, errlen, "%s:%d: arm %s is listed twice", path, lineno, t->v[t->n].name);
-            goto done;
-        }
-        t->n++;
-    }
-    if (!header || t->n == 0) {
+    if (t->n == 0) {
         ut_seterr(err, errlen, "%s: no arms", path);
-        goto done;
-    }
-    rc = 0;
-done:
-    fclose(f);
-    if (rc != 0)
         arms_free(t);
-    return rc;
+        return -1;
+    }
+    return 0;
 }
 
 const arm *arms_find(const arm_table *t, const char *name)

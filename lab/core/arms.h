@@ -1,7 +1,8 @@
 /* arms: the lab's arms, read from lab/arms.tsv (data, not code).
  *
  * One line per arm, tab-separated, after a header line naming the columns
- * (lines starting with '#' are comments):
+ * (lab/base/tsv.h's grammar: lines starting with '#' are comments, empty
+ * lines nothing):
  *   name       e.g. H3-fb25
  *   wait       Z F L H (see waits.h)
  *   rate       requests a second (open loop), or "max" (closed loop: capacity)

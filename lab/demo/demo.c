@@ -22,6 +22,7 @@
 #include "ap.h"
 #include "opt.h"
 #include "raw4.h"
+#include "sctab.h"
 #include "util.h"
 
 static const char *const WAYS[] = {"wait", "limit25-standin", "two-retries", "hedge10"};
@@ -102,90 +103,23 @@ static void scores_free(scores *s)
     free(s->cut);
 }
 
-static int field_err(char *err, size_t errlen, const char *path, long line, const char *field, const char *v,
-                     const char *why)
-{
-    ut_seterr(err, errlen, "%s:%ld: field %s \"%.40s\": %s", path, line, field, v, why);
-    return -1;
-}
-
-/* One line's fields into row i of s. */
-static int score_line(char *line, const char *path, long lineno, scores *s, size_t i, char *err, size_t errlen)
-{
-    char *f[6], why[96];
-    int nf = 0;
-    for (char *p = line; p && nf < 6; nf++) {
-        f[nf] = p;
-        p = strchr(p, '\t');
-        if (p)
-            *p++ = '\0';
-    }
-    if (nf != 5) {
-        ut_seterr(err, errlen, "%s:%ld: %d fields, expected 5 (customer cutoff label score last_known)", path,
-                  lineno, nf);
-        return -1;
-    }
-    int y, m, d, label;
-    double score;
-    char date[16], *dm, *dd;
-    snprintf(date, sizeof date, "%s", f[1]);
-    dm = strchr(date, '-');
-    dd = dm ? strchr(dm + 1, '-') : NULL;
-    if (!dd || strlen(f[1]) >= sizeof date)
-        return field_err(err, errlen, path, lineno, "cutoff", f[1], "not a date YYYY-MM-DD");
-    *dm++ = '\0';
-    *dd++ = '\0';
-    if (opt_int(date, 1, 9999, &y, why, sizeof why) != 0 || opt_int(dm, 1, 12, &m, why, sizeof why) != 0 ||
-        opt_int(dd, 1, 31, &d, why, sizeof why) != 0)
-        return field_err(err, errlen, path, lineno, "cutoff", f[1], why);
-    if (opt_int(f[2], 0, 1, &label, why, sizeof why) != 0)
-        return field_err(err, errlen, path, lineno, "label", f[2], why);
-    if (opt_f64(f[3], -FLT_MAX, FLT_MAX, &score, why, sizeof why) != 0)
-        return field_err(err, errlen, path, lineno, "score", f[3], why);
-    s->score[i] = (float)score; /* written with %.9g from a float: the same float */
-    s->label[i] = (uint8_t)label;
-    s->cut[i] = ut_days_from_civil(y, m, d);
-    return 0;
-}
-
+/* scores.tsv through its one reader (lab/core/sctab.h): its score, label
+ * and cutoff columns taken over. */
 static int read_scores(const char *path, scores *s, char *err, size_t errlen)
 {
     memset(s, 0, sizeof *s);
-    char *text = NULL;
-    size_t len;
-    if (ut_read_file(path, &text, &len, err, errlen) != 0)
+    sctab t;
+    if (sctab_load(path, 0, &t, err, errlen) != 0)
         return -1;
-    size_t lines = 0;
-    for (size_t i = 0; i < len; i++)
-        lines += text[i] == '\n';
-    s->score = malloc((lines + 1) * sizeof *s->score);
-    s->label = malloc(lines + 1);
-    s->cut = malloc((lines + 1) * sizeof *s->cut);
-    int rc = -1;
-    char *p = text, *nl = strchr(p, '\n');
-    if (!s->score || !s->label || !s->cut)
-        ut_seterr(err, errlen, "%s: out of memory", path);
-    else if (!nl || strncmp(p, "customer\tcutoff\tlabel\tscore\tlast_known\n", 39) != 0)
-        ut_seterr(err, errlen, "%s:1: header is not \"customer cutoff label score last_known\"", path);
-    else {
-        rc = 0;
-        p = nl + 1;
-        for (long lineno = 2; rc == 0 && *p; lineno++) {
-            nl = strchr(p, '\n');
-            if (!nl) {
-                ut_seterr(err, errlen, "%s:%ld: the last line has no end", path, lineno);
-                rc = -1;
-                break;
-            }
-            *nl = '\0';
-            rc = score_line(p, path, lineno, s, s->n++, err, errlen);
-            p = nl + 1;
-        }
-    }
-    free(text);
-    if (rc != 0)
-        scores_free(s);
-    return rc;
+    s->n = t.n;
+    s->score = t.score;
+    s->label = t.label;
+    s->cut = t.cutoff;
+    t.score = NULL;
+    t.label = NULL;
+    t.cutoff = NULL;
+    sctab_free(&t);
+    return 0;
 }
 
 /* The 25 ms stand-in's cost in AP over the rows the requests asked for. */

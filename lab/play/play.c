@@ -18,7 +18,7 @@
  *
  * Output (lab/play/playout.c): a line naming every setting, then per seed
  * (statistics as DESIGN.md section 7 defines them, the flood as
- * pipeline/RESULTS.md does):
+ * lab/play/playflood.h does):
  *   p99_ms          slowest 1 in 100 of the answered requests, from arrival
  *                   to answer (linear interpolation between closest ranks)
  *   standin_share   stand-in answers / requests
@@ -36,8 +36,8 @@
  *   flood_from_s    the first of those seconds
  *   error_share     504s / requests (arms without a stand-in)
  *   slot_ms_per_request  slot time held in the stores / requests (their work)
- * then, with a fault, lab/play/playwin.c's figures (named as in
- * pipeline/RESULTS.md): lost (requests never answered), store_E, _N, _H, _R
+ * then, with a fault, lab/play/playwin.c's figures (defined in
+ * lab/play/playwin.h): lost (requests never answered), store_E, _N, _H, _R
  * (lookups the store answered unavailable, not found, held, cut),
  * lookup_ends_R (not sent: no connection), conn_lost, conn_failed,
  * conn_regained, and for a window its before/during/after counts,

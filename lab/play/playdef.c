@@ -64,7 +64,8 @@ void pdef_brk(playdef *d, const pol_brk_event *e)
     }
 }
 
-/* RESULTS.md's percentile 0.99 of v[0..n), in ms; NAN when n is 0. */
+/* The percentile 0.99 (lab/base/util.h's one definition) of v[0..n), in ms;
+ * NAN when n is 0. */
 static double p99_ms(int64_t *v, size_t n) { return n ? ppct_of(v, n, 0.99) / 1e6 : NAN; }
 
 /* Requests of store k (during the window only, when `during`): count, live

@@ -3,8 +3,9 @@
  * each state, the lookups the gates refused (O breaker, B compartment, Y
  * retry budget), the retries they let through, and the two stores'
  * requests (live share and p99, over the run and during a fault window).
- * Named as pipeline/RESULTS.md's per-run figures.  Pure logic, no clock;
- * times are ns from t0 = 0.
+ * Each figure is defined below, by its enum (the study's per-run figures
+ * of the same names are these, counted on the raw files).  Pure logic, no
+ * clock; times are ns from t0 = 0.
  *
  * Play calls, per seed:
  *   pdef_begin    with the arm and the schedule's length;
@@ -15,7 +16,7 @@
  *                 went through the gates: it counts as passed);
  *   pdef_figures  at the end, with every request's arrival, latency,
  *                 answer kind and store.
- * A figure that does not apply to the arm is NAN (RESULTS.md's null):
+ * A figure that does not apply to the arm is NAN (null in the CSV):
  * the breaker's without a breaker, budget_refused without a retry budget,
  * inflight_refused without an in-flight limit, retries_passed for one try,
  * the stores' without a second store, their *during* ones without a window.

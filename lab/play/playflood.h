@@ -1,10 +1,11 @@
 /* playflood: the per-second counts of a simulated run of play (lab/play/play.c,
- * lab/play/playsim.c) and the one definition of a flood, pipeline/RESULTS.md's
- * `flooded`, `flood_from_s`, `drained` and `missed_seconds`, computed from
- * them.  Pure logic: no clock, no memory of its own.
+ * lab/play/playsim.c) and the lab's one definition of a flood: `flooded`,
+ * `flood_from_s`, `drained` and `missed_seconds`, computed from them (the
+ * study's figures of those names are this definition).  Pure logic: no
+ * clock, no memory of its own.
  *
- * The definition (RESULTS.md): the run's seconds are s = 0 .. ceil(seconds)
- * - 1 of scheduled arrival.  Second s is *missed* when at least one request
+ * The definition: the run's seconds are s = 0 .. ceil(seconds) - 1 of
+ * scheduled arrival.  Second s is *missed* when at least one request
  * was scheduled in it and over half of those got a stand-in or an error
  * (an error counts a request answered with a 504 or not at all): arrivals
  * >= 1 and 2 * missed > arrivals.  The run is *flooded* when N seconds in a

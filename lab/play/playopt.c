@@ -168,7 +168,7 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
                        "Per seed: p99_ms, standin_share, lookups_per_request, longest_line, flooded\n"
                        "(over half the requests missed 3 seconds in a row), flood_from_s,\n"
                        "error_share, slot_ms_per_request; with a fault its counts, and with a\n"
-                       "window its figures (pipeline/RESULTS.md): before/during/after counts,\n"
+                       "window its figures (lab/play/playwin.h): before/during/after counts,\n"
                        "during_lookups_per_request, first_live_after_ms, recovered_s,\n"
                        "before_lookups_100ms and recovery_lookups_100ms_max (the stores' lookups\n"
                        "per 100 ms before the window, and the most in a tenth of the second after\n"

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "util.h"
+
 static void swap64(int64_t *x, int64_t *y)
 {
     int64_t t = *x;
@@ -78,21 +80,21 @@ static void top_m(int64_t *v, size_t n, size_t m)
 
 double ppct_of(int64_t *v, size_t n, double p)
 {
-    double h = (double)(n - 1) * p;
-    size_t lo = (size_t)floor(h), m = n - lo; /* v[lo] and above: the m largest */
-    double x, next;
+    size_t lo;
+    double frac = ut_pct_rank(n, p, &lo);
+    size_t m = n - lo; /* v[lo] and above: the m largest */
+    int64_t x, next;   /* the order statistics of ranks lo and lo + 1 (x at the top) */
     if (m <= 1 + n / 16) { /* a high percentile: the top few in a heap */
         top_m(v, n, m);
-        x = (double)v[0]; /* the smallest of the m largest: rank lo */
-        next = m == 1 ? x : m == 2 || v[1] < v[2] ? (double)v[1] : (double)v[2];
+        x = v[0]; /* the smallest of the m largest: rank lo */
+        next = m == 1 ? x : m == 2 || v[1] < v[2] ? v[1] : v[2];
     } else {
         select_k(v, n, lo);
-        x = (double)v[lo];
-        int64_t nx = lo + 1 < n ? v[lo + 1] : v[lo];
+        x = v[lo];
+        next = lo + 1 < n ? v[lo + 1] : v[lo];
         for (size_t i = lo + 2; i < n; i++)
-            if (v[i] < nx)
-                nx = v[i];
-        next = (double)nx;
+            if (v[i] < next)
+                next = v[i];
     }
-    return lo + 1 < n ? x + (h - (double)lo) * (next - x) : x;
+    return ut_pct_between((double)x, (double)next, frac);
 }

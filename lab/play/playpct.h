@@ -1,10 +1,12 @@
-/* playpct: RESULTS.md's percentile of a list of int64 values (linear
- * interpolation between closest ranks: h = (n - 1) p, v[floor(h)] + (h -
- * floor(h)) (v[floor(h) + 1] - v[floor(h)]) of the sorted list), for play
- * (lab/play/playsim.c, lab/play/playdef.c), in linear time: the list is reordered in
- * place, not sorted.  A high percentile (p99: the top 1 in 100) keeps the
+/* playpct: the percentile of lab/base/util.h (ut_pct_rank, ut_pct_between:
+ * the one definition, linear interpolation between closest ranks) of a list
+ * of int64 values, for play (lab/play/playsim.c, lab/play/playdef.c), in
+ * linear time: the list is reordered in place, not sorted, and the two
+ * order statistics of ranks floor(h) and floor(h) + 1 the interpolation
+ * needs are selected.  A high percentile (p99: the top 1 in 100) keeps the
  * largest values in a heap at the front of the list; any other, a
- * quickselect.  Pure; owns nothing.
+ * quickselect.  The same numbers as ut_pct_sorted of the sorted list.
+ * Pure; owns nothing.
  */
 #ifndef LAB_PLAYPCT_H
 #define LAB_PLAYPCT_H

@@ -64,9 +64,10 @@
  * So seed k of play meets the same arrivals and waits as round k of the lab
  * at the same rate and length; only the machine's own time is missing.
  *
- * The figures of a seed (play_result, lab/play/playout.h) are RESULTS.md's with
- * the simulation's requests in place of the tester's rows: p99_ms (and
- * p50_ms when asked), the counts behind standin_share, error_share and
+ * The figures of a seed (play_result, lab/play/playout.h; each defined in
+ * lab/play/play.c's head) are the study's per-run figures of the same
+ * names, with the simulation's requests in place of the tester's rows:
+ * p99_ms (and p50_ms when asked), the counts behind standin_share, error_share and
  * lookups_per_request, slot_ns, longest_line (line_max: the longest line a
  * lookup found waiting when it reached its store, not counting itself, as
  * the store's `line` column; lookups a fault answers at once count too),

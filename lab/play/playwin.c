@@ -92,7 +92,7 @@ void pwin_answer(playwin *p, int64_t arrive, int done, int64_t now)
         p->errors[ph]++;
 }
 
-/* RESULTS.md's recovered_s test, in integers as there: (n - live)/n below
+/* recovered_s's test (lab/play/playwin.h), in integers: (n - live)/n below
  * the share not live before the window (b - blive)/b plus 1 point. */
 static int pwin_back(int64_t n, int64_t live, int64_t b, int64_t blive)
 {

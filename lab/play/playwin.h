@@ -1,25 +1,26 @@
 /* playwin: the figures of a fault for one simulated run of play
  * (lab/play/play.c): what became of the lookups and connections (playwin_counts,
- * counted by play itself), and the figures of a fault window
- * (pipeline/RESULTS.md, "A fault window"), counted here as the simulation
- * goes.  Pure logic, no clock; times are ns from t0 = 0.
+ * counted by play itself), and the figures of a fault window, defined here
+ * (playwin_figs) and counted as the simulation goes.  Pure logic, no clock;
+ * times are ns from t0 = 0.
  *
- * The phases are RESULTS.md's: a request belongs to *before*, *during* or
- * *after* by its arrival (F = from, U = to: before < F <= during < U <=
- * after), a lookup by the time it was sent.  Play calls:
+ * The phases: a request belongs to *before*, *during* or *after* by its
+ * arrival (F = from, U = to: before < F <= during < U <= after), a lookup
+ * by the time it was sent.  Play calls:
  *   pwin_begin     once per seed (the window, the schedule's length);
  *   pwin_arrive    for each request when it arrives;
  *   pwin_answer    when it is answered (live, stand-in or 504);
- *   pwin_sent      for each lookup sent to a store (a refused one, not
- *                  sent, is not counted: RESULTS.md's lookups of V; the
- *                  rows of S for before_lookups_100ms and
- *                  recovery_lookups_100ms);
+ *   pwin_sent      for each lookup sent to a store (a refused one is not
+ *                  sent: a phase's lookups are the sent ones, and a lookup
+ *                  ending R, O, B or Y was not sent; the rows of S for
+ *                  before_lookups_100ms and recovery_lookups_100ms);
  *   pwin_unanswered for each sent lookup whose end is T, C or X;
  * (a request never answered keeps its lookups in the counts; the lab's
- * service.tsv.gz has no row for it, so RESULTS.md's lookups leave them out:
- * only a hang to the run's end with no limit differs);
+ * service.tsv.gz has no row for it, so lookups counted from the raw files
+ * leave them out: only a hang to the run's end with no limit differs);
  * then pwin_figures.  The names of the figures (and of the CSV columns,
- * pwin_csv_header) are RESULTS.md's: before_requests ... recovered_s.
+ * pwin_csv_header) are the study's per-run figures of the same names:
+ * before_requests ... recovered_s.
  *
  * Owns the per-second counts of recovery (grown by pwin_begin); pwin_free
  * frees them.
@@ -36,7 +37,8 @@ enum { PWIN_BEFORE, PWIN_DURING, PWIN_AFTER, PWIN_NPHASES };
 #define PWIN_REC_BINS 10 /* the second after U in tenths */
 #define PWIN_REC_NS 100000000LL
 
-/* Named as RESULTS.md's figures of a run (store_E: store_outcomes' E ...). */
+/* Per run: requests never answered, the store's outcomes by code (store_E:
+ * code E of lab/RAWFORMAT.md's store rows ...), lookups and connections. */
 typedef struct {
     uint64_t lost;                             /* requests never answered */
     uint64_t store_E, store_N, store_H, store_R; /* the store's outcomes: unavailable, not found, held, cut */
@@ -59,7 +61,16 @@ typedef struct {
     size_t nbins, cap;
 } playwin;
 
-/* The figures; NAN where RESULTS.md says null. */
+/* The figures; NAN for null: the window's without a window.
+ * during_lookups_per_request = lookups[DURING] / requests[DURING] (null when
+ * no request arrived during it); first_live_after_ms: the earliest live
+ * answer at or after U, minus U (null: none); recovered_s: the first whole
+ * second k = 0, 1, ... after U, [U + k s, U + (k+1) s) inside the schedule,
+ * with n >= 1 arrivals whose share not live is within 1 point of the share
+ * not live before the window (pwin_back, in integers; null: never);
+ * before_lookups_100ms: the store's lookups before F per 100 ms of [0, F)
+ * (null when F is 0); recovery_lookups_100ms: the lookups sent in each
+ * tenth of the second after U, and their most. */
 typedef struct {
     playwin_counts c;
     int on;

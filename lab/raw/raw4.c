@@ -13,6 +13,8 @@
 
 #include "opt.h"
 #include "arrivals.h"
+#include "prepsum.h"
+#include "sctab.h"
 #include "util.h"
 #include "waits.h"
 
@@ -29,77 +31,19 @@ void raw4_ref_free(raw4_ref *r)
     memset(r, 0, sizeof *r);
 }
 
-static int f32_field(const char *s, float *v, const char *path, size_t line, const char *what, char *err,
-                     size_t errlen)
-{
-    double d;
-    char why[96];
-    if (opt_f64(s, -FLT_MAX, FLT_MAX, &d, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s:%zu: %s: \"%.40s\": %s", path, line, what, s, why);
-        return -1;
-    }
-    *v = (float)d;
-    return 0;
-}
-
+/* scores.tsv through its one reader (lab/core/sctab.h): its score and
+ * last_known columns taken over. */
 static int read_scores(const char *path, raw4_ref *r, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    sctab t;
+    if (sctab_load(path, 0, &t, err, errlen) != 0)
         return -1;
-    }
-    char line[1024];
-    size_t cap = 0, lineno = 1;
-    int rc = -1;
-    if (!fgets(line, sizeof line, f) || strcmp(line, "customer\tcutoff\tlabel\tscore\tlast_known\n")) {
-        ut_seterr(err, errlen, "%s:1: not the header \"customer cutoff label score last_known\"", path);
-        goto done;
-    }
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t len = strlen(line);
-        if (len == 0 || line[len - 1] != '\n') {
-            ut_seterr(err, errlen, "%s:%zu: line too long or without its end", path, lineno);
-            goto done;
-        }
-        line[len - 1] = 0;
-        char *fld[6];
-        int nf = 0;
-        for (char *p = line; nf < 6;) {
-            fld[nf++] = p;
-            p = strchr(p, '\t');
-            if (!p)
-                break;
-            *p++ = 0;
-        }
-        if (nf != 5) {
-            ut_seterr(err, errlen, "%s:%zu: %d fields, expected 5", path, lineno, nf);
-            goto done;
-        }
-        if (r->n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            float *a = realloc(r->score, cap * sizeof *a), *b = a ? realloc(r->last, cap * sizeof *b) : NULL;
-            if (a)
-                r->score = a;
-            if (b)
-                r->last = b;
-            if (!a || !b) {
-                ut_seterr(err, errlen, "%s: out of memory", path);
-                goto done;
-            }
-        }
-        if (f32_field(fld[3], &r->score[r->n], path, lineno, "score", err, errlen) != 0 ||
-            f32_field(fld[4], &r->last[r->n], path, lineno, "last_known", err, errlen) != 0)
-            goto done;
-        r->n++;
-    }
-    rc = ferror(f) ? -1 : 0;
-    if (rc)
-        ut_seterr(err, errlen, "%s: read error", path);
-done:
-    fclose(f);
-    return rc;
+    r->n = t.n;
+    r->score = t.score;
+    r->last = t.last;
+    t.score = t.last = NULL;
+    sctab_free(&t);
+    return 0;
 }
 
 int raw4_ref_load(const char *dir, raw4_ref *out, int *found, char *err, size_t errlen)
@@ -116,16 +60,10 @@ int raw4_ref_load(const char *dir, raw4_ref *out, int *found, char *err, size_t 
     if (read_scores(path, out, err, errlen) != 0)
         goto fail;
     snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_error_t je;
-    json_t *s = json_load_file(path, 0, &je);
-    json_t *d = s ? json_object_get(s, "default_score") : NULL;
-    if (!json_is_number(d) || fabs(json_number_value(d)) > FLT_MAX) {
-        ut_seterr(err, errlen, "%s: %s", path, s ? "default_score: needs a number" : je.text);
-        json_decref(s);
+    prepsum sum; /* its one reader */
+    if (prepsum_load(path, &sum, err, errlen) != 0)
         goto fail;
-    }
-    out->dflt = (float)json_number_value(d);
-    json_decref(s);
+    out->dflt = sum.default_score;
     return 0;
 fail:
     raw4_ref_free(out);

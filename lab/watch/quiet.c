@@ -10,6 +10,7 @@
 
 #include "opt.h"
 #include "rawfmt.h"
+#include "tsv.h"
 #include "util.h"
 
 static const struct {
@@ -26,64 +27,42 @@ static const struct {
 };
 enum { NRULES = sizeof RULES / sizeof RULES[0] };
 
+typedef struct {
+    quiet_limits *q;
+    int seen[NRULES];
+} qload;
+
+static int rule_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
+{
+    (void)nf;
+    qload *L = ctx;
+    int k = 0;
+    while (k < NRULES && strcmp(RULES[k].name, f[0]) != 0)
+        k++;
+    if (k == NRULES || L->seen[k])
+        return tsv_field_err(err, errlen, at, "rule", f[0], "is %s",
+                             k == NRULES ? "not a rule of a quiet run" : "listed twice");
+    double v;
+    char why[128];
+    if (opt_f64(f[1], RULES[k].lo, RULES[k].hi, &v, why, sizeof why) != 0)
+        return tsv_field_err(err, errlen, at, "limit", f[1], "of %s: %s", f[0], why);
+    *(double *)((char *)L->q + RULES[k].off) = v;
+    L->seen[k] = 1;
+    return 0;
+}
+
 int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    qload L = {q, {0}};
+    tsv_spec s = {path, "rule\tlimit", 2, 0};
+    if (tsv_read(&s, rule_line, &L, err, errlen) != 0)
         return -1;
-    }
-    char line[512], why[128];
-    int lineno = 0, header = 0, seen[NRULES] = {0}, rc = -1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        /* a longer line would be read as two: a comment's tail taken for a rule */
-        if (!strchr(line, '\n') && !feof(f)) {
-            ut_seterr(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
-            goto done;
-        }
-        line[strcspn(line, "\r\n")] = 0;
-        if (line[0] == '#' || line[0] == 0)
-            continue;
-        if (!header) {
-            if (strcmp(line, "rule\tlimit") != 0) {
-                ut_seterr(err, errlen, "%s:%d: header is not \"rule<TAB>limit\"", path, lineno);
-                goto done;
-            }
-            header = 1;
-            continue;
-        }
-        char *tab = strchr(line, '\t');
-        if (!tab) {
-            ut_seterr(err, errlen, "%s:%d: not \"rule<TAB>limit\"", path, lineno);
-            goto done;
-        }
-        *tab = 0;
-        int k = 0;
-        while (k < NRULES && strcmp(RULES[k].name, line) != 0)
-            k++;
-        if (k == NRULES || seen[k]) {
-            ut_seterr(err, errlen, "%s:%d: field rule \"%s\" is %s", path, lineno, line,
-                      k == NRULES ? "not a rule of a quiet run" : "listed twice");
-            goto done;
-        }
-        double v;
-        if (opt_f64(tab + 1, RULES[k].lo, RULES[k].hi, &v, why, sizeof why) != 0) {
-            ut_seterr(err, errlen, "%s:%d: field limit \"%s\" of %s: %s", path, lineno, tab + 1, line, why);
-            goto done;
-        }
-        *(double *)((char *)q + RULES[k].off) = v;
-        seen[k] = 1;
-    }
     for (int k = 0; k < NRULES; k++)
-        if (!seen[k]) {
+        if (!L.seen[k]) {
             ut_seterr(err, errlen, "%s: rule %s is missing", path, RULES[k].name);
-            goto done;
+            return -1;
         }
-    rc = 0;
-done:
-    fclose(f);
-    return rc;
+    return 0;
 }
 
 static void reason(quiet_result *r, int rule, const char *fmt, double v, double limit)
@@ -122,7 +101,7 @@ void quiet_judge(const quiet_limits *q, const quiet_ticks *all, const quiet_tick
     }
     out->steal_run = tot ? (double)steal / (double)tot : NAN;
     out->other_idle = otot ? (double)oidle / (double)otot : NAN;
-    if (out->other_idle < 0) /* clipped to [0, 1] (pipeline/RESULTS.md) */
+    if (out->other_idle < 0) /* clipped to [0, 1] (quiet.h, other_idle) */
         out->other_idle = 0;
     else if (out->other_idle > 1)
         out->other_idle = 1;

@@ -6,8 +6,11 @@
  * cores the run was not pinned to stayed idle.  The limits are data,
  * read from data/quiet.tsv, which `prepare` registers with the guesses
  * before any timed run (so they cannot be chosen after seeing the results).
- * The same rules are written in pipeline/RESULTS.md ("quiet"), computed by
- * collect in SQL and recomputed by the verifier from the raw files.
+ * This header is the lab's statement of the rules (quiet_judge, below);
+ * the stages and the verifier state and compute them on their own, from
+ * the same raw files.  A rule is broken when its figure passes its limit
+ * (other_idle below other_idle_min; each other figure above its *_max); a
+ * figure that is NAN breaks no rule.
  *
  * The inputs are a run's machine rows (machine.tsv.gz: per second, ticks of
  * the whole machine "A" and of the measured cores "M") and the tester's
@@ -39,14 +42,22 @@ typedef struct {
 typedef struct {
     int quiet;
     /* every figure the rules look at (NAN when there is nothing to look at:
-     * no second, no request, or no core outside the measured ones) */
+     * no second, no request, or no core outside the measured ones):
+     * steal_run = Σ steal / Σ total of the whole machine, steal_second_max
+     * its largest share in one second, late_p99_ms and late_max_ms of the
+     * lateness (lab/base/util.h's percentile), other_idle = (Σ idle of the
+     * machine - Σ idle of the measured cores) / (the same of total), clipped
+     * to [0, 1] (the two are sampled apart, so the ratio can come out a tick
+     * outside), foreign_second_max the largest share of the measured cores'
+     * time in one second neither idle, stolen nor the lab's own */
     double steal_run, steal_second_max, late_p99_ms, late_max_ms, other_idle, foreign_second_max;
     int nreasons;
     const char *rule[QUIET_NREASONS]; /* the rules broken, by name: "steal_run_max" */
     char reasons[QUIET_NREASONS][96]; /* the same in words, with the figure */
 } quiet_result;
 
-/* data/quiet.tsv: a header "rule<TAB>limit", then one line per field of
+/* data/quiet.tsv (lab/base/tsv.h's grammar: "#" lines are comments): a header
+ * "rule<TAB>limit", then one line per field of
  * quiet_limits (every one, each once); -1 naming file, line and field. */
 int quiet_load(const char *path, quiet_limits *q, char *err, size_t errlen);
 

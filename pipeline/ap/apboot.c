@@ -248,10 +248,9 @@ double apboot_percentile(double *v, size_t n, double q)
     if (n == 0)
         return NAN;
     qsort(v, n, sizeof *v, cmp_dbl);
-    double h = (double)(n - 1) * q;
-    size_t f = (size_t)floor(h);
-    size_t f1 = f + 1 < n ? f + 1 : n - 1;
-    return v[f] + (h - (double)f) * (v[f1] - v[f]);
+    size_t lo; /* lab/base/util.h's one percentile */
+    double frac = ut_pct_rank(n, q, &lo);
+    return ut_pct_between(v[lo], v[lo + 1 < n ? lo + 1 : lo], frac);
 }
 
 /* ================================================================ computation */

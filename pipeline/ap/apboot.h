@@ -97,8 +97,9 @@ void apboot_free(apboot_ctx *c);
 double apboot_ap_weighted(const float *score, const uint8_t *label, const int32_t *group, const uint32_t *w,
                           size_t n);
 
-/* Percentile q of v[0..n-1] (sorts v): linear interpolation between closest
- * ranks (RESULTS.md).  NAN when n = 0. */
+/* Percentile q of v[0..n-1] (sorts v): lab/base/util.h's one percentile
+ * (ut_pct_rank, ut_pct_between: linear interpolation between closest ranks)
+ * of doubles.  NAN when n = 0. */
 double apboot_percentile(double *v, size_t n, double q);
 
 #endif

@@ -82,9 +82,7 @@ static int arm_line(void *ctx, char **f, int nf, const char *path, size_t lineno
 {
     (void)nf;
     json_t *list = ctx;
-    const char *a = f[0];
-    if (!a[0] || a[0] == '#')
-        return 0;
+    const char *a = f[0]; /* "#" and empty lines: the one TSV grammar's, skipped before */
     if (strlen(a) >= APSTUDY_NAME || strchr(a, '/') || a[0] == '.') {
         ut_seterr(err, errlen, "%s: line %zu: \"%s\" is not an arm name", path, lineno, a);
         return -1;

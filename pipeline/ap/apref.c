@@ -15,6 +15,8 @@
 #include <zlib.h>
 
 #include "opt.h"
+#include "prepsum.h"
+#include "sctab.h"
 #include "util.h"
 
 /* ================================================================ days and rows */
@@ -489,50 +491,29 @@ static size_t count_lines(const char *s)
     return n;
 }
 
+/* scores.tsv through its one reader (lab/core/sctab.h), its score fields
+ * kept as text: the columns taken over. */
 static int read_scores_tsv(const char *path, reftab *t, char *err, size_t errlen)
 {
-    size_t len;
     memset(t, 0, sizeof *t);
-    if (ut_read_file(path, &t->buf, &len, err, errlen) != 0)
+    sctab s;
+    if (sctab_load(path, 1, &s, err, errlen) != 0)
         return -1;
-    size_t cap = count_lines(t->buf) + 1;
-    t->customer = malloc(cap * sizeof *t->customer);
-    t->cutoff = malloc(cap * sizeof *t->cutoff);
-    t->score = malloc(cap * sizeof *t->score);
-    t->last = malloc(cap * sizeof *t->last);
-    if (!t->customer || !t->cutoff || !t->score || !t->last) {
-        ut_seterr(err, errlen, "out of memory");
+    if (s.n == 0) {
+        ut_seterr(err, errlen, "%s: no rows", path);
+        sctab_free(&s);
         return -1;
     }
-    char *p = t->buf, *s, *f[6];
-    int bad = 0;
-    size_t ln = 0;
-    while ((s = next_line(&p, &bad))) {
-        ln++;
-        if (ln == 1) {
-            if (strcmp(s, "customer\tcutoff\tlabel\tscore\tlast_known") != 0) {
-                ut_seterr(err, errlen, "%s: line 1: not the header of scores.tsv", path);
-                return -1;
-            }
-            continue;
-        }
-        int64_t u;
-        if (prepread_split(s, f, 5) != 5) {
-            ut_seterr(err, errlen, "%s: line %zu: expected 5 fields", path, ln);
-            return -1;
-        }
-        if (prepread_int_field(f[0], INT32_MIN, INT32_MAX, &u, "customer", path, ln, err, errlen) != 0 ||
-            prepread_day_field(f[1], &t->cutoff[t->n], path, ln, err, errlen) != 0)
-            return -1;
-        t->customer[t->n] = (int32_t)u;
-        t->score[t->n] = f[3];
-        t->last[t->n] = f[4];
-        t->n++;
-    }
-    if (bad || t->n == 0) {
-        ut_seterr(err, errlen, "%s: %s", path, bad ? "the last line has no newline" : "no rows");
-        return -1;
-    }
+    t->n = s.n;
+    t->buf = s.text;
+    t->customer = s.customer;
+    t->cutoff = s.cutoff;
+    t->score = s.score_txt;
+    t->last = s.last_txt;
+    s.text = NULL;
+    s.customer = s.cutoff = NULL;
+    s.score_txt = s.last_txt = NULL;
+    sctab_free(&s);
     return 0;
 }
 
@@ -762,25 +743,19 @@ done:
     return rc;
 }
 
+/* summary.json through its one reader (lab/core/prepsum.h). */
 static int read_summary(const char *path, float *dflt, int64_t *with, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *j = json_load_file(path, 0, &je);
-    if (!j) {
-        ut_seterr(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+    prepsum sum;
+    if (prepsum_load(path, &sum, err, errlen) != 0)
+        return -1;
+    if (sum.test_rows_with_last_known < 0) {
+        ut_seterr(err, errlen, "%s: test_rows_with_last_known must be an integer", path);
         return -1;
     }
-    json_t *d = json_object_get(j, "default_score"), *w = json_object_get(j, "test_rows_with_last_known");
-    int ok = json_is_number(d) && json_is_integer(w);
-    if (ok) {
-        *dflt = (float)json_number_value(d);
-        *with = json_integer_value(w);
-    } else {
-        ut_seterr(err, errlen, "%s: default_score must be a number and test_rows_with_last_known an integer",
-                  path);
-    }
-    json_decref(j);
-    return ok ? 0 : -1;
+    *dflt = sum.default_score;
+    *with = sum.test_rows_with_last_known;
+    return 0;
 }
 
 int apref_check(const char *root, const char *manifest, const char *scores_tsv, const char *summary_json,

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmptab.h"
 #include "collectexport.h"
 #include "collectload.h"
 #include "collectpred.h"
@@ -35,6 +36,7 @@
 #include "pgx.h"
 #include "prov.h"
 #include "quiet.h"
+#include "tsv.h"
 #include "util.h"
 
 typedef struct {
@@ -43,69 +45,23 @@ typedef struct {
 
 /* ----------------------------------------------- comparisons and guesses */
 
-static int split_tabs(char *line, char **f, int max)
-{
-    int n = 0;
-    for (char *p = line;;) {
-        if (n < max)
-            f[n] = p;
-        n++;
-        char *t = strchr(p, '\t');
-        if (!t)
-            break;
-        *t = 0;
-        p = t + 1;
-    }
-    return n;
-}
-
-/* fgets cut a line longer than its buffer: refused, as the rest would be
- * read as the next line (a guess's predicate cut in two). */
-static int too_long(const char *line, FILE *f, const char *path, int lineno, char *err, size_t errlen)
-{
-    if (strchr(line, '\n') || feof(f))
-        return 0;
-    ut_seterr(err, errlen, "%s:%d: line longer than %zu bytes", path, lineno, strlen(line) - 1);
-    return 1;
-}
-
+/* pipeline/comparisons.tsv through its one reader, the prediction's too
+ * (lab/core/cmptab.h: "#" lines are comments); k is a comparison's place. */
 static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
 {
-    char path[4096], line[2048];
+    char path[4096];
     snprintf(path, sizeof path, "%s/comparisons.tsv", o->pipe);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    cmptab t;
+    if (cmptab_load(path, &t, err, errlen) != 0)
         return -1;
-    }
-    int lineno = 0, rc = pgx_exec(db, "DELETE FROM comparisons", err, errlen);
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (too_long(line, f, path, lineno, err, errlen)) {
-            rc = -1;
-            break;
-        }
-        line[strcspn(line, "\r\n")] = 0;
-        char *fl[5];
-        int n = split_tabs(line, fl, 5);
-        if (lineno == 1) {
-            if (n != 4 || strcmp(fl[0], "a") || strcmp(fl[1], "b") || strcmp(fl[2], "figure") || strcmp(fl[3], "note")) {
-                ut_seterr(err, errlen, "%s:1: header is not \"a b figure note\"", path);
-                rc = -1;
-            }
-            continue;
-        }
-        if (n != 4) {
-            ut_seterr(err, errlen, "%s:%d: %d fields, expected 4 (a b figure note)", path, lineno, n);
-            rc = -1;
-            break;
-        }
+    int rc = pgx_exec(db, "DELETE FROM comparisons", err, errlen);
+    for (size_t i = 0; rc == 0 && i < t.n; i++) {
         char k[16];
-        snprintf(k, sizeof k, "%d", lineno - 1);
-        const char *v[] = {k, fl[0], fl[1], fl[2], fl[3]};
+        snprintf(k, sizeof k, "%d", t.v[i].k);
+        const char *v[] = {k, t.v[i].a, t.v[i].b, t.v[i].figure, t.v[i].note};
         rc = pgx_exec_params(db, "INSERT INTO comparisons VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen);
     }
-    fclose(f);
+    cmptab_free(&t);
     return rc;
 }
 
@@ -193,58 +149,43 @@ static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, c
                        9, v, err, errlen);
 }
 
-static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
+/* One guess of data/guesses.tsv: its row, then its clauses (split on " and "). */
+static int guess_row(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
 {
-    char path[4096], line[4096];
-    snprintf(path, sizeof path, "%s/guesses.tsv", o->data);
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    (void)nf;
+    PGconn *db = ctx;
+    char k[16], where[4200];
+    snprintf(k, sizeof k, "%zu", at->record);
+    snprintf(where, sizeof where, "%s:%zu", at->path, at->line);
+    const char *v[] = {k, f[0], f[1], f[2]};
+    int rc = pgx_exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
+    char *pred = strdup(f[2]), *p = pred;
+    if (!pred) {
+        ut_seterr(err, errlen, "%s: out of memory", where);
         return -1;
     }
-    int lineno = 0, rc = 0;
+    for (int c = 0; rc == 0 && p; c++) {
+        char *and = strstr(p, " and ");
+        if (and)
+            *and = 0;
+        rc = parse_clause(db, (int)at->record, c, p, where, err, errlen);
+        p = and ? and + 5 : NULL;
+    }
+    free(pred);
+    return rc;
+}
+
+/* data/guesses.tsv through the one TSV reader (lab/base/tsv.h: "#" lines
+ * are comments): "id guess predicate"; k is a guess's place. */
+static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/guesses.tsv", o->data);
     if (pgx_exec(db, "DELETE FROM guesses", err, errlen) != 0 ||
         pgx_exec(db, "DELETE FROM guess_clauses", err, errlen) != 0)
-        rc = -1;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (too_long(line, f, path, lineno, err, errlen)) {
-            rc = -1;
-            break;
-        }
-        line[strcspn(line, "\r\n")] = 0;
-        char *fl[4];
-        int n = split_tabs(line, fl, 4);
-        if (lineno == 1) {
-            if (n != 3 || strcmp(fl[0], "id") || strcmp(fl[1], "guess") || strcmp(fl[2], "predicate")) {
-                ut_seterr(err, errlen, "%s:1: header is not \"id guess predicate\"", path);
-                rc = -1;
-            }
-            continue;
-        }
-        if (n != 3) {
-            ut_seterr(err, errlen, "%s:%d: %d fields, expected 3 (id guess predicate)", path, lineno, n);
-            rc = -1;
-            break;
-        }
-        char k[16], where[4200];
-        snprintf(k, sizeof k, "%d", lineno - 1);
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        const char *v[] = {k, fl[0], fl[1], fl[2]};
-        rc = pgx_exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
-        /* clauses split on " and " */
-        char *pred = strdup(fl[2]), *p = pred;
-        for (int c = 0; rc == 0 && p; c++) {
-            char *and = strstr(p, " and ");
-            if (and)
-                *and = 0;
-            rc = parse_clause(db, lineno - 1, c, p, where, err, errlen);
-            p = and ? and + 5 : NULL;
-        }
-        free(pred);
-    }
-    fclose(f);
-    return rc;
+        return -1;
+    tsv_spec s = {path, "id\tguess\tpredicate", 3, 0};
+    return tsv_read(&s, guess_row, db, err, errlen);
 }
 
 /* data/quiet.tsv (lab/watch/quiet.h reads and checks it) into quiet_limits, in

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmptab.h"
 #include "playdef.h"
 #include "playout.h"
 #include "playsim.h"
@@ -83,7 +84,7 @@ static void fig_values(const play_result *R, double v[NFIG])
 /* ---------------------------------------------------------- comparisons */
 
 typedef struct {
-    char a[64], b[64], figure[64], note[512];
+    char a[CMPTAB_NAME], b[CMPTAB_NAME], figure[CMPTAB_NAME], *note; /* malloc'd */
     int ka, kb; /* the arms' places in the prediction; -1: not in it */
     int fig;    /* fig_index; -1: a figure play does not compute */
     /* the sizing over the odds' seeds */
@@ -100,86 +101,38 @@ static int arm_place(const playopt *o, const char *name)
     return -1;
 }
 
-/* Split `line` at tabs in place: up to max fields; how many. */
-static int tabs(char *line, char **f, int max)
-{
-    int k = 0;
-    for (char *p = line; k < max;) {
-        f[k++] = p;
-        char *t = strchr(p, '\t');
-        if (!t)
-            break;
-        *t = 0;
-        p = t + 1;
-    }
-    return k;
-}
-
-/* pipeline/comparisons.tsv: a header "a b figure note", then one verdict a
- * line (# lines are comments).  0, or 2 after a message naming the line. */
+/* pipeline/comparisons.tsv through its one reader (lab/core/cmptab.h: "#"
+ * lines are comments), each comparison placed in the prediction.  0, or 2
+ * after a message naming the file and line. */
 static int load_comparisons(const playopt *o, cmp_line **out, size_t *nout)
 {
-    char *text = NULL, err[UT_ERRLEN];
-    size_t len = 0, n = 0, cap = 0;
+    char err[UT_ERRLEN];
+    cmptab t;
     *out = NULL;
     *nout = 0;
-    if (ut_read_file(o->comparisons, &text, &len, err, sizeof err) != 0) {
+    if (cmptab_load(o->comparisons, &t, err, sizeof err) != 0) {
         ut_err("--comparisons: %s", err);
         return 2;
     }
-    int rc = 0, lineno = 0, header = 0;
-    for (char *line = text, *next; line && *line && rc == 0; line = next) {
-        next = strchr(line, '\n');
-        if (next)
-            *next++ = 0;
-        lineno++;
-        if (line[0] == '#' || line[0] == 0)
-            continue;
-        char *f[5];
-        int nf = tabs(line, f, 5);
-        if (!header) {
-            header = 1;
-            if (nf != 4 || strcmp(f[0], "a") || strcmp(f[1], "b") || strcmp(f[2], "figure") || strcmp(f[3], "note")) {
-                ut_err("%s:%d: the header must be the columns a, b, figure, note (tab-separated)", o->comparisons,
-                       lineno);
-                rc = 2;
-            }
-            continue;
-        }
-        if (nf != 4 || !f[0][0] || !f[1][0] || !f[2][0] || strlen(f[0]) >= 64 || strlen(f[1]) >= 64 ||
-            strlen(f[2]) >= 64) {
-            ut_err("%s:%d: not 4 tab-separated fields a, b, figure, note (names under 64 characters)",
-                   o->comparisons, lineno);
-            rc = 2;
-            break;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 64;
-            cmp_line *nv = realloc(*out, cap * sizeof *nv);
-            if (!nv) {
-                ut_err("out of memory");
-                rc = 1;
-                break;
-            }
-            *out = nv;
-        }
-        cmp_line *c = &(*out)[n++];
-        memset(c, 0, sizeof *c);
-        snprintf(c->a, sizeof c->a, "%s", f[0]);
-        snprintf(c->b, sizeof c->b, "%s", f[1]);
-        snprintf(c->figure, sizeof c->figure, "%s", f[2]);
-        snprintf(c->note, sizeof c->note, "%s", f[3]);
+    if (t.n && !(*out = calloc(t.n, sizeof **out))) {
+        ut_err("out of memory");
+        cmptab_free(&t);
+        return 1;
+    }
+    for (size_t i = 0; i < t.n; i++) {
+        cmp_line *c = &(*out)[i];
+        snprintf(c->a, sizeof c->a, "%s", t.v[i].a);
+        snprintf(c->b, sizeof c->b, "%s", t.v[i].b);
+        snprintf(c->figure, sizeof c->figure, "%s", t.v[i].figure);
+        c->note = t.v[i].note; /* taken over from the table */
+        t.v[i].note = NULL;
         c->ka = arm_place(o, c->a);
         c->kb = arm_place(o, c->b);
         c->fig = fig_index(c->figure);
     }
-    if (rc == 0 && !header) {
-        ut_err("%s: no header line", o->comparisons);
-        rc = 2;
-    }
-    free(text);
-    *nout = n;
-    return rc;
+    *nout = t.n;
+    cmptab_free(&t);
+    return 0;
 }
 
 static int sized(const cmp_line *c) { return c->ka >= 0 && c->kb >= 0 && c->fig >= 0; }
@@ -260,6 +213,8 @@ static void cleanup(work *W)
     free(W->need);
     free(W->val);
     free(W->flood);
+    for (size_t i = 0; i < W->ncmp; i++)
+        free(W->cmp[i].note);
     free(W->cmp);
 }
 

@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "opt.h"
+#include "prepsum.h"
+#include "sctab.h"
+#include "tsv.h"
 #include "util.h"
 
 /* ================================================================ TSV */
@@ -27,48 +30,24 @@ size_t prepread_split(char *s, char **f, size_t max)
     return n;
 }
 
+/* The one TSV reader (lab/base/tsv.h) with the callback of prepread.h. */
+typedef struct {
+    prepread_line_fn fn;
+    void *ctx;
+} adapt;
+
+static int one_record(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
+{
+    adapt *a = ctx;
+    return a->fn(a->ctx, f, nf, at->path, at->line, err, errlen);
+}
+
 int prepread_tsv(const char *path, const char *header, int nfields, prepread_line_fn fn, void *ctx, char *err,
                  size_t errlen)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    if (ut_read_file(path, &buf, &len, err, errlen) != 0)
-        return -1;
-    int rc = -1;
-    size_t lineno = 0;
-    char *p = buf, *f[32];
-    while (*p) {
-        char *nl = strchr(p, '\n');
-        if (!nl) {
-            ut_seterr(err, errlen, "%s: line %zu does not end with a newline", path, lineno + 1);
-            goto done;
-        }
-        *nl = 0;
-        lineno++;
-        if (lineno == 1) {
-            if (strcmp(p, header) != 0) {
-                ut_seterr(err, errlen, "%s: line 1: the header must be \"%s\"", path, header);
-                goto done;
-            }
-        } else {
-            int nf = (int)prepread_split(p, f, 31);
-            if (nf != nfields) {
-                ut_seterr(err, errlen, "%s: line %zu: %d fields, expected %d", path, lineno, nf, nfields);
-                goto done;
-            }
-            if (fn(ctx, f, nf, path, lineno, err, errlen) != 0)
-                goto done;
-        }
-        p = nl + 1;
-    }
-    if (lineno == 0) {
-        ut_seterr(err, errlen, "%s: empty file", path);
-        goto done;
-    }
-    rc = 0;
-done:
-    free(buf);
-    return rc;
+    adapt a = {fn, ctx};
+    tsv_spec s = {path, header, nfields, 1};
+    return tsv_read(&s, one_record, &a, err, errlen);
 }
 
 /* ================================================================ fields */
@@ -262,80 +241,49 @@ int prepread_prev(const char *path, const prepread_rows *test, prepread_rows *ou
     return rc;
 }
 
-typedef struct {
-    const prepread_rows *test;
-    size_t n;
-    float *score, *last;
-} scores;
-
-/* scores.tsv: customer cutoff label score last_known */
-static int score_line(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err, size_t errlen)
-{
-    (void)nf;
-    scores *s = ctx;
-    if (s->n >= s->test->n) {
-        ut_seterr(err, errlen, "%s: line %zu: more lines than test.tsv has rows", path, lineno);
-        return -1;
-    }
-    const feat_row *t = &s->test->r[s->n];
-    feat_row q;
-    if (key_fields(f, &q, path, lineno, err, errlen) != 0)
-        return -1;
-    if (q.customer != t->customer || q.cutoff != t->cutoff || q.label != t->label) {
-        ut_seterr(err, errlen, "%s: line %zu: customer, cutoff or label differs from test.tsv's row %zu", path,
-                  lineno, s->n);
-        return -1;
-    }
-    if (prepread_f32_field(f[3], &s->score[s->n], "score", path, lineno, err, errlen) != 0 ||
-        prepread_f32_field(f[4], &s->last[s->n], "last_known", path, lineno, err, errlen) != 0)
-        return -1;
-    s->n++;
-    return 0;
-}
-
+/* scores.tsv through its one reader (lab/core/sctab.h), then checked row by
+ * row against test.tsv. */
 int prepread_scores(const char *path, const prepread_rows *test, float *score, float *last, char *err,
                     size_t errlen)
 {
-    scores s = {test, 0, score, last};
-    if (prepread_tsv(path, "customer\tcutoff\tlabel\tscore\tlast_known", 5, score_line, &s, err, errlen) != 0)
+    sctab t;
+    if (sctab_load(path, 0, &t, err, errlen) != 0)
         return -1;
-    if (s.n != test->n) {
-        ut_seterr(err, errlen, "%s: %zu lines, test.tsv has %zu rows", path, s.n, test->n);
-        return -1;
+    int rc = 0;
+    if (t.n != test->n) {
+        ut_seterr(err, errlen, "%s: %zu rows, test.tsv has %zu", path, t.n, test->n);
+        rc = -1;
     }
-    return 0;
+    for (size_t i = 0; rc == 0 && i < t.n; i++) {
+        const feat_row *r = &test->r[i];
+        if (t.customer[i] != r->customer || t.cutoff[i] != r->cutoff || t.label[i] != r->label) {
+            ut_seterr(err, errlen, "%s: row %zu: customer, cutoff or label differs from test.tsv's", path, i);
+            rc = -1;
+            break;
+        }
+        score[i] = t.score[i];
+        last[i] = t.last[i];
+    }
+    sctab_free(&t);
+    return rc;
 }
 
 int prepread_summary(const char *path, float *dflt, int64_t *test_rows, char *err, size_t errlen)
 {
-    json_error_t je;
-    json_t *summary = json_load_file(path, 0, &je);
-    if (!summary) {
-        ut_seterr(err, errlen, "%s: %s (line %d)", path, je.text, je.line);
+    prepsum sum; /* summary.json's one reader (lab/core/prepsum.h) */
+    if (prepsum_load(path, &sum, err, errlen) != 0)
+        return -1;
+    if (sum.model_seed != 1) {
+        if (sum.model_seed < 0)
+            ut_seterr(err, errlen, "%s: model_seed must be a number", path);
+        else
+            ut_seterr(err, errlen, "%s: model_seed is %lld; the default seed of the AP study is 1 (prepare with "
+                      "--model-seed 1)", path, (long long)sum.model_seed);
         return -1;
     }
-    int rc = -1;
-    json_t *jd = json_object_get(summary, "default_score"), *jms = json_object_get(summary, "model_seed");
-    json_t *jtr = json_object_get(summary, "test_rows");
-    if (!json_is_number(jd) || !json_is_integer(jms)) {
-        ut_seterr(err, errlen, "%s: default_score and model_seed must be numbers", path);
-        goto done;
-    }
-    if (json_integer_value(jms) != 1) {
-        ut_seterr(err, errlen, "%s: model_seed is %lld; the default seed of the AP study is 1 (prepare with "
-                  "--model-seed 1)", path, (long long)json_integer_value(jms));
-        goto done;
-    }
-    if (jtr && (!json_is_integer(jtr) || json_integer_value(jtr) < 0)) {
-        ut_seterr(err, errlen, "%s: test_rows must be an integer >= 0", path);
-        goto done;
-    }
-    *dflt = (float)json_number_value(jd);
-    *test_rows = jtr ? (int64_t)json_integer_value(jtr) : -1;
-    rc = 0;
-done:
-    json_decref(summary);
-    return rc;
+    *dflt = sum.default_score;
+    *test_rows = sum.test_rows;
+    return 0;
 }
 
 /* ================================================================ the set */

@@ -2,13 +2,15 @@
  * needs them (their columns: pipeline/README.md, "Prepared files").
  *
  *   prepread_tsv      any tab-separated file with an exact header, one
- *                     callback per data line (also reads pipeline/ap_arms.tsv)
+ *                     callback per record, on lab/base/tsv.h (also reads
+ *                     pipeline/ap_arms.tsv)
  *   prepread_train    train.tsv   customer cutoff label + the six features
  *   prepread_test     test.tsv    row customer cutoff label + six (row = line order)
  *   prepread_prev     prev.tsv    row customer cutoff + six, rows ascending,
  *                                 each the customer of that test row
  *   prepread_scores   scores.tsv  customer cutoff label score last_known, one
  *                                 line per test row, agreeing with test.tsv
+ *                                 (read by its one reader, lab/core/sctab.h)
  *   prepread_summary  summary.json: default_score (as a 32-bit float) and
  *                     model_seed, which must be 1 (the AP study's default seed)
  *   prepread_load     all of the above from one folder, in that order's
@@ -49,9 +51,10 @@ int prepread_f32_field(const char *s, float *v, const char *what, const char *pa
 typedef int (*prepread_line_fn)(void *ctx, char **f, int nf, const char *path, size_t lineno, char *err,
                                 size_t errlen);
 
-/* Reads path: line 1 must be exactly header, every other line nfields
- * tab-separated fields (at most 31), each passed to fn.  Every line ends
- * with a newline; an empty file is an error. */
+/* Reads path with the one TSV reader (lab/base/tsv.h's grammar: "#" and
+ * empty lines skipped, the header exactly `header`, then nfields
+ * tab-separated fields a line, each record passed to fn with its line);
+ * every line ends with a newline; a file without its header is an error. */
 int prepread_tsv(const char *path, const char *header, int nfields, prepread_line_fn fn, void *ctx, char *err,
                  size_t errlen);
 

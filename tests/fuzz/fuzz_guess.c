@@ -4,9 +4,11 @@
  * collect.c is compiled into this harness (its parsers are static) with its
  * main renamed, and the database calls are stubs (pgxstub.h) that read
  * every parameter.  Properties: a refusal names the file; a file accepted
- * gives one row per line after the header, lines as a reader sees them
- * (split at each newline: a line cut in two by a fixed buffer would give
- * one more row, or a refusal naming the wrong line).
+ * gives one row per record after the header, lines as a reader sees them
+ * (split at each newline; "#" lines and empty lines, a "\r" before the
+ * newline dropped, are no records: lab/base/tsv.h's grammar; a line cut in
+ * two by a fixed buffer would give one more row, or a refusal naming the
+ * wrong line).
  */
 #define main collect_main
 #include "../../pipeline/collect/collect.c"
@@ -22,9 +24,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *dir = fz_tmpdir();
     char err[UT_ERRLEN] = "";
     opts o = {dir, NULL, dir, dir, NULL};
-    size_t lines = 0;
-    for (size_t i = 0; i < size; i++)
-        lines += data[i] == '\n' || i + 1 == size;
+    size_t lines = 0; /* the lines that are not comments nor empty, the header's too */
+    for (size_t i = 0, start = 0; i < size; i++)
+        if (data[i] == '\n' || i + 1 == size) {
+            size_t end = data[i] == '\n' ? i : i + 1;
+            if (end > start && data[end - 1] == '\r')
+                end--;
+            lines += end > start && data[start] != '#';
+            start = i + 1;
+        }
     const char *path = fz_file(data, size, "guesses.tsv");
     fz_pg_guesses = fz_pg_comparisons = 0;
     if (load_guesses(NULL, &o, err, sizeof err) != 0)

@@ -600,7 +600,7 @@ Test(apstage, stage_on_prepared_files, .init = mk_tmp, .fini = rm_tmp, .timeout 
     snprintf(path, sizeof path, "%s/results/raw/Z-r1/tester.tsv.gz", tmp);
     write_tester(path, rows, "LLLLLEL", 7, 0);
     snprintf(arms, sizeof arms, "%s/arms.tsv", tmp);
-    write_arms(arms, "arm\nX\n# a comment\nN\nZ\n");
+    write_arms(arms, "# the chosen arms (lab/base/tsv.h: comments anywhere)\narm\nX\n# a comment\n\nN\nZ\n");
 
     json_t *ap = NULL;
     cr_assert_eq(stage(tmp, arms, 2, 50, 2, &ap, err, sizeof err), 0, "%s", err);

@@ -716,3 +716,80 @@ Test(collect, redactor_removes_what_it_claims_and_keeps_the_rest)
         cr_assert_str_eq(out, cases[i].out, "case %zu: %s", i, cases[i].in);
     }
 }
+
+/* src copied to dst with a comment line before the header, and a comment
+ * line and an empty line after every line (tests of the one TSV grammar). */
+static void commented_copy(const char *src, const char *dst)
+{
+    char *text = NULL, err[UT_ERRLEN];
+    size_t n;
+    cr_assert_eq(ut_read_file(src, &text, &n, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(dst, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# %s, commented\n", src);
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        fprintf(f, "%s\n# a comment\tafter it\n\n", line);
+    fclose(f);
+    free(text);
+}
+
+/* The comment lines ("#") and empty lines of comparisons.tsv, guesses.tsv and quiet.tsv
+ * mean nothing to collect, as to the prediction (lab/core/cmptab.h and
+ * lab/base/tsv.h, the one reader of each): the same results.json byte for
+ * byte; a malformed line is refused naming the file and the line. */
+Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
+{
+    make_run("H3-fb25", 1);
+    make_run("H3-t25", 1);
+    char out[8192], p[256], *a, *b, pipe[96], data[96], path[300], extra[256], cwd[4096], err[UT_ERRLEN];
+    size_t na, nb;
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    snprintf(p, sizeof p, "%s/results/results.json", ct_root);
+    cr_assert_eq(ut_read_file(p, &a, &na, out, sizeof out), 0);
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
+    snprintf(data, sizeof data, "%s/data", ct_root);
+    snprintf(path, sizeof path, "%s/collect", pipe);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
+    const char *sql[] = {"schema.sql", "stats.sql"};
+    for (int i = 0; i < 2; i++) {
+        char from[4200];
+        snprintf(from, sizeof from, "%s/pipeline/collect/%s", cwd, sql[i]);
+        snprintf(path, sizeof path, "%s/collect/%s", pipe, sql[i]);
+        cr_assert_eq(symlink(from, path), 0, "%s", path);
+    }
+    snprintf(path, sizeof path, "%s/comparisons.tsv", pipe);
+    commented_copy("pipeline/comparisons.tsv", path);
+    snprintf(path, sizeof path, "%s/guesses.tsv", data);
+    commented_copy("data/guesses.tsv", path);
+    snprintf(path, sizeof path, "%s/quiet.tsv", data);
+    commented_copy("data/quiet.tsv", path);
+    snprintf(extra, sizeof extra, "--pipeline %s --data %s", pipe, data);
+    cr_assert_eq(collect_with(extra, out, sizeof out), 0, "%s", out);
+    cr_assert_eq(ut_read_file(p, &b, &nb, out, sizeof out), 0);
+    cr_assert(na == nb && !memcmp(a, b, na), "the comment lines changed results.json");
+    free(a);
+    free(b);
+
+    const struct {
+        const char *file, *text, *says;
+    } bad[] = {
+        {"comparisons.tsv", "# c\na\tb\tfigure\tnote\n# c\nH3-t25\tH3-fb25\n", "comparisons.tsv:4: 2 fields, expected 4"},
+        {"comparisons.tsv", "a\tb\tfigure\n", "comparisons.tsv:1: the header must be"},
+        {"guesses.tsv", "id\tguess\tpredicate\n#\nG1\tall\tevery H3-t25.p99_ms < 5\textra\n",
+         "guesses.tsv:3: more than 3 fields, expected 3"},
+        {"guesses.tsv", "id\tguess\tpredicate\n\n# c\nG1\tall\tevery H3-t25.p99_ms < five\n",
+         "guesses.tsv:4: clause 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", bad[i].file[0] == 'c' ? pipe : data, bad[i].file);
+        char keep[320];
+        snprintf(keep, sizeof keep, "%s.keep", path);
+        cr_assert_eq(rename(path, keep), 0);
+        cr_assert_eq(ut_write_file(path, bad[i].text, strlen(bad[i].text), err, sizeof err), 0, "%s", err);
+        cr_assert_neq(collect_with(extra, out, sizeof out), 0, "case %zu: %s", i, out);
+        cr_assert(strstr(out, bad[i].says), "case %zu: %s", i, out);
+        cr_assert_eq(rename(keep, path), 0);
+    }
+}

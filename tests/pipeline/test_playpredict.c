@@ -296,6 +296,62 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
     free(text);
 }
 
+/* pipeline/comparisons.tsv's comment lines ("#") and empty lines mean
+ * nothing to the prediction, as to collect (lab/core/cmptab.h, the one
+ * reader of both): the same file with them gives the same prediction.json
+ * byte for byte; a malformed line is refused with the file and the line. */
+Test(predict, comment_lines_in_the_comparisons_mean_nothing)
+{
+    need_play();
+    char plain[128], commented[128], p1[128], p2[128], cmd[1024], *out;
+    snprintf(plain, sizeof plain, "%s/plain.tsv", dir);
+    snprintf(commented, sizeof commented, "%s/commented.tsv", dir);
+    snprintf(p1, sizeof p1, "%s/p1.json", dir);
+    snprintf(p2, sizeof p2, "%s/p2.json", dir);
+    write_cmp(plain, "H4-r2\tH4-fb25\tstandin_share\tretries flood\nH4-r2\tH4-fb25\tp99_ms\tslow\n");
+    FILE *f = fopen(commented, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# the comparisons, commented\na\tb\tfigure\tnote\n# a comment between the lines\n"
+               "H4-r2\tH4-fb25\tstandin_share\tretries flood\n\n#H3-none\tH4-fb25\tp99_ms\tnot a line\n"
+               "H4-r2\tH4-fb25\tp99_ms\tslow\n");
+    fclose(f);
+    const char *args = "--arm H4-r2,H4-fb25 --profile test --rounds 1 --seconds 2 --odds-seeds 1-4 --odds-seconds 4";
+    snprintf(cmd, sizeof cmd, PREDICT " --predict %s %s --comparisons %s 2>&1", p1, args, plain);
+    cr_assert_eq(run(cmd, &out), 0, "%s", out);
+    free(out);
+    snprintf(cmd, sizeof cmd, PREDICT " --predict %s %s --comparisons %s 2>&1", p2, args, commented);
+    cr_assert_eq(run(cmd, &out), 0, "%s", out);
+    free(out);
+    char *a = NULL, *b = NULL, err[UT_ERRLEN];
+    size_t na, nb;
+    cr_assert_eq(ut_read_file(p1, &a, &na, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ut_read_file(p2, &b, &nb, err, sizeof err), 0, "%s", err);
+    cr_assert(na == nb && !memcmp(a, b, na), "the comment lines changed the prediction");
+    json_t *j = json_loads(a, 0, NULL);
+    cr_assert_eq(json_array_size(json_object_get(j, "sizing")), 2, "%s", a);
+    json_decref(j);
+    free(a);
+    free(b);
+
+    /* a malformed line: the file and its line (comments counted) named */
+    const struct {
+        const char *text, *says;
+    } bad[] = {
+        {"# c\na\tb\tfigure\tnote\n# c\nH4-r2\tH4-fb25\n", "commented.tsv:4: 2 fields, expected 4 (a b figure note)"},
+        {"# c\na\tb\tfigure\n", "commented.tsv:2: the header must be"},
+        {"# only a comment\n", "commented.tsv: no header line"},
+        {"a\tb\tfigure\tnote\nH4-r2\t\tp99_ms\tx\n", "commented.tsv:2: field b \"\" is empty"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(ut_write_file(commented, bad[i].text, strlen(bad[i].text), err, sizeof err), 0, "%s", err);
+        snprintf(cmd, sizeof cmd, PREDICT " --predict %s %s --comparisons %s 2>&1 >/dev/null", p2, args, commented);
+        int rc = run(cmd, &out);
+        cr_assert_eq(rc, 2, "case %zu: exit %d: %s", i, rc, out);
+        cr_assert(strstr(out, bad[i].says), "case %zu: %s", i, out);
+        free(out);
+    }
+}
+
 Test(predict, bad_options_and_comparisons_refused)
 {
     need_play();
@@ -311,7 +367,7 @@ Test(predict, bad_options_and_comparisons_refused)
         {"--predict P --sizing Q", "one at a time"},
         {"--predict P --rounds 5-1", "--rounds \"5-1\""},
         {"--predict P --odds-seconds 0", "--odds-seconds"},
-        {"--predict P --arm H4-r2 --comparisons CMP", "cmp.tsv:2: not 4 tab-separated fields"},
+        {"--predict P --arm H4-r2 --comparisons CMP", "cmp.tsv:2: 2 fields, expected 4 (a b figure note)"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         /* P and Q: files in dir (never written); CMP: the bad comparisons */
