@@ -84,7 +84,7 @@ int fig_dials(json_t *root, const char *figdir)
     size_t na = rd_arms(root, &arms);
     size_t rows = 0;
     for (size_t i = 0; i < na; i++)
-        if (strcmp(arms[i].name, "Z-capacity"))
+        if (!rd_arm_closed(arms[i].name))
             rows++;
     int W = 1000, H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
@@ -101,7 +101,7 @@ int fig_dials(json_t *root, const char *figdir)
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!strcmp(a, "Z-capacity"))
+        if (rd_arm_closed(a))
             continue;
         double y = (double)rows - (double)r - 0.5;
         r++;
@@ -392,7 +392,7 @@ int fig_split(json_t *root, const char *figdir)
     size_t rows = 0;
     double top = 0;
     for (size_t i = 0; i < na; i++) {
-        if (!arms[i].measured || !strcmp(arms[i].name, "Z-capacity"))
+        if (!arms[i].measured || rd_arm_closed(arms[i].name))
             continue;
         rows++;
         double n, lk, df, er;
@@ -421,7 +421,7 @@ int fig_split(json_t *root, const char *figdir)
     size_t r = 0;
     for (size_t i = 0; i < na; i++) {
         const char *a = arms[i].name;
-        if (!arms[i].measured || !strcmp(a, "Z-capacity"))
+        if (!arms[i].measured || rd_arm_closed(a))
             continue;
         double y = R - (double)r - 0.5;
         r++;

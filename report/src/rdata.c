@@ -503,3 +503,9 @@ json_t *rd_table(const char *path, char *err, size_t el)
     fclose(f);
     return t;
 }
+
+int rd_arm_closed(const char *arm)
+{
+    const char *r = rd_arm_rate(arm);
+    return r && !strcmp(r, "max");
+}

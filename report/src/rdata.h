@@ -51,6 +51,9 @@ size_t rd_list(const char *list, const char **arms, const char **labels, size_t 
 const char *rd_word(const char *key);
 /* the arm's rate in the arms file ("300", "450", "max"; "" unregistered) */
 const char *rd_arm_rate(const char *arm);
+/* 1 when the arm is closed loop (its registered rate is "max": the
+ * capacity arm, which has no latency to draw beside the open-loop arms) */
+int rd_arm_closed(const char *arm);
 /* any column of the arms file for the arm ("brk_cool_ms" ...); "" when the
  * arm or the column is not registered */
 const char *rd_arm_col(const char *arm, const char *col);
