@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opt.h"
+#include "storetab.h"
 #include "policy.h"
 #include "util.h"
 #include "waits.h"
@@ -311,25 +313,15 @@ static void label(const arm *a, char *buf, size_t len)
         snprintf(buf, len, "%s-%s", pol, fault_name(a->fault.kind));
 }
 
-/* The rows of the store's table: the lines of `path` after its header (as
- * lab/run/run.c counts them for the tester's --rows).  0, or OPT_BAD. */
+/* The rows of the store's table, by its one reader (lab/core/storetab.h,
+ * as lab/run/run.c counts them for the tester's --rows).  0, or OPT_BAD. */
 static int table_rows(const char *path, uint32_t *rows)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char err[UT_ERRLEN];
+    if (access(path, R_OK) != 0)
         return bad("--table", path, "cannot be read (make prepare writes it); the fault missing and a second store need its rows");
-    uint64_t lines = 0;
-    int ch, last = '\n';
-    while ((ch = getc(f)) != EOF) {
-        lines += ch == '\n';
-        last = ch;
-    }
-    int err = ferror(f);
-    fclose(f);
-    lines += last != '\n';
-    if (err || lines < 2 || lines - 1 > UINT32_MAX)
-        return bad("--table", path, "is not a table with a header and at least one row");
-    *rows = (uint32_t)(lines - 1);
+    if (storetab_rows(path, rows, err, sizeof err) != 0)
+        return bad("--table", path, err);
     return 0;
 }
 

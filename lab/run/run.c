@@ -72,6 +72,7 @@
 #include "proc.h"
 #include "facts.h"
 #include "quiet.h"
+#include "storetab.h"
 #include "raw4.h"
 #include "util.h"
 #include "waits.h"
@@ -277,18 +278,18 @@ static int setup(run_cfg *c)
     snprintf(c->model, sizeof c->model, "%s/model.json", c->prep);
     snprintf(c->standin, sizeof c->standin, "%s/standin.tsv", c->prep);
     c->seed = arrivals_seed((uint64_t)c->round);
-    /* the number of table rows: lines of test.tsv minus its header */
-    FILE *f = fopen(c->table, "r");
-    if (!f) {
+    /* the number of table rows (the tester's --rows), read by the one
+     * reader of test.tsv */
+    uint32_t rows;
+    if (access(c->table, R_OK) != 0) {
         ut_err("%s: cannot open: run `make prepare` first", c->table);
         return EXIT_FAIL;
     }
-    int ch;
-    c->rows = 0;
-    while ((ch = getc(f)) != EOF)
-        c->rows += ch == '\n';
-    fclose(f);
-    c->rows -= 1;
+    if (storetab_rows(c->table, &rows, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return EXIT_FAIL;
+    }
+    c->rows = rows;
     return EXIT_OK;
 }
 

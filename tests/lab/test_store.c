@@ -401,10 +401,12 @@ Test(store, malformed_table_names_file_line_field)
 {
     st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\t100\n"
                         "1\t2\t2011-01-01\t0\t3\t1\tabc\t2\t20.25\t100\n",
-                 "line 3", "spend_90");
+                 ".tsv:3: field spend_90 \"abc\"", "not a number");
     st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\t100\n"
                         "5\t2\t2011-01-01\t0\t3\t1\t1\t2\t20.25\t100\n",
-                 "line 3", "field row");
-    st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\n", "line 2", "9 fields");
-    st_bad_table("row\tcustomer\n", "line 1", "fields");
+                 ".tsv:3: field row \"5\"", "expected 1");
+    st_bad_table(ST_HDR "0\t1\t2011-01-01\t1\t3\t1\t10.5\t2\t20.25\n", ".tsv:2:", "9 fields");
+    st_bad_table("row\tcustomer\n", ".tsv:1:", "the header must be");
+    /* the one grammar: a comment or an empty line is not a row */
+    st_bad_table("# a comment\n" ST_HDR "\n", ".tsv", "no rows after the header");
 }
