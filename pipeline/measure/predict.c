@@ -505,9 +505,11 @@ static int write_md(const work *W)
             "show (`sign`; a tie or a null counts against), so the rule detects the simulated difference in R "
             "rounds with probability q^R.  `rounds_90` is the largest R, at most %d, with q^R ≥ 0.9 (0: not even "
             "the 2 rounds the rule needs); *decides in 5* says whether q^5 ≥ 0.9, that is whether the full "
-            "profile's 5 rounds detect it with 90%% probability.  A difference that is not there (q near 0.5, "
-            "or 0 for figures equal by design) is never detected, as it should not be.  The medians are the "
-            "simulation's over the seeds.\n\n",
+            "profile's 5 rounds detect it with 90%% probability.  A difference that is not there (q near 0.5) "
+            "is still called clearly different when chance gives every round the same sign: with probability "
+            "2 · 0.5^R, 50%% at the 2 rounds the rule allows, 12.5%% at 4, 6.25%% at 5 (the rule's false-positive "
+            "rate, set by each verdict's number of rounds); only a figure equal by design (every seed a tie, "
+            "q = 0) is never called different.  The medians are the simulation's over the seeds.\n\n",
             o->comparisons, o->oseeds_s, o->oseconds, PREDICT_MAX_ROUNDS_90);
     md_sizing(W, f);
     int bad = ferror(f);
