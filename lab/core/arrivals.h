@@ -34,8 +34,8 @@ typedef struct {
 void arrivals_start(arrivals_gen *a, uint64_t seed, double rate, double seconds);
 /* The next arrival's offset from t0 in ns (ascending), or -1 past the span. */
 int64_t arrivals_next(arrivals_gen *a);
-/* Every offset, into *off (malloc'd; NULL when *n is 0 is never returned:
- * at least one element is allocated).  0, or -1 when out of memory. */
+/* Every offset, into *off (malloc'd, never NULL on success, even when *n
+ * is 0; the caller frees it).  0, or -1 when out of memory (*off NULL). */
 int arrivals_schedule(uint64_t seed, double rate, double seconds, int64_t **off, size_t *n);
 
 #endif
