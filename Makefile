@@ -74,13 +74,13 @@ PIPE_OBJ  := $(patsubst %,$(B)/pipeline/%.o,$(PIPE_COMMON) $(MODEL_MODS) $(AP_MO
 COMMON_OBJ := $(PIPE_COMMON:%=$(B)/pipeline/%.o)
 MODEL_OBJ := $(MODEL_MODS:%=$(B)/pipeline/%.o)
 # measure's own modules: the schedule, the system log, the remote hosts, their file lists, the prediction
-MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,schedule slog remote multi mfiles mprereg)
+MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,profiles schedule slog remote multi mfiles mprereg)
 MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
 COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
 PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
-PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(PLAY_OBJ)
+PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(B)/pipeline/measure/profiles.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 
@@ -173,7 +173,8 @@ $(BIN)/run: $(B)/lab/run/run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # The tests link the lab's modules with their assert()s (build/tlab/), the
 # stages' shared modules, and measure's schedule and file lists.
-$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(TLAB_OBJ) $(B)/pipeline/measure/schedule.o $(B)/pipeline/measure/mfiles.o | $(BIN)
+$(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(TLAB_OBJ) $(B)/pipeline/measure/schedule.o $(B)/pipeline/measure/mfiles.o \
+              $(B)/pipeline/measure/profiles.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: $(B)/tests/bench/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
