@@ -29,6 +29,17 @@
  * which its fault windows run (lab/core/faults.h):
  *   u32 magic WIRE_CLOCK_MAGIC, u32 0, i64 t0_ns (CLOCK_MONOTONIC), 16 zero bytes
  *
+ * The drain frame (32 bytes), sent by the run driver on a connection of
+ * its own once the tester has ended, asks the store to say when it holds
+ * no lookup any more (in a slot, in line, or held by a hang window):
+ *   u32 magic WIRE_DRAIN_MAGIC, 28 zero bytes
+ * The store answers it with one drained frame (40 bytes, the size of an
+ * answer) as soon as it holds none, at once when it holds none already:
+ *   u32 magic WIRE_DRAINED_MAGIC, 36 zero bytes
+ * so the driver stops the store as soon as every lookup's slot time is on
+ * record instead of sleeping a fixed time (lab/run/run.c, --settle-s is then
+ * the longest it waits).
+ *
  * A frame whose magic is wrong closes that connection only.  Only this
  * header; no code owns memory here.
  */
@@ -45,6 +56,8 @@
 #define WIRE_NFEAT 6
 
 #define WIRE_CLOCK_MAGIC 0x4b434c4bu /* "KLCK" */
+#define WIRE_DRAIN_MAGIC 0x4e52444bu   /* "KDRN" */
+#define WIRE_DRAINED_MAGIC 0x4e52444cu /* "LDRN" */
 
 enum { WIRE_OK = 0, WIRE_DROPPED = 1, WIRE_UNKNOWN_ROW = 2, WIRE_UNAVAILABLE = 3, WIRE_NOT_FOUND = 4 };
 #define WIRE_NSTATUS 5
@@ -124,6 +137,34 @@ static inline int wire_get_clock(const unsigned char *b, int64_t *t0_ns)
     memcpy(&m, b, 4);
     memcpy(t0_ns, b + 8, 8);
     return m == WIRE_CLOCK_MAGIC ? 0 : -1;
+}
+
+static inline void wire_put_drain(unsigned char *b)
+{
+    uint32_t m = WIRE_DRAIN_MAGIC;
+    memset(b, 0, WIRE_REQ_SIZE);
+    memcpy(b, &m, 4);
+}
+
+static inline int wire_is_drain(const unsigned char *b)
+{
+    uint32_t m;
+    memcpy(&m, b, 4);
+    return m == WIRE_DRAIN_MAGIC;
+}
+
+static inline void wire_put_drained(unsigned char *b)
+{
+    uint32_t m = WIRE_DRAINED_MAGIC;
+    memset(b, 0, WIRE_ANS_SIZE);
+    memcpy(b, &m, 4);
+}
+
+static inline int wire_is_drained(const unsigned char *b)
+{
+    uint32_t m;
+    memcpy(&m, b, 4);
+    return m == WIRE_DRAINED_MAGIC;
 }
 
 #endif

@@ -14,9 +14,11 @@
  * service is busy; its own lateness is recorded either way) and told the
  * store's port (it sends the store the run's t0, from which the arm's fault
  * window runs: the store gets --fault and --seconds), reads each
- * process's CPU use from /proc (lab/base/proc.h), waits --settle-s (default 2.5 s
- * with freezes, else 0.2 s) so the store can finish the lookups nobody waits
- * for any more, stops the store and the service (SIGTERM: they write their
+ * process's CPU use from /proc (lab/base/proc.h), lets the store finish the
+ * lookups nobody waits for any more (it asks each store to say when it holds
+ * none, lab/core/wire.h's drain frame, and waits for that or --settle-s at
+ * most: 2.5 s with freezes, else 0.2 s; run.json's settled_s is how long it
+ * took), stops the store and the service (SIGTERM: they write their
  * logs; the service's events.tsv.gz too), rewrites the tester's, the
  * service's and the store's logs (tester.log.gz ..., every instant in ns)
  * into raw format 4 (lab/raw/raw4.h: checked against the schedule, the dice and
@@ -56,7 +58,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -76,6 +81,7 @@
 #include "raw4.h"
 #include "util.h"
 #include "waits.h"
+#include "wire.h"
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
@@ -102,6 +108,7 @@ typedef struct {
     int store_port, store2_port;
     char t_start[32], t_end[32];
     double wall;
+    double settled; /* seconds the settling took (up to the run's settle) */
     int tcode;
     double cpu[4][2]; /* tester, service, store, store2: user and system seconds */
     long hwm_service, hwm_store, hwm_store2;
@@ -577,6 +584,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "fault", fault_json(c));
     json_object_set_new(r, "seconds", json_real(c->seconds));
     json_object_set_new(r, "settle_s", json_real(c->settle));
+    json_object_set_new(r, "settled_s", json_real(p->settled));
     json_object_set_new(r, "rate", json_integer(a->rate));
     /* the store's freeze share (RAWFORMAT.md "The dice"): 0.01 unless a test asked otherwise */
     double freeze = WAITS_FREEZE_P;
@@ -654,6 +662,78 @@ static int who_died(run_procs *p, char *why, size_t wl)
     return why[0] != 0;
 }
 
+/* A connection to the store on 127.0.0.1:port with a drain frame sent; -1
+ * when it cannot be made (the caller then just waits). */
+static int drain_open(int port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    unsigned char b[WIRE_REQ_SIZE];
+    wire_put_drain(b);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 || write(fd, b, sizeof b) != (ssize_t)sizeof b) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Let the stores finish the lookups nobody waits for any more (a freeze
+ * lasts up to 2 s), so that their slot time is on record: each store is
+ * asked to say when it holds none (lab/core/wire.h's drain frame), and the
+ * wait ends when every store has said so, or after c->settle seconds at
+ * most (a store that cannot be asked is waited for the whole time).  The
+ * seconds it took go into p->settled. */
+static void settle(const run_cfg *c, run_procs *p)
+{
+    int64_t t0 = ut_mono_ns(), until = t0 + (int64_t)(c->settle * 1e9);
+    struct pollfd pf[2];
+    int n = 0, ports[2] = {p->store_port, p->st2.pid > 0 ? p->store2_port : -1}, cannot = 0;
+    size_t got[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        if (ports[i] <= 0)
+            continue;
+        int fd = drain_open(ports[i]);
+        if (fd < 0)
+            cannot = 1;
+        else
+            pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    int left = cannot ? -1 : n; /* -1: wait the whole time */
+    unsigned char buf[2][WIRE_ANS_SIZE];
+    for (int64_t now = ut_mono_ns(); now < until && left != 0; now = ut_mono_ns()) {
+        int ms = (int)((until - now + 999999) / 1000000);
+        if (n == 0 || left < 0) { /* nothing to hear from: sleep the rest */
+            struct timespec sl = {(time_t)((until - now) / 1000000000), (long)((until - now) % 1000000000)};
+            nanosleep(&sl, NULL);
+            break;
+        }
+        if (poll(pf, (nfds_t)n, ms) <= 0)
+            continue;
+        for (int i = 0; i < n; i++) {
+            if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                continue;
+            ssize_t r = read(pf[i].fd, buf[i] + got[i], sizeof buf[i] - got[i]);
+            if (r > 0)
+                got[i] += (size_t)r;
+            if (r <= 0 || got[i] == sizeof buf[i]) {
+                if (r <= 0 || !wire_is_drained(buf[i]))
+                    left = -1; /* the store went away or said something else: wait the whole time */
+                else if (left > 0)
+                    left--;
+                close(pf[i].fd);
+                pf[i].fd = -1;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (pf[i].fd >= 0)
+            close(pf[i].fd);
+    p->settled = (double)(ut_mono_ns() - t0) / 1e9;
+}
+
 /* Start, measure, settle, stop: EXIT_OK, EXIT_NOT_QUIET (the idle gate did
  * not pass), EXIT_LAB_DIED (a lab process died before the stop) or EXIT_FAIL. */
 static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
@@ -661,12 +741,8 @@ static int measure_run(const run_cfg *c, run_procs *p, char *err, size_t errlen)
     int port = start_servers(c, p, err, errlen);
     if (port < 0 || run_tester(c, port, p, err, errlen) != 0)
         return EXIT_FAIL;
-    /* Let the store finish the lookups nobody waits for any more (a freeze
-     * lasts up to 2 s), so that their slot time is on record. */
-    if (c->settle > 0) {
-        struct timespec sl = {(time_t)c->settle, (long)((c->settle - (double)(time_t)c->settle) * 1e9)};
-        nanosleep(&sl, NULL);
-    }
+    if (c->settle > 0)
+        settle(c, p);
     char died[512];
     int dead = who_died(p, died, sizeof died);
     int sv_code = proc_stop(&p->sv, SIGTERM, 60), st_code = proc_stop(&p->st, SIGTERM, 60);

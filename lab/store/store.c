@@ -29,6 +29,9 @@
  *   their answers are thrown away.
  * - every lookup is logged with rawlog when it ends; at SIGTERM/SIGINT the
  *   unfinished ones are logged with outcome P, in order of arrival.
+ * - a drain frame (lab/core/wire.h) is answered with a drained frame as
+ *   soon as no lookup is live (at once when none is): the run driver's
+ *   settling ends then.
  *
  * Faults (lab/core/faults.h decides, lab/RAWFORMAT.md "Fault scenarios" logs):
  * the window runs from t0, which a clock frame (lab/core/wire.h) tells the
@@ -99,6 +102,7 @@ typedef struct lk {
 typedef struct conn {
     int fd;
     int closed, dirty, wpending;
+    int drain_wait; /* sent a drain frame: answered when no lookup is live */
     unsigned long long id;
     char peer[64];
     struct event rev, wev;
@@ -144,6 +148,7 @@ static struct {
     int edge_on, edge;    /* edge: EDGE_* */
     int64_t edge_at;
     size_t nheld;
+    int ndrain;           /* connections with drain_wait */
     int port;             /* listened on, and again after a reset */
     rawlog *log;
     int log_failed;
@@ -208,6 +213,10 @@ static void conn_close(conn *c)
 {
     if (c->closed)
         return;
+    if (c->drain_wait) {
+        c->drain_wait = 0;
+        S.ndrain--;
+    }
     event_del(&c->rev);
     event_del(&c->wev);
     close(c->fd);
@@ -272,10 +281,10 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
+/* Room for one answer-sized frame at c->out + c->olen; 0, or -1 when the
+ * peer has left too much unread (c is then closed). */
+static int conn_room(conn *c)
 {
-    if (c->closed)
-        return;
     if (c->olen + WIRE_ANS_SIZE > c->ocap) {
         if (c->ooff > 0) {
             memmove(c->out, c->out + c->ooff, c->olen - c->ooff);
@@ -289,16 +298,18 @@ static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
                 ut_err("connection %llu (%s): %zu answer bytes unread, closing", c->id, c->peer,
                        c->olen);
                 conn_close(c);
-                return;
+                return -1;
             }
             c->out = o;
             c->ocap = cap;
         }
     }
-    wire_ans a = {.status = status, .tag = tag};
-    if (x)
-        memcpy(a.x, x, sizeof a.x);
-    wire_put_ans(c->out + c->olen, &a);
+    return 0;
+}
+
+/* The frame just put at c->out + c->olen is sent with the next flush. */
+static void conn_mark(conn *c)
+{
     c->olen += WIRE_ANS_SIZE;
     if (!c->dirty) {
         c->dirty = 1;
@@ -309,6 +320,51 @@ static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
             event_active(&S.flush_ev, EV_WRITE, 0);
         }
     }
+}
+
+static void conn_answer(conn *c, uint32_t status, uint64_t tag, const float *x)
+{
+    if (c->closed || conn_room(c) != 0)
+        return;
+    wire_ans a = {.status = status, .tag = tag};
+    if (x)
+        memcpy(a.x, x, sizeof a.x);
+    wire_put_ans(c->out + c->olen, &a);
+    conn_mark(c);
+}
+
+static void conn_drained(conn *c)
+{
+    if (c->closed || conn_room(c) != 0)
+        return;
+    wire_put_drained(c->out + c->olen);
+    conn_mark(c);
+}
+
+/* A drain frame: answered now when no lookup is live, else when the last ends. */
+static void drain_frame(conn *c)
+{
+    if (!S.ahead) {
+        conn_drained(c);
+        return;
+    }
+    if (!c->drain_wait) {
+        c->drain_wait = 1;
+        S.ndrain++;
+    }
+}
+
+/* After a lookup ended: the drain frames waiting are answered once none is live. */
+static void drain_check(void)
+{
+    if (S.ndrain == 0 || S.ahead)
+        return;
+    for (conn *c = S.conns; c; c = c->next)
+        if (c->drain_wait) {
+            c->drain_wait = 0;
+            conn_drained(c);
+        }
+    S.ndrain = 0;
 }
 
 /* ---------- lookups ---------- */
@@ -352,6 +408,7 @@ static void lk_finish(lk *l, int64_t now, char outcome, uint32_t status)
     c->outstanding--;
     lk_put(l);
     conn_maybe_free(c);
+    drain_check();
 }
 
 /* Carry out what the queue reports. */
@@ -610,6 +667,11 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
         }
         wire_req r;
         int64_t t0;
+        if (wire_is_drain(c->in + off)) {
+            off += WIRE_REQ_SIZE;
+            drain_frame(c);
+            continue;
+        }
         int clock = wire_get_clock(c->in + off, &t0) == 0;
         if (clock && t0 > 0 && t0 < INT64_MAX / 2) {
             off += WIRE_REQ_SIZE;

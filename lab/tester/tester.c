@@ -37,7 +37,7 @@
  * requests, unless it was closed within 100 ms of opening without serving.
  *
  * Idle gate (--gate 1, the default), before anything else: lab/watch/gate.h
- * (idle share >= 0.95 over a 2 s window of /proc/stat); when no window
+ * (idle share >= 0.95 over a 1 s window of /proc/stat, lab/watch/gate.h); when no window
  * passed within --gate-wait-s seconds (at least one window is always
  * tried), the summary is written with passed=false and the program exits 3.
  * Answers are read by lab/tester/answer.h; the command line is lab/tester/topts.h.

@@ -14,7 +14,7 @@
 
 #define NS_PER_S 1000000000LL
 #define GATE_STEP_NS (250 * 1000000LL)
-#define GATE_WINDOW 8 /* steps: 2 s */
+#define GATE_WINDOW ((int)(GATE_WINDOW_S * 1e9 / GATE_STEP_NS + 0.5)) /* steps */
 
 /* The whole machine's ticks now (lab/watch/watch.h parses /proc/stat). */
 static int read_stat(watch_ticks *s)

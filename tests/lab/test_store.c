@@ -371,6 +371,69 @@ Test(store, stop_logs_pending_lookups_last)
     st_cleanup(&p);
 }
 
+/* 40 bytes on fd within timeout_ms: 0 and a drained frame, -1 nothing (or
+ * something else) in time. */
+static int recv_drained(int fd, int timeout_ms)
+{
+    unsigned char b[WIRE_ANS_SIZE];
+    size_t n = 0;
+    int64_t until = st_now() + (int64_t)timeout_ms * MS;
+    while (n < sizeof b) {
+        int left = (int)((until - st_now()) / MS);
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (left < 0 || poll(&pf, 1, left) <= 0)
+            return -1;
+        ssize_t k = recv(fd, b + n, sizeof b - n, 0);
+        if (k <= 0)
+            return -1;
+        n += (size_t)k;
+    }
+    return wire_is_drained(b) ? 0 : -1;
+}
+
+/* The drain frame (lab/core/wire.h): answered at once by an idle store, and
+ * by a busy one only once its last lookup has ended, so the run driver's
+ * settling ends exactly when every slot's time is on record. */
+Test(store, drain_answered_when_no_lookup_is_live)
+{
+    st_proc p;
+    st_start(&p, "H", 2, "1", 4); /* every lookup freezes 1 to 2 s */
+    unsigned char b[2 * WIRE_REQ_SIZE];
+    int c0 = st_connect(p.port);
+    wire_put_drain(b);
+    st_send_all(c0, b, WIRE_REQ_SIZE);
+    cr_assert_eq(recv_drained(c0, 500), 0, "an idle store says so at once");
+    close(c0);
+
+    int c1 = st_connect(p.port), c2 = st_connect(p.port);
+    st_put(b, 0, 20, 0, 0, 20);
+    st_put(b + WIRE_REQ_SIZE, ST_NROWS + 5, 98, 0, 0, 98); /* handshake: the lookup is taken */
+    st_send_all(c1, b, sizeof b);
+    st_await_tag(c1, 98);
+    wire_put_drain(b);
+    st_send_all(c2, b, WIRE_REQ_SIZE);
+    int64_t asked = st_now();
+    cr_assert_eq(recv_drained(c2, 300), -1, "not drained while the freeze holds its slot");
+    wire_ans a;
+    cr_assert_eq(st_recv(c1, &a, 3000), 0);
+    cr_assert_eq(a.tag, 20);
+    int64_t answered = st_now();
+    cr_assert_eq(recv_drained(c2, 500), 0, "drained once the last lookup ended");
+    int64_t planned = waits_planned_ns_p(WAIT_H, 1.0, 4, 20, 0);
+    cr_assert_geq(planned, 1000 * MS, "the lookup froze");
+    cr_assert_geq(answered - asked, 300 * MS);
+    close(c1);
+    close(c2);
+    cr_assert_eq(st_stop(&p), 0);
+    st_rec *r;
+    size_t n = st_read_log(p.log, &r);
+    cr_assert_eq(n, 2, "the drain frames are no lookups");
+    for (size_t i = 0; i < n; i++)
+        cr_assert_neq(r[i].outcome, 'P', "nothing pending at the stop");
+    free(r);
+    st_cleanup(&p);
+}
+
 static void st_bad_table(const char *body, const char *want1, const char *want2)
 {
     st_proc p;
