@@ -21,7 +21,8 @@
 #define NL POL_MAX_LOOKUPS /* lookup ids per request: request * NL + attempt */
 /* An event of the store's fault (id with this bit; gen says which), not a timer. */
 #define EV_FAULT 0x80000000u
-enum { FEV_RELEASE, FEV_CUT, FEV_BACK }; /* a held lookup answered; a reset's start; a connection back */
+enum { FEV_RELEASE, FEV_CUT, FEV_BACK, FEV_SEND }; /* a held lookup answered; a reset's start; a connection
+                                                    * back; a lookup reaching its store (with noise) */
 
 typedef play_second second;
 
@@ -68,6 +69,12 @@ struct psim {
     char *lout;         /* per lookup: its end code (--trace) */
     int64_t *arr, *ans; /* per request: its arrival (--trace, a second store), its answer or -1 (--trace) */
     int64_t *luntil;    /* per lookup: when its slot ends or ended (reset), 0: never had one */
+    /* the machine's own time (psim_set_noise): the replica, and per lookup
+     * the budget it carries and when it was sent, while it is on its way */
+    psim_noise noise;
+    int noisy;
+    int64_t *lbud, *lsent;
+    int64_t last_cut; /* the last reset's cut, INT64_MIN: none yet */
     /* requests: t[r] is the arrival until r is answered, then its latency */
     size_t n, ncap;
     int64_t *t;
@@ -312,12 +319,19 @@ static void reset_cut(sim *S, size_t narrived, int64_t now)
 
 static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
 {
-    if (e->gen == FEV_RELEASE)
-        deliver(S, e->id & ~EV_FAULT, POL_ANS_UNAVAILABLE);
-    else if (e->gen == FEV_CUT)
+    uint32_t lid = e->id & ~EV_FAULT;
+    if (e->gen == FEV_RELEASE) {
+        deliver(S, lid, POL_ANS_UNAVAILABLE);
+    } else if (e->gen == FEV_CUT) {
+        S->last_cut = now;
         reset_cut(S, narrived, now);
-    else
+    } else if (e->gen == FEV_SEND) {
+        if (S->lsent[lid] < S->last_cut) /* lost with the connections it went out on */
+            return;
+        store_arrive(S, S->ps[lid / NL].store, lid, S->lbud[lid], now);
+    } else {
         S->connected = 1;
+    }
 }
 
 /* ------------------------------------------------------------ the service */
@@ -349,7 +363,13 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             if (s)
                 s->lookups++;
         }
-        store_arrive(S, st, lid, o->send[k].budget_ns, now);
+        if (S->noisy) { /* on its way: it reaches the store after the machine's own time */
+            S->lbud[lid] = o->send[k].budget_ns;
+            S->lsent[lid] = now;
+            pev_push(&S->ev, now + psim_noise_ns(&S->noise, S->seed, lid), EV_FAULT | lid, FEV_SEND);
+        } else {
+            store_arrive(S, st, lid, o->send[k].budget_ns, now);
+        }
     }
     if (S->gates)
         for (int k = 0; k < NL; k++) {
@@ -481,8 +501,8 @@ void psim_free(psim *S)
 {
     if (!S)
         return;
-    void *v[] = {S->t, S->ps, S->gen, S->done, S->okdue, S->okatt, S->lsend, S->lout, S->arr, S->ans, S->luntil,
-                 S->dq, S->sec, S->rstore, S->shared_mem};
+    void *v[] = {S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->lsend, S->lout, S->arr,
+                 S->ans, S->luntil, S->dq, S->sec, S->rstore, S->shared_mem, S->lbud, S->lsent};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(v[i]);
     pev_free(&S->ev);
@@ -521,6 +541,8 @@ static int grow_requests(sim *S, size_t nc)
     GROW(ans, sizeof *S->ans, S->trace);
     GROW(luntil, NL * sizeof *S->luntil, S->fk == FAULT_RESET);
     GROW(rstore, 1, S->nstores == 2);
+    GROW(lbud, NL * sizeof *S->lbud, S->noisy);
+    GROW(lsent, NL * sizeof *S->lsent, S->noisy);
     S->ncap = nc;
     return 0;
 }
@@ -620,6 +642,7 @@ static void reset_counts(sim *S)
     if (S->sec)
         memset(S->sec, 0, S->seccap * sizeof *S->sec);
     S->oom = 0;
+    S->last_cut = INT64_MIN;
 }
 
 /* The seed's dice and schedules in C: kept when they are this seed's, else forgotten. */
@@ -766,6 +789,27 @@ psim *psim_new(const psim_cfg *c)
 }
 
 int psim_set_arm(psim *S, const psim_cfg *c) { return set_arm(S, c); }
+
+int64_t psim_noise_ns(const psim_noise *n, uint32_t seed, uint32_t lid)
+{
+    double u = ut_u64_unit(ut_hash4(n->key, seed, lid, PSIM_NOISE_SALT)) * (double)(n->nq - 1);
+    size_t i = (size_t)u;
+    if (i >= n->nq - 1)
+        i = n->nq - 2;
+    double f = u - (double)i, d = (double)n->q[i] + f * (double)(n->q[i + 1] - n->q[i]);
+    return (int64_t)llround(n->scale * d);
+}
+
+int psim_set_noise(psim *S, const psim_noise *n)
+{
+    if (!n) {
+        S->noisy = 0;
+        return 0;
+    }
+    S->noise = *n;
+    S->noisy = 1;
+    return S->ncap ? grow_requests(S, S->ncap) : 0;
+}
 
 psim_seed *psim_seed_new(void) { return calloc(1, sizeof(psim_seed)); }
 

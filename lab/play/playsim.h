@@ -64,6 +64,19 @@
  * So seed k of play meets the same arrivals and waits as round k of the lab
  * at the same rate and length; only the machine's own time is missing.
  *
+ * The machine's own time (psim_set_noise; off unless set): a replica of a
+ * seed in which every sent lookup reaches its store d ns after the service
+ * sent it, d = scale * Q(u): Q the quantile function of the per-lookup
+ * delay (nq values at the shares 0, 1/(nq-1), ..., 1, linear between
+ * them), u = ut_u64_unit(ut_hash4(key, seed, lookup id, PSIM_NOISE_SALT))
+ * (a counter-based draw: the same replica gives the same delays in any
+ * order, another key other ones).  Everything else is as without it: the
+ * service's timers run from the send, the store's budget from the arrival
+ * (the lab sends a budget as a duration), the answer reaches the service
+ * at once.  A lookup in flight when a reset cuts the connections never
+ * arrives (it was lost with them).  The noise model's fit and the
+ * replicas are pipeline/measure/predict.c's.
+ *
  * The figures of a seed (play_result, lab/play/playout.h; each defined in
  * lab/play/play.c's head) are the study's per-run figures of the same
  * names, with the simulation's requests in place of the tester's rows:
@@ -114,6 +127,21 @@ void psim_free(psim *S);
  * arrays kept: one simulation runs many arms without new memory.  0, or
  * -1 when out of memory. */
 int psim_set_arm(psim *S, const psim_cfg *cfg);
+
+/* The machine's own time in the runs to come (NULL: none); q holds nq >= 2
+ * delays in ns, ascending, and must outlive the runs.  0, or -1 when out
+ * of memory. */
+typedef struct {
+    uint64_t key;      /* the replica: its delays are drawn with this key */
+    double scale;      /* >= 0: every delay of the replica times this */
+    const int64_t *q;  /* the delay's quantiles, ns, ascending */
+    size_t nq;
+} psim_noise;
+#define PSIM_NOISE_SALT 0x6e6f697365ULL /* "noise" */
+int psim_set_noise(psim *S, const psim_noise *n);
+/* The delay of lookup `lid` (request * POL_MAX_LOOKUPS + attempt) of seed
+ * `seed` under n: the draw above (for tests and predict's fit). */
+int64_t psim_noise_ns(const psim_noise *n, uint32_t seed, uint32_t lid);
 
 /* One seed of `seconds` of arrivals, run to its end, its figures into res.
  * `shared` (NULL: none) gives the seed's dice and arrivals when it holds
