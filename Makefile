@@ -86,9 +86,9 @@ TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
-PROGS += $(BIN)/provmd $(BIN)/predict
+PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
+.PHONY: sizing noise bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme progs
 
 all: deps
@@ -156,6 +156,9 @@ $(BIN)/measure: $(B)/pipeline/measure/measure.o $(MEASURE_OBJ) $(COMMON_OBJ) $(L
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/predict: $(B)/pipeline/measure/predictmain.o $(PREDICT_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+# the twin's noise model, fitted on a measured study (make noise)
+$(BIN)/noisefit: $(B)/pipeline/measure/noisefit.o $(B)/pipeline/measure/noise.o $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 # ap trains models (XGBoost); cost only adds up provenance records.
 AP_OBJ   := $(AP_MODS:%=$(B)/pipeline/%.o) $(MODEL_OBJ)
 COST_OBJ := $(B)/pipeline/cost/costcalc.o $(COMMON_OBJ) $(LAB_OBJ)
@@ -174,7 +177,7 @@ $(BIN)/run: $(B)/lab/run/run.o $(LAB_OBJ) | $(BIN)
 # The tests link the lab's modules with their assert()s (build/tlab/), the
 # stages' shared modules, and measure's schedule and file lists.
 $(BIN)/tests: $(TEST_OBJ) $(PIPE_OBJ) $(TLAB_OBJ) $(B)/pipeline/measure/schedule.o $(B)/pipeline/measure/mfiles.o \
-              $(B)/pipeline/measure/profiles.o | $(BIN)
+              $(B)/pipeline/measure/profiles.o $(B)/pipeline/measure/noise.o | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lcriterion -lxgboost $(LDLIBS)
 $(BIN)/bench_trees: $(B)/tests/bench/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
@@ -369,6 +372,13 @@ sizing: $(BIN)/predict
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	$(BIN)/predict --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
 	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
+
+# The twin's noise model (data/noise.tsv, committed): the machine's own time
+# per lookup, fitted on the quiet runs of a measured study (STUDY=., the
+# published one, by default); it reads STUDY and writes only data/noise.tsv.
+STUDY ?= .
+noise: $(BIN)/noisefit
+	$(BIN)/noisefit --root $(STUDY) --out data/noise.tsv
 
 # The simulation's speed: the full study's prediction (every open-loop arm of
 # lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the

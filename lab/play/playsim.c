@@ -252,7 +252,7 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         }
     }
     storeq_event e;
-    int64_t planned = dice(S, r, att);
+    int64_t planned = dice(S, r, att) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0);
     if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
@@ -790,14 +790,25 @@ psim *psim_new(const psim_cfg *c)
 
 int psim_set_arm(psim *S, const psim_cfg *c) { return set_arm(S, c); }
 
+/* scale * Q(u) for the quantiles q[0..nq), u drawn with salt. */
+static int64_t qdraw(const psim_noise *n, const int64_t *q, size_t nq, uint32_t seed, uint32_t lid, uint64_t salt)
+{
+    double u = ut_u64_unit(ut_hash4(n->key, seed, lid, salt)) * (double)(nq - 1);
+    size_t i = (size_t)u;
+    if (i >= nq - 1)
+        i = nq - 2;
+    double f = u - (double)i, d = (double)q[i] + f * (double)(q[i + 1] - q[i]);
+    return (int64_t)llround(n->scale * d);
+}
+
 int64_t psim_noise_ns(const psim_noise *n, uint32_t seed, uint32_t lid)
 {
-    double u = ut_u64_unit(ut_hash4(n->key, seed, lid, PSIM_NOISE_SALT)) * (double)(n->nq - 1);
-    size_t i = (size_t)u;
-    if (i >= n->nq - 1)
-        i = n->nq - 2;
-    double f = u - (double)i, d = (double)n->q[i] + f * (double)(n->q[i + 1] - n->q[i]);
-    return (int64_t)llround(n->scale * d);
+    return qdraw(n, n->q, n->nq, seed, lid, PSIM_NOISE_SALT);
+}
+
+int64_t psim_over_ns(const psim_noise *n, uint32_t seed, uint32_t lid)
+{
+    return n->over && n->nover >= 2 ? qdraw(n, n->over, n->nover, seed, lid, PSIM_OVER_SALT) : 0;
 }
 
 int psim_set_noise(psim *S, const psim_noise *n)

@@ -70,7 +70,12 @@
  * delay (nq values at the shares 0, 1/(nq-1), ..., 1, linear between
  * them), u = ut_u64_unit(ut_hash4(key, seed, lookup id, PSIM_NOISE_SALT))
  * (a counter-based draw: the same replica gives the same delays in any
- * order, another key other ones).  Everything else is as without it: the
+ * order, another key other ones), and holds its slot o ns longer than its
+ * planned wait, o = scale * O(u') with O the overshoot's quantile function
+ * (when nover is above 0) and u' drawn with PSIM_OVER_SALT: the store's own
+ * lateness, which the lab's store has too.  (The answer's way back is
+ * folded into d: the service sees it after d + line + wait + o, as in the
+ * lab; the store sees the lookup that much later.)  Everything else is as without it: the
  * service's timers run from the send, the store's budget from the arrival
  * (the lab sends a budget as a duration), the answer reaches the service
  * at once.  A lookup in flight when a reset cuts the connections never
@@ -136,12 +141,17 @@ typedef struct {
     double scale;      /* >= 0: every delay of the replica times this */
     const int64_t *q;  /* the delay's quantiles, ns, ascending */
     size_t nq;
+    const int64_t *over; /* the overshoot's quantiles, ns, ascending (NULL: none) */
+    size_t nover;
 } psim_noise;
 #define PSIM_NOISE_SALT 0x6e6f697365ULL /* "noise" */
+#define PSIM_OVER_SALT 0x6f766572ULL    /* "over" */
 int psim_set_noise(psim *S, const psim_noise *n);
 /* The delay of lookup `lid` (request * POL_MAX_LOOKUPS + attempt) of seed
  * `seed` under n: the draw above (for tests and predict's fit). */
 int64_t psim_noise_ns(const psim_noise *n, uint32_t seed, uint32_t lid);
+/* Its overshoot (0 without one). */
+int64_t psim_over_ns(const psim_noise *n, uint32_t seed, uint32_t lid);
 
 /* One seed of `seconds` of arrivals, run to its end, its figures into res.
  * `shared` (NULL: none) gives the seed's dice and arrivals when it holds

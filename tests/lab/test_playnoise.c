@@ -51,6 +51,17 @@ Test(playnoise, constant_delay_adds_to_a_fixed_wait)
     cr_assert_eq(slow.lookups, plain.lookups);
 }
 
+/* With a constant 0.5 ms overshoot too, F3-none's latency is 2 + 0.5 + 1
+ * ms and each lookup holds its slot 2.5 ms. */
+Test(playnoise, constant_overshoot_holds_the_slot_longer)
+{
+    int64_t q[2] = {1000000, 1000000}, o[2] = {500000, 500000};
+    psim_noise n = {.key = 7, .scale = 1.0, .q = q, .nq = 2, .over = o, .nover = 2};
+    play_result r = run_arm("F3-none", 1, 3.0, &n);
+    cr_assert_eq(r.p99_ms, 3.5, "%g", r.p99_ms);
+    cr_assert_eq(r.slot_ns, (int64_t)r.lookups * 2500000, "%lld", (long long)r.slot_ns);
+}
+
 /* H3-fb25 gives up after 25 ms: a lookup 30 ms on its way is never in time,
  * so every answer is a stand-in, each after exactly 25 ms. */
 Test(playnoise, delay_past_the_limit_makes_every_answer_a_standin)
