@@ -124,6 +124,12 @@ int fmt_value(const json_t *v, const char *kind, char *out, size_t n)
         snprintf(out, n, "%s", kind[0] == 'r' ? (t ? "right" : "wrong") : kind[0] == 'y' ? (t ? "yes" : "no") : (t ? "true" : "false"));
         return 0;
     }
+    if (!strcmp(kind, "len")) {
+        if (!json_is_array(v) && !json_is_object(v))
+            goto bad;
+        fmt_num((double)(json_is_array(v) ? json_array_size(v) : json_object_size(v)), "int", out, n);
+        return 0;
+    }
     if (!json_is_number(v))
         goto bad;
     fmt_num(json_number_value(v), kind, out, n);
@@ -136,7 +142,7 @@ bad:
 int fmt_known(const char *kind)
 {
     static const char *const kinds[] = {"int", "ms", "ns_ms", "us_ms", "sms", "pct", "spp", "pp", "x",
-                                        "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn"};
+                                        "sx",  "us", "s",     "kb",    "str", "right", "tf", "yn", "len"};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
         if (!strcmp(kind, kinds[i]))
             return 1;

@@ -22,6 +22,7 @@
  *   right   true → "right", false → "wrong"
  *   tf      true → "true", false → "false"
  *   yn      true → "yes", false → "no"
+ *   len     the number of items of a list or members of an object (int's rule)
  * Negative numbers use U+2212 (−).  Returns 0, or -1 when the node does
  * not fit the kind (the text then says "?").
  */

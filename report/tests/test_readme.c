@@ -177,9 +177,10 @@ Test(readme, without_a_study_the_placeholder_says_so, .init = setup, .fini = tea
     char *r = read_back("README.md");
     const char *want[] = {"from report/tests/fixture/front.json through report/front-page.md.in",
                           "> **Not the study.** No study is committed yet",
-                          "(`H3-none`) answers its slowest 1 in 100 in 749 ms",
-                          "flooded in 0 of 2 rounds of 4 s (95% interval 0% to 84.2% a round)",
-                          "a bulkhead (`H3-bulk-hang`) keeps 99.0% of the healthy store's requests live",
+                          "(`H3-none`, 2 rounds of 4 s) answers its slowest 1 in 100 in 749 ms (rounds: ",
+                          "flooded in 0 of 2 rounds of 4 s (exact 95% interval 0% to 84.2% a round)",
+                          "  - `H4-r2`: \u00b7\u00b7 measured, \u00b7\u00b7 predicted; 0 of 2 rounds",
+                          "a bulkhead (`H3-bulk-hang`) keeps 99.0% (rounds: ",
                           "![The slowest 1 in 100 requests of every arm: median and range over rounds](results/figures/dials.svg)",
                           "[results/report.md](results/report.md)",
                           "[results/provenance.md](results/provenance.md)",
