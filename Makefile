@@ -365,12 +365,14 @@ PLAY_FLOODS ?= --arm H4-r2,H4-r2bud,H4-r2dl,H4-brkr2,H4-r4xf,H4-hedge,H4-fb25 --
 play-floods: $(BIN)/play
 	$(BIN)/play $(PLAY_FLOODS)
 
-# docs/SIZING.md (committed): from the simulation, how many rounds each verdict
-# of pipeline/comparisons.tsv needs, and the rare events' odds, over 1,000
-# seeds of 30 s; written before the study is measured (pipeline/measure/predict.h).
+# docs/SIZING.md (committed): from the simulation, for the full profile of the
+# registered design (data/profiles.tsv) at the lengths and rounds it runs, each
+# verdict of pipeline/comparisons.tsv's power and error rate, and the rare
+# events' odds over the design's seeds; written before the study is measured
+# (pipeline/measure/predict.h).
 sizing: $(BIN)/predict
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
-	$(BIN)/predict --sizing docs/SIZING.md --odds-seeds 1-1000 --odds-seconds 30 \
+	$(BIN)/predict --sizing docs/SIZING.md --profiles data/profiles.tsv --profile full --arms lab/arms.tsv \
 	    --comparisons pipeline/comparisons.tsv --table $(PREP)/test.tsv
 
 # The twin's noise model (data/noise.tsv, committed): the machine's own time

@@ -1,7 +1,8 @@
 /* collectexport: collect's export, results/results.json (pipeline/RESULTS.md)
  * from the tables stats.sql filled, section by section: the runs (each with
  * its machine, its seconds and its prediction), the arms (figures and
- * totals), the verdicts, the guesses and the odds; every value PostgreSQL
+ * totals), the verdicts (each with its error rate) and their family sum,
+ * the guesses and the odds; every value PostgreSQL
  * printed read back whole.  The contract is collectexport.h's. */
 #include "collectexport.h"
 
@@ -275,7 +276,9 @@ static int export_arms(PGconn *db, exporter *x, json_t *arms)
 /* `verdicts`: one per comparison, in comparisons.tsv's order. */
 static int export_verdicts(PGconn *db, exporter *x, json_t *verdicts)
 {
-    PGresult *r = pgx_query(db, "SELECT a, b, figure, note, rounds, diffs, verdict, direction FROM verdicts ORDER BY k",
+    PGresult *r = pgx_query(db,
+                            "SELECT a, b, figure, note, rounds, diffs, verdict, direction, n, false_positive_rate, "
+                            "sizing_q, power, decidable FROM verdicts ORDER BY k",
                             x->err, x->errlen);
     if (!r)
         return -1;
@@ -289,8 +292,30 @@ static int export_verdicts(PGconn *db, exporter *x, json_t *verdicts)
         json_object_set_new(v, "diffs", pg_array(x, PQgetvalue(r, i, 5), 0, "diffs"));
         json_object_set_new(v, "verdict", cell(x, r, i, 6));
         json_object_set_new(v, "direction", cell(x, r, i, 7));
+        for (int c = 8; c < 13; c++) /* each verdict's error rate */
+            json_object_set_new(v, PQfname(r, c), cell(x, r, i, c));
         json_array_append_new(verdicts, v);
     }
+    PQclear(r);
+    return 0;
+}
+
+/* `verdict_family`: the family of verdicts summed (one row). */
+static int export_family(PGconn *db, exporter *x, json_t *family)
+{
+    PGresult *r = pgx_query(db,
+                            "SELECT verdicts, clearly_different, expected_chance, with_rate, undecidable, unsized "
+                            "FROM verdict_family",
+                            x->err, x->errlen);
+    if (!r)
+        return -1;
+    if (PQntuples(r) != 1) {
+        ut_seterr(x->err, x->errlen, "database: verdict_family: %d rows, expected 1", PQntuples(r));
+        PQclear(r);
+        return -1;
+    }
+    for (int c = 0; c < PQnfields(r); c++)
+        json_object_set_new(family, PQfname(r, c), cell(x, r, 0, c));
     PQclear(r);
     return 0;
 }
@@ -319,17 +344,19 @@ static int export_guesses(PGconn *db, exporter *x, json_t *guesses)
 int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen)
 {
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
-           *guesses = json_array(), *odds = json_array();
+           *guesses = json_array(), *odds = json_array(), *family = json_object();
     int rc = -1;
     exporter x = {err, errlen, 0};
     if (export_runs(db, &x, runs) != 0 || export_arms(db, &x, arms) != 0 ||
-        export_verdicts(db, &x, verdicts) != 0 || export_guesses(db, &x, guesses) != 0 ||
+        export_verdicts(db, &x, verdicts) != 0 || export_family(db, &x, family) != 0 ||
+        export_guesses(db, &x, guesses) != 0 ||
         export_odds(db, &x, odds) != 0)
         goto done;
     json_object_set_new(top, "format", json_string("lab-results 1"));
     json_object_set(top, "runs", runs);
     json_object_set(top, "arms", arms);
     json_object_set(top, "verdicts", verdicts);
+    json_object_set(top, "verdict_family", family);
     json_object_set(top, "guesses", guesses);
     json_object_set(top, "odds", odds);
     if (!x.bad) {
@@ -342,6 +369,7 @@ done:
     json_decref(runs);
     json_decref(arms);
     json_decref(verdicts);
+    json_decref(family);
     json_decref(guesses);
     json_decref(odds);
     return rc;

@@ -2,7 +2,8 @@
  * results/results.json (pipeline/RESULTS.md defines every field).
  *
  * collectexport_results reads, in this order, run_stats, the runs' machine,
- * per_second, predicted_runs, arm_stats and the arms' totals, verdicts,
+ * per_second, predicted_runs, arm_stats and the arms' totals, verdicts (with
+ * each verdict's error rate), verdict_family,
  * guess_results and odds, and writes `path` atomically (ut_write_file) as
  * one JSON object: keys sorted, indent 1, reals with 17 significant
  * digits, so the same tables give the same bytes.  Every value PostgreSQL

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,63 @@
 
 struct collectpred {
     json_t *root; /* checked whole by collectpred_read */
+    int format;   /* 1 or 2 */
 };
+
+#define FORMAT_1 "lab-prediction 1"
+#define FORMAT_2 "lab-prediction 2"
+
+/* A number in [lo, hi] (hi NAN: no upper bound; lo_open: above lo). */
+static int num_in(const char *path, const char *where, json_t *o, const char *f, double lo, int lo_open, double hi,
+                  char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, f);
+    double x = json_number_value(v);
+    if (!json_is_number(v) || (lo_open ? !(x > lo) : !(x >= lo)) || x > hi) {
+        char want[96];
+        if (hi != hi)
+            snprintf(want, sizeof want, "not a number %s %g", lo_open ? "above" : ">=", lo);
+        else
+            snprintf(want, sizeof want, "not a number in %g .. %g", lo, hi);
+        ut_seterr(err, errlen, "%s: %s.%s: %s", path, where, f, v ? want : "missing");
+        return -1;
+    }
+    return 0;
+}
+
+/* An integer in [lo, hi]. */
+static int int_in(const char *path, const char *where, json_t *o, const char *f, json_int_t lo, json_int_t hi,
+                  char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, f);
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        char want[96];
+        snprintf(want, sizeof want, "not an integer in %lld .. %lld", (long long)lo, (long long)hi);
+        ut_seterr(err, errlen, "%s: %s.%s: %s", path, where, f, v ? want : "missing");
+        return -1;
+    }
+    return 0;
+}
+
+static int boolean(const char *path, const char *where, json_t *o, const char *f, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, f);
+    if (!json_is_boolean(v)) {
+        ut_seterr(err, errlen, "%s: %s.%s: %s", path, where, f, v ? "not true or false" : "missing");
+        return -1;
+    }
+    return 0;
+}
+
+static int nonempty(const char *path, const char *where, json_t *o, const char *f, char *err, size_t errlen)
+{
+    json_t *v = json_object_get(o, f);
+    if (!json_is_string(v) || !*json_string_value(v)) {
+        ut_seterr(err, errlen, "%s: %s.%s: %s", path, where, f, v ? "not a non-empty string" : "missing");
+        return -1;
+    }
+    return 0;
+}
 
 /* A number or null (the simulation may have no answered request). */
 static int num_or_null(const char *path, const char *run, json_t *o, const char *f, char *err, size_t errlen)
@@ -27,12 +84,16 @@ static int num_or_null(const char *path, const char *run, json_t *o, const char 
     return 0;
 }
 
-static int check_run(const char *path, const char *run, json_t *o, char *err, size_t errlen)
+static int check_run(const char *path, int format, const char *run, json_t *o, char *err, size_t errlen)
 {
     if (!*run || !json_is_object(o)) {
         ut_seterr(err, errlen, "%s: runs.%s: not an object named by a run", path, run);
         return -1;
     }
+    char where[160];
+    snprintf(where, sizeof where, "runs.%s", run);
+    if (format == 2 && num_in(path, where, o, "seconds", 0, 1, NAN, err, errlen) != 0)
+        return -1;
     if (num_or_null(path, run, o, "p99_ms", err, errlen) || num_or_null(path, run, o, "standin_share", err, errlen) ||
         num_or_null(path, run, o, "lookups_per_request", err, errlen))
         return -1;
@@ -55,7 +116,7 @@ static int check_run(const char *path, const char *run, json_t *o, char *err, si
     return 0;
 }
 
-static int check_claim(const char *path, size_t i, json_t *o, char *err, size_t errlen)
+static int check_claim(const char *path, int format, size_t i, json_t *o, char *err, size_t errlen)
 {
     if (!json_is_object(o)) {
         ut_seterr(err, errlen, "%s: odds[%zu]: not an object", path, i);
@@ -88,19 +149,55 @@ static int check_claim(const char *path, size_t i, json_t *o, char *err, size_t 
         ut_seterr(err, errlen, "%s: odds[%zu].sim_k: %s", path, i, k ? "not an integer in 0 .. sim_n" : "missing");
         return -1;
     }
+    char where[32];
+    snprintf(where, sizeof where, "odds[%zu]", i);
+    if (format == 2 && (nonempty(path, where, o, "seeds", err, errlen) != 0 ||
+                        int_in(path, where, o, "planned_rounds", 0, INT_MAX, err, errlen) != 0 ||
+                        num_in(path, where, o, "p_seen", 0, 0, 1, err, errlen) != 0))
+        return -1;
     return 0;
 }
 
-static int check(const char *path, json_t *root, char *err, size_t errlen)
+/* One entry of `sizing`: format 1's q, rounds_90 and decides_in_5, or
+ * format 2's seconds_a, seconds_b, q, rounds, power, rounds_90, decides. */
+static int check_sizing(const char *path, int format, size_t i, json_t *o, char *err, size_t errlen)
+{
+    char where[32];
+    snprintf(where, sizeof where, "sizing[%zu]", i);
+    if (!json_is_object(o)) {
+        ut_seterr(err, errlen, "%s: %s: not an object", path, where);
+        return -1;
+    }
+    if (nonempty(path, where, o, "a", err, errlen) || nonempty(path, where, o, "b", err, errlen) ||
+        nonempty(path, where, o, "figure", err, errlen) || nonempty(path, where, o, "seeds", err, errlen))
+        return -1;
+    if (format == 2 && (num_in(path, where, o, "seconds_a", 0, 1, NAN, err, errlen) ||
+                        num_in(path, where, o, "seconds_b", 0, 1, NAN, err, errlen)))
+        return -1;
+    if (num_in(path, where, o, "q", 0, 0, 1, err, errlen))
+        return -1;
+    if (format == 2 && (int_in(path, where, o, "rounds", 0, INT_MAX, err, errlen) ||
+                        num_in(path, where, o, "power", 0, 0, 1, err, errlen)))
+        return -1;
+    if (int_in(path, where, o, "rounds_90", 0, 20, err, errlen) ||
+        boolean(path, where, o, format == 2 ? "decides" : "decides_in_5", err, errlen))
+        return -1;
+    return 0;
+}
+
+/* The whole file; *format 1 or 2. */
+static int check(const char *path, json_t *root, int *format, char *err, size_t errlen)
 {
     if (!json_is_object(root)) {
         ut_seterr(err, errlen, "%s: not a JSON object", path);
         return -1;
     }
     json_t *fmt = json_object_get(root, "format"), *runs = json_object_get(root, "runs"),
-           *odds = json_object_get(root, "odds");
-    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "lab-prediction 1")) {
-        ut_seterr(err, errlen, "%s: format: not \"lab-prediction 1\"", path);
+           *odds = json_object_get(root, "odds"), *sizing = json_object_get(root, "sizing");
+    const char *f = json_string_value(fmt);
+    *format = f && !strcmp(f, FORMAT_1) ? 1 : f && !strcmp(f, FORMAT_2) ? 2 : 0;
+    if (!*format) {
+        ut_seterr(err, errlen, "%s: format: not \"" FORMAT_1 "\" or \"" FORMAT_2 "\"", path);
         return -1;
     }
     if (!json_is_object(runs)) {
@@ -113,9 +210,14 @@ static int check(const char *path, json_t *root, char *err, size_t errlen)
     }
     const char *run;
     json_t *o;
-    json_object_foreach(runs, run, o) if (check_run(path, run, o, err, errlen) != 0) return -1;
+    json_object_foreach(runs, run, o) if (check_run(path, *format, run, o, err, errlen) != 0) return -1;
     size_t i;
-    json_array_foreach(odds, i, o) if (check_claim(path, i, o, err, errlen) != 0) return -1;
+    json_array_foreach(odds, i, o) if (check_claim(path, *format, i, o, err, errlen) != 0) return -1;
+    if (!json_is_array(sizing)) {
+        ut_seterr(err, errlen, "%s: sizing: %s", path, sizing ? "not a list" : "missing");
+        return -1;
+    }
+    json_array_foreach(sizing, i, o) if (check_sizing(path, *format, i, o, err, errlen) != 0) return -1;
     return 0;
 }
 
@@ -131,12 +233,18 @@ int collectpred_read(const char *path, collectpred **out, char *err, size_t errl
         ut_seterr(err, errlen, "%s:%d: not JSON: %s", path, je.line, je.text);
         return -1;
     }
-    if (check(path, root, err, errlen) != 0) {
+    int format = 0;
+    if (check(path, root, &format, err, errlen) != 0) {
         json_decref(root);
         return -1;
     }
-    *out = malloc(sizeof **out);
+    if (!(*out = malloc(sizeof **out))) {
+        json_decref(root);
+        ut_seterr(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
     (*out)->root = root;
+    (*out)->format = format;
     return 0;
 }
 
@@ -156,7 +264,8 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
 {
     if (!p)
         return 0;
-    if (pgx_exec(db, "INSERT INTO prediction VALUES ('lab-prediction 1')", err, errlen) != 0)
+    const char *fv[] = {p->format == 2 ? FORMAT_2 : FORMAT_1};
+    if (pgx_exec_params(db, "INSERT INTO prediction VALUES ($1)", 1, fv, err, errlen) != 0)
         return -1;
     const char *run;
     json_t *o;
@@ -185,6 +294,17 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
                            num_text(json_object_get(o, "sim_n"), sn, sizeof sn),
                            num_text(json_object_get(o, "seconds"), se, sizeof se)};
         if (pgx_exec_params(db, "INSERT INTO odds_claims VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, v, err, errlen) != 0)
+            return -1;
+    }
+    /* the sizing's q per verdict (both formats have it): the verdicts' sizing_q */
+    json_array_foreach(json_object_get(p->root, "sizing"), i, o)
+    {
+        char k[24], q[40];
+        snprintf(k, sizeof k, "%zu", i);
+        const char *v[] = {k, json_string_value(json_object_get(o, "a")), json_string_value(json_object_get(o, "b")),
+                           json_string_value(json_object_get(o, "figure")),
+                           num_text(json_object_get(o, "q"), q, sizeof q)};
+        if (pgx_exec_params(db, "INSERT INTO predicted_sizing VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen) != 0)
             return -1;
     }
     return 0;

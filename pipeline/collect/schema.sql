@@ -8,6 +8,7 @@
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
+DROP TABLE IF EXISTS predicted_sizing, verdict_family;
 DROP VIEW IF EXISTS service_lookups;
 
 -- The raw tables' layout has a number: when it is not this one (a database
@@ -172,7 +173,15 @@ CREATE TABLE IF NOT EXISTS comparisons (     -- pipeline/comparisons.tsv
 
 CREATE TABLE verdicts (
     k int PRIMARY KEY, a text, b text, figure text, note text,
-    rounds int[], diffs double precision[], verdict text, direction text
+    rounds int[], diffs double precision[], verdict text, direction text,
+    -- each verdict's error rate (RESULTS.md, "Each verdict's error rate")
+    n int, false_positive_rate double precision, sizing_q double precision, power double precision,
+    decidable boolean
+);
+
+CREATE TABLE verdict_family (                -- RESULTS.md's `verdict_family`: one row
+    verdicts int, clearly_different int, expected_chance double precision, with_rate int,
+    undecidable int, unsized int
 );
 
 CREATE TABLE IF NOT EXISTS guesses (         -- data/guesses.tsv
@@ -198,6 +207,10 @@ CREATE TABLE prediction (format text NOT NULL);
 CREATE TABLE predicted_runs (
     run text PRIMARY KEY, p99_ms double precision, standin_share double precision,
     lookups_per_request double precision, flooded boolean NOT NULL, flood_from_s int
+);
+
+CREATE TABLE predicted_sizing (              -- prediction.json's `sizing`, in file order
+    k int PRIMARY KEY, a text NOT NULL, b text NOT NULL, figure text NOT NULL, q double precision NOT NULL
 );
 
 CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in file order

@@ -4,6 +4,7 @@
 -- transaction after loading; it rebuilds every derived table.
 
 TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, odds;
+TRUNCATE verdict_family;
 -- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
 
 -- Figures of each run.
@@ -570,6 +571,25 @@ LEFT JOIN LATERAL (
     FROM run_figures x JOIN run_figures y ON y.arm = c.b AND y.figure = c.figure AND y.round = x.round
     WHERE x.arm = c.a AND x.figure = c.figure
 ) d ON true;
+
+-- Each verdict's error rate (RESULTS.md, "Each verdict's error rate"): n
+-- its rounds; the rule's false-positive rate 2 * 0.5^n (null below 2
+-- rounds); sizing_q the q of the prediction's first sizing entry of the
+-- same a, b and figure; power sizing_q^n; decidable power >= 0.9.
+UPDATE verdicts v SET
+    n = cardinality(v.rounds),
+    false_positive_rate = CASE WHEN cardinality(v.rounds) >= 2
+                               THEN 2 * power(0.5::double precision, cardinality(v.rounds)) END,
+    sizing_q = (SELECT s.q FROM predicted_sizing s
+                WHERE s.a = v.a AND s.b = v.b AND s.figure = v.figure ORDER BY s.k LIMIT 1);
+UPDATE verdicts SET power = CASE WHEN n >= 2 THEN power(sizing_q, n) END;
+UPDATE verdicts SET decidable = power >= 0.9;
+
+-- The family of verdicts: how many chance alone would call clearly different.
+INSERT INTO verdict_family
+SELECT count(*), count(*) FILTER (WHERE verdict = 'clearly different'), coalesce(sum(false_positive_rate), 0),
+       count(false_positive_rate), count(*) FILTER (WHERE decidable = false), count(*) FILTER (WHERE decidable IS NULL)
+FROM verdicts;
 
 -- Guesses: each clause judged on the run figures (data/README.md's grammar).
 CREATE OR REPLACE FUNCTION lab_cmp(x double precision, op text, y double precision) RETURNS boolean

@@ -342,7 +342,7 @@ static int plan_schedule(mctx *c)
     if ((rc = copy_references(c)) != 0 || c->only) /* the far side of --host: predicted here */
         return rc;
     const mreg_cfg m = {.root = c->root, .provdir = c->provdir, .bin = c->bin, .prep = c->prep,
-                        .arms_path = c->arms_path, .comparisons = c->comparisons, .arms = &c->arms, .sc = &c->sc,
+                        .arms_path = c->arms_path, .comparisons = c->comparisons, .data = c->data, .arms = &c->arms, .sc = &c->sc,
                         .present = c->present};
     if ((rc = mreg_prediction(&m, c->pred_said, sizeof c->pred_said, err, sizeof err)) != 0)
         ut_err("%s", err);

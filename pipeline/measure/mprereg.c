@@ -13,6 +13,8 @@
 #include "proc.h"
 #include "util.h"
 
+/* results/deviations.tsv (pipeline/RESULTS.md): the design as run, when measure departs from it */
+#define MREG_DEVIATIONS "results/deviations.tsv"
 
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
                 char *paths[PROV_NPREREG])
@@ -88,7 +90,8 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
 static int predictable(const arm *a) { return a->rate > 0; }
 
 /* 1 when the prediction at pred was made for this schedule: the profile,
- * its seconds and rounds, and exactly its open-loop runs. */
+ * its rounds, and exactly its open-loop runs, each of its seconds
+ * (prediction format 2: every run has its own). */
 static int for_this_schedule(const char *pred, const sched *s)
 {
     json_t *p = json_load_file(pred, 0, NULL);
@@ -96,65 +99,44 @@ static int for_this_schedule(const char *pred, const sched *s)
         return 0;
     const char *prof = json_string_value(json_object_get(p, "profile"));
     json_t *runs = json_object_get(p, "runs"), *rounds = json_object_get(p, "rounds");
-    int ok = prof && !strcmp(prof, s->pf->name) && json_is_object(runs) &&
-             json_number_value(json_object_get(p, "seconds")) == s->pf->seconds &&
-             json_array_size(rounds) == (size_t)s->pf->rounds;
+    int R = 0;
+    for (int i = 0; i < s->n; i++)
+        R = s->s[i].round > R ? s->s[i].round : R;
+    int ok = prof && !strcmp(prof, s->pf->name) && json_is_object(runs) && json_array_size(rounds) == (size_t)R;
     size_t n = 0;
     for (int i = 0; ok && i < s->n; i++)
         if (predictable(s->s[i].a)) {
+            json_t *e = json_object_get(runs, s->s[i].name);
             n++;
-            ok = json_object_get(runs, s->s[i].name) != NULL;
+            ok = e && json_number_value(json_object_get(e, "seconds")) == s->s[i].seconds;
         }
     ok = ok && json_object_size(runs) == n;
     json_decref(p);
     return ok;
 }
 
-/* BIN/predict --predict: 0, or 1 with err (its output's last lines). */
+/* BIN/predict --predict on the design (DATA/profiles.tsv's profile, with
+ * ROOT/results/deviations.tsv when measure wrote one): 0, or 1 with err
+ * (its output's last lines). */
 static int run_predict(const mreg_cfg *c, const char *pred, char *line, size_t linelen, char *err, size_t errlen)
 {
-    /* the open-loop arms of the schedule, in lab/arms.tsv's order */
-    size_t cap = 64, len = 0;
-    char *list = calloc(1, cap);
-    for (size_t i = 0; list && i < c->arms->n; i++) {
-        const arm *a = &c->arms->v[i];
-        int in = 0;
-        for (int k = 0; k < c->sc->n && !in; k++)
-            in = c->sc->s[k].a == a;
-        if (!in || !predictable(a))
-            continue;
-        size_t need = len + strlen(a->name) + 2;
-        if (need > cap && !(list = realloc(list, cap = 2 * need)))
-            break;
-        len += (size_t)snprintf(list + len, cap - len, "%s%s", len ? "," : "", a->name);
-    }
-    if (!list)
-        exit(1);
-    char *exe = mf_str("%s/predict", c->bin), *rounds = mf_str("1-%d", c->sc->pf->rounds);
-    /* the odds and the sizing per round of this study: its seconds, so that
-     * the measured k of n and the simulated chance are of one round length */
-    char *secs = mf_str("%g", c->sc->pf->seconds), *osecs = mf_str("%g", c->sc->pf->seconds);
-    char *table = mf_str("%s/test.tsv", c->prep);
-    char *argv[] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--arm", list,
-                    "--profile", (char *)c->sc->pf->name, "--rounds", rounds, "--seconds", secs,
-                    "--odds-seeds", (char *)c->sc->pf->odds_seeds, "--odds-seconds", osecs,
-                    "--comparisons", (char *)c->comparisons, "--table", table, NULL};
+    char *exe = mf_str("%s/predict", c->bin), *profiles = mf_str("%s/profiles.tsv", c->data);
+    char *devs = mf_str("%s/" MREG_DEVIATIONS, c->root), *table = mf_str("%s/test.tsv", c->prep);
+    char *argv[] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--profiles", profiles,
+                    "--profile", (char *)c->sc->pf->name, "--comparisons", (char *)c->comparisons, "--table", table,
+                    access(devs, F_OK) == 0 ? "--deviations" : NULL, devs, NULL};
     char *out = NULL;
-    int rc = len ? proc_capture(argv, &out, 1) : -2;
+    int rc = proc_capture(argv, &out, 1);
     if (rc == 0) {
         const char *l = out ? strstr(out, "predict: ") : NULL;
         snprintf(line, linelen, "%.*s", l ? (int)strcspn(l, "\n") : 0, l ? l : "");
-    } else if (rc == -2)
-        ut_seterr(err, errlen, "the schedule has no open-loop arm to predict");
-    else
+    } else
         ut_seterr(err, errlen, "%s --predict %s failed (exit %d): %s", exe, pred, rc, out ? out : "");
     free(out);
     free(exe);
-    free(rounds);
-    free(secs);
-    free(osecs);
+    free(profiles);
+    free(devs);
     free(table);
-    free(list);
     return rc == 0 ? 0 : 1;
 }
 

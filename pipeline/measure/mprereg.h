@@ -14,7 +14,7 @@
  *   (pipeline/RESULTS.md, `results/prediction.json`), made and registered
  *   before the first timed run, or kept:
  *     registered, the file matching its sha256 and size, made for this
- *       schedule (profile, seconds, rounds, runs): kept, never made again
+ *       schedule (profile, rounds, runs, each run's seconds): kept, never made again
  *       (a measure that resumes does not predict again);
  *     registered, but the file changed or gone: refused (2);
  *     registered for another schedule (ROUNDS= changed) while no run is
@@ -22,10 +22,13 @@
  *     not registered while raw already holds runs (a study begun before
  *       predictions existed): none made, said so (it would come after
  *       the runs it predicts);
- *     else made: BIN/predict --predict OUT/results/prediction.json with the
- *       schedule's open-loop arms (the closed-loop capacity arm cannot be
- *       simulated), rounds 1..R, the profile's seconds, the odds' seeds of
- *       the profile over 30 s, pipeline/comparisons.tsv and PREP/test.tsv;
+ *     else made: BIN/predict --predict OUT/results/prediction.json on the
+ *       design: --profiles DATA/profiles.tsv --profile <the profile>, and
+ *       --deviations OUT/results/deviations.tsv when that file exists (the
+ *       design as run: every open-loop arm of it, each at its own rounds
+ *       and seconds, its odds and sizing at that length, the profile's
+ *       odds' seeds; the closed-loop capacity arm cannot be simulated),
+ *       pipeline/comparisons.tsv and PREP/test.tsv;
  *       timed; then registered: prereg.json gains "prediction": {"path":
  *       "results/prediction.json", "sha256", "size", "registered_utc"}
  *       (rewritten atomically, prepare's layout), and mreg_prediction
@@ -57,6 +60,7 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
 
 typedef struct {
     const char *root, *provdir, *bin, *prep, *arms_path, *comparisons;
+    const char *data;  /* measure's --data: the design is DATA/profiles.tsv */
     const arm_table *arms;
     const sched *sc;   /* its profile gives the seconds, the rounds and the odds' seeds */
     size_t present;    /* folders in raw when measure began */

@@ -15,6 +15,7 @@
 #include "util.h"
 
 #define Z95 1.959963984540054 /* RESULTS.md's z of the Wilson interval */
+#define PROF_ROUNDS_SEEN 101 /* the rounds of a verdict told apart in the paragraph: 2 .. 100 */
 /* Seeds simulated together, arm after arm: each seed's dice and arrivals
  * are drawn once for every arm, and the one simulation's arrays stay in
  * the cache from seed to seed (8: 2.2 times as fast as arm after arm). */
@@ -90,7 +91,10 @@ typedef struct {
     /* the sizing over the odds' seeds */
     size_t pos, neg, n;
     double q, med_a, med_b;
-    int rounds_90, in5;
+    int rounds_90;
+    size_t rounds;       /* the rounds both arms have in the plan */
+    double power;        /* q^rounds */
+    int decides;         /* power >= PREDICT_DECIDES */
 } cmp_line;
 
 static int arm_place(const playopt *o, const char *name)
@@ -141,11 +145,13 @@ static int sized(const cmp_line *c) { return c->ka >= 0 && c->kb >= 0 && c->fig 
 
 typedef struct {
     const playopt *o;
+    const predict_plan *p;
     cmp_line *cmp;
     size_t ncmp;
     psim *sim;               /* the simulation, of one arm after another */
     psim_seed *seedc[BLOCK]; /* the block's seeds' dice and arrivals */
-    play_result *runs; /* [arm][round] */
+    play_result *runs; /* arm k's rounds from runat[k] on */
+    size_t *runat;
     int *need;         /* per arm: its place among the odds' arms, or -1 */
     size_t nneed;
     double *val;       /* [need][seed][NFIG] */
@@ -210,6 +216,7 @@ static void cleanup(work *W)
     for (int b = 0; b < BLOCK; b++)
         psim_seed_free(W->seedc[b]);
     free(W->runs);
+    free(W->runat);
     free(W->need);
     free(W->val);
     free(W->flood);
@@ -218,20 +225,34 @@ static void cleanup(work *W)
     free(W->cmp);
 }
 
-/* Every arm x round of --seconds (predict only).  0 or 1. */
+/* Every arm x each of its rounds, of its own seconds (predict only).  0 or 1. */
 static int simulate_runs(work *W)
 {
     const playopt *o = W->o;
-    W->runs = malloc((o->narms * o->nrounds + 1) * sizeof *W->runs);
+    const predict_plan *p = W->p;
+    size_t total = 0, maxr = 0;
+    if (!(W->runat = malloc((o->narms + 1) * sizeof *W->runat)))
+        return 1;
+    for (size_t k = 0; k < o->narms; k++) {
+        W->runat[k] = total;
+        total += p->arm[k].nrounds;
+        maxr = p->arm[k].nrounds > maxr ? p->arm[k].nrounds : maxr;
+    }
+    W->runs = malloc((total + 1) * sizeof *W->runs);
     if (!W->runs)
         return 1;
-    for (size_t r0 = 0; r0 < o->nrounds; r0 += BLOCK)
+    /* a block of BLOCK places in the arms' round lists, every arm within it
+     * (the same round is the same place in each list of a design) */
+    for (size_t r0 = 0; r0 < maxr; r0 += BLOCK)
         for (size_t k = 0; k < o->narms; k++) {
+            const predict_arm *pa = &p->arm[k];
+            if (r0 >= pa->nrounds)
+                continue;
             psim_cfg cfg = cfg_of(W, k);
             if (psim_set_arm(W->sim, &cfg) != 0)
                 return 1;
-            for (size_t r = r0; r < o->nrounds && r < r0 + BLOCK; r++)
-                if (psim_run(W->sim, o->seconds, o->rounds[r], W->seedc[r - r0], &W->runs[k * o->nrounds + r]) != 0)
+            for (size_t r = r0; r < pa->nrounds && r < r0 + BLOCK; r++)
+                if (psim_run(W->sim, pa->seconds, pa->rounds[r], W->seedc[r - r0], &W->runs[W->runat[k] + r]) != 0)
                     return 1;
         }
     return 0;
@@ -251,7 +272,7 @@ static int simulate_odds(work *W)
             }
             for (size_t s = s0; s < o->noseeds && s < s0 + BLOCK; s++) {
                 play_result R;
-                if (psim_run(W->sim, o->oseconds, o->oseeds[s], W->seedc[s - s0], &R) != 0)
+                if (psim_run(W->sim, W->p->arm[k].oseconds, o->oseeds[s], W->seedc[s - s0], &R) != 0)
                     return 1;
                 size_t at = (size_t)W->need[k] * o->noseeds + s;
                 fig_values(&R, &W->val[at * NFIG]);
@@ -282,7 +303,49 @@ static double median_of(const work *W, int p, int f, double *v)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Each verdict's q, rounds_90 and decides_in_5 (RESULTS.md's sizing). */
+/* Rounds in both ascending lists. */
+static size_t common_rounds(const uint32_t *a, size_t na, const uint32_t *b, size_t nb)
+{
+    size_t i = 0, j = 0, n = 0;
+    while (i < na && j < nb)
+        if (a[i] == b[j]) {
+            n++;
+            i++;
+            j++;
+        } else if (a[i] < b[j])
+            i++;
+        else
+            j++;
+    return n;
+}
+
+/* The rounds of an arm in the plan (a predicted arm's or another of the
+ * design's); 0 when the plan does not have it. */
+static const uint32_t *plan_rounds(const work *W, const char *name, size_t *n)
+{
+    int k = arm_place(W->o, name);
+    if (k >= 0) {
+        *n = W->p->arm[k].nrounds;
+        return W->p->arm[k].rounds;
+    }
+    for (size_t i = 0; i < W->p->nother; i++)
+        if (!strcmp(W->p->other[i].name, name)) {
+            *n = W->p->other[i].nrounds;
+            return W->p->other[i].rounds;
+        }
+    *n = 0;
+    return NULL;
+}
+
+/* The rounds both arms of a comparison have in the plan. */
+static size_t rounds_of(const work *W, const cmp_line *c)
+{
+    size_t na, nb;
+    const uint32_t *ra = plan_rounds(W, c->a, &na), *rb = plan_rounds(W, c->b, &nb);
+    return ra && rb ? common_rounds(ra, na, rb, nb) : 0;
+}
+
+/* Each verdict's q, rounds, power, decides and rounds_90 (RESULTS.md's sizing). */
 static int size_verdicts(work *W)
 {
     const playopt *o = W->o;
@@ -306,7 +369,9 @@ static int size_verdicts(work *W)
         c->rounds_90 = 0;
         for (int r = 2; r <= PREDICT_MAX_ROUNDS_90 && pow(c->q, r) >= 0.9; r++)
             c->rounds_90 = r;
-        c->in5 = pow(c->q, 5) >= 0.9;
+        c->rounds = rounds_of(W, c);
+        c->power = pow(c->q, (double)c->rounds);
+        c->decides = c->power >= PREDICT_DECIDES;
         c->med_a = median_of(W, pa, c->fig, v);
         c->med_b = median_of(W, pb, c->fig, v);
     }
@@ -343,10 +408,11 @@ static json_t *list_of(const uint32_t *v, size_t n)
     return a;
 }
 
-static json_t *run_json(const play_result *R)
+static json_t *run_json(const play_result *R, double seconds)
 {
     json_t *e = json_object();
     double n = (double)R->n;
+    json_object_set_new(e, "seconds", num(seconds));
     json_object_set_new(e, "p99_ms", isnan(R->p99_ms) ? json_null() : json_real(R->p99_ms));
     json_object_set_new(e, "standin_share", n ? json_real((double)R->standins / n) : json_null());
     json_object_set_new(e, "lookups_per_request", n ? json_real((double)R->lookups / n) : json_null());
@@ -355,32 +421,42 @@ static json_t *run_json(const play_result *R)
     return e;
 }
 
+/* RESULTS.md's p_seen: the chance, by the seed-averaged odds, of the event
+ * at least once in the planned rounds. */
+static double p_seen(size_t k, size_t n, size_t rounds)
+{
+    return n ? 1.0 - pow(1.0 - (double)k / (double)n, (double)rounds) : NAN;
+}
+
 static json_t *prediction_json(const work *W)
 {
     const playopt *o = W->o;
+    const predict_plan *p = W->p;
     json_t *root = json_object(), *runs = json_object(), *odds = json_array(), *sizing = json_array();
     json_object_set_new(root, "format", json_string(PREDICT_FORMAT));
     json_object_set_new(root, "profile", o->profile ? json_string(o->profile) : json_null());
-    json_object_set_new(root, "seconds", num(o->seconds));
-    json_object_set_new(root, "rounds", list_of(o->rounds, o->nrounds));
+    json_object_set_new(root, "rounds", list_of(p->rounds, p->nrounds));
     for (size_t k = 0; k < o->narms; k++)
-        for (size_t r = 0; r < o->nrounds; r++) {
+        for (size_t r = 0; r < p->arm[k].nrounds; r++) {
             char name[96];
-            snprintf(name, sizeof name, "%s-r%" PRIu32, o->arms[k].name, o->rounds[r]);
-            json_object_set_new(runs, name, run_json(&W->runs[k * o->nrounds + r]));
+            snprintf(name, sizeof name, "%s-r%" PRIu32, o->arms[k].name, p->arm[k].rounds[r]);
+            json_object_set_new(runs, name, run_json(&W->runs[W->runat[k] + r], p->arm[k].seconds));
         }
     for (size_t k = 0; k < o->narms; k++) {
         const char *claim, *event;
         if (!odds_claim(&o->arms[k], &claim, &event))
             continue;
+        size_t hits = odds_k(W, k, event);
         json_t *e = json_object();
         json_object_set_new(e, "claim", json_string(claim));
         json_object_set_new(e, "arm", json_string(o->arms[k].name));
         json_object_set_new(e, "event", json_string(event));
-        json_object_set_new(e, "seconds", num(o->oseconds));
+        json_object_set_new(e, "seconds", num(p->arm[k].oseconds));
         json_object_set_new(e, "seeds", json_string(o->oseeds_s));
-        json_object_set_new(e, "sim_k", json_integer((json_int_t)odds_k(W, k, event)));
+        json_object_set_new(e, "sim_k", json_integer((json_int_t)hits));
         json_object_set_new(e, "sim_n", json_integer((json_int_t)o->noseeds));
+        json_object_set_new(e, "planned_rounds", json_integer((json_int_t)p->arm[k].nrounds));
+        json_object_set_new(e, "p_seen", num(p_seen(hits, o->noseeds, p->arm[k].nrounds)));
         json_array_append_new(odds, e);
     }
     for (size_t i = 0; i < W->ncmp; i++) {
@@ -392,9 +468,13 @@ static json_t *prediction_json(const work *W)
         json_object_set_new(e, "b", json_string(c->b));
         json_object_set_new(e, "figure", json_string(c->figure));
         json_object_set_new(e, "seeds", json_string(o->oseeds_s));
+        json_object_set_new(e, "seconds_a", num(p->arm[c->ka].oseconds));
+        json_object_set_new(e, "seconds_b", num(p->arm[c->kb].oseconds));
         json_object_set_new(e, "q", json_real(c->q));
+        json_object_set_new(e, "rounds", json_integer((json_int_t)c->rounds));
+        json_object_set_new(e, "power", json_real(c->power));
         json_object_set_new(e, "rounds_90", json_integer(c->rounds_90));
-        json_object_set_new(e, "decides_in_5", json_boolean(c->in5));
+        json_object_set_new(e, "decides", json_boolean(c->decides));
         json_array_append_new(sizing, e);
     }
     json_object_set_new(root, "runs", runs);
@@ -437,42 +517,130 @@ static void wilson(size_t k, size_t n, double *lo, double *hi)
     *hi = (mid + half) / d;
 }
 
+/* RESULTS.md's false_positive_rate of a verdict over n rounds: 2 * 0.5^n, NAN below 2. */
+static double fpr(size_t n) { return n >= 2 ? 2.0 * pow(0.5, (double)n) : NAN; }
+
+/* The smallest N (1 .. 10000) with 1 - (1 - p)^N >= PREDICT_SEEN; 0 when none. */
+static int rounds_to_see(double p)
+{
+    for (int n = 1; n <= 10000; n++)
+        if (1.0 - pow(1.0 - p, n) >= PREDICT_SEEN)
+            return n;
+    return 0;
+}
+
+/* The paragraph at the top: the rule, its error rate, the family's
+ * expected chance verdicts, and how the flood group's rounds were chosen;
+ * every figure computed here from the plan and the simulation. */
+static void md_head(const work *W, FILE *f)
+{
+    const playopt *o = W->o;
+    const predict_plan *p = W->p;
+    /* the rule's false-positive rate at each number of rounds the verdicts have */
+    int seen[PROF_ROUNDS_SEEN] = {0};
+    size_t with = 0;
+    double expected = 0;
+    for (size_t i = 0; i < W->ncmp; i++) {
+        size_t n = rounds_of(W, &W->cmp[i]);
+        if (n < 2)
+            continue;
+        with++;
+        expected += fpr(n);
+        if (n < PROF_ROUNDS_SEEN)
+            seen[n] = 1;
+    }
+    fprintf(f, "A verdict is *clearly different* when the difference a − b has the same sign in every round both "
+               "arms have (at least 2; docs/DESIGN.md, section 7), else *too close to call*.  Were no difference "
+               "real, each round's sign a coin toss, the rule would still call a verdict of R rounds clearly "
+               "different with probability 2 · 0.5^R, its false-positive rate");
+    int first = 1;
+    for (int n = 2; n < PROF_ROUNDS_SEEN; n++)
+        if (seen[n]) {
+            fprintf(f, "%s%.2g%% at %d%s", first ? " (" : ", ", 100 * fpr((size_t)n), n, first ? " rounds" : "");
+            first = 0;
+        }
+    fprintf(f, "%s.  Over the family of the %zu verdicts of `%s`, %zu of them with at least 2 rounds in this "
+               "design, chance alone would give about %.2f clearly different verdicts (the sum of their "
+               "rates).",
+            first ? "" : ")", W->ncmp, o->comparisons, with, expected);
+    int k = arm_place(o, PREDICT_SIZED_ARM);
+    const char *claim, *event;
+    if (k < 0 || !odds_claim(&o->arms[k], &claim, &event) || !o->noseeds) {
+        fprintf(f, "  %s is not simulated here: no flood sizes the rounds.\n\n", PREDICT_SIZED_ARM);
+        return;
+    }
+    size_t hits = odds_k(W, (size_t)k, event);
+    double pr = (double)hits / (double)o->noseeds;
+    int n = rounds_to_see(pr);
+    fprintf(f, "  The rounds of the rare events: %s floods in %zu of %zu seeds of %g s (p = %.3f, the "
+               "seed-averaged chance per round, never which rounds flood); the smallest N with 1 − (1 − p)^N ≥ "
+               "%.2f is ",
+            PREDICT_SIZED_ARM, hits, o->noseeds, p->arm[k].oseconds, pr, PREDICT_SEEN);
+    if (n)
+        fprintf(f, "%d", n);
+    else
+        fprintf(f, "none up to 10000");
+    if (!p->sized_group[0])
+        fprintf(f, " (no registered design is given here to compare it with).\n\n");
+    else if (n == p->sized_reg_rounds)
+        fprintf(f, ", which equals the %d rounds `%s` registers for its group `%s` (%zu rounds planned: p_seen "
+                   "%.3f).\n\n",
+                p->sized_reg_rounds, p->design, p->sized_group, p->arm[k].nrounds,
+                p_seen(hits, o->noseeds, p->arm[k].nrounds));
+    else
+        fprintf(f, ", which differs from the %d rounds `%s` registers for its group `%s` (%zu rounds planned: "
+                   "p_seen %.3f): the registered rounds no longer follow from the simulation.\n\n",
+                p->sized_reg_rounds, p->design, p->sized_group, p->arm[k].nrounds,
+                p_seen(hits, o->noseeds, p->arm[k].nrounds));
+}
+
 static void md_sizing(const work *W, FILE *f)
 {
     const playopt *o = W->o;
-    size_t nsized = 0, n5 = 0;
+    const predict_plan *p = W->p;
+    size_t nsized = 0, nno = 0;
     for (size_t i = 0; i < W->ncmp; i++)
         if (sized(&W->cmp[i])) {
             nsized++;
-            n5 += !W->cmp[i].in5;
+            nno += !W->cmp[i].decides;
         }
-    fprintf(f, "| a | b | figure | sign | q | rounds_90 | decides in 5 | median a | median b | note |\n"
-               "|---|---|---|---|---:|---:|---|---:|---:|---|\n");
+    fprintf(f, "| a | b | figure | sign | seconds a | seconds b | q | rounds | power | decides | rounds_90 | "
+               "median a | median b | note |\n"
+               "|---|---|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|\n");
     for (size_t i = 0; i < W->ncmp; i++) {
         const cmp_line *c = &W->cmp[i];
         if (!sized(c))
             continue;
         const char *sign = c->pos > c->neg ? "a > b" : c->neg > c->pos ? "a < b" : "none";
-        fprintf(f, "| %s | %s | `%s` | %s | %.3f | %d | %s | ", c->a, c->b, c->figure, sign, c->q, c->rounds_90,
-                c->in5 ? "yes" : "**no**");
+        fprintf(f, "| %s | %s | `%s` | %s | %g | %g | %.3f | %zu | %.3f | %s | %d | ", c->a, c->b, c->figure, sign,
+                p->arm[c->ka].oseconds, p->arm[c->kb].oseconds, c->q, c->rounds, c->power,
+                c->decides ? "yes" : "**no**", c->rounds_90);
         md_num(f, c->med_a, "%.4g");
         fputs(" | ", f);
         md_num(f, c->med_b, "%.4g");
         fprintf(f, " | %s |\n", c->note);
     }
-    fprintf(f, "\n%zu of the %zu verdicts sized here cannot be decided in 5 rounds with 90%% probability.\n", n5,
+    fprintf(f, "\n%zu of the %zu verdicts sized here cannot be decided in their rounds with 90%% probability.\n", nno,
             nsized);
     if (nsized < W->ncmp) {
         fprintf(f, "\nNot sized (a figure `play` does not compute, or an arm it cannot simulate):\n\n");
         for (size_t i = 0; i < W->ncmp; i++)
-            if (!sized(&W->cmp[i]))
-                fprintf(f, "- %s against %s, `%s`%s\n", W->cmp[i].a, W->cmp[i].b, W->cmp[i].figure,
+            if (!sized(&W->cmp[i])) {
+                size_t n = rounds_of(W, &W->cmp[i]);
+                fprintf(f, "- %s against %s, `%s`%s", W->cmp[i].a, W->cmp[i].b, W->cmp[i].figure,
                         W->cmp[i].fig < 0 ? " (a figure play does not compute)" : " (an arm play does not simulate)");
+                if (n >= 2)
+                    fprintf(f, ": %zu rounds, false-positive rate %.2g%%", n, 100 * fpr(n));
+                fputs("\n", f);
+            }
     }
     fprintf(f, "\n## The rare events: the simulation's chance per round\n\n"
-               "Over seeds %s of %g s; the Wilson score interval at z = 1.96 (pipeline/RESULTS.md, `odds`).\n\n"
-               "| claim | arm | event | seeds | share | Wilson 95%% |\n|---|---|---|---:|---:|---|\n",
-            o->oseeds_s, o->oseconds);
+               "Over seeds %s, each arm at its own run length; the Wilson score interval at z = 1.96 "
+               "(pipeline/RESULTS.md, `odds`); p_seen = 1 − (1 − share)^planned rounds, the chance that the "
+               "study sees the event at least once.\n\n"
+               "| claim | arm | event | seconds | seeds | share | Wilson 95%% | planned rounds | p_seen |\n"
+               "|---|---|---|---:|---:|---:|---|---:|---:|\n",
+            o->oseeds_s);
     for (size_t k = 0; k < o->narms; k++) {
         const char *claim, *event;
         if (!odds_claim(&o->arms[k], &claim, &event))
@@ -480,14 +648,16 @@ static void md_sizing(const work *W, FILE *f)
         size_t hits = odds_k(W, k, event);
         double lo, hi;
         wilson(hits, o->noseeds, &lo, &hi);
-        fprintf(f, "| %s | %s | `%s` | %zu of %zu | %.3f | %.3f to %.3f |\n", claim, o->arms[k].name, event, hits,
-                o->noseeds, (double)hits / (double)o->noseeds, lo, hi);
+        fprintf(f, "| %s | %s | `%s` | %g | %zu of %zu | %.3f | %.3f to %.3f | %zu | %.3f |\n", claim,
+                o->arms[k].name, event, p->arm[k].oseconds, hits, o->noseeds, (double)hits / (double)o->noseeds, lo,
+                hi, p->arm[k].nrounds, p_seen(hits, o->noseeds, p->arm[k].nrounds));
     }
 }
 
 static int write_md(const work *W)
 {
     const playopt *o = W->o;
+    const predict_plan *p = W->p;
     ut_afile a;
     char err[UT_ERRLEN];
     if (ut_aopen(&a, o->sizing, err, sizeof err) != 0) {
@@ -495,22 +665,25 @@ static int write_md(const work *W)
         return 1;
     }
     FILE *f = a.f;
-    fprintf(f,
-            "# Rounds sized in advance\n\n"
-            "Written by `make sizing` (`build/bin/predict --sizing`, `pipeline/measure/predict.c`) from the simulation, before the "
-            "study is measured; do not edit by hand.  Every verdict of `%s` whose figure `play` computes, over "
-            "seeds %s of %g s each (seed k meets the arrivals and dice of round k).\n\n"
-            "A verdict is *clearly different* when the difference a − b has the same sign in every round "
-            "(docs/DESIGN.md, section 7).  `q` is the share of seeds whose difference has the sign most seeds "
-            "show (`sign`; a tie or a null counts against), so the rule detects the simulated difference in R "
-            "rounds with probability q^R.  `rounds_90` is the largest R, at most %d, with q^R ≥ 0.9 (0: not even "
-            "the 2 rounds the rule needs); *decides in 5* says whether q^5 ≥ 0.9, that is whether the full "
-            "profile's 5 rounds detect it with 90%% probability.  A difference that is not there (q near 0.5) "
-            "is still called clearly different when chance gives every round the same sign: with probability "
-            "2 · 0.5^R, 50%% at the 2 rounds the rule allows, 12.5%% at 4, 6.25%% at 5 (the rule's false-positive "
-            "rate, set by each verdict's number of rounds); only a figure equal by design (every seed a tie, "
-            "q = 0) is never called different.  The medians are the simulation's over the seeds.\n\n",
-            o->comparisons, o->oseeds_s, o->oseconds, PREDICT_MAX_ROUNDS_90);
+    fprintf(f, "# Rounds sized in advance\n\n"
+               "Written by `make sizing` (`build/bin/predict --sizing`, `pipeline/measure/predict.c`) from the "
+               "simulation, before the study is measured; do not edit by hand.  ");
+    if (p->design)
+        fprintf(f, "The design: `%s`, profile %s%s%s%s, each arm at the length and rounds it runs.  ", p->design,
+                o->profile, p->deviations ? " with `" : "", p->deviations ? p->deviations : "", p->deviations ? "`" : "");
+    fprintf(f, "Every verdict of `%s` whose figure `play` computes, over seeds %s (seed k meets the arrivals and "
+               "dice of round k).\n\n",
+            o->comparisons, o->oseeds_s);
+    md_head(W, f);
+    fprintf(f, "`q` is the share of seeds whose difference has the sign most seeds show (`sign`; a tie or a null "
+               "counts against), seed k of each arm simulated at that arm's own run length (`seconds a`, `seconds "
+               "b`), so the rule detects the simulated difference in R rounds with probability q^R.  `rounds` is "
+               "the number of rounds both arms have; `power` = q^rounds; *decides* says whether power ≥ %.1f "
+               "(a **no**: these rounds cannot decide it; a *too close to call* there says nothing).  "
+               "`rounds_90` is the largest R, at most %d, with q^R ≥ 0.9 (0: not even the 2 rounds the rule "
+               "needs).  Only a figure equal by design (every seed a tie, q = 0) is never called different.  The "
+               "medians are the simulation's over the seeds.\n\n",
+            PREDICT_DECIDES, PREDICT_MAX_ROUNDS_90);
     md_sizing(W, f);
     int bad = ferror(f);
     if (ut_aclose(&a, !bad, err, sizeof err) != 0 || bad) {
@@ -520,10 +693,10 @@ static int write_md(const work *W)
     return 0;
 }
 
-int predict_main(const playopt *o)
+int predict_main(const playopt *o, const predict_plan *p)
 {
     int64_t t0 = ut_mono_ns();
-    work W = {.o = o};
+    work W = {.o = o, .p = p};
     int rc = load_comparisons(o, &W.cmp, &W.ncmp);
     if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) || simulate_odds(&W) != 0 ||
                     size_verdicts(&W) != 0)) {
@@ -537,14 +710,16 @@ int predict_main(const playopt *o)
     } else if (rc == 0)
         rc = write_md(&W);
     if (rc == 0) {
-        size_t nsized = 0;
+        size_t nsized = 0, nruns = 0;
         for (size_t i = 0; i < W.ncmp; i++)
             nsized += sized(&W.cmp[i]);
-        printf("predict: %zu runs (%zu arms x rounds %s of %g s), the odds and the sizing of %zu verdicts over %zu "
-               "arms x seeds %s of %g s, in %.1f s of wall time: %s\n",
-               o->predict ? o->narms * o->nrounds : 0, o->narms, o->predict ? o->rounds_s : "-", o->seconds, nsized,
-               W.nneed, o->oseeds_s, o->oseconds, (double)(ut_mono_ns() - t0) / 1e9,
-               o->predict ? o->predict : o->sizing);
+        for (size_t k = 0; o->predict && k < o->narms; k++)
+            nruns += p->arm[k].nrounds;
+        printf("predict: %zu runs (%zu arms, %s%s%s), the odds and the sizing of %zu verdicts over %zu arms x seeds %s "
+               "at each arm's length, in %.1f s of wall time: %s\n",
+               nruns, o->narms, p->design ? p->design : "rounds and seconds as given", p->design ? ", profile " : "",
+               p->design ? o->profile : "", nsized, W.nneed, o->oseeds_s,
+               (double)(ut_mono_ns() - t0) / 1e9, o->predict ? o->predict : o->sizing);
     }
     cleanup(&W);
     return rc;

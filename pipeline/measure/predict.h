@@ -1,31 +1,50 @@
 /* predict: measure's prediction of a study, written before it is measured
  * (build/bin/predict --predict, run by make measure), and the rounds each
  * verdict needs (build/bin/predict --sizing, run by make sizing into
- * docs/SIZING.md).  The options are play's (lab/play/playopt.h); the
- * simulation is play's (lab/play/playsim.h): the stage uses the lab's
- * simulator, the lab knows nothing of the stage.
+ * docs/SIZING.md).  The options are play's (lab/play/playopt.h) plus the
+ * design (predictmain.c); the simulation is play's (lab/play/playsim.h):
+ * the stage uses the lab's simulator, the lab knows nothing of the stage.
+ *
+ * The plan (predict_plan, made by predictmain.c): per arm of the
+ * prediction its rounds, its runs' seconds and the seconds its odds and
+ * sizing are simulated at.  From the design (--profiles data/profiles.tsv
+ * --profile NAME [--deviations results/deviations.tsv], read by
+ * pipeline/measure/profiles.h: the design as run) every arm runs rounds
+ * 1 .. its group's rounds of its group's seconds, and its odds and sizing
+ * are simulated at that length (pipeline/RESULTS.md, format 2: "at the
+ * lengths the schedule runs"); without a design (the old options, for the
+ * bench and the tests) every arm runs the rounds of --rounds of --seconds,
+ * its odds and sizing --odds-seconds.
  *
  * --predict FILE writes pipeline/RESULTS.md's `results/prediction.json`
- * ("lab-prediction 1"), atomically (a temporary file renamed):
- * - `runs`: every arm of the prediction x every round of --rounds, the
- *   round as the seed, --seconds long: p99_ms, standin_share,
+ * ("lab-prediction 2"), atomically (a temporary file renamed):
+ * - `runs`: every arm of the prediction x each of its rounds, the round as
+ *   the seed, its own seconds: seconds, p99_ms, standin_share,
  *   lookups_per_request, flooded, flood_from_s (named "<arm>-r<round>",
  *   arms in the order given, then rounds);
- * - `odds`: over --odds-seeds of --odds-seconds, for every arm of the
- *   prediction at PREDICT_FLOOD_RATE requests a second without a fault,
- *   claim "flood", event `flooded`; for PREDICT_SLOW_ARM, claim "slow",
- *   event `p99_over_1s` (p99_ms above 1000); sim_k of sim_n seeds;
+ * - `odds`: over the odds' seeds, each arm at its own odds length, for
+ *   every arm of the prediction at PREDICT_FLOOD_RATE requests a second
+ *   without a fault, claim "flood", event `flooded`; for PREDICT_SLOW_ARM,
+ *   claim "slow", event `p99_over_1s` (p99_ms above 1000); sim_k of sim_n
+ *   seeds; planned_rounds, the arm's rounds; p_seen = 1 - (1 - k/n)^planned;
  * - `sizing`: per line of --comparisons (in its order) whose two arms are
  *   in the prediction and whose figure play computes (PREDICT_FIGURES
- *   below), over the same seeds: q, the share of seeds whose difference
- *   a - b has the sign most seeds show (a tie, or a null figure, counts
- *   against); rounds_90, the largest R of 2 .. 20 with q^R >= 0.9, 0 when
- *   q^2 < 0.9; decides_in_5, q^5 >= 0.9.
- * --sizing FILE.md writes the same sizing as a Markdown page (with each
- * difference's sign and the two arms' medians, the comparisons play cannot
- * size, and the odds with their Wilson 95% intervals), atomically; it
- * simulates no runs.  Both print one line on stdout: what was simulated
- * and the wall time it took.
+ *   below), over the same seeds, seed k of arm a at a's length and of arm
+ *   b at b's: q, the share of seeds whose difference a - b has the sign
+ *   most seeds show (a tie, or a null figure, counts against); seconds_a,
+ *   seconds_b; rounds, the rounds both arms have; power = q^rounds;
+ *   decides, power >= 0.9; rounds_90, the largest R of 2 .. 20 with
+ *   q^R >= 0.9, 0 when q^2 < 0.9.
+ * --sizing FILE.md writes the same sizing as a Markdown page, atomically:
+ * a paragraph written from the figures (the sign rule, its false-positive
+ * rate 2 * 0.5^R, the family's expected chance verdicts over every line of
+ * --comparisons at the rounds the plan gives its arms, and the rounds of
+ * the flood group: the smallest N with p_seen >= PREDICT_SEEN for
+ * PREDICT_SIZED_ARM's chance, checked against the group's registered
+ * rounds), each verdict with its seconds, q, rounds, power, decides and
+ * rounds_90, the comparisons play cannot size, and the odds with their
+ * Wilson 95% intervals, planned_rounds and p_seen; it simulates no runs.
+ * Both print one line on stdout: what was simulated and the wall time.
  *
  * The seeds run one after another, every arm within a seed, so that one
  * psim_seed draws each seed's dice and arrivals once for all the arms.
@@ -36,11 +55,17 @@
 #ifndef PIPE_PREDICT_H
 #define PIPE_PREDICT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "playopt.h"
 
-#define PREDICT_FORMAT "lab-prediction 1"
+#define PREDICT_FORMAT "lab-prediction 2"
 #define PREDICT_FLOOD_RATE 450    /* the rate of the flood's lesson */
 #define PREDICT_SLOW_ARM "H3-none" /* no limit: the slow rounds' lesson */
+#define PREDICT_SIZED_ARM "H4-r2"  /* the rare event the study is sized for (RESULTS.md, odds) */
+#define PREDICT_SEEN 0.95          /* ... seen at least once with this chance */
+#define PREDICT_DECIDES 0.9        /* a verdict the rounds decide: power at least this */
 #define PREDICT_MAX_ROUNDS_90 20
 /* The figures play computes, named as RESULTS.md's (and the defences' of
  * lab/play/playdef.h, PDEF_NAMES). */
@@ -49,7 +74,37 @@
     "longest_line during_lookups_per_request first_live_after_ms recovered_s before_lookups_100ms "       \
     "recovery_lookups_100ms_max"
 
-/* --predict or --sizing, as o says: the exit code. */
-int predict_main(const playopt *o);
+/* One arm of the prediction (o->arms[k]). */
+typedef struct {
+    uint32_t *rounds; /* its rounds, ascending (malloc'd) */
+    size_t nrounds;
+    double seconds;   /* each run's */
+    double oseconds;  /* its odds' and sizing's seeds' */
+} predict_arm;
+
+/* An arm of the design that may not be simulated (the closed-loop arm):
+ * its rounds, for the family's false-positive rates. */
+typedef struct {
+    char name[64];
+    uint32_t *rounds; /* ascending (malloc'd) */
+    size_t nrounds;
+    double seconds;
+} predict_other;
+
+typedef struct {
+    predict_arm *arm; /* one per o->arms, in its order */
+    predict_other *other;
+    size_t nother;
+    uint32_t *rounds; /* every round of the plan, ascending (the top level's `rounds`) */
+    size_t nrounds;
+    const char *design; /* the design's file (data/profiles.tsv; its profile is o->profile); NULL: the old options */
+    const char *deviations; /* the deviations file applied, or NULL */
+    /* the group of PREDICT_SIZED_ARM in the design: its name and registered rounds ("" and 0 without) */
+    char sized_group[64];
+    int sized_reg_rounds;
+} predict_plan;
+
+/* --predict or --sizing, as o says, on plan p: the exit code. */
+int predict_main(const playopt *o, const predict_plan *p);
 
 #endif

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <jansson.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,87 @@ Test(templates, a_template_naming_a_missing_value_stops_the_report_naming_file_l
     cr_expect(strstr(msg, want), "wanted \"%s\" in: %s", want, msg);
     snprintf(p, sizeof p, "%s/report.md", out);
     cr_expect(access(p, F_OK) != 0, "a page was written");
+    rt_rmrf(d);
+    free(d);
+}
+
+/* Each verdict's error rate as collect writes it (pipeline/RESULTS.md,
+ * "Each verdict's error rate"): n its rounds, 2 * 0.5^n from 2 rounds on;
+ * H3-dl against H3-dldown on the p99 (2 rounds) sized with q 0.9, so power
+ * 0.81: undecidable; the rest unsized.  The fixture: 73 verdicts, 16
+ * clearly different, 25 of 2 rounds (0.5 each): 12.5 expected by chance. */
+static void with_rates(json_t *r)
+{
+    size_t i, with = 0, apart = 0, n_v = 0;
+    double expected = 0;
+    json_t *v, *dl = dl_p99(r);
+    json_array_foreach(json_object_get(r, "verdicts"), i, v)
+    {
+        size_t n = json_array_size(json_object_get(v, "rounds"));
+        n_v++;
+        apart += !strcmp(json_string_value(json_object_get(v, "verdict")), "clearly different");
+        json_object_set_new(v, "n", json_integer((json_int_t)n));
+        json_object_set_new(v, "false_positive_rate", n >= 2 ? json_real(2 * pow(0.5, (double)n)) : json_null());
+        with += n >= 2;
+        expected += n >= 2 ? 2 * pow(0.5, (double)n) : 0;
+        json_object_set_new(v, "sizing_q", v == dl ? json_real(0.9) : json_null());
+        json_object_set_new(v, "power", v == dl ? json_real(0.81) : json_null());
+        json_object_set_new(v, "decidable", v == dl ? json_false() : json_null());
+    }
+    cr_assert(n_v == 73 && apart == 16 && with == 25 && expected == 12.5, "the fixture changed: %zu %zu %zu %g", n_v,
+              apart, with, expected);
+    json_t *fam = json_object();
+    json_object_set_new(fam, "verdicts", json_integer(73));
+    json_object_set_new(fam, "clearly_different", json_integer(16));
+    json_object_set_new(fam, "expected_chance", json_real(12.5));
+    json_object_set_new(fam, "with_rate", json_integer(25));
+    json_object_set_new(fam, "undecidable", json_integer(1));
+    json_object_set_new(fam, "unsized", json_integer(72));
+    json_object_set_new(r, "verdict_family", fam);
+}
+
+static const char *FAMILY =
+    "Of 73 verdicts, 16 came out clearly different; chance alone would give about 12.500 (were no difference real).";
+static const char *UNDECIDABLE = "too close to call; undecidable in 2 rounds (sizing)";
+
+Test(templates, an_undecidable_verdict_is_marked_and_the_family_line_sums_the_rates)
+{
+    /* the fixture as it is (a study before the error rates): no mark, no family line */
+    char *d = rt_rendered_dir(FIXTURE);
+    char *md = rt_page(d, "report.md");
+    cr_expect(!strstr(md, "undecidable in"), "a study without decidable marks none");
+    cr_expect(!strstr(md, "came out clearly different; chance alone"), "a study without verdict_family has no line");
+    free(md);
+    rt_rmrf(d);
+    free(d);
+
+    d = rt_tmpdir();
+    char *in = rt_write_variant(d, with_rates), out[700], *msg;
+    snprintf(out, sizeof out, "%s/out", d);
+    cr_assert_eq(rt_render(in, out, &msg), 0, "%s", msg);
+    free(msg);
+    md = rt_page(out, "report.md");
+    cr_expect(strstr(md, FAMILY), "the page lacks \"%s\"", FAMILY);
+    cr_expect(strstr(md, UNDECIDABLE), "the page lacks \"%s\"", UNDECIDABLE);
+    /* only the one verdict whose decidable is false is marked */
+    int marks = 0;
+    for (const char *p = md; (p = strstr(p, "undecidable in ")); p++)
+        marks++;
+    cr_expect_eq(marks, 1, "%d verdicts marked undecidable", marks);
+    /* its row: 2 rounds, a false-positive rate of 50% */
+    const char *row = strstr(md, "| H3-dl | H3-dldown | p99_ms |");
+    cr_assert(row, "no row of H3-dl against H3-dldown on p99_ms");
+    const char *end = strchr(row, '\n');
+    char line[2048];
+    snprintf(line, sizeof line, "%.*s", end ? (int)(end - row) : (int)strlen(row), row);
+    cr_expect(strstr(line, "| 2 | 50.0% |"), "the row lacks its rounds and rate: %s", line);
+    char *html = rt_page(out, "report.html"), *plain = rt_plain(html);
+    cr_expect(strstr(plain, FAMILY), "report.html lacks \"%s\"", FAMILY);
+    cr_expect(strstr(plain, "undecidable in 2 rounds (sizing)"), "report.html lacks the mark");
+    free(plain);
+    free(html);
+    free(md);
+    free(in);
     rt_rmrf(d);
     free(d);
 }

@@ -5,6 +5,7 @@
  * tests/pipeline/test_collect.c). */
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,7 +413,23 @@ Test(collect, malformed_prediction_is_named_and_nothing_written)
         const char *text, *field;
     } bad[] = {
         {"{\"format\": \"lab-prediction 1\", \"runs\": {", "prediction.json:1: not JSON"},
-        {"{\"format\": \"lab-prediction 2\", \"runs\": {}, \"odds\": []}", "prediction.json: format"},
+        {"{\"format\": \"lab-prediction 3\", \"runs\": {}, \"odds\": []}", "prediction.json: format"},
+        {"{\"format\": \"lab-prediction 1\", \"runs\": {}, \"odds\": []}", "prediction.json: sizing: missing"},
+        {"{\"format\": \"lab-prediction 2\", \"runs\": {\"H4-r2-r1\": {\"p99_ms\": 1, \"standin_share\": 0, "
+         "\"lookups_per_request\": 1, \"flooded\": false, \"flood_from_s\": null}}, \"odds\": [], \"sizing\": []}",
+         "prediction.json: runs.H4-r2-r1.seconds: missing"},
+        {"{\"format\": \"lab-prediction 2\", \"runs\": {}, \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", "
+         "\"event\": \"flooded\", \"seconds\": 30, \"seeds\": \"1-9\", \"sim_k\": 1, \"sim_n\": 9, "
+         "\"planned_rounds\": 9, \"p_seen\": 1.5}], \"sizing\": []}",
+         "prediction.json: odds[0].p_seen: not a number in 0 .. 1"},
+        {"{\"format\": \"lab-prediction 2\", \"runs\": {}, \"odds\": [], \"sizing\": [{\"a\": \"H4-r2\", "
+         "\"b\": \"H4-fb25\", \"figure\": \"p99_ms\", \"seeds\": \"1-9\", \"seconds_a\": 30, \"seconds_b\": 15, "
+         "\"q\": 0.9, \"rounds\": 6, \"power\": 0.53, \"rounds_90\": 0, \"decides_in_5\": false}]}",
+         "prediction.json: sizing[0].decides: missing"},
+        {"{\"format\": \"lab-prediction 1\", \"runs\": {}, \"odds\": [], \"sizing\": [{\"a\": \"H4-r2\", "
+         "\"b\": \"H4-fb25\", \"figure\": \"p99_ms\", \"seeds\": \"1-9\", \"q\": 1.2, \"rounds_90\": 0, "
+         "\"decides_in_5\": false}]}",
+         "prediction.json: sizing[0].q: not a number in 0 .. 1"},
         {"{\"format\": \"lab-prediction 1\", \"runs\": {}}", "prediction.json: odds: missing"},
         {"{\"format\": \"lab-prediction 1\", \"runs\": {\"H4-r2-r1\": {\"p99_ms\": 1, \"standin_share\": 0, "
          "\"lookups_per_request\": 1, \"flooded\": \"yes\", \"flood_from_s\": null}}, \"odds\": []}",
@@ -447,4 +464,178 @@ Test(collect, malformed_prediction_is_named_and_nothing_written)
     write_prediction(PREDICTION);
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
     cr_assert_eq(access(p, F_OK), 0);
+}
+
+/* ------------------------------------- each verdict's error rate, the family */
+
+/* A comparisons file of our own (collect --pipeline DIR: DIR/comparisons.tsv
+ * beside links to the two SQL files), and the registered data as they are. */
+static void own_comparisons(const char *lines, char *extra, size_t n)
+{
+    char pipe[96], data[96], path[300], cwd[4096], err[UT_ERRLEN];
+    snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
+    snprintf(data, sizeof data, "%s/data", ct_root);
+    snprintf(path, sizeof path, "%s/collect", pipe);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    const char *link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
+                             {"pipeline/collect/stats.sql", "collect/stats.sql"}};
+    for (int i = 0; i < 2; i++) {
+        char from[4400];
+        snprintf(from, sizeof from, "%s/%s", cwd, link[i][0]);
+        snprintf(path, sizeof path, "%s/%s", pipe, link[i][1]);
+        cr_assert_eq(symlink(from, path), 0, "%s", path);
+    }
+    const char *data_files[] = {"guesses.tsv", "quiet.tsv"};
+    for (int i = 0; i < 2; i++) {
+        char from[4400];
+        snprintf(from, sizeof from, "%s/data/%s", cwd, data_files[i]);
+        snprintf(path, sizeof path, "%s/%s", data, data_files[i]);
+        cr_assert_eq(symlink(from, path), 0, "%s", path);
+    }
+    snprintf(path, sizeof path, "%s/comparisons.tsv", pipe);
+    char text[2048];
+    snprintf(text, sizeof text, "a\tb\tfigure\tnote\n%s", lines);
+    cr_assert_eq(ut_write_file(path, text, strlen(text), err, sizeof err), 0, "%s", err);
+    snprintf(extra, n, "--pipeline %s --data %s", pipe, data);
+}
+
+static json_t *verdict_at(json_t *r, size_t i)
+{
+    json_t *v = json_array_get(json_object_get(r, "verdicts"), i);
+    cr_assert_not_null(v, "verdict %zu", i);
+    return v;
+}
+
+/* a number or null (want NAN) */
+static void check_num_or_null(json_t *o, const char *f, double want, const char *what)
+{
+    json_t *v = json_object_get(o, f);
+    if (want != want)
+        cr_assert(json_is_null(v), "%s: %s is null", what, f);
+    else {
+        cr_assert(json_is_number(v), "%s: %s is a number", what, f);
+        cr_assert_float_eq(json_number_value(v), want, 1e-15, "%s: %s", what, f);
+    }
+}
+
+/* decidable: 1 true, 0 false, -1 null */
+static void check_rate(json_t *v, int n, double fpr, double q, double power, int decidable, const char *what)
+{
+    cr_assert_eq(num(v, "n"), n, "%s: n", what);
+    cr_assert_eq(json_array_size(json_object_get(v, "rounds")), (size_t)n, "%s: n is rounds' size", what);
+    check_num_or_null(v, "false_positive_rate", fpr, what);
+    check_num_or_null(v, "sizing_q", q, what);
+    check_num_or_null(v, "power", power, what);
+    json_t *d = json_object_get(v, "decidable");
+    if (decidable < 0)
+        cr_assert(json_is_null(d), "%s: decidable null", what);
+    else
+        cr_assert(json_is_boolean(d) && json_is_true(d) == decidable, "%s: decidable %d", what, decidable);
+}
+
+/* A study built by hand: H3-none answers after 1.5 s (SLOW) in rounds 1-6,
+ * H3-fb25 after 2 ms (FAST) in rounds 1-6, H3-t25 and H3-dl FAST in rounds
+ * 1-2.  The verdicts and their error rates, worked out by hand:
+ *  0 H3-none/H3-fb25 p99_ms: 6 rounds, every diff > 0: clearly different;
+ *    2 * 0.5^6 = 0.03125; the first sizing entry's q 0.9 (the second, 0.5,
+ *    is not taken); 0.9^6 = 0.531441 < 0.9: undecidable;
+ *  1 H3-t25/H3-dl p99_ms: 2 rounds, diffs 0: too close to call; 2 * 0.5^2 =
+ *    0.5; q 0.99, 0.99^2 = 0.9801 >= 0.9: decidable;
+ *  2 H4-r2/H4-fb25 p99_ms: no run, n 0: rate null; q 0.7 but n < 2: power
+ *    and decidable null (unsized);
+ *  3 H3-none/H3-t25 p99_ms: rounds 1-2, clearly different; 0.5; no sizing
+ *    entry: q, power, decidable null (unsized).
+ * The family: 4 verdicts, 2 clearly different, 3 with a rate, the expected
+ * chance 0.03125 + 0.5 + 0.5 = 1.03125, 1 undecidable, 2 unsized. */
+Test(collect, each_verdicts_error_rate_and_the_family_by_hand)
+{
+    for (int r = 1; r <= 6; r++) {
+        put("H3-none", r, 3, SLOW, 3);
+        put("H3-fb25", r, 3, FAST, 3);
+    }
+    for (int r = 1; r <= 2; r++) {
+        put("H3-t25", r, 3, FAST, 3);
+        put("H3-dl", r, 3, FAST, 3);
+    }
+    char extra[256], out[8192];
+    own_comparisons("H3-none\tH3-fb25\tp99_ms\tslow against fast\n"
+                    "H3-t25\tH3-dl\tp99_ms\tthe same\n"
+                    "H4-r2\tH4-fb25\tp99_ms\tnot measured\n"
+                    "H3-none\tH3-t25\tp99_ms\tnot sized\n",
+                    extra, sizeof extra);
+    write_prediction(
+        "{\"format\": \"lab-prediction 2\", \"profile\": \"test\", \"rounds\": [1, 2, 3, 4, 5, 6],\n"
+        " \"runs\": {\"H3-none-r1\": {\"seconds\": 3, \"p99_ms\": 1500, \"standin_share\": 0,\n"
+        "            \"lookups_per_request\": 1, \"flooded\": false, \"flood_from_s\": null}},\n"
+        " \"odds\": [{\"claim\": \"slow\", \"arm\": \"H3-none\", \"event\": \"p99_over_1s\", \"seconds\": 3,\n"
+        "           \"seeds\": \"1-10\", \"sim_k\": 5, \"sim_n\": 10, \"planned_rounds\": 6, \"p_seen\": 0.984375}],\n"
+        " \"sizing\": [\n"
+        "  {\"a\": \"H3-none\", \"b\": \"H3-fb25\", \"figure\": \"p99_ms\", \"seeds\": \"1-10\", \"seconds_a\": 3,\n"
+        "   \"seconds_b\": 3, \"q\": 0.9, \"rounds\": 6, \"power\": 0.531441, \"rounds_90\": 0, \"decides\": false},\n"
+        "  {\"a\": \"H3-none\", \"b\": \"H3-fb25\", \"figure\": \"p99_ms\", \"seeds\": \"1-10\", \"seconds_a\": 3,\n"
+        "   \"seconds_b\": 3, \"q\": 0.5, \"rounds\": 6, \"power\": 0.015625, \"rounds_90\": 0, \"decides\": false},\n"
+        "  {\"a\": \"H3-t25\", \"b\": \"H3-dl\", \"figure\": \"p99_ms\", \"seeds\": \"1-10\", \"seconds_a\": 3,\n"
+        "   \"seconds_b\": 3, \"q\": 0.99, \"rounds\": 2, \"power\": 0.9801, \"rounds_90\": 10, \"decides\": true},\n"
+        "  {\"a\": \"H4-r2\", \"b\": \"H4-fb25\", \"figure\": \"p99_ms\", \"seeds\": \"1-10\", \"seconds_a\": 3,\n"
+        "   \"seconds_b\": 3, \"q\": 0.7, \"rounds\": 6, \"power\": 0.117649, \"rounds_90\": 0, \"decides\": false}]}\n");
+    cr_assert_eq(collect_with(extra, out, sizeof out), 0, "%s", out);
+    json_t *r = results();
+    cr_assert_eq(json_array_size(json_object_get(r, "verdicts")), 4);
+    json_t *v = verdict_at(r, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "verdict")), "clearly different");
+    check_rate(v, 6, 0.03125, 0.9, 0.531441, 0, "H3-none/H3-fb25");
+    v = verdict_at(r, 1);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "verdict")), "too close to call");
+    check_rate(v, 2, 0.5, 0.99, 0.9801, 1, "H3-t25/H3-dl");
+    check_rate(verdict_at(r, 2), 0, NAN, 0.7, NAN, -1, "H4-r2/H4-fb25");
+    v = verdict_at(r, 3);
+    cr_assert_str_eq(json_string_value(json_object_get(v, "verdict")), "clearly different");
+    check_rate(v, 2, 0.5, NAN, NAN, -1, "H3-none/H3-t25");
+    json_t *fam = json_object_get(r, "verdict_family");
+    cr_assert(json_is_object(fam) && json_object_size(fam) == 6, "verdict_family: six members");
+    cr_assert_eq(num(fam, "verdicts"), 4);
+    cr_assert_eq(num(fam, "clearly_different"), 2);
+    cr_assert_eq(num(fam, "with_rate"), 3);
+    cr_assert_float_eq(num(fam, "expected_chance"), 1.03125, 1e-15);
+    cr_assert_eq(num(fam, "undecidable"), 1);
+    cr_assert_eq(num(fam, "unsized"), 2);
+    json_decref(r);
+
+    /* without a prediction: no q anywhere, the rates all the same */
+    char p[256];
+    snprintf(p, sizeof p, "%s/results/prediction.json", ct_root);
+    cr_assert_eq(unlink(p), 0);
+    cr_assert_eq(collect_with(extra, out, sizeof out), 0, "%s", out);
+    r = results();
+    check_rate(verdict_at(r, 0), 6, 0.03125, NAN, NAN, -1, "H3-none/H3-fb25 unpredicted");
+    fam = json_object_get(r, "verdict_family");
+    cr_assert_float_eq(num(fam, "expected_chance"), 1.03125, 1e-15);
+    cr_assert_eq(num(fam, "undecidable"), 0);
+    cr_assert_eq(num(fam, "unsized"), 4);
+    json_decref(r);
+}
+
+/* The study published on 2026-12-01 keeps its prediction in format 1: collect
+ * reads it whole, its sizing's q becomes each verdict's sizing_q. */
+Test(collect, the_published_format_1_prediction_is_read)
+{
+    floods_study();
+    char *text = NULL, err[UT_ERRLEN], out[8192];
+    size_t n;
+    cr_assert_eq(ut_read_file("results/prediction.json", &text, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(text, "\"lab-prediction 1\""), "the published prediction is format 1");
+    write_prediction(text);
+    free(text);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *p = json_load_file("results/prediction.json", 0, NULL);
+    cr_assert_not_null(p);
+    /* the first verdict of pipeline/comparisons.tsv and the first sizing entry are the same line */
+    json_t *s0 = json_array_get(json_object_get(p, "sizing"), 0), *v0 = verdict_at(r, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(v0, "a")), json_string_value(json_object_get(s0, "a")));
+    cr_assert_str_eq(json_string_value(json_object_get(v0, "b")), json_string_value(json_object_get(s0, "b")));
+    cr_assert_float_eq(num(v0, "sizing_q"), num(s0, "q"), 0);
+    json_decref(p);
+    json_decref(r);
 }

@@ -243,7 +243,8 @@ static void fake_bin(const char *dir, const char *run_script)
 
 /* OUT/results/prediction.json: exactly the runs of the tiny schedule with
  * `rounds` rounds that play can simulate (not the closed-loop Z-capacity),
- * each with the five figures; registered in prereg.json with its sha256
+ * each with its seconds (1, the tiny design's: data/profiles.tsv) and the
+ * five figures; registered in prereg.json with its sha256
  * and size (equal to `same` when given) strictly before the first run's
  * start_utc (both whole UTC seconds).  Its sha256 into sha. */
 static void check_prediction(const char *same, int rounds, char sha[65])
@@ -255,9 +256,8 @@ static void check_prediction(const char *same, int rounds, char sha[65])
     if (same)
         cr_assert_str_eq(sha, same);
     json_t *p = json_load_file(path, 0, NULL), *runs = json_object_get(p, "runs");
-    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 1");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 2");
     cr_assert_str_eq(json_string_value(json_object_get(p, "profile")), "tiny");
-    cr_assert_eq(json_integer_value(json_object_get(p, "seconds")), 1);
     cr_assert_eq(json_array_size(json_object_get(p, "rounds")), (size_t)rounds);
     cr_assert_eq(json_object_size(runs), (size_t)((NTINY - 1) * rounds));
     for (int i = 0; i < NTINY; i++)
@@ -267,8 +267,9 @@ static void check_prediction(const char *same, int rounds, char sha[65])
             json_t *e = json_object_get(runs, name);
             int want = strcmp(TINY[i], "Z-capacity") != 0 && r <= rounds;
             cr_assert_eq(e != NULL, want, "%s", name);
-            cr_assert(!e || (json_object_size(e) == 5 && json_is_boolean(json_object_get(e, "flooded")) &&
-                             json_is_number(json_object_get(e, "standin_share"))),
+            cr_assert(!e || (json_object_size(e) == 6 && json_is_boolean(json_object_get(e, "flooded")) &&
+                             json_is_number(json_object_get(e, "standin_share")) &&
+                             json_integer_value(json_object_get(e, "seconds")) == 1),
                       "%s", name);
         }
     cr_assert_eq(json_array_size(json_object_get(p, "odds")), 0); /* no 450/s arm, no H3-none */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "playflood.h"
 #include "playrun.h"
@@ -185,9 +186,9 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
     cr_assert_eq(files, 2);
 
     json_t *p = load(pred);
-    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 1");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 2");
     cr_assert_str_eq(json_string_value(json_object_get(p, "profile")), "test");
-    cr_assert_eq(json_integer_value(json_object_get(p, "seconds")), 6);
+    cr_assert_null(json_object_get(p, "seconds"), "format 2: each run has its own seconds");
     json_t *rounds = json_object_get(p, "rounds");
     cr_assert(json_array_size(rounds) == 2 && json_integer_value(json_array_get(rounds, 1)) == 5);
 
@@ -204,7 +205,8 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
             snprintf(name, sizeof name, "%s-r%u", names[k], rr[i].seed);
             json_t *e = json_object_get(runs, name);
             cr_assert_not_null(e, "%s", name);
-            cr_assert_eq(json_object_size(e), 5);
+            cr_assert_eq(json_object_size(e), 6);
+            cr_assert_eq(json_integer_value(json_object_get(e, "seconds")), 6, "%s", name);
             cr_assert_float_eq(json_real_value(json_object_get(e, "p99_ms")), rr[i].p99_ms, 1e-6, "%s", name);
             cr_assert_float_eq(json_real_value(json_object_get(e, "standin_share")),
                                (double)rr[i].standins / (double)rr[i].requests, 1e-12, "%s", name);
@@ -241,6 +243,9 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
         cr_assert_eq(json_integer_value(json_object_get(e, "seconds")), 12);
         cr_assert_eq(json_integer_value(json_object_get(e, "sim_k")), hits, "%s", names[want[i].k]);
         cr_assert_eq(json_integer_value(json_object_get(e, "sim_n")), 24);
+        /* the old options: every arm the 2 rounds of --rounds */
+        cr_assert_eq(json_integer_value(json_object_get(e, "planned_rounds")), 2);
+        cr_assert_float_eq(json_number_value(json_object_get(e, "p_seen")), 1 - pow(1 - hits / 24.0, 2), 1e-12);
     }
     cr_assert_gt(json_integer_value(json_object_get(json_array_get(odds, 0), "sim_k")), 0,
                  "H3-none's p99 tops 1 s in some 12 s seeds");
@@ -271,7 +276,12 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
                 r90 = r;
         cr_assert_float_eq(json_real_value(json_object_get(e, "q")), q, 1e-12, "%s", lines[i].fig);
         cr_assert_eq(json_integer_value(json_object_get(e, "rounds_90")), r90, "%s", lines[i].fig);
-        cr_assert_eq(json_is_true(json_object_get(e, "decides_in_5")), pow(q, 5) >= 0.9, "%s", lines[i].fig);
+        cr_assert_eq(json_integer_value(json_object_get(e, "rounds")), 2, "%s", lines[i].fig);
+        cr_assert_float_eq(json_real_value(json_object_get(e, "power")), q * q, 1e-12, "%s", lines[i].fig);
+        cr_assert_eq(json_is_true(json_object_get(e, "decides")), q * q >= 0.9, "%s", lines[i].fig);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds_a")), 12, "%s", lines[i].fig);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds_b")), 12, "%s", lines[i].fig);
+        cr_assert_null(json_object_get(e, "decides_in_5"), "format 2 has decides");
     }
     /* retries always call more than one try per request: q 1, 20 rounds */
     cr_assert_float_eq(json_real_value(json_object_get(json_array_get(sz, 1), "q")), 1.0, 1e-12);
@@ -290,10 +300,184 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
     char *text = NULL, err[UT_ERRLEN];
     size_t n;
     cr_assert_eq(ut_read_file(md, &text, &n, err, sizeof err), 0, "%s", err);
-    cr_assert(strstr(text, "| H4-r2 | H4-fb25 | `lookups_per_request` | a > b | 1.000 | 20 | yes |"), "%s", text);
+    /* the old options: --rounds' default 1-5, so 5 rounds */
+    cr_assert(strstr(text, "| H4-r2 | H4-fb25 | `lookups_per_request` | a > b | 12 | 12 | 1.000 | 5 | 1.000 | yes | 20 |"),
+              "%s", text);
     cr_assert(strstr(text, "- H3-t25 against H3-fb25, `p99_ms` (an arm play does not simulate)"), "%s", text);
     cr_assert(strstr(text, "| flood | H4-r2 | `flooded` |"), "%s", text);
     free(text);
+}
+
+/* A tiny design of our own: H4-r2 3 rounds of 2 s, H4-fb25 2 rounds of 4 s,
+ * Z-capacity (closed loop: not simulated) 2 rounds of 1 s, seeds 1-16.  The
+ * prediction: every run at its own length and rounds; the odds at each
+ * arm's length, planned_rounds its rounds, p_seen = 1 - (1 - k/n)^rounds
+ * with k recomputed from play's rows at that length; the sizing over seed
+ * k of H4-r2 at 2 s against seed k of H4-fb25 at 4 s, rounds 2 (the rounds
+ * both have), power q^2.  By hand: retries always call more than one try a
+ * request, the stand-in arm exactly one, so q = 1 and power = 1; H3-none
+ * against Z-capacity is not sized (an arm play does not simulate) but
+ * counts in the page's family with 2 rounds: 2 * 0.5^2 = 50%, so with the
+ * two sized verdicts of 2 rounds the family expects 1.50 chance verdicts.
+ * A deviations file (H4-r2's group 4 rounds) gives 4 planned rounds. */
+Test(predict, a_tiny_design_at_the_lengths_it_runs)
+{
+    need_play();
+    char prof[128], cmp[128], pred[128], md[128], devs[128], cmd[2048], *out;
+    snprintf(prof, sizeof prof, "%s/profiles.tsv", dir);
+    snprintf(cmp, sizeof cmp, "%s/cmp.tsv", dir);
+    snprintf(pred, sizeof pred, "%s/prediction.json", dir);
+    snprintf(md, sizeof md, "%s/SIZING.md", dir);
+    snprintf(devs, sizeof devs, "%s/deviations.tsv", dir);
+    FILE *f = fopen(prof, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "# a tiny design\nprofile\tgroup\tarms\trounds\tseconds\todds_seeds\n"
+               "t\tfloods\tH4-r2\t3\t2\t1-16\nt\trest\tH4-fb25\t2\t4\t1-16\nt\tcap\tZ-capacity\t2\t1\t1-16\n");
+    fclose(f);
+    write_cmp(cmp, "H4-r2\tH4-fb25\tlookups_per_request\tcalls\n"
+                   "H4-r2\tH4-fb25\tstandin_share\tstand-ins\n"
+                   "H4-r2\tZ-capacity\tp99_ms\tnot simulated\n");
+    snprintf(cmd, sizeof cmd, PREDICT " --predict %s --profiles %s --profile t --comparisons %s 2>&1", pred, prof, cmp);
+    cr_assert_eq(run(cmd, &out), 0, "%s", out);
+    cr_assert(strstr(out, "predict: 5 runs (2 arms, "), "%s", out);
+    free(out);
+    json_t *p = load(pred);
+    cr_assert_str_eq(json_string_value(json_object_get(p, "format")), "lab-prediction 2");
+    json_t *rounds = json_object_get(p, "rounds");
+    cr_assert(json_array_size(rounds) == 3 && json_integer_value(json_array_get(rounds, 2)) == 3);
+    json_t *runs = json_object_get(p, "runs");
+    cr_assert_eq(json_object_size(runs), 5, "3 of H4-r2, 2 of H4-fb25, none of Z-capacity");
+    const struct {
+        const char *run;
+        int seconds;
+    } want[5] = {{"H4-r2-r1", 2}, {"H4-r2-r2", 2}, {"H4-r2-r3", 2}, {"H4-fb25-r1", 4}, {"H4-fb25-r2", 4}};
+    for (int i = 0; i < 5; i++) {
+        json_t *e = json_object_get(runs, want[i].run);
+        cr_assert_not_null(e, "%s", want[i].run);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds")), want[i].seconds, "%s", want[i].run);
+    }
+    /* the run of round 3 is play's seed 3 at 2 s */
+    row rr[1];
+    cr_assert_eq(play_csv("--arm H4-r2 --seeds 3 --seconds 2", rr, 1), 1);
+    cr_assert_float_eq(json_real_value(json_object_get(json_object_get(runs, "H4-r2-r3"), "lookups_per_request")),
+                       (double)rr[0].lookups / (double)rr[0].requests, 1e-12);
+
+    /* odds: each arm at its own length, over seeds 1-16 */
+    row r2[16], fb[16];
+    cr_assert_eq(play_csv("--arm H4-r2 --seeds 1-16 --seconds 2", r2, 16), 16);
+    cr_assert_eq(play_csv("--arm H4-fb25 --seeds 1-16 --seconds 4", fb, 16), 16);
+    json_t *odds = json_object_get(p, "odds");
+    cr_assert_eq(json_array_size(odds), 2);
+    const struct {
+        const char *arm;
+        const row *rows;
+        int seconds, planned;
+    } ow[2] = {{"H4-fb25", fb, 4, 2}, {"H4-r2", r2, 2, 3}}; /* lab/arms.tsv's order */
+    for (int i = 0; i < 2; i++) {
+        json_t *e = json_array_get(odds, (size_t)i);
+        int k = 0;
+        for (int s = 0; s < 16; s++)
+            k += ow[i].rows[s].flooded;
+        cr_assert_str_eq(json_string_value(json_object_get(e, "arm")), ow[i].arm);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds")), ow[i].seconds, "%s", ow[i].arm);
+        cr_assert_str_eq(json_string_value(json_object_get(e, "seeds")), "1-16");
+        cr_assert_eq(json_integer_value(json_object_get(e, "sim_k")), k, "%s", ow[i].arm);
+        cr_assert_eq(json_integer_value(json_object_get(e, "planned_rounds")), ow[i].planned, "%s", ow[i].arm);
+        cr_assert_float_eq(json_number_value(json_object_get(e, "p_seen")), 1 - pow(1 - k / 16.0, ow[i].planned),
+                           1e-12, "%s", ow[i].arm);
+    }
+
+    /* sizing: seed k of H4-r2 at 2 s against seed k of H4-fb25 at 4 s */
+    json_t *sz = json_object_get(p, "sizing");
+    cr_assert_eq(json_array_size(sz), 2, "the line with Z-capacity is not sized");
+    int pos = 0, neg = 0;
+    for (int s = 0; s < 16; s++) {
+        double d = r2[s].standin_share - fb[s].standin_share;
+        pos += d > 0;
+        neg += d < 0;
+    }
+    double q1 = (double)(pos > neg ? pos : neg) / 16.0;
+    const double q[2] = {1.0, q1}; /* lookups_per_request by hand: 1 */
+    for (int i = 0; i < 2; i++) {
+        json_t *e = json_array_get(sz, (size_t)i);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds_a")), 2);
+        cr_assert_eq(json_integer_value(json_object_get(e, "seconds_b")), 4);
+        cr_assert_float_eq(json_real_value(json_object_get(e, "q")), q[i], 1e-12, "sizing %d", i);
+        cr_assert_eq(json_integer_value(json_object_get(e, "rounds")), 2, "sizing %d: the rounds both have", i);
+        cr_assert_float_eq(json_real_value(json_object_get(e, "power")), q[i] * q[i], 1e-12, "sizing %d", i);
+        cr_assert_eq(json_is_true(json_object_get(e, "decides")), q[i] * q[i] >= 0.9, "sizing %d", i);
+    }
+    cr_assert(json_is_true(json_object_get(json_array_get(sz, 0), "decides")));
+    json_decref(p);
+
+    /* the page: the family's rates and the flood rounds checked against the design */
+    snprintf(cmd, sizeof cmd, PREDICT " --sizing %s --profiles %s --profile t --comparisons %s 2>&1", md, prof, cmp);
+    cr_assert_eq(run(cmd, &out), 0, "%s", out);
+    free(out);
+    char *text = NULL, err[UT_ERRLEN];
+    size_t n;
+    cr_assert_eq(ut_read_file(md, &text, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(text, "its false-positive rate (50% at 2 rounds)"), "%s", text);
+    cr_assert(strstr(text, "Over the family of the 3 verdicts of"), "%s", text);
+    cr_assert(strstr(text, "chance alone would give about 1.50 clearly different verdicts"), "%s", text);
+    cr_assert(strstr(text, "| H4-r2 | H4-fb25 | `lookups_per_request` | a > b | 2 | 4 | 1.000 | 2 | 1.000 | yes | 20 |"),
+              "%s", text);
+    cr_assert(strstr(text, "- H4-r2 against Z-capacity, `p99_ms` (an arm play does not simulate): 2 rounds, "
+                           "false-positive rate 50%"),
+              "%s", text);
+    int k = 0;
+    for (int s = 0; s < 16; s++)
+        k += r2[s].flooded;
+    int nsee = 0;
+    for (int m = 1; m <= 10000 && !nsee; m++)
+        if (1 - pow(1 - k / 16.0, m) >= 0.95)
+            nsee = m;
+    char says[256];
+    if (nsee == 3)
+        snprintf(says, sizeof says, "is 3, which equals the 3 rounds `%s` registers for its group `floods`", prof);
+    else if (nsee)
+        snprintf(says, sizeof says, "is %d, which differs from the 3 rounds `%s` registers for its group `floods`",
+                 nsee, prof);
+    else
+        snprintf(says, sizeof says, "is none up to 10000, which differs from the 3 rounds `%s` registers", prof);
+    cr_assert(strstr(text, says), "%s\n%s", says, text);
+    free(text);
+
+    /* the design as run: H4-r2's group 4 rounds */
+    f = fopen(devs, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "group\tfield\tregistered\tran\treason\nfloods\trounds\t3\t4\ta test\n");
+    fclose(f);
+    snprintf(cmd, sizeof cmd, PREDICT " --predict %s --profiles %s --profile t --deviations %s --comparisons %s 2>&1",
+             pred, prof, devs, cmp);
+    cr_assert_eq(run(cmd, &out), 0, "%s", out);
+    free(out);
+    p = load(pred);
+    cr_assert_not_null(json_object_get(json_object_get(p, "runs"), "H4-r2-r4"));
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "odds"), 1), "planned_rounds")), 4);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(json_object_get(p, "sizing"), 0), "rounds")), 2);
+    json_decref(p);
+
+    /* refused beside a design: the per-call rounds and seconds; a profile it lacks; a bad line */
+    const struct {
+        const char *args, *says;
+    } bad[] = {
+        {"--profile t --rounds 1-2", "--rounds: the design"},
+        {"--profile t --odds-seconds 30", "--odds-seconds: the design"},
+        {"", "give --profile NAME"},
+        {"--profile nosuch", "nosuch"},
+        {"--profile t --arm H3-fb25", "--arm \"H3-fb25\": not in profile t"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd, PREDICT " --predict %s/never.json --profiles %s %s --comparisons %s 2>&1 >/dev/null",
+                 dir, prof, bad[i].args, cmp);
+        int rc = run(cmd, &out);
+        cr_assert_eq(rc, 2, "%s: exit %d: %s", bad[i].args, rc, out);
+        cr_assert(strstr(out, bad[i].says), "%s: %s", bad[i].args, out);
+        free(out);
+    }
+    snprintf(cmd, sizeof cmd, "%s/never.json", dir);
+    cr_assert_eq(access(cmd, F_OK), -1, "nothing written");
 }
 
 /* pipeline/comparisons.tsv's comment lines ("#") and empty lines mean
