@@ -80,7 +80,7 @@ MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
 COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
 PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
-PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(B)/pipeline/measure/profiles.o $(PLAY_OBJ)
+PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(B)/pipeline/measure/profiles.o $(B)/pipeline/measure/noise.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 

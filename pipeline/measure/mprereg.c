@@ -122,9 +122,21 @@ static int run_predict(const mreg_cfg *c, const char *pred, char *line, size_t l
 {
     char *exe = mf_str("%s/predict", c->bin), *profiles = mf_str("%s/profiles.tsv", c->data);
     char *devs = mf_str("%s/" MREG_DEVIATIONS, c->root), *table = mf_str("%s/test.tsv", c->prep);
-    char *argv[] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--profiles", profiles,
-                    "--profile", (char *)c->sc->pf->name, "--comparisons", (char *)c->comparisons, "--table", table,
-                    access(devs, F_OK) == 0 ? "--deviations" : NULL, devs, NULL};
+    char *noise = mf_str("%s/noise.tsv", c->data);
+    /* the twin's noise model when the data has one (data/noise.tsv: pipeline/measure/noise.h) */
+    int has_noise = access(noise, F_OK) == 0, has_devs = access(devs, F_OK) == 0;
+    char *argv[20] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--profiles", profiles,
+                      "--profile", (char *)c->sc->pf->name, "--comparisons", (char *)c->comparisons, "--table", table};
+    int na = 13;
+    if (has_devs) {
+        argv[na++] = "--deviations";
+        argv[na++] = devs;
+    }
+    if (has_noise) {
+        argv[na++] = "--noise";
+        argv[na++] = noise;
+    }
+    argv[na] = NULL;
     char *out = NULL;
     int rc = proc_capture(argv, &out, 1);
     if (rc == 0) {
@@ -137,6 +149,7 @@ static int run_predict(const mreg_cfg *c, const char *pred, char *line, size_t l
     free(profiles);
     free(devs);
     free(table);
+    free(noise);
     return rc == 0 ? 0 : 1;
 }
 

@@ -152,6 +152,9 @@ typedef struct {
     psim_seed *seedc[BLOCK]; /* the block's seeds' dice and arrivals */
     play_result *runs; /* arm k's rounds from runat[k] on */
     size_t *runat;
+    /* the twin, per run as runs: replicas that flooded (-1: no twin), the stand-in shares' q05 q50 q95 */
+    int *twin_flooded;
+    double (*twin_q)[3];
     int *need;         /* per arm: its place among the odds' arms, or -1 */
     size_t nneed;
     double *val;       /* [need][seed][NFIG] */
@@ -217,6 +220,8 @@ static void cleanup(work *W)
         psim_seed_free(W->seedc[b]);
     free(W->runs);
     free(W->runat);
+    free(W->twin_flooded);
+    free(W->twin_q);
     free(W->need);
     free(W->val);
     free(W->flood);
@@ -256,6 +261,60 @@ static int simulate_runs(work *W)
                     return 1;
         }
     return 0;
+}
+
+static int cmp_double(const void *x, const void *y);
+
+/* The twin: every run of an arm whose rate the noise model has, again in
+ * PREDICT_REPLICAS replicas with the machine's own time (predict.h).  0 or 1. */
+static int simulate_twin(work *W)
+{
+    const playopt *o = W->o;
+    const predict_plan *p = W->p;
+    size_t total = 0;
+    for (size_t k = 0; k < o->narms; k++)
+        total += p->arm[k].nrounds;
+    W->twin_flooded = malloc((total + 1) * sizeof *W->twin_flooded);
+    W->twin_q = malloc((total + 1) * sizeof *W->twin_q);
+    double *share = malloc(PREDICT_REPLICAS * sizeof *share);
+    int rc = !W->twin_flooded || !W->twin_q || !share;
+    for (size_t i = 0; !rc && i < total; i++)
+        W->twin_flooded[i] = -1;
+    for (size_t k = 0; !rc && k < o->narms; k++) {
+        const noise_group *g = noise_for_rate(p->noise, o->arms[k].a.rate);
+        psim_cfg cfg = cfg_of(W, k);
+        if (!g || psim_set_arm(W->sim, &cfg) != 0) {
+            rc = g != NULL;
+            continue;
+        }
+        for (size_t r = 0; !rc && r < p->arm[k].nrounds; r++) {
+            int fl = 0;
+            for (uint32_t rep = 1; !rc && rep <= PREDICT_REPLICAS; rep++) {
+                psim_noise n;
+                play_result R;
+                noise_replica(g, rep, &n);
+                rc = psim_set_noise(W->sim, &n) != 0 ||
+                     psim_run(W->sim, p->arm[k].seconds, p->arm[k].rounds[r], W->seedc[0], &R) != 0;
+                fl += R.flood.flooded;
+                share[rep - 1] = R.n ? (double)R.standins / (double)R.n : 0;
+            }
+            if (rc)
+                break;
+            qsort(share, PREDICT_REPLICAS, sizeof *share, cmp_double);
+            size_t at = W->runat[k] + r;
+            W->twin_flooded[at] = fl;
+            static const double Q[3] = {0.05, 0.5, 0.95};
+            for (int i = 0; i < 3; i++) {
+                double h = (PREDICT_REPLICAS - 1) * Q[i];
+                size_t f = (size_t)h;
+                W->twin_q[at][i] = share[f] + (h - (double)f) * (share[f + 1 < PREDICT_REPLICAS ? f + 1 : f] - share[f]);
+            }
+        }
+        if (psim_set_noise(W->sim, NULL) != 0)
+            rc = 1;
+    }
+    free(share);
+    return rc;
 }
 
 /* The arms the odds and the sizing need, over every odds seed.  0 or 1. */
@@ -408,6 +467,20 @@ static json_t *list_of(const uint32_t *v, size_t n)
     return a;
 }
 
+static json_t *twin_json(const work *W, size_t at)
+{
+    if (!W->twin_flooded || W->twin_flooded[at] < 0)
+        return json_null();
+    json_t *e = json_object(), *q = json_array();
+    json_object_set_new(e, "replicas", json_integer(PREDICT_REPLICAS));
+    json_object_set_new(e, "flooded", json_integer(W->twin_flooded[at]));
+    json_object_set_new(e, "p_flood", json_real((double)W->twin_flooded[at] / PREDICT_REPLICAS));
+    for (int i = 0; i < 3; i++)
+        json_array_append_new(q, json_real(W->twin_q[at][i]));
+    json_object_set_new(e, "standin_share_q", q);
+    return e;
+}
+
 static json_t *run_json(const play_result *R, double seconds)
 {
     json_t *e = json_object();
@@ -436,11 +509,22 @@ static json_t *prediction_json(const work *W)
     json_object_set_new(root, "format", json_string(PREDICT_FORMAT));
     json_object_set_new(root, "profile", o->profile ? json_string(o->profile) : json_null());
     json_object_set_new(root, "rounds", list_of(p->rounds, p->nrounds));
+    if (p->noise) {
+        json_t *n = json_object();
+        json_object_set_new(n, "path", json_string(p->noise_path));
+        json_object_set_new(n, "sha256", json_string(p->noise_sha256));
+        json_object_set_new(n, "replicas", json_integer(PREDICT_REPLICAS));
+        json_object_set_new(root, "noise", n);
+    } else {
+        json_object_set_new(root, "noise", json_null());
+    }
     for (size_t k = 0; k < o->narms; k++)
         for (size_t r = 0; r < p->arm[k].nrounds; r++) {
             char name[96];
             snprintf(name, sizeof name, "%s-r%" PRIu32, o->arms[k].name, p->arm[k].rounds[r]);
-            json_object_set_new(runs, name, run_json(&W->runs[W->runat[k] + r], p->arm[k].seconds));
+            json_t *e = run_json(&W->runs[W->runat[k] + r], p->arm[k].seconds);
+            json_object_set_new(e, "twin", twin_json(W, W->runat[k] + r));
+            json_object_set_new(runs, name, e);
         }
     for (size_t k = 0; k < o->narms; k++) {
         const char *claim, *event;
@@ -698,7 +782,8 @@ int predict_main(const playopt *o, const predict_plan *p)
     int64_t t0 = ut_mono_ns();
     work W = {.o = o, .p = p};
     int rc = load_comparisons(o, &W.cmp, &W.ncmp);
-    if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) || simulate_odds(&W) != 0 ||
+    if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) ||
+                    (o->predict && p->noise && simulate_twin(&W) != 0) || simulate_odds(&W) != 0 ||
                     size_verdicts(&W) != 0)) {
         ut_err("out of memory");
         rc = 1;

@@ -46,6 +46,16 @@
  * Wilson 95% intervals, planned_rounds and p_seen; it simulates no runs.
  * Both print one line on stdout: what was simulated and the wall time.
  *
+ * - with --noise FILE (data/noise.tsv, pipeline/measure/noise.h), the
+ *   twin: each run of an arm at a rate the model has is simulated again
+ *   in PREDICT_REPLICAS replicas, replica i (1 ..) drawing the machine's
+ *   own time by noise_replica(group of the arm's rate, i); runs.<run>.twin
+ *   = {replicas, flooded (replicas that flooded), p_flood (that over
+ *   replicas), standin_share_q [q05, q50, q95] (percentiles 0.05, 0.5,
+ *   0.95 of the replicas' stand-in shares, linear between closest
+ *   ranks)}, `null` for an arm at another rate; the top level's `noise`
+ *   names the file, its sha256 and the replicas (`null` without --noise).
+ *
  * The seeds run one after another, every arm within a seed, so that one
  * psim_seed draws each seed's dice and arrivals once for all the arms.
  *
@@ -58,6 +68,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "playopt.h"
 
 #define PREDICT_FORMAT "lab-prediction 2"
@@ -67,6 +78,7 @@
 #define PREDICT_SEEN 0.95          /* ... seen at least once with this chance */
 #define PREDICT_DECIDES 0.9        /* a verdict the rounds decide: power at least this */
 #define PREDICT_MAX_ROUNDS_90 20
+#define PREDICT_REPLICAS 100 /* the twin's replicas of each run (--noise) */
 /* The figures play computes, named as RESULTS.md's (and the defences' of
  * lab/play/playdef.h, PDEF_NAMES). */
 #define PREDICT_FIGURES                                                                                     \
@@ -102,6 +114,10 @@ typedef struct {
     /* the group of PREDICT_SIZED_ARM in the design: its name and registered rounds ("" and 0 without) */
     char sized_group[64];
     int sized_reg_rounds;
+    /* the twin (--noise FILE): the machine's own time, pipeline/measure/noise.h; NULL: none */
+    const noise_model *noise;
+    const char *noise_path;
+    char noise_sha256[65];
 } predict_plan;
 
 /* --predict or --sizing, as o says, on plan p: the exit code. */

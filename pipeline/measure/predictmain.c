@@ -168,12 +168,14 @@ int main(int argc, char **argv)
                    "                     and the odds' seeds, with --profile NAME; replaces --rounds, --seconds,\n"
                    "                     --odds-seeds and --odds-seconds\n"
                    "  --deviations FILE  with --profiles: results/deviations.tsv, the design as run\n"
+                   "  --noise FILE       the twin's noise model (data/noise.tsv): each run again in replicas\n"
                    "play's options follow.\n\n");
     const char *profiles = value_of(argc, argv, "--profiles"), *devs = value_of(argc, argv, "--deviations");
     const char *profile = value_of(argc, argv, "--profile"), *arms_path = value_of(argc, argv, "--arms");
     if (!arms_path)
         arms_path = "lab/arms.tsv";
-    static const char *const ours[] = {"--profiles", "--deviations", NULL};
+    const char *noise_path = value_of(argc, argv, "--noise");
+    static const char *const ours[] = {"--profiles", "--deviations", "--noise", NULL};
     char *args[MAX_ARGS];
     int n = strip(argc, argv, ours, args);
     if (devs && !profiles) {
@@ -245,7 +247,20 @@ int main(int argc, char **argv)
         if (rc == 0) {
             p.design = profiles;
             p.deviations = devs && d.ndev ? devs : NULL;
-            rc = predict_main(&o, &p);
+            noise_model nm = {0};
+            if (noise_path) {
+                uint64_t size;
+                if (noise_read(&nm, noise_path, err, sizeof err) != 0 ||
+                    ut_sha256_file(noise_path, p.noise_sha256, &size, err, sizeof err) != 0) {
+                    ut_err("--noise: %s", err);
+                    rc = 2;
+                }
+                p.noise = &nm;
+                p.noise_path = noise_path;
+            }
+            if (rc == 0)
+                rc = predict_main(&o, &p);
+            noise_free(&nm);
         }
         plan_free(&p, o.narms);
     }
