@@ -345,7 +345,12 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */
     mark = mm_count();
-    o->ap = ap_check(a->root, &s->ref, p->aparms, &o->ap_member);
+    ap_run_state *rs = vu_xcalloc(s->nruns + 1, sizeof *rs); /* each run as judged here: flooded_runs */
+    for (size_t i = 0; i < s->nruns; i++)
+        rs[i] = (ap_run_state){s->runs[i].name, s->runs[i].arm, s->runs[i].round, s->runs[i].ok,
+                               s->runs[i].flood.flooded, s->runs[i].quiet};
+    o->ap = ap_check(a->root, &s->ref, p->aparms, rs, s->nruns, &o->ap_member);
+    free(rs);
     n->ap = mm_count() - mark;
     /* the numbers the report needs beyond results.json's layout (extra.h) */
     o->extra = ex_compute(s, p->guesses);

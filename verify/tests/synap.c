@@ -279,6 +279,17 @@ int sap_write_stub_ap_json(const char *root, size_t resamples, size_t boot_seeds
     return rc;
 }
 
+int sap_write_stub_ap_json_fmt(const char *root, size_t resamples, size_t boot_seeds, const char *format)
+{
+    char js[320];
+    snprintf(js, sizeof js, "{\"format\": \"%s\", \"bootstrap\": {\"resamples\": %zu, \"seed\": 1, \"model_seeds\": %zu}}\n",
+             format, resamples, boot_seeds);
+    char *p = at_root(root, "results/ap.json");
+    int rc = syn_write_text(p, js);
+    free(p);
+    return rc;
+}
+
 int sap_write_manifest_ap(const char *root)
 {
     static const char *const files[4] = {"results/reference/ap_scores.tsv.gz",
@@ -326,21 +337,28 @@ static void move(vj_node *to, vj_node *from, const char *key)
     vj_obj_set(to, key, vj_new_null());
 }
 
-static int write_resamples(const char *root, const vj_node *res)
+static void resample_lines(vu_buf *b, const vj_node *res)
 {
     static const char *const kinds[3] = {"last_known", "default", "none"};
-    vu_buf b = {0};
-    vu_buf_puts(&b, "arm\tkind\tresample\tchange\n");
     for (size_t a = 0; res && a < res->n; a++)
         for (int k = 0; k < 3; k++) {
             const vj_node *l = vj_get(res->items[a], kinds[k]);
             for (size_t i = 0; l && i < l->n; i++) {
                 if (l->items[i]->type == VJ_NUM)
-                    vu_buf_printf(&b, "%s\t%s\t%zu\t%.17g\n", res->keys[a], kinds[k], i, l->items[i]->num);
+                    vu_buf_printf(b, "%s\t%s\t%zu\t%.17g\n", res->keys[a], kinds[k], i, l->items[i]->num);
                 else
-                    vu_buf_printf(&b, "%s\t%s\t%zu\tdropped\n", res->keys[a], kinds[k], i);
+                    vu_buf_printf(b, "%s\t%s\t%zu\tdropped\n", res->keys[a], kinds[k], i);
             }
         }
+}
+
+/* the arms' lines, then (format 2) the flooded runs' (APCOST.md 1.10) */
+static int write_resamples(const char *root, const vj_node *res, const vj_node *fres)
+{
+    vu_buf b = {0};
+    vu_buf_puts(&b, "arm\tkind\tresample\tchange\n");
+    resample_lines(&b, res);
+    resample_lines(&b, fres);
     char *p = at_root(root, "results/ap_resamples.tsv.gz");
     int rc = sap_gzip_text(p, b.p ? b.p : "", b.len);
     free(p);
@@ -365,7 +383,9 @@ int sap_promote(const char *root)
         return -1;
     }
     vj_node *o = vj_new_obj();
-    vj_obj_set(o, "format", vj_new_str("lab-ap 1"));
+    const vj_node *fm = vj_get(m, "format");
+    int fmt2 = fm && fm->type == VJ_STR && !strcmp(fm->text, "lab-ap 2");
+    vj_obj_set(o, "format", vj_new_str(fmt2 ? "lab-ap 2" : "lab-ap 1"));
     vj_obj_set(o, "definitions", vj_new_str("pipeline/APCOST.md"));
     static const char *const top[] = {"test_rows", "customers", "cutoffs", "default_score", "kinds", "model_seeds",
                                       "default_seed", "live_ap", "bootstrap", "arms", "skipped_arms"};
@@ -380,13 +400,27 @@ int sap_promote(const char *root)
         vj_free(x);
         arms->items[a] = y;
     }
+    if (fmt2) {
+        move(o, m, "flooded_runs");
+        vj_node *fl = vj_get(o, "flooded_runs");
+        if (fl->type != VJ_OBJ)
+            vj_obj_set(o, "flooded_runs", fl = vj_new_obj()); /* frees the null */
+        for (size_t a = 0; a < fl->n; a++) {
+            vj_node *x = fl->items[a], *y = vj_new_obj();
+            for (size_t k = 0; k < x->n; k++)
+                if (strcmp(x->keys[k], "recomputed"))
+                    move(y, x, x->keys[k]);
+            vj_free(x);
+            fl->items[a] = y;
+        }
+    }
     vu_buf b = {0};
     vj_write(o, &b);
     char *p = at_root(root, "results/ap.json");
     rc = syn_write_text(p, b.p);
     free(p);
     vu_buf_free(&b);
-    rc |= write_resamples(root, vj_get(m, "resamples"));
+    rc |= write_resamples(root, vj_get(m, "resamples"), fmt2 ? vj_get(m, "flooded_resamples") : NULL);
     vj_free(o);
     vj_free(v);
     return rc ? -1 : sap_write_manifest_ap(root);

@@ -52,6 +52,10 @@ int sap_write_seed_files(const char *root, const sap_table *t);
 /* root/pipeline/ap_arms.tsv: header arm, one name a line */
 int sap_write_arms(const char *root, const char *const *arms, size_t n);
 int sap_write_stub_ap_json(const char *root, size_t resamples, size_t boot_seeds);
+/* the same with a format ("lab-ap 2": the verifier then computes format 2's
+ * numbers, which sap_promote writes as format 2: ci95_mc, flooded_runs,
+ * bootstrap.rounds_resampled, the flooded runs' lines of the resamples) */
+int sap_write_stub_ap_json_fmt(const char *root, size_t resamples, size_t boot_seeds, const char *format);
 int sap_write_manifest_ap(const char *root);
 int sap_promote(const char *root);
 int sap_gzip_text(const char *path, const char *text, size_t len);

@@ -74,6 +74,17 @@ void ap_arm_find(const char *rawdir, char **names, size_t nn, const char *arm, a
     qsort(a->r, a->nr, sizeof *a->r, cmp_round);
 }
 
+void ap_arm_of_run(const char *run, const char *arm, int round, ap_arm *a)
+{
+    memset(a, 0, sizeof *a);
+    snprintf(a->arm, sizeof a->arm, "%s", run);
+    snprintf(a->of_arm, sizeof a->of_arm, "%s", arm);
+    a->r = vu_xcalloc(2, sizeof *a->r);
+    a->nr = 1;
+    a->r[0].round = round;
+    snprintf(a->r[0].name, sizeof a->r[0].name, "%s", run);
+}
+
 /* tester.tsv.gz's columns: rawcols.h.  Format 4 (RAWFORMAT.md, APCOST.md
  * 1.1): request j is the row's place, its table row j mod test_rows (the
  * reference's rows: run.json's test_rows is held to them by runfig); only
@@ -300,6 +311,27 @@ vj_node *ap_arm_json(const ap_arm *a, size_t N)
         vj_arr_push(pr, e);
     }
     vj_obj_set(o, "per_round", pr);
+    vj_node *kinds = vj_new_obj();
+    for (int k = 0; k < AP_NKINDS; k++) {
+        vj_node *e = vj_new_obj();
+        vj_obj_set(e, "change_default_seed", vj_new_num(a->change[k]));
+        vj_obj_set(kinds, ap_kinds[k], e);
+    }
+    vj_obj_set(o, "kinds", kinds);
+    return o;
+}
+
+vj_node *ap_flood_json(const ap_arm *a, size_t N)
+{
+    vj_node *o = vj_new_obj();
+    vj_obj_set(o, "recomputed", vj_new_bool(1));
+    vj_obj_set(o, "arm", vj_new_str(a->of_arm));
+    vj_obj_set(o, "round", vj_new_int(a->nr ? a->r[0].round : 0));
+    vj_obj_set(o, "requests", vj_new_int(a->M));
+    vj_obj_set(o, "standin_requests", vj_new_int(a->standin));
+    vj_obj_set(o, "standin_share", vj_new_num(a->standin_share));
+    vj_obj_set(o, "standin_rows", vj_new_int(a->srows_total));
+    vj_obj_set(o, "standin_rows_share", vj_new_num(N && a->nr ? (double)a->srows_total / (double)N : NAN));
     vj_node *kinds = vj_new_obj();
     for (int k = 0; k < AP_NKINDS; k++) {
         vj_node *e = vj_new_obj();

@@ -9,6 +9,11 @@
  * the numbers (an unreadable file is one mismatch, mm_add, and leaves
  * readable 0); ap_arm_json gives them in ap.json's layout (a new tree, the
  * caller's).  The arm owns its arrays: ap_arm_free.
+ *
+ * A flooded run (format lab-ap 2, APCOST.md 1.5 "At a flood's stand-in
+ * share", 1.7) is an arm of one round: ap_arm_of_run makes it (arm = the
+ * run's name, of_arm its arm), ap_arm_compute then gives M = the run's own
+ * requests, and ap_flood_json its flooded_runs.<run> layout.
  */
 #ifndef APARM_H
 #define APARM_H
@@ -32,7 +37,8 @@ typedef struct {
 } ap_round;
 
 typedef struct {
-    char arm[128];
+    char arm[128];      /* the arm's name; a flooded run's name */
+    char of_arm[128];   /* a flooded run's arm ("" for an arm) */
     ap_round *r;
     size_t nr;
     int readable;       /* every round's tester file read */
@@ -49,10 +55,14 @@ typedef struct {
 
 /* the rounds of arm among the names of rawdir's entries */
 void ap_arm_find(const char *rawdir, char **names, size_t nn, const char *arm, ap_arm *a);
+/* the run `run` (round `round` of arm `arm`) alone, as an arm of one round */
+void ap_arm_of_run(const char *run, const char *arm, int round, ap_arm *a);
 /* everything APCOST.md 1.2-1.6 defines for seed 1 and this arm; live_ap: L */
 void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, double live_ap, ap_arm *a);
 /* the recomputed numbers in ap.json's layout; N: test rows */
 vj_node *ap_arm_json(const ap_arm *a, size_t N);
+/* a flooded run's numbers in flooded_runs.<run>'s layout (APCOST.md 1.7) */
+vj_node *ap_flood_json(const ap_arm *a, size_t N);
 void ap_arm_free(ap_arm *a);
 
 #endif

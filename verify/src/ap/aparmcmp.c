@@ -20,6 +20,11 @@ static const char *const ROUND_MEMBERS[] = {"round", "requests_in_run", "request
                                             "change_default_seed", NULL};
 static const char *const KIND_MEMBERS[] = {"change", "change_default_seed", "change_per_seed", "ci95",
                                            "verdict", "direction", NULL};
+/* format lab-ap 2: each bound's Monte Carlo error too (APCOST.md 1.5) */
+static const char *const KIND_MEMBERS2[] = {"change", "change_default_seed", "change_per_seed", "ci95", "ci95_mc",
+                                            "verdict", "direction", NULL};
+static const char *const FLOOD_MEMBERS[] = {"arm", "round", "requests", "standin_requests", "standin_share",
+                                            "standin_rows", "standin_rows_share", "kinds", NULL};
 static const char *const K3[] = {"last_known", "default", "none", NULL};
 
 /* arms.<arm>.rounds: the round numbers of the folders <arm>-r<k> */
@@ -143,8 +148,9 @@ static void compare_per_seed(const ap_arm *a, int k, const vj_node *e, const cha
             zero ? zwhy : "(the mean of change_per_seed)");
 }
 
-/* kinds.<kind>.ci95, verdict and direction: the rule of APCOST.md 1.5 */
-static void compare_interval(const vj_node *e, const char *kp, int zero)
+/* kinds.<kind>.ci95 (and ci95_mc in format 2), verdict and direction: the
+ * rule of APCOST.md 1.5 in format fmt, on the lab's own numbers */
+static void compare_interval(const vj_node *e, const char *kp, int zero, int fmt)
 {
     char q[640];
     const vj_node *ci = vj_get(e, "ci95");
@@ -160,6 +166,26 @@ static void compare_interval(const vj_node *e, const char *kp, int zero)
         mm_add(NULL, "ap.json", apcmp_at(q, sizeof q, kp, "ci95"), l, "[0, 0] (no stand-in in any round)");
     else if (!(lo <= hi))
         mm_add(NULL, "ap.json", apcmp_at(q, sizeof q, kp, "ci95"), l, "lo <= hi");
+    if (fmt >= 2) {
+        const vj_node *mc = vj_get(e, "ci95_mc");
+        if (!(mc && mc->type == VJ_ARR && mc->n == 2 && apcmp_is_num(mc->items[0]) && apcmp_is_num(mc->items[1]) &&
+              mc->items[0]->num >= 0 && mc->items[1]->num >= 0)) {
+            apcmp_mm(apcmp_at(q, sizeof q, kp, "ci95_mc"), mc, "[e_lo, e_hi], both >= 0 (APCOST.md 1.5)");
+            return;
+        }
+        if (zero && (mc->items[0]->num != 0 || mc->items[1]->num != 0))
+            apcmp_mm(apcmp_at(q, sizeof q, kp, "ci95_mc"), mc, "[0, 0] (no stand-in in any round)");
+        const char *dir, *v = apfull_verdict(2, lo, hi, mc->items[0]->num, mc->items[1]->num, &dir);
+        apcmp_str(apcmp_at(q, sizeof q, kp, "verdict"), vj_get(e, "verdict"), v);
+        const vj_node *d = vj_get(e, "direction");
+        if (!dir) {
+            if (!d || d->type != VJ_NULL)
+                apcmp_mm(apcmp_at(q, sizeof q, kp, "direction"), d, "null (too close to call)");
+        } else {
+            apcmp_str(apcmp_at(q, sizeof q, kp, "direction"), d, dir);
+        }
+        return;
+    }
     /* the verdict rule: an interval holding zero is too close to call */
     int close = lo <= 0 && 0 <= hi;
     const char *verdict = close ? "too close to call" : "clearly different";
@@ -179,7 +205,8 @@ static void compare_interval(const vj_node *e, const char *kp, int zero)
 static void compare_kind(const ap_arm *a, int k, const vj_node *e, const char *kp, size_t S, const apac_full *fc)
 {
     char q[640];
-    apcmp_members(kp, e, KIND_MEMBERS);
+    int fmt = fc->in->fmt;
+    apcmp_members(kp, e, fmt >= 2 ? KIND_MEMBERS2 : KIND_MEMBERS);
     int zero = !a->any_standin;
     apcmp_num(apcmp_at(q, sizeof q, kp, "change_default_seed"), vj_get(e, "change_default_seed"), a->change[k],
             zero ? 0 : APCMP_AP_TOL, zero ? "(no stand-in in any round: exactly 0)" : NULL);
@@ -188,7 +215,25 @@ static void compare_kind(const ap_arm *a, int k, const vj_node *e, const char *k
         return;
     }
     compare_per_seed(a, k, e, kp, S, zero);
-    compare_interval(e, kp, zero);
+    compare_interval(e, kp, zero, fmt);
+}
+
+/* <p>.kinds: its three kinds */
+static void compare_kinds(const ap_arm *a, const vj_node *lab, const char *p, size_t S, const apac_full *fc)
+{
+    char q[640];
+    const vj_node *kinds = apcmp_need(p, lab, "kinds", VJ_OBJ);
+    snprintf(q, sizeof q, "%s.kinds", p);
+    apcmp_members(q, kinds, K3);
+    for (int k = 0; kinds && k < AP_NKINDS; k++) {
+        char kp[600];
+        snprintf(kp, sizeof kp, "%s.kinds.%s", p, ap_kinds[k]);
+        const vj_node *e = vj_get(kinds, ap_kinds[k]);
+        if (!e || e->type != VJ_OBJ)
+            apcmp_mm(kp, e, "an object (APCOST.md 1.7)");
+        else
+            compare_kind(a, k, e, kp, S, fc);
+    }
 }
 
 void apac_compare_arm(const ap_arm *a, const vj_node *lab, size_t N, size_t S, double lab_L, const apac_full *fc)
@@ -217,17 +262,24 @@ void apac_compare_arm(const ap_arm *a, const vj_node *lab, size_t N, size_t S, d
             compare_round(a, i, e, rp, N, lab_L);
     }
 
-    const vj_node *kinds = apcmp_need(p, lab, "kinds", VJ_OBJ);
-    snprintf(q, sizeof q, "%s.kinds", p);
-    apcmp_members(q, kinds, K3);
-    for (int k = 0; kinds && k < AP_NKINDS; k++) {
-        char kp[600];
-        snprintf(kp, sizeof kp, "%s.kinds.%s", p, ap_kinds[k]);
-        const vj_node *e = vj_get(kinds, ap_kinds[k]);
-        if (!e || e->type != VJ_OBJ)
-            apcmp_mm(kp, e, "an object (APCOST.md 1.7)");
-        else
-            compare_kind(a, k, e, kp, S, fc);
-    }
+    compare_kinds(a, lab, p, S, fc);
+}
+
+void apac_compare_flood(const ap_arm *a, const vj_node *lab, size_t N, size_t S, const apac_full *fc)
+{
+    char p[512], q[640];
+    snprintf(p, sizeof p, "flooded_runs.%s", a->arm);
+    apcmp_members(p, lab, FLOOD_MEMBERS);
+    apcmp_str(apcmp_at(q, sizeof q, p, "arm"), vj_get(lab, "arm"), a->of_arm);
+    apcmp_count(apcmp_at(q, sizeof q, p, "round"), vj_get(lab, "round"), a->nr ? a->r[0].round : 0);
+    /* APCOST.md 1.7: requests = the run's rows of tester.tsv.gz, all of them (M) */
+    apcmp_count(apcmp_at(q, sizeof q, p, "requests"), vj_get(lab, "requests"), a->M);
+    apcmp_count(apcmp_at(q, sizeof q, p, "standin_requests"), vj_get(lab, "standin_requests"), a->standin);
+    apcmp_num(apcmp_at(q, sizeof q, p, "standin_share"), vj_get(lab, "standin_share"), a->standin_share,
+              -APCMP_SHARE_TOL, NULL);
+    apcmp_count(apcmp_at(q, sizeof q, p, "standin_rows"), vj_get(lab, "standin_rows"), a->srows_total);
+    apcmp_num(apcmp_at(q, sizeof q, p, "standin_rows_share"), vj_get(lab, "standin_rows_share"),
+              N ? (double)a->srows_total / (double)N : NAN, -APCMP_SHARE_TOL, NULL);
+    compare_kinds(a, lab, p, S, fc);
 }
 

@@ -10,6 +10,13 @@
  * lab_L: ap.json's live_ap.default_seed (NaN if absent), which a round
  * without stand-ins must repeat exactly.  Every difference is a mismatch
  * (apcmp.h); nothing is kept.
+ *
+ * apac_compare_flood compares flooded_runs.<run> (format lab-ap 2,
+ * APCOST.md 1.5, 1.7) with the run recomputed as an arm of one round
+ * (aparm.h's ap_arm_of_run; fc->ai its unit index, apfull.h): arm, round,
+ * the counts and shares, and each kind as for an arm.  The file's format
+ * (fc->in->fmt) says which members a kind has (ci95_mc in format 2) and
+ * which verdict rule holds.
  */
 #ifndef APARMCMP_H
 #define APARMCMP_H
@@ -28,5 +35,6 @@ typedef struct {
 } apac_full;
 
 void apac_compare_arm(const ap_arm *a, const vj_node *lab, size_t N, size_t S, double lab_L, const apac_full *fc);
+void apac_compare_flood(const ap_arm *a, const vj_node *lab, size_t N, size_t S, const apac_full *fc);
 
 #endif

@@ -35,6 +35,26 @@ void apb_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w)
         memset(w, 0, B * C * sizeof *w);
 }
 
+uint64_t apb_fnv1a64(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+void apb_round_picks(uint64_t sigma_a, size_t B, size_t R, uint16_t *m)
+{
+    memset(m, 0, B * R * sizeof *m);
+    if (R == 0)
+        return;
+    dc_gen g; /* APCOST.md 1.11: draw b * R + j is the j-th round pick of resample b */
+    dc_seed(&g, sigma_a);
+    for (size_t b = 0; b < B; b++)
+        for (size_t j = 0; j < R; j++)
+            m[b * R + dc_next(&g) % R]++; /* at most R <= 65535 (checked by apb_compute) */
+}
+
 /* ------------------------------------------------------------ compute */
 
 void apb_result_free(apb_result *r)
@@ -69,6 +89,11 @@ static int check_problem(const apb_problem *p, size_t *mult, char *err, size_t e
         snprintf(err, errlen, "%zu bootstrapped seeds of %zu", p->K, p->S);
         return -1;
     }
+    for (size_t a = 0; a < p->A; a++)
+        if (p->R[a] > UINT16_MAX) {
+            snprintf(err, errlen, "arm %zu: %zu rounds (at most 65535)", a, p->R[a]);
+            return -1;
+        }
     uint32_t *cnt = vu_xcalloc(p->C + 1, sizeof *cnt);
     *mult = 1;
     for (size_t c = 0; c < p->ncut; c++) {
@@ -80,6 +105,34 @@ static int check_problem(const apb_problem *p, size_t *mult, char *err, size_t e
     }
     free(cnt);
     return 0;
+}
+
+/* m_b(r) of every round of every arm, [b * nr + r]: the arm's rounds in
+ * the problem's order (ascending) are its indexes 0 .. R_a - 1 */
+static uint16_t *round_multiplicities(const apb_problem *p)
+{
+    uint16_t *mb = vu_xcalloc(p->B * p->nr + 1, sizeof *mb);
+    size_t maxR = 1;
+    for (size_t a = 0; a < p->A; a++)
+        if (p->R[a] > maxR)
+            maxR = p->R[a];
+    uint16_t *m = vu_xmalloc((p->B * maxR + 1) * sizeof *m);
+    size_t *idx = vu_xmalloc((p->nr + 1) * sizeof *idx);
+    for (size_t a = 0; a < p->A; a++) {
+        size_t n = 0;
+        for (size_t r = 0; r < p->nr; r++)
+            if (p->round_arm[r] == a)
+                idx[n++] = r;
+        if (n != p->R[a] || n == 0)
+            continue; /* not the arm's R_a rounds: left at 0 (no problem the callers build) */
+        apb_round_picks(p->round_sigma[a], p->B, n, m);
+        for (size_t b = 0; b < p->B; b++)
+            for (size_t k = 0; k < n; k++)
+                mb[b * p->nr + idx[k]] = m[b * n + k];
+    }
+    free(idx);
+    free(m);
+    return mb;
 }
 
 /* which resamples have a cutoff without buyer weight */
@@ -346,9 +399,10 @@ static void point_values(work *w, const apb_problem *p, const split *sp, size_t 
     }
 }
 
-/* seed s's part of every kept resample's change: dacc += (1/R_a) sum_r (AP_b(v) - AP_b(live)) */
-static void resample_values(work *w, const apb_problem *p, const split *sp, const uint16_t *W, const apb_result *out,
-                            double *dacc)
+/* seed s's part of every kept resample's change: dacc += (1/R_a) sum_r m_b(r) (AP_b(v) - AP_b(live));
+ * mb[b * nr + r] = m_b(r), or NULL: every m_b(r) = 1 */
+static void resample_values(work *w, const apb_problem *p, const split *sp, const uint16_t *W, const uint16_t *mb,
+                            const apb_result *out, double *dacc)
 {
     size_t na = p->A * APB_NKINDS;
     for (size_t b = 0; b < p->B; b++) {
@@ -361,11 +415,13 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
                 w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
         memset(w->racc, 0, na * sizeof *w->racc);
         for (size_t r = 0; r < p->nr; r++) {
-            if (!p->nsrows[r])
+            /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
+            double m = mb ? (double)mb[b * p->nr + r] : 1.0;
+            if (!p->nsrows[r] || m == 0)
                 continue;
             round_change(w, p, sp, r, wb);
             for (size_t k = 0; k < APB_NKINDS; k++)
-                w->racc[p->round_arm[r] * APB_NKINDS + k] += w->d[k];
+                w->racc[p->round_arm[r] * APB_NKINDS + k] += m * w->d[k];
         }
         for (size_t a = 0; a < p->A; a++)
             for (size_t k = 0; k < APB_NKINDS; k++)
@@ -399,6 +455,9 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
         }
         out->used = find_dropped(p, W, out->dropped);
     }
+    uint16_t *mb = NULL;
+    if (W && p->round_sigma)
+        mb = round_multiplicities(p);
     for (size_t r = 0; r < p->nr; r++)
         out->vectors += p->nsrows[r] ? APB_NKINDS : 0;
     uint32_t *rowcut = vu_xmalloc((p->n + 1) * sizeof *rowcut);
@@ -414,11 +473,12 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
         build_seed(&w, p, &sp, s);
         point_values(&w, p, &sp, s, out);
         if (s < p->K && W)
-            resample_values(&w, p, &sp, W, out, out->dstar);
+            resample_values(&w, p, &sp, W, mb, out, out->dstar);
     }
     work_free(&w, p);
     free_split(&sp);
     free(W);
+    free(mb);
     for (size_t i = 0; i < p->A * APB_NKINDS; i++)
         for (size_t b = 0; b < p->B; b++) {
             double *x = &out->dstar[i * p->B + b];

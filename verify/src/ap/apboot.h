@@ -14,8 +14,12 @@
  *     stand-in vector of that kind (a round without stand-in rows: A = L);
  *   - for seeds 1..K, the B resamples' weights drawn with the generator,
  *     the resamples where some cutoff has no buyer weight (dropped), and
- *     dstar[a][kind][b] = (1/K) sum_s (1/R_a) sum_r [AP_b(v) - AP_b(live)],
- *     the resample's change of arm a (NaN for a dropped resample).
+ *     dstar[a][kind][b] = (1/K) sum_s (1/R_a) sum_r m_b(r) [AP_b(v) - AP_b(live)],
+ *     the resample's change of arm a (NaN for a dropped resample); m_b(r)
+ *     is 1 unless round_sigma is given (format lab-ap 2, APCOST.md 1.5 and
+ *     1.11): then it is how often resample b drew round r among the arm's
+ *     R_a rounds, from the arm's own generator seeded with round_sigma[a]
+ *     (sigma XOR apb_fnv1a64 of the arm's name: the caller's).
  *
  * How it is fast (verify/README.md, "The AP recomputation").  Per seed, the
  * rows of each cutoff are sorted once by live score.  A stand-in vector
@@ -66,6 +70,9 @@ typedef struct {
     /* the bootstrap: B resamples from generator seed sigma, seeds 1..K (K = 0: none) */
     size_t B, K;
     uint64_t sigma;
+    /* format lab-ap 2: [A] each arm's round generator's seed (NULL: the
+     * rounds are not resampled, every m_b(r) = 1: format lab-ap 1) */
+    const uint64_t *round_sigma;
     /* how a (round, cutoff) is computed: 0 by the share of its stand-in rows
      * (an eighth or more: over the base order), 1 always by patching the live
      * order, 2 always over the base (the tests check all three) */
@@ -91,5 +98,11 @@ void apb_result_free(apb_result *r);
 /* the weights of resample b (C counts) drawn as APCOST.md 1.11 says, for
  * tests: resamples 0..B-1 into w[b * C + k] (the caller's array) */
 void apb_weights(uint64_t sigma, size_t B, size_t C, uint16_t *w);
+/* the 64-bit FNV-1a hash of the bytes of s (APCOST.md 1.11) */
+uint64_t apb_fnv1a64(const char *s);
+/* the round picks of APCOST.md 1.11 from a generator seeded with sigma_a:
+ * m[b * R + k] = how often resample b drew round index k (0 = the smallest
+ * round), for b < B (the caller's array of B * R counts) */
+void apb_round_picks(uint64_t sigma_a, size_t B, size_t R, uint16_t *m);
 
 #endif

@@ -110,6 +110,10 @@ int ap_arms_file_check(const char *arms_path, char *err, size_t errlen)
 static const char *const TOP_MEMBERS[] = {"format", "definitions", "test_rows", "customers", "cutoffs",
                                           "default_score", "kinds", "model_seeds", "default_seed", "live_ap",
                                           "bootstrap", "arms", "skipped_arms", NULL};
+/* format lab-ap 2 (APCOST.md 1.7): flooded_runs too */
+static const char *const TOP_MEMBERS2[] = {"format", "definitions", "test_rows", "customers", "cutoffs",
+                                           "default_score", "kinds", "model_seeds", "default_seed", "live_ap",
+                                           "bootstrap", "arms", "skipped_arms", "flooded_runs", NULL};
 
 static const char *RECOMPUTED =
     "everything in results/ap.json, from results/reference/ (scores.tsv, summary.json and the scores of every "
@@ -125,6 +129,13 @@ static const char *SEED1_ONLY =
     "live_ap.default_seed, each chosen arm's rounds, requests_per_round, per-round counts, shares, "
     "ap_default_seed and change_default_seed, the per-arm counts and shares and kinds.*.change_default_seed "
     "(the scores of the other seeds were missing or malformed: a mismatch)";
+static const char *FORMAT2 =
+    "format lab-ap 2 (APCOST.md 1.5, 1.7, 1.11-1.13): each resample also draws every chosen arm's rounds with "
+    "replacement from the arm's own generator (seed bootstrap.seed XOR FNV-1a-64 of the arm's name), each "
+    "bound's Monte Carlo error ci95_mc recomputed and compared (also against the percentiles of the lab's own "
+    "resample values), the verdict clearly different only when hi + e_hi < 0 or lo - e_lo > 0, and "
+    "flooded_runs: exactly the study's quiet flooded runs (the verifier's own flooded and quiet of each run), "
+    "each recomputed as an arm of one round with M = its own requests";
 static const char *COPIED =
     "ap.json's own numbers as the lab wrote them, for the report: model_seeds, bootstrap, live_ap.mean and "
     "per_seed, kinds.*.change, change_per_seed, ci95, verdict, direction, skipped_arms; each is compared with "
@@ -153,6 +164,12 @@ typedef struct {
     long long with_lk;            /* rows with a previous-cutoff score, -1 unknown */
     apfull_in fin;                /* the whole result recomputed */
     apfull_out full;
+    int fmt;                      /* 2: "lab-ap 2"; 1: "lab-ap 1" (and any other format: a mismatch) */
+    const ap_run_state *runs;     /* the study's runs as the verifier judged them */
+    size_t nruns;
+    ap_arm *flood;                /* format 2: the quiet flooded runs, by name (byte order) */
+    size_t nf;
+    const vj_node *lflood;        /* ap.json's flooded_runs (NULL when not an object) */
 } apc;
 
 /* read ap.json and the test table: 0, or -1 with checks.ap's note set */
@@ -220,8 +237,12 @@ static void check_summary_seed(const apc *c)
 static void check_top(apc *c)
 {
     const vj_node *lab = c->lab;
-    apcmp_members("", lab, TOP_MEMBERS);
-    apcmp_str("format", vj_get(lab, "format"), "lab-ap 1");
+    /* APCOST.md 1.7: "lab-ap 2" from 2026-12-02; "lab-ap 1" the study published on 2026-12-01 */
+    const vj_node *fm = vj_get(lab, "format");
+    c->fmt = fm && fm->type == VJ_STR && !strcmp(fm->text, "lab-ap 2") ? 2 : 1;
+    if (!(fm && fm->type == VJ_STR && (!strcmp(fm->text, "lab-ap 1") || !strcmp(fm->text, "lab-ap 2"))))
+        apcmp_mm("format", fm, "\"lab-ap 1\" or \"lab-ap 2\" (APCOST.md 1.7; checked as lab-ap 1)");
+    apcmp_members("", lab, c->fmt >= 2 ? TOP_MEMBERS2 : TOP_MEMBERS);
     apcmp_str("definitions", vj_get(lab, "definitions"), "pipeline/APCOST.md");
     apcmp_count("test_rows", vj_get(lab, "test_rows"), (long long)c->t.n);
     apcmp_count("customers", vj_get(lab, "customers"), (long long)c->t.customers);
@@ -317,7 +338,14 @@ static void check_bootstrap(apc *c)
     if (!bs)
         return;
     static const char *const BM[] = {"resamples", "seed", "model_seeds", "used", "interval", NULL};
-    apcmp_members("bootstrap", bs, BM);
+    static const char *const BM2[] = {"resamples", "seed", "model_seeds", "used", "interval", "rounds_resampled",
+                                      NULL};
+    apcmp_members("bootstrap", bs, c->fmt >= 2 ? BM2 : BM);
+    if (c->fmt >= 2) {
+        const vj_node *rr = vj_get(bs, "rounds_resampled");
+        if (!rr || rr->type != VJ_BOOL || !rr->b)
+            apcmp_mm("bootstrap.rounds_resampled", rr, "true (format lab-ap 2: APCOST.md 1.5, 1.7)");
+    }
     const vj_node *rs = vj_get(bs, "resamples"), *sd = vj_get(bs, "seed"), *bm = vj_get(bs, "model_seeds"),
                   *us = vj_get(bs, "used");
     if (!(apcmp_is_num(rs) && rs->is_int && rs->i >= 1))
@@ -466,11 +494,118 @@ static void compute_arms(apc *c)
         ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->arms[i]);
 }
 
+/* ---------------------------------------------- flooded_runs (format 2) */
+
+static int cmp_flood(const void *x, const void *y)
+{
+    return strcmp(((const ap_arm *)x)->arm, ((const ap_arm *)y)->arm);
+}
+
+/* APCOST.md 1.5 "At a flood's stand-in share": every quiet flooded run of
+ * the study, of any arm, each recomputed alone as an arm of one round with
+ * M = its own requests; in byte order of the name (1.7) */
+static void find_floods(apc *c)
+{
+    c->lflood = NULL;
+    if (c->fmt < 2)
+        return;
+    c->lflood = apcmp_need("", c->lab, "flooded_runs", VJ_OBJ);
+    c->flood = vu_xcalloc(c->nruns + 1, sizeof *c->flood);
+    for (size_t i = 0; i < c->nruns; i++) {
+        const ap_run_state *r = &c->runs[i];
+        if (!r->ok || !r->flooded || !r->quiet)
+            continue;
+        ap_arm_of_run(r->name, r->arm, r->round, &c->flood[c->nf++]);
+    }
+    qsort(c->flood, c->nf, sizeof *c->flood, cmp_flood);
+    for (size_t i = 0; i < c->nf; i++)
+        ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->flood[i]);
+}
+
+/* why the run `name` is no entry of flooded_runs: the verifier's judgement */
+static const char *not_flood_why(const apc *c, const char *name)
+{
+    for (size_t i = 0; i < c->nruns; i++)
+        if (!strcmp(c->runs[i].name, name)) {
+            if (!c->runs[i].ok)
+                return "(a run rejected as malformed: no quiet flooded run)";
+            if (!c->runs[i].flooded)
+                return "(not a flooded run: its flooded is false, recomputed from its raw files)";
+            return "(a flooded run that is not quiet: APCOST.md 1.5 takes quiet flooded runs only)";
+        }
+    return "(no run of the study: not in results/raw/, or rejected)";
+}
+
+/* ap.json's flooded_runs: exactly the quiet flooded runs, in byte order of the name */
+static void check_flood_set(const apc *c)
+{
+    const vj_node *lf = c->lflood;
+    if (!lf)
+        return;
+    for (size_t i = 0; i < c->nf; i++)
+        if (!vj_get(lf, c->flood[i].arm)) {
+            char w[512], m[512];
+            snprintf(w, sizeof w, "flooded_runs.%s", c->flood[i].arm);
+            snprintf(m, sizeof m, "a quiet flooded run of the study (arm %s, round %d; APCOST.md 1.5, 1.13)",
+                     c->flood[i].of_arm, c->flood[i].r[0].round);
+            mm_add(NULL, "ap.json", w, "(absent)", m);
+        }
+    int same = lf->n == c->nf;
+    for (size_t i = 0; i < lf->n; i++) {
+        int mine = 0;
+        for (size_t k = 0; k < c->nf && !mine; k++)
+            mine = !strcmp(c->flood[k].arm, lf->keys[i]);
+        if (mine)
+            continue;
+        same = 0;
+        char w[512];
+        snprintf(w, sizeof w, "flooded_runs.%s", lf->keys[i]);
+        mm_add(NULL, "ap.json", w, "(present)", not_flood_why(c, lf->keys[i]));
+    }
+    int order = 1;
+    for (size_t i = 0; same && i < c->nf; i++)
+        order &= !strcmp(lf->keys[i], c->flood[i].arm);
+    if (same && !order) {
+        vu_buf l = {0}, m = {0};
+        for (size_t i = 0; i < c->nf; i++) {
+            vu_buf_printf(&l, "%s%s", i ? " " : "", lf->keys[i]);
+            vu_buf_printf(&m, "%s%s", i ? " " : "", c->flood[i].arm);
+        }
+        vu_buf_puts(&m, " (byte order of the name, APCOST.md 1.7)");
+        mm_add(NULL, "ap.json", "flooded_runs (order)", l.p, m.p);
+        vu_buf_free(&l);
+        vu_buf_free(&m);
+    }
+}
+
+/* compare every flooded run with ap.json's: the recomputed ones, in its layout */
+static vj_node *compare_floods(apc *c)
+{
+    vj_node *mine = vj_new_obj();
+    for (size_t i = 0; i < c->nf; i++) {
+        ap_arm *a = &c->flood[i];
+        if (!a->readable)
+            continue;
+        vj_obj_set(mine, a->arm, ap_flood_json(a, c->t.n));
+        const vj_node *l = c->lflood ? vj_get(c->lflood, a->arm) : NULL;
+        apac_full fc = {&c->fin, &c->full, c->na + i};
+        if (l && l->type == VJ_OBJ)
+            apac_compare_flood(a, l, c->t.n, c->S, &fc);
+        else if (l) {
+            char w[512];
+            snprintf(w, sizeof w, "flooded_runs.%s", a->arm);
+            apcmp_mm(w, l, "an object (APCOST.md 1.7)");
+        }
+    }
+    return mine;
+}
+
 /* every seed and the bootstrap (apfull.h) when the files allow, and the
  * top-level numbers that needs; else the consistency of live_ap */
 static void recompute_all(apc *c)
 {
-    c->fin = (apfull_in){&c->t, &c->x, &c->f, c->ref->default_score, c->arms, c->na, c->L1, c->lab};
+    c->fin = (apfull_in){.t = &c->t, .x = &c->x, .f = &c->f, .d = c->ref->default_score, .arms = c->arms,
+                         .na = c->na, .flood = c->flood, .nf = c->nf, .fmt = c->fmt, .L1 = c->L1, .lab = c->lab};
     apfull_run(&c->fin, &c->full);
     if (!c->full.done) {
         printf("NOTE ap.json: only seed 1 is recomputed: %s\n", c->full.why_not);
@@ -530,8 +665,8 @@ static vj_node *copied_json(const apc *c)
         for (int k = 0; k < AP_NKINDS; k++) {
             const vj_node *e = vj_get(lk, ap_kinds[k]);
             vj_node *x = vj_new_obj();
-            static const char *const CM[] = {"change", "ci95", "verdict", "direction", "change_per_seed"};
-            for (int f = 0; f < 5; f++)
+            static const char *const CM[] = {"change", "ci95", "verdict", "direction", "change_per_seed", "ci95_mc"};
+            for (int f = 0; f < (c->fmt >= 2 ? 6 : 5); f++)
                 vj_obj_set(x, CM[f], vj_copy(vj_get(e, CM[f])));
             vj_obj_set(ko, ap_kinds[k], x);
         }
@@ -544,11 +679,12 @@ static vj_node *copied_json(const apc *c)
     return cp;
 }
 
-/* verified.json's "ap" member: the recomputed numbers (my_arms taken) and the copied ones */
-static vj_node *member_json(const apc *c, vj_node *my_arms)
+/* verified.json's "ap" member: the recomputed numbers (my_arms and my_floods taken) and the copied ones */
+static vj_node *member_json(const apc *c, vj_node *my_arms, vj_node *my_floods)
 {
     vj_node *m = vj_new_obj();
     vj_obj_set(m, "checked", vj_new_bool(1));
+    vj_obj_set(m, "format", vj_new_str(c->fmt >= 2 ? "lab-ap 2" : "lab-ap 1"));
     vj_obj_set(m, "definitions", vj_new_str("pipeline/APCOST.md"));
     vj_obj_set(m, "recomputed", vj_new_bool(1));
     vj_obj_set(m, "what_is_recomputed", vj_new_str(c->full.done ? RECOMPUTED : SEED1_ONLY));
@@ -571,6 +707,8 @@ static vj_node *member_json(const apc *c, vj_node *my_arms)
     vj_obj_set(lv, "default_seed", vj_new_num(c->L1));
     vj_obj_set(m, "live_ap", lv);
     vj_obj_set(m, "arms", my_arms);
+    if (my_floods)
+        vj_obj_set(m, "flooded_runs", my_floods);
     vj_obj_set(m, "whole_result_recomputed", vj_new_bool(c->full.done));
     if (c->full.done)
         apfull_member(&c->fin, &c->full, m);
@@ -597,13 +735,20 @@ static void status_json(const apc *c, vj_node *st, size_t arms_recomputed)
     vj_node *tol = vj_new_obj();
     vj_obj_set(tol, "counts", vj_new_str("exact"));
     vj_obj_set(tol, "shares", vj_new_str("|lab - verify| <= 1e-12 * max(|lab|, |verify|)"));
-    vj_obj_set(tol, "ap_and_changes", vj_new_str("|lab - verify| <= 1e-12 (APs, changes, resamples, ci95)"));
+    vj_obj_set(tol, "ap_and_changes",
+               vj_new_str(c->fmt >= 2 ? "|lab - verify| <= 1e-12 (APs, changes, resamples, ci95, ci95_mc)"
+                                      : "|lab - verify| <= 1e-12 (APs, changes, resamples, ci95)"));
     vj_obj_set(tol, "scores", vj_new_str("last_known: bit for bit as 32-bit floats; seed 1 of ap_scores.tsv.gz: "
                                          "byte for byte as scores.tsv"));
     vj_obj_set(tol, "exact_zeros", vj_new_str("a round without stand-ins: A = L and change 0 exactly; an arm "
                                                "without any: every change 0 and ci95 [0, 0] exactly"));
     vj_obj_set(st, "tolerances", tol);
     vj_obj_set(st, "arms_recomputed", vj_new_int((long long)arms_recomputed));
+    vj_obj_set(st, "format", vj_new_str(c->fmt >= 2 ? "lab-ap 2" : "lab-ap 1"));
+    if (c->fmt >= 2) {
+        vj_obj_set(st, "flooded_runs_recomputed", vj_new_int((long long)c->nf));
+        vj_obj_set(st, "format_2", vj_new_str(FORMAT2));
+    }
 }
 
 static void apc_free(apc *c)
@@ -611,6 +756,9 @@ static void apc_free(apc *c)
     for (size_t i = 0; i < c->na; i++)
         ap_arm_free(&c->arms[i]);
     free(c->arms);
+    for (size_t i = 0; i < c->nf; i++)
+        ap_arm_free(&c->flood[i]);
+    free(c->flood);
     list_free(&c->chosen);
     list_free(&c->skipped);
     free(c->chosen_path);
@@ -621,7 +769,8 @@ static void apc_free(apc *c)
     vj_free(c->lab);
 }
 
-vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, vj_node **member)
+vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, const ap_run_state *runs,
+                  size_t nruns, vj_node **member)
 {
     *member = vj_new_null();
     vj_node *st = vj_new_obj();
@@ -645,6 +794,8 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
     memset(&c, 0, sizeof c);
     c.root = root;
     c.ref = ref;
+    c.runs = runs;
+    c.nruns = nruns;
     if (read_inputs(&c, path, st) == 0) {
         apf_read(root, &c.t, &c.f);
         aps_index_build(&c.t, &c.x);
@@ -657,11 +808,14 @@ vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, 
         check_arm_set(&c);
         check_skipped(&c);
         compute_arms(&c);
+        find_floods(&c);
+        check_flood_set(&c);
         recompute_all(&c);
         vj_node *my_arms = compare_arms(&c);
+        vj_node *my_floods = c.fmt >= 2 ? compare_floods(&c) : NULL;
         size_t recomputed = my_arms->n;
         vj_free(*member);
-        *member = member_json(&c, my_arms);
+        *member = member_json(&c, my_arms, my_floods);
         status_json(&c, st, recomputed);
     }
     vj_obj_set(st, "mismatches", vj_new_int(mm_count() - mm0));

@@ -18,6 +18,14 @@
  * blank and `#` lines ignored) when it names a file, else from ap.json
  * itself (its `arms` and `skipped_arms`), with a NOTE.
  *
+ * Format lab-ap 2 (APCOST.md 1.5, 1.7, 1.11-1.13): the rounds resampled
+ * too, each bound's ci95_mc, the verdict's margin and flooded_runs, whose
+ * set must be exactly the study's quiet flooded runs: runs[0 .. nruns) are
+ * the verifier's own judgement of every run of the study (its name, arm,
+ * round, flooded and quiet, recomputed from the raw files), only read.
+ * Format lab-ap 1 (the study published on 2026-12-01) is checked as
+ * before: no ci95_mc, no flooded_runs, the rounds not resampled.
+ *
  * Returns the "checks.ap" object (present, checked, mismatches, ...); sets
  * *member to verified.json's "ap" member (the recomputed numbers in
  * ap.json's layout and more, see verify/README.md), or to a JSON null when
@@ -33,7 +41,16 @@
 #include "reference.h"
 #include "vjson.h"
 
-vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, vj_node **member);
+/* one run of the study as the verifier judged it */
+typedef struct {
+    const char *name, *arm;
+    int round;
+    int ok;             /* 0: rejected (a malformed file): no judgement, in no entry */
+    int flooded, quiet; /* 1: flooded (RESULTS.md's runs.<run>.flooded), quiet */
+} ap_run_state;
+
+vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, const ap_run_state *runs,
+                  size_t nruns, vj_node **member);
 /* 0 when arms_path is absent or a well-formed chosen-arms file; else -1
  * with the file and line in err (the caller exits 2: unusable input) */
 int ap_arms_file_check(const char *arms_path, char *err, size_t errlen);
