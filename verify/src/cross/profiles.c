@@ -67,6 +67,7 @@ static void read_group(pf_file *f, const am_file *arms, char **fl, long line)
     }
     snprintf(g->profile, sizeof g->profile, "%s", fl[0]);
     snprintf(g->group, sizeof g->group, "%s", fl[1]);
+    int seeds_seen = 0; /* odds_seeds compared with the profile's first line that has them */
     for (size_t i = 0; i < f->n; i++) {
         const pf_group *o = &f->v[i];
         char want[160];
@@ -82,7 +83,7 @@ static void read_group(pf_file *f, const am_file *arms, char **fl, long line)
             fault(f, line, "arms", fl[2], want);
             g->ok = 0;
         }
-        if (o->seeds_a && seeds_of(fl[5], &g->seeds_a, &g->seeds_b) == 0 &&
+        if (o->seeds_a && !seeds_seen++ && seeds_of(fl[5], &g->seeds_a, &g->seeds_b) == 0 &&
             (o->seeds_a != g->seeds_a || o->seeds_b != g->seeds_b)) {
             snprintf(want, sizeof want, "%ld-%ld, the same on every line of profile %s (line %ld)", o->seeds_a,
                      o->seeds_b, g->profile, o->line);

@@ -24,7 +24,7 @@ static void expect_num(const vj_node *e, const char *key, const char *where, dou
     if (v && v->type == VJ_NUM && isfinite(want) && (exact ? v->num == want : near(v->num, want)))
         return;
     if (isfinite(want))
-        snprintf(mine, sizeof mine, "%.17g", want);
+        snprintf(mine, sizeof mine, "%.15g", want);
     else
         snprintf(mine, sizeof mine, "(none)");
     mm_addf(NULL, PRED_REL, what, v ? lab : "(absent)", "%s (%s)", mine, why);
