@@ -803,3 +803,35 @@ Test(design, prediction_format_2, .init = d_setup, .fini = d_teardown, .timeout 
     vj_free(v);
     free(out);
 }
+
+/* tests/forge_design.sh on the header's study: the three forgeries made
+ * in copies, each refused by the design check */
+Test(design, forge_design_script, .init = d_setup, .fini = d_teardown, .timeout = 120)
+{
+    build();
+    char *log = dp("forge.log");
+    char *cmd = vu_xasprintf("VERIFY='%s' bash '%s/tests/forge_design.sh' '%s' >'%s' 2>&1", VERIFY_BIN, VERIFY_DIR,
+                             D_root, log);
+    int rc = system(cmd);
+    free(cmd);
+    char *out = get("forge.log");
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "forge_design.sh exit %d:\n%s", WEXITSTATUS(rc), out);
+    cr_expect(strstr(out, "forgery (a) round 2 dropped: refused"), "%s", out);
+    cr_expect(strstr(out, "forgery (b) H3-fb25-r1's seconds 1 -> 2: refused"), "%s", out);
+    cr_expect(strstr(out, "forgery (c) arm FORGED added (FORGED-r1): refused"), "%s", out);
+    cr_log_info("%s", out);
+    free(out);
+    free(log);
+    /* a study registered before the design: the script says it cannot */
+    write_prereg(6, 0);
+    log = dp("forge2.log");
+    cmd = vu_xasprintf("VERIFY='%s' bash '%s/tests/forge_design.sh' '%s' >'%s' 2>&1", VERIFY_BIN, VERIFY_DIR, D_root,
+                       log);
+    rc = system(cmd);
+    free(cmd);
+    out = get("forge2.log");
+    cr_expect(WIFEXITED(rc) && WEXITSTATUS(rc) == 2, "forge_design.sh exit %d:\n%s", WEXITSTATUS(rc), out);
+    cr_expect(strstr(out, "does not list data/profiles.tsv"), "%s", out);
+    free(out);
+    free(log);
+}
