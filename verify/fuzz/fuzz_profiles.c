@@ -16,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t n = fz_split(data, size, part, len, 2);
     am_file arms;
     char err[512];
-    const char *ap = fz_write("lab/arms.tsv", "name\trate\nA\t20\nB\tmax\n", 23);
+    static const char ARMS[] = "name\trate\nA\t20\nB\tmax\n";
+    const char *ap = fz_write("lab/arms.tsv", ARMS, sizeof ARMS - 1);
     if (am_load(ap, &arms, err, sizeof err))
         abort();
     const char *pp = fz_write("data/profiles.tsv", part[0], len[0]);

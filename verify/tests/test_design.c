@@ -708,6 +708,16 @@ Test(design, attempts_checked, .init = d_setup, .fini = d_teardown, .timeout = 6
         cr_expect(strstr(o2, quiet[i]), "expected \"%s\" in:\n%s", quiet[i], o2);
     vj_free(v2);
     free(o2);
+    /* an attempt's run.json seconds other than its run's */
+    vj_node *rj = read_json("results/attempts/H3-t25-r2-a1/run.json");
+    vj_obj_set(rj, "seconds", vj_new_int(2));
+    write_json("results/attempts/H3-t25-r2-a1/run.json", rj);
+    vj_free(rj);
+    cr_assert_eq(syn_write_manifest(D_root), 0);
+    static const char *const sec[] = {"MISMATCH results/attempts/H3-t25-r2-a1 run.json seconds: lab 2, verify 1 (the "
+                                      "run's, results/schedule.tsv:5)",
+                                      NULL};
+    expect(-1, 0, sec);
 }
 
 /* an attempt's file not in the manifest */

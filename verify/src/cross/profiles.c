@@ -1,6 +1,7 @@
 /* profiles: data/profiles.tsv, the registered design; see profiles.h. */
 #include "profiles.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,8 @@ static void expand_stars(pf_file *f, const am_file *arms)
         pf_group *g = &f->v[i];
         if (!g->star)
             continue;
+        /* profiles.h: a * line names nothing before it is expanded */
+        assert(g->narms == 0);
         for (size_t k = 0; k < arms->n; k++)
             if (!named_before(f, f->n, g->profile, arms->v[k].name))
                 push_arm(g, arms->v[k].name);

@@ -1,6 +1,7 @@
 /* schedule: see schedule.h. */
 #include "schedule.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,8 @@ int sd_tiny(const sd_schedule *s)
 double sd_line_seconds(const sd_schedule *s, const am_file *arms, const sd_line *l, const char **text, int *closed)
 {
     if (s->format == 2) {
+        /* schedule.h: a format 2 line is kept only with seconds above 0 */
+        assert(l->seconds > 0);
         if (text)
             *text = l->seconds_text;
         if (closed)

@@ -1,6 +1,7 @@
 /* design: the schedule held to the registered design; see design.h. */
 #include "design.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +160,8 @@ static void compare(const sd_schedule *sd, const am_file *arms, const group_run 
     }
     for (size_t k = 0; k < ng; k++) {
         const group_run *r = &gr[k];
+        /* design.h: only valid lines and deviations make the design as run */
+        assert(r->g->ok && r->rounds >= 1 && r->seconds > 0);
         where_of(r, path, why, sizeof why);
         for (size_t a = 0; a < r->g->narms; a++)
             for (long round = 1; round <= r->rounds; round++) {
@@ -207,9 +210,12 @@ vj_node *dg_check(const char *root, const sd_schedule *sd, const am_file *arms, 
     const vj_node *entry = prereg_entry(root, PROFILES_REL, &pj);
     vj_obj_set(o, "registered", vj_new_bool(entry != NULL));
     if (!entry) {
-        printf("NOTE %s does not list %s (a study registered before 2026-12-02): the schedule cannot be held to a "
-               "registered design\n",
-               PREREG_REL, PROFILES_REL);
+        if (pj)
+            printf("NOTE %s does not list %s (a study registered before 2026-12-02): the schedule cannot be held to "
+                   "a registered design\n",
+                   PREREG_REL, PROFILES_REL);
+        else
+            printf("NOTE %s absent or unreadable: the schedule cannot be held to a registered design\n", PREREG_REL);
         vj_obj_set(o, "profile", sd->ok ? vj_new_str(sd->profile) : vj_new_null());
         vj_obj_set(o, "runs_planned", vj_new_null());
         vj_obj_set(o, "deviations", devs);

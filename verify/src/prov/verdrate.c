@@ -1,6 +1,7 @@
 /* verdrate: each verdict's error rate; see verdrate.h. */
 #include "verdrate.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +58,8 @@ void vr_fill(vj_node *mine, const vj_node *pred)
             unsized++;
         }
     }
+    /* verdrate.h: every verdict has a rate or not, a power or not */
+    assert(with_rate <= total && undecidable + unsized <= total && clearly <= total);
     vj_node *f = vj_new_obj();
     vj_obj_set(f, "verdicts", vj_new_int(total));
     vj_obj_set(f, "clearly_different", vj_new_int(clearly));
