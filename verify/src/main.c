@@ -2,8 +2,14 @@
  *
  *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
  *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
- *          [--arms FILE] [--design FILE] [--max-print N]
+ *          [--arms FILE] [--design FILE] [--profiles FILE] [--max-print N]
  *   verify --scan PATH [--scan PATH ...] [--max-print N]
+ *
+ * The registered inputs (guesses, design, quiet rules, arms, comparisons, AP
+ * arms, profiles) are read from the option when given, else from
+ * DIR/provenance/registered/<path> when the study carries that copy, else
+ * from DIR/<path> (pipeline/RESULTS.md, "The registered files travel with
+ * the study"); prereg.h holds whichever is read to the registration.
  *
  * --scan scans only the files, folders and archives it names (scan.h) and
  * exits 0 clean, 1 findings, 2 a path missing or unreadable.
@@ -20,8 +26,10 @@
 
 #include "apcheck.h"
 #include "arms.h"
+#include "attempts.h"
 #include "compare.h"
 #include "cost.h"
+#include "design.h"
 #include "extra.h"
 #include "machines.h"
 #include "manifest.h"
@@ -43,7 +51,7 @@
 #define MAX_SCAN_PATHS 256
 
 typedef struct {
-    const char *root, *out, *guesses, *comps, *quiet, *aparms, *arms, *design;
+    const char *root, *out, *guesses, *comps, *quiet, *aparms, *arms, *design, *profiles;
     int no_scan, scan_only;
     long max_print;
     const char *scan_v[MAX_SCAN_PATHS];
@@ -52,7 +60,7 @@ typedef struct {
 
 /* the input and output files, from args (each malloc'd) */
 typedef struct {
-    char *results, *guesses, *comps, *quiet, *scores, *summary, *manifest, *out, *aparms, *arms, *design;
+    char *results, *guesses, *comps, *quiet, *scores, *summary, *manifest, *out, *aparms, *arms, *design, *profiles;
 } paths;
 
 /* what the checks found: mismatches by check, files hashed, the scan */
@@ -73,7 +81,7 @@ typedef struct {
 
 static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
                           "              [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]\n"
-                          "              [--arms FILE] [--design FILE] [--max-print N]\n"
+                          "              [--arms FILE] [--design FILE] [--profiles FILE] [--max-print N]\n"
                           "       verify --scan PATH [--scan PATH ...] [--max-print N]\n";
 static const char *FOOT = "exit: 0 all good, 1 mismatches or findings, 2 unusable input\n";
 
@@ -88,7 +96,9 @@ static int parse_args(int argc, char **argv, args *a)
         {"--no-scan", VOPT_FLAG, NULL, "skip the secret scan", &a->no_scan, 0, 0},
         {"--scan-only", VOPT_FLAG, NULL, "only the secret scan (writes nothing)", &a->scan_only, 0, 0},
         {"--out", VOPT_STR, "FILE", "where verified.json goes (default DIR/results/verified.json)", &a->out, 0, 0},
-        {"--guesses", VOPT_STR, "FILE", "default DIR/data/guesses.tsv", &a->guesses, 0, 0},
+        {"--guesses", VOPT_STR, "FILE",
+         "default DIR/data/guesses.tsv (each registered input: its copy\nDIR/provenance/registered/<path> when there)",
+         &a->guesses, 0, 0},
         {"--comparisons", VOPT_STR, "FILE", "default DIR/pipeline/comparisons.tsv", &a->comps, 0, 0},
         {"--quiet", VOPT_STR, "FILE",
          "the limits of a quiet run (header rule, limit; every rule\nonce) (default DIR/data/quiet.tsv)",
@@ -100,6 +110,8 @@ static int parse_args(int argc, char **argv, args *a)
         {"--arms", VOPT_STR, "FILE", "the registered arms, for run.json's arm_spec\n(default DIR/lab/arms.tsv)",
          &a->arms, 0, 0},
         {"--design", VOPT_STR, "FILE", "the preregistered design (default DIR/data/design.md)", &a->design, 0, 0},
+        {"--profiles", VOPT_STR, "FILE", "the registered design of each profile (default DIR/data/profiles.tsv)",
+         &a->profiles, 0, 0},
         {"--scan", VOPT_LIST, "PATH",
          "scan only this file, folder or archive, names included\n(repeatable; findings as PATH[:member...]:line: rule)",
          &a->scans, 0, 0},
@@ -119,7 +131,8 @@ static int parse_args(int argc, char **argv, args *a)
     if (a->scans.n > 0) {   /* --scan looks at its paths only: a study's option has no place */
         const char *study_opt = a->no_scan ? "--no-scan" : a->scan_only ? "--scan-only" : a->root ? "--root"
                                 : a->out ? "--out" : a->guesses ? "--guesses" : a->comps ? "--comparisons"
-                                : a->quiet ? "--quiet" : a->aparms ? "--ap-arms" : NULL;
+                                : a->quiet ? "--quiet" : a->aparms ? "--ap-arms" : a->arms ? "--arms"
+                                : a->design ? "--design" : a->profiles ? "--profiles" : NULL;
         if (study_opt) {
             fprintf(stderr, "verify: --scan scans only the paths it names; %s does not go with it\n", study_opt);
             return 2;
@@ -161,20 +174,34 @@ static int scan_given(const args *a)
     return st.findings ? 1 : 0;
 }
 
+/* a registered input: the option, else the study's registered copy, else
+ * the file at the root (malloc'd) */
+static char *registered(const char *root, const char *given, const char *rel)
+{
+    if (given)
+        return vu_xstrdup(given);
+    char *copy = vu_xasprintf("%s/provenance/registered/%s", root, rel);
+    if (vu_is_file(copy))
+        return copy;
+    free(copy);
+    return vu_xasprintf("%s/%s", root, rel);
+}
+
 static void paths_make(const args *a, paths *p)
 {
     const char *root = a->root;
     p->results = vu_xasprintf("%s/results/results.json", root);
-    p->guesses = a->guesses ? vu_xstrdup(a->guesses) : vu_xasprintf("%s/data/guesses.tsv", root);
-    p->comps = a->comps ? vu_xstrdup(a->comps) : vu_xasprintf("%s/pipeline/comparisons.tsv", root);
-    p->quiet = a->quiet ? vu_xstrdup(a->quiet) : vu_xasprintf("%s/data/quiet.tsv", root);
+    p->guesses = registered(root, a->guesses, "data/guesses.tsv");
+    p->comps = registered(root, a->comps, "pipeline/comparisons.tsv");
+    p->quiet = registered(root, a->quiet, "data/quiet.tsv");
     p->scores = vu_xasprintf("%s/results/reference/scores.tsv", root);
     p->summary = vu_xasprintf("%s/results/reference/summary.json", root);
     p->manifest = vu_xasprintf("%s/provenance/manifest-measure.tsv", root);
     p->out = a->out ? vu_xstrdup(a->out) : vu_xasprintf("%s/results/verified.json", root);
-    p->aparms = a->aparms ? vu_xstrdup(a->aparms) : vu_xasprintf("%s/pipeline/ap_arms.tsv", root);
-    p->arms = a->arms ? vu_xstrdup(a->arms) : vu_xasprintf("%s/lab/arms.tsv", root);
-    p->design = a->design ? vu_xstrdup(a->design) : vu_xasprintf("%s/data/design.md", root);
+    p->aparms = registered(root, a->aparms, "pipeline/ap_arms.tsv");
+    p->arms = registered(root, a->arms, "lab/arms.tsv");
+    p->design = registered(root, a->design, "data/design.md");
+    p->profiles = registered(root, a->profiles, "data/profiles.tsv");
 }
 
 static void paths_free(paths *p)
@@ -190,6 +217,7 @@ static void paths_free(paths *p)
     free(p->aparms);
     free(p->arms);
     free(p->design);
+    free(p->profiles);
 }
 
 static int usable(const char *path, const char *what, const char *hint)
@@ -280,17 +308,17 @@ static vj_node *must_be_zero_json(const study *s, size_t k)
 
 /* what run_checks hands to verified.json (each owned by the caller) */
 typedef struct {
-    vj_node *ap, *ap_member, *extra, *pred, *study;
+    vj_node *ap, *ap_member, *extra, *pred, *study, *design;
 } outputs;
 
 /* The rules a study must meet, the run.json checks against the schedule
  * and the arms file, and cost.json (prereg.h, runjson.h, cost.h):
  * checks.study.  Enforced in every profile but tiny. */
-static vj_node *study_checks(const study *s, const paths *p, around *ar)
+static vj_node *study_checks(const study *s, const paths *p, around *ar, vj_node **design)
 {
     long before = mm_count();
     int enforce = !sd_tiny(&ar->sd);
-    pg_inputs in = {p->guesses, p->design, p->quiet, p->arms, p->comps, p->aparms};
+    pg_inputs in = {p->guesses, p->design, p->quiet, p->arms, p->comps, p->aparms, p->profiles};
     vj_node *o = vj_new_obj(), *sched, *prereg;
     vj_obj_set(o, "profile", ar->sd.ok ? vj_new_str(ar->sd.profile) : vj_new_null());
     vj_obj_set(o, "rules_enforced", vj_new_bool(enforce));
@@ -299,6 +327,7 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     free(arms_file);
     vj_obj_set(o, "arms_file_sha256", vj_new_str(ar->arms.sha256));
     vj_obj_set(o, "run_json", rj_check(s, &ar->sd, &ar->arms, &ar->recs, enforce));
+    vj_obj_set(o, "attempts", at_check(s, &ar->sd, &ar->arms, &ar->recs, enforce));
     pg_check(s, &ar->sd, &ar->arms, &ar->recs, &in, &ar->first, enforce, &sched, &prereg);
     vj_obj_set(o, "schedule", sched);
     vj_obj_set(o, "prereg", prereg);
@@ -306,6 +335,9 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar)
     /* a round on one machine, provenance/parallel.tsv (machines.h): every profile */
     vj_obj_set(o, "machines", mc_check(s, &ar->recs));
     vj_obj_set(o, "provenance_md", pm_check(s->root, &ar->recs, enforce));
+    /* the schedule against the registered design (design.h): checks.design,
+     * every profile whose registration lists data/profiles.tsv */
+    *design = dg_check(s->root, &ar->sd, &ar->arms, p->profiles, enforce);
     vj_obj_set(o, "mismatches", vj_new_int(mm_count() - before));
     return o;
 }
@@ -337,7 +369,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     n->study = mm_count() - mark;
     /* results/prediction.json: its registration, each run's predicted, the odds (predict.h) */
     mark = mm_count();
-    o->pred = pd_check(s, &ar->first);
+    o->pred = pd_check(s, &ar->first, &ar->sd, &ar->arms);
     n->prediction = mm_count() - mark;
     mark = mm_count();
     cmp_results(lab, s);
@@ -355,7 +387,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     /* the numbers the report needs beyond results.json's layout (extra.h) */
     o->extra = ex_compute(s, p->guesses);
     mark = mm_count();
-    o->study = study_checks(s, p, ar);
+    o->study = study_checks(s, p, ar, &o->design);
     n->study += mm_count() - mark;
     return 0;
 }
@@ -413,8 +445,9 @@ static vj_node *checks_json(const study *s, const tally *n, vj_node *scan, outpu
     vj_obj_set(checks, "ap", o->ap);
     vj_obj_set(checks, "prediction", o->pred);
     vj_obj_set(checks, "study", o->study);
+    vj_obj_set(checks, "design", o->design ? o->design : vj_new_null());
     vj_obj_set(checks, "files_listed", vj_new_int((long long)nfiles));
-    o->ap = o->pred = o->study = NULL;
+    o->ap = o->pred = o->study = o->design = NULL;
     return checks;
 }
 

@@ -923,6 +923,7 @@ int syn_write_manifest(const char *root)
     vu_buf b = {0};
     vu_buf_puts(&b, "path\tsize\tsha256\n");
     walk(root, "results/raw", &b);
+    walk(root, "results/attempts", &b);
     walk(root, "results/reference", &b);
     snprintf(path, sizeof path, "%s/manifest-measure.tsv", dir);
     int rc = syn_write_text(path, b.p);
@@ -973,7 +974,7 @@ int syn_results_from_verified(const char *root)
     for (size_t i = 0; i < v->n; i++) {
         const char *k = v->keys[i];
         if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses") ||
-            !strcmp(k, "odds")) {
+            !strcmp(k, "odds") || !strcmp(k, "verdict_family") || !strcmp(k, "attempts")) {
             vj_obj_set(o, k, v->items[i]);
             v->items[i] = vj_new_null();
         }

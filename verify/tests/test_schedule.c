@@ -97,3 +97,44 @@ Test(schedule, closed_loop_malformed, .init = c_setup, .fini = c_teardown)
         sd_free(&sd);
     }
 }
+
+/* format 2 (from 2026-12-02): each run's own seconds; an arm's run length
+ * and rounds; mismatches counted, not printed here */
+Test(schedule, format_2_each_run_its_seconds, .init = c_setup, .fini = c_teardown)
+{
+    char *p = vu_xasprintf("%s/" SD_REL, C_root);
+    cr_assert_eq(syn_write_text(p, "# lab-schedule 2: profile full, 2 rounds; shuffled\n"
+                                   "k\tround\tposition\tarm\tseconds\n"
+                                   "1\t1\t2\tA\t2\n2\t1\t1\tB\t30\n3\t2\t1\tB\t30\n"),
+                 0);
+    sd_schedule sd;
+    am_file a;
+    arms(&a);
+    long before = mm_count();
+    sd_load(C_root, &sd);
+    cr_expect_eq(mm_count(), before);
+    cr_expect(sd.ok && sd.format == 2 && sd.rounds == 2 && sd.n == 3);
+    const char *text;
+    cr_expect_eq(sd_line_seconds(&sd, &a, sd_find(&sd, "A-r1"), &text, NULL), 2);
+    cr_expect_str_eq(text, "2");
+    cr_expect_eq(sd_line_seconds(&sd, &a, sd_find(&sd, "B-r2"), NULL, NULL), 30);
+    int rounds;
+    cr_expect_eq(sd_arm_seconds(&sd, &a, "B", &rounds), 30);
+    cr_expect_eq(rounds, 2);
+    cr_expect_eq(sd_arm_seconds(&sd, &a, "A", &rounds), 2);
+    cr_expect_eq(rounds, 1);
+    cr_expect(sd_has_round(&sd, "B", 2) && !sd_has_round(&sd, "A", 2));
+    sd_free(&sd);
+    /* rounds out of order and a round without runs (R 3) */
+    cr_assert_eq(syn_write_text(p, "# lab-schedule 2: profile full, 3 rounds\n"
+                                   "k\tround\tposition\tarm\tseconds\n"
+                                   "1\t2\t1\tA\t2\n2\t1\t1\tB\t30\n3\t1\t1\tA\t2\n"),
+                 0);
+    before = mm_count();
+    sd_load(C_root, &sd);
+    /* lines 4 and 5: round 1 after round 2 (not kept); so rounds 1 and 3 have no run */
+    cr_expect_eq(mm_count() - before, 4);
+    sd_free(&sd);
+    am_free(&a);
+    free(p);
+}

@@ -200,6 +200,7 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
                 mm_add(NULL, listed.v[i], "manifest lines", "listed twice", "listed once");
         strlist found = {0}, ap = {0};
         walk(root, "results/raw", &found);
+        walk(root, "results/attempts", &found);
         walk(root, "results/reference", &found);
         ap_listed(root, &ap);
         for (size_t i = 0; i < found.n; i++) {
@@ -209,7 +210,8 @@ int mf_check(const char *root, long *nfiles, char *err, size_t errlen)
                         bsearch(&found.v[i], ap.v, ap.n, sizeof *ap.v, cmp_str) != NULL;
             if (!in_m && !in_ap)
                 mm_add(NULL, found.v[i], "manifest", "(not listed)",
-                       "every file under results/raw/ and results/reference/ is listed (the ap_ reference files "
+                       "every file under results/raw/, results/attempts/ and results/reference/ is listed (the ap_ "
+                       "reference files "
                        "by provenance/manifest-ap.tsv)");
             else if (in_m && in_ap)
                 mm_add(NULL, found.v[i], "manifest", "listed by manifest-measure.tsv and manifest-ap.tsv",

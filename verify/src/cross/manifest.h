@@ -4,7 +4,8 @@
  * "path size sha256", paths relative to root) and records with mm_add every
  * listed file that is missing or whose size or sha256 differs, every path
  * that is not a plain relative path inside root, and every file under
- * results/raw/ and results/reference/ that the manifest does not list
+ * results/raw/, results/attempts/ and results/reference/ that the manifest
+ * does not list
  * (a file under results/reference/ that provenance/manifest-ap.tsv lists
  * instead is fine; one both list is a mismatch).
  * Returns 0 (the check ran; *nfiles = files hashed) or 2 when the manifest

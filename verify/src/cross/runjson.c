@@ -85,13 +85,23 @@ static void check_seconds(const rf_run *r, const vj_node *rj, const sd_schedule 
     c->seconds_checked++;
     const char *want;
     int closed;
-    if (sec == sd_run_seconds(sd, arms, vj_get_str(rj, "arm"), &want, &closed))
+    /* format 2: the run's own line (a run the schedule does not plan is
+     * prereg.h's mismatch); format 1: S, or C of the closed-loop arm */
+    const sd_line *ln = sd_find(sd, r->name);
+    if (sd->format == 2 && !ln)
+        return;
+    if (sec == (ln ? sd_line_seconds(sd, arms, ln, &want, &closed)
+                  : sd_run_seconds(sd, arms, vj_get_str(rj, "arm"), &want, &closed)))
         return;
     char lab[64];
     vj_scalar_text(vj_get(rj, "seconds"), lab, sizeof lab);
     if (enforce) {
-        mm_addf(NULL, r->name, "run.json seconds", lab, "%s (the schedule's%s, %s line 1: profile %s)", want,
-                closed ? " closed loop" : "", SD_REL, sd->profile);
+        if (sd->format == 2)
+            mm_addf(NULL, r->name, "run.json seconds", lab, "%s (the schedule's, %s:%ld: profile %s)", want, SD_REL,
+                    ln->line, sd->profile);
+        else
+            mm_addf(NULL, r->name, "run.json seconds", lab, "%s (the schedule's%s, %s line 1: profile %s)", want,
+                    closed ? " closed loop" : "", SD_REL, sd->profile);
         return;
     }
     /* tiny: one NOTE for all of them, at the end */
@@ -234,7 +244,8 @@ vj_node *rj_check(const study *s, const sd_schedule *sd, const am_file *arms, co
     if (c.seconds_other)
         printf("NOTE %s: %ld runs' run.json seconds differ from the schedule's %s (%s%s; profile tiny: not "
                "enforced)\n",
-               SD_REL, c.seconds_other, sd->seconds_text, c.seconds_which, c.seconds_other > 3 ? ", ..." : "");
+               SD_REL, c.seconds_other, sd->format == 2 ? "(each run's line)" : sd->seconds_text, c.seconds_which,
+               c.seconds_other > 3 ? ", ..." : "");
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "runs", vj_new_int(c.runs));
     vj_obj_set(o, "seconds_against_schedule", vj_new_int(c.seconds_checked));

@@ -152,18 +152,21 @@ static void cmp_node(const char *where, const char *path, const char *field, con
     }
 }
 
-/* runs or arms: an object of objects, keyed by name */
+/* runs, arms or attempts: an object of objects, keyed by name */
 static void cmp_keyed(const char *section, const vj_node *lab, const vj_node *mine)
 {
     if (!lab || lab->type != VJ_OBJ) {
         mm_nodes("results.json", section, lab, mine);
         return;
     }
+    int att = !strcmp(section, "attempts");
+    const char *prefix = !strcmp(section, "arms") ? "arms." : att ? "attempts." : "";
     for (size_t i = 0; i < mine->n; i++) {
-        char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", mine->keys[i]);
+        char *where = vu_xasprintf("%s%s", prefix, mine->keys[i]);
         const vj_node *l = vj_get(lab, mine->keys[i]);
         if (!l)
-            mm_add(NULL, where, "(the whole entry)", "(absent from results.json)", "recomputed from results/raw/");
+            mm_add(NULL, where, "(the whole entry)", "(absent from results.json)",
+                   att ? "recomputed from results/attempts/" : "recomputed from results/raw/");
         else
             cmp_node(where, "", "", l, mine->items[i]);
         free(where);
@@ -171,14 +174,64 @@ static void cmp_keyed(const char *section, const vj_node *lab, const vj_node *mi
     for (size_t i = 0; i < lab->n; i++) {
         if (vj_get(mine, lab->keys[i]))
             continue;
-        char *where = vu_xasprintf("%s%s", !strcmp(section, "arms") ? "arms." : "", lab->keys[i]);
+        char *where = vu_xasprintf("%s%s", prefix, lab->keys[i]);
         mm_add(NULL, where, "(the whole entry)", "present in results.json",
-               "(no accepted raw run of that name/arm under results/raw/)");
+               att ? "(no accepted attempt folder of that name under results/attempts/)"
+                   : "(no accepted raw run of that name/arm under results/raw/)");
         free(where);
     }
 }
 
-static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s)
+/* each verdict's error rate (RESULTS.md, "Each verdict's error rate"):
+ * demanded once results.json has any of it */
+static const char *const RATE_KEYS[] = {"n", "false_positive_rate", "sizing_q", "power", "decidable"};
+#define N_RATE_KEYS (sizeof RATE_KEYS / sizeof *RATE_KEYS)
+
+static int lab_has_rates(const vj_node *lab)
+{
+    if (vj_get(lab, "verdict_family"))
+        return 1;
+    const vj_node *v = vj_get(lab, "verdicts");
+    for (size_t i = 0; v && v->type == VJ_ARR && i < v->n; i++)
+        for (size_t k = 0; k < N_RATE_KEYS; k++)
+            if (vj_get(v->items[i], RATE_KEYS[k]))
+                return 1;
+    return 0;
+}
+
+/* a number of the error rates: n and the counts exactly, the rest to
+ * 1e-12 of the larger (q^n and sums of powers of 2, computed apart) */
+static void cmp_rate(const char *where, const char *what, const vj_node *l, const vj_node *m, int exact)
+{
+    if (!l) {
+        mm_add(NULL, where, what, "(absent)", "present: results.json has the verdicts' error rates (RESULTS.md)");
+        return;
+    }
+    if (m->type != VJ_NUM) {
+        if (l->type != m->type || (m->type == VJ_BOOL && l->b != m->b))
+            mm_nodes(where, what, l, m);
+        return;
+    }
+    if (l->type != VJ_NUM || (exact ? l->num != m->num : !cmp_num_equal(RF_RATIO, l->num, m->num)))
+        mm_nodes(where, what, l, m);
+}
+
+static void cmp_family(const vj_node *lab, const vj_node *mine)
+{
+    if (!lab || lab->type != VJ_OBJ) {
+        mm_nodes("results.json", "verdict_family", lab, mine);
+        return;
+    }
+    for (size_t i = 0; i < mine->n; i++)
+        cmp_rate("results.json", mine->keys[i], vj_get(lab, mine->keys[i]), mine->items[i],
+                 strcmp(mine->keys[i], "expected_chance") != 0);
+    for (size_t i = 0; i < lab->n; i++)
+        if (!vj_get(mine, lab->keys[i]))
+            mm_add(NULL, "results.json", lab->keys[i], "present in verdict_family",
+                   "(a member RESULTS.md does not define)");
+}
+
+static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s, int rates)
 {
     if (!lab || lab->type != VJ_ARR) {
         mm_nodes("results.json", "verdicts", lab, mine);
@@ -241,6 +294,9 @@ static void cmp_verdicts(const vj_node *lab, const vj_node *mine, const study *s
                     mm_nodes(where, what, x, y);
             }
         }
+        for (size_t k = 0; rates && k < N_RATE_KEYS; k++)
+            if (vj_get(m, RATE_KEYS[k]))
+                cmp_rate(where, RATE_KEYS[k], vj_get(l, RATE_KEYS[k]), vj_get(m, RATE_KEYS[k]), k == 0);
         for (size_t k = 0; k < l->n; k++)
             if (!vj_get(m, l->keys[k]))
                 mm_add(NULL, where, l->keys[k], "present", "(a member RESULTS.md does not define)");
@@ -298,7 +354,14 @@ void cmp_results(const vj_node *lab, const study *s)
     cmp_node("results.json", "format", "format", vj_get(lab, "format"), vj_get(mine, "format"));
     cmp_keyed("runs", vj_get(lab, "runs"), vj_get(mine, "runs"));
     cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));
-    cmp_verdicts(vj_get(lab, "verdicts"), vj_get(mine, "verdicts"), s);
+    int rates = lab_has_rates(lab);
+    cmp_verdicts(vj_get(lab, "verdicts"), vj_get(mine, "verdicts"), s, rates);
+    if (rates && vj_get(mine, "verdict_family"))
+        cmp_family(vj_get(lab, "verdict_family"), vj_get(mine, "verdict_family"));
+    /* attempts: {} (or absent, in a study older than the member) when there is none */
+    const vj_node *ma = vj_get(mine, "attempts");
+    if (ma && (vj_get(lab, "attempts") || ma->n))
+        cmp_keyed("attempts", vj_get(lab, "attempts"), ma);
     cmp_guesses(vj_get(lab, "guesses"), vj_get(mine, "guesses"));
     if (vj_get(mine, "odds"))
         cmp_odds(vj_get(lab, "odds"), vj_get(mine, "odds"));

@@ -9,7 +9,13 @@
  * value that differs, an end of an odds interval (sim_wilson95, cp95) that
  * differs by more than 1e-11.  Verdict differences use the tolerance of their
  * figure, doubled for times (a difference of two values), and for ratios
- * 1e-12 of the larger operand.  It owns nothing.
+ * 1e-12 of the larger operand.  `attempts` is compared like `runs` when
+ * results.json has it or the study has attempt folders (absent counts as
+ * {} in a study older than the member).  Each verdict's error rate (n,
+ * false_positive_rate, sizing_q, power, decidable) and verdict_family are
+ * demanded, all of them, once results.json has any (an older results.json
+ * has none): n and the counts exactly, the rates to 1e-12 relative.  It
+ * owns nothing.
  */
 #ifndef COMPARE_H
 #define COMPARE_H

@@ -139,7 +139,7 @@ static int load_event_file(const char *root, const rf_run *r, const vj_node *fil
                            unsigned char **buf, size_t *len, char *path, size_t pathlen, char *err,
                            size_t errlen)
 {
-    snprintf(path, pathlen, "%s/results/raw/%s/%s", root, r->name, fname);
+    snprintf(path, pathlen, "%s/%s/%s/%s", root, r->dir, r->name, fname);
     if (vu_read_file(path, buf, len, err, errlen))
         return -1;
     char sha[65];
@@ -561,7 +561,7 @@ static void check_folder(const char *root, const rf_run *r)
     static const char *const seven[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",  "events.tsv.gz",
                                         "machine.tsv.gz", "run.json",      "store2.tsv.gz"};
     size_t nf = r->stores == 2 ? 7 : 6;
-    char *dir = vu_xasprintf("%s/results/raw/%s", root, r->name);
+    char *dir = vu_xasprintf("%s/%s/%s", root, r->dir, r->name);
     char **names = NULL, err[512];
     size_t n = 0;
     if (!vu_list_dir(dir, &names, &n, err, sizeof err)) {
@@ -886,11 +886,21 @@ static long long check_test_rows(const rf_run *r, const vj_node *rj, const ref_d
 
 int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *r)
 {
+    return rf_compute_in(root, RF_RAW, run, run, 0, ref, rules, r);
+}
+
+int rf_compute_in(const char *root, const char *dir, const char *folder, const char *planned, int attempt,
+                  const ref_data *ref, const qr_rules *rules, rf_run *r)
+{
     memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "%s", run);
+    snprintf(r->name, sizeof r->name, "%s", folder);
+    snprintf(r->dir, sizeof r->dir, "%s", dir);
+    snprintf(r->planned, sizeof r->planned, "%s", planned);
+    r->attempt = attempt;
+    const char *run = folder; /* messages name the folder */
     r->ok = 1;
     char path[4096], err[6144];
-    snprintf(path, sizeof path, "%s/results/raw/%s/run.json", root, run);
+    snprintf(path, sizeof path, "%s/%s/%s/run.json", root, dir, folder);
     vj_node *rj = NULL;
     if (vj_parse_file(path, &rj, err, sizeof err))
         return reject(r, err);
@@ -906,8 +916,9 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
     }
     char want[512];
     snprintf(want, sizeof want, "%s-r%d", r->arm, r->round);
-    if (strcmp(want, run))
-        mm_add(NULL, run, "folder name", run, want);
+    if (strcmp(want, planned))
+        mm_add(NULL, run, attempt ? "run.json arm and round" : "folder name", attempt ? want : run,
+               attempt ? planned : want);
     long long test_rows = check_test_rows(r, rj, ref);
     if (ou_read_fault(rj, path, run, r->seconds, r->t0, &r->fault, err, sizeof err)) {
         vj_free(rj);
@@ -1041,6 +1052,8 @@ vj_node *rf_to_json(const rf_run *r)
         vj_arr_push(ps, e);
     }
     vj_obj_set(o, "per_second", ps);
+    if (r->attempt > 0) /* results.json's attempts.<run>-a<N> (RESULTS.md) */
+        vj_obj_set(o, "attempt", vj_new_int(r->attempt));
     return o;
 }
 

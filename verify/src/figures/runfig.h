@@ -1,6 +1,7 @@
 /* runfig: every figure of one run, recomputed from its raw files.
  *
- * Contract: rf_compute reads <root>/results/raw/<run>/ (run.json and the
+ * Contract: rf_compute reads <root>/results/raw/<run>/ (rf_compute_in an
+ * attempt's folder results/attempts/<run>-a<N>/ the same way: run.json and the
  * five event files, or six with store2.tsv.gz when run.json's stores is 2;
  * lab/RAWFORMAT.md version 4), decodes every row (rawdec.h), checks every
  * answer against the reference (ref may be NULL to skip that), checks the
@@ -61,8 +62,14 @@ rf_class rf_fig_class(int fig);
 int rf_fig_by_name(const char *name);             /* -1 when unknown */
 rf_class rf_class_by_field(const char *field);    /* by field name (any layer of results.json) */
 
+#define RF_RAW "results/raw"
+#define RF_ATTEMPTS "results/attempts"
+
 typedef struct {
-    char name[256];     /* folder name, <arm>-r<round> */
+    char name[256];     /* folder name, <arm>-r<round> (an attempt's: <arm>-r<round>-a<N>) */
+    char dir[32];       /* the folder it is in, under the root: RF_RAW or RF_ATTEMPTS */
+    char planned[256];  /* the planned run it measured, <arm>-r<round> */
+    int attempt;        /* an attempt's N; 0 for a run folder */
     char arm[128];
     int round;
     int ok;
@@ -101,6 +108,11 @@ typedef struct {
 } rf_run;
 
 int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *out);
+/* the same of the folder <root>/<dir>/<folder>/ (RF_RAW or RF_ATTEMPTS):
+ * run.json's arm and round must make the name planned; attempt is the
+ * attempt's number (0 for a run folder); messages name the folder */
+int rf_compute_in(const char *root, const char *dir, const char *folder, const char *planned, int attempt,
+                  const ref_data *ref, const qr_rules *rules, rf_run *out);
 /* the run's figures as the object "runs.<run>" of results.json */
 vj_node *rf_to_json(const rf_run *r);
 void rf_free(rf_run *r);

@@ -325,6 +325,60 @@ static int compute_runs(const char *root, study *s, char *err, size_t errlen)
     return 0;
 }
 
+/* an attempt's folder name <run>-a<N> (N >= 1, no leading zero): N and
+ * the run in run, or 0 */
+static int attempt_name(const char *name, char *run, size_t len)
+{
+    const char *a = strrchr(name, '-');
+    if (!a || a == name || a[1] != 'a' || a[2] < '1' || a[2] > '9' || (size_t)(a - name) >= len)
+        return 0;
+    long n = 0;
+    for (const char *q = a + 2; *q; q++) {
+        if (*q < '0' || *q > '9' || n > 1000000)
+            return 0;
+        n = n * 10 + (*q - '0');
+    }
+    memcpy(run, name, (size_t)(a - name));
+    run[a - name] = 0;
+    return (int)n;
+}
+
+/* every folder of results/attempts/ (RESULTS.md, "attempts measured
+ * again"): its figures, or its rejection; none when the folder is absent */
+static void compute_attempts(const char *root, study *s)
+{
+    char *dir = vu_xasprintf("%s/" RF_ATTEMPTS, root);
+    char **names = NULL, err[512];
+    size_t nn = 0;
+    if (!vu_is_dir(dir) || vu_list_dir(dir, &names, &nn, err, sizeof err)) {
+        free(dir);
+        return;
+    }
+    s->attempts = vu_xcalloc(nn + 1, sizeof *s->attempts);
+    for (size_t i = 0; i < nn; i++) {
+        char *p = vu_xasprintf("%s/%s", dir, names[i]), where[600], run[256];
+        int isdir = vu_is_dir(p);
+        free(p);
+        snprintf(where, sizeof where, RF_ATTEMPTS "/%s", names[i]);
+        int n = attempt_name(names[i], run, sizeof run);
+        if (!isdir || !n) {
+            mm_add(NULL, where, isdir ? "folder name" : "file", names[i],
+                   "only folders <run>-a<N>, N = 1, 2, ... (RESULTS.md)");
+            continue;
+        }
+        rf_run *r = &s->attempts[s->nattempts++];
+        if (rf_compute_in(root, RF_ATTEMPTS, names[i], run, n, &s->ref, &s->rules, r)) {
+            char *m = vu_xasprintf("rejected: %s", r->reject);
+            mm_add(NULL, where, "raw files", "(an attempt in results/attempts/)", m);
+            free(m);
+        }
+        s->answers_checked += r->answers_checked;
+    }
+    vu_free_names(names, nn);
+    free(dir);
+    qsort(s->attempts, s->nattempts, sizeof *s->attempts, cmp_run_ptr);
+}
+
 /* arms: accepted runs grouped by arm, in round order; the quiet ones in
  * idx, the rounds of the others in disturbed */
 static void group_arms(study *s)
@@ -422,6 +476,8 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
     if (read_questions(comparisons_path, guesses_path, quiet_path, s, &comp, &gue, &preds, err, errlen))
         return 2;
     int rc = compute_runs(root, s, err, errlen);
+    if (rc == 0)
+        compute_attempts(root, s);
     if (rc == 0) {
         group_arms(s);
         s->mine = vj_new_obj();
@@ -431,6 +487,12 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
             if (s->runs[i].ok)
                 vj_obj_set(runs, s->runs[i].name, rf_to_json(&s->runs[i]));
         vj_obj_set(s->mine, "runs", runs);
+        /* attempts count in nothing below: their figures alone */
+        vj_node *att = vj_new_obj();
+        for (size_t i = 0; i < s->nattempts; i++)
+            if (s->attempts[i].ok)
+                vj_obj_set(att, s->attempts[i].name, rf_to_json(&s->attempts[i]));
+        vj_obj_set(s->mine, "attempts", att);
         vj_node *arms = vj_new_obj();
         for (size_t i = 0; i < s->narms; i++)
             vj_obj_set(arms, s->arms[i].arm, arm_json(s, &s->arms[i]));
@@ -452,6 +514,9 @@ void study_free(study *s)
     for (size_t i = 0; i < s->nruns; i++)
         rf_free(&s->runs[i]);
     free(s->runs);
+    for (size_t i = 0; i < s->nattempts; i++)
+        rf_free(&s->attempts[i]);
+    free(s->attempts);
     for (size_t i = 0; i < s->narms; i++) {
         free(s->arms[i].idx);
         free(s->arms[i].disturbed);

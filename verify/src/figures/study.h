@@ -3,10 +3,14 @@
  * Contract: study_compute reads <root>/results/raw/<run>/ for every run,
  * the reference (<root>/results/reference/), the comparisons, guesses and
  * quiet files, and builds s->mine: a tree with the layout of results.json
- * ("runs", "arms", "verdicts", "guesses"; pipeline/RESULTS.md) holding the
- * verifier's own numbers.  Only quiet runs count in arms, verdicts and
- * guesses; a disturbed run keeps its figures in "runs" and its round in
- * its arm's "rounds_disturbed".  Failed checks along the way are recorded
+ * ("runs", "arms", "verdicts", "guesses", "attempts"; pipeline/RESULTS.md)
+ * holding the verifier's own numbers.  Only quiet runs count in arms,
+ * verdicts and guesses; a disturbed run keeps its figures in "runs" and its
+ * round in its arm's "rounds_disturbed".  Every folder of
+ * results/attempts/ named <run>-a<N> is read like a run folder
+ * (rf_compute_in: every raw-file rule and answer check) into s->attempts
+ * and "attempts" (its figures and "attempt": N), counted in nothing else;
+ * another name there is a mismatch.  Failed checks along the way are recorded
  * with mm_add.  Returns 0, or 2 for unusable input (no reference, no raw
  * folder, an unreadable or malformed comparisons, guesses or quiet file)
  * with the message (file and line) in err.  study_free releases everything
@@ -38,6 +42,8 @@ typedef struct {
     ref_data ref;
     rf_run *runs;
     size_t nruns, rejected;
+    rf_run *attempts;       /* results/attempts/<run>-a<N>/, sorted; in nothing but "attempts" */
+    size_t nattempts;
     study_arm *arms;
     size_t narms;
     pr_verdict *verdicts;   /* one per comparisons line */

@@ -9,6 +9,8 @@
 
 #include "mism.h"
 #include "odds.h"
+#include "predsched.h"
+#include "verdrate.h"
 #include "vtime.h"
 #include "vutil.h"
 
@@ -92,8 +94,8 @@ static void read_prediction(const study *s, const vj_node *prereg_entry, vj_node
     } else {
         st->parsed = 1;
         const char *f = vj_get_str(*pred, "format");
-        if (!f || strcmp(f, "lab-prediction 1"))
-            mm_add(NULL, PRED_REL, "format", f ? f : "(absent)", "lab-prediction 1");
+        if (!f || (strcmp(f, "lab-prediction 1") && strcmp(f, "lab-prediction 2")))
+            mm_add(NULL, PRED_REL, "format", f ? f : "(absent)", "lab-prediction 1 or lab-prediction 2");
     }
     free(buf);
     free(path);
@@ -310,7 +312,7 @@ static vj_node *prereg_prediction(const study *s, vj_node **prereg)
     return e && e->type == VJ_OBJ ? e : NULL;
 }
 
-vj_node *pd_check(study *s, pg_first *first)
+vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_file *arms)
 {
     long before = mm_count();
     pd_state st;
@@ -335,6 +337,19 @@ vj_node *pd_check(study *s, pg_first *first)
         with_entry += p->type != VJ_NULL;
         vj_obj_set(runs->items[i], "predicted", p);
     }
+    /* an attempt's predicted: its run's entry (RESULTS.md, "attempts") */
+    vj_node *att = vj_get(s->mine, "attempts");
+    for (size_t i = 0; att && i < att->n; i++) {
+        const rf_run *r = NULL;
+        for (size_t k = 0; k < s->nattempts && !r; k++)
+            if (!strcmp(s->attempts[k].name, att->keys[i]))
+                r = &s->attempts[k];
+        vj_obj_set(att->items[i], "predicted", r ? predicted_of(pred, r->planned) : vj_new_null());
+    }
+    /* each verdict's error rate, from the sizing (verdrate.h) */
+    vr_fill(s->mine, pred);
+    /* format 2: each run's seconds, the odds' and the sizing's rounds against the schedule */
+    long sched_checked = ps_check(pred, sd, arms);
     vj_obj_set(s->mine, "odds", odds_json(s, pred, &claims));
 
     vj_node *c = vj_new_obj();
@@ -348,6 +363,9 @@ vj_node *pd_check(study *s, pg_first *first)
     vj_obj_set(c, "registered_before_first_run", st.before < 0 ? vj_new_null() : vj_new_bool(st.before));
     vj_obj_set(c, "runs_with_entry", vj_new_int(with_entry));
     vj_obj_set(c, "odds_claims", vj_new_int(claims));
+    const char *fmt = vj_get_str(pred, "format");
+    vj_obj_set(c, "format", fmt ? vj_new_str(fmt) : vj_new_null());
+    vj_obj_set(c, "entries_against_schedule", vj_new_int(sched_checked));
     /* DESIGN.md 5.8: a quiet run's measured stand-in share lies within
      * this of its prediction (for the report, which draws it) */
     vj_obj_set(c, "standin_share_tolerance", vj_new_num(PD_STANDIN_TOLERANCE));

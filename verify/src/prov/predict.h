@@ -15,13 +15,20 @@
  * registered_utc) with the file's sha256 and size, and that
  * registered_utc is strictly before first (prereg.h: the earliest
  * start_utc of any run.json or provenance/runs record); each failure is
- * a mismatch (mm_add).  Returns checks.prediction (the caller owns it).
+ * a mismatch (mm_add).  The format is "lab-prediction 1" or
+ * "lab-prediction 2"; a format 2 prediction is held to the schedule
+ * (predsched.h).  It also gives every entry of s->mine's "attempts" its
+ * run's predicted, and fills each verdict's error rate and
+ * verdict_family from the sizing (verdrate.h).  Returns checks.prediction
+ * (the caller owns it).
  * Its times are read with vt_parse_utc (vtime.h).
  */
 #ifndef PREDICT_H
 #define PREDICT_H
 
+#include "arms.h"
 #include "prereg.h"
+#include "schedule.h"
 #include "study.h"
 #include "vjson.h"
 
@@ -35,6 +42,6 @@
 #define PD_OUT_N 5
 #define PD_OUT_SECONDS 30 /* the lessons' round length */
 
-vj_node *pd_check(study *s, pg_first *first);
+vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_file *arms);
 
 #endif

@@ -45,6 +45,10 @@ static void walk_starts(pg_first *f, int report)
         const rf_run *r = &f->s->runs[i];
         consider(f, r->name, r->name, "run.json start_utc", r->start_utc[0] ? r->start_utc : NULL, report);
     }
+    for (size_t i = 0; i < f->s->nattempts; i++) { /* an attempt was a run started too */
+        const rf_run *r = &f->s->attempts[i];
+        consider(f, r->name, r->name, "run.json start_utc", r->start_utc[0] ? r->start_utc : NULL, report);
+    }
     for (size_t i = 0; i < f->recs->n; i++) {
         if (!f->recs->v[i].tree)
             continue;
@@ -87,74 +91,100 @@ static void flag(int enforce, const char *what, const char *lab, const char *fmt
         printf("NOTE %s %s: %s, not %s (profile tiny: not enforced)\n", PREREG_REL, what, lab, mine);
 }
 
-static const char *const SIX[] = {"data/guesses.tsv", "data/design.md", "data/quiet.tsv",
-                                  "lab/arms.tsv", "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+/* the six files every registration lists, and the seventh of a study
+ * registered from 2026-12-02 */
+static const char *const SIX[] = {"data/guesses.tsv", "data/design.md", "data/quiet.tsv", "lab/arms.tsv",
+                                  "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv", "data/profiles.tsv"};
 #define NSIX 6
+#define NSEVEN 7
+#define REG_DIR "provenance/registered"
 
 static const char *given_path(const pg_inputs *in, int k)
 {
-    const char *p[NSIX] = {in->guesses, in->design, in->quiet, in->arms, in->comparisons, in->ap_arms};
+    const char *p[NSEVEN] = {in->guesses, in->design,      in->quiet,   in->arms,
+                             in->comparisons, in->ap_arms, in->profiles};
     return p[k];
 }
 
 static int six_index(const char *path)
 {
-    for (int k = 0; k < NSIX; k++)
+    for (int k = 0; k < NSEVEN; k++)
         if (path && !strcmp(path, SIX[k]))
             return k;
     return -1;
 }
 
-/* one entry of files: its file as given against the registered sha256 and size */
-static void check_entry(const vj_node *e, size_t i, const pg_inputs *in, int enforce, int *seen, int *order,
-                        vj_node *out)
+/* a file against an entry's sha256 and size: 1 when both match (each
+ * difference flagged, what naming the entry's path and, for a copy, "copy") */
+static int held_to(const vj_node *e, const char *path, const char *file, const char *kind, int enforce, char *mine)
 {
-    char what[96], lab[128];
+    const char *sha = vj_get_str(e, "sha256");
+    const vj_node *sz = vj_get(e, "size");
+    unsigned char *b;
+    size_t len;
+    char err[4300], what[160], lab[128];
+    if (vu_read_file(file, &b, &len, err, sizeof err)) {
+        flag(enforce, path, "registered", "the file, %s %s: %s", kind, file, err);
+        return 0;
+    }
+    vu_sha256_hex(b, len, mine);
+    free(b);
+    int same = 1;
+    const char *sep = strcmp(kind, "given as") ? " copy" : "";
+    if (!sha || strcmp(sha, mine)) {
+        snprintf(what, sizeof what, "%s%s sha256", path, sep);
+        flag(enforce, what, sha ? sha : "(absent)", "%s (of %s: changed since its registration)", mine, file);
+        same = 0;
+    }
+    if (!sz || sz->type != VJ_NUM || !sz->is_int || sz->i < 0 || (size_t)sz->i != len) {
+        vj_scalar_text(sz, lab, sizeof lab);
+        snprintf(what, sizeof what, "%s%s size", path, sep);
+        flag(enforce, what, sz ? lab : "(absent)", "%zu (bytes of %s)", len, file);
+        same = 0;
+    }
+    return same;
+}
+
+/* one entry of files: its file as given against the registered sha256 and
+ * size; its copy under provenance/registered/ too when the file given is
+ * another (an option) */
+static void check_entry(const vj_node *e, size_t i, const pg_inputs *in, const char *root, int enforce, int *seen,
+                        int *order, vj_node *out)
+{
+    char what[96];
     const char *path = vj_get_str(e, "path");
     int k = six_index(path);
     snprintf(what, sizeof what, "files[%zu].path", i);
     if (k < 0) {
         flag(enforce, what, path ? path : "(absent)",
              "one of data/guesses.tsv data/design.md data/quiet.tsv lab/arms.tsv pipeline/comparisons.tsv "
-             "pipeline/ap_arms.tsv (RESULTS.md)");
+             "pipeline/ap_arms.tsv data/profiles.tsv (RESULTS.md)");
         return;
     }
     if (seen[k]) {
-        flag(enforce, what, path, "each of the six files once");
+        flag(enforce, what, path, "each of the seven files once");
         return;
     }
     seen[k] = 1;
     order[k] = (int)i;
-    const char *given = given_path(in, k), *sha = vj_get_str(e, "sha256");
-    const vj_node *sz = vj_get(e, "size");
-    unsigned char *b;
-    size_t len;
-    char err[4300], mine[65];
+    const char *given = given_path(in, k);
+    char mine[65] = "";
     vj_node *o = vj_new_obj();
     vj_obj_set(o, "path", vj_new_str(path));
     char *shown = vf_shown(given);
     vj_obj_set(o, "given", vj_new_str(shown));
     free(shown);
-    int same = 0;
-    if (vu_read_file(given, &b, &len, err, sizeof err)) {
-        flag(enforce, path, "registered", "the file, given as %s: %s", given, err);
-    } else {
-        vu_sha256_hex(b, len, mine);
-        free(b);
-        same = 1;
-        if (!sha || strcmp(sha, mine)) {
-            snprintf(what, sizeof what, "%s sha256", path);
-            flag(enforce, what, sha ? sha : "(absent)", "%s (of %s: changed since its registration)", mine, given);
-            same = 0;
-        }
-        if (!sz || sz->type != VJ_NUM || !sz->is_int || sz->i < 0 || (size_t)sz->i != len) {
-            vj_scalar_text(sz, lab, sizeof lab);
-            snprintf(what, sizeof what, "%s size", path);
-            flag(enforce, what, sz ? lab : "(absent)", "%zu (bytes of %s)", len, given);
-            same = 0;
-        }
+    int same = held_to(e, path, given, "given as", enforce, mine);
+    if (mine[0])
         vj_obj_set(o, "sha256", vj_new_str(mine));
+    char *copy = vu_xasprintf("%s/" REG_DIR "/%s", root, path);
+    int has_copy = vu_is_file(copy);
+    vj_obj_set(o, "copy", vj_new_bool(has_copy));
+    if (has_copy && strcmp(copy, given)) {
+        char cm[65];
+        same &= held_to(e, path, copy, "the registered copy", enforce, cm);
     }
+    free(copy);
     vj_obj_set(o, "matches_registration", vj_new_bool(same));
     vj_arr_push(out, o);
 }
@@ -195,13 +225,13 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     }
     vj_obj_set(st, "registered_utc", reg ? vj_new_str(reg) : vj_new_null());
     const vj_node *fl = vj_get(pj, "files");
-    int seen[NSIX] = {0}, order[NSIX];
+    int seen[NSEVEN] = {0}, order[NSEVEN];
     if (pj && (!fl || fl->type != VJ_ARR))
         flag(enforce, "files", fl ? "not a list" : "(absent)", "a list");
     for (size_t i = 0; fl && fl->type == VJ_ARR && i < fl->n; i++)
-        check_entry(fl->items[i], i, in, enforce, seen, order, files);
-    int all = 1, in_order = 1;
-    for (int k = 0; k < NSIX; k++) {
+        check_entry(fl->items[i], i, in, root, enforce, seen, order, files);
+    int all = 1, in_order = 1, nk = seen[NSIX] ? NSEVEN : NSIX;
+    for (int k = 0; k < nk; k++) {
         all &= seen[k];
         if (k && seen[k] && seen[k - 1] && order[k] < order[k - 1])
             in_order = 0;
@@ -212,9 +242,28 @@ static vj_node *check_prereg(const pg_inputs *in, pg_first *f, const char *root,
     if (pj && enforce && all && !in_order)
         mm_add(NULL, PREREG_REL, "files", "another order",
                "data/guesses.tsv, data/design.md, data/quiet.tsv, lab/arms.tsv, pipeline/comparisons.tsv, "
-               "pipeline/ap_arms.tsv, in this order (RESULTS.md)");
+               "pipeline/ap_arms.tsv (and data/profiles.tsv), in this order (RESULTS.md)");
+    /* registered from 2026-12-02 (the seventh listed): each file's copy travels with the study */
+    long copies = 0;
+    for (int k = 0; k < NSEVEN; k++) {
+        if (!seen[k])
+            continue;
+        char *copy = vu_xasprintf("%s/" REG_DIR "/%s", root, SIX[k]);
+        int has = vu_is_file(copy);
+        free(copy);
+        copies += has;
+        if (!has && seen[NSIX]) {
+            char what[96];
+            snprintf(what, sizeof what, REG_DIR "/%s", SIX[k]);
+            flag(enforce, what, "(absent)",
+                 "a copy of each registered file, written by make prepare (RESULTS.md: the registered files travel "
+                 "with the study)");
+        }
+    }
     vj_obj_set(st, "files", files);
     vj_obj_set(st, "all_six_listed", vj_new_bool(pj && all));
+    vj_obj_set(st, "profiles_listed", vj_new_bool(seen[NSIX]));
+    vj_obj_set(st, "registered_copies", vj_new_int(copies));
     vj_free(pj);
     return st;
 }
@@ -239,7 +288,7 @@ static void record_vs_line(const pv_record *rec, const sd_line *l, const sd_sche
         vj_node *want;
     } f[] = {{"run", vj_new_str(l->run)},     {"arm", vj_new_str(l->arm)},         {"round", vj_new_int(l->round)},
              {"k", vj_new_int(l->k)},         {"profile", vj_new_str(sd->profile)},
-             {"seconds", vj_new_num(sd_run_seconds(sd, arms, l->arm, NULL, NULL))}};
+             {"seconds", vj_new_num(sd_line_seconds(sd, arms, l, NULL, NULL))}};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
         const vj_node *got = vj_get(rec->tree, f[i].key);
         if (!rj_json_equal(got, f[i].want)) {
@@ -295,7 +344,8 @@ static vj_node *check_schedule(const study *s, const sd_schedule *sd, const am_f
     vj_obj_set(o, "present", vj_new_bool(sd->present));
     vj_obj_set(o, "read", vj_new_bool(sd->ok));
     vj_obj_set(o, "profile", sd->ok ? vj_new_str(sd->profile) : vj_new_null());
-    vj_obj_set(o, "seconds", sd->ok ? vj_new_num(sd->seconds) : vj_new_null());
+    vj_obj_set(o, "format", sd->ok ? vj_new_int(sd->format) : vj_new_null());
+    vj_obj_set(o, "seconds", sd->ok && sd->format == 1 ? vj_new_num(sd->seconds) : vj_new_null());
     vj_obj_set(o, "closed_loop_seconds",
                sd->ok && sd->closed_seconds > 0 ? vj_new_num(sd->closed_seconds) : vj_new_null());
     if (!sd->ok)
@@ -346,7 +396,10 @@ static void check_outputs(const char *root, const sd_schedule *sd, int enforce, 
             char lab[64];
             if (!prof || strcmp(prof, sd->profile))
                 mm_addf(NULL, need[k], "profile", prof ? prof : "(absent)", "%s (%s line 1)", sd->profile, SD_REL);
-            if (enforce && (!sec || sec->type != VJ_NUM || sec->num != sd->seconds)) {
+            /* format 2 has no top-level seconds: each run's (predsched.h) */
+            const char *fmt = vj_get_str(pj, "format");
+            int two = sd->format == 2 || (fmt && !strcmp(fmt, "lab-prediction 2"));
+            if (enforce && !two && (!sec || sec->type != VJ_NUM || sec->num != sd->seconds)) {
                 vj_scalar_text(sec, lab, sizeof lab);
                 mm_addf(NULL, need[k], "seconds", sec ? lab : "(absent)", "%s (%s line 1)", sd->seconds_text, SD_REL);
             }

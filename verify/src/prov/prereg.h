@@ -14,11 +14,17 @@
  *     - provenance/prereg.json missing, without `registered_utc`, or its
  *       `files` not listing the six files in RESULTS.md's order
  *       (data/guesses.tsv, data/design.md, data/quiet.tsv, lab/arms.tsv,
- *       pipeline/comparisons.tsv, pipeline/ap_arms.tsv);
- *     - a `files` entry whose path is not one of the six, or listed twice,
- *       or whose sha256 and size differ from the file as given to the
- *       verifier (in: --guesses, --design, --quiet, --arms, --comparisons,
- *       --ap-arms), or that file missing;
+ *       pipeline/comparisons.tsv, pipeline/ap_arms.tsv), then
+ *       data/profiles.tsv as the seventh when listed (a study registered
+ *       from 2026-12-02; before, six);
+ *     - a `files` entry whose path is not one of the seven, or listed
+ *       twice, or whose sha256 and size differ from the file as given to
+ *       the verifier (in: --guesses, --design, --quiet, --arms,
+ *       --comparisons, --ap-arms, --profiles, else the registered copy,
+ *       else the root's file: main.c), or that file missing;
+ *     - a copy provenance/registered/<path> that differs from its entry
+ *       (checked apart when an option gave another file); with the
+ *       seventh listed, a registered file without its copy;
  *     - `registered_utc` not strictly before f (the first start);
  *     - results/prediction.json or results/ap.json missing;
  *     - prediction.json's `seconds` other than the schedule's S;
@@ -57,7 +63,7 @@ typedef struct {
 } pg_first;
 
 typedef struct {
-    const char *guesses, *design, *quiet, *arms, *comparisons, *ap_arms;
+    const char *guesses, *design, *quiet, *arms, *comparisons, *ap_arms, *profiles;
 } pg_inputs;
 
 void pg_first_start(const study *s, const pv_records *recs, pg_first *f);
