@@ -342,10 +342,12 @@ provenance: $(BIN)/provmd
 
 # The independent verifier, built alone from verify/ (nothing of lab/ or
 # pipeline/), recomputes every number and scans every output for secrets.
+# The registered inputs (guesses, comparisons, arms, design, profiles ...)
+# are the study's own copies under provenance/registered/, held there to
+# prereg.json; only the quiet rules may be given (the tests' QUIET=).
 factcheck:
 	$(MAKE) -C verify
-	verify/build/verify --root $(OUT) --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv \
-	    --ap-arms pipeline/ap_arms.tsv --quiet $(QUIET) --arms lab/arms.tsv --design data/design.md
+	verify/build/verify --root $(OUT) $(if $(filter-out data/quiet.tsv,$(QUIET)),--quiet $(QUIET))
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)
