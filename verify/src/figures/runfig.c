@@ -913,6 +913,7 @@ int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_
         vj_free(rj);
         return reject(r, err);
     }
+    r->has_fault = 1;
     df_spec sp;
     if (df_read_spec(rj, path, run, &sp, err, sizeof err)) {
         vj_free(rj);
