@@ -34,6 +34,7 @@
 #include "machines.h"
 #include "manifest.h"
 #include "mism.h"
+#include "outage.h"
 #include "predict.h"
 #include "prereg.h"
 #include "provmd.h"
@@ -380,7 +381,8 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     ap_run_state *rs = vu_xcalloc(s->nruns + 1, sizeof *rs); /* each run as judged here: flooded_runs */
     for (size_t i = 0; i < s->nruns; i++)
         rs[i] = (ap_run_state){s->runs[i].name, s->runs[i].arm, s->runs[i].round, s->runs[i].ok,
-                               s->runs[i].flood.flooded, s->runs[i].quiet};
+                               s->runs[i].flood.flooded, s->runs[i].quiet,
+                               s->runs[i].has_fault ? ou_scen_name[s->runs[i].fault.scen] : NULL};
     o->ap = ap_check(a->root, &s->ref, p->aparms, rs, s->nruns, &o->ap_member);
     free(rs);
     n->ap = mm_count() - mark;

@@ -14,7 +14,12 @@
  * chosen arm: 13 stand-ins of its 14 requests; as a round of H3-fb25 its
  * first M = 13 count, as a flooded run all 14) and H3-none-r1 (an arm that
  * is not chosen: 11 stand-ins of 12).  H3-fb25 then has three rounds, so
- * its resamples draw rounds.  A stub ap.json in format 2 makes the
+ * its resamples draw rounds.  A third quiet flooded run, H3-down-r1 (11
+ * stand-ins of 12), is of an arm with a fault: its store is down from
+ * 1/3 s to 2/3 s, where every lookup is refused at once (store E, service
+ * U) and answered with a stand-in; an outage, not a flood, so it is no
+ * entry of flooded_runs (APCOST.md 1.5, 1.13): left out, the study passes;
+ * listed, it is refused.  A stub ap.json in format 2 makes the
  * verifier compute format 2's numbers; they are promoted to ap.json,
  * ap_resamples.tsv.gz (the flooded runs' lines after the arms') and
  * manifest-ap.tsv (synap.h).  The good study test recomputes every
@@ -228,6 +233,43 @@ static char *g_root;
 /* round 3 of H3-fb25 and round 1 of H3-none: more than half stand-ins in their one second */
 static const char *TAP2_R3 = "KKDKKLKKKKKKKK";
 static const char *TAP2_NONE = "KKDKKKLKKKKK";
+/* H3-down-r1: a store down in [1/3 s, 2/3 s): requests 7 .. 11 arrive in the window */
+static const char *TAP2_DOWN = "KKDKKLKKKKKK";
+
+static int t_cmp_end(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+/* a run of arm H3-down with fault down (RAWFORMAT.md's default window):
+ * each store row arriving in the window refused at once (E, no start), its
+ * lookup unavailable (U) and the request answered with its stand-in; the
+ * stand-ins before the window are timeouts as in any kind run */
+static void down_flood_run(syn_run *r, const syn_ref *ref)
+{
+    syn_kind_run(r, "H3-down", 1, TAP2_DOWN, ref, 1500000000000LL);
+    syn_set_fault(r, "down");
+    long long F = r->t0 + r->from_ns, U = r->t0 + r->to_ns;
+    size_t in = 0;
+    for (size_t i = 0; i < r->ns; i++) {
+        syn_srow *s = &r->s[i];
+        if (s->arrive < F || s->arrive >= U)
+            continue;
+        cr_assert(TAP2_DOWN[s->req] != 'L', "request %lld in the window is answered live", s->req);
+        s->outcome = 'E';
+        s->has_start = 0;
+        s->end = s->arrive;
+        for (size_t k = 0; k < r->nv; k++)
+            if (r->v[k].req == s->req) {
+                r->v[k].a_out[0] = 'U';
+                r->v[k].a_end[0] = r->v[k].a_start[0] + 20000;
+            }
+        in++;
+    }
+    cr_assert_eq(in, 5, "requests 7 .. 11 in the down window");
+    qsort(r->s, r->ns, sizeof *r->s, t_cmp_end);
+}
 
 static void add_flooded_runs(const char *root)
 {
@@ -240,6 +282,9 @@ static void add_flooded_runs(const char *root)
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
     syn_kind_run(&r, "H3-none", 1, TAP2_NONE, &ref, 1400000000000LL);
+    cr_assert_eq(syn_write_run(root, &r, 6), 0);
+    syn_free_run(&r);
+    down_flood_run(&r, &ref);
     cr_assert_eq(syn_write_run(root, &r, 6), 0);
     syn_free_run(&r);
     syn_free_ref(&ref);
@@ -390,9 +435,20 @@ Test(ap2_study, format_2_recomputed_and_passes, .init = setup2, .fini = teardown
     cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
     free(out);
     vj_node *v = tap_verified(g_root);
+    /* H3-down-r1 is a quiet flooded run by the verifier's own figures, of an arm with a fault */
+    const vj_node *dn = tap_node(v, "runs/H3-down-r1");
+    cr_assert(dn, "runs.H3-down-r1");
+    cr_expect(tap_node(dn, "flooded")->b, "H3-down-r1 floods");
+    cr_expect(tap_node(dn, "quiet")->b, "H3-down-r1 is quiet");
+    cr_expect_eq(tap_at(dn, "during_standins"), 5);
+    cr_expect_eq(tap_at(v, "checks/ap/flooded_runs_recomputed"), 2);
+    cr_expect_eq(tap_at(v, "checks/ap/flooded_runs_outages_left_out"), 1);
     const vj_node *ap = vj_get(v, "ap");
     const vj_node *fr = vj_get(ap, "flooded_runs");
-    cr_assert(fr && fr->type == VJ_OBJ && fr->n == 2, "flooded_runs: the two quiet flooded runs");
+    cr_assert(fr && fr->type == VJ_OBJ && fr->n == 2,
+              "flooded_runs: the two quiet flooded runs of arms without a fault (not H3-down-r1)");
+    cr_expect(!vj_get(fr, "H3-down-r1"));
+    cr_expect(!tap_node(ap, "flooded_resamples/H3-down-r1"));
     cr_expect_str_eq(fr->keys[0], "H3-fb25-r3");
     cr_expect_str_eq(fr->keys[1], "H3-none-r1");
     cr_expect_str_eq(tap_node(fr, "H3-fb25-r3/arm")->text, "H3-fb25");
@@ -585,7 +641,7 @@ Test(ap2_study, missing_flooded_run_is_refused, .init = setup2, .fini = teardown
     change_ap2(drop_flood);
     char *out = verify_refused();
     cr_expect(strstr(out, "MISMATCH ap.json flooded_runs.H3-none-r1: lab (absent), verify a quiet flooded run of the "
-                          "study (arm H3-none, round 1; APCOST.md 1.5, 1.13)\n"),
+                          "study of an arm without a fault (arm H3-none, round 1; APCOST.md 1.5, 1.13)\n"),
               "%s", out);
     free(out);
 }
@@ -606,6 +662,30 @@ Test(ap2_study, extra_run_in_flooded_runs_is_refused, .init = setup2, .fini = te
     cr_expect(strstr(out, "MISMATCH ap.json flooded_runs.H4-r2-r1: lab (present), verify (not a flooded run: its "
                           "flooded is false, recomputed from its raw files)\n"),
               "%s", out);
+    free(out);
+}
+
+/* H3-down-r1 listed: H3-none-r1's entry under its name, arm and round */
+static void outage_flood(vj_node *o)
+{
+    vj_node *fr = vj_get(o, "flooded_runs");
+    cr_assert(fr && fr->n == 2 && !strcmp(fr->keys[1], "H3-none-r1"));
+    vj_node *x = vj_copy(fr->items[1]);
+    vj_obj_set(x, "arm", vj_new_str("H3-down"));
+    vj_obj_set(fr, "H3-down-r1", x);
+}
+
+Test(ap2_study, outage_run_in_flooded_runs_is_refused, .init = setup2, .fini = teardown2, .timeout = 180)
+{
+    change_ap2(outage_flood);
+    char *out = verify_refused();
+    cr_expect(strstr(out, "MISMATCH ap.json flooded_runs.H3-down-r1: lab (present), verify (a quiet flooded run of an "
+                          "arm with a fault, run.json's fault.name down: an outage, not a flood; APCOST.md 1.5 takes "
+                          "arms without a fault only)\n"),
+              "%s", out);
+    /* the two runs that belong there are not named */
+    cr_expect(!strstr(out, "flooded_runs.H3-none-r1"), "%s", out);
+    cr_expect(!strstr(out, "flooded_runs.H3-fb25-r3"), "%s", out);
     free(out);
 }
 

@@ -134,7 +134,8 @@ static const char *FORMAT2 =
     "replacement from the arm's own generator (seed bootstrap.seed XOR FNV-1a-64 of the arm's name), each "
     "bound's Monte Carlo error ci95_mc recomputed and compared (also against the percentiles of the lab's own "
     "resample values), the verdict clearly different only when hi + e_hi < 0 or lo - e_lo > 0, and "
-    "flooded_runs: exactly the study's quiet flooded runs (the verifier's own flooded and quiet of each run), "
+    "flooded_runs: exactly the study's quiet flooded runs of arms without a fault (the verifier's own flooded "
+    "and quiet of each run, and run.json's fault.name none: a store down or hanging is an outage, not a flood), "
     "each recomputed as an arm of one round with M = its own requests";
 static const char *COPIED =
     "ap.json's own numbers as the lab wrote them, for the report: model_seeds, bootstrap, live_ap.mean and "
@@ -167,8 +168,9 @@ typedef struct {
     int fmt;                      /* 2: "lab-ap 2"; 1: "lab-ap 1" (and any other format: a mismatch) */
     const ap_run_state *runs;     /* the study's runs as the verifier judged them */
     size_t nruns;
-    ap_arm *flood;                /* format 2: the quiet flooded runs, by name (byte order) */
+    ap_arm *flood;                /* format 2: the quiet flooded runs without a fault, by name (byte order) */
     size_t nf;
+    size_t nout;                  /* format 2: quiet flooded runs of arms with a fault, left out (outages) */
     const vj_node *lflood;        /* ap.json's flooded_runs (NULL when not an object) */
 } apc;
 
@@ -501,9 +503,18 @@ static int cmp_flood(const void *x, const void *y)
     return strcmp(((const ap_arm *)x)->arm, ((const ap_arm *)y)->arm);
 }
 
+/* a run of flooded_runs (APCOST.md 1.5, 1.13): judged (not rejected),
+ * flooded, quiet, and of an arm without a fault (run.json's fault.name
+ * "none"; a fault that could not be read: no flooded run) */
+static int is_flood(const ap_run_state *r)
+{
+    return r->ok && r->flooded && r->quiet && r->fault && !strcmp(r->fault, "none");
+}
+
 /* APCOST.md 1.5 "At a flood's stand-in share": every quiet flooded run of
- * the study, of any arm, each recomputed alone as an arm of one round with
- * M = its own requests; in byte order of the name (1.7) */
+ * the study of an arm without a fault, chosen or not, each recomputed alone
+ * as an arm of one round with M = its own requests; in byte order of the
+ * name (1.7) */
 static void find_floods(apc *c)
 {
     c->lflood = NULL;
@@ -513,8 +524,10 @@ static void find_floods(apc *c)
     c->flood = vu_xcalloc(c->nruns + 1, sizeof *c->flood);
     for (size_t i = 0; i < c->nruns; i++) {
         const ap_run_state *r = &c->runs[i];
-        if (!r->ok || !r->flooded || !r->quiet)
+        if (!is_flood(r)) {
+            c->nout += r->ok && r->flooded && r->quiet && r->fault && strcmp(r->fault, "none");
             continue;
+        }
         ap_arm_of_run(r->name, r->arm, r->round, &c->flood[c->nf++]);
     }
     qsort(c->flood, c->nf, sizeof *c->flood, cmp_flood);
@@ -522,21 +535,32 @@ static void find_floods(apc *c)
         ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->flood[i]);
 }
 
-/* why the run `name` is no entry of flooded_runs: the verifier's judgement */
-static const char *not_flood_why(const apc *c, const char *name)
+/* why the run `name` is no entry of flooded_runs: the verifier's judgement (in buf when it names the fault) */
+static const char *not_flood_why(const apc *c, const char *name, char *buf, size_t n)
 {
     for (size_t i = 0; i < c->nruns; i++)
         if (!strcmp(c->runs[i].name, name)) {
             if (!c->runs[i].ok)
                 return "(a run rejected as malformed: no quiet flooded run)";
+            if (!c->runs[i].fault)
+                return "(a run whose run.json fault could not be read: no flooded run)";
             if (!c->runs[i].flooded)
                 return "(not a flooded run: its flooded is false, recomputed from its raw files)";
-            return "(a flooded run that is not quiet: APCOST.md 1.5 takes quiet flooded runs only)";
+            if (!c->runs[i].quiet)
+                return "(a flooded run that is not quiet: APCOST.md 1.5 takes quiet flooded runs only)";
+            if (strcmp(c->runs[i].fault, "none")) {
+                snprintf(buf, n,
+                         "(a quiet flooded run of an arm with a fault, run.json's fault.name %.60s: an outage, not a "
+                         "flood; APCOST.md 1.5 takes arms without a fault only)",
+                         c->runs[i].fault);
+                return buf;
+            }
+            return "(a quiet flooded run of an arm without a fault: it is one)";
         }
     return "(no run of the study: not in results/raw/, or rejected)";
 }
 
-/* ap.json's flooded_runs: exactly the quiet flooded runs, in byte order of the name */
+/* ap.json's flooded_runs: exactly the quiet flooded runs of arms without a fault, in byte order of the name */
 static void check_flood_set(const apc *c)
 {
     const vj_node *lf = c->lflood;
@@ -546,7 +570,9 @@ static void check_flood_set(const apc *c)
         if (!vj_get(lf, c->flood[i].arm)) {
             char w[512], m[512];
             snprintf(w, sizeof w, "flooded_runs.%s", c->flood[i].arm);
-            snprintf(m, sizeof m, "a quiet flooded run of the study (arm %s, round %d; APCOST.md 1.5, 1.13)",
+            snprintf(m, sizeof m,
+                     "a quiet flooded run of the study of an arm without a fault (arm %s, round %d; APCOST.md 1.5, "
+                     "1.13)",
                      c->flood[i].of_arm, c->flood[i].r[0].round);
             mm_add(NULL, "ap.json", w, "(absent)", m);
         }
@@ -558,9 +584,9 @@ static void check_flood_set(const apc *c)
         if (mine)
             continue;
         same = 0;
-        char w[512];
+        char w[512], why[320];
         snprintf(w, sizeof w, "flooded_runs.%s", lf->keys[i]);
-        mm_add(NULL, "ap.json", w, "(present)", not_flood_why(c, lf->keys[i]));
+        mm_add(NULL, "ap.json", w, "(present)", not_flood_why(c, lf->keys[i], why, sizeof why));
     }
     int order = 1;
     for (size_t i = 0; same && i < c->nf; i++)
@@ -747,6 +773,7 @@ static void status_json(const apc *c, vj_node *st, size_t arms_recomputed)
     vj_obj_set(st, "format", vj_new_str(c->fmt >= 2 ? "lab-ap 2" : "lab-ap 1"));
     if (c->fmt >= 2) {
         vj_obj_set(st, "flooded_runs_recomputed", vj_new_int((long long)c->nf));
+        vj_obj_set(st, "flooded_runs_outages_left_out", vj_new_int((long long)c->nout));
         vj_obj_set(st, "format_2", vj_new_str(FORMAT2));
     }
 }

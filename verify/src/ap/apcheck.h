@@ -20,9 +20,13 @@
  *
  * Format lab-ap 2 (APCOST.md 1.5, 1.7, 1.11-1.13): the rounds resampled
  * too, each bound's ci95_mc, the verdict's margin and flooded_runs, whose
- * set must be exactly the study's quiet flooded runs: runs[0 .. nruns) are
- * the verifier's own judgement of every run of the study (its name, arm,
- * round, flooded and quiet, recomputed from the raw files), only read.
+ * set must be exactly the study's quiet flooded runs of arms without a
+ * fault (run.json's fault.name "none"; a store down or hanging fills its
+ * window with stand-ins by design: an outage, not a flood): runs[0 ..
+ * nruns) are the verifier's own judgement of every run of the study (its
+ * name, arm, round, flooded and quiet, recomputed from the raw files, and
+ * its fault as read from run.json), only read.  A run whose fault could
+ * not be read (fault NULL) is no flooded run.
  * Format lab-ap 1 (the study published on 2026-12-01) is checked as
  * before: no ci95_mc, no flooded_runs, the rounds not resampled.
  *
@@ -47,6 +51,7 @@ typedef struct {
     int round;
     int ok;             /* 0: rejected (a malformed file): no judgement, in no entry */
     int flooded, quiet; /* 1: flooded (RESULTS.md's runs.<run>.flooded), quiet */
+    const char *fault;  /* run.json's fault.name as read ("none", "down", ...); NULL: not read */
 } ap_run_state;
 
 vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, const ap_run_state *runs,

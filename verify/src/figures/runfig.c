@@ -924,6 +924,7 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
         vj_free(rj);
         return reject(r, err);
     }
+    r->has_fault = 1;
     df_spec sp;
     if (df_read_spec(rj, path, run, &sp, err, sizeof err)) {
         vj_free(rj);

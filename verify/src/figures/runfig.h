@@ -87,6 +87,7 @@ typedef struct {
     double *foreign_sec;            /* the foreign share of row s of MM; NaN: no such row (null) */
     long long *live_sec, *errors_sec; /* per second: arrivals of kind L, of kind E */
     ou_fault fault;                 /* run.json's fault: scenario and window */
+    int has_fault;                  /* 1: fault read from run.json (0: the run rejected before) */
     ou_win win;                     /* the window's counts while the files are read */
     long long store_out[8];         /* store_outcomes, in the order of RC_STORE_OUTCOMES */
     long long lookup_end[12];       /* lookup_ends, in the order of RC_LOOKUP_OUTS */
