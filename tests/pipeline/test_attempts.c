@@ -14,7 +14,8 @@
  *   by the never-quiet rules: `attempts` has the three with `attempt` N,
  *   quiet false and the very rules run.json named, their run's prediction;
  *   and by no limits: the attempts are then quiet by the rules, yet count in
- *   no arm (H3-fb25's rounds are [1, 2], its totals the two runs').
+ *   no arm and no verdict (H3-fb25's rounds are [1, 2], its totals the two
+ *   runs', each verdict on it pairs rounds 1 and 2).
  * - Resume: measure run again on the same OUT keeps the attempts byte for
  *   byte, moves the last disturbed folder to the next number and numbers
  *   the new attempts after it; a measure stopped between moving a folder
@@ -266,12 +267,24 @@ Test(attempts, every_disturbed_attempt_kept_listed_and_counted_in_nothing)
     json_int_t n1 = json_integer_value(json_object_get(jget(res, "runs", RUN), "n"));
     json_int_t n2 = json_integer_value(json_object_get(jget(res, "runs", "H3-fb25-r2"), "n"));
     cr_assert_eq(json_integer_value(json_object_get(arm, "n_total")), n1 + n2, "the arm's total: its two runs only");
-    /* the flood odds of an arm count its runs alone too */
-    json_t *odds = json_object_get(res, "odds"), *o;
+    /* the verdicts on H3-fb25 against another measured arm pair its two runs, no attempt */
+    json_t *v;
     size_t i;
-    json_array_foreach(odds, i, o) if (!strcmp(json_string_value(json_object_get(o, "arm")), "H3-fb25") &&
-                                       json_is_integer(json_object_get(o, "n")))
-        cr_assert_eq(json_integer_value(json_object_get(o, "n")), 2, "odds of H3-fb25 over its 2 runs");
+    int paired = 0;
+    json_array_foreach(json_object_get(res, "verdicts"), i, v)
+    {
+        const char *a = json_string_value(json_object_get(v, "a")), *b = json_string_value(json_object_get(v, "b"));
+        const char *other = !strcmp(a, "H3-fb25") ? b : !strcmp(b, "H3-fb25") ? a : NULL;
+        if (!other || !json_object_get(json_object_get(res, "arms"), other))
+            continue;
+        json_t *vr = json_object_get(v, "rounds");
+        cr_assert_eq(json_array_size(vr), 2, "%s against %s: rounds", a, b);
+        cr_assert_eq(json_integer_value(json_array_get(vr, 0)), 1);
+        cr_assert_eq(json_integer_value(json_array_get(vr, 1)), 2);
+        cr_assert_eq(json_array_size(json_object_get(v, "diffs")), 2);
+        paired++;
+    }
+    cr_assert_gt(paired, 0, "no verdict on H3-fb25 and another tiny arm (pipeline/comparisons.tsv)");
     json_decref(res);
     json_decref(last);
 }
