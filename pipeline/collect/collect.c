@@ -9,7 +9,10 @@
  * 2. Loads every run folder OUT/results/raw/<run>/ whose fingerprint is not
  *    loaded yet, each checked whole first and loaded in one transaction
  *    (pipeline/collect/collectload.c: raw format 3, a second store's rows kept apart
- *    by their store number).  Runs no longer on disk are deleted.
+ *    by their store number), then every kept attempt
+ *    OUT/results/attempts/<run>-a<N>/ the same way, marked as an attempt
+ *    (it counts in nothing: stats.sql).  Runs and attempts no longer on
+ *    disk are deleted.
  * 3. Loads pipeline/comparisons.tsv, data/guesses.tsv (predicates parsed
  *    here into clauses, grammar in data/README.md) and the prediction, runs
  *    pipeline/collect/stats.sql.
@@ -228,7 +231,7 @@ static int one_machine_per_round(PGconn *db, char *err, size_t errlen)
                             " SELECT round, run, coalesce(run_json->>'machine', '(none)') m,"
                             " min(coalesce(run_json->>'machine', '(none)')) OVER (PARTITION BY round) mi,"
                             " max(coalesce(run_json->>'machine', '(none)')) OVER (PARTITION BY round) ma"
-                            " FROM runs) x GROUP BY round HAVING min(m) <> max(m) ORDER BY round LIMIT 1",
+                            " FROM runs WHERE attempt IS NULL) x GROUP BY round HAVING min(m) <> max(m) ORDER BY round LIMIT 1",
                             err, errlen);
     if (!r)
         return -1;
@@ -247,14 +250,18 @@ static int one_machine_per_round(PGconn *db, char *err, size_t errlen)
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* Names of complete run folders (those not starting with '.'), sorted. */
-static int list_runs(const char *root, char ***out, int *n, char *err, size_t errlen)
+/* Names of the folders of root/rel (those not starting with '.'), sorted:
+ * the runs of results/raw (which must be there), the kept attempts of
+ * results/attempts (none when it is missing). */
+static int list_runs(const char *root, const char *rel, char ***out, int *n, char *err, size_t errlen)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/" PATH_RAW_DIR, root);
+    snprintf(dir, sizeof dir, "%s/%s", root, rel);
     *out = NULL;
     *n = 0;
     DIR *d = opendir(dir);
+    if (!d && strcmp(rel, PATH_RAW_DIR) != 0)
+        return 0;
     if (!d) {
         ut_seterr(err, errlen, "%s: no raw runs: run make measure first", dir);
         return -1;
@@ -316,8 +323,8 @@ int main(int argc, char **argv)
     pgx_exec(db, "SET jit = off", err, sizeof err);
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
-    char **runs = NULL;
-    int nruns = 0, rc = 1, loaded = 0;
+    char **runs = NULL, **atts = NULL;
+    int nruns = 0, natts = 0, rc = 1, loaded = 0;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
     snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
@@ -330,7 +337,8 @@ int main(int argc, char **argv)
     if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
         pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
-    if (list_runs(o.root, &runs, &nruns, err, sizeof err) != 0)
+    if (list_runs(o.root, PATH_RAW_DIR, &runs, &nruns, err, sizeof err) != 0 ||
+        list_runs(o.root, PATH_ATTEMPTS_DIR, &atts, &natts, err, sizeof err) != 0)
         goto done;
     for (int i = 0; i < nruns; i++) {
         int r = collectload_run(db, o.root, runs[i], err, sizeof err);
@@ -341,14 +349,25 @@ int main(int argc, char **argv)
         if (prov_input(pv, path, err, sizeof err) != 0)
             goto done;
     }
-    /* runs no longer on disk */
+    for (int i = 0; i < natts; i++) {
+        int r = collectload_attempt(db, o.root, atts[i], err, sizeof err);
+        if (r < 0)
+            goto done;
+        loaded += r;
+        snprintf(path, sizeof path, "%s/" PATH_ATTEMPTS_DIR "/%s/run.json", o.root, atts[i]);
+        if (prov_input(pv, path, err, sizeof err) != 0)
+            goto done;
+    }
+    /* runs (and attempts) no longer on disk */
     {
-        PGresult *q = PQexec(db, "SELECT run FROM runs ORDER BY run");
+        PGresult *q = PQexec(db, "SELECT run, attempt IS NOT NULL FROM runs ORDER BY run");
         for (int i = 0; q && i < PQntuples(q); i++) {
             const char *run = PQgetvalue(q, i, 0);
-            int found = 0;
-            for (int k = 0; k < nruns && !found; k++)
+            int found = 0, att = PQgetvalue(q, i, 1)[0] == 't';
+            for (int k = 0; !att && k < nruns && !found; k++)
                 found = !strcmp(runs[k], run);
+            for (int k = 0; att && k < natts && !found; k++)
+                found = !strcmp(atts[k], run);
             if (!found) {
                 collectload_forget(db, run, err, sizeof err);
                 printf("collect: %s is no longer on disk: removed from the database\n", run);
@@ -370,7 +389,7 @@ int main(int argc, char **argv)
     if (ut_mkdir_p(results, err, sizeof err) != 0 || collectexport_results(db, path, err, sizeof err) != 0 ||
         prov_output(pv, path, err, sizeof err) != 0)
         goto done;
-    printf("collect: %d runs (%d loaded now), statistics computed in PostgreSQL, %s written\n", nruns, loaded,
+    printf("collect: %d runs and %d kept attempts (%d loaded now), statistics computed in PostgreSQL, %s written\n", nruns, natts, loaded,
            path);
     rc = 0;
     goto done;
@@ -387,6 +406,9 @@ done:
     for (int i = 0; i < nruns; i++)
         free(runs[i]);
     free(runs);
+    for (int i = 0; i < natts; i++)
+        free(atts[i]);
+    free(atts);
     char provdir[4096];
     snprintf(provdir, sizeof provdir, "%s/" PATH_PROV_DIR, o.root);
     prov_lib(pv, "libpq", PQlibVersion() >= 150000 ? "15" : "other");

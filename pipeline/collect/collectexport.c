@@ -1,8 +1,8 @@
 /* collectexport: collect's export, results/results.json (pipeline/RESULTS.md)
  * from the tables stats.sql filled, section by section: the runs (each with
- * its machine, its seconds and its prediction), the arms (figures and
- * totals), the verdicts (each with its error rate) and their family sum,
- * the guesses and the odds; every value PostgreSQL
+ * its machine, its seconds and its prediction), the kept attempts (the same,
+ * with their N), the arms (figures and totals), the verdicts (each with its
+ * error rate) and their family sum, the guesses and the odds; every value PostgreSQL
  * printed read back whole.  The contract is collectexport.h's. */
 #include "collectexport.h"
 
@@ -111,27 +111,40 @@ static json_t *pg_bool_array(const char *s)
 }
 
 /* Each run's `predicted`: its row of predicted_runs (prediction.json's
- * figures as written there), null without one. */
-static int export_predicted(PGconn *db, exporter *x, json_t *runs)
+ * figures as written there), null without one; a kept attempt's is its
+ * run's (<arm>-r<round>). */
+static int export_predicted(PGconn *db, exporter *x, json_t *runs, json_t *attempts)
 {
-    const char *run;
-    json_t *o;
-    json_object_foreach(runs, run, o) json_object_set_new(o, "predicted", json_null());
     PGresult *r = pgx_query(db,
                             "SELECT run, p99_ms, standin_share, lookups_per_request, flooded, flood_from_s "
                             "FROM predicted_runs ORDER BY run",
                             x->err, x->errlen);
     if (!r)
         return -1;
+    json_t *pred = json_object();
     for (int i = 0; i < PQntuples(r); i++) {
-        if (!(o = json_object_get(runs, PQgetvalue(r, i, 0))))
-            continue;
         json_t *p = json_object();
         for (int c = 1; c < PQnfields(r); c++)
             json_object_set_new(p, PQfname(r, c), cell(x, r, i, c));
-        json_object_set_new(o, "predicted", p);
+        json_object_set_new(pred, PQgetvalue(r, i, 0), p);
     }
     PQclear(r);
+    const char *run;
+    json_t *o;
+    json_object_foreach(runs, run, o)
+    {
+        json_t *p = json_object_get(pred, run);
+        json_object_set_new(o, "predicted", p ? json_deep_copy(p) : json_null());
+    }
+    json_object_foreach(attempts, run, o)
+    {
+        char base[300];
+        snprintf(base, sizeof base, "%s-r%lld", json_string_value(json_object_get(o, "arm")),
+                 (long long)json_integer_value(json_object_get(o, "round")));
+        json_t *p = json_object_get(pred, base);
+        json_object_set_new(o, "predicted", p ? json_deep_copy(p) : json_null());
+    }
+    json_decref(pred);
     return 0;
 }
 
@@ -174,29 +187,42 @@ static int export_odds(PGconn *db, exporter *x, json_t *odds)
 
 /* ------------------------------------------------------------ sections */
 
-/* `runs`: every row of run_stats (quiet_rules a list of rule names), with
- * the machine of its run.json, its seconds (per_second) and its prediction. */
-static int export_runs(PGconn *db, exporter *x, json_t *runs)
+/* The object of run_stats' row named `name`: in runs, or in attempts for a
+ * kept attempt; NULL when neither has it. */
+static json_t *run_obj(json_t *runs, json_t *attempts, const char *name)
+{
+    json_t *o = json_object_get(runs, name);
+    return o ? o : json_object_get(attempts, name);
+}
+
+/* `runs`: every row of run_stats that is a run (quiet_rules a list of rule
+ * names), with the machine of its run.json, its seconds (per_second) and
+ * its prediction; `attempts`: the same of every kept attempt, with its
+ * `attempt` N (a run has no such member). */
+static int export_runs(PGconn *db, exporter *x, json_t *runs, json_t *attempts)
 {
     PGresult *r = pgx_query(db, "SELECT * FROM run_stats ORDER BY run", x->err, x->errlen);
     if (!r)
         return -1;
+    int ca = PQfnumber(r, "attempt");
     for (int i = 0; i < PQntuples(r); i++) {
         json_t *o = json_object();
+        int att = ca >= 0 && !PQgetisnull(r, i, ca);
         for (int c = 1; c < PQnfields(r); c++)
-            json_object_set_new(o, PQfname(r, c),
-                                strcmp(PQfname(r, c), "quiet_rules") ? cell(x, r, i, c)
-                                                                     : pg_text_array(PQgetvalue(r, i, c)));
+            if (c != ca || att)
+                json_object_set_new(o, PQfname(r, c),
+                                    strcmp(PQfname(r, c), "quiet_rules") ? cell(x, r, i, c)
+                                                                         : pg_text_array(PQgetvalue(r, i, c)));
         json_object_set_new(o, "per_second", json_array());
-        json_object_set_new(runs, PQgetvalue(r, i, 0), o);
+        json_object_set_new(att ? attempts : runs, PQgetvalue(r, i, 0), o);
     }
     PQclear(r);
     /* the machine that measured each run, from its run.json (RESULTS.md) */
     if (!(r = pgx_query(db, "SELECT run, run_json->>'machine' FROM runs ORDER BY run", x->err, x->errlen)))
         return -1;
     for (int i = 0; i < PQntuples(r); i++)
-        if (json_object_get(runs, PQgetvalue(r, i, 0)))
-            json_object_set_new(json_object_get(runs, PQgetvalue(r, i, 0)), "machine",
+        if (run_obj(runs, attempts, PQgetvalue(r, i, 0)))
+            json_object_set_new(run_obj(runs, attempts, PQgetvalue(r, i, 0)), "machine",
                                 PQgetisnull(r, i, 1) ? json_null() : json_string(PQgetvalue(r, i, 1)));
     PQclear(r);
     r = pgx_query(db,
@@ -207,7 +233,7 @@ static int export_runs(PGconn *db, exporter *x, json_t *runs)
     if (!r)
         return -1;
     for (int i = 0; i < PQntuples(r); i++) {
-        json_t *o = json_object_get(runs, PQgetvalue(r, i, 0));
+        json_t *o = run_obj(runs, attempts, PQgetvalue(r, i, 0));
         if (!o)
             continue;
         json_t *e = json_object();
@@ -216,11 +242,11 @@ static int export_runs(PGconn *db, exporter *x, json_t *runs)
         json_array_append_new(json_object_get(o, "per_second"), e);
     }
     PQclear(r);
-    return export_predicted(db, x, runs);
+    return export_predicted(db, x, runs, attempts);
 }
 
 /* `arms`: each arm's figures over its quiet runs (arm_stats), then its
- * rounds and totals. */
+ * rounds and totals (of its runs: a kept attempt counts in none). */
 static int export_arms(PGconn *db, exporter *x, json_t *arms)
 {
     PGresult *r = pgx_query(db,
@@ -252,7 +278,7 @@ static int export_arms(PGconn *db, exporter *x, json_t *arms)
               "coalesce(sum(error) FILTER (WHERE quiet), 0), coalesce(sum(lookups) FILTER (WHERE quiet), 0), "
               "coalesce(sum(cut_short) FILTER (WHERE quiet), 0), "
               "coalesce(array_agg(round ORDER BY round) FILTER (WHERE NOT quiet), '{}') "
-              "FROM run_stats GROUP BY arm ORDER BY arm",
+              "FROM run_stats WHERE attempt IS NULL GROUP BY arm ORDER BY arm",
               x->err, x->errlen);
     if (!r)
         return -1;
@@ -344,10 +370,10 @@ static int export_guesses(PGconn *db, exporter *x, json_t *guesses)
 int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen)
 {
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
-           *guesses = json_array(), *odds = json_array(), *family = json_object();
+           *guesses = json_array(), *odds = json_array(), *family = json_object(), *attempts = json_object();
     int rc = -1;
     exporter x = {err, errlen, 0};
-    if (export_runs(db, &x, runs) != 0 || export_arms(db, &x, arms) != 0 ||
+    if (export_runs(db, &x, runs, attempts) != 0 || export_arms(db, &x, arms) != 0 ||
         export_verdicts(db, &x, verdicts) != 0 || export_family(db, &x, family) != 0 ||
         export_guesses(db, &x, guesses) != 0 ||
         export_odds(db, &x, odds) != 0)
@@ -359,6 +385,7 @@ int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen
     json_object_set(top, "verdict_family", family);
     json_object_set(top, "guesses", guesses);
     json_object_set(top, "odds", odds);
+    json_object_set(top, "attempts", attempts);
     if (!x.bad) {
         char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
         rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
@@ -372,5 +399,6 @@ done:
     json_decref(family);
     json_decref(guesses);
     json_decref(odds);
+    json_decref(attempts);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* collectexport: collect's export, the tables stats.sql computed into
  * results/results.json (pipeline/RESULTS.md defines every field).
  *
- * collectexport_results reads, in this order, run_stats, the runs' machine,
+ * collectexport_results reads, in this order, run_stats (its runs into
+ * `runs`, its kept attempts, attempt not null, into `attempts`), the runs' machine,
  * per_second, predicted_runs, arm_stats and the arms' totals, verdicts (with
  * each verdict's error rate), verdict_family,
  * guess_results and odds, and writes `path` atomically (ut_write_file) as

@@ -91,11 +91,11 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
 
 /* run.json's fields as SQL parameters, in `runs`' column order. */
 enum { P_RUN, P_ARM, P_ROUND, P_SECONDS, P_T0, P_FP, P_FAULT, P_FROM, P_TO, P_STORES,
-       P_TRIES, P_COOL, P_RBPCT, P_RBFLOOR, P_INFLIGHT, P_JSON, P_N };
+       P_TRIES, P_COOL, P_RBPCT, P_RBFLOOR, P_INFLIGHT, P_JSON, P_ATTEMPT, P_N };
 
 typedef struct {
     const char *p[P_N];
-    char round[32], seconds[64], t0[32], fault[16], from[32], to[32], stores[8];
+    char round[32], seconds[64], t0[32], fault[16], from[32], to[32], stores[8], attempt[16];
     char spec[5][32]; /* tries, brk_cool_ms, rb_pct, rb_floor, inflight */
     int nstores;
 } run_info;
@@ -189,12 +189,12 @@ static int read_run_json(json_t *rj, const char *path, run_info *ri, char *err, 
 
 /* ------------------------------------------------------------ one run */
 
-/* The run's system log lines (provenance/runs/<run>.json), redacted, as
- * COPY text rows of `syslog`. */
-static void syslog_rows(const char *root, const char *run, sbuf *lg)
+/* The run's system log lines (its record, provenance/runs/<rec>.json),
+ * redacted, as COPY text rows of `syslog` under the name run. */
+static void syslog_rows(const char *root, const char *run, const char *rec, sbuf *lg)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/" PATH_RUNS_DIR "/%s.json", root, run);
+    snprintf(path, sizeof path, "%s/" PATH_RUNS_DIR "/%s.json", root, rec);
     json_t *pj = json_load_file(path, 0, NULL);
     json_t *sl = pj ? json_object_get(pj, "syslog") : NULL;
     if (!sl) {
@@ -307,19 +307,46 @@ static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, char *err,
                    pgx_exec_params(db,
                                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, fault, "
                                    "win_from_ns, win_to_ns, stores, tries, brk_cool_ms, rb_pct, rb_floor, "
-                                   "inflight, run_json) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, "
-                                   "$12, $13, $14, $15, $16)",
+                                   "inflight, run_json, attempt) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+                                   "$10, $11, $12, $13, $14, $15, $16, $17)",
                                    P_N, ri->p, err, errlen) != 0 ||
                    pgx_exec(db, "COMMIT", err, errlen) != 0
                ? -1
                : 0;
 }
 
-int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen)
+/* "<run>-a<N>" (N >= 1, no leading zero): 0 with the run's name in base and
+ * N in *n, else -1. */
+static int attempt_name(const char *name, char *base, size_t bl, int *n)
 {
-    char dir[4096], path[4200], fp[65];
+    const char *a = strrchr(name, '-');
+    if (!a || a == name || a[1] != 'a' || a[2] < '1' || a[2] > '9' || strlen(a + 2) > 6 ||
+        (size_t)(a - name) >= bl)
+        return -1;
+    for (const char *p = a + 2; *p; p++)
+        if (*p < '0' || *p > '9')
+            return -1;
+    snprintf(base, bl, "%.*s", (int)(a - name), name);
+    *n = atoi(a + 2);
+    return 0;
+}
+
+/* One folder, rel/<name>/ under root, loaded as the run `name`; attempt 0
+ * for a run, N for a kept attempt (its record <run>.attempt-N.json). */
+static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, char *err,
+                       size_t errlen)
+{
+    char dir[4096], path[4200], fp[65], base[256] = "", rec[300];
     int has2;
-    snprintf(dir, sizeof dir, "%s/" PATH_RAW_DIR "/%s", root, run);
+    snprintf(dir, sizeof dir, "%s/%s/%s", root, rel, run);
+    int n = 0;
+    if (attempt && attempt_name(run, base, sizeof base, &n) != 0) {
+        ut_seterr(err, errlen, "%s: not a kept attempt's name (<arm>-r<round>-a<N>, N from 1)", dir);
+        return -1;
+    }
+    snprintf(rec, sizeof rec, "%s", run);
+    if (attempt)
+        snprintf(rec, sizeof rec, "%s.attempt-%d", base, n);
     if (fingerprint(dir, fp, &has2, err, errlen) != 0)
         return -1;
     const char *p1[] = {run, fp};
@@ -346,6 +373,17 @@ int collectload_run(PGconn *db, const char *root, const char *run, char *err, si
     ri.p[P_FP] = fp;
     if (read_run_json(rj, path, &ri, err, errlen) != 0)
         goto done;
+    if (attempt) { /* the attempt of the run its run.json names */
+        char want[300];
+        snprintf(want, sizeof want, "%s-r%s", ri.p[P_ARM], ri.round);
+        if (strcmp(want, base) != 0) {
+            ut_seterr(err, errlen, "%s: arm, round: %s round %s, yet the folder is named for an attempt of %s", path,
+                      ri.p[P_ARM], ri.round, base);
+            goto done;
+        }
+        snprintf(ri.attempt, sizeof ri.attempt, "%d", n);
+        ri.p[P_ATTEMPT] = ri.attempt;
+    }
     if (has2 != (ri.nstores == 2)) {
         ut_seterr(err, errlen, "%s/store2.tsv.gz: %s, yet run.json's stores is %d", dir,
                   has2 ? "present" : "missing", ri.nstores);
@@ -353,7 +391,7 @@ int collectload_run(PGconn *db, const char *root, const char *run, char *err, si
     }
     if (read_files(root, dir, run, ri.nstores, b, err, errlen) != 0)
         goto done;
-    syslog_rows(root, run, &b[B_SYSLOG]);
+    syslog_rows(root, run, rec, &b[B_SYSLOG]);
     rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
     ri.p[P_JSON] = rjtext;
     if (replace_run(db, &ri, b, err, errlen) != 0) {
@@ -363,9 +401,9 @@ int collectload_run(PGconn *db, const char *root, const char *run, char *err, si
         pgx_exec(db, "ROLLBACK", e2, sizeof e2);
         goto done;
     }
-    printf("collect: loaded %s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
+    printf("collect: loaded %s%s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
            "%zu service events\n",
-           run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows, ri.nstores, ri.nstores > 1 ? "s" : "",
+           attempt ? "the kept attempt " : "", run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows, ri.nstores, ri.nstores > 1 ? "s" : "",
            b[B_MACHINE].rows, b[B_EVENTS].rows);
     rc = 1;
 done:
@@ -374,6 +412,16 @@ done:
         free(b[i].buf);
     json_decref(rj);
     return rc;
+}
+
+int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen)
+{
+    return load_folder(db, root, PATH_RAW_DIR, run, 0, err, errlen);
+}
+
+int collectload_attempt(PGconn *db, const char *root, const char *name, char *err, size_t errlen)
+{
+    return load_folder(db, root, PATH_ATTEMPTS_DIR, name, 1, err, errlen);
 }
 
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)

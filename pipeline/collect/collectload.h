@@ -17,9 +17,17 @@
  * (ROOT/provenance/runs/<run>.json) through the redactor.  An error names
  * the file, line and field, and leaves nothing of that run loaded.
  *
- * collectload_forget deletes a run's rows from every raw table.
+ * collectload_attempt loads ROOT/results/attempts/<run>-a<N>/, a kept
+ * disturbed attempt (pipeline/RESULTS.md), the same way under the name
+ * <run>-a<N> with `runs.attempt` N (null for a run): its run.json's arm and
+ * round must be the run's, its system log lines come from its record
+ * provenance/runs/<run>.attempt-N.json.  stats.sql gives it every figure of
+ * a run and counts it in nothing.
  *
- * Returns: collectload_run 1 loaded, 0 already loaded, -1 error (err);
+ * collectload_forget deletes a run's (or an attempt's) rows from every raw
+ * table.
+ *
+ * Returns: collectload_run and collectload_attempt 1 loaded, 0 already loaded, -1 error (err);
  * collectload_forget 0 or -1.  The caller owns the connection.
  */
 #ifndef PIPELINE_COLLECTLOAD_H
@@ -29,6 +37,7 @@
 #include <stddef.h>
 
 int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen);
+int collectload_attempt(PGconn *db, const char *root, const char *name, char *err, size_t errlen);
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
 
 #endif

@@ -17,15 +17,16 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 5) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 6) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (5);
+        INSERT INTO schema_version VALUES (6);
     END IF;
 END $$;
 
 CREATE TABLE IF NOT EXISTS runs (
-    run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name
+    run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name; <arm>-r<round>-a<N> for
+                                          -- a kept attempt (results/attempts/), which counts in nothing
     arm         text NOT NULL,
     round       int NOT NULL,
     seconds     double precision NOT NULL,
@@ -40,7 +41,8 @@ CREATE TABLE IF NOT EXISTS runs (
     rb_pct      int NOT NULL,             --   above 0: a retry budget of rb_pct percent ...
     rb_floor    int NOT NULL,             --   ... plus rb_floor retries a second
     inflight    int NOT NULL,             --   above 0: a limit on lookups in flight
-    run_json    jsonb NOT NULL
+    run_json    jsonb NOT NULL,
+    attempt     int                       -- N of a kept attempt <run>-a<N>; null for a run (results/raw/)
 );
 
 CREATE TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
@@ -147,7 +149,10 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     before_lookups_100ms double precision, recovery_lookups_100ms jsonb, recovery_lookups_100ms_max bigint,
     -- floods and rare events (issue 14): from per_second, and the store's rows
     missed_seconds bigint, flooded boolean, flood_from_s int, drained boolean,
-    longest_line bigint, freezes bigint, freeze_share double precision, false_timeouts bigint
+    longest_line bigint, freezes bigint, freeze_share double precision, false_timeouts bigint,
+    -- a kept attempt's N (runs.attempt): its figures are exported under
+    -- `attempts`, and it counts in no arm, verdict, guess or odds
+    attempt int
 );
 
 CREATE TABLE per_second (                    -- second by second of each run

@@ -75,6 +75,12 @@ UPDATE run_stats s SET quiet_rules = coalesce((
           END), '{}');
 UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 
+-- A kept attempt (results/attempts/<run>-a<N>/) has every figure of a run
+-- and counts in nothing: each statement below that reads several runs
+-- (run_figures, arm_stats, odds; collect's arms' rounds and totals) keeps
+-- to attempt IS NULL.
+UPDATE run_stats s SET attempt = r.attempt FROM runs r WHERE r.run = s.run AND r.attempt IS NOT NULL;
+
 -- The store failing, every run: requests lost, what became of each lookup
 -- on both sides, permanent errors retried, the service's connections.
 -- With them, the gates (the defences): the retries they let through (K >= 1,
@@ -496,7 +502,8 @@ LEFT JOIN (
 WHERE x.run = r.run;
 
 -- One row per (run, figure) of the quiet runs: what verdicts, guesses and
--- arm statistics read (a disturbed run counts as not measured).
+-- arm statistics read (a disturbed run counts as not measured, a kept
+-- attempt not at all).
 INSERT INTO run_figures
 SELECT s.run, s.arm, s.round, f.figure, f.value
 FROM run_stats s
@@ -535,13 +542,13 @@ CROSS JOIN LATERAL (VALUES
     ('longest_line', s.longest_line::double precision), ('freezes', s.freezes::double precision),
     ('freeze_share', s.freeze_share), ('false_timeouts', s.false_timeouts::double precision)
 ) AS f(figure, value)
-WHERE s.quiet;
+WHERE s.quiet AND s.attempt IS NULL;
 
 -- Median and range over rounds of RESULTS.md's list of arm figures, for
 -- every arm (nulls left out; all null when no quiet run has the figure).
 INSERT INTO arm_stats
 SELECT a.arm, f.figure, x.median, x.min, x.max
-FROM (SELECT DISTINCT arm FROM run_stats) a
+FROM (SELECT DISTINCT arm FROM run_stats WHERE attempt IS NULL) a
 CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), ('live_share'),
     ('standin_share'), ('last_known_share'), ('default_share'), ('error_share'), ('lookups_per_request'),
     ('slot_ms_per_lookup'), ('slot_ms_per_request'), ('cut_short'), ('late_p99_us'), ('answers_per_s'),
@@ -688,7 +695,8 @@ BEGIN
 END $$;
 
 WITH ev AS (     -- the events of each quiet run
-    SELECT arm, round, flooded, coalesce(p99_ms > 1000, false) AS p99_over_1s FROM run_stats WHERE quiet
+    SELECT arm, round, flooded, coalesce(p99_ms > 1000, false) AS p99_over_1s FROM run_stats
+    WHERE quiet AND attempt IS NULL
 ),
 c AS (
     SELECT o.k AS ord, o.claim, o.arm, o.event, NULL::text AS source, o.sim_k, o.sim_n, m.k, m.n, m.rounds,

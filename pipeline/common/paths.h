@@ -14,10 +14,13 @@
 #define PATH_RESULTS_DIR "results"
 #define PATH_PROV_DIR "provenance"
 
-/* measure's: the runs' folders (results/raw/<arm>-r<round>/), the schedule,
- * the references the runs were measured against, the prediction, each
- * run's record (provenance/runs/<run>.json) */
+/* measure's: the runs' folders (results/raw/<arm>-r<round>/), the kept
+ * disturbed attempts of runs measured again (results/attempts/<run>-a<N>/,
+ * N the attempt's number, as in its record <run>.attempt-N.json), the
+ * schedule, the references the runs were measured against, the prediction,
+ * each run's record (provenance/runs/<run>.json) */
 #define PATH_RAW_DIR "results/raw"
+#define PATH_ATTEMPTS_DIR "results/attempts"
 #define PATH_SCHEDULE "results/schedule.tsv"
 #define PATH_REFERENCE_DIR "results/reference"
 #define PATH_PREDICTION "results/prediction.json"

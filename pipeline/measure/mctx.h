@@ -31,7 +31,7 @@ typedef struct mctx {
     double closed_s; /* --closed-s, 0: the profile's */
     int gate;
     /* under root */
-    char *results, *raw, *provdir, *runsdir, *sched_path, *manifest;
+    char *results, *raw, *attempts, *provdir, *runsdir, *sched_path, *manifest; /* attempts: results/attempts */
     arm_table arms;
     sched sc;
     int lockfd;

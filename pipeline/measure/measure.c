@@ -44,8 +44,16 @@
  * judgement into run.json.  A disturbed run is measured again at once (after
  * the idle gate), up to 3 attempts in all; each earlier attempt's record is
  * kept as provenance/runs/<run>.attempt-N.json, and the final record lists
- * them.  A run disturbed in every attempt is kept, marked (run.json), and
- * named at the end (exit 3); a rerun measures it again.
+ * them.  Its raw files are kept too: before the run is measured again, its
+ * folder results/raw/<run>/ is renamed, whole, to
+ * results/attempts/<run>-a<N>/ (the same N as its record; mfiles.h), so
+ * nothing measured is thrown away (docs/DESIGN.md 5.5).  A run disturbed in
+ * every attempt is kept, marked (run.json), and named at the end (exit 3);
+ * a rerun measures it again, its last folder moved to attempts/ first and
+ * the new attempt numbered after every kept one.  Every folder already in
+ * results/attempts/ must be a disturbed attempt of a planned run with its
+ * record (check_attempts); any other is named and refused (exit 2), never
+ * removed.
  *
  * Failed runs: a run in which a lab process died (run exit 4: a store or
  * the service gone before the stop, or one killed by a signal; run leaves
@@ -79,7 +87,8 @@
  * argv with the host and ssh options replaced by placeholders, since the
  * secret scanner rejects non-loopback addresses).  Only when every scheduled
  * run is complete: OUT/provenance/manifest-measure.tsv (path size sha256,
- * one line per file under results/raw/ and results/reference/, paths
+ * one line per file under results/raw/, results/attempts/ and
+ * results/reference/, paths
  * relative to OUT; but for make ap's two files there, which its own
  * manifest-ap.tsv lists).
  *
@@ -215,6 +224,7 @@ static int parse_options(int argc, char **argv, mctx *c)
         c->ssh_opts = getenv("LAB_SSH_OPTS");
     c->results = mf_str("%s/" PATH_RESULTS_DIR, c->root);
     c->raw = mf_str("%s/" PATH_RAW_DIR, c->root);
+    c->attempts = mf_str("%s/" PATH_ATTEMPTS_DIR, c->root);
     c->provdir = mf_str("%s/" PATH_PROV_DIR, c->root);
     c->runsdir = mf_str("%s/" PATH_RUNS_DIR, c->root);
     c->sched_path = mf_str("%s/" PATH_SCHEDULE, c->root);
@@ -328,6 +338,66 @@ static int copy_references(const mctx *c)
     return rc;
 }
 
+/* Every folder of OUT/results/attempts is a disturbed attempt of a planned
+ * run (pipeline/RESULTS.md, "results/attempts/<run>-a<N>/"): named
+ * <run>-a<N> for a run of the schedule, complete as a run folder of that
+ * run (the same files, sha256s and seconds, schedule.h's
+ * sched_check_run), judged disturbed by its run.json, and with its record:
+ * <run>.attempt-N.json, or, when measure was stopped between moving the
+ * folder and keeping the record, <run>.json still there with N the number
+ * it will take.  Anything else is named and refused (exit 2), never
+ * removed: it is measured data (docs/DESIGN.md 5.5).  *n: the folders. */
+static int check_attempts(const mctx *c, size_t *n)
+{
+    mf_list got = {0};
+    mf_list_dir(c->attempts, &got);
+    *n = got.n;
+    int rc = 0;
+    for (size_t i = 0; i < got.n; i++) { /* every one named */
+        char run[64], why[512] = "";
+        int k = 0;
+        const sched_run *s = NULL;
+        if (mf_attempt_parse(got.v[i], run, sizeof run, &k) == 0)
+            for (int j = 0; j < c->sc.n && !s; j++)
+                if (!strcmp(c->sc.s[j].name, run))
+                    s = &c->sc.s[j];
+        if (!s) {
+            snprintf(why, sizeof why, "not <run>-a<N> for a run of profile %s's schedule", c->pf->name);
+        } else {
+            sched_run as = *s;
+            snprintf(as.name, sizeof as.name, "%s", got.v[i]);
+            char w2[300] = "";
+            int st = sched_check_run(c->attempts, &as, w2, sizeof w2);
+            char *rec = mf_str("%s/%s.attempt-%d.json", c->runsdir, run, k);
+            char *cur = mf_str("%s/%s.json", c->runsdir, run);
+            int has_rec = access(rec, F_OK) == 0 ||
+                          (k == mf_attempt_next(c->runsdir, run) && access(cur, F_OK) == 0);
+            if (st != 1)
+                snprintf(why, sizeof why, "not a complete attempt of %s (%s)", run, st ? w2 : "no run.json");
+            else if (!has_rec)
+                snprintf(why, sizeof why, "attempt %d of %s has no record %s", k, run, rec);
+            else {
+                mctx q = *c; /* mrun_quiet reads <raw>/<name>/run.json */
+                q.raw = c->attempts;
+                char w3[1024];
+                if (mrun_quiet(&q, &as, w3, sizeof w3) != 0)
+                    snprintf(why, sizeof why, "its run.json does not judge it disturbed: only disturbed attempts "
+                             "are kept there");
+            }
+            free(rec);
+            free(cur);
+        }
+        if (why[0]) {
+            ut_err("%s/%s: %s; refused, nothing removed (it may hold measured data): use another OUT, or move it "
+                   "away",
+                   c->attempts, got.v[i], why);
+            rc = EXIT_USAGE;
+        }
+    }
+    mf_list_free(&got);
+    return rc;
+}
+
 /* Unfinished runs' leftovers go, the schedule agrees with OUT, the references too: 0 or an exit code. */
 static int plan_schedule(mctx *c)
 {
@@ -339,6 +409,10 @@ static int plan_schedule(mctx *c)
         ut_err("%s", err);
         return rc;
     }
+    size_t kept_attempts = 0;
+    if ((rc = check_attempts(c, &kept_attempts)) != 0)
+        return rc;
+    c->present += kept_attempts; /* measured against these references too */
     if ((rc = copy_references(c)) != 0 || c->only) /* the far side of --host: predicted here */
         return rc;
     const mreg_cfg m = {.root = c->root, .provdir = c->provdir, .bin = c->bin, .prep = c->prep,
@@ -527,7 +601,7 @@ static int measure_there(mctx *c)
     char err[UT_ERRLEN] = "";
     const remote_cfg far = {.host = c->host, .ssh_opts = c->ssh_opts, .bin = c->bin, .prep = c->prep,
                             .prereg = (const char *const *)c->reg, .provdir = c->provdir,
-                            .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw,
+                            .cores = c->cores, .settle = c->settle, .quiet = c->quiet, .gate = c->gate, .raw = c->raw, .attempts = c->attempts,
                             .runsdir = c->runsdir, .sched_path = c->sched_path, .far_lab = c->far_lab};
     int r = multi_count(c->host) > 1 ? multi_measure(&far, &c->sc, err, sizeof err)
                                      : remote_measure(&far, &c->sc, err, sizeof err);
@@ -544,6 +618,7 @@ static int record_outputs(mctx *c, int rc)
     char err[UT_ERRLEN] = "";
     mf_list files = {0}, recs = {0};
     mf_list_files(c->root, PATH_RAW_DIR, &files);
+    mf_list_files(c->root, PATH_ATTEMPTS_DIR, &files);
     mf_list_files(c->root, PATH_REFERENCE_DIR, &files);
     for (size_t i = 0; i < files.n;) /* make ap's files: its own manifest's (pipeline/APCOST.md 1.10) */
         if (!strcmp(files.v[i], PATH_AP_SCORES) || !strcmp(files.v[i], PATH_AP_PREV)) {
@@ -667,6 +742,7 @@ static void free_ctx(mctx *c)
 {
     free(c->results);
     free(c->raw);
+    free(c->attempts);
     free(c->provdir);
     free(c->runsdir);
     free(c->sched_path);

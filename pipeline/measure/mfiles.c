@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -181,6 +182,65 @@ json_t *mf_attempts(const char *runsdir, const char *run)
             break;
     }
     return a;
+}
+
+int mf_attempt_next(const char *runsdir, const char *run)
+{
+    int n = 1;
+    for (; n < 1000; n++) {
+        char *old = mf_str("%s/%s.attempt-%d.json", runsdir, run, n);
+        int there = access(old, F_OK) == 0;
+        free(old);
+        if (!there)
+            break;
+    }
+    return n;
+}
+
+int mf_attempt_move(const char *raw, const char *attdir, const char *runsdir, const char *run, int *moved, char *err,
+                    size_t errlen)
+{
+    *moved = 0;
+    char *from = mf_str("%s/%s", raw, run);
+    struct stat st;
+    if (lstat(from, &st) != 0) {
+        free(from);
+        return 0;
+    }
+    int n = mf_attempt_next(runsdir, run), rc = 0;
+    char *to = mf_str("%s/%s-a%d", attdir, run, n);
+    if (ut_mkdir_p(attdir, err, errlen) != 0) {
+        rc = -1;
+    } else if (lstat(to, &st) == 0 || errno != ENOENT) {
+        ut_seterr(err, errlen, "%s: already there: the disturbed attempt %s is not moved over it (nothing is "
+                  "overwritten); move one of them away", to, from);
+        rc = -1;
+    } else if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0 &&
+               (errno != EINVAL && errno != ENOSYS ? 1 : rename(from, to) != 0)) {
+        ut_seterr(err, errlen, "%s: cannot move to %s: %s", from, to, strerror(errno));
+        rc = -1;
+    } else {
+        *moved = n;
+    }
+    free(from);
+    free(to);
+    return rc;
+}
+
+int mf_attempt_parse(const char *name, char *run, size_t rl, int *n)
+{
+    const char *a = strrchr(name, '-');
+    if (!a || a == name || a[1] != 'a' || a[2] < '1' || a[2] > '9' || (size_t)(a - name) >= rl)
+        return -1;
+    long v = 0;
+    for (const char *p = a + 2; *p; p++) {
+        if (*p < '0' || *p > '9' || v > 100000)
+            return -1;
+        v = v * 10 + (*p - '0');
+    }
+    snprintf(run, rl, "%.*s", (int)(a - name), name);
+    *n = (int)v;
+    return 0;
 }
 
 int mf_write_manifest(const char *path, const char *root, const mf_list *files, char *err, size_t errlen)

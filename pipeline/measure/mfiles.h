@@ -18,6 +18,14 @@
  *   disturbed run, a failed one or one whose idle gate did not pass, in
  *   this invocation or an earlier one) is kept as runs/<run>.attempt-N.json
  *   (N = 1, 2 ...): every attempt stays in provenance with its reason.
+ * - mf_attempt_next, mf_attempt_move, mf_attempt_parse: the raw files of
+ *   earlier attempts (pipeline/RESULTS.md, "results/attempts/<run>-a<N>/").
+ *   A disturbed attempt's folder raw/<run>/ is renamed, whole and at once,
+ *   to attempts/<run>-a<N>/ before the run is measured again, N the number
+ *   its record takes when mf_attempt_keep keeps it (mf_attempt_next: the
+ *   first free <run>.attempt-N.json), so folder and record share N, also
+ *   when measure was stopped between the two renames.  An attempts folder
+ *   is never overwritten.
  *
  * Ownership: every returned char * (and mf_attempts's array) is the
  * caller's.
@@ -68,5 +76,18 @@ int mf_write_manifest(const char *path, const char *root, const mf_list *files, 
 void mf_attempt_keep(const char *runsdir, const char *run);
 /* The names of the earlier attempts' records, oldest first (a new array). */
 json_t *mf_attempts(const char *runsdir, const char *run);
+
+/* The number the next kept record of run takes: 1 + the records
+ * <run>.attempt-1.json, -2 ... there in a row. */
+int mf_attempt_next(const char *runsdir, const char *run);
+/* raw/<run>/, when there, renamed to attdir/<run>-a<N>/ (N =
+ * mf_attempt_next; attdir made when missing), refusing a name taken.  0
+ * (moved, *moved the N; or nothing to move, *moved 0), -1 with err naming
+ * both folders. */
+int mf_attempt_move(const char *raw, const char *attdir, const char *runsdir, const char *run, int *moved, char *err,
+                    size_t errlen);
+/* name is "<run>-a<N>" (N a whole number >= 1 without leading zeros): 0
+ * with run (at most rl bytes) and *n, else -1. */
+int mf_attempt_parse(const char *name, char *run, size_t rl, int *n);
 
 #endif

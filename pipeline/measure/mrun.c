@@ -190,8 +190,12 @@ static int write_record(const mctx *c, const sched_run *s, char *const argv[], c
     json_object_set_new(rec, "gate", json_integer(c->gate));
     json_object_set_new(rec, "gate_passed",
                         rc == EXIT_OK ? json_true() : rc == EXIT_NOT_QUIET ? json_false() : json_null());
-    json_object_set_new(rec, "attempt", json_integer(s->attempts));
-    json_object_set_new(rec, "earlier_attempts", mf_attempts(c->runsdir, s->name));
+    /* its number among every attempt at the run, in this measure or an
+     * earlier one: the number its record and its folder take when it is
+     * measured again (mf_attempt_next) */
+    json_t *earlier = mf_attempts(c->runsdir, s->name);
+    json_object_set_new(rec, "attempt", json_integer((json_int_t)json_array_size(earlier) + 1));
+    json_object_set_new(rec, "earlier_attempts", earlier);
     json_object_set_new(rec, "host", facts_host());
     if (rc == EXIT_OK) {
         char *rj = mf_str("%s/%s/run.json", c->raw, s->name);
@@ -240,6 +244,17 @@ int mrun_one(mctx *c, int i, char *err, size_t errlen)
                       "--bin", (char *)c->bin, "--arms", (char *)c->arms_path, "--quiet", (char *)c->quiet,
                       "--machine", (char *)c->machine, NULL};
     int na = 23;
+    /* a disturbed attempt's folder (of this measure, or kept from an
+     * earlier one) goes to attempts/ first, then its record is kept: both
+     * with the same N (mfiles.h) */
+    int moved = 0;
+    if (mf_attempt_move(c->raw, c->attempts, c->runsdir, s->name, &moved, err, errlen) != 0) {
+        mrun_say(c, "%s", err);
+        free(exe);
+        return EXIT_FAIL;
+    }
+    if (moved)
+        mrun_say(c, "%s: the disturbed attempt %d kept as %s/%s-a%d", s->name, moved, c->attempts, s->name, moved);
     mf_attempt_keep(c->runsdir, s->name);
     s->attempts++;
     if (c->settle) {

@@ -150,7 +150,8 @@ static int write_jobs(const multi *m, char *err, size_t errlen)
 
 /* The round job's command, the same for every host: its far folder and
  * label from $PARALLEL_SSHLOGIN; the round's runs of an earlier attempt
- * there removed; then the far measure of just those runs; its exit code
+ * there removed (their kept attempts and records too: that round job's
+ * measurements are not taken home); then the far measure of just those runs; its exit code
  * noted in the far attempts.log (parallel keeps no trace of an attempt
  * it retries). */
 static char *job_command(const multi *m)
@@ -167,7 +168,7 @@ static char *job_command(const multi *m)
     char *far = remote_far_cmd(m->far[0], m->s, "\"$L\"", "{2}");
     char *cmd = mf_str("case \"$PARALLEL_SSHLOGIN\" in %s*) echo \"measure-round: no far folder for this host\" "
                        ">&2; exit 97 ;; esac && for r in $(echo {2} | tr , ' '); do rm -rf out/" PATH_RAW_DIR "/\"$r\" "
-                       "out/" PATH_RAW_DIR "/.\"$r\".tmp out/" PATH_RUNS_DIR "/\"$r\".json "
+                       "out/" PATH_RAW_DIR "/.\"$r\".tmp out/" PATH_ATTEMPTS_DIR "/\"$r\"-a* out/" PATH_RUNS_DIR "/\"$r\".json "
                        "out/" PATH_RUNS_DIR "/\"$r\".attempt-*.json; done && { %s; e=$?; "
                        "echo \"{1} $e\" >> attempts.log; exit $e; }",
                        cases, far);

@@ -285,8 +285,10 @@ static int fetch_home(far *f, char *err, size_t errlen)
         return -1;
     }
     char *rq = mf_shq(f->rdir);
-    char *remote =
-        mf_str("cd %s/out && tar -cf - --exclude='.*' " PATH_RAW_DIR " " PATH_SCHEDULE " " PATH_RUNS_DIR, rq);
+    /* the kept attempts too, when the far measure kept any */
+    char *remote = mf_str("cd %s/out && tar -cf - --exclude='.*' " PATH_RAW_DIR " " PATH_SCHEDULE " " PATH_RUNS_DIR
+                          " $(test -d " PATH_ATTEMPTS_DIR " && echo " PATH_ATTEMPTS_DIR ")",
+                          rq);
     char *ssh = ssh_cmd(f, remote), *iq = mf_shq(f->incoming), *cmd = mf_str("%s | tar -xf - -C %s", ssh, iq);
     int saved = proc_signal();
     proc_signal_set(0); /* let a second signal stop the copy */
@@ -362,8 +364,45 @@ static int take_record(far *f, sched_run *s, const char *iruns)
     return rc;
 }
 
+/* 6c'. run s's kept attempts (incoming results/attempts/<run>-a<N>/), each
+ * checked as a run folder of s, moved into place beside any kept here; one
+ * whose name is taken here is not moved over it (nothing is overwritten)
+ * but named, and counted: the number not taken. */
+static int take_attempts(far *f, const sched_run *s)
+{
+    char *iatt = mf_str("%s/" PATH_ATTEMPTS_DIR, f->incoming);
+    const char *latt = f->cfg->attempts;
+    mf_list got = {0};
+    mf_list_dir(iatt, &got);
+    int broken = 0;
+    for (size_t i = 0; i < got.n; i++) {
+        char run[64], why[300] = "", err[UT_ERRLEN];
+        int n;
+        if (mf_attempt_parse(got.v[i], run, sizeof run, &n) != 0 || strcmp(run, s->name) != 0)
+            continue;
+        sched_run as = *s;
+        snprintf(as.name, sizeof as.name, "%s", got.v[i]);
+        char *from = mf_str("%s/%s", iatt, got.v[i]), *to = mf_str("%s/%s", latt, got.v[i]);
+        if (sched_check_run(iatt, &as, why, sizeof why) != 1) {
+            ut_err("%s from %s: %s: not taken", got.v[i], f->host, why);
+            broken++;
+        } else if (access(to, F_OK) == 0) {
+            ut_err("%s: already here; the attempt from %s is not moved over it: not taken", to, f->host);
+            broken++;
+        } else if (ut_mkdir_p(latt, err, sizeof err) != 0 || rename(from, to) != 0) {
+            ut_err("%s: cannot move into place: %s", to, err[0] ? err : strerror(errno));
+            broken++;
+        }
+        free(from);
+        free(to);
+    }
+    mf_list_free(&got);
+    free(iatt);
+    return broken;
+}
+
 /* 6c. every wanted run checked against its run.json here, then moved into
- * place; the number that could not be taken. */
+ * place, its kept attempts with it; the number that could not be taken. */
 static int take_runs(far *f, sched *sc, const char *want)
 {
     const remote_cfg *c = f->cfg;
@@ -392,6 +431,7 @@ static int take_runs(far *f, sched *sc, const char *want)
         }
         free(from);
         free(to);
+        broken += take_attempts(f, s);
         broken += take_record(f, s, iruns) != 0;
     }
     free(iraw);

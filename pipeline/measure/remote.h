@@ -7,7 +7,7 @@
  * measure's defaults find them) and prereg.json there (a folder of symlinks, tar -h over ssh), checks that
  * the programs find their libraries, runs `measure --only <the runs not
  * complete at home>` there with its progress streamed, copies
- * results/raw, results/schedule.tsv and provenance/runs home into
+ * results/raw, results/attempts, results/schedule.tsv and provenance/runs home into
  * <raw>/.incoming.tmp, checks every run folder against its run.json at home
  * (sched_check_run) and moves it into place, and only then removes the far
  * folder (stopping its measure first if it still runs).  Anything that did
@@ -47,6 +47,7 @@ typedef struct {
     const char *quiet;                                   /* the rules of a quiet run, sent as quiet-rules.tsv */
     int gate;
     const char *raw, *runsdir, *sched_path;              /* where the runs come home */
+    const char *attempts;                                /* where their kept attempts come home */
     const char *far_lab;                                 /* NULL, or the lab built and prepared there (below) */
 } remote_cfg;
 
@@ -68,7 +69,9 @@ int remote_measure(const remote_cfg *cfg, sched *s, char *err, size_t errlen);
  * far schedule.tsv compared with ours, then the runs i with want[i] (want
  * NULL: every run not complete) checked against their run.json and moved
  * into place with their records (a run's older records here go first:
- * runs/<run>.json and runs/<run>.attempt-N.json).  0 when every wanted
+ * runs/<run>.json and runs/<run>.attempt-N.json) and their kept attempts
+ * (results/attempts/<run>-a<N>/, the far numbers: one whose name is taken
+ * here is named and not taken, never moved over the one here).  0 when every wanted
  * run came home intact; else the far folder must be kept.
  * remote_close: removes the far folder when remove is 1 (its measure
  * stopped first), else names it as kept; frees f. */

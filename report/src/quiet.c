@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fig.h"
@@ -273,4 +274,71 @@ void qt_design(json_t *root, json_t *design)
     json_object_set_new(design, "quiet_left_out", left);
     json_object_set_new(design, "quiet_figs", figs);
     json_object_set_new(design, "quiet_foreign", json_boolean(foreign));
+    at_design(root, design);
+}
+
+/* ------------------------------------------------------------ attempts */
+
+static int cmp_att(const void *a, const void *b)
+{
+    json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int c = strcmp(json_string_value(json_object_get(x, "run")), json_string_value(json_object_get(y, "run")));
+    return c ? c : (int)(json_integer_value(json_object_get(x, "attempt")) -
+                         json_integer_value(json_object_get(y, "attempt")));
+}
+
+/* the run <arm>-r<round> an attempt "<run>-a<N>" belongs to, from its
+ * figures (arm, round) or else its name; its N from `attempt` or the name */
+static void att_run(const char *key, json_t *e, char *run, size_t rl, json_int_t *n)
+{
+    const char *arm = json_string_value(json_object_get(e, "arm"));
+    json_t *round = json_object_get(e, "round"), *att = json_object_get(e, "attempt");
+    const char *dash = strrchr(key, '-');
+    if (arm && json_is_integer(round))
+        snprintf(run, rl, "%s-r%lld", arm, (long long)json_integer_value(round));
+    else
+        snprintf(run, rl, "%.*s", dash ? (int)(dash - key) : (int)strlen(key), key);
+    *n = json_is_integer(att) ? json_integer_value(att) : dash && dash[1] == 'a' ? atoll(dash + 2) : 0;
+}
+
+void at_design(json_t *root, json_t *design)
+{
+    json_t *att = rd_at(root, "/attempts"), *list = json_array(), *runs = json_object(), *rules = json_array();
+    const char *key;
+    json_t *e;
+    size_t n = json_object_size(att), k = 0;
+    json_t **v = calloc(n ? n : 1, sizeof *v);
+    if (!v)
+        exit(1);
+    json_object_foreach(att, key, e)
+    {
+        char run[256];
+        json_int_t a;
+        att_run(key, e, run, sizeof run, &a);
+        v[k++] = json_pack("{s:s,s:s,s:I}", "name", key, "run", run, "attempt", (json_int_t)a);
+        json_object_set_new(runs, run, json_true());
+        json_t *r;
+        size_t i;
+        json_array_foreach(json_object_get(e, "quiet_rules"), i, r)
+        {
+            int seen = 0;
+            for (size_t j = 0; j < json_array_size(rules) && !seen; j++)
+                seen = json_equal(json_array_get(rules, j), r);
+            if (!seen && json_is_string(r))
+                json_array_append(rules, r);
+        }
+    }
+    qsort(v, k, sizeof *v, cmp_att);
+    for (size_t i = 0; i < k; i++)
+        json_array_append_new(list, v[i]);
+    free(v);
+    char num[32];
+    json_object_set_new(design, "attempts", list);
+    snprintf(num, sizeof num, "%zu", k);
+    json_object_set_new(design, "attempts_n", json_string(num));
+    snprintf(num, sizeof num, "%zu", json_object_size(runs));
+    json_object_set_new(design, "attempts_runs", json_string(num));
+    json_object_set_new(design, "attempts_one_run", json_boolean(json_object_size(runs) == 1));
+    json_object_set_new(design, "attempts_rules", rules);
+    json_decref(runs);
 }

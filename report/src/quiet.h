@@ -23,6 +23,21 @@
  * arms with disturbed rounds, and design.quiet_foreign, whether any run
  * has foreign_second_max.  A verified.json without extra.quiet (an older
  * verifier) gets a note, no table and no figure.
+ *
+ * The kept attempts (verified.json's `attempts`, results.json's layout:
+ * per folder "<run>-a<N>" a run's figures and `attempt` N; disturbed
+ * attempts of runs measured again, which count in nothing): the section
+ * lists each (its run, N, the rules it broke, its start: the attempt's
+ * start_utc, else the verifier's extra.attempts.<name>.machine.start_utc or
+ * extra.runs.<name>.machine.start_utc, else a dash; its stand-in share and
+ * p99), and says how many runs were measured again and why.
+ * at_design (called by qt_design) gives the template design.attempts, one
+ * {"name": the key, "run", "attempt"} per attempt in the order of run then
+ * N; design.attempts_n and design.attempts_runs, the number of attempts
+ * and of runs they belong to (as text); design.attempts_one_run, whether
+ * that is one run; and design.attempts_rules, the rules any of them broke
+ * (names, first seen first).  Without `attempts` (an older verifier) the
+ * list is empty and the template says verified.json has none to list.
  */
 #ifndef QUIET_H
 #define QUIET_H
@@ -36,6 +51,7 @@ enum { QT_MAX_FIGS = 12 };
 
 int qt_figures(json_t *root, const char *figdir);
 void qt_design(json_t *root, json_t *design);
+void at_design(json_t *root, json_t *design);
 
 /* the figure's name (no .svg) of extra.quiet.disturbed[i]: "disturbed-<run>",
  * the run's name kept to letters, digits, '-' and '_' */

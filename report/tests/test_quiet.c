@@ -304,3 +304,142 @@ Test(quiet, at_most_twelve_figures_and_the_page_says_so, .timeout = 120)
     rt_rmrf(w);
     free(w);
 }
+
+/* ------------------------------------------------ kept attempts (issue 27) */
+
+/* a kept attempt "<run>-a<n>": the run's figures, disturbed by rule, with
+ * its N, a stand-in share and p99 of its own and, when given, its start */
+static void add_attempt(json_t *r, const char *run, int n, const char *rule, double standin, double p99,
+                        const char *start)
+{
+    json_t *att = json_object_get(r, "attempts");
+    if (!att) {
+        att = json_object();
+        json_object_set_new(r, "attempts", att);
+    }
+    json_t *a = json_deep_copy(json_object_get(json_object_get(r, "runs"), run));
+    cr_assert(a, "the fixture has no run %s", run);
+    json_object_set_new(a, "attempt", json_integer(n));
+    json_object_set_new(a, "quiet", json_false());
+    json_object_set_new(a, "quiet_rules", json_pack("[s]", rule));
+    json_object_set_new(a, "standin_share", json_real(standin));
+    json_object_set_new(a, "p99_ms", json_real(p99));
+    if (start)
+        json_object_set_new(a, "start_utc", json_string(start));
+    char name[128];
+    snprintf(name, sizeof name, "%s-a%d", run, n);
+    json_object_set_new(att, name, a);
+}
+
+/* every run kept quiet, but two runs measured again: H3-t25-r2 twice (its
+ * tester late), H3-fb25-r1 once (steal) */
+static void all_quiet_with_attempts(json_t *r)
+{
+    all_quiet(r);
+    add_attempt(r, "H3-t25-r2", 2, "late_max_max_ms", 0.25, 150.5, NULL);
+    add_attempt(r, "H3-t25-r2", 1, "late_max_max_ms", 0.125, 812.5, "2026-12-02T01:02:03Z");
+    add_attempt(r, "H3-fb25-r1", 1, "steal_run_max", 0.5, 33.25, NULL);
+    /* the second's start from the verifier's extra, as it exports a run's */
+    json_object_set_new(json_object_get(r, "extra"), "attempts",
+                        json_pack("{s:{s:{s:s}}}", "H3-t25-r2-a2", "machine", "start_utc", "2026-12-02T02:00:00Z"));
+}
+
+static void no_attempts(json_t *r) { json_object_set_new(r, "attempts", json_object()); }
+
+Test(quiet, kept_attempts_are_listed_and_the_runs_measured_again_counted, .timeout = 120)
+{
+    char *w = rt_tmpdir(), *in = rt_write_variant(w, all_quiet_with_attempts);
+    json_error_t e;
+    json_t *root = json_load_file(in, 0, &e);
+    cr_assert(root, "%s", e.text);
+    char *d = rt_rendered_dir(in);
+    char *html = rt_page(d, "report.html"), *md = rt_page(d, "report.md"), *plain = rt_plain(html);
+    /* where the page says every run kept was quiet, it says how many were measured again, and why */
+    cr_expect(strstr(plain, "so every run kept was quiet and every round counts; yet 2 runs were measured again "
+                            "because an attempt was disturbed (3 attempts kept, breaking "),
+              "%s", strstr(plain, "judged by these rules"));
+    cr_expect(strstr(plain, "(late_max_max_ms), ") && strstr(plain, "(steal_run_max))"), "the rules, named");
+    cr_expect(!strstr(plain, "every run was quiet"), "every run was quiet, though two were measured again");
+    /* the list: one row per attempt, by run then attempt, each value its attempt's */
+    char *t = table_of(html, "attempts");
+    const char *want[][2] = {{"H3-fb25-r1", "1"}, {"H3-t25-r2", "1"}, {"H3-t25-r2", "2"}};
+    int rows = 0;
+    for (const char *q = strstr(t, "<th scope=\"row\">"); q; q = strstr(q + 1, "<th scope=\"row\">"), rows++) {
+        cr_assert_lt(rows, 3, "more rows than attempts");
+        char name[96];
+        cr_assert_eq(sscanf(q, "<th scope=\"row\">%95[^<]", name), 1);
+        cr_expect_str_eq(name, want[rows][0], "row %d", rows);
+        const char *end = strstr(q, "</tr>");
+        int spans = 0;
+        for (const char *s = strstr(q, "<span data-src=\""); s && s < end; s = strstr(s + 1, "<span data-src=\"")) {
+            char path[200], kind[16], why[300], text[128];
+            cr_assert_eq(sscanf(s, "<span data-src=\"%199[^\"]\" data-fmt=\"%15[^\"]\"", path, kind), 2);
+            const char *t0 = strchr(s, '>') + 1, *t1 = strstr(t0, "</span>");
+            snprintf(text, sizeof text, "%.*s", (int)(t1 - t0), t0);
+            /* its own values; its start may come from the verifier's extra */
+            char pre[128], pre2[128];
+            snprintf(pre, sizeof pre, "/attempts/%s-a%s/", want[rows][0], want[rows][1]);
+            snprintf(pre2, sizeof pre2, "/extra/runs/%s-a%s/machine/start_utc", want[rows][0], want[rows][1]);
+            char pre3[128];
+            snprintf(pre3, sizeof pre3, "/extra/attempts/%s-a%s/machine/start_utc", want[rows][0], want[rows][1]);
+            cr_expect(!strncmp(path, pre, strlen(pre)) || !strcmp(path, pre2) || !strcmp(path, pre3),
+                      "row %d prints %s", rows, path);
+            cr_expect_eq(rt_check_value(root, path, kind, text, why, sizeof why), 0, "%s", why);
+            spans++;
+        }
+        cr_expect_eq(spans, 5, "row %d: attempt, one rule, start, stand-ins, p99", rows);
+    }
+    cr_expect_eq(rows, 3);
+    /* by hand: attempt 1 of H3-t25-r2 started at its time, 12.5% stand-ins, p99 812.5 ms */
+    char *r1 = strstr(t, "/attempts/H3-t25-r2-a1/start_utc");
+    cr_assert(r1);
+    cr_expect(!strncmp(strchr(r1, '>') + 1, "2026-12-02T01:02:03Z<", 21));
+    cr_expect(strstr(t, "data-src=\"/attempts/H3-t25-r2-a1/standin_share\" data-fmt=\"pct\">12.5%<"));
+    cr_expect(strstr(t, "data-src=\"/extra/runs/H3-fb25-r1-a1/machine/start_utc\" data-fmt=\"str\">\xe2\x80\x94<"),
+              "no start time anywhere: a dash");
+    cr_expect(strstr(t, "data-src=\"/extra/attempts/H3-t25-r2-a2/machine/start_utc\" data-fmt=\"str\">"
+                        "2026-12-02T02:00:00Z<"),
+              "the start the verifier exported");
+    cr_expect(strstr(md, "### Attempts measured again"));
+    cr_expect(strstr(md, "| H3-t25-r2 | 1 | late_max_max_ms | 2026-12-02T01:02:03Z | 12.5% |"), "%s",
+              strstr(md, "### Attempts measured again"));
+    free(t);
+    free(plain);
+    free(html);
+    free(md);
+    json_decref(root);
+    rt_rmrf(d);
+    free(d);
+    free(in);
+    rt_rmrf(w);
+    free(w);
+}
+
+Test(quiet, without_kept_attempts_no_list_and_the_page_says_why, .timeout = 120)
+{
+    /* the fixture: a verified.json without `attempts` (an older verifier) */
+    char *d = rt_rendered_dir(FIXTURE);
+    char *html = rt_page(d, "report.html"), *plain = rt_plain(html);
+    cr_expect(!strstr(html, "<table class=\"attempts\">"), "a list of attempts from nothing");
+    cr_expect(strstr(plain, "This verified.json does not list the kept attempts"));
+    free(plain);
+    free(html);
+    rt_rmrf(d);
+    free(d);
+    /* an empty `attempts`: none kept, every run's first attempt quiet */
+    char *w = rt_tmpdir(), *in = rt_write_variant(w, no_attempts);
+    d = rt_rendered_dir(in);
+    html = rt_page(d, "report.html");
+    plain = rt_plain(html);
+    cr_expect(!strstr(html, "<table class=\"attempts\">"));
+    cr_expect(strstr(plain, "No attempt is kept: no run was measured again because an attempt was disturbed."));
+    cr_expect(!strstr(plain, "attempts kept, breaking") && !strstr(plain, "attempt kept, breaking"),
+              "a count of runs measured again, with none kept");
+    free(plain);
+    free(html);
+    rt_rmrf(d);
+    free(d);
+    free(in);
+    rt_rmrf(w);
+    free(w);
+}
