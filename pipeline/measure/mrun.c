@@ -18,6 +18,7 @@
 
 #include "exits.h"
 #include "facts.h"
+#include "gate.h"
 #include "mfiles.h"
 #include "proc.h"
 #include "slog.h"
@@ -59,13 +60,15 @@ static double settle_of(const mctx *c, const arm *a)
 }
 
 /* Before any run was timed: each run's own seconds, its settling, 1 s to
- * start and stop, and the idle gate's 2 s window when the gate is on. */
+ * start and stop, and the idle gate's window (GATE_WINDOW_S) when the gate
+ * is on.  An upper bound: the settling ends as soon as the store holds no
+ * lookup (lab/run/run.c), often well before its longest. */
 double mrun_prior_left(const mctx *c, int from)
 {
     double t = 0;
     for (int i = from; i < c->sc.n; i++)
         if (c->sc.s[i].selected && !c->sc.s[i].complete)
-            t += c->sc.s[i].seconds + settle_of(c, c->sc.s[i].a) + 1.0 + (c->gate ? 2.0 : 0);
+            t += c->sc.s[i].seconds + settle_of(c, c->sc.s[i].a) + 1.0 + (c->gate ? GATE_WINDOW_S : 0);
     return t;
 }
 
