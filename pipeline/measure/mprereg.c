@@ -15,7 +15,7 @@
 
 
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
-                char *paths[PROV_NPREREG])
+                const char *profiles, char *paths[PROV_NPREREG])
 {
     paths[0] = mf_str("%s/guesses.tsv", data);
     paths[1] = mf_str("%s/design.md", data);
@@ -23,6 +23,7 @@ void mreg_paths(const char *data, const char *arms, const char *comparisons, con
     paths[3] = mf_str("%s", arms);
     paths[4] = mf_str("%s", comparisons);
     paths[5] = mf_str("%s", ap_arms);
+    paths[6] = mf_str("%s", profiles);
 }
 
 void mreg_paths_free(char *paths[PROV_NPREREG])
@@ -63,7 +64,7 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
             name_of(i, paths[i], name, sizeof name);
             if (st[i] == PROV_REG_ABSENT) {
                 ut_seterr(err, errlen,
-                          "%s registers no %s (a registration older than the lab's six registered files): run "
+                          "%s registers no %s (a registration older than the lab's seven registered files): run "
                           "make prepare first; it registers the missing ones while this OUT holds no measured run "
                           "(a study measured before cannot gain them: measure it anew in another OUT)",
                           path, PROV_PREREG_FILES[i]);
@@ -87,6 +88,18 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
 /* The schedule's runs play can predict: its open-loop arms (rate above 0). */
 static int predictable(const arm *a) { return a->rate > 0; }
 
+/* The one length the prediction simulates (format 1, lab-prediction 1):
+ * the longest open-loop run of the schedule (every run's, in a design of one
+ * length). */
+static double predict_seconds(const sched *s)
+{
+    double S = 0;
+    for (int i = 0; i < s->n; i++)
+        if (predictable(s->s[i].a) && s->s[i].seconds > S)
+            S = s->s[i].seconds;
+    return S;
+}
+
 /* 1 when the prediction at pred was made for this schedule: the profile,
  * its seconds and rounds, and exactly its open-loop runs. */
 static int for_this_schedule(const char *pred, const sched *s)
@@ -96,16 +109,16 @@ static int for_this_schedule(const char *pred, const sched *s)
         return 0;
     const char *prof = json_string_value(json_object_get(p, "profile"));
     json_t *runs = json_object_get(p, "runs"), *rounds = json_object_get(p, "rounds");
-    int ok = prof && !strcmp(prof, s->pf->name) && json_is_object(runs) &&
-             json_number_value(json_object_get(p, "seconds")) == s->pf->seconds &&
-             json_array_size(rounds) == (size_t)s->pf->rounds;
-    size_t n = 0;
+    int ok = prof && !strcmp(prof, s->d->profile) && json_is_object(runs) &&
+             json_number_value(json_object_get(p, "seconds")) == predict_seconds(s) &&
+             json_array_size(rounds) == (size_t)s->rounds;
+    size_t arms = 0; /* predict simulates each open-loop arm in every round 1 .. R */
+    for (int i = 0; i < s->d->np; i++)
+        arms += predictable(s->d->p[i].a);
     for (int i = 0; ok && i < s->n; i++)
-        if (predictable(s->s[i].a)) {
-            n++;
+        if (predictable(s->s[i].a))
             ok = json_object_get(runs, s->s[i].name) != NULL;
-        }
-    ok = ok && json_object_size(runs) == n;
+    ok = ok && json_object_size(runs) == arms * (size_t)s->rounds;
     json_decref(p);
     return ok;
 }
@@ -130,14 +143,14 @@ static int run_predict(const mreg_cfg *c, const char *pred, char *line, size_t l
     }
     if (!list)
         exit(1);
-    char *exe = mf_str("%s/predict", c->bin), *rounds = mf_str("1-%d", c->sc->pf->rounds);
+    char *exe = mf_str("%s/predict", c->bin), *rounds = mf_str("1-%d", c->sc->rounds);
     /* the odds and the sizing per round of this study: its seconds, so that
      * the measured k of n and the simulated chance are of one round length */
-    char *secs = mf_str("%g", c->sc->pf->seconds), *osecs = mf_str("%g", c->sc->pf->seconds);
+    char *secs = mf_str("%g", predict_seconds(c->sc)), *osecs = mf_str("%g", predict_seconds(c->sc));
     char *table = mf_str("%s/test.tsv", c->prep);
     char *argv[] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--arm", list,
-                    "--profile", (char *)c->sc->pf->name, "--rounds", rounds, "--seconds", secs,
-                    "--odds-seeds", (char *)c->sc->pf->odds_seeds, "--odds-seconds", osecs,
+                    "--profile", (char *)c->sc->d->profile, "--rounds", rounds, "--seconds", secs,
+                    "--odds-seeds", (char *)c->sc->d->odds_seeds, "--odds-seconds", osecs,
                     "--comparisons", (char *)c->comparisons, "--table", table, NULL};
     char *out = NULL;
     int rc = len ? proc_capture(argv, &out, 1) : -2;

@@ -1,13 +1,14 @@
 /* mprereg (names mreg_*): what measure (pipeline/measure/measure.c) does with the
  * preregistration, OUT/provenance/prereg.json, before any run starts.
  *
- * - mreg_paths: where measure reads the six registered files
+ * - mreg_paths: where measure reads the seven registered files
  *   (PROV_PREREG_FILES, pipeline/common/prov.h): --data's guesses.tsv, design.md and
- *   quiet.tsv, --arms, --comparisons, --ap-arms.
- * - mreg_check_files: each of the six must have an entry in prereg.json
+ *   quiet.tsv, --arms, --comparisons, --ap-arms, --profiles (the registered
+ *   design, --data's profiles.tsv).
+ * - mreg_check_files: each of the seven must have an entry in prereg.json
  *   (found by its registered path, e.g. "pipeline/comparisons.tsv") whose
  *   sha256 and size it still has; else refused (2), naming the file.  A
- *   registration that lacks one (written before the lab registered six) is
+ *   registration that lacks one (written before the lab registered seven) is
  *   refused with what to do: make prepare adds the missing ones while OUT
  *   holds no measured run, and refuses once it does (pipeline/prepare/prepare.c).
  * - mreg_prediction: the simulation's prediction of the schedule
@@ -24,8 +25,9 @@
  *       the runs it predicts);
  *     else made: BIN/predict --predict OUT/results/prediction.json with the
  *       schedule's open-loop arms (the closed-loop capacity arm cannot be
- *       simulated), rounds 1..R, the profile's seconds, the odds' seeds of
- *       the profile over 30 s, pipeline/comparisons.tsv and PREP/test.tsv;
+ *       simulated), rounds 1..R, one length (the longest open-loop run's:
+ *       every run's in a design of one length), the odds' seeds of the
+ *       profile over that length, pipeline/comparisons.tsv and PREP/test.tsv;
  *       timed; then registered: prereg.json gains "prediction": {"path":
  *       "results/prediction.json", "sha256", "size", "registered_utc"}
  *       (rewritten atomically, prepare's layout), and mreg_prediction
@@ -49,7 +51,7 @@
 /* paths[i]: the file registered as PROV_PREREG_FILES[i], as measure reads it
  * (each malloc'd; mreg_paths_free frees them). */
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
-                char *paths[PROV_NPREREG]);
+                const char *profiles, char *paths[PROV_NPREREG]);
 void mreg_paths_free(char *paths[PROV_NPREREG]);
 
 /* Every registered file, read from paths, against provdir/prereg.json. */
@@ -58,7 +60,7 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
 typedef struct {
     const char *root, *provdir, *bin, *prep, *arms_path, *comparisons;
     const arm_table *arms;
-    const sched *sc;   /* its profile gives the seconds, the rounds and the odds' seeds */
+    const sched *sc;   /* its design gives the seconds, the rounds and the odds' seeds */
     size_t present;    /* folders in raw when measure began */
 } mreg_cfg;
 
