@@ -256,11 +256,6 @@ static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
         prov_prereg_drop_copies(o->prov);
     else if (copies && prov_prereg_commit_copies(o->prov, err, errlen) != 0)
         rc = -1;
-    for (int i = 0; i < PROV_NPREREG && rc == 0; i++) {
-        char copy[4600];
-        snprintf(copy, sizeof copy, "%s/" PATH_REGISTERED "/%s", o->prov, PROV_PREREG_FILES[i]);
-        rc = prov_output(pv, copy, err, errlen);
-    }
     if (rc == 0 && plan == 1)
         printf("prepare: registered the %d files (data/guesses.tsv ... data/profiles.tsv) in %s at %s%s%s%s; their "
                "copies in %s/" PATH_REGISTERED "/\n",
