@@ -2,7 +2,7 @@
 #
 #   make all        deps, build, prepare, check, measure, collect, ap, cost, provenance, factcheck, report
 #   make quick      the same on the quick profile into build/quick (minutes)
-#   make floods     H3-none and the 450/s arms, 5 rounds of 30 s, into build/floods
+#   make floods     H3-none and the 450/s arms, 9 rounds of 30 s (data/profiles.tsv), into build/floods
 #   make test       every test (Criterion), ends with Criterion's synthesis line
 #   make bench      benchmarks, figures printed side by side
 #   make sizing     docs/SIZING.md: the rounds each verdict needs, from the simulation
@@ -11,7 +11,7 @@
 #   make run        one arm, one round: ARM=H3-fb25 ROUND=1 SECONDS=30 CORES=0
 #   make cloud-STEP measure on a rented EC2 machine, step by step (README.md)
 #
-# Settings: PROFILE=full|quick|floods|tiny   OUT=dir (results and provenance in dir/)
+# Settings: PROFILE=full|quick|floods|tiny (data/profiles.tsv)   OUT=dir (results and provenance in dir/)
 
 SHELL   := /bin/bash
 PROFILE ?= full
@@ -293,12 +293,15 @@ verify-published:
 	    rc=$$?; tail -4 $(B)/verify-published.log; exit $$rc; \
 	else echo "verify-published: skipped, no study committed yet (results/verified.json absent)"; fi
 
-# The whole schedule: every arm x round of the profile, resumable; first the
-# simulation's prediction of it (results/prediction.json), registered.
-# make measure [PROFILE=full|quick|floods|tiny] [ROUNDS=n] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
+# The whole schedule: the registered design of the profile (data/profiles.tsv),
+# resumable; first the simulation's prediction of it (results/prediction.json),
+# registered.  ROUNDS=n departs from the design (every group n rounds), with
+# the reason DEVIATION="..." (results/deviations.tsv).
+# make measure [PROFILE=full|quick|floods|tiny] [ROUNDS=n [DEVIATION="why"]] [OUT=.] [CORES=0] [GATE=1] [HOST=user@host]
 # (ssh options for HOST: LAB_SSH_OPTS="-p 2222 -i KEY" in the environment)
 HOST ?=
 ROUNDS ?=
+DEVIATION ?=
 # The rules of a quiet run: measure, collect and the verifier read the same
 # file.  QUIET=tests/quiet_off.tsv and MEASURE_FLAGS (more measure options,
 # e.g. --settle-s 0.2) are for the tests of pipeline/cloud/cloud.sh only.
@@ -308,7 +311,7 @@ measure: $(PROGS)
 	@test -f $(PREP)/summary.json || $(MAKE) prepare
 	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
 	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST)) \
-	    --quiet $(QUIET) $(MEASURE_FLAGS)
+	    $(if $(DEVIATION),--deviation '$(subst ','\'',$(DEVIATION))') --quiet $(QUIET) $(MEASURE_FLAGS)
 
 # PostgreSQL: a private cluster under build/pg (started and stopped here), or
 # PGURL=... for an existing server.
@@ -443,7 +446,8 @@ $(addprefix cloud-,$(CLOUD_STEPS)):
 quick:
 	$(MAKE) all PROFILE=quick OUT=$(B)/quick
 
-# The rare events at full length: H3-none and the 450/s arms, 5 rounds of 30 s
+# The rare events at full length: H3-none and the 450/s arms, 9 rounds of 30 s
+# (the floods profile of data/profiles.tsv)
 floods:
 	$(MAKE) all PROFILE=floods OUT=$(B)/floods
 

@@ -17,11 +17,13 @@
 /* measure's: the runs' folders (results/raw/<arm>-r<round>/), the kept
  * disturbed attempts of runs measured again (results/attempts/<run>-a<N>/,
  * N the attempt's number, as in its record <run>.attempt-N.json), the
- * schedule, the references the runs were measured against, the prediction,
- * each run's record (provenance/runs/<run>.json) */
+ * schedule, its departures from the registered design (absent when none),
+ * the references the runs were measured against, the prediction, each
+ * run's record (provenance/runs/<run>.json) */
 #define PATH_RAW_DIR "results/raw"
 #define PATH_ATTEMPTS_DIR "results/attempts"
 #define PATH_SCHEDULE "results/schedule.tsv"
+#define PATH_DEVIATIONS "results/deviations.tsv"
 #define PATH_REFERENCE_DIR "results/reference"
 #define PATH_PREDICTION "results/prediction.json"
 #define PATH_RUNS_DIR "provenance/runs"
@@ -38,5 +40,9 @@
 #define PATH_AP_RESAMPLES "results/ap_resamples.tsv.gz"
 #define PATH_AP_JSON "results/ap.json"
 #define PATH_AP_MANIFEST "manifest-ap.tsv" /* in the provenance folder */
+
+/* prepare's copy of each registered file, under its path in the repository:
+ * provenance/registered/data/guesses.tsv, ... (pipeline/common/prov.h) */
+#define PATH_REGISTERED "registered" /* in the provenance folder */
 
 #endif

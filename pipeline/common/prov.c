@@ -2,6 +2,8 @@
 #include "prov.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <openssl/opensslv.h>
 #include <openssl/crypto.h>
@@ -14,6 +16,7 @@
 #include <zlib.h>
 
 #include "facts.h"
+#include "paths.h"
 #include "util.h"
 
 typedef struct {
@@ -332,7 +335,8 @@ int prov_mask_json(void *json)
 
 const char *const PROV_PREREG_FILES[PROV_NPREREG] = {"data/guesses.tsv",         "data/design.md",
                                                      "data/quiet.tsv",           "lab/arms.tsv",
-                                                     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+                                                     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv",
+                                                     "data/profiles.tsv"};
 
 int prov_prereg_compare(const void *reg, const char *const paths[PROV_NPREREG], int st[PROV_NPREREG],
                         char sha[PROV_NPREREG][65], unsigned long long size[PROV_NPREREG], char *err,
@@ -362,4 +366,95 @@ int prov_prereg_compare(const void *reg, const char *const paths[PROV_NPREREG], 
         }
     }
     return 0;
+}
+
+/* ------------------------------------------------------------------ the registered copies */
+
+#define STAGED_DIR ".registered.tmp"
+#define OLD_DIR ".registered.old"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* dir and everything under it; 0 when it is gone (or was never there). */
+static int rm_tree(const char *dir)
+{
+    if (access(dir, F_OK) != 0)
+        return 0;
+    return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int prov_prereg_copies_match(const char *provdir, const char *const paths[PROV_NPREREG])
+{
+    int same = 1;
+    for (int i = 0; i < PROV_NPREREG && same; i++) {
+        char copy[4600], err[UT_ERRLEN], *a = NULL, *b = NULL;
+        size_t an = 0, bn = 0;
+        snprintf(copy, sizeof copy, "%s/" PATH_REGISTERED "/%s", provdir, PROV_PREREG_FILES[i]);
+        same = ut_read_file(paths[i], &a, &an, err, sizeof err) == 0 &&
+               ut_read_file(copy, &b, &bn, err, sizeof err) == 0 && an == bn && !memcmp(a, b, an);
+        free(a);
+        free(b);
+    }
+    return same;
+}
+
+int prov_prereg_stage_copies(const char *provdir, const char *const paths[PROV_NPREREG], char *err, size_t errlen)
+{
+    char stage[4200];
+    snprintf(stage, sizeof stage, "%s/" STAGED_DIR, provdir);
+    if (rm_tree(stage) != 0) {
+        ut_seterr(err, errlen, "%s: cannot remove: %s", stage, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < PROV_NPREREG && !rc; i++) {
+        char copy[4600], dir[4600], *buf = NULL;
+        size_t n = 0;
+        snprintf(copy, sizeof copy, "%s/%s", stage, PROV_PREREG_FILES[i]);
+        snprintf(dir, sizeof dir, "%s", copy);
+        *strrchr(dir, '/') = 0;
+        rc = ut_read_file(paths[i], &buf, &n, err, errlen) != 0 || ut_mkdir_p(dir, err, errlen) != 0 ||
+                     ut_write_file(copy, buf, n, err, errlen) != 0
+                 ? -1
+                 : 0;
+        free(buf);
+    }
+    if (rc != 0)
+        rm_tree(stage);
+    return rc;
+}
+
+int prov_prereg_commit_copies(const char *provdir, char *err, size_t errlen)
+{
+    char stage[4200], dst[4200], old[4200];
+    snprintf(stage, sizeof stage, "%s/" STAGED_DIR, provdir);
+    snprintf(dst, sizeof dst, "%s/" PATH_REGISTERED, provdir);
+    snprintf(old, sizeof old, "%s/" OLD_DIR, provdir);
+    rm_tree(old);
+    if (access(dst, F_OK) == 0 && rename(dst, old) != 0) {
+        ut_seterr(err, errlen, "%s: cannot be replaced: %s", dst, strerror(errno));
+        rm_tree(stage);
+        return -1;
+    }
+    if (rename(stage, dst) != 0) {
+        ut_seterr(err, errlen, "%s: cannot be renamed to %s: %s", stage, dst, strerror(errno));
+        rename(old, dst);
+        rm_tree(stage);
+        return -1;
+    }
+    rm_tree(old);
+    return 0;
+}
+
+void prov_prereg_drop_copies(const char *provdir)
+{
+    char stage[4200];
+    snprintf(stage, sizeof stage, "%s/" STAGED_DIR, provdir);
+    rm_tree(stage);
 }

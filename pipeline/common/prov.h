@@ -25,10 +25,19 @@
  * absolute path of the current folder as "." where it begins a path (no
  * path of this machine in a published record).
  *
- * The preregistration (provenance/prereg.json, pipeline/RESULTS.md): the six
- * registered files, in their order, are PROV_PREREG_FILES (paths relative to
- * the repository, as registered); prov_prereg_compare holds each file, read
+ * The preregistration (provenance/prereg.json, pipeline/RESULTS.md): the
+ * seven registered files, in their order, are PROV_PREREG_FILES (paths
+ * relative to the repository, as registered; a study registered before
+ * 2026-12-02 lists the first six); prov_prereg_compare holds each file, read
  * from wherever its stage was told, against its entry (found by that path).
+ * The copies that travel with the study, <prov>/registered/<path>
+ * (PATH_REGISTERED, pipeline/common/paths.h): prov_prereg_copies_match
+ * says whether each copy holds the bytes of its file;
+ * prov_prereg_stage_copies writes every copy into <prov>/.registered.tmp/
+ * (each file whole, or none: the folder is removed on failure),
+ * prov_prereg_commit_copies then puts that folder in the place of
+ * <prov>/registered/ (renames), prov_prereg_drop_copies removes it: a
+ * failed stage leaves no half-written copy.
  *
  * Ownership: prov_begin allocates; prov_end frees, whatever it returns.
  */
@@ -58,7 +67,7 @@ int prov_mask(const char *in, char *out, size_t outlen);
  * masked in place; the number of passwords masked. */
 int prov_mask_json(void *json);
 
-#define PROV_NPREREG 6
+#define PROV_NPREREG 7
 extern const char *const PROV_PREREG_FILES[PROV_NPREREG];
 enum { PROV_REG_SAME, PROV_REG_CHANGED, PROV_REG_ABSENT };
 /* Each registered file i, read from paths[i], against reg (prereg.json as a
@@ -69,5 +78,13 @@ enum { PROV_REG_SAME, PROV_REG_CHANGED, PROV_REG_ABSENT };
 int prov_prereg_compare(const void *reg, const char *const paths[PROV_NPREREG], int st[PROV_NPREREG],
                         char sha[PROV_NPREREG][65], unsigned long long size[PROV_NPREREG], char *err,
                         size_t errlen);
+
+/* 1 when <provdir>/registered/<PROV_PREREG_FILES[i]> holds exactly the bytes
+ * of paths[i] for every i; else 0. */
+int prov_prereg_copies_match(const char *provdir, const char *const paths[PROV_NPREREG]);
+/* 0, or -1 (err; nothing left behind). */
+int prov_prereg_stage_copies(const char *provdir, const char *const paths[PROV_NPREREG], char *err, size_t errlen);
+int prov_prereg_commit_copies(const char *provdir, char *err, size_t errlen);
+void prov_prereg_drop_copies(const char *provdir);
 
 #endif

@@ -1,41 +1,53 @@
 /* measure: run the schedule, every arm x round, one `build/bin/run` each.
  *
- *   measure --profile full|quick|floods|tiny --root OUT [--prep build/prep] [--arms lab/arms.tsv]
- *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--rounds N]
+ *   measure --profile NAME --root OUT [--prep build/prep] [--arms lab/arms.tsv]
+ *           [--bin build/bin] [--cores 0] [--gate 1|0] [--data data] [--profiles DATA/profiles.tsv]
+ *           [--rounds N] [--closed-s C] [--deviation TEXT]
  *           [--comparisons pipeline/comparisons.tsv] [--ap-arms pipeline/ap_arms.tsv]
  *           [--host user@host[,user@host...]] [--ssh-opts "-p 2222 -i KEY ..."]
  *           [--settle-s S]        tests only: passed to run (the store's run-on after the last answer)
- *           [--closed-s C]        tests only: the closed-loop arm's runs C s (another schedule)
  *           [--only RUN,RUN,...]  internal: the far side of --host measures only these runs
  *           [--machine LABEL]     internal: the far side's label, m1, m2 ... (local)
  *           [--far-lab DIR]       with --host: the hosts run their own build of the lab in DIR
  *
  * Before anything runs:
- * - The six registered files (data/guesses.tsv, design.md and quiet.tsv from
- *   --data, --arms, --comparisons, --ap-arms) must still match their
- *   registration OUT/provenance/prereg.json (written by prepare;
+ * - The seven registered files (data/guesses.tsv, design.md and quiet.tsv from
+ *   --data, --arms, --comparisons, --ap-arms, and the registered design
+ *   --profiles, DATA/profiles.tsv) must still match their registration
+ *   OUT/provenance/prereg.json (written by prepare;
  *   pipeline/measure/mprereg.h); otherwise exit 2, naming the file.
+ * - The design: the lines of --profile NAME in --profiles
+ *   (pipeline/measure/profiles.h: each group's arms, rounds and seconds).
+ *   measure runs exactly it, but for the two departures it knows: --rounds
+ *   N (every group N rounds; make measure ROUNDS=N) and --closed-s C (the
+ *   closed-loop arm's group C seconds a run; for tests), each with the
+ *   reason --deviation TEXT (make measure DEVIATION="..."; else "given on
+ *   the command line (no reason stated)").  A departure is written into
+ *   OUT/results/deviations.tsv (atomically, before the prediction and the
+ *   first timed run); without one that file is removed.  While
+ *   OUT/results/raw holds runs, a deviations.tsv other than this measure's
+ *   (other departures, another reason, one present or absent otherwise) is
+ *   refused (exit 2), as another schedule is.
  * - OUT/results is locked (flock on the folder): one measure per OUT.  The
  *   lock is inherited by the runs it starts, so a run left behind by a killed
  *   measure keeps it until it ends; a second measure waits up to 150 s.
- * - The schedule (pipeline/measure/schedule.h) is written to OUT/results/schedule.tsv;
- *   a rerun must produce the same file.  When it would not (another profile,
- *   other arms) and OUT/results/raw holds runs, or raw holds a folder that is
- *   no run of this schedule, exit 2: use another OUT.
+ * - The schedule of the design (pipeline/measure/schedule.h) is written to
+ *   OUT/results/schedule.tsv; a rerun must produce the same file.  When it
+ *   would not (another profile, other arms, other rounds or seconds) and
+ *   OUT/results/raw holds runs, or raw holds a folder that is no run of this
+ *   schedule, exit 2: use another OUT.
  * - build/prep/scores.tsv and summary.json are copied (atomically) into
  *   OUT/results/reference/; if a copy there differs while raw holds runs,
  *   exit 2 (those runs were measured against other prepared files).
  * - The prediction (pipeline/measure/mprereg.h): BIN/play simulates the schedule
  *   into OUT/results/prediction.json, registered in prereg.json before any
  *   run starts (its time in the log); a rerun keeps it, and refuses (exit 2)
- *   when the file no longer matches its registration.  --rounds N measures
- *   N rounds instead of the profile's (make measure ROUNDS=N): another
- *   schedule, so another OUT once runs are measured.
+ *   when the file no longer matches its registration.
  * - Every scheduled run folder OUT/results/raw/<arm>-r<round>/ is checked: a
  *   complete run (exactly run.json and the five event files, six with a
  *   second store, pipeline/measure/schedule.h; each file's
  *   sha256 and size equal to run.json's `files`, `seconds` equal to the
- *   run's: the profile's S, or C for the closed-loop arm) is kept; any
+ *   run's: its group's seconds in the design as run) is kept; any
  *   other folder is named on stderr, removed and measured again.  So a
  *   rerun after an interruption measures only the rest.
  *
@@ -162,9 +174,8 @@ static int parse_options(int argc, char **argv, mctx *c)
     c->comparisons = "pipeline/comparisons.tsv";
     c->ap_arms = "pipeline/ap_arms.tsv";
     c->machine = "local";
-    const char *pname = NULL;
     const opt_spec spec[] = {
-        {"--profile", OPT_STR, &pname, 0, 0, "full|quick|floods|tiny", "the schedule's profile"},
+        {"--profile", OPT_STR, &c->profile, 0, 0, "NAME", "the profile of --profiles to measure (full, quick, ...)"},
         {"--root", OPT_STR, &c->root, 0, 0, "OUT", PATH_RESULTS_DIR "/ and " PATH_PROV_DIR "/ go under OUT"},
         {"--prep", OPT_STR, &c->prep, 0, 0, "DIR", "the prepared files (build/prep)"},
         {"--arms", OPT_STR, &c->arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
@@ -172,15 +183,17 @@ static int parse_options(int argc, char **argv, mctx *c)
         {"--cores", OPT_STR, &c->cores, 0, 0, "LIST", "CPUs each run is pinned to (0)"},
         {"--gate", OPT_BOOL, &c->gate, 0, 1, "0|1", "each run waits for an idle machine (1)"},
         {"--data", OPT_STR, &c->data, 0, 0, "DIR", "the registered guesses and design (data)"},
+        {"--profiles", OPT_STR, &c->profiles, 0, 0, "FILE", "the registered design (DATA/profiles.tsv)"},
         {"--host", OPT_STR, &c->host, 0, 0, "USER@HOST,...", "measure there over ssh (several: by rounds)"},
         {"--ssh-opts", OPT_STR, &c->ssh_opts, 0, 0, "\"...\"", "ssh options (else $LAB_SSH_OPTS)"},
         {"--only", OPT_STR, &c->only, 0, 0, "RUN,...", "internal: the far side of --host"},
         {"--machine", OPT_STR, &c->machine, 0, 0, "LABEL", "internal: the far side's label (local)"},
         {"--far-lab", OPT_STR, &c->far_lab, 0, 0, "DIR", "--host: the lab built and prepared there, in DIR"},
         {"--settle-s", OPT_STR, &c->settle, 0, 0, "S", "tests only: passed to run"},
-        {"--closed-s", OPT_DBL, &c->closed_s, 0.001, 86400, "C", "tests only: the closed-loop arm's runs C s"},
+        {"--closed-s", OPT_DBL, &c->closed_s, 0.001, 3600, "C", "a deviation: the closed-loop arm's runs C s"},
         {"--quiet", OPT_STR, &c->quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
-        {"--rounds", OPT_INT, &c->rounds, 1, 100, "N", "N rounds, not the profile's"},
+        {"--rounds", OPT_INT, &c->rounds, 1, PROF_MAX_ROUNDS, "N", "a deviation: every group N rounds"},
+        {"--deviation", OPT_STR, &c->deviation, 0, 0, "TEXT", "the reason of --rounds and --closed-s"},
         {"--comparisons", OPT_STR, &c->comparisons, 0, 0, "FILE", "the verdicts the prediction sizes"},
         {"--ap-arms", OPT_STR, &c->ap_arms, 0, 0, "FILE", "the arms of the AP cost (registered only)"},
         {0}};
@@ -201,17 +214,16 @@ static int parse_options(int argc, char **argv, mctx *c)
         c->host = NULL;
     if (!c->quiet)
         c->quiet = c->quiet_def = mf_str("%s/quiet.tsv", c->data);
-    c->pf = sched_profile_find(pname);
-    if (!c->pf || !c->root) {
-        ut_err("needs --profile full|quick|floods|tiny and --root OUT (try --help)");
+    if (!c->profiles)
+        c->profiles = c->profiles_def = mf_str("%s/profiles.tsv", c->data);
+    if (!c->profile || !c->profile[0] || !c->root) {
+        ut_err("needs --profile NAME (a profile of %s) and --root OUT (try --help)", c->profiles);
         return EXIT_USAGE;
     }
-    c->pf_own = *c->pf;
-    if (c->rounds)
-        c->pf_own.rounds = c->rounds;
-    if (c->closed_s > 0)
-        c->pf_own.closed_seconds = c->closed_s;
-    c->pf = &c->pf_own;
+    if (c->deviation && !c->rounds && !(c->closed_s > 0)) {
+        ut_err("--deviation gives the reason of --rounds or --closed-s: neither is given");
+        return EXIT_USAGE;
+    }
     if (c->host && !multi_hosts_ok(c->host, why, sizeof why)) {
         ut_err("--host %s: %s", c->host, why);
         return EXIT_USAGE;
@@ -228,8 +240,9 @@ static int parse_options(int argc, char **argv, mctx *c)
     c->provdir = mf_str("%s/" PATH_PROV_DIR, c->root);
     c->runsdir = mf_str("%s/" PATH_RUNS_DIR, c->root);
     c->sched_path = mf_str("%s/" PATH_SCHEDULE, c->root);
+    c->dev_path = mf_str("%s/" PATH_DEVIATIONS, c->root);
     c->manifest = mf_str("%s/manifest-measure.tsv", c->provdir);
-    mreg_paths(c->data, c->arms_path, c->comparisons, c->ap_arms, c->reg);
+    mreg_paths(c->data, c->arms_path, c->comparisons, c->ap_arms, c->profiles, c->reg);
     return -1;
 }
 
@@ -250,13 +263,16 @@ static int all_there(const char *dir, const char *const *names, int n, int mode,
     return 0;
 }
 
-/* The registration, the arms and the schedule, the inputs, --only: 0 or exit 2. */
+/* The registration, the arms, the design as run and its schedule, the inputs, --only: 0 or exit 2. */
 static int check_registration(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     if (mreg_check_files(c->provdir, c->reg, err, sizeof err) != 0 ||
         arms_load(c->arms_path, &c->arms, err, sizeof err) != 0 ||
-        sched_build(&c->sc, c->pf, &c->arms, c->arms_path, err, sizeof err) != 0) {
+        prof_load(&c->design, c->profiles, c->profile, &c->arms, c->arms_path, err, sizeof err) != 0 ||
+        (c->rounds && prof_set_rounds(&c->design, c->rounds, c->deviation, err, sizeof err) != 0) ||
+        (c->closed_s > 0 && prof_set_closed_seconds(&c->design, c->closed_s, c->deviation, err, sizeof err) != 0) ||
+        sched_build(&c->sc, &c->design, err, sizeof err) != 0) {
         ut_err("%s", err);
         return EXIT_USAGE;
     }
@@ -362,7 +378,7 @@ static int check_attempts(const mctx *c, size_t *n)
                 if (!strcmp(c->sc.s[j].name, run))
                     s = &c->sc.s[j];
         if (!s) {
-            snprintf(why, sizeof why, "not <run>-a<N> for a run of profile %s's schedule", c->pf->name);
+            snprintf(why, sizeof why, "not <run>-a<N> for a run of profile %s's schedule", c->design.profile);
         } else {
             sched_run as = *s;
             snprintf(as.name, sizeof as.name, "%s", got.v[i]);
@@ -398,13 +414,16 @@ static int check_attempts(const mctx *c, size_t *n)
     return rc;
 }
 
-/* Unfinished runs' leftovers go, the schedule agrees with OUT, the references too: 0 or an exit code. */
+/* Unfinished runs' leftovers go, the deviations and the schedule agree with
+ * OUT, the references too: 0 or an exit code. */
 static int plan_schedule(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     /* Temporary folders of unfinished runs (and of a --host copy) never hold a complete run. */
     sched_clean_tmp(c->raw);
-    int rc = sched_agree(&c->sc, c->sched_path, c->raw, c->results, &c->present, err, sizeof err);
+    int rc = sched_agree_deviations(&c->sc, c->dev_path, c->raw, c->results, err, sizeof err);
+    if (rc == 0)
+        rc = sched_agree(&c->sc, c->sched_path, c->raw, c->results, &c->present, err, sizeof err);
     if (rc != 0) {
         ut_err("%s", err);
         return rc;
@@ -416,7 +435,8 @@ static int plan_schedule(mctx *c)
     if ((rc = copy_references(c)) != 0 || c->only) /* the far side of --host: predicted here */
         return rc;
     const mreg_cfg m = {.root = c->root, .provdir = c->provdir, .bin = c->bin, .prep = c->prep,
-                        .arms_path = c->arms_path, .comparisons = c->comparisons, .data = c->data, .arms = &c->arms, .sc = &c->sc,
+                        .arms_path = c->arms_path, .comparisons = c->comparisons, .data = c->data,
+                        .profiles = c->profiles, .arms = &c->arms, .sc = &c->sc,
                         .present = c->present};
     if ((rc = mreg_prediction(&m, c->pred_said, sizeof c->pred_said, err, sizeof err)) != 0)
         ut_err("%s", err);
@@ -505,14 +525,14 @@ static int resume(mctx *c)
         }
     }
     c->logkind = slog_probe();
-    char closed[48] = "", est[32];
-    if (c->pf->closed_seconds > 0)
-        snprintf(closed, sizeof closed, ", closed loop %g s", c->pf->closed_seconds);
+    char est[32], *groups = sched_groups_text(&c->sc);
     mrun_fmt_dur(mrun_prior_left(c, 0), est, sizeof est);
-    mrun_say(c, "profile %s: %d runs (%d rounds of %d arms, %g s each%s); %d complete already, kept; %d to measure%s%s "
+    mrun_say(c, "profile %s: %d runs in %d rounds (%s%s); %d complete already, kept; %d to measure%s%s "
            "(about %s, and the idle gate's waits); system log from %s",
-        c->pf->name, c->sc.n, c->pf->rounds, c->sc.n / c->pf->rounds, c->pf->seconds, closed, c->kept, c->todo,
-        c->host ? " on " : "", c->host ? c->host : "", est, c->host ? "the far side" : slog_source(c->logkind));
+        c->design.profile, c->sc.n, c->sc.rounds, groups, c->design.ndev ? "; departures in " PATH_DEVIATIONS : "",
+        c->kept, c->todo, c->host ? " on " : "", c->host ? c->host : "", est,
+        c->host ? "the far side" : slog_source(c->logkind));
+    free(groups);
     return 0;
 }
 
@@ -639,6 +659,8 @@ static int record_outputs(mctx *c, int rc)
         free(p);
     }
     prov_output(c->pv, c->sched_path, err, sizeof err);
+    if (access(c->dev_path, F_OK) == 0)
+        prov_output(c->pv, c->dev_path, err, sizeof err);
     char *pred = mf_str("%s/prediction.json", c->results), *par = mf_str("%s/parallel.tsv", c->provdir);
     if (access(pred, F_OK) == 0)
         prov_output(c->pv, pred, err, sizeof err);
@@ -662,11 +684,12 @@ static int record_outputs(mctx *c, int rc)
 static json_t *stage_facts(const mctx *c)
 {
     json_t *facts = json_object();
-    json_object_set_new(facts, "profile", json_string(c->pf->name));
-    json_object_set_new(facts, "rounds", json_integer(c->pf->rounds));
-    json_object_set_new(facts, "seconds", json_real(c->pf->seconds));
-    json_object_set_new(facts, "closed_loop_seconds",
-                        c->pf->closed_seconds > 0 ? json_real(c->pf->closed_seconds) : json_null());
+    json_object_set_new(facts, "profile", json_string(c->design.profile));
+    json_object_set_new(facts, "rounds", json_integer(c->sc.rounds));
+    char *groups = sched_groups_text(&c->sc);
+    json_object_set_new(facts, "groups", json_string(groups));
+    free(groups);
+    json_object_set_new(facts, "deviations", json_integer(c->design.ndev));
     json_object_set_new(facts, "runs_scheduled", json_integer(c->sc.n));
     json_object_set_new(facts, "runs_complete", json_integer(c->complete));
     json_object_set_new(facts, "runs_kept", json_integer(c->kept));
@@ -746,10 +769,13 @@ static void free_ctx(mctx *c)
     free(c->provdir);
     free(c->runsdir);
     free(c->sched_path);
+    free(c->dev_path);
+    free(c->profiles_def);
     free(c->manifest);
     free(c->quiet_def);
     mreg_paths_free(c->reg);
     sched_free(&c->sc);
+    prof_free(&c->design);
     arms_free(&c->arms);
     if (c->lockfd >= 0)
         close(c->lockfd);

@@ -14,10 +14,9 @@
 #include "util.h"
 
 /* results/deviations.tsv (pipeline/RESULTS.md): the design as run, when measure departs from it */
-#define MREG_DEVIATIONS "results/deviations.tsv"
 
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
-                char *paths[PROV_NPREREG])
+                const char *profiles, char *paths[PROV_NPREREG])
 {
     paths[0] = mf_str("%s/guesses.tsv", data);
     paths[1] = mf_str("%s/design.md", data);
@@ -25,6 +24,7 @@ void mreg_paths(const char *data, const char *arms, const char *comparisons, con
     paths[3] = mf_str("%s", arms);
     paths[4] = mf_str("%s", comparisons);
     paths[5] = mf_str("%s", ap_arms);
+    paths[6] = mf_str("%s", profiles);
 }
 
 void mreg_paths_free(char *paths[PROV_NPREREG])
@@ -65,7 +65,7 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
             name_of(i, paths[i], name, sizeof name);
             if (st[i] == PROV_REG_ABSENT) {
                 ut_seterr(err, errlen,
-                          "%s registers no %s (a registration older than the lab's six registered files): run "
+                          "%s registers no %s (a registration older than the lab's seven registered files): run "
                           "make prepare first; it registers the missing ones while this OUT holds no measured run "
                           "(a study measured before cannot gain them: measure it anew in another OUT)",
                           path, PROV_PREREG_FILES[i]);
@@ -99,10 +99,7 @@ static int for_this_schedule(const char *pred, const sched *s)
         return 0;
     const char *prof = json_string_value(json_object_get(p, "profile"));
     json_t *runs = json_object_get(p, "runs"), *rounds = json_object_get(p, "rounds");
-    int R = 0;
-    for (int i = 0; i < s->n; i++)
-        R = s->s[i].round > R ? s->s[i].round : R;
-    int ok = prof && !strcmp(prof, s->pf->name) && json_is_object(runs) && json_array_size(rounds) == (size_t)R;
+    int ok = prof && !strcmp(prof, s->d->profile) && json_is_object(runs) && json_array_size(rounds) == (size_t)s->rounds;
     size_t n = 0;
     for (int i = 0; ok && i < s->n; i++)
         if (predictable(s->s[i].a)) {
@@ -116,17 +113,17 @@ static int for_this_schedule(const char *pred, const sched *s)
 }
 
 /* BIN/predict --predict on the design (DATA/profiles.tsv's profile, with
- * ROOT/results/deviations.tsv when measure wrote one): 0, or 1 with err
- * (its output's last lines). */
+ * ROOT/results/deviations.tsv when measure wrote one, and the twin's noise
+ * model DATA/noise.tsv when there): 0, or 1 with err (its output's last
+ * lines). */
 static int run_predict(const mreg_cfg *c, const char *pred, char *line, size_t linelen, char *err, size_t errlen)
 {
-    char *exe = mf_str("%s/predict", c->bin), *profiles = mf_str("%s/profiles.tsv", c->data);
-    char *devs = mf_str("%s/" MREG_DEVIATIONS, c->root), *table = mf_str("%s/test.tsv", c->prep);
+    char *exe = mf_str("%s/predict", c->bin), *profiles = mf_str("%s", c->profiles);
+    char *devs = mf_str("%s/" PATH_DEVIATIONS, c->root), *table = mf_str("%s/test.tsv", c->prep);
     char *noise = mf_str("%s/noise.tsv", c->data);
-    /* the twin's noise model when the data has one (data/noise.tsv: pipeline/measure/noise.h) */
     int has_noise = access(noise, F_OK) == 0, has_devs = access(devs, F_OK) == 0;
     char *argv[20] = {exe, "--predict", (char *)pred, "--arms", (char *)c->arms_path, "--profiles", profiles,
-                      "--profile", (char *)c->sc->pf->name, "--comparisons", (char *)c->comparisons, "--table", table};
+                      "--profile", (char *)c->sc->d->profile, "--comparisons", (char *)c->comparisons, "--table", table};
     int na = 13;
     if (has_devs) {
         argv[na++] = "--deviations";

@@ -1,13 +1,14 @@
 /* mprereg (names mreg_*): what measure (pipeline/measure/measure.c) does with the
  * preregistration, OUT/provenance/prereg.json, before any run starts.
  *
- * - mreg_paths: where measure reads the six registered files
+ * - mreg_paths: where measure reads the seven registered files
  *   (PROV_PREREG_FILES, pipeline/common/prov.h): --data's guesses.tsv, design.md and
- *   quiet.tsv, --arms, --comparisons, --ap-arms.
- * - mreg_check_files: each of the six must have an entry in prereg.json
+ *   quiet.tsv, --arms, --comparisons, --ap-arms, --profiles (the registered
+ *   design, --data's profiles.tsv).
+ * - mreg_check_files: each of the seven must have an entry in prereg.json
  *   (found by its registered path, e.g. "pipeline/comparisons.tsv") whose
  *   sha256 and size it still has; else refused (2), naming the file.  A
- *   registration that lacks one (written before the lab registered six) is
+ *   registration that lacks one (written before the lab registered seven) is
  *   refused with what to do: make prepare adds the missing ones while OUT
  *   holds no measured run, and refuses once it does (pipeline/prepare/prepare.c).
  * - mreg_prediction: the simulation's prediction of the schedule
@@ -28,6 +29,7 @@
  *       design as run: every open-loop arm of it, each at its own rounds
  *       and seconds, its odds and sizing at that length, the profile's
  *       odds' seeds; the closed-loop capacity arm cannot be simulated),
+ *       --noise DATA/noise.tsv when that file exists (the twin),
  *       pipeline/comparisons.tsv and PREP/test.tsv;
  *       timed; then registered: prereg.json gains "prediction": {"path":
  *       "results/prediction.json", "sha256", "size", "registered_utc"}
@@ -52,7 +54,7 @@
 /* paths[i]: the file registered as PROV_PREREG_FILES[i], as measure reads it
  * (each malloc'd; mreg_paths_free frees them). */
 void mreg_paths(const char *data, const char *arms, const char *comparisons, const char *ap_arms,
-                char *paths[PROV_NPREREG]);
+                const char *profiles, char *paths[PROV_NPREREG]);
 void mreg_paths_free(char *paths[PROV_NPREREG]);
 
 /* Every registered file, read from paths, against provdir/prereg.json. */
@@ -60,9 +62,10 @@ int mreg_check_files(const char *provdir, char *const paths[PROV_NPREREG], char 
 
 typedef struct {
     const char *root, *provdir, *bin, *prep, *arms_path, *comparisons;
-    const char *data;  /* measure's --data: the design is DATA/profiles.tsv */
+    const char *data;  /* measure's --data: DATA/noise.tsv is the twin's noise model */
+    const char *profiles; /* the registered design (measure's --profiles, DATA/profiles.tsv) */
     const arm_table *arms;
-    const sched *sc;   /* its profile gives the seconds, the rounds and the odds' seeds */
+    const sched *sc;   /* its design gives the seconds, the rounds and the odds' seeds */
     size_t present;    /* folders in raw when measure began */
 } mreg_cfg;
 

@@ -183,7 +183,7 @@ static int write_record(const mctx *c, const sched_run *s, char *const argv[], c
     json_object_set_new(rec, "round", json_integer(s->round));
     json_object_set_new(rec, "k", json_integer(s->k));
     json_object_set_new(rec, "machine", json_string(c->machine));
-    json_object_set_new(rec, "profile", json_string(c->pf->name));
+    json_object_set_new(rec, "profile", json_string(c->design.profile));
     json_object_set_new(rec, "seconds", json_real(s->seconds));
     json_object_set_new(rec, "argv", jargv);
     json_object_set_new(rec, "start_utc", json_string(t_start));

@@ -93,10 +93,10 @@ static int sh(const char *cmd, char **out)
 static void plan_rounds(multi *m)
 {
     const sched *s = m->s;
-    m->round = calloc((size_t)s->pf->rounds + 1, sizeof *m->round);
+    m->round = calloc((size_t)s->rounds + 1, sizeof *m->round);
     if (!m->round)
         exit(1);
-    for (int r = 1; r <= s->pf->rounds; r++) {
+    for (int r = 1; r <= s->rounds; r++) {
         int todo = 0;
         for (int i = 0; i < s->n; i++)
             todo |= s->s[i].round == r && s->s[i].selected && !s->s[i].complete;

@@ -15,9 +15,9 @@
  * same on every line of the profile; and a profile with no line.
  *
  * The design as run: prof_set_rounds (measure's --rounds N: every group N
- * rounds) and prof_set_seconds_of (measure's --closed-s C: the group of the
- * closed-loop arm, rate 0, C seconds) change a group's value and record a
- * deviation (group, field, registered, ran, reason) when it differs from
+ * rounds) and prof_set_closed_seconds (measure's --closed-s C: the group
+ * of the closed-loop arm, rate 0, C seconds) change a group's value and
+ * record a deviation (group, field, registered, ran, reason) when it differs from
  * the registered one; prof_read_deviations applies a results/deviations.tsv
  * (what predict and the tests read back), refusing a line whose group the
  * profile lacks, whose field is not rounds or seconds, whose `registered` is

@@ -245,15 +245,31 @@ char *remote_far_cmd(const far *f, const sched *s, const char *machine, const ch
     const remote_cfg *c = f->cfg;
     char *cq = mf_shq(c->cores);
     char *extra = c->settle ? mf_str(" --settle-s %s", c->settle) : mf_str("%s", "");
-    if (s->pf->closed_seconds > 0) { /* the closed-loop length as here (--closed-s) */
-        char *e2 = mf_str("%s --closed-s %g", extra, s->pf->closed_seconds);
+    /* the design as run here: the far side departs from the registration as
+     * measure does here (--rounds, --closed-s), so that its schedule is ours;
+     * the reason stays here, in our results/deviations.tsv */
+    const prof_design *d = s->d;
+    int rounds_dev = 0;
+    double closed = 0;
+    for (int i = 0; i < d->ng; i++)
+        rounds_dev |= d->g[i].rounds != d->g[i].reg_rounds;
+    for (int i = 0; i < d->np; i++)
+        if (d->p[i].a->rate == 0 && d->g[d->p[i].group].seconds != d->g[d->p[i].group].reg_seconds)
+            closed = d->g[d->p[i].group].seconds;
+    if (rounds_dev) {
+        char *e2 = mf_str("%s --rounds %d", extra, s->rounds);
+        free(extra);
+        extra = e2;
+    }
+    if (closed > 0) {
+        char *e2 = mf_str("%s --closed-s %g", extra, closed);
         free(extra);
         extra = e2;
     }
     char *cmd = mf_str("build/bin/measure --profile %s --root out --prep build/prep --arms lab/arms.tsv "
-                       "--bin build/bin --data data --cores %s --gate %d%s --quiet quiet-rules.tsv --rounds %d "
+                       "--bin build/bin --data data --cores %s --gate %d%s --quiet quiet-rules.tsv "
                        "--machine %s --only %s",
-                       s->pf->name, cq, c->gate, extra, s->pf->rounds, machine, only);
+                       d->profile, cq, c->gate, extra, machine, only);
     free(cq);
     free(extra);
     return cmd;

@@ -2,11 +2,14 @@
  *
  * remote_measure makes a fresh folder there (mktemp -d), copies the built
  * programs (run, store, service, tester and the running measure itself),
- * the prepared files the runs read, the six registered files (at their
- * registered paths: data/guesses.tsv ... pipeline/ap_arms.tsv, where the far
- * measure's defaults find them) and prereg.json there (a folder of symlinks, tar -h over ssh), checks that
- * the programs find their libraries, runs `measure --only <the runs not
- * complete at home>` there with its progress streamed, copies
+ * the prepared files the runs read, the seven registered files (at their
+ * registered paths: data/guesses.tsv ... data/profiles.tsv, where the far
+ * measure's defaults find them) and prereg.json there (a folder of
+ * symlinks, tar -h over ssh), checks that the programs find their
+ * libraries, runs `measure --only <the runs not complete at home>` there
+ * (with this measure's departures from the design, --rounds and
+ * --closed-s, so that its schedule is this one) with its progress
+ * streamed, copies
  * results/raw, results/attempts, results/schedule.tsv and provenance/runs home into
  * <raw>/.incoming.tmp, checks every run folder against its run.json at home
  * (sched_check_run) and moves it into place, and only then removes the far

@@ -14,133 +14,97 @@
 #include "mfiles.h"
 #include "util.h"
 
-static const sched_profile PROFILES[] = {
-    /* every arm of lab/arms.tsv (56 and Z-capacity), 15 s rounds, the capacity
-     * arm 2 s: the published study (docs/DESIGN.md, section 11) */
-    {"full", 5, 15.0, 2.0, NULL, "1-1000"},
-    {"quick", 2, 4.0, 0, NULL, "1-1000"}, /* every arm, a few seconds: the pipeline in minutes */
-    /* the rare events at full length (DESIGN 5.8): H3-none and every 450/s arm, 5 rounds of 30 s */
-    {"floods", 5, 30.0, 2.0,
-     "H3-none,H4-fb25,H4-dldown,H4-r2,H4-r2b,H4-r2bj,H4-brkr2,H4-r4xf,H4-r2bud,H4-r2dl,H4-hedge,Z-capacity", "1-1000"},
-    /* tests, and CI's study through collect and the verifier */
-    {"tiny", 2, 1.0, 0, "F3-none,H3-fb25,H3-dl,H3-dldown,H3-r2,H3-r2-down,H3-brkr2-down,H3-bulk-hang,Z-capacity",
-     "1-100"},
-};
 #define SHUFFLE_MULT 7919ULL
 
-const sched_profile *sched_profile_find(const char *name)
+int sched_build(sched *c, const prof_design *d, char *err, size_t errlen)
 {
-    for (size_t i = 0; name && i < sizeof PROFILES / sizeof PROFILES[0]; i++)
-        if (!strcmp(name, PROFILES[i].name))
-            return &PROFILES[i];
-    return NULL;
-}
-
-double sched_seconds(const sched_profile *pf, const arm *a)
-{
-    return a->rate == 0 && pf->closed_seconds > 0 ? pf->closed_seconds : pf->seconds;
-}
-
-/* The profile's arms in lab/arms.tsv's order, into list (room for arms->n). */
-static int pick_arms(const sched_profile *pf, const arm_table *arms, const char *arms_path, const arm **list,
-                     size_t *na, char *err, size_t errlen)
-{
-    *na = 0;
-    if (!pf->arms) {
-        for (size_t i = 0; i < arms->n; i++)
-            list[(*na)++] = &arms->v[i];
-    } else {
-        /* check each name, then take them in lab/arms.tsv's order */
-        char *names = mf_str(",%s,", pf->arms);
-        for (char *p = names + 1; *p;) {
-            char *q = strchr(p, ',');
-            *q = 0;
-            if (*p && !arms_find(arms, p)) {
-                ut_seterr(err, errlen, "%s: no arm named %s (profile %s needs it)", arms_path, p, pf->name);
-                free(names);
-                return -1;
-            }
-            *q = ',';
-            p = q + 1;
-        }
-        for (size_t i = 0; i < arms->n; i++) {
-            char *pat = mf_str(",%s,", arms->v[i].name);
-            if (strstr(names, pat))
-                list[(*na)++] = &arms->v[i];
-            free(pat);
-        }
-        free(names);
-    }
-    if (*na == 0) {
-        ut_seterr(err, errlen, "%s: no arms", arms_path);
+    memset(c, 0, sizeof *c);
+    c->d = d;
+    c->rounds = prof_rounds(d);
+    size_t na = (size_t)d->np, total = 0;
+    if (na == 0) {
+        ut_seterr(err, errlen, "profile %s: no arms", d->profile);
         return -1;
     }
-    return 0;
-}
-
-int sched_build(sched *c, const sched_profile *pf, const arm_table *arms, const char *arms_path, char *err,
-                size_t errlen)
-{
-    c->pf = pf;
-    const arm **list = calloc(arms->n ? arms->n : 1, sizeof *list);
-    size_t na = 0;
-    if (!list)
-        exit(1);
-    if (pick_arms(pf, arms, arms_path, list, &na, err, errlen) != 0) {
-        free(list);
-        return -1;
-    }
-    c->n = (int)na * c->pf->rounds;
-    c->s = calloc((size_t)c->n, sizeof *c->s);
+    for (size_t i = 0; i < na; i++)
+        total += (size_t)d->g[d->p[i].group].rounds;
+    c->s = calloc(total, sizeof *c->s);
     const arm **order = calloc(na, sizeof *order);
     if (!c->s || !order)
         exit(1);
     int k = 0;
-    for (int r = 1; r <= c->pf->rounds; r++) {
-        memcpy(order, list, na * sizeof *order);
+    for (int r = 1; r <= c->rounds; r++) {
+        size_t n = 0; /* the arms of round r, in lab/arms.tsv's order (the design's) */
+        for (size_t i = 0; i < na; i++)
+            if (prof_in_round(d, &d->p[i], r))
+                order[n++] = d->p[i].a;
         ut_rng g;
         ut_rng_seed(&g, SHUFFLE_MULT * (uint64_t)r);
-        for (size_t i = na - 1; i > 0; i--) {
+        for (size_t i = n ? n - 1 : 0; i > 0; i--) {
             size_t j = (size_t)(ut_rng_u64(&g) % (uint64_t)(i + 1));
             const arm *t = order[i];
             order[i] = order[j];
             order[j] = t;
         }
-        for (size_t i = 0; i < na; i++, k++) {
+        for (size_t i = 0; i < n; i++, k++) {
             sched_run *s = &c->s[k];
             s->k = k + 1;
             s->round = r;
             s->pos = (int)i + 1;
             s->a = order[i];
-            s->seconds = sched_seconds(pf, s->a);
+            s->seconds = prof_group_of(d, s->a->name)->seconds;
             s->selected = 1;
             snprintf(s->name, sizeof s->name, "%s-r%d", s->a->name, r);
         }
     }
+    c->n = k;
     free(order);
-    free(list);
     return 0;
 }
 
-/* The header names pipeline/measure/measure.c, where the schedule was first defined:
- * kept, so that schedule.tsv stays the same byte for byte. */
-char *sched_text(const sched *c)
+char *sched_groups_text(const sched *c)
 {
-    size_t cap = 256 + (size_t)c->n * 64, n = 0;
+    const prof_design *d = c->d;
+    size_t cap = 64 + (size_t)d->ng * 160, n = 0;
     char *t = malloc(cap);
     if (!t)
         exit(1);
-    char closed[48] = "";
-    if (c->pf->closed_seconds > 0)
-        snprintf(closed, sizeof closed, ", closed loop %g s", c->pf->closed_seconds);
+    t[0] = 0;
+    for (int gi = 0; gi < d->ng; gi++) {
+        const prof_group *g = &d->g[gi];
+        int arms = 0;
+        for (int i = 0; i < d->np; i++)
+            arms += d->p[i].group == gi;
+        if (!arms)
+            continue;
+        char rr[48] = "", rs[64] = "";
+        if (g->rounds != g->reg_rounds)
+            snprintf(rr, sizeof rr, " (registered %d)", g->reg_rounds);
+        if (g->seconds != g->reg_seconds)
+            snprintf(rs, sizeof rs, " (registered %s)", g->reg_seconds_s);
+        n += (size_t)snprintf(t + n, cap - n, "%s%s %d arm%s x %d rounds%s x %g s%s", n ? ", " : "", g->name, arms,
+                              arms == 1 ? "" : "s", g->rounds, rr, g->seconds, rs);
+    }
+    return t;
+}
+
+char *sched_text(const sched *c)
+{
+    char *groups = sched_groups_text(c);
+    size_t cap = 512 + strlen(groups) + (size_t)c->n * 96, n = 0;
+    char *t = malloc(cap);
+    if (!t)
+        exit(1);
     n += (size_t)snprintf(t + n, cap - n,
-                          "# lab-schedule 1: profile %s, %d rounds of %d arms, %g s each%s; order within round r: "
-                          "Fisher-Yates, ut_rng seeded 7919*r (pipeline/measure/measure.c)\n"
-                          "k\tround\tposition\tarm\n",
-                          c->pf->name, c->pf->rounds, c->n / c->pf->rounds, c->pf->seconds, closed);
+                          "# lab-schedule 2: profile %s, %d rounds; %s (data/profiles.tsv%s); order within round r: "
+                          "the round's arms in lab/arms.tsv's order, Fisher-Yates, ut_rng seeded 7919*r "
+                          "(pipeline/measure/schedule.h)\n"
+                          "k\tround\tposition\tarm\tseconds\n",
+                          c->d->profile, c->rounds, groups, c->d->ndev ? " with results/deviations.tsv" : "");
     for (int i = 0; i < c->n; i++)
-        n += (size_t)snprintf(t + n, cap - n, "%d\t%d\t%d\t%s\n", c->s[i].k, c->s[i].round, c->s[i].pos,
-                              c->s[i].a->name);
+        n += (size_t)snprintf(t + n, cap - n, "%d\t%d\t%d\t%s\t%g\n", c->s[i].k, c->s[i].round, c->s[i].pos,
+                              c->s[i].a->name, c->s[i].seconds);
+    free(groups);
     return t;
 }
 
@@ -201,7 +165,7 @@ static int holds_run_files(const char *dir, int stores, char *why, size_t wl)
     return 1;
 }
 
-/* 0 when run.json names this run and profile, the arm's number of
+/* 0 when run.json names this run, its seconds, the arm's number of
  * stores, and every event file matches its sha256 and size there; else -1
  * (why). */
 static int matches_run_json(const char *dir, const sched_run *s, int stores, double seconds, char *why, size_t wl)
@@ -284,7 +248,7 @@ int sched_select(sched *c, const char *only, char *err, size_t errlen)
             if (!strcmp(c->s[i].name, p))
                 c->s[i].selected = found = 1;
         if (!found) {
-            ut_seterr(err, errlen, "--only: %s is not in the schedule of profile %s", p, c->pf->name);
+            ut_seterr(err, errlen, "--only: %s is not in the schedule of profile %s", p, c->d->profile);
             rc = -1;
             break;
         }
@@ -349,9 +313,9 @@ int sched_agree(const sched *c, const char *sched_path, const char *raw, const c
         char was[128];
         old_profile(old, was, sizeof was);
         ut_seterr(err, errlen,
-                  "%s was made for %s, not for profile %s with these arms, and %s holds %zu runs of it: "
+                  "%s was made for %s, not for profile %s as designed and run here, and %s holds %zu runs of it: "
                   "use another OUT, or move %s away",
-                  sched_path, was, c->pf->name, raw, runs.n, results);
+                  sched_path, was, c->d->profile, raw, runs.n, results);
         rc = 2;
     }
     for (size_t i = 0; i < runs.n && !rc; i++) {
@@ -360,7 +324,7 @@ int sched_agree(const sched *c, const char *sched_path, const char *raw, const c
             ours = !strcmp(runs.v[i], c->s[j].name);
         if (!ours) {
             ut_seterr(err, errlen, "%s/%s: not a run of profile %s's schedule; use another OUT, or move it away",
-                      raw, runs.v[i], c->pf->name);
+                      raw, runs.v[i], c->d->profile);
             rc = 2;
         }
     }
@@ -397,4 +361,58 @@ int sched_resume(sched *c, const char *raw, int *kept, int *todo, char *err, siz
         }
     }
     return 0;
+}
+
+/* The departures a deviations.tsv text lists, for a message: "group field
+ * registered -> ran, ..." or "none". */
+static void dev_summary(const char *text, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    const char *l = text;
+    int line = 0;
+    while (l && *l) {
+        const char *nl = strchr(l, '\n');
+        size_t ll = nl ? (size_t)(nl - l) : strlen(l);
+        if (*l != '#' && line++ > 0) { /* not a comment, not the header */
+            char g[64] = "", f[16] = "", reg[32] = "", ran[32] = "";
+            char *one = mf_str("%.*s", (int)ll, l);
+            if (sscanf(one, "%63[^\t]\t%15[^\t]\t%31[^\t]\t%31[^\t]", g, f, reg, ran) == 4 && len < n)
+                len += (size_t)snprintf(buf + len, n - len, "%s%s %s %s -> %s", len ? ", " : "", g, f, reg, ran);
+            free(one);
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    if (!buf[0])
+        snprintf(buf, n, "none");
+}
+
+int sched_agree_deviations(const sched *c, const char *dev_path, const char *raw, const char *results, char *err,
+                           size_t errlen)
+{
+    mf_list runs = {0};
+    mf_list_dir(raw, &runs);
+    char *text = prof_deviations_text(c->d), *old = NULL, e2[UT_ERRLEN];
+    size_t on = 0;
+    int have = ut_read_file(dev_path, &old, &on, e2, sizeof e2) == 0, rc = 0;
+    int same = have ? text && !strcmp(old, text) : !text;
+    if (!same && runs.n) {
+        char was[1024], now[1024];
+        dev_summary(have ? old : NULL, was, sizeof was);
+        dev_summary(text, now, sizeof now);
+        ut_seterr(err, errlen,
+                  "%s: the %zu runs in %s were measured with other departures from the registered design (%s) "
+                  "than this measure's (%s): give the same --rounds and --closed-s, use another OUT, or move %s away",
+                  dev_path, runs.n, raw, was, now, results);
+        rc = 2;
+    } else if (!same && text && ut_write_file(dev_path, text, strlen(text), err, errlen) != 0) {
+        rc = 1;
+    } else if (!same && !text && unlink(dev_path) != 0 && errno != ENOENT) {
+        ut_seterr(err, errlen, "%s: cannot remove: %s", dev_path, strerror(errno));
+        rc = 1;
+    }
+    free(old);
+    free(text);
+    mf_list_free(&runs);
+    return rc;
 }

@@ -16,20 +16,27 @@
  *   standin.tsv    row kind score: the service's stand-in for each row
  *                  (kind last_known, or default when the customer was new)
  *   summary.json   test AP, default score, counts, seeds, cutoffs
- * then registers the six files of the preregistration and writes the
+ * then registers the seven files of the preregistration and writes the
  * stage's provenance record and fingerprint manifest into --prov.
  *
  * The registration, --prov/prereg.json (pipeline/RESULTS.md, "prereg.json"):
  * `files` lists, in this order, data/guesses.tsv, data/design.md,
  * data/quiet.tsv (these three from --data), lab/arms.tsv (--arms),
- * pipeline/comparisons.tsv (--comparisons) and pipeline/ap_arms.tsv
- * (--ap-arms), each under its path in the repository, with its sha256 and
- * size; `registered_utc` is when that list was written.  Whatever a rerun
- * finds there:
- *   - every one of the six registered, with the file's sha256 and size:
- *     kept as it is (its time, and the prediction measure added);
- *   - no prereg.json, or one lacking some of the six (written before the
- *     lab registered six) or holding another sha256 or size, while the
+ * pipeline/comparisons.tsv (--comparisons), pipeline/ap_arms.tsv
+ * (--ap-arms) and data/profiles.tsv (--data; the registered design), each
+ * under its path in the repository, with its sha256 and size;
+ * `registered_utc` is when that list was written.  Beside it,
+ * --prov/registered/<path> holds a byte copy of each of the seven (the
+ * registered files travel with the study): staged whole in
+ * --prov/.registered.tmp/ before prereg.json is written and put in place
+ * after it (pipeline/common/prov.h), so a failed prepare leaves no
+ * half-written copy.  Whatever a rerun finds there:
+ *   - every one of the seven registered, with the file's sha256 and size:
+ *     kept as it is (its time, and the prediction measure added), and so
+ *     are the copies when they hold the files' bytes (else written anew:
+ *     the files are the registered ones);
+ *   - no prereg.json, or one lacking some of the seven (written before the
+ *     lab registered seven) or holding another sha256 or size, while the
  *     study (OUT, the parent of --prov) holds no measured run (no
  *     OUT/provenance/runs/<run>.json, no folder in OUT/results/raw): written
  *     anew, atomically, with the time now and no prediction (measure makes
@@ -127,7 +134,7 @@ static long find_row(const feat_row *r, size_t n, int32_t customer, int32_t cuto
 
 /* ------------------------------------------------------------ the registration */
 
-/* The six registered files now, and what the registration needs. */
+/* The seven registered files now, and what the registration needs. */
 typedef struct {
     char path[PROV_NPREREG][4096]; /* where prepare reads them */
     int st[PROV_NPREREG];          /* PROV_REG_SAME, _CHANGED, _ABSENT */
@@ -161,14 +168,14 @@ static int run_measured(const char *prov, char *where, size_t n)
     return 0;
 }
 
-/* 0: kept (all six as registered); 1: to be written (what says why); -1:
+/* 0: kept (all seven as registered); 1: to be written (what says why); -1:
  * refused or failed (err). */
 static int prereg_plan(const opts *o, prereg_now *n, char *err, size_t errlen)
 {
     const char *from[PROV_NPREREG] = {NULL, NULL, NULL, o->arms, o->comparisons, o->ap_arms};
     const char *paths[PROV_NPREREG];
     for (int i = 0; i < PROV_NPREREG; i++) {
-        if (i < 3) /* data/guesses.tsv, data/design.md, data/quiet.tsv */
+        if (!strncmp(PROV_PREREG_FILES[i], "data/", 5)) /* guesses.tsv, design.md, quiet.tsv, profiles.tsv */
             snprintf(n->path[i], sizeof n->path[i], "%s/%s", o->data, PROV_PREREG_FILES[i] + 5);
         else
             snprintf(n->path[i], sizeof n->path[i], "%s", from[i]);
@@ -198,14 +205,16 @@ static int prereg_plan(const opts *o, prereg_now *n, char *err, size_t errlen)
                   "%s (registered %s): %s, and this study already holds measured runs (%s): a registration written "
                   "now would come after them.  Restore each changed file as it was registered (git checkout), or "
                   "measure the study anew in another OUT (make prepare measure OUT=...); a study measured before "
-                  "the lab registered six files stays as it is (collect, ap, cost and factcheck still run)",
+                  "the lab registered seven files stays as it is (collect, ap, cost and factcheck still run)",
                   n->regpath, n->when, n->what, where);
         return -1;
     }
     return 1;
 }
 
-/* Writes prereg.json when the plan says so: the six files, in order, the time now. */
+/* Writes prereg.json when the plan says so: the seven files, in order, the
+ * time now; and their copies under --prov/registered/ when they are not
+ * the files' bytes already. */
 static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
 {
     static prereg_now n; /* 25 kB */
@@ -215,30 +224,45 @@ static int preregister(const opts *o, prov *pv, char *err, size_t errlen)
     for (int i = 0; i < PROV_NPREREG; i++)
         if (prov_input(pv, n.path[i], err, errlen) != 0)
             return -1;
-    if (plan == 0)
-        return 0;
-    char now[32];
-    ut_utc_iso(now);
-    json_t *reg = json_object(), *list = json_array();
-    for (int i = 0; i < PROV_NPREREG; i++) {
-        json_t *e = json_object();
-        json_object_set_new(e, "path", json_string(PROV_PREREG_FILES[i]));
-        json_object_set_new(e, "sha256", json_string(n.sha[i]));
-        json_object_set_new(e, "size", json_integer((json_int_t)n.size[i]));
-        json_array_append_new(list, e);
-    }
-    json_object_set_new(reg, "registered_utc", json_string(now));
-    json_object_set_new(reg, "files", list);
-    char *text = json_dumps(reg, JSON_INDENT(1));
-    int rc = text && ut_mkdir_p(o->prov, err, errlen) == 0 &&
+    const char *paths[PROV_NPREREG];
+    for (int i = 0; i < PROV_NPREREG; i++)
+        paths[i] = n.path[i];
+    int copies = plan == 1 || !prov_prereg_copies_match(o->prov, paths);
+    if (copies && prov_prereg_stage_copies(o->prov, paths, err, errlen) != 0)
+        return -1;
+    int rc = 0;
+    char now[32] = "";
+    if (plan == 1) {
+        ut_utc_iso(now);
+        json_t *reg = json_object(), *list = json_array();
+        for (int i = 0; i < PROV_NPREREG; i++) {
+            json_t *e = json_object();
+            json_object_set_new(e, "path", json_string(PROV_PREREG_FILES[i]));
+            json_object_set_new(e, "sha256", json_string(n.sha[i]));
+            json_object_set_new(e, "size", json_integer((json_int_t)n.size[i]));
+            json_array_append_new(list, e);
+        }
+        json_object_set_new(reg, "registered_utc", json_string(now));
+        json_object_set_new(reg, "files", list);
+        char *text = json_dumps(reg, JSON_INDENT(1));
+        rc = text && ut_mkdir_p(o->prov, err, errlen) == 0 &&
                      ut_write_file(n.regpath, text, strlen(text), err, errlen) == 0
                  ? 0
                  : -1;
-    free(text);
-    json_decref(reg);
-    if (rc == 0)
-        printf("prepare: registered the %d files (data/guesses.tsv ... pipeline/ap_arms.tsv) in %s at %s%s%s%s\n",
-               PROV_NPREREG, n.regpath, now, n.what[0] ? " (" : "", n.what, n.what[0] ? ")" : "");
+        free(text);
+        json_decref(reg);
+    }
+    if (copies && rc != 0)
+        prov_prereg_drop_copies(o->prov);
+    else if (copies && prov_prereg_commit_copies(o->prov, err, errlen) != 0)
+        rc = -1;
+    if (rc == 0 && plan == 1)
+        printf("prepare: registered the %d files (data/guesses.tsv ... data/profiles.tsv) in %s at %s%s%s%s; their "
+               "copies in %s/" PATH_REGISTERED "/\n",
+               PROV_NPREREG, n.regpath, now, n.what[0] ? " (" : "", n.what, n.what[0] ? ")" : "", o->prov);
+    else if (rc == 0 && copies)
+        printf("prepare: the copies of the %d registered files written anew in %s/" PATH_REGISTERED "/\n",
+               PROV_NPREREG, o->prov);
     return rc;
 }
 

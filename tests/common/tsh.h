@@ -5,7 +5,7 @@
  *   slurp(path)    the whole file, malloc'd and NUL-terminated (the caller
  *                  frees it); a test assertion fails, naming the file, when
  *                  it cannot be read
- *   tsh_write_prereg(root)  ROOT/provenance/prereg.json registering the six
+ *   tsh_write_prereg(root)  ROOT/provenance/prereg.json registering the seven
  *                  files of pipeline/RESULTS.md as they are now
  *   tsh_small_fs(base, kb, mnt, n, why, wl)  a tmpfs of kb KB mounted at
  *                  BASE/full (its path in mnt), 1; or 0 with the reason in
@@ -50,11 +50,11 @@ __attribute__((noinline, unused)) static char *slurp(const char *path)
 
 __attribute__((unused)) static void tsh_write_prereg(const char *root)
 {
-    const char *f[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
-                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+    const char *f[7] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",   "lab/arms.tsv",
+                        "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv", "data/profiles.tsv"};
     char path[256], err[UT_ERRLEN], sha[65], text[2048];
     size_t len = (size_t)snprintf(text, sizeof text, "{\"registered_utc\": \"2026-01-01T00:00:00Z\", \"files\": [");
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         uint64_t size;
         cr_assert_eq(ut_sha256_file(f[i], sha, &size, err, sizeof err), 0, "%s", err);
         len += (size_t)snprintf(text + len, sizeof text - len, "%s{\"path\": \"%s\", \"sha256\": \"%s\", \"size\": %llu}",

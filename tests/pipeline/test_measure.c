@@ -74,7 +74,7 @@ static void teardown(void)
  * times the usual minute for a test. */
 TestSuite(measure, .init = setup, .fini = teardown, .timeout = 900);
 
-/* The schedule as its definition says: header lines, then k round position arm. */
+/* The schedule as its definition says: header lines, then k round position arm seconds. */
 static void expected_schedule(char *buf, size_t n)
 {
     const char *order[NTINY];
@@ -97,7 +97,7 @@ static void expected_schedule(char *buf, size_t n)
     }
     fclose(f);
     cr_assert_eq(na, NTINY);
-    size_t len = (size_t)snprintf(buf, n, "k\tround\tposition\tarm\n");
+    size_t len = (size_t)snprintf(buf, n, "k\tround\tposition\tarm\tseconds\n");
     int k = 1;
     for (int r = 1; r <= 2; r++) {
         const char *o[NTINY];
@@ -113,7 +113,7 @@ static void expected_schedule(char *buf, size_t n)
         int same = 1;
         for (int i = 0; i < NTINY; i++) {
             same &= o[i] == order[i];
-            len += (size_t)snprintf(buf + len, n - len, "%d\t%d\t%d\t%s\n", k++, r, i + 1, o[i]);
+            len += (size_t)snprintf(buf + len, n - len, "%d\t%d\t%d\t%s\t1\n", k++, r, i + 1, o[i]);
         }
         cr_assert(!same, "round %d: the shuffle left lab/arms.tsv's order", r);
     }
@@ -283,7 +283,7 @@ static void check_prediction(const char *same, int rounds, char sha[65])
     cr_assert_eq(json_integer_value(json_object_get(e, "size")), (json_int_t)size);
     const char *at = json_string_value(json_object_get(e, "registered_utc"));
     cr_assert(at && strlen(at) == 20, "%s", at ? at : "(none)");
-    cr_assert_eq(json_array_size(json_object_get(reg, "files")), 6); /* prepare's registration kept */
+    cr_assert_eq(json_array_size(json_object_get(reg, "files")), 7); /* prepare's registration kept */
     /* before every run: the first run's record starts in a later second */
     int seen = 0;
     for (int i = 0; i < NTINY; i++)
@@ -324,9 +324,14 @@ Test(measure, tiny_runs_schedule_manifest_and_records)
     char path[256], want[2048];
     snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
     char *sched = slurp(path);
-    cr_assert(!strncmp(sched, "# ", 2) && strstr(sched, "profile tiny"), "%s", sched);
+    const char *line1 = "# lab-schedule 2: profile tiny, 2 rounds; open 8 arms x 2 rounds x 1 s, capacity 1 arm x 2 "
+                        "rounds x 1 s (data/profiles.tsv); ";
+    cr_assert(!strncmp(sched, line1, strlen(line1)), "%s", sched);
     expected_schedule(want, sizeof want);
     cr_assert_str_eq(strchr(sched, '\n') + 1, want);
+    /* the registered design exactly: no departure, no deviations.tsv */
+    snprintf(path, sizeof path, "%s/results/deviations.tsv", out);
+    cr_assert_neq(access(path, F_OK), 0, "%s written though measure ran the design as registered", path);
 
     /* each run's record */
     int writable = access("/dev/kmsg", W_OK) == 0;
@@ -450,7 +455,8 @@ Test(measure, bad_option_values_refused_naming_option_and_value)
         {"--gate 2", "option --gate: \"2\" is not 0 or 1"},
         {"--settle-s 0.2s", "option --settle-s: \"0.2s\""},
         {"--cores 0-x", "option --cores: \"0-x\""},
-        {"--profile huge", "needs --profile full|quick|floods|tiny"},
+        {"--profile huge", "data/profiles.tsv: no line of profile huge"},
+        {"--deviation because", "--deviation gives the reason of --rounds or --closed-s: neither is given"},
         {"--gates 1", "unknown option --gates"},
     };
     char log[128], path[256];
@@ -818,23 +824,29 @@ Test(measure, run_failing_every_attempt_stops_measure_naming_the_reason)
     cr_assert_eq(complete_runs(), 0, "a folder was kept");
 }
 
-/* --rounds 1 (make measure ROUNDS=1): a schedule of one round, predicted
- * as such; then a prediction.json changed, or gone, after its registration
- * makes a rerun refuse before any run. */
+/* --rounds 1 (make measure ROUNDS=1 DEVIATION=...): a schedule of one
+ * round, predicted as such, and the departure written into
+ * results/deviations.tsv with its reason before the first run; a rerun with
+ * other departures (another reason, or none) over those runs is refused;
+ * then a prediction.json changed, or gone, after its registration makes a
+ * rerun refuse before any run. */
 Test(measure, rounds_override_then_a_changed_prediction_refused)
 {
     char log[128], path[256], sha[65];
+#define ONE_ROUND " --rounds 1 --deviation 'one round: a test'"
     snprintf(log, sizeof log, "%s/log1", aux);
-    int rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    int rc = shf(MEASURE ONE_ROUND " --root %s > %s 2>&1", out, log);
     char *text = slurp(log);
     cr_assert_eq(rc, EXIT_OK, "%s", text);
     cr_assert(strstr(text, "prediction made in ") && strstr(text, " s and registered at "), "%s", text);
-    cr_assert(strstr(text, "9 runs (1 rounds of 9 arms"), "%s", text);
+    cr_assert(strstr(text, "profile tiny: 9 runs in 1 rounds (open 8 arms x 1 rounds (registered 2) x 1 s, capacity 1 "
+                           "arm x 1 rounds (registered 2) x 1 s; departures in results/deviations.tsv)"),
+              "%s", text);
     cr_assert_eq(count(text, "measure: run "), NTINY, "%s", text);
     free(text);
     snprintf(path, sizeof path, "%s/results/schedule.tsv", out);
     char *sched = slurp(path);
-    cr_assert(strstr(sched, "profile tiny, 1 rounds of 9 arms"), "%s", sched);
+    cr_assert(strstr(sched, "profile tiny, 1 rounds; "), "%s", sched);
     int lines = 0;
     for (char *l = strchr(strchr(sched, '\n') + 1, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
         int k, round;
@@ -844,21 +856,62 @@ Test(measure, rounds_override_then_a_changed_prediction_refused)
     }
     cr_assert_eq(lines, NTINY, "%s", sched);
     free(sched);
+    /* the departure, both groups 2 -> 1, with its reason; written before the first run */
+    snprintf(path, sizeof path, "%s/results/deviations.tsv", out);
+    char *dev = slurp(path);
+    cr_assert_str_eq(dev, "# lab-deviations 1: what this study ran otherwise than data/profiles.tsv registers\n"
+                          "group\tfield\tregistered\tran\treason\n"
+                          "open\trounds\t2\t1\tone round: a test\n"
+                          "capacity\trounds\t2\t1\tone round: a test\n");
+    struct stat dst;
+    cr_assert_eq(stat(path, &dst), 0);
+    json_t *rec = record("F3-none-r1");
+    const char *start = json_string_value(json_object_get(rec, "start_utc"));
+    char when[32];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&dst.st_mtim.tv_sec));
+    cr_assert(start && strcmp(when, start) <= 0, "deviations.tsv written %s, the first run started %s", when, start);
+    json_decref(rec);
     check_prediction(NULL, 1, sha);
-    /* the Makefile passes ROUNDS on */
+    /* the Makefile passes ROUNDS and DEVIATION on */
     char cmd[256], *mk = NULL;
-    snprintf(cmd, sizeof cmd, "make -s -n measure ROUNDS=3 OUT=%s > %s/make.txt 2>&1", out, aux);
+    snprintf(cmd, sizeof cmd, "make -s -n measure ROUNDS=3 DEVIATION=\"it's short\" OUT=%s > %s/make.txt 2>&1", out,
+             aux);
     cr_assert_eq(shf("%s", cmd), 0);
     snprintf(path, sizeof path, "%s/make.txt", aux);
     mk = slurp(path);
-    cr_assert(strstr(mk, "build/bin/measure --profile full") && strstr(mk, " --rounds 3 "), "%s", mk);
+    cr_assert(strstr(mk, "build/bin/measure --profile full") && strstr(mk, " --rounds 3 ") &&
+                  strstr(mk, " --deviation 'it'\\''s short' "),
+              "%s", mk);
     free(mk);
+
+    /* the same rounds for another reason, or the registered rounds: refused
+     * over the runs measured, naming the file and both departures */
+    snprintf(log, sizeof log, "%s/log3", aux);
+    rc = shf(MEASURE " --rounds 1 --deviation 'another reason' --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
+    cr_assert(strstr(text, "deviations.tsv: the 9 runs in ") &&
+                  strstr(text, "(open rounds 2 -> 1, capacity rounds 2 -> 1) than this measure's (open rounds 2 -> 1, "
+                               "capacity rounds 2 -> 1)"),
+              "%s", text);
+    cr_assert_eq(count(text, "measure: run "), 0, "%s", text);
+    free(text);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
+    cr_assert(strstr(text, "(open rounds 2 -> 1, capacity rounds 2 -> 1) than this measure's (none)"), "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results/deviations.tsv", out);
+    char *kept = slurp(path);
+    cr_assert_str_eq(kept, dev, "deviations.tsv untouched by the refused measures");
+    free(kept);
+    free(dev);
 
     /* one byte more: refused, naming the file, nothing measured */
     snprintf(path, sizeof path, "%s/results/prediction.json", out);
     cr_assert_eq(shf("printf ' ' >> %s", path), 0);
     snprintf(log, sizeof log, "%s/log2", aux);
-    rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    rc = shf(MEASURE ONE_ROUND " --root %s > %s 2>&1", out, log);
     text = slurp(log);
     cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prediction.json no longer matches its registration"), "%s", text);
@@ -866,7 +919,7 @@ Test(measure, rounds_override_then_a_changed_prediction_refused)
     free(text);
     /* gone: refused too */
     cr_assert_eq(unlink(path), 0);
-    rc = shf(MEASURE " --rounds 1 --root %s > %s 2>&1", out, log);
+    rc = shf(MEASURE ONE_ROUND " --root %s > %s 2>&1", out, log);
     text = slurp(log);
     cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(strstr(text, "prediction.json is gone or unreadable"), "%s", text);

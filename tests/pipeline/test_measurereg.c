@@ -1,6 +1,7 @@
-/* `measure` and the registration: each of the six registered files changed
- * (or read from elsewhere, changed) refused with its name, a registration of
- * fewer files or none refused; and no password in anything measure records
+/* `measure` and the registration: each of the seven registered files changed
+ * (or read from elsewhere, changed) refused with its name, the registered
+ * design (data/profiles.tsv) among them; a registration of fewer files (the
+ * six of a study registered before the design was) or none refused; and no password in anything measure records
  * (pipeline/RESULTS.md, "prereg.json" and "Secrets in the records").  On the
  * tiny profile with the idle gate off, in fresh temporary folders with a
  * prereg.json made here (the rest of measure: test_measure.c). */
@@ -22,9 +23,10 @@
 
 static char out[64], aux[64]; /* OUT of measure; a folder for logs, copies and programs */
 
-/* The six registered files, in their order (pipeline/RESULTS.md, "prereg.json"). */
-static const char *const REGFILES[6] = {"data/guesses.tsv", "data/design.md",           "data/quiet.tsv",
-                                        "lab/arms.tsv",     "pipeline/comparisons.tsv", "pipeline/ap_arms.tsv"};
+/* The seven registered files, in their order (pipeline/RESULTS.md, "prereg.json"). */
+static const char *const REGFILES[7] = {"data/guesses.tsv",         "data/design.md",       "data/quiet.tsv",
+                                        "lab/arms.tsv",             "pipeline/comparisons.tsv",
+                                        "pipeline/ap_arms.tsv",     "data/profiles.tsv"};
 
 /* prereg.json registering the first n of REGFILES as they are now; entry
  * `bad` (-1: none) gets the sha256 bad_sha (NULL: its own) and its size
@@ -49,7 +51,7 @@ static void write_prereg_ex(int n, int bad, const char *bad_sha, int size_off)
 }
 
 /* prereg.json for the current files; a non-NULL bad_sha replaces guesses.tsv's. */
-static void write_prereg(const char *bad_sha) { write_prereg_ex(6, bad_sha ? 0 : -1, bad_sha, 0); }
+static void write_prereg(const char *bad_sha) { write_prereg_ex(7, bad_sha ? 0 : -1, bad_sha, 0); }
 
 /* A folder of programs: the real store, service, tester and play, and `run` as given. */
 static void fake_bin(const char *dir, const char *run_script)
@@ -92,7 +94,7 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
 
     /* quiet.tsv changed: a prereg.json whose quiet.tsv entry is of another size */
     snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
-    write_prereg_ex(6, 2, NULL, 1);
+    write_prereg_ex(7, 2, NULL, 1);
     rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
     text = slurp(log);
     cr_assert_eq(rc, EXIT_USAGE, "%s", text);
@@ -122,6 +124,35 @@ Test(measurereg, a_changed_or_unregistered_file_is_refused_with_its_name)
     text = slurp(log);
     cr_assert_eq(rc, EXIT_USAGE, "%s", text);
     cr_assert(!strstr(text, "changed since") && strstr(text, "nobin/run: missing: run make build first"), "%s", text);
+    free(text);
+
+    /* the registered design changed after the registration: a copy of
+     * data/profiles.tsv with tiny's capacity runs 2 s instead of 1 */
+    write_prereg(NULL);
+    char prof[256];
+    snprintf(prof, sizeof prof, "%s/profiles.tsv", aux);
+    cr_assert_eq(shf("sed 's/^tiny\tcapacity\tZ-capacity\t2\t1\t/tiny\tcapacity\tZ-capacity\t2\t2\t/' "
+                     "data/profiles.tsv > %s && ! cmp -s data/profiles.tsv %s",
+                     prof, prof),
+                 0);
+    rc = shf(MEASURE " --root %s --profiles %s > %s 2>&1", out, prof, log);
+    text = slurp(log);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
+    snprintf(want, sizeof want,
+             "data/profiles.tsv (read from %s) changed since its registration in %s/provenance/prereg.json", prof, out);
+    cr_assert(strstr(text, want), "%s", text);
+    free(text);
+    snprintf(path, sizeof path, "%s/results", out);
+    cr_assert_neq(access(path, F_OK), 0, "measure touched %s", path);
+    snprintf(path, sizeof path, "%s/provenance/prereg.json", out);
+
+    /* a registration of the six files of a study registered before the design was */
+    write_prereg_ex(6, -1, NULL, 0);
+    rc = shf(MEASURE " --root %s > %s 2>&1", out, log);
+    text = slurp(log);
+    cr_assert_eq(rc, EXIT_USAGE, "%s", text);
+    cr_assert(strstr(text, "prereg.json registers no data/profiles.tsv") && strstr(text, "run make prepare first"),
+              "%s", text);
     free(text);
 
     /* a registration from before the six files (the first three only) */

@@ -78,7 +78,8 @@ static void check_lengths(const char *out)
     cr_assert_not_null(f);
     cr_assert_not_null(fgets(line, sizeof line, f));
     fclose(f);
-    const char *want = "# lab-schedule 1: profile tiny, 2 rounds of 9 arms, 1 s each, closed loop 0.5 s; ";
+    const char *want = "# lab-schedule 2: profile tiny, 2 rounds; open 8 arms x 2 rounds x 1 s, capacity 1 arm x 2 "
+                       "rounds x 0.5 s (registered 1) (data/profiles.tsv with results/deviations.tsv); ";
     cr_assert(!strncmp(line, want, strlen(want)), "%s", line);
     /* measure's estimate before the first run, gate off, settling 0.3 s:
      * 16 runs of 1 + 0.3 + 1 s and 2 of 0.5 + 0.3 + 1 s, 40.4 s */
@@ -87,7 +88,8 @@ static void check_lengths(const char *out)
     cr_assert_not_null(f);
     int seen = 0;
     while (fgets(line, sizeof line, f))
-        seen += strstr(line, "1 s each, closed loop 0.5 s); 0 complete already, kept; 18 to measure (about 0:40,") != NULL;
+        seen += strstr(line, "capacity 1 arm x 2 rounds x 0.5 s (registered 1); departures in "
+                             "results/deviations.tsv); 0 complete already, kept; 18 to measure (about 0:40,") != NULL;
     fclose(f);
     cr_assert_eq(seen, 1, "measure's first line with its estimate");
     const char *runs[] = {"Z-capacity-r1", "Z-capacity-r2", "F3-none-r1", "H3-r2-down-r2"};
@@ -202,7 +204,8 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(sh(cmd), 0, "prepare");
     snprintf(cmd, sizeof cmd,
              "build/bin/measure --profile tiny --root %s --prep build/prep --bin build/bin --arms lab/arms.tsv "
-             "--data data --gate 0 --settle-s 0.3 --closed-s 0.5 --quiet tests/quiet_off.tsv >> %s/log 2>&1",
+             "--data data --gate 0 --settle-s 0.3 --closed-s 0.5 --deviation 'a short capacity run: a test' "
+             "--quiet tests/quiet_off.tsv >> %s/log 2>&1",
              out, out);
     int rc = sh(cmd);
     if (rc) {
