@@ -244,9 +244,19 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_neq(sh(cmd), 0, "the verifier took a 0.5 s closed-loop run for one of another length");
     json_t *v = json_load_file(strcat(strcpy(cmd, out), "/results/verified.json"), 0, NULL);
     json_t *sch = json_object_get(json_object_get(json_object_get(json_object_get(v, "checks"), "study"), "schedule"),
-                                  "closed_loop_seconds");
-    cr_assert(json_is_number(sch) && json_number_value(sch) == 0.5, "checks.study.schedule.closed_loop_seconds");
+                                  "format");
+    cr_assert(json_is_integer(sch) && json_integer_value(sch) == 2, "checks.study.schedule.format: schedule format 2");
+    json_t *design = json_object_get(json_object_get(v, "checks"), "design");
+    cr_assert(json_is_true(json_object_get(design, "registered")), "checks.design.registered");
+    cr_assert_eq(json_integer_value(json_object_get(design, "mismatches")), 0, "checks.design.mismatches");
     json_decref(v);
+    /* the capacity group's departure to 0.5 s: every planned Z-capacity run 0.5 s, written down */
+    snprintf(cmd, sizeof cmd,
+             "awk -F'\t' '$4 == \"Z-capacity\" && $5 != \"0.5\" {bad=1} $4 == \"Z-capacity\" {n++} "
+             "END {exit bad || n != 2}' %s/results/schedule.tsv && grep -q '^capacity\tseconds\t1\t0.5\t' "
+             "%s/results/deviations.tsv",
+             out, out);
+    cr_assert_eq(sh(cmd), 0, "the closed-loop runs 0.5 s in schedule.tsv, the departure in deviations.tsv");
     /* one number of results.json changed: exactly that mismatch */
     snprintf(cmd, sizeof cmd,
              "sed -i '0,/\"p99_ms\": [0-9]/s/\"p99_ms\": \\([0-9]\\)/\"p99_ms\": 9\\1/' %s/results/results.json && "
