@@ -253,6 +253,45 @@ double apboot_percentile(double *v, size_t n, double q)
     return ut_pct_between(v[lo], v[lo + 1 < n ? lo + 1 : lo], frac);
 }
 
+double apboot_mc_error(double *v, size_t m, double q)
+{
+    if (m == 0)
+        return NAN;
+    double d = sqrt(q * (1.0 - q) / (double)m);
+    double up = apboot_percentile(v, m, fmin(1.0, q + d)), down = apboot_percentile(v, m, fmax(0.0, q - d));
+    return (up - down) / 2.0;
+}
+
+const char *apboot_verdict(double lo, double hi, double e_lo, double e_hi, const char **direction)
+{
+    *direction = NULL;
+    if (!isfinite(lo) || !isfinite(hi) || !isfinite(e_lo) || !isfinite(e_hi))
+        return "no interval";
+    if (hi + e_hi < 0.0)
+        *direction = "lower";
+    else if (lo - e_lo > 0.0)
+        *direction = "higher";
+    return *direction ? "clearly different" : "too close to call";
+}
+
+uint64_t apboot_fnv1a(const char *name)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 0x100000001b3ULL;
+    return h;
+}
+
+void apboot_round_picks(const char *name, uint64_t seed, size_t R, size_t B, uint32_t *m)
+{
+    memset(m, 0, B * R * sizeof *m);
+    ut_rng rng;
+    ut_rng_seed(&rng, seed ^ apboot_fnv1a(name));
+    for (size_t b = 0; b < B; b++)
+        for (size_t j = 0; j < R; j++)
+            m[b * R + ut_rng_u64(&rng) % R]++;
+}
+
 /* ================================================================ computation */
 
 /* Per-thread scratch. */
@@ -276,6 +315,7 @@ struct apboot_ctx {
     uint64_t *pos;           /* resamples x ngroups: positive weight per cutoff */
     uint8_t *valid;          /* resamples: every cutoff has positive weight */
     double *acc[APBOOT_KINDS];  /* narms x resamples: changes summed over seeds */
+    uint32_t **roundw;       /* [arm]: resamples x rounds, m_b(k) (APCOST.md 1.5) */
     tbuf tb[MAXT];
     int boot_closed;
     apboot_result r;
@@ -362,17 +402,25 @@ static void *boot_job(void *arg)
                         : 0.0;
         for (size_t a = 0; a < c->narms; a++) {
             const apstudy_arm *arm = &c->arms[a];
+            const size_t R = arm->nrounds;
+            const uint32_t *m = c->roundw[a];
             for (int ki = 0; ki < c->o.nkinds; ki++) {
                 int k = c->o.kinds[ki];
                 double sum[BLK] = {0};
-                for (size_t r = 0; r < arm->nrounds; r++) {
+                /* APCOST.md 1.12: the rounds with a stand-in drawn at least
+                 * once, ascending, each weighing m_b(k); a round not drawn
+                 * costs no walk */
+                for (size_t r = 0; r < R; r++) {
                     const svec *v = &sw->v[sw->voff[a] + r * APBOOT_KINDS + (size_t)k];
                     if (!v->p)
                         continue;
-                    for (size_t i = 0; i < nb; i++)
-                        if (c->valid[b0 + i])
-                            sum[i] += walk(&c->l, v, c->w + (b0 + i) * nc, c->pos + (b0 + i) * ng, tb->S, tb->T) -
-                                      wl[i];
+                    for (size_t i = 0; i < nb; i++) {
+                        uint32_t mb = m[(b0 + i) * R + r];
+                        if (c->valid[b0 + i] && mb > 0)
+                            sum[i] += (double)mb * (walk(&c->l, v, c->w + (b0 + i) * nc, c->pos + (b0 + i) * ng,
+                                                         tb->S, tb->T) -
+                                                    wl[i]);
+                    }
                 }
                 for (size_t i = 0; i < nb; i++)
                     if (c->valid[b0 + i])
@@ -426,6 +474,9 @@ void apboot_free(apboot_ctx *c)
     }
     for (int k = 0; k < APBOOT_KINDS; k++)
         free(c->acc[k]);
+    for (size_t a = 0; c->roundw && a < c->narms; a++)
+        free(c->roundw[a]);
+    free(c->roundw);
     apboot_result *r = &c->r;
     free(r->seeds);
     free(r->live_ap);
@@ -542,7 +593,8 @@ static int alloc_result(apboot_ctx *c, char *err, size_t errlen)
     r->seeds = calloc(max_seeds, sizeof *r->seeds);
     r->live_ap = calloc(max_seeds, sizeof *r->live_ap);
     r->arm = calloc(narms + 1, sizeof *r->arm);
-    if (!c->acc[0] || !c->acc[1] || !c->acc[2] || !r->seeds || !r->live_ap || !r->arm)
+    c->roundw = calloc(narms + 1, sizeof *c->roundw);
+    if (!c->acc[0] || !c->acc[1] || !c->acc[2] || !r->seeds || !r->live_ap || !r->arm || !c->roundw)
         goto oom;
     r->narms = narms;
     r->ncustomers = c->ncust;
@@ -561,8 +613,16 @@ static int alloc_result(apboot_ctx *c, char *err, size_t errlen)
                 return -1;
             }
         ar->round_ap = calloc(max_seeds * arm->nrounds, sizeof *ar->round_ap);
-        if (!ar->round_ap)
+        c->roundw[a] = malloc(B * arm->nrounds * sizeof *c->roundw[a]);
+        if (!ar->round_ap || !c->roundw[a])
             goto oom;
+        /* format 2: the arm's own generator (APCOST.md 1.11); format 1: every round once */
+        if (c->o.rounds_resampled)
+            apboot_round_picks(arm->name, c->o.boot_seed, arm->nrounds, B, c->roundw[a]);
+        else
+            for (size_t i = 0; i < B * arm->nrounds; i++)
+                c->roundw[a][i] = 1;
+        ar->round_w = c->roundw[a];
         for (int ki = 0; ki < c->o.nkinds; ki++) {
             int k = c->o.kinds[ki];
             ar->computed[k] = 1;
@@ -796,6 +856,8 @@ int apboot_finish(apboot_ctx *c, char *err, size_t errlen)
             }
             ar->lo[k] = apboot_percentile(tmp, m, 0.025);
             ar->hi[k] = apboot_percentile(tmp, m, 0.975);
+            ar->e_lo[k] = apboot_mc_error(tmp, m, 0.025);
+            ar->e_hi[k] = apboot_mc_error(tmp, m, 0.975);
         }
     }
     free(tmp);

@@ -1,9 +1,10 @@
 /* apboot: AP with stand-ins and the paired bootstrap (pipeline/APCOST.md,
- * 1.3 to 1.5): pure computation over one test table and a study's arms, no
- * file is read or written.
+ * 1.3 to 1.5, 1.11, 1.12): pure computation over one test table and a
+ * study's arms, no file is read or written.
  *
  *   apboot_new       a computation over one test table and the chosen arms;
- *                    draws the bootstrap's customer picks once
+ *                    draws the bootstrap's customer picks once, and (format
+ *                    lab-ap 2) each arm's round picks from its own generator
  *   apboot_add_seed  one model seed's live and last-known scores: the point
  *                    AP of every (arm, round, kind), and, when asked, the
  *                    seed's share of every bootstrap resample
@@ -13,7 +14,8 @@
  *
  * Ownership: apboot_new keeps pointers to the table and the arms (with
  * their rounds' masks), which must outlive the context; it copies the
- * options.  apboot_free releases the context and its result.  Scores given
+ * options.  apboot_free releases the context and its result (each arm
+ * result's round_w points into the context).  Scores given
  * to apboot_add_seed are read, not kept.  Every function returns 0 or -1
  * (apboot_new: NULL) with a message in err.
  */
@@ -44,6 +46,9 @@ typedef struct {
     int threads;             /* >= 1; the result does not depend on it */
     int nkinds;              /* kinds computed, in this order (tests swap it) */
     int kinds[APBOOT_KINDS];
+    int rounds_resampled;    /* 1: format lab-ap 2, each resample also draws the
+                              * arm's rounds (APCOST.md 1.5, 1.11); 0: format 1,
+                              * every round weighs 1 in every resample */
 } apboot_opts;
 
 typedef struct {
@@ -58,7 +63,11 @@ typedef struct {
     double change[APBOOT_KINDS];        /* mean of seed_change over seeds */
     double *boot[APBOOT_KINDS];         /* [resamples]: the bootstrap's changes (NAN: dropped) */
     double lo[APBOOT_KINDS], hi[APBOOT_KINDS];  /* 2.5% and 97.5% percentiles */
+    double e_lo[APBOOT_KINDS], e_hi[APBOOT_KINDS];  /* their Monte Carlo errors (NAN: no interval) */
     int computed[APBOOT_KINDS];
+    /* [b * nrounds + k]: m_b(k), how often resample b drew the arm's round k
+     * (index in ascending round order); all 1 when rounds are not resampled */
+    const uint32_t *round_w;
 } apboot_arm_result;
 
 typedef struct {
@@ -101,5 +110,27 @@ double apboot_ap_weighted(const float *score, const uint8_t *label, const int32_
  * (ut_pct_rank, ut_pct_between: linear interpolation between closest ranks)
  * of doubles.  NAN when n = 0. */
 double apboot_percentile(double *v, size_t n, double q);
+
+/* The Monte Carlo error of the bound at q of v[0..m-1] (sorts v), APCOST.md
+ * 1.5: with d = sqrt(q(1 - q)/m), (P(min(1, q + d)) - P(max(0, q - d))) / 2,
+ * P apboot_percentile.  NAN when m = 0. */
+double apboot_mc_error(double *v, size_t m, double q);
+
+/* The verdict of an interval [lo, hi] whose bounds carry the Monte Carlo
+ * errors e_lo, e_hi (APCOST.md 1.5, format lab-ap 2): "clearly different"
+ * with *direction "lower" when hi + e_hi < 0, "higher" when lo - e_lo > 0;
+ * else "too close to call"; "no interval" when a bound is not finite.
+ * *direction is NULL unless clearly different. */
+const char *apboot_verdict(double lo, double hi, double e_lo, double e_hi, const char **direction);
+
+/* The 64-bit FNV-1a hash of a name (APCOST.md 1.11): h = 0xcbf29ce484222325,
+ * per byte c: h = (h ^ c) * 0x100000001b3. */
+uint64_t apboot_fnv1a(const char *name);
+
+/* The round picks of an arm (APCOST.md 1.11): ut_rng seeded with
+ * seed ^ apboot_fnv1a(name); draw b * R + j is the j-th pick of resample b,
+ * the round of index u mod R.  m[b * R + k] (B * R, zeroed here) gets how
+ * often resample b drew index k. */
+void apboot_round_picks(const char *name, uint64_t seed, size_t R, size_t B, uint32_t *m);
 
 #endif

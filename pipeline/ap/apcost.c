@@ -1,6 +1,7 @@
 /* apcost: the `ap` stage; see apcost.h.  Definitions: pipeline/APCOST.md. */
 #include "apcost.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,12 @@
 #include "train.h"
 #include "util.h"
 
+/* A quiet flooded run of results.json (APCOST.md 1.5). */
+typedef struct {
+    char run[APSTUDY_NAME], arm[APSTUDY_NAME];
+    int round;
+} flooded_run;
+
 /* Everything one run of the stage holds; released by stage_free. */
 typedef struct {
     const apc_stage_opts *o;
@@ -25,8 +32,11 @@ typedef struct {
     json_t *names;           /* the chosen arms */
     json_t *skipped;         /* those without runs */
     prepread_set prep;
-    apstudy_arm *arms;       /* the chosen arms with runs */
-    size_t narms;
+    /* the chosen arms with runs, then (format 2) the flooded runs, each an
+     * arm of one round named by the run (APCOST.md 1.5) */
+    apstudy_arm *arms;
+    size_t narms, nflood;
+    flooded_run *flood;      /* [nflood]: results.json's quiet flooded runs, in byte order */
     /* the test table and the current seed's scores, n = prep.test.n */
     uint8_t *lab;
     int32_t *cut, *cust;
@@ -42,9 +52,10 @@ typedef struct {
 static void stage_free(stage *st)
 {
     apboot_free(st->ctx);
-    for (size_t a = 0; a < st->narms; a++)
+    for (size_t a = 0; st->arms && a < st->narms + st->nflood; a++)
         apstudy_arm_free(&st->arms[a]);
     free(st->arms);
+    free(st->flood);
     prepread_free(&st->prep);
     free(st->lab);
     free(st->cut);
@@ -111,6 +122,104 @@ static int read_arm_names(stage *st, char *err, size_t errlen)
     return 0;
 }
 
+/* ================================================================ 1b. the flooded runs */
+
+static int by_run(const void *a, const void *b)
+{
+    return strcmp(((const flooded_run *)a)->run, ((const flooded_run *)b)->run);
+}
+
+/* runs.<run>.<field> of results.json as true or false; -1 with err naming it */
+static int json_flag(json_t *e, const char *path, const char *run, const char *field, int *out, char *err,
+                     size_t errlen)
+{
+    json_t *v = json_object_get(e, field);
+    if (!json_is_boolean(v)) {
+        ut_seterr(err, errlen, "%s: runs.%s.%s: %s", path, run, field, v ? "not true or false" : "missing");
+        return -1;
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+/* Every run of OUT/results/results.json (make collect) with flooded and
+ * quiet true, of any arm (APCOST.md 1.5), sorted by name.  No file: said on
+ * stdout, and no flooded run (flooded_runs {}). */
+static int read_flooded(stage *st, char *err, size_t errlen)
+{
+    char path[4300];
+    snprintf(path, sizeof path, "%s/" PATH_RESULTS_JSON, st->o->root);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno != ENOENT) {
+            ut_seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+            return -1;
+        }
+        printf("ap: %s is missing (make collect writes it): no run is known to have flooded, so "
+               "flooded_runs is {}\n", path);
+        return 0;
+    }
+    fclose(f);
+    if (st->pv && prov_input(st->pv, path, err, errlen) != 0)
+        return -1;
+    json_error_t je;
+    json_t *root = json_load_file(path, 0, &je);
+    if (!root) {
+        ut_seterr(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+        return -1;
+    }
+    json_t *runs = json_object_get(root, "runs");
+    int rc = 0;
+    if (!json_is_object(runs)) {
+        ut_seterr(err, errlen, "%s: runs: %s", path, runs ? "not an object" : "missing");
+        rc = -1;
+    }
+    st->flood = calloc(json_object_size(runs) + 1, sizeof *st->flood);
+    if (!st->flood) {
+        ut_seterr(err, errlen, "out of memory");
+        rc = -1;
+    }
+    const char *run;
+    json_t *e;
+    json_object_foreach(runs, run, e)
+    {
+        if (rc != 0)
+            break;
+        int fl = 0, qu = 0;
+        if (!json_is_object(e)) {
+            ut_seterr(err, errlen, "%s: runs.%s: not an object", path, run);
+            rc = -1;
+        } else if (json_flag(e, path, run, "flooded", &fl, err, errlen) != 0 ||
+                   json_flag(e, path, run, "quiet", &qu, err, errlen) != 0) {
+            rc = -1;
+        }
+        if (rc != 0 || !fl || !qu)
+            continue;
+        const char *arm = json_string_value(json_object_get(e, "arm"));
+        json_t *jr = json_object_get(e, "round");
+        char want[2 * APSTUDY_NAME];
+        if (arm)
+            snprintf(want, sizeof want, "%s-r%lld", arm, (long long)json_integer_value(jr));
+        if (!arm || !json_is_integer(jr) || json_integer_value(jr) < 1 || strcmp(want, run) != 0 ||
+            strlen(run) >= APSTUDY_NAME || strchr(run, '/') || run[0] == '.') {
+            ut_seterr(err, errlen, "%s: runs.%s: arm and round do not name the run (arm %s, round %s)", path, run,
+                      arm ? arm : "missing", json_is_integer(jr) ? "given" : "missing or not an integer");
+            rc = -1;
+            continue;
+        }
+        flooded_run *fr = &st->flood[st->nflood++];
+        snprintf(fr->run, sizeof fr->run, "%s", run);
+        snprintf(fr->arm, sizeof fr->arm, "%s", arm);
+        fr->round = (int)json_integer_value(jr);
+    }
+    json_decref(root);
+    if (rc != 0)
+        return -1;
+    if (st->nflood)
+        qsort(st->flood, st->nflood, sizeof *st->flood, by_run);
+    return 0;
+}
+
 /* ================================================================ 3. the runs */
 
 static void say_arm(const apstudy_arm *arm)
@@ -129,7 +238,7 @@ static int load_arms(stage *st, char *err, size_t errlen)
 {
     char raw[4200];
     snprintf(raw, sizeof raw, "%s/" PATH_RAW_DIR, st->o->root);
-    st->arms = calloc(json_array_size(st->names) + 1, sizeof *st->arms);
+    st->arms = calloc(json_array_size(st->names) + st->nflood + 1, sizeof *st->arms);
     if (!st->arms) {
         ut_seterr(err, errlen, "out of memory");
         return -1;
@@ -155,6 +264,27 @@ static int load_arms(stage *st, char *err, size_t errlen)
         ut_seterr(err, errlen, "none of the arms of %s has runs under %s: nothing to measure", st->o->arms, raw);
         return -1;
     }
+    /* the flooded runs, each on its own, after the chosen arms (APCOST.md 1.5) */
+    size_t nf = st->nflood;
+    st->nflood = 0;
+    for (size_t i = 0; i < nf; i++) {
+        apstudy_arm *arm = &st->arms[st->narms + i];
+        char why[UT_ERRLEN];
+        if (apstudy_run_load(raw, st->flood[i].run, st->flood[i].round, st->prep.test.n, st->pv, arm, why,
+                             sizeof why) != 0) {
+            ut_seterr(err, errlen, "flooded run %s (results.json: flooded and quiet): %s", st->flood[i].run, why);
+            return -1;
+        }
+        st->nflood++;
+        if (st->o->verbose) {
+            const apstudy_round *rd = &arm->rounds[0];
+            printf("ap: flooded run %s: %zu requests, %zu stand-ins (%.2f%%), %zu table rows replaced\n", arm->name,
+                   rd->requests, rd->last_known + rd->dflt,
+                   rd->requests ? 100.0 * (double)(rd->last_known + rd->dflt) / (double)rd->requests : 0.0, rd->rows);
+        }
+    }
+    if (st->o->verbose && nf == 0)
+        printf("ap: no quiet run flooded: flooded_runs is {}\n");
     return 0;
 }
 
@@ -188,8 +318,8 @@ static int make_ctx(stage *st, char *err, size_t errlen)
     memcpy(st->both + n, p->prev.r, np * sizeof *st->both);
     st->tab = (apboot_table){n, st->cut, st->lab, st->cust};
     apboot_opts ao = {o->resamples, o->boot_seed, o->threads, 3,
-                      {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE}};
-    st->ctx = apboot_new(&st->tab, st->arms, st->narms, (size_t)o->seeds, &ao, err, errlen);
+                      {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE}, 1};
+    st->ctx = apboot_new(&st->tab, st->arms, st->narms + st->nflood, (size_t)o->seeds, &ao, err, errlen);
     if (!st->ctx)
         return -1;
     if (o->verbose) {
@@ -317,8 +447,8 @@ static int write_reference(stage *st, char *err, size_t errlen)
     snprintf(jp, sizeof jp, "%s/summary.json", o->prep);
     if (check_last_known(st, prev_cut, &sc, err, errlen) == 0 && apref_write_scores(o->root, &sc, err, errlen) == 0 &&
         apref_check(o->root, NULL, sp, jp, NULL, err, errlen) == 0 &&
-        apref_write_resamples(o->root, apboot_result_of(st->ctx), st->arms, st->narms, o->resamples, err, errlen) ==
-            0)
+        apref_write_resamples(o->root, apboot_result_of(st->ctx), st->arms, st->narms + st->nflood, o->resamples,
+                              err, errlen) == 0)
         rc = 0;
     free(prev_cut);
     const char *files[] = {PATH_AP_SCORES, PATH_AP_PREV, PATH_AP_RESAMPLES};
@@ -390,13 +520,12 @@ static json_t *kinds_json(const apboot_arm_result *ar, size_t nseeds)
         json_object_set_new(e, "change", jnum(ar->change[k]));
         json_object_set_new(e, "change_default_seed", jnum(ar->seed_change[k][0]));
         json_object_set_new(e, "change_per_seed", ps);
-        int ok = isfinite(ar->lo[k]) && isfinite(ar->hi[k]);
+        int ok = isfinite(ar->lo[k]) && isfinite(ar->hi[k]) && isfinite(ar->e_lo[k]) && isfinite(ar->e_hi[k]);
         json_object_set_new(e, "ci95", ok ? json_pack("[f,f]", ar->lo[k], ar->hi[k]) : json_null());
-        int zero = ok && ar->lo[k] <= 0.0 && ar->hi[k] >= 0.0;
-        json_object_set_new(e, "verdict", json_string(!ok ? "no interval" : zero ? "too close to call"
-                                                                                 : "clearly different"));
-        json_object_set_new(e, "direction",
-                            !ok || zero ? json_null() : json_string(ar->hi[k] < 0.0 ? "lower" : "higher"));
+        json_object_set_new(e, "ci95_mc", ok ? json_pack("[f,f]", ar->e_lo[k], ar->e_hi[k]) : json_null());
+        const char *dir, *verdict = apboot_verdict(ar->lo[k], ar->hi[k], ar->e_lo[k], ar->e_hi[k], &dir);
+        json_object_set_new(e, "verdict", json_string(verdict));
+        json_object_set_new(e, "direction", dir ? json_string(dir) : json_null());
         json_object_set_new(jk, apboot_kind_names[k], e);
     }
     return jk;
@@ -432,6 +561,24 @@ static json_t *arm_json(const apstudy_arm *arm, const apboot_arm_result *ar, con
     return jarm;
 }
 
+/* flooded_runs.<run>: the run on its own, an arm of one round (APCOST.md 1.5, 1.7) */
+static json_t *flooded_json(const flooded_run *fr, const apstudy_arm *arm, const apboot_arm_result *ar,
+                            const apboot_result *r, size_t ntest)
+{
+    const apstudy_round *rd = &arm->rounds[0];
+    size_t si = rd->last_known + rd->dflt;
+    json_t *j = json_object();
+    json_object_set_new(j, "arm", json_string(fr->arm));
+    json_object_set_new(j, "round", json_integer(fr->round));
+    json_object_set_new(j, "requests", json_integer((json_int_t)rd->requests));
+    json_object_set_new(j, "standin_requests", json_integer((json_int_t)si));
+    json_object_set_new(j, "standin_share", json_real(rd->requests ? (double)si / (double)rd->requests : 0.0));
+    json_object_set_new(j, "standin_rows", json_integer((json_int_t)rd->rows));
+    json_object_set_new(j, "standin_rows_share", json_real((double)rd->rows / (double)ntest));
+    json_object_set_new(j, "kinds", kinds_json(ar, r->nseeds));
+    return j;
+}
+
 /* The whole ap.json object, fields in the order of APCOST.md 1.7. */
 static json_t *result_json(const stage *st)
 {
@@ -439,7 +586,7 @@ static json_t *result_json(const stage *st)
     const apboot_result *r = apboot_result_of(st->ctx);
     size_t ntest = st->prep.test.n;
     json_t *top = json_object();
-    json_object_set_new(top, "format", json_string("lab-ap 1"));
+    json_object_set_new(top, "format", json_string("lab-ap 2"));
     json_object_set_new(top, "definitions", json_string("pipeline/APCOST.md"));
     json_object_set_new(top, "test_rows", json_integer((json_int_t)ntest));
     json_object_set_new(top, "customers", json_integer((json_int_t)r->ncustomers));
@@ -467,14 +614,20 @@ static json_t *result_json(const stage *st)
     json_object_set_new(top, "live_ap", json_pack("{s:o,s:o,s:o}", "default_seed", json_real(r->live_ap[0]), "mean",
                                                   json_real(lsum / (double)r->nseeds), "per_seed", live));
     json_object_set_new(top, "bootstrap",
-                        json_pack("{s:I,s:I,s:I,s:I,s:s}", "resamples", (json_int_t)o->resamples, "seed",
+                        json_pack("{s:I,s:I,s:I,s:I,s:s,s:b}", "resamples", (json_int_t)o->resamples, "seed",
                                   (json_int_t)o->boot_seed, "model_seeds", (json_int_t)r->boot_seeds, "used",
-                                  (json_int_t)r->resamples_used, "interval", "percentiles 2.5 and 97.5"));
+                                  (json_int_t)r->resamples_used, "interval", "percentiles 2.5 and 97.5",
+                                  "rounds_resampled", 1));
     json_t *ja = json_object();
     for (size_t a = 0; a < st->narms; a++)
         json_object_set_new(ja, st->arms[a].name, arm_json(&st->arms[a], &r->arm[a], r, ntest));
     json_object_set_new(top, "arms", ja);
     json_object_set(top, "skipped_arms", st->skipped);
+    json_t *jf = json_object();
+    for (size_t i = 0; i < st->nflood; i++)
+        json_object_set_new(jf, st->flood[i].run,
+                            flooded_json(&st->flood[i], &st->arms[st->narms + i], &r->arm[st->narms + i], r, ntest));
+    json_object_set_new(top, "flooded_runs", jf);
     return top;
 }
 
@@ -505,11 +658,16 @@ static int write_json(const json_t *j, const char *root, const char *path, char 
 static void say_results(const stage *st, const char *path)
 {
     const apboot_result *r = apboot_result_of(st->ctx);
-    for (size_t a = 0; a < st->narms; a++)
-        for (int k = 0; k < APBOOT_KINDS; k++)
-            printf("ap: %-10s %-10s change in AP %+.5f  95%% [%+.5f, %+.5f]  (default seed %+.5f)\n",
-                   st->arms[a].name, apboot_kind_names[k], r->arm[a].change[k], r->arm[a].lo[k], r->arm[a].hi[k],
-                   r->arm[a].seed_change[k][0]);
+    for (size_t a = 0; a < st->narms + st->nflood; a++)
+        for (int k = 0; k < APBOOT_KINDS; k++) {
+            const char *dir, *v = apboot_verdict(r->arm[a].lo[k], r->arm[a].hi[k], r->arm[a].e_lo[k],
+                                                 r->arm[a].e_hi[k], &dir);
+            printf("ap: %s%-10s %-10s change in AP %+.5f  95%% [%+.5f ± %.5f, %+.5f ± %.5f]  (default seed %+.5f): "
+                   "%s%s%s\n",
+                   a < st->narms ? "" : "flooded ", st->arms[a].name, apboot_kind_names[k], r->arm[a].change[k],
+                   r->arm[a].lo[k], r->arm[a].e_lo[k], r->arm[a].hi[k], r->arm[a].e_hi[k],
+                   r->arm[a].seed_change[k][0], v, dir ? ", " : "", dir ? dir : "");
+        }
     printf("ap: wrote %s in %.1f s (training %.1f s, bootstrap %.1f s)\n", path, since(st->t_all), st->t_train,
            st->t_boot);
 }
@@ -568,7 +726,8 @@ int apc_stage(const apc_stage_opts *o, prov *pv, json_t **ap_out, char *err, siz
     st.names = json_array();
     st.skipped = json_array();
     int rc = -1;
-    if (read_arm_names(&st, err, errlen) == 0 && prepread_load(o->prep, pv, &st.prep, err, errlen) == 0 &&
+    if (read_arm_names(&st, err, errlen) == 0 && read_flooded(&st, err, errlen) == 0 &&
+        prepread_load(o->prep, pv, &st.prep, err, errlen) == 0 &&
         load_arms(&st, err, errlen) == 0 && make_ctx(&st, err, errlen) == 0 && run_seeds(&st, err, errlen) == 0 &&
         apboot_finish(st.ctx, err, errlen) == 0 && write_results(&st, ap_out, err, errlen) == 0)
         rc = 0;

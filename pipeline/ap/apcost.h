@@ -4,9 +4,12 @@
  * around it (options, the PostgreSQL load) is pipeline/ap/apstage.c.
  *
  * apc_stage runs these steps, each a function of apcost.c:
- *   1. the chosen arms (pipeline/ap_arms.tsv)
+ *   1. the chosen arms (pipeline/ap_arms.tsv), and the study's quiet
+ *      flooded runs (OUT/results/results.json, written by make collect;
+ *      none when it is missing, said on stdout)
  *   2. the prepared files                       pipeline/model/prepread.h
- *   3. each chosen arm's runs and stand-in rows  pipeline/ap/apstudy.h
+ *   3. each chosen arm's runs and stand-in rows, then each flooded run on
+ *      its own, an arm of one round              pipeline/ap/apstudy.h
  *   4. the computation over the test table      pipeline/ap/apboot.h
  *   5. per model seed: train, score, add        pipeline/model/train.h
  *   6. the means and intervals; the reference files of every seed's scores

@@ -16,7 +16,8 @@
  * resample's change in OUT/results/ap_resamples.tsv.gz) and before their
  * manifest DIR/manifest-ap.tsv (pipeline/APCOST.md 1.10).  With
  * --pgurl it then replaces each arm's rows of the table ap_costs (created if
- * missing) in one transaction.  The database is reached first, so an
+ * missing, its format-2 columns added if missing) and every row of the
+ * table ap_flooded_runs in one transaction (APCOST.md 1.9).  The database is reached first, so an
  * unreachable one costs nothing and writes nothing.  Provenance: DIR/stage-ap.json.
  *
  * Exit 0 done; 1 failed (message names the file, line or database); 2 usage.
@@ -53,6 +54,35 @@ static const char *const DDL =
     " ci_hi double precision,"
     " verdict text NOT NULL,"
     " PRIMARY KEY (arm, kind))";
+
+/* format lab-ap 2's columns, added to a table that format 1 created */
+static const char *const DDL2[] = {
+    "ALTER TABLE ap_costs ADD COLUMN IF NOT EXISTS ci_lo_mc double precision",
+    "ALTER TABLE ap_costs ADD COLUMN IF NOT EXISTS ci_hi_mc double precision",
+    "ALTER TABLE ap_costs ADD COLUMN IF NOT EXISTS direction text",
+    "CREATE TABLE IF NOT EXISTS ap_flooded_runs ("
+    " run text NOT NULL,"
+    " kind text NOT NULL,"
+    " arm text NOT NULL,"
+    " round integer NOT NULL,"
+    " requests bigint NOT NULL,"
+    " standin_requests bigint NOT NULL,"
+    " standin_share double precision NOT NULL,"
+    " standin_rows bigint NOT NULL,"
+    " standin_rows_share double precision NOT NULL,"
+    " model_seeds integer NOT NULL,"
+    " resamples integer NOT NULL,"
+    " live_ap double precision NOT NULL,"
+    " change double precision,"
+    " change_default_seed double precision,"
+    " ci_lo double precision,"
+    " ci_hi double precision,"
+    " ci_lo_mc double precision,"
+    " ci_hi_mc double precision,"
+    " verdict text NOT NULL,"
+    " direction text,"
+    " PRIMARY KEY (run, kind))",
+    NULL};
 
 static void mask_url(const char *url, char *out, size_t n)
 {
@@ -96,13 +126,79 @@ static void num(char *buf, size_t n, json_t *v)
         buf[0] = 0;
 }
 
-/* One transaction: create the table if missing, replace each arm's rows. */
+/* The rows of one arm or flooded run (unit), one per kind: ap_costs
+ * (flooded 0) or ap_flooded_runs (flooded 1). */
+static int load_unit(PGconn *db, const char *name, json_t *u, int flooded, json_t *live, json_t *boot, size_t nseeds,
+                     char *err, size_t errlen)
+{
+    const char *kname;
+    json_t *k;
+    json_object_foreach(json_object_get(u, "kinds"), kname, k)
+    {
+        char v[16][64];
+        int nv = 0;
+        json_t *ci = json_object_get(k, "ci95"), *mc = json_object_get(k, "ci95_mc");
+        const char *p[24] = {name, kname};
+        int np = 2;
+        if (flooded) {
+            p[np++] = json_string_value(json_object_get(u, "arm"));
+            num(v[nv], 64, json_object_get(u, "round"));
+            nv++;
+        } else {
+            snprintf(v[nv++], 64, "%zu", json_array_size(json_object_get(u, "rounds")));
+        }
+        num(v[nv++], 64, json_object_get(u, "requests"));
+        num(v[nv++], 64, json_object_get(u, "standin_requests"));
+        num(v[nv++], 64, json_object_get(u, "standin_share"));
+        if (flooded)
+            num(v[nv++], 64, json_object_get(u, "standin_rows"));
+        num(v[nv++], 64, json_object_get(u, "standin_rows_share"));
+        snprintf(v[nv++], 64, "%zu", nseeds);
+        num(v[nv++], 64, json_object_get(boot, "resamples"));
+        num(v[nv++], 64, live);
+        num(v[nv++], 64, json_object_get(k, "change"));
+        num(v[nv++], 64, json_object_get(k, "change_default_seed"));
+        num(v[nv++], 64, json_array_get(ci, 0));
+        num(v[nv++], 64, json_array_get(ci, 1));
+        num(v[nv++], 64, json_array_get(mc, 0));
+        num(v[nv++], 64, json_array_get(mc, 1));
+        /* the columns' order: run or arm, kind, (a flooded run's arm,) then the numbers */
+        for (int i = 0; i < nv; i++)
+            p[np++] = v[i][0] ? v[i] : NULL;
+        p[np++] = json_string_value(json_object_get(k, "verdict"));
+        p[np++] = json_string_value(json_object_get(k, "direction"));
+        const char *sql =
+            flooded ? "INSERT INTO ap_flooded_runs (run, kind, arm, round, requests, standin_requests, standin_share,"
+                      " standin_rows, standin_rows_share, model_seeds, resamples, live_ap, change, change_default_seed,"
+                      " ci_lo, ci_hi, ci_lo_mc, ci_hi_mc, verdict, direction) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,"
+                      "$11,$12,$13,$14,$15,$16,$17,$18,$19,$20)"
+                    : "INSERT INTO ap_costs (arm, kind, rounds, requests, standin_requests, standin_share,"
+                      " standin_rows_share, model_seeds, resamples, live_ap, change, change_default_seed,"
+                      " ci_lo, ci_hi, ci_lo_mc, ci_hi_mc, verdict, direction) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,"
+                      "$10,$11,$12,$13,$14,$15,$16,$17,$18)";
+        PGresult *r = PQexecParams(db, sql, np, NULL, p, NULL, NULL, 0);
+        int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+        PQclear(r);
+        if (!ok) {
+            ut_seterr(err, errlen, "PostgreSQL: inserting %s %s into %s: %s", name, kname,
+                      flooded ? "ap_flooded_runs" : "ap_costs", PQerrorMessage(db));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One transaction: create the tables if missing, replace each arm's rows of
+ * ap_costs and every row of ap_flooded_runs (APCOST.md 1.9). */
 static int load(PGconn *db, json_t *ap, char *err, size_t errlen)
 {
     if (exec_ok(db, "BEGIN", err, errlen) != 0)
         return -1;
     if (exec_ok(db, DDL, err, errlen) != 0)
         goto fail;
+    for (int i = 0; DDL2[i]; i++)
+        if (exec_ok(db, DDL2[i], err, errlen) != 0)
+            goto fail;
     json_t *arms = json_object_get(ap, "arms");
     json_t *live = json_object_get(json_object_get(ap, "live_ap"), "mean");
     json_t *boot = json_object_get(ap, "bootstrap");
@@ -119,40 +215,16 @@ static int load(PGconn *db, json_t *ap, char *err, size_t errlen)
             ut_seterr(err, errlen, "PostgreSQL: deleting %s's rows: %s", name, PQerrorMessage(db));
             goto fail;
         }
-        const char *kname;
-        json_t *k;
-        json_object_foreach(json_object_get(arm, "kinds"), kname, k)
-        {
-            char v[13][64];
-            json_t *ci = json_object_get(k, "ci95");
-            snprintf(v[0], 64, "%zu", json_array_size(json_object_get(arm, "rounds")));
-            num(v[1], 64, json_object_get(arm, "requests"));
-            num(v[2], 64, json_object_get(arm, "standin_requests"));
-            num(v[3], 64, json_object_get(arm, "standin_share"));
-            num(v[4], 64, json_object_get(arm, "standin_rows_share"));
-            snprintf(v[5], 64, "%zu", nseeds);
-            num(v[6], 64, json_object_get(boot, "resamples"));
-            num(v[7], 64, live);
-            num(v[8], 64, json_object_get(k, "change"));
-            num(v[9], 64, json_object_get(k, "change_default_seed"));
-            num(v[10], 64, json_array_get(ci, 0));
-            num(v[11], 64, json_array_get(ci, 1));
-            const char *p[15] = {name, kname};
-            for (int i = 0; i < 12; i++)
-                p[2 + i] = v[i][0] ? v[i] : NULL;
-            p[14] = json_string_value(json_object_get(k, "verdict"));
-            r = PQexecParams(db,
-                             "INSERT INTO ap_costs (arm, kind, rounds, requests, standin_requests, standin_share,"
-                             " standin_rows_share, model_seeds, resamples, live_ap, change, change_default_seed,"
-                             " ci_lo, ci_hi, verdict) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)",
-                             15, NULL, p, NULL, NULL, 0);
-            ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-            PQclear(r);
-            if (!ok) {
-                ut_seterr(err, errlen, "PostgreSQL: inserting %s %s: %s", name, kname, PQerrorMessage(db));
-                goto fail;
-            }
-        }
+        if (load_unit(db, name, arm, 0, live, boot, nseeds, err, errlen) != 0)
+            goto fail;
+    }
+    /* the flooded runs: the study's whole set, so every earlier row goes */
+    if (exec_ok(db, "DELETE FROM ap_flooded_runs", err, errlen) != 0)
+        goto fail;
+    json_object_foreach(json_object_get(ap, "flooded_runs"), name, arm)
+    {
+        if (load_unit(db, name, arm, 1, live, boot, nseeds, err, errlen) != 0)
+            goto fail;
     }
     return exec_ok(db, "COMMIT", err, errlen);
 fail:
@@ -231,7 +303,9 @@ int main(int argc, char **argv)
         prov_lib(pv, "libpq", ver);
         rc = load(db, ap, err, sizeof err);
         if (rc == 0)
-            printf("ap: loaded %zu arms into the table ap_costs\n", json_object_size(json_object_get(ap, "arms")));
+            printf("ap: loaded %zu arms into the table ap_costs and %zu flooded runs into ap_flooded_runs\n",
+                   json_object_size(json_object_get(ap, "arms")),
+                   json_object_size(json_object_get(ap, "flooded_runs")));
         else
             ut_err("%s (" PATH_AP_JSON " is written; the table is unchanged)", err);
     } else if (rc != 0) {

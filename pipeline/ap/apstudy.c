@@ -167,3 +167,31 @@ int apstudy_arm_load(const char *raw, const char *name, size_t ntest, prov *pv, 
     }
     return 0;
 }
+
+int apstudy_run_load(const char *raw, const char *run, int round, size_t ntest, prov *pv, apstudy_arm *out,
+                     char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (strlen(run) >= sizeof out->name) {
+        ut_seterr(err, errlen, "run %s: the name is too long", run);
+        return -1;
+    }
+    snprintf(out->name, sizeof out->name, "%s", run);
+    char path[8400];
+    snprintf(path, sizeof path, "%s/%s/tester.tsv.gz", raw, run);
+    out->rounds = calloc(1, sizeof *out->rounds);
+    if (!out->rounds) {
+        ut_seterr(err, errlen, "out of memory");
+        return -1;
+    }
+    testerraw_run rr = {0};
+    int bad = (pv && prov_input(pv, path, err, errlen) != 0) || testerraw_read(path, ntest, &rr, err, errlen) != 0 ||
+              apstudy_round_select(&rr, round, rr.n, ntest, &out->rounds[0], err, errlen) != 0;
+    testerraw_free(&rr);
+    if (bad) {
+        apstudy_arm_free(out);
+        return -1;
+    }
+    out->nrounds = 1;
+    return 0;
+}

@@ -8,10 +8,13 @@
  *                         leading zero) in ascending k, each round's tester
  *                         file (pipeline/ap/testerraw.h), M = the fewest
  *                         requests of a round, and every round selected
+ *   apstudy_run_load      one run on its own (a flooded run, APCOST.md 1.5):
+ *                         an arm of one round, named by the run, M = the
+ *                         run's own requests
  *
  * Ownership: apstudy_round_select fills *out, released with
  * apstudy_round_free; apstudy_arm_load fills *out (its rounds array and
- * their masks), released with apstudy_arm_free.  Both free functions are
+ * their masks), released with apstudy_arm_free (apstudy_run_load too).  Both free functions are
  * safe on zeroed structures.  Every function returns 0 or -1 with a message
  * in err (naming the file and line of a malformed tester file).
  */
@@ -52,5 +55,10 @@ typedef struct {
 int apstudy_arm_load(const char *raw, const char *name, size_t ntest, prov *pv, apstudy_arm *out, char *err,
                      size_t errlen);
 void apstudy_arm_free(apstudy_arm *a);
+
+/* The run raw/<run>/tester.tsv.gz as an arm of its one round `round`, named
+ * `run`, every request of the file counted (M = its rows).  pv as above. */
+int apstudy_run_load(const char *raw, const char *run, int round, size_t ntest, prov *pv, apstudy_arm *out,
+                     char *err, size_t errlen);
 
 #endif

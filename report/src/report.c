@@ -103,6 +103,9 @@ static json_t *design_data(json_t *root, const fg_choice *c, const fl_choice *fc
     json_object_set_new(d, "unmeasured", u);
     json_object_set_new(d, "frozen", fr);
     json_object_set_new(d, "ap_ready", json_boolean(fig_ap_ready(root)));
+    /* the flooded runs of ap.json (format lab-ap 2), for templates/ap.md.in */
+    json_object_set_new(d, "ap_flooded",
+                        json_integer((json_int_t)json_object_size(rd_at(root, "/ap/copied_from_ap_json/flooded_runs"))));
     json_object_set_new(d, "verdicts", vd);
     ot_design(root, d);
     df_design(root, d);

@@ -10,7 +10,8 @@
  *   files read back here with zlib alone: seed 1 = scores.tsv byte for byte;
  *   the rule for every row and seed; test_rows_with_last_known; every seed's
  *   live AP and changes and two resamples recomputed from the shipped scores
- *   and the page's generator; the interval from the shipped resamples; the
+ *   and the page's generators (customers and rounds, format lab-ap 2); the
+ *   interval and its Monte Carlo errors from the shipped resamples; the
  *   manifest; then tampered files refused (by apref_check and by `check`),
  *   and a failed rerun leaves no manifest.
  */
@@ -651,8 +652,26 @@ static double pct(double *v, size_t m, double q)
     return v[f] + (h - (double)f) * (v[f1] - v[f]);
 }
 
-/* Resamples 0 and B-1 recomputed with the page's generator; every line of
- * ap_resamples.tsv.gz; the intervals from the shipped values (1.5, 1.13). */
+/* The 64-bit FNV-1a hash of a name (APCOST.md 1.11, written here again). */
+static uint64_t fnv1a(const char *p)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    while (*p)
+        h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+    return h;
+}
+
+/* The Monte Carlo error of the bound at q (APCOST.md 1.5). */
+static double mc_err(double *v, size_t m, double q)
+{
+    double d = sqrt(q * (1 - q) / (double)m);
+    return (pct(v, m, fmin(1, q + d)) - pct(v, m, fmax(0, q - d))) / 2;
+}
+
+/* Resamples 0 and B-1 recomputed with the page's generators (the customers'
+ * and arm X's rounds', format lab-ap 2); every line of ap_resamples.tsv.gz;
+ * the intervals and their Monte Carlo errors from the shipped values (1.5,
+ * 1.13). */
 static void check_resamples(const shipped *w, json_t *ap, const uint8_t *mask, size_t B)
 {
     char path[256];
@@ -678,12 +697,22 @@ static void check_resamples(const shipped *w, json_t *ap, const uint8_t *mask, s
     }
     uint32_t *wt = malloc(w->C * sizeof *wt);
     float *v = malloc(w->n * sizeof *v);
-    uint64_t st[4];
+    uint64_t st[4], sr[4];
     xo_seed(st, 1);
+    xo_seed(sr, 1 ^ fnv1a("X"));  /* X's rounds: 2 draws per resample, u mod 2 */
+    size_t round1_out = 0;
     for (size_t b = 0; b < B; b++) {
         memset(wt, 0, w->C * sizeof *wt);
         for (size_t i = 0; i < w->C; i++)
             wt[xo_next(st) % w->C]++;
+        uint32_t m1 = 0;  /* m_b of round 1, the one with the stand-ins */
+        for (int j = 0; j < 2; j++)
+            m1 += xo_next(sr) % 2 == 0;
+        if (m1 == 0) {
+            round1_out++;
+            for (int k = 0; k < 3; k++)
+                cr_assert(vals[0][k][b] == 0.0, "resample %zu drew round 2 twice: exactly 0", b);
+        }
         if (b != 0 && b != B - 1)
             continue;
         double acc[3] = {0, 0, 0};
@@ -691,7 +720,7 @@ static void check_resamples(const shipped *w, json_t *ap, const uint8_t *mask, s
             double L = ap_expanded(w, w->live + s * w->n, wt);
             for (int k = 0; k < 3; k++) {
                 standin(w, s, k, mask, v);
-                acc[k] += (ap_expanded(w, v, wt) - L) / 2.0;
+                acc[k] += (double)m1 * (ap_expanded(w, v, wt) - L) / 2.0;
             }
         }
         for (int k = 0; k < 3; k++)
@@ -705,7 +734,12 @@ static void check_resamples(const shipped *w, json_t *ap, const uint8_t *mask, s
         cr_assert_float_eq(jnum(x, p), pct(vals[0][k], B, 0.025), EPS);
         snprintf(p, sizeof p, "kinds.%s.ci95.1", apboot_kind_names[k]);
         cr_assert_float_eq(jnum(x, p), pct(vals[0][k], B, 0.975), EPS);
+        snprintf(p, sizeof p, "kinds.%s.ci95_mc.0", apboot_kind_names[k]);
+        cr_assert_float_eq(jnum(x, p), mc_err(vals[0][k], B, 0.025), EPS);
+        snprintf(p, sizeof p, "kinds.%s.ci95_mc.1", apboot_kind_names[k]);
+        cr_assert_float_eq(jnum(x, p), mc_err(vals[0][k], B, 0.975), EPS);
     }
+    cr_assert_gt(round1_out, 0, "some resample leaves round 1 out");
     free(wt);
     free(v);
     tab_free(&t);

@@ -109,7 +109,7 @@ static void hand_free(hand *h)
 static apboot_ctx *hand_run(hand *h, const int *kinds, int threads, size_t B)
 {
     char err[UT_ERRLEN] = "";
-    apboot_opts o = {B, 7, threads, 3, {kinds[0], kinds[1], kinds[2]}};
+    apboot_opts o = {B, 7, threads, 3, {kinds[0], kinds[1], kinds[2]}, 1};  /* format 2: rounds resampled */
     apboot_ctx *c = apboot_new(&h->t, h->arms, 2, 2, &o, err, sizeof err);
     cr_assert_not_null(c, "%s", err);
     /* seed 1: the table above; seed 2: the same scores, so the same changes */
@@ -169,7 +169,7 @@ Test(apstage, none_ranks_below_every_score)
     apstudy_round rd = {1, 3, 3, 2, 1, 0, 0, 1, mask};
     apstudy_arm arm = {"A", 1, &rd};
     apboot_table t = {3, cut, lab, cust};
-    apboot_opts o = {10, 1, 1, 3, {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE}};
+    apboot_opts o = {10, 1, 1, 3, {APBOOT_LAST_KNOWN, APBOOT_DEFAULT, APBOOT_NONE}, 1};
     char err[UT_ERRLEN] = "";
     apboot_ctx *c = apboot_new(&t, &arm, 1, 1, &o, err, sizeof err);
     cr_assert_not_null(c, "%s", err);
@@ -703,6 +703,13 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
     const int rows[] = {0, 1, 2, 3, 4, 5, 6};
     snprintf(path, sizeof path, "%s/results/raw/X-r1/tester.tsv.gz", tmp);
     write_tester(path, rows, "LKDLKLK", 7, 0);
+    /* a quiet flooded run of an arm not chosen (format 2: the table ap_flooded_runs) */
+    snprintf(path, sizeof path, "%s/results/raw/F-r1", tmp);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/results/raw/F-r1/tester.tsv.gz", tmp);
+    write_tester(path, rows, "DDDDDLL", 7, 0);
+    snprintf(path, sizeof path, "%s/results/results.json", tmp);
+    write_arms(path, "{\"runs\": {\"F-r1\": {\"arm\": \"F\", \"round\": 1, \"flooded\": true, \"quiet\": true}}}\n");
     snprintf(path, sizeof path, "%s/arms.tsv", tmp);
     write_arms(path, "arm\nX\n");
     FILE *p = popen("bash pipeline/common/pg.sh start build/pgaptest", "r");
@@ -710,7 +717,15 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
     cr_assert_not_null(fgets(url, sizeof url, p));
     url[strcspn(url, "\n")] = 0;
     cr_assert_eq(pclose(p), 0);
-    snprintf(cmd, sizeof cmd, "psql -q '%s' -c 'DROP TABLE IF EXISTS ap_costs' >/dev/null 2>&1", url);
+    /* a table of format 1 (without the columns of format 2), which the load extends */
+    snprintf(cmd, sizeof cmd,
+             "psql -q '%s' -c 'DROP TABLE IF EXISTS ap_costs' -c 'DROP TABLE IF EXISTS ap_flooded_runs' -c "
+             "'CREATE TABLE ap_costs (arm text NOT NULL, kind text NOT NULL, rounds integer NOT NULL, requests bigint "
+             "NOT NULL, standin_requests bigint NOT NULL, standin_share double precision NOT NULL, standin_rows_share "
+             "double precision NOT NULL, model_seeds integer NOT NULL, resamples integer NOT NULL, live_ap double "
+             "precision NOT NULL, change double precision, change_default_seed double precision, ci_lo double "
+             "precision, ci_hi double precision, verdict text NOT NULL, PRIMARY KEY (arm, kind))' >/dev/null 2>&1",
+             url);
     cr_assert_eq(sh(cmd), 0);
     for (int rep = 0; rep < 2; rep++) {  /* the second run replaces the arm's rows */
         snprintf(cmd, sizeof cmd,
@@ -723,6 +738,12 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
              "arm = 'X'\")\" = '3|12|1'",
              url);
     int ok = sh(cmd);
+    snprintf(cmd, sizeof cmd,
+             "test \"$(psql -At '%s' -c \"SELECT count(*), count(ci_lo_mc), count(ci_hi_mc) FROM ap_costs\")\" = "
+             "'3|3|3' && test \"$(psql -At '%s' -c \"SELECT count(*), min(run), min(arm), sum(requests), "
+             "sum(standin_requests), sum(standin_rows), count(ci_lo_mc) FROM ap_flooded_runs\")\" = '3|F-r1|F|21|15|15|3'",
+             url, url);
+    int okf = sh(cmd);
     snprintf(path, sizeof path, "%s/provenance/stage-ap.json", tmp);
     json_t *prov = json_load_file(path, 0, NULL);
     /* an unreachable database: exit 1, its password masked, nothing written */
@@ -734,6 +755,7 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
     int ok2 = sh(cmd);
     sh("bash pipeline/common/pg.sh stop build/pgaptest");
     cr_assert_eq(ok, 0, "ap_costs does not hold 3 rows for X with 3 stand-ins per kind");
+    cr_assert_eq(okf, 0, "ap_costs lacks ci95_mc, or ap_flooded_runs does not hold F-r1's 3 rows of 7 requests, 5 stand-ins");
     cr_assert_not_null(prov);
     cr_assert_eq(json_integer_value(json_object_get(prov, "exit_code")), 0);
     json_decref(prov);
