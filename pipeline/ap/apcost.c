@@ -143,7 +143,8 @@ static int json_flag(json_t *e, const char *path, const char *run, const char *f
 }
 
 /* Every run of OUT/results/results.json (make collect) with flooded and
- * quiet true, of any arm (APCOST.md 1.5), sorted by name.  No file: said on
+ * quiet true, of an arm without a fault (its `fault` none: APCOST.md 1.5),
+ * sorted by name.  No file: said on
  * stdout, and no flooded run (flooded_runs {}). */
 static int read_flooded(stage *st, char *err, size_t errlen)
 {
@@ -194,6 +195,16 @@ static int read_flooded(stage *st, char *err, size_t errlen)
             rc = -1;
         }
         if (rc != 0 || !fl || !qu)
+            continue;
+        /* an arm with a fault: a store down or hanging fills its window with
+         * stand-ins by design, an outage, not a flood (APCOST.md 1.5) */
+        const char *fault = json_string_value(json_object_get(e, "fault"));
+        if (!fault) {
+            ut_seterr(err, errlen, "%s: runs.%s.fault: missing or not a string", path, run);
+            rc = -1;
+            continue;
+        }
+        if (strcmp(fault, "none") != 0)
             continue;
         const char *arm = json_string_value(json_object_get(e, "arm"));
         json_t *jr = json_object_get(e, "round");

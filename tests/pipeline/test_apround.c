@@ -367,11 +367,12 @@ static int stage(const char *arms, size_t B, json_t **out, char *err, size_t err
 
 static const char *RESULTS =
     "{\"format\": \"x\", \"runs\": {"
-    " \"Y-r2\": {\"arm\": \"Y\", \"round\": 2, \"flooded\": true, \"quiet\": true},"
-    " \"X-r2\": {\"arm\": \"X\", \"round\": 2, \"flooded\": true, \"quiet\": true},"
-    " \"X-r1\": {\"arm\": \"X\", \"round\": 1, \"flooded\": false, \"quiet\": true},"
-    " \"Y-r1\": {\"arm\": \"Y\", \"round\": 1, \"flooded\": true, \"quiet\": false},"
-    " \"Y-r10\": {\"arm\": \"Y\", \"round\": 10, \"flooded\": false, \"quiet\": false}}}\n";
+    " \"Y-r2\": {\"arm\": \"Y\", \"round\": 2, \"flooded\": true, \"quiet\": true, \"fault\": \"none\"},"
+    " \"X-r2\": {\"arm\": \"X\", \"round\": 2, \"flooded\": true, \"quiet\": true, \"fault\": \"none\"},"
+    " \"X-r1\": {\"arm\": \"X\", \"round\": 1, \"flooded\": false, \"quiet\": true, \"fault\": \"none\"},"
+    " \"Y-r1\": {\"arm\": \"Y\", \"round\": 1, \"flooded\": true, \"quiet\": false, \"fault\": \"none\"},"
+    " \"Z-down-r1\": {\"arm\": \"Z-down\", \"round\": 1, \"flooded\": true, \"quiet\": true, \"fault\": \"down\"},"
+    " \"Y-r10\": {\"arm\": \"Y\", \"round\": 10, \"flooded\": false, \"quiet\": false, \"fault\": \"none\"}}}\n";
 
 Test(apround, flooded_runs_are_results_jsons_quiet_flooded_runs, .init = mk_tmp, .fini = rm_tmp, .timeout = 120)
 {
@@ -401,7 +402,8 @@ Test(apround, flooded_runs_are_results_jsons_quiet_flooded_runs, .init = mk_tmp,
     cr_assert_eq(stage(arms, 30, &ap, err, sizeof err), 0, "%s", err);
     json_t *fr = json_object_get(ap, "flooded_runs");
     cr_assert_eq(json_object_size(fr), 2);
-    /* exactly the quiet flooded runs, in byte order of the name */
+    /* exactly the quiet flooded runs of arms without a fault (Z-down-r1's
+     * outage is none), in byte order of the name */
     void *it = json_object_iter(fr);
     cr_assert_str_eq(json_object_iter_key(it), "X-r2");
     cr_assert_str_eq(json_object_iter_key(json_object_iter_next(fr, it)), "Y-r2");
@@ -478,11 +480,15 @@ Test(apround, flooded_runs_are_results_jsons_quiet_flooded_runs, .init = mk_tmp,
     snprintf(path, sizeof path, "%s/provenance/manifest-ap.tsv", tmp);
     cr_assert_neq(access(path, F_OK), 0, "a failed stage leaves no manifest");
     snprintf(path, sizeof path, "%s/results/results.json", tmp);
-    put(path, "{\"runs\": {\"X-r2\": {\"arm\": \"X\", \"round\": 3, \"flooded\": true, \"quiet\": true}}}\n");
+    put(path, "{\"runs\": {\"X-r2\": {\"arm\": \"X\", \"round\": 3, \"flooded\": true, \"quiet\": true, \"fault\": \"none\"}}}\n");
     cr_assert_neq(stage(arms, 30, NULL, err, sizeof err), 0);
     cr_assert(strstr(err, "runs.X-r2: arm and round do not name the run"), "%s", err);
+    /* a quiet flooded run without its fault: named */
+    put(path, "{\"runs\": {\"X-r2\": {\"arm\": \"X\", \"round\": 2, \"flooded\": true, \"quiet\": true}}}\n");
+    cr_assert_neq(stage(arms, 30, NULL, err, sizeof err), 0);
+    cr_assert(strstr(err, "runs.X-r2.fault: missing or not a string"), "%s", err);
     /* a quiet flooded run without its tester file: named */
-    put(path, "{\"runs\": {\"W-r1\": {\"arm\": \"W\", \"round\": 1, \"flooded\": true, \"quiet\": true}}}\n");
+    put(path, "{\"runs\": {\"W-r1\": {\"arm\": \"W\", \"round\": 1, \"flooded\": true, \"quiet\": true, \"fault\": \"none\"}}}\n");
     cr_assert_neq(stage(arms, 30, NULL, err, sizeof err), 0);
     cr_assert(strstr(err, "flooded run W-r1") && strstr(err, "W-r1/tester.tsv.gz"), "%s", err);
 }
