@@ -80,6 +80,27 @@ static void with_worse_twin(json_t *root)
     json_array_clear(json_object_get(t, "outside"));
 }
 
+/* no scored round (a study without a 450/s arm): no scores, no table */
+static void with_nothing_scored(json_t *root)
+{
+    with_twin(root);
+    json_t *t = json_object_get(root, "twin"), *b;
+    json_object_set_new(t, "runs", json_integer(0));
+    json_object_set_new(t, "flooded", json_integer(0));
+    const char *nul[] = {"brier", "brier_yes_no", "brier_odds"};
+    for (int i = 0; i < 3; i++)
+        json_object_set_new(t, nul[i], json_null());
+    size_t k;
+    json_array_foreach(json_object_get(t, "calibration"), k, b)
+    {
+        json_object_set_new(b, "runs", json_integer(0));
+        json_object_set_new(b, "flooded", json_integer(0));
+        json_object_set_new(b, "mean_p", json_null());
+        json_object_set_new(b, "share", json_null());
+        json_object_set_new(b, "cp95", json_null());
+    }
+}
+
 static void with_twin_null(json_t *root) { json_object_set_new(root, "twin", json_null()); }
 
 static void as_is(json_t *root) { (void)root; }
@@ -164,6 +185,19 @@ Test(twin, a_twin_no_better_and_nothing_outside, .timeout = 120)
               "%s", plain);
     cr_expect(strstr(plain, "No quiet run has a measured stand-in share more than 1 point from the predicted one."));
     cr_expect(!strstr(sec, "twin-outside"), "no table of runs outside");
+    free(plain);
+    free(sec);
+}
+
+Test(twin, nothing_scored_says_so, .timeout = 120)
+{
+    char *sec = rendered_section(with_nothing_scored, NULL, NULL), *plain = rt_plain(sec);
+    cr_expect(strstr(plain, "No quiet round of an arm with a flood claim has a twin's chance, so there is nothing to "
+                            "score."),
+              "%s", plain);
+    cr_expect(!strstr(plain, "Brier"), "no score without a scored round");
+    cr_expect(!strstr(sec, "class=\"twin\""), "no calibration table");
+    cr_expect(strstr(sec, "class=\"twin-outside\""), "the runs outside all the same");
     free(plain);
     free(sec);
 }
