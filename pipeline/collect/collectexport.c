@@ -2,7 +2,8 @@
  * from the tables stats.sql filled, section by section: the runs (each with
  * its machine, its seconds and its prediction), the kept attempts (the same,
  * with their N), the arms (figures and totals), the verdicts (each with its
- * error rate) and their family sum, the guesses and the odds; every value PostgreSQL
+ * error rate) and their family sum, the guesses, the odds and the twin's
+ * scores; every value PostgreSQL
  * printed read back whole.  The contract is collectexport.h's. */
 #include "collectexport.h"
 
@@ -110,6 +111,33 @@ static json_t *pg_bool_array(const char *s)
     return a;
 }
 
+/* Each `predicted`'s `twin`: its row of predicted_twin ({replicas, flooded,
+ * p_flood, standin_share_q [q05, q50, q95]}), null without one. */
+static int export_predicted_twin(PGconn *db, exporter *x, json_t *pred)
+{
+    const char *run;
+    json_t *o;
+    json_object_foreach(pred, run, o) json_object_set_new(o, "twin", json_null());
+    PGresult *r = pgx_query(db, "SELECT run, replicas, flooded, p_flood, q05, q50, q95 FROM predicted_twin ORDER BY run",
+                            x->err, x->errlen);
+    if (!r)
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *p = json_object_get(pred, PQgetvalue(r, i, 0));
+        if (!json_is_object(p))
+            continue;
+        json_t *t = json_object(), *q = json_array();
+        for (int c = 1; c < 4; c++)
+            json_object_set_new(t, PQfname(r, c), cell(x, r, i, c));
+        for (int c = 4; c < 7; c++)
+            json_array_append_new(q, cell(x, r, i, c));
+        json_object_set_new(t, "standin_share_q", q);
+        json_object_set_new(p, "twin", t);
+    }
+    PQclear(r);
+    return 0;
+}
+
 /* Each run's `predicted`: its row of predicted_runs (prediction.json's
  * figures as written there), null without one; a kept attempt's is its
  * run's (<arm>-r<round>). */
@@ -129,6 +157,10 @@ static int export_predicted(PGconn *db, exporter *x, json_t *runs, json_t *attem
         json_object_set_new(pred, PQgetvalue(r, i, 0), p);
     }
     PQclear(r);
+    if (export_predicted_twin(db, x, pred) != 0) {
+        json_decref(pred);
+        return -1;
+    }
     const char *run;
     json_t *o;
     json_object_foreach(runs, run, o)
@@ -180,6 +212,55 @@ static int export_odds(PGconn *db, exporter *x, json_t *odds)
             json_object_set_new(o, "source", cell(x, r, i, 14));
         json_object_set_new(o, "seconds", cell(x, r, i, 15));
         json_array_append_new(odds, o);
+    }
+    PQclear(r);
+    return 0;
+}
+
+/* `twin`: twin_scores' one row, the calibration's bins, the runs outside
+ * the tolerance (byte order); null without a row (no noise model). */
+static int export_twin(PGconn *db, exporter *x, json_t **twin)
+{
+    *twin = json_null();
+    PGresult *r = pgx_query(db, "SELECT runs, flooded, brier, brier_yes_no, brier_odds FROM twin_scores", x->err,
+                            x->errlen);
+    if (!r)
+        return -1;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return 0;
+    }
+    json_decref(*twin);
+    *twin = json_object();
+    for (int c = 0; c < PQnfields(r); c++)
+        json_object_set_new(*twin, PQfname(r, c), cell(x, r, 0, c));
+    PQclear(r);
+    json_t *cal = json_array(), *out = json_array();
+    json_object_set_new(*twin, "calibration", cal);
+    json_object_set_new(*twin, "outside", out);
+    if (!(r = pgx_query(db,
+                        "SELECT \"from\", \"to\", runs, mean_p, flooded, share, cp_lo, cp_hi "
+                        "FROM twin_calibration ORDER BY k",
+                        x->err, x->errlen)))
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *b = json_object();
+        for (int c = 0; c < 6; c++)
+            json_object_set_new(b, PQfname(r, c), cell(x, r, i, c));
+        json_object_set_new(b, "cp95", interval(x, r, i, 6));
+        json_array_append_new(cal, b);
+    }
+    PQclear(r);
+    if (!(r = pgx_query(db,
+                        "SELECT run, measured, predicted, twin_q05, twin_q95, flooded, predicted_flooded, p_flood, "
+                        "within_twin, reason FROM twin_outside ORDER BY run COLLATE \"C\"",
+                        x->err, x->errlen)))
+        return -1;
+    for (int i = 0; i < PQntuples(r); i++) {
+        json_t *e = json_object();
+        for (int c = 0; c < PQnfields(r); c++)
+            json_object_set_new(e, PQfname(r, c), cell(x, r, i, c));
+        json_array_append_new(out, e);
     }
     PQclear(r);
     return 0;
@@ -370,13 +451,14 @@ static int export_guesses(PGconn *db, exporter *x, json_t *guesses)
 int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen)
 {
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
-           *guesses = json_array(), *odds = json_array(), *family = json_object(), *attempts = json_object();
+           *guesses = json_array(), *odds = json_array(), *family = json_object(), *attempts = json_object(),
+           *twin = NULL;
     int rc = -1;
     exporter x = {err, errlen, 0};
     if (export_runs(db, &x, runs, attempts) != 0 || export_arms(db, &x, arms) != 0 ||
         export_verdicts(db, &x, verdicts) != 0 || export_family(db, &x, family) != 0 ||
         export_guesses(db, &x, guesses) != 0 ||
-        export_odds(db, &x, odds) != 0)
+        export_odds(db, &x, odds) != 0 || export_twin(db, &x, &twin) != 0)
         goto done;
     json_object_set_new(top, "format", json_string("lab-results 1"));
     json_object_set(top, "runs", runs);
@@ -386,6 +468,7 @@ int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen
     json_object_set(top, "guesses", guesses);
     json_object_set(top, "odds", odds);
     json_object_set(top, "attempts", attempts);
+    json_object_set(top, "twin", twin);
     if (!x.bad) {
         char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
         rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
@@ -400,5 +483,6 @@ done:
     json_decref(guesses);
     json_decref(odds);
     json_decref(attempts);
+    json_decref(twin);
     return rc;
 }

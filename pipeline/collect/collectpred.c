@@ -116,6 +116,70 @@ static int check_run(const char *path, int format, const char *run, json_t *o, c
     return 0;
 }
 
+/* format 2's `twin` of a run: null or absent, or {replicas >= 1, flooded in
+ * 0 .. replicas, p_flood = flooded / replicas (within 1e-9: a decimal of 9
+ * digits or more), standin_share_q three numbers in [0, 1] ascending}; a
+ * twin beside a `noise` that is null or absent is refused. */
+static int check_twin(const char *path, const char *run, json_t *o, int has_noise, char *err, size_t errlen)
+{
+    json_t *t = json_object_get(o, "twin");
+    if (!t || json_is_null(t))
+        return 0;
+    char where[200];
+    snprintf(where, sizeof where, "runs.%s.twin", run);
+    if (!json_is_object(t)) {
+        ut_seterr(err, errlen, "%s: %s: not an object or null", path, where);
+        return -1;
+    }
+    if (!has_noise) {
+        ut_seterr(err, errlen, "%s: %s: not null although the top level's noise is null or missing", path, where);
+        return -1;
+    }
+    if (int_in(path, where, t, "replicas", 1, INT_MAX, err, errlen) != 0 ||
+        int_in(path, where, t, "flooded", 0, json_integer_value(json_object_get(t, "replicas")), err, errlen) != 0 ||
+        num_in(path, where, t, "p_flood", 0, 0, 1, err, errlen) != 0)
+        return -1;
+    double want = (double)json_integer_value(json_object_get(t, "flooded")) /
+                  (double)json_integer_value(json_object_get(t, "replicas"));
+    if (fabs(json_number_value(json_object_get(t, "p_flood")) - want) > 1e-9) {
+        ut_seterr(err, errlen, "%s: %s.p_flood: %.17g is not flooded / replicas (%.17g)", path, where,
+                  json_number_value(json_object_get(t, "p_flood")), want);
+        return -1;
+    }
+    json_t *q = json_object_get(t, "standin_share_q");
+    int ok = json_is_array(q) && json_array_size(q) == 3;
+    for (size_t i = 0; ok && i < 3; i++) {
+        json_t *v = json_array_get(q, i);
+        double x = json_number_value(v);
+        ok = json_is_number(v) && x >= 0 && x <= 1 && (i == 0 || x >= json_number_value(json_array_get(q, i - 1)));
+    }
+    if (!ok) {
+        ut_seterr(err, errlen, "%s: %s.standin_share_q: %s", path, where,
+                  q ? "not three numbers in 0 .. 1 in ascending order [q05, q50, q95]" : "missing");
+        return -1;
+    }
+    return 0;
+}
+
+/* format 2's top-level `noise`: null or absent (no twin), or {path, sha256
+ * non-empty strings, replicas >= 1}; *has 1 when it is an object. */
+static int check_noise(const char *path, json_t *root, int *has, char *err, size_t errlen)
+{
+    json_t *n = json_object_get(root, "noise");
+    *has = 0;
+    if (!n || json_is_null(n))
+        return 0;
+    if (!json_is_object(n)) {
+        ut_seterr(err, errlen, "%s: noise: not an object or null", path);
+        return -1;
+    }
+    if (nonempty(path, "noise", n, "path", err, errlen) != 0 || nonempty(path, "noise", n, "sha256", err, errlen) != 0 ||
+        int_in(path, "noise", n, "replicas", 1, INT_MAX, err, errlen) != 0)
+        return -1;
+    *has = 1;
+    return 0;
+}
+
 static int check_claim(const char *path, int format, size_t i, json_t *o, char *err, size_t errlen)
 {
     if (!json_is_object(o)) {
@@ -208,9 +272,14 @@ static int check(const char *path, json_t *root, int *format, char *err, size_t 
         ut_seterr(err, errlen, "%s: odds: %s", path, odds ? "not a list" : "missing");
         return -1;
     }
+    int has_noise = 0;
+    if (*format == 2 && check_noise(path, root, &has_noise, err, errlen) != 0)
+        return -1;
     const char *run;
     json_t *o;
     json_object_foreach(runs, run, o) if (check_run(path, *format, run, o, err, errlen) != 0) return -1;
+    if (*format == 2)
+        json_object_foreach(runs, run, o) if (check_twin(path, run, o, has_noise, err, errlen) != 0) return -1;
     size_t i;
     json_array_foreach(odds, i, o) if (check_claim(path, *format, i, o, err, errlen) != 0) return -1;
     if (!json_is_array(sizing)) {
@@ -280,6 +349,33 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
                            num_text(json_object_get(o, "flood_from_s"), d, sizeof d)};
         if (pgx_exec_params(db, "INSERT INTO predicted_runs VALUES ($1, $2, $3, $4, $5, $6)", 6, v, err, errlen) != 0)
             return -1;
+    }
+    /* format 2's twin: the noise (one row, none without) and each run's twin */
+    json_t *noise = json_object_get(p->root, "noise");
+    if (p->format == 2 && json_is_object(noise)) {
+        char rp[24];
+        const char *v[] = {json_string_value(json_object_get(noise, "path")),
+                           json_string_value(json_object_get(noise, "sha256")),
+                           num_text(json_object_get(noise, "replicas"), rp, sizeof rp)};
+        if (pgx_exec_params(db, "INSERT INTO prediction_noise VALUES ($1, $2, $3)", 3, v, err, errlen) != 0)
+            return -1;
+        json_object_foreach(json_object_get(p->root, "runs"), run, o)
+        {
+            json_t *t = json_object_get(o, "twin"), *q = json_object_get(t, "standin_share_q");
+            if (!json_is_object(t))
+                continue;
+            char a[24], b[24], c[40], q0[40], q1[40], q2[40];
+            const char *w[] = {run,
+                               num_text(json_object_get(t, "replicas"), a, sizeof a),
+                               num_text(json_object_get(t, "flooded"), b, sizeof b),
+                               num_text(json_object_get(t, "p_flood"), c, sizeof c),
+                               num_text(json_array_get(q, 0), q0, sizeof q0),
+                               num_text(json_array_get(q, 1), q1, sizeof q1),
+                               num_text(json_array_get(q, 2), q2, sizeof q2)};
+            if (pgx_exec_params(db, "INSERT INTO predicted_twin VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, w, err,
+                                errlen) != 0)
+                return -1;
+        }
     }
     size_t i;
     json_array_foreach(json_object_get(p->root, "odds"), i, o)

@@ -17,7 +17,14 @@
  * (non-empty strings), `q` (0 .. 1), `rounds_90` (an integer 0 .. 20) and
  * `decides_in_5` (format 1) or `seconds_a`, `seconds_b` (above 0),
  * `rounds` (an integer >= 0), `power` (0 .. 1) and `decides` (true or
- * false) (format 2).  The top-level `profile`, `seconds` and `rounds` are
+ * false) (format 2).  Format 2's twin: the top-level `noise` null or
+ * absent (no twin), or `path`, `sha256` (non-empty strings) and `replicas`
+ * (an integer >= 1); each run's `twin` null or absent, or (only beside a
+ * `noise` that is not null) `replicas` (an integer >= 1), `flooded` (an
+ * integer in 0 .. replicas), `p_flood` (flooded / replicas, within 1e-9)
+ * and `standin_share_q` (three numbers in 0 .. 1, ascending: q05, q50,
+ * q95); format 1 has no twin (any `noise` or `twin` there is not read).
+ * The top-level `profile`, `seconds` and `rounds` are
  * not collect's and are not checked here.  A file that does not exist is
  * not an error: *out is then NULL.  Any other fault names the file and the
  * field, e.g. "results/prediction.json: runs.H4-r2-r1.flooded: not true
@@ -25,7 +32,9 @@
  *
  * collectpred_load fills the tables `prediction` (one row: the format),
  * `predicted_runs`, `odds_claims` and `predicted_sizing` (each verdict's
- * q, of which stats.sql takes the verdicts' sizing_q; pipeline/collect/schema.sql)
+ * q, of which stats.sql takes the verdicts' sizing_q; pipeline/collect/schema.sql),
+ * and with format 2's twin `prediction_noise` (one row: the noise) and
+ * `predicted_twin` (one row per run whose twin is not null)
  * inside the caller's transaction;
  * with p NULL (no file) it leaves them empty.
  *

@@ -9,6 +9,7 @@
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
 DROP TABLE IF EXISTS predicted_sizing, verdict_family;
+DROP TABLE IF EXISTS prediction_noise, predicted_twin, twin_scored, twin_scores, twin_calibration, twin_outside;
 DROP VIEW IF EXISTS service_lookups;
 
 -- The raw tables' layout has a number: when it is not this one (a database
@@ -221,6 +222,36 @@ CREATE TABLE predicted_sizing (              -- prediction.json's `sizing`, in f
 CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in file order
     k int PRIMARY KEY, claim text NOT NULL, arm text NOT NULL, event text NOT NULL,
     sim_k int NOT NULL, sim_n int NOT NULL, seconds double precision NOT NULL
+);
+
+-- prediction.json's twin (format 2): its `noise` (one row; none when null
+-- or absent) and each run's `twin` that is not null.
+CREATE TABLE prediction_noise (path text NOT NULL, sha256 text NOT NULL, replicas int NOT NULL);
+CREATE TABLE predicted_twin (
+    run text PRIMARY KEY, replicas int NOT NULL, flooded int NOT NULL, p_flood double precision NOT NULL,
+    q05 double precision NOT NULL, q50 double precision NOT NULL, q95 double precision NOT NULL
+);
+
+-- RESULTS.md's `twin`, filled by stats.sql only when prediction_noise has
+-- its row: the scores (one row), the calibration's bins (in order k), the
+-- runs beyond the tolerance.
+CREATE TABLE twin_scored (                   -- the scored runs: y, the twin's p, the two references' p
+    run text PRIMARY KEY, y int NOT NULL, p double precision NOT NULL, p_yes_no double precision NOT NULL,
+    p_odds double precision NOT NULL
+);
+CREATE TABLE twin_scores (
+    runs int NOT NULL, flooded int NOT NULL, brier double precision, brier_yes_no double precision,
+    brier_odds double precision
+);
+CREATE TABLE twin_calibration (
+    k int PRIMARY KEY, "from" double precision NOT NULL, "to" double precision NOT NULL, runs int NOT NULL,
+    mean_p double precision, flooded int NOT NULL, share double precision,
+    cp_lo double precision, cp_hi double precision
+);
+CREATE TABLE twin_outside (
+    run text PRIMARY KEY, measured double precision, predicted double precision,
+    twin_q05 double precision, twin_q95 double precision, flooded boolean, predicted_flooded boolean,
+    p_flood double precision, within_twin boolean, reason text NOT NULL
 );
 
 -- The lessons' own counts, put in the odds table beside the lab's rounds.

@@ -739,3 +739,57 @@ SELECT ord, claim, arm, event, source, sim_k, sim_n, p, sim_lo, sim_hi, k, n, ro
        CASE WHEN n > 0 AND sim_n IS NOT NULL AND same_length THEN sim_lo <= cp_hi AND cp_lo <= sim_hi END,
        seconds
 FROM iv;
+
+-- The twin (RESULTS.md `twin`), only beside a prediction with a noise model
+-- (prediction_noise has its row).  The scored runs: the quiet runs of the
+-- arms with a `flood` claim whose prediction has a twin; y their flooded, p
+-- the twin's p_flood, and beside it the noise-free yes or no (1 or 0) and
+-- the arm's seed-averaged sim_k / sim_n (its first flood claim).  Each bin
+-- of p: [from, to), the last [0.95, 1]; its exact interval lab_cp, as the
+-- odds'.  Outside: every quiet run whose measured stand-in share is more
+-- than 0.01 (DESIGN 5.8's tolerance) from the predicted one.
+TRUNCATE twin_scored, twin_scores, twin_calibration, twin_outside;
+
+INSERT INTO twin_scored
+SELECT s.run, CASE WHEN s.flooded THEN 1 ELSE 0 END, t.p_flood,
+       CASE WHEN pr.flooded THEN 1 ELSE 0 END, c.sim_k::double precision / c.sim_n
+FROM run_stats s
+JOIN predicted_runs pr ON pr.run = s.run
+JOIN predicted_twin t ON t.run = s.run
+CROSS JOIN LATERAL (SELECT o.sim_k, o.sim_n FROM odds_claims o
+                    WHERE o.arm = s.arm AND o.claim = 'flood' ORDER BY o.k LIMIT 1) c
+WHERE s.quiet AND s.attempt IS NULL AND EXISTS (SELECT 1 FROM prediction_noise);
+
+INSERT INTO twin_scores
+SELECT count(*), count(*) FILTER (WHERE y = 1),
+       avg((p - y) ^ 2), avg((p_yes_no - y) ^ 2), avg((p_odds - y) ^ 2)
+FROM twin_scored
+HAVING EXISTS (SELECT 1 FROM prediction_noise);   -- (no row without: the aggregate's one row otherwise)
+
+INSERT INTO twin_calibration
+SELECT b.k, b.lo, b.hi, count(x.run), avg(x.p), count(x.run) FILTER (WHERE x.y = 1),
+       CASE WHEN count(x.run) > 0 THEN (count(x.run) FILTER (WHERE x.y = 1))::double precision / count(x.run) END,
+       lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, false),
+       lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, true)
+FROM (VALUES (0, 0::double precision, 0.05::double precision), (1, 0.05, 0.25), (2, 0.25, 0.5), (3, 0.5, 0.75),
+             (4, 0.75, 0.95), (5, 0.95, 1)) AS b(k, lo, hi)
+LEFT JOIN twin_scored x ON x.p >= b.lo AND (x.p < b.hi OR (b.k = 5 AND x.p <= 1))
+WHERE EXISTS (SELECT 1 FROM prediction_noise)
+GROUP BY b.k, b.lo, b.hi;
+
+INSERT INTO twin_outside
+SELECT w.run, w.measured, w.predicted, w.q05, w.q95, w.flooded, w.predicted_flooded, w.p_flood, w.within,
+       CASE WHEN w.flooded AND NOT w.predicted_flooded THEN 'flooded, predicted calm'
+            WHEN NOT w.flooded AND w.predicted_flooded THEN 'calm, predicted to flood'
+            ELSE 'stand-ins beyond the tolerance' END
+       || CASE WHEN w.twin IS NULL THEN ''
+               WHEN w.within THEN '; inside the twin''s 5-95% spread'
+               ELSE '; outside the twin''s 5-95% spread' END
+FROM (SELECT s.run, s.standin_share AS measured, pr.standin_share AS predicted, t.q05, t.q95,
+             s.flooded, pr.flooded AS predicted_flooded, t.p_flood, t.run AS twin,
+             t.q05 <= s.standin_share AND s.standin_share <= t.q95 AS within
+      FROM run_stats s
+      JOIN predicted_runs pr ON pr.run = s.run
+      LEFT JOIN predicted_twin t ON t.run = s.run
+      WHERE s.quiet AND s.attempt IS NULL AND abs(s.standin_share - pr.standin_share) > 0.01
+        AND EXISTS (SELECT 1 FROM prediction_noise)) w;

@@ -1,4 +1,5 @@
-/* floods.c: floods and rare events: the 450/s section, predicted against measured, the odds.  The contract is in floods.h. */
+/* floods.c: floods and rare events: the 450/s section, predicted against
+ * measured (with the twin's scores), the odds.  The contract is in floods.h. */
 #include "floods.h"
 
 #include <math.h>
@@ -573,4 +574,25 @@ void fl_design(json_t *root, const fl_choice *c, json_t *design)
         json_object_set_new(od, "outside", json_string(t));
     }
     json_object_set_new(design, "odds", od);
+    /* the twin's score (only with a `twin` object): whether its Brier score
+     * is below both references, and each calibration bin's mean p inside
+     * its exact interval (null for an empty bin) */
+    json_t *tw = rd_at(root, "/twin");
+    if (json_is_object(tw)) {
+        double b = num_in(tw, "brier"), yn = num_in(tw, "brier_yes_no"), bo = num_in(tw, "brier_odds");
+        json_t *d = json_object(), *inside = json_array(), *bin;
+        json_object_set_new(d, "better",
+                            isfinite(b) && isfinite(yn) && isfinite(bo) ? json_boolean(b < yn && b < bo) : json_null());
+        size_t k;
+        json_array_foreach(json_object_get(tw, "calibration"), k, bin)
+        {
+            json_t *cp = json_object_get(bin, "cp95");
+            double m = num_in(bin, "mean_p"), lo = json_number_value(json_array_get(cp, 0)),
+                   hi = json_number_value(json_array_get(cp, 1));
+            json_array_append_new(inside, isfinite(m) && json_array_size(cp) == 2 ? json_boolean(lo <= m && m <= hi)
+                                                                                   : json_null());
+        }
+        json_object_set_new(d, "inside", inside);
+        json_object_set_new(design, "twin", d);
+    }
 }

@@ -7,7 +7,8 @@
  *   runs.<run>.flooded, flood_from_s, drained, longest_line, freezes,
  *   freeze_share, false_timeouts, predicted.{p99_ms, standin_share,
  *   lookups_per_request, flooded, flood_from_s}, per_second[].standin_share;
- *   the top-level odds list; the tolerance of a predicted stand-in share on
+ *   the top-level odds list and twin (brier, brier_yes_no, brier_odds,
+ *   calibration[].mean_p and cp95; absent in a study without a twin); the tolerance of a predicted stand-in share on
  *   a quiet machine at checks.prediction.standin_share_tolerance (an
  *   absolute difference of shares; DESIGN 5.8 states none yet, so the page
  *   says "tolerance not stated" without it).  A field a run lacks is "not
@@ -52,7 +53,9 @@ int fl_figures(json_t *root, const char *figdir, const fl_choice *c);
  * each {"name", "rounds"}}, design.predicted {"any", "with", "none",
  * "quiet", "within", "tol_ok", "outside": the quiet runs outside the
  * tolerance, at most 13}, design.odds {"arm", "own", "outside": indexes in
- * odds} */
+ * odds}, and with a `twin` object (RESULTS.md) design.twin {"better": its
+ * brier below brier_yes_no and brier_odds (null when one is null),
+ * "inside": per calibration bin, mean_p inside cp95 (null when empty)} */
 void fl_design(json_t *root, const fl_choice *c, json_t *design);
 
 #endif

@@ -244,6 +244,23 @@ many('prediction', 'test_collectflood-bad', [  # malformed_prediction_is_named_a
  '{"format": "lab-prediction 1", "runs": {}, "odds": [], "format": "lab-prediction 1"}',
 ])
 
+# test_collecttwin.c: format 2's noise and twin (a valid one, and the faults)
+RUN2 = '"seconds": 2, "p99_ms": 2, "standin_share": 0.2, "lookups_per_request": 1, "flooded": false, "flood_from_s": null'
+NOISE = '"noise": {"path": "data/noise.tsv", "sha256": "ab12", "replicas": 10}'
+def twin2(noise, twin):
+    return ('{"format": "lab-prediction 2", ' + noise + '"runs": {"H4-r2-r1": {' + RUN2 + ', "twin": ' + twin
+            + '}}, "odds": [], "sizing": []}')
+put('prediction', 'valid-test_collecttwin', twin2(NOISE + ', ', '{"replicas": 10, "flooded": 3, "p_flood": 0.3, "standin_share_q": [0, 0.25, 0.5]}'))
+many('prediction', 'test_collecttwin-bad', [  # malformed_twin_is_named_and_nothing_written
+ twin2(NOISE + ', ', '{"replicas": 0, "flooded": 0, "p_flood": 0, "standin_share_q": [0, 0, 0]}'),
+ twin2(NOISE + ', ', '{"replicas": 10, "flooded": 11, "p_flood": 1, "standin_share_q": [0, 0, 0]}'),
+ twin2(NOISE + ', ', '{"replicas": 10, "flooded": 3, "p_flood": 0.4, "standin_share_q": [0, 0, 0]}'),
+ twin2(NOISE + ', ', '{"replicas": 10, "flooded": 3, "p_flood": 0.3, "standin_share_q": [0.2, 0.1, 0.3]}'),
+ twin2(NOISE + ', ', '[1, 2]'),
+ twin2('"noise": null, ', '{"replicas": 10, "flooded": 3, "p_flood": 0.3, "standin_share_q": [0, 0, 0]}'),
+ twin2('"noise": {"path": "data/noise.tsv", "sha256": "ab"}, ', 'null'),
+])
+
 # ---------------------------------------------------------------- runjson
 T0 = 1000000000000
 SPEC1 = '{"tries":1,"brk_cool_ms":0,"rb_pct":0,"rb_floor":0,"inflight":0,"store2":0}'

@@ -306,7 +306,9 @@ Test(collect, prediction_copied_and_odds_against_independent_values)
     /* predicted, as written there; null for a run without an entry */
     json_t *p1 = json_object_get(run_of(r, "H4-r2-r1"), "predicted"),
            *p2 = json_object_get(run_of(r, "H4-r2-r2"), "predicted");
-    cr_assert_eq(json_object_size(p1), 5);
+    cr_assert_eq(json_object_size(p1), 6, "the five figures and twin");
+    cr_assert(json_is_null(json_object_get(p1, "twin")), "format 1 has no twin: null");
+    cr_assert(json_is_null(json_object_get(r, "twin")) && json_object_get(r, "twin"), "no noise model: twin null");
     cr_assert_float_eq(num(p1, "p99_ms"), 26.5, 0);
     cr_assert_float_eq(num(p1, "standin_share"), 0.125, 0);
     cr_assert_float_eq(num(p1, "lookups_per_request"), 1.016, 0);
