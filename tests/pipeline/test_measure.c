@@ -267,7 +267,11 @@ static void check_prediction(const char *same, int rounds, char sha[65])
             json_t *e = json_object_get(runs, name);
             int want = strcmp(TINY[i], "Z-capacity") != 0 && r <= rounds;
             cr_assert_eq(e != NULL, want, "%s", name);
-            cr_assert(!e || (json_object_size(e) == 6 && json_is_boolean(json_object_get(e, "flooded")) &&
+            /* six figures and the twin (data/noise.tsv is there: each run's replicas) */
+            json_t *tw = e ? json_object_get(e, "twin") : NULL;
+            cr_assert(!e || (json_object_size(e) == 7 && json_is_object(tw) &&
+                             json_integer_value(json_object_get(tw, "replicas")) == 100 &&
+                             json_is_boolean(json_object_get(e, "flooded")) &&
                              json_is_number(json_object_get(e, "standin_share")) &&
                              json_integer_value(json_object_get(e, "seconds")) == 1),
                       "%s", name);

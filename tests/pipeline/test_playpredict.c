@@ -205,7 +205,8 @@ Test(predict, runs_odds_and_sizing_recomputed_from_plays_rows)
             snprintf(name, sizeof name, "%s-r%u", names[k], rr[i].seed);
             json_t *e = json_object_get(runs, name);
             cr_assert_not_null(e, "%s", name);
-            cr_assert_eq(json_object_size(e), 6);
+            cr_assert_eq(json_object_size(e), 7); /* six figures and the twin, null without --noise */
+            cr_assert(json_is_null(json_object_get(e, "twin")), "%s", name);
             cr_assert_eq(json_integer_value(json_object_get(e, "seconds")), 6, "%s", name);
             cr_assert_float_eq(json_real_value(json_object_get(e, "p99_ms")), rr[i].p99_ms, 1e-6, "%s", name);
             cr_assert_float_eq(json_real_value(json_object_get(e, "standin_share")),
