@@ -43,6 +43,7 @@
 #include "scan.h"
 #include "schedule.h"
 #include "study.h"
+#include "twin.h"
 #include "vfiles.h"
 #include "vjson.h"
 #include "vopt.h"
@@ -374,6 +375,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     n->prediction = mm_count() - mark;
     mark = mm_count();
     cmp_results(lab, s);
+    tw_compare(lab, s->mine); /* results.json's twin (twin.h) */
     n->results = mm_count() - mark;
     note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */

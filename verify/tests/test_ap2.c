@@ -490,6 +490,16 @@ Test(ap2_study, format_2_recomputed_and_passes, .init = setup2, .fini = teardown
     check_unit(ap, "H3-none-r1", nn, 1, 12, "flooded_resamples/H3-none-r1", "flooded_runs/H3-none-r1/kinds");
     /* H4-r2 has no stand-in: every error exactly 0 */
     cr_expect_eq(tap_at(ap, "arms/H4-r2/kinds/none/ci95_mc/#1"), 0);
+    /* copied_from_ap_json carries ap.json's ci95_mc and flooded_runs as written (the report reads them) */
+    const vj_node *cp = vj_get(ap, "copied_from_ap_json");
+    cr_assert(cp && cp->type == VJ_OBJ);
+    TAP_NEAR(cp, "arms/H3-fb25/kinds/default/ci95_mc/#1", tap_at(ap, "arms/H3-fb25/kinds/default/ci95_mc/#1"));
+    const vj_node *cfr = vj_get(cp, "flooded_runs");
+    cr_assert(cfr && cfr->type == VJ_OBJ && cfr->n == 2, "copied flooded_runs");
+    cr_expect_str_eq(cfr->keys[0], "H3-fb25-r3");
+    cr_expect_eq(tap_at(cfr, "H3-fb25-r3/standin_requests"), 13);
+    TAP_NEAR(cfr, "H3-none-r1/kinds/none/ci95_mc/#0", tap_at(fr, "H3-none-r1/kinds/none/ci95_mc/#0"));
+    TAP_NEAR(cfr, "H3-none-r1/kinds/none/change", tap_at(fr, "H3-none-r1/kinds/none/change"));
     vj_free(v);
     /* ap.json as promoted: format 2, the flooded runs' lines after the arms' (3 kinds x 1000 each) */
     char *line = tap_gz_get(g_root, APF_RESAMPLES, 2 + 2 * 3000);

@@ -670,6 +670,9 @@ Test(design, attempts_checked, .init = d_setup, .fini = d_teardown, .timeout = 6
     cr_expect_eq(vj_get(a, "attempt")->i, 1);
     cr_expect(!vj_get(a, "quiet")->b);
     cr_expect_eq(vj_get(a, "predicted")->type, VJ_OBJ);
+    /* format 2 without noise: the attempt's predicted.twin is null, as its run's (RESULTS.md) */
+    cr_expect_eq(vj_get(vj_get(a, "predicted"), "twin")->type, VJ_NULL);
+    cr_expect_eq(vj_get(v, "twin")->type, VJ_NULL);
     /* counts in nothing: the arm's rounds are its two quiet runs */
     const vj_node *rr = vj_get(vj_get(vj_get(v, "arms"), "H3-t25"), "rounds_disturbed");
     cr_expect_eq(rr->n, 0);

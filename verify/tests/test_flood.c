@@ -30,6 +30,27 @@
  * H3-none's p99 is about 25 ms: p99_over_1s in 0 of 2 rounds.
  * start_utc: H4-r2-r2 2026-12-01T10:00:03.5Z is the earliest; the
  * prediction is registered at 10:00:00Z.
+ *
+ * The twin (RESULTS.md, "`twin`"): the same study with a format 2
+ * prediction with noise (each run's and claim's seconds the schedule's
+ * 2) and a flood claim for H3-none (500 of 1000).
+ * Scored: H4-r2-r3 p 0.1 y 0, H4-r2-r1 p 0.4 y 1, H4-r2-r2 p 0.8 y 1,
+ * H3-none-r2 p 1.0 y 1 (H3-none-r1's twin is null):
+ *   brier (0.01 + 0.36 + 0.04 + 0) / 4 = 0.1025;
+ *   brier_yes_no, predicted flooded true, false, true, false:
+ *     (0 + 1 + 1 + 1) / 4 = 0.75 (r1 1-1, r2 0-1, r3 1-0, H3-none-r2 0-1);
+ *   brier_odds, p 0.29 for H4-r2 and 0.5 for H3-none:
+ *     (0.5041 + 0.5041 + 0.0841 + 0.25) / 4 = 0.335575;
+ *   calibration: 0.1 in [0.05, 0.25) (0 of 1, cp95 [0, 0.975]), 0.4 in
+ *     [0.25, 0.5), 0.8 in [0.75, 0.95), 1.0 in [0.95, 1] (1 of 1 each,
+ *     cp95 [0.025, 1]), the other two bins empty.
+ *   outside (measured stand-in share against predicted, tolerance 0.01):
+ *     H3-none-r1 11/40 = 0.275 vs 0.25, no twin: "stand-ins beyond the
+ *     tolerance"; H4-r2-r1 66/120 = 0.55 vs 0.4, q [0.3, 0.6]: "stand-ins
+ *     beyond the tolerance; inside ..."; H4-r2-r2 36/120 = 0.3 vs 0.1,
+ *     q [0, 0.2]: "flooded, predicted calm; outside ..."; H4-r2-r3
+ *     22/120 vs 0.1, q [0.05, 0.15]: "calm, predicted to flood; outside
+ *     ..."; H3-none-r2 22/40 = 0.55 vs 0.55: not outside.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -296,6 +317,9 @@ static const char *PREDICTION =
     " \"seeds\": \"1-1000\", \"sim_k\": 990, \"sim_n\": 1000}],\n"
     " \"sizing\": []}\n";
 
+/* the prediction build_study writes (NULL: PREDICTION) */
+static const char *f_pred;
+
 static char *f_path(const char *rel)
 {
     return vu_xasprintf("%s/%s", f_root, rel);
@@ -355,7 +379,7 @@ static void build_study(void)
     cr_assert_eq(syn_write_quiet(f_root, NULL), 0);
     ts_write_texts(f_root, COMPARISONS, GUESSES);
     char *pp = f_path("results/prediction.json");
-    cr_assert_eq(syn_write_text(pp, PREDICTION), 0);
+    cr_assert_eq(syn_write_text(pp, f_pred ? f_pred : PREDICTION), 0);
     free(pp);
     write_prereg("2026-12-01T10:00:00Z");
     ts_promote(f_root);
@@ -430,7 +454,9 @@ Test(flood_study, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 6
     /* predicted: the file's entry as written; none for H3-none-r2 */
     const vj_node *p = ts_field(v, "H4-r2-r1", "predicted");
     cr_assert_eq(p->type, VJ_OBJ);
-    cr_expect_eq(p->n, 5);
+    cr_expect_eq(p->n, 6);
+    cr_expect_eq(vj_get(p, "twin")->type, VJ_NULL); /* format 1: no twin */
+    cr_expect_eq(vj_get(v, "twin")->type, VJ_NULL);
     cr_expect(fabs(vj_get(p, "p99_ms")->num - 26.5) < 1e-12 && is_bool(vj_get(p, "flooded"), 1));
     cr_expect_eq(vj_get(p, "flood_from_s")->i, 3);
     cr_expect_eq(ts_field(v, "H3-none-r2", "predicted")->type, VJ_NULL);
@@ -710,4 +736,311 @@ Test(prediction, odds_carry_seconds_and_the_outside_agree_needs_the_same, .init 
               "%s", out);
     free(out);
     free(pp);
+}
+
+/* ---- the twin ---- */
+
+static const char *TWIN_PREDICTION =
+    "{\"format\": \"lab-prediction 2\", \"profile\": \"tiny\", \"rounds\": [1, 2, 3],\n"
+    " \"noise\": {\"path\": \"data/noise.tsv\", \"sha256\": \"00\", \"replicas\": 10},\n"
+    " \"runs\": {\"H4-r2-r1\": {\"seconds\": 2, \"p99_ms\": 26.5, \"standin_share\": 0.4, \"lookups_per_request\": 1.0,"
+    " \"flooded\": true, \"flood_from_s\": 3,"
+    " \"twin\": {\"replicas\": 10, \"flooded\": 4, \"p_flood\": 0.4, \"standin_share_q\": [0.3, 0.45, 0.6]}},\n"
+    "  \"H4-r2-r2\": {\"seconds\": 2, \"p99_ms\": 25.9, \"standin_share\": 0.1, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null,"
+    " \"twin\": {\"replicas\": 10, \"flooded\": 8, \"p_flood\": 0.8, \"standin_share_q\": [0, 0.1, 0.2]}},\n"
+    "  \"H4-r2-r3\": {\"seconds\": 2, \"p99_ms\": 25.1, \"standin_share\": 0.1, \"lookups_per_request\": 1,"
+    " \"flooded\": true, \"flood_from_s\": 2,"
+    " \"twin\": {\"replicas\": 10, \"flooded\": 1, \"p_flood\": 0.1, \"standin_share_q\": [0.05, 0.1, 0.15]}},\n"
+    "  \"H3-none-r1\": {\"seconds\": 2, \"p99_ms\": 25.0, \"standin_share\": 0.25, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null, \"twin\": null},\n"
+    "  \"H3-none-r2\": {\"seconds\": 2, \"p99_ms\": 25.0, \"standin_share\": 0.55, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null,"
+    " \"twin\": {\"replicas\": 10, \"flooded\": 10, \"p_flood\": 1, \"standin_share_q\": [0.4, 0.5, 0.6]}}},\n"
+    " \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 2, \"planned_rounds\": 3,"
+    " \"seeds\": \"1-1000\", \"sim_k\": 290, \"sim_n\": 1000, \"p_seen\": 0.642089},\n"
+    "  {\"claim\": \"flood\", \"arm\": \"H3-none\", \"event\": \"flooded\", \"seconds\": 2, \"planned_rounds\": 3,"
+    " \"seeds\": \"1-1000\", \"sim_k\": 500, \"sim_n\": 1000, \"p_seen\": 0.875}],\n"
+    " \"sizing\": []}\n";
+
+static void build_twin_study(void)
+{
+    f_pred = TWIN_PREDICTION;
+    build_study();
+    f_pred = NULL;
+}
+
+static double num_at(const vj_node *n)
+{
+    cr_assert(n && n->type == VJ_NUM, "not a number: %s", n ? n->text : "(absent)");
+    return n->num;
+}
+
+Test(twin, scored_by_hand, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_twin_study();
+    expect_clean();
+    vj_node *v = ts_verified(f_root);
+    static const char *const runs[] = {"H4-r2-r1", "H4-r2-r2", "H4-r2-r3", "H3-none-r1", "H3-none-r2"};
+    static const double share[] = {0.55, 0.3, 22.0 / 120, 0.275, 0.55};
+    for (int i = 0; i < 5; i++) {
+        cr_expect(is_bool(ts_field(v, runs[i], "quiet"), 1), "%s quiet", runs[i]);
+        TS_NUM(v, runs[i], "standin_share", share[i]);
+    }
+    /* predicted.twin copied as written; null where the entry's is */
+    const vj_node *pt = vj_get(ts_field(v, "H4-r2-r2", "predicted"), "twin");
+    cr_assert(pt && pt->type == VJ_OBJ);
+    cr_expect_eq(vj_get(pt, "flooded")->i, 8);
+    cr_expect_eq(vj_get(pt, "replicas")->i, 10);
+    cr_expect(fabs(num_at(vj_get(pt, "p_flood")) - 0.8) < 1e-15);
+    cr_expect_eq(vj_get(pt, "standin_share_q")->n, 3);
+    cr_expect_eq(vj_get(ts_field(v, "H3-none-r1", "predicted"), "twin")->type, VJ_NULL);
+    const vj_node *cp = vj_get(vj_get(v, "checks"), "prediction");
+    cr_expect(is_bool(vj_get(cp, "noise"), 1));
+    cr_expect_eq(vj_get(cp, "twins")->i, 4);
+    /* results.json's twin */
+    const vj_node *t = vj_get(v, "twin");
+    cr_assert(t && t->type == VJ_OBJ);
+    cr_expect_eq(vj_get(t, "runs")->i, 4);
+    cr_expect_eq(vj_get(t, "flooded")->i, 3);
+    cr_expect(fabs(num_at(vj_get(t, "brier")) - 0.1025) < 1e-15);
+    cr_expect(fabs(num_at(vj_get(t, "brier_yes_no")) - 0.75) < 1e-15);
+    cr_expect(fabs(num_at(vj_get(t, "brier_odds")) - 0.335575) < 1e-15);
+    const vj_node *cal = vj_get(t, "calibration");
+    cr_assert(cal && cal->type == VJ_ARR && cal->n == 6);
+    static const double from[] = {0, 0.05, 0.25, 0.5, 0.75, 0.95}, to[] = {0.05, 0.25, 0.5, 0.75, 0.95, 1};
+    static const int nb[] = {0, 1, 1, 0, 1, 1}, kb[] = {0, 0, 1, 0, 1, 1};
+    static const double mp[] = {0, 0.1, 0.4, 0, 0.8, 1.0};
+    for (int b = 0; b < 6; b++) {
+        const vj_node *c = cal->items[b];
+        cr_expect_eq(num_at(vj_get(c, "from")), from[b], "bin %d", b);
+        cr_expect_eq(num_at(vj_get(c, "to")), to[b], "bin %d", b);
+        cr_expect_eq(vj_get(c, "runs")->i, nb[b], "bin %d", b);
+        cr_expect_eq(vj_get(c, "flooded")->i, kb[b], "bin %d", b);
+        if (!nb[b]) {
+            cr_expect(vj_get(c, "mean_p")->type == VJ_NULL && vj_get(c, "share")->type == VJ_NULL &&
+                          vj_get(c, "cp95")->type == VJ_NULL,
+                      "bin %d", b);
+            continue;
+        }
+        cr_expect(fabs(num_at(vj_get(c, "mean_p")) - mp[b]) < 1e-15, "bin %d", b);
+        cr_expect_eq(num_at(vj_get(c, "share")), kb[b], "bin %d", b);
+        /* 0 of 1: [0, 0.975]; 1 of 1: [0.025, 1] */
+        if (kb[b])
+            EXPECT_PAIR(vj_get(c, "cp95"), 0.025, 1, 2e-12);
+        else
+            EXPECT_PAIR(vj_get(c, "cp95"), 0, 0.975, 2e-12);
+    }
+    const vj_node *o = vj_get(t, "outside");
+    cr_assert(o && o->type == VJ_ARR && o->n == 4, "outside: %zu", o ? o->n : 0);
+    static const char *const orun[] = {"H3-none-r1", "H4-r2-r1", "H4-r2-r2", "H4-r2-r3"};
+    static const char *const why[] = {"stand-ins beyond the tolerance",
+                                      "stand-ins beyond the tolerance; inside the twin's 5-95% spread",
+                                      "flooded, predicted calm; outside the twin's 5-95% spread",
+                                      "calm, predicted to flood; outside the twin's 5-95% spread"};
+    static const double meas[] = {0.275, 0.55, 0.3, 22.0 / 120}, pred[] = {0.25, 0.4, 0.1, 0.1};
+    for (int i = 0; i < 4; i++) {
+        const vj_node *e = o->items[i];
+        cr_expect_str_eq(vj_get_str(e, "run"), orun[i]);
+        cr_expect_str_eq(vj_get_str(e, "reason"), why[i]);
+        cr_expect(fabs(num_at(vj_get(e, "measured")) - meas[i]) < 1e-15, "%s", orun[i]);
+        cr_expect(fabs(num_at(vj_get(e, "predicted")) - pred[i]) < 1e-15, "%s", orun[i]);
+    }
+    cr_expect(vj_get(o->items[0], "twin_q05")->type == VJ_NULL && vj_get(o->items[0], "p_flood")->type == VJ_NULL &&
+              vj_get(o->items[0], "within_twin")->type == VJ_NULL);
+    cr_expect(is_bool(vj_get(o->items[1], "within_twin"), 1) && is_bool(vj_get(o->items[1], "flooded"), 1) &&
+              is_bool(vj_get(o->items[1], "predicted_flooded"), 1));
+    cr_expect(fabs(num_at(vj_get(o->items[1], "twin_q05")) - 0.3) < 1e-15 &&
+              fabs(num_at(vj_get(o->items[1], "twin_q95")) - 0.6) < 1e-15);
+    cr_expect(fabs(num_at(vj_get(o->items[2], "p_flood")) - 0.8) < 1e-15);
+    cr_expect(is_bool(vj_get(o->items[3], "within_twin"), 0) && is_bool(vj_get(o->items[3], "flooded"), 0) &&
+              is_bool(vj_get(o->items[3], "predicted_flooded"), 1));
+    vj_free(v);
+}
+
+/* results.json parsed, one member set to the JSON text val, written back */
+static void set_result(const char *path, const char *val)
+{
+    char *res = f_path("results/results.json"), err[512];
+    vj_node *lab, *x;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(vj_parse(val, strlen(val), "value", &x, err, sizeof err), 0, "%s", err);
+    /* path: dot-separated members, #k an index */
+    char *p = vu_xstrdup(path), *save = NULL;
+    vj_node *n = lab, *parent = NULL;
+    const char *key = NULL;
+    size_t idx = 0;
+    for (char *tok = strtok_r(p, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+        parent = n;
+        if (tok[0] == '#') {
+            idx = (size_t)atoi(tok + 1);
+            key = NULL;
+            cr_assert(n && n->type == VJ_ARR && idx < n->n, "%s", path);
+            n = n->items[idx];
+        } else {
+            key = tok;
+            n = vj_get(n, tok);
+            if (!n)
+                break;
+        }
+    }
+    cr_assert(parent);
+    if (key)
+        vj_obj_set(parent, key, x);
+    else {
+        vj_free(parent->items[idx]);
+        parent->items[idx] = x;
+    }
+    free(p);
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
+}
+
+/* results.json as the clean study's, then one member forged: refused, naming it */
+static void expect_forged(const char *path, const char *val, const char *line)
+{
+    ts_promote(f_root);
+    expect_clean();
+    set_result(path, val);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, line), "%s\nexpected: %s", out, line);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+Test(twin, forged_results_are_refused, .init = f_setup, .fini = f_teardown, .timeout = 120)
+{
+    build_twin_study();
+    /* within 1e-12 passes */
+    set_result("twin.brier", "0.1025000000000005");
+    expect_clean();
+    expect_forged("twin.brier", "0.1", "MISMATCH results.json twin.brier: lab 0.1, verify 0.1025");
+    expect_forged("twin.brier_odds", "0.33", "MISMATCH results.json twin.brier_odds: lab 0.33, verify 0.335575");
+    expect_forged("twin.calibration.#1.runs", "2", "MISMATCH results.json twin.calibration[1].runs: lab 2, verify 1");
+    expect_forged("twin.calibration.#5.flooded", "0",
+                  "MISMATCH results.json twin.calibration[5].flooded: lab 0, verify 1");
+    expect_forged("twin.outside.#2.reason", "\"flooded, predicted calm; inside the twin's 5-95% spread\"",
+                  "MISMATCH results.json twin.outside[2] (H4-r2-r2).reason: lab \"flooded, predicted calm; inside "
+                  "the twin's 5-95% spread\", verify \"flooded, predicted calm; outside the twin's 5-95% spread\"");
+    expect_forged("runs.H4-r2-r1.predicted.twin.p_flood", "0.5",
+                  "MISMATCH H4-r2-r1 predicted.twin.p_flood: lab 0.5, verify 0.4");
+    expect_forged("runs.H3-none-r1.predicted.twin", "{\"replicas\": 10, \"flooded\": 0, \"p_flood\": 0, "
+                  "\"standin_share_q\": [0, 0, 0]}", "MISMATCH H3-none-r1 predicted.twin: lab ");
+    expect_forged("twin.extra", "1", "MISMATCH results.json twin.extra: lab 1, verify (a member RESULTS.md does not define)");
+    /* a results.json without the twin while the prediction has one */
+    ts_promote(f_root);
+    char *res = f_path("results/results.json"), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    vj_obj_set(lab, "twin", vj_new_null());
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH results.json twin: lab null, verify "), "%s", out);
+    free(out);
+}
+
+/* prediction.json with from replaced by to, registered again; returns verify's output */
+static char *with_prediction(const char *from, const char *to)
+{
+    char *t = vu_xstrdup(TWIN_PREDICTION), *at = strstr(t, from);
+    cr_assert(at, "%s", from);
+    char *n = vu_xasprintf("%.*s%s%s", (int)(at - t), t, to, at + strlen(from));
+    char *pp = f_path("results/prediction.json");
+    cr_assert_eq(syn_write_text(pp, n), 0);
+    write_prereg("2026-12-01T10:00:00Z");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    free(pp);
+    free(n);
+    free(t);
+    return out;
+}
+
+Test(twin, inconsistent_twins_are_refused, .init = f_setup, .fini = f_teardown, .timeout = 120)
+{
+    build_twin_study();
+    char *out = with_prediction("\"flooded\": 4, \"p_flood\": 0.4", "\"flooded\": 5, \"p_flood\": 0.4");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H4-r2-r1.twin.p_flood: lab 0.4, verify 0.5 "
+                          "(flooded 5 / replicas 10, within 1e-9)"),
+              "%s", out);
+    free(out);
+    out = with_prediction("\"flooded\": 8,", "\"flooded\": 11,");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H4-r2-r2.twin.flooded: lab 11, verify an integer "
+                          "0 .. replicas"),
+              "%s", out);
+    free(out);
+    out = with_prediction("\"replicas\": 10, \"flooded\": 1,", "\"replicas\": 0, \"flooded\": 1,");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H4-r2-r3.twin.replicas: lab 0"), "%s", out);
+    free(out);
+    out = with_prediction("[0.3, 0.45, 0.6]", "[0.3, 0.25, 0.6]");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H4-r2-r1.twin.standin_share_q: lab [0.3, 0.25, 0.6]"),
+              "%s", out);
+    free(out);
+    out = with_prediction("[0.4, 0.5, 0.6]", "[0.4, 0.5, 1.5]");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H3-none-r2.twin.standin_share_q: lab [0.4, 0.5, 1.5]"),
+              "%s", out);
+    free(out);
+    /* a twin beside a noise that is null: a mismatch, and no twin scored */
+    out = with_prediction("\"noise\": {\"path\": \"data/noise.tsv\", \"sha256\": \"00\", \"replicas\": 10}",
+                          "\"noise\": null");
+    cr_expect(strstr(out, "MISMATCH results/prediction.json runs.H4-r2-r1.twin: lab a twin, verify null: the top "
+                          "level's noise is null or absent (no twin)"),
+              "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted.twin: lab "), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(f_root);
+    cr_expect_eq(vj_get(v, "twin")->type, VJ_NULL);
+    cr_expect_eq(vj_get(ts_field(v, "H4-r2-r1", "predicted"), "twin")->type, VJ_NULL);
+    vj_free(v);
+}
+
+/* a copy of object o without its member key */
+static vj_node *without(const vj_node *o, const char *key)
+{
+    vj_node *n = vj_new_obj();
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->keys[i], key))
+            vj_obj_set(n, o->keys[i], vj_copy(o->items[i]));
+    return n;
+}
+
+/* the published study's results.json is older than the twin: no top-level
+ * twin and no predicted.twin, not asked for while the verifier's is null */
+Test(twin, an_older_results_json_is_not_asked_for_it, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study(); /* format 1: no twin */
+    char *res = f_path("results/results.json"), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    vj_node *old = without(lab, "twin"), *runs = vj_get(old, "runs");
+    for (size_t i = 0; i < runs->n; i++) {
+        vj_node *p = vj_get(runs->items[i], "predicted");
+        if (p && p->type == VJ_OBJ)
+            vj_obj_set(runs->items[i], "predicted", without(p, "twin"));
+    }
+    vu_buf b = {0};
+    vj_write(old, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(old);
+    vj_free(lab);
+    free(res);
+    expect_clean();
+    /* a results.json with the twin (null) has predicted.twin too */
+    set_result("twin", "null");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted.twin: lab (absent), verify null"), "%s", out);
+    free(out);
 }

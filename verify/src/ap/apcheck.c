@@ -139,7 +139,8 @@ static const char *FORMAT2 =
     "each recomputed as an arm of one round with M = its own requests";
 static const char *COPIED =
     "ap.json's own numbers as the lab wrote them, for the report: model_seeds, bootstrap, live_ap.mean and "
-    "per_seed, kinds.*.change, change_per_seed, ci95, verdict, direction, skipped_arms; each is compared with "
+    "per_seed, kinds.*.change, change_per_seed, ci95, verdict, direction (format 2: and ci95_mc), skipped_arms "
+    "(format 2: and flooded_runs, whole); each is compared with "
     "the verifier's recomputation (the same members under ap.*), so without a mismatch they agree within "
     "1e-12";
 
@@ -702,6 +703,10 @@ static vj_node *copied_json(const apc *c)
     }
     vj_obj_set(cp, "arms", carms);
     vj_obj_set(cp, "skipped_arms", vj_copy(c->lskip));
+    /* format 2: flooded_runs whole, as ap.json has it (checked above; the
+     * report reads each run's kinds from here) */
+    if (c->fmt >= 2)
+        vj_obj_set(cp, "flooded_runs", c->lflood ? vj_copy(c->lflood) : vj_new_null());
     return cp;
 }
 

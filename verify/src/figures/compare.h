@@ -14,8 +14,11 @@
  * {} in a study older than the member).  Each verdict's error rate (n,
  * false_positive_rate, sizing_q, power, decidable) and verdict_family are
  * demanded, all of them, once results.json has any (an older results.json
- * has none): n and the counts exactly, the rates to 1e-12 relative.  It
- * owns nothing.
+ * has none): n and the counts exactly, the rates to 1e-12 relative.
+ * predicted.twin is not asked of a results.json without a top-level
+ * "twin" (older than the member) while the verifier's is null; the
+ * top-level twin itself is compared by twin.h (tw_compare).  It owns
+ * nothing.
  */
 #ifndef COMPARE_H
 #define COMPARE_H

@@ -10,6 +10,7 @@
 #include "mism.h"
 #include "odds.h"
 #include "predsched.h"
+#include "twin.h"
 #include "verdrate.h"
 #include "vtime.h"
 #include "vutil.h"
@@ -120,6 +121,8 @@ static vj_node *predicted_of(const vj_node *pred, const char *run)
         }
         vj_obj_set(o, pred_figs[k], v ? vj_copy(v) : vj_new_null());
     }
+    /* the entry's twin: null without one, in format 1 and without noise (twin.h) */
+    vj_obj_set(o, "twin", tw_of_entry(pred, e));
     return o;
 }
 
@@ -351,6 +354,9 @@ vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_fil
     /* format 2: each run's seconds, the odds' and the sizing's rounds against the schedule */
     long sched_checked = ps_check(pred, sd, arms);
     vj_obj_set(s->mine, "odds", odds_json(s, pred, &claims));
+    /* the twin: prediction.json's entries checked, results.json's twin recomputed (twin.h) */
+    long twins = tw_check_prediction(pred);
+    vj_obj_set(s->mine, "twin", tw_results(s, pred));
 
     vj_node *c = vj_new_obj();
     vj_obj_set(c, "present", vj_new_bool(st.present));
@@ -366,6 +372,8 @@ vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_fil
     const char *fmt = vj_get_str(pred, "format");
     vj_obj_set(c, "format", fmt ? vj_new_str(fmt) : vj_new_null());
     vj_obj_set(c, "entries_against_schedule", vj_new_int(sched_checked));
+    vj_obj_set(c, "noise", vj_new_bool(tw_has_noise(pred)));
+    vj_obj_set(c, "twins", vj_new_int(twins));
     /* DESIGN.md 5.8: a quiet run's measured stand-in share lies within
      * this of its prediction (for the report, which draws it) */
     vj_obj_set(c, "standin_share_tolerance", vj_new_num(PD_STANDIN_TOLERANCE));

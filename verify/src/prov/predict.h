@@ -6,7 +6,8 @@
  * Contract: pd_check runs after study_compute (it reads the study's runs
  * and arms) and before cmp_results.  It adds to s->mine "predicted" in
  * every run (the run's entry of prediction.json, its five figures as
- * written there; null without an entry or a file) and "odds" (one entry
+ * written there, and "twin": twin.h's tw_of_entry; null without an entry
+ * or a file), "twin" (results.json's twin, twin.h) and "odds" (one entry
  * per claim of prediction.json's odds, in its order, each with the
  * claim's "seconds", then the outside observation: the timeouts lesson's
  * H4-r2 flood in 3 of 5 rounds of 30 s, whose "agree" is null when its
@@ -19,7 +20,9 @@
  * "lab-prediction 2"; a format 2 prediction is held to the schedule
  * (predsched.h).  It also gives every entry of s->mine's "attempts" its
  * run's predicted, and fills each verdict's error rate and
- * verdict_family from the sizing (verdrate.h).  Returns checks.prediction
+ * verdict_family from the sizing (verdrate.h).  prediction.json's twin
+ * entries are checked by tw_check_prediction (twin.h); checks.prediction
+ * says "noise" (a twin to score) and "twins" (entries with one).  Returns checks.prediction
  * (the caller owns it).
  * Its times are read with vt_parse_utc (vtime.h).
  */
