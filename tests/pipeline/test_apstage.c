@@ -709,7 +709,8 @@ Test(apstage, program_loads_postgresql, .init = mk_tmp, .fini = rm_tmp, .timeout
     snprintf(path, sizeof path, "%s/results/raw/F-r1/tester.tsv.gz", tmp);
     write_tester(path, rows, "DDDDDLL", 7, 0);
     snprintf(path, sizeof path, "%s/results/results.json", tmp);
-    write_arms(path, "{\"runs\": {\"F-r1\": {\"arm\": \"F\", \"round\": 1, \"flooded\": true, \"quiet\": true}}}\n");
+    write_arms(path, "{\"runs\": {\"F-r1\": {\"arm\": \"F\", \"round\": 1, \"flooded\": true, \"quiet\": true, "
+                     "\"fault\": \"none\"}}}\n");
     snprintf(path, sizeof path, "%s/arms.tsv", tmp);
     write_arms(path, "arm\nX\n");
     FILE *p = popen("bash pipeline/common/pg.sh start build/pgaptest", "r");

@@ -16,6 +16,13 @@
  *   and by no limits: the attempts are then quiet by the rules, yet count in
  *   no arm and no verdict (H3-fb25's rounds are [1, 2], its totals the two
  *   runs', each verdict on it pairs rounds 1 and 2).
+ * - A real disturbance, one set of rules throughout (the others' share of
+ *   the measured core at most 50% in any second, nothing else limited): a
+ *   busy loop pinned to the measured core while RUN is measured makes its
+ *   three attempts disturbed; without it, measured again, RUN is quiet.
+ *   collect, the verifier (0 mismatches: every attempt checked like a run,
+ *   judged disturbed by the same rules, in no arm's rounds) and the report
+ *   ("Attempts measured again" lists the three) agree.
  * - Resume: measure run again on the same OUT keeps the attempts byte for
  *   byte, moves the last disturbed folder to the next number and numbers
  *   the new attempts after it; a measure stopped between moving a folder
@@ -37,6 +44,9 @@
 
 #define RUN "H3-fb25-r1"
 #define MEASURE "build/bin/measure --profile tiny --gate 0 --settle-s 0.2 --closed-s 0.5"
+/* only the others' share of the measured cores limited: what a busy loop on them breaks */
+#define HOG_RULES "rule\tlimit\nsteal_run_max\t1\nsteal_second_max\t1\nlate_p99_max_ms\t60000\n" \
+                  "late_max_max_ms\t60000\nother_idle_min\t0\nforeign_second_max\t0.5\n"
 #define NEVER_QUIET "rule\tlimit\nsteal_run_max\t1\nsteal_second_max\t1\nlate_p99_max_ms\t0\nlate_max_max_ms\t0\n" \
                     "other_idle_min\t0\nforeign_second_max\t1\n"
 static const char *EV[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz"};
@@ -287,6 +297,71 @@ Test(attempts, every_disturbed_attempt_kept_listed_and_counted_in_nothing)
     cr_assert_gt(paired, 0, "no verdict on H3-fb25 and another tiny arm (pipeline/comparisons.tsv)");
     json_decref(res);
     json_decref(last);
+}
+
+Test(attempts, a_real_disturbance_is_kept_verified_and_listed)
+{
+    char hog[160], err[UT_ERRLEN];
+    snprintf(hog, sizeof hog, "%s/hog-rules.tsv", out);
+    cr_assert_eq(ut_write_file(hog, HOG_RULES, strlen(HOG_RULES), err, sizeof err), 0, "%s", err);
+    char opts[256];
+    snprintf(opts, sizeof opts, "--quiet %s", hog);
+    cr_assert_eq(measure(opts), 0, "the whole schedule by the one set of rules");
+    cr_assert_eq(shf("rm -r %s/results/raw/%s %s/provenance/runs/%s.json", out, RUN, out, RUN), 0);
+    /* a busy loop on the measured core (core 0, measure's default) while RUN is measured */
+    cr_assert_eq(shf("taskset -c 0 sh -c 'while :; do :; done' & echo $! > %s/hog.pid", out), 0);
+    snprintf(opts, sizeof opts, "--quiet %s --only " RUN, hog);
+    int rc = measure(opts);
+    shf("kill $(cat %s/hog.pid)", out);
+    cr_assert_eq(rc, 3, "RUN disturbed in every attempt by the busy loop: exit 3");
+    snprintf(opts, sizeof opts, "--quiet %s", hog);
+    cr_assert_eq(measure(opts), 0, "without the busy loop RUN is measured again, quiet");
+    json_t *last = load("results/raw/%s/run.json", RUN);
+    cr_assert(json_is_true(json_object_get(json_object_get(last, "quiet"), "quiet")), "RUN quiet at last");
+    json_decref(last);
+    for (int n = 1; n <= 3; n++) {
+        check_attempt(n, NULL);
+        json_t *rj = load("results/attempts/%s-a%d/run.json", RUN, n);
+        json_t *rules_broken = json_object_get(json_object_get(rj, "quiet"), "rules");
+        cr_assert_eq(json_array_size(rules_broken), 1);
+        cr_assert_str_eq(json_string_value(json_array_get(rules_broken, 0)), "foreign_second_max");
+        json_decref(rj);
+    }
+    json_t *res = collect(hog);
+    cr_assert_eq(json_object_size(json_object_get(res, "attempts")), 3);
+    json_decref(res);
+    /* the verifier, by the same rules: every attempt checked like a run,
+     * judged disturbed, counted in nothing */
+    int vrc = shf("verify/build/verify --root %s --quiet %s --guesses data/guesses.tsv --comparisons "
+                  "pipeline/comparisons.tsv --arms lab/arms.tsv --profiles data/profiles.tsv --out %s/results/verified.json "
+                  "> %s/verify.log 2>&1",
+                  out, hog, out, out);
+    if (vrc)
+        shf("grep MISMATCH %s/verify.log | head -20", out);
+    cr_assert_eq(vrc, 0, "the verifier on a study with kept attempts");
+    json_t *vj = load("results/verified.json");
+    json_t *vatt = json_object_get(vj, "attempts");
+    cr_assert_eq(json_object_size(vatt), 3, "verified.json: three kept attempts");
+    for (int n = 1; n <= 3; n++) {
+        char name[64];
+        snprintf(name, sizeof name, RUN "-a%d", n);
+        cr_assert(json_is_false(json_object_get(json_object_get(vatt, name), "quiet")), "verified %s quiet", name);
+    }
+    json_t *rounds = json_object_get(jget(vj, "arms", "H3-fb25"), "rounds");
+    cr_assert_eq(json_array_size(rounds), 2, "H3-fb25's rounds: its two runs, no attempt");
+    json_decref(vj);
+    if (access("report/build/report", X_OK) != 0) {
+        printf("attempts: report/build/report is not built (make -C report): the report's list is not checked\n");
+        return;
+    }
+    int rrc = shf("report/build/report --root %s --arms lab/arms.tsv --templates report/templates > %s/report.log 2>&1",
+                  out, out);
+    if (rrc)
+        shf("tail -5 %s/report.log", out);
+    cr_assert_eq(rrc, 0, "the report");
+    for (int n = 1; n <= 3; n++)
+        cr_assert_eq(shf("grep -q '^| %s | %d | foreign_second_max | ' %s/results/report.md", RUN, n, out), 0,
+                     "the report lists attempt %d of %s with the rule it broke", n, RUN);
 }
 
 Test(attempts, a_rerun_keeps_the_attempts_and_numbers_after_them_and_refuses_strays)
