@@ -286,3 +286,18 @@ void vu_free_names(char **names, size_t n)
         free(names[i]);
     free(names);
 }
+
+int vu_split_tabs(char *line, char **f, int max)
+{
+    int nf = 0;
+    for (char *q = line;; q++) {
+        if (nf < max)
+            f[nf] = q;
+        nf++;
+        q = strchr(q, '\t');
+        if (!q)
+            break;
+        *q = 0;
+    }
+    return nf;
+}

@@ -36,6 +36,9 @@ int vu_write_atomic(const char *path, const void *data, size_t len, char *err, s
 
 /* Shortest decimal text that reads back as exactly d ("null" for NaN/inf). */
 void vu_fmt_double(double d, char *out, size_t outlen);
+/* The line cut in place at each tab: f[0..min(n, max)) point at the fields;
+ * returns n, the number of fields (more than max when the line has more). */
+int vu_split_tabs(char *line, char **f, int max);
 
 int vu_is_dir(const char *path);
 int vu_is_file(const char *path);

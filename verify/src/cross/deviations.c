@@ -115,16 +115,7 @@ void dv_load(const char *root, dv_file *d)
             continue;
         }
         char *f[5];
-        int nf = 0;
-        for (char *q = p;; q++) {
-            if (nf < 5)
-                f[nf] = q;
-            nf++;
-            q = strchr(q, '\t');
-            if (!q)
-                break;
-            *q = 0;
-        }
+        int nf = vu_split_tabs(p, f, 5);
         if (nf != 5) {
             char lab[32];
             snprintf(lab, sizeof lab, "%d fields", nf);

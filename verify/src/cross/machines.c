@@ -47,16 +47,7 @@ static int seconds_ok(const char *f)
 static int read_job(char *text, long line, mc_job *job)
 {
     char *f[9];
-    int nf = 0;
-    for (char *q = text;; q++) {
-        if (nf < 9)
-            f[nf] = q;
-        nf++;
-        q = strchr(q, '\t');
-        if (!q)
-            break;
-        *q = 0;
-    }
+    int nf = vu_split_tabs(text, f, 9);
     if (nf != 9) {
         char lab[32];
         snprintf(lab, sizeof lab, "%d fields", nf);

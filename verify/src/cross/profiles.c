@@ -197,16 +197,7 @@ int pf_load(const char *path, const am_file *arms, pf_file *f)
             continue;
         }
         char *fl[6];
-        int nf = 0;
-        for (char *q = p;; q++) {
-            if (nf < 6)
-                fl[nf] = q;
-            nf++;
-            q = strchr(q, '\t');
-            if (!q)
-                break;
-            *q = 0;
-        }
+        int nf = vu_split_tabs(p, fl, 6);
         if (nf != 6) {
             char lab[32];
             snprintf(lab, sizeof lab, "%d fields", nf);

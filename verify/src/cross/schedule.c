@@ -94,16 +94,7 @@ static void bad_line(long line, const char *what, const char *lab, const char *w
 static void read_run(sd_schedule *s, char *text, long line, size_t *cap)
 {
     char *f[5];
-    int nf = 0, want_nf = s->format == 2 ? 5 : 4;
-    for (char *q = text;; q++) {
-        if (nf < 5)
-            f[nf] = q;
-        nf++;
-        q = strchr(q, '\t');
-        if (!q)
-            break;
-        *q = 0;
-    }
+    int nf = vu_split_tabs(text, f, 5), want_nf = s->format == 2 ? 5 : 4;
     if (nf != want_nf) {
         char lab[32];
         snprintf(lab, sizeof lab, "%d fields", nf);
