@@ -376,7 +376,7 @@ vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_fil
     vj_obj_set(c, "twins", vj_new_int(twins));
     /* DESIGN.md 5.8: a quiet run's measured stand-in share lies within
      * this of its prediction (for the report, which draws it) */
-    vj_obj_set(c, "standin_share_tolerance", vj_new_num(PD_STANDIN_TOLERANCE));
+    vj_obj_set(c, "standin_share_tolerance", vj_new_num(TW_STANDIN_TOLERANCE));
     vj_obj_set(c, "mismatches", vj_new_int(mm_count() - before));
     vj_free(pred);
     vj_free(prereg);

@@ -45,7 +45,8 @@
 #define TW_NUM_TOL 1e-12    /* the Brier scores, mean_p, share and the shares of outside */
 #define TW_NBINS 6
 /* DESIGN.md 5.8: a quiet run's stand-in share within this of its
- * prediction (predict.h's PD_STANDIN_TOLERANCE, the same 0.01) */
+ * prediction; the verifier's one copy (predict.c exports it as
+ * checks.prediction.standin_share_tolerance, the twin's `outside` uses it) */
 #define TW_STANDIN_TOLERANCE 0.01
 
 int tw_has_noise(const vj_node *pred);
