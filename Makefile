@@ -33,7 +33,7 @@ PGINC   := $(shell pg_config --includedir 2>/dev/null || echo /usr/include/postg
 LAB_CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Werror -D_GNU_SOURCE -DNDEBUG -I$(PGINC)
 override CFLAGS := $(LAB_CFLAGS) $(CFLAGS)
 DEPFLAGS := -MMD -MP
-LDLIBS  := -ljansson -lcrypto -lz -lm -levent
+LDLIBS  := -ljansson -lcrypto -lz -lm -levent -pthread
 
 # The layers (docs/layers.tsv): each folder of C code is compiled with its
 # own include path and those of the folders it may include, nothing else, so
@@ -79,7 +79,7 @@ MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
 COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
-PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood)
+PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood playmap)
 PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(B)/pipeline/measure/profiles.o $(B)/pipeline/measure/noise.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
 TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
@@ -124,6 +124,17 @@ $(B)/lab/%.o: lab/%.c
 $(B)/lab/base/facts.o: lab/base/facts.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(incs) -DLAB_CFLAGS='"$(CFLAGS)"' -c $< -o $@
+# The simulation's modules once more at -O3 with link-time optimisation for
+# the programs that simulate the most (map, predict): about a fifth faster,
+# the same figures (integer time, no floating-point contraction under -std=c11).
+FAST     := $(B)/fast
+FAST_OPT := -O3 -flto
+SIM_MODS := base/util core/arms core/arrivals core/policy core/waits core/faults core/storeq
+SIM_SLOW := $(SIM_MODS:%=$(B)/lab/%.o)
+FAST_SIM_OBJ := $(SIM_MODS:%=$(FAST)/lab/%.o) $(PLAY_OBJ:$(B)/%=$(FAST)/%)
+$(FAST)/lab/%.o: lab/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(FAST_OPT) $(DEPFLAGS) $(incs) -c $< -o $@
 $(B)/pipeline/%.o: pipeline/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
@@ -132,7 +143,7 @@ $(B)/tests/%.o: tests/%.c
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
 $(BIN):
 	mkdir -p $@
--include $(shell find $(B)/lab $(B)/pipeline $(B)/tests $(B)/tlab -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/lab $(B)/fast $(B)/pipeline $(B)/tests $(B)/tlab -name '*.d' 2>/dev/null)
 
 # The lab's modules again with their assert()s, for the tests (build/tlab/).
 TLAB_OBJ := $(LAB_MODS:%=$(B)/tlab/%.o) $(PLAY_OBJ:$(B)/lab/%=$(B)/tlab/%)
@@ -154,8 +165,8 @@ $(BIN)/collect: $(B)/pipeline/collect/collect.o $(COLLECT_OBJ) $(PGX_OBJ) $(COMM
 	$(CC) $(CFLAGS) $^ -o $@ -lpq $(LDLIBS)
 $(BIN)/measure: $(B)/pipeline/measure/measure.o $(MEASURE_OBJ) $(COMMON_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
-$(BIN)/predict: $(B)/pipeline/measure/predictmain.o $(PREDICT_OBJ) $(LAB_OBJ) | $(BIN)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/predict: $(B)/pipeline/measure/predictmain.o $(filter-out $(PLAY_OBJ),$(PREDICT_OBJ)) $(FAST_SIM_OBJ) $(filter-out $(SIM_SLOW),$(LAB_OBJ)) | $(BIN)
+	$(CC) $(CFLAGS) $(FAST_OPT) $^ -o $@ $(LDLIBS)
 # the twin's noise model, fitted on a measured study (make noise)
 $(BIN)/noisefit: $(B)/pipeline/measure/noisefit.o $(B)/pipeline/measure/noise.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
@@ -170,6 +181,8 @@ $(BIN)/provmd: $(B)/pipeline/provmd/provmdmain.o $(B)/pipeline/provmd/provmd.o $
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/demo: $(B)/lab/demo/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+$(BIN)/map: $(FAST)/lab/play/map.o $(FAST_SIM_OBJ) $(filter-out $(SIM_SLOW),$(LAB_OBJ)) | $(BIN)
+	$(CC) $(CFLAGS) $(FAST_OPT) $^ -o $@ $(LDLIBS)
 $(BIN)/play: $(B)/lab/play/play.o $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run/run.o $(LAB_OBJ) | $(BIN)

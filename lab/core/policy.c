@@ -202,16 +202,31 @@ static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
             hi = mid;
     }
     assert(v[lo] == old); /* the sorted window holds the same latencies as the FIFO */
-    int i = lo; /* v[i] == old: slide to where lat belongs */
-    while (i > 0 && v[i - 1] > lat) {
-        v[i] = v[i - 1];
-        i--;
+    /* v[lo] == old: lat takes its place, the values between move one over
+     * (found by bisection, moved at once: the same sorted window) */
+    if (lat < old) {
+        int p = 0, q = lo; /* the first of v[0 .. lo) above lat */
+        while (p < q) {
+            int mid = (p + q) / 2;
+            if (v[mid] > lat)
+                q = mid;
+            else
+                p = mid + 1;
+        }
+        memmove(v + p + 1, v + p, (size_t)(lo - p) * sizeof *v);
+        v[p] = lat;
+    } else {
+        int p = lo + 1, q = POL_HEDGE_WINDOW; /* the first of v(lo .. end) at or above lat */
+        while (p < q) {
+            int mid = (p + q) / 2;
+            if (v[mid] >= lat)
+                q = mid;
+            else
+                p = mid + 1;
+        }
+        memmove(v + lo, v + lo + 1, (size_t)(p - 1 - lo) * sizeof *v);
+        v[p - 1] = lat;
     }
-    while (i < POL_HEDGE_WINDOW - 1 && v[i + 1] < lat) {
-        v[i] = v[i + 1];
-        i++;
-    }
-    v[i] = lat;
     int rank = (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100; /* nearest rank, 1-based */
     assert(rank >= 1 && rank <= POL_HEDGE_WINDOW);
     g->hed_now = v[rank - 1];

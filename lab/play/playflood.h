@@ -14,6 +14,14 @@
  * is not missed.  A second without arrivals is not missed, and breaks a
  * row.  Seconds past the run (lookups sent late, kept for the timeline)
  * never count.
+ *
+ * The same definition as the run goes (pflood_watch: playsim's early stop,
+ * lab/play/playmap.h): a second is *settled* when every request scheduled
+ * in it has its answer (req == settled); the watch takes the run's seconds
+ * in order as each settles, and says the run is flooded as soon as N
+ * settled seconds in a row are missed.  A settled second's counts never
+ * change again, so the flood it finds, and its first second, are the ones
+ * pflood_of finds on the whole run (tests/pipeline/test_playmap.c).
  */
 #ifndef LAB_PLAYFLOOD_H
 #define LAB_PLAYFLOOD_H
@@ -27,6 +35,8 @@
  * the longest line a lookup sent in it found at its store). */
 typedef struct {
     uint32_t req, lookups, missed, line_max;
+    uint32_t settled; /* requests scheduled in it that have their answer */
+    uint32_t frz_max; /* the most freezes holding the store's slots at once in it (playsim's cfg.freezes) */
 } play_second;
 
 typedef struct {
@@ -42,5 +52,19 @@ size_t pflood_nsec(double seconds);
  * (nsec may be below pflood_nsec(seconds): the seconds missing had no
  * arrivals; seconds from pflood_nsec(seconds) on are left out). */
 void pflood_of(const play_second *sec, size_t nsec, double seconds, pflood *f);
+
+/* 1 when second s is missed (arrivals >= 1 and over half of them missed). */
+int pflood_missed(const play_second *s);
+
+/* The flood found as the seconds settle. */
+typedef struct {
+    size_t cur, row, need, total; /* the next second to settle; missed in a row; N; the run's seconds */
+    int flooded;
+    long from_s;
+} pflood_watch;
+void pflood_watch_begin(pflood_watch *w, double seconds);
+/* Takes the seconds from w->cur on that have settled (sec[0 .. nsec));
+ * 1 when the run is flooded (w->from_s its first second), else 0. */
+int pflood_watch_step(pflood_watch *w, const play_second *sec, size_t nsec);
 
 #endif

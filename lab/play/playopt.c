@@ -83,8 +83,7 @@ static int seed_at(const char **p, uint64_t *v)
     return 0;
 }
 
-/* "1-5", "7", "1,3,8-10": seeds 0 to 2^32-1. */
-static int parse_seeds(const char *s, uint32_t **out, size_t *n)
+int playopt_seeds(const char *s, uint32_t **out, size_t *n)
 {
     size_t cap = 0;
     *out = NULL;
@@ -485,17 +484,17 @@ int playopt_parse(int argc, char **argv, playopt *p)
             snprintf(pa->name, sizeof pa->name, "%c%d-%.40s", (char)pa->a.wait, pa->a.rate, lab);
         }
     }
-    if (parse_seeds(o.seeds, &p->seeds, &p->nseeds) != 0) {
+    if (playopt_seeds(o.seeds, &p->seeds, &p->nseeds) != 0) {
         playopt_free(p);
         bad("--seeds", o.seeds, "is not a list of seeds 0 to 4294967295 such as 1-5 or 1,3,8-10");
         return OPT_BAD;
     }
-    if (parse_seeds(o.rounds, &p->rounds, &p->nrounds) != 0) {
+    if (playopt_seeds(o.rounds, &p->rounds, &p->nrounds) != 0) {
         playopt_free(p);
         bad("--rounds", o.rounds, "is not a list of rounds 0 to 4294967295 such as 1-5 or 1,3");
         return OPT_BAD;
     }
-    if (parse_seeds(o.oseeds, &p->oseeds, &p->noseeds) != 0) {
+    if (playopt_seeds(o.oseeds, &p->oseeds, &p->noseeds) != 0) {
         playopt_free(p);
         bad("--odds-seeds", o.oseeds, "is not a list of seeds 0 to 4294967295 such as 1-1000");
         return OPT_BAD;

@@ -65,6 +65,9 @@ typedef struct {
 /* OPT_OK, OPT_HELP (the usage printed) or OPT_BAD (one message printed). */
 int playopt_parse(int argc, char **argv, playopt *p);
 void playopt_free(playopt *p);
+/* A list of seeds, "1-5", "7", "1,3,8-10" (0 to 2^32-1), into *out (malloc'd)
+ * and *n: 0, or -1 when it is not one. */
+int playopt_seeds(const char *s, uint32_t **out, size_t *n);
 /* The first line of play's output for arm k: every setting, and what
  * "flooded" means (over half the requests missed in flood_run seconds in a
  * row). */

@@ -26,6 +26,8 @@ typedef struct {
     size_t line_max;
     int64_t slot_ns;
     pflood flood;    /* lab/play/playflood.h */
+    int stopped;     /* stopped at its flood (playsim's cfg.flood_stop) */
+    int frz_trigger; /* the most freezes holding slots at once (cfg.freezes), or -1 */
     playwin_figs win;
     playdef_figs def;
 } play_result;

@@ -50,6 +50,10 @@ struct psim {
     const arm *a;
     uint32_t seed;
     int timeline, trace, p50;
+    int flood_stop, freezes; /* cfg's */
+    pflood_watch fw;         /* the flood as the seconds settle (flood_stop) */
+    int stop;                /* flooded: the seed stops */
+    int frz_busy;            /* freezes holding the first store's slots now (freezes) */
     psim_seed *cache; /* this run's, or NULL */
     /* the service's shared defences (lab/core/policy.h), one per simulated
      * service; `shared` is NULL for an arm without any */
@@ -151,6 +155,22 @@ static void deliver(sim *S, uint32_t lid, int answer)
     S->dq[S->dtail++ & (S->dcap - 1)] = lid * 8 + (uint32_t)answer;
 }
 
+static int64_t dice(sim *S, uint32_t r, uint32_t att);
+
+/* Lookup lid's planned wait is a freeze (1 s or more: lab/core/waits.h). */
+static int is_freeze(sim *S, uint32_t lid) { return dice(S, lid / NL, lid % NL) >= NS_PER_S; }
+
+/* One more (or one fewer) freeze holding a slot at t: the second's most. */
+static void frz_add(sim *S, int d, int64_t t)
+{
+    S->frz_busy += d;
+    if (d > 0) {
+        second *s = sec_at(S, t);
+        if (s && (uint32_t)S->frz_busy > s->frz_max)
+            s->frz_max = (uint32_t)S->frz_busy;
+    }
+}
+
 /* Carry out what store k's queue reports: answers go to the service;
  * the counts and the earliest answer due are noted. */
 static void on_store(sim *S, int k, const storeq_event *e)
@@ -160,6 +180,8 @@ static void on_store(sim *S, int k, const storeq_event *e)
     case STOREQ_QUEUED:
         break;
     case STOREQ_STARTED:
+        if (S->freezes && k == 0 && is_freeze(S, lid))
+            frz_add(S, +1, e->t);
         S->slot_ns += e->until - e->t;
         if (S->luntil && k == 0)
             S->luntil[lid] = e->until;
@@ -169,11 +191,15 @@ static void on_store(sim *S, int k, const storeq_event *e)
         }
         break;
     case STOREQ_ANSWERED:
+        if (S->freezes && k == 0 && e->start != STOREQ_NONE && is_freeze(S, lid))
+            frz_add(S, -1, e->t);
         if (S->luntil && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_OK);
         break;
     case STOREQ_DROPPED_SLOT:
+        if (S->freezes && k == 0 && is_freeze(S, lid))
+            frz_add(S, -1, e->t);
         if (S->luntil && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_DROPPED);
@@ -288,6 +314,7 @@ static void reset_cut(sim *S, size_t narrived, int64_t now)
         if (S->luntil[l] > now)
             S->slot_ns -= S->luntil[l] - now;
     storeq_reset(&S->store[0]);
+    S->frz_busy = 0;
     S->connected = 0;
     int64_t back = INT64_MAX, span = S->win.span;
     for (int c = 0; c < S->conns; c++) {
@@ -416,9 +443,13 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
                 S->standins++;
             else
                 S->errors++;
-            second *s = sec_at(S, S->t[r]);
-            if (s)
-                s->missed++;
+        }
+        second *s = sec_at(S, S->t[r]);
+        if (s) {
+            s->missed += o->done != POL_LIVE;
+            s->settled++;
+            if (S->flood_stop && pflood_watch_step(&S->fw, S->sec, S->nsec))
+                S->stop = 1;
         }
         S->t[r] = now - S->t[r]; /* the latency from here on */
     }
@@ -449,6 +480,8 @@ static int simulate(sim *S, const int64_t *arrive)
     for (;;) {
         if (S->oom || S->ev.oom)
             return -1;
+        if (S->stop)
+            break;
         /* the earliest of play's events and the stores' next, by time and
          * then order of scheduling; or the next arrival */
         int64_t te;
@@ -643,6 +676,8 @@ static void reset_counts(sim *S)
         memset(S->sec, 0, S->seccap * sizeof *S->sec);
     S->oom = 0;
     S->last_cut = INT64_MIN;
+    S->stop = 0;
+    S->frz_busy = 0;
 }
 
 /* The seed's dice and schedules in C: kept when they are this seed's, else forgotten. */
@@ -655,6 +690,39 @@ static void seed_use(psim_seed *C, uint32_t seed)
     C->ndice[0] = C->ndice[1] = 0;
     for (int i = 0; i < PSIM_NARR; i++)
         C->arr[i].valid = 0;
+}
+
+/* The most freezes holding slots at once in seconds 0 .. last. */
+static int frz_upto(const sim *S, size_t last)
+{
+    uint32_t m = 0;
+    for (size_t k = 0; k <= last && k < S->nsec; k++)
+        m = S->sec[k].frz_max > m ? S->sec[k].frz_max : m;
+    return (int)m;
+}
+
+/* The trigger's size (cfg.freezes) of the seed flooded from from_s (or -1: calm). */
+static int frz_trigger(const sim *S, long from_s)
+{
+    if (!S->freezes)
+        return -1;
+    return frz_upto(S, from_s >= 0 ? (size_t)from_s : (S->nsec ? S->nsec - 1 : 0));
+}
+
+/* The figures of a seed stopped at its flood (cfg.flood_stop). */
+static void figures_stopped(sim *S, play_result *res)
+{
+    uint32_t seed = res->seed;
+    memset(res, 0, sizeof *res);
+    res->seed = seed;
+    res->n = S->n;
+    res->p99_ms = res->p50_ms = NAN;
+    res->standins = S->standins;
+    res->errors = S->errors;
+    res->lookups = S->lookups;
+    res->stopped = 1;
+    res->flood = (pflood){.flooded = 1, .from_s = S->fw.from_s};
+    res->frz_trigger = frz_trigger(S, S->fw.from_s);
 }
 
 /* The figures of the finished seed into res (its latencies to the front of S->t). */
@@ -693,6 +761,7 @@ static int figures(sim *S, double seconds, play_result *res)
     res->slot_ns = S->slot_ns;
     pwin_figures(&S->win, &res->win);
     pflood_of(S->sec, S->nsec, seconds, &res->flood);
+    res->frz_trigger = frz_trigger(S, res->flood.from_s);
     return 0;
 }
 
@@ -724,9 +793,14 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     }
     if (S->fk == FAULT_RESET) /* before any timer at the same ns */
         pev_push(&S->ev, S->w.from_ns, EV_FAULT, FEV_CUT);
+    pflood_watch_begin(&S->fw, seconds);
     if (simulate(S, S->t) != 0)
         return -1;
     res->seed = seed;
+    if (S->stop) {
+        figures_stopped(S, res);
+        return 0;
+    }
     return figures(S, seconds, res);
 }
 
@@ -751,6 +825,8 @@ static int set_arm(sim *S, const psim_cfg *c)
     S->timeline = c->timeline;
     S->trace = c->trace;
     S->p50 = c->p50;
+    S->flood_stop = c->flood_stop;
+    S->freezes = c->freezes;
     S->fk = a->fault.kind;
     S->rows = c->rows ? c->rows : 1;
     S->conns = c->conns;

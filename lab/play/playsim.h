@@ -92,6 +92,22 @@
  * the flood (lab/play/playflood.h: a request never answered counts as an
  * error), the window's (lab/play/playwin.h) and the defences' (lab/play/playdef.h).
  *
+ * For the map (lab/play/playmap.h), two options:
+ * - cfg.flood_stop: the flood is watched as the run goes (pflood_watch,
+ *   lab/play/playflood.h: each second taken as every request scheduled in
+ *   it has its answer) and the seed stops the moment it is flooded:
+ *   res->stopped is 1, res->flood's `flooded` and `from_s` are the whole
+ *   run's (the same definition on seconds that no longer change),
+ *   `drained` and `missed_seconds` 0, and of the other figures only n,
+ *   standins, errors and lookups are set, as counted up to the stop (p99_ms
+ *   and p50_ms NAN).  A calm seed runs to its end as without the option.
+ * - cfg.freezes: a *freeze holding a slot* is a lookup of the first store
+ *   whose planned wait (the dice, lab/core/waits.h) is 1 s or more, from
+ *   when it takes a slot until its slot ends (answered, or dropped at its
+ *   budget); res->frz_trigger is the most of them at the same moment
+ *   before the end of the flood's first second (a flooded seed) or in the
+ *   whole run (a calm one): the trigger's size.  -1 without the option.
+ *
  * Speed: a simulation keeps its arrays from seed to seed (grown when
  * needed), so a seed after the first touches no new memory, and so do
  * other arms (psim_set_arm).  A psim_seed shared by several runs keeps one
@@ -123,6 +139,8 @@ typedef struct {
     int timeline;     /* keep per second the lookups sent and the longest line */
     int trace;        /* keep per request and lookup what psim_trace gives */
     int p50;          /* compute p50_ms too */
+    int flood_stop;   /* stop a seed as soon as it is flooded (below) */
+    int freezes;      /* count the freezes holding the first store's slots (below) */
 } psim_cfg;
 
 /* A simulation of cfg->a, its arrays empty; NULL when out of memory. */
