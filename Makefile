@@ -78,7 +78,7 @@ MEASURE_OBJ := $(patsubst %,$(B)/pipeline/measure/%.o,profiles schedule slog rem
 MEASURE_OBJ += $(B)/pipeline/measure/mrun.o
 # collect's own modules: the loader of one run, the prediction, the libpq calls
 COLLECT_OBJ := $(patsubst %,$(B)/pipeline/collect/%.o,collectload collectpred)
-COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o
+COLLECT_OBJ += $(B)/pipeline/collect/collectexport.o $(B)/pipeline/collect/collectmap.o
 PLAY_OBJ := $(patsubst %,$(B)/lab/play/%.o,playopt playwin playout playdef playev playsim playpct playflood playmap)
 PREDICT_OBJ := $(B)/pipeline/measure/predict.o $(B)/pipeline/measure/profiles.o $(B)/pipeline/measure/noise.o $(PLAY_OBJ)
 TEST_SRC  := $(wildcard tests/lab/test_*.c tests/pipeline/test_*.c)
@@ -88,7 +88,7 @@ PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing noise bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
+.PHONY: sizing noise map bench-map bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme progs
 
 all: deps
@@ -230,7 +230,7 @@ FUZZ_CORE  ?= 1
 FUZZ_ONLY  ?= $(FUZZ_NAMES)
 FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -D_GNU_SOURCE $(ALL_INC) \
               -I$(PGINC) -Itests/fuzz -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,model/shop collect/collectpred collect/collectload common/redact common/prov)
+FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,model/shop collect/collectpred collect/collectmap collect/collectload common/redact common/prov)
 FUZZ_LIBS  := -ljansson -lcrypto -lz -lm -levent -lpq
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(FUZZ)/replay/fuzz_%)
@@ -400,6 +400,29 @@ STUDY ?= .
 noise: $(BIN)/noisefit
 	$(BIN)/noisefit --root $(STUDY) --out data/noise.tsv
 
+# The map of floods by load (lab/play/playmap.h): every policy of the 450/s
+# arms at 300..600/s over 1,000 seeds of 30 s on both cores; the table in the
+# terminal, build/map/map.json and the figure build/map/map.svg (report/).
+MAP_SEEDS ?= 1-1000
+map: $(BIN)/map
+	@mkdir -p $(B)/map
+	$(BIN)/map --seeds $(MAP_SEEDS) --json $(B)/map/map.json
+	$(MAKE) -s -C report build/report
+	report/build/report --map $(B)/map/map.json --figure $(B)/map/map.svg
+	@echo "map: the figure is $(B)/map/map.svg"
+
+# The map's speed beside play's: the same simulation, one policy on one core
+# (play, -O2, dice drawn per run) against the map (both cores, -O3 -flto,
+# one seed's dice for all its 143 cells, a flooded seed stopped there).
+bench-map: $(BIN)/map $(BIN)/play
+	@echo "== the map: 11 policies x 13 loads x 200 seeds of 30 s (the whole map is 1,000 seeds: about 5x this)"
+	@echo "\$$ build/bin/map --seeds 1-200   beside   build/bin/play --arm H4-r2 --seeds 1-200 --summary"
+	@m=$$($(BIN)/map --seeds 1-200 | tail -1); p=$$($(BIN)/play --arm H4-r2 --seeds 1-200 --summary | grep '^simulated'); \
+	  echo "$$m"; echo "play, one core: $$p"; \
+	  echo "$$m" | awk -v p="$$p" '{ for (i = 1; i <= NF; i++) if ($$i == "million" && $$(i+1) == "lookups" && $$(i+2) == "a") m = $$(i-1); } \
+	    END { split(p, a, " "); for (i = 1; i <= length(a); i++) if (a[i] == "million") q = a[i-1]; \
+	    printf "lookups a second: the map %.2f million, play %.2f million: %.2fx\n", m, q, m / q }'
+
 # The simulation's speed: the full study's prediction (every open-loop arm of
 # lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the
 # target is under 60 s.  Its last line gives the wall time.
@@ -430,6 +453,7 @@ release: factcheck
 
 bench: build
 	bash tests/bench/bench.sh
+	$(MAKE) -s bench-map
 	$(MAKE) -s bench-play
 	$(MAKE) -s bench-frontdoor
 

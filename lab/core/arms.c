@@ -156,27 +156,36 @@ static const struct {
     int rate;
 } RATE_CODES[] = {{'3', 300}, {'4', 450}};
 
-/* A name of the form <wait><rate code>-<policy>[-<fault>] (H3-fb25,
- * H3-fb25-down) agrees with its columns (the fault's scenario, without its
- * window; none is left out); Z-capacity names the closed loop; other names
- * (the demo's "two-retries") are free. */
+/* A name of the form <wait><rate>-<policy>[-<fault>] (H3-fb25,
+ * H3-fb25-down, H550-r2) agrees with its columns (the rate: a code, 3 or
+ * 4, or the requests a second written out, 2 to 7 digits without a leading
+ * 0; the fault's scenario, without its window; none is left out);
+ * Z-capacity names the closed loop; other names (the demo's
+ * "two-retries") are free. */
 static int r_name(const arm *a)
 {
     const char *n = a->name;
     if (!strcmp(n, "Z-capacity"))
         return a->wait == WAIT_Z && a->rate == 0 && a->fault.kind == FAULT_NONE;
-    if (!strchr("ZFLH", n[0]) || !n[0] || !(n[1] >= '0' && n[1] <= '9') || n[2] != '-')
+    size_t digits = 0;
+    while (n[0] && n[1 + digits] >= '0' && n[1 + digits] <= '9')
+        digits++;
+    if (!n[0] || !strchr("ZFLH", n[0]) || !digits || n[1 + digits] != '-')
         return 1;
     int rate = -1;
-    for (size_t i = 0; i < sizeof RATE_CODES / sizeof RATE_CODES[0]; i++)
-        if (RATE_CODES[i].code == n[1])
-            rate = RATE_CODES[i].rate;
+    if (digits == 1) {
+        for (size_t i = 0; i < sizeof RATE_CODES / sizeof RATE_CODES[0]; i++)
+            if (RATE_CODES[i].code == n[1])
+                rate = RATE_CODES[i].rate;
+    } else if (digits <= 7 && n[1] != '0') {
+        rate = atoi(n + 1);
+    }
     char want[64];
     if (a->fault.kind == FAULT_NONE)
         snprintf(want, sizeof want, "%s", a->policy);
     else
         snprintf(want, sizeof want, "%s-%s", a->policy, fault_name(a->fault.kind));
-    return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 3, want);
+    return (char)a->wait == n[0] && a->rate == rate && !strcmp(n + 2 + digits, want);
 }
 
 /* naming 0: what the policy code needs to run the arm at all (play checks
@@ -215,8 +224,8 @@ static const struct {
      "expfull, expequal; bud: rb_pct; dl: deadline passed down), or nothing after brk (one try, stand-in); "
      "brk: brk_fails, brkw: brk_window"},
     {"name", r_name, 1,
-     "a name <wait><3|4>-<policy>[-<fault>] matches its wait, rate (3: 300/s, 4: 450/s), policy and fault "
-     "scenario (left out when none)"},
+     "a name <wait><rate>-<policy>[-<fault>] matches its wait, rate (3: 300/s, 4: 450/s, or the rate written "
+     "out: H550-r2 is 550/s), policy and fault scenario (left out when none)"},
 };
 
 static int check(const arm *a, int naming, char *why, size_t whylen)

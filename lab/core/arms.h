@@ -3,7 +3,7 @@
  * One line per arm, tab-separated, after a header line naming the columns
  * (lab/base/tsv.h's grammar: lines starting with '#' are comments, empty
  * lines nothing):
- *   name       e.g. H3-fb25
+ *   name       e.g. H3-fb25, H550-r2 (<wait><rate>-<policy>[-<fault>]: the rule "name")
  *   wait       Z F L H (see waits.h)
  *   rate       requests a second (open loop), or "max" (closed loop: capacity)
  *   policy     a label: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge

@@ -151,8 +151,8 @@ void pmap_wilson(size_t k, size_t n, double *lo, double *hi)
     }
     double p = (double)k / (double)n, nn = (double)n, z2 = Z95 * Z95;
     double c = (p + z2 / (2 * nn)) / (1 + z2 / nn), h = Z95 * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / (1 + z2 / nn);
-    *lo = c - h < 0 ? 0 : c - h;
-    *hi = c + h > 1 ? 1 : c + h;
+    *lo = c - h; /* RESULTS.md's formula as it is (no clamping: collect's SQL and the verifier's are the same) */
+    *hi = c + h;
 }
 
 static int cmp_d(const void *a, const void *b)

@@ -507,6 +507,7 @@ int playopt_parse(int argc, char **argv, playopt *p)
     p->oseeds_s = o.oseeds;
     p->oseconds = o.oseconds;
     p->table = o.table;
+    p->arms_path = o.arms;
     p->slots = o.slots;
     p->seconds = o.seconds;
     p->csv = o.csv;

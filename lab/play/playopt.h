@@ -56,6 +56,7 @@ typedef struct {
     char with[600];  /* the settings given over the arms: " with --down 1", or "" */
     /* --predict, --sizing (pipeline/measure/predict.h); NULL when not asked for */
     const char *predict, *sizing, *profile, *comparisons, *table;
+    const char *arms_path; /* --arms (lab/arms.tsv) */
     uint32_t *rounds, *oseeds; /* --rounds, --odds-seeds */
     size_t nrounds, noseeds;
     const char *rounds_s, *oseeds_s; /* as given */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectmap.h"
 #include "opt.h"
 #include "pgx.h"
 #include "util.h"
@@ -448,17 +449,20 @@ static int export_guesses(PGconn *db, exporter *x, json_t *guesses)
 
 /* ------------------------------------------------------------ the file */
 
+static json_t *map_cell(void *x, PGresult *r, int row, int c) { return cell(x, r, row, c); }
+
 int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen)
 {
     json_t *top = json_object(), *runs = json_object(), *arms = json_object(), *verdicts = json_array(),
            *guesses = json_array(), *odds = json_array(), *family = json_object(), *attempts = json_object(),
-           *twin = NULL;
+           *twin = NULL, *map = NULL;
     int rc = -1;
     exporter x = {err, errlen, 0};
     if (export_runs(db, &x, runs, attempts) != 0 || export_arms(db, &x, arms) != 0 ||
         export_verdicts(db, &x, verdicts) != 0 || export_family(db, &x, family) != 0 ||
         export_guesses(db, &x, guesses) != 0 ||
-        export_odds(db, &x, odds) != 0 || export_twin(db, &x, &twin) != 0)
+        export_odds(db, &x, odds) != 0 || export_twin(db, &x, &twin) != 0 ||
+        collectmap_export(db, map_cell, &x, &map, err, errlen) != 0)
         goto done;
     json_object_set_new(top, "format", json_string("lab-results 1"));
     json_object_set(top, "runs", runs);
@@ -469,6 +473,7 @@ int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen
     json_object_set(top, "odds", odds);
     json_object_set(top, "attempts", attempts);
     json_object_set(top, "twin", twin);
+    json_object_set(top, "map", map);
     if (!x.bad) {
         char *text = json_dumps(top, JSON_INDENT(1) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
         rc = text && ut_write_file(path, text, strlen(text), err, errlen) == 0 ? 0 : -1;
@@ -484,5 +489,6 @@ done:
     json_decref(odds);
     json_decref(attempts);
     json_decref(twin);
+    json_decref(map);
     return rc;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "collectmap.h"
 #include "pgx.h"
 #include "util.h"
 
@@ -303,7 +304,8 @@ int collectpred_read(const char *path, collectpred **out, char *err, size_t errl
         return -1;
     }
     int format = 0;
-    if (check(path, root, &format, err, errlen) != 0) {
+    if (check(path, root, &format, err, errlen) != 0 ||
+        (format == 2 && collectmap_check(path, root, err, errlen) != 0)) {
         json_decref(root);
         return -1;
     }
@@ -403,6 +405,8 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
         if (pgx_exec_params(db, "INSERT INTO predicted_sizing VALUES ($1, $2, $3, $4, $5)", 5, v, err, errlen) != 0)
             return -1;
     }
+    if (p->format == 2 && collectmap_load(db, p->root, err, errlen) != 0)
+        return -1;
     return 0;
 }
 

@@ -10,6 +10,8 @@ DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, gu
     prediction, predicted_runs, odds_claims, odds_outside, odds;
 DROP TABLE IF EXISTS predicted_sizing, verdict_family;
 DROP TABLE IF EXISTS prediction_noise, predicted_twin, twin_scored, twin_scores, twin_calibration, twin_outside;
+DROP TABLE IF EXISTS map_top, map_loads, map_policies, map_cells, map_trigger, map_arms, map_cell_stats,
+    map_capacity, map_trigger_stats, map_points;
 DROP VIEW IF EXISTS service_lookups;
 
 -- The raw tables' layout has a number: when it is not this one (a database
@@ -252,6 +254,32 @@ CREATE TABLE twin_outside (
     run text PRIMARY KEY, measured double precision, predicted double precision,
     twin_q05 double precision, twin_q95 double precision, flooded boolean, predicted_flooded boolean,
     p_flood double precision, within_twin boolean, reason text NOT NULL
+);
+
+-- prediction.json's `map` (pipeline/collect/collectmap.h; all empty
+-- without one): the grid, its policies (p in file order), its cells (l the
+-- load's place), its triggers (a row per value with seeds), its arms.
+CREATE TABLE map_top (seconds double precision NOT NULL, seeds text NOT NULL, capacity_p double precision NOT NULL,
+                      trigger_load int NOT NULL);
+CREATE TABLE map_loads (k int PRIMARY KEY, load int NOT NULL);
+CREATE TABLE map_policies (p int PRIMARY KEY, policy text NOT NULL, template text NOT NULL);
+CREATE TABLE map_cells (
+    p int NOT NULL, l int NOT NULL, load int NOT NULL, k int NOT NULL, n int NOT NULL,
+    onset_median_s double precision, standin_share_median double precision, PRIMARY KEY (p, l)
+);
+CREATE TABLE map_trigger (p int NOT NULL, flooded boolean NOT NULL, v int NOT NULL, count int NOT NULL,
+                          PRIMARY KEY (p, flooded, v));
+CREATE TABLE map_arms (p int NOT NULL, i int NOT NULL, arm text NOT NULL, load int NOT NULL, PRIMARY KEY (p, i));
+-- RESULTS.md's `map`, filled by stats.sql from them.
+CREATE TABLE map_cell_stats (p int NOT NULL, l int NOT NULL, share double precision, lo double precision,
+                             hi double precision, PRIMARY KEY (p, l));
+CREATE TABLE map_capacity (p int PRIMARY KEY, load int, lo int, hi int, tips boolean NOT NULL);
+CREATE TABLE map_trigger_stats (p int NOT NULL, flooded boolean NOT NULL, n int NOT NULL, median double precision,
+                                vmax int NOT NULL, PRIMARY KEY (p, flooded));
+CREATE TABLE map_points (
+    p int NOT NULL, i int NOT NULL, arm text NOT NULL, load int NOT NULL, seconds double precision,
+    sim_k int, sim_n int, k int, n int, rounds int[], cp_lo double precision, cp_hi double precision,
+    on_curve boolean NOT NULL, agree boolean, PRIMARY KEY (p, i)
 );
 
 -- The lessons' own counts, put in the odds table beside the lab's rounds.

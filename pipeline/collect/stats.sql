@@ -740,6 +740,58 @@ SELECT ord, claim, arm, event, source, sim_k, sim_n, p, sim_lo, sim_hi, k, n, ro
        seconds
 FROM iv;
 
+-- The map (RESULTS.md `map`), only beside a prediction with one (map_top
+-- has its row): each cell's share and Wilson interval (as the odds'), each
+-- policy's hidden capacity (the highest load below capacity_p at it and
+-- every lower one; the same on the Wilson bounds: the interval), the
+-- triggers' n and median from their counts, and the arms measured on it
+-- (their flood claims of `odds`).
+TRUNCATE map_cell_stats, map_capacity, map_trigger_stats, map_points;
+
+INSERT INTO map_cell_stats
+SELECT w.p, w.l, w.share,
+       (w.share + w.z * w.z / (2 * w.nn) - w.z * sqrt(w.share * (1 - w.share) / w.nn + w.z * w.z / (4 * w.nn * w.nn)))
+           / (1 + w.z * w.z / w.nn),
+       (w.share + w.z * w.z / (2 * w.nn) + w.z * sqrt(w.share * (1 - w.share) / w.nn + w.z * w.z / (4 * w.nn * w.nn)))
+           / (1 + w.z * w.z / w.nn)
+FROM (SELECT c.p, c.l, c.k::double precision / c.n AS share, c.n::double precision AS nn,
+             1.959963984540054::double precision AS z
+      FROM map_cells c) w;
+
+WITH run AS (   -- below capacity_p at each load and at every lower one
+    SELECT c.p, c.load, s.share >= t.capacity_p AS reaches,
+           bool_and(s.share < t.capacity_p) OVER w AS ok,
+           bool_and(s.hi < t.capacity_p) OVER w AS ok_hi,
+           bool_and(s.lo < t.capacity_p) OVER w AS ok_lo
+    FROM map_cells c JOIN map_cell_stats s USING (p, l) CROSS JOIN map_top t
+    WINDOW w AS (PARTITION BY c.p ORDER BY c.load ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+)
+INSERT INTO map_capacity
+SELECT p, max(load) FILTER (WHERE ok), max(load) FILTER (WHERE ok_hi), max(load) FILTER (WHERE ok_lo), bool_or(reaches)
+FROM run GROUP BY p;
+
+INSERT INTO map_trigger_stats
+SELECT q.p, f.flooded, coalesce(sum(t.count), 0),
+       (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY x.v)
+        FROM map_trigger x CROSS JOIN LATERAL generate_series(1, x.count) g
+        WHERE x.p = q.p AND x.flooded = f.flooded),
+       coalesce(max(t.v), -1)
+FROM map_policies q
+CROSS JOIN (VALUES (true), (false)) f(flooded)
+LEFT JOIN map_trigger t ON t.p = q.p AND t.flooded = f.flooded
+GROUP BY q.p, f.flooded;
+
+INSERT INTO map_points
+SELECT a.p, a.i, a.arm, a.load, o.seconds, o.sim_k, o.sim_n, o.k, o.n, o.rounds, o.cp_lo, o.cp_hi,
+       coalesce(o.seconds = t.seconds, false),
+       CASE WHEN o.seconds = t.seconds AND o.n > 0 THEN s.lo <= o.cp_hi AND o.cp_lo <= s.hi END
+FROM map_arms a
+CROSS JOIN map_top t
+LEFT JOIN map_cells c ON c.p = a.p AND c.load = a.load
+LEFT JOIN map_cell_stats s ON s.p = c.p AND s.l = c.l
+LEFT JOIN LATERAL (SELECT d.seconds, d.sim_k, d.sim_n, d.k, d.n, d.rounds, d.cp_lo, d.cp_hi FROM odds d
+                   WHERE d.arm = a.arm AND d.claim = 'flood' AND d.source IS NULL ORDER BY d.ord LIMIT 1) o ON true;
+
 -- The twin (RESULTS.md `twin`), only beside a prediction with a noise model
 -- (prediction_noise has its row).  The scored runs: the quiet runs of the
 -- arms with a `flood` claim whose prediction has a twin; y their flooded, p

@@ -10,6 +10,7 @@
 
 #include "cmptab.h"
 #include "playdef.h"
+#include "playmap.h"
 #include "playout.h"
 #include "playsim.h"
 #include "util.h"
@@ -159,11 +160,16 @@ typedef struct {
     size_t nneed;
     double *val;       /* [need][seed][NFIG] */
     uint8_t *flood;    /* [need][seed] */
+    pmap *map;         /* the map (--predict), or NULL */
+    arm_table map_arms; /* its templates' file */
 } work;
+
+/* The arm's name writes its rate out (H300-r2), not a code (H3-r2). */
+static int rate_written(const char *name) { return name[0] && name[1] >= '1' && name[1] <= '9' && name[2] >= '0' && name[2] <= '9'; }
 
 static int odds_claim(const playarm *pa, const char **claim, const char **event)
 {
-    if (pa->a.rate == PREDICT_FLOOD_RATE && pa->a.fault.kind == FAULT_NONE) {
+    if (pa->a.fault.kind == FAULT_NONE && pa->a.rate > 0 && (pa->a.rate != 300 || rate_written(pa->name))) {
         *claim = "flood";
         *event = "flooded";
         return 1;
@@ -225,6 +231,11 @@ static void cleanup(work *W)
     free(W->need);
     free(W->val);
     free(W->flood);
+    if (W->map) {
+        pmap_free(W->map);
+        free(W->map);
+        arms_free(&W->map_arms);
+    }
     for (size_t i = 0; i < W->ncmp; i++)
         free(W->cmp[i].note);
     free(W->cmp);
@@ -501,6 +512,68 @@ static double p_seen(size_t k, size_t n, size_t rounds)
     return n ? 1.0 - pow(1.0 - (double)k / (double)n, (double)rounds) : NAN;
 }
 
+/* ------------------------------------------------------------- the map */
+
+/* The map (lab/play/playmap.h) over the odds' seeds, its templates from
+ * --arms.  0 or 1. */
+static int simulate_map(work *W)
+{
+    char err[UT_ERRLEN];
+    if (arms_load(W->o->arms_path, &W->map_arms, err, sizeof err) != 0) {
+        ut_err("%s", err);
+        return 1;
+    }
+    if (!(W->map = calloc(1, sizeof *W->map)))
+        return 1;
+    *W->map = (pmap){.seeds = W->o->oseeds, .nseeds = W->o->noseeds, .seconds = PMAP_SECONDS,
+                     .slots = W->o->slots, .conns = W->o->conns, .threads = PREDICT_MAP_THREADS};
+    if (pmap_setup(W->map, &W->map_arms, err, sizeof err) != 0) {
+        ut_err("%s: %s", W->o->arms_path, err);
+        return 1;
+    }
+    if (pmap_run(W->map) != 0) {
+        ut_err("out of memory");
+        return 1;
+    }
+    return 0;
+}
+
+/* Arm a is template t at a rate of the map's loads: every column but the
+ * name and the rate equal. */
+static int is_policy_at(const arm *a, const arm *t, const pmap *m)
+{
+    int on = 0;
+    for (size_t l = 0; l < m->nloads; l++)
+        on |= a->rate == m->loads[l];
+    arm x = *a;
+    x.rate = t->rate;
+    memcpy(x.name, t->name, sizeof x.name);
+    return on && !memcmp(&x, t, sizeof x);
+}
+
+/* The prediction's `map` (pipeline/RESULTS.md): the map, and per policy the
+ * arms of the prediction with a flood claim that are it at a load. */
+static json_t *map_json(const work *W)
+{
+    const playopt *o = W->o;
+    json_t *m = pmap_json(W->map, o->oseeds_s), *pols = json_object_get(m, "policies");
+    for (size_t p = 0; p < W->map->npol; p++) {
+        json_t *arms = json_array();
+        for (size_t k = 0; k < o->narms; k++) {
+            const char *c, *e;
+            if (odds_claim(&o->arms[k], &c, &e) && !strcmp(c, "flood") &&
+                is_policy_at(&o->arms[k].a, W->map->tmpl[p], W->map)) {
+                json_t *x = json_object();
+                json_object_set_new(x, "arm", json_string(o->arms[k].name));
+                json_object_set_new(x, "load", json_integer(o->arms[k].a.rate));
+                json_array_append_new(arms, x);
+            }
+        }
+        json_object_set_new(json_array_get(pols, p), "arms", arms);
+    }
+    return m;
+}
+
 static json_t *prediction_json(const work *W)
 {
     const playopt *o = W->o;
@@ -564,6 +637,8 @@ static json_t *prediction_json(const work *W)
     json_object_set_new(root, "runs", runs);
     json_object_set_new(root, "odds", odds);
     json_object_set_new(root, "sizing", sizing);
+    if (W->map)
+        json_object_set_new(root, "map", map_json(W));
     return root;
 }
 
@@ -784,6 +859,7 @@ int predict_main(const playopt *o, const predict_plan *p)
     int rc = load_comparisons(o, &W.cmp, &W.ncmp);
     if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) ||
                     (o->predict && p->noise && simulate_twin(&W) != 0) || simulate_odds(&W) != 0 ||
+                    (o->predict && simulate_map(&W) != 0) ||
                     size_verdicts(&W) != 0)) {
         ut_err("out of memory");
         rc = 1;

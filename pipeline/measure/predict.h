@@ -56,6 +56,14 @@
  *   ranks)}, `null` for an arm at another rate; the top level's `noise`
  *   names the file, its sha256 and the replicas (`null` without --noise).
  *
+ * - the map (--predict; lab/play/playmap.h): every policy of the 450/s
+ *   arms at every load of 300 .. 600/s over the odds' seeds (--odds-seeds)
+ *   of 30 s, the templates from --arms; the top level's `map`
+ *   (pipeline/RESULTS.md, "The map"), with per policy the prediction's
+ *   arms with a flood claim that are the policy at a load of the map.
+ *   The odds' flood claims: every arm without a fault at a rate other
+ *   than 300/s, or whose name writes its rate out (H300-r2).
+ *
  * The seeds run one after another, every arm within a seed, so that one
  * psim_seed draws each seed's dice and arrivals once for all the arms.
  *
@@ -79,6 +87,7 @@
 #define PREDICT_DECIDES 0.9        /* a verdict the rounds decide: power at least this */
 #define PREDICT_MAX_ROUNDS_90 20
 #define PREDICT_REPLICAS 100 /* the twin's replicas of each run (--noise) */
+#define PREDICT_MAP_THREADS 2 /* the map's threads (this machine's cores) */
 /* The figures play computes, named as RESULTS.md's (and the defences' of
  * lab/play/playdef.h, PDEF_NAMES). */
 #define PREDICT_FIGURES                                                                                     \

@@ -163,7 +163,7 @@ Test(prereg, seven_files_in_order_with_their_hashes_and_copies_kept_by_a_rerun)
     /* the design changed after prepare registered it: measure refuses, naming it, before any run */
     char prof[256];
     snprintf(prof, sizeof prof, "%s/profiles.tsv", dir);
-    cr_assert_eq(shf("sed 's/^tiny\\topen\\t\\(.*\\)\\t2\\t1\\t1-100$/tiny\\topen\\t\\1\\t3\\t1\\t1-100/' "
+    cr_assert_eq(shf("sed 's/^tiny\\topen\\t\\(.*\\)\\t2\\t1\\t1-20$/tiny\\topen\\t\\1\\t3\\t1\\t1-20/' "
                      "data/profiles.tsv > %s && ! cmp -s data/profiles.tsv %s",
                      prof, prof),
                  0);
