@@ -76,6 +76,9 @@ static void print_table(const pmap *m)
             snprintf(b, sizeof b, "%g", tc.median);
         printf("%-8s %-22s %8zu %8zu %14s %12s\n", m->policy[p], cap_text(&c, m, buf, sizeof buf), tf.n, tc.n, a, b);
     }
+    printf("\nwhere the time went (summed over the threads): ");
+    for (size_t p = 0; p < m->npol; p++)
+        printf("%s%s %.1f s (%.0f M lookups)", p ? ", " : "", m->policy[p], m->pol_s[p], (double)m->pol_lookups[p] / 1e6);
     printf("\nmap: %zu policies x %zu loads x %zu seeds of %g s on %d threads: %.1f s of wall time, %.1f million "
            "lookups simulated, %.2f million lookups a second\n",
            m->npol, m->nloads, m->nseeds, m->seconds, m->threads, m->wall_s, (double)m->lookups / 1e6,

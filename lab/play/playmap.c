@@ -47,6 +47,7 @@ typedef struct {
     atomic_size_t next;   /* the next seed to take */
     atomic_uint_fast64_t lookups;
     atomic_int failed;
+    pthread_mutex_t mu; /* over m's per-policy sums */
 } job;
 
 static void *worker(void *arg)
@@ -56,7 +57,8 @@ static void *worker(void *arg)
     psim_cfg cfg = {.a = &J->arms[0], .rows = 1, .slots = m->slots, .conns = m->conns, .flood_stop = 1};
     psim *S = psim_new(&cfg);
     psim_seed *C = psim_seed_new();
-    uint64_t looked = 0;
+    uint64_t looked = 0, pl[PMAP_MAX_POLICIES] = {0};
+    int64_t pt[PMAP_MAX_POLICIES] = {0};
     if (!S || !C)
         atomic_store(&J->failed, 1);
     for (;;) {
@@ -70,6 +72,7 @@ static void *worker(void *arg)
                 cfg.a = &J->arms[p * m->nloads + l];
                 cfg.freezes = m->loads[l] == PMAP_TRIGGER_LOAD;
                 play_result R;
+                int64_t t0 = ut_mono_ns();
                 if (psim_set_arm(S, &cfg) != 0 || psim_run(S, m->seconds, m->seeds[s], C, &R) != 0) {
                     atomic_store(&J->failed, 1);
                     goto out;
@@ -80,10 +83,18 @@ static void *worker(void *arg)
                 m->standin[at] = R.n ? (double)R.standins / (double)R.n : NAN;
                 m->trigger[at] = cfg.freezes ? R.frz_trigger : -1;
                 looked += R.lookups;
+                pt[p] += ut_mono_ns() - t0;
+                pl[p] += R.lookups;
             }
     }
 out:
     atomic_fetch_add(&J->lookups, looked);
+    pthread_mutex_lock(&J->mu);
+    for (size_t p = 0; p < m->npol; p++) {
+        m->pol_s[p] += (double)pt[p] / 1e9;
+        m->pol_lookups[p] += pl[p];
+    }
+    pthread_mutex_unlock(&J->mu);
     psim_free(S);
     psim_seed_free(C);
     return NULL;
@@ -96,7 +107,9 @@ int pmap_run(pmap *m)
     m->from_s = malloc(total * sizeof *m->from_s);
     m->standin = malloc(total * sizeof *m->standin);
     m->trigger = malloc(total * sizeof *m->trigger);
-    job J = {.m = m, .arms = malloc((cells + 1) * sizeof *J.arms)};
+    job J = {.m = m, .arms = malloc((cells + 1) * sizeof *J.arms), .mu = PTHREAD_MUTEX_INITIALIZER};
+    memset(m->pol_s, 0, sizeof m->pol_s);
+    memset(m->pol_lookups, 0, sizeof m->pol_lookups);
     if (!m->flooded || !m->from_s || !m->standin || !m->trigger || !J.arms) {
         free(J.arms);
         return -1;

@@ -78,6 +78,8 @@ typedef struct {
     int32_t *trigger; /* at PMAP_TRIGGER_LOAD, else -1 */
     uint64_t lookups; /* simulated, in all */
     double wall_s;
+    double pol_s[PMAP_MAX_POLICIES];        /* each policy's time, summed over the threads */
+    uint64_t pol_lookups[PMAP_MAX_POLICIES]; /* and its lookups */
 } pmap;
 
 typedef struct {

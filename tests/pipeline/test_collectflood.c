@@ -641,3 +641,86 @@ Test(collect, the_published_format_1_prediction_is_read)
     json_decref(p);
     json_decref(r);
 }
+
+/* ------------------------------------------------------------ the map */
+
+/* A prediction (format 2) with a map of one policy at three loads: r2
+ * floods in 0, 5 and 20 of 1,000 seeds at 300, 325, 350/s; its trigger at
+ * 450/s seen in four flooded seeds (2, 3, 3, 3 freezes at once); the arm
+ * H4-r2 set on its curve at 350/s (a made-up load, to meet the cell by
+ * hand).  Wilson bounds from the formula in python3 (math module):
+ *   0/1000 [2.2e-19, 0.003826758485555124], 5/1000 [0.0021375355273244596,
+ *   0.011650955373375111], 20/1000 [0.012983682916415135, 0.030690005229717782]. */
+static const char MAP_PREDICTION[] =
+    "{\"format\": \"lab-prediction 2\", \"profile\": \"quick\", \"rounds\": [1], \"noise\": null,\n"
+    " \"runs\": {\"H4-r2-r1\": {\"seconds\": 6, \"p99_ms\": 1, \"standin_share\": 0, \"lookups_per_request\": 1,\n"
+    "                         \"flooded\": false, \"flood_from_s\": null}},\n"
+    " \"odds\": [{\"claim\": \"flood\", \"arm\": \"H4-r2\", \"event\": \"flooded\", \"seconds\": 30, \"seeds\": \"1-1000\",\n"
+    "           \"sim_k\": 290, \"sim_n\": 1000, \"planned_rounds\": 5, \"p_seen\": 0.82}],\n"
+    " \"sizing\": [],\n"
+    " \"map\": {\"seconds\": 30, \"seeds\": \"1-1000\", \"capacity_p\": 0.01, \"trigger_load\": 450,\n"
+    "         \"loads\": [300, 325, 350],\n"
+    "         \"policies\": [{\"policy\": \"r2\", \"template\": \"H4-r2\",\n"
+    "           \"cells\": [{\"load\": 300, \"k\": 0, \"n\": 1000, \"onset_median_s\": null, \"standin_share_median\": 0.001},\n"
+    "                     {\"load\": 325, \"k\": 5, \"n\": 1000, \"onset_median_s\": 12, \"standin_share_median\": 0.002},\n"
+    "                     {\"load\": 350, \"k\": 20, \"n\": 1000, \"onset_median_s\": 9.5, \"standin_share_median\": 0.003}],\n"
+    "           \"hidden_capacity\": {\"load\": 325, \"interval\": [300, 325], \"tips\": true},\n"
+    "           \"trigger\": {\"flooded\": {\"n\": 4, \"median\": 3, \"counts\": [0, 0, 1, 3]},\n"
+    "                       \"calm\": {\"n\": 0, \"median\": null, \"counts\": []}},\n"
+    "           \"arms\": [{\"arm\": \"H4-r2\", \"load\": 350}]}]}}\n";
+
+Test(collect, the_map_by_hand)
+{
+    floods_study();
+    write_prediction(MAP_PREDICTION);
+    char out[8192];
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *m = json_object_get(r, "map");
+    cr_assert(json_is_object(m), "a prediction with a map: results.json has it");
+    cr_assert_float_eq(num(m, "seconds"), 30, 0);
+    cr_assert_str_eq(json_string_value(json_object_get(m, "seeds")), "1-1000");
+    json_t *p = json_array_get(json_object_get(m, "policies"), 0), *cells = json_object_get(p, "cells");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "policy")), "r2");
+    cr_assert_eq(json_array_size(cells), 3);
+    const iv w[3] = {{2.1601063852437764e-19, 0.003826758485555124},
+                     {0.0021375355273244596, 0.011650955373375111},
+                     {0.012983682916415135, 0.030690005229717782}};
+    for (int i = 0; i < 3; i++) {
+        json_t *c = json_array_get(cells, (size_t)i);
+        cr_assert_eq(num(c, "load"), 300 + 25 * i);
+        check_iv(c, "wilson95", w[i], "map cell");
+        cr_assert_float_eq(num(c, "share"), (i == 0 ? 0 : i == 1 ? 5 : 20) / 1000.0, 1e-15);
+    }
+    cr_assert(json_is_null(json_object_get(json_array_get(cells, 0), "onset_median_s")));
+    cr_assert_float_eq(num(json_array_get(cells, 2), "onset_median_s"), 9.5, 0);
+    /* below 1% at 300 and 325 (0.5%), not at 350 (2%): 325; upper bounds below 1% at 300 only
+     * (0.0117 at 325); lower bounds at 300 and 325 (0.0130 at 350): [300, 325] */
+    json_t *cap = json_object_get(p, "hidden_capacity"), *civ = json_object_get(cap, "interval");
+    cr_assert_eq(num(cap, "load"), 325);
+    cr_assert(json_integer_value(json_array_get(civ, 0)) == 300 && json_integer_value(json_array_get(civ, 1)) == 325);
+    cr_assert(json_is_true(json_object_get(cap, "tips")));
+    /* the trigger: 2, 3, 3, 3 has median 3; no calm seed: n 0, median null, counts [] */
+    json_t *tf = json_object_get(json_object_get(p, "trigger"), "flooded"),
+           *tc = json_object_get(json_object_get(p, "trigger"), "calm");
+    cr_assert(num(tf, "n") == 4 && num(tf, "median") == 3);
+    check_list(tf, "counts", (const int[]){0, 0, 1, 3}, 4);
+    cr_assert(num(tc, "n") == 0 && json_is_null(json_object_get(tc, "median")));
+    cr_assert_eq(json_array_size(json_object_get(tc, "counts")), 0);
+    /* the point: H4-r2's claim, 1 flood in 5 quiet rounds, [0.005, 0.716] meets the cell's [0.013, 0.031] */
+    json_t *pt = json_array_get(json_object_get(p, "points"), 0);
+    cr_assert_not_null(pt);
+    cr_assert_str_eq(json_string_value(json_object_get(pt, "arm")), "H4-r2");
+    cr_assert(num(pt, "load") == 350 && num(pt, "k") == 1 && num(pt, "n") == 5 && num(pt, "sim_k") == 290);
+    check_iv(pt, "cp95", CP1_5, "map point");
+    check_list(pt, "rounds", (const int[]){1}, 1);
+    cr_assert(json_is_true(json_object_get(pt, "on_curve")) && json_is_true(json_object_get(pt, "agree")));
+    json_decref(r);
+    /* a map whose cell counts more floods than seeds is refused, the field named, nothing written */
+    char bad[sizeof MAP_PREDICTION + 16];
+    snprintf(bad, sizeof bad, "%s", MAP_PREDICTION);
+    char *k = strstr(bad, "\"k\": 20, \"n\": 1000");
+    memcpy(k, "\"k\": 2000,\"n\":1000", 18); /* as long as what it replaces */
+    write_prediction(bad);
+    cr_assert_neq(collect(out, sizeof out), 0);
+    cr_assert(strstr(out, "map.policies[0].cells[2].k: not an integer in 0 .. n"), "%s", out);
+}
