@@ -33,16 +33,17 @@ void fg_begin(const char *path, int w, int h)
     g_w = w;
     g_h = h;
     g_k = 1450.0 / (w + h);
-    PLINT r[FG_NCOL], g[FG_NCOL], b[FG_NCOL];
-    for (int i = 0; i < FG_NCOL; i++) {
-        r[i] = palette[i][0];
-        g[i] = palette[i][1];
-        b[i] = palette[i][2];
+    /* the palette and one spare entry (white until fg_fill_alpha sets it) */
+    PLINT r[FG_NCOL + 1], g[FG_NCOL + 1], b[FG_NCOL + 1];
+    for (int i = 0; i <= FG_NCOL; i++) {
+        r[i] = palette[i < FG_NCOL ? i : 0][0];
+        g[i] = palette[i < FG_NCOL ? i : 0][1];
+        b[i] = palette[i < FG_NCOL ? i : 0][2];
     }
     plsdev("svg");
     plsfnam(path);
     plspage(0, 0, w, h, 0, 0);
-    plscmap0(r, g, b, FG_NCOL);
+    plscmap0(r, g, b, FG_NCOL + 1);
     plinit();
     pladv(0);
     chr(0.78);
@@ -172,6 +173,16 @@ void fg_dash(int on)
     pllsty(on ? 3 : 1);
 }
 
+void fg_dotted(int on)
+{
+    if (!on) {
+        pllsty(1);
+        return;
+    }
+    PLINT mark = 600, space = 1800;
+    plstyl(1, &mark, &space);
+}
+
 void fg_line(double x0, double y0, double x1, double y1)
 {
     PLFLT x[2] = {x0, x1}, y[2] = {y0, y1};
@@ -202,6 +213,30 @@ void fg_dot(double x, double y, double size)
         py[i] = y + ry * sin(i * M_PI / 8);
     }
     plfill(16, px, py);
+}
+
+void fg_ring(double x, double y, double size)
+{
+    double r = size * 3.5;
+    double rx = r / ((g_vx1 - g_vx0) * g_w) * (g_wx1 - g_wx0);
+    double ry = r / ((g_vy1 - g_vy0) * g_h) * (g_wy1 - g_wy0);
+    PLFLT px[17], py[17];
+    for (int i = 0; i <= 16; i++) {
+        px[i] = x + rx * cos(i * M_PI / 8);
+        py[i] = y + ry * sin(i * M_PI / 8);
+    }
+    plline(17, px, py);
+}
+
+void fg_fill_alpha(int n, const double *x, const double *y, int c, double alpha)
+{
+    if (n < 3 || c < 0 || c >= FG_NCOL)
+        return;
+    /* the spare entry after the palette, set to c's colour with the opacity */
+    plscol0a(FG_NCOL, palette[c][0], palette[c][1], palette[c][2], alpha);
+    plcol0(FG_NCOL);
+    plfill(n, x, y);
+    plcol0(c);
 }
 
 void fg_text(double x, double y, double just, double size, int color, const char *fmt, ...)

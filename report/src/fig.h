@@ -25,10 +25,17 @@ void fg_panel(double x0, double x1, double y0, double y1, double wx0, double wx1
 void fg_color(int c);
 void fg_width(double w);
 void fg_dash(int on);
+/* a dotted line (short marks, long gaps) until fg_dotted(0) or fg_dash */
+void fg_dotted(int on);
 void fg_line(double x0, double y0, double x1, double y1);
 void fg_polyline(int n, const double *x, const double *y);
 void fg_rect(double x0, double y0, double x1, double y1);   /* filled */
 void fg_dot(double x, double y, double size);
+/* an open circle (its outline only) of the same size as fg_dot's */
+void fg_ring(double x, double y, double size);
+/* a filled polygon of n corners in colour c at opacity alpha (0..1: a
+ * light band that lets what is under it show); the current colour is c after */
+void fg_fill_alpha(int n, const double *x, const double *y, int c, double alpha);
 /* text at world (x, y); just 0 left, 0.5 centre, 1 right; size relative to default */
 void fg_text(double x, double y, double just, double size, int color, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

@@ -5,6 +5,8 @@
  *
  *   report [--root DIR]                  DIR/results/verified.json -> DIR/results/
  *   report --in FILE --out DIR           FILE -> DIR/report.html, DIR/report.md, DIR/figures/
+ *   report --map FILE --figure OUT.svg   the map tool's map (format "lab-map 1") -> its figure
+ *                                        alone (src/map.h: the same function as figures/map.svg)
  *   [--arms FILE] [--templates DIR]      the registered arms (lab/arms.tsv, read as data) and the
  *                                        section templates (report/templates/): by default those
  *                                        of the repository the report was built in
@@ -30,6 +32,7 @@
 #include "floods.h"
 #include "fmt.h"
 #include "machine.h"
+#include "map.h"
 #include "outage.h"
 #include "page.h"
 #include "quiet.h"
@@ -38,10 +41,12 @@
 
 static void usage(FILE *o)
 {
-    fprintf(o, "usage: report [--root DIR] | report --in FILE --out DIR\n"
+    fprintf(o, "usage: report [--root DIR] | report --in FILE --out DIR | report --map FILE --figure OUT.svg\n"
                "  --root DIR   read DIR/results/verified.json, write DIR/results/report.{html,md} and figures/\n"
                "  --in FILE    verified.json to read\n"
                "  --out DIR    folder for report.html, report.md and figures/\n"
+               "  --map FILE   the lab's map of floods by load (\"format\": \"lab-map 1\", make map's map.json):\n"
+               "               draw its figure alone into --figure OUT.svg (the page's map.svg, without points)\n"
                "  --arms FILE  the registered arms (default: the lab/arms.tsv of the repository built in)\n"
                "  --templates DIR  the section templates and arm-words.tsv (default: its report/templates)\n"
                "Refuses to render unless verified.json says \"ok\": true.\n");
@@ -112,6 +117,7 @@ static json_t *design_data(json_t *root, const fg_choice *c, const fl_choice *fc
     mc_design(root, d);
     qt_design(root, d);
     fl_design(root, fc, d);
+    mp_design(root, d);
     char qp[4200], qerr[4400];
     snprintf(qp, sizeof qp, "%s/quiet-rules.tsv", tpl_dir);
     json_t *qr = rd_table(qp, qerr, sizeof qerr);
@@ -157,9 +163,50 @@ static void rm_dir(const char *d)
     rmdir(d);
 }
 
+/* --map FILE --figure OUT: the map tool's map drawn alone, by the page's
+ * own figure function (map.h); OUT is written to a temporary name and
+ * renamed, so that it is never half-written */
+static int map_mode(const char *in, const char *out)
+{
+    json_error_t jerr;
+    json_t *m = json_load_file(in, JSON_REJECT_DUPLICATES, &jerr);
+    if (!m) {
+        fprintf(stderr, "report: cannot read %s: %s (line %d)\n", in, jerr.text, jerr.line);
+        return 1;
+    }
+    const char *fmt = json_string_value(json_object_get(m, "format"));
+    char err[512];
+    if (!fmt || strcmp(fmt, "lab-map 1")) {
+        fprintf(stderr, "report: %s: format: not \"lab-map 1\" (the map tool's map.json)\n", in);
+        json_decref(m);
+        return 1;
+    }
+    if (mp_check(m, err, sizeof err)) {
+        fprintf(stderr, "report: %s: %s\n", in, err);
+        json_decref(m);
+        return 1;
+    }
+    /* the temporary name keeps the file's name first: the SVG's ids are prefixed by it */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    int rc = mp_draw(m, tmp);
+    json_decref(m);
+    if (!rc && rename(tmp, out)) {
+        fprintf(stderr, "report: cannot rename %s to %s: %s\n", tmp, out, strerror(errno));
+        rc = -1;
+    }
+    if (rc) {
+        unlink(tmp);
+        fprintf(stderr, "report: failed, %s not written\n", out);
+        return 1;
+    }
+    printf("report: wrote %s\n", out);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *root_dir = ".", *in = NULL, *out = NULL;
+    const char *root_dir = ".", *in = NULL, *out = NULL, *map_in = NULL, *map_out = NULL;
     const char *arms_file = REPO_DIR "/lab/arms.tsv", *tpl_dir = REPO_DIR "/report/templates";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -170,6 +217,10 @@ int main(int argc, char **argv)
             in = argv[++i];
         else if (!strcmp(a, "--out") && more)
             out = argv[++i];
+        else if (!strcmp(a, "--map") && more)
+            map_in = argv[++i];
+        else if (!strcmp(a, "--figure") && more)
+            map_out = argv[++i];
         else if (!strcmp(a, "--arms") && more)
             arms_file = argv[++i];
         else if (!strcmp(a, "--templates") && more)
@@ -182,6 +233,11 @@ int main(int argc, char **argv)
             usage(stderr);
             return 2;
         }
+    }
+    if ((map_in || map_out) && (!map_in || !map_out || in || out)) {
+        fprintf(stderr, "report: --map FILE and --figure OUT.svg go together, without --in or --out\n");
+        usage(stderr);
+        return 2;
     }
     char inpath[4096], outdir[4096];
     snprintf(inpath, sizeof inpath, "%s", in ? in : "");
@@ -197,6 +253,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "report: the registered arms: %s\n", derr);
         return 1;
     }
+    if (map_in)
+        return map_mode(map_in, map_out);
     json_error_t jerr;
     json_t *root = json_load_file(inpath, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
@@ -253,6 +311,7 @@ int main(int argc, char **argv)
     rc |= fig_split(root, tmpfig);
     rc |= fig_slots(root, tmpfig);
     rc |= fl_figures(root, tmpfig, &fc);
+    rc |= mp_figures(root, tmpfig);
     rc |= fig_hedge(root, tmpfig);
     rc |= fig_steps(root, tmpfig);
     if (fig_ap_ready(root))
@@ -276,6 +335,7 @@ int main(int argc, char **argv)
         T("flood");
         T("predicted");
         T("odds");
+        T("map");
         T("hedge");
         T("ap");
         T("outage");

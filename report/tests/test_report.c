@@ -376,6 +376,14 @@ int rt_check_value(json_t *root, const char *path, const char *kind, const char 
         if (!json_is_boolean(v) || strcmp(want, text)) return snprintf(why, wl, "%s: printed \"%s\"", path, text), -1;
         return 0;
     }
+    if (!strcmp(kind, "len")) {
+        /* the number of items or members, printed as an int */
+        if (!json_is_array(v) && !json_is_object(v)) return snprintf(why, wl, "%s is neither a list nor an object", path), -1;
+        double got, want = (double)(json_is_array(v) ? json_array_size(v) : json_object_size(v));
+        if (parse_printed(text, &got) || got != want)
+            return snprintf(why, wl, "%s has %.0f items, printed \"%s\"", path, want, text), -1;
+        return 0;
+    }
     if (!json_is_number(v)) return snprintf(why, wl, "%s is not a number", path), -1;
     double x = json_number_value(v), got;
     if (parse_printed(text, &got)) return snprintf(why, wl, "%s: \"%s\" is not a number", path, text), -1;
@@ -880,7 +888,8 @@ Test(report, includes_nothing_of_lab_or_pipeline)
     const char *files[] = {"src/report.c", "src/rdata.c", "src/rdata.h", "src/fmt.c", "src/fmt.h", "src/page.c",
                            "src/page.h", "src/fig.c", "src/fig.h", "src/figures.c", "src/figures.h",
                            "src/quiet.c", "src/quiet.h", "src/machine.c", "src/machine.h", "src/outage.c",
-                           "src/outage.h", "src/defences.c", "src/defences.h", "Makefile", NULL};
+                           "src/outage.h", "src/defences.c", "src/defences.h", "src/map.c", "src/map.h",
+                           "Makefile", NULL};
     for (int i = 0; files[i]; i++) {
         char p[600];
         snprintf(p, sizeof p, "%s/%s", REPORT_DIR, files[i]);
