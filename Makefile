@@ -407,7 +407,7 @@ MAP_SEEDS ?= 1-1000
 map: $(BIN)/map
 	@mkdir -p $(B)/map
 	$(BIN)/map --seeds $(MAP_SEEDS) --json $(B)/map/map.json
-	$(MAKE) -s -C report build/report
+	$(MAKE) -s -C report
 	report/build/report --map $(B)/map/map.json --figure $(B)/map/map.svg
 	@echo "map: the figure is $(B)/map/map.svg"
 
