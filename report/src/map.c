@@ -245,17 +245,30 @@ int mp_draw(json_t *map, const char *path)
                  secs, rd_word("map.cell"), seeds ? " (" : "", seeds ? seeds : "", seeds ? ")" : "");
     fg_mtext("t", 0.6, 0.0, 0.0, 0.85, FG_BLACK, head);
 
-    /* the bands first, light, so that every line shows through them */
-    for (size_t i = 0; i < np; i++) {
-        double bx[2 * MAXLOAD], by[2 * MAXLOAD];
-        for (size_t j = 0; j < nl; j++) {
-            bx[j] = cells[i][j].load;
-            by[j] = ylog(cells[i][j].hi, ylo);
-            bx[2 * nl - 1 - j] = cells[i][j].load;
-            by[2 * nl - 1 - j] = ylog(cells[i][j].lo, ylo);
+    /* the bands first, light, so that every line shows through them; only
+     * over loads where some seed flooded (a load with none has its open
+     * circle at the upper bound, which says all the band would) */
+    for (size_t i = 0; i < np; i++)
+        for (size_t j0 = 0; j0 < nl;) {
+            if (cells[i][j0].k <= 0) {
+                j0++;
+                continue;
+            }
+            size_t j1 = j0;
+            while (j1 + 1 < nl && cells[i][j1 + 1].k > 0)
+                j1++;
+            size_t m = j1 - j0 + 1;
+            double bx[2 * MAXLOAD], by[2 * MAXLOAD];
+            for (size_t j = 0; j < m; j++) {
+                bx[j] = cells[i][j0 + j].load;
+                by[j] = ylog(cells[i][j0 + j].hi, ylo);
+                bx[2 * m - 1 - j] = cells[i][j0 + j].load;
+                by[2 * m - 1 - j] = ylog(cells[i][j0 + j].lo, ylo);
+            }
+            if (m > 1)
+                fg_fill_alpha((int)(2 * m), bx, by, col[i], 0.06);
+            j0 = j1 + 1;
         }
-        fg_fill_alpha((int)(2 * nl), bx, by, col[i], 0.06);
-    }
     /* the capacity's bound and the study's load */
     double cap = num(map, "capacity_p"), trig = num(map, "trigger_load");
     if (cap > pow(10, ylo) && cap < 1) {
