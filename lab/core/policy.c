@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -55,6 +56,8 @@ int pol_store_of(const arm *a, uint32_t row)
     return a->store2 > 0 && ut_u64_unit(ut_hash4(POL_STORE2_KEY, row, 0, 0)) * 100.0 < (double)a->store2;
 }
 
+static void hed_rebuild(pol_shared *g, const arm *a);
+
 void pol_shared_init(pol_shared *g, const arm *a, void (*on_brk)(const pol_brk_event *e, void *ctx), void *ctx)
 {
     memset(g, 0, sizeof *g);
@@ -62,8 +65,13 @@ void pol_shared_init(pol_shared *g, const arm *a, void (*on_brk)(const pol_brk_e
     g->brk_state = POL_BRK_CLOSED;
     g->on_brk = on_brk;
     g->ctx = ctx;
-    for (int i = 0; i < POL_HEDGE_WINDOW; i++)
-        g->hed_fifo[i] = g->hed_sorted[i] = a->hedge_ns;
+    for (int i = 0; i < POL_HEDGE_WINDOW; i++) {
+        g->hed_fifo[i] = a->hedge_ns;
+        g->hed_fifo_no[i] = (uint64_t)i;
+    }
+    g->hed_no = POL_HEDGE_WINDOW - 1;
+    if (a->hedge_p)
+        hed_rebuild(g, a);
     g->hed_now = a->hedge_ns;
 }
 
@@ -187,49 +195,97 @@ static int compartment_full(const pol_shared *g, const arm *a, int store)
     return used >= a->inflight;
 }
 
-static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
+/* The adaptive hedge's window.  Each latency has a key (latency, number),
+ * numbers counting up, so that no two keys are equal; the nearest-rank
+ * percentile is the latency of the key at that rank, which is the latency
+ * at that rank whatever order equal latencies take.  Only the keys above
+ * a threshold key are kept sorted (hed_top, ascending): a new latency
+ * below it is only counted, so most samples move nothing.  The threshold
+ * is chosen again (hed_rebuild: the window's keys, the threshold at a
+ * rank HED_MARGIN below the percentile's) when too few keys are above it
+ * to read the percentile there, or too many to move cheaply. */
+#define HED_MARGIN 64
+#define HED_SLACK 256
+
+static int key_above(int64_t v, uint64_t no, int64_t tv, uint64_t tno) { return v > tv || (v == tv && no > tno); }
+
+typedef struct {
+    int64_t v;
+    uint64_t no;
+} hed_key;
+
+static int key_cmp(const void *x, const void *y)
 {
-    int64_t old = g->hed_fifo[g->hed_pos];
-    g->hed_fifo[g->hed_pos] = lat;
-    g->hed_pos = (g->hed_pos + 1) % POL_HEDGE_WINDOW;
-    int64_t *v = g->hed_sorted;
-    int lo = 0, hi = POL_HEDGE_WINDOW - 1; /* find one copy of old */
+    const hed_key *a = x, *b = y;
+    return a->v != b->v ? (a->v > b->v) - (a->v < b->v) : (a->no > b->no) - (a->no < b->no);
+}
+
+/* The percentile's rank, 0-based. */
+static int hed_rank0(const arm *a) { return (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100 - 1; }
+
+static void hed_rebuild(pol_shared *g, const arm *a)
+{
+    hed_key k[POL_HEDGE_WINDOW];
+    for (int i = 0; i < POL_HEDGE_WINDOW; i++)
+        k[i] = (hed_key){g->hed_fifo[i], g->hed_fifo_no[i]};
+    qsort(k, POL_HEDGE_WINDOW, sizeof *k, key_cmp);
+    int t = hed_rank0(a) - HED_MARGIN; /* the threshold: the key at rank t; above it, ranks t+1 .. */
+    if (t < 0) {
+        g->hed_tv = INT64_MIN; /* every key above it */
+        g->hed_tno = 0;
+        t = -1;
+    } else {
+        g->hed_tv = k[t].v;
+        g->hed_tno = k[t].no;
+    }
+    g->hed_ntop = POL_HEDGE_WINDOW - 1 - t;
+    for (int i = 0; i < g->hed_ntop; i++) {
+        g->hed_top[i] = k[t + 1 + i].v;
+        g->hed_top_no[i] = k[t + 1 + i].no;
+    }
+}
+
+/* The place in hed_top of the first key at or above (v, no). */
+static int top_find(const pol_shared *g, int64_t v, uint64_t no)
+{
+    int lo = 0, hi = g->hed_ntop;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (v[mid] < old)
+        if (key_above(v, no, g->hed_top[mid], g->hed_top_no[mid]))
             lo = mid + 1;
         else
             hi = mid;
     }
-    assert(v[lo] == old); /* the sorted window holds the same latencies as the FIFO */
-    /* v[lo] == old: lat takes its place, the values between move one over
-     * (found by bisection, moved at once: the same sorted window) */
-    if (lat < old) {
-        int p = 0, q = lo; /* the first of v[0 .. lo) above lat */
-        while (p < q) {
-            int mid = (p + q) / 2;
-            if (v[mid] > lat)
-                q = mid;
-            else
-                p = mid + 1;
-        }
-        memmove(v + p + 1, v + p, (size_t)(lo - p) * sizeof *v);
-        v[p] = lat;
-    } else {
-        int p = lo + 1, q = POL_HEDGE_WINDOW; /* the first of v(lo .. end) at or above lat */
-        while (p < q) {
-            int mid = (p + q) / 2;
-            if (v[mid] >= lat)
-                q = mid;
-            else
-                p = mid + 1;
-        }
-        memmove(v + lo, v + lo + 1, (size_t)(p - 1 - lo) * sizeof *v);
-        v[p - 1] = lat;
+    return lo;
+}
+
+static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
+{
+    int64_t old = g->hed_fifo[g->hed_pos];
+    uint64_t old_no = g->hed_fifo_no[g->hed_pos], no = ++g->hed_no;
+    g->hed_fifo[g->hed_pos] = lat;
+    g->hed_fifo_no[g->hed_pos] = no;
+    g->hed_pos = (g->hed_pos + 1) % POL_HEDGE_WINDOW;
+    if (key_above(old, old_no, g->hed_tv, g->hed_tno)) { /* the old key leaves hed_top */
+        int i = top_find(g, old, old_no);
+        assert(i < g->hed_ntop && g->hed_top[i] == old && g->hed_top_no[i] == old_no);
+        memmove(g->hed_top + i, g->hed_top + i + 1, (size_t)(g->hed_ntop - 1 - i) * sizeof *g->hed_top);
+        memmove(g->hed_top_no + i, g->hed_top_no + i + 1, (size_t)(g->hed_ntop - 1 - i) * sizeof *g->hed_top_no);
+        g->hed_ntop--;
     }
-    int rank = (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100; /* nearest rank, 1-based */
-    assert(rank >= 1 && rank <= POL_HEDGE_WINDOW);
-    g->hed_now = v[rank - 1];
+    if (key_above(lat, no, g->hed_tv, g->hed_tno)) { /* the new one enters it (its number is the largest) */
+        int i = top_find(g, lat, no);
+        memmove(g->hed_top + i + 1, g->hed_top + i, (size_t)(g->hed_ntop - i) * sizeof *g->hed_top);
+        memmove(g->hed_top_no + i + 1, g->hed_top_no + i, (size_t)(g->hed_ntop - i) * sizeof *g->hed_top_no);
+        g->hed_top[i] = lat;
+        g->hed_top_no[i] = no;
+        g->hed_ntop++;
+    }
+    int r = hed_rank0(a), below = POL_HEDGE_WINDOW - g->hed_ntop; /* keys at or under the threshold */
+    if (r < below || g->hed_ntop > POL_HEDGE_WINDOW - r + HED_MARGIN + HED_SLACK)
+        hed_rebuild(g, a), below = POL_HEDGE_WINDOW - g->hed_ntop;
+    assert(r >= below && r - below < g->hed_ntop);
+    g->hed_now = g->hed_top[r - below];
 }
 
 /* ------------------------------------------------------ one request */

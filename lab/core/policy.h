@@ -107,7 +107,17 @@ typedef struct {
     /* compartments */
     int inflight[2];
     /* adaptive hedge */
-    int64_t hed_fifo[POL_HEDGE_WINDOW], hed_sorted[POL_HEDGE_WINDOW];
+    /* the window in order (each latency with its number, so that every one
+     * has its own key (latency, number)); and, sorted by key, those above
+     * a threshold key: the high end of the window, from which the
+     * percentile is read (policy.c, hedge_sample) */
+    int64_t hed_fifo[POL_HEDGE_WINDOW];
+    uint64_t hed_fifo_no[POL_HEDGE_WINDOW], hed_no;
+    int64_t hed_top[POL_HEDGE_WINDOW];
+    uint64_t hed_top_no[POL_HEDGE_WINDOW];
+    int hed_ntop;
+    int64_t hed_tv; /* the threshold key: (hed_tv, hed_tno); keys above it are in hed_top */
+    uint64_t hed_tno;
     int hed_pos;
     int64_t hed_now; /* the delay a request starting now gets */
 } pol_shared;
