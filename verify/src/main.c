@@ -31,6 +31,7 @@
 #include "cost.h"
 #include "design.h"
 #include "extra.h"
+#include "floodmap.h"
 #include "machines.h"
 #include "manifest.h"
 #include "mism.h"
@@ -376,6 +377,7 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     mark = mm_count();
     cmp_results(lab, s);
     tw_compare(lab, s->mine); /* results.json's twin (twin.h) */
+    fm_compare(lab, s->mine); /* results.json's map (floodmap.h) */
     n->results = mm_count() - mark;
     note_must_be_zero(s);
     /* results/ap.json: seed 1 recomputed, the rest checked for consistency (apcheck.h) */

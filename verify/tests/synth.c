@@ -974,7 +974,8 @@ int syn_results_from_verified(const char *root)
     for (size_t i = 0; i < v->n; i++) {
         const char *k = v->keys[i];
         if (!strcmp(k, "runs") || !strcmp(k, "arms") || !strcmp(k, "verdicts") || !strcmp(k, "guesses") ||
-            !strcmp(k, "odds") || !strcmp(k, "verdict_family") || !strcmp(k, "attempts") || !strcmp(k, "twin")) {
+            !strcmp(k, "odds") || !strcmp(k, "verdict_family") || !strcmp(k, "attempts") || !strcmp(k, "twin") ||
+            !strcmp(k, "map")) {
             vj_obj_set(o, k, v->items[i]);
             v->items[i] = vj_new_null();
         }

@@ -205,7 +205,7 @@ void syn_shift_request(syn_run *r, size_t j, long long d);
  * status 0, kind E; its service and store rows removed */
 void syn_never_sent(syn_run *r, size_t j);
 /* results/results.json made from results/verified.json's runs, arms,
- * verdicts, verdict_family, guesses, odds and attempts (so that only other
+ * verdicts, verdict_family, guesses, odds, twin, map and attempts (so that only other
  * checks can fail); syn_write_manifest lists results/raw/,
  * results/attempts/ and results/reference/ */
 int syn_results_from_verified(const char *root);

@@ -817,6 +817,25 @@ Test(design, prediction_format_2, .init = d_setup, .fini = d_teardown, .timeout 
     free(out);
 }
 
+/* the map's seeds are the profile's odds_seeds too */
+Test(design, map_seeds_are_the_profiles, .init = d_setup, .fini = d_teardown, .timeout = 60)
+{
+    build();
+    char *pr = get("results/prediction.json"), *end = strrchr(pr, '}');
+    cr_assert(end);
+    *end = 0;
+    char *n = vu_xasprintf("%s, \"map\": {\"seconds\": 1, \"seeds\": \"1-1000\", \"capacity_p\": 0.01, "
+                           "\"trigger_load\": 300, \"loads\": [300], \"policies\": []}}\n",
+                           pr);
+    put("results/prediction.json", n);
+    free(n);
+    free(pr);
+    write_prereg(7, 0);
+    static const char *const want[] = {
+        "MISMATCH results/prediction.json map.seeds: lab 1-1000, verify 1-100 (odds_seeds of profile tiny", NULL};
+    expect(-1, 1, want);
+}
+
 /* tests/forge_design.sh on the header's study: the three forgeries made
  * in copies, each refused by the design check */
 Test(design, forge_design_script, .init = d_setup, .fini = d_teardown, .timeout = 120)

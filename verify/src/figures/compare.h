@@ -17,8 +17,8 @@
  * has none): n and the counts exactly, the rates to 1e-12 relative.
  * predicted.twin is not asked of a results.json without a top-level
  * "twin" (older than the member) while the verifier's is null; the
- * top-level twin itself is compared by twin.h (tw_compare).  It owns
- * nothing.
+ * top-level twin itself is compared by twin.h (tw_compare), the map by
+ * floodmap.h (fm_compare).  It owns nothing.
  */
 #ifndef COMPARE_H
 #define COMPARE_H

@@ -176,7 +176,7 @@ static void compare(const sd_schedule *sd, const am_file *arms, const group_run 
     }
 }
 
-/* prediction.json's odds and sizing simulated over the profile's odds_seeds */
+/* prediction.json's odds, sizing and map simulated over the profile's odds_seeds */
 static void check_seeds(const char *root, const pf_group *g, const char *path)
 {
     char *p = vu_xasprintf("%s/" PRED_REL, root);
@@ -199,6 +199,12 @@ static void check_seeds(const char *root, const pf_group *g, const char *path)
                     g->profile, path, g->line);
         }
     }
+    /* the map's seeds are the profile's odds_seeds too (RESULTS.md, "The map") */
+    const vj_node *map = vj_get(pred, "map");
+    const char *ms = vj_get_str(map, "seeds");
+    if (map && map->type == VJ_OBJ && (!ms || strcmp(ms, want)))
+        mm_addf(NULL, PRED_REL, "map.seeds", ms ? ms : "(absent)", "%s (odds_seeds of profile %s, %s:%ld)", want,
+                g->profile, path, g->line);
     vj_free(pred);
 }
 

@@ -25,7 +25,7 @@
  *     arm no group has (an arm added), whose round is beyond its group's
  *     rounds (a round more), whose seconds differ (sd_line_seconds); a run
  *     of the design no line plans (a round dropped, an arm missing);
- *   - results/prediction.json's odds and sizing entries whose `seeds`
+ *   - results/prediction.json's odds and sizing entries (and its map) whose `seeds`
  *     differ from the profile's odds_seeds.
  * Returns checks.design (the caller owns it): {"registered", "profile",
  * "runs_planned" (the design as run's), "deviations": [{"group", "field",

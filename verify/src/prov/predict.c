@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floodmap.h"
 #include "mism.h"
 #include "odds.h"
 #include "predsched.h"
@@ -357,6 +358,9 @@ vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_fil
     /* the twin: prediction.json's entries checked, results.json's twin recomputed (twin.h) */
     long twins = tw_check_prediction(pred);
     vj_obj_set(s->mine, "twin", tw_results(s, pred));
+    /* the map: prediction.json's checked against its own counts, results.json's recomputed (floodmap.h) */
+    long map_policies = fm_check_prediction(pred, arms);
+    vj_obj_set(s->mine, "map", fm_results(pred, vj_get(s->mine, "odds")));
 
     vj_node *c = vj_new_obj();
     vj_obj_set(c, "present", vj_new_bool(st.present));
@@ -374,6 +378,8 @@ vj_node *pd_check(study *s, pg_first *first, const sd_schedule *sd, const am_fil
     vj_obj_set(c, "entries_against_schedule", vj_new_int(sched_checked));
     vj_obj_set(c, "noise", vj_new_bool(tw_has_noise(pred)));
     vj_obj_set(c, "twins", vj_new_int(twins));
+    vj_obj_set(c, "map", vj_new_bool(fm_has_map(pred)));
+    vj_obj_set(c, "map_policies", vj_new_int(map_policies));
     /* DESIGN.md 5.8: a quiet run's measured stand-in share lies within
      * this of its prediction (for the report, which draws it) */
     vj_obj_set(c, "standin_share_tolerance", vj_new_num(TW_STANDIN_TOLERANCE));

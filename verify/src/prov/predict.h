@@ -22,7 +22,11 @@
  * run's predicted, and fills each verdict's error rate and
  * verdict_family from the sizing (verdrate.h).  prediction.json's twin
  * entries are checked by tw_check_prediction (twin.h); checks.prediction
- * says "noise" (a twin to score) and "twins" (entries with one).  Returns checks.prediction
+ * says "noise" (a twin to score) and "twins" (entries with one).  The
+ * prediction's map is checked by fm_check_prediction and s->mine gets
+ * "map" (results.json's map, null without one: floodmap.h, from the odds
+ * above); checks.prediction says "map" (the prediction has one) and
+ * "map_policies" (its policies checked).  Returns checks.prediction
  * (the caller owns it).
  * Its times are read with vt_parse_utc (vtime.h).
  */
