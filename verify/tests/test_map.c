@@ -301,6 +301,7 @@ Test(map_units, results_map_in_memory)
 static char *M_root;
 static syn_ref M_ref;
 static const char *M_pred; /* the prediction written (NULL: PREDICTION) */
+static int M_h300;         /* the study has H300-r2 too (calm, 300/s) */
 
 static void m_setup(void)
 {
@@ -308,6 +309,7 @@ static void m_setup(void)
     cr_assert(M_root);
     syn_make_ref(&M_ref, 40, 13);
     M_pred = NULL;
+    M_h300 = 0;
 }
 
 static void m_teardown(void)
@@ -388,7 +390,8 @@ static void write_run(const char *arm, int round, int rate, char k, const char *
     char *kinds = vu_xcalloc(n + 1, 1);
     memset(kinds, k, n);
     syn_run r;
-    long long t0 = 5000000000000LL + 100000000000LL * round + (rate == 350) * 10000000000000LL;
+    long long t0 = 5000000000000LL + 100000000000LL * round + (rate == 350) * 10000000000000LL +
+                   (rate == 300) * 20000000000000LL;
     syn_kind_run_open(&r, arm, round, kinds, &M_ref, t0, rate, 2);
     r.start_utc = start_utc;
     cr_assert_eq(syn_write_run(M_root, &r, 1), 0);
@@ -410,6 +413,10 @@ static void build_study(void)
     write_run("H4-r2", 2, 350, 'K', "2026-12-01T10:00:05Z");
     write_run("H325-r2", 1, 325, 'L', "2026-12-01T10:00:03Z");
     write_run("H325-r2", 2, 325, 'L', "2026-12-01T10:00:07Z");
+    if (M_h300) {
+        write_run("H300-r2", 1, 300, 'L', "2026-12-01T10:00:04Z");
+        write_run("H300-r2", 2, 300, 'L', "2026-12-01T10:00:08Z");
+    }
     cr_assert_eq(syn_write_reference(M_root, &M_ref), 0);
     cr_assert_eq(syn_write_manifest(M_root), 0);
     cr_assert_eq(syn_write_quiet(M_root, NULL), 0);
@@ -696,7 +703,7 @@ Test(map_study, a_forged_registration_is_refused, .init = m_setup, .fini = m_tea
                         -1);
     expect_pred_refused("{\"arm\": \"H325-r2\", \"load\": 325}, ", "",
                         "MISMATCH results/prediction.json map.policies[r2].arms: lab (H325-r2 absent), verify H325-r2 "
-                        "listed: an arm of the runs that is the template H4-r2 at 325/s",
+                        "listed: an arm of the runs with a flood claim (odds[1]) that is the template H4-r2 at 325/s",
                         -1);
     expect_pred_refused("{\"arm\": \"H4-r2\", \"load\": 350}", "{\"arm\": \"H4-r2\", \"load\": 350}, {\"arm\": "
                         "\"H9-r2\", \"load\": 300}",
@@ -712,6 +719,108 @@ Test(map_study, a_forged_registration_is_refused, .init = m_setup, .fini = m_tea
     /* the original registered again passes */
     write_prediction(PREDICTION);
     expect_clean();
+}
+
+/* text with each pair's first occurrence of from replaced by to (from must occur) */
+static char *replaced(const char *text, const char *const *pairs, size_t n)
+{
+    char *t = vu_xstrdup(text);
+    for (size_t i = 0; i < n; i += 2) {
+        char *at = strstr(t, pairs[i]);
+        cr_assert(at, "%s", pairs[i]);
+        char *u = vu_xasprintf("%.*s%s%s", (int)(at - t), t, pairs[i + 1], at + strlen(pairs[i]));
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
+/* RESULTS.md, "The map": the arms listed are those with a flood claim in
+ * odds that are the template at a load of loads ("H3-r2 is r2 at 300/s but
+ * has no flood claim: not listed; H300-r2 is listed").  The study has
+ * H300-r2 as well (calm, 300/s, its line the template's but for name and
+ * rate); the prediction has its runs, first without a flood claim. */
+static const char *H300_RUNS =
+    "  \"H300-r2-r1\": {\"seconds\": 2, \"p99_ms\": 2, \"standin_share\": 0, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null},\n"
+    "  \"H300-r2-r2\": {\"seconds\": 2, \"p99_ms\": 2, \"standin_share\": 0, \"lookups_per_request\": 1,"
+    " \"flooded\": false, \"flood_from_s\": null},\n"
+    "  \"H325-r2-r1\"";
+/* its claim over the map's seeds and seconds: the cell at 300 (0 of 1000) */
+static const char *H300_CLAIM =
+    "\"p_seen\": 0.009975},\n"
+    "  {\"claim\": \"flood\", \"arm\": \"H300-r2\", \"event\": \"flooded\", \"seconds\": 2, \"planned_rounds\": 2,"
+    " \"seeds\": \"1-1000\", \"sim_k\": 0, \"sim_n\": 1000, \"p_seen\": 0}]";
+static const char *H300_LISTED = "{\"arm\": \"H4-r2\", \"load\": 350}, {\"arm\": \"H300-r2\", \"load\": 300}]";
+
+/* the prediction of the H300-r2 study, claim and listing as asked; results.json promoted again */
+static void h300_prediction(int claim, int listed)
+{
+    const char *pairs[] = {"  \"H325-r2-r1\"", H300_RUNS, "\"p_seen\": 0.009975}]", H300_CLAIM,
+                           "{\"arm\": \"H4-r2\", \"load\": 350}]", H300_LISTED};
+    const char *use[6];
+    size_t n = 0;
+    use[n++] = pairs[0];
+    use[n++] = pairs[1];
+    if (claim) {
+        use[n++] = pairs[2];
+        use[n++] = pairs[3];
+    }
+    if (listed) {
+        use[n++] = pairs[4];
+        use[n++] = pairs[5];
+    }
+    char *t = replaced(PREDICTION, use, n);
+    write_prediction(t);
+    free(t);
+    ts_promote(M_root);
+}
+
+Test(map_study, only_arms_with_a_flood_claim_are_listed, .init = m_setup, .fini = m_teardown, .timeout = 120)
+{
+    M_h300 = 1;
+    const char *pairs[] = {"  \"H325-r2-r1\"", H300_RUNS};
+    char *p = replaced(PREDICTION, pairs, 2);
+    M_pred = p;
+    build_study();
+    /* H300-r2 is r2 at 300/s, a load of loads, but has no flood claim: not required */
+    expect_clean();
+    vj_node *v = ts_verified(M_root);
+    cr_expect(is_bool(ts_field(v, "H300-r2-r1", "quiet"), 1));
+    cr_expect_eq(vj_get(policy0(v), "points")->n, 2);
+    vj_free(v);
+    /* listed without a claim: exactly one mismatch, naming the arm */
+    h300_prediction(0, 1);
+    expect_refused("MISMATCH results/prediction.json map.policies[r2].arms[H300-r2]: lab listed, verify not listed: "
+                   "H300-r2 has no flood claim (claim \"flood\", no source) in the prediction's odds",
+                   1);
+    /* an entry with a source is no claim here: still not to be listed (the
+     * odds' own check names the entry too: RESULTS.md's prediction odds have
+     * no source; only the line is asked for) */
+    const char *src[] = {"  \"H325-r2-r1\"", H300_RUNS, "\"p_seen\": 0.009975}]", H300_CLAIM,
+                         "{\"arm\": \"H4-r2\", \"load\": 350}]", H300_LISTED,
+                         "\"arm\": \"H300-r2\", \"event\": \"flooded\",",
+                         "\"arm\": \"H300-r2\", \"event\": \"flooded\", \"source\": \"an earlier study\","};
+    char *t = replaced(PREDICTION, src, 8);
+    write_prediction(t);
+    free(t);
+    expect_refused("MISMATCH results/prediction.json map.policies[r2].arms[H300-r2]: lab listed, verify not listed", -1);
+    /* with a claim and not listed: exactly one mismatch, the arm absent */
+    h300_prediction(1, 0);
+    expect_refused("MISMATCH results/prediction.json map.policies[r2].arms: lab (H300-r2 absent), verify H300-r2 "
+                   "listed: an arm of the runs with a flood claim (odds[2]) that is the template H4-r2 at 300/s",
+                   1);
+    /* with a claim and listed: passes, its point on the map */
+    h300_prediction(1, 1);
+    expect_clean();
+    v = ts_verified(M_root);
+    const vj_node *pts = vj_get(policy0(v), "points");
+    cr_assert_eq(pts->n, 3);
+    cr_expect_str_eq(vj_get_str(pts->items[2], "arm"), "H300-r2");
+    cr_expect(vj_get(pts->items[2], "k")->i == 0 && vj_get(pts->items[2], "n")->i == 2);
+    cr_expect(is_bool(vj_get(pts->items[2], "agree"), 1));
+    vj_free(v);
+    free(p);
 }
 
 /* a map of 30 s rounds: the study's 2 s rounds are off the curve */

@@ -583,13 +583,14 @@ static void check_group(const fm_ctx *c, const char *pw, const vj_node *p, const
     }
 }
 
-/* the prediction's first flood claim of arm (its entry of odds and index) */
+/* the prediction's first flood claim of arm (claim "flood", that arm, no
+ * "source"): its entry of odds and index; NULL when it has none */
 static const vj_node *pred_claim(const vj_node *pred, const char *arm, size_t *idx)
 {
     const vj_node *odds = vj_get(pred, "odds");
     for (size_t i = 0; odds && odds->type == VJ_ARR && i < odds->n; i++) {
         const char *c = vj_get_str(odds->items[i], "claim"), *a = vj_get_str(odds->items[i], "arm");
-        if (c && a && !strcmp(c, "flood") && !strcmp(a, arm)) {
+        if (c && a && !strcmp(c, "flood") && !strcmp(a, arm) && !vj_get(odds->items[i], "source")) {
             *idx = i;
             return odds->items[i];
         }
@@ -630,6 +631,11 @@ static void check_arms(const fm_ctx *c, const char *pw, const vj_node *p)
             bad(what, load, "a load of map.loads (" WHY_MAP ")");
         if (!is_run_arm(c, arm))
             mm_add(NULL, PRED_REL, aw, arm, "an arm of the prediction's runs (" WHY_MAP ")");
+        size_t oi = 0;
+        const vj_node *cl = pred_claim(c->pred, arm, &oi);
+        if (!cl)
+            mm_addf(NULL, PRED_REL, aw, "listed", "not listed: %s has no flood claim (claim \"flood\", no source) in "
+                    "the prediction's odds, and only arms with one are listed (" WHY_MAP ")", arm);
         const am_arm *a = am_find(c->arms, arm);
         if (!a) {
             mm_addf(NULL, PRED_REL, aw, arm, "an arm of the arms file %s", c->arms_shown);
@@ -651,8 +657,7 @@ static void check_arms(const fm_ctx *c, const char *pw, const vj_node *p)
             }
         }
         /* the arm's flood claim over the map's seeds and seconds is the cell's simulation */
-        size_t oi = 0;
-        const vj_node *cl = pred_claim(c->pred, arm, &oi), *cell = lok ? cell_at(cells, load->num) : NULL;
+        const vj_node *cell = lok ? cell_at(cells, load->num) : NULL;
         const vj_node *cs = vj_get(cl, "seconds"), *ms = vj_get(c->map, "seconds");
         const char *seeds = vj_get_str(cl, "seeds"), *mseeds = vj_get_str(c->map, "seeds");
         if (cl && cell && is_num(cs) && is_num(ms) && cs->num == ms->num && seeds && mseeds && !strcmp(seeds, mseeds)) {
@@ -673,11 +678,17 @@ static void check_arms(const fm_ctx *c, const char *pw, const vj_node *p)
         }
         free(aw);
     }
-    /* every arm of the runs that is the template at a rate of loads is listed */
+    /* every arm of the runs that has a flood claim in the prediction's odds
+     * and is the template at a rate of loads is listed (one without a
+     * claim is not: H3-r2) */
     for (size_t k = 0; t && k < c->nrun_arms; k++) {
         const am_arm *a = am_find(c->arms, c->run_arms[k]);
         const vj_node *rate = a ? vj_get(a->spec, "rate") : NULL;
+        size_t oi = 0;
         if (!a || !is_num(rate) || !in_loads(c, rate->num) || differs_from_template(a, t))
+            continue;
+        const vj_node *cl = pred_claim(c->pred, a->name, &oi);
+        if (!cl)
             continue;
         int listed = 0;
         for (size_t j = 0; j < arms->n && !listed; j++) {
@@ -688,8 +699,9 @@ static void check_arms(const fm_ctx *c, const char *pw, const vj_node *p)
             snprintf(what, sizeof what, "%s.arms", pw);
             char lab[300];
             snprintf(lab, sizeof lab, "(%s absent)", a->name);
-            mm_addf(NULL, PRED_REL, what, lab, "%s listed: an arm of the runs that is the template %s at %s/s, a load "
-                    "of map.loads (%s:%ld; " WHY_MAP ")", a->name, tmpl, rate->text, c->arms_shown, a->line);
+            mm_addf(NULL, PRED_REL, what, lab, "%s listed: an arm of the runs with a flood claim (odds[%zu]) that is "
+                    "the template %s at %s/s, a load of map.loads (%s:%ld; " WHY_MAP ")", a->name, oi, tmpl,
+                    rate->text, c->arms_shown, a->line);
         }
     }
 }

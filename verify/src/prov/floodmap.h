@@ -26,11 +26,13 @@
  *     of the cell at trigger_load; arms: each {arm, load} once, load a load
  *     of loads, arm an arm of the prediction's runs and of the arms file
  *     whose line is the template's but for name and rate, with rate =
- *     load; every arm of the prediction's runs that is the template at a
- *     rate of loads listed; and a listed arm whose flood claim in the
- *     prediction's odds is over the map's seeds and seconds has sim_k,
- *     sim_n = the cell's k, n (the same simulation).  Nothing without a
- *     map.  Returns the policies checked.
+ *     load, and a flood claim (claim "flood", that arm, no "source") in the
+ *     prediction's odds; every arm of the prediction's runs that has such
+ *     a claim and is the template at a rate of loads listed (one without
+ *     a claim is not: listing it is a mismatch); and a listed arm whose
+ *     flood claim in the prediction's odds is over the map's seeds and
+ *     seconds has sim_k, sim_n = the cell's k, n (the same simulation).
+ *     Nothing without a map.  Returns the policies checked.
  *   - fm_results: results.json's "map" recomputed: null unless
  *     fm_has_map(pred) and the map is an object; else seconds, seeds,
  *     capacity_p, trigger_load, loads, and per policy policy and template
