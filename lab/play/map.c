@@ -88,7 +88,7 @@ static void print_table(const pmap *m)
 int main(int argc, char **argv)
 {
     ut_set_prog("map");
-    const char *arms = "lab/arms.tsv", *seeds = "1-1000", *json = NULL;
+    const char *arms = "lab/arms.tsv", *seeds = "1-1000", *json = NULL, *policies = NULL;
     double seconds = PMAP_SECONDS;
     int threads = 2, slots = 16, conns = 2;
     const opt_spec spec[] = {
@@ -98,6 +98,7 @@ int main(int argc, char **argv)
         {"--threads", OPT_INT, &threads, 1, 64, "N", "threads (2: this machine's cores)"},
         {"--slots", OPT_INT, &slots, 1, 65536, "N", "the store's slots (16)"},
         {"--json", OPT_STR, &json, 0, 0, "FILE", "write the map here (lab-map 1)"},
+        {"--policies", OPT_STR, &policies, 0, 0, "LIST", "some of the policies (" PMAP_POLICIES ")"},
         {0}};
     int rc = opt_parse(argc, argv, spec, "map: the chance of a flood per round, by policy and load", NULL);
     if (rc != OPT_OK)
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
         return 2;
     }
     m.seeds = sv;
-    if (pmap_setup(&m, &t, err, sizeof err) != 0) {
+    if (pmap_setup(&m, &t, policies, err, sizeof err) != 0) {
         ut_err("%s: %s", arms, err);
         free(sv);
         arms_free(&t);

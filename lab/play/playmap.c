@@ -14,9 +14,10 @@
 
 #define Z95 1.959963984540054
 
-int pmap_setup(pmap *m, const arm_table *t, char *why, size_t whylen)
+int pmap_setup(pmap *m, const arm_table *t, const char *policies, char *why, size_t whylen)
 {
-    char list[] = PMAP_POLICIES, *save = NULL;
+    char list[512], *save = NULL;
+    snprintf(list, sizeof list, "%s", policies ? policies : PMAP_POLICIES);
     m->npol = 0;
     for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
         char name[40];

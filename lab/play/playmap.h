@@ -101,10 +101,10 @@ typedef struct {
     int max;       /* the largest v with counts[v] > 0, -1 when n = 0 */
 } pmap_trigger;
 
-/* The policies of PMAP_POLICIES from t (each's template, as above) and
- * the grid's loads into m.  0, or -1 with why (a policy without a
- * template arm). */
-int pmap_setup(pmap *m, const arm_table *t, char *why, size_t whylen);
+/* The policies of `policies` (comma-separated; NULL: PMAP_POLICIES) from t
+ * (each's template, as above) and the grid's loads into m.  0, or -1 with
+ * why (a policy without a template arm, too many). */
+int pmap_setup(pmap *m, const arm_table *t, const char *policies, char *why, size_t whylen);
 /* Every cell over every seed.  0, or -1 when out of memory. */
 int pmap_run(pmap *m);
 void pmap_free(pmap *m);

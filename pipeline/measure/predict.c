@@ -527,7 +527,7 @@ static int simulate_map(work *W)
         return 1;
     *W->map = (pmap){.seeds = W->o->oseeds, .nseeds = W->o->noseeds, .seconds = PMAP_SECONDS,
                      .slots = W->o->slots, .conns = W->o->conns, .threads = PREDICT_MAP_THREADS};
-    if (pmap_setup(W->map, &W->map_arms, err, sizeof err) != 0) {
+    if (pmap_setup(W->map, &W->map_arms, NULL, err, sizeof err) != 0) {
         ut_err("%s: %s", W->o->arms_path, err);
         return 1;
     }
