@@ -86,7 +86,7 @@ TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
-PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit
+PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit $(BIN)/map
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 .PHONY: sizing noise map bench-map bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme progs

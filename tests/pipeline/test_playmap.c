@@ -225,3 +225,40 @@ Test(map, play_rate_is_the_arm_at_that_rate, .timeout = 60)
     cr_assert(na > 20 && na == nb, "%zu %zu", na, nb);
     cr_assert_str_eq(a, b);
 }
+
+/* build/bin/map: the table and its JSON; one thread or two give the same map. */
+Test(map, the_map_program_and_its_threads, .timeout = 300)
+{
+    char dir[] = "/tmp/mapXXXXXX", cmd[512];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(cmd, sizeof cmd,
+             "build/bin/map --seeds 1-6 --policies r2,brkr2 --threads 1 --json %s/a.json > %s/a.txt && "
+             "build/bin/map --seeds 1-6 --policies r2,brkr2 --threads 2 --json %s/b.json > %s/b.txt && "
+             "cmp %s/a.json %s/b.json",
+             dir, dir, dir, dir, dir, dir);
+    cr_assert_eq(system(cmd), 0, "%s", cmd);
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.txt", dir);
+    FILE *f = fopen(path, "r");
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    cr_assert(strstr(text, "Hidden capacity") && strstr(text, "\nbrkr2    600+ (never 1%)"), "%s", text);
+    snprintf(path, sizeof path, "%s/a.json", dir);
+    json_error_t je;
+    json_t *m = json_load_file(path, 0, &je), *pols = json_object_get(m, "policies");
+    cr_assert_str_eq(json_string_value(json_object_get(m, "format")), "lab-map 1");
+    cr_assert_eq(json_array_size(pols), 2);
+    cr_assert_eq(json_array_size(json_object_get(m, "loads")), 13, "300 to 600 by 25");
+    json_t *c = json_array_get(json_object_get(json_array_get(pols, 0), "cells"), 12);
+    cr_assert_eq(json_integer_value(json_object_get(c, "load")), 600);
+    cr_assert_eq(json_integer_value(json_object_get(c, "n")), 6);
+    /* a bad option is named, exit 2 */
+    snprintf(cmd, sizeof cmd, "build/bin/map --policies nosuch --seeds 1 > %s/c.txt 2>&1; test $? -eq 2 && "
+             "grep -q 'policy nosuch' %s/c.txt", dir, dir);
+    cr_assert_eq(system(cmd), 0, "an unknown policy is named");
+    json_decref(m);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
