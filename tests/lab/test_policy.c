@@ -29,9 +29,11 @@ static const arm *A(const char *name)
 
 TestSuite(policy, .init = load, .fini = unload);
 
-Test(policy, arms_file_has_the_57_arms)
+Test(policy, arms_file_has_the_61_arms)
 {
-    cr_assert_eq(T.n, 57); /* 22 of the first lesson, 14 of the outage lesson, 21 defences */
+    cr_assert_eq(T.n, 61); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map */
+    cr_assert_eq(A("H550-r2")->rate, 550);
+    cr_assert_eq(A("H300-fb25")->rate, 300);
     cr_assert_eq(A("H3-r2-down")->fault.kind, FAULT_DOWN);
     cr_assert_eq(A("H3-fb25-missing")->fault.kind, FAULT_MISSING);
     cr_assert_eq(A("H3-fb25")->fault.kind, FAULT_NONE);

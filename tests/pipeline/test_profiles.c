@@ -44,8 +44,9 @@ static const char *put(const char *name, const char *text)
 
 #define HDR "profile\tgroup\tarms\trounds\tseconds\todds_seeds\n"
 
-/* The registered full profile: 11 flood arms 9 x 30 s, the capacity arm
- * 6 x 2 s, every other arm 6 x 15 s; R = 9. */
+/* The registered full profile: 11 flood arms 9 x 30 s, the map's 4
+ * confirmation arms 6 x 30 s, the capacity arm 6 x 2 s, every other arm
+ * 6 x 15 s; R = 9. */
 Test(profiles, full_profile_as_registered, .init = load, .fini = unload)
 {
     prof_design d;
@@ -63,11 +64,13 @@ Test(profiles, full_profile_as_registered, .init = load, .fini = unload)
         runs += g->rounds;
         if (!strncmp(d.p[i].a->name, "H4-", 3) || !strcmp(d.p[i].a->name, "H3-none"))
             cr_assert(g->seconds == 30 && g->rounds == 9, "%s", d.p[i].a->name);
+        if (!strncmp(d.p[i].a->name, "H300-", 5) || !strncmp(d.p[i].a->name, "H550-", 5))
+            cr_assert(g->seconds == 30 && g->rounds == 6, "%s", d.p[i].a->name);
     }
-    cr_assert_eq(n30, 11);
+    cr_assert_eq(n30, 15);
     cr_assert_eq(n2, 1);
-    cr_assert_eq(n15, (int)A.n - 12);
-    cr_assert_eq(runs, 11 * 9 + ((int)A.n - 12) * 6 + 6);
+    cr_assert_eq(n15, (int)A.n - 16);
+    cr_assert_eq(runs, 11 * 9 + 4 * 6 + ((int)A.n - 16) * 6 + 6);
     cr_assert_eq(prof_group_of(&d, "Z-capacity")->seconds, 2);
     cr_assert(prof_in_round(&d, &d.p[0], 6));
     cr_assert_null(prof_deviations_text(&d), "as registered: no deviation");
