@@ -18,7 +18,7 @@ odds claims a study of 30 s rounds would have), each with its exact
   H4-brkr2  450/s: 0 of 0 quiet rounds       (on the curve, no round: agree null)
   H3-ahedge 300/s: no flood claim            (nulls, on_curve false)
 
-    python3 report/tests/make_map_fixture.py /work/main/build/map/map.json report/tests/fixture
+    python3 report/tests/make_map_fixture.py build/map/map.json report/tests/fixture   (after make map)
 """
 import json
 import math
