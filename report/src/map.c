@@ -15,7 +15,6 @@
 enum { MAXPOL = 32, MAXLOAD = 64, MAXPT = 64 };
 
 /* z of a two-sided 95% interval, as pipeline/RESULTS.md's odds and map */
-#define Z95 1.959963984540054
 
 /* the policies' colours, in the order of arm-lists.tsv's list "map" */
 static const int MAP_COL[] = {FG_RED,   FG_ORANGE, FG_BROWN, FG_PINK,  FG_BLUE,  FG_LIGHTBLUE, FG_PURPLE,
@@ -36,17 +35,8 @@ static double item(json_t *list, size_t i)
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
-/* the Wilson score interval of k of n */
-static void wilson(double k, double n, double *lo, double *hi)
-{
-    double p = k / n, z2 = Z95 * Z95, d = 1 + z2 / n;
-    double c = (p + z2 / (2 * n)) / d, h = Z95 * sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / d;
-    *lo = k == 0 ? 0 : c - h;
-    *hi = k == n ? 1 : c + h;
-}
-
-/* a cell's k, n, share and Wilson 95% interval (computed from k and n when
- * the cell does not carry them: the map tool's file) */
+/* a cell's k, n, share and Wilson 95% interval, as the file gives them
+ * (the report computes no statistic: verified.json's, or the map tool's) */
 typedef struct {
     double load, k, n, share, lo, hi;
 } cell;
@@ -57,13 +47,9 @@ static void read_cell(json_t *c, cell *o)
     o->k = num(c, "k");
     o->n = num(c, "n");
     o->share = num(c, "share");
-    if (!isfinite(o->share))
-        o->share = o->k / o->n;
     json_t *w = json_object_get(c, "wilson95");
     o->lo = item(w, 0);
     o->hi = item(w, 1);
-    if (!isfinite(o->lo) || !isfinite(o->hi))
-        wilson(o->k, o->n, &o->lo, &o->hi);
 }
 
 /* ------------------------------------------------------------ the check */
@@ -115,10 +101,10 @@ int mp_check(json_t *map, char *err, size_t el)
                 return bad(err, el, "map.policies.%zu.cells.%zu.n: not an integer of at least 1", i, j);
             if (!json_is_integer(json_object_get(c, "k")) || num(c, "k") < 0 || num(c, "k") > num(c, "n"))
                 return bad(err, el, "map.policies.%zu.cells.%zu.k: not an integer from 0 to n", i, j);
-            if (json_object_get(c, "share") && !json_is_number(json_object_get(c, "share")))
+            if (!json_is_number(json_object_get(c, "share")))
                 return bad(err, el, "map.policies.%zu.cells.%zu.share: not a number", i, j);
-            if (w && !(json_array_size(w) == 2 && json_is_number(json_array_get(w, 0)) &&
-                       json_is_number(json_array_get(w, 1))))
+            if (!(json_array_size(w) == 2 && json_is_number(json_array_get(w, 0)) &&
+                  json_is_number(json_array_get(w, 1))))
                 return bad(err, el, "map.policies.%zu.cells.%zu.wilson95: not two numbers", i, j);
         }
         json_t *pts = json_object_get(p, "points");

@@ -3,7 +3,7 @@
 
 lab-map.json is the lab's map tool's output as it is (make map's
 build/map/map.json: 1,000 seeds of 30 s, format "lab-map 1", no points; its
-cells carry k and n but neither share nor wilson95).
+cells carry k, n, share and wilson95).
 
 map.json is verified.json's `map` member as pipeline/RESULTS.md defines it,
 made from that file: each cell's share = k / n and wilson95 (the Wilson score
