@@ -419,6 +419,17 @@ Test(map, the_map_mode_refuses_what_is_not_a_map, .timeout = 60)
     free(out);
     snprintf(p, sizeof p, "%s/map.svg", w);
     cr_expect_neq(access(p, F_OK), 0, "a figure was written");
+    /* a cell without its Wilson interval: the report computes none, it refuses */
+    m = load(LABMAP);
+    json_object_del(json_array_get(json_object_get(json_array_get(json_object_get(m, "policies"), 1), "cells"), 3),
+                    "wilson95");
+    snprintf(p, sizeof p, "%s/bad2.json", w);
+    cr_assert_eq(json_dump_file(m, p, 0), 0);
+    json_decref(m);
+    snprintf(cmd, sizeof cmd, "'%s' --map '%s' --figure '%s/map.svg'", REPORT_BIN, p, w);
+    cr_expect_eq(run_sh(&out, w, cmd), 1, "%s", out);
+    cr_expect(strstr(out, "map.policies.1.cells.3.wilson95: not two numbers"), "%s", out);
+    free(out);
     /* --map without --figure: usage */
     snprintf(cmd, sizeof cmd, "'%s' --map '%s'", REPORT_BIN, LABMAP);
     cr_expect_eq(run_sh(&out, w, cmd), 2, "%s", out);
