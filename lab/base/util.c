@@ -388,3 +388,11 @@ int ut_rm_tree(const char *path)
         return errno == ENOENT ? 0 : -1;
     return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+void ut_wilson95(size_t k, size_t n, double *lo, double *hi)
+{
+    double p = (double)k / (double)n, z2 = UT_Z95 * UT_Z95, nn = (double)n;
+    double mid = p + z2 / (2 * nn), half = UT_Z95 * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)), d = 1 + z2 / nn;
+    *lo = (mid - half) / d;
+    *hi = (mid + half) / d;
+}

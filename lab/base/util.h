@@ -104,4 +104,10 @@ double ut_pct_rank(size_t n, double q, size_t *lo);
 double ut_pct_between(double a, double b, double frac);
 double ut_pct_sorted(const int64_t *v, size_t n, double q);
 
+/* The Wilson score interval of k events in n (n >= 1) at z = UT_Z95, as
+ * pipeline/RESULTS.md writes it: (p + z²/2n ± z·√(p(1 − p)/n + z²/4n²)) /
+ * (1 + z²/n), p = k/n, not clamped (the map's and the odds' intervals). */
+#define UT_Z95 1.959963984540054
+void ut_wilson95(size_t k, size_t n, double *lo, double *hi);
+
 #endif

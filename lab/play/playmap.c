@@ -12,8 +12,6 @@
 #include "playsim.h"
 #include "util.h"
 
-#define Z95 1.959963984540054
-
 int pmap_setup(pmap *m, const arm_table *t, const char *policies, char *why, size_t whylen)
 {
     char list[512], *save = NULL;
@@ -157,18 +155,6 @@ void pmap_free(pmap *m)
 
 /* ------------------------------------------------------------ the figures */
 
-void pmap_wilson(size_t k, size_t n, double *lo, double *hi)
-{
-    if (!n) {
-        *lo = *hi = NAN;
-        return;
-    }
-    double p = (double)k / (double)n, nn = (double)n, z2 = Z95 * Z95;
-    double c = (p + z2 / (2 * nn)) / (1 + z2 / nn), h = Z95 * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)) / (1 + z2 / nn);
-    *lo = c - h; /* RESULTS.md's formula as it is (no clamping: collect's SQL and the verifier's are the same) */
-    *hi = c + h;
-}
-
 static int cmp_d(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -201,7 +187,10 @@ void pmap_cell_of(const pmap *m, size_t p, size_t l, pmap_cell *c)
             sh[nsh++] = m->standin[at + s];
     }
     c->share = c->n ? (double)c->k / (double)c->n : NAN;
-    pmap_wilson(c->k, c->n, &c->wilson95[0], &c->wilson95[1]);
+    if (c->n)
+        ut_wilson95(c->k, c->n, &c->wilson95[0], &c->wilson95[1]);
+    else
+        c->wilson95[0] = c->wilson95[1] = NAN;
     c->onset_median_s = on ? median(on, non) : NAN;
     c->standin_median = sh ? median(sh, nsh) : NAN;
     free(on);

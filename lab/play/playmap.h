@@ -6,8 +6,8 @@
  * trigger.  pipeline/RESULTS.md ("The map") defines every figure; this is
  * the playground's computation of them, the study's is collect's.
  *
- * A policy at a load: the arm PMAP_TEMPLATE_RATE-code template (H4-<policy>,
- * or H3-<policy> when lab/arms.tsv has no H4 one: ahedge) with its rate set
+ * A policy at a load: its template arm (H4-<policy>, or H3-<policy> when
+ * lab/arms.tsv has no H4 one: ahedge) with its rate set
  * to the load, nothing else changed; its name "H<load>-<policy>" (the arm
  * name grammar's, lab/core/arms.h).  Seed k of a cell meets the arrivals
  * and dice of lab round k at that rate, so the cell (r2, 450) is the
@@ -23,7 +23,7 @@
  *
  * The figures (pmap_cell, pmap_capacity), from the per-seed results:
  * - k, n: seeds flooded, seeds run; share k / n; wilson95: the Wilson score
- *   interval at z = 1.959963984540054;
+ *   interval (lab/base/util.h's ut_wilson95);
  * - onset_median_s: the percentile 0.5 (linear between closest ranks) of
  *   the flooded seeds' first flooded second (NAN when none flooded);
  * - standin_median: the percentile 0.5 of the calm seeds' stand-in shares
@@ -118,7 +118,5 @@ void pmap_trigger_of(const pmap *m, size_t p, int flooded, pmap_trigger *tr);
  * given, "1-1000"): a new object, the caller's. */
 typedef struct json_t json_t;
 json_t *pmap_json(const pmap *m, const char *seeds);
-/* The Wilson score interval of k of n at z = 1.959963984540054. */
-void pmap_wilson(size_t k, size_t n, double *lo, double *hi);
 
 #endif

@@ -15,7 +15,6 @@
 #include "playsim.h"
 #include "util.h"
 
-#define Z95 1.959963984540054 /* RESULTS.md's z of the Wilson interval */
 #define PROF_ROUNDS_SEEN 101 /* the rounds of a verdict told apart in the paragraph: 2 .. 100 */
 /* Seeds simulated together, arm after arm: each seed's dice and arrivals
  * are drawn once for every arm, and the one simulation's arrays stay in
@@ -668,14 +667,6 @@ static void md_num(FILE *f, double x, const char *fmt)
         fprintf(f, fmt, x);
 }
 
-static void wilson(size_t k, size_t n, double *lo, double *hi)
-{
-    double p = (double)k / (double)n, z2 = Z95 * Z95, nn = (double)n;
-    double mid = p + z2 / (2 * nn), half = Z95 * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn)), d = 1 + z2 / nn;
-    *lo = (mid - half) / d;
-    *hi = (mid + half) / d;
-}
-
 /* RESULTS.md's false_positive_rate of a verdict over n rounds: 2 * 0.5^n, NAN below 2. */
 static double fpr(size_t n) { return n >= 2 ? 2.0 * pow(0.5, (double)n) : NAN; }
 
@@ -806,7 +797,7 @@ static void md_sizing(const work *W, FILE *f)
             continue;
         size_t hits = odds_k(W, k, event);
         double lo, hi;
-        wilson(hits, o->noseeds, &lo, &hi);
+        ut_wilson95(hits, o->noseeds, &lo, &hi);
         fprintf(f, "| %s | %s | `%s` | %g | %zu of %zu | %.3f | %.3f to %.3f | %zu | %.3f |\n", claim,
                 o->arms[k].name, event, p->arm[k].oseconds, hits, o->noseeds, (double)hits / (double)o->noseeds, lo,
                 hi, p->arm[k].nrounds, p_seen(hits, o->noseeds, p->arm[k].nrounds));
