@@ -3,7 +3,7 @@
  * its machine, its seconds and its prediction), the kept attempts (the same,
  * with their N), the arms (figures and totals), the verdicts (each with its
  * error rate) and their family sum, the guesses, the odds and the twin's
- * scores; every value PostgreSQL
+ * scores and the map; every value PostgreSQL
  * printed read back whole.  The contract is collectexport.h's. */
 #include "collectexport.h"
 
@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collectmap.h"
 #include "opt.h"
 #include "pgx.h"
 #include "util.h"
@@ -449,7 +448,114 @@ static int export_guesses(PGconn *db, exporter *x, json_t *guesses)
 
 /* ------------------------------------------------------------ the file */
 
-static json_t *map_cell(void *x, PGresult *r, int row, int c) { return cell(x, r, row, c); }
+/* [a, b] of two columns, each null when it is (an interval whose ends stand alone). */
+static json_t *pair(exporter *x, PGresult *r, int i, int c)
+{
+    json_t *a = json_array();
+    json_array_append_new(a, cell(x, r, i, c));
+    json_array_append_new(a, cell(x, r, i, c + 1));
+    return a;
+}
+
+/* Columns c0 .. c1-1 of row i into o under their names. */
+static void cols(json_t *o, exporter *x, PGresult *r, int i, int c0, int c1)
+{
+    for (int c = c0; c < c1; c++)
+        json_object_set_new(o, PQfname(r, c), cell(x, r, i, c));
+}
+
+/* `map` (RESULTS.md): map_top's one row, each policy's cells, hidden
+ * capacity, triggers and points, in the prediction's order; null without a
+ * map_top row (no map). */
+static int export_map(PGconn *db, exporter *x, json_t **map)
+{
+    *map = json_null();
+    PGresult *t = pgx_query(db, "SELECT seconds, seeds, capacity_p, trigger_load FROM map_top", x->err, x->errlen);
+    if (!t)
+        return -1;
+    if (PQntuples(t) != 1) {
+        PQclear(t);
+        return 0;
+    }
+    json_t *m = json_object(), *loads = json_array(), *pols = json_array();
+    cols(m, x, t, 0, 0, 4);
+    PQclear(t);
+    PGresult *L = pgx_query(db, "SELECT load FROM map_loads ORDER BY k", x->err, x->errlen);
+    PGresult *P = L ? pgx_query(db,
+                                "SELECT p.p, p.policy, p.template, c.load, c.lo, c.hi, c.tips FROM map_policies p "
+                                "JOIN map_capacity c USING (p) ORDER BY p.p",
+                                x->err, x->errlen)
+                    : NULL;
+    PGresult *C = P ? pgx_query(db,
+                                "SELECT c.p, c.load, c.k, c.n, s.share, c.onset_median_s, c.standin_share_median, "
+                                "s.lo, s.hi FROM map_cells c JOIN map_cell_stats s USING (p, l) ORDER BY c.p, c.l",
+                                x->err, x->errlen)
+                    : NULL;
+    PGresult *T = C ? pgx_query(db,
+                                "SELECT s.p, s.flooded, s.n, s.median, coalesce((SELECT array_agg(coalesce(t.count, 0) "
+                                "ORDER BY v.v) FROM generate_series(0, s.vmax) v LEFT JOIN map_trigger t ON t.p = s.p "
+                                "AND t.flooded = s.flooded AND t.v = v.v), '{}') FROM map_trigger_stats s "
+                                "ORDER BY s.p, s.flooded DESC",
+                                x->err, x->errlen)
+                    : NULL;
+    PGresult *Q = T ? pgx_query(db,
+                                "SELECT p, arm, load, seconds, sim_k, sim_n, k, n, on_curve, agree, rounds, cp_lo, cp_hi "
+                                "FROM map_points ORDER BY p, i",
+                                x->err, x->errlen)
+                    : NULL;
+    int rc = Q ? 0 : -1;
+    for (int i = 0; rc == 0 && i < PQntuples(L); i++)
+        json_array_append_new(loads, cell(x, L, i, 0));
+    for (int i = 0, ci = 0, ti = 0, qi = 0; rc == 0 && i < PQntuples(P); i++) {
+        const char *pid = PQgetvalue(P, i, 0);
+        json_t *po = json_object(), *cells = json_array(), *cap = json_object(), *tr = json_object(),
+               *pts = json_array();
+        cols(po, x, P, i, 1, 3);
+        json_object_set_new(cap, "load", cell(x, P, i, 3));
+        json_object_set_new(cap, "interval", pair(x, P, i, 4));
+        json_object_set_new(cap, "tips", cell(x, P, i, 6));
+        for (; ci < PQntuples(C) && !strcmp(PQgetvalue(C, ci, 0), pid); ci++) {
+            json_t *c = json_object();
+            cols(c, x, C, ci, 1, 7);
+            json_object_set_new(c, "wilson95", pair(x, C, ci, 7));
+            json_array_append_new(cells, c);
+        }
+        for (; ti < PQntuples(T) && !strcmp(PQgetvalue(T, ti, 0), pid); ti++) {
+            json_t *s = json_object();
+            json_object_set_new(s, "n", cell(x, T, ti, 2));
+            json_object_set_new(s, "median", cell(x, T, ti, 3));
+            json_object_set_new(s, "counts", pg_array(x, PQgetvalue(T, ti, 4), 1, "map trigger counts"));
+            json_object_set_new(tr, PQgetvalue(T, ti, 1)[0] == 't' ? "flooded" : "calm", s);
+        }
+        for (; qi < PQntuples(Q) && !strcmp(PQgetvalue(Q, qi, 0), pid); qi++) {
+            json_t *q = json_object();
+            cols(q, x, Q, qi, 1, 10);
+            json_object_set_new(q, "rounds", PQgetisnull(Q, qi, 10) ? json_null()
+                                                                    : pg_array(x, PQgetvalue(Q, qi, 10), 1, "rounds"));
+            json_object_set_new(q, "cp95", interval(x, Q, qi, 11));
+            json_array_append_new(pts, q);
+        }
+        json_object_set_new(po, "cells", cells);
+        json_object_set_new(po, "hidden_capacity", cap);
+        json_object_set_new(po, "trigger", tr);
+        json_object_set_new(po, "points", pts);
+        json_array_append_new(pols, po);
+    }
+    PQclear(L);
+    PQclear(P);
+    PQclear(C);
+    PQclear(T);
+    PQclear(Q);
+    json_object_set_new(m, "loads", loads);
+    json_object_set_new(m, "policies", pols);
+    if (rc != 0) {
+        json_decref(m);
+        return -1;
+    }
+    json_decref(*map);
+    *map = m;
+    return 0;
+}
 
 int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen)
 {
@@ -462,7 +568,7 @@ int collectexport_results(PGconn *db, const char *path, char *err, size_t errlen
         export_verdicts(db, &x, verdicts) != 0 || export_family(db, &x, family) != 0 ||
         export_guesses(db, &x, guesses) != 0 ||
         export_odds(db, &x, odds) != 0 || export_twin(db, &x, &twin) != 0 ||
-        collectmap_export(db, map_cell, &x, &map, err, errlen) != 0)
+        export_map(db, &x, &map) != 0)
         goto done;
     json_object_set_new(top, "format", json_string("lab-results 1"));
     json_object_set(top, "runs", runs);

@@ -7,7 +7,8 @@
  * each verdict's error rate), verdict_family,
  * guess_results, odds, and the twin (predicted_twin into each run's
  * predicted, twin_scores, twin_calibration, twin_outside: `twin`, null
- * without a twin_scores row), and writes `path` atomically (ut_write_file) as
+ * without a twin_scores row), the map (map_top and its tables: `map`, null
+ * without a map_top row), and writes `path` atomically (ut_write_file) as
  * one JSON object: keys sorted, indent 1, reals with 17 significant
  * digits, so the same tables give the same bytes.  Every value PostgreSQL
  * printed is read back whole (opt_i64 / opt_f64); the first that does not

@@ -19,8 +19,8 @@
  * map_cells, map_trigger (one row per value with a count) and map_arms
  * (pipeline/collect/schema.sql) inside the caller's transaction; stats.sql
  * computes map_cell_stats, map_capacity, map_trigger_stats and map_points
- * from them.  collectmap_export writes results.json's `map` from those
- * tables (null when map_top is empty).  Each returns 0 or -1 (err).
+ * from them, and pipeline/collect/collectexport.c writes results.json's
+ * `map` from those tables.  Each returns 0 or -1 (err).
  */
 #ifndef PIPELINE_COLLECTMAP_H
 #define PIPELINE_COLLECTMAP_H
@@ -31,8 +31,5 @@
 
 int collectmap_check(const char *path, json_t *root, char *err, size_t errlen);
 int collectmap_load(PGconn *db, json_t *root, char *err, size_t errlen);
-/* cell(row, col) turns a value PostgreSQL printed into JSON (the exporter's). */
-typedef json_t *(*collectmap_cell)(void *x, PGresult *r, int row, int col);
-int collectmap_export(PGconn *db, collectmap_cell cell, void *x, json_t **map, char *err, size_t errlen);
 
 #endif
