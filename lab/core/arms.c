@@ -156,6 +156,21 @@ static const struct {
     int rate;
 } RATE_CODES[] = {{'3', 300}, {'4', 450}};
 
+/* The digits after a name's first letter (its rate or rate code). */
+static size_t name_digits(const char *n)
+{
+    size_t d = 0;
+    while (n[0] && n[1 + d] >= '0' && n[1 + d] <= '9')
+        d++;
+    return d;
+}
+
+int arms_rate_written(const char *name)
+{
+    size_t d = name_digits(name);
+    return d >= 2 && d <= 7 && name[1] != '0' && name[1 + d] == '-';
+}
+
 /* A name of the form <wait><rate>-<policy>[-<fault>] (H3-fb25,
  * H3-fb25-down, H550-r2) agrees with its columns (the rate: a code, 3 or
  * 4, or the requests a second written out, 2 to 7 digits without a leading
@@ -167,9 +182,7 @@ static int r_name(const arm *a)
     const char *n = a->name;
     if (!strcmp(n, "Z-capacity"))
         return a->wait == WAIT_Z && a->rate == 0 && a->fault.kind == FAULT_NONE;
-    size_t digits = 0;
-    while (n[0] && n[1 + digits] >= '0' && n[1 + digits] <= '9')
-        digits++;
+    size_t digits = name_digits(n);
     if (!n[0] || !strchr("ZFLH", n[0]) || !digits || n[1 + digits] != '-')
         return 1;
     int rate = -1;

@@ -112,6 +112,9 @@ int arms_check(const arm *a, char *why, size_t whylen);
  * arm built from settings, as play's are. */
 int arms_check_policy(const arm *a, char *why, size_t whylen);
 const arm *arms_find(const arm_table *t, const char *name);
+/* 1 when the name writes its rate out (H550-r2, H300-fb25: rule `name`'s
+ * 2 to 7 digits), 0 for a rate code (H3-r2) or another name. */
+int arms_rate_written(const char *name);
 void arms_free(arm_table *t);
 
 #endif

@@ -163,12 +163,9 @@ typedef struct {
     arm_table map_arms; /* its templates' file */
 } work;
 
-/* The arm's name writes its rate out (H300-r2), not a code (H3-r2). */
-static int rate_written(const char *name) { return name[0] && name[1] >= '1' && name[1] <= '9' && name[2] >= '0' && name[2] <= '9'; }
-
 static int odds_claim(const playarm *pa, const char **claim, const char **event)
 {
-    if (pa->a.fault.kind == FAULT_NONE && pa->a.rate > 0 && (pa->a.rate != 300 || rate_written(pa->name))) {
+    if (pa->a.fault.kind == FAULT_NONE && pa->a.rate > 0 && (pa->a.rate != 300 || arms_rate_written(pa->name))) {
         *claim = "flood";
         *event = "flooded";
         return 1;
@@ -514,7 +511,7 @@ static double p_seen(size_t k, size_t n, size_t rounds)
 /* ------------------------------------------------------------- the map */
 
 /* The map (lab/play/playmap.h) over the odds' seeds, its templates from
- * --arms.  0 or 1. */
+ * --arms.  0, or 1 with the reason printed. */
 static int simulate_map(work *W)
 {
     char err[UT_ERRLEN];
@@ -522,8 +519,10 @@ static int simulate_map(work *W)
         ut_err("%s", err);
         return 1;
     }
-    if (!(W->map = calloc(1, sizeof *W->map)))
+    if (!(W->map = calloc(1, sizeof *W->map))) {
+        ut_err("out of memory");
         return 1;
+    }
     *W->map = (pmap){.seeds = W->o->oseeds, .nseeds = W->o->noseeds, .seconds = PMAP_SECONDS,
                      .slots = W->o->slots, .conns = W->o->conns, .threads = PREDICT_MAP_THREADS};
     if (pmap_setup(W->map, &W->map_arms, NULL, err, sizeof err) != 0) {
@@ -850,11 +849,12 @@ int predict_main(const playopt *o, const predict_plan *p)
     int rc = load_comparisons(o, &W.cmp, &W.ncmp);
     if (rc == 0 && (setup(&W) != 0 || (o->predict && simulate_runs(&W) != 0) ||
                     (o->predict && p->noise && simulate_twin(&W) != 0) || simulate_odds(&W) != 0 ||
-                    (o->predict && simulate_map(&W) != 0) ||
                     size_verdicts(&W) != 0)) {
         ut_err("out of memory");
         rc = 1;
     }
+    if (rc == 0 && o->predict && simulate_map(&W) != 0) /* it names what went wrong */
+        rc = 1;
     if (rc == 0 && o->predict) {
         json_t *root = prediction_json(&W);
         rc = write_json(o->predict, root);

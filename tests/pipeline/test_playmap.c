@@ -207,6 +207,10 @@ Test(map, name_grammar_takes_a_rate_written_out, .init = load_arms, .fini = free
         if (!c[i].ok)
             cr_assert(strstr(why, "rule name"), "%s", why);
     }
+    /* the odds' and the map's reading of the same grammar: a rate written out, or not */
+    cr_assert(arms_rate_written("H550-r2") && arms_rate_written("H300-fb25"));
+    cr_assert(!arms_rate_written("H3-r2") && !arms_rate_written("H0550-r2") && !arms_rate_written("Z-capacity") &&
+              !arms_rate_written("H12345678-r2") && !arms_rate_written("H550"));
 }
 
 /* play --rate puts any policy at any load: H4-r2 at 550/s is H550-r2. */
