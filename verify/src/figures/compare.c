@@ -380,3 +380,78 @@ void cmp_results(const vj_node *lab, const study *s)
         if (!vj_get(mine, lab->keys[i]))
             mm_add(NULL, "results.json", lab->keys[i], "present", "(a member RESULTS.md does not define)");
 }
+
+/* ---- a member compared whole (cmp_tree) ---- */
+
+static void tree_diff(const char *path, const vj_node *l, const vj_node *m)
+{
+    char a[256], b[256];
+    vj_scalar_text(l, a, sizeof a);
+    vj_scalar_text(m, b, sizeof b);
+    mm_add(NULL, "results.json", path, l ? a : "(absent)", b);
+}
+
+void cmp_tree(const char *path, const char *field, const vj_node *l, const vj_node *m, const cmp_tree_rules *r)
+{
+    if (!l) {
+        tree_diff(path, l, m);
+        return;
+    }
+    switch (m->type) {
+    case VJ_OBJ:
+        if (l->type != VJ_OBJ) {
+            tree_diff(path, l, m);
+            return;
+        }
+        for (size_t i = 0; i < m->n; i++) {
+            char *sub = vu_xasprintf("%s.%s", path, m->keys[i]);
+            cmp_tree(sub, m->keys[i], vj_get(l, m->keys[i]), m->items[i], r);
+            free(sub);
+        }
+        for (size_t i = 0; i < l->n; i++) {
+            if (vj_get(m, l->keys[i]))
+                continue;
+            char *sub = vu_xasprintf("%s.%s", path, l->keys[i]);
+            char a[256];
+            vj_scalar_text(l->items[i], a, sizeof a);
+            mm_add(NULL, "results.json", sub, a, "(a member RESULTS.md does not define)");
+            free(sub);
+        }
+        return;
+    case VJ_ARR:
+        if (l->type != VJ_ARR) {
+            tree_diff(path, l, m);
+            return;
+        }
+        if (l->n != m->n) {
+            char a[64], b[64];
+            snprintf(a, sizeof a, "%zu entries", l->n);
+            snprintf(b, sizeof b, "%zu entries", m->n);
+            char *sub = vu_xasprintf("%s (length)", path);
+            mm_add(NULL, "results.json", sub, a, b);
+            free(sub);
+        }
+        for (size_t i = 0; i < l->n && i < m->n; i++) {
+            char *sub = r->entry(path, m->items[i], i);
+            cmp_tree(sub, field, l->items[i], m->items[i], r);
+            free(sub);
+        }
+        return;
+    case VJ_NUM:
+        if (l->type != VJ_NUM || !r->num_equal(field, l->num, m->num))
+            tree_diff(path, l, m);
+        return;
+    case VJ_NULL:
+        if (l->type != VJ_NULL)
+            tree_diff(path, l, m);
+        return;
+    case VJ_STR:
+        if (l->type != VJ_STR || strcmp(l->text, m->text))
+            tree_diff(path, l, m);
+        return;
+    case VJ_BOOL:
+        if (l->type != VJ_BOOL || l->b != m->b)
+            tree_diff(path, l, m);
+        return;
+    }
+}

@@ -30,4 +30,18 @@ void cmp_results(const vj_node *lab, const study *s);
 /* 1 when two numbers of a figure class agree */
 int cmp_num_equal(rf_class c, double lab, double mine);
 
+/* A member of results.json recomputed whole (twin.h's `twin`, floodmap.h's
+ * `map`), compared node by node: cmp_tree records with mm_add every node
+ * the lab lacks or has of another type, every member of the lab's that the
+ * verifier's lacks ("a member RESULTS.md does not define"), a list of
+ * another length, a string or truth value that differs, and a number for
+ * which num_equal(field, lab, mine) is 0 (field: the member's name, or the
+ * list's for its entries); entry names entry i of the list at path for the
+ * messages (a malloc'd string). */
+typedef struct {
+    char *(*entry)(const char *path, const vj_node *entry, size_t i);
+    int (*num_equal)(const char *field, double lab, double mine);
+} cmp_tree_rules;
+void cmp_tree(const char *path, const char *field, const vj_node *lab, const vj_node *mine, const cmp_tree_rules *r);
+
 #endif

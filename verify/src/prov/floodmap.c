@@ -806,14 +806,6 @@ long fm_check_prediction(const vj_node *pred, const am_file *arms)
 
 /* ---- the comparison ---- */
 
-static void diff(const char *path, const vj_node *l, const vj_node *m)
-{
-    char a[256], b[256];
-    vj_scalar_text(l, a, sizeof a);
-    vj_scalar_text(m, b, sizeof b);
-    mm_add(NULL, "results.json", path, l ? a : "(absent)", b);
-}
-
 /* an entry of a list named by what it is: a policy, an arm, a cell's load */
 static char *entry_where(const char *path, const vj_node *m, size_t i)
 {
@@ -828,77 +820,14 @@ static char *entry_where(const char *path, const vj_node *m, size_t i)
     return vu_xasprintf("%s[%zu]", path, i);
 }
 
-static void fm_node(const char *path, const char *field, const vj_node *l, const vj_node *m)
+/* wilson95 and cp95 to 1e-11 (as odds'), the shares to FM_SHARE_TOL, every other number exactly */
+static int fm_num_equal(const char *field, double l, double m)
 {
-    if (!l) {
-        diff(path, l, m);
-        return;
-    }
-    switch (m->type) {
-    case VJ_OBJ:
-        if (l->type != VJ_OBJ) {
-            diff(path, l, m);
-            return;
-        }
-        for (size_t i = 0; i < m->n; i++) {
-            char *sub = vu_xasprintf("%s.%s", path, m->keys[i]);
-            fm_node(sub, m->keys[i], vj_get(l, m->keys[i]), m->items[i]);
-            free(sub);
-        }
-        for (size_t i = 0; i < l->n; i++) {
-            if (vj_get(m, l->keys[i]))
-                continue;
-            char *sub = vu_xasprintf("%s.%s", path, l->keys[i]);
-            char a[256];
-            vj_scalar_text(l->items[i], a, sizeof a);
-            mm_add(NULL, "results.json", sub, a, "(a member RESULTS.md does not define)");
-            free(sub);
-        }
-        return;
-    case VJ_ARR:
-        if (l->type != VJ_ARR) {
-            diff(path, l, m);
-            return;
-        }
-        if (l->n != m->n) {
-            char a[64], b[64];
-            snprintf(a, sizeof a, "%zu entries", l->n);
-            snprintf(b, sizeof b, "%zu entries", m->n);
-            char *sub = vu_xasprintf("%s (length)", path);
-            mm_add(NULL, "results.json", sub, a, b);
-            free(sub);
-        }
-        for (size_t i = 0; i < l->n && i < m->n; i++) {
-            char *sub = entry_where(path, m->items[i], i);
-            fm_node(sub, field, l->items[i], m->items[i]);
-            free(sub);
-        }
-        return;
-    case VJ_NUM: {
-        int ok = l->type == VJ_NUM;
-        if (ok && (!strcmp(field, "wilson95") || !strcmp(field, "cp95")))
-            ok = cmp_num_equal(RF_INTERVAL, l->num, m->num);
-        else if (ok && (!strcmp(field, "share") || !strcmp(field, "standin_share_median")))
-            ok = fabs(l->num - m->num) <= FM_SHARE_TOL;
-        else if (ok)
-            ok = l->num == m->num;
-        if (!ok)
-            diff(path, l, m);
-        return;
-    }
-    case VJ_NULL:
-        if (l->type != VJ_NULL)
-            diff(path, l, m);
-        return;
-    case VJ_STR:
-        if (l->type != VJ_STR || strcmp(l->text, m->text))
-            diff(path, l, m);
-        return;
-    case VJ_BOOL:
-        if (l->type != VJ_BOOL || l->b != m->b)
-            diff(path, l, m);
-        return;
-    }
+    if (!strcmp(field, "wilson95") || !strcmp(field, "cp95"))
+        return cmp_num_equal(RF_INTERVAL, l, m);
+    if (!strcmp(field, "share") || !strcmp(field, "standin_share_median"))
+        return fabs(l - m) <= FM_SHARE_TOL;
+    return l == m;
 }
 
 void fm_compare(const vj_node *lab, const vj_node *mine)
@@ -913,5 +842,5 @@ void fm_compare(const vj_node *lab, const vj_node *mine)
                    "the map recomputed: prediction.json has a map (RESULTS.md, \"map\")");
         return;
     }
-    fm_node("map", "map", l, m);
+    cmp_tree("map", "map", l, m, &(cmp_tree_rules){entry_where, fm_num_equal});
 }

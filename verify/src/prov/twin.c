@@ -315,87 +315,21 @@ static int loose(const char *field)
     return 0;
 }
 
-static void diff(const char *path, const vj_node *l, const vj_node *m)
+/* an entry of a list, named by its run when it has one (outside) */
+static char *tw_entry(const char *path, const vj_node *m, size_t i)
 {
-    char a[256], b[256];
-    vj_scalar_text(l, a, sizeof a);
-    vj_scalar_text(m, b, sizeof b);
-    mm_add(NULL, "results.json", path, l ? a : "(absent)", b);
+    const char *run = vj_get_str(m, "run");
+    return run ? vu_xasprintf("%s[%zu] (%s)", path, i, run) : vu_xasprintf("%s[%zu]", path, i);
 }
 
-static void tw_node(const char *path, const char *field, const vj_node *l, const vj_node *m)
+/* cp95 to 1e-11 (as odds'), the loose fields to TW_NUM_TOL, every other number exactly */
+static int tw_num_equal(const char *field, double l, double m)
 {
-    if (!l) {
-        diff(path, l, m);
-        return;
-    }
-    switch (m->type) {
-    case VJ_OBJ:
-        if (l->type != VJ_OBJ) {
-            diff(path, l, m);
-            return;
-        }
-        for (size_t i = 0; i < m->n; i++) {
-            char *sub = vu_xasprintf("%s.%s", path, m->keys[i]);
-            tw_node(sub, m->keys[i], vj_get(l, m->keys[i]), m->items[i]);
-            free(sub);
-        }
-        for (size_t i = 0; i < l->n; i++) {
-            if (vj_get(m, l->keys[i]))
-                continue;
-            char *sub = vu_xasprintf("%s.%s", path, l->keys[i]);
-            char a[256];
-            vj_scalar_text(l->items[i], a, sizeof a);
-            mm_add(NULL, "results.json", sub, a, "(a member RESULTS.md does not define)");
-            free(sub);
-        }
-        return;
-    case VJ_ARR:
-        if (l->type != VJ_ARR) {
-            diff(path, l, m);
-            return;
-        }
-        if (l->n != m->n) {
-            char a[64], b[64];
-            snprintf(a, sizeof a, "%zu entries", l->n);
-            snprintf(b, sizeof b, "%zu entries", m->n);
-            char *sub = vu_xasprintf("%s (length)", path);
-            mm_add(NULL, "results.json", sub, a, b);
-            free(sub);
-        }
-        for (size_t i = 0; i < l->n && i < m->n; i++) {
-            /* an entry of outside is named by its run */
-            const char *run = vj_get_str(m->items[i], "run");
-            char *sub = run ? vu_xasprintf("%s[%zu] (%s)", path, i, run) : vu_xasprintf("%s[%zu]", path, i);
-            tw_node(sub, field, l->items[i], m->items[i]);
-            free(sub);
-        }
-        return;
-    case VJ_NUM: {
-        int ok = l->type == VJ_NUM;
-        if (ok && !strcmp(field, "cp95"))
-            ok = cmp_num_equal(RF_INTERVAL, l->num, m->num);
-        else if (ok && loose(field))
-            ok = fabs(l->num - m->num) <= TW_NUM_TOL;
-        else if (ok)
-            ok = l->num == m->num;
-        if (!ok)
-            diff(path, l, m);
-        return;
-    }
-    case VJ_NULL:
-        if (l->type != VJ_NULL)
-            diff(path, l, m);
-        return;
-    case VJ_STR:
-        if (l->type != VJ_STR || strcmp(l->text, m->text))
-            diff(path, l, m);
-        return;
-    case VJ_BOOL:
-        if (l->type != VJ_BOOL || l->b != m->b)
-            diff(path, l, m);
-        return;
-    }
+    if (!strcmp(field, "cp95"))
+        return cmp_num_equal(RF_INTERVAL, l, m);
+    if (loose(field))
+        return fabs(l - m) <= TW_NUM_TOL;
+    return l == m;
 }
 
 void tw_compare(const vj_node *lab, const vj_node *mine)
@@ -409,5 +343,5 @@ void tw_compare(const vj_node *lab, const vj_node *mine)
                    "the twin scored: prediction.json has a twin (RESULTS.md, \"twin\")");
         return;
     }
-    tw_node("twin", "twin", l, m);
+    cmp_tree("twin", "twin", l, m, &(cmp_tree_rules){tw_entry, tw_num_equal});
 }
