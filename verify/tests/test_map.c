@@ -556,6 +556,26 @@ static void expect_forged(const char *path, const char *val, const char *line)
     expect_refused(line, 1);
 }
 
+/* results.json without its `map` member (a results.json older than the member); the lab's map before, in *was */
+static void drop_results_map(int *was_null)
+{
+    char *res = m_path("results/results.json"), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    *was_null = vj_get(lab, "map") && vj_get(lab, "map")->type == VJ_NULL;
+    vj_node *old = vj_new_obj();
+    for (size_t i = 0; i < lab->n; i++)
+        if (strcmp(lab->keys[i], "map"))
+            vj_obj_set(old, lab->keys[i], vj_copy(lab->items[i]));
+    vu_buf b = {0};
+    vj_write(old, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(old);
+    vj_free(lab);
+    free(res);
+}
+
 Test(map_study, forged_results_are_refused, .init = m_setup, .fini = m_teardown, .timeout = 120)
 {
     build_study();
@@ -587,20 +607,8 @@ Test(map_study, forged_results_are_refused, .init = m_setup, .fini = m_teardown,
     /* the map null, or absent, while the prediction has one */
     expect_forged("map", "null", "MISMATCH results.json map: lab null, verify (an object of 6 members)");
     ts_promote(M_root);
-    char *res = m_path("results/results.json"), err[512];
-    vj_node *lab;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    vj_node *old = vj_new_obj();
-    for (size_t i = 0; i < lab->n; i++)
-        if (strcmp(lab->keys[i], "map"))
-            vj_obj_set(old, lab->keys[i], vj_copy(lab->items[i]));
-    vu_buf b = {0};
-    vj_write(old, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(old);
-    vj_free(lab);
-    free(res);
+    int was_null;
+    drop_results_map(&was_null);
     expect_refused("MISMATCH results.json map: lab (absent), verify the map recomputed: prediction.json has a map", 1);
 }
 
@@ -859,21 +867,9 @@ Test(map_study, no_map_is_null, .init = m_setup, .fini = m_teardown, .timeout = 
     cr_expect(is_bool(vj_get(vj_get(vj_get(v, "checks"), "prediction"), "map"), 0));
     vj_free(v);
     /* results.json without a map member at all */
-    char *res = m_path("results/results.json"), err[512];
-    vj_node *lab;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    cr_expect(vj_get(lab, "map") && vj_get(lab, "map")->type == VJ_NULL);
-    vj_node *old = vj_new_obj();
-    for (size_t i = 0; i < lab->n; i++)
-        if (strcmp(lab->keys[i], "map"))
-            vj_obj_set(old, lab->keys[i], vj_copy(lab->items[i]));
-    vu_buf b = {0};
-    vj_write(old, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(old);
-    vj_free(lab);
-    free(res);
+    int was_null;
+    drop_results_map(&was_null);
+    cr_expect(was_null, "without a map in the prediction, results.json's map is null");
     expect_clean();
     /* a map in results.json while the prediction has none */
     set_result("map", "{\"seconds\": 30}");
