@@ -453,10 +453,12 @@ Test(map, the_front_page_line_only_with_a_map, .timeout = 60)
     const char *line =
         "- **Where each policy tips.** Before measuring, the simulation mapped each 450/s policy's chance of a flood "
         "per round of 30 s at loads from 300 to 600 a second (1,000 seeds each; [the figure](results/figures/map.svg)). "
-        "The hidden capacity, the highest load up to which that chance stays below 1.00%, of two retries at once "
-        "(`r2`): 325/s; of every policy: `r2` 325/s, `r2b` 325/s, `r2bj` 325/s, `r4xf` 300/s, `hedge` 350/s, "
-        "`ahedge` 325/s, `r2bud` 475/s, `brkr2` does not tip up to 600/s, `r2dl` does not tip up to 600/s, `fb25` "
-        "500/s, `dldown` does not tip up to 600/s.\n- **When the store goes down**";
+        "The hidden capacity, the highest load up to which that chance stays below 1.00% (in brackets the same on "
+        "each load's Wilson 95% bounds, upper and lower), of two retries at once (`r2`): 325/s (300–325); of every "
+        "policy: `r2` 325/s (300–325), `r2b` 325/s (300–325), `r2bj` 325/s (300–325), `r4xf` 300/s (300–325), "
+        "`hedge` 350/s (350–350), `ahedge` 325/s (325–350), `r2bud` 475/s (450–475), `brkr2` does not tip up to "
+        "600/s, `r2dl` does not tip up to 600/s, `fb25` 500/s (475–525), `dldown` does not tip up to 600/s.\n- "
+        "**When the store goes down**";
     cr_expect(strstr(out, line), "the front page lacks the map's line:\n%s", out);
     free(out);
     /* without a map, not a word of it */
