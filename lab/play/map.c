@@ -37,7 +37,8 @@ static const char *cap_text(const pmap_capacity *c, const pmap *m, char *buf, si
 
 static void print_table(const pmap *m)
 {
-    printf("The map: the chance of a flood per %g s round over %zu seeds, by policy and load (requests a second)\n\n",
+    printf("The map: the chance of a flood per %g s round over %zu seeds, by policy and load (requests a second);\n"
+           "each share's Wilson 95%% interval is in the map's JSON (--json) and its figure\n\n",
            m->seconds, m->nseeds);
     printf("%-8s", "policy");
     for (size_t l = 0; l < m->nloads; l++)
