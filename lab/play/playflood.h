@@ -35,7 +35,7 @@
  * the longest line a lookup sent in it found at its store). */
 typedef struct {
     uint32_t req, lookups, missed, line_max;
-    uint32_t settled; /* requests scheduled in it that have their answer */
+    uint32_t settled; /* requests scheduled in it that have their answer (counted with playsim's flood stop) */
     uint32_t frz_max; /* the most freezes holding the store's slots at once in it (playsim's cfg.freezes) */
 } play_second;
 

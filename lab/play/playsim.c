@@ -444,7 +444,9 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             else
                 S->errors++;
         }
-        second *s = sec_at(S, S->t[r]);
+        /* the second it was scheduled in: a miss counted; with the flood stop
+         * its settling too (only the watch reads `settled`) */
+        second *s = o->done != POL_LIVE || S->flood_stop ? sec_at(S, S->t[r]) : NULL;
         if (s) {
             s->missed += o->done != POL_LIVE;
             s->settled++;
