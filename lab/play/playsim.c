@@ -450,7 +450,8 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
         if (s) {
             s->missed += o->done != POL_LIVE;
             s->settled++;
-            if (S->flood_stop && pflood_watch_step(&S->fw, S->sec, S->nsec))
+            /* the watch can move on only when a second has just settled */
+            if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
                 S->stop = 1;
         }
         S->t[r] = now - S->t[r]; /* the latency from here on */
