@@ -20,7 +20,10 @@
  * written to a temporary name and renamed: never half-written.
  *
  * Defaults, under --root (.): README.md, report/front-page.md.in and
- * results/verified.json.  When there is no results/verified.json (no study
+ * results/verified.json.  The template's design data is design.advice
+ * (src/advice.h), from the advice.tsv of the repository readme was built in
+ * (report/templates/, as the report's default): the block "What a service
+ * should answer".  When there is no results/verified.json (no study
  * committed yet) and --in is not given, the block is rendered from the
  * fixture report/tests/fixture/front.json and headed by a line saying it is
  * not the study.  --check writes nothing: exit 0 when README.md's block is
@@ -35,6 +38,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "fmt.h"
 #include "tpl.h"
 
@@ -123,12 +127,20 @@ static void sink_missing(void *ctx)
 
 /* The template filled in from root (src/tpl.h), into out; 0, or -1 with
  * the reason in err (the template's file and line). */
-static int render(const char *tpl, const char *tpl_name, json_t *root, const char *in_name, buf *out, char *err,
-                  size_t el)
+static int render(const char *tpl, const char *tpl_name, json_t *root, const char *in_name, const char *tpl_dir,
+                  buf *out, char *err, size_t el)
 {
     sink_ctx c = {out, in_name};
     tpl_sink s = {&c, in_name, sink_text, sink_value, sink_missing, NULL};
-    if (tpl_render(tpl, tpl_name, root, NULL, &s, err, el) != 0)
+    /* design.advice: the items of "What a service should answer" (advice.h) */
+    json_t *design = json_object();
+    if (ad_design(root, design, tpl_dir, err, el) != 0) {
+        json_decref(design);
+        return -1;
+    }
+    int rc = tpl_render(tpl, tpl_name, root, design, &s, err, el);
+    json_decref(design);
+    if (rc != 0)
         return -1;
     if (out->n && out->p[out->n - 1] != '\n')
         put(out, "\n", 1);
@@ -274,7 +286,7 @@ int main(int argc, char **argv)
                          "renderer's test fixture (`%s`, from a short trial run). After `make all`, `make readme` "
                          "writes the study's here.\n\n",
                  FIXTURE);
-        if (render(tpl, tpl_name, v, in_name, &block, err, sizeof err) == 0) {
+        if (render(tpl, tpl_name, v, in_name, REPO_DIR "/report/templates", &block, err, sizeof err) == 0) {
             put(&block, END "\n", strlen(END) + 1);
             rc = 0;
         }

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "advice.h"
 #include "defences.h"
 #include "figures.h"
 #include "floods.h"
@@ -53,25 +54,6 @@ static void usage(FILE *o)
 }
 
 /* ------------------------------------------------------------ the templates' data */
-
-/* the kind a verdict's differences print in, from its figure's name */
-static const char *kind_of_figure(const char *fig, int diff)
-{
-    size_t n = strlen(fig);
-    if (n > 3 && !strcmp(fig + n - 3, "_ms"))
-        return diff ? "sms" : "ms";
-    if (!strncmp(fig, "slot_ms_", 8))
-        return diff ? "sms" : "ms";
-    if (n > 6 && !strcmp(fig + n - 6, "_share"))
-        return diff ? "spp" : "pct";
-    if (n >= 19 && !strcmp(fig + n - 19, "lookups_per_request"))
-        return diff ? "sx" : "x";
-    if (n > 3 && !strcmp(fig + n - 3, "_us"))
-        return "us";
-    if (!strcmp(fig, "answers_per_s"))
-        return diff ? "sx" : "x";
-    return "int";
-}
 
 /* The sections' design data (tsec.h): rd_design's arms, and what the C
  * chooses for the text: the measured and unmeasured arms' names, the
@@ -100,7 +82,7 @@ static json_t *design_data(json_t *root, const fg_choice *c, const fl_choice *fc
             continue;
         char idx[32];
         snprintf(idx, sizeof idx, "%zu", i);
-        json_array_append_new(vd, json_pack("{s:s, s:s, s:b, s:b, s:b}", "name", idx, "kind", kind_of_figure(fig, 1),
+        json_array_append_new(vd, json_pack("{s:s, s:s, s:b, s:b, s:b}", "name", idx, "kind", ad_kind(fig, 1),
                                             "ma", rd_measured(root, va), "mb", rd_measured(root, vb), "same",
                                             !strcmp(va, vb)));
     }
@@ -126,6 +108,10 @@ static json_t *design_data(json_t *root, const fg_choice *c, const fl_choice *fc
         exit(1);
     }
     json_object_set_new(d, "quiet_rules", qr);
+    if (ad_design(root, d, tpl_dir, qerr, sizeof qerr)) {
+        fprintf(stderr, "report: %s\n", qerr);
+        exit(1);
+    }
     return d;
 }
 
@@ -327,6 +313,7 @@ int main(int argc, char **argv)
 #define T(name) (rc |= ts_render(p, root, design, tpl_dir, (name)))
         T("head");
         T("main");
+        T("advice");
         T("nolimit");
         T("limits");
         T("frozen");
