@@ -15,7 +15,8 @@ static const char *const COLS[] = {
     "name",       "wait",       "rate",      "policy",      "try_ms",     "tries",    "pause",
     "pause_ms",   "hedge_ms",   "limit_ms",  "deadline_ms", "reserve_ms", "down",     "standin",
     "fault",      "brk_fails",  "brk_window", "brk_share",  "brk_cool_ms", "brk_probes", "store2",
-    "inflight",   "bulkhead",   "rb_pct",    "rb_floor",    "hedge_p"};
+    "inflight",   "bulkhead",   "rb_pct",    "rb_floor",    "hedge_p",
+    "limit_pm"};
 enum { NCOLS = sizeof COLS / sizeof COLS[0], COL_FAULT = 14 };
 
 const char *const ARMS_PAUSE_NAMES[6] = {"none", "fixed", "jitter", "exp", "expfull", "expequal"};
@@ -64,6 +65,7 @@ static int r_budget(const arm *a)
     return a->rb_pct == 0 ? a->rb_floor == 0 : a->tries > 1 && a->hedge_ns == 0;
 }
 static int r_adaptive(const arm *a) { return a->hedge_p == 0 || a->hedge_ns > 0; }
+static int r_adaptive_limit(const arm *a) { return a->limit_pm == 0 || (a->try_ns > 0 && a->hedge_ns == 0); }
 static int r_hedge_alone(const arm *a) { return a->hedge_ns == 0 || a->tries == 1; }
 static int r_hedge_first(const arm *a)
 {
@@ -86,8 +88,9 @@ static long label_ms(const char *label, const char *prefix)
 
 /* The policy label against the columns it stands for:
  *   [brk|brkw]<core>, core one of none, tT, fbT, dl, dldown, hedge, ahedge,
- *   pool, bulk, rN<pause>[bud][dl], or empty after brk/brkw (one try with a
- *   limit and a stand-in).  brk: a breaker opening on failures in a row,
+ *   pool, bulk, rN<pause>[bud][dl], fbqQ (one try, its limit the Q-th
+ *   per-mille percentile, limit_pm Q; try_ms its start), or empty after
+ *   brk/brkw (one try with a limit and a stand-in).  brk: a breaker opening on failures in a row,
  *   brkw: on a failure share; pause "", b, bj, x, xf, xe (none, fixed,
  *   jitter, exp, expfull, expequal); bud: a retry budget; dl: the deadline
  *   passed down.  Every defence column is off unless the label names it. */
@@ -107,7 +110,7 @@ static int r_label(const arm *a)
     int pool = !strcmp(p, "pool") || !strcmp(p, "bulk");
     if (pool != (a->store2 > 0) || (pool && a->bulkhead != (p[0] == 'b')) || (!pool && a->inflight))
         return 0;
-    if ((!strcmp(p, "ahedge")) != (a->hedge_p > 0))
+    if ((!strcmp(p, "ahedge")) != (a->hedge_p > 0) || (!strncmp(p, "fbq", 3)) != (a->limit_pm > 0))
         return 0;
     int one = a->tries == 1 && a->hedge_ns == 0, plain = one && a->deadline_ns == 0 && a->limit_ns == 0;
     int no_budget = a->rb_pct == 0;
@@ -124,6 +127,8 @@ static int r_label(const arm *a)
         return a->hedge_ns > 0 && a->deadline_ns == 0 && a->standin;
     if (pool)
         return plain && a->try_ns > 0 && a->standin;
+    if (!strncmp(p, "fbq", 3))
+        return (t = label_ms(p, "fbq")) > 0 && plain && a->limit_pm == t && a->try_ns > 0 && a->standin;
     if ((t = label_ms(p, "fb")) > 0)
         return plain && a->try_ns == t * MS && a->standin;
     if ((t = label_ms(p, "t")) > 0)
@@ -216,6 +221,8 @@ static const struct {
     {"pause-count", r_pause_count, 0,
      "pause_ms lists one pause per retry (at least tries - 1); for exp, expfull, expequal two: base,cap with "
      "0 < base <= cap"},
+    {"adaptive-limit", r_adaptive_limit, 0,
+     "limit_pm needs try_ms, its starting value, and no hedge (the hedge comes before a limit that moves)"},
     {"hedge-alone", r_hedge_alone, 0, "a hedge (hedge_ms above 0) is one try: tries 1"},
     {"hedge-first", r_hedge_first, 0, "the hedge comes before the limit: hedge_ms below try_ms and limit_ms where set"},
     {"deadline", r_deadline, 0, "down 1 or reserve_ms need a deadline_ms"},
@@ -232,7 +239,7 @@ static const struct {
     {"adaptive-hedge", r_adaptive, 0, "hedge_p needs hedge_ms, its starting value"},
     {"label", r_label, 1,
      "the policy label matches the columns: [brk|brkw] then none, tT (try_ms T, 504), fbT (try_ms T, "
-     "stand-in), dl, dldown (deadline, down 0/1), hedge, ahedge (hedge_p), pool, bulk (store2, bulkhead 0/1), "
+     "stand-in), fbqQ (limit_pm Q, a stand-in), dl, dldown (deadline, down 0/1), hedge, ahedge (hedge_p), pool, bulk (store2, bulkhead 0/1), "
      "rN<pause>[bud][dl] (N retries: tries N+1; pause \"\", b, bj, x, xf, xe: none, fixed, jitter, exp, "
      "expfull, expequal; bud: rb_pct; dl: deadline passed down), or nothing after brk (one try, stand-in); "
      "brk: brk_fails, brkw: brk_window"},
@@ -320,9 +327,9 @@ static int parse_line(char **f, arm *a, const char *path, size_t lineno, char *e
         int col;
         long hi;
     } INTS[] = {{15, 1000}, {16, 1000}, {17, 100}, {18, 600000}, {19, 1000},
-                {20, 99},   {21, 100000}, {22, 1},  {23, 100},   {24, 100000}, {25, 99}};
+                {20, 99},   {21, 100000}, {22, 1},  {23, 100},   {24, 100000}, {25, 99}, {26, 999}};
     int *int_dst[] = {&a->brk_fails, &a->brk_window, &a->brk_share, NULL, &a->brk_probes, &a->store2,
-                      &a->inflight, &a->bulkhead, &a->rb_pct, &a->rb_floor, &a->hedge_p};
+                      &a->inflight, &a->bulkhead, &a->rb_pct, &a->rb_floor, &a->hedge_p, &a->limit_pm};
     for (size_t k = 0; k < sizeof INTS / sizeof INTS[0]; k++) {
         char range[48];
         snprintf(range, sizeof range, "is not a whole number from 0 to %ld", INTS[k].hi);

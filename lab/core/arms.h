@@ -6,7 +6,7 @@
  *   name       e.g. H3-fb25, H550-r2 (<wait><rate>-<policy>[-<fault>]: the rule "name")
  *   wait       Z F L H (see waits.h)
  *   rate       requests a second (open loop), or "max" (closed loop: capacity)
- *   policy     a label: none, tT, fbT, dl, dldown, r2, r2b, r2bj, hedge
+ *   policy     a label: none, tT, fbT, fbqQ, dl, dldown, r2, r2b, r2bj, hedge ...
  *   try_ms     limit on one lookup try (0: none)
  *   tries      lookups tried one after another at most (1 + retries)
  *   pause      none | fixed | jitter: before retry k (k = 1, 2 ...) wait
@@ -40,6 +40,10 @@
  *   hedge_p    adaptive hedge: the hedge delay is this percentile of the
  *              last POL_HEDGE_WINDOW lookup latencies, starting from
  *              hedge_ms (0: the fixed hedge_ms)
+ *   limit_pm   adaptive limit (the false-timeout rule): the limit per try
+ *              is this per-mille percentile (999: p99.9) of the last
+ *              POL_LIMIT_WINDOW lookup latencies answered, late answers
+ *              included, starting from try_ms (0: the fixed try_ms)
  * The pause column also takes exp, expfull and expequal: capped exponential
  * backoff, pause_ms "base,cap", before retry k min(cap, base * 2^(k-1)),
  * whole, uniform in [0, that), or half of it plus uniform in the other half.
@@ -94,6 +98,7 @@ typedef struct {
     int inflight, bulkhead;
     int rb_pct, rb_floor;                 /* retry budget */
     int hedge_p;                          /* adaptive hedge percentile */
+    int limit_pm;                         /* adaptive limit per-mille percentile */
 } arm;
 
 /* The pause column's words, indexed by arm_pause. */

@@ -3,6 +3,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +49,7 @@ int64_t pol_pause_ns(const arm *a, uint32_t round, uint32_t req, int k)
 
 int pol_needs_shared(const arm *a)
 {
-    return a->brk_cool_ns > 0 || a->rb_pct > 0 || a->inflight > 0 || a->hedge_p > 0;
+    return a->brk_cool_ns > 0 || a->rb_pct > 0 || a->inflight > 0 || a->hedge_p > 0 || a->limit_pm > 0;
 }
 
 int pol_store_of(const arm *a, uint32_t row)
@@ -56,23 +57,27 @@ int pol_store_of(const arm *a, uint32_t row)
     return a->store2 > 0 && ut_u64_unit(ut_hash4(POL_STORE2_KEY, row, 0, 0)) * 100.0 < (double)a->store2;
 }
 
-static void hed_rebuild(pol_shared *g, const arm *a);
+static void win_init(pol_window *w, int n, int pm, int64_t start);
 
 void pol_shared_init(pol_shared *g, const arm *a, void (*on_brk)(const pol_brk_event *e, void *ctx), void *ctx)
 {
-    memset(g, 0, sizeof *g);
+    /* the rings and windows are written before they are read (a ring's
+     * count, a window's init), so only what comes before them is cleared:
+     * play sets one up for each seed of each arm */
+    memset(g, 0, offsetof(pol_shared, brk_ring));
     g->arm = a;
     g->brk_state = POL_BRK_CLOSED;
     g->on_brk = on_brk;
     g->ctx = ctx;
-    for (int i = 0; i < POL_HEDGE_WINDOW; i++) {
-        g->hed_fifo[i] = a->hedge_ns;
-        g->hed_fifo_no[i] = (uint64_t)i;
-    }
-    g->hed_no = POL_HEDGE_WINDOW - 1;
+    g->bud_req_head = g->bud_req_n = g->bud_retry_head = g->bud_retry_n = 0;
+    g->inflight[0] = g->inflight[1] = 0;
+    g->brk_ring_n = g->brk_ring_pos = g->brk_ring_fail = 0;
+    g->hed.now = a->hedge_ns;
+    g->lim.now = a->try_ns;
     if (a->hedge_p)
-        hed_rebuild(g, a);
-    g->hed_now = a->hedge_ns;
+        win_init(&g->hed, POL_HEDGE_WINDOW, 10 * a->hedge_p, a->hedge_ns);
+    if (a->limit_pm)
+        win_init(&g->lim, POL_LIMIT_WINDOW, a->limit_pm, a->try_ns);
 }
 
 static void brk_log(pol_shared *g, int64_t now, char what, int count, int64_t wait_ns)
@@ -195,63 +200,77 @@ static int compartment_full(const pol_shared *g, const arm *a, int store)
     return used >= a->inflight;
 }
 
-/* The adaptive hedge's window.  Each latency has a key (latency, number),
- * numbers counting up, so that no two keys are equal; the nearest-rank
- * percentile is the latency of the key at that rank, which is the latency
- * at that rank whatever order equal latencies take.  Only the keys above
- * a threshold key are kept sorted (hed_top, ascending): a new latency
+/* The sliding percentiles (pol_window).  Each sample has a key (value,
+ * number), numbers counting up, so that no two keys are equal; the
+ * nearest-rank percentile is the value of the key at that rank, which is
+ * the value at that rank whatever order equal values take.  Only the keys
+ * above a threshold key are kept sorted (top, ascending): a new sample
  * below it is only counted, so most samples move nothing.  The threshold
- * is chosen again (hed_rebuild: the window's keys, the threshold at a
- * rank HED_MARGIN below the percentile's) when too few keys are above it
- * to read the percentile there, or too many to move cheaply. */
-#define HED_MARGIN 64
-#define HED_SLACK 256
+ * is chosen again (win_rebuild: the window's keys, the threshold at a rank
+ * WIN_MARGIN below the percentile's) when too few keys are above it to
+ * read the percentile there, or too many to move cheaply. */
+#define WIN_MARGIN 64
+#define WIN_SLACK 256
 
 static int key_above(int64_t v, uint64_t no, int64_t tv, uint64_t tno) { return v > tv || (v == tv && no > tno); }
 
 typedef struct {
     int64_t v;
     uint64_t no;
-} hed_key;
+} win_key;
 
 static int key_cmp(const void *x, const void *y)
 {
-    const hed_key *a = x, *b = y;
+    const win_key *a = x, *b = y;
     return a->v != b->v ? (a->v > b->v) - (a->v < b->v) : (a->no > b->no) - (a->no < b->no);
 }
 
-/* The percentile's rank, 0-based. */
-static int hed_rank0(const arm *a) { return (a->hedge_p * POL_HEDGE_WINDOW + 99) / 100 - 1; }
-
-static void hed_rebuild(pol_shared *g, const arm *a)
+static void win_rebuild(pol_window *w)
 {
-    hed_key k[POL_HEDGE_WINDOW];
-    for (int i = 0; i < POL_HEDGE_WINDOW; i++)
-        k[i] = (hed_key){g->hed_fifo[i], g->hed_fifo_no[i]};
-    qsort(k, POL_HEDGE_WINDOW, sizeof *k, key_cmp);
-    int t = hed_rank0(a) - HED_MARGIN; /* the threshold: the key at rank t; above it, ranks t+1 .. */
+    win_key kk[POL_WINDOW_MAX]; /* 64 KB of stack, only when the threshold moves */
+    assert(w->n <= POL_WINDOW_MAX);
+    for (int i = 0; i < w->n; i++)
+        kk[i] = (win_key){w->fifo[i], w->fifo_no[i]};
+    qsort(kk, (size_t)w->n, sizeof *kk, key_cmp);
+    int t = w->rank0 - WIN_MARGIN; /* the threshold: the key at rank t; above it, ranks t+1 .. */
     if (t < 0) {
-        g->hed_tv = INT64_MIN; /* every key above it */
-        g->hed_tno = 0;
+        w->tv = INT64_MIN; /* every key above it */
+        w->tno = 0;
         t = -1;
     } else {
-        g->hed_tv = k[t].v;
-        g->hed_tno = k[t].no;
+        w->tv = kk[t].v;
+        w->tno = kk[t].no;
     }
-    g->hed_ntop = POL_HEDGE_WINDOW - 1 - t;
-    for (int i = 0; i < g->hed_ntop; i++) {
-        g->hed_top[i] = k[t + 1 + i].v;
-        g->hed_top_no[i] = k[t + 1 + i].no;
+    w->ntop = w->n - 1 - t;
+    for (int i = 0; i < w->ntop; i++) {
+        w->top[i] = kk[t + 1 + i].v;
+        w->top_no[i] = kk[t + 1 + i].no;
     }
 }
 
-/* The place in hed_top of the first key at or above (v, no). */
-static int top_find(const pol_shared *g, int64_t v, uint64_t no)
+/* A window of n samples, all `start`, read at per-mille percentile pm. */
+static void win_init(pol_window *w, int n, int pm, int64_t start)
 {
-    int lo = 0, hi = g->hed_ntop;
+    assert(n >= 1 && n <= POL_WINDOW_MAX && pm >= 1 && pm <= 1000);
+    w->n = n;
+    w->rank0 = (int)(((long long)pm * n + 999) / 1000) - 1; /* nearest rank: ceil(pm/1000 * n), 0-based */
+    for (int i = 0; i < n; i++) {
+        w->fifo[i] = start;
+        w->fifo_no[i] = (uint64_t)i;
+    }
+    w->no = (uint64_t)n - 1;
+    w->pos = 0;
+    win_rebuild(w);
+    w->now = start;
+}
+
+/* The place in top of the first key at or above (v, no). */
+static int top_find(const pol_window *w, int64_t v, uint64_t no)
+{
+    int lo = 0, hi = w->ntop;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (key_above(v, no, g->hed_top[mid], g->hed_top_no[mid]))
+        if (key_above(v, no, w->top[mid], w->top_no[mid]))
             lo = mid + 1;
         else
             hi = mid;
@@ -259,34 +278,43 @@ static int top_find(const pol_shared *g, int64_t v, uint64_t no)
     return lo;
 }
 
-static void hedge_sample(pol_shared *g, const arm *a, int64_t lat)
+static void win_sample(pol_window *w, int64_t v)
 {
-    int64_t old = g->hed_fifo[g->hed_pos];
-    uint64_t old_no = g->hed_fifo_no[g->hed_pos], no = ++g->hed_no;
-    g->hed_fifo[g->hed_pos] = lat;
-    g->hed_fifo_no[g->hed_pos] = no;
-    g->hed_pos = (g->hed_pos + 1) % POL_HEDGE_WINDOW;
-    if (key_above(old, old_no, g->hed_tv, g->hed_tno)) { /* the old key leaves hed_top */
-        int i = top_find(g, old, old_no);
-        assert(i < g->hed_ntop && g->hed_top[i] == old && g->hed_top_no[i] == old_no);
-        memmove(g->hed_top + i, g->hed_top + i + 1, (size_t)(g->hed_ntop - 1 - i) * sizeof *g->hed_top);
-        memmove(g->hed_top_no + i, g->hed_top_no + i + 1, (size_t)(g->hed_ntop - 1 - i) * sizeof *g->hed_top_no);
-        g->hed_ntop--;
+    int64_t old = w->fifo[w->pos];
+    uint64_t old_no = w->fifo_no[w->pos], no = ++w->no;
+    w->fifo[w->pos] = v;
+    w->fifo_no[w->pos] = no;
+    w->pos = (w->pos + 1) % w->n;
+    if (key_above(old, old_no, w->tv, w->tno)) { /* the old key leaves top */
+        int i = top_find(w, old, old_no);
+        assert(i < w->ntop && w->top[i] == old && w->top_no[i] == old_no);
+        memmove(w->top + i, w->top + i + 1, (size_t)(w->ntop - 1 - i) * sizeof *w->top);
+        memmove(w->top_no + i, w->top_no + i + 1, (size_t)(w->ntop - 1 - i) * sizeof *w->top_no);
+        w->ntop--;
     }
-    if (key_above(lat, no, g->hed_tv, g->hed_tno)) { /* the new one enters it (its number is the largest) */
-        int i = top_find(g, lat, no);
-        memmove(g->hed_top + i + 1, g->hed_top + i, (size_t)(g->hed_ntop - i) * sizeof *g->hed_top);
-        memmove(g->hed_top_no + i + 1, g->hed_top_no + i, (size_t)(g->hed_ntop - i) * sizeof *g->hed_top_no);
-        g->hed_top[i] = lat;
-        g->hed_top_no[i] = no;
-        g->hed_ntop++;
+    if (key_above(v, no, w->tv, w->tno)) { /* the new one enters it (its number is the largest) */
+        int i = top_find(w, v, no);
+        memmove(w->top + i + 1, w->top + i, (size_t)(w->ntop - i) * sizeof *w->top);
+        memmove(w->top_no + i + 1, w->top_no + i, (size_t)(w->ntop - i) * sizeof *w->top_no);
+        w->top[i] = v;
+        w->top_no[i] = no;
+        w->ntop++;
     }
-    int r = hed_rank0(a), below = POL_HEDGE_WINDOW - g->hed_ntop; /* keys at or under the threshold */
-    if (r < below || g->hed_ntop > POL_HEDGE_WINDOW - r + HED_MARGIN + HED_SLACK)
-        hed_rebuild(g, a), below = POL_HEDGE_WINDOW - g->hed_ntop;
-    assert(r >= below && r - below < g->hed_ntop);
-    g->hed_now = g->hed_top[r - below];
+    int r = w->rank0, below = w->n - w->ntop; /* keys at or under the threshold */
+    if (r < below || w->ntop > w->n - r + WIN_MARGIN + WIN_SLACK)
+        win_rebuild(w), below = w->n - w->ntop;
+    assert(r >= below && r - below < w->ntop);
+    w->now = w->top[r - below];
 }
+
+void pol_late_answer(pol_shared *g, const arm *a, int64_t latency)
+{
+    assert(!g || g->arm == a);
+    if (g && a->limit_pm)
+        win_sample(&g->lim, latency);
+}
+
+int64_t pol_limit_now(const pol_shared *g, const arm *a) { return g && a->limit_pm ? g->lim.now : a->try_ns; }
 
 /* ------------------------------------------------------ one request */
 
@@ -306,7 +334,9 @@ static void lookup_ended(pol_state *s, const arm *a, int k, char code, int64_t n
         brk_record(g, a, now, ok, (s->probe >> k) & 1);
     }
     if (a->hedge_p && code == 'A')
-        hedge_sample(g, a, now - s->start[k]);
+        win_sample(&g->hed, now - s->start[k]);
+    if (a->limit_pm && code == 'A')
+        win_sample(&g->lim, now - s->start[k]);
 }
 
 /* Stop waiting for every outstanding lookup, logging `code` for each. */
@@ -370,8 +400,8 @@ static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_act
 static void try_next(pol_state *s, const arm *a, int64_t now, pol_action *o)
 {
     int64_t end = INT64_MAX;
-    if (a->try_ns)
-        end = now + a->try_ns;
+    if (s->try_ns)
+        end = now + s->try_ns;
     if (s->has_deadline && s->deadline - a->reserve_ns < end)
         end = s->deadline - a->reserve_ns;
     if (a->limit_ns && s->arrive + a->limit_ns < end)
@@ -430,7 +460,8 @@ void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32
     s->has_deadline = a->deadline_ns != 0;
     if (s->has_deadline)
         s->deadline = now + (budget_ns >= 0 ? budget_ns : a->deadline_ns);
-    s->hedge_ns = g && a->hedge_p ? g->hed_now : a->hedge_ns;
+    s->hedge_ns = g && a->hedge_p ? g->hed.now : a->hedge_ns;
+    s->try_ns = pol_limit_now(g, a);
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     try_next(s, a, now, o);
 }
@@ -475,9 +506,13 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
     static const char code[] = {[POL_ANS_OK] = 'A', [POL_ANS_DROPPED] = 'D', [POL_ANS_UNAVAILABLE] = 'U',
                                 [POL_ANS_NOT_FOUND] = 'N', [POL_ANS_LOST] = 'X', [POL_ANS_REFUSED] = 'R'};
     reset(o);
-    if (attempt < 0 || attempt >= POL_MAX_LOOKUPS || !(s->waiting & (1u << attempt)) || answer < 0 ||
-        answer > POL_ANS_REFUSED)
-        return; /* nobody waits for it any more */
+    if (attempt < 0 || attempt >= POL_MAX_LOOKUPS || answer < 0 || answer > POL_ANS_REFUSED)
+        return;
+    if (!(s->waiting & (1u << attempt))) { /* nobody waits for it any more: a late answer */
+        if (answer == POL_ANS_OK && attempt < s->sent)
+            pol_late_answer(s->g, a, now - s->start[attempt]);
+        return;
+    }
     lookup_ended(s, a, attempt, code[answer], now, o);
     if (answer == POL_ANS_OK) {
         end_all(s, a, 'C', now, o);

@@ -50,6 +50,14 @@
  *   hedge_p-th percentile (nearest rank) of the latencies (end - start) of
  *   the last POL_HEDGE_WINDOW lookups that ended A, at the request's start;
  *   the window starts filled with hedge_ms.
+ * - Adaptive limit (limit_pm above 0: the false-timeout rule): a request's
+ *   limit per try is the limit_pm-th per-mille percentile (nearest rank)
+ *   of the latencies (answer - start) of the last POL_LIMIT_WINDOW lookups
+ *   the store answered A, at the request's start, late answers included:
+ *   an answer to a lookup no longer waited for counts (pol_on_answer sees
+ *   those of a request still going on; the service and play hand those of
+ *   a finished request to pol_late_answer).  The window starts filled with
+ *   try_ms.
  *
  * No memory is owned: pol_state lives inside the service's request, and
  * pol_shared is the caller's (large: keep it static or on the heap).
@@ -76,6 +84,8 @@ enum { POL_PENDING, POL_LIVE, POL_STANDIN, POL_TIMEOUT, POL_FAILED };
 enum { POL_ANS_OK, POL_ANS_DROPPED, POL_ANS_UNAVAILABLE, POL_ANS_NOT_FOUND, POL_ANS_LOST, POL_ANS_REFUSED };
 
 #define POL_HEDGE_WINDOW 1000
+#define POL_LIMIT_WINDOW 4000
+#define POL_WINDOW_MAX 4000 /* the longer of the two */
 #define POL_BUDGET_RING 8192   /* request and retry times kept for the budget (a second's worth) */
 #define POL_STORE2_KEY 0x53544f524532ULL /* "STORE2" */
 
@@ -92,6 +102,25 @@ typedef struct {
     int64_t wait_ns;
 } pol_brk_event;
 
+/* A sliding percentile (the adaptive hedge's and the adaptive limit's):
+ * the nearest-rank percentile of the last n samples, read after each one.
+ * The window in order (each sample with its number, so that every one has
+ * its own key (value, number)); and, sorted by key, those above a
+ * threshold key: the high end of the window, from which the percentile is
+ * read (policy.c, win_sample). */
+typedef struct {
+    int n, rank0; /* the window's length, the percentile's rank (0-based) */
+    int64_t fifo[POL_WINDOW_MAX];
+    uint64_t fifo_no[POL_WINDOW_MAX], no;
+    int64_t top[POL_WINDOW_MAX];
+    uint64_t top_no[POL_WINDOW_MAX];
+    int ntop;
+    int64_t tv; /* the threshold key: (tv, tno); keys above it are in top */
+    uint64_t tno;
+    int pos;
+    int64_t now; /* the percentile now */
+} pol_window;
+
 typedef struct {
     const void *arm; /* the arm it was set up for */
     /* circuit breaker */
@@ -106,20 +135,8 @@ typedef struct {
     int bud_req_head, bud_req_n, bud_retry_head, bud_retry_n;
     /* compartments */
     int inflight[2];
-    /* adaptive hedge */
-    /* the window in order (each latency with its number, so that every one
-     * has its own key (latency, number)); and, sorted by key, those above
-     * a threshold key: the high end of the window, from which the
-     * percentile is read (policy.c, hedge_sample) */
-    int64_t hed_fifo[POL_HEDGE_WINDOW];
-    uint64_t hed_fifo_no[POL_HEDGE_WINDOW], hed_no;
-    int64_t hed_top[POL_HEDGE_WINDOW];
-    uint64_t hed_top_no[POL_HEDGE_WINDOW];
-    int hed_ntop;
-    int64_t hed_tv; /* the threshold key: (hed_tv, hed_tno); keys above it are in hed_top */
-    uint64_t hed_tno;
-    int hed_pos;
-    int64_t hed_now; /* the delay a request starting now gets */
+    /* adaptive hedge (hedge_p) and adaptive limit (limit_pm): their windows */
+    pol_window hed, lim;
 } pol_shared;
 
 /* Set up g for arm a (all counts zero, breaker CLOSED, hedge window full
@@ -142,6 +159,7 @@ typedef struct {
     unsigned probe;    /* bit k: attempt k is a breaker probe */
     int64_t start[POL_MAX_LOOKUPS];
     int64_t hedge_ns;  /* this request's hedge delay (0: none) */
+    int64_t try_ns;    /* this request's limit per try (0: none) */
 } pol_state;
 
 typedef struct {
@@ -165,6 +183,13 @@ void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32
                int64_t budget_ns, pol_action *out);
 void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out);
 void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *out);
+
+/* The store answered A, at `latency` after it was sent, a lookup of a
+ * request already finished: a sample of the adaptive limit's window (no
+ * effect for an arm without limit_pm). */
+void pol_late_answer(pol_shared *g, const arm *a, int64_t latency);
+/* The adaptive limit a request starting now gets (try_ms without one). */
+int64_t pol_limit_now(const pol_shared *g, const arm *a);
 
 /* 1 when arm a needs a pol_shared. */
 int pol_needs_shared(const arm *a);

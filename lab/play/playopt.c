@@ -355,6 +355,8 @@ static void defences(const arm *a, char *buf, size_t len)
         ADD(", retry budget %d%% of the requests + %d a second", a->rb_pct, a->rb_floor);
     if (a->hedge_p)
         ADD(", adaptive hedge at p%d of the last %d", a->hedge_p, POL_HEDGE_WINDOW);
+    if (a->limit_pm)
+        ADD(", adaptive limit at p%g of the last %d answered (late ones too)", a->limit_pm / 10.0, POL_LIMIT_WINDOW);
 #undef ADD
 }
 

@@ -466,8 +466,11 @@ static void drain_answers(sim *S, int64_t now)
     while (S->dhead != S->dtail && !S->oom) {
         uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
         uint32_t lid = v / 8, r = lid / NL;
-        if (S->done[r])
-            continue; /* nobody waits for it any more */
+        if (S->done[r]) { /* nobody waits for it any more; the adaptive limit counts it */
+            if (S->a->limit_pm && (int)(v & 7) == POL_ANS_OK)
+                pol_late_answer(S->shared, S->a, now - S->ps[r].start[lid % NL]);
+            continue;
+        }
         pol_action o;
         pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), (int)(v & 7), now, &o);
         apply(S, r, &o, now);

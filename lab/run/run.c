@@ -164,7 +164,7 @@ static json_t *arm_json(const arm *a)
                     {"brk_probes", a->brk_probes}, {"store2", a->store2},
                     {"inflight", a->inflight},     {"bulkhead", a->bulkhead},
                     {"rb_pct", a->rb_pct},         {"rb_floor", a->rb_floor},
-                    {"hedge_p", a->hedge_p}};
+                    {"hedge_p", a->hedge_p},       {"limit_pm", a->limit_pm}};
     for (size_t i = 0; i < sizeof defences / sizeof defences[0]; i++)
         json_object_set_new(o, defences[i].name, json_integer(defences[i].v));
     return o;

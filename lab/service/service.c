@@ -41,7 +41,11 @@
  * One thread, one libevent loop with precise timers.  Requests live in a
  * pool of fixed slots (never moved, so their timer events stay valid); a
  * lookup's tag names its request slot, the request's serial number and the
- * attempt, so a late answer to a finished request is recognised and dropped.
+ * attempt, so a late answer to a finished request is recognised and dropped
+ * (for an arm with an adaptive limit, limit_pm, first counted: the
+ * request's lookups still out when it finished are kept, tag and start, in
+ * a ring of LATE_RING, and an answer A that finds its tag there is a late
+ * sample, pol_late_answer).
  * On SIGTERM the raw files are written and the process exits 0.
  *
  * The front door (lab/service/front.h) holds the client connections and
@@ -80,6 +84,7 @@
 #include "wire.h"
 
 #define CHUNK 1024
+#define LATE_RING 4096 /* lookups out when their request finished, kept for their late answers */
 
 /* ---------------------------------------------------------------- state */
 
@@ -116,6 +121,11 @@ static struct {
     uint64_t serial;
     uint64_t requests, lookups;
     rawlog *log;
+    struct {
+        uint64_t tag; /* 0: empty */
+        int64_t start;
+    } late[LATE_RING];
+    int late_pos;
     char err[UT_ERRLEN];
 } S;
 
@@ -288,10 +298,39 @@ static void act(request *r, const pol_action *a, int64_t now)
             tell(r, k, POL_ANS_REFUSED, NULL, now);
 }
 
+/* The adaptive limit's late answers: a finished request's lookups the store
+ * still has (sent, ended T or C), kept until their answer comes or the
+ * ring comes round. */
+static void late_keep(const request *r)
+{
+    if (!S.arm->limit_pm)
+        return;
+    for (int k = 0; k < r->ps.sent; k++)
+        if (r->lk_conn[k] >= 0 && (r->lk_out[k] == 'T' || r->lk_out[k] == 'C')) {
+            S.late[S.late_pos].tag = make_tag(r, k);
+            S.late[S.late_pos].start = r->lk_start[k];
+            S.late_pos = (S.late_pos + 1) % LATE_RING;
+        }
+}
+
+/* An answer A that found no request: a late sample when its tag is kept. */
+static void late_answer(uint64_t tag, int64_t now)
+{
+    if (!S.arm->limit_pm || tag == 0)
+        return;
+    for (int i = 0; i < LATE_RING; i++)
+        if (S.late[i].tag == tag) {
+            pol_late_answer(S.shared, S.arm, now - S.late[i].start);
+            S.late[i].tag = 0;
+            return;
+        }
+}
+
 static void finish(request *r, int64_t now, int status, char kind, float score)
 {
     (void)now;
     assert(r->used);
+    late_keep(r);
     evtimer_del(&r->timer[0]);
     evtimer_del(&r->timer[1]);
     int64_t t = RAW_NONE;
@@ -373,8 +412,11 @@ static void on_answer(const wire_ans *ans, int64_t now, void *ctx)
     if (slot >= S.nchunks * CHUNK)
         return;
     request *r = slot_req(slot);
-    if (!r->used || r->serial != serial || attempt >= POL_MAX_LOOKUPS)
+    if (!r->used || r->serial != serial || attempt >= POL_MAX_LOOKUPS) {
+        if (ans->status == WIRE_OK)
+            late_answer(ans->tag, now);
         return; /* a late answer to a finished request: nobody wants it */
+    }
     tell(r, attempt, class_of[ans->status], ans, now); /* wire_get_ans checked the status */
 }
 

@@ -83,7 +83,8 @@ static const char *const FIGURES[] = {
     "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_open_ms", "brk_half_ms", "brk_closed_ms",
     "brk_illegal", "budget_refused", "budget_over", "inflight_refused", "store1_during_live_share",
     "store2_during_live_share", "store2_during_p99_ms", "store2_p99_ms", "before_lookups_100ms",
-    "recovery_lookups_100ms_max", "longest_line", "freezes", "freeze_share", "false_timeouts"};
+    "recovery_lookups_100ms_max", "longest_line", "freezes", "freeze_share", "false_timeouts", "healthy_timeouts",
+    "healthy_timeout_share"};
 
 static int is_figure(const char *s)
 {

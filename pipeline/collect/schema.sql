@@ -153,6 +153,8 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     -- floods and rare events (issue 14): from per_second, and the store's rows
     missed_seconds bigint, flooded boolean, flood_from_s int, drained boolean,
     longest_line bigint, freezes bigint, freeze_share double precision, false_timeouts bigint,
+    -- the false-timeout rule (issue 29): timeouts of lookups whose drawn wait was under 1 s
+    healthy_timeouts bigint, healthy_timeout_share double precision,
     -- a kept attempt's N (runs.attempt): its figures are exported under
     -- `attempts`, and it counts in no arm, verdict, guess or odds
     attempt int

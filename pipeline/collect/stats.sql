@@ -477,27 +477,33 @@ FROM fl WHERE x.run = fl.run;
 
 -- The dice behind a round's luck, from the store's rows (both stores): the
 -- longest line a lookup found, the freezes drawn (a wait of 1 s or more);
--- and the false timeouts: lookups of V the service gave up on (T) whose own
+-- the false timeouts: lookups of V the service gave up on (T) whose own
 -- drawn wait (their row of S: same req, attempt K, the request's store) was
--- shorter than the time waited, slow from queueing, not frozen.  A T without
--- a row of S does not count; one lookup counts once.
+-- shorter than the time waited, slow from queueing, not frozen; and the
+-- healthy timeouts: those T whose drawn wait was under 1 s (not a freeze:
+-- the false-timeout rule's false timeouts), over the store's rows with such
+-- a wait.  A T without a row of S counts in neither; one lookup counts once.
 UPDATE run_stats x SET longest_line = s.ll, freezes = s.fz,
     freeze_share = CASE WHEN s.n > 0 THEN s.fz::double precision / s.n END,
-    false_timeouts = coalesce(f.n, 0)
+    false_timeouts = coalesce(f.n, 0),
+    healthy_timeouts = coalesce(f.nh, 0),
+    healthy_timeout_share = CASE WHEN s.n - s.fz > 0 THEN coalesce(f.nh, 0)::double precision / (s.n - s.fz) END
 FROM runs r
 CROSS JOIN LATERAL (
     SELECT count(*) AS n, coalesce(max(l.line), 0) AS ll, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS fz
     FROM lookups l WHERE l.run = r.run) s
 LEFT JOIN (
     -- (only the rows of V with a T are taken apart into lookups: most have none)
-    SELECT v.run, count(*) AS n FROM service_requests v
+    SELECT v.run, count(*) FILTER (WHERE q.fals) AS n, count(*) FILTER (WHERE q.healthy) AS nh
+    FROM service_requests v
     CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
                                (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
                                (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T' AND EXISTS (
-        SELECT 1 FROM lookups l
-        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = k.k
-          AND l.planned_ns < k.en - k.st)
+    CROSS JOIN LATERAL (
+        SELECT bool_or(l.planned_ns < k.en - k.st) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
+        FROM lookups l
+        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = k.k) q
+    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T'
     GROUP BY v.run) f ON f.run = r.run
 WHERE x.run = r.run;
 
@@ -540,7 +546,8 @@ CROSS JOIN LATERAL (VALUES
     ('before_lookups_100ms', s.before_lookups_100ms),
     ('recovery_lookups_100ms_max', s.recovery_lookups_100ms_max::double precision),
     ('longest_line', s.longest_line::double precision), ('freezes', s.freezes::double precision),
-    ('freeze_share', s.freeze_share), ('false_timeouts', s.false_timeouts::double precision)
+    ('freeze_share', s.freeze_share), ('false_timeouts', s.false_timeouts::double precision),
+    ('healthy_timeouts', s.healthy_timeouts::double precision), ('healthy_timeout_share', s.healthy_timeout_share)
 ) AS f(figure, value)
 WHERE s.quiet AND s.attempt IS NULL;
 
@@ -556,7 +563,7 @@ CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), 
     ('brk_opened'), ('brk_transitions'), ('brk_open_ms'), ('brk_half_ms'), ('brk_closed_ms'), ('budget_refused'),
     ('inflight_refused'), ('store1_during_live_share'), ('store2_during_live_share'), ('store2_during_p99_ms'),
     ('store2_p99_ms'), ('recovery_lookups_100ms_max'), ('before_lookups_100ms'), ('freezes'), ('freeze_share'),
-    ('false_timeouts'), ('longest_line')
+    ('false_timeouts'), ('longest_line'), ('healthy_timeouts'), ('healthy_timeout_share')
 ) AS f(figure)
 CROSS JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.value) AS median, min(r.value) AS min, max(r.value) AS max

@@ -77,7 +77,7 @@ put('arms', 'valid-arms.tsv', read('lab/arms.tsv'))
 put('arms', 'valid-demo_arms.tsv', read('lab/demo/demo_arms.tsv'))
 HEAD = ('name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t'
         'deadline_ms\treserve_ms\tdown\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\t'
-        'brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\n')
+        'brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\n')
 T = '\t'
 z = lambda k: T.join(['0'] * k)
 # test_policy.c bad_arms_files_are_named, every case
@@ -100,18 +100,20 @@ bad_arms = [
  f"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\t{z(11)}\n",
  f"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t{z(11)}\n",
  f"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t{z(11)}\n",
- "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\n",
- "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\n",
- "H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\n",
- "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\n",
- "H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\n",
- "H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\n",
- "H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\n",
- "H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\n",
+ "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\t0\n",
+ "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\t0\n",
+ "H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n",
+ "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\t0\n",
+ "H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\t0\n",
+ "H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n",
+ "H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n",
+ "H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\t0\n",
+ "L3-fbq999\tL\t300\tfbq999\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n",
+ "L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1000\n",
  f"H3-r4x\tH\t300\tr4x\t25\t5\texp\t10,20,40\t0\t0\t0\t0\t0\t1\tnone\t{z(11)}\n",
  f"H3-r4x\tH\t300\tr4x\t25\t5\texp\t40,10\t0\t0\t0\t0\t0\t1\tnone\t{z(11)}\n",
  f"H3-r4x\tH\t300\tr4x\t25\t5\texpo\t10,40\t0\t0\t0\t0\t0\t1\tnone\t{z(11)}\n",
- "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\n",
+ "H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n",
  f"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\t{z(11)}\n",
  f"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\t{z(11)}\n",
  f"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\t{z(11)}\n",

@@ -424,14 +424,84 @@ Test(defences, adaptive_hedge_delay_is_the_p95_of_the_last_thousand)
     int64_t t = 0;
     for (uint32_t i = 0; i < 949; i++)
         answered_after(a, i, t += MS, 2 * MS);
-    cr_assert_eq(G.hed_now, 10 * MS, "949 of 1000 below: rank 950 is still 10 ms");
+    cr_assert_eq(G.hed.now, 10 * MS, "949 of 1000 below: rank 950 is still 10 ms");
     answered_after(a, 949, t += MS, 2 * MS);
-    cr_assert_eq(G.hed_now, 2 * MS, "950 of 1000 at 2 ms");
+    cr_assert_eq(G.hed.now, 2 * MS, "950 of 1000 at 2 ms");
     for (uint32_t i = 0; i < 50; i++)
         answered_after(a, 2000 + i, t += MS, 20 * MS);
-    cr_assert_eq(G.hed_now, 2 * MS, "50 slow of the last 1000: rank 950 is 2 ms");
+    cr_assert_eq(G.hed.now, 2 * MS, "50 slow of the last 1000: rank 950 is 2 ms");
     answered_after(a, 3000, t += MS, 20 * MS);
-    cr_assert_eq(G.hed_now, 20 * MS, "51 slow: rank 950 is 20 ms");
+    cr_assert_eq(G.hed.now, 20 * MS, "51 slow: rank 950 is 20 ms");
     pol_start(&s, &G, a, 1, 4000, 0, t, -1, &o);
     cr_assert_eq(o.timer[1], t + 20 * MS, "the hedge 20 ms after the start, before the 25 ms limit");
+}
+
+/* ----------------------------------------------- adaptive limit (fbq999) */
+
+Test(defences, adaptive_limit_is_the_p999_of_the_last_4000_answered)
+{
+    const arm *a = A("L3-fbq999"); /* p99.9 of the last 4000, starting at 25 ms */
+    pol_shared_init(&G, a, on_brk, NULL);
+    pol_state s;
+    pol_action o;
+    pol_start(&s, &G, a, 1, 1, 0, 0, -1, &o);
+    cr_assert_eq(o.timer[0], 25 * MS, "the start value");
+    /* nearest rank of 99.9% of 4000: the 3996th smallest, the 5th largest */
+    int64_t t = 0;
+    for (uint32_t i = 0; i < 3995; i++)
+        answered_after(a, 10 + i, t += MS, 2 * MS);
+    cr_assert_eq(G.lim.now, 25 * MS, "3995 of 4000 at 2 ms: rank 3996 is still the start's 25 ms");
+    answered_after(a, 5000, t += MS, 2 * MS);
+    cr_assert_eq(G.lim.now, 2 * MS, "3996 at 2 ms");
+    for (uint32_t i = 0; i < 4; i++)
+        answered_after(a, 6000 + i, t += MS, 40 * MS);
+    cr_assert_eq(G.lim.now, 2 * MS, "4 slow of the last 4000: rank 3996 is 2 ms");
+    answered_after(a, 7000, t += MS, 40 * MS);
+    cr_assert_eq(G.lim.now, 40 * MS, "5 slow: rank 3996 is 40 ms");
+    pol_start(&s, &G, a, 1, 8000, 0, t, -1, &o);
+    cr_assert_eq(o.timer[0], t + 40 * MS, "the try's limit 40 ms after its start");
+}
+
+Test(defences, adaptive_limit_counts_late_answers)
+{
+    const arm *a = A("L3-fbq999");
+    pol_shared_init(&G, a, on_brk, NULL);
+    pol_state s;
+    pol_action o;
+    /* a lookup cut at its 25 ms limit, answered at 60 ms by the store */
+    for (uint32_t i = 0; i < 5; i++) {
+        pol_start(&s, &G, a, 1, i, 0, 0, -1, &o);
+        pol_on_timer(&s, a, 0, 25 * MS, &o);
+        cr_assert_eq(o.done, POL_STANDIN);
+        cr_assert_eq(o.ended[0], 'T');
+        cr_assert_eq(G.lim.now, 25 * MS, "a timeout alone is no sample");
+        /* the request is finished: the service hands its late answer over */
+        pol_late_answer(&G, a, 60 * MS);
+    }
+    cr_assert_eq(G.lim.now, 60 * MS, "5 late answers of 60 ms: the 5th largest of the window");
+    /* a late answer to a request still going on reaches the window through pol_on_answer */
+    const arm *h = A("L3-ahedge");
+    pol_shared_init(&G, h, on_brk, NULL);
+    pol_start(&s, &G, h, 1, 1, 0, 0, -1, &o);
+    cr_assert_eq(G.lim.now, h->try_ns, "an arm without limit_pm keeps try_ms");
+    pol_late_answer(&G, h, 60 * MS);
+    cr_assert_eq(G.lim.now, h->try_ns, "and takes no late sample");
+}
+
+Test(defences, adaptive_limit_sees_a_late_answer_of_a_request_still_open)
+{
+    const arm *a = A("L3-fbq999");
+    pol_shared_init(&G, a, on_brk, NULL);
+    pol_state s;
+    pol_action o;
+    for (uint32_t i = 0; i < 5; i++) {
+        pol_start(&s, &G, a, 1, i, 0, 0, -1, &o);
+        /* the policy has stopped waiting for attempt 0 (its limit ran out) but the request's state is
+         * still here: its answer after 70 ms counts once, the second copy not at all */
+        pol_on_timer(&s, a, 0, 25 * MS, &o);
+        pol_on_answer(&s, a, 0, POL_ANS_OK, 70 * MS, &o);
+        cr_assert_eq(o.done, POL_PENDING, "nothing to do: nobody waits for it");
+        pol_on_answer(&s, a, 0, POL_ANS_UNAVAILABLE, 80 * MS, &o);
+    }
+    cr_assert_eq(G.lim.now, 70 * MS);
 }

@@ -29,9 +29,10 @@ static const arm *A(const char *name)
 
 TestSuite(policy, .init = load, .fini = unload);
 
-Test(policy, arms_file_has_the_61_arms)
+Test(policy, arms_file_has_the_63_arms)
 {
-    cr_assert_eq(T.n, 61); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map */
+    cr_assert_eq(T.n, 63); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map,
+                            * 2 of the false-timeout rule */
     cr_assert_eq(A("H550-r2")->rate, 550);
     cr_assert_eq(A("H300-fb25")->rate, 300);
     cr_assert_eq(A("H3-r2-down")->fault.kind, FAULT_DOWN);
@@ -335,51 +336,57 @@ Test(policy, bad_arms_files_are_named)
     snprintf(path, sizeof path, "%s/arms.tsv", dir);
     const char *head = "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t"
                        "deadline_ms\treserve_ms\tdown\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\t"
-                       "brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\n";
+                       "brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\n";
     struct {
         const char *line, *want;
     } cases[] = {
-        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
-        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
-        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 26"},
-        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-r2b breaks rule pause-count"},
-        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-d breaks rule deadline"},
+        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
+        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
+        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 27"},
+        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-r2b breaks rule pause-count"},
+        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-d breaks rule deadline"},
         /* the service holds 5 lookups per request: 6 tries are refused, not capped */
-        {"H3-r5\tH\t300\tr5\t25\t6\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r5 breaks rule tries: tries is 1 to 5"},
-        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-x breaks rule label"},
-        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r2 breaks rule retry-limit"},
-        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-alone"},
-        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-first"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-kind"},
-        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule reserve"},
-        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
-        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
+        {"H3-r5\tH\t300\tr5\t25\t6\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r5 breaks rule tries: tries is 1 to 5"},
+        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-x breaks rule label"},
+        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r2 breaks rule retry-limit"},
+        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-alone"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-first"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-kind"},
+        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule reserve"},
+        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
+        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
         /* the defences' rules */
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker"},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-share"},
-        {"H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\n", "breaks rule breaker-one-store"},
-        {"H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\n", "breaks rule bulkhead"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\n", "breaks rule budget"},
-        {"H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\n", "breaks rule label"},
-        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\n", "breaks rule adaptive-hedge"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t10,20,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t40,10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texpo\t10,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field pause \"expo\""},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\n", ":2: field brk_window \"1001\" is not a whole number from 0 to 1000"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker"},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-share"},
+        {"H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-one-store"},
+        {"H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\t0\n", "breaks rule bulkhead"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n", "breaks rule budget"},
+        {"H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n", "breaks rule label"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\t0\n", "breaks rule adaptive-hedge"},
+        /* the adaptive limit: a start value, no hedge, and the label fbqQ with limit_pm Q */
+        {"L3-fbq999\tL\t300\tfbq999\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule adaptive-limit"},
+        {"L3-hedge\tL\t300\thedge\t25\t1\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule adaptive-limit"},
+        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t990\n", "breaks rule label"},
+        {"L3-fb25\tL\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule label"},
+        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1000\n", ":2: field limit_pm \"1000\" is not a whole number from 0 to 999"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t10,20,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t40,10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texpo\t10,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field pause \"expo\""},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", ":2: field brk_window \"1001\" is not a whole number from 0 to 1000"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
          ":2: arm H3-fb25-down: field fault: fault 'dwn' is not a scenario"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
          ":2: arm H3-fb25-down: field fault: fault 'down@0.5-1.5': the window's end"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "is empty"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@1-end\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "outside the run"},
-        {"H3-fb25-flaky\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tflaky@0-0.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "has no window"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\treset\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "is empty"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@1-end\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "outside the run"},
+        {"H3-fb25-flaky\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tflaky@0-0.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "has no window"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\treset\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         FILE *f = fopen(path, "w");
