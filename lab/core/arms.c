@@ -18,6 +18,9 @@ static const char *const COLS[] = {
     "inflight",   "bulkhead",   "rb_pct",    "rb_floor",    "hedge_p",
     "limit_pm"};
 enum { NCOLS = sizeof COLS / sizeof COLS[0], COL_FAULT = 14 };
+/* The columns of an arms file written before limit_pm was added (the
+ * published study's registered copy): read with limit_pm 0. */
+enum { NCOLS_BEFORE_LIMIT_PM = NCOLS - 1 };
 
 const char *const ARMS_PAUSE_NAMES[6] = {"none", "fixed", "jitter", "exp", "expfull", "expequal"};
 
@@ -357,6 +360,7 @@ static int parse_line(char **f, arm *a, const char *path, size_t lineno, char *e
 typedef struct {
     arm_table *t;
     size_t cap;
+    int ncols; /* NCOLS, or NCOLS_BEFORE_LIMIT_PM for an older file */
 } aload;
 
 static int arm_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
@@ -374,7 +378,10 @@ static int arm_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, si
         t->v = nv;
         L->cap = cap;
     }
-    if (parse_line(f, &t->v[t->n], at->path, at->line, err, errlen) != 0)
+    char *zero = "0", *g[NCOLS];
+    for (int i = 0; i < NCOLS; i++)
+        g[i] = i < L->ncols ? f[i] : zero; /* a column the file predates: 0 */
+    if (parse_line(g, &t->v[t->n], at->path, at->line, err, errlen) != 0)
         return -1;
     if (arms_find(t, t->v[t->n].name)) {
         ut_seterr(err, errlen, "%s:%zu: arm %s is listed twice", at->path, at->line, t->v[t->n].name);
@@ -384,19 +391,34 @@ static int arm_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, si
     return 0;
 }
 
+static void header_of(int ncols, char *buf, size_t len)
+{
+    buf[0] = 0;
+    for (int i = 0; i < ncols; i++)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s%s", COLS[i], i + 1 < ncols ? "\t" : "");
+}
+
 int arms_load(const char *path, arm_table *t, char *err, size_t errlen)
 {
     t->v = NULL;
     t->n = 0;
-    char header[512] = "";
-    for (int i = 0; i < NCOLS; i++) {
-        strcat(header, COLS[i]);
-        if (i + 1 < NCOLS)
-            strcat(header, "\t");
-    }
-    aload L = {t, 0};
+    char header[512], older[512];
+    header_of(NCOLS, header, sizeof header);
+    header_of(NCOLS_BEFORE_LIMIT_PM, older, sizeof older);
+    aload L = {t, 0, NCOLS};
     tsv_spec s = {path, header, NCOLS, 0};
-    if (tsv_read(&s, arm_line, &L, err, errlen) != 0) {
+    int rc = tsv_read(&s, arm_line, &L, err, errlen);
+    if (rc != 0 && t->n == 0 && strstr(err, "the header must be")) { /* an older file? */
+        char err2[UT_ERRLEN];
+        arms_free(t);
+        L = (aload){t, 0, NCOLS_BEFORE_LIMIT_PM};
+        tsv_spec s2 = {path, older, NCOLS_BEFORE_LIMIT_PM, 0};
+        if (tsv_read(&s2, arm_line, &L, err2, sizeof err2) == 0)
+            rc = 0;
+        else if (!strstr(err2, "the header must be")) /* it was one: its own fault is the one to name */
+            ut_seterr(err, errlen, "%s", err2);
+    }
+    if (rc != 0) {
         arms_free(t);
         return -1;
     }

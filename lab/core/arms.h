@@ -56,6 +56,10 @@
  * breaks rule <id>: <sentence>".  Syntax (a field that is not a number, a
  * wrong field count) is checked before, naming the field.
  *
+ * A file written before the last column (limit_pm) was added, its header
+ * without it, is read with limit_pm 0 (the published study's registered
+ * copy is one); any other header is refused, naming the one wanted.
+ *
  * Ownership: arms_load allocates the table; arms_free frees it.
  */
 #ifndef LAB_ARMS_H

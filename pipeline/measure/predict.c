@@ -38,6 +38,7 @@ enum {
     F_RECOVERED,
     F_BEFORE100,
     F_REC100MAX,
+    F_LIVE,
     F_DEF, /* then the defences' figures, PDEF_... */
     NFIG = F_DEF + PDEF_NFIGS
 };
@@ -45,7 +46,7 @@ static const char *const FIG_NAMES[F_DEF] = {
     "p99_ms",           "p50_ms",         "standin_share",           "lookups_per_request",
     "error_share",      "slot_ms_per_request", "slot_ms_per_lookup", "longest_line",
     "during_lookups_per_request", "first_live_after_ms", "recovered_s", "before_lookups_100ms",
-    "recovery_lookups_100ms_max"};
+    "recovery_lookups_100ms_max", "live_share"};
 
 static int fig_index(const char *name)
 {
@@ -78,6 +79,7 @@ static void fig_values(const play_result *R, double v[NFIG])
     v[F_RECOVERED] = m[PF_RECOVERED];
     v[F_BEFORE100] = m[PF_BEFORE100];
     v[F_REC100MAX] = m[PF_REC100MAX];
+    v[F_LIVE] = 1 - m[PF_STANDIN] - m[PF_ERROR]; /* every simulated request is answered: live, stand-in or error */
     for (int i = 0; i < PDEF_NFIGS; i++)
         v[F_DEF + i] = m[PF_DEF + i];
 }

@@ -29,10 +29,10 @@ static const arm *A(const char *name)
 
 TestSuite(policy, .init = load, .fini = unload);
 
-Test(policy, arms_file_has_the_63_arms)
+Test(policy, arms_file_has_the_64_arms)
 {
-    cr_assert_eq(T.n, 63); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map,
-                            * 2 of the false-timeout rule */
+    cr_assert_eq(T.n, 64); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map,
+                            * 3 of the false-timeout rule */
     cr_assert_eq(A("H550-r2")->rate, 550);
     cr_assert_eq(A("H300-fb25")->rate, 300);
     cr_assert_eq(A("H3-r2-down")->fault.kind, FAULT_DOWN);
@@ -419,4 +419,19 @@ Test(policy, a_third_timer_aborts, .signal = SIGABRT)
     pol_action o;
     pol_start(&s, NULL, A("H3-fb25"), 1, 0, 0, 0, -1, &o);
     pol_on_timer(&s, A("H3-fb25"), 2, 30 * MS, &o);
+}
+
+/* arms.h: a file written before limit_pm (the published study's registered
+ * copy, 26 columns) is read with limit_pm 0; a file with the new header but
+ * a line of 26 fields is refused. */
+Test(policy, an_arms_file_before_limit_pm_reads_with_it_0)
+{
+    arm_table t;
+    char err[UT_ERRLEN] = "";
+    cr_assert_eq(arms_load("provenance/registered/lab/arms.tsv", &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n, 57);
+    for (size_t i = 0; i < t.n; i++)
+        cr_assert_eq(t.v[i].limit_pm, 0, "%s", t.v[i].name);
+    cr_assert_eq(arms_find(&t, "H4-r2")->tries, 3);
+    arms_free(&t);
 }

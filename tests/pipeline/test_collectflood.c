@@ -120,6 +120,7 @@ Test(collect, floods_by_hand_and_no_prediction)
     cr_assert_eq(num(o, "freezes"), 0);
     cr_assert(json_is_null(json_object_get(o, "freeze_share")));
     cr_assert_eq(num(o, "false_timeouts"), 0);
+    cr_assert_eq(num(o, "healthy_timeouts"), 0);
     /* without results/prediction.json: predicted null everywhere, no odds */
     const char *run;
     json_object_foreach(json_object_get(r, "runs"), run, o)
@@ -154,7 +155,9 @@ Test(collect, floods_by_hand_and_no_prediction)
  *   j8 store 1, T, T; S1 (8,0) 1.293 ms, (8,1) 0.683 ms   one (attempt 1)
  * false_timeouts 2.  S: 10 rows in S1 (also (140,0) drawing 1.038 s and
  * (303,0) 1.709 s: freezes), 2 in S2 ((226,0) drawing 1.926 s): freezes 3
- * of 12; the longest line 9 (S2's (6,0)). */
+ * of 12; the longest line 9 (S2's (6,0)).  The healthy timeouts (a T whose
+ * row of S drew under 1 s): j0, j1, j3, j6 and both of j8's, 6, over the 9
+ * rows of S that are not freezes. */
 static const hreq DICE[] = {
     {L_(100), 'K', L_(30), 1, {{L_(100), 'T'}}}, {L_(200), 'K', L_(30), 1, {{L_(200), 'T'}}},
     {L_(300), 'K', L_(30), 1, {{L_(300), 'T'}}}, {L_(400), 'K', L_(30), 1, {{L_(400), 'T'}}},
@@ -196,11 +199,14 @@ Test(collect, freezes_false_timeouts_and_longest_line_by_hand)
     cr_assert_float_eq(num(o, "freeze_share"), 3.0 / 12, 1e-15);
     cr_assert_eq(num(o, "longest_line"), 9);
     cr_assert_eq(num(o, "lookups"), 12);
+    cr_assert_eq(num(o, "healthy_timeouts"), 6);
+    cr_assert_float_eq(num(o, "healthy_timeout_share"), 6.0 / 9, 1e-15);
     /* the arm's statistics carry them: one round, median = min = max */
     json_t *arm = json_object_get(json_object_get(r, "arms"), "H3-bulk");
-    const char *figs[] = {"freezes", "freeze_share", "false_timeouts", "longest_line"};
-    const double want[] = {3, 3.0 / 12, 2, 9};
-    for (int i = 0; i < 4; i++) {
+    const char *figs[] = {"freezes", "freeze_share", "false_timeouts", "longest_line", "healthy_timeouts",
+                          "healthy_timeout_share"};
+    const double want[] = {3, 3.0 / 12, 2, 9, 6, 6.0 / 9};
+    for (int i = 0; i < 6; i++) {
         json_t *s = json_object_get(arm, figs[i]);
         cr_assert_float_eq(num(s, "median"), want[i], 1e-15, "arms.H3-bulk.%s", figs[i]);
         cr_assert_float_eq(num(s, "max"), want[i], 1e-15, "arms.H3-bulk.%s", figs[i]);

@@ -5,8 +5,9 @@
  * length (its group's), and the order within a round computed here from its
  * written definition (the round's arms in lab/arms.tsv's order,
  * Fisher-Yates, ut_rng seeded 7919*r), not taken from the schedule.  The
- * counts are worked by hand from data/profiles.tsv and lab/arms.tsv (61
- * arms: the published study's 57 and the map's 4 confirmation arms); the
+ * counts are worked by hand from data/profiles.tsv and lab/arms.tsv (64
+ * arms: the published study's 57, the map's 4 confirmation arms and the 3
+ * of the false-timeout rule); the
  * published study's order is rebuilt from its own registered arms file. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
     "(pipeline/measure/schedule.h)"
 #define FLOODS "H3-none,H4-fb25,H4-dldown,H4-r2,H4-r2b,H4-r2bj,H4-brkr2,H4-r4xf,H4-r2bud,H4-r2dl,H4-hedge"
 #define MAP "H300-r2,H300-fb25,H550-r2,H550-fb25"
+#define LIMIT "L3-fbq999,H3-fbq999,L300-t25"
 
 static arm_table A;
 static prof_design D;
@@ -32,7 +34,7 @@ static void load(void)
 {
     char err[UT_ERRLEN];
     cr_assert_eq(arms_load("lab/arms.tsv", &A, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(A.n, 61, "lab/arms.tsv: %zu arms; the hand-worked counts below assume 61", A.n);
+    cr_assert_eq(A.n, 64, "lab/arms.tsv: %zu arms; the hand-worked counts below assume 64", A.n);
 }
 
 static void unload(void)
@@ -128,26 +130,27 @@ Test(schedule, full_rounds_1_to_6_every_arm_7_to_9_the_floods, .init = load, .fi
 {
     build("full");
     cr_assert_eq(S.rounds, 9);
-    cr_assert_eq(S.n, 11 * 9 + 45 * 6 + 1 * 6 + 4 * 6); /* 399 */
+    cr_assert_eq(S.n, 11 * 9 + 45 * 6 + 1 * 6 + 4 * 6 + 3 * 6); /* 417 */
     check_line1("# lab-schedule 2: profile full, 9 rounds; floods 11 arms x 9 rounds x 30 s, rest 45 arms x 6 rounds "
-                "x 15 s, capacity 1 arm x 6 rounds x 2 s, map 4 arms x 6 rounds x 30 s (data/profiles.tsv)" TAIL);
+                "x 15 s, capacity 1 arm x 6 rounds x 2 s, map 4 arms x 6 rounds x 30 s, limit 3 arms x 6 rounds x "
+                "30 s (data/profiles.tsv)" TAIL);
     const arm *o[64];
     int k = 1;
     for (int r = 1; r <= 6; r++) /* every arm */
         check_round(r, o, order_of(r, NULL, NULL, o), &k);
     for (int r = 7; r <= 9; r++)
         check_round(r, o, order_of(r, FLOODS, NULL, o), &k);
-    cr_assert_eq(k, 400);
+    cr_assert_eq(k, 418);
     int n30 = 0, n15 = 0, n2 = 0;
     for (int i = 0; i < S.n; i++) {
         const char *a = S.s[i].a->name;
-        double want = listed(FLOODS, a) || listed(MAP, a) ? 30 : !strcmp(a, "Z-capacity") ? 2 : 15;
+        double want = listed(FLOODS, a) || listed(MAP, a) || listed(LIMIT, a) ? 30 : !strcmp(a, "Z-capacity") ? 2 : 15;
         cr_assert_eq(S.s[i].seconds, want, "%s: %g s", S.s[i].name, S.s[i].seconds);
         n30 += want == 30;
         n15 += want == 15;
         n2 += want == 2;
     }
-    cr_assert(n30 == 123 && n15 == 270 && n2 == 6, "%d runs of 30 s, %d of 15 s, %d of 2 s", n30, n15, n2);
+    cr_assert(n30 == 141 && n15 == 270 && n2 == 6, "%d runs of 30 s, %d of 15 s, %d of 2 s", n30, n15, n2);
     /* the published study's rounds 1 .. 5 (results/schedule.tsv, format 1,
      * written by the schedule code before the design was registered) are
      * the same code's "every arm" rounds over its own arms file (its copy
@@ -201,8 +204,8 @@ Test(schedule, floods_quick_and_tiny, .init = load, .fini = unload)
     prof_free(&D);
 
     build("quick");
-    cr_assert_eq(S.n, 61 * 2);
-    check_line1("# lab-schedule 2: profile quick, 2 rounds; all 61 arms x 2 rounds x 4 s (data/profiles.tsv)" TAIL);
+    cr_assert_eq(S.n, 64 * 2);
+    check_line1("# lab-schedule 2: profile quick, 2 rounds; all 64 arms x 2 rounds x 4 s (data/profiles.tsv)" TAIL);
     k = 1;
     for (int r = 1; r <= 2; r++)
         check_round(r, o, order_of(r, NULL, NULL, o), &k);
@@ -252,7 +255,7 @@ Test(schedule, deviations_change_the_schedule_and_line_one, .init = load, .fini 
     build("full");
     cr_assert_eq(prof_set_rounds(&D, 3, NULL, err, sizeof err), 0, "%s", err);
     rebuild();
-    cr_assert_eq(S.n, 61 * 3);
+    cr_assert_eq(S.n, 64 * 3);
     const arm *o[64];
     int k = 1;
     for (int r = 1; r <= 3; r++)
