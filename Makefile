@@ -87,9 +87,11 @@ TEST_OBJ  := $(TEST_SRC:%.c=$(B)/%.o)
 PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $(BIN)/run \
          $(BIN)/collect $(BIN)/play $(BIN)/measure $(BIN)/ap $(BIN)/cost $(BIN)/demo
 PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit $(BIN)/map
+PROGS += $(BIN)/layers
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
 .PHONY: sizing noise map bench-map bench-play floods bench-frontdoor bench-raw fuzz fuzz-replay verify-published
 .PHONY: readme progs
+.PHONY: layers
 
 all: deps
 	$(MAKE) build
@@ -147,6 +149,7 @@ $(BIN):
 
 # The lab's modules again with their assert()s, for the tests (build/tlab/).
 TLAB_OBJ := $(LAB_MODS:%=$(B)/tlab/%.o) $(PLAY_OBJ:$(B)/lab/%=$(B)/tlab/%)
+TLAB_OBJ += $(B)/tlab/play/layers.o
 $(B)/tlab/%.o: lab/%.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) $(incs) -c $< -o $@
@@ -183,6 +186,9 @@ $(BIN)/demo: $(B)/lab/demo/demo.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/map: $(FAST)/lab/play/map.o $(FAST_SIM_OBJ) $(filter-out $(SIM_SLOW),$(LAB_OBJ)) | $(BIN)
 	$(CC) $(CFLAGS) $(FAST_OPT) $^ -o $@ $(LDLIBS)
+# layered retries (lab/play/layers.h): its own module, not play's
+$(BIN)/layers: $(B)/lab/play/layers_main.o $(B)/lab/play/layers.o $(LAB_OBJ) | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/play: $(B)/lab/play/play.o $(PLAY_OBJ) $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/run: $(B)/lab/run/run.o $(LAB_OBJ) | $(BIN)
@@ -410,6 +416,13 @@ map: $(BIN)/map
 	$(MAKE) -s -C report
 	report/build/report --map $(B)/map/map.json --figure $(B)/map/map.svg
 	@echo "map: the figure is $(B)/map/map.svg"
+
+# Layered retries (lab/play/layers.h): 1 to 3 layers of 3 tries in front of a
+# store that is down, without a budget, with one at every layer and at the
+# bottom only; the table in the terminal and build/layers/layers.json.
+layers: $(BIN)/layers
+	@mkdir -p $(B)/layers
+	$(BIN)/layers --json $(B)/layers/layers.json
 
 # The map's speed beside play's: the same simulation, one policy on one core
 # (play, -O2, dice drawn per run) against the map (both cores, -O3 -flto,
