@@ -179,6 +179,55 @@ Test(flood_units, false_timeouts_join_on_store_req_and_attempt)
     fl_acc_free(&a);
 }
 
+/* healthy timeouts (RESULTS.md): the same join as the false timeouts, but
+ * counted when the first row of S plans W < 1e9 (not a freeze), whatever
+ * the time waited; the share is over the rows of S with W < 1e9, both
+ * stores.  By hand: req 1 lookup 0 (10 ms) and lookup 1 (999,999,999 ns,
+ * its first row; the second row is not looked at) count; req 2's row in
+ * store 1's file is not its store's, its own row is a freeze; req 3 has no
+ * row; req 4 is not a T; req 7 freezes at exactly 1e9.  Healthy rows: the
+ * five of store 1 under 1e9 (req 1 x3, req 2, req 4), none of store 2:
+ * healthy_timeouts 2, share 2/5.  False timeouts (25 ms waited): only req 1
+ * lookup 0, so the two figures differ. */
+Test(flood_units, healthy_timeouts_join_like_false_timeouts_and_count_waits_under_1s)
+{
+    fl_acc a;
+    fl_acc_init(&a);
+    const long long w[2] = {25000000, 25000000};
+    rr_row v[5] = {vrow(1, 1, "TT", w), vrow(2, 2, "T", w), vrow(3, 1, "T", w), vrow(4, 1, "A", w),
+                   vrow(7, 1, "T", w)};
+    for (int i = 0; i < 5; i++)
+        fl_service_row(&a, &v[i]);
+    rr_row s1[] = {srow(1, 0, 10000000, 0), srow(1, 1, 999999999LL, 0), srow(1, 1, 5000000, 0),
+                   srow(2, 0, 1000, 0),     srow(4, 0, 1000, 0),        srow(7, 0, 1000000000LL, 0),
+                   srow(8, 0, 2000000000LL, 0)};
+    for (size_t i = 0; i < sizeof s1 / sizeof *s1; i++)
+        fl_store_row(&a, &s1[i], 1);
+    rr_row s2 = srow(2, 0, 1500000000LL, 0);
+    fl_store_row(&a, &s2, 2);
+    cr_expect_eq(a.healthy_timeouts, 2);
+    cr_expect_eq(a.healthy_rows, 5);
+    cr_expect_eq(a.false_timeouts, 1);
+    cr_expect_eq(a.freezes, 3);
+    cr_expect_eq(a.rows, 8);
+    fl_acc_free(&a);
+}
+
+/* no row of S under 1e9 (or none at all): no healthy timeouts over nothing */
+Test(flood_units, healthy_timeouts_without_healthy_rows)
+{
+    fl_acc a;
+    fl_acc_init(&a);
+    const long long w[1] = {25000000};
+    rr_row v = vrow(1, 1, "T", w);
+    fl_service_row(&a, &v);
+    cr_expect(a.healthy_rows == 0 && a.healthy_timeouts == 0);
+    rr_row s = srow(1, 0, 1200000000LL, 0);
+    fl_store_row(&a, &s, 1);
+    cr_expect(a.healthy_rows == 0 && a.healthy_timeouts == 0 && a.freezes == 1);
+    fl_acc_free(&a);
+}
+
 /* ---- units: the intervals ----
  * Reference numbers: python3 with math only (math.comb, math.fsum; bisection
  * 200 halvings; the Wilson formula of RESULTS.md):
@@ -1042,5 +1091,110 @@ Test(twin, an_older_results_json_is_not_asked_for_it, .init = f_setup, .fini = f
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted.twin: lab (absent), verify null"), "%s", out);
+    free(out);
+}
+
+/* ---- healthy timeouts in the study (RESULTS.md, healthy_timeouts,
+ * healthy_timeout_share and the arms' list) ----
+ * By hand from the study above: every K and E request's lookup is a T
+ * with its row of S; H4-r2-r1 has no freeze among its 120 rows: 76 of
+ * 120; H4-r2-r2's req 67 (K) freezes: 35 of the 36 K (req 30's 26.78 ms is
+ * not a freeze, though not a false timeout either) over 119 rows; H4-r2-r3's
+ * req 81 and 83 freeze: 20 of 22 over 118.  The arm: healthy_timeouts
+ * median 35, min 20, max 76; the share's median 35/119, min 20/118, max
+ * 76/120. */
+Test(healthy, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    expect_clean();
+    vj_node *v = ts_verified(f_root);
+    TS_NUM(v, "H4-r2-r1", "healthy_timeouts", 76);
+    TS_NUM(v, "H4-r2-r1", "healthy_timeout_share", 76.0 / 120);
+    TS_NUM(v, "H4-r2-r2", "healthy_timeouts", 35);
+    TS_NUM(v, "H4-r2-r2", "healthy_timeout_share", 35.0 / 119);
+    TS_NUM(v, "H4-r2-r3", "healthy_timeouts", 20);
+    TS_NUM(v, "H4-r2-r3", "healthy_timeout_share", 20.0 / 118);
+    const vj_node *arm = vj_get(vj_get(v, "arms"), "H4-r2");
+    cr_assert(arm);
+    const vj_node *h = vj_get(arm, "healthy_timeouts"), *hs = vj_get(arm, "healthy_timeout_share");
+    cr_assert(h && h->type == VJ_OBJ && hs && hs->type == VJ_OBJ);
+    cr_expect(vj_get(h, "median")->num == 35 && vj_get(h, "min")->num == 20 && vj_get(h, "max")->num == 76);
+    cr_expect(fabs(vj_get(hs, "median")->num - 35.0 / 119) < 1e-15, "%s", vj_get(hs, "median")->text);
+    cr_expect(fabs(vj_get(hs, "min")->num - 20.0 / 118) < 1e-15, "%s", vj_get(hs, "min")->text);
+    cr_expect(fabs(vj_get(hs, "max")->num - 76.0 / 120) < 1e-15, "%s", vj_get(hs, "max")->text);
+    vj_free(v);
+}
+
+/* a forged share in results.json is named (the run, and the arm's maximum) */
+Test(healthy, forged_results_are_named, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    set_result("runs.H4-r2-r2.healthy_timeout_share", "0.3");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r2 healthy_timeout_share: lab 0.3, verify 0.294117647"), "%s", out);
+    cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
+    free(out);
+    /* a share off by 1e-13 relative still agrees (ratios: 1e-12) */
+    char val[64];
+    snprintf(val, sizeof val, "%.17g", 35.0 / 119 * (1 + 1e-13));
+    set_result("runs.H4-r2-r2.healthy_timeout_share", val);
+    expect_clean();
+    /* the count and the arm's statistics too */
+    set_result("runs.H4-r2-r1.healthy_timeouts", "75");
+    set_result("arms.H4-r2.healthy_timeout_share.max", "0.5");
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r1 healthy_timeouts: lab 75, verify 76\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 healthy_timeout_share.max: lab 0.5, verify 0.6333333"), "%s", out);
+    cr_expect(strstr(out, "\n2 MISMATCHES"), "%s", out);
+    free(out);
+}
+
+/* results.json with every healthy member taken out of runs and arms */
+static void drop_healthy(const char *keep_run)
+{
+    char *res = f_path("results/results.json"), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    const char *sections[] = {"runs", "arms"};
+    for (int k = 0; k < 2; k++) {
+        vj_node *sec = vj_get(lab, sections[k]);
+        cr_assert(sec && sec->type == VJ_OBJ);
+        for (size_t i = 0; i < sec->n; i++) {
+            if (keep_run && !k && !strcmp(sec->keys[i], keep_run))
+                continue;
+            vj_node *a = without(sec->items[i], "healthy_timeouts");
+            vj_node *b = without(a, "healthy_timeout_share");
+            vj_free(a);
+            vj_free(sec->items[i]);
+            sec->items[i] = b;
+        }
+    }
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
+}
+
+/* the published study's results.json is older than the two members: not
+ * asked for them while it has neither anywhere; once any run has one,
+ * every run and arm must */
+Test(healthy, an_older_results_json_is_not_asked_for_them, .init = f_setup, .fini = f_teardown, .timeout = 60)
+{
+    build_study();
+    drop_healthy(NULL);
+    expect_clean();
+    vj_node *v = ts_verified(f_root);
+    TS_NUM(v, "H4-r2-r1", "healthy_timeouts", 76); /* the verifier still writes its own */
+    vj_free(v);
+    build_study();
+    drop_healthy("H4-r2-r1");
+    char *out;
+    cr_expect_eq(f_verify(&out), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H4-r2-r2 healthy_timeouts: lab (absent), verify 35\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH arms.H4-r2 healthy_timeout_share: lab (absent)"), "%s", out);
+    cr_expect(!strstr(out, "MISMATCH H4-r2-r1 healthy"), "%s", out);
     free(out);
 }

@@ -39,6 +39,30 @@ static void mm_nodes(const char *where, const char *what, const vj_node *lab, co
 /* results.json has a top-level "twin" (RESULTS.md): set by cmp_results */
 static int lab_has_twin;
 
+/* the figures healthy_timeouts and healthy_timeout_share (RESULTS.md, added
+ * after the published study of 2026-12-01, format still lab-results 1):
+ * demanded in every entry of runs, arms and attempts once results.json has
+ * either in any of them; a results.json with neither anywhere (older than
+ * the members) is not asked for them.  Set by cmp_results. */
+static int lab_has_healthy;
+
+static int is_healthy_key(const char *k)
+{
+    return !strcmp(k, "healthy_timeouts") || !strcmp(k, "healthy_timeout_share");
+}
+
+static int any_healthy(const vj_node *section)
+{
+    if (!section || section->type != VJ_OBJ)
+        return 0;
+    for (size_t i = 0; i < section->n; i++) {
+        const vj_node *e = section->items[i];
+        if (e->type == VJ_OBJ && (vj_get(e, "healthy_timeouts") || vj_get(e, "healthy_timeout_share")))
+            return 1;
+    }
+    return 0;
+}
+
 static int all_null_stats(const vj_node *lab)
 {
     if (!lab || lab->type != VJ_OBJ)
@@ -102,6 +126,11 @@ static void cmp_node(const char *where, const char *path, const char *field, con
              * (no top-level twin) while the verifier's is null */
             if (!strcmp(path, "predicted") && !strcmp(k, "twin") && !lab_has_twin && !vj_get(lab, k) &&
                 mine->items[i]->type == VJ_NULL) {
+                free(sub);
+                continue;
+            }
+            /* a run's, attempt's or arm's healthy timeouts: not asked of an older results.json */
+            if (!*path && !lab_has_healthy && is_healthy_key(k) && !vj_get(lab, k)) {
                 free(sub);
                 continue;
             }
@@ -362,6 +391,8 @@ void cmp_results(const vj_node *lab, const study *s)
         return;
     }
     lab_has_twin = vj_get(lab, "twin") != NULL;
+    lab_has_healthy = any_healthy(vj_get(lab, "runs")) || any_healthy(vj_get(lab, "arms")) ||
+                      any_healthy(vj_get(lab, "attempts"));
     cmp_node("results.json", "format", "format", vj_get(lab, "format"), vj_get(mine, "format"));
     cmp_keyed("runs", vj_get(lab, "runs"), vj_get(mine, "runs"));
     cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));

@@ -84,6 +84,8 @@ void fl_store_row(fl_acc *a, const rr_row *row, int store)
     a->rows++;
     if (planned >= FL_FREEZE_NS)
         a->freezes++;
+    else
+        a->healthy_rows++;
     if (row->v[S_LINE] > a->longest_line)
         a->longest_line = row->v[S_LINE];
     if (!a->nt)
@@ -109,5 +111,7 @@ void fl_store_row(fl_acc *a, const rr_row *row, int store)
         a->t[i].matched = 1;
         if (planned < a->t[i].waited)
             a->false_timeouts++;
+        if (planned < FL_FREEZE_NS)
+            a->healthy_timeouts++;
     }
 }

@@ -1,7 +1,8 @@
 /* flood: a run's floods, freezes and false timeouts, written from
  * pipeline/RESULTS.md ("runs.<run>": missed_seconds, flooded,
  * flood_from_s, drained, longest_line, freezes, freeze_share,
- * false_timeouts) and lab/RAWFORMAT.md (store.tsv.gz's planned_ns and
+ * false_timeouts, healthy_timeouts, healthy_timeout_share) and
+ * lab/RAWFORMAT.md (store.tsv.gz's planned_ns and
  * line; service.tsv.gz's store column and aK_ triples).
  *
  * Contract:
@@ -17,7 +18,10 @@
  * A timed-out lookup (aK_out T) counts as a false timeout when the first
  * row of S with its req and attempt = K, in the file of its row's store,
  * has planned_ns < aK_end_t - aK_start_t; without such a row it does not
- * count.  Nothing here reads a file or records a mismatch.
+ * count.  The same lookup, joined to the same first row, counts as a
+ * healthy timeout when that row's planned_ns < 1e9 (not a freeze); the
+ * share's denominator is the rows of S with planned_ns < 1e9 (both
+ * stores).  Nothing here reads a file or records a mismatch.
  */
 #ifndef FLOOD_H
 #define FLOOD_H
@@ -52,6 +56,8 @@ typedef struct {
     long long freezes;      /* rows of S with planned_ns >= 1e9 */
     long long longest_line; /* the largest line of S (0 when empty) */
     long long false_timeouts;
+    long long healthy_rows;     /* rows of S with planned_ns < 1e9 */
+    long long healthy_timeouts; /* T lookups whose first row of S has planned_ns < 1e9 */
 } fl_acc;
 
 void fl_acc_init(fl_acc *a);

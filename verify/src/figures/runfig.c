@@ -41,8 +41,9 @@ const char *const rf_fig_name[F_NFIG] = {
     "store1_during_requests", "store1_during_live", "store1_during_live_share", "store1_during_p99_ms",
     "store2_during_requests", "store2_during_live", "store2_during_live_share", "store2_during_p99_ms",
     "before_lookups_100ms", "recovery_lookups_100ms_max",
-    /* floods, freezes and false timeouts (flood.h) */
+    /* floods, freezes, false and healthy timeouts (flood.h) */
     "missed_seconds", "flood_from_s", "longest_line", "freezes", "freeze_share", "false_timeouts",
+    "healthy_timeouts", "healthy_timeout_share",
 };
 
 static int ends_with(const char *s, const char *suf)
@@ -791,7 +792,7 @@ static void set_figures(rf_run *r, llvec *lat, llvec *late, long long status200,
     r->brk_illegal_line = d->brk.first_illegal_line;
 }
 
-/* RESULTS.md's floods, freezes and false timeouts (flood.h), after set_figures */
+/* RESULTS.md's floods, freezes, false and healthy timeouts (flood.h), after set_figures */
 static void flood_figures(rf_run *r, const fl_acc *fl)
 {
     fl_seconds(r->arrivals, r->standins, r->errors_sec, r->nsec, &r->flood);
@@ -801,6 +802,9 @@ static void flood_figures(rf_run *r, const fl_acc *fl)
     set(r, F_FREEZES, (double)fl->freezes);
     set(r, F_FREEZE_SHARE, fl->rows ? (double)fl->freezes / (double)fl->rows : NAN);
     set(r, F_FALSE_TIMEOUTS, (double)fl->false_timeouts);
+    set(r, F_HEALTHY_TIMEOUTS, (double)fl->healthy_timeouts);
+    set(r, F_HEALTHY_TIMEOUT_SHARE,
+        fl->healthy_rows ? (double)fl->healthy_timeouts / (double)fl->healthy_rows : NAN);
 }
 
 /* the figures the quiet rules look at, in the rules' units */

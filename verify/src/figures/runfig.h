@@ -47,8 +47,9 @@ typedef enum {
     F_WIN0, F_WIN_LAST = F_WIN0 + OU_NFIG - 1,
     /* the defences' figures, in defence.h's order */
     F_DF0, F_DF_LAST = F_DF0 + DF_NFIG - 1,
-    /* floods, freezes and false timeouts (flood.h) */
+    /* floods, freezes, false and healthy timeouts (flood.h) */
     F_MISSED_SECONDS, F_FLOOD_FROM_S, F_LONGEST_LINE, F_FREEZES, F_FREEZE_SHARE, F_FALSE_TIMEOUTS,
+    F_HEALTHY_TIMEOUTS, F_HEALTHY_TIMEOUT_SHARE,
     F_NFIG
 } rf_fig;
 
