@@ -139,7 +139,7 @@ Test(advice, the_fixture_advises_from_its_verdicts_with_their_figures_and_ids)
     cr_expect(strstr(s, "The retry arm's hidden capacity (the simulation's map of floods by load): not measured"));
     /* hedging's caveat and the layered retries' arithmetic */
     cr_expect(strstr(s, "slowness shared by both copies is not yet measured"));
-    cr_expect(strstr(s, "3 × 3 × 3 = 27 calls to the bottom one while it is down; a retry budget per layer bounds"));
+    cr_expect(strstr(s, "3 × 3 × 3 = 27 calls to the bottom one while it is down; a retry budget at each layer"));
     /* the false-timeout rule: the fixture has no verdict of its arms, and says so */
     cr_expect(strstr(s, "No advice: this study has no verdict of L3-fbq999 against L300-t25 on "
                         "`healthy_timeout_share`."));

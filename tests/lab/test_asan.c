@@ -21,7 +21,8 @@ Test(asan, short_runs_of_every_policy_shape, .timeout = 120)
 {
     char dir[] = "/tmp/asanXXXXXX", cmd[1024];
     cr_assert_not_null(mkdtemp(dir));
-    const char *arms[] = {"H3-r2bj", "H3-hedge", "H3-dldown", "H3-t25", "Z-capacity", "H3-brkr2-down", "H3-bulk-hang"};
+    const char *arms[] = {"H3-r2bj", "H3-hedge", "H3-dldown", "H3-t25", "Z-capacity", "H3-brkr2-down", "H3-bulk-hang",
+                          "H3-fbq999"};
     for (size_t i = 0; i < sizeof arms / sizeof arms[0]; i++) {
         snprintf(cmd, sizeof cmd,
                  ENV "build/asan/bin/run --bin build/asan/bin --arm %s --round 1 --seconds 1.5 --gate 0 "

@@ -286,6 +286,46 @@ static void sc_dldown(void)
 
 Test(lab, dldown_makes_the_store_drop_at_the_deadline) { lab_retry(sc_dldown, "dldown_makes_the_store_drop_at_the_deadline"); }
 
+/* H3-fbq999, the false-timeout rule: the limit per try starts at 25 ms and
+ * becomes the p99.9 of the last 4,000 answered lookups, late answers too.
+ * With frozen lookups common, no answer of a freeze can be back before 1 s:
+ * until then every lookup given up on waited its 25 ms; once five freezes
+ * have answered late the limit is above 1 s and frozen lookups are waited
+ * on, so a lookup of the last second waits over 900 ms. */
+static void sc_fbq999(void)
+{
+    run_files r;
+    run_arm("H3-fbq999", 1, 3, "0.2", &r);
+    int64_t t0 = INT64_MAX;
+    for (size_t i = 0; i < r.s.n; i++)
+        if (rr_get(&r.s, "a0_start_t", i) < t0)
+            t0 = rr_get(&r.s, "a0_start_t", i);
+    size_t early_t = 0, long_waits = 0;
+    int64_t *early = malloc(r.s.n * sizeof *early);
+    for (size_t i = 0; i < r.s.n; i++) {
+        cr_assert_eq(rr_get(&r.s, "lookups", i), 1, "one plain try");
+        int64_t a0 = rr_get(&r.s, "a0_start_t", i), e0 = rr_get(&r.s, "a0_end_t", i);
+        char out0 = (char)rr_get(&r.s, "a0_out", i);
+        if (e0 == RR_NONE)
+            continue;
+        if (a0 - t0 < 900 * MS && out0 == 'T') {
+            cr_assert_geq(e0 - a0, 25 * MS, "gave up only after its 25 ms");
+            cr_assert_lt(e0 - a0, 200 * MS, "an early limit far below a freeze: %lld ns", (long long)(e0 - a0));
+            early[early_t++] = e0 - a0;
+        }
+        if (a0 - t0 >= 1500 * MS && e0 - a0 > 900 * MS)
+            long_waits++;
+    }
+    cr_assert_gt(early_t, 20, "frozen lookups of the first 0.9 s given up at 25 ms: %zu", early_t);
+    qsort(early, early_t, sizeof early[0], cmp_i64);
+    lab_upper(early[early_t / 2], 26 * MS, "the median early try given up on");
+    free(early);
+    cr_assert_gt(long_waits, 0, "the limit climbed above 900 ms once freezes answered late");
+    free_run(&r);
+}
+
+Test(lab, fbq999_limit_climbs_from_25ms_with_late_answers) { lab_retry(sc_fbq999, "fbq999_limit_climbs_from_25ms_with_late_answers"); }
+
 static void sc_r2(void)
 {
     run_files r;
@@ -391,7 +431,7 @@ static void check_arm_spec(json_t *spec, const char *arm)
         cr_assert_not_null(json_object_get(spec, p), "%s: arm_spec has no %s", arm, p);
     cr_assert_eq(json_object_size(spec), ncols, "%s: arm_spec has %zu fields, the header %zu", arm,
                  json_object_size(spec), ncols);
-    cr_assert_eq(ncols, 26);
+    cr_assert_eq(ncols, 27);
     cr_assert_str_eq(json_string_value(json_object_get(spec, "name")), arm);
 }
 

@@ -156,3 +156,30 @@ Test(retrylayers, the_program_names_a_bad_option_and_writes_its_json)
     remove(file);
     rmdir(path);
 }
+
+/* The report's advice (report/templates/advice.tsv, item layers) states the
+ * numbers this simulation gives for 3 layers of 3 tries at 300/s: about
+ * 1.44 calls with a budget at each layer, about 9.9 with one at the bottom
+ * only; the steady part of a 30 s run agrees with both to the digits the
+ * sentence prints. */
+Test(retrylayers, the_advice_states_what_the_simulation_gives)
+{
+    lay_result every = run(3, 3, 300, 30, 0x7, 0, 1), bottom = run(3, 3, 300, 30, 0x4, 0, 1);
+    double e = (double)every.steady_calls[3] / (double)every.steady_calls[0];
+    double b = (double)bottom.steady_calls[3] / (double)bottom.steady_calls[0];
+    cr_assert(e >= 1.435 && e < 1.445, "every layer: %.4f calls a request", e);
+    cr_assert(b >= 9.85 && b < 9.95, "the bottom layer only: %.4f calls a request", b);
+    FILE *f = fopen("report/templates/advice.tsv", "r");
+    cr_assert_not_null(f);
+    char line[4096];
+    int seen = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, "layers\t", 7)) {
+            seen = 1;
+            cr_assert(strstr(line, "3 × 3 × 3 = 27 calls"), "%s", line);
+            cr_assert(strstr(line, "about 1.44 calls at 300 requests a second"), "%s", line);
+            cr_assert(strstr(line, "to about 9.9 "), "%s", line);
+        }
+    fclose(f);
+    cr_assert(seen, "advice.tsv has the item layers");
+}

@@ -67,10 +67,11 @@ Test(profiles, full_profile_as_registered, .init = load, .fini = unload)
         if (!strncmp(d.p[i].a->name, "H300-", 5) || !strncmp(d.p[i].a->name, "H550-", 5))
             cr_assert(g->seconds == 30 && g->rounds == 6, "%s", d.p[i].a->name);
     }
-    cr_assert_eq(n30, 15);
+    /* 11 at 9 x 30 s; the map's 4 and the limit group's 3 at 6 x 30 s */
+    cr_assert_eq(n30, 18);
     cr_assert_eq(n2, 1);
-    cr_assert_eq(n15, (int)A.n - 16);
-    cr_assert_eq(runs, 11 * 9 + 4 * 6 + ((int)A.n - 16) * 6 + 6);
+    cr_assert_eq(n15, (int)A.n - 19);
+    cr_assert_eq(runs, 11 * 9 + 7 * 6 + ((int)A.n - 19) * 6 + 6);
     cr_assert_eq(prof_group_of(&d, "Z-capacity")->seconds, 2);
     cr_assert(prof_in_round(&d, &d.p[0], 6));
     cr_assert_null(prof_deviations_text(&d), "as registered: no deviation");
