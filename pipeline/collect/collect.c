@@ -84,7 +84,7 @@ static const char *const FIGURES[] = {
     "brk_illegal", "budget_refused", "budget_over", "inflight_refused", "store1_during_live_share",
     "store2_during_live_share", "store2_during_p99_ms", "store2_p99_ms", "before_lookups_100ms",
     "recovery_lookups_100ms_max", "longest_line", "freezes", "freeze_share", "false_timeouts", "healthy_timeouts",
-    "healthy_timeout_share"};
+    "healthy_timeout_share", "during_standin_share", "during_p99_ms", "store1_during_busy", "store2_during_busy"};
 
 static int is_figure(const char *s)
 {

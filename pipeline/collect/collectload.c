@@ -91,12 +91,13 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
 
 /* run.json's fields as SQL parameters, in `runs`' column order. */
 enum { P_RUN, P_ARM, P_ROUND, P_SECONDS, P_T0, P_FP, P_FAULT, P_FROM, P_TO, P_STORES,
-       P_TRIES, P_COOL, P_RBPCT, P_RBFLOOR, P_INFLIGHT, P_JSON, P_ATTEMPT, P_N };
+       P_TRIES, P_COOL, P_RBPCT, P_RBFLOOR, P_INFLIGHT, P_HEDGE2, P_JSON, P_ATTEMPT, P_N };
 
 typedef struct {
     const char *p[P_N];
     char round[32], seconds[64], t0[32], fault[16], from[32], to[32], stores[8], attempt[16];
     char spec[5][32]; /* tries, brk_cool_ms, rb_pct, rb_floor, inflight */
+    char hedge2[4];   /* arm_spec.hedge2: "0" or "1" ("0" when absent) */
     int nstores;
 } run_info;
 
@@ -138,8 +139,9 @@ static int read_fault(json_t *rj, const char *path, run_info *ri, char *err, siz
     return 0;
 }
 
-/* The arm_spec columns the statistics use (whole numbers >= 0), and
- * `stores`: 1, or 2 exactly when arm_spec.store2 is above 0. */
+/* The arm_spec columns the statistics use (whole numbers >= 0); hedge2, 0
+ * or 1 (absent in a run of an arm file before the column: 0); and
+ * `stores`: 1, or 2 exactly when arm_spec.store2 is above 0 or hedge2 is 1. */
 static int read_spec(json_t *rj, const char *path, run_info *ri, char *err, size_t errlen)
 {
     static const char *const keys[] = {"tries", "brk_cool_ms", "rb_pct", "rb_floor", "inflight"};
@@ -153,15 +155,23 @@ static int read_spec(json_t *rj, const char *path, run_info *ri, char *err, size
         snprintf(ri->spec[i], sizeof ri->spec[i], "%lld", (long long)json_integer_value(v));
         ri->p[P_TRIES + i] = ri->spec[i];
     }
+    json_t *h2 = json_object_get(spec, "hedge2");
+    if (h2 && (!json_is_integer(h2) || json_integer_value(h2) < 0 || json_integer_value(h2) > 1)) {
+        ut_seterr(err, errlen, "%s: arm_spec.hedge2: needs 0 or 1", path);
+        return -1;
+    }
+    int hedge2 = h2 ? (int)json_integer_value(h2) : 0;
+    snprintf(ri->hedge2, sizeof ri->hedge2, "%d", hedge2);
+    ri->p[P_HEDGE2] = ri->hedge2;
     json_t *s2 = json_object_get(spec, "store2"), *js = json_object_get(rj, "stores");
     if (!json_is_integer(s2) || json_integer_value(s2) < 0) {
         ut_seterr(err, errlen, "%s: arm_spec.store2: needs a whole number >= 0", path);
         return -1;
     }
-    int want = json_integer_value(s2) > 0 ? 2 : 1;
+    int want = json_integer_value(s2) > 0 || hedge2 ? 2 : 1;
     if (!json_is_integer(js) || json_integer_value(js) != want) {
-        ut_seterr(err, errlen, "%s: stores: needs %d (arm_spec.store2 is %lld)", path, want,
-                  (long long)json_integer_value(s2));
+        ut_seterr(err, errlen, "%s: stores: needs %d (arm_spec.store2 is %lld, hedge2 %d)", path, want,
+                  (long long)json_integer_value(s2), hedge2);
         return -1;
     }
     ri->nstores = want;
@@ -307,8 +317,8 @@ static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, char *err,
                    pgx_exec_params(db,
                                    "INSERT INTO runs (run, arm, round, seconds, t0_ns, fingerprint, fault, "
                                    "win_from_ns, win_to_ns, stores, tries, brk_cool_ms, rb_pct, rb_floor, "
-                                   "inflight, run_json, attempt) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-                                   "$10, $11, $12, $13, $14, $15, $16, $17)",
+                                   "inflight, hedge2, run_json, attempt) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, "
+                                   "$9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
                                    P_N, ri->p, err, errlen) != 0 ||
                    pgx_exec(db, "COMMIT", err, errlen) != 0
                ? -1

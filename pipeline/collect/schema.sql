@@ -20,10 +20,10 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 6) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 7) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (6);
+        INSERT INTO schema_version VALUES (7);
     END IF;
 END $$;
 
@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS runs (
     rb_pct      int NOT NULL,             --   above 0: a retry budget of rb_pct percent ...
     rb_floor    int NOT NULL,             --   ... plus rb_floor retries a second
     inflight    int NOT NULL,             --   above 0: a limit on lookups in flight
+    hedge2      int NOT NULL,             --   1: the hedge (lookup 1) goes to the second store, a copy
     run_json    jsonb NOT NULL,
     attempt     int                       -- N of a kept attempt <run>-a<N>; null for a run (results/raw/)
 );
@@ -138,6 +139,9 @@ CREATE TABLE run_stats (                     -- the figures of each run (pipelin
     after_lost bigint, after_lookups bigint, after_unanswered_lookups bigint,
     during_lookups_per_request double precision, first_live_after_ms double precision,
     recovered_s bigint,
+    -- correlated slowness (issue 29): the window's stand-ins and p99, each store's busy slots in it
+    during_standin_share double precision, during_p99_ms double precision,
+    store1_during_busy double precision, store2_during_busy double precision,
     -- the defences (null for an arm without the defence; RESULTS.md)
     brk_opened bigint, brk_half_opened bigint, brk_closed bigint, brk_transitions bigint,
     brk_closed_ms double precision, brk_open_ms double precision, brk_half_ms double precision,

@@ -145,7 +145,7 @@ WITH w AS (
     FROM runs WHERE win_from_ns IS NOT NULL
 ),
 rq AS (   -- each request's phase by its scheduled arrival
-    SELECT q.run, lab_phase(q.sched_ns, w.f, w.u) AS ph, q.kind, q.answer_ns
+    SELECT q.run, lab_phase(q.sched_ns, w.f, w.u) AS ph, q.kind, q.answer_ns, q.answer_ns - q.sched_ns AS lat
     FROM requests q JOIN w USING (run)
 ),
 rp AS (
@@ -158,6 +158,7 @@ rp AS (
         count(*) FILTER (WHERE ph = 'd' AND kind IN ('K', 'D')) AS d_si,
         count(*) FILTER (WHERE ph = 'd' AND kind = 'E' AND answer_ns IS NOT NULL) AS d_err,
         count(*) FILTER (WHERE ph = 'd' AND answer_ns IS NULL) AS d_lost,
+        percentile_cont(0.99) WITHIN GROUP (ORDER BY lat) FILTER (WHERE ph = 'd' AND answer_ns IS NOT NULL) AS d_p99,
         count(*) FILTER (WHERE ph = 'a') AS a_n, count(*) FILTER (WHERE ph = 'a' AND kind = 'L') AS a_live,
         count(*) FILTER (WHERE ph = 'a' AND kind IN ('K', 'D')) AS a_si,
         count(*) FILTER (WHERE ph = 'a' AND kind = 'E' AND answer_ns IS NOT NULL) AS a_err,
@@ -181,6 +182,15 @@ fl AS (   -- the first live answer at or after U
     FROM requests q JOIN w USING (run)
     WHERE w.u IS NOT NULL AND q.kind = 'L' AND q.answer_ns >= w.u
     GROUP BY q.run, w.u
+),
+bz AS (   -- each store's slot time within [F, U'), U' the run's end when U is +inf (numeric: exact)
+    SELECT w.run, l.store,
+        sum(greatest(0, least(coalesce(l.end_ns::numeric, b.uu), b.uu) - greatest(l.start_ns::numeric, w.f::numeric)))
+            / (b.uu - w.f::numeric) AS busy
+    FROM lookups l JOIN w USING (run)
+    CROSS JOIN LATERAL (SELECT coalesce(w.u::numeric, w.t0_ns::numeric + w.seconds::numeric * 1e9) AS uu) b
+    WHERE l.start_ns IS NOT NULL
+    GROUP BY w.run, l.store, b.uu, w.f
 ),
 rec AS (  -- whole seconds B_k after U that end within the run, and the first whose share
           -- not live is below the share before the window plus 1 point (in integers, exact)
@@ -207,6 +217,11 @@ UPDATE run_stats x SET
     after_requests = rp.a_n, after_live = rp.a_live, after_standins = rp.a_si, after_errors = rp.a_err,
     after_lost = rp.a_lost, after_lookups = coalesce(lp.a_lk, 0), after_unanswered_lookups = coalesce(lp.a_un, 0),
     during_lookups_per_request = CASE WHEN rp.d_n > 0 THEN coalesce(lp.d_lk, 0)::double precision / rp.d_n END,
+    during_standin_share = CASE WHEN rp.d_n > 0 THEN rp.d_si::double precision / rp.d_n END,
+    during_p99_ms = rp.d_p99 / 1e6,
+    store1_during_busy = coalesce((SELECT bz.busy FROM bz WHERE bz.run = r.run AND bz.store = 1), 0)::double precision,
+    store2_during_busy = CASE WHEN r.stores = 2
+        THEN coalesce((SELECT bz.busy FROM bz WHERE bz.run = r.run AND bz.store = 2), 0)::double precision END,
     first_live_after_ms = fl.ns / 1e6,
     recovered_s = rec.k
 FROM runs r
@@ -495,14 +510,15 @@ CROSS JOIN LATERAL (
 LEFT JOIN (
     -- (only the rows of V with a T are taken apart into lookups: most have none)
     SELECT v.run, count(*) FILTER (WHERE q.fals) AS n, count(*) FILTER (WHERE q.healthy) AS nh
-    FROM service_requests v
+    FROM service_requests v JOIN runs r2 ON r2.run = v.run
     CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
                                (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
                                (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
     CROSS JOIN LATERAL (
         SELECT bool_or(l.planned_ns < k.en - k.st) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
         FROM lookups l
-        WHERE l.run = v.run AND l.store = v.store AND l.req = v.req AND l.attempt = k.k) q
+        WHERE l.run = v.run AND l.store = CASE WHEN k.k = 1 AND r2.hedge2 = 1 THEN 2 ELSE v.store END
+          AND l.req = v.req AND l.attempt = k.k) q
     WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T'
     GROUP BY v.run) f ON f.run = r.run
 WHERE x.run = r.run;
@@ -547,7 +563,9 @@ CROSS JOIN LATERAL (VALUES
     ('recovery_lookups_100ms_max', s.recovery_lookups_100ms_max::double precision),
     ('longest_line', s.longest_line::double precision), ('freezes', s.freezes::double precision),
     ('freeze_share', s.freeze_share), ('false_timeouts', s.false_timeouts::double precision),
-    ('healthy_timeouts', s.healthy_timeouts::double precision), ('healthy_timeout_share', s.healthy_timeout_share)
+    ('healthy_timeouts', s.healthy_timeouts::double precision), ('healthy_timeout_share', s.healthy_timeout_share),
+    ('during_standin_share', s.during_standin_share), ('during_p99_ms', s.during_p99_ms),
+    ('store1_during_busy', s.store1_during_busy), ('store2_during_busy', s.store2_during_busy)
 ) AS f(figure, value)
 WHERE s.quiet AND s.attempt IS NULL;
 
@@ -563,7 +581,8 @@ CROSS JOIN (VALUES ('p50_ms'), ('p90_ms'), ('p99_ms'), ('p999_ms'), ('max_ms'), 
     ('brk_opened'), ('brk_transitions'), ('brk_open_ms'), ('brk_half_ms'), ('brk_closed_ms'), ('budget_refused'),
     ('inflight_refused'), ('store1_during_live_share'), ('store2_during_live_share'), ('store2_during_p99_ms'),
     ('store2_p99_ms'), ('recovery_lookups_100ms_max'), ('before_lookups_100ms'), ('freezes'), ('freeze_share'),
-    ('false_timeouts'), ('longest_line'), ('healthy_timeouts'), ('healthy_timeout_share')
+    ('false_timeouts'), ('longest_line'), ('healthy_timeouts'), ('healthy_timeout_share'),
+    ('during_standin_share'), ('during_p99_ms'), ('store1_during_busy'), ('store2_during_busy')
 ) AS f(figure)
 CROSS JOIN LATERAL (
     SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY r.value) AS median, min(r.value) AS min, max(r.value) AS max

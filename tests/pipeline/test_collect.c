@@ -375,6 +375,14 @@ Test(collect, down_run_before_during_after_by_hand)
         }
     /* 26 lookups sent in the window over its 10 requests */
     cr_assert_float_eq(num(run, "during_lookups_per_request"), 2.6, 1e-12);
+    /* the window's 7 stand-ins of 10; its answered latencies 0.5 ms (j10-j15,
+     * j17, j18) and 2 ms (j19): p99 h = 0.99 * 8 = 7.92 -> 0.5 + 0.92 * 1.5 */
+    cr_assert_float_eq(num(run, "during_standin_share"), 0.7, 1e-15);
+    cr_assert_float_eq(num(run, "during_p99_ms"), 1.88, 1e-9);
+    /* slots busy in [2 s, 4 s): only j9's frozen first, from 2 s to its end
+     * at 1999.55 + 1200 ms: 1199.55 ms over 2000 ms; one store */
+    cr_assert_float_eq(num(run, "store1_during_busy"), 0.599775, 1e-12);
+    cr_assert(json_is_null(json_object_get(run, "store2_during_busy")), "one store");
     /* live answers at or after 4 s: j19 at 3999.5 + 2 = 4001.5 ms is the first */
     cr_assert_float_eq(num(run, "first_live_after_ms"), 1.5, 1e-9);
     /* before the window 1 in 10 was not live (j9), so a second is back when
@@ -481,6 +489,15 @@ Test(collect, never_window_lasts_to_the_end)
     cr_assert_eq(num(run, "during_lookups"), 39);
     cr_assert_eq(num(run, "during_unanswered_lookups"), 4);
     cr_assert_float_eq(num(run, "during_lookups_per_request"), 1.95, 1e-12);
+    /* 8 stand-ins of 20; answered: 0.5 ms x 8, 2 ms x 10 (j19, j20, j22-j29),
+     * 75.1 ms (j21): h = 0.99 * 18 = 17.82 -> 2 + 0.82 * 73.1 */
+    cr_assert_float_eq(num(run, "during_standin_share"), 0.4, 1e-15);
+    cr_assert_float_eq(num(run, "during_p99_ms"), 61.942, 1e-9);
+    /* busy to the run's end (6 s) for a window without one: j9 1199.55 ms;
+     * j19's third, j20 and j22-j29 0.9 ms each (9.0); j21's three 1500,
+     * 1200 and, pending at stop, 4055.05 -> 6000 ms: 1944.95; 5853.5 ms
+     * over 4000 */
+    cr_assert_float_eq(num(run, "store1_during_busy"), 1.463375, 1e-12);
     cr_assert_eq(num(run, "after_requests"), 0);
     cr_assert_eq(num(run, "after_lookups"), 0);
     /* before as in the down run; no second after a window without an end */

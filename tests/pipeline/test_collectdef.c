@@ -364,6 +364,11 @@ Test(collect, stores_and_arm_spec_checked)
         {2, "{\"tries\":-1,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":8,\"store2\":50}",
          "arm_spec.tries", 0},
         {2, BULK_SPEC, "store2.tsv.gz: missing", 1},
+        /* a hedge to the copy has two stores; hedge2 is 0 or 1 */
+        {1, "{\"tries\":1,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":0,\"store2\":0,\"hedge2\":1}",
+         "stores: needs 2 (arm_spec.store2 is 0, hedge2 1)", 0},
+        {2, "{\"tries\":5,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":8,\"store2\":50,\"hedge2\":2}",
+         "arm_spec.hedge2: needs 0 or 1", 0},
         {1, SPEC_T1, "column store: 2: needs 1 (run.json's stores is 1)", 1},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -220,6 +220,40 @@ Test(collect, freezes_false_timeouts_and_longest_line_by_hand)
     json_decref(r);
 }
 
+/* A hedge to the copy (arm_spec.hedge2 1, two stores, every request's
+ * `store` 1): lookup 1's row of S is in S2 (RESULTS.md, "its store").
+ * Wait Z (every planned wait the dice's 0); each lookup of V waited 1 ms
+ * (put_run), so a T with a row of S is healthy and false both:
+ *   j0 T, T: S1 (0,0), S2 (0,1)        both count
+ *   j1 A, T: S1 (1,0); no (1,1) in S2  its hedge counts in neither
+ *   j2 T:    S1 (2,0)                  counts
+ * healthy_timeouts and false_timeouts 3, over the 4 rows of S.  Joined on
+ * the request's store alone, j0's hedge would find no row: 2. */
+static const hreq COPYQ[] = {
+    {L_(100), 'K', L_(30), 1, {{L_(100), 'T'}, {L_(110), 'T'}}},
+    {L_(200), 'L', L_(15), 1, {{L_(200), 'A'}, {L_(210), 'T'}}},
+    {L_(300), 'K', L_(30), 1, {{L_(300), 'T'}}},
+};
+static const int64_t COPY1[] = {PROW(0, 0, L_(100), 0, 0), PROW(1, 0, L_(200), 0, 0), PROW(2, 0, L_(300), 0, 0)};
+static const int64_t COPY2[] = {PROW(0, 1, L_(110), 0, 0)};
+#define COPY_SPEC \
+    "{\"tries\":1,\"brk_cool_ms\":0,\"rb_pct\":0,\"rb_floor\":0,\"inflight\":0,\"store2\":0,\"hedge2\":1,\"wait\":\"Z\"}"
+
+Test(collect, a_hedge_to_the_copy_finds_its_row_in_the_second_store)
+{
+    hrun h = {"L3-hedge2", NOFAULT, COPY_SPEC, 1, 3, 2, COPYQ, sizeof COPYQ / sizeof COPYQ[0], COPY1, COPY2, NULL,
+              sizeof COPY1 / sizeof COPY1[0], sizeof COPY2 / sizeof COPY2[0], 0};
+    put_run(&h);
+    char out[8192];
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    json_t *r = results(), *o = run_of(r, "L3-hedge2-r1");
+    cr_assert_eq(num(o, "healthy_timeouts"), 3);
+    cr_assert_float_eq(num(o, "healthy_timeout_share"), 3.0 / 4, 1e-15);
+    cr_assert_eq(num(o, "false_timeouts"), 3);
+    cr_assert_eq(num(o, "freezes"), 0);
+    json_decref(r);
+}
+
 /* --------------------------------------------- the prediction, the odds */
 
 static void write_prediction(const char *text)
