@@ -138,13 +138,18 @@ Test(advice, the_fixture_advises_from_its_verdicts_with_their_figures_and_ids)
     /* no map in the fixture: the retry arm's hidden capacity is not measured */
     cr_expect(strstr(s, "The retry arm's hidden capacity (the simulation's map of floods by load): not measured"));
     /* hedging's caveat and the layered retries' arithmetic */
-    cr_expect(strstr(s, "slowness shared by both copies is not yet measured"));
+    cr_expect(strstr(s, "the next two items measure a store slow for a window"));
+    /* the two items of correlated slowness: the fixture has no verdict of their arms */
+    cr_expect(strstr(s, "No advice: this study has no verdict of L3-fb25-slow against L3-hedge2-slow on "
+                        "`during_standin_share`."));
+    cr_expect(strstr(s, "No advice: this study has no verdict of L3-hedge2-slowboth against L3-hedge2-slow on "
+                        "`during_standin_share`."));
     cr_expect(strstr(s, "3 × 3 × 3 = 27 calls to the bottom one while it is down; a retry budget at each layer"));
     /* the false-timeout rule: the fixture has no verdict of its arms, and says so */
     cr_expect(strstr(s, "No advice: this study has no verdict of L3-fbq999 against L300-t25 on "
                         "`healthy_timeout_share`."));
-    /* twelve items, one a line */
-    cr_expect_eq(rt_count(s, "\n- "), 12, "%d items", rt_count(s, "\n- "));
+    /* fourteen items, one a line */
+    cr_expect_eq(rt_count(s, "\n- "), 14, "%d items", rt_count(s, "\n- "));
     free(s);
 }
 
