@@ -431,7 +431,7 @@ static void check_arm_spec(json_t *spec, const char *arm)
         cr_assert_not_null(json_object_get(spec, p), "%s: arm_spec has no %s", arm, p);
     cr_assert_eq(json_object_size(spec), ncols, "%s: arm_spec has %zu fields, the header %zu", arm,
                  json_object_size(spec), ncols);
-    cr_assert_eq(ncols, 27);
+    cr_assert_eq(ncols, 28);
     cr_assert_str_eq(json_string_value(json_object_get(spec, "name")), arm);
 }
 

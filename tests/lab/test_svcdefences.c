@@ -228,8 +228,8 @@ static void compartments(const char *arm, int n, char want2)
     char arms[128], path[160], c1[160], c2[160], ans[512];
     snprintf(arms, sizeof arms, "%s/arms.tsv", dir);
     write_file(arms, ARMS_HEADER
-               "H3-bulk-hang\tH\t300\tbulk\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t8\t1\t0\t0\t0\t0\n"
-               "H3-pool-hang\tH\t300\tpool\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t16\t0\t0\t0\t0\t0\n");
+               "H3-bulk-hang\tH\t300\tbulk\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t8\t1\t0\t0\t0\t0\t0\n"
+               "H3-pool-hang\tH\t300\tpool\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t16\t0\t0\t0\t0\t0\t0\n");
     snprintf(c1, sizeof c1, "%s/store1.count", dir);
     snprintf(c2, sizeof c2, "%s/store2.count", dir);
     int p1, p2, vport;
