@@ -140,7 +140,9 @@ static int read_fault(json_t *rj, const char *path, run_info *ri, char *err, siz
 }
 
 /* The arm_spec columns the statistics use (whole numbers >= 0), and
- * `stores`: 1, or 2 exactly when arm_spec.store2 is above 0. */
+ * `stores`: 1, or 2 exactly when arm_spec.store2 is above 0 or
+ * arm_spec.hedge2 is 1 (lab/core/arms.h's arms_stores; a run.json written
+ * before hedge2 has none: 0). */
 static int read_spec(json_t *rj, const char *path, run_info *ri, char *err, size_t errlen)
 {
     static const char *const keys[] = {"tries", "brk_cool_ms", "rb_pct", "rb_floor", "inflight"};
@@ -159,10 +161,16 @@ static int read_spec(json_t *rj, const char *path, run_info *ri, char *err, size
         ut_seterr(err, errlen, "%s: arm_spec.store2: needs a whole number >= 0", path);
         return -1;
     }
-    int want = json_integer_value(s2) > 0 ? 2 : 1;
+    json_t *h2 = json_object_get(spec, "hedge2");
+    if (h2 && (!json_is_integer(h2) || json_integer_value(h2) < 0 || json_integer_value(h2) > 1)) {
+        ut_seterr(err, errlen, "%s: arm_spec.hedge2: needs 0 or 1", path);
+        return -1;
+    }
+    long long hedge2 = h2 ? json_integer_value(h2) : 0;
+    int want = json_integer_value(s2) > 0 || hedge2 ? 2 : 1;
     if (!json_is_integer(js) || json_integer_value(js) != want) {
-        ut_seterr(err, errlen, "%s: stores: needs %d (arm_spec.store2 is %lld)", path, want,
-                  (long long)json_integer_value(s2));
+        ut_seterr(err, errlen, "%s: stores: needs %d (arm_spec.store2 is %lld, hedge2 %lld)", path, want,
+                  (long long)json_integer_value(s2), hedge2);
         return -1;
     }
     ri->nstores = want;
