@@ -16,11 +16,13 @@ static const char *const COLS[] = {
     "pause_ms",   "hedge_ms",   "limit_ms",  "deadline_ms", "reserve_ms", "down",     "standin",
     "fault",      "brk_fails",  "brk_window", "brk_share",  "brk_cool_ms", "brk_probes", "store2",
     "inflight",   "bulkhead",   "rb_pct",    "rb_floor",    "hedge_p",
-    "limit_pm"};
+    "limit_pm",   "hedge2"};
 enum { NCOLS = sizeof COLS / sizeof COLS[0], COL_FAULT = 14 };
-/* The columns of an arms file written before limit_pm was added (the
- * published study's registered copy): read with limit_pm 0. */
-enum { NCOLS_BEFORE_LIMIT_PM = NCOLS - 1 };
+/* The columns of the arms files written before the last columns were
+ * added: without hedge2 (27), and without limit_pm either (26, the
+ * published study's registered copy); each read with the columns it
+ * predates 0. */
+static const int OLDER_NCOLS[] = {NCOLS - 1, NCOLS - 2};
 
 const char *const ARMS_PAUSE_NAMES[6] = {"none", "fixed", "jitter", "exp", "expfull", "expequal"};
 
@@ -61,7 +63,7 @@ static int r_breaker_share(const arm *a)
 {
     return a->brk_window == 0 ? a->brk_share == 0 : a->brk_share >= 1 && a->brk_share <= 100;
 }
-static int r_breaker_one_store(const arm *a) { return !has_breaker(a) || a->store2 == 0; }
+static int r_breaker_one_store(const arm *a) { return !has_breaker(a) || arms_stores(a) == 1; }
 static int r_bulkhead(const arm *a) { return a->bulkhead == 0 || (a->store2 > 0 && a->inflight > 0); }
 static int r_budget(const arm *a)
 {
@@ -69,6 +71,7 @@ static int r_budget(const arm *a)
 }
 static int r_adaptive(const arm *a) { return a->hedge_p == 0 || a->hedge_ns > 0; }
 static int r_adaptive_limit(const arm *a) { return a->limit_pm == 0 || (a->try_ns > 0 && a->hedge_ns == 0); }
+static int r_hedge2(const arm *a) { return !a->hedge2 || (a->hedge_ns > 0 && a->store2 == 0); }
 static int r_hedge_alone(const arm *a) { return a->hedge_ns == 0 || a->tries == 1; }
 static int r_hedge_first(const arm *a)
 {
@@ -91,7 +94,7 @@ static long label_ms(const char *label, const char *prefix)
 
 /* The policy label against the columns it stands for:
  *   [brk|brkw]<core>, core one of none, tT, fbT, dl, dldown, hedge, ahedge,
- *   pool, bulk, rN<pause>[bud][dl], fbqQ (one try, its limit the Q-th
+ *   hedge2 (the hedge to the copy: hedge2 1), pool, bulk, rN<pause>[bud][dl], fbqQ (one try, its limit the Q-th
  *   per-mille percentile, limit_pm Q; try_ms its start), or empty after
  *   brk/brkw (one try with a limit and a stand-in).  brk: a breaker opening on failures in a row,
  *   brkw: on a failure share; pause "", b, bj, x, xf, xe (none, fixed,
@@ -113,7 +116,8 @@ static int r_label(const arm *a)
     int pool = !strcmp(p, "pool") || !strcmp(p, "bulk");
     if (pool != (a->store2 > 0) || (pool && a->bulkhead != (p[0] == 'b')) || (!pool && a->inflight))
         return 0;
-    if ((!strcmp(p, "ahedge")) != (a->hedge_p > 0) || (!strncmp(p, "fbq", 3)) != (a->limit_pm > 0))
+    if ((!strcmp(p, "ahedge")) != (a->hedge_p > 0) || (!strncmp(p, "fbq", 3)) != (a->limit_pm > 0) ||
+        (!strcmp(p, "hedge2")) != (a->hedge2 == 1))
         return 0;
     int one = a->tries == 1 && a->hedge_ns == 0, plain = one && a->deadline_ns == 0 && a->limit_ns == 0;
     int no_budget = a->rb_pct == 0;
@@ -126,7 +130,7 @@ static int r_label(const arm *a)
         return plain && a->try_ns == 0 && !a->standin;
     if (!strcmp(p, "dl") || !strcmp(p, "dldown"))
         return one && a->deadline_ns > 0 && a->down == (p[2] != 0) && a->standin;
-    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge"))
+    if (!strcmp(p, "hedge") || !strcmp(p, "ahedge") || !strcmp(p, "hedge2"))
         return a->hedge_ns > 0 && a->deadline_ns == 0 && a->standin;
     if (pool)
         return plain && a->try_ns > 0 && a->standin;
@@ -172,6 +176,8 @@ static size_t name_digits(const char *n)
         d++;
     return d;
 }
+
+int arms_stores(const arm *a) { return a->store2 > 0 || a->hedge2 ? 2 : 1; }
 
 int arms_rate_written(const char *name)
 {
@@ -235,14 +241,17 @@ static const struct {
      "a breaker (brk_cool_ms above 0) opens on brk_fails or brk_window, lets brk_probes (1 or more) through, "
      "and has a stand-in; without one its other columns are 0"},
     {"breaker-share", r_breaker_share, 0, "brk_share (1 to 100) goes with brk_window, and only with it"},
-    {"breaker-one-store", r_breaker_one_store, 0, "a breaker stands in front of one store: store2 is 0"},
+    {"breaker-one-store", r_breaker_one_store, 0, "a breaker stands in front of one store: store2 and hedge2 are 0"},
     {"bulkhead", r_bulkhead, 0, "bulkhead 1 needs a second store (store2) and a limit (inflight)"},
     {"budget", r_budget, 0, "a retry budget (rb_pct above 0) needs retries (tries above 1), no hedge; rb_floor "
                             "only with rb_pct"},
     {"adaptive-hedge", r_adaptive, 0, "hedge_p needs hedge_ms, its starting value"},
+    {"hedge2", r_hedge2, 0,
+     "hedge2 1 (the hedge's lookup to a second store holding the whole table) needs a hedge (hedge_ms above 0) "
+     "and store2 0"},
     {"label", r_label, 1,
      "the policy label matches the columns: [brk|brkw] then none, tT (try_ms T, 504), fbT (try_ms T, "
-     "stand-in), fbqQ (limit_pm Q, a stand-in), dl, dldown (deadline, down 0/1), hedge, ahedge (hedge_p), pool, bulk (store2, bulkhead 0/1), "
+     "stand-in), fbqQ (limit_pm Q, a stand-in), dl, dldown (deadline, down 0/1), hedge, ahedge (hedge_p), hedge2 (hedge2 1), pool, bulk (store2, bulkhead 0/1), "
      "rN<pause>[bud][dl] (N retries: tries N+1; pause \"\", b, bj, x, xf, xe: none, fixed, jitter, exp, "
      "expfull, expequal; bud: rb_pct; dl: deadline passed down), or nothing after brk (one try, stand-in); "
      "brk: brk_fails, brkw: brk_window"},
@@ -330,9 +339,9 @@ static int parse_line(char **f, arm *a, const char *path, size_t lineno, char *e
         int col;
         long hi;
     } INTS[] = {{15, 1000}, {16, 1000}, {17, 100}, {18, 600000}, {19, 1000},
-                {20, 99},   {21, 100000}, {22, 1},  {23, 100},   {24, 100000}, {25, 99}, {26, 999}};
+                {20, 99},   {21, 100000}, {22, 1},  {23, 100},   {24, 100000}, {25, 99}, {26, 999}, {27, 1}};
     int *int_dst[] = {&a->brk_fails, &a->brk_window, &a->brk_share, NULL, &a->brk_probes, &a->store2,
-                      &a->inflight, &a->bulkhead, &a->rb_pct, &a->rb_floor, &a->hedge_p, &a->limit_pm};
+                      &a->inflight, &a->bulkhead, &a->rb_pct, &a->rb_floor, &a->hedge_p, &a->limit_pm, &a->hedge2};
     for (size_t k = 0; k < sizeof INTS / sizeof INTS[0]; k++) {
         char range[48];
         snprintf(range, sizeof range, "is not a whole number from 0 to %ld", INTS[k].hi);
@@ -360,7 +369,7 @@ static int parse_line(char **f, arm *a, const char *path, size_t lineno, char *e
 typedef struct {
     arm_table *t;
     size_t cap;
-    int ncols; /* NCOLS, or NCOLS_BEFORE_LIMIT_PM for an older file */
+    int ncols; /* NCOLS, or one of OLDER_NCOLS for an older file */
 } aload;
 
 static int arm_line(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
@@ -402,21 +411,25 @@ int arms_load(const char *path, arm_table *t, char *err, size_t errlen)
 {
     t->v = NULL;
     t->n = 0;
-    char header[512], older[512];
+    char header[512];
     header_of(NCOLS, header, sizeof header);
-    header_of(NCOLS_BEFORE_LIMIT_PM, older, sizeof older);
     aload L = {t, 0, NCOLS};
     tsv_spec s = {path, header, NCOLS, 0};
     int rc = tsv_read(&s, arm_line, &L, err, errlen);
-    if (rc != 0 && t->n == 0 && strstr(err, "the header must be")) { /* an older file? */
-        char err2[UT_ERRLEN];
+    for (size_t k = 0; k < sizeof OLDER_NCOLS / sizeof OLDER_NCOLS[0] && rc != 0 && t->n == 0 &&
+                       strstr(err, "the header must be");
+         k++) { /* an older file?  (the error names the current header) */
+        char err2[UT_ERRLEN], older[512];
         arms_free(t);
-        L = (aload){t, 0, NCOLS_BEFORE_LIMIT_PM};
-        tsv_spec s2 = {path, older, NCOLS_BEFORE_LIMIT_PM, 0};
-        if (tsv_read(&s2, arm_line, &L, err2, sizeof err2) == 0)
+        header_of(OLDER_NCOLS[k], older, sizeof older);
+        L = (aload){t, 0, OLDER_NCOLS[k]};
+        tsv_spec s2 = {path, older, OLDER_NCOLS[k], 0};
+        if (tsv_read(&s2, arm_line, &L, err2, sizeof err2) == 0) {
             rc = 0;
-        else if (!strstr(err2, "the header must be")) /* it was one: its own fault is the one to name */
+        } else if (!strstr(err2, "the header must be")) { /* it was one: its own fault is the one to name */
             ut_seterr(err, errlen, "%s", err2);
+            break;
+        }
     }
     if (rc != 0) {
         arms_free(t);

@@ -6,7 +6,7 @@
  *   name       e.g. H3-fb25, H550-r2 (<wait><rate>-<policy>[-<fault>]: the rule "name")
  *   wait       Z F L H (see waits.h)
  *   rate       requests a second (open loop), or "max" (closed loop: capacity)
- *   policy     a label: none, tT, fbT, fbqQ, dl, dldown, r2, r2b, r2bj, hedge ...
+ *   policy     a label: none, tT, fbT, fbqQ, dl, dldown, r2, r2b, r2bj, hedge, hedge2 ...
  *   try_ms     limit on one lookup try (0: none)
  *   tries      lookups tried one after another at most (1 + retries)
  *   pause      none | fixed | jitter: before retry k (k = 1, 2 ...) wait
@@ -22,7 +22,8 @@
  *   standin    1: on expiry answer the stand-in score; 0: answer 504
  *   fault      how the store fails in this arm's runs: a scenario of
  *              lab/core/faults.h (none, down, hang, reset, never, flaky,
- *              missing), optionally with its window, "down@0.2-0.5"
+ *              missing, slow, slowboth), optionally with its window,
+ *              "down@0.2-0.5"
  * The defences (lab/core/policy.h says what each does; 0 is "off" everywhere):
  *   brk_fails  circuit breaker: open after this many failed lookups in a row
  *   brk_window circuit breaker: or open when, of the last brk_window lookups,
@@ -44,6 +45,8 @@
  *              is this per-mille percentile (999: p99.9) of the last
  *              POL_LIMIT_WINDOW lookup latencies answered, late answers
  *              included, starting from try_ms (0: the fixed try_ms)
+ *   hedge2     1: the hedge's lookup (attempt 1) goes to a second store
+ *              holding a copy of the whole table (0: to the first store)
  * The pause column also takes exp, expfull and expequal: capped exponential
  * backoff, pause_ms "base,cap", before retry k min(cap, base * 2^(k-1)),
  * whole, uniform in [0, that), or half of it plus uniform in the other half.
@@ -56,9 +59,12 @@
  * breaks rule <id>: <sentence>".  Syntax (a field that is not a number, a
  * wrong field count) is checked before, naming the field.
  *
- * A file written before the last column (limit_pm) was added, its header
- * without it, is read with limit_pm 0 (the published study's registered
- * copy is one); any other header is refused, naming the one wanted.
+ * An arm has two stores when store2 is above 0 or hedge2 is 1 (arms_stores).
+ *
+ * A file written before the last columns were added, its header without
+ * hedge2 (27 columns) or without limit_pm and hedge2 (26: the published
+ * study's registered copy is one), is read with those columns 0; any other
+ * header is refused, naming the one wanted.
  *
  * Ownership: arms_load allocates the table; arms_free frees it.
  */
@@ -103,6 +109,7 @@ typedef struct {
     int rb_pct, rb_floor;                 /* retry budget */
     int hedge_p;                          /* adaptive hedge percentile */
     int limit_pm;                         /* adaptive limit per-mille percentile */
+    int hedge2;                           /* 1: the hedge's lookup to the second store, a copy */
 } arm;
 
 /* The pause column's words, indexed by arm_pause. */
@@ -121,6 +128,9 @@ int arms_check(const arm *a, char *why, size_t whylen);
  * arm built from settings, as play's are. */
 int arms_check_policy(const arm *a, char *why, size_t whylen);
 const arm *arms_find(const arm_table *t, const char *name);
+/* The stores an arm's runs have: 2 when store2 is above 0 or hedge2 is 1,
+ * else 1 (the one owner of that rule: the service, run, play). */
+int arms_stores(const arm *a);
 /* 1 when the name writes its rate out (H550-r2, H300-fb25: rule `name`'s
  * 2 to 7 digits), 0 for a rate code (H3-r2) or another name. */
 int arms_rate_written(const char *name);

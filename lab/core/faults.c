@@ -22,6 +22,8 @@ static const struct {
     {FAULT_NEVER, "never", 1.0 / 3, FAULTS_END},
     {FAULT_FLAKY, "flaky", -1, -1},
     {FAULT_MISSING, "missing", -1, -1},
+    {FAULT_SLOW, "slow", 1.0 / 3, 2.0 / 3},
+    {FAULT_SLOWBOTH, "slowboth", 1.0 / 3, 2.0 / 3},
 };
 enum { NFAULTS = sizeof FAULTS / sizeof FAULTS[0] };
 
@@ -69,7 +71,7 @@ int fault_parse(const char *text, fault_spec *f, char *why, size_t whylen)
         if (strlen(FAULTS[i].name) == nlen && !strncmp(text, FAULTS[i].name, nlen))
             k = i;
     if (k < 0) {
-        ut_seterr(why, whylen, "fault '%s' is not a scenario (none, down, hang, reset, never, flaky, missing)",
+        ut_seterr(why, whylen, "fault '%s' is not a scenario (none, down, hang, reset, never, flaky, missing, slow, slowboth)",
                   text);
         return -1;
     }
@@ -172,6 +174,13 @@ fault_fate fault_lookup(const fault_spec *f, const fault_window *w, uint32_t rou
         return FAULT_PASS;
     }
 }
+
+int64_t fault_slow_ns(const fault_spec *f, const fault_window *w, int64_t t_rel)
+{
+    return (f->kind == FAULT_SLOW || f->kind == FAULT_SLOWBOTH) && in_window(w, t_rel) ? FAULTS_SLOW_NS : 0;
+}
+
+int fault_at_store(fault_kind k, int store) { return store == 0 || k == FAULT_SLOWBOTH; }
 
 int fault_reset_closed(const fault_spec *f, const fault_window *w, int64_t t_rel)
 {

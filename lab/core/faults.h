@@ -25,6 +25,12 @@
  *                                     (2 in 100, keyed by the row alone: the
  *                                     same rows in every round) are answered
  *                                     *not found* (permanent)
+ *   slow     [S/3, 2S/3)              arriving in the window: served as usual
+ *                                     but planned FAULTS_SLOW_NS longer than
+ *                                     its dice say (the store is slow); the
+ *                                     first store only
+ *   slowboth [S/3, 2S/3)              as slow, at both stores (an arm with a
+ *                                     second store: both copies slow at once)
  *
  * The `fault` column of lab/arms.tsv names a scenario, optionally with its
  * own window in fractions of the schedule: "down@0.2-0.5", "never@0.5-end".
@@ -40,13 +46,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { FAULT_NONE, FAULT_DOWN, FAULT_HANG, FAULT_RESET, FAULT_NEVER, FAULT_FLAKY, FAULT_MISSING } fault_kind;
+typedef enum {
+    FAULT_NONE,
+    FAULT_DOWN,
+    FAULT_HANG,
+    FAULT_RESET,
+    FAULT_NEVER,
+    FAULT_FLAKY,
+    FAULT_MISSING,
+    FAULT_SLOW,
+    FAULT_SLOWBOTH
+} fault_kind;
 
 #define FAULTS_FLAKY_P 0.05
 #define FAULTS_MISSING_P 0.02
 #define FAULTS_FLAKY_KEY 0x464c414b59ULL   /* "FLAKY" */
 #define FAULTS_MISSING_KEY 0x4d495353ULL   /* "MISS" */
 #define FAULTS_END (-1.0)                  /* a window's `to`: the end of the run */
+#define FAULTS_SLOW_NS 20000000LL          /* slow, slowboth: 20 ms more than the dice */
 
 typedef struct {
     fault_kind kind;
@@ -78,9 +95,20 @@ fault_window fault_window_of(const fault_spec *f, double seconds);
 
 /* The fate of lookup (round, req, attempt, row) arriving `t_rel` ns after
  * t0 (t_rel INT64_MIN: t0 not known yet).  A reset answers FAULT_PASS here:
- * its connections are the store's business (fault_reset_closed). */
+ * its connections are the store's business (fault_reset_closed); slow and
+ * slowboth too: their lookups are served, only longer (fault_slow_ns). */
 fault_fate fault_lookup(const fault_spec *f, const fault_window *w, uint32_t round, uint32_t req, uint32_t attempt,
                         uint32_t row, int64_t t_rel);
+/* The ns a store that has the fault adds to the planned wait (the dice) of
+ * a lookup arriving t_rel ns after t0 (INT64_MIN: t0 not known yet):
+ * FAULTS_SLOW_NS for slow and slowboth in the window, else 0.  The store
+ * (lab/store/store.c), play (lab/play/playsim.c) and format 4's reader of
+ * planned_ns (lab/raw/raw4.c) all ask this. */
+int64_t fault_slow_ns(const fault_spec *f, const fault_window *w, int64_t t_rel);
+/* 1 when store `store` (0 the first, 1 the second) of an arm has the fault:
+ * the first always; the second only for slowboth (the other scenarios are
+ * the first store's; an arm with a second store has it healthy). */
+int fault_at_store(fault_kind k, int store);
 /* 1 when a reset scenario refuses connections at t_rel. */
 int fault_reset_closed(const fault_spec *f, const fault_window *w, int64_t t_rel);
 /* 1 when row is one of the missing scenario's rows. */

@@ -57,6 +57,11 @@ int pol_store_of(const arm *a, uint32_t row)
     return a->store2 > 0 && ut_u64_unit(ut_hash4(POL_STORE2_KEY, row, 0, 0)) * 100.0 < (double)a->store2;
 }
 
+int pol_lookup_store(const pol_state *s, const arm *a, int attempt)
+{
+    return a->hedge2 && attempt == 1 ? 1 : s->store;
+}
+
 static void win_init(pol_window *w, int n, int pm, int64_t start);
 
 void pol_shared_init(pol_shared *g, const arm *a, void (*on_brk)(const pol_brk_event *e, void *ctx), void *ctx)
@@ -327,8 +332,9 @@ static void lookup_ended(pol_state *s, const arm *a, int k, char code, int64_t n
     pol_shared *g = s->g;
     if (!g)
         return;
-    assert(g->inflight[s->store] > 0); /* every lookup waited for holds a place in its compartment */
-    g->inflight[s->store]--;
+    int st = pol_lookup_store(s, a, k);
+    assert(g->inflight[st] > 0); /* every lookup waited for holds a place in its compartment */
+    g->inflight[st]--;
     if (a->brk_cool_ns) {
         int ok = code == 'A' || code == 'N' ? 1 : code == 'C' ? -1 : 0;
         brk_record(g, a, now, ok, (s->probe >> k) & 1);
@@ -375,7 +381,7 @@ static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_act
     if (g) {
         if (retry && a->rb_pct && !budget_allows(g, a, now))
             refused = 'Y';
-        else if (compartment_full(g, a, s->store))
+        else if (compartment_full(g, a, pol_lookup_store(s, a, at)))
             refused = 'B';
         else if (a->brk_cool_ns && !brk_allow(g, a, now, &probe))
             refused = 'O';
@@ -385,7 +391,7 @@ static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_act
         }
         if (retry && a->rb_pct)
             ring_push(g->bud_retry, &g->bud_retry_head, &g->bud_retry_n, now);
-        g->inflight[s->store]++;
+        g->inflight[pol_lookup_store(s, a, at)]++;
         if (probe)
             s->probe |= 1u << at;
     }

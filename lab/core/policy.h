@@ -34,6 +34,10 @@
  *   places; with bulkhead 0 the two share `inflight` places; 0: no limit.
  *   A request's store: the second one when
  *   ut_u64_unit(ut_hash4(POL_STORE2_KEY, row, 0, 0)) * 100 < store2.
+ *   A lookup's store is its request's, except the hedge's lookup
+ *   (attempt 1) of an arm with hedge2, which goes to the second store, the
+ *   copy (pol_lookup_store); each lookup counts in its own store's
+ *   compartment.
  * - Circuit breaker, in front of the (one) store.  A lookup's result:
  *   success A or N (the store answered), failure D U X R T, neither C.
  *   CLOSED counts every result: it opens (event O) after brk_fails failures
@@ -161,6 +165,11 @@ typedef struct {
     int64_t hedge_ns;  /* this request's hedge delay (0: none) */
     int64_t try_ns;    /* this request's limit per try (0: none) */
 } pol_state;
+
+/* The store lookup `attempt` of request s goes to: 0 the first, 1 the
+ * second; s->store (the request's, pol_store_of), except attempt 1 of an
+ * arm with hedge2: the second store, the copy. */
+int pol_lookup_store(const pol_state *s, const arm *a, int attempt);
 
 typedef struct {
     int nsend;

@@ -35,7 +35,7 @@ typedef struct {
     const char *predict, *sizing, *profile, *rounds, *oseeds, *comparisons;
     double oseconds;
     const char *wait, *pause, *pause_ms, *fault;
-    int rate, retries, down, standin, slots, conns;
+    int rate, retries, down, standin, slots, conns, hedge2;
     double limit_ms, hedge_ms, total_ms, deadline_ms, reserve_ms;
 } opts;
 
@@ -126,7 +126,7 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
 {
     *o = (opts){.arms = "lab/arms.tsv", .table = "build/prep/test.tsv", .seconds = 30, .rounds = "1-5",
                 .oseeds = "1-1000", .oseconds = 30, .comparisons = "pipeline/comparisons.tsv",
-                .rate = -1, .retries = -1, .down = -1, .standin = -1, .slots = 16, .conns = 2,
+                .rate = -1, .retries = -1, .down = -1, .standin = -1, .hedge2 = -1, .slots = 16, .conns = 2,
                 .limit_ms = -1, .hedge_ms = -1, .total_ms = -1, .deadline_ms = -1, .reserve_ms = -1};
     const opt_spec spec[] = {
         {"--arm", OPT_STR, &o->arm, 0, 0, "NAME[,NAME...]", "arms of --arms, changed by the settings given"},
@@ -152,6 +152,7 @@ static int parse_opts(int argc, char **argv, opts *o, char *extra, size_t len)
         {"--pause", OPT_STR, &o->pause, 0, 0, "KIND", "pause: before a retry: none, fixed, jitter, exp, expfull, expequal (none)"},
         {"--pause-ms", OPT_STR, &o->pause_ms, 0, 0, "10,20", "pause_ms: pause before retry k, up to 4; exp*: base,cap (10,20; exp* 10,40)"},
         {"--hedge-ms", OPT_DBL, &o->hedge_ms, 0, 600000, "H", "hedge_ms: a second lookup after H ms; 0: none (0)"},
+        {"--hedge2", OPT_BOOL, &o->hedge2, 0, 1, "0|1", "hedge2: 1, the hedge's lookup to a second store, a copy of the table (0)"},
         {"--total-ms", OPT_DBL, &o->total_ms, 0, 600000, "T", "limit_ms: limit on the whole lookup phase; 0: none (0)"},
         {"--deadline-ms", OPT_DBL, &o->deadline_ms, 0, 600000, "D", "deadline_ms: the request's deadline; 0: none (0)"},
         {"--reserve-ms", OPT_DBL, &o->reserve_ms, 0, 600000, "R", "reserve_ms: kept back from the deadline (2 with one)"},
@@ -254,6 +255,8 @@ static int make_arm(const opts *o, const arm *base, arm *a)
         a->npause = 0;
     if (o->hedge_ms >= 0)
         a->hedge_ns = ms_ns(o->hedge_ms);
+    if (o->hedge2 >= 0)
+        a->hedge2 = o->hedge2;
     if (o->total_ms >= 0)
         a->limit_ns = ms_ns(o->total_ms);
     if (o->deadline_ms >= 0)
@@ -288,14 +291,14 @@ static int make_arm(const opts *o, const arm *base, arm *a)
 }
 
 /* A label in the arms' style for settings: none, tT, fbT, dl, dldown, r2,
- * r2b, r2bj, r2x, r2xf, r2xe, hedge; then -<fault> when the store fails
+ * r2b, r2bj, r2x, r2xf, r2xe, hedge, hedge2; then -<fault> when the store fails
  * (H3-r2-down). */
 static void label(const arm *a, char *buf, size_t len)
 {
     char ms[24], pol[40];
     snprintf(ms, sizeof ms, "%.6g", (double)a->try_ns / 1e6);
     if (a->hedge_ns)
-        snprintf(pol, sizeof pol, "hedge");
+        snprintf(pol, sizeof pol, "%s", a->hedge2 ? "hedge2" : "hedge");
     else if (a->tries > 1) {
         static const char *const tails[] = {"", "b", "bj", "x", "xf", "xe"}; /* by arm_pause */
         snprintf(pol, sizeof pol, "r%d%s", a->tries - 1, tails[a->pause]);
@@ -349,6 +352,8 @@ static void defences(const arm *a, char *buf, size_t len)
     }
     if (a->store2)
         ADD(", a second store for %d%% of the rows", a->store2);
+    if (a->hedge2)
+        ADD(", the hedge to a second store, a copy of the table");
     if (a->inflight)
         ADD(", %d lookups in flight %s", a->inflight, a->bulkhead ? "per store (bulkhead)" : "in all (no bulkhead)");
     if (a->rb_pct)

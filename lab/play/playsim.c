@@ -242,10 +242,12 @@ static int64_t dice(sim *S, uint32_t r, uint32_t att)
     return *v;
 }
 
-/* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At the
- * first store its fate in the fault scenario first (lab/core/faults.c, the
- * store's own dice): unavailable or not found at once, or held to the
- * window's end; else the queue.  The second store has no fault. */
+/* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At a
+ * store with the fault (the first; the second too for slowboth:
+ * fault_at_store) its fate in the fault scenario first (lab/core/faults.c,
+ * the store's own dice): unavailable or not found at once, or held to the
+ * window's end; else the queue, its planned wait the dice plus the
+ * store's slowness (fault_slow_ns). */
 static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now)
 {
     uint32_t r = lid / NL, att = lid % NL;
@@ -258,7 +260,8 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         if (s && len > s->line_max)
             s->line_max = (uint32_t)len;
     }
-    if (S->fk != FAULT_NONE && k == 0) {
+    int faulty = S->fk != FAULT_NONE && fault_at_store(S->a->fault.kind, k);
+    if (faulty) {
         switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, S->rows > 1 ? r % S->rows : 0, now)) {
         case FAULT_UNAVAILABLE:
             S->win.c.store_E++;
@@ -278,7 +281,8 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         }
     }
     storeq_event e;
-    int64_t planned = dice(S, r, att) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0);
+    int64_t planned = dice(S, r, att) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
+                      (faulty ? fault_slow_ns(&S->a->fault, &S->w, now) : 0);
     if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
@@ -335,12 +339,13 @@ static void reset_cut(sim *S, size_t narrived, int64_t now)
     if (back != INT64_MAX)
         pev_push(&S->ev, back, EV_FAULT, FEV_BACK);
     for (size_t r = 0; r < narrived; r++) {
-        if (S->done[r] || !S->ps[r].waiting || S->ps[r].store != 0)
+        if (S->done[r] || !S->ps[r].waiting)
             continue;
-        S->okdue[r] = INT64_MAX; /* no answer is due from a slot any more */
         for (uint32_t k = 0; k < NL; k++)
-            if (S->ps[r].waiting >> k & 1u)
+            if ((S->ps[r].waiting >> k & 1u) && pol_lookup_store(&S->ps[r], S->a, (int)k) == 0) {
+                S->okdue[r] = INT64_MAX; /* not known to be due from a slot any more */
                 deliver(S, (uint32_t)r * NL + k, POL_ANS_LOST);
+            }
     }
 }
 
@@ -355,7 +360,7 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
     } else if (e->gen == FEV_SEND) {
         if (S->lsent[lid] < S->last_cut) /* lost with the connections it went out on */
             return;
-        store_arrive(S, S->ps[lid / NL].store, lid, S->lbud[lid], now);
+        store_arrive(S, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now);
     } else {
         S->connected = 1;
     }
@@ -364,14 +369,15 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
 /* ------------------------------------------------------------ the service */
 
 /* Carry out what the policy asked for (lab/service/service.c, act): its lookups go
- * to the request's store.  Without a connection to the first store a
+ * to their store (pol_lookup_store: the request's, or a hedge2 arm's copy
+ * for its hedge).  Without a connection to the first store a
  * lookup for it is not sent: refused at once.  A lookup a gate refused
  * (O B Y) was tried, not sent: only counted. */
 static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
 {
-    int st = S->ps[r].store;
     for (int k = 0; k < o->nsend; k++) {
         uint32_t lid = r * NL + (uint32_t)o->send[k].attempt;
+        int st = pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt);
         pdef_tried(&S->def, o->send[k].attempt, 0);
         if (S->lsend)
             S->lsend[lid] = now;
@@ -836,7 +842,7 @@ static int set_arm(sim *S, const psim_cfg *c)
     S->fk = a->fault.kind;
     S->rows = c->rows ? c->rows : 1;
     S->conns = c->conns;
-    S->nstores = a->store2 > 0 ? 2 : 1;
+    S->nstores = arms_stores(a);
     S->win.on = a->fault.kind != FAULT_NONE && fault_window_of(&a->fault, 1.0).from_ns >= 0;
     if (pol_needs_shared(a) && !S->shared_mem && !(S->shared_mem = malloc(sizeof *S->shared_mem)))
         return -1;

@@ -22,10 +22,12 @@
  *   is tried, not sent: the policy ends it at once and play only counts it.
  *   The breaker's changes reach play through on_brk (lab/play/playdef.c counts
  *   them and the time in each state).
- * - A second store (an arm with store2 above 0): its own storeq with the
- *   same slots and the same dice, no fault, no connections to lose.
- *   Request j asks row j % rows (rows of --table) and goes to the store
- *   pol_store_of gives (the policy's pol_state.store), every lookup of it.
+ * - A second store (an arm with store2 above 0 or hedge2 1: arms_stores):
+ *   its own storeq with the same slots and the same dice, no fault (but
+ *   slowboth's slowness), no connections to lose.  Request j asks row
+ *   j % rows (rows of --table) and its lookups go to the store
+ *   pol_lookup_store gives: the request's (pol_store_of, the policy's
+ *   pol_state.store), or for a hedge2 arm's hedge (attempt 1) the second.
  *   Both stores' events run in the one order of scheduling.
  * - Store: lab/core/storeq.c, the very queue lab/store/store.c runs (slots, one FIFO
  *   line, budget drops).  Lookup (seed, j, attempt) waits
@@ -35,7 +37,9 @@
  *   fault_lookup's, decided when it reaches the store (round = seed, row =
  *   j % the table's rows): down, never and flaky answer *unavailable* at
  *   once, missing *not found* at once (no slot); hang holds it to the
- *   window's end, then answers *unavailable* (no slot).  reset: at the
+ *   window's end, then answers *unavailable* (no slot); slow and slowboth
+ *   plan it fault_slow_ns longer than its dice (at the first store; with
+ *   slowboth at the second too: fault_at_store).  reset: at the
  *   window's start the store forgets every lookup it holds (a slot's time
  *   ends there) and the service loses all its connections (conns, 2 as
  *   the service): every lookup a request waits for is lost

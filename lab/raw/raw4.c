@@ -85,6 +85,34 @@ static int get_int(const json_t *o, const char *key, int64_t lo, int64_t hi, int
     return 0;
 }
 
+/* run.json's fault (lab/RAWFORMAT.md): its spec and window, for a slow
+ * store's planned_ns; a run.json without one (older runs) has none. */
+static int fault_of(const json_t *run, const char *what, raw4_params *p, char *err, size_t errlen)
+{
+    p->fault = (fault_spec){FAULT_NONE, -1, -1};
+    p->win = (fault_window){-1, -1};
+    json_t *f = json_object_get(run, "fault");
+    if (!f)
+        return 0;
+    const char *spec = json_string_value(json_object_get(f, "spec"));
+    char why[256];
+    if (!spec || fault_parse(spec, &p->fault, why, sizeof why) != 0) {
+        ut_seterr(err, errlen, "%s: fault.spec: needs a scenario of lab/core/faults.h%s%s", what, spec ? ": " : "",
+                  spec ? why : "");
+        return -1;
+    }
+    if (!fault_has_window(p->fault.kind))
+        return 0;
+    json_t *to = json_object_get(f, "to_ns");
+    if (get_int(f, "from_ns", 0, INT64_MAX - 1, &p->win.from_ns, what, err, errlen) != 0 ||
+        (!json_is_null(to) && get_int(f, "to_ns", p->win.from_ns + 1, INT64_MAX - 1, &p->win.to_ns, what, err,
+                                      errlen) != 0))
+        return -1;
+    if (json_is_null(to))
+        p->win.to_ns = INT64_MAX;
+    return 0;
+}
+
 int raw4_params_json(const json_t *run, const char *what, raw4_params *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
@@ -115,7 +143,7 @@ int raw4_params_json(const json_t *run, const char *what, raw4_params *p, char *
     p->seconds = json_number_value(s);
     p->freeze = json_number_value(fz);
     p->wait = (char)k;
-    return 0;
+    return fault_of(run, what, p, err, errlen);
 }
 
 /* ----------------------------------------------------- shared machinery */
@@ -418,7 +446,9 @@ static int64_t map_get(const startmap *m, int64_t req, int64_t k)
     return RAW_NONE;
 }
 
-static int code_store(ctx *c, int enc, const startmap *m, const rawfmt_file *log, rawfmt_file *f4, rawfmt_file *dec)
+/* Store file `store` (0 store, 1 store2). */
+static int code_store(ctx *c, int enc, int store, const startmap *m, const rawfmt_file *log, rawfmt_file *f4,
+                      rawfmt_file *dec)
 {
     const raw4_params *p = c->p;
     size_t n = enc ? log->n : f4->n;
@@ -443,11 +473,9 @@ static int code_store(ctx *c, int enc, const startmap *m, const rawfmt_file *log
         }
         int64_t row = floor_mod(req, p->test_rows);
         int64_t w = waits_planned_ns_p((wait_kind)p->wait, p->freeze, (uint32_t)p->round, (uint32_t)req, (uint32_t)att);
-        if (enc && (differs(c, i, "row", L[RAWFMT_STORE_row][i], row, "req mod test_rows") ||
-                    differs(c, i, "planned_ns", L[RAWFMT_STORE_planned_ns][i], w, "the dice of (round, req, attempt)")))
+        if (enc && differs(c, i, "row", L[RAWFMT_STORE_row][i], row, "req mod test_rows"))
             return -1;
         D[RAWFMT_STORE_row][i] = row;
-        D[RAWFMT_STORE_planned_ns][i] = w;
         int64_t base = map_get(m, req, att), arrive, start;
         int a = F[RAWFMT_STORE4_outcome][i] == 'A';
         if (code_time(c, enc, base != RAW_NONE ? base : p->t0, enc ? L[RAWFMT_STORE_arrive_t][i] : 0,
@@ -455,6 +483,13 @@ static int code_store(ctx *c, int enc, const startmap *m, const rawfmt_file *log
             code_time(c, enc, arrive, enc ? L[RAWFMT_STORE_start_t][i] : 0, &F[RAWFMT_STORE4_start_us][i], &start, i,
                       "start_us") != 0)
             return -1;
+        /* a slow store's slowness, by its arrival as format 4 holds it */
+        if (fault_at_store(p->fault.kind, store) && arrive != RAW_NONE)
+            w += fault_slow_ns(&p->fault, &p->win, arrive - p->t0);
+        if (enc && differs(c, i, "planned_ns", L[RAWFMT_STORE_planned_ns][i], w,
+                           "the dice of (round, req, attempt), plus a slow store's slowness at arrive_us"))
+            return -1;
+        D[RAWFMT_STORE_planned_ns][i] = w;
         int64_t end = enc ? L[RAWFMT_STORE_end_t][i] : F[RAWFMT_STORE4_end_us][i];
         if (a && start == RAW_NONE && end != RAW_NONE) {
             ut_seterr(c->err, c->errlen, "%s:%zu: column start_us: -, but outcome A always had a slot (end_us's base "
@@ -519,7 +554,7 @@ static int code_run(ctx *c, int enc, const char *dir, rawfmt_file *lg, rawfmt_fi
     int rc = map_build(&m, &out->f[RAW4_SERVICE], c);
     for (int s = 0; rc == 0 && s < nstore_files(c->p); s++) {
         snprintf(path, sizeof path, "%s/%s.%s", dir, RAW4_NAMES[RAW4_STORE + s], ext);
-        rc = code_store(c, enc, &m, &lg[2 + s], &f4[2 + s], &out->f[RAW4_STORE + s]);
+        rc = code_store(c, enc, s, &m, &lg[2 + s], &f4[2 + s], &out->f[RAW4_STORE + s]);
     }
     free(m.s);
     return rc;

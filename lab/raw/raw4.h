@@ -7,7 +7,8 @@
  * log tables).  raw4_rewrite, run by lab/run/run.c once the processes have
  * stopped, first checks that the logs hold exactly what format 4 leaves out
  * (request j on place j, the row j mod test_rows, the scheduled arrival of
- * the Poisson schedule, the planned wait of the dice, a closed loop's
+ * the Poisson schedule, the planned wait of the dice (plus a slow store's
+ * slowness at the lookup's arrive_us: faults.h's fault_slow_ns), a closed loop's
  * sched_t = send_t, the service's row = req mod test_rows), failing with
  * the log, the line and the column named; then writes tester.tsv.gz,
  * service.tsv.gz, store.tsv.gz (store2.tsv.gz) in format 4 (gzip level 9,
@@ -38,6 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "faults.h"
 #include "rawfmt.h"
 
 typedef struct {
@@ -58,6 +60,8 @@ typedef struct {
     double seconds, freeze;
     char wait; /* arm_spec.wait: Z F L H */
     int stores;
+    fault_spec fault; /* run.json's fault (absent: none): a slow store's planned_ns */
+    fault_window win; /* its window in ns from t0 */
 } raw4_params;
 
 /* From a run.json object (`what` names it in errors). */

@@ -28,12 +28,15 @@
  * that breaks a rule of format 4 fails the run (exit 1, the reason naming
  * the log, its line and column).
  *
- * An arm with a second store (store2 above 0) gets a second store process:
- * the same program, table, wait, round and freeze share, no fault, its own
- * port (the service's --store2-port), pinned like the first, writing
- * store2.tsv.gz; run.json's `stores` is then 2, and `files`, `cpu` and
- * `peak_rss_kb` name it (store2).  It is not sent the clock frame: t0 only
- * places a fault's window, and it has none.  Its death during the run is
+ * An arm with a second store (store2 above 0, or hedge2 1: arms_stores)
+ * gets a second store process: the same program, table, wait, round and
+ * freeze share, its own port (the service's --store2-port), pinned like
+ * the first, writing store2.tsv.gz; run.json's `stores` is then 2, and
+ * `files`, `cpu` and `peak_rss_kb` name it (store2).  It has no fault, and
+ * is sent no clock frame (t0 only places a fault's window), unless the
+ * scenario is both stores' (slowboth, fault_at_store): then it gets
+ * --fault and --seconds like the first, and the tester sends it the clock
+ * frame too (--store2-port).  Its death during the run is
  * exit 4 like the first's.  Everything goes to
  * "<raw>/.<arm>-r<round>.tmp" and is renamed to "<raw>/<arm>-r<round>" only
  * when complete, so a folder under its final name is always a whole run.
@@ -164,7 +167,8 @@ static json_t *arm_json(const arm *a)
                     {"brk_probes", a->brk_probes}, {"store2", a->store2},
                     {"inflight", a->inflight},     {"bulkhead", a->bulkhead},
                     {"rb_pct", a->rb_pct},         {"rb_floor", a->rb_floor},
-                    {"hedge_p", a->hedge_p},       {"limit_pm", a->limit_pm}};
+                    {"hedge_p", a->hedge_p},       {"limit_pm", a->limit_pm},
+                    {"hedge2", a->hedge2}};
     for (size_t i = 0; i < sizeof defences / sizeof defences[0]; i++)
         json_object_set_new(o, defences[i].name, json_integer(defences[i].v));
     return o;
@@ -300,8 +304,8 @@ static int setup(run_cfg *c)
     return EXIT_OK;
 }
 
-/* A store writing dir/<file>: with the arm's fault (the first store), or
- * none (the second).  Its port, or -1. */
+/* A store writing dir/<file>: with the arm's fault (the first store; the
+ * second for a scenario of both stores), or none.  Its port, or -1. */
 static int start_store(const run_cfg *c, proc_child *ch, const char *file, int with_fault, char *err, size_t errlen)
 {
     char exe[4200], s_round[32], s_wait[2] = {(char)c->a->wait, 0}, f_out[4400], s_fault[64], s_seconds[40];
@@ -341,8 +345,8 @@ static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errle
     p->store_port = start_store(c, &p->st, "store.log.gz", 1, err, errlen);
     if (p->store_port < 0)
         return -1;
-    if (c->a->store2 > 0) {
-        p->store2_port = start_store(c, &p->st2, "store2.log.gz", 0, err, errlen);
+    if (arms_stores(c->a) == 2) {
+        p->store2_port = start_store(c, &p->st2, "store2.log.gz", fault_at_store(c->a->fault.kind, 1), err, errlen);
         if (p->store2_port < 0)
             return -1;
     }
@@ -353,7 +357,7 @@ static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errle
     char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)c->a->name,
                             "--arms", (char *)c->arms_path, "--round", s_round, "--model", (char *)c->model,
                             "--standin", (char *)c->standin, "--out", f_service, "--events", f_events,
-                            c->a->store2 > 0 ? "--store2-port" : NULL, s_port2, NULL};
+                            arms_stores(c->a) == 2 ? "--store2-port" : NULL, s_port2, NULL};
     return proc_start(service_argv, &o, &p->sv, err, errlen) != 0 ||
                    proc_read_port(&p->sv, exe_service, &port, err, errlen) != 0
                ? -1
@@ -397,7 +401,7 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
 {
     const arm *a = c->a;
     char exe[4200], s_port[32], s_rate[32], s_seconds[32], s_seed[32], s_rows[32], s_deadline[32], s_gate[8];
-    char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64], s_store[32];
+    char f_tester[4400], f_sum[4400], f_machine[4400], s_pids[64], s_store[32], s_store2[32];
     snprintf(exe, sizeof exe, "%s/tester", c->bin);
     if (p->st2.pid > 0) /* the run's own processes: their ticks are not foreign load */
         snprintf(s_pids, sizeof s_pids, "%d,%d,%d", (int)p->st.pid, (int)p->sv.pid, (int)p->st2.pid);
@@ -406,6 +410,9 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     snprintf(f_machine, sizeof f_machine, "%s/machine.tsv.gz", c->dir);
     snprintf(s_port, sizeof s_port, "%d", service_port);
     snprintf(s_store, sizeof s_store, "%d", p->store_port);
+    /* the second store learns t0 only when it has the fault too */
+    int clock2 = p->st2.pid > 0 && fault_at_store(a->fault.kind, 1);
+    snprintf(s_store2, sizeof s_store2, "%d", p->store2_port);
     if (a->rate)
         snprintf(s_rate, sizeof s_rate, "%d", a->rate);
     else
@@ -417,10 +424,20 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     snprintf(s_gate, sizeof s_gate, "%d", c->gate ? 1 : 0);
     snprintf(f_tester, sizeof f_tester, "%s/tester.log.gz", c->dir);
     snprintf(f_sum, sizeof f_sum, "%s/tester.json.tmp", c->dir);
-    char *tester_argv[] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
-                           "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
-                           "--machine", f_machine, "--watch-pids", s_pids, "--gate", s_gate,
-                           "--store-port", s_store, a->deadline_ns ? "--deadline-ms" : NULL, s_deadline, NULL};
+    char *tester_argv[32] = {exe, "--port", s_port, "--rate", s_rate, "--seconds", s_seconds,
+                             "--seed", s_seed, "--rows", s_rows, "--out", f_tester, "--summary", f_sum,
+                             "--machine", f_machine, "--watch-pids", s_pids, "--gate", s_gate,
+                             "--store-port", s_store};
+    int na = 23;
+    if (a->deadline_ns) {
+        tester_argv[na++] = "--deadline-ms";
+        tester_argv[na++] = s_deadline;
+    }
+    if (clock2) {
+        tester_argv[na++] = "--store2-port";
+        tester_argv[na++] = s_store2;
+    }
+    tester_argv[na] = NULL;
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
     ut_utc_iso(p->t_start);
     int64_t w0 = ut_mono_ns();
@@ -460,7 +477,7 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
     json_object_set_new(r, "tester", tester);
     json_t *cpuj = json_object();
     const char *who[] = {"tester", "service", "store", "store2"};
-    for (int i = 0; i < (c->a->store2 > 0 ? 4 : 3); i++)
+    for (int i = 0; i < (arms_stores(c->a) == 2 ? 4 : 3); i++)
         json_object_set_new(cpuj, who[i],
                             json_pack("{s:f,s:f,s:f}", "user_s", p->cpu[i][0], "sys_s", p->cpu[i][1], "share",
                                       (p->cpu[i][0] + p->cpu[i][1]) / p->wall));
@@ -468,7 +485,7 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
     json_object_set_new(r, "cpu", cpuj);
     json_t *rss = json_pack("{s:I,s:I,s:I}", "service", (json_int_t)p->hwm_service, "store",
                             (json_int_t)p->hwm_store, "tester", (json_int_t)p->ru.ru_maxrss);
-    if (c->a->store2 > 0)
+    if (arms_stores(c->a) == 2)
         json_object_set_new(rss, "store2", json_integer(p->hwm_store2));
     json_object_set_new(r, "peak_rss_kb", rss);
     json_object_set_new(r, "cores", json_string(c->cores));
@@ -482,7 +499,7 @@ static json_t *files_json(const run_cfg *c, char *err, size_t errlen)
     json_t *files = json_object();
     const char *fnames[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz", "events.tsv.gz", "machine.tsv.gz",
                             "store2.tsv.gz"};
-    for (int i = 0; i < (c->a->store2 > 0 ? 6 : 5); i++) {
+    for (int i = 0; i < (arms_stores(c->a) == 2 ? 6 : 5); i++) {
         char path[4300], sha[65];
         uint64_t size;
         snprintf(path, sizeof path, "%s/%s", c->dir, fnames[i]);
@@ -580,7 +597,7 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "round", json_integer(c->round));
     json_object_set_new(r, "machine", json_string(c->machine));
     json_object_set_new(r, "arm_spec", arm_json(a));
-    json_object_set_new(r, "stores", json_integer(a->store2 > 0 ? 2 : 1));
+    json_object_set_new(r, "stores", json_integer(arms_stores(a)));
     json_object_set_new(r, "fault", fault_json(c));
     json_object_set_new(r, "seconds", json_real(c->seconds));
     json_object_set_new(r, "settle_s", json_real(c->settle));

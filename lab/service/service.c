@@ -18,10 +18,13 @@
  * evaluator (lab/core/trees.h), and logs one row per request (lab/RAWFORMAT.md,
  * service.tsv.gz).
  *
- * An arm with a second store (store2 above 0) needs --store2-port: the
- * service keeps --store-conns connections to each store (numbered across
- * both: the first store's, then the second's), and a request's lookups go
- * to the store pol_store_of gives its row (its `store` column).  The
+ * An arm with a second store (store2 above 0, or hedge2 1: arms_stores)
+ * needs --store2-port: the service keeps --store-conns connections to each
+ * store (numbered across both: the first store's, then the second's), and
+ * a request's lookups go to the store pol_store_of gives its row (its
+ * `store` column), except a hedge2 arm's hedge lookup (attempt 1), which
+ * goes to the second store, the copy (pol_lookup_store; the `store` column
+ * stays the first lookup's, 1).  The
  * defences that look across requests (circuit breaker, retry budget,
  * compartments, adaptive hedge) share one pol_shared; the breaker's
  * changes of state are rows of the events file (conn -1), among the
@@ -233,7 +236,8 @@ static uint64_t make_tag(const request *r, int attempt)
 static void finish(request *r, int64_t now, int status, char kind, float score);
 static void tell(request *r, int attempt, int answer, const wire_ans *ans, int64_t now);
 
-/* Carry out what the policy asked for.  Lookups go to the request's store.
+/* Carry out what the policy asked for.  Lookups go to their store
+ * (pol_lookup_store: the request's, or a hedge2 arm's copy for its hedge).
  * A lookup with no live connection to go on is not sent: the policy hears
  * at once that it was refused (R), once the rest of the action is carried
  * out.  A lookup a gate refused (O B Y) was tried and ended now, unsent. */
@@ -246,7 +250,7 @@ static void act(request *r, const pol_action *a, int64_t now)
         wire_req q = {.row = r->row, .req = r->id, .attempt = (uint16_t)at,
                       .budget_ns = a->send[k].budget_ns, .tag = make_tag(r, at)};
         r->lk_start[at] = now;
-        int c = sconn_send(S.store[r->ps.store], &q);
+        int c = sconn_send(S.store[pol_lookup_store(&r->ps, S.arm, at)], &q);
         if (c == SCONN_NOMEM) {
             ut_err("out of memory queueing a lookup");
             event_base_loopbreak(S.base);
@@ -640,7 +644,7 @@ int main(int argc, char **argv)
         {"--port", OPT_INT, &port, 0, 65535, "P", "port to listen on (0: any free port; printed)"},
         {"--store-port", OPT_INT, &store_port, 1, 65535, "Q", "the store's port on 127.0.0.1"},
         {"--store2-port", OPT_INT, &store2_port, 1, 65535, "Q2",
-         "the second store's port (an arm with store2 above 0 needs it; no other arm takes it)"},
+         "the second store's port (an arm with store2 above 0 or hedge2 1 needs it; no other arm takes it)"},
         {"--arm", OPT_STR, &arm_name, 0, 0, "NAME", "the arm"},
         {"--arms", OPT_STR, &arms_path, 0, 0, "FILE", "the arms (lab/arms.tsv)"},
         {"--round", OPT_I64, &round, 0, UINT32_MAX, "R", "the round"},
@@ -678,10 +682,10 @@ int main(int argc, char **argv)
         ut_err("%s: no arm named %s", arms_path, arm_name);
         return 2;
     }
-    if ((S.arm->store2 > 0) != (store2_port > 0)) {
-        ut_err(S.arm->store2 > 0 ? "arm %s has a second store (store2 %d): needs --store2-port"
-                                 : "arm %s has no second store (store2 %d): --store2-port is not for it",
-               arm_name, S.arm->store2);
+    if ((arms_stores(S.arm) == 2) != (store2_port > 0)) {
+        ut_err(arms_stores(S.arm) == 2 ? "arm %s has a second store (store2 %d, hedge2 %d): needs --store2-port"
+                                       : "arm %s has no second store (store2 %d, hedge2 %d): --store2-port is not for it",
+               arm_name, S.arm->store2, S.arm->hedge2);
         arms_free(&S.arms);
         return 2;
     }

@@ -3,13 +3,14 @@
  *
  *   store --port P --table build/prep/test.tsv --wait Z|F|L|H --round R
  *         --out FILE.tsv.gz [--slots 16] [--freeze-share 0.01]
- *         [--fault none|down|hang|reset|never|flaky|missing[@from-to]] [--seconds S]
+ *         [--fault none|down|hang|reset|never|flaky|missing|slow|slowboth[@from-to]] [--seconds S]
  *
  * One thread, one libevent loop (precise timers, so timerfd, not epoll's
  * millisecond timeout).  Every lookup read from any connection goes to the
  * queue of lab/core/storeq.c (the rules live there, shared with lab/play/play.c): it
  * gets a slot at once or waits in one FIFO line; in its slot it waits its
- * planned wait (the dice of round, req, attempt), then is answered with the
+ * planned wait (the dice of round, req, attempt, plus a slow store's
+ * slowness), then is answered with the
  * row's six features.  A lookup carrying a budget is dropped when the
  * budget runs out, in line or in a slot, and its slot goes to the next in
  * line.  A zero wait is answered at once.
@@ -39,7 +40,10 @@
  * At arrival, after the unknown-row check, fault_lookup gives the lookup's
  * fate: unavailable (E) or not found (N) at once, no slot; or held (H, no
  * slot, its budget ignored: a black hole) until one timer at t0 + to
- * answers every held lookup *unavailable*.  A reset is two timers: at
+ * answers every held lookup *unavailable*.  slow and slowboth: every lookup
+ * arriving in the window (whatever becomes of it) plans FAULTS_SLOW_NS more
+ * than its dice (fault_slow_ns), logged in planned_ns, its slot held that
+ * long.  A reset is two timers: at
  * t0 + from the store closes every connection, cuts every lookup it holds
  * (R, never answered; the queue is emptied) and closes its listening
  * socket, so connects are refused; at t0 + to it listens on the same port
@@ -491,7 +495,10 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
     l->budget = r->budget_ns;
     l->arrive = now;
     l->start = RAW_NONE;
-    l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt);
+    int64_t t_rel = S.t0 == INT64_MIN ? INT64_MIN : now - S.t0;
+    /* the dice, and a slow store's slowness (faults.h): the wait it plans */
+    l->planned = waits_planned_ns_p(S.kind, S.freeze, S.round, r->req, r->attempt) +
+                 fault_slow_ns(&S.fault, &S.win, t_rel);
     assert(l->planned >= 0); /* the dice give a wait, never a negative one (storeq_arrive refuses it) */
     l->line = (int32_t)storeq_line(&S.q);
     l->busy = storeq_busy(&S.q);
@@ -507,7 +514,6 @@ static void lookup_arrive(conn *c, const wire_req *r, int64_t now)
         lk_finish(l, now, 'U', WIRE_UNKNOWN_ROW);
         return;
     }
-    int64_t t_rel = S.t0 == INT64_MIN ? INT64_MIN : now - S.t0;
     switch (fault_lookup(&S.fault, &S.win, S.round, r->req, r->attempt, r->row, t_rel)) {
     case FAULT_UNAVAILABLE:
         lk_finish(l, now, 'E', WIRE_UNAVAILABLE);

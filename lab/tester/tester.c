@@ -3,7 +3,7 @@
  *   tester --port P --rate R|max --seconds S --seed N --rows NROWS
  *          --out FILE.tsv.gz --summary FILE.json
  *          [--deadline-ms D] [--conns C] [--gate 1|0] [--gate-wait-s 60]
- *          [--drain-s 10] [--store-port Q]
+ *          [--drain-s 10] [--store-port Q] [--store2-port Q2]
  *
  * Open loop (numeric R).  The schedule is Poisson and depends on (seed, R, S)
  * only.  With g = ut_rng seeded with N, and every time in integer ns:
@@ -45,7 +45,8 @@
  * The store's clock (--store-port Q): right after t0 is fixed and before the
  * first request, one clock frame (lab/core/wire.h) carrying t0 goes to the store
  * on a connection of its own, closed at once; a failed connect is exit 1
- * naming the port.  t0 is printed on stdout too ("tester: t0_ns N").
+ * naming the port.  With --store2-port Q2 (run gives it when the second
+ * store has a fault too: slowboth) the same frame goes to that store next.  t0 is printed on stdout too ("tester: t0_ns N").
  *
  * Machine watch (--machine FILE, --watch-pids): lab/watch/watch.h, read at t0 and
  * each second after on a timer of lower priority than the sends.
@@ -714,12 +715,13 @@ static int open_initial(run *r)
     return 0;
 }
 
-/* The clock frame (lab/core/wire.h) on a connection of its own: the store's
- * fault windows run from t0.  0, or -1 after a message naming the port. */
-static int send_clock(const run *r)
+/* The clock frame (lab/core/wire.h) on a connection of its own to the store
+ * on `port` (`opt` the option that named it): the store's fault windows
+ * run from t0.  0, or -1 after a message naming the port. */
+static int send_clock(const run *r, int port, const char *opt)
 {
     struct sockaddr_in a = r->addr;
-    a.sin_port = htons((uint16_t)r->o.store_port);
+    a.sin_port = htons((uint16_t)port);
     unsigned char b[WIRE_REQ_SIZE];
     wire_put_clock(b, r->t0);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -728,8 +730,7 @@ static int send_clock(const run *r)
     if (fd >= 0)
         close(fd);
     if (!ok)
-        ut_err("cannot send the clock frame to the store on 127.0.0.1:%d (--store-port): %s", r->o.store_port,
-               strerror(e));
+        ut_err("cannot send the clock frame to the store on 127.0.0.1:%d (%s): %s", port, opt, strerror(e));
     return ok ? 0 : -1;
 }
 
@@ -779,7 +780,9 @@ static int run_load(run *r)
     r->t0 = ut_mono_ns() + START_DELAY_NS;
     printf("tester: t0_ns %" PRId64 "\n", r->t0);
     fflush(stdout);
-    if ((r->o.store_port && send_clock(r) != 0) || (r->o.machine && watch_begin(r) != 0))
+    if ((r->o.store_port && send_clock(r, r->o.store_port, "--store-port") != 0) ||
+        (r->o.store2_port && send_clock(r, r->o.store2_port, "--store2-port") != 0) ||
+        (r->o.machine && watch_begin(r) != 0))
         return -1;
     if (r->o.closed) {
         r->ev_timer = evtimer_new(r->base, on_closed_timer, r);

@@ -52,6 +52,7 @@ int topts_parse(int argc, char **argv, topts *o)
         {"--machine", OPT_STR, &o->machine, 0, 0, "FILE.tsv.gz", "watch the machine each second from t0"},
         {"--watch-pids", OPT_STR, &o->watch_pids_s, 0, 0, "PID,PID", "the run's other processes (store, service)"},
         {"--store-port", OPT_INT, &o->store_port, 1, 65535, "Q", "tell the store on 127.0.0.1:Q the run's t0"},
+        {"--store2-port", OPT_INT, &o->store2_port, 1, 65535, "Q2", "tell the second store on 127.0.0.1:Q2 the run's t0 too"},
         {0}};
     int rc = opt_parse(argc, argv, spec, ABOUT, NULL);
     if (rc != OPT_OK)

@@ -8,7 +8,8 @@
  * defaults: --deadline-ms (above 0; unset: no deadline), --conns (64; the
  * closed loop 16), --gate (1), --gate-wait-s (60), --drain-s (10),
  * --machine, --watch-pids (at most 4), --store-port (unset: 0, no clock
- * frame).  An open loop plans at most TOPTS_MAX_REQUESTS requests (rate x
+ * frame), --store2-port (the second store's clock frame, given by run only
+ * when that store has a fault; unset: 0, none).  An open loop plans at most TOPTS_MAX_REQUESTS requests (rate x
  * seconds).  Every number is parsed whole, its range checked
  * (lab/base/opt.h); a bad or missing one is named in one line on stderr.
  *
@@ -25,6 +26,7 @@
 typedef struct {
     int port;
     int store_port; /* 0: no clock frame */
+    int store2_port; /* the second store's; 0: no clock frame */
     int closed; /* --rate max */
     double rate, seconds;
     uint64_t seed;

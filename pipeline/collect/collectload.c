@@ -112,7 +112,8 @@ static int read_fault(json_t *rj, const char *path, run_info *ri, char *err, siz
     char why[160];
     if (!name || strlen(name) >= sizeof ri->fault || fault_parse(name, &spec, why, sizeof why) != 0 ||
         strcmp(fault_name(spec.kind), name)) {
-        ut_seterr(err, errlen, "%s: fault.name: needs one of none, down, hang, reset, never, flaky, missing", path);
+        ut_seterr(err, errlen, "%s: fault.name: needs one of none, down, hang, reset, never, flaky, missing, slow, slowboth",
+                  path);
         return -1;
     }
     snprintf(ri->fault, sizeof ri->fault, "%s", name);

@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS runs (
     seconds     double precision NOT NULL,
     t0_ns       bigint NOT NULL,
     fingerprint text NOT NULL,            -- sha256 of the event files' sha256s
-    fault       text NOT NULL,            -- run.json's fault.name: none, down, hang, reset, never, flaky, missing
+    fault       text NOT NULL,            -- run.json's fault.name: none, down, hang, reset, never, flaky, missing, slow, slowboth
     win_from_ns bigint,                   -- its window in ns from t0_ns; both null without a window,
     win_to_ns   bigint,                   -- win_to_ns alone null for a window lasting to the end of the run
     stores      int NOT NULL,             -- run.json's stores: 1, or 2 with a second store

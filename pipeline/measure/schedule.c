@@ -226,7 +226,7 @@ int sched_check_run(const char *raw, const sched_run *s, char *why, size_t wl)
 {
     double seconds = s->seconds;
     char *dir = mf_str("%s/%s", raw, s->name);
-    int stores = s->a->store2 > 0 ? 2 : 1;
+    int stores = arms_stores(s->a);
     int rc = holds_run_files(dir, stores, why, wl);
     if (rc == 1 && matches_run_json(dir, s, stores, seconds, why, wl) != 0)
         rc = -1;

@@ -192,9 +192,9 @@ static inline int ask(int fd, const char *body_json, char *answer, size_t cap)
 #define ARMS_HEADER                                                                                    \
     "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\tdeadline_ms\treserve_ms\t" \
     "down\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\tbrk_cool_ms\tbrk_probes\tstore2\tinflight\t"      \
-    "bulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\n"
-/* the 12 defence columns, all off */
-#define NO_DEFENCES "\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0"
+    "bulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\thedge2\n"
+/* the 12 defence columns and hedge2, all off */
+#define NO_DEFENCES "\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0"
 
 static inline void write_file(const char *path, const char *text)
 {

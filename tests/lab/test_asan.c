@@ -1,7 +1,7 @@
 /* Short runs of the measured programs built with AddressSanitizer,
  * LeakSanitizer and UBSan (`make asan`): any error or leak makes a program
  * exit 66, which fails the run (every policy shape, a breaker, two stores
- * with compartments), and the service's suite (bad input, the store
+ * with compartments, the hedge to a copy with both stores slow), and the service's suite (bad input, the store
  * failing, the defences) is run against the sanitizer builds as well. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@ Test(asan, short_runs_of_every_policy_shape, .timeout = 120)
     char dir[] = "/tmp/asanXXXXXX", cmd[1024];
     cr_assert_not_null(mkdtemp(dir));
     const char *arms[] = {"H3-r2bj", "H3-hedge", "H3-dldown", "H3-t25", "Z-capacity", "H3-brkr2-down", "H3-bulk-hang",
-                          "H3-fbq999"};
+                          "H3-fbq999", "L3-hedge2-slowboth"};
     for (size_t i = 0; i < sizeof arms / sizeof arms[0]; i++) {
         snprintf(cmd, sizeof cmd,
                  ENV "build/asan/bin/run --bin build/asan/bin --arm %s --round 1 --seconds 1.5 --gate 0 "

@@ -1,7 +1,7 @@
 /* lab/core/faults.c, the scenario table, with hand-computed cases: the spec's
  * grammar (every refusal), its canonical text, the windows in ns for the
- * profiles' lengths (30 s, 4 s, 0.6 s), each window's edges to the ns, and
- * the dice.  The dice's reference values (which requests are flaky, which
+ * profiles' lengths (30 s, 4 s, 0.6 s), each window's edges to the ns, a
+ * slow store's slowness per store, and the dice.  The dice's reference values (which requests are flaky, which
  * rows are missing) were computed outside the lab, in Python, from the
  * formulas faults.h and util.h state (splitmix64's finaliser chained over
  * key, a, b, c; the top 53 bits as a fraction):
@@ -169,6 +169,53 @@ Test(faults, window_edges_to_the_ns)
         cr_assert_eq(fault_lookup(&n, &wn, 1, 7, 0, 3, t[i]), in_never[i] ? FAULT_UNAVAILABLE : FAULT_PASS,
                      "never at %lld", (long long)t[i]);
         cr_assert_eq(fault_lookup(&no, &w, 1, 7, 0, 3, t[i]), FAULT_PASS);
+    }
+}
+
+/* slow and slowboth: parsed with the default window or their own, served
+ * (FAULT_PASS) but 20 ms slower in the window, to the ns at its edges, at
+ * the first store; slowboth at the second store too, slow never there.  The
+ * other scenarios slow nothing and are the first store's only. */
+Test(faults, slowness_at_the_window_edges_and_per_store)
+{
+    fault_spec s = fp("slow"), b = fp("slowboth"), own = fp("slow@0.5-0.75"), d = fp("down");
+    cr_assert(s.kind == FAULT_SLOW && s.from == 1.0 / 3 && s.to == 2.0 / 3);
+    cr_assert(b.kind == FAULT_SLOWBOTH && b.from == 1.0 / 3 && b.to == 2.0 / 3);
+    cr_assert(own.kind == FAULT_SLOW && own.from == 0.5 && own.to == 0.75);
+    cr_assert_str_eq(fault_name(FAULT_SLOWBOTH), "slowboth");
+    cr_assert(fault_has_window(FAULT_SLOW) && fault_has_window(FAULT_SLOWBOTH));
+    refused("slowboth@0.5-0.2", "is empty");
+    refused("slower", "not a scenario");
+    char buf[64];
+    fault_format(&b, buf, sizeof buf);
+    cr_assert_str_eq(buf, "slowboth");
+    fault_format(&own, buf, sizeof buf);
+    cr_assert_str_eq(buf, "slow@0.5-0.75");
+    cr_assert_eq(FAULTS_SLOW_NS, 20000000LL);
+    fault_window w = fault_window_of(&s, 30), wo = fault_window_of(&own, 30), wd = fault_window_of(&d, 30);
+    cr_assert(w.from_ns == 10 * SEC && w.to_ns == 20 * SEC);
+    cr_assert(wo.from_ns == 15 * SEC && wo.to_ns == 22500000000LL);
+    const int64_t t[] = {INT64_MIN, -1, 0, 10 * SEC - 1, 10 * SEC, 15 * SEC, 20 * SEC - 1, 20 * SEC, 29 * SEC};
+    const int in[] = {0, 0, 0, 0, 1, 1, 1, 0, 0}; /* [10 s, 20 s) */
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        int64_t want = in[i] ? 20000000LL : 0;
+        cr_assert_eq(fault_slow_ns(&s, &w, t[i]), want, "slow at %lld", (long long)t[i]);
+        cr_assert_eq(fault_slow_ns(&b, &w, t[i]), want, "slowboth at %lld", (long long)t[i]);
+        cr_assert_eq(fault_lookup(&s, &w, 1, 7, 0, 3, t[i]), FAULT_PASS, "slow serves every lookup");
+        cr_assert_eq(fault_lookup(&b, &w, 1, 7, 1, 3, t[i]), FAULT_PASS, "slowboth serves every lookup");
+        cr_assert_eq(fault_slow_ns(&d, &wd, t[i]), 0, "down slows nothing");
+        cr_assert_eq(fault_reset_closed(&s, &w, t[i]), 0);
+    }
+    cr_assert_eq(fault_slow_ns(&own, &wo, 15 * SEC - 1), 0);
+    cr_assert_eq(fault_slow_ns(&own, &wo, 15 * SEC), 20000000LL);
+    cr_assert_eq(fault_slow_ns(&own, &wo, 22500000000LL - 1), 20000000LL);
+    cr_assert_eq(fault_slow_ns(&own, &wo, 22500000000LL), 0);
+    /* which store has the fault */
+    const fault_kind k[] = {FAULT_NONE, FAULT_DOWN, FAULT_HANG, FAULT_RESET, FAULT_NEVER,
+                            FAULT_FLAKY, FAULT_MISSING, FAULT_SLOW, FAULT_SLOWBOTH};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        cr_assert_eq(fault_at_store(k[i], 0), 1, "%s: the first store", fault_name(k[i]));
+        cr_assert_eq(fault_at_store(k[i], 1), k[i] == FAULT_SLOWBOTH, "%s: the second store", fault_name(k[i]));
     }
 }
 

@@ -431,7 +431,7 @@ static void check_arm_spec(json_t *spec, const char *arm)
         cr_assert_not_null(json_object_get(spec, p), "%s: arm_spec has no %s", arm, p);
     cr_assert_eq(json_object_size(spec), ncols, "%s: arm_spec has %zu fields, the header %zu", arm,
                  json_object_size(spec), ncols);
-    cr_assert_eq(ncols, 27);
+    cr_assert_eq(ncols, 28);
     cr_assert_str_eq(json_string_value(json_object_get(spec, "name")), arm);
 }
 
@@ -685,4 +685,121 @@ Test(lab, second_store_killed_mid_run_is_exit_4)
     if (d)
         closedir(d);
     cr_assert_eq(left, 0, "%s holds %d entries after a failed run", raw, left);
+}
+
+/* Correlated slowness (docs/DESIGN.md 5.9): a hedge2 arm in a 3 s run, the
+ * window [1 s, 2 s).  Every hedge (attempt 1) has its row in store2.tsv.gz
+ * and none in store.tsv.gz, every first lookup the reverse, the service's
+ * `store` column 1 throughout.  From the stores' own ns logs (kept with
+ * --test-keep-logs, so that planned_ns is what each store planned, not
+ * format 4's reconstruction): a lookup arriving in the window at store 1
+ * planned the dice + 20 ms, outside it the dice; store 2 likewise under
+ * slowboth, and never slowed under slow; an answered lookup held its slot
+ * at least that long (always), and not much longer (lab_upper). */
+static const char *slow_arm;
+
+static void sc_hedge2_slow(void)
+{
+    const char *arm = slow_arm;
+    int both = !strcmp(arm, "L3-hedge2-slowboth");
+    char cmd[768], path[256];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/%s-r1 %s/logs", dir, arm, dir);
+    cr_assert_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd,
+             "build/bin/run --arm %s --round 1 --seconds 3 --gate 0 --settle-s 0.2 --raw %s "
+             "--quiet tests/quiet_off.tsv --test-keep-logs %s/logs > %s/log 2>&1",
+             arm, dir, dir, dir);
+    int rc = system(cmd);
+    if (rc != 0) {
+        snprintf(path, sizeof path, "cat %s/log", dir);
+        cr_assert_eq(system(path), 0);
+    }
+    cr_assert_eq(rc, 0, "%s failed", cmd);
+    snprintf(path, sizeof path, "%s/%s-r1/run.json", dir, arm);
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je);
+    cr_assert_not_null(r, "%s: %s", path, je.text);
+    cr_assert_eq(json_integer_value(json_object_get(r, "stores")), 2);
+    check_arm_spec(json_object_get(r, "arm_spec"), arm);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(r, "arm_spec"), "hedge2")), 1);
+    int64_t t0 = json_integer_value(json_object_get(r, "t0_ns"));
+    json_t *jf = json_object_get(r, "fault");
+    cr_assert_str_eq(json_string_value(json_object_get(jf, "name")), both ? "slowboth" : "slow");
+    int64_t from = json_integer_value(json_object_get(jf, "from_ns")), to = json_integer_value(json_object_get(jf, "to_ns"));
+    cr_assert(from == 1000 * MS && to == 2000 * MS, "window [%lld, %lld)", (long long)from, (long long)to);
+    json_decref(r);
+
+    rr_file s, st[2], lg[2];
+    snprintf(path, sizeof path, "%s/%s-r1/service.tsv.gz", dir, arm);
+    cr_assert_eq(rr_read(path, &s), 0, "%s", path);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path, sizeof path, "%s/%s-r1/%s", dir, arm, k ? "store2.tsv.gz" : "store.tsv.gz");
+        cr_assert_eq(rr_read(path, &st[k]), 0, "%s", path);
+        snprintf(path, sizeof path, "%s/logs/%s", dir, k ? "store2.log.gz" : "store.log.gz");
+        cr_assert_eq(rr_read(path, &lg[k]), 0, "%s", path);
+    }
+    size_t hedged = 0;
+    for (size_t i = 0; i < s.n; i++) {
+        int64_t req = rr_get(&s, "req", i);
+        cr_assert_eq(rr_get(&s, "store", i), 1, "request %lld: the store column is the first lookup's",
+                     (long long)req);
+        if (rr_get(&s, "a0_start_t", i) != RR_NONE) {
+            cr_assert_geq(store_row(&st[0], req, 0), 0, "request %lld: a0 not in store.tsv.gz", (long long)req);
+            cr_assert_lt(store_row(&st[1], req, 0), 0, "request %lld: a0 in store2.tsv.gz", (long long)req);
+        }
+        if (rr_get(&s, "a1_start_t", i) == RR_NONE)
+            continue;
+        hedged++;
+        cr_assert_geq(store_row(&st[1], req, 1), 0, "request %lld: a1 not in store2.tsv.gz", (long long)req);
+        cr_assert_lt(store_row(&st[0], req, 1), 0, "request %lld: a1 in store.tsv.gz", (long long)req);
+    }
+    /* in the window every request is still waiting at 10 ms (the dice + 20 ms) */
+    cr_assert_gt(hedged, 200, "%zu of %zu requests hedged", hedged, s.n);
+    for (int k = 0; k < 2; k++) {
+        int slowed = k == 0 || both;
+        size_t in = 0, out = 0, nover = 0;
+        int64_t *over = malloc((lg[k].n + 1) * sizeof *over);
+        for (size_t i = 0; i < lg[k].n; i++) {
+            int64_t req = rr_get(&lg[k], "req", i), att = rr_get(&lg[k], "attempt", i);
+            int64_t arrive = rr_get(&lg[k], "arrive_t", i), t = arrive - t0;
+            int win = t >= from && t < to;
+            int64_t dice = waits_planned_ns(WAIT_L, 1, (uint32_t)req, (uint32_t)att);
+            int64_t want = dice + (win && slowed ? 20 * MS : 0);
+            cr_assert_eq(rr_get(&lg[k], "planned_ns", i), want, "store %d, request %lld attempt %lld at %lld ns: "
+                         "planned %lld, the dice %lld", k + 1, (long long)req, (long long)att, (long long)t,
+                         (long long)rr_get(&lg[k], "planned_ns", i), (long long)dice);
+            cr_assert_eq(att, k, "store %d holds attempt %d only", k + 1, k);
+            in += win;
+            out += !win;
+            if (rr_get(&lg[k], "outcome", i) == 'A') {
+                int64_t held = rr_get(&lg[k], "end_t", i) - rr_get(&lg[k], "start_t", i);
+                cr_assert_geq(held, want, "store %d: a slot held %lld ns, planned %lld", k + 1, (long long)held,
+                              (long long)want);
+                over[nover++] = held - want;
+            }
+        }
+        cr_assert_gt(in, 200, "store %d: %zu lookups in the window", k + 1, in);
+        cr_assert_gt(out, k ? 5 : 400, "store %d: %zu lookups outside it", k + 1, out);
+        cr_assert_gt(nover, 0);
+        qsort(over, nover, sizeof over[0], cmp_i64);
+        lab_upper(over[nover / 2], 2 * MS, "the median slot held beyond its plan");
+        free(over);
+    }
+    rr_free(&s);
+    for (int k = 0; k < 2; k++) {
+        rr_free(&st[k]);
+        rr_free(&lg[k]);
+    }
+}
+
+Test(lab, hedge2_slowboth_slows_both_copies_and_sends_the_hedge_to_store2)
+{
+    slow_arm = "L3-hedge2-slowboth";
+    lab_retry(sc_hedge2_slow, "hedge2_slowboth_slows_both_copies_and_sends_the_hedge_to_store2");
+}
+
+Test(lab, hedge2_slow_slows_the_first_store_only)
+{
+    slow_arm = "L3-hedge2-slow";
+    lab_retry(sc_hedge2_slow, "hedge2_slow_slows_the_first_store_only");
 }

@@ -11,7 +11,9 @@
  * flood named.  The store's faults (lab/core/faults.h) are checked on small
  * cases worked out by hand in the comments (down, hang, reset with the
  * service's reconnect backoff), and against the store's dice: the same seed
- * meets the same fates in every arm. */
+ * meets the same fates in every arm; correlated slowness against the
+ * design's arithmetic (the hedge to a copy gains while the copy is not
+ * slow). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -622,4 +624,45 @@ Test(play, no_request_lost_where_a_standin_exists)
     cr_assert_eq(cnt(r, "lost"), cnt(r, "store_H"));
     cr_assert_eq(cnt(r, "lost"), cnt(r, "during_requests"));
     cr_assert_gt(cnt(r, "lost"), 0);
+}
+
+/* Correlated slowness (docs/DESIGN.md 5.9): on seeds 1-5 of 15 s, the hedge
+ * to a copy that is not slow (L3-hedge2-slow) leaves fewer stand-ins than
+ * the one-try 25 ms stand-in (L3-fb25-slow) and than the hedge to the same
+ * slow store (L3-hedge-slow), seed by seed and in all; a copy slow at the
+ * same time (L3-hedge2-slowboth) loses that gain: more stand-ins than
+ * L3-hedge2-slow.  The hedge to the copy sends about two lookups a request
+ * in the window, every request still waiting at 10 ms. */
+Test(play, hedge_to_a_copy_gains_only_while_the_copy_is_not_slow)
+{
+    const char *arms[] = {"L3-fb25-slow", "L3-hedge-slow", "L3-hedge2-slow", "L3-hedge2-slowboth"};
+    row r[4][5];
+    double tot[4] = {0};
+    for (int a = 0; a < 4; a++) {
+        char args[128];
+        snprintf(args, sizeof args, "--arm %s --seeds 1-5 --seconds 15", arms[a]);
+        cr_assert_eq(play_csv(args, r[a], 5), 5, "%s", arms[a]);
+        for (int i = 0; i < 5; i++)
+            tot[a] += r[a][i].standin_share / 5;
+        fprintf(stderr, "test_play: %s: mean stand-in share %.4f%% over seeds 1-5 of 15 s\n", arms[a], 100 * tot[a]);
+    }
+    for (int i = 0; i < 5; i++) {
+        unsigned s = r[0][i].seed;
+        for (int a = 1; a < 4; a++)
+            cr_assert(r[a][i].seed == s && r[a][i].requests == r[0][i].requests, "the same seeds, the same arrivals");
+        cr_assert_lt(r[2][i].standin_share, r[0][i].standin_share, "seed %u: hedge2-slow %g, fb25-slow %g", s,
+                     r[2][i].standin_share, r[0][i].standin_share);
+        cr_assert_lt(r[2][i].standin_share, r[1][i].standin_share, "seed %u: hedge2-slow %g, hedge-slow %g", s,
+                     r[2][i].standin_share, r[1][i].standin_share);
+        cr_assert_gt(r[3][i].standin_share, r[2][i].standin_share, "seed %u: hedge2-slowboth %g, hedge2-slow %g", s,
+                     r[3][i].standin_share, r[2][i].standin_share);
+        cr_assert_gt(fig(&r[2][i], "during_lookups_per_request"), 1.9, "seed %u: every request hedged in the window",
+                     s);
+    }
+    cr_assert(tot[2] < tot[0] && tot[2] < tot[1] && tot[3] > tot[2]);
+    /* the settings make the same arm: --hedge2 1 and --fault slow over L3-hedge */
+    row x[5];
+    cr_assert_eq(play_csv("--arm L3-hedge --hedge2 1 --fault slow --seeds 1-5 --seconds 15", x, 5), 5);
+    for (int i = 0; i < 5; i++)
+        cr_assert(row_eq(&x[i], &r[2][i]), "seed %u: the settings differ from L3-hedge2-slow", x[i].seed);
 }

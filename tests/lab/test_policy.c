@@ -29,10 +29,10 @@ static const arm *A(const char *name)
 
 TestSuite(policy, .init = load, .fini = unload);
 
-Test(policy, arms_file_has_the_64_arms)
+Test(policy, arms_file_has_the_69_arms)
 {
-    cr_assert_eq(T.n, 64); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map,
-                            * 3 of the false-timeout rule */
+    cr_assert_eq(T.n, 69); /* 22 of the first lesson, 14 of the outage lesson, 21 defences, 4 on the map,
+                            * 3 of the false-timeout rule, 5 of correlated slowness */
     cr_assert_eq(A("H550-r2")->rate, 550);
     cr_assert_eq(A("H300-fb25")->rate, 300);
     cr_assert_eq(A("H3-r2-down")->fault.kind, FAULT_DOWN);
@@ -336,57 +336,57 @@ Test(policy, bad_arms_files_are_named)
     snprintf(path, sizeof path, "%s/arms.tsv", dir);
     const char *head = "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t"
                        "deadline_ms\treserve_ms\tdown\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\t"
-                       "brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\n";
+                       "brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\thedge2\n";
     struct {
         const char *line, *want;
     } cases[] = {
-        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
-        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
-        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 27"},
-        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-r2b breaks rule pause-count"},
-        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-d breaks rule deadline"},
+        {"X3-none\tQ\t300\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field wait \"Q\""},
+        {"X3-none\tH\tfast\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field rate \"fast\""},
+        {"X3-none\tH\t300\tnone\t0\t1\tnone\n", ":2: 7 fields, expected 28"},
+        {"X3-r2b\tH\t300\tr2b\t25\t3\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-r2b breaks rule pause-count"},
+        {"X3-d\tH\t300\td\t0\t1\tnone\t-\t0\t0\t0\t0\t1\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm X3-d breaks rule deadline"},
         /* the service holds 5 lookups per request: 6 tries are refused, not capped */
-        {"H3-r5\tH\t300\tr5\t25\t6\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r5 breaks rule tries: tries is 1 to 5"},
-        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-x breaks rule label"},
-        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r2 breaks rule retry-limit"},
-        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-alone"},
-        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-first"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-kind"},
-        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule reserve"},
-        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
-        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
+        {"H3-r5\tH\t300\tr5\t25\t6\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r5 breaks rule tries: tries is 1 to 5"},
+        {"H3-x\tH\t300\tx\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-x breaks rule label"},
+        {"H3-r2\tH\t300\tr2\t0\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: arm H3-r2 breaks rule retry-limit"},
+        {"H3-hedge\tH\t300\thedge\t25\t2\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-alone"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t30\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule hedge-first"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tfixed\t10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-kind"},
+        {"H3-fb25\tH\t300\tfb25\t20\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H3-t25\tH\t300\tt25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H4-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"L3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-dl\tH\t300\tdl\t0\t1\tnone\t-\t0\t0\t25\t25\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule reserve"},
+        {"H3-none\tH\tmax\tnone\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule closed-loop"},
+        {"X3-none\tH\t300\tnone\t0\t99999999999999999999\tnone\t-\t0\t0\t0\t0\t0\t0\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field tries"},
         /* the defences' rules */
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker"},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-share"},
-        {"H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-one-store"},
-        {"H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\t0\n", "breaks rule bulkhead"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n", "breaks rule budget"},
-        {"H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\n", "breaks rule label"},
-        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\t0\n", "breaks rule adaptive-hedge"},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker"},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t50\t250\t3\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-share"},
+        {"H3-brkw-down\tH\t300\tbrkw\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule label"},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t0\t0\t250\t3\t50\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule breaker-one-store"},
+        {"H3-bulk-hang\tH\t300\tbulk\t250\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t0\t1\t0\t0\t0\t0\t0\n", "breaks rule bulkhead"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\t0\n", "breaks rule budget"},
+        {"H3-r2\tH\t300\tr2\t25\t3\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t10\t10\t0\t0\t0\n", "breaks rule label"},
+        {"H3-hedge\tH\t300\thedge\t0\t1\tnone\t-\t0\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t95\t0\t0\n", "breaks rule adaptive-hedge"},
         /* the adaptive limit: a start value, no hedge, and the label fbqQ with limit_pm Q */
-        {"L3-fbq999\tL\t300\tfbq999\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule adaptive-limit"},
-        {"L3-hedge\tL\t300\thedge\t25\t1\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule adaptive-limit"},
-        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t990\n", "breaks rule label"},
-        {"L3-fb25\tL\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n", "breaks rule label"},
-        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1000\n", ":2: field limit_pm \"1000\" is not a whole number from 0 to 999"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t10,20,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t40,10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
-        {"H3-r4x\tH\t300\tr4x\t25\t5\texpo\t10,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field pause \"expo\""},
-        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\n", ":2: field brk_window \"1001\" is not a whole number from 0 to 1000"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
+        {"L3-fbq999\tL\t300\tfbq999\t0\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\t0\n", "breaks rule adaptive-limit"},
+        {"L3-hedge\tL\t300\thedge\t25\t1\tnone\t-\t10\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\t0\n", "breaks rule adaptive-limit"},
+        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t990\t0\n", "breaks rule label"},
+        {"L3-fb25\tL\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\t0\n", "breaks rule label"},
+        {"L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t1000\t0\n", ":2: field limit_pm \"1000\" is not a whole number from 0 to 999"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t10,20,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texp\t40,10\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule pause-count"},
+        {"H3-r4x\tH\t300\tr4x\t25\t5\texpo\t10,40\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field pause \"expo\""},
+        {"H3-brk-down\tH\t300\tbrk\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown\t5\t1001\t0\t250\t3\t0\t0\t0\t0\t0\t0\t0\t0\n", ":2: field brk_window \"1001\" is not a whole number from 0 to 1000"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdwn\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
          ":2: arm H3-fb25-down: field fault: fault 'dwn' is not a scenario"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.5-1.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
          ":2: arm H3-fb25-down: field fault: fault 'down@0.5-1.5': the window's end"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "is empty"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@1-end\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "outside the run"},
-        {"H3-fb25-flaky\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tflaky@0-0.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "has no window"},
-        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
-        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\treset\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@0.6-0.4\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "is empty"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tdown@1-end\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "outside the run"},
+        {"H3-fb25-flaky\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tflaky@0-0.5\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "has no window"},
+        {"H3-fb25-down\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
+        {"H3-fb25\tH\t300\tfb25\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\treset\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", "breaks rule name"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         FILE *f = fopen(path, "w");
@@ -422,8 +422,7 @@ Test(policy, a_third_timer_aborts, .signal = SIGABRT)
 }
 
 /* arms.h: a file written before limit_pm (the published study's registered
- * copy, 26 columns) is read with limit_pm 0; a file with the new header but
- * a line of 26 fields is refused. */
+ * copy, 26 columns) is read with limit_pm 0 and hedge2 0. */
 Test(policy, an_arms_file_before_limit_pm_reads_with_it_0)
 {
     arm_table t;
@@ -431,7 +430,110 @@ Test(policy, an_arms_file_before_limit_pm_reads_with_it_0)
     cr_assert_eq(arms_load("provenance/registered/lab/arms.tsv", &t, err, sizeof err), 0, "%s", err);
     cr_assert_eq(t.n, 57);
     for (size_t i = 0; i < t.n; i++)
-        cr_assert_eq(t.v[i].limit_pm, 0, "%s", t.v[i].name);
+        cr_assert(t.v[i].limit_pm == 0 && t.v[i].hedge2 == 0, "%s", t.v[i].name);
     cr_assert_eq(arms_find(&t, "H4-r2")->tries, 3);
     arms_free(&t);
+}
+
+/* arms.h: a file of 27 columns (the header without hedge2, as lab/arms.tsv
+ * was before it) reads with hedge2 0 and keeps its limit_pm; a line of the
+ * wrong length under an older header is named against that header; any
+ * other header is refused naming the one wanted (28 columns). */
+Test(policy, an_arms_file_before_hedge2_reads_with_it_0)
+{
+    char dir[] = "/tmp/armsXXXXXX", path[64], err[UT_ERRLEN] = "";
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/arms.tsv", dir);
+    const char *h27 = "name\twait\trate\tpolicy\ttry_ms\ttries\tpause\tpause_ms\thedge_ms\tlimit_ms\t"
+                      "deadline_ms\treserve_ms\tdown\tstandin\tfault\tbrk_fails\tbrk_window\tbrk_share\t"
+                      "brk_cool_ms\tbrk_probes\tstore2\tinflight\tbulkhead\trb_pct\trb_floor\thedge_p\tlimit_pm\n";
+    FILE *f = fopen(path, "w");
+    fputs(h27, f);
+    fputs("L3-fbq999\tL\t300\tfbq999\t25\t1\tnone\t-\t0\t0\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t999\n"
+          "L3-hedge\tL\t300\thedge\t0\t1\tnone\t-\t10\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", f);
+    fclose(f);
+    arm_table t;
+    cr_assert_eq(arms_load(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n, 2);
+    cr_assert(arms_find(&t, "L3-fbq999")->limit_pm == 999 && arms_find(&t, "L3-fbq999")->hedge2 == 0);
+    cr_assert_eq(arms_find(&t, "L3-hedge")->hedge2, 0);
+    cr_assert_eq(arms_stores(arms_find(&t, "L3-hedge")), 1);
+    arms_free(&t);
+    /* a 28-field line under the 27-column header: named against that header */
+    f = fopen(path, "w");
+    fputs(h27, f);
+    fputs("L3-hedge\tL\t300\thedge\t0\t1\tnone\t-\t10\t25\t0\t0\t0\t1\tnone\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n", f);
+    fclose(f);
+    cr_assert_eq(arms_load(path, &t, err, sizeof err), -1);
+    cr_assert(strstr(err, ":2: more than 27 fields, expected 27"), "%s", err);
+    /* a header that is none of the three: the current one is named */
+    f = fopen(path, "w");
+    fputs("name\twait\n", f);
+    fclose(f);
+    cr_assert_eq(arms_load(path, &t, err, sizeof err), -1);
+    cr_assert(strstr(err, "the header must be") && strstr(err, "limit_pm\thedge2"), "%s", err);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* Rule hedge2: the hedge to the copy needs a hedge and no store2; the label
+ * hedge2 goes with hedge2 1 and only with it; the name's fault suffixes slow
+ * and slowboth; an arm has two stores with store2 or hedge2. */
+Test(policy, rule_hedge2_and_the_slow_arms)
+{
+    const arm *h2 = A("L3-hedge2-slow");
+    cr_assert(h2->hedge2 == 1 && h2->fault.kind == FAULT_SLOW && h2->hedge_ns == 10 * MS && h2->limit_ns == 25 * MS);
+    cr_assert_eq(A("L3-hedge2-slowboth")->fault.kind, FAULT_SLOWBOTH);
+    cr_assert(A("L3-hedge2")->hedge2 == 1 && A("L3-hedge2")->fault.kind == FAULT_NONE);
+    cr_assert(A("L3-hedge-slow")->hedge2 == 0 && A("L3-hedge-slow")->hedge_ns == 10 * MS);
+    cr_assert(A("L3-fb25-slow")->try_ns == 25 * MS && A("L3-fb25-slow")->tries == 1 && A("L3-fb25-slow")->standin);
+    cr_assert_eq(arms_stores(h2), 2);
+    cr_assert_eq(arms_stores(A("L3-hedge-slow")), 1);
+    cr_assert_eq(arms_stores(A("H3-pool-hang")), 2);
+    char why[512];
+    arm a = *h2;
+    cr_assert_eq(arms_check(&a, why, sizeof why), 0, "%s", why);
+    a.hedge_ns = 0; /* no hedge: nothing to send to the copy */
+    cr_assert_eq(arms_check_policy(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule hedge2:", 12), "%s", why);
+    a = *h2;
+    a.store2 = 50; /* the copy is not a share of the rows */
+    cr_assert_eq(arms_check_policy(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule hedge2:", 12), "%s", why);
+    a = *h2;
+    a.hedge2 = 0; /* label hedge2 without the column */
+    cr_assert_eq(arms_check(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule label:", 11), "%s", why);
+    a = *A("L3-hedge-slow");
+    a.hedge2 = 1; /* label hedge with the column */
+    cr_assert_eq(arms_check_policy(&a, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(arms_check(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule label:", 11), "%s", why);
+    a = *h2;
+    a.fault.kind = FAULT_SLOWBOTH; /* the name says slow */
+    cr_assert_eq(arms_check(&a, why, sizeof why), -1);
+    cr_assert(!strncmp(why, "rule name:", 10), "%s", why);
+    a = *A("H3-fb25");
+    a.brk_fails = 5, a.brk_cool_ns = 250 * MS, a.brk_probes = 3, a.hedge_ns = 10 * MS, a.hedge2 = 1;
+    a.try_ns = 25 * MS;
+    cr_assert_eq(arms_check_policy(&a, why, sizeof why), -1); /* a breaker stands in front of one store */
+    cr_assert(!strncmp(why, "rule breaker-one-store:", 23), "%s", why);
+}
+
+/* pol_lookup_store: a hedge2 arm's hedge (attempt 1) goes to the second
+ * store, its first lookup to the first; the hedge of L3-hedge stays. */
+Test(policy, hedge2_sends_the_hedge_to_the_copy)
+{
+    pol_state s;
+    pol_action o;
+    const arm *a = A("L3-hedge2-slow");
+    pol_start(&s, NULL, a, 1, 7, 7, 0, -1, &o);
+    cr_assert(o.nsend == 1 && o.send[0].attempt == 0 && s.store == 0);
+    cr_assert_eq(pol_lookup_store(&s, a, 0), 0);
+    cr_assert_eq(o.timer[1], 10 * MS, "the hedge delay");
+    pol_on_timer(&s, a, 1, 10 * MS, &o);
+    cr_assert(o.nsend == 1 && o.send[0].attempt == 1, "the hedge at 10 ms");
+    cr_assert_eq(pol_lookup_store(&s, a, 1), 1);
+    pol_start(&s, NULL, A("L3-hedge-slow"), 1, 7, 7, 0, -1, &o);
+    cr_assert_eq(pol_lookup_store(&s, A("L3-hedge-slow"), 1), 0);
 }

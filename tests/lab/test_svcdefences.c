@@ -228,8 +228,8 @@ static void compartments(const char *arm, int n, char want2)
     char arms[128], path[160], c1[160], c2[160], ans[512];
     snprintf(arms, sizeof arms, "%s/arms.tsv", dir);
     write_file(arms, ARMS_HEADER
-               "H3-bulk-hang\tH\t300\tbulk\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t8\t1\t0\t0\t0\t0\n"
-               "H3-pool-hang\tH\t300\tpool\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t16\t0\t0\t0\t0\t0\n");
+               "H3-bulk-hang\tH\t300\tbulk\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t8\t1\t0\t0\t0\t0\t0\n"
+               "H3-pool-hang\tH\t300\tpool\t1000\t1\tnone\t-\t0\t0\t0\t0\t0\t1\thang\t0\t0\t0\t0\t0\t50\t16\t0\t0\t0\t0\t0\t0\n");
     snprintf(c1, sizeof c1, "%s/store1.count", dir);
     snprintf(c2, sizeof c2, "%s/store2.count", dir);
     int p1, p2, vport;
@@ -303,15 +303,18 @@ Test(service, bulkhead_keeps_the_healthy_store_going, .timeout = 60) { compartme
 
 Test(service, shared_limit_refuses_the_healthy_store_too, .timeout = 60) { compartments("H3-pool-hang", 16, 'B'); }
 
-/* An arm with a second store needs --store2-port; one without refuses it. */
+/* An arm with a second store (store2, or hedge2: the copy) needs
+ * --store2-port; one without refuses it. */
 Test(service, store2_port_goes_with_the_arm, .timeout = 30)
 {
     make_dir();
     const struct {
         const char *arm, *port2, *want;
     } bad[] = {
-        {"H3-bulk-hang", NULL, "arm H3-bulk-hang has a second store (store2 50): needs --store2-port"},
-        {"H3-fb25", "1", "arm H3-fb25 has no second store (store2 0): --store2-port is not for it"},
+        {"H3-bulk-hang", NULL, "arm H3-bulk-hang has a second store (store2 50, hedge2 0): needs --store2-port"},
+        {"L3-hedge2-slow", NULL, "arm L3-hedge2-slow has a second store (store2 0, hedge2 1): needs --store2-port"},
+        {"L3-hedge2", NULL, "arm L3-hedge2 has a second store (store2 0, hedge2 1): needs --store2-port"},
+        {"H3-fb25", "1", "arm H3-fb25 has no second store (store2 0, hedge2 0): --store2-port is not for it"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[1024], log[160], *text = NULL, err[UT_ERRLEN];

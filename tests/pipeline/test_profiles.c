@@ -45,8 +45,9 @@ static const char *put(const char *name, const char *text)
 #define HDR "profile\tgroup\tarms\trounds\tseconds\todds_seeds\n"
 
 /* The registered full profile: 11 flood arms 9 x 30 s, the map's 4
- * confirmation arms 6 x 30 s, the capacity arm 6 x 2 s, every other arm
- * 6 x 15 s; R = 9. */
+ * confirmation arms 6 x 30 s, the capacity arm 6 x 2 s, the 5 arms of
+ * correlated slowness their own group of 6 x 15 s, every other arm 6 x
+ * 15 s; R = 9. */
 Test(profiles, full_profile_as_registered, .init = load, .fini = unload)
 {
     prof_design d;
@@ -73,6 +74,11 @@ Test(profiles, full_profile_as_registered, .init = load, .fini = unload)
     cr_assert_eq(n15, (int)A.n - 19);
     cr_assert_eq(runs, 11 * 9 + 7 * 6 + ((int)A.n - 19) * 6 + 6);
     cr_assert_eq(prof_group_of(&d, "Z-capacity")->seconds, 2);
+    const char *slow[] = {"L3-fb25-slow", "L3-hedge-slow", "L3-hedge2-slow", "L3-hedge2-slowboth", "L3-hedge2"};
+    for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
+        const prof_group *g = prof_group_of(&d, slow[i]);
+        cr_assert(g && !strcmp(g->name, "slow") && g->rounds == 6 && g->seconds == 15, "%s", slow[i]);
+    }
     cr_assert(prof_in_round(&d, &d.p[0], 6));
     cr_assert_null(prof_deviations_text(&d), "as registered: no deviation");
     prof_free(&d);

@@ -5,9 +5,9 @@
  * length (its group's), and the order within a round computed here from its
  * written definition (the round's arms in lab/arms.tsv's order,
  * Fisher-Yates, ut_rng seeded 7919*r), not taken from the schedule.  The
- * counts are worked by hand from data/profiles.tsv and lab/arms.tsv (64
- * arms: the published study's 57, the map's 4 confirmation arms and the 3
- * of the false-timeout rule); the
+ * counts are worked by hand from data/profiles.tsv and lab/arms.tsv (69
+ * arms: the published study's 57, the map's 4 confirmation arms, the 3
+ * of the false-timeout rule and the 5 of correlated slowness); the
  * published study's order is rebuilt from its own registered arms file. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -25,6 +25,7 @@
 #define FLOODS "H3-none,H4-fb25,H4-dldown,H4-r2,H4-r2b,H4-r2bj,H4-brkr2,H4-r4xf,H4-r2bud,H4-r2dl,H4-hedge"
 #define MAP "H300-r2,H300-fb25,H550-r2,H550-fb25"
 #define LIMIT "L3-fbq999,H3-fbq999,L300-t25"
+#define SLOW "L3-fb25-slow,L3-hedge-slow,L3-hedge2-slow,L3-hedge2-slowboth,L3-hedge2"
 
 static arm_table A;
 static prof_design D;
@@ -34,7 +35,7 @@ static void load(void)
 {
     char err[UT_ERRLEN];
     cr_assert_eq(arms_load("lab/arms.tsv", &A, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(A.n, 64, "lab/arms.tsv: %zu arms; the hand-worked counts below assume 64", A.n);
+    cr_assert_eq(A.n, 69, "lab/arms.tsv: %zu arms; the hand-worked counts below assume 69", A.n);
 }
 
 static void unload(void)
@@ -130,17 +131,17 @@ Test(schedule, full_rounds_1_to_6_every_arm_7_to_9_the_floods, .init = load, .fi
 {
     build("full");
     cr_assert_eq(S.rounds, 9);
-    cr_assert_eq(S.n, 11 * 9 + 45 * 6 + 1 * 6 + 4 * 6 + 3 * 6); /* 417 */
+    cr_assert_eq(S.n, 11 * 9 + 45 * 6 + 1 * 6 + 4 * 6 + 3 * 6 + 5 * 6); /* 447 */
     check_line1("# lab-schedule 2: profile full, 9 rounds; floods 11 arms x 9 rounds x 30 s, rest 45 arms x 6 rounds "
                 "x 15 s, capacity 1 arm x 6 rounds x 2 s, map 4 arms x 6 rounds x 30 s, limit 3 arms x 6 rounds x "
-                "30 s (data/profiles.tsv)" TAIL);
-    const arm *o[64];
+                "30 s, slow 5 arms x 6 rounds x 15 s (data/profiles.tsv)" TAIL);
+    const arm *o[80];
     int k = 1;
     for (int r = 1; r <= 6; r++) /* every arm */
         check_round(r, o, order_of(r, NULL, NULL, o), &k);
     for (int r = 7; r <= 9; r++)
         check_round(r, o, order_of(r, FLOODS, NULL, o), &k);
-    cr_assert_eq(k, 418);
+    cr_assert_eq(k, 448);
     int n30 = 0, n15 = 0, n2 = 0;
     for (int i = 0; i < S.n; i++) {
         const char *a = S.s[i].a->name;
@@ -150,7 +151,7 @@ Test(schedule, full_rounds_1_to_6_every_arm_7_to_9_the_floods, .init = load, .fi
         n15 += want == 15;
         n2 += want == 2;
     }
-    cr_assert(n30 == 141 && n15 == 270 && n2 == 6, "%d runs of 30 s, %d of 15 s, %d of 2 s", n30, n15, n2);
+    cr_assert(n30 == 141 && n15 == 300 && n2 == 6, "%d runs of 30 s, %d of 15 s, %d of 2 s", n30, n15, n2);
     /* the published study's rounds 1 .. 5 (results/schedule.tsv, format 1,
      * written by the schedule code before the design was registered) are
      * the same code's "every arm" rounds over its own arms file (its copy
@@ -189,7 +190,7 @@ Test(schedule, full_rounds_1_to_6_every_arm_7_to_9_the_floods, .init = load, .fi
 
 Test(schedule, floods_quick_and_tiny, .init = load, .fini = unload)
 {
-    const arm *o[64];
+    const arm *o[80];
     int k = 1;
     build("floods");
     cr_assert_eq(S.rounds, 9);
@@ -204,8 +205,8 @@ Test(schedule, floods_quick_and_tiny, .init = load, .fini = unload)
     prof_free(&D);
 
     build("quick");
-    cr_assert_eq(S.n, 64 * 2);
-    check_line1("# lab-schedule 2: profile quick, 2 rounds; all 64 arms x 2 rounds x 4 s (data/profiles.tsv)" TAIL);
+    cr_assert_eq(S.n, 69 * 2);
+    check_line1("# lab-schedule 2: profile quick, 2 rounds; all 69 arms x 2 rounds x 4 s (data/profiles.tsv)" TAIL);
     k = 1;
     for (int r = 1; r <= 2; r++)
         check_round(r, o, order_of(r, NULL, NULL, o), &k);
@@ -255,8 +256,8 @@ Test(schedule, deviations_change_the_schedule_and_line_one, .init = load, .fini 
     build("full");
     cr_assert_eq(prof_set_rounds(&D, 3, NULL, err, sizeof err), 0, "%s", err);
     rebuild();
-    cr_assert_eq(S.n, 64 * 3);
-    const arm *o[64];
+    cr_assert_eq(S.n, 69 * 3);
+    const arm *o[80];
     int k = 1;
     for (int r = 1; r <= 3; r++)
         check_round(r, o, order_of(r, NULL, NULL, o), &k);
