@@ -39,6 +39,7 @@ enum {
     F_BEFORE100,
     F_REC100MAX,
     F_LIVE,
+    F_DURING_SI,
     F_DEF, /* then the defences' figures, PDEF_... */
     NFIG = F_DEF + PDEF_NFIGS
 };
@@ -46,7 +47,7 @@ static const char *const FIG_NAMES[F_DEF] = {
     "p99_ms",           "p50_ms",         "standin_share",           "lookups_per_request",
     "error_share",      "slot_ms_per_request", "slot_ms_per_lookup", "longest_line",
     "during_lookups_per_request", "first_live_after_ms", "recovered_s", "before_lookups_100ms",
-    "recovery_lookups_100ms_max", "live_share"};
+    "recovery_lookups_100ms_max", "live_share", "during_standin_share"};
 
 static int fig_index(const char *name)
 {
@@ -80,6 +81,8 @@ static void fig_values(const play_result *R, double v[NFIG])
     v[F_BEFORE100] = m[PF_BEFORE100];
     v[F_REC100MAX] = m[PF_REC100MAX];
     v[F_LIVE] = 1 - m[PF_STANDIN] - m[PF_ERROR]; /* every simulated request is answered: live, stand-in or error */
+    /* the window's stand-ins over its requests (null without a window or a request in it) */
+    v[F_DURING_SI] = R->win.on ? ratio((double)R->win.standins[PWIN_DURING], (double)R->win.requests[PWIN_DURING]) : NAN;
     for (int i = 0; i < PDEF_NFIGS; i++)
         v[F_DEF + i] = m[PF_DEF + i];
 }

@@ -171,12 +171,16 @@ Test(outage, the_variant_s_numbers_by_hand, .timeout = 120)
     rt_expect_values(html, root, lo, lo ? lo + strlen(sec) : NULL, &in_sec);
     cr_expect_geq(in_sec, 80, "only %d values in the section", in_sec);
 
-    /* the table: one row per arm whose store fails, the design's 14 and the defences' 13; 6 measured */
+    /* the table: one row per arm whose store fails, the design's 14, the defences' 13 and the four of
+     * correlated slowness; 6 measured */
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1, "no table of the arms whose store fails");
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(rt_count(table, "<tr>") - 1, 27, "%d rows", rt_count(table, "<tr>") - 1);
-    cr_expect_eq(rt_count(table, "not measured"), 21);
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 31, "%d rows", rt_count(table, "<tr>") - 1);
+    cr_expect_eq(rt_count(table, "not measured"), 25);
+    cr_expect(strstr(table, "<th scope=\"row\">L3-hedge2-slowboth</th><th scope=\"row\">long tail, 300/s, ask a copy "
+                            "after 10 ms; store and its copy slow together</th>"),
+              "a slow arm's words name its scenario");
     cr_expect(strstr(table, "<th scope=\"row\">H3-r2-missing</th><th scope=\"row\">freezes, 300/s, 2 retries at "
                             "once, stand-in; missing rows</th>"),
               "the arm's words name its scenario");
@@ -231,7 +235,7 @@ Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
     const char *t0 = strstr(sec, "<table class=\"outage\">"), *t1 = t0 ? strstr(t0, "</table>") : NULL;
     cr_assert(t0 && t1);
     char *table = strndup(t0, (size_t)(t1 - t0));
-    cr_expect_eq(rt_count(table, "<tr>") - 1, 27, "%d rows", rt_count(table, "<tr>") - 1);
+    cr_expect_eq(rt_count(table, "<tr>") - 1, 31, "%d rows", rt_count(table, "<tr>") - 1);
     json_error_t e;
     json_t *fx = json_load_file(FIXTURE, 0, &e);
     cr_assert(fx, "%s", e.text);
@@ -247,7 +251,7 @@ Test(outage, the_fixture_s_outage_arms_are_drawn_and_cited, .timeout = 120)
         free(row);
         rows++;
     }
-    cr_expect_eq(rows, 27);
+    cr_expect_eq(rows, 31);
     free(table);
     char *s = rt_check_svg(d, "outage"), *t = rt_svg_text(s);
     cr_expect_eq(rt_count(t, "not measured"), json_object_get(fx_arms, "H3-brk-down") ? 0 : 1,
