@@ -51,12 +51,23 @@ long long syn_planned(const syn_run *r, long long req, long long attempt)
     return w;
 }
 
+long long syn_planned_at(const syn_run *r, int store, long long req, long long attempt, long long t)
+{
+    long long w = syn_planned(r, req, attempt);
+    int slow = r->fault && r->has_window &&
+               ((!strcmp(r->fault, "slow") && store == 1) || !strcmp(r->fault, "slowboth"));
+    long long a = t - r->t0;
+    if (slow && a >= r->from_ns && (r->to_null || a < r->to_ns))
+        w += 20000000LL;
+    return w;
+}
+
 void syn_draw_waits(syn_run *r)
 {
     for (size_t i = 0; i < r->ns; i++)
-        r->s[i].planned = syn_planned(r, r->s[i].req, r->s[i].attempt);
+        r->s[i].planned = syn_planned_at(r, 1, r->s[i].req, r->s[i].attempt, r->s[i].arrive);
     for (size_t i = 0; i < r->ns2; i++)
-        r->s2[i].planned = syn_planned(r, r->s2[i].req, r->s2[i].attempt);
+        r->s2[i].planned = syn_planned_at(r, 2, r->s2[i].req, r->s2[i].attempt, r->s2[i].arrive);
 }
 
 /* every time of request j after its schedule moved by d: its send and

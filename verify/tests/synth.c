@@ -271,7 +271,8 @@ static void service_text(const syn_run *r, vu_buf *b)
             /* an A lookup's end is after its start + W, the store's W */
             long long ebase = start[a];
             if (v->a_has[a] && v->a_out[a] == 'A' && v->has_req)
-                ebase += syn_planned(r, v->req, a);
+                ebase += syn_planned_at(r, r->spec.hedge2 && a == 1 ? 2 : v->store ? v->store : 1, v->req, a,
+                                        v->a_start[a]);
             p = put_off(p, v->a_has[a], v->a_end[a], ebase, NULL);
             *p++ = '\t';
             *p++ = v->a_has[a] ? v->a_out[a] : '-';
@@ -324,7 +325,7 @@ static void rows_text(const syn_run *r, const syn_srow *rows, size_t nrows, vu_b
         *p++ = '\t';
         long long ebase = s->has_start ? start : arrive;
         if (s->outcome == 'A' && s->has_start)
-            ebase += syn_planned(r, s->req, s->attempt);
+            ebase += syn_planned_at(r, rows == r->s2 ? 2 : 1, s->req, s->attempt, s->arrive);
         p = put_off(p, s->has_end, s->end, ebase, NULL);
         *p++ = '\t';
         p = put_ll(p, s->budget);
@@ -402,7 +403,8 @@ void syn_set_fault(syn_run *r, const char *name)
     r->fault = name;
     r->fault_spec = NULL;
     r->nested = 0;
-    r->has_window = !strcmp(name, "down") || !strcmp(name, "hang") || !strcmp(name, "reset") || !strcmp(name, "never");
+    r->has_window = !strcmp(name, "down") || !strcmp(name, "hang") || !strcmp(name, "reset") || !strcmp(name, "never") ||
+                    !strcmp(name, "slow") || !strcmp(name, "slowboth");
     r->from_ns = llround(r->seconds / 3 * 1e9);
     r->to_null = !strcmp(name, "never");
     r->to_ns = r->to_null ? 0 : llround(2 * r->seconds / 3 * 1e9);
@@ -545,6 +547,8 @@ static vj_node *spec_json(const syn_run *r)
              {"rb_floor", p->rb_floor}, {"hedge_p", p->hedge_p}};
     for (size_t k = 0; k < sizeof d / sizeof *d; k++)
         vj_obj_set(spec, d[k].name, vj_new_int(d[k].v));
+    if (p->has_hedge2 || p->hedge2)
+        vj_obj_set(spec, "hedge2", vj_new_int(p->hedge2));
     return spec;
 }
 

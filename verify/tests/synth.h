@@ -83,6 +83,8 @@ typedef struct {
 typedef struct {
     int tries, brk_fails, brk_window, brk_share, brk_cool_ms, brk_probes, store2, inflight, bulkhead, rb_pct,
         rb_floor, hedge_p;
+    int hedge2;            /* docs/DESIGN.md 5.9: lookup 1 goes to the second store (written with has_hedge2) */
+    int has_hedge2;        /* 1: arm_spec has the column hedge2 (the 28th); 0: written without it */
 } syn_spec;
 
 typedef struct syn_ref syn_ref;
@@ -191,7 +193,12 @@ char syn_wait_of(const syn_run *r);
 double syn_freeze_share(const syn_run *r);
 /* W(wait, round, req, attempt) of the run */
 long long syn_planned(const syn_run *r, long long req, long long attempt);
-/* every store row's planned_ns (both stores) from the dice */
+/* the wait store (1 or 2) plans for a lookup arriving at t: W, plus 20 ms
+ * when the run's fault slow (store 1) or slowboth (both) has t in its
+ * window (docs/DESIGN.md 5.9) */
+long long syn_planned_at(const syn_run *r, int store, long long req, long long attempt, long long t);
+/* every store row's planned_ns (both stores) from the dice (syn_planned_at
+ * of its arrive) */
 void syn_draw_waits(syn_run *r);
 /* a closed-loop run: rate 0, every request sent at its sched_t */
 void syn_closed_loop(syn_run *r);

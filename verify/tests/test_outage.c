@@ -30,6 +30,15 @@
  *   after:   requests 20, live 18, standins 1, errors 1, lost 0,
  *            lookups 18 + 1 + 3 + 1 (j 39's third) = 23, unanswered 1 + 3 = 4
  *   during_lookups_per_request = 51 / 20 = 2.55
+ *   during_standin_share = 18 / 20 = 0.9
+ *   during_p99_ms: the 19 answered rows of phase during (j 33 lost), by
+ *            latency: j 25 0.5 ms, sixteen 0.7 ms, j 30 2.7 ms, j 39
+ *            U + 0.651 ms - (t0 + 3.9 s + 1 us) = 100.65 ms; h = 18 0.99 =
+ *            17.82: 2.7 + 0.82 (100.65 - 2.7) = 83.019 ms
+ *   store1_during_busy 0: no row of S has a slot inside [F, U) (the window's
+ *            lookups are E, at once; the last slot before it ends at j 19's
+ *            s + 0.698 ms, the first after starts at U + 0.108 ms);
+ *            store2_during_busy null (stores 1)
  *   first_live_after_ms = 651,000 ns = 0.651 (j 39, before j 40's U + 1 ms)
  *   recovered_s: before the window 2 of B = 20 were not live (10%), so a
  *            second is back under 11% not live: 100 B (n - live) < 100 n (B - BL) + n B.
@@ -292,6 +301,10 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
                 TS_NUM(v, R, name, want[p][k]);
             }
         TS_NUM(v, R, "during_lookups_per_request", 2.55);
+        TS_NUM(v, R, "during_standin_share", 0.9);
+        TS_NUM(v, R, "during_p99_ms", 83.019);
+        TS_NUM(v, R, "store1_during_busy", 0);
+        cr_expect_eq(ts_field(v, R, "store2_during_busy")->type, VJ_NULL, "%s: stores 1", R);
         TS_NUM(v, R, "first_live_after_ms", 0.651);
         TS_NUM(v, R, "recovered_s", 0);
         TS_NUM(v, R, "lost", 2);
@@ -331,7 +344,8 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     cr_expect_str_eq(ts_field(v, N, "fault")->text, "none");
     static const char *const nulls[] = {"win_from_ms", "win_to_ms", "before_requests", "during_lookups",
                                         "after_unanswered_lookups", "during_lookups_per_request",
-                                        "first_live_after_ms", "recovered_s"};
+                                        "first_live_after_ms", "recovered_s", "during_standin_share",
+                                        "during_p99_ms", "store1_during_busy", "store2_during_busy"};
     for (size_t k = 0; k < sizeof nulls / sizeof *nulls; k++)
         cr_expect_eq(ts_field(v, N, nulls[k])->type, VJ_NULL, "%s.%s is not null", N, nulls[k]);
     TS_NUM(v, N, "lost", 0);
@@ -341,6 +355,13 @@ Test(outage, down_run_figures_by_hand, .init = o_setup, .fini = o_teardown, .tim
     /* arms: the new statistics; null for an arm whose runs have none */
     const vj_node *arm = vj_get(vj_get(v, "arms"), "H3-r2-down");
     cr_expect_eq(vj_get(vj_get(arm, "during_lookups_per_request"), "median")->num, 2.55);
+    const vj_node *p99 = vj_get(vj_get(arm, "during_p99_ms"), "max"), *sh = vj_get(vj_get(arm, "during_standin_share"), "min");
+    const vj_node *b1 = vj_get(vj_get(arm, "store1_during_busy"), "median"), *b2 = vj_get(arm, "store2_during_busy");
+    cr_assert(p99 && sh && b1 && b2, "arms.H3-r2-down: the four figures");
+    cr_expect(p99->type == VJ_NUM && fabs(p99->num - 83.019) < 1e-9, "during_p99_ms.max %s", p99->text);
+    cr_expect(sh->type == VJ_NUM && sh->num == 0.9);
+    cr_expect(b1->type == VJ_NUM && b1->num == 0);
+    cr_expect(b2->type == VJ_NULL || vj_get(b2, "median")->type == VJ_NULL, "store2_during_busy of one store");
     const vj_node *rmax = vj_get(vj_get(arm, "recovered_s"), "max");
     cr_expect(rmax && rmax->type == VJ_NUM && rmax->num == 0, "arms.H3-r2-down.recovered_s.max is not 0");
     cr_expect_eq(vj_get(vj_get(arm, "lost"), "median")->num, 2);
@@ -403,6 +424,92 @@ Test(outage, a_wrong_window_figure_names_run_and_field, .init = o_setup, .fini =
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 recovered_s: lab 1, verify 0\n"), "%s", out);
     cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 store_outcomes.E: lab 50, verify 51\n"), "%s", out);
     cr_expect(strstr(out, "\n3 MISMATCHES\n"), "%s", out);
+    free(out);
+}
+
+/* the figures of the window added with issue 29 (RESULTS.md): a forged
+ * during_p99_ms or store1_during_busy is named with run and field */
+Test(outage, a_forged_during_figure_is_named, .init = o_setup, .fini = o_teardown, .timeout = 60)
+{
+    outage_study(o_root, NULL);
+    ts_promote(o_root);
+    edit_results(o_root, "\"H3-r2-down-r1\"", "during_p99_ms", "83.02");
+    edit_results(o_root, "\"H3-r2-down-r2\"", "store1_during_busy", "0.25");
+    edit_results(o_root, "\"H3-r2-down-r2\"", "during_standin_share", "0.85");
+    char *out;
+    const char *a[] = {"--root", o_root, "--no-scan", NULL};
+    cr_assert_eq(th_run(&out, a), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r1 during_p99_ms: lab 83.02, verify 83.019"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r2 store1_during_busy: lab 0.25, verify 0\n"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r2 during_standin_share: lab 0.85, verify 0.9\n"), "%s", out);
+    cr_expect(strstr(out, "\n3 MISMATCHES\n"), "%s", out);
+    free(out);
+}
+
+/* o without member key (a copy) */
+static vj_node *o_without(const vj_node *o, const char *key)
+{
+    vj_node *c = vj_new_obj();
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->keys[i], key))
+            vj_obj_set(c, o->keys[i], vj_copy(o->items[i]));
+    return c;
+}
+
+/* results.json with the four figures of issue 29 taken out of runs and
+ * arms, but for the run keep_run (NULL: none kept) */
+static void drop_during(const char *keep_run)
+{
+    static const char *const four[] = {"during_standin_share", "during_p99_ms", "store1_during_busy",
+                                       "store2_during_busy"};
+    char *res = vu_xasprintf("%s/results/results.json", o_root), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    const char *sections[] = {"runs", "arms"};
+    for (int k = 0; k < 2; k++) {
+        vj_node *sec = vj_get(lab, sections[k]);
+        cr_assert(sec && sec->type == VJ_OBJ);
+        for (size_t i = 0; i < sec->n; i++) {
+            if (keep_run && !k && !strcmp(sec->keys[i], keep_run))
+                continue;
+            for (int f = 0; f < 4; f++) {
+                vj_node *c = o_without(sec->items[i], four[f]);
+                vj_free(sec->items[i]);
+                sec->items[i] = c;
+            }
+        }
+    }
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
+}
+
+/* a results.json older than the four (the published study's) is not asked
+ * for them; once one run has them, every run and arm must */
+Test(outage, an_older_results_json_is_not_asked_for_the_during_figures, .init = o_setup, .fini = o_teardown,
+     .timeout = 60)
+{
+    outage_study(o_root, NULL);
+    ts_promote(o_root);
+    drop_during(NULL);
+    char *out;
+    const char *a[] = {"--root", o_root, "--no-scan", NULL};
+    cr_expect_eq(th_run(&out, a), 0, "%s", out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(o_root);
+    TS_NUM(v, "H3-r2-down-r1", "during_p99_ms", 83.019); /* the verifier still writes its own */
+    vj_free(v);
+    ts_promote(o_root);
+    drop_during("H3-r2-down-r1");
+    cr_expect_eq(th_run(&out, a), 1, "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-r2-down-r2 during_p99_ms: lab (absent), verify 83.019"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH arms.H3-r2-down store1_during_busy: lab (absent)"), "%s", out);
+    cr_expect(strstr(out, "MISMATCH H3-fb25-r1 store2_during_busy: lab (absent), verify null"), "%s", out);
+    cr_expect(!strstr(out, "MISMATCH H3-r2-down-r1 during"), "%s", out);
     free(out);
 }
 

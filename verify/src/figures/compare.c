@@ -39,26 +39,40 @@ static void mm_nodes(const char *where, const char *what, const vj_node *lab, co
 /* results.json has a top-level "twin" (RESULTS.md): set by cmp_results */
 static int lab_has_twin;
 
-/* the figures healthy_timeouts and healthy_timeout_share (RESULTS.md, added
- * after the published study of 2026-12-01, format still lab-results 1):
+/* figures RESULTS.md added after the published study of 2026-12-01
+ * (format still lab-results 1), in groups added together: healthy_timeouts
+ * and healthy_timeout_share; then during_standin_share, during_p99_ms,
+ * store1_during_busy and store2_during_busy (issue 29, part 2).  A group is
  * demanded in every entry of runs, arms and attempts once results.json has
- * either in any of them; a results.json with neither anywhere (older than
- * the members) is not asked for them.  Set by cmp_results. */
-static int lab_has_healthy;
+ * any of its members in any of them; a results.json with none of a group
+ * anywhere (older than the members) is not asked for it.  Set by
+ * cmp_results. */
+#define CMP_LATE_GROUPS 2
+static const char *const late_keys[CMP_LATE_GROUPS][5] = {
+    {"healthy_timeouts", "healthy_timeout_share", NULL},
+    {"during_standin_share", "during_p99_ms", "store1_during_busy", "store2_during_busy", NULL},
+};
+static int lab_has_late[CMP_LATE_GROUPS];
 
-static int is_healthy_key(const char *k)
+/* the group of a late figure, or -1 */
+static int late_group(const char *k)
 {
-    return !strcmp(k, "healthy_timeouts") || !strcmp(k, "healthy_timeout_share");
+    for (int g = 0; g < CMP_LATE_GROUPS; g++)
+        for (int i = 0; late_keys[g][i]; i++)
+            if (!strcmp(k, late_keys[g][i]))
+                return g;
+    return -1;
 }
 
-static int any_healthy(const vj_node *section)
+static int any_late(const vj_node *section, int g)
 {
     if (!section || section->type != VJ_OBJ)
         return 0;
     for (size_t i = 0; i < section->n; i++) {
         const vj_node *e = section->items[i];
-        if (e->type == VJ_OBJ && (vj_get(e, "healthy_timeouts") || vj_get(e, "healthy_timeout_share")))
-            return 1;
+        for (int j = 0; e->type == VJ_OBJ && late_keys[g][j]; j++)
+            if (vj_get(e, late_keys[g][j]))
+                return 1;
     }
     return 0;
 }
@@ -129,8 +143,9 @@ static void cmp_node(const char *where, const char *path, const char *field, con
                 free(sub);
                 continue;
             }
-            /* a run's, attempt's or arm's healthy timeouts: not asked of an older results.json */
-            if (!*path && !lab_has_healthy && is_healthy_key(k) && !vj_get(lab, k)) {
+            /* a run's, attempt's or arm's late figures: not asked of an older results.json */
+            int g = *path ? -1 : late_group(k);
+            if (g >= 0 && !lab_has_late[g] && !vj_get(lab, k)) {
                 free(sub);
                 continue;
             }
@@ -391,8 +406,9 @@ void cmp_results(const vj_node *lab, const study *s)
         return;
     }
     lab_has_twin = vj_get(lab, "twin") != NULL;
-    lab_has_healthy = any_healthy(vj_get(lab, "runs")) || any_healthy(vj_get(lab, "arms")) ||
-                      any_healthy(vj_get(lab, "attempts"));
+    for (int g = 0; g < CMP_LATE_GROUPS; g++)
+        lab_has_late[g] = any_late(vj_get(lab, "runs"), g) || any_late(vj_get(lab, "arms"), g) ||
+                          any_late(vj_get(lab, "attempts"), g);
     cmp_node("results.json", "format", "format", vj_get(lab, "format"), vj_get(mine, "format"));
     cmp_keyed("runs", vj_get(lab, "runs"), vj_get(mine, "runs"));
     cmp_keyed("arms", vj_get(lab, "arms"), vj_get(mine, "arms"));

@@ -18,10 +18,12 @@
  * predicted.twin is not asked of a results.json without a top-level
  * "twin" (older than the member) while the verifier's is null; the
  * top-level twin itself is compared by twin.h (tw_compare), the map by
- * floodmap.h (fm_compare).  healthy_timeouts and healthy_timeout_share are
- * demanded in every run, attempt and arm once results.json has either in
- * any of them, and not asked of a results.json that has neither anywhere
- * (older than the members).  It owns nothing.
+ * floodmap.h (fm_compare).  Figures added after the published study, in
+ * groups (healthy_timeouts and healthy_timeout_share; during_standin_share,
+ * during_p99_ms, store1_during_busy and store2_during_busy), are demanded
+ * in every run, attempt and arm once results.json has any member of the
+ * group in any of them, and not asked of a results.json that has none of
+ * the group anywhere (older than the members).  It owns nothing.
  */
 #ifndef COMPARE_H
 #define COMPARE_H

@@ -39,6 +39,15 @@ int df_read_spec(const vj_node *rj, const char *path, const char *run, df_spec *
         }
         *dst[k] = v->i;
     }
+    /* hedge2 (docs/DESIGN.md 5.9, the 28th column; RESULTS.md: an arm_spec
+     * without it has it 0): 0 or 1 */
+    const vj_node *h2 = vj_get(spec, "hedge2");
+    if (h2 && (h2->type != VJ_NUM || !h2->is_int || (h2->i != 0 && h2->i != 1))) {
+        snprintf(err, errlen, "%s:%d: arm_spec.hedge2 is not 0 or 1 (docs/DESIGN.md 5.9: the column hedge2, 0 or 1)",
+                 path, h2->line);
+        return -1;
+    }
+    sp->hedge2 = h2 ? h2->i : 0;
     const vj_node *st = vj_get(rj, "stores");
     if (!st || st->type != VJ_NUM || !st->is_int || (st->i != 1 && st->i != 2)) {
         snprintf(err, errlen, "%s:%d: stores is %s (RAWFORMAT.md: 1, or 2 when store2.tsv.gz is among the files)", path,
@@ -46,11 +55,15 @@ int df_read_spec(const vj_node *rj, const char *path, const char *run, df_spec *
         return -1;
     }
     sp->stores = (int)st->i;
-    if ((sp->stores == 2) != (sp->store2 > 0)) {
+    /* RAWFORMAT.md: 2 when the arm has a second store; docs/DESIGN.md 5.9:
+     * "An arm has two stores when store2 is above 0 or hedge2 is 1" */
+    int two = sp->store2 > 0 || sp->hedge2 == 1;
+    if ((sp->stores == 2) != two) {
         char lab[32];
         snprintf(lab, sizeof lab, "%d", sp->stores);
-        mm_addf(NULL, run, "run.json stores", lab, "%d (arm_spec.store2 is %lld: 2 exactly when it is above 0)",
-                sp->store2 > 0 ? 2 : 1, sp->store2);
+        mm_addf(NULL, run, "run.json stores", lab,
+                "%d (arm_spec.store2 is %lld and hedge2 %lld: 2 exactly when store2 is above 0 or hedge2 is 1)",
+                two ? 2 : 1, sp->store2, sp->hedge2);
     }
     return 0;
 }
@@ -360,7 +373,14 @@ void df_store_row(df_acc *d, const ou_fault *w, const char *run, const char *fil
                   int store)
 {
     long long q = row->v[S_REQ], a = row->v[S_ARRIVE];
-    if (d->store_of && q >= 0 && (size_t)q < d->nt && d->store_of[q] && d->store_of[q] != store) {
+    /* the lookup's store (RESULTS.md): the request's, but 2 for the hedge
+     * (attempt 1) of an arm with hedge2 1 */
+    int hedge = d->sp.hedge2 == 1 && row->v[S_ATTEMPT] == 1;
+    if (hedge && store != 2) {
+        mm_row(run, file, line, "attempt", row->text[S_ATTEMPT],
+               "not 1 in store.tsv.gz (arm_spec.hedge2 1: the hedge, lookup 1, goes to the copy, store2.tsv.gz; "
+               "docs/DESIGN.md 5.9)");
+    } else if (!hedge && d->store_of && q >= 0 && (size_t)q < d->nt && d->store_of[q] && d->store_of[q] != store) {
         char want[160];
         snprintf(want, sizeof want, "a request the service logged with store %d (service.tsv.gz has store %d for it)",
                  store, d->store_of[q]);

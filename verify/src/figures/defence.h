@@ -10,8 +10,12 @@
  * freed with df_free.
  *   - df_read_spec reads the arm_spec columns the figures need and
  *     run.json's stores: -1 (the run is rejected, message in err) when one
- *     is absent or not an integer, or stores is not 1 or 2; 0 otherwise (a
- *     stores that disagrees with arm_spec.store2 is a mismatch).
+ *     is absent or not an integer, or stores is not 1 or 2, or hedge2 is
+ *     present and not 0 or 1 (absent: 0, RESULTS.md); 0 otherwise (a stores
+ *     that disagrees with arm_spec.store2 and hedge2 is a mismatch: 2
+ *     exactly when store2 is above 0 or hedge2 is 1, docs/DESIGN.md 5.9).
+ *     df_store_row names a store row in the file of another store than
+ *     its lookup's (the request's; store 2 for attempt 1 under hedge2).
  *   - df_brk_row takes each breaker row of events.tsv.gz (what one of
  *     RC_BREAKER) in file order: counts, brk_illegal, the row's promises
  *     (mm_row) and the state it puts the breaker in from its t on.
@@ -53,6 +57,7 @@ enum {
 typedef struct {
     long long tries, brk_fails, brk_window, brk_share, brk_cool_ms, brk_probes, store2, inflight, bulkhead, rb_pct,
         rb_floor;
+    long long hedge2;           /* 0 or 1; 0 when arm_spec has no hedge2 (RESULTS.md) */
     int stores;
 } df_spec;
 

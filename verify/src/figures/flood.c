@@ -55,7 +55,9 @@ void fl_service_row(fl_acc *a, const rr_row *row)
             a->cap = a->cap ? 2 * a->cap : 1024;
             a->t = vu_xrealloc(a->t, a->cap * sizeof *a->t);
         }
-        a->t[a->nt++] = (fl_timeout){row->v[V_REQ], row->v[ce] - row->v[cs], k, (int)row->v[V_STORE], 0};
+        /* its store (RESULTS.md): the row's, but 2 for the hedge (lookup 1) of an arm with hedge2 1 */
+        int store = a->hedge2 && k == 1 ? 2 : (int)row->v[V_STORE];
+        a->t[a->nt++] = (fl_timeout){row->v[V_REQ], row->v[ce] - row->v[cs], k, store, 0};
     }
     a->sorted = 0;
 }

@@ -16,7 +16,9 @@
  *     store2.tsv.gz (store 2).  fl_acc_free releases it (fl_acc_init
  *     zeroes it; nothing else to allocate).
  * A timed-out lookup (aK_out T) counts as a false timeout when the first
- * row of S with its req and attempt = K, in the file of its row's store,
+ * row of S with its req and attempt = K, in the file of its store (the
+ * row's store, but store 2 for lookup 1 of an arm with hedge2 1: RESULTS.md,
+ * "Its *store*"),
  * has planned_ns < aK_end_t - aK_start_t; without such a row it does not
  * count.  The same lookup, joined to the same first row, counts as a
  * healthy timeout when that row's planned_ns < 1e9 (not a freeze); the
@@ -52,6 +54,7 @@ typedef struct {
     fl_timeout *t;
     size_t nt, cap;
     int sorted;
+    int hedge2;             /* arm_spec.hedge2 (0 without it): set after fl_acc_init, before the service's rows */
     long long rows;         /* rows of S */
     long long freezes;      /* rows of S with planned_ns >= 1e9 */
     long long longest_line; /* the largest line of S (0 when empty) */

@@ -10,18 +10,22 @@
 #include "mism.h"
 #include "rawcols.h"
 #include "rawread.h"
+#include "stats.h"
 #include "vnum.h"
 #include "vutil.h"
 
 #define NS_PER_S 1000000000LL
 
-const char *const ou_scen_name[OU_NSCEN] = {"none", "down", "hang", "reset", "never", "flaky", "missing"};
+const char *const ou_scen_name[OU_NSCEN] = {"none",  "down",    "hang", "reset",   "never",
+                                            "flaky", "missing", "slow", "slowboth"};
 
-/* the scenarios RAWFORMAT.md gives a window */
+/* the scenarios RAWFORMAT.md gives a window, and docs/DESIGN.md 5.9's slow
+ * and slowboth (RESULTS.md, "A fault window": windowed like down) */
 static int windowed(ou_scen s)
 {
-    return s == OU_DOWN || s == OU_HANG || s == OU_RESET || s == OU_NEVER;
+    return s == OU_DOWN || s == OU_HANG || s == OU_RESET || s == OU_NEVER || s == OU_SLOW || s == OU_SLOWBOTH;
 }
+
 
 /* ---- run.json's fault ---- */
 
@@ -171,7 +175,8 @@ int ou_read_fault(const vj_node *rj, const char *path, const char *run, double s
             s = k;
     if (s < 0) {
         char msg[256];
-        snprintf(msg, sizeof msg, "fault.name %s%.60s%s is not one of none down hang reset never flaky missing",
+        snprintf(msg, sizeof msg,
+                 "fault.name %s%.60s%s is not one of none down hang reset never flaky missing slow slowboth",
                  name ? "\"" : "", name ? name : "(absent or not a string)", name ? "\"" : "");
         return reject_fault(err, errlen, path, f, msg);
     }
@@ -307,6 +312,7 @@ void ou_win_free(ou_win *x)
 {
     free(x->rec_rows);
     free(x->rec_live);
+    free(x->dlat);
     memset(x, 0, sizeof *x);
 }
 
@@ -324,6 +330,13 @@ void ou_win_request(ou_win *x, const ou_fault *w, long long sched, char kind, in
         c[OU_P_ERRORS]++;
     if (!has_answer)
         c[OU_P_LOST]++;
+    if (has_answer && ou_phase(w, sched) == 1) {
+        if (x->ndlat == x->capdlat) {
+            x->capdlat = x->capdlat ? 2 * x->capdlat : 4096;
+            x->dlat = vu_xrealloc(x->dlat, x->capdlat * sizeof *x->dlat);
+        }
+        x->dlat[x->ndlat++] = answer - sched;
+    }
     if (w->to_end)
         return;
     if (kind == 'L' && has_answer && answer >= w->U && answer < x->first_live)
@@ -348,7 +361,25 @@ void ou_win_lookup(ou_win *x, const ou_fault *w, long long start, char out)
         c[OU_P_UNANSWERED]++;
 }
 
-void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG])
+/* U': U, or t0_ns + seconds 1e9 when U is +infinity (RESULTS.md) */
+static long long u_prime(const ou_fault *w)
+{
+    return w->to_end ? w->end : w->U;
+}
+
+void ou_win_store_row(ou_win *x, const ou_fault *w, int store, int has_start, long long start, int has_end,
+                      long long end)
+{
+    if (!w->has_window || !has_start || store < 1 || store > 2)
+        return;
+    /* e: end_t, or U' when end_t is absent; the length of [start_t, e) ∩ [F, U') */
+    long long up = u_prime(w), e = has_end ? end : up;
+    long long lo = start > w->F ? start : w->F, hi = e < up ? e : up;
+    if (hi > lo)
+        x->busy_ns[store - 1] += (__int128)hi - lo;
+}
+
+void ou_win_figs(ou_win *x, const ou_fault *w, double fig[OU_NFIG])
 {
     for (int k = 0; k < OU_NFIG; k++)
         fig[k] = NAN;
@@ -364,6 +395,20 @@ void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG])
         fig[OU_DURING_LOOKUPS_PER_REQUEST] = (double)x->c[1][OU_P_LOOKUPS] / (double)x->c[1][OU_P_REQUESTS];
     if (!w->to_end && x->first_live != LLONG_MAX)
         fig[OU_FIRST_LIVE_AFTER_MS] = (double)(x->first_live - w->U) / 1e6;
+    if (x->c[1][OU_P_REQUESTS] > 0)
+        fig[OU_DURING_STANDIN_SHARE] = (double)x->c[1][OU_P_STANDINS] / (double)x->c[1][OU_P_REQUESTS];
+    /* the percentile as for p99_ms (stats.h); null without answered rows */
+    if (x->ndlat) {
+        st_sort_ll(x->dlat, x->ndlat);
+        fig[OU_DURING_P99_MS] = st_pct_ll(x->dlat, x->ndlat, 0.99) / 1e6;
+    }
+    /* a window of no length (a mismatch of its own, check_fault) has no mean: null */
+    long long span = u_prime(w) - w->F;
+    if (span > 0) {
+        fig[OU_STORE1_DURING_BUSY] = (double)x->busy_ns[0] / (double)span;
+        if (x->stores == 2)
+            fig[OU_STORE2_DURING_BUSY] = (double)x->busy_ns[1] / (double)span;
+    }
     /* the first whole second after U with n >= 1 rows whose share not live
      * is back within 1 point of the share before the window, in integers
      * (RESULTS.md): 100 B (n - live) < 100 n (B - BL) + n B when B > 0,

@@ -18,7 +18,9 @@
  *     value in want.  ou_store keeps the per-row memory of `missing` (a row
  *     is missing in every lookup or in none); ou_store_free frees it.
  *   - ou_win accumulates the tester's rows and the service's sent lookups
- *     by phase (ou_win_request, ou_win_lookup); ou_win_figs gives the
+ *     by phase (ou_win_request, ou_win_lookup), and the stores' busy slots
+ *     inside [F, U') (ou_win_store_row; U' = U, or the run's end when U
+ *     is +infinity); ou_win_figs gives the
  *     window figures in the order of the ou_fig enum (NaN: null, as
  *     RESULTS.md says for a run without a window); ou_win_free frees it.
  *   - ou_events reads events.tsv.gz (whole in memory; the caller frees it)
@@ -34,7 +36,12 @@
 #include "rawread.h"
 #include "vjson.h"
 
-typedef enum { OU_NONE, OU_DOWN, OU_HANG, OU_RESET, OU_NEVER, OU_FLAKY, OU_MISSING, OU_NSCEN } ou_scen;
+/* slow, slowboth: docs/DESIGN.md 5.9 (windowed like down; a lookup
+ * arriving at a slowed store in the window plans its wait 20 ms longer
+ * than its dice say, rawdec.h, and is otherwise served: slow slows the
+ * first store only, slowboth both) */
+typedef enum { OU_NONE, OU_DOWN, OU_HANG, OU_RESET, OU_NEVER, OU_FLAKY, OU_MISSING, OU_SLOW, OU_SLOWBOTH, OU_NSCEN } ou_scen;
+
 extern const char *const ou_scen_name[OU_NSCEN];
 
 typedef struct {
@@ -45,6 +52,7 @@ typedef struct {
     long long F, U;             /* t0 + from_ns, t0 + to_ns (U = LLONG_MAX when to_end) */
     long long end;              /* t0 + seconds * 1e9, rounded to the ns */
 } ou_fault;
+
 
 int ou_read_fault(const vj_node *rj, const char *path, const char *run, double seconds, long long t0, ou_fault *out,
                   char *err, size_t errlen);
@@ -74,6 +82,11 @@ enum {
     OU_DURING_LOOKUPS_PER_REQUEST = OU_PHASE0 + 3 * OU_PN,
     OU_FIRST_LIVE_AFTER_MS,
     OU_RECOVERED_S,
+    /* RESULTS.md's during_standin_share, during_p99_ms, storeN_during_busy */
+    OU_DURING_STANDIN_SHARE,
+    OU_DURING_P99_MS,
+    OU_STORE1_DURING_BUSY,
+    OU_STORE2_DURING_BUSY,
     OU_NFIG
 };
 
@@ -82,6 +95,10 @@ typedef struct {
     long long first_live;       /* smallest answer_t >= U of a live row; LLONG_MAX: none */
     long long nrec;             /* whole seconds B_k after U inside the run */
     long long *rec_rows, *rec_live;
+    long long *dlat;            /* latencies answer_t - sched_t of the answered rows in phase during */
+    size_t ndlat, capdlat;
+    __int128 busy_ns[2];        /* per store: summed [start_t, e) ∩ [F, U') */
+    int stores;                 /* run.json's stores (store2_during_busy null when 1); set after ou_win_init */
 } ou_win;
 
 void ou_win_init(ou_win *x, const ou_fault *w);
@@ -89,7 +106,11 @@ void ou_win_init(ou_win *x, const ou_fault *w);
 void ou_win_request(ou_win *x, const ou_fault *w, long long sched, char kind, int has_answer, long long answer);
 /* a lookup of the service: its aK_start_t and aK_out (R: not sent, not counted) */
 void ou_win_lookup(ou_win *x, const ou_fault *w, long long start, char out);
-void ou_win_figs(const ou_win *x, const ou_fault *w, double fig[OU_NFIG]);
+/* a row of S of store 1 or 2: start_t (has_start), end_t (has_end) */
+void ou_win_store_row(ou_win *x, const ou_fault *w, int store, int has_start, long long start, int has_end,
+                      long long end);
+/* sorts the during latencies in place */
+void ou_win_figs(ou_win *x, const ou_fault *w, double fig[OU_NFIG]);
 void ou_win_free(ou_win *x);
 
 typedef struct {

@@ -33,6 +33,7 @@ const char *const rf_fig_name[F_NFIG] = {
     "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
     "after_unanswered_lookups",
     "during_lookups_per_request", "first_live_after_ms", "recovered_s",
+    "during_standin_share", "during_p99_ms", "store1_during_busy", "store2_during_busy",
     /* the defences (RESULTS.md), in defence.h's order */
     "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_closed_ms", "brk_open_ms", "brk_half_ms",
     "brk_illegal", "retries_passed", "budget_refused", "budget_over", "inflight_refused",
@@ -61,7 +62,7 @@ rf_class rf_class_by_field(const char *f)
     if (ends_with(f, "_share") || ends_with(f, "_per_request") || !strcmp(f, "answers_per_s") ||
         !strcmp(f, "steal_second_max") || !strcmp(f, "foreign_second_max") || !strcmp(f, "before_lookups_100ms"))
         return RF_RATIO;
-    if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length"))
+    if (!strcmp(f, "busy_slots") || !strcmp(f, "line_length") || ends_with(f, "_during_busy"))
         return RF_MEAN;
     if (!strcmp(f, "sim_wilson95") || !strcmp(f, "cp95"))
         return RF_INTERVAL;
@@ -446,6 +447,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
     rx_file f;
     rr_row row;
     int rc = rx_open(&f, &x->rx, RX_STORE, path, gz, gzlen, err, sizeof err);
+    f.store = store;
     long long n = 0;
     /* RAWFORMAT.md: the first store keeps the arm's fault, the second has none */
     ou_fault none;
@@ -493,6 +495,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         xf_store_row(&x->xf, store, line, &row);
         rd_store_row(&x->rd, fault, store, line, &row);
         fl_store_row(fl, &row, store);
+        ou_win_store_row(&r->win, &r->fault, store, row.has[S_START], row.v[S_START], row.has[S_END],
+                         row.v[S_END]);
         long long arr = row.v[S_ARRIVE];
         if (row.has[S_START]) {
             long long st = row.v[S_START];
@@ -937,6 +941,7 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     r->stores = sp.stores;
     r->has_brk = sp.brk_cool_ms > 0;
     ou_win_init(&r->win, &r->fault);
+    r->win.stores = sp.stores;
     check_folder(root, r);
 
     llvec lat = {0}, late = {0};
@@ -947,10 +952,13 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     df_init(&d, &sp, r->t0);
     fl_acc fl;
     fl_acc_init(&fl);
+    fl.hedge2 = sp.hedge2 == 1;
     rowx x;
     xf_init(&x.xf, r->name, sp.stores);
+    x.xf.hedge2 = sp.hedge2 == 1;
     rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     rx_init(&x.rx, rj, r->round, r->seconds, r->t0, ref);
+
     /* the events before the service: its O codes are checked against the breaker's rows */
     int rc = do_tester(root, r, rj, ref, &lat, &late, &status200, &d, &x);
     if (!rc)

@@ -207,7 +207,7 @@ static void record_lookups(xf_acc *x, long line, const rr_row *row, long long re
         l->end = row->v[cs + 1];
         l->vline = line;
         l->out = row->c[co];
-        l->store = (unsigned char)row->v[V_STORE];
+        l->store = x->hedge2 && k == 1 ? 2 : (unsigned char)row->v[V_STORE];
     }
 }
 

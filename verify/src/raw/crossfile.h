@@ -16,7 +16,9 @@
  *     wrote the answer (README, "Readings": the service's own answer_t is
  *     stamped after its write returns, so it may follow the tester's);
  *   - every lookup the service sent (aK_out present, not R O B Y) has its
- *     row in the file of the service row's store (same req and attempt K),
+ *     row in the file of its store (the service row's store, but store 2
+ *     for lookup 1 when the arm has hedge2 1: RESULTS.md and docs/DESIGN.md
+ *     5.9) with the same req and attempt K,
  *     unless it is X (its connection was lost: the store may never
  *     have read it); the store's arrive_t is not before aK_start_t, and for
  *     a lookup the service used (A) the store's end_t is present and not
@@ -80,9 +82,12 @@ typedef struct {
     size_t nt, cap;
     xf_lookup *lk;
     int stores;
+    int hedge2;                 /* arm_spec.hedge2 (0 without it): lookup 1's row is in store2.tsv.gz */
 } xf_acc;
 
-/* stores: run.json's stores (1 or 2) */
+/* stores: run.json's stores (1 or 2); x->hedge2 is 0 until the caller sets it
+ * (arm_spec.hedge2 1: the hedge, lookup 1, goes to the second store,
+ * docs/DESIGN.md 5.9), before the first service row */
 void xf_init(xf_acc *x, const char *run, int stores);
 void xf_free(xf_acc *x);
 void xf_tester_row(xf_acc *x, long line, const rr_row *row);

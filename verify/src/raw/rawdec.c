@@ -2,6 +2,7 @@
 #include "rawdec.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include "vutil.h"
 
 static const char NOT_WRITTEN[] = "(not written)";
+
+static void read_slow(rx_run *x, const vj_node *rj, long long t0);
 
 void rx_init(rx_run *x, const vj_node *rj, long long round, double seconds, long long t0, const ref_data *ref)
 {
@@ -34,6 +37,9 @@ void rx_init(rx_run *x, const vj_node *rj, long long round, double seconds, long
     n = vj_get(rj, "requests");
     if (n && n->type == VJ_NUM && n->is_int && n->i >= 0)
         x->requests = n->i;
+    read_slow(x, rj, t0);
+    n = vj_get(vj_get(rj, "arm_spec"), "hedge2");
+    x->hedge2 = n && n->type == VJ_NUM && n->is_int && n->i == 1;
     const char *w = vj_get_str(vj_get(rj, "arm_spec"), "wait");
     n = vj_get(rj, "freeze_share");
     if (!w || strlen(w) != 1 || !strchr("ZFLH", w[0]))
@@ -44,6 +50,37 @@ void rx_init(rx_run *x, const vj_node *rj, long long round, double seconds, long
         x->wait = w[0];
         x->p = n && n->type == VJ_NUM ? n->num : 0;
     }
+}
+
+/* run.json's fault slow or slowboth with its window (docs/DESIGN.md 5.9:
+ * windowed like down, from_ns and to_ns in fault): the stores it slows and
+ * the window as instants.  A fault that cannot be read so is left to
+ * outage.h, which rejects the run. */
+static void read_slow(rx_run *x, const vj_node *rj, long long t0)
+{
+    const vj_node *f = vj_get(rj, "fault");
+    const char *name = vj_get_str(f, "name");
+    if (!name || (strcmp(name, "slow") && strcmp(name, "slowboth")))
+        return;
+    const vj_node *from = vj_get(f, "from_ns"), *to = vj_get(f, "to_ns");
+    if (!from || from->type != VJ_NUM || !from->is_int || !to ||
+        !(to->type == VJ_NULL || (to->type == VJ_NUM && to->is_int)))
+        return;
+    long long F, U = LLONG_MAX;
+    if (__builtin_add_overflow(t0, from->i, &F) || (to->type == VJ_NUM && __builtin_add_overflow(t0, to->i, &U)))
+        return;
+    x->slow_mask = strcmp(name, "slow") ? 3u : 1u;
+    x->slow_F = F;
+    x->slow_U = U;
+    x->slow_ns = RX_SLOW_NS;
+}
+
+/* the slowness a lookup arriving at store (1 or 2) at t adds to its wait */
+static long long slow_add(const rx_run *x, int store, long long t)
+{
+    if (store < 1 || store > 2 || !(x->slow_mask & (1u << (store - 1))))
+        return 0;
+    return t >= x->slow_F && t < x->slow_U ? x->slow_ns : 0;
 }
 
 void rx_free(rx_run *x)
@@ -70,6 +107,7 @@ int rx_open(rx_file *f, rx_run *x, int kind, const char *path, const unsigned ch
     memset(f, 0, sizeof *f);
     f->x = x;
     f->kind = kind;
+    f->store = 1;
     static const char *const names[3] = {"tester", "service", "store"};
     static const rr_col *const cols[3] = {tester_cols, service_cols, store_cols};
     static const int ncol[3] = {TW_NCOL, VW_NCOL, SW_NCOL};
@@ -232,8 +270,10 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
 }
 
 /* the planned wait W of lookup k of a service row with req (RAWFORMAT.md:
- * an A lookup's aK_end_us is after aK_start_t + W, the store's W) */
-static int lookup_wait(rx_file *f, int k, int has_req, long long req, long long *w, char *err, size_t n)
+ * an A lookup's aK_end_us is after aK_start_t + W, the store's W; the
+ * slowness of its store when aK_start_t lies in the window, rawdec.h) */
+static int lookup_wait(rx_file *f, const rr_row *o, int k, int has_req, long long req, long long *w, char *err,
+                       size_t n)
 {
     const rx_run *x = f->x;
     if (!has_req) {
@@ -250,6 +290,8 @@ static int lookup_wait(rx_file *f, int k, int has_req, long long req, long long 
         return -1;
     }
     dc_wait(x->wait, (uint64_t)x->round, (uint64_t)req, (uint64_t)k, x->p, w);
+    int store = x->hedge2 && k == 1 ? 2 : (int)o->v[V_STORE];
+    *w += slow_add(x, store, o->v[V_A0S + 3 * k]);
     return 0;
 }
 
@@ -268,7 +310,7 @@ static int dec_lookups(rx_file *f, rr_row *o, int has_req, long long req, long l
         }
         long long ebase = o->v[cs], w = 0;
         if (f->raw.has[ws + 1] && f->raw.has[ws + 2] && f->raw.c[ws + 2] == 'A') {
-            if (lookup_wait(f, k, has_req, req, &w, err, n))
+            if (lookup_wait(f, o, k, has_req, req, &w, err, n))
                 return -1;
             if (__builtin_add_overflow(o->v[cs], w, &ebase)) {
                 snprintf(err, n, "%s:%ld: a%d_start_t + W overflows 64 bits", f->f.path, f->f.line, k);
@@ -372,10 +414,12 @@ static int dec_store(rx_file *f, rr_row *o, char *err, size_t n)
         return -1;
     }
     dc_wait(x->wait, (uint64_t)x->round, (uint64_t)req, (uint64_t)att, x->p, &planned);
-    derived(o, S_PLANNED, planned);
     long long base = service_start(x, req, att);
     if (offset(f, o, S_ARRIVE, SW_ARRIVE, base == RX_ABSENT ? x->t0 : base, "arrive_t", err, n))
         return -1;
+    /* docs/DESIGN.md 5.9: the dice plus the slowness, by arrive_t */
+    planned += slow_add(x, f->store, o->v[S_ARRIVE]);
+    derived(o, S_PLANNED, planned);
     if (offset(f, o, S_START, SW_START, o->v[S_ARRIVE], "start_t", err, n))
         return -1;
     char oc = w->c[SW_OUTCOME];

@@ -13,9 +13,16 @@
  *     answer_us after the tester's answer_t of req when that is present,
  *     else after arrive_t; aK_start_us after arrive_t, aK_end_us after
  *     aK_start_t + W for aK_out A (W the wait dice's of round, req,
- *     attempt K: the store's), else after aK_start_t;
+ *     attempt K: the store's; plus 20 ms when the lookup's store, the
+ *     row's or store 2 for lookup 1 under hedge2, is slowed and aK_start_t
+ *     lies in the window: the store's arrive_t, which decides it, is read
+ *     only later, so aK_start_t stands for it here), else after aK_start_t;
  *   - store (and store2): row = req mod test_rows; planned_ns = the wait
- *     dice's W(arm_spec.wait, round, req, attempt); arrive_us after the
+ *     dice's W(arm_spec.wait, round, req, attempt), plus 20 ms when the
+ *     scenario slows this store (slow: store 1, slowboth: both) and the
+ *     lookup's arrive_t lies in the window (docs/DESIGN.md 5.9: the
+ *     store's planned_ns is "the dice plus the slowness"; RAWFORMAT.md does
+ *     not say it yet); arrive_us after the
  *     aK_start_t (K = attempt) of the first service row with this req when
  *     it is present, else after t0_ns; start_us after arrive_t; end_us after
  *     start_t + W for outcome A, else after start_t when present, else
@@ -52,6 +59,7 @@
 #include "vjson.h"
 
 #define RX_ABSENT (-0x7fffffffffffffffLL - 1)
+#define RX_SLOW_NS 20000000LL   /* FAULTS_SLOW_NS (docs/DESIGN.md 5.9): 20 ms */
 
 enum { RX_TESTER, RX_SERVICE, RX_STORE };
 
@@ -80,12 +88,19 @@ typedef struct {
     rx_other *other;
     size_t no, capo;
     int sorted;
+    /* docs/DESIGN.md 5.9, slow and slowboth (run.json's fault, read by
+     * rx_init): a lookup arriving at store N (bit N - 1 of slow_mask) in
+     * [slow_F, slow_U) plans its wait slow_ns longer than the dice say */
+    unsigned slow_mask;
+    long long slow_F, slow_U, slow_ns;
+    int hedge2;                 /* arm_spec.hedge2 1 (rx_init): lookup 1 goes to store 2 */
 } rx_run;
 
 typedef struct {
     rr_file f;
     rx_run *x;
     int kind;
+    int store;                  /* RX_STORE: 1 store.tsv.gz (rx_open's default), 2 store2.tsv.gz */
     rr_row raw;
     long long tmin;
     long tmin_line;             /* 0: no instant yet */
@@ -98,6 +113,7 @@ void rx_free(rx_run *x);
 int rx_open(rx_file *f, rx_run *x, int kind, const char *path, const unsigned char *gz, size_t gzlen, char *err,
             size_t errlen);
 int rx_next(rx_file *f, rr_row *out, char *err, size_t errlen);
+
 void rx_close(rx_file *f);
 
 #endif
