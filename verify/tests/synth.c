@@ -268,11 +268,11 @@ static void service_text(const syn_run *r, vu_buf *b)
             *p++ = '\t';
             p = put_off(p, v->a_has[a], v->a_start[a], arrive, &start[a]);
             *p++ = '\t';
-            /* an A lookup's end is after its start + W, the store's W */
+            /* an A lookup's end is after its start + W, W the dice alone (a slow
+             * store's slowness is in aK_end_us, RAWFORMAT.md) */
             long long ebase = start[a];
             if (v->a_has[a] && v->a_out[a] == 'A' && v->has_req)
-                ebase += syn_planned_at(r, r->spec.hedge2 && a == 1 ? 2 : v->store ? v->store : 1, v->req, a,
-                                        v->a_start[a]);
+                ebase += syn_planned(r, v->req, a);
             p = put_off(p, v->a_has[a], v->a_end[a], ebase, NULL);
             *p++ = '\t';
             *p++ = v->a_has[a] ? v->a_out[a] : '-';

@@ -270,10 +270,9 @@ static int dec_tester(rx_file *f, rr_row *o, char *err, size_t n)
 }
 
 /* the planned wait W of lookup k of a service row with req (RAWFORMAT.md:
- * an A lookup's aK_end_us is after aK_start_t + W, the store's W; the
- * slowness of its store when aK_start_t lies in the window, rawdec.h) */
-static int lookup_wait(rx_file *f, const rr_row *o, int k, int has_req, long long req, long long *w, char *err,
-                       size_t n)
+ * an A lookup's aK_end_us is after aK_start_t + W, W the dice alone: a slow
+ * store's slowness is not in it, it is in aK_end_us) */
+static int lookup_wait(rx_file *f, int k, int has_req, long long req, long long *w, char *err, size_t n)
 {
     const rx_run *x = f->x;
     if (!has_req) {
@@ -290,8 +289,6 @@ static int lookup_wait(rx_file *f, const rr_row *o, int k, int has_req, long lon
         return -1;
     }
     dc_wait(x->wait, (uint64_t)x->round, (uint64_t)req, (uint64_t)k, x->p, w);
-    int store = x->hedge2 && k == 1 ? 2 : (int)o->v[V_STORE];
-    *w += slow_add(x, store, o->v[V_A0S + 3 * k]);
     return 0;
 }
 
@@ -310,7 +307,7 @@ static int dec_lookups(rx_file *f, rr_row *o, int has_req, long long req, long l
         }
         long long ebase = o->v[cs], w = 0;
         if (f->raw.has[ws + 1] && f->raw.has[ws + 2] && f->raw.c[ws + 2] == 'A') {
-            if (lookup_wait(f, o, k, has_req, req, &w, err, n))
+            if (lookup_wait(f, k, has_req, req, &w, err, n))
                 return -1;
             if (__builtin_add_overflow(o->v[cs], w, &ebase)) {
                 snprintf(err, n, "%s:%ld: a%d_start_t + W overflows 64 bits", f->f.path, f->f.line, k);

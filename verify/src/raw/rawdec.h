@@ -13,16 +13,13 @@
  *     answer_us after the tester's answer_t of req when that is present,
  *     else after arrive_t; aK_start_us after arrive_t, aK_end_us after
  *     aK_start_t + W for aK_out A (W the wait dice's of round, req,
- *     attempt K: the store's; plus 20 ms when the lookup's store, the
- *     row's or store 2 for lookup 1 under hedge2, is slowed and aK_start_t
- *     lies in the window: the store's arrive_t, which decides it, is read
- *     only later, so aK_start_t stands for it here), else after aK_start_t;
+ *     attempt K: the dice alone, a slow store's slowness is not in it,
+ *     RAWFORMAT.md), else after aK_start_t;
  *   - store (and store2): row = req mod test_rows; planned_ns = the wait
  *     dice's W(arm_spec.wait, round, req, attempt), plus 20 ms when the
  *     scenario slows this store (slow: store 1, slowboth: both) and the
- *     lookup's arrive_t lies in the window (docs/DESIGN.md 5.9: the
- *     store's planned_ns is "the dice plus the slowness"; RAWFORMAT.md does
- *     not say it yet); arrive_us after the
+ *     lookup's arrive_t lies in the window (RAWFORMAT.md, "A slow
+ *     store's slowness"); arrive_us after the
  *     aK_start_t (K = attempt) of the first service row with this req when
  *     it is present, else after t0_ns; start_us after arrive_t; end_us after
  *     start_t + W for outcome A, else after start_t when present, else
