@@ -1054,16 +1054,6 @@ Test(twin, inconsistent_twins_are_refused, .init = f_setup, .fini = f_teardown, 
     vj_free(v);
 }
 
-/* a copy of object o without its member key */
-static vj_node *without(const vj_node *o, const char *key)
-{
-    vj_node *n = vj_new_obj();
-    for (size_t i = 0; i < o->n; i++)
-        if (strcmp(o->keys[i], key))
-            vj_obj_set(n, o->keys[i], vj_copy(o->items[i]));
-    return n;
-}
-
 /* the published study's results.json is older than the twin: no top-level
  * twin and no predicted.twin, not asked for while the verifier's is null */
 Test(twin, an_older_results_json_is_not_asked_for_it, .init = f_setup, .fini = f_teardown, .timeout = 60)
@@ -1072,11 +1062,11 @@ Test(twin, an_older_results_json_is_not_asked_for_it, .init = f_setup, .fini = f
     char *res = f_path("results/results.json"), err[512];
     vj_node *lab;
     cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    vj_node *old = without(lab, "twin"), *runs = vj_get(old, "runs");
+    vj_node *old = ts_without(lab, "twin"), *runs = vj_get(old, "runs");
     for (size_t i = 0; i < runs->n; i++) {
         vj_node *p = vj_get(runs->items[i], "predicted");
         if (p && p->type == VJ_OBJ)
-            vj_obj_set(runs->items[i], "predicted", without(p, "twin"));
+            vj_obj_set(runs->items[i], "predicted", ts_without(p, "twin"));
     }
     vu_buf b = {0};
     vj_write(old, &b);
@@ -1153,29 +1143,8 @@ Test(healthy, forged_results_are_named, .init = f_setup, .fini = f_teardown, .ti
 /* results.json with every healthy member taken out of runs and arms */
 static void drop_healthy(const char *keep_run)
 {
-    char *res = f_path("results/results.json"), err[512];
-    vj_node *lab;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    const char *sections[] = {"runs", "arms"};
-    for (int k = 0; k < 2; k++) {
-        vj_node *sec = vj_get(lab, sections[k]);
-        cr_assert(sec && sec->type == VJ_OBJ);
-        for (size_t i = 0; i < sec->n; i++) {
-            if (keep_run && !k && !strcmp(sec->keys[i], keep_run))
-                continue;
-            vj_node *a = without(sec->items[i], "healthy_timeouts");
-            vj_node *b = without(a, "healthy_timeout_share");
-            vj_free(a);
-            vj_free(sec->items[i]);
-            sec->items[i] = b;
-        }
-    }
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
+    static const char *const two[] = {"healthy_timeouts", "healthy_timeout_share"};
+    ts_drop_members(f_root, keep_run, two, 2);
 }
 
 /* the published study's results.json is older than the two members: not

@@ -446,45 +446,13 @@ Test(outage, a_forged_during_figure_is_named, .init = o_setup, .fini = o_teardow
     free(out);
 }
 
-/* o without member key (a copy) */
-static vj_node *o_without(const vj_node *o, const char *key)
-{
-    vj_node *c = vj_new_obj();
-    for (size_t i = 0; i < o->n; i++)
-        if (strcmp(o->keys[i], key))
-            vj_obj_set(c, o->keys[i], vj_copy(o->items[i]));
-    return c;
-}
-
 /* results.json with the four figures of issue 29 taken out of runs and
  * arms, but for the run keep_run (NULL: none kept) */
 static void drop_during(const char *keep_run)
 {
     static const char *const four[] = {"during_standin_share", "during_p99_ms", "store1_during_busy",
                                        "store2_during_busy"};
-    char *res = vu_xasprintf("%s/results/results.json", o_root), err[512];
-    vj_node *lab;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    const char *sections[] = {"runs", "arms"};
-    for (int k = 0; k < 2; k++) {
-        vj_node *sec = vj_get(lab, sections[k]);
-        cr_assert(sec && sec->type == VJ_OBJ);
-        for (size_t i = 0; i < sec->n; i++) {
-            if (keep_run && !k && !strcmp(sec->keys[i], keep_run))
-                continue;
-            for (int f = 0; f < 4; f++) {
-                vj_node *c = o_without(sec->items[i], four[f]);
-                vj_free(sec->items[i]);
-                sec->items[i] = c;
-            }
-        }
-    }
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
+    ts_drop_members(o_root, keep_run, four, 4);
 }
 
 /* a results.json older than the four (the published study's) is not asked

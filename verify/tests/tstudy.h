@@ -7,7 +7,10 @@
  * next verification compares like with like).  ts_verified parses
  * root/results/verified.json (free it with vj_free); ts_field is a run's
  * figure (the test fails when it is absent); TS_NUM expects a number
- * within 1e-9; ts_replace_line rewrites one line of a raw file.
+ * within 1e-9; ts_replace_line rewrites one line of a raw file;
+ * ts_without copies an object without one member, and ts_drop_members
+ * takes members out of every run and arm of root/results/results.json (an
+ * older study's file, written before they were defined).
  */
 #ifndef TSTUDY_H
 #define TSTUDY_H
@@ -100,6 +103,46 @@ static inline void ts_replace_line(const char *root, const char *run, const char
     free(txt);
     free(gz);
     free(p);
+}
+
+/* a copy of object o without its member key (free it with vj_free) */
+static inline vj_node *ts_without(const vj_node *o, const char *key)
+{
+    vj_node *n = vj_new_obj();
+    for (size_t i = 0; i < o->n; i++)
+        if (strcmp(o->keys[i], key))
+            vj_obj_set(n, o->keys[i], vj_copy(o->items[i]));
+    return n;
+}
+
+/* root/results/results.json with the members names[0..n) taken out of
+ * every entry of `runs` and `arms`, but for the run keep_run (NULL: none
+ * kept) */
+static inline void ts_drop_members(const char *root, const char *keep_run, const char *const *names, int n)
+{
+    char *res = vu_xasprintf("%s/results/results.json", root), err[512];
+    vj_node *lab;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    const char *sections[] = {"runs", "arms"};
+    for (int k = 0; k < 2; k++) {
+        vj_node *sec = vj_get(lab, sections[k]);
+        cr_assert(sec && sec->type == VJ_OBJ);
+        for (size_t i = 0; i < sec->n; i++) {
+            if (keep_run && !k && !strcmp(sec->keys[i], keep_run))
+                continue;
+            for (int f = 0; f < n; f++) {
+                vj_node *c = ts_without(sec->items[i], names[f]);
+                vj_free(sec->items[i]);
+                sec->items[i] = c;
+            }
+        }
+    }
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
 }
 
 #endif
