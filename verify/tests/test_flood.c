@@ -907,54 +907,13 @@ Test(twin, scored_by_hand, .init = f_setup, .fini = f_teardown, .timeout = 60)
     vj_free(v);
 }
 
-/* results.json parsed, one member set to the JSON text val, written back */
-static void set_result(const char *path, const char *val)
-{
-    char *res = f_path("results/results.json"), err[512];
-    vj_node *lab, *x;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(vj_parse(val, strlen(val), "value", &x, err, sizeof err), 0, "%s", err);
-    /* path: dot-separated members, #k an index */
-    char *p = vu_xstrdup(path), *save = NULL;
-    vj_node *n = lab, *parent = NULL;
-    const char *key = NULL;
-    size_t idx = 0;
-    for (char *tok = strtok_r(p, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
-        parent = n;
-        if (tok[0] == '#') {
-            idx = (size_t)atoi(tok + 1);
-            key = NULL;
-            cr_assert(n && n->type == VJ_ARR && idx < n->n, "%s", path);
-            n = n->items[idx];
-        } else {
-            key = tok;
-            n = vj_get(n, tok);
-            if (!n)
-                break;
-        }
-    }
-    cr_assert(parent);
-    if (key)
-        vj_obj_set(parent, key, x);
-    else {
-        vj_free(parent->items[idx]);
-        parent->items[idx] = x;
-    }
-    free(p);
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
-}
 
 /* results.json as the clean study's, then one member forged: refused, naming it */
 static void expect_forged(const char *path, const char *val, const char *line)
 {
     ts_promote(f_root);
     expect_clean();
-    set_result(path, val);
+    ts_set_result(f_root, path, val);
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, line), "%s\nexpected: %s", out, line);
@@ -966,7 +925,7 @@ Test(twin, forged_results_are_refused, .init = f_setup, .fini = f_teardown, .tim
 {
     build_twin_study();
     /* within 1e-12 passes */
-    set_result("twin.brier", "0.1025000000000005");
+    ts_set_result(f_root, "twin.brier", "0.1025000000000005");
     expect_clean();
     expect_forged("twin.brier", "0.1", "MISMATCH results.json twin.brier: lab 0.1, verify 0.1025");
     expect_forged("twin.brier_odds", "0.33", "MISMATCH results.json twin.brier_odds: lab 0.33, verify 0.335575");
@@ -983,16 +942,7 @@ Test(twin, forged_results_are_refused, .init = f_setup, .fini = f_teardown, .tim
     expect_forged("twin.extra", "1", "MISMATCH results.json twin.extra: lab 1, verify (a member RESULTS.md does not define)");
     /* a results.json without the twin while the prediction has one */
     ts_promote(f_root);
-    char *res = f_path("results/results.json"), err[512];
-    vj_node *lab;
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    vj_obj_set(lab, "twin", vj_new_null());
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
+    ts_set_result(f_root, "twin", "null");
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH results.json twin: lab null, verify "), "%s", out);
@@ -1068,16 +1018,11 @@ Test(twin, an_older_results_json_is_not_asked_for_it, .init = f_setup, .fini = f
         if (p && p->type == VJ_OBJ)
             vj_obj_set(runs->items[i], "predicted", ts_without(p, "twin"));
     }
-    vu_buf b = {0};
-    vj_write(old, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(old);
+    ts_write_back(old, res);
     vj_free(lab);
-    free(res);
     expect_clean();
     /* a results.json with the twin (null) has predicted.twin too */
-    set_result("twin", "null");
+    ts_set_result(f_root, "twin", "null");
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 predicted.twin: lab (absent), verify null"), "%s", out);
@@ -1119,7 +1064,7 @@ Test(healthy, hand_values, .init = f_setup, .fini = f_teardown, .timeout = 60)
 Test(healthy, forged_results_are_named, .init = f_setup, .fini = f_teardown, .timeout = 60)
 {
     build_study();
-    set_result("runs.H4-r2-r2.healthy_timeout_share", "0.3");
+    ts_set_result(f_root, "runs.H4-r2-r2.healthy_timeout_share", "0.3");
     char *out;
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r2 healthy_timeout_share: lab 0.3, verify 0.294117647"), "%s", out);
@@ -1128,11 +1073,11 @@ Test(healthy, forged_results_are_named, .init = f_setup, .fini = f_teardown, .ti
     /* a share off by 1e-13 relative still agrees (ratios: 1e-12) */
     char val[64];
     snprintf(val, sizeof val, "%.17g", 35.0 / 119 * (1 + 1e-13));
-    set_result("runs.H4-r2-r2.healthy_timeout_share", val);
+    ts_set_result(f_root, "runs.H4-r2-r2.healthy_timeout_share", val);
     expect_clean();
     /* the count and the arm's statistics too */
-    set_result("runs.H4-r2-r1.healthy_timeouts", "75");
-    set_result("arms.H4-r2.healthy_timeout_share.max", "0.5");
+    ts_set_result(f_root, "runs.H4-r2-r1.healthy_timeouts", "75");
+    ts_set_result(f_root, "arms.H4-r2.healthy_timeout_share.max", "0.5");
     cr_expect_eq(f_verify(&out), 1, "%s", out);
     cr_expect(strstr(out, "MISMATCH H4-r2-r1 healthy_timeouts: lab 75, verify 76\n"), "%s", out);
     cr_expect(strstr(out, "MISMATCH arms.H4-r2 healthy_timeout_share.max: lab 0.5, verify 0.6333333"), "%s", out);

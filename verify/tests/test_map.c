@@ -507,52 +507,13 @@ Test(map_study, recomputed_by_hand, .init = m_setup, .fini = m_teardown, .timeou
     vj_free(v);
 }
 
-/* results.json parsed, one member (dot-separated, #k an index) set to the JSON text val */
-static void set_result(const char *path, const char *val)
-{
-    char *res = m_path("results/results.json"), err[512];
-    vj_node *lab, *x = parse(val);
-    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
-    char *p = vu_xstrdup(path), *save = NULL;
-    vj_node *n = lab, *parent = NULL;
-    const char *key = NULL;
-    size_t idx = 0;
-    for (char *tok = strtok_r(p, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
-        parent = n;
-        if (tok[0] == '#') {
-            idx = (size_t)atoi(tok + 1);
-            key = NULL;
-            cr_assert(n && n->type == VJ_ARR && idx < n->n, "%s", path);
-            n = n->items[idx];
-        } else {
-            key = tok;
-            n = vj_get(n, tok);
-            if (!n)
-                break;
-        }
-    }
-    cr_assert(parent);
-    if (key) {
-        vj_obj_set(parent, key, x);
-    } else {
-        vj_free(parent->items[idx]);
-        parent->items[idx] = x;
-    }
-    free(p);
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
-}
 
 /* results.json as the clean study's, then one member forged: exactly one mismatch, naming it */
 static void expect_forged(const char *path, const char *val, const char *line)
 {
     ts_promote(M_root);
     expect_clean();
-    set_result(path, val);
+    ts_set_result(M_root, path, val);
     expect_refused(line, 1);
 }
 
@@ -567,21 +528,16 @@ static void drop_results_map(int *was_null)
     for (size_t i = 0; i < lab->n; i++)
         if (strcmp(lab->keys[i], "map"))
             vj_obj_set(old, lab->keys[i], vj_copy(lab->items[i]));
-    vu_buf b = {0};
-    vj_write(old, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(old);
+    ts_write_back(old, res);
     vj_free(lab);
-    free(res);
 }
 
 Test(map_study, forged_results_are_refused, .init = m_setup, .fini = m_teardown, .timeout = 120)
 {
     build_study();
     /* within the tolerances passes: an end of wilson95 5e-12 off, a share 5e-13 off */
-    set_result("map.policies.#0.cells.#0.wilson95", "[0, 0.003826758490555]");
-    set_result("map.policies.#0.cells.#1.share", "0.0050000000005");
+    ts_set_result(M_root, "map.policies.#0.cells.#0.wilson95", "[0, 0.003826758490555]");
+    ts_set_result(M_root, "map.policies.#0.cells.#1.share", "0.0050000000005");
     expect_clean();
     expect_forged("map.policies.#0.hidden_capacity.load", "350",
                   "MISMATCH results.json map.policies[r2].hidden_capacity.load: lab 350, verify 325");
@@ -872,13 +828,13 @@ Test(map_study, no_map_is_null, .init = m_setup, .fini = m_teardown, .timeout = 
     cr_expect(was_null, "without a map in the prediction, results.json's map is null");
     expect_clean();
     /* a map in results.json while the prediction has none */
-    set_result("map", "{\"seconds\": 30}");
+    ts_set_result(M_root, "map", "{\"seconds\": 30}");
     expect_refused("MISMATCH results.json map: lab (an object of 1 members), verify null", 1);
     /* "map": null in the prediction is no map */
     at = strstr(PREDICTION, "\"map\": {");
     char *q = vu_xasprintf("%.*s\"map\": null}\n", (int)(at - PREDICTION), PREDICTION);
     write_prediction(q);
-    set_result("map", "null");
+    ts_set_result(M_root, "map", "null");
     expect_clean();
     free(q);
     free(p);

@@ -10,7 +10,8 @@
  * within 1e-9; ts_replace_line rewrites one line of a raw file;
  * ts_without copies an object without one member, and ts_drop_members
  * takes members out of every run and arm of root/results/results.json (an
- * older study's file, written before they were defined).
+ * older study's file, written before they were defined); ts_set_result sets
+ * one member of it (dot-separated, #k an index) to a JSON text.
  */
 #ifndef TSTUDY_H
 #define TSTUDY_H
@@ -115,6 +116,17 @@ static inline vj_node *ts_without(const vj_node *o, const char *key)
     return n;
 }
 
+/* The tree lab written to the file res (both freed) */
+static inline void ts_write_back(vj_node *lab, char *res)
+{
+    vu_buf b = {0};
+    vj_write(lab, &b);
+    cr_assert_eq(syn_write_text(res, b.p), 0);
+    vu_buf_free(&b);
+    vj_free(lab);
+    free(res);
+}
+
 /* root/results/results.json with the members names[0..n) taken out of
  * every entry of `runs` and `arms`, but for the run keep_run (NULL: none
  * kept) */
@@ -137,12 +149,44 @@ static inline void ts_drop_members(const char *root, const char *keep_run, const
             }
         }
     }
-    vu_buf b = {0};
-    vj_write(lab, &b);
-    cr_assert_eq(syn_write_text(res, b.p), 0);
-    vu_buf_free(&b);
-    vj_free(lab);
-    free(res);
+    ts_write_back(lab, res);
+}
+
+/* root/results/results.json with the member at path (dot-separated
+ * members, #k an index) set to the JSON text val */
+static inline void ts_set_result(const char *root, const char *path, const char *val)
+{
+    char *res = vu_xasprintf("%s/results/results.json", root), err[512];
+    vj_node *lab, *x;
+    cr_assert_eq(vj_parse_file(res, &lab, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(vj_parse(val, strlen(val), "value", &x, err, sizeof err), 0, "%s", err);
+    char *p = vu_xstrdup(path), *save = NULL;
+    vj_node *n = lab, *parent = NULL;
+    const char *key = NULL;
+    size_t idx = 0;
+    for (char *tok = strtok_r(p, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
+        parent = n;
+        if (tok[0] == '#') {
+            idx = (size_t)atoi(tok + 1);
+            key = NULL;
+            cr_assert(n && n->type == VJ_ARR && idx < n->n, "%s", path);
+            n = n->items[idx];
+        } else {
+            key = tok;
+            n = vj_get(n, tok);
+            if (!n)
+                break;
+        }
+    }
+    cr_assert(parent);
+    if (key) {
+        vj_obj_set(parent, key, x);
+    } else {
+        vj_free(parent->items[idx]);
+        parent->items[idx] = x;
+    }
+    free(p);
+    ts_write_back(lab, res);
 }
 
 #endif
