@@ -323,26 +323,31 @@ int64_t pol_limit_now(const pol_shared *g, const arm *a) { return g && a->limit_
 
 /* ------------------------------------------------------ one request */
 
+/* A lookup of store st waited for ends with `code` at `latency` after it
+ * was sent (probe: it was the breaker's probe): what the shared defences
+ * count of it. */
+static void shared_ended(pol_shared *g, const arm *a, int st, char code, int probe, int64_t latency, int64_t now)
+{
+    assert(g->inflight[st] > 0); /* every lookup waited for holds a place in its compartment */
+    g->inflight[st]--;
+    if (a->brk_cool_ns) {
+        int ok = code == 'A' || code == 'N' ? 1 : code == 'C' ? -1 : 0;
+        brk_record(g, a, now, ok, probe);
+    }
+    if (a->hedge_p && code == 'A')
+        win_sample(&g->hed, latency);
+    if (a->limit_pm && code == 'A')
+        win_sample(&g->lim, latency);
+}
+
 /* Lookup k is no longer waited for; code is what is logged for it. */
 static void lookup_ended(pol_state *s, const arm *a, int k, char code, int64_t now, pol_action *o)
 {
     assert(k >= 0 && k < s->sent && (s->waiting & (1u << k))); /* only a lookup waited for ends */
     s->waiting &= ~(1u << k);
     o->ended[k] = code;
-    pol_shared *g = s->g;
-    if (!g)
-        return;
-    int st = pol_lookup_store(s, a, k);
-    assert(g->inflight[st] > 0); /* every lookup waited for holds a place in its compartment */
-    g->inflight[st]--;
-    if (a->brk_cool_ns) {
-        int ok = code == 'A' || code == 'N' ? 1 : code == 'C' ? -1 : 0;
-        brk_record(g, a, now, ok, (s->probe >> k) & 1);
-    }
-    if (a->hedge_p && code == 'A')
-        win_sample(&g->hed, now - s->start[k]);
-    if (a->limit_pm && code == 'A')
-        win_sample(&g->lim, now - s->start[k]);
+    if (s->g)
+        shared_ended(s->g, a, pol_lookup_store(s, a, k), code, (s->probe >> k) & 1, now - s->start[k], now);
 }
 
 /* Stop waiting for every outstanding lookup, logging `code` for each. */
@@ -402,16 +407,26 @@ static char send_one(pol_state *s, const arm *a, int64_t now, int retry, pol_act
     return 0;
 }
 
+/* A try starting now ends at the earliest of its own limit (try_ns, 0:
+ * none), the deadline less the reserve and the request's limit from its
+ * arrival: INT64_MAX for none. */
+static int64_t try_end_of(const arm *a, int64_t try_ns, int has_deadline, int64_t deadline, int64_t arrive,
+                          int64_t now)
+{
+    int64_t end = INT64_MAX;
+    if (try_ns)
+        end = now + try_ns;
+    if (has_deadline && deadline - a->reserve_ns < end)
+        end = deadline - a->reserve_ns;
+    if (a->limit_ns && arrive + a->limit_ns < end)
+        end = arrive + a->limit_ns;
+    return end;
+}
+
 /* Start the next try now. */
 static void try_next(pol_state *s, const arm *a, int64_t now, pol_action *o)
 {
-    int64_t end = INT64_MAX;
-    if (s->try_ns)
-        end = now + s->try_ns;
-    if (s->has_deadline && s->deadline - a->reserve_ns < end)
-        end = s->deadline - a->reserve_ns;
-    if (a->limit_ns && s->arrive + a->limit_ns < end)
-        end = s->arrive + a->limit_ns;
+    int64_t end = try_end_of(a, s->try_ns, s->has_deadline, s->deadline, s->arrive, now);
     if (end <= now) {
         give_up(s, a, 'T', now, o);
         return;
@@ -447,6 +462,9 @@ static void after_try(pol_state *s, const arm *a, int64_t now, pol_action *o)
     try_next(s, a, now, o);
 }
 
+/* The hedge delay a request starting now gets (0: none). */
+static int64_t hedge_now(const pol_shared *g, const arm *a) { return g && a->hedge_p ? g->hed.now : a->hedge_ns; }
+
 void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32_t req, uint32_t row, int64_t now,
                int64_t budget_ns, pol_action *o)
 {
@@ -466,7 +484,7 @@ void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32
     s->has_deadline = a->deadline_ns != 0;
     if (s->has_deadline)
         s->deadline = now + (budget_ns >= 0 ? budget_ns : a->deadline_ns);
-    s->hedge_ns = g && a->hedge_p ? g->hed.now : a->hedge_ns;
+    s->hedge_ns = hedge_now(g, a);
     s->try_ns = pol_limit_now(g, a);
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     try_next(s, a, now, o);
@@ -535,4 +553,37 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
         return; /* a hedged twin may still answer */
     o->timer[0] = o->timer[1] = POL_TIMER_OFF;
     after_try(s, a, now, o);
+}
+
+/* --------------------------------------------------- the direct path */
+
+int64_t pol_direct_window(const pol_shared *g, const arm *a, int64_t now)
+{
+    /* pol_start with no budget header: the arm's own deadline from now */
+    int64_t end = try_end_of(a, pol_limit_now(g, a), a->deadline_ns != 0, now + a->deadline_ns, now, now);
+    if (end <= now)
+        return 0; /* given up at once */
+    if (g && (compartment_full(g, a, 0) || (a->brk_cool_ns && g->brk_state != POL_BRK_CLOSED)))
+        return 0; /* refused, or (half open) a probe */
+    int64_t w = end == INT64_MAX ? INT64_MAX : end - now, h = hedge_now(g, a);
+    return h && h < w ? h : w;
+}
+
+int64_t pol_direct_budget(const arm *a) { return a->down && a->deadline_ns ? a->deadline_ns - a->reserve_ns : 0; }
+
+void pol_direct_start(pol_shared *g, const arm *a, int64_t now)
+{
+    if (!g)
+        return;
+    /* try_next and send_one for attempt 0 through open gates (pol_direct_window) */
+    assert(!compartment_full(g, a, 0) && (!a->brk_cool_ns || g->brk_state == POL_BRK_CLOSED));
+    if (a->rb_pct)
+        ring_push(g->bud_req, &g->bud_req_head, &g->bud_req_n, now);
+    g->inflight[0]++;
+}
+
+void pol_direct_end(pol_shared *g, const arm *a, int64_t latency, int64_t now)
+{
+    if (g)
+        shared_ended(g, a, 0, 'A', 0, latency, now);
 }

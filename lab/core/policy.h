@@ -193,6 +193,25 @@ void pol_start(pol_state *s, pol_shared *g, const arm *a, uint32_t round, uint32
 void pol_on_timer(pol_state *s, const arm *a, int which, int64_t now, pol_action *out);
 void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t now, pol_action *out);
 
+/* The direct path (play's speed: lab/play/playsim.c).  A request started
+ * at `now` without a budget header (pol_start's budget_ns -1) is *direct*
+ * when its first lookup goes out at once and the store answers it A
+ * strictly before pol_direct_window(g, a, now) ns have passed: then
+ * nothing happens to it before that answer (no timer fires, no second
+ * lookup), which ends it live.  The window is the earliest of its first
+ * try's limit and its hedge delay (INT64_MAX: neither), or 0 when its
+ * first lookup would not go out at once (the try's limit already spent,
+ * the compartment full, the breaker not closed).  Such a request needs no
+ * pol_state: pol_direct_start(g, a, now) is what pol_start does to g, its
+ * lookup carries pol_direct_budget(a), and pol_direct_end(g, a, latency,
+ * now) is what the answer (pol_on_answer ... POL_ANS_OK) does to g, the
+ * latency being the answer's time after the start.  With g NULL neither
+ * does anything. */
+int64_t pol_direct_window(const pol_shared *g, const arm *a, int64_t now);
+int64_t pol_direct_budget(const arm *a);
+void pol_direct_start(pol_shared *g, const arm *a, int64_t now);
+void pol_direct_end(pol_shared *g, const arm *a, int64_t latency, int64_t now);
+
 /* The store answered A, at `latency` after it was sent, a lookup of a
  * request already finished: a sample of the adaptive limit's window (no
  * effect for an arm without limit_pm). */

@@ -251,7 +251,7 @@ int storeq_arrive(storeq *q, int64_t now, uint64_t id, int64_t planned, int64_t 
         return 0;
     }
     int64_t deadline = budget == 0 ? 0 : budget > INT64_MAX - now ? INT64_MAX : now + budget;
-    if (q->busy < q->nslots && q->line_len == 0)
+    if (storeq_open(q))
         return take_slot(q, id, planned, deadline, now, ev);
     /* FIFO: a lookup joins the line only behind others, or when no slot is free */
     assert(q->line_len > 0 || q->busy == q->nslots);

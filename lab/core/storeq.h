@@ -125,6 +125,10 @@ int storeq_end(storeq *q, int64_t now, storeq_event *ev);
  * lookup stays at the head of the line). */
 int storeq_fill(storeq *q, int64_t now, storeq_event *ev);
 
+/* 1 when a lookup arriving now would take a slot at once (storeq_arrive's
+ * rule: a slot free and nobody in line). */
+static inline int storeq_open(const storeq *q) { return q->busy < q->nslots && q->line_len == 0; }
+
 static inline int64_t storeq_line(const storeq *q) { return q->line_len; }
 static inline int storeq_busy(const storeq *q) { return q->busy; }
 

@@ -1,6 +1,7 @@
 /* playsim: see playsim.h for the contract. */
 #include "playsim.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +32,11 @@ typedef play_second second;
 struct psim_seed {
     uint32_t seed;
     int has_seed;
-    /* the dice of kinds L and H by lookup id (request * NL + attempt): -1 not drawn yet */
-    int64_t *dice[2];
-    size_t ndice[2], capdice[2]; /* entries set to -1 or a draw; room */
+    /* the dice of kinds L and H, by attempt and then request (so that a
+     * run's first lookups, most of its draws, sit side by side): -1 not
+     * drawn yet */
+    int64_t *dice[2][NL];
+    size_t ndice[2][NL], capdice[2][NL]; /* entries set to -1 or a draw; room */
     struct {
         int rate;
         int64_t span;
@@ -88,6 +91,10 @@ struct psim {
     uint8_t *done;
     int64_t *okdue; /* the earliest answer due from a slot (not a drop), or INT64_MAX */
     uint8_t *okatt; /* and its attempt */
+    /* the direct path (below, apply): per request 1 when its one lookup's
+     * answer ends it; direct_on: the path is taken in this run */
+    uint8_t *direct;
+    int direct_on, full_path;
     pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
     storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
     int nstores;     /* 2 when the arm has a second store */
@@ -171,6 +178,8 @@ static void frz_add(sim *S, int d, int64_t t)
     }
 }
 
+static void direct_answer(sim *S, uint32_t r, int64_t now);
+
 /* Carry out what store k's queue reports: answers go to the service;
  * the counts and the earliest answer due are noted. */
 static void on_store(sim *S, int k, const storeq_event *e)
@@ -195,7 +204,10 @@ static void on_store(sim *S, int k, const storeq_event *e)
             frz_add(S, -1, e->t);
         if (S->luntil && k == 0)
             S->luntil[lid] = e->t;
-        deliver(S, lid, POL_ANS_OK);
+        if (S->direct[r])
+            direct_answer(S, r, e->t);
+        else
+            deliver(S, lid, POL_ANS_OK);
         break;
     case STOREQ_DROPPED_SLOT:
         if (S->freezes && k == 0 && is_freeze(S, lid))
@@ -219,24 +231,24 @@ static int64_t dice(sim *S, uint32_t r, uint32_t att)
     if (!C || (kind != WAIT_H && kind != WAIT_L))
         return waits_planned_ns(kind, S->seed, r, att);
     int k = kind == WAIT_H;
-    size_t id = (size_t)r * NL + att;
-    if (id >= C->ndice[k]) { /* not drawn for this seed yet: room, and -1 up to it */
-        if (id >= C->capdice[k]) {
-            size_t nc = C->capdice[k] ? C->capdice[k] : 65536;
-            while (nc <= id)
+    if (r >= C->ndice[k][att]) { /* not drawn for this seed yet: room, and -1 up to it */
+        size_t *cap = &C->capdice[k][att];
+        if (r >= *cap) {
+            size_t nc = *cap ? *cap : 16384;
+            while (nc <= r)
                 nc *= 2;
-            int64_t *v = realloc(C->dice[k], nc * sizeof *v);
+            int64_t *v = realloc(C->dice[k][att], nc * sizeof *v);
             if (!v) {
                 S->oom = 1;
                 return 0;
             }
-            C->dice[k] = v;
-            C->capdice[k] = nc;
+            C->dice[k][att] = v;
+            *cap = nc;
         }
-        memset(C->dice[k] + C->ndice[k], 0xff, (C->capdice[k] - C->ndice[k]) * sizeof *C->dice[k]);
-        C->ndice[k] = C->capdice[k];
+        memset(C->dice[k][att] + C->ndice[k][att], 0xff, (*cap - C->ndice[k][att]) * sizeof(int64_t));
+        C->ndice[k][att] = *cap;
     }
-    int64_t *v = &C->dice[k][id];
+    int64_t *v = &C->dice[k][att][r];
     if (*v < 0)
         *v = waits_planned_ns(kind, S->seed, r, att);
     return *v;
@@ -247,8 +259,9 @@ static int64_t dice(sim *S, uint32_t r, uint32_t att)
  * fault_at_store) its fate in the fault scenario first (lab/core/faults.c,
  * the store's own dice): unavailable or not found at once, or held to the
  * window's end; else the queue, its planned wait the dice plus the
- * store's slowness (fault_slow_ns). */
-static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now)
+ * store's slowness (fault_slow_ns).  `drawn`: the dice when the caller
+ * has them, else -1. */
+static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now, int64_t drawn)
 {
     uint32_t r = lid / NL, att = lid % NL;
     /* the line it finds, not counting itself: the store's `line` column */
@@ -281,7 +294,7 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         }
     }
     storeq_event e;
-    int64_t planned = dice(S, r, att) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
+    int64_t planned = (drawn >= 0 ? drawn : dice(S, r, att)) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
                       (faulty ? fault_slow_ns(&S->a->fault, &S->w, now) : 0);
     if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
@@ -360,13 +373,74 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
     } else if (e->gen == FEV_SEND) {
         if (S->lsent[lid] < S->last_cut) /* lost with the connections it went out on */
             return;
-        store_arrive(S, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now);
+        store_arrive(S, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now, -1);
     } else {
         S->connected = 1;
     }
 }
 
 /* ------------------------------------------------------------ the service */
+
+/* Request r ends at `now` (done: POL_LIVE, POL_STANDIN ...): counted, and
+ * its second's settling noted for the flood's watch. */
+static void finish(sim *S, uint32_t r, int done, int64_t now)
+{
+    S->done[r] = (uint8_t)done;
+    if (S->win.on)
+        pwin_answer(&S->win, S->t[r], done, now);
+    if (S->ans)
+        S->ans[r] = now;
+    if (done != POL_LIVE) {
+        if (done == POL_STANDIN)
+            S->standins++;
+        else
+            S->errors++;
+    }
+    /* the second it was scheduled in: a miss counted; with the flood stop
+     * its settling too (only the watch reads `settled`) */
+    second *s = done != POL_LIVE || S->flood_stop ? sec_at(S, S->t[r]) : NULL;
+    if (s) {
+        s->missed += done != POL_LIVE;
+        s->settled++;
+        /* the watch can move on only when a second has just settled */
+        if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
+            S->stop = 1;
+    }
+    S->t[r] = now - S->t[r]; /* the latency from here on */
+}
+
+/* Lookup `attempt` of request r goes to store st now, carrying `budget`
+ * (0: none; `drawn` its dice, or -1).  Without a connection to the first store a lookup for it is
+ * not sent: refused at once. */
+static void send_lookup(sim *S, uint32_t r, int attempt, int st, int64_t budget, int64_t now, int64_t drawn)
+{
+    uint32_t lid = r * NL + (uint32_t)attempt;
+    pdef_tried(&S->def, attempt, 0);
+    if (S->lsend)
+        S->lsend[lid] = now;
+    if (S->lout)
+        S->lout[lid] = 'P';
+    if (!S->connected && st == 0) {
+        S->win.c.lookup_ends_R++;
+        deliver(S, lid, POL_ANS_REFUSED);
+        return;
+    }
+    S->lookups++;
+    if (S->win.on)
+        pwin_sent(&S->win, now);
+    if (S->timeline) {
+        second *s = sec_at(S, now);
+        if (s)
+            s->lookups++;
+    }
+    if (S->noisy) { /* on its way: it reaches the store after the machine's own time */
+        S->lbud[lid] = budget;
+        S->lsent[lid] = now;
+        pev_push(&S->ev, now + psim_noise_ns(&S->noise, S->seed, lid), EV_FAULT | lid, FEV_SEND);
+    } else {
+        store_arrive(S, st, lid, budget, now, drawn);
+    }
+}
 
 /* Carry out what the policy asked for (lab/service/service.c, act): its lookups go
  * to their store (pol_lookup_store: the request's, or a hedge2 arm's copy
@@ -375,35 +449,10 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
  * (O B Y) was tried, not sent: only counted. */
 static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
 {
-    for (int k = 0; k < o->nsend; k++) {
-        uint32_t lid = r * NL + (uint32_t)o->send[k].attempt;
-        int st = pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt);
-        pdef_tried(&S->def, o->send[k].attempt, 0);
-        if (S->lsend)
-            S->lsend[lid] = now;
-        if (S->lout)
-            S->lout[lid] = 'P';
-        if (!S->connected && st == 0) {
-            S->win.c.lookup_ends_R++;
-            deliver(S, lid, POL_ANS_REFUSED);
-            continue;
-        }
-        S->lookups++;
-        if (S->win.on)
-            pwin_sent(&S->win, now);
-        if (S->timeline) {
-            second *s = sec_at(S, now);
-            if (s)
-                s->lookups++;
-        }
-        if (S->noisy) { /* on its way: it reaches the store after the machine's own time */
-            S->lbud[lid] = o->send[k].budget_ns;
-            S->lsent[lid] = now;
-            pev_push(&S->ev, now + psim_noise_ns(&S->noise, S->seed, lid), EV_FAULT | lid, FEV_SEND);
-        } else {
-            store_arrive(S, st, lid, o->send[k].budget_ns, now);
-        }
-    }
+    for (int k = 0; k < o->nsend; k++)
+        send_lookup(S, r, o->send[k].attempt, pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt),
+                    o->send[k].budget_ns, now, -1);
+
     if (S->gates)
         for (int k = 0; k < NL; k++) {
             char c = o->ended[k];
@@ -438,30 +487,44 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             !(S->okdue[r] < o->timer[i] && (S->ps[r].waiting >> S->okatt[r] & 1u)))
             pev_schedule(&S->ev, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
-    if (o->done != POL_PENDING) {
-        S->done[r] = (uint8_t)o->done;
-        if (S->win.on)
-            pwin_answer(&S->win, S->t[r], o->done, now);
-        if (S->ans)
-            S->ans[r] = now;
-        if (o->done != POL_LIVE) {
-            if (o->done == POL_STANDIN)
-                S->standins++;
-            else
-                S->errors++;
-        }
-        /* the second it was scheduled in: a miss counted; with the flood stop
-         * its settling too (only the watch reads `settled`) */
-        second *s = o->done != POL_LIVE || S->flood_stop ? sec_at(S, S->t[r]) : NULL;
-        if (s) {
-            s->missed += o->done != POL_LIVE;
-            s->settled++;
-            /* the watch can move on only when a second has just settled */
-            if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
-                S->stop = 1;
-        }
-        S->t[r] = now - S->t[r]; /* the latency from here on */
+    if (o->done != POL_PENDING)
+        finish(S, r, o->done, now);
+}
+
+/* The answer of a direct request (direct_start): the policy's, then the request ends live. */
+static void direct_answer(sim *S, uint32_t r, int64_t now)
+{
+    pol_direct_end(S->shared, S->a, now - S->t[r], now);
+    finish(S, r, POL_LIVE, now);
+}
+
+/* Request r, arriving now, is direct (lab/core/policy.h: its first lookup
+ * takes a free slot and is due before the policy's window ends): 1, its
+ * lookup sent and the policy's shared defences told; else 0, nothing
+ * done.  No pol_state: the request needs none (test builds check the
+ * full path's pol_start against it where it changes nothing shared). */
+static int direct_start(sim *S, uint32_t r, uint32_t row, int64_t now)
+{
+    int64_t planned = dice(S, r, 0);
+    if (planned <= 0 || !storeq_open(&S->store[0]) || planned >= pol_direct_window(S->shared, S->a, now))
+        return 0;
+    int64_t budget = pol_direct_budget(S->a);
+#ifndef NDEBUG
+    if (!S->shared) {
+        pol_action o;
+        pol_start(&S->ps[r], NULL, S->a, S->seed, r, row, now, -1, &o);
+        /* one lookup, attempt 0, the same budget, every timer off or after its answer */
+        assert(o.nsend == 1 && o.send[0].attempt == 0 && o.send[0].budget_ns == budget && o.done == POL_PENDING);
+        for (int i = 0; i < 2; i++)
+            assert(o.timer[i] == POL_TIMER_OFF || o.timer[i] > now + planned);
     }
+#else
+    (void)row;
+#endif
+    pol_direct_start(S->shared, S->a, now);
+    S->direct[r] = 1;
+    send_lookup(S, r, 0, 0, budget, now, planned);
+    return 1;
 }
 
 /* The breaker changed state (pol_shared's on_brk): counted. */
@@ -517,9 +580,11 @@ static int simulate(sim *S, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
-            pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
+            if (!S->direct_on || !direct_start(S, r, row, now)) {
+                pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
+                apply(S, r, &o, now);
+            }
             row = row + 1 == S->rows ? 0 : row + 1;
-            apply(S, r, &o, now);
         } else if (store >= 0) {
             now = te;
             store_due(S, store, now);
@@ -546,7 +611,7 @@ void psim_free(psim *S)
 {
     if (!S)
         return;
-    void *v[] = {S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->lsend, S->lout, S->arr,
+    void *v[] = {S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->direct, S->lsend, S->lout, S->arr,
                  S->ans, S->luntil, S->dq, S->sec, S->rstore, S->shared_mem, S->lbud, S->lsent};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(v[i]);
@@ -580,6 +645,7 @@ static int grow_requests(sim *S, size_t nc)
     GROW(done, 1, 1);
     GROW(okdue, sizeof *S->okdue, 1);
     GROW(okatt, 1, 1);
+    GROW(direct, 1, 1);
     GROW(lsend, NL * sizeof *S->lsend, track);
     GROW(lout, NL, S->trace);
     GROW(arr, sizeof *S->arr, S->trace || S->nstores == 2);
@@ -662,6 +728,7 @@ static void reset_counts(sim *S)
     if (n) {
         memset(S->gen, 0, 2 * n * sizeof *S->gen);
         memset(S->done, 0, n);
+        memset(S->direct, 0, n);
         for (size_t j = 0; j < n; j++)
             S->okdue[j] = INT64_MAX;
         if (S->lout)
@@ -699,7 +766,7 @@ static void seed_use(psim_seed *C, uint32_t seed)
         return;
     C->seed = seed;
     C->has_seed = 1;
-    C->ndice[0] = C->ndice[1] = 0;
+    memset(C->ndice, 0, sizeof C->ndice);
     for (int i = 0; i < PSIM_NARR; i++)
         C->arr[i].valid = 0;
 }
@@ -788,6 +855,9 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
         return -1;
     reset_counts(S);
+    /* the direct path where nothing but the store and the policy sees a
+     * request: no fault, no noise, no trace, one store */
+    S->direct_on = !S->full_path && S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->lsend && S->nstores == 1;
     pdef_begin(&S->def, S->a, span);
     /* every second of the run, and the requests by second of arrival */
     size_t nrun = pflood_nsec(seconds);
@@ -839,6 +909,7 @@ static int set_arm(sim *S, const psim_cfg *c)
     S->p50 = c->p50;
     S->flood_stop = c->flood_stop;
     S->freezes = c->freezes;
+    S->full_path = c->full_path;
     S->fk = a->fault.kind;
     S->rows = c->rows ? c->rows : 1;
     S->conns = c->conns;
@@ -917,7 +988,8 @@ void psim_seed_free(psim_seed *C)
     if (!C)
         return;
     for (int k = 0; k < 2; k++)
-        free(C->dice[k]);
+        for (int a = 0; a < NL; a++)
+            free(C->dice[k][a]);
     for (int i = 0; i < PSIM_NARR; i++)
         free(C->arr[i].t);
     free(C);

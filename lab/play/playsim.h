@@ -112,6 +112,16 @@
  *   before the end of the flood's first second (a flooded seed) or in the
  *   whole run (a calm one): the trigger's size.  -1 without the option.
  *
+ * Speed: the direct path.  A request whose first lookup takes a free slot
+ * and is due before any of its timers (lab/core/policy.h's pol_direct:
+ * most requests of a calm stretch) needs nothing between its start and
+ * that answer; at the answer the policy's pol_direct_answer and the
+ * request's end are carried out at once, without the answers' ring, the
+ * policy's action or its timers (which would get no event).  It is taken
+ * in runs with no fault, no noise, no trace and one store, and changes
+ * no figure: cfg.full_path turns it off, and tests/lab/test_play.c holds
+ * the two paths to the same results.
+ *
  * Speed: a simulation keeps its arrays from seed to seed (grown when
  * needed), so a seed after the first touches no new memory, and so do
  * other arms (psim_set_arm).  A psim_seed shared by several runs keeps one
@@ -145,6 +155,7 @@ typedef struct {
     int p50;          /* compute p50_ms too */
     int flood_stop;   /* stop a seed as soon as it is flooded (below) */
     int freezes;      /* count the freezes holding the first store's slots (below) */
+    int full_path;    /* never take the direct path (below): for its tests */
 } psim_cfg;
 
 /* A simulation of cfg->a, its arrays empty; NULL when out of memory. */
