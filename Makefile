@@ -263,11 +263,21 @@ fuzz: $(FUZZ_BINS)
 fuzz-replay: $(FUZZ_REPLAY)
 	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
 
+# prepare and check run alone on a clone keep their record under build/
+# (PREPARE_ASIDE's place) while results/ and provenance/ hold the published
+# study as committed (pipeline/common/fresh.sh --is-published), saying so,
+# so that the published study stays as committed; make all and make measure
+# set it aside first (fresh.sh), and an explicit PROV=... is kept.
+STAGE_PROV = $(if $(filter command line,$(origin PROV)),$(PROV),$$(if [ "$(OUT)" = . ] && \
+    bash pipeline/common/fresh.sh --is-published; then echo $(B)/prep-aside; else echo $(PROV); fi))
+ASIDE_NOTE = [ "$$prov" = "$(PROV)" ] || echo "$@: results/ and provenance/ hold the published study as committed:" \
+    "left as they are; $@'s record is under $$prov"
+
 prepare: $(BIN)/prepare
-	$(BIN)/prepare --prep $(PREP) --prov $(PROV) --data data
+	@prov=$(STAGE_PROV); $(ASIDE_NOTE); set -x; $(BIN)/prepare --prep $(PREP) --prov $$prov --data data
 
 check: $(BIN)/check
-	$(BIN)/check --prov $(PROV) --root $(OUT)
+	@prov=$(STAGE_PROV); $(ASIDE_NOTE); set -x; $(BIN)/check --prov $$prov --root $(OUT)
 
 # One arm, one round: make run ARM=H3-fb25 ROUND=1 [SECONDS=30] [CORES=0] [OUT=.]
 ARM     ?= H3-fb25
@@ -294,6 +304,8 @@ test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
 	$(MAKE) -C verify test
 	$(MAKE) -C report test
 	@$(MAKE) --no-print-directory verify-published
+	@$(MAKE) --no-print-directory prepare check > $(B)/test-prepare-check.log 2>&1 || \
+	    { cat $(B)/test-prepare-check.log; exit 1; } # in place: they must leave the study as committed (below)
 	$(BIN)/tests --jobs 1
 	@$(STUDY_SHA) | diff $(B)/study-before.sha - > $(B)/study-changed.diff || \
 	    { echo "make test wrote into results/ or provenance/ (the published study):"; cat $(B)/study-changed.diff; exit 1; }
@@ -327,7 +339,8 @@ DEVIATION ?=
 QUIET ?= data/quiet.tsv
 MEASURE_FLAGS ?=
 measure: $(PROGS)
-	@test -f $(PREP)/summary.json || $(MAKE) prepare
+	$(if $(filter .,$(OUT)),@bash pipeline/common/fresh.sh measure)
+	@test -f $(PREP)/summary.json -a -f $(PROV)/stage-prepare.json || $(MAKE) prepare
 	$(BIN)/measure --profile $(PROFILE) --root $(OUT) --prep $(PREP) --bin $(BIN) --arms lab/arms.tsv \
 	    --data data --cores $(CORES) --gate $(GATE) $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(HOST),--host $(HOST)) \
 	    $(if $(DEVIATION),--deviation '$(subst ','\'',$(DEVIATION))') --quiet $(QUIET) $(MEASURE_FLAGS)

@@ -104,3 +104,37 @@ Test(fresh, nothing_without_a_committed_study)
     cr_assert_eq(fresh(out), 0, "%s", out);
     cr_assert(exists("results/results.json"));
 }
+
+/* fresh.sh --is-published: the rule alone (make prepare and make check keep
+ * their record under build/ while it holds), silent, nothing removed. */
+Test(fresh, is_published_tells_the_rule_and_touches_nothing)
+{
+    cr_assert_eq(shf("cd %s && bash %s --is-published > .out 2>&1", repo, script), 0);
+    cr_assert(exists("results/raw/A-r1/run.json") && exists("provenance/manifest-measure.tsv"));
+    char p[128];
+    snprintf(p, sizeof p, "%s/.out", repo);
+    char *t = slurp(p);
+    cr_assert_str_empty(t, "it spoke: %s", t);
+    free(t);
+    cr_assert_eq(shf("cd %s && rm .out && echo 2 > provenance/runs/A-r1.json && bash %s --is-published", repo, script),
+                 1, "a rerun under way is not the published study");
+    cr_assert_eq(shf("cd %s && git checkout -q -- . && git rm -rqf results/raw && git commit -qm 'no runs' && "
+                     "bash %s --is-published",
+                     repo, script),
+                 1, "no study committed");
+}
+
+/* The stage that sets it aside names itself (make measure alone does too). */
+Test(fresh, the_stage_is_named)
+{
+    char cmd[8192], out[512];
+    snprintf(cmd, sizeof cmd, "cd %s && bash %s measure > .out 2>&1", repo, script);
+    cr_assert_eq(shf("%s", cmd), 0);
+    char p[128];
+    snprintf(p, sizeof p, "%s/.out", repo);
+    char *t = slurp(p);
+    snprintf(out, sizeof out, "%s", t);
+    free(t);
+    cr_assert(strncmp(out, "make measure: results/ holds the published study as committed", 61) == 0, "%s", out);
+    cr_assert(!exists("results/raw"));
+}
