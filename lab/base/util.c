@@ -25,12 +25,20 @@ const char *ut_prog(void) { return prog_name; }
 
 void ut_err(const char *fmt, ...)
 {
+    /* one write of the whole line: the lab's programs share a terminal or
+     * a log, and a line written in pieces is cut by another's */
+    char line[UT_ERRLEN + 256];
+    int n = snprintf(line, sizeof line, "%s: ", prog_name);
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "%s: ", prog_name);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    if (n >= 0 && (size_t)n < sizeof line)
+        vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
     va_end(ap);
+    size_t len = strlen(line);
+    if (len + 1 >= sizeof line)
+        len = sizeof line - 2;
+    line[len++] = '\n';
+    fwrite(line, 1, len, stderr);
 }
 
 void ut_seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -64,18 +72,19 @@ int ut_aclose(ut_afile *a, int commit, char *err, size_t errlen)
 {
     if (!a->f)
         return commit ? -1 : 0;
-    int bad = ferror(a->f);
-    if (fflush(a->f) != 0)
-        bad = 1;
+    /* the first failure's errno: the cause named (a full disk: "No space left on device") */
+    int bad = ferror(a->f), e = bad ? errno : 0;
+    if (fflush(a->f) != 0 && !bad)
+        bad = 1, e = errno;
     if (!bad && commit && fsync(fileno(a->f)) != 0)
-        bad = 1;
-    if (fclose(a->f) != 0)
-        bad = 1;
+        bad = 1, e = errno;
+    if (fclose(a->f) != 0 && !bad)
+        bad = 1, e = errno;
     a->f = NULL;
     if (!commit || bad) {
         unlink(a->tmp);
         if (commit) {
-            ut_seterr(err, errlen, "%s: write failed: %s", a->path, strerror(errno));
+            ut_seterr(err, errlen, "%s: write failed: %s", a->path, e ? strerror(e) : "an earlier write to it failed");
             return -1;
         }
         return 0;
@@ -94,8 +103,9 @@ int ut_write_file(const char *path, const void *buf, size_t n, char *err, size_t
     if (ut_aopen(&a, path, err, errlen) != 0)
         return -1;
     if (n && fwrite(buf, 1, n, a.f) != n) {
+        int e = errno;
         ut_aclose(&a, 0, NULL, 0);
-        ut_seterr(err, errlen, "%s: write failed", path);
+        ut_seterr(err, errlen, "%s: write failed: %s", path, strerror(e));
         return -1;
     }
     return ut_aclose(&a, 1, err, errlen);

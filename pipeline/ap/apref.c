@@ -4,6 +4,7 @@
 #include "paths.h"
 #include "prepread.h"
 
+#include <errno.h>
 #include <float.h>
 #include <jansson.h>
 #include <math.h>
@@ -228,11 +229,11 @@ static void gz_put(gzout *o, const char *s, size_t n)
 /* Commit when everything was written, else remove the temporary file. */
 static int gz_close(gzout *o, char *err, size_t errlen)
 {
-    int z = gzclose(o->gz);
+    int z = gzclose(o->gz), e = errno;
     int ok = !o->bad && z == Z_OK;
     if (!ok) {
         ut_aclose(&o->a, 0, NULL, 0);
-        ut_seterr(err, errlen, "%s: cannot write (gzip)", o->a.path);
+        ut_seterr(err, errlen, "%s: cannot write (gzip): %s", o->a.path, z == Z_ERRNO || o->bad ? strerror(e) : "zlib error");
         return -1;
     }
     return ut_aclose(&o->a, 1, err, errlen);

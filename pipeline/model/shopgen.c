@@ -7,6 +7,7 @@
 #include "shop.h"
 #include "util.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,7 +526,7 @@ static int write_file(g_state *g, const char *path, char *err, size_t errlen)
         clen[i] = strlen(COUNTRIES[i]);
     char *o = buf;
     o = put_str(o, SHOP_HEADER "\n", sizeof SHOP_HEADER);
-    int bad = 0;
+    int bad = 0, e = 0; /* e: the failed write's errno */
     for (size_t i = 0; i < g->ninv && !bad; i++) {
         const g_inv *v = &g->inv[i];
         char head[16], tail[48];
@@ -545,7 +546,7 @@ static int write_file(g_state *g, const char *path, char *err, size_t errlen)
         for (uint32_t k = 0; k < v->nl; k++) {
             if ((size_t)(o - buf) > cap - 512) {
                 if (fwrite(buf, 1, (size_t)(o - buf), a.f) != (size_t)(o - buf)) {
-                    bad = 1;
+                    bad = 1, e = errno;
                     break;
                 }
                 o = buf;
@@ -572,11 +573,11 @@ static int write_file(g_state *g, const char *path, char *err, size_t errlen)
         }
     }
     if (!bad && fwrite(buf, 1, (size_t)(o - buf), a.f) != (size_t)(o - buf))
-        bad = 1;
+        bad = 1, e = errno;
     free(buf);
     if (bad) {
         ut_aclose(&a, 0, NULL, 0);
-        ut_seterr(err, errlen, "%s: write failed", path);
+        ut_seterr(err, errlen, "%s: write failed: %s", path, e ? strerror(e) : "out of memory");
         return -1;
     }
     return ut_aclose(&a, 1, err, errlen);

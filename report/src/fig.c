@@ -1,6 +1,7 @@
 /* fig.c: a thin layer over PLplot: one SVG at a time, panels, log axes, text, legends.  The contract is in fig.h. */
 #include "fig.h"
 
+#include <errno.h>
 #include <math.h>
 #include <plplot.h>
 #include <stdarg.h>
@@ -424,7 +425,7 @@ const char *fg_path(const char *figdir, const char *name)
 int fg_finish(const char *figdir, const char *name)
 {
     if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", fg_path(figdir, name));
+        fprintf(stderr, "report: cannot write the figure %s: %s\n", fg_path(figdir, name), strerror(errno));
         return -1;
     }
     return 0;

@@ -2,6 +2,7 @@
  * the section's choices.  The contract is in map.h. */
 #include "map.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -375,7 +376,7 @@ int mp_draw(json_t *map, const char *path)
     if (nflat)
         fg_text(0.5, 0.20, 0.5, 0.8, FG_DARK, "%s: %s", rd_word("map.flat"), flat);
     if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", path);
+        fprintf(stderr, "report: cannot write the figure %s: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;

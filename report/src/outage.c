@@ -1,6 +1,7 @@
 /* outage.c: the section "The store goes down" and its timeline figure.  The contract is in outage.h. */
 #include "outage.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,7 +233,7 @@ int ot_figure(json_t *root, const char *figdir)
         band_names[k] = rd_word(BAND_KEYS[k]);
     fg_legend(0.1, 0.6, 10.0 / H, 45.0 / H, NBAND, band_names, BAND_COLS, NULL, 0.85);
     if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", path);
+        fprintf(stderr, "report: cannot write the figure %s: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;

@@ -1,6 +1,7 @@
 /* quiet.c: the "Quiet runs" section and the disturbed-run figures.  The contract is in quiet.h. */
 #include "quiet.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,7 +231,7 @@ static int fig_one(json_t *root, const char *figdir, size_t i)
         fg_text(0.5, 0.5, 0.5, 1.1, FG_GREY, "%s", rd_word("one.2"));
     }
     if (fg_end()) {
-        fprintf(stderr, "report: cannot write the figure %s\n", path);
+        fprintf(stderr, "report: cannot write the figure %s: %s\n", path, strerror(errno));
         return -1;
     }
     return 0;

@@ -31,6 +31,7 @@
  * --print writes the block to stdout.  Exit 0 done; 1 refused, failed or
  * different; 2 usage.
  */
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -179,10 +180,13 @@ static int write_atomic(const char *path, const char *text, char *err, size_t el
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "wb");
-    int bad = !f || fwrite(text, 1, strlen(text), f) != strlen(text);
-    bad |= f && fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        snprintf(err, el, "%s: cannot write", path);
+    int bad = !f || fwrite(text, 1, strlen(text), f) != strlen(text), e = bad ? errno : 0;
+    if (f && fclose(f) != 0 && !bad)
+        bad = 1, e = errno;
+    if (!bad && rename(tmp, path) != 0)
+        bad = 1, e = errno;
+    if (bad) {
+        snprintf(err, el, "%s: cannot write: %s", path, strerror(e));
         unlink(tmp);
         return -1;
     }

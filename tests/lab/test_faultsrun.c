@@ -389,6 +389,34 @@ Test(faultrun, disk_full_while_raw_files_written_names_file_leaves_nothing)
     closedir(d);
 }
 
+/* The disk full under the lab's one atomic writer (lab/base/util.h:
+ * ut_write_file, behind every stage's JSON and TSV outputs): -1, the
+ * message names the file and the cause ("No space left on device", not a
+ * bare "write failed": measure said only that of results/reference/ on a
+ * full disk), and nothing is left on the disk, no temporary either. */
+Test(faultrun, disk_full_under_the_atomic_writer_names_file_and_cause)
+{
+    char mnt[128], why[256];
+    if (!tsh_small_fs(aux, 24, mnt, sizeof mnt, why, sizeof why)) {
+        cr_skip_test("disk full: %s", why);
+        return;
+    }
+    enum { N = 256 * 1024 };
+    char *buf = malloc(N), path[256], err[UT_ERRLEN] = "";
+    cr_assert_not_null(buf);
+    memset(buf, 'x', N);
+    snprintf(path, sizeof path, "%s/scores.tsv", mnt);
+    cr_assert_eq(ut_write_file(path, buf, N, err, sizeof err), -1, "256 KB written on a 24 KB disk");
+    free(buf);
+    cr_assert(strstr(err, path) && strstr(err, "No space left on device"), "the message: %s", err);
+    DIR *d = opendir(mnt);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left on the full disk: %s", e->d_name);
+    closedir(d);
+}
+
 /* CPU seconds (user + system) of pid so far. */
 static double cpu_s(pid_t pid)
 {
