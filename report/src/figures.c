@@ -78,20 +78,41 @@ void fg_choose(json_t *root, fg_choice *c)
 
 /* ------------------------------------------------------------ 1. dials */
 
+/* The widths of a character of an arm's name (text size 1.0) and of its
+ * description (0.9), in px of the figure, at their widest (measured in
+ * Chromium, the report's test: 8.2 and 6.45 px for the widest names and
+ * descriptions of the published study; the column is as wide as its
+ * longest text, so that a name never runs into its description nor a
+ * description under the plot). */
+#define DIALS_NAME_PX 8.6
+#define DIALS_WORDS_PX 6.7
+#define DIALS_GAP_PX 16.0
+#define DIALS_PLOT_PX 430.0
+#define DIALS_VALUE_PX 110.0
+
 int fig_dials(json_t *root, const char *figdir)
 {
     rd_arm *arms;
     size_t na = rd_arms(root, &arms);
-    size_t rows = 0;
+    size_t rows = 0, name_len = 8, words_len = 20;
     for (size_t i = 0; i < na; i++)
-        if (!rd_arm_closed(arms[i].name))
+        if (!rd_arm_closed(arms[i].name)) {
             rows++;
-    int W = 1000, H = 130 + (int)rows * 27;
+            char words[160];
+            rd_arm_words(arms[i].name, words, sizeof words);
+            name_len = strlen(arms[i].name) > name_len ? strlen(arms[i].name) : name_len;
+            words_len = strlen(words) > words_len ? strlen(words) : words_len;
+        }
+    /* the columns left to right: name, description, the plot, the value */
+    double name_px = 10 + DIALS_NAME_PX * (double)name_len + DIALS_GAP_PX,
+           words_px = DIALS_WORDS_PX * (double)words_len + DIALS_GAP_PX;
+    int W = (int)ceil(name_px + words_px + DIALS_PLOT_PX + DIALS_VALUE_PX), H = 130 + (int)rows * 27;
     double top = 1 - 70.0 / H, bot = 75.0 / H;
+    double xw = (name_px) / W, xp0 = (name_px + words_px) / W, xp1 = xp0 + DIALS_PLOT_PX / W;
     fg_begin(fg_path(figdir, "dials"), W, H);
     fg_title(rd_word("dials"));
     double xhi = log10(3000);
-    fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
+    fg_panel(xp0, xp1, bot, top, 0, xhi, 0, (double)rows);
     fg_logaxis_x(0, 3, ms_label, 1.0);
     fg_color(FG_GRID);
     fg_line(xhi, 0, xhi, (double)rows);
@@ -105,7 +126,7 @@ int fig_dials(json_t *root, const char *figdir)
             continue;
         double y = (double)rows - (double)r - 0.5;
         r++;
-        fg_panel(0.46, 0.89, bot, top, 0, xhi, 0, (double)rows);
+        fg_panel(xp0, xp1, bot, top, 0, xhi, 0, (double)rows);
         fg_color(FG_GRID);
         fg_width(5);
         fg_line(0, y, xhi, y);
@@ -122,20 +143,21 @@ int fig_dials(json_t *root, const char *figdir)
                 fg_dot(log10(clampd(med, 1, 3000)), y, 1.5);
                 char t[64];
                 fmt_num(med, "ms", t, sizeof t);
-                fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
+                fg_panel(xp1 + 0.005, 1.0, bot, top, 0, 1, 0, (double)rows);
                 fg_text(0.02, y - 0.18, 0, 1.0, FG_BLACK, "%s ms", t);
             } else {
-                fg_panel(0.895, 1.0, bot, top, 0, 1, 0, (double)rows);
+                fg_panel(xp1 + 0.005, 1.0, bot, top, 0, 1, 0, (double)rows);
                 fg_text(0.02, y - 0.18, 0, 1.0, FG_GREY, "%s", rd_word("dials.3"));
             }
         } else {
             fg_text(0.05, y - 0.18, 0, 0.95, FG_GREY, "%s", rd_word("dials.4"));
         }
-        fg_panel(0.01, 0.455, bot, top, 0, 1, 0, (double)rows);
         char words[160];
         rd_arm_words(a, words, sizeof words);
+        fg_panel(10.0 / W, xw, bot, top, 0, 1, 0, (double)rows);
         fg_text(0.0, y - 0.18, 0, 1.0, arms[i].measured ? FG_BLACK : FG_GREY, "%s", a);
-        fg_text(0.225, y - 0.18, 0, 0.9, FG_GREY, "%s", words);
+        fg_panel(xw, xp0, bot, top, 0, 1, 0, (double)rows);
+        fg_text(0.0, y - 0.18, 0, 0.9, FG_GREY, "%s", words);
     }
     rd_arms_free(arms);
     return fg_finish(figdir, "dials");

@@ -374,9 +374,12 @@ void rd_arm_words(const char *arm, char *out, size_t n)
     }
     const word *w = word_of("wait", r->wait), *t = word_of("rate", r->rate), *p = word_of("policy", r->policy);
     const word *f = strcmp(r->fault, "none") ? word_of("fault", r->fault) : NULL;
+    /* a rate without its own words is its number of requests a second (the map's confirmation loads) */
+    char rate[64];
+    int numeric = r->rate[0] && strspn(r->rate, "0123456789") == strlen(r->rate);
+    snprintf(rate, sizeof rate, t ? "%s" : numeric ? "%s/s" : "rate %s ?", t ? t->words : r->rate);
     char pol[512];
-    snprintf(pol, sizeof pol, "%s, %s, %s", w ? w->words : "wait ?", t ? t->words : "rate ?",
-             p ? p->words : "policy ?");
+    snprintf(pol, sizeof pol, "%s, %s, %s", w ? w->words : "wait ?", rate, p ? p->words : "policy ?");
     if (strcmp(r->fault, "none"))
         snprintf(out, n, "%s; %s", pol, f ? f->words : r->fault);
     else

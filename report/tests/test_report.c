@@ -14,7 +14,9 @@
  *   - it refuses to render when "ok" is not true, and arms missing from a
  *     study print "not measured";
  *   - Debian's chromium renders the page headless and takes a screenshot
- *     (1200 x 3000) that is not blank; skipped with a reason when chromium
+ *     (1200 x 3000) that is not blank; and in every figure of the fixture
+ *     and of the published study no label runs into another or leaves its
+ *     figure (tests/labels.js); both skipped with a reason when chromium
  *     is not installed.
  *   - the number formats (fmt.h) on hand-picked values;
  *   - quiet runs: the section lists exactly the disturbed runs with their
@@ -836,6 +838,88 @@ Test(report, chromium_renders_a_screenshot, .init = rendered, .fini = cleanup, .
     cr_expect_eq(h, 3000);
     /* text, tables and figures: a rendered page is far from blank */
     cr_expect(ink > 0.03, "the screenshot is nearly blank (%.4f of pixels inked)", ink);
+}
+
+/* Every figure of a rendered report in one page, each inline with its file
+ * name, and tests/labels.js: Chromium's dump of the page after the script,
+ * the findings between LABELS-BEGIN and LABELS-END (labels.js's head). */
+static char *label_findings(const char *chr, const char *dir)
+{
+    char page[700], prof[700], url[800], ud[800], js[700];
+    snprintf(page, sizeof page, "%s/labels.html", dir);
+    snprintf(prof, sizeof prof, "%s/profile-labels", dir);
+    snprintf(js, sizeof js, "%s/tests/labels.js", REPORT_DIR);
+    mkdir(prof, 0700);
+    FILE *f = fopen(page, "w");
+    cr_assert_not_null(f);
+    fputs("<!doctype html><html><body>\n", f);
+    static const char *const figs[] = {"ap",  "bulkhead", "dials", "errors", "exceed", "flood", "frozen", "hedge",
+                                       "outage", "predicted", "retry450", "slots", "split", "steps", "storm", "map"};
+    int found = 0;
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        char fp[800];
+        snprintf(fp, sizeof fp, "%s/figures/%s.svg", dir, figs[i]);
+        char *svg = rt_slurp(fp, NULL);
+        if (!svg)
+            continue; /* a figure this study does not draw */
+        char *at = strstr(svg, "<svg");
+        cr_assert_not_null(at, "%s: no <svg>", fp);
+        fprintf(f, "<div><svg data-name=\"%s.svg\"%s</div>\n", figs[i], at + 4);
+        free(svg);
+        found++;
+    }
+    char *script = rt_slurp(js, NULL);
+    cr_assert_not_null(script, "%s", js);
+    fprintf(f, "<script>%s</script></body></html>\n", script);
+    free(script);
+    fclose(f);
+    cr_assert(found >= 3, "only %d figures in %s/figures", found, dir);
+    snprintf(url, sizeof url, "file://%s", page);
+    snprintf(ud, sizeof ud, "--user-data-dir=%s", prof);
+    const char *a[] = {chr, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                       "--disable-background-networking", "--disable-component-update", "--disable-sync", ud,
+                       "--window-size=1400,1000", "--dump-dom", url, NULL};
+    char *out;
+    int rc = run(&out, a, 120);
+    cr_assert_eq(rc, 0, "chromium exited %d", rc);
+    char *b = strstr(out, "\nLABELS-BEGIN\n"), *e = b ? strstr(b, "LABELS-END") : NULL;
+    cr_assert(b && e, "labels.js left no findings list (did the script run?)");
+    b += strlen("\nLABELS-BEGIN\n");
+    char *list = strndup(b, (size_t)(e - b));
+    free(out);
+    return list;
+}
+
+/* No label of any figure runs into another or leaves its figure: on the
+ * fixture, and on the published study's verified.json (its long arm
+ * names, H3-fb25-missing, and descriptions, "store down for good", ran
+ * into each other and under the plot in Figure 1). */
+Test(report, no_label_overlaps_another_or_leaves_its_figure, .init = rendered, .fini = cleanup, .timeout = 300)
+{
+    const char *chr = find_chromium();
+    if (!chr) {
+        printf("SKIP no_label_overlaps_another_or_leaves_its_figure: Debian's chromium is not installed "
+               "(apt-get install chromium; make deps installs it)\n");
+        cr_skip_test("Debian's chromium is not installed (apt-get install chromium)");
+    }
+    char *list = label_findings(chr, g_dir);
+    cr_expect_str_empty(list, "the fixture's figures:\n%s", list);
+    free(list);
+    char pub[700];
+    snprintf(pub, sizeof pub, "%s/../results/verified.json", REPORT_DIR);
+    if (access(pub, R_OK) != 0) {
+        printf("SKIP the published study's figures: no %s\n", pub);
+        return;
+    }
+    char *d = rt_tmpdir(), *out;
+    int rc = rt_render(pub, d, &out);
+    cr_assert_eq(rc, 0, "report failed on the published study:\n%s", out);
+    free(out);
+    list = label_findings(chr, d);
+    cr_expect_str_empty(list, "the published study's figures:\n%s", list);
+    free(list);
+    rt_rmrf(d);
+    free(d);
 }
 
 /* ---- the formats ---- */
