@@ -58,6 +58,7 @@ struct psim {
     int stop;                /* flooded: the seed stops */
     int frz_busy;            /* freezes holding the first store's slots now (freezes) */
     psim_seed *cache; /* this run's, or NULL */
+    int dice_kind;    /* the kept draws of this arm's wait kind: 0 L, 1 H, -1 none kept */
     /* the service's shared defences (lab/core/policy.h), one per simulated
      * service; `shared` is NULL for an arm without any */
     pol_shared *shared; /* NULL for an arm without any */
@@ -162,7 +163,7 @@ static void deliver(sim *S, uint32_t lid, int answer)
     S->dq[S->dtail++ & (S->dcap - 1)] = lid * 8 + (uint32_t)answer;
 }
 
-static int64_t dice(sim *S, uint32_t r, uint32_t att);
+static inline int64_t dice(sim *S, uint32_t r, uint32_t att);
 
 /* Lookup lid's planned wait is a freeze (1 s or more: lab/core/waits.h). */
 static int is_freeze(sim *S, uint32_t lid) { return dice(S, lid / NL, lid % NL) >= NS_PER_S; }
@@ -222,9 +223,9 @@ static void on_store(sim *S, int k, const storeq_event *e)
     }
 }
 
-/* The planned wait of lookup (seed, r, att): the store's dice
- * (lab/core/waits.h), drawn once per seed for every simulation sharing S->cache. */
-static int64_t dice(sim *S, uint32_t r, uint32_t att)
+/* The slow path of dice(): room for request r's draws of attempt att
+ * (-1 up to the new end), or the draw itself without a shared seed. */
+static __attribute__((noinline)) int64_t dice_slow(sim *S, uint32_t r, uint32_t att)
 {
     wait_kind kind = S->a->wait;
     psim_seed *C = S->cache;
@@ -252,6 +253,21 @@ static int64_t dice(sim *S, uint32_t r, uint32_t att)
     if (*v < 0)
         *v = waits_planned_ns(kind, S->seed, r, att);
     return *v;
+}
+
+/* The planned wait of lookup (seed, r, att): the store's dice
+ * (lab/core/waits.h), drawn once per seed for every simulation sharing S->cache. */
+static inline int64_t dice(sim *S, uint32_t r, uint32_t att)
+{
+    /* the kept draw when there is one (most calls), else the slow path */
+    psim_seed *C = S->cache;
+    int k = S->dice_kind;
+    if (C && k >= 0 && r < C->ndice[k][att]) {
+        int64_t v = C->dice[k][att][r];
+        if (v >= 0)
+            return v;
+    }
+    return dice_slow(S, r, att);
 }
 
 /* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At a
@@ -850,6 +866,7 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     S->cache = shared;
     if (shared)
         seed_use(shared, seed);
+    S->dice_kind = S->a->wait == WAIT_H ? 1 : S->a->wait == WAIT_L ? 0 : -1;
     S->w = fault_window_of(&S->a->fault, seconds);
     int64_t span = (int64_t)llround(seconds * 1e9);
     if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
