@@ -107,7 +107,7 @@ all: deps
 	$(MAKE) report
 	$(if $(filter .,$(OUT)),$(MAKE) readme)
 
-build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/fakeec2 $(BIN)/bench_frontdoor
+build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/bench_bare $(BIN)/fakeec2 $(BIN)/bench_frontdoor
 
 # What a measuring machine needs (make cloud-setup builds only these there):
 # the programs, not the tests and benchmarks.
@@ -202,6 +202,9 @@ $(BIN)/bench_trees: $(B)/tests/bench/bench_trees.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ -lxgboost $(LDLIBS)
 $(BIN)/bench_sleep: $(B)/tests/bench/bench_sleep.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+# the bare responder under S (tests/bench/bench_bare.c): nothing of the lab's
+$(BIN)/bench_bare: $(B)/tests/bench/bench_bare.o | $(BIN)
+	$(CC) $(CFLAGS) $^ -o $@
 $(BIN)/bench_run: $(B)/tests/bench/bench_run.o $(LAB_OBJ) | $(BIN)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 $(BIN)/bench_frontdoor: $(B)/tests/bench/bench_frontdoor.o $(LAB_OBJ) | $(BIN)
@@ -448,6 +451,8 @@ bench-map: $(BIN)/map $(BIN)/play
 	  echo "$$m" | awk -v p="$$p" '{ for (i = 1; i <= NF; i++) if ($$i == "million" && $$(i+1) == "lookups" && $$(i+2) == "a") m = $$(i-1); } \
 	    END { split(p, a, " "); for (i = 1; i <= length(a); i++) if (a[i] == "million") q = a[i-1]; \
 	    printf "lookups a second: the map %.2f million, play %.2f million: %.2fx\n", m, q, m / q }'
+	@echo "$$($(BIN)/map --seeds 1-200 | tail -1)" | awk '{ for (i = 1; i <= NF; i++) if ($$i == "s" && $$(i+1) == "of" && $$(i+2) == "wall") t = $$(i-1); } \
+	    END { printf "the whole map (5x these 200 seeds, run again): about %.0f s against its target of 60 s: %.2fx the target\n", 5 * t, 5 * t / 60 }'
 
 # The simulation's speed: the full study's prediction (every open-loop arm of
 # lab/arms.tsv over 1,000 seeds of 30 s, and its 280 runs) on one core; the

@@ -46,7 +46,19 @@ echo "== S: the most answers a second, store at no wait (Z-capacity, closed loop
 echo "   tester, service and store on one core (target: at least 30,000/s)"
 echo "\$ build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores $core --gate 1 --raw build/bench/raw"
 build/bin/run --arm Z-capacity --round 1 --seconds 10 --cores "$core" --gate "${BENCH_GATE:-1}" --raw build/bench/raw >/dev/null
-build/bin/bench_run build/bench/raw/Z-capacity-r1
+build/bin/bench_run build/bench/raw/Z-capacity-r1 | tee build/bench/S.txt
+echo "   beside it, the floor: the same tester (closed loop, 16 connections, 10 s) against a bare responder"
+echo "   on the same core (tests/bench/bench_bare.c: HTTP/1.1 keep-alive, the answer's JSON, no store, no model)"
+echo "\$ taskset -c $core build/bin/bench_bare 18556 13 & taskset -c $core build/bin/tester --port 18556 --rate max --seconds 10 ..."
+taskset -c "$core" build/bin/bench_bare 18556 13 > build/bench/bare.txt &
+bare_pid=$!
+sleep 0.5
+taskset -c "$core" build/bin/tester --port 18556 --rate max --seconds 10 --seed 1 --rows 1000 --gate 0 --drain-s 1 \
+    --out build/bench/bare.tsv.gz --summary build/bench/bare.json > /dev/null
+wait "$bare_pid"
+bare=$(python3 -c "import json; d = json.load(open('build/bench/bare.json')); print(d['answered'] / d['seconds'])")
+S=$(sed -n 's/.* = \([0-9]*\) answers\/s$/\1/p' build/bench/S.txt)
+awk -v s="$S" -v b="$bare" 'BEGIN { printf "S %.0f answers/s against the bare responder %.0f answers/s on the same core: S is %.2f of the floor\n", s, b, s / b }'
 echo "   for scale: a re-creation of the lesson's Python service (FastAPI, store in-process) gives about"
 echo "   1,150 answers/s on this machine's single core; the design's C prototype about 36,000/s"
 
