@@ -442,23 +442,28 @@ static void head_timed_out(conn *c)
     front_send(c, 408, body, (size_t)n, 1);
 }
 
-/* The timer: every connection past its line's timeout goes, then the timer
+/* The timer: the connections past their line's timeout go, at most
+ * SWEEP_BATCH at a time (thousands timing out together must not hold up
+ * the requests: the rest go on the next turn of the loop), then the timer
  * is set for the next deadline. */
+#define SWEEP_BATCH 256
 static void on_sweep(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd, (void)what, (void)arg;
     F.sweep_at = 0;
     int64_t now = ut_mono_ns();
-    for (int k = 0; k < NLINES; k++) {
+    int done = 0;
+    for (int k = 0; k < NLINES && done < SWEEP_BATCH; k++) {
         conn *c;
-        while ((c = F.lines[k].first) && c->since + F.timeout_ns[k] <= now) {
+        while (done < SWEEP_BATCH && (c = F.lines[k].first) && c->since + F.timeout_ns[k] <= now) {
+            done++;
             if (k == LINE_HEAD)
                 head_timed_out(c);
             else
                 conn_close(c);
         }
     }
-    sweep_set();
+    sweep_set(); /* at once when some are still past their deadline */
 }
 
 /* Descriptors run short: the connection that has waited longest goes (the
