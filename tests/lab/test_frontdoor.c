@@ -11,6 +11,7 @@
  * --idle-timeout-s, --max-conns); every wait is a poll with a bound. */
 #include <errno.h>
 
+#include "doortimes.h"
 #include "svcproc.h"
 
 #define SHORT_TIMEOUT_S "0.3"       /* the timeouts the service is given here */
@@ -130,6 +131,18 @@ static void expect_health(int fd, const char *what)
 }
 
 /* ------------------------------------------------------------ timeouts */
+
+/* The idle timeout run gives the service outlasts the run by 60 s at least
+ * (the tester's drain and the store's settling), and is 300 s for the
+ * study's runs (15 s, 30 s). */
+Test(frontdoor, the_idle_timeout_outlasts_a_run)
+{
+    const double run_s[] = {1.5, 15, 30, 240, 241, 1000}, want[] = {300, 300, 300, 300, 301, 1060};
+    for (size_t i = 0; i < sizeof run_s / sizeof run_s[0]; i++)
+        cr_assert_eq(door_idle_timeout_s(run_s[i]), want[i], "a run of %g s: %g", run_s[i],
+                     door_idle_timeout_s(run_s[i]));
+    cr_assert_eq(DOOR_HEADER_TIMEOUT_S, 10.0);
+}
 
 Test(frontdoor, header_timeout_answers_408_and_closes_a_half_sent_head, .init = start_header, .fini = stop)
 {
