@@ -400,11 +400,11 @@ static void line_join(conn *c, int line)
  * bytes do not move it). */
 static void conn_place(conn *c)
 {
-    int want = c->dead                ? LINE_NONE
-               : c->lingering         ? LINE_LINGER
-               : c->busy              ? LINE_NONE
-               : c->nin == 0          ? LINE_IDLE
-                                      : LINE_HEAD;
+    int want = c->dead        ? LINE_NONE
+               : c->lingering ? LINE_LINGER
+               : c->busy      ? LINE_NONE
+               : c->nin == 0  ? LINE_IDLE
+                              : LINE_HEAD;
     if (want == c->line)
         return;
     if (want == LINE_NONE)
@@ -518,9 +518,8 @@ static void on_accept(evutil_socket_t lfd, short what, void *arg)
         }
         if (fd < 0)
             return;
-        if (F.nconns >= F.max_conns && !shed_one("the connection cap")) {
+        if (F.nconns >= F.max_conns && !shed_one("the connection cap"))
             accept_pause("the connection cap"); /* this one is taken, over the cap by one */
-        }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         evutil_make_socket_nonblocking(fd);
