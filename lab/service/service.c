@@ -61,10 +61,10 @@
  * docs/DESIGN.md), and the shedding of the connection waiting longest
  * when descriptors run short (--max-conns client connections at most;
  * default the limit of open files less FRONT_FD_RESERVE; at start the
- * soft limit of open files is raised to the hard one).  This file is the policy driver behind
- * it: a POST /score it hands over becomes a request of the pool, carried
- * through the arm's policy to the store and back, scored or given its
- * fallback, answered through front_send and logged.
+ * soft limit of open files is raised to the hard one).  This file is the
+ * policy driver behind it: a POST /score it hands over becomes a request
+ * of the pool, carried through the arm's policy to the store and back,
+ * scored or given its fallback, answered through front_send and logged.
  */
 #include <assert.h>
 #include <errno.h>
@@ -667,7 +667,8 @@ int main(int argc, char **argv)
          "events.tsv.gz to write at SIGTERM (default: events.tsv.gz in the folder of --out)"},
         {"--store-conns", OPT_INT, &nstore, 1, SCONN_MAX, "N", "connections to each store (2)"},
         {"--header-timeout-s", OPT_DBL, &header_timeout_s, DOOR_MIN_TIMEOUT_S, DOOR_MAX_TIMEOUT_S, "H",
-         "a request not complete H s after its first byte is answered 408 and closed (" XSTR(DOOR_HEADER_TIMEOUT_S) ")"},
+         "a request not complete H s after its first byte is answered 408 and closed ("
+         XSTR(DOOR_HEADER_TIMEOUT_S) ")"},
         {"--idle-timeout-s", OPT_DBL, &idle_timeout_s, DOOR_MIN_TIMEOUT_S, DOOR_MAX_TIMEOUT_S, "I",
          "a keep-alive connection with no request for I s is closed (" XSTR(DOOR_IDLE_TIMEOUT_S) ")"},
         {"--max-conns", OPT_INT, &max_conns, 1, INT32_MAX, "N",

@@ -326,3 +326,36 @@ Test(frontdoor, a_refusal_is_followed_by_eof, .init = start_plain, .fini = stop)
     expect_health(fd, "after the refusals");
     close(fd);
 }
+
+/* ------------------------------------------------------- the options */
+
+/* The three options are in the service's usage text, and a timeout out of
+ * its range is refused (exit 2) naming the option. */
+Test(frontdoor, the_options_are_in_the_usage_and_checked)
+{
+    char cmd[512], out[8192];
+    snprintf(cmd, sizeof cmd, "%s/service --help 2>&1", bin_dir());
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = 0;
+    cr_assert_eq(pclose(p), 0, "service --help: %s", out);
+    const char *opts[] = {"--header-timeout-s H", "--idle-timeout-s I", "--max-conns N"};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        cr_assert(strstr(out, opts[i]), "the usage lacks %s:\n%s", opts[i], out);
+    const char *bad[] = {"--header-timeout-s 0", "--idle-timeout-s -1", "--max-conns 0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(cmd, sizeof cmd,
+                 "%s/service --store-port 1 --arm F3-none --round 1 --model m --standin s --out o %s 2>&1",
+                 bin_dir(), bad[i]);
+        p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        n = fread(out, 1, sizeof out - 1, p);
+        out[n] = 0;
+        int st = pclose(p);
+        cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "%s: status %d: %s", bad[i], st, out);
+        char name[32];
+        snprintf(name, sizeof name, "%.*s", (int)(strchr(bad[i], ' ') - bad[i]), bad[i]);
+        cr_assert(strstr(out, name), "%s: the refusal does not name the option: %s", bad[i], out);
+    }
+}
