@@ -495,7 +495,9 @@ bench-raw: $(PROGS)
 	BENCH_CORE=$(BENCH_CORE) bash tests/bench/bench_raw.sh
 
 # The service's front door: 10,000 idle keep-alive connections, then 1,000
-# half requests more, beside an open-loop client at 300/s (tests/bench/bench_frontdoor.c).
+# half requests more, beside an open-loop client at 300/s; a fresh client
+# beside the 10,000 idle and beside 20,000 half heads, more than the
+# service's cap (tests/bench/bench_frontdoor.c).
 bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
 	@test -f $(PREP)/test.tsv || $(PREPARE_ASIDE)
 	$(BIN)/bench_frontdoor --core $(BENCH_CORE) --prep $(PREP) --bin $(BIN)

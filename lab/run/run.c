@@ -24,7 +24,9 @@
  * into raw format 4 (lab/raw/raw4.h: checked against the schedule, the dice and
  * the reference of --prep, gzip 9, the logs then removed; one line on stdout
  * gives the sizes, for `make bench-raw`), and writes run.json (its `fault`
- * and `files`, of the format 4 files, as lab/RAWFORMAT.md says).  A log
+ * and `files`, of the format 4 files, as lab/RAWFORMAT.md says; its
+ * `header_timeout_s` and `idle_timeout_s`, the front door's timeouts the
+ * service was given: lab/core/doortimes.h).  A log
  * that breaks a rule of format 4 fails the run (exit 1, the reason naming
  * the log, its line and column).
  *
@@ -74,6 +76,7 @@
 
 #include "arms.h"
 #include "arrivals.h"
+#include "doortimes.h"
 #include "exits.h"
 #include "faults.h"
 #include "opt.h"
@@ -354,9 +357,13 @@ static int start_servers(const run_cfg *c, run_procs *p, char *err, size_t errle
     snprintf(s_port2, sizeof s_port2, "%d", p->store2_port);
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus};
     int port;
+    char s_head[32], s_idle[32]; /* the front door's timeouts, recorded in run.json */
+    snprintf(s_head, sizeof s_head, "%.17g", DOOR_HEADER_TIMEOUT_S);
+    snprintf(s_idle, sizeof s_idle, "%.17g", door_idle_timeout_s(c->seconds));
     char *service_argv[] = {exe_service, "--port", "0", "--store-port", s_port, "--arm", (char *)c->a->name,
                             "--arms", (char *)c->arms_path, "--round", s_round, "--model", (char *)c->model,
                             "--standin", (char *)c->standin, "--out", f_service, "--events", f_events,
+                            "--header-timeout-s", s_head, "--idle-timeout-s", s_idle,
                             arms_stores(c->a) == 2 ? "--store2-port" : NULL, s_port2, NULL};
     return proc_start(service_argv, &o, &p->sv, err, errlen) != 0 ||
                    proc_read_port(&p->sv, exe_service, &port, err, errlen) != 0
@@ -603,6 +610,9 @@ static int write_run_json(const run_cfg *c, const run_procs *p, char *err, size_
     json_object_set_new(r, "settle_s", json_real(c->settle));
     json_object_set_new(r, "settled_s", json_real(p->settled));
     json_object_set_new(r, "rate", json_integer(a->rate));
+    /* the service's front-door timeouts, as start_service passed them */
+    json_object_set_new(r, "header_timeout_s", json_real(DOOR_HEADER_TIMEOUT_S));
+    json_object_set_new(r, "idle_timeout_s", json_real(door_idle_timeout_s(c->seconds)));
     /* the store's freeze share (RAWFORMAT.md "The dice"): 0.01 unless a test asked otherwise */
     double freeze = WAITS_FREEZE_P;
     char fwhy[128];

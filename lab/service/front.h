@@ -11,17 +11,42 @@
  * client sent ahead wait in its buffer, parsed once the answer has gone.
  * It answers by itself GET /health ("ok"), GET /calls (with the driver's
  * counts, calls->counts), a request too large (413) or malformed (400),
- * both closing the connection, and anything else (404); POST /score goes
- * to the driver (calls->score), which answers it later with front_send.
- * Every error answered (front_error: 4xx or 500, before any lookup) is
- * one row of the driver's log, through calls->error_row, after its
- * answer went out.
+ * and anything else (404); POST /score goes to the driver (calls->score),
+ * which answers it later with front_send.  Every error answered
+ * (front_error: 4xx or 500, before any lookup) is one row of the driver's
+ * log, through calls->error_row, after its answer went out.
  *
- * Descriptors: a client connection costs a descriptor and the part of its
- * buffer it has filled, not time (tests/bench/bench_frontdoor.c).  When
- * accept() fails for want of descriptors, one line says so (once) and
- * accepting pauses 100 ms at a time (else the listening socket stays
- * readable: a busy loop); connections wait in the backlog meanwhile.
+ * Closing (HTTP/1.1, RFC 9112 section 9): a request with "Connection:
+ * close", or of HTTP/1.0 without "Connection: keep-alive", is answered
+ * with "Connection: close" on every path, POST /score included, and so is
+ * every refusal (400, 413, 500: its framing may be lost; a 404 was read
+ * whole and keeps the connection alive); once such an
+ * answer has gone the connection lingers: the service's side is shut
+ * (the client reads the answer, then EOF), what the client still sends is
+ * read and dropped, and the descriptor is closed at the client's EOF or
+ * FRONT_LINGER_NS later (closing with unread bytes would send a reset that
+ * can destroy the answer in the client's buffer).
+ *
+ * Timeouts and shedding (front_limits; docs/DESIGN.md, "The front door
+ * sheds").  Every connection not serving a request waits in one of three
+ * lines, each in the order it joined, so its oldest is its first: idle
+ * (no byte of a next request yet: since its last answer, or its accept),
+ * head (some bytes of a request head, not all: since the first of them;
+ * more bytes do not move it), lingering (since its last answer).  One
+ * timer, set for the earliest first's deadline, closes an idle connection
+ * after the idle timeout, answers a head unfinished after the header
+ * timeout with 408 (no row of the driver's log: no request was read) and
+ * lets it linger, and closes a lingering connection
+ * after FRONT_LINGER_NS.  When descriptors run short (the client
+ * connections reach max_conns, or accept() fails for want of
+ * descriptors), one connection waiting in a line is closed for the new
+ * one: the first lingering one, else the older of the first idle and the
+ * first head; one line says so (once).  Each of these is O(1).  Only when
+ * every connection is serving a request does accepting pause, 100 ms at a
+ * time (else the listening socket stays readable: a busy loop), one line
+ * saying so (once); connections wait in the backlog meanwhile.  A
+ * connection costs a descriptor and the part of its buffer it has filled,
+ * not time (tests/bench/bench_frontdoor.c).
  *
  * A connection's memory outlives its client: the driver holds a
  * connection (front_hold) for each request it serves and lets go
@@ -49,6 +74,16 @@ struct event_base;
 #define FRONT_MAX_BODY 65536
 #define FRONT_MAX_HEAD 8192
 #define FRONT_CONN_BUF (FRONT_MAX_HEAD + FRONT_MAX_BODY + 1024)
+#define FRONT_LINGER_NS 2000000000LL /* a closing connection's unread bytes are dropped this long at most */
+#define FRONT_FD_RESERVE 64          /* descriptors kept from clients by default: store, log and spill files */
+
+/* The front door's limits (front_open); the service's options set them. */
+typedef struct {
+    int64_t header_timeout_ns; /* a request head not complete this long after its first byte: 408 */
+    int64_t idle_timeout_ns;   /* a keep-alive connection with no request this long: closed */
+    int max_conns;             /* client connections at most; 0: the soft limit of open files less
+                                * FRONT_FD_RESERVE (less half the limit when that is smaller) */
+} front_limits;
 
 typedef struct front_conn front_conn;
 
@@ -65,17 +100,23 @@ typedef struct {
 } front_calls;
 
 /* Listens on 127.0.0.1:port (0: any free port; the port bound in *bound)
- * and starts accepting on `base`.  0, or -1 with errno set when the socket
- * cannot be had (nothing left open). */
-int front_open(struct event_base *base, int port, int *bound, const front_calls *calls);
+ * and starts accepting on `base` within `lim`.  0, or -1 with errno set
+ * when the socket cannot be had (nothing left open). */
+int front_open(struct event_base *base, int port, int *bound, const front_calls *calls, const front_limits *lim);
+
+/* The client connections the front door takes at most (lim->max_conns,
+ * or what its 0 came to). */
+int front_max_conns(void);
 
 /* Sends one answer on c: its status with the reason phrase of 200 400 404
- * 413 504 ("Internal Server Error" for any other), Content-Type JSON, the
- * blen bytes of body (a 500 with no body when head and body exceed 1 KiB);
- * with close_after the connection closes once it has gone.  Returns the time
- * its last byte went to the kernel, or that it was queued (then the time
- * of the queueing; the rest goes when the socket is writable).  A failed
- * write closes the connection. */
+ * 408 413 504 ("Internal Server Error" for any other), Content-Type JSON,
+ * the blen bytes of body (a 500 with no body when head and body exceed
+ * 1 KiB); with close_after, or when the request asked for it (Connection:
+ * close, HTTP/1.0), "Connection: close", and the connection lingers and
+ * closes once it has gone.  Returns the time its last byte went to the
+ * kernel, or that it was queued (then the time of the queueing; the rest
+ * goes when the socket is writable).  A failed write closes the
+ * connection. */
 int64_t front_send(front_conn *c, int status, const char *body, size_t blen, int close_after);
 
 /* An error answered before any lookup: {"error":reason} (quotes and

@@ -3,13 +3,14 @@
  *   service --port P --store-port Q [--store2-port Q2] --arm NAME [--arms lab/arms.tsv] --round R
  *           --model build/prep/model.json --standin build/prep/standin.tsv
  *           --out FILE.tsv.gz [--events FILE.tsv.gz] [--store-conns 2]
+ *           [--header-timeout-s 10] [--idle-timeout-s 300] [--max-conns N]
  *
  * HTTP/1.1 with keep-alive on 127.0.0.1:
  *   POST /score  body {"id":N,"row":R}, optional header X-Budget-Ns (the
  *                remaining budget, a duration); answers {"id","score","kind"}
  *                with kind live, last_known or default; 504 on a timeout
  *                without stand-in; 400 with a reason on bad input; 413 for a
- *                body over 64 KiB.
+ *                body over 64 KiB (both closing the connection).
  *   GET /health  "ok"
  *   GET /calls   {"requests":N,"lookups":M} (lookups sent to the store)
  * Each request fetches its row's six features from the store over a few
@@ -52,12 +53,18 @@
  * On SIGTERM the raw files are written and the process exits 0.
  *
  * The front door (lab/service/front.h) holds the client connections and
- * their HTTP: accepting, reading, parsing, answering, keep-alive, the pause
- * in accepting when descriptors run out (at start the soft limit of open
- * files is raised to the hard one).  This file is the policy driver behind
- * it: a POST /score it hands over becomes a request of the pool, carried
- * through the arm's policy to the store and back, scored or given its
- * fallback, answered through front_send and logged.
+ * their HTTP: accepting, reading, parsing, answering, keep-alive and
+ * "Connection: close", the header timeout (--header-timeout-s: a request
+ * not complete that long after its first byte is answered 408 and closed)
+ * and the idle timeout (--idle-timeout-s: a keep-alive connection with no
+ * request that long is closed; defaults lab/core/doortimes.h, why there in
+ * docs/DESIGN.md), and the shedding of the connection waiting longest
+ * when descriptors run short (--max-conns client connections at most;
+ * default the limit of open files less FRONT_FD_RESERVE; at start the
+ * soft limit of open files is raised to the hard one).  This file is the
+ * policy driver behind it: a POST /score it hands over becomes a request
+ * of the pool, carried through the arm's policy to the store and back,
+ * scored or given its fallback, answered through front_send and logged.
  */
 #include <assert.h>
 #include <errno.h>
@@ -75,6 +82,7 @@
 #include <unistd.h>
 
 #include "arms.h"
+#include "doortimes.h"
 #include "evlog.h"
 #include "front.h"
 #include "httpparse.h"
@@ -87,6 +95,8 @@
 #include "wire.h"
 
 #define CHUNK 1024
+#define XSTR(x) STR(x) /* a macro's value as a string, for the usage text */
+#define STR(x) #x
 #define LATE_RING 4096 /* lookups out when their request finished, kept for their late answers */
 
 /* ---------------------------------------------------------------- state */
@@ -351,7 +361,7 @@ static void finish(request *r, int64_t now, int status, char kind, float score)
                                        : "the feature store failed");
         front_conn *c = r->c;
         front_hold(c);
-        t = front_send(c, status, body, (size_t)n, 0);
+        t = front_send(c, status, body, (size_t)n, 0); /* closes when the request asked (front.h) */
         log_request(r->id, r->row, r->arrive, t, status, kind, r);
         req_free(r);
         front_next(c);
@@ -447,13 +457,14 @@ static void start_score(front_conn *c, const http_req *h, int64_t now, void *ctx
     (void)ctx;
     uint32_t id, row;
     char why[160];
+    /* a refusal closes the connection after its answer (front.h, "Closing") */
     if (http_score_body(h->body, h->body_len, &id, &row, why, sizeof why) != 0) {
-        front_error(c, 400, now, RAW_NONE, RAW_NONE, why, 0);
+        front_error(c, 400, now, RAW_NONE, RAW_NONE, why, 1);
         return;
     }
     if (row >= S.nrows) {
         snprintf(why, sizeof why, "row %" PRIu32 " is not in the table (0 to %" PRIu32 ")", row, S.nrows - 1);
-        front_error(c, 400, now, id, RAW_NONE, why, 0);
+        front_error(c, 400, now, id, RAW_NONE, why, 1);
         return;
     }
     request *r = req_new();
@@ -638,8 +649,9 @@ int main(int argc, char **argv)
     ut_set_prog("service");
     const char *arms_path = "lab/arms.tsv", *arm_name = NULL, *model = NULL, *standin = NULL,
                *out = NULL, *events = NULL;
-    int port = 0, store_port = 0, store2_port = 0, nstore = 2;
+    int port = 0, store_port = 0, store2_port = 0, nstore = 2, max_conns = 0;
     int64_t round = -1;
+    double header_timeout_s = DOOR_HEADER_TIMEOUT_S, idle_timeout_s = DOOR_IDLE_TIMEOUT_S;
     const opt_spec spec[] = {
         {"--port", OPT_INT, &port, 0, 65535, "P", "port to listen on (0: any free port; printed)"},
         {"--store-port", OPT_INT, &store_port, 1, 65535, "Q", "the store's port on 127.0.0.1"},
@@ -654,6 +666,14 @@ int main(int argc, char **argv)
         {"--events", OPT_STR, &events, 0, 0, "FILE",
          "events.tsv.gz to write at SIGTERM (default: events.tsv.gz in the folder of --out)"},
         {"--store-conns", OPT_INT, &nstore, 1, SCONN_MAX, "N", "connections to each store (2)"},
+        {"--header-timeout-s", OPT_DBL, &header_timeout_s, DOOR_MIN_TIMEOUT_S, DOOR_MAX_TIMEOUT_S, "H",
+         "a request not complete H s after its first byte is answered 408 and closed ("
+         XSTR(DOOR_HEADER_TIMEOUT_S) ")"},
+        {"--idle-timeout-s", OPT_DBL, &idle_timeout_s, DOOR_MIN_TIMEOUT_S, DOOR_MAX_TIMEOUT_S, "I",
+         "a keep-alive connection with no request for I s is closed (" XSTR(DOOR_IDLE_TIMEOUT_S) ")"},
+        {"--max-conns", OPT_INT, &max_conns, 1, INT32_MAX, "N",
+         "client connections at most; past it the one waiting longest is closed for a new one (default: the "
+         "limit of open files less " XSTR(FRONT_FD_RESERVE) ")"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "service: the scoring service (see the header of lab/service/service.c)", NULL);
     if (prc != OPT_OK)
@@ -725,7 +745,9 @@ int main(int argc, char **argv)
     }
     int bound = 0;
     const front_calls door = {.score = start_score, .counts = counts, .error_row = error_row};
-    if (front_open(S.base, port, &bound, &door) != 0) {
+    const front_limits lim = {.header_timeout_ns = (int64_t)(header_timeout_s * 1e9),
+                              .idle_timeout_ns = (int64_t)(idle_timeout_s * 1e9), .max_conns = max_conns};
+    if (front_open(S.base, port, &bound, &door, &lim) != 0) {
         ut_err("cannot listen on 127.0.0.1:%d: %s", port, strerror(errno));
         rawlog_abort(S.log);
         sconn_free(S.store[0]);

@@ -2,7 +2,8 @@
  * LeakSanitizer and UBSan (`make asan`): any error or leak makes a program
  * exit 66, which fails the run (every policy shape, a breaker, two stores
  * with compartments, the hedge to a copy with both stores slow), and the service's suite (bad input, the store
- * failing, the defences) is run against the sanitizer builds as well. */
+ * failing, the defences) and the front door's (timeouts, shedding, closing) are run against the sanitizer
+ * builds as well. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,20 +40,20 @@ Test(asan, short_runs_of_every_policy_shape, .timeout = 120)
     cr_assert_eq(sh(cmd), 0);
 }
 
-Test(asan, bad_input_suite_against_sanitizer_builds, .timeout = 120)
+Test(asan, bad_input_suite_against_sanitizer_builds, .timeout = 180)
 {
     /* a clean environment: a Criterion run inside a Criterion worker aborts otherwise */
     char dir[] = "/tmp/asanlogXXXXXX", cmd[1024];
     cr_assert_not_null(mkdtemp(dir));
     snprintf(cmd, sizeof cmd,
-             "env -i PATH=/usr/bin:/bin " ENV "LAB_BIN=build/asan/bin build/bin/tests --filter 'service/*' > %s/log 2>&1",
+             "env -i PATH=/usr/bin:/bin " ENV "LAB_BIN=build/asan/bin build/bin/tests --filter '@(service|frontdoor)/*' > %s/log 2>&1",
              dir);
     int rc = sh(cmd);
     if (rc != 0) {
         snprintf(cmd, sizeof cmd, "cat %s/log", dir);
         sh(cmd);
     }
-    cr_assert_eq(rc, 0, "the service suite under the sanitizers: exit %d", rc);
+    cr_assert_eq(rc, 0, "the service and frontdoor suites under the sanitizers: exit %d", rc);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_assert_eq(sh(cmd), 0);
 }

@@ -479,6 +479,9 @@ Test(lab, run_json_fault_and_the_six_files)
         cr_assert_not_null(r, "%s: %s", path, je.text);
         json_t *f = json_object_get(r, "fault");
         cr_assert_eq(json_integer_value(json_object_get(r, "stores")), 1);
+        /* the front door's timeouts the service was given (DESIGN.md 5.2): 10 s, and 300 s for a short run */
+        cr_assert_eq(json_real_value(json_object_get(r, "header_timeout_s")), 10.0, "%s", want[i].arm);
+        cr_assert_eq(json_real_value(json_object_get(r, "idle_timeout_s")), 300.0, "%s", want[i].arm);
         check_arm_spec(json_object_get(r, "arm_spec"), want[i].arm);
         cr_assert_str_eq(json_string_value(json_object_get(f, "name")), want[i].name);
         cr_assert_str_eq(json_string_value(json_object_get(f, "spec")), want[i].name);
