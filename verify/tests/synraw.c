@@ -171,6 +171,7 @@ void syn_closed_loop(syn_run *r)
     r->rate = 0;
     for (size_t i = 0; i < r->nt; i++)
         r->t[i].send = r->t[i].sched;
+    syn_assign_conns(r); /* the sends moved: the connections as a tester would give them */
 }
 
 /* ---- kind runs ---- */

@@ -200,7 +200,8 @@ long long syn_planned_at(const syn_run *r, int store, long long req, long long a
 /* every store row's planned_ns (both stores) from the dice (syn_planned_at
  * of its arrive) */
 void syn_draw_waits(syn_run *r);
-/* a closed-loop run: rate 0, every request sent at its sched_t */
+/* a closed-loop run: rate 0, every request sent at its sched_t (then
+ * syn_assign_conns) */
 void syn_closed_loop(syn_run *r);
 /* request j (its tester row's index) sent late_ns after its sched_t, and
  * everything that followed from it (its answer, its service row, its
