@@ -359,7 +359,13 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     }
     n->manifest = mm_count() - mark;
     mark = mm_count();
-    if (study_compute(a->root, p->guesses, p->comps, p->quiet, s, err, sizeof err)) {
+    /* the registered arms, which a guess may name (predicate.h) */
+    const char **arms = vu_xcalloc(ar->arms.n + 1, sizeof *arms);
+    for (size_t i = 0; i < ar->arms.n; i++)
+        arms[i] = ar->arms.v[i].name;
+    int rc = study_compute(a->root, p->guesses, p->comps, p->quiet, arms, ar->arms.n, s, err, sizeof err);
+    free(arms);
+    if (rc) {
         fprintf(stderr, "verify: %s\n", err);
         return 2;
     }

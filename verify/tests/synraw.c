@@ -2,11 +2,13 @@
  * the verifier checks across files and draws again (lab/RAWFORMAT.md,
  * "What a reader can draw again"): the schedule, the planned waits from
  * the dice (the verifier's own dice.h: its check values are tested in
- * test_crossfile.c), closed-loop runs, a request moved whole, and the
+ * test_crossfile.c), closed-loop runs, a request moved whole, the
+ * connections and the rows' order (syn_assign_conns, syn_sort_rows), and the
  * kind runs (syn_kind_run, syn_kind_run_open).  Declared in
  * synth.h; nothing here is allocated but syn_schedule's offsets and a kind
  * run's rows (syn_free_run frees them).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,12 +107,63 @@ static void shift_after_sched(syn_run *r, size_t j, long long d)
 void syn_send_late(syn_run *r, size_t j, long long late_ns)
 {
     shift_after_sched(r, j, r->t[j].sched + late_ns - r->t[j].send);
+    syn_assign_conns(r);
+    syn_sort_rows(r);
 }
 
 void syn_shift_request(syn_run *r, size_t j, long long d)
 {
     r->t[j].sched += d;
     shift_after_sched(r, j, d);
+    syn_assign_conns(r);
+    syn_sort_rows(r);
+}
+
+/* ---- the rows' order (roworder.h) ---- */
+
+void syn_assign_conns(syn_run *r)
+{
+    /* per connection: when it is free again (LLONG_MAX: never, its last
+     * request went unanswered) */
+    long long *free_at = vu_xcalloc(r->nt + 1, sizeof *free_at);
+    size_t nc = 0;
+    for (size_t i = 0; i < r->nt; i++) {
+        syn_trow *t = &r->t[i];
+        if (t->no_send)
+            continue;
+        size_t c = 0;
+        while (c < nc && free_at[c] > t->send)
+            c++;
+        if (c == nc)
+            nc++;
+        t->conn = (int)c;
+        free_at[c] = t->has_answer ? t->answer : LLONG_MAX;
+    }
+    free(free_at);
+}
+
+static int cmp_vrow_order(const void *x, const void *y)
+{
+    const syn_vrow *a = x, *b = y;
+    return (a->answer > b->answer) - (a->answer < b->answer);
+}
+
+static int cmp_srow_order(const void *x, const void *y)
+{
+    const syn_srow *a = x, *b = y;
+    if (a->has_end != b->has_end)
+        return a->has_end ? -1 : 1;
+    if (!a->has_end)
+        return 0;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+void syn_sort_rows(syn_run *r)
+{
+    qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_order);
+    qsort(r->s, r->ns, sizeof *r->s, cmp_srow_order);
+    if (r->s2)
+        qsort(r->s2, r->ns2, sizeof *r->s2, cmp_srow_order);
 }
 
 void syn_closed_loop(syn_run *r)
@@ -118,21 +171,10 @@ void syn_closed_loop(syn_run *r)
     r->rate = 0;
     for (size_t i = 0; i < r->nt; i++)
         r->t[i].send = r->t[i].sched;
+    syn_assign_conns(r); /* the sends moved: the connections as a tester would give them */
 }
 
 /* ---- kind runs ---- */
-
-static int cmp_vrow_answer2(const void *x, const void *y)
-{
-    const syn_vrow *a = x, *b = y;
-    return (a->answer > b->answer) - (a->answer < b->answer);
-}
-
-static int cmp_srow_end2(const void *x, const void *y)
-{
-    const syn_srow *a = x, *b = y;
-    return (a->end > b->end) - (a->end < b->end);
-}
 
 /* the rows of a kind run: request j at t0 + off[j] (open loop, sent `late`
  * ns after) or at t0 + j 50 ms (off NULL: closed loop, sent at once) */
@@ -149,7 +191,6 @@ static void kind_rows(syn_run *r, const char *kinds, const syn_ref *ref, const l
         t->row = (long long)(j % ref->rows);
         t->sched = r->t0 + (off ? off[j] : (long long)j * 50000000LL);
         t->send = t->sched + late;
-        t->conn = (int)(j % 4);
         syn_vrow *v = &r->v[r->nv++];
         v->req = t->j;
         v->row = t->row;
@@ -189,8 +230,8 @@ static void kind_rows(syn_run *r, const char *kinds, const syn_ref *ref, const l
         }
     }
     syn_draw_waits(r);
-    qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer2);
-    qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end2);
+    syn_assign_conns(r);
+    syn_sort_rows(r);
     syn_quiet_machine(r, (int)ceil(r->seconds) + 1);
 }
 

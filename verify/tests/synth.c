@@ -739,7 +739,6 @@ void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double 
         t->row = (long long)(j % ref->rows);
         t->sched = t0 + off[j];
         t->send = t->sched + 20000 + (long long)(rng_u(&st) * 80000);
-        t->conn = (int)(j % 64);
         syn_vrow *v = &r->v[r->nv++];
         v->req = (long long)j;
         v->row = t->row;
@@ -820,6 +819,7 @@ void syn_gen_run(syn_run *r, const char *arm, int round, double seconds, double 
     free(off);
     qsort(r->v, r->nv, sizeof *r->v, cmp_vrow_answer);
     qsort(r->s, r->ns, sizeof *r->s, cmp_srow_end);
+    syn_assign_conns(r);
     /* one reading a second, and one more while the last answers come */
     syn_quiet_machine(r, (int)ceil(seconds) + 1);
 }

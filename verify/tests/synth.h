@@ -200,14 +200,27 @@ long long syn_planned_at(const syn_run *r, int store, long long req, long long a
 /* every store row's planned_ns (both stores) from the dice (syn_planned_at
  * of its arrive) */
 void syn_draw_waits(syn_run *r);
-/* a closed-loop run: rate 0, every request sent at its sched_t */
+/* a closed-loop run: rate 0, every request sent at its sched_t (then
+ * syn_assign_conns) */
 void syn_closed_loop(syn_run *r);
 /* request j (its tester row's index) sent late_ns after its sched_t, and
  * everything that followed from it (its answer, its service row, its
- * store rows) that much later too */
+ * store rows) that much later too; then the connections and the rows'
+ * order made again (syn_assign_conns, syn_sort_rows), as a tester would
+ * have them */
 void syn_send_late(syn_run *r, size_t j, long long late_ns);
-/* request j, every time of it (its schedule too), moved by d ns */
+/* request j, every time of it (its schedule too), moved by d ns; then the
+ * connections and the rows' order made again, as syn_send_late */
 void syn_shift_request(syn_run *r, size_t j, long long d);
+/* the connections as a tester gives them (docs/DESIGN.md 5.4: a request
+ * goes out on an idle connection or a new one): in request order, each
+ * request sent takes the lowest-numbered connection whose last request was
+ * answered at or before its send_t, else a new one; a connection whose last
+ * request went unanswered is not used again (roworder.h) */
+void syn_assign_conns(syn_run *r);
+/* the rows in the files' order (RAWFORMAT.md): service rows by answer_t,
+ * store rows (both stores) by end_t, those without one last */
+void syn_sort_rows(syn_run *r);
 /* request j never sent (RAWFORMAT.md): send_t, conn, answer_t and score -,
  * status 0, kind E; its service and store rows removed */
 void syn_never_sent(syn_run *r, size_t j);

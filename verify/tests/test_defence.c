@@ -712,6 +712,7 @@ static void retry_past_the_budget(syn_run *r)
     s->end = s->arrive;
     s->outcome = 'E';
     s->planned = syn_planned(r, 22, 1);
+    syn_sort_rows(r); /* the store writes its rows in the order the lookups ended (roworder.h) */
 }
 
 Test(defence, a_retry_past_the_budget_is_counted, .init = d_setup, .fini = d_teardown, .timeout = 60)

@@ -157,9 +157,12 @@ Test(unsent, a_service_row_for_a_request_never_sent_is_named, .init = u_setup, .
     kept.lookups = 0;
     for (int k = 0; k < 5; k++)
         kept.a_has[k] = 0;
-    r.v[r.nv++] = kept;   /* room: syn_never_sent removed it */
+    /* back in its place, the first answer written (roworder.h); room: syn_never_sent removed it */
+    memmove(&r.v[1], &r.v[0], r.nv * sizeof *r.v);
+    r.v[0] = kept;
+    r.nv++;
     cr_assert_eq(syn_write_run(u_root, &r, 1), 0);
-    size_t line = r.nv + 2;
+    size_t line = 3;
     syn_free_run(&r);
     ts_write_texts(u_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
     cr_assert_eq(syn_write_quiet(u_root, NULL), 0);

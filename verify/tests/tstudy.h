@@ -11,7 +11,8 @@
  * ts_without copies an object without one member, and ts_drop_members
  * takes members out of every run and arm of root/results/results.json (an
  * older study's file, written before they were defined); ts_set_result sets
- * one member of it (dot-separated, #k an index) to a JSON text.
+ * one member of it (dot-separated, #k an index) to a JSON text; ts_add_arm
+ * adds a line to root/lab/arms.tsv (an arm registered without runs).
  */
 #ifndef TSTUDY_H
 #define TSTUDY_H
@@ -187,6 +188,39 @@ static inline void ts_set_result(const char *root, const char *path, const char 
     }
     free(p);
     ts_write_back(lab, res);
+}
+
+/* root/lab/arms.tsv with one line more: arm like's columns under the name
+ * name (a registered arm without runs); nothing when name is there already */
+static inline void ts_add_arm(const char *root, const char *name, const char *like)
+{
+    char *p = vu_xasprintf("%s/lab/arms.tsv", root), *key = vu_xasprintf("\n%s\t", like), err[256];
+    unsigned char *b;
+    size_t n;
+    cr_assert_eq(vu_read_file(p, &b, &n, err, sizeof err), 0, "%s", err);
+    const char *z = strstr((const char *)b, key), *e = z ? strchr(z + 1, '\n') : NULL;
+    cr_assert(z, "no arm %s in %s", like, p);
+    char *mine = vu_xasprintf("\n%s\t", name);
+    int there = strstr((const char *)b, mine) != NULL;
+    free(mine);
+    if (there) { /* added before: once is enough */
+        free(b);
+        free(key);
+        free(p);
+        return;
+    }
+    vu_buf o = {0};
+    vu_buf_add(&o, (const char *)b, n);
+    if (n && b[n - 1] != '\n')
+        vu_buf_puts(&o, "\n");
+    vu_buf_puts(&o, name);
+    vu_buf_add(&o, z + strlen(key) - 1, e ? (size_t)(e - (z + strlen(key) - 1)) : strlen(z + strlen(key) - 1));
+    vu_buf_puts(&o, "\n");
+    cr_assert_eq(syn_write_text(p, o.p), 0);
+    vu_buf_free(&o);
+    free(b);
+    free(key);
+    free(p);
 }
 
 #endif

@@ -73,7 +73,9 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
         snprintf(err, errlen, "more than 512 words");
         rc = -1;
     }
+    size_t at = 0; /* the clause being read (1, 2 ...): named in a message */
     while (!rc && i < nt) {
+        at = out->n + 1;
         pr_clause c;
         memset(&c, 0, sizeof c);
         const char *q = tok[i];
@@ -157,6 +159,7 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
         out->c[out->n++] = c;
         if (i < nt) {
             if (strcmp(tok[i], "and") || i + 1 >= nt) {
+                at = out->n + 1;
                 snprintf(err, errlen, "expected \" and \" and another clause at \"%s\"", tok[i]);
                 rc = -1;
                 break;
@@ -165,9 +168,35 @@ int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen)
         }
     }
     free(copy);
+    if (rc && at) {
+        char *m = vu_xasprintf("clause %zu: %s", at, err);
+        snprintf(err, errlen, "%s", m);
+        free(m);
+    }
     if (rc)
         pr_free(out);
     return rc;
+}
+
+int pr_check_arms(const pr_pred *p, const char *const *arms, size_t narms, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < p->n; k++) {
+        const pr_clause *c = &p->c[k];
+        const char *names[2] = {c->arm, c->has_term || c->q == PQ_APART || c->q == PQ_CLOSE ? c->arm2 : NULL};
+        for (int w = 0; w < 2; w++) {
+            if (!names[w])
+                continue;
+            size_t i = 0;
+            while (i < narms && strcmp(arms[i], names[w]))
+                i++;
+            if (i == narms) {
+                snprintf(err, errlen, "clause %zu: arm \"%s\" is not a registered arm (not a name of the arms file)",
+                         k + 1, names[w]);
+                return -1;
+            }
+        }
+    }
+    return 0;
 }
 
 void pr_free(pr_pred *p)

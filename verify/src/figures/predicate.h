@@ -2,8 +2,10 @@
  * (pipeline/RESULTS.md, "verdicts"), judged on the recomputed run figures.
  *
  * Contract: pr_parse turns one predicate text into clauses (caller frees
- * with pr_free); a text outside the grammar, or naming an unknown figure,
- * gets a message saying which word is wrong.  Figures are looked up through
+ * with pr_free); a text outside the grammar, or naming an unknown figure (one
+ * the verifier does not recompute: runfig.h's names), gets a message saying
+ * which clause (1, 2 ...) and which word is wrong; pr_check_arms refuses a
+ * clause naming an arm the arms file lacks.  Figures are looked up through
  * pr_data callbacks, so this module owns no run data.  Rules beyond the
  * grammar's text (written down in verify/README.md):
  *   - every/any need at least one round (with a right-hand term: one round
@@ -50,6 +52,11 @@ typedef struct {
 } pr_pred;
 
 int pr_parse(const char *text, pr_pred *out, char *err, size_t errlen);
+/* the grammar's `arm := a name of lab/arms.tsv`: 0 when every arm the
+ * clauses name (A, and B of a right-hand term, apart or close) is one of
+ * arms[0..narms); else -1 and "clause K: arm \"X\" is not a registered arm
+ * ..." in err, the first such arm */
+int pr_check_arms(const pr_pred *p, const char *const *arms, size_t narms, char *err, size_t errlen);
 void pr_free(pr_pred *p);
 int pr_eval_clause(const pr_clause *c, const pr_data *d);   /* 1 true, 0 false */
 

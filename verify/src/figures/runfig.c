@@ -13,6 +13,7 @@
 #include "rawdec.h"
 #include "rawread.h"
 #include "redraw.h"
+#include "roworder.h"
 #include "stats.h"
 #include "vutil.h"
 
@@ -215,9 +216,10 @@ static int reject(rf_run *r, const char *msg)
 
 /* ---- the tester, service and store files ---- */
 
-/* the rows against each other and against what is drawn again (crossfile.h, redraw.h) */
+/* the rows against each other, their order and what is drawn again (crossfile.h, roworder.h, redraw.h) */
 typedef struct {
     xf_acc xf;
+    ro_acc ro;      /* the rows' order: connections, files (roworder.h) */
     rd_acc rd;
     rx_run rx;      /* format 4 decoded (rawdec.h) */
 } rowx;
@@ -281,6 +283,7 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
             break;
         long line = f.f.line;
         xf_tester_row(&x->xf, line, &row);
+        ro_tester_row(&x->ro, line, &row);
         rd_tester_row(&x->rd);
         n++;
         long long sched = row.v[T_SCHED];
@@ -417,6 +420,7 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
         }
         df_service_row(d, r->name, line, &row, tried);
         xf_service_row(&x->xf, line, &row);
+        ro_service_row(&x->ro, line, &row);
         fl_service_row(fl, &row);
     }
     if (rc) {
@@ -493,6 +497,7 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
             row_mm(r, fn, line, "attempt", row.text[S_ATTEMPT], "0 to 4");
         df_store_row(d, &r->fault, r->name, fn, line, &row, store);
         xf_store_row(&x->xf, store, line, &row);
+        ro_store_row(&x->ro, store, line, &row);
         rd_store_row(&x->rd, fault, store, line, &row);
         fl_store_row(fl, &row, store);
         ou_win_store_row(&r->win, &r->fault, store, row.has[S_START], row.v[S_START], row.has[S_END],
@@ -956,6 +961,7 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     rowx x;
     xf_init(&x.xf, r->name, sp.stores);
     x.xf.hedge2 = sp.hedge2 == 1;
+    ro_init(&x.ro, r->name);
     rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     rx_init(&x.rx, rj, r->round, r->seconds, r->t0, ref);
 
@@ -972,6 +978,7 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     if (!rc)
         xf_finish(&x.xf);
     xf_free(&x.xf);
+    ro_free(&x.ro);
     rx_free(&x.rx);
     if (!rc)
         rc = do_machine(root, r, rj, &m);

@@ -256,8 +256,9 @@ static int tsv_read(const char *path, const char *const *cols, int ncol, tsv *t,
 /* comparisons and guesses, read and parsed first: unusable input stops
  * before the long part.  0, or 2 with the file and line in err (nothing
  * left to free). */
-static int read_questions(const char *comparisons_path, const char *guesses_path, const char *quiet_path, study *s,
-                          tsv *comp, tsv *gue, pr_pred **preds, char *err, size_t errlen)
+static int read_questions(const char *comparisons_path, const char *guesses_path, const char *quiet_path,
+                          const char *const *arms, size_t narms, study *s, tsv *comp, tsv *gue, pr_pred **preds,
+                          char *err, size_t errlen)
 {
     static const char *const ccols[] = {"a", "b", "figure", "note"};
     static const char *const gcols[] = {"id", "guess", "predicate"};
@@ -280,7 +281,12 @@ static int read_questions(const char *comparisons_path, const char *guesses_path
     *preds = vu_xcalloc(gue->n + 1, sizeof **preds);
     for (size_t i = 0; i < gue->n; i++) {
         char perr[512];
-        if (pr_parse(gue->rows[i][2], &(*preds)[i], perr, sizeof perr)) {
+        int bad = pr_parse(gue->rows[i][2], &(*preds)[i], perr, sizeof perr);
+        if (!bad && pr_check_arms(&(*preds)[i], arms, narms, perr, sizeof perr)) {
+            pr_free(&(*preds)[i]);
+            bad = 1;
+        }
+        if (bad) {
             snprintf(err, errlen, "%s:%ld: predicate of %s: %s", guesses_path, gue->lineno[i], gue->rows[i][0],
                      perr);
             for (size_t k = 0; k < i; k++)
@@ -467,7 +473,8 @@ static vj_node *guesses_json(const tsv *gue, const pr_pred *preds, pr_data *d)
 }
 
 int study_compute(const char *root, const char *guesses_path, const char *comparisons_path,
-                  const char *quiet_path, study *s, char *err, size_t errlen)
+                  const char *quiet_path, const char *const *arms, size_t narms, study *s, char *err,
+                  size_t errlen)
 {
     memset(s, 0, sizeof *s);
     snprintf(s->root, sizeof s->root, "%s", root);
@@ -475,7 +482,7 @@ int study_compute(const char *root, const char *guesses_path, const char *compar
         return 2;
     tsv comp, gue;
     pr_pred *preds = NULL;
-    if (read_questions(comparisons_path, guesses_path, quiet_path, s, &comp, &gue, &preds, err, errlen))
+    if (read_questions(comparisons_path, guesses_path, quiet_path, arms, narms, s, &comp, &gue, &preds, err, errlen))
         return 2;
     int rc = compute_runs(root, s, err, errlen);
     if (rc == 0)

@@ -12,7 +12,8 @@
  * and "attempts" (its figures and "attempt": N), counted in nothing else;
  * another name there is a mismatch.  Failed checks along the way are recorded
  * with mm_add.  Returns 0, or 2 for unusable input (no reference, no raw
- * folder, an unreadable or malformed comparisons, guesses or quiet file)
+ * folder, an unreadable or malformed comparisons, guesses or quiet file, a
+ * guess whose predicate names a figure or an arm there is not: predicate.h)
  * with the message (file and line) in err.  study_free releases everything
  * study_compute allocated.  The study also answers figure look-ups for
  * predicates (study_pr_data), on quiet runs only.
@@ -54,8 +55,11 @@ typedef struct {
     vj_node *mine;
 } study;
 
+/* arms[0..narms): the registered arms' names (the arms file's), which a
+ * guess's predicate may name (data/README.md: arm := a name of lab/arms.tsv) */
 int study_compute(const char *root, const char *guesses_path, const char *comparisons_path,
-                  const char *quiet_path, study *s, char *err, size_t errlen);
+                  const char *quiet_path, const char *const *arms, size_t narms, study *s, char *err,
+                  size_t errlen);
 pr_data study_pr_data(study *s);
 /* the run of arm and round (accepted quiet runs only), or NULL */
 const rf_run *study_run(const study *s, const char *arm, int round);

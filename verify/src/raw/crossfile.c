@@ -127,8 +127,9 @@ void xf_tester_promises(const char *run, long line, const rr_row *row)
         mm_row(run, TF, line, "waited", row->text[T_WAITED], "0 or 1");
 }
 
-/* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t
- * (an A lookup's aK_end_t is after aK_start_t + W, on another µs grid: 999 ns) */
+/* the service row's own times: arrive_t <= answer_t, arrive_t <= aK_start_t <= aK_end_t,
+ * and an A lookup's aK_end_t <= answer_t (an A lookup's aK_end_t is after
+ * aK_start_t + W, on another µs grid: 999 ns) */
 static void service_times(const xf_acc *x, long line, const rr_row *row, long long req)
 {
     long long arrive = row->v[V_ARRIVE];
@@ -145,6 +146,12 @@ static void service_times(const xf_acc *x, long line, const rr_row *row, long lo
             long long slack = row->has[cs + 2] && row->c[cs + 2] == 'A' ? 999 : 0;
             snprintf(col, sizeof col, "a%d_end_t", k);
             order_slack(x, VF, line, col, row->v[ce], row->v[cs], "its start", req, slack);
+        }
+        /* the answer it wrote used this lookup's answer (after aK_start_t + W: 999 ns) */
+        if (row->has[V_ANSWER] && row->has[ce] && row->has[cs + 2] && row->c[cs + 2] == 'A') {
+            char what[64];
+            snprintf(what, sizeof what, "its a%d_end_t (the answer it used)", k);
+            order_slack(x, VF, line, "answer_t", row->v[V_ANSWER], row->v[ce], what, req, 999);
         }
     }
 }

@@ -4,7 +4,8 @@
  * and the request (mm_row):
  *   - within a row, times in order: tester sched_t <= send_t <= answer_t
  *     (send_t where present: a request never sent has none);
- *     service arrive_t <= answer_t and arrive_t <= aK_start_t <= aK_end_t;
+ *     service arrive_t <= answer_t and arrive_t <= aK_start_t <= aK_end_t,
+ *     and the aK_end_t of a lookup whose answer it used (A) <= answer_t;
  *     store arrive_t <= start_t <= end_t (where present);
  *   - every service row with a req belongs to a request of tester.tsv.gz
  *     (0 <= req < its rows), one row per request; its arrive_t is not
