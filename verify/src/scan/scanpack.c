@@ -492,6 +492,8 @@ static int tar_kind(unsigned char t)
     }
 }
 
+#define TAR_REST (3 * (431 + 511) / 2 + 8)
+
 /* the runs of non-NUL bytes of f[from, to) appended to o, each after a '\n' */
 static size_t runs_of(const unsigned char *f, size_t from, size_t to, unsigned char *o, size_t on)
 {
@@ -510,7 +512,9 @@ static size_t runs_of(const unsigned char *f, size_t from, size_t to, unsigned c
  * from it (the name and link fields up to their NUL, when they are the
  * entry's: those are scanned as names), then the padding after the data
  * (pad, pn bytes): the user and group names, whatever hides after a NUL,
- * the rest of the block.  At most 512 + pn + 16 bytes into o; its length. */
+ * the rest of the block.  Into o, its length: at most 431 header bytes and
+ * 511 of padding, each run with its '\n' (a run is 1 byte or more, so at
+ * most 3/2 of them): under TAR_REST bytes. */
 static size_t tar_rest(const unsigned char *h, int name_used, int link_used, const unsigned char *pad, size_t pn,
                        unsigned char *o)
 {
@@ -534,7 +538,7 @@ static size_t tar_rest(const unsigned char *h, int name_used, int link_used, con
 
 int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen)
 {
-    unsigned char rest[2 * 512 + 16];
+    unsigned char rest[TAR_REST];
     char *lname = NULL, *llink = NULL;   /* from a pax header or a GNU long-name entry */
     size_t off = 0;
     int rc = SP_OK;
@@ -561,7 +565,9 @@ int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
         size_t dl = trunc ? avail : (size_t)size;
         const unsigned char *data = h + 512;
         unsigned char t = h[156];
-        size_t pn = trunc || dl % 512 == 0 ? 0 : 512 - dl % 512;
+        size_t pn = trunc || dl % 512 == 0 ? 0 : 512 - dl % 512, after = avail - dl;
+        if (pn > after)
+            pn = after;   /* the archive ends inside the padding */
         int meta = t == 'x' || t == 'g' || t == 'L' || t == 'K';
         size_t rn = tar_rest(h, !meta && !lname, !meta && !llink && (t == '1' || t == '2'), data + dl, pn, rest);
         if (rn) {   /* what the header holds besides numbers and the names read from it */
