@@ -235,7 +235,8 @@ Test(scanpack, zip_stored_and_deflated, .timeout = 30)
 /* the parts of a container that are not a member's body: every gzip
  * member's FNAME, FCOMMENT and FEXTRA; a tar header's user name and the
  * bytes after the archive's end; a zip member's extra field (directory's
- * and local) and bytes no entry covers.  Each is found with where it is;
+ * and local), a member the directory does not list and bytes no entry
+ * covers.  Each is found with where it is;
  * the same containers without them give nothing. */
 Test(scanpack, header_fields_and_bytes_outside_entries, .timeout = 30)
 {
@@ -310,6 +311,25 @@ Test(scanpack, header_fields_and_bytes_outside_entries, .timeout = 30)
     cr_expect_eq(st.findings, 3, "%s", out);
     cr_expect(!strstr(out, s.pw) && !strstr(out, s.akia) && !strstr(out, s.ghp), "printed whole:\n%s", out);
     free(out), free(w1), free(w2), free(w3), free(p);
+    vu_buf_free(&zip);
+    /* a deflated member the directory does not list: read from its local header */
+    tsc_zip hid = {0};
+    char *secret_body = CAT("one\n%s\n", pwline);
+    tsc_zip_add(&hid, "hidden.txt", secret_body, strlen(secret_body), 1);
+    z = (tsc_zip){0};
+    tsc_zip_add(&z, "a.txt", body, strlen(body), 1);
+    vu_buf_add(&z.body, hid.body.p, hid.body.len);
+    tsc_zip_end(&z, &zip);
+    vu_buf_free(&hid.body), vu_buf_free(&hid.dir);
+    p = CAT("%s/unlisted.zip", dir);
+    tsc_write(p, zip.p, zip.len);
+    out = scan_one(p, &st);
+    w1 = CAT("%s:(not in the directory) hidden.txt:2: password-assignment: ", p);
+    expect_line(out, w1);
+    cr_expect_eq(st.findings, 1, "%s", out);
+    cr_expect_eq(st.members, 2, "%s", out);
+    cr_expect(!strstr(out, "outside"), "the member's bytes are read as a member, not as bytes outside:\n%s", out);
+    free(out), free(w1), free(p), free(secret_body);
     vu_buf_free(&zip);
     /* a zip of clean members with no extra bytes: nothing outside */
     z = (tsc_zip){0};

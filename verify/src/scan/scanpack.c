@@ -699,9 +699,57 @@ static int cmp_range(const void *x, const void *y)
     return a[0] < c[0] ? -1 : a[0] > c[0];
 }
 
+/* the non-NUL runs of b[from, to) appended to g, each on its own line */
+static void gap_runs(const unsigned char *b, size_t from, size_t to, vu_buf *g)
+{
+    for (size_t i = from; i < to; i++) {
+        if (!b[i])
+            continue;
+        vu_buf_add(g, "\n", 1);
+        size_t s = i;
+        while (i < to && b[i])
+            i++;
+        vu_buf_add(g, b + s, i - s);
+    }
+}
+
+/* a local header at p whose name, extra field and data (its size known:
+ * no data descriptor) lie inside [p, to): the member is given to cb as
+ * "(not in the directory) <name>" and the end of its data returned; 0
+ * when there is none */
+static size_t unlisted_member(const unsigned char *b, size_t p, size_t to, sp_entry_cb cb, void *ctx)
+{
+    if (p + 30 > to || memcmp(b + p, "PK\3\4", 4))
+        return 0;
+    const unsigned char *h = b + p;
+    unsigned flags = u16(h + 6), method = u16(h + 8), nl = u16(h + 26), el = u16(h + 28);
+    unsigned long cs = u32(h + 18);
+    size_t data = p + 30 + nl + el;
+    if (data > to || cs > to - data || ((flags & 8) && cs == 0))
+        return 0;
+    char *nm = vu_xstrndup((const char *)h + 30, nl);
+    char *name = vu_xasprintf("(not in the directory) %s", nm);
+    sp_entry e = {name, NULL, b + data, cs, nl && nm[nl - 1] == '/' ? SP_DIR : SP_FILE, (int)method, (int)(flags & 1)};
+    cb(ctx, &e);
+    if (el) {
+        vu_buf x = {0};
+        extra_text(h + 30 + nl, el, &x);
+        char *xn = vu_xasprintf("%s (extra fields)", name);
+        sp_entry xe = {xn, NULL, (const unsigned char *)x.p, x.len, SP_META, 0, 0};
+        cb(ctx, &xe);
+        free(xn);
+        vu_buf_free(&x);
+    }
+    free(name);
+    free(nm);
+    return data + cs;
+}
+
 /* the bytes of the archive outside every range read (nc ranges [from, to)
- * in cov; a data descriptor, a prefix such as a self-extractor's, a member
- * the directory does not list): one SP_META entry of their non-NUL runs */
+ * in cov): a member the directory does not list is read as a member (its
+ * local header gives its name, method and size); the rest (a data
+ * descriptor, a prefix such as a self-extractor's) is one SP_META entry of
+ * its non-NUL runs */
 static void zip_gaps(const unsigned char *b, size_t n, size_t *cov, size_t nc, sp_entry_cb cb, void *ctx)
 {
     qsort(cov, nc, 2 * sizeof *cov, cmp_range);
@@ -709,17 +757,24 @@ static void zip_gaps(const unsigned char *b, size_t n, size_t *cov, size_t nc, s
     size_t at = 0;
     for (size_t k = 0; k <= nc; k++) {
         size_t from = k < nc ? cov[2 * k] : n, to = k < nc ? cov[2 * k + 1] : n;
-        if (from > at) {
-            for (size_t i = at; i < from && i < n; i++) {   /* non-NUL runs, each on its own line */
-                if (!b[i])
-                    continue;
-                vu_buf_add(&g, "\n", 1);
-                size_t s = i;
-                while (i < from && i < n && b[i])
-                    i++;
-                vu_buf_add(&g, b + s, i - s);
+        if (from > n)
+            from = n;
+        size_t text = at, look = at;   /* the gap [at, from): its text from text, members looked for from look */
+        while (look < from) {
+            const unsigned char *q = memmem(b + look, from - look, "PK\3\4", 4);
+            if (!q)
+                break;
+            size_t qs = (size_t)(q - b), end = unlisted_member(b, qs, from, cb, ctx);
+            if (end) {
+                gap_runs(b, text, qs, &g);
+                text = end;
             }
+            look = end ? end : qs + 1;
         }
+        if (from > text)
+            gap_runs(b, text, from, &g);
+        if (from > at)
+            at = from;
         if (to > at)
             at = to;
     }

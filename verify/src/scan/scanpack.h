@@ -28,9 +28,11 @@
  * what follows a NUL, the block's rest, the padding after the data) and
  * "(after the tar archive's end)" (non-zero bytes after the end block);
  * zip "<name> (extra fields)" (the directory's and local header's extra
- * fields, each subfield's data on a line, the local name when it differs) and "(zip bytes outside its
- * entries)" (what no local header, data, directory or end record covers:
- * a data descriptor, a prefix, an unlisted member); the binary parts as
+ * fields, each subfield's data on a line, the local name when it
+ * differs), a member the directory does not list, found by its local
+ * header in the bytes no entry covers, as "(not in the directory) <name>"
+ * (an SP_FILE or SP_DIR entry), and the rest of those bytes as "(zip bytes
+ * outside its entries)" (a data descriptor, a prefix); the binary parts as
  * their runs of non-NUL bytes, one a line.  They return SP_OK, or
  * SP_BAD with err naming the byte offset (the entries before the damage
  * were given).  The entry and its strings live only during the call.
