@@ -1,5 +1,6 @@
 /* fuzz_scanpack: the scanner's container readers and decoders, each on the
- * raw bytes (scanpack.c: gzip, bzip2, xz, raw deflate, tar, zip; scantext.c:
+ * raw bytes (scanpack.c: gzip, its members' header fields, bzip2, xz, raw
+ * deflate, tar, zip, the bytes of both outside their members; scantext.c:
  * JSON escapes, UTF-16).  None may crash, hang or take more memory than
  * its cap.  Every entry's name and bytes are read through (ASan sees any
  * byte outside), a stored entry's bytes must lie inside the input, and an
@@ -43,14 +44,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         free(out);
     }
+    ctx c = {data, size, 0};
     unsigned char *out = NULL;
     size_t outn = 0;
-    int rc = sp_inflate_raw(data, size, CAP, &out, &outn, err, sizeof err);
+    int rc = sp_gunzip(data, size, CAP, &out, &outn, err, sizeof err, on_entry, &c);   /* with the header fields */
+    if (rc < SP_OK || rc > SP_NOLIB || outn > CAP)
+        abort();
+    free(out);
+    out = NULL;
+    outn = 0;
+    rc = sp_inflate_raw(data, size, CAP, &out, &outn, err, sizeof err);
     if (rc < SP_OK || rc > SP_NOLIB || outn > CAP)
         abort();
     free(out);
 
-    ctx c = {data, size, 0};
     rc = sp_tar(data, size, on_entry, &c, err, sizeof err);
     if (rc != SP_OK && rc != SP_BAD)
         abort();

@@ -1,7 +1,9 @@
 /* The secret scanner: true positives (built at test time from pieces, so
  * nothing committed looks like a real secret) and false positives, each
- * with its reason; a secret inside a gzip file is found. */
+ * with its reason; a secret inside a gzip file is found, and one in base64
+ * there with where it was decoded. */
 #include <criterion/criterion.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +204,20 @@ Test(scan, finds_secrets_inside_gzip, .timeout = 30)
     cr_expect(!strstr(out, ip), "the address is printed whole:\n%s", out);
     cr_expect(strstr(out, "\n1 FINDINGS\n"), "%s", out);
     free(out);
+    /* a password in base64 inside the stream: found in the decoded text, at the run's offset */
+    char *pwline = CAT("%s=%s", "password", "hunter2"), b64[64];
+    EVP_EncodeBlock((unsigned char *)b64, (const unsigned char *)pwline, (int)strlen(pwline));
+    gz = gzopen(gzp, "wb6");
+    cr_assert(gz);
+    gzprintf(gz, "%scfg %s\n", head, b64);
+    gzclose(gz);
+    rc = th_run(&out, a);
+    cr_expect_eq(rc, 1, "%s", out);
+    char *want2 = CAT("FINDING results/raw/X-r1/service.tsv.gz offset %zu (inflated, in base64 at byte 9) "
+                      "password-assignment: h*****2\n", strlen(head) + 4);
+    cr_expect(strstr(out, want2), "want \"%s\" in:\n%s", want2, out);
+    cr_expect(strstr(out, "\n1 FINDINGS\n"), "%s", out);
+    free(out), free(want2), free(pwline);
     /* a clean tree passes */
     unlink(gzp);
     rc = th_run(&out, a);

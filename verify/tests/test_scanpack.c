@@ -1,7 +1,9 @@
 /* The scanner inside containers and encodings: a secret inside each (plain,
  * gzip, tar and gzip inside tar, tar.gz, zip stored and deflated, bzip2,
  * xz, UTF-16 LE and BE, JSON escapes) is found with its path, member and
- * line; secrets in file and member names are found and never printed
+ * line, and so is one in a container's other parts (gzip header fields of
+ * every member, tar headers and bytes after the end, zip extra fields and
+ * bytes outside the entries); secrets in file and member names are found and never printed
  * whole; bombs, deep nesting and damaged archives are findings, not hangs;
  * --scan's exit codes; the study scan's names; real tar archives of a
  * clean tree give nothing. */
@@ -225,6 +227,124 @@ Test(scanpack, zip_stored_and_deflated, .timeout = 30)
     cr_expect_eq(st.findings, 3, "%s", out);
     free(out), free(w1), free(w2), free(w3), free(p), free(a), free(b), free(nm);
     vu_buf_free(&zip);
+    free_secrets(&s);
+    th_rmrf(dir);
+    free(dir);
+}
+
+/* the parts of a container that are not a member's body: every gzip
+ * member's FNAME, FCOMMENT and FEXTRA; a tar header's user name and the
+ * bytes after the archive's end; a zip member's extra field (directory's
+ * and local), a member the directory does not list and bytes no entry
+ * covers.  Each is found with where it is;
+ * the same containers without them give nothing. */
+Test(scanpack, header_fields_and_bytes_outside_entries, .timeout = 30)
+{
+    char *dir = th_tmpdir();
+    secrets s = make_secrets();
+    const char *body = "a clean body\n";
+    char *pwline = CAT("%s=%s", "password", s.pw), *ghline = CAT("tok %s;", s.ghp);
+
+    /* gzip: member 1 with FNAME and FCOMMENT, member 2 with FEXTRA */
+    vu_buf gz = {0};
+    tsc_gzip_hdr(body, strlen(body), pwline, s.akia_line, NULL, 0, &gz);
+    unsigned char extra[128] = {'L', 'B', 0, 0};
+    size_t gl = strlen(ghline);
+    extra[2] = (unsigned char)gl;
+    memcpy(extra + 4, ghline, gl);
+    tsc_gzip_hdr(body, strlen(body), NULL, NULL, extra, (unsigned)(4 + gl), &gz);
+    char *p = CAT("%s/h.gz", dir);
+    tsc_write(p, gz.p, gz.len);
+    scan_stats st;
+    char *out = scan_one(p, &st);
+    char *w1 = CAT("%s:(gzip member 1 FNAME):1: password-assignment: ", p);
+    char *w2 = CAT("%s:(gzip member 1 FCOMMENT):1: aws-access-key-id: ", p);
+    char *w3 = CAT("%s:(gzip member 2 FEXTRA):2: github-pat: ", p);
+    expect_line(out, w1), expect_line(out, w2), expect_line(out, w3);
+    cr_expect_eq(st.findings, 3, "%s", out);
+    cr_expect_eq(st.gz_files, 1, "%s", out);
+    cr_expect(!strstr(out, s.pw) && !strstr(out, s.akia) && !strstr(out, s.ghp), "printed whole:\n%s", out);
+    free(out), free(w1), free(w2), free(w3), free(p);
+    /* the same members with a clean name and comment: nothing */
+    vu_buf clean = {0};
+    tsc_gzip_hdr(body, strlen(body), "notes.txt", "made by the lab", NULL, 0, &clean);
+    tsc_gzip_hdr(body, strlen(body), NULL, NULL, "LB\2\0ok", 6, &clean);
+    p = CAT("%s/clean.gz", dir);
+    tsc_write(p, clean.p, clean.len);
+    out = scan_one(p, &st);
+    cr_expect_eq(st.findings, 0, "%s", out);
+    free(out), free(p);
+    vu_buf_free(&gz), vu_buf_free(&clean);
+
+    /* tar: a user name holding a key id; a password after the end blocks */
+    vu_buf t = {0};
+    tsc_tar_add(&t, "a.txt", body, strlen(body), 0);
+    tsc_tar_uname(&t, 0, s.akia);
+    tsc_tar_end(&t);
+    vu_buf_add(&t, pwline, strlen(pwline));
+    p = CAT("%s/h.tar", dir);
+    tsc_write(p, t.p, t.len);
+    out = scan_one(p, &st);
+    w1 = CAT("%s:(tar header at byte 0):2: aws-access-key-id: ", p);
+    w2 = CAT("%s:(after the tar archive's end):1: password-assignment: ", p);
+    expect_line(out, w1), expect_line(out, w2);
+    cr_expect_eq(st.findings, 2, "%s", out);
+    cr_expect_eq(st.members, 1, "%s", out);
+    free(out), free(w1), free(w2), free(p);
+    vu_buf_free(&t);
+
+    /* zip: an extra field in the directory, one in a local header, bytes between the data and the directory */
+    tsc_zip z = {0};
+    tsc_zip_add_x(&z, "d.txt", body, strlen(body), 1, extra, 4 + gl, 1);
+    tsc_zip_add_x(&z, "l.txt", body, strlen(body), 0, s.akia_line, strlen(s.akia_line), 0);
+    vu_buf_add(&z.body, "\0\0", 2);
+    vu_buf_add(&z.body, pwline, strlen(pwline));
+    vu_buf zip = {0};
+    tsc_zip_end(&z, &zip);
+    p = CAT("%s/h.zip", dir);
+    tsc_write(p, zip.p, zip.len);
+    out = scan_one(p, &st);
+    w1 = CAT("%s:d.txt (extra fields):2: github-pat: ", p);
+    w2 = CAT("%s:l.txt (extra fields):2: aws-access-key-id: ", p);
+    w3 = CAT("%s:(zip bytes outside its entries):2: password-assignment: ", p);
+    expect_line(out, w1), expect_line(out, w2), expect_line(out, w3);
+    cr_expect_eq(st.findings, 3, "%s", out);
+    cr_expect(!strstr(out, s.pw) && !strstr(out, s.akia) && !strstr(out, s.ghp), "printed whole:\n%s", out);
+    free(out), free(w1), free(w2), free(w3), free(p);
+    vu_buf_free(&zip);
+    /* a deflated member the directory does not list: read from its local header */
+    tsc_zip hid = {0};
+    char *secret_body = CAT("one\n%s\n", pwline);
+    tsc_zip_add(&hid, "hidden.txt", secret_body, strlen(secret_body), 1);
+    z = (tsc_zip){0};
+    tsc_zip_add(&z, "a.txt", body, strlen(body), 1);
+    vu_buf_add(&z.body, hid.body.p, hid.body.len);
+    tsc_zip_end(&z, &zip);
+    vu_buf_free(&hid.body), vu_buf_free(&hid.dir);
+    p = CAT("%s/unlisted.zip", dir);
+    tsc_write(p, zip.p, zip.len);
+    out = scan_one(p, &st);
+    w1 = CAT("%s:(not in the directory) hidden.txt:2: password-assignment: ", p);
+    expect_line(out, w1);
+    cr_expect_eq(st.findings, 1, "%s", out);
+    cr_expect_eq(st.members, 2, "%s", out);
+    cr_expect(!strstr(out, "outside"), "the member's bytes are read as a member, not as bytes outside:\n%s", out);
+    free(out), free(w1), free(p), free(secret_body);
+    vu_buf_free(&zip);
+    /* a zip of clean members with no extra bytes: nothing outside */
+    z = (tsc_zip){0};
+    tsc_zip_add(&z, "a.txt", body, strlen(body), 1);
+    tsc_zip_add(&z, "b.txt", body, strlen(body), 0);
+    tsc_zip_end(&z, &zip);
+    p = CAT("%s/clean.zip", dir);
+    tsc_write(p, zip.p, zip.len);
+    out = scan_one(p, &st);
+    cr_expect_eq(st.findings, 0, "%s", out);
+    cr_expect(!strstr(out, "outside"), "%s", out);
+    free(out), free(p);
+    vu_buf_free(&zip);
+
+    free(pwline), free(ghline);
     free_secrets(&s);
     th_rmrf(dir);
     free(dir);

@@ -33,6 +33,7 @@ static const char *const table_rules[] = {
     "gcp-api-key", "aws-access-key-id", "azure-ad-client-secret", "digitalocean-pat", "heroku-api-key-v2",
     "npm-access-token", "pypi-upload-token", "jwt", "password-assignment", "secret-assignment", "hex-secret",
     "generic-api-key", "url-password", "bearer-token", "basic-auth", "private-key", "high-entropy-token",
+    "pgpass-password", "netrc-password", "aws-credentials",
 };
 
 static size_t ntp, nfp;
@@ -60,8 +61,8 @@ static void pool_free(void)
     while (npool)
         free(pool[--npool]);
 }
-static tp_case tps[80];
-static fp_case fps[120];
+static tp_case tps[120];
+static fp_case fps[180];
 
 #define TP(r, s, w, ...) (tps[ntp++] = (tp_case){r, CAT(__VA_ARGS__), s, w})
 #define FP(r, w, ...) (fps[nfp++] = (fp_case){r, CAT(__VA_ARGS__), w})
@@ -209,6 +210,41 @@ static void build_cases(void)
     FP("basic-auth", "prose", "Basic auth is used for the Authorization header");
     FP("basic-auth", "masked", "Authorization: Basic ***");
     FP("basic-auth", "base64 without a colon inside", "Authorization: Basic %s", keep(b64("justonelongword")));
+    /* connection strings without a scheme, credential files */
+    char *pw = R(TSC_AL, 12), *lowpw = keep(CAT("%.8s%.8s", pw, pw));
+    TP("url-password", pw, "user:password@host, no scheme", "redis %s:%s@%s\n", "lab", pw, "cachehost");
+    TP("url-password", pw, "a DSN with port and database", "DSN=%s:%s@%s:5432/labdb\n", "lab", pw, "db.internal");
+    TP("url-password", pw, "a JSON member", "{\"dsn\": \"lab:%s@10.0.0.7:5432/lab\"}", pw);
+    TP("pgpass-password", pw, "a .pgpass line", "%s:%s:%s:%s:%s\n", "db.internal", "5432", "labdb", "lab", pw);
+    TP("pgpass-password", NULL, "a .pgpass line of wildcards, an escaped colon", "*:*:*:%s:%s\\:%s\n", "lab", "ab", pw);
+    TP("pgpass-password", pw, "a .pgpass line for a socket folder", "%s:%s:%s:%s:%s\n", "/var/run/postgresql", "*",
+       "lab", "lab", pw);
+    TP("netrc-password", pw, "a .netrc line", "machine %s login %s password %s\n", "api.example.org", "lab", pw);
+    TP("netrc-password", pw, "a .netrc entry over lines, quoted", "machine h\n  login u\n  password \"%s\"\n", pw);
+    TP("netrc-password", pw, "the default entry", "default login anonymous password %s\n", pw);
+    TP("aws-credentials", lowpw, "an AWS credentials line of low entropy", "[default]\n%s = %s\n",
+       "aws_secret_access_key", lowpw);
+    TP("aws-credentials", lowpw, "a session token", "%s=%s\n", "aws_session_token", lowpw);
+    FP("url-password", "an image digest", "FROM postgres:16@sha256:%s\n", hex64);
+    FP("url-password", "a mail address after mailto:", "mailto:ops@example.org");
+    FP("url-password", "masked by the lab, no scheme", "lab:***@127.0.0.1:5432/lab");
+    FP("url-password", "a user and host, no password", "ssh lab@db.internal:5432");
+    FP("pgpass-password", "a clock time", "at 12:30:45 and 2026-12-03T12:30:45Z\n");
+    FP("pgpass-password", "two times joined (a stage's span)", "collect  10:11:00Z-10:11:04Z  wall 4\n");
+    FP("pgpass-password", "five numbers", "1:2:3:4:5\n");
+    FP("pgpass-password", "a compiler message with a path", "src/x.c:12:34:in:func\n");
+    FP("pgpass-password", "a compiler message", "a.c:12:5: error: x\n");
+    FP("pgpass-password", "loopback host:port pairs", "::1 [::1]:5432 127.0.0.1:5432 localhost:8080 host:port\n");
+    FP("pgpass-password", "a MAC address", "link 00:1a:2b:3c:4d:5e\n");
+    FP("pgpass-password", "masked", "db:5432:lab:lab:***\n");
+    FP("pgpass-password", "six fields", "db:5432:lab:lab:pw:extra\n");
+    FP(NULL, "a TSV row of numbers", "1470\t1470\t761573\t762533\t236371\t200\tL\t0.0163921881\t62\t0\n");
+    FP(NULL, "an ordinary loopback host:port", "listening on 127.0.0.1:5432 and [::1]:8080, localhost:5432\n");
+    FP("netrc-password", "prose about machines", "the machine learning models login daily\n");
+    FP("netrc-password", "a placeholder", "machine h login u password $NETRC_PASSWORD\n");
+    FP("netrc-password", "no value", "machine h login u password\n");
+    FP("aws-credentials", "an environment reference", "aws_secret_access_key = ${AWS_SECRET_ACCESS_KEY}\n");
+    FP("aws-credentials", "the name of the variable", "aws_secret_access_key_file = /run/secrets/aws\n");
     /* kept from before */
     TP("private-key", NULL, "a private key block", "%s%s%s\n", "-----BEGIN ", "EC PRIVATE", " KEY-----");
     TP("high-entropy-token", NULL, "random base64 after no name", "value %s\n", "q8ZrT2vXm9LkW4pN7bR1sYc6Hd3Fj5Gt0Ku8Ea2Vn");
@@ -237,8 +273,12 @@ Test(scanrules, false_positives)
     build_cases();
     for (size_t i = 0; i < nfp; i++) {
         tsc_found_t g = tsc_found(fps[i].text);
-        cr_expect(!tsc_has(&g, fps[i].rule), "false positive %zu (%s): %s found in \"%s\" (%s)", i, fps[i].why,
-                  fps[i].rule, fps[i].text, g.n ? g.masked[0] : "");
+        if (!fps[i].rule)   /* nothing at all */
+            cr_expect_eq(g.n, 0, "false positive %zu (%s): %s found in \"%s\" (%s)", i, fps[i].why, g.n ? g.rules[0] : "",
+                         fps[i].text, g.n ? g.masked[0] : "");
+        else
+            cr_expect(!tsc_has(&g, fps[i].rule), "false positive %zu (%s): %s found in \"%s\" (%s)", i, fps[i].why,
+                      fps[i].rule, fps[i].text, g.n ? g.masked[0] : "");
         free(fps[i].text);
     }
     for (size_t i = 0; i < ntp; i++)
@@ -255,7 +295,7 @@ Test(scanrules, every_rule_has_both)
         for (size_t i = 0; i < ntp; i++)
             t += !strcmp(tps[i].rule, table_rules[r]);
         for (size_t i = 0; i < nfp; i++)
-            f += !strcmp(fps[i].rule, table_rules[r]);
+            f += fps[i].rule && !strcmp(fps[i].rule, table_rules[r]);
         cr_expect(t >= 1 && f >= 1, "rule %s: %d true and %d false positives in the table", table_rules[r], t, f);
     }
     for (size_t i = 0; i < ntp; i++)
@@ -347,6 +387,68 @@ Test(scanrules, one_finding_per_place)
     cr_expect_eq(g.lens[0], strlen("S3cr\\u0065tPw"));
     cr_expect_str_eq(g.masked[0], "S3****Pw");
     free(t);
+}
+
+static char *hex(const char *s)
+{
+    char *o = vu_xmalloc(2 * strlen(s) + 1);
+    for (size_t i = 0; s[i]; i++)
+        snprintf(o + 2 * i, 3, "%02x", (unsigned char)s[i]);
+    return o;
+}
+
+/* base64 and hex runs are decoded and scanned again: the finding spans the
+ * run, its masked excerpt is of the decoded secret, and via says where it
+ * was decoded; two encodings deep at most; runs that decode to binary (a
+ * hash, a number, a path) or to clean text give nothing */
+Test(scanrules, decoded_base64_and_hex)
+{
+    char *pwline = CAT("%s=%s", "password", "hunter2");   /* 16 bytes: 24 base64, 32 hex characters */
+    char *akia = CAT("%s%s", "AK", "IAQX7ZL2MNB4KJ8PWE");
+    char *b1 = b64(pwline), *h1 = hex(pwline), *b2 = b64(akia), *h2 = hex(akia), *bb = b64(b1), *bbb = b64(bb);
+    struct {
+        char *text;
+        const char *rule, *via;
+        size_t off, len;
+    } c[] = {
+        {CAT("cfg: %s\n", b1), "password-assignment", "in base64 at byte 9", 5, strlen(b1)},
+        {CAT("blob %s\n", h1), "password-assignment", "in hex at byte 9", 5, strlen(h1)},
+        {CAT("{\"v\": \"%s\"}", b2), "aws-access-key-id", "in base64 at byte 0", 7, strlen(b2)},
+        {CAT("id=0x%s\n", h2), "aws-access-key-id", "in hex at byte 0", 5, strlen(h2)},
+        {CAT("x %s\n", bb), "password-assignment", "in base64 at byte 0 > in base64 at byte 9", 2, strlen(bb)},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        tsc_found_t g = tsc_found(c[i].text);
+        cr_expect_eq(g.n, 1, "\"%s\": %d findings, first %s", c[i].text, g.n, g.n ? g.rules[0] : "");
+        cr_expect_str_eq(g.rules[0], c[i].rule, "\"%s\"", c[i].text);
+        cr_expect_eq(g.offs[0], c[i].off, "\"%s\": offset %zu", c[i].text, g.offs[0]);
+        cr_expect_eq(g.lens[0], c[i].len, "\"%s\": length %zu", c[i].text, g.lens[0]);
+        cr_expect_str_eq(g.via[0], c[i].via, "\"%s\"", c[i].text);
+        free(c[i].text);
+    }
+    /* the masked excerpt is of the decoded secret */
+    char *t = CAT("cfg: %s\n", b1);
+    tsc_found_t g = tsc_found(t);
+    cr_expect_str_eq(g.masked[0], "h*****2");
+    free(t);
+    /* three encodings deep: past the bound, not decoded (the run is too short for the entropy rule) */
+    t = CAT("x %s\n", bbb);
+    g = tsc_found(t);
+    cr_expect(!tsc_has(&g, "password-assignment"), "decoded three deep: %s", t);
+    free(t);
+    /* what must give nothing: runs decoding to binary, numbers, paths, clean text */
+    char *clean = b64("nothing secret in this line at all");
+    const char *none[] = {
+        "31829a6d867390fd6ada9a8b39fc3213b4feec9635248ae53bbd095e026ce3f8 29a1fbaaa81f6add8ceef91c4812195e5c086322\n",
+        "t0 1052957221867105295 1234567890123456 41424344454647484950\n",
+        "results/raw/H3-fb25-r1/tester.tsv.gz ThisIsALongCamelCaseName abcdefghijklmnopqrstuvwx\n",
+        clean,
+    };
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        g = tsc_found(none[i]);
+        cr_expect_eq(g.n, 0, "\"%s\" gave %s (%s)", none[i], g.n ? g.rules[0] : "", g.n ? g.masked[0] : "");
+    }
+    free(clean), free(pwline), free(akia), free(b1), free(h1), free(b2), free(h2), free(bb), free(bbb);
 }
 
 /* text in the shapes the lab writes (RESULTS.md, RAWFORMAT.md examples):

@@ -4,9 +4,11 @@
  * fake secrets are made at test time, so nothing committed looks like one;
  * malloc'd).  tsc_found: the findings of scan_buffer over a text, with
  * their rules and masked excerpts.  The writers build, in a vu_buf, a tar
- * (ustar headers, a pax header or a GNU long name for long names), a zip
- * (stored or deflated members, a central directory), and gzip, bzip2 and
- * xz streams.  tsc_scan runs scan_paths on one path with the given bounds
+ * (ustar headers, a pax header or a GNU long name for long names; a
+ * header's user name set: tsc_tar_uname), a zip (stored or deflated
+ * members, an extra field in the directory or the local header, a central
+ * directory), and gzip (tsc_gzip_hdr: with FNAME, FCOMMENT, FEXTRA), bzip2
+ * and xz streams.  tsc_scan runs scan_paths on one path with the given bounds
  * and returns everything it printed (malloc'd) and the findings.
  */
 #ifndef TSCAN_H
@@ -53,6 +55,7 @@ static inline char *tsc_rand(const char *alphabet, size_t len)
 typedef struct {
     char rules[32][48];
     char masked[32][160];
+    char via[32][96];   /* where a finding in decoded bytes was decoded ("" when not) */
     size_t offs[32], lens[32];
     int n;
 } tsc_found_t;
@@ -63,6 +66,7 @@ static inline void tsc_collect(void *ctx, const scan_finding *f)
     if (g->n < 32) {
         snprintf(g->rules[g->n], sizeof g->rules[0], "%s", f->rule);
         snprintf(g->masked[g->n], sizeof g->masked[0], "%s", f->masked);
+        snprintf(g->via[g->n], sizeof g->via[0], "%s", f->via);
         g->offs[g->n] = f->offset;
         g->lens[g->n] = f->len;
     }
@@ -167,7 +171,17 @@ static inline void tsc_le(vu_buf *b, unsigned long v, int bytes)
     }
 }
 
+/* a member with an extra field (x, xl bytes) in its directory entry (dir_extra) or its local header */
+static inline void tsc_zip_add_x(tsc_zip *z, const char *name, const void *d, size_t n, int deflated, const void *x,
+                                 size_t xl, int dir_extra);
+
 static inline void tsc_zip_add(tsc_zip *z, const char *name, const void *d, size_t n, int deflated)
+{
+    tsc_zip_add_x(z, name, d, n, deflated, NULL, 0, 0);
+}
+
+static inline void tsc_zip_add_x(tsc_zip *z, const char *name, const void *d, size_t n, int deflated, const void *x,
+                                 size_t xl, int dir_extra)
 {
     unsigned char *cd = (unsigned char *)d;
     size_t cn = n;
@@ -197,8 +211,10 @@ static inline void tsc_zip_add(tsc_zip *z, const char *name, const void *d, size
     tsc_le(&z->body, cn, 4);
     tsc_le(&z->body, n, 4);
     tsc_le(&z->body, nl, 2);
-    tsc_le(&z->body, 0, 2);
+    tsc_le(&z->body, dir_extra ? 0 : xl, 2);
     vu_buf_add(&z->body, name, nl);
+    if (!dir_extra && xl)
+        vu_buf_add(&z->body, x, xl);
     vu_buf_add(&z->body, cd, cn);
     tsc_le(&z->dir, 0x02014b50, 4);
     tsc_le(&z->dir, 20, 2);
@@ -210,13 +226,15 @@ static inline void tsc_zip_add(tsc_zip *z, const char *name, const void *d, size
     tsc_le(&z->dir, cn, 4);
     tsc_le(&z->dir, n, 4);
     tsc_le(&z->dir, nl, 2);
-    tsc_le(&z->dir, 0, 2);
+    tsc_le(&z->dir, dir_extra ? xl : 0, 2);
     tsc_le(&z->dir, 0, 2);
     tsc_le(&z->dir, 0, 2);
     tsc_le(&z->dir, 0, 2);
     tsc_le(&z->dir, 0, 4);
     tsc_le(&z->dir, off, 4);
     vu_buf_add(&z->dir, name, nl);
+    if (dir_extra && xl)
+        vu_buf_add(&z->dir, x, xl);
     z->entries++;
     free(tmp);
 }
@@ -255,6 +273,48 @@ static inline void tsc_gzip(const void *d, size_t n, vu_buf *out)
     vu_buf_add(out, o, zs.total_out);
     deflateEnd(&zs);
     free(o);
+}
+
+/* a gzip member with header fields (each NULL for none; the extra field
+ * of xl bytes) appended to out */
+static inline void tsc_gzip_hdr(const void *d, size_t n, const char *fname, const char *fcomment, const void *extra,
+                                unsigned xl, vu_buf *out)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    deflateInit2(&zs, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY);
+    gz_header h;
+    memset(&h, 0, sizeof h);
+    h.os = 3;
+    h.name = (Bytef *)fname;
+    h.comment = (Bytef *)fcomment;
+    h.extra = (Bytef *)extra;
+    h.extra_len = extra ? xl : 0;
+    deflateSetHeader(&zs, &h);
+    size_t cap = deflateBound(&zs, n) + 4096 + xl;
+    unsigned char *o = vu_xmalloc(cap);
+    zs.next_in = (Bytef *)d;
+    zs.avail_in = (uInt)n;
+    zs.next_out = o;
+    zs.avail_out = (uInt)cap;
+    deflate(&zs, Z_FINISH);
+    vu_buf_add(out, o, zs.total_out);
+    deflateEnd(&zs);
+    free(o);
+}
+
+/* the tar header at off of t: its user name set, the checksum made again */
+static inline void tsc_tar_uname(vu_buf *t, size_t off, const char *uname)
+{
+    unsigned char *h = (unsigned char *)t->p + off;
+    memset(h + 265, 0, 32);
+    memcpy(h + 265, uname, strlen(uname) < 32 ? strlen(uname) : 31);
+    memset(h + 148, ' ', 8);
+    unsigned sum = 0;
+    for (int i = 0; i < 512; i++)
+        sum += h[i];
+    snprintf((char *)h + 148, 8, "%06o", sum);
+    h[155] = ' ';
 }
 
 #ifdef SCAN_HAVE_BZ2

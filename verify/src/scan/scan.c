@@ -486,8 +486,141 @@ static int data_image(const unsigned char *b, size_t s)
     return memmem(b + from, s - from, "data:image/", 11) != NULL;
 }
 
-/* every rule over b: the findings in l, in offset order */
-static void rules(flist *l, const unsigned char *b, size_t n)
+/* ---- base64 and hex runs, decoded and scanned again ---- */
+
+static void scan_text(flist *l, const unsigned char *b, size_t n, int depth);
+static size_t keep_best(flist *l);
+
+/* the decoded text d[0..dn) of the run [s, e) of b (how: "base64", "hex"):
+ * every rule over it, each finding kept added to l spanning the run */
+static void decoded(flist *l, const unsigned char *d, size_t dn, size_t s, size_t e, const char *how, int depth)
+{
+    flist sub = {NULL, 0, 0, d};
+    scan_text(&sub, d, dn, depth + 1);
+    size_t kept = keep_best(&sub);
+    for (size_t k = 0; k < kept; k++) {
+        scan_finding f = sub.v[k];
+        char inner[sizeof f.via];
+        memcpy(inner, f.via, sizeof inner);
+        snprintf(f.via, sizeof f.via, "in %s at byte %zu%s%.60s", how, f.offset, inner[0] ? " > " : "", inner);
+        f.offset = s;
+        f.len = e - s;
+        sr_push(l, &f);
+    }
+    free(sub.v);
+}
+
+/* Runs of at least ST_DECODE_MIN characters of [A-Za-z0-9+/] (with '='
+ * padding) or [A-Za-z0-9_-] (base64url), and runs of hex digits, decoded
+ * when what they decode to is text (scantext.h) and scanned again.  A run
+ * of digits alone is a number; a run of hex digits with a letter is read
+ * as hex, not base64; a run mixing both alphabets ('/' and '-': a path) is
+ * not base64, its hex runs still are; a figure's data:image payload is
+ * not read.  One buffer for a text, taken at the first run that decodes
+ * (the lab's runs, hashes and numbers, stop at their first byte or two). */
+typedef struct {
+    int depth;            /* encodings around the text scanned */
+    unsigned char *buf;   /* the decoded bytes, taken at the first run that decodes */
+    size_t cap;
+} decoder;
+
+static unsigned char *dec_buf(decoder *dc)
+{
+    if (!dc->buf)
+        dc->buf = vu_xmalloc(dc->cap);
+    return dc->buf;
+}
+
+/* a run [s, e) decoded to text is judged by what it decodes to: the
+ * entropy rule's findings within it (added for its token, the tail of l
+ * from ts on) go */
+static void drop_entropy_in(flist *l, size_t ts, size_t s, size_t e)
+{
+    size_t k = l->n, kept = l->n;
+    while (k > 0 && l->v[k - 1].offset >= ts)
+        k--;
+    kept = k;
+    for (; k < l->n; k++) {
+        scan_finding *f = &l->v[k];
+        if (!strcmp(f->rule, "high-entropy-token") && f->offset >= s && f->offset + f->len <= e)
+            continue;
+        if (kept != k)
+            l->v[kept] = *f;
+        kept++;
+    }
+    l->n = kept;
+}
+
+/* the runs inside the token [ts, te) of b (rules() calls it for each token
+ * of 16 bytes or more with a letter, '-' or '_': a line of the lab's
+ * numbers costs nothing more) */
+static void decode_token(flist *l, const unsigned char *b, size_t n, size_t ts, size_t te, decoder *dc)
+{
+    size_t i = ts, cap = dc->cap;
+    int depth = dc->depth;
+    unsigned char probe[8];
+    while (i < te) {
+        while (i < te && !(cls[b[i]] & (C_B64 | C_URL)))
+            i++;
+        size_t s = i;
+        int std = 0, url = 0, nondigit = 0, nonhex = 0;
+        while (i < te && (cls[b[i]] & (C_B64 | C_URL))) {
+            unsigned char c = b[i++];
+            std |= c == '+' || c == '/';
+            url |= c == '-' || c == '_';
+            nondigit |= !is_digit(c);
+            nonhex |= !(cls[c] & C_HC);
+        }
+        size_t e = i;
+        if (e - s < ST_DECODE_MIN || !nondigit)
+            continue;
+        if (!nonhex) {   /* hex: a hash's or an id's digits mostly, which stop at the first pair */
+            if ((e - s) % 2 == 0 && st_hex_text(b + s, e - s, probe, sizeof probe)) {
+                unsigned char *buf = dec_buf(dc);
+                size_t dn = st_hex_text(b + s, e - s, buf, cap);
+                if (dn) {
+                    drop_entropy_in(l, ts, s, e);
+                    decoded(l, buf, dn, s, e, "hex", depth);
+                }
+            }
+            continue;
+        }
+        if (!(std && url) && !data_image(b, s) && st_b64_text(b + s, e - s, probe, sizeof probe)) {
+            size_t pe = e;
+            while (pe < n && pe < e + 2 && b[pe] == '=')
+                pe++;
+            unsigned char *buf = dec_buf(dc);
+            size_t dn = st_b64_text(b + s, e - s, buf, cap);
+            if (dn) {
+                drop_entropy_in(l, ts, s, pe);
+                decoded(l, buf, dn, s, pe, "base64", depth);
+            }
+        }
+        /* the hex runs inside (0x70617373..., id=70617373...) */
+        for (size_t h = s; h < e;) {
+            while (h < e && !(cls[b[h]] & C_HC))
+                h++;
+            size_t hs = h;
+            int letter = 0;
+            while (h < e && (cls[b[h]] & C_HC)) {
+                letter |= !is_digit(b[h]);
+                h++;
+            }
+            if (h - hs >= ST_DECODE_MIN && letter && (h - hs) % 2 == 0 && st_hex_text(b + hs, h - hs, probe, sizeof probe)) {
+                unsigned char *buf = dec_buf(dc);
+                size_t dn = st_hex_text(b + hs, h - hs, buf, cap);
+                if (dn) {
+                    drop_entropy_in(l, ts, hs, h);
+                    decoded(l, buf, dn, hs, h, "hex", depth);
+                }
+            }
+        }
+    }
+}
+
+
+/* every rule over b (and, with dc, over what its runs decode to) */
+static void rules(flist *l, const unsigned char *b, size_t n, decoder *dc)
 {
     init_cls();
     size_t i = 0;
@@ -525,6 +658,8 @@ static void rules(flist *l, const unsigned char *b, size_t n)
         }
         if (orr & C_COLON)
             sub_runs(l, b, n, s, i, C_HC, 2, hc_run_checked);
+        if (dc && len >= ST_DECODE_MIN && (orr & (C_ALPHA | C_SEP)))
+            decode_token(l, b, n, s, i, dc);
         if ((orr & C_ALPHA) && len >= 7) {
             if (orr & (C_DD | C_SEP))
                 host_rules(l, b, n, s, i);
@@ -535,8 +670,6 @@ static void rules(flist *l, const unsigned char *b, size_t n)
     }
     sa_buffer(l, b, n);
     sp_buffer(l, b, n);
-    if (l->n > 1)
-        qsort(l->v, l->n, sizeof *l->v, cmp_find);
 }
 
 /* One finding per place: a finding overlapped by one of a better rank
@@ -567,6 +700,16 @@ static size_t keep_best(flist *l)
     return kept;
 }
 
+/* every rule over b, then over what its runs decode to: the findings in l, in offset order */
+static void scan_text(flist *l, const unsigned char *b, size_t n, int depth)
+{
+    decoder dc = {depth, NULL, n < ST_DECODE_MAX ? n : ST_DECODE_MAX};
+    rules(l, b, n, depth < ST_DECODE_DEPTH ? &dc : NULL);
+    free(dc.buf);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, cmp_find);
+}
+
 size_t scan_buffer(const unsigned char *b, size_t n, scan_cb cb, void *ctx)
 {
     unsigned char *d = NULL;
@@ -575,7 +718,7 @@ size_t scan_buffer(const unsigned char *b, size_t n, scan_cb cb, void *ctx)
     /* JSON-escaped text is judged decoded; offsets point into b */
     int dec = memchr(b, '\\', n) && st_json_unescape(b, n, &d, &dn, &m, &nm);
     flist l = {NULL, 0, 0, dec ? d : b};
-    rules(&l, dec ? d : b, dec ? dn : n);
+    scan_text(&l, dec ? d : b, dec ? dn : n, 0);
     size_t kept = keep_best(&l);
     for (size_t k = 0; k < kept; k++) {
         scan_finding *f = &l.v[k];

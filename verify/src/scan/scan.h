@@ -17,15 +17,23 @@
  *   scanpath.c    machine-path (a user's home, root's, a temporary folder's
  *                 working folder, the study's root and the working folder)
  *   scanassign.c  password-assignment, secret-assignment, hex-secret,
- *                 generic-api-key, url-password, bearer-token, basic-auth,
- *                 telegram-bot-api-token, azure-ad-client-secret,
- *                 paypal-braintree-access-token
+ *                 generic-api-key, url-password (with a scheme or without),
+ *                 pgpass-password, netrc-password, aws-credentials,
+ *                 bearer-token, basic-auth, telegram-bot-api-token,
+ *                 azure-ad-client-secret, paypal-braintree-access-token
+ * Base64 and hex runs (16 characters or more) are decoded when they decode
+ * to text (scantext.h), and the text scanned again with every rule, two
+ * encodings deep at most; such a finding spans the encoded run and its
+ * via says where it was decoded ("in base64 at byte 9").
  * One place found by several rules is reported once, by the most specific.
  * A documented example key (AWS's AKIAIOSFODNN7EXAMPLE ...) is allowed only
  * as a whole token.
  *
  * Files (scanwalk.c).  Every name (file, folder, archive member) is scanned
- * as well as every content.  A file is looked into by what its bytes are,
+ * as well as every content, and the bytes of a container outside its
+ * members' bodies (gzip header fields of every member, tar headers and
+ * what follows the end, zip extra fields and what no entry covers:
+ * scanpack.h).  A file is looked into by what its bytes are,
  * not by its name: gzip, bzip2 and xz are decompressed, tar and zip read
  * member by member (zip: stored and deflate), UTF-16 text (LE or BE, with
  * or without a byte-order mark) decoded to UTF-8, all nested up to
@@ -40,10 +48,10 @@
  * through it.
  *
  * Output.  SCAN_STUDY (scan_tree, scan_file):
- *     FINDING <path>[:<member>...] offset <n>[ (inflated)] <rule>: <masked>
+ *     FINDING <path>[:<member>...] offset <n>[ (inflated[, in base64 at byte <m>])] <rule>: <masked>
  *     FINDING <path>[:<member>...] name <rule>: <masked>
  * SCAN_LINES (scan_paths, for --scan):
- *     <path>[:<member>...]:<line>: <rule>: <masked>
+ *     <path>[:<member>...]:<line>: <rule>[ (in hex at byte <m>)]: <masked>
  *     <path>[:<member>...]:name: <rule>: <masked>
  * where <line> counts from 1 in the decompressed, decoded text, and 0 for
  * a finding about the whole file (what could not be looked into).

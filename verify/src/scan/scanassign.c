@@ -283,6 +283,17 @@ static void judge(sr_list *l, const unsigned char *b, size_t n, int cls, const v
         sr_add(l, "generic-api-key", v->s, len);
 }
 
+/* the names of an AWS credentials or config file (and of the environment)
+ * whose value is the secret itself, whatever it looks like */
+static int aws_credential(const unsigned char *id, size_t len)
+{
+    static const char *const names[] = {"aws_secret_access_key", "aws_session_token", "aws_security_token"};
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+        if (len == strlen(names[k]) && !strncasecmp((const char *)id, names[k], len))
+            return 1;
+    return 0;
+}
+
 /* the separator '=' or ':' at i (seplen bytes: "=", ":", ":=", "=>") */
 static void assign_at(sr_list *l, const unsigned char *b, size_t n, size_t i, size_t seplen)
 {
@@ -296,6 +307,13 @@ static void assign_at(sr_list *l, const unsigned char *b, size_t n, size_t i, si
         k--;
     if (k == e || (k > 0 && id_byte(b[k - 1])))
         return;
+    if (aws_credential(b + k, e - k)) {   /* any value but a placeholder is the secret */
+        val v;
+        if (value_at(b, n, i + seplen, 0, &v) && v.e - v.s >= 4 && !placeholder(b + v.s, v.e - v.s) &&
+            !sr_is_example(b, n, v.s, v.e))
+            sr_add(l, "aws-credentials", v.s, v.e - v.s);
+        return;
+    }
     int cls = key_class(b + k, e - k);
     if (cls == K_NONE)
         return;
@@ -354,6 +372,161 @@ static void url_password(sr_list *l, const unsigned char *b, size_t n, size_t i)
     if (ps >= at || placeholder(b + ps, at - ps))
         return;
     sr_add(l, "url-password", ps, at - ps);
+}
+
+/* a byte of a connection string's user name */
+static int user_byte(unsigned char c)
+{
+    return is_alnum(c) || c == '_' || c == '.' || c == '-' || c == '%' || c == '+';
+}
+
+/* user:password@host with no scheme (a libpq or JDBC-less DSN, a Redis or
+ * MongoDB host list, a proxy setting) at the ':' at i: the user starts a
+ * word with a letter or '_' (not after "//": url_password has those, nor
+ * after '/', ':' or '@'), the password runs to the '@' with no space, '/'
+ * or quote, and a host follows.  Left alone: an image digest
+ * (postgres:16@sha256:...), a URI scheme without "//" (mailto:, sip:,
+ * xmpp:, tel:), a placeholder or masked password. */
+static void bare_url_password(sr_list *l, const unsigned char *b, size_t n, size_t i)
+{
+    size_t u = i;
+    while (u > 0 && i - u < 64 && user_byte(b[u - 1]))
+        u--;
+    if (u == i || !(isalpha(b[u]) || b[u] == '_') || (u > 0 && (user_byte(b[u - 1]) || in_set(b[u - 1], "/:@\\"))))
+        return;
+    static const char *const schemes[] = {"mailto", "sip", "sips", "xmpp", "tel", "im", "pres", "news", "urn"};
+    for (size_t k = 0; k < sizeof schemes / sizeof *schemes; k++)
+        if (i - u == strlen(schemes[k]) && !strncasecmp((const char *)b + u, schemes[k], i - u))
+            return;
+    size_t at = i + 1;
+    while (at < n && at - i <= 128 && b[at] > ' ' && b[at] < 0x7f && !in_set(b[at], "@/\"'`<>()[]{},;"))
+        at++;
+    if (at >= n || b[at] != '@' || at == i + 1 || at + 1 >= n || !(is_alnum(b[at + 1]) || b[at + 1] == '['))
+        return;
+    size_t h = at + 1, he = h;
+    while (he < n && (is_alnum(b[he]) || b[he] == '-' || b[he] == '.'))
+        he++;
+    static const char *const digests[] = {"sha1", "sha224", "sha256", "sha384", "sha512", "md5", "blake2b", "blake3"};
+    for (size_t k = 0; k < sizeof digests / sizeof *digests; k++)
+        if (he - h == strlen(digests[k]) && !strncasecmp((const char *)b + h, digests[k], he - h))
+            return;
+    if (placeholder(b + i + 1, at - i - 1))
+        return;
+    sr_add(l, "url-password", i + 1, at - i - 1);
+}
+
+/* a .pgpass line host:port:database:user:password at the ':' at i (the
+ * first of the record's four): the record starts a line or follows a space
+ * or quote, the port is digits or '*', the database and user names are
+ * names starting with a letter or _ (or *), '\:' escapes a colon, and the
+ * password, its fifth field, runs to the line's end (or a quote) with no
+ * unescaped ':'.  So times (12:30:45), IPv6 addresses, MAC addresses,
+ * host:port pairs and compiler messages (a.c:12:5: error) are not one. */
+static void pgpass(sr_list *l, const unsigned char *b, size_t n, size_t i)
+{
+    size_t s = i;
+    while (s > 0 && i - s < 256 && (id_byte(b[s - 1]) || b[s - 1] == '*' || b[s - 1] == '/'))
+        s--;
+    if (s == i || (s > 0 && !in_set(b[s - 1], " \t\n\"'`")))
+        return;
+    if (b[s] != '/' && memchr(b + s, '/', i - s))
+        return;   /* a relative path (src/x.c:12:5:...): a host is a name, or a socket's folder */
+    size_t p = i + 1;
+    for (int nf = 1; nf < 4; nf++) {   /* the port, database and user fields */
+        size_t q = p;
+        while (q < n && q - p < 128) {
+            if (b[q] == '\\' && q + 1 < n && b[q + 1] == ':')
+                q += 2;   /* an escaped colon */
+            else if (id_byte(b[q]) || b[q] == '*' || b[q] == '$')
+                q++;
+            else
+                break;
+        }
+        if (q == p || q >= n || b[q] != ':')
+            return;
+        if (nf == 1 && !(q - p == 1 && b[p] == '*')) {   /* the port */
+            if (q - p > 5)
+                return;
+            for (size_t k = p; k < q; k++)
+                if (!is_digit(b[k]))
+                    return;
+        }
+        if (nf > 1 && !(b[p] == '*' && q - p == 1) && !(isalpha(b[p]) || b[p] == '_'))
+            return;   /* a database or user name starts as an SQL name does (not 00Z-10 of a time) */
+        p = q + 1;
+    }
+    size_t e = p;
+    while (e < n && e - p < 256 && !in_set(b[e], "\r\n\"'`\t ")) {
+        if (b[e] == ':' && b[e - 1] != '\\')
+            return;   /* a sixth field: not a .pgpass line */
+        e++;
+    }
+    if (e == p || placeholder(b + p, e - p) || sr_is_example(b, n, p, e))
+        return;
+    sr_add(l, "pgpass-password", p, e - p);
+}
+
+/* a word of a .netrc at p: [*s, *e) up to white space or a quote (a quoted value to its quote) */
+static int netrc_word(const unsigned char *b, size_t n, size_t p, size_t *s, size_t *e)
+{
+    while (p < n && (b[p] == ' ' || b[p] == '\t' || b[p] == '\n' || b[p] == '\r'))
+        p++;
+    if (p >= n)
+        return 0;
+    size_t q = p;
+    if (b[p] == '"') {
+        q = ++p;
+        while (q < n && q - p < 256 && b[q] != '"' && b[q] != '\n')
+            q++;
+        if (q >= n || b[q] != '"')
+            return 0;
+        *s = p;
+        *e = q;
+        return 1;
+    }
+    while (q < n && q - p < 256 && !in_set(b[q], " \t\r\n\"'"))
+        q++;
+    *s = p;
+    *e = q;
+    return q > p;
+}
+
+static int word_is(const unsigned char *b, size_t s, size_t e, const char *w)
+{
+    return e - s == strlen(w) && !memcmp(b + s, w, e - s);
+}
+
+/* a .netrc entry "machine <host> login <user> password <password>" (or
+ * "default ..."; its keywords in any order, on one line or several) at
+ * the "machine" or "default" at q: the value after "password" (and after
+ * "account", which .netrc also keeps secret).  The entry's words must be
+ * .netrc's keywords each followed by a value; prose stops at the first
+ * other word. */
+static void netrc(sr_list *l, const unsigned char *b, size_t n, size_t q)
+{
+    size_t s, e;
+    if (q > 0 && !in_set(b[q - 1], " \t\n\r\"'"))
+        return;
+    if (!netrc_word(b, n, q, &s, &e))
+        return;
+    int dflt = word_is(b, s, e, "default");
+    size_t p = e;
+    if (!dflt) {   /* machine <host> */
+        if (!word_is(b, s, e, "machine") || !netrc_word(b, n, p, &s, &e))
+            return;
+        p = e;
+    }
+    for (int k = 0; k < 6 && netrc_word(b, n, p, &s, &e); k++) {
+        int pw = word_is(b, s, e, "password") || word_is(b, s, e, "account");
+        if (!pw && !word_is(b, s, e, "login") && !word_is(b, s, e, "port"))
+            return;
+        size_t vs, ve;
+        if (!netrc_word(b, n, e, &vs, &ve))
+            return;
+        if (pw && ve - vs >= 1 && !placeholder(b + vs, ve - vs) && !sr_is_example(b, n, vs, ve))
+            sr_add(l, "netrc-password", vs, ve - vs);
+        p = ve + (ve < n && b[ve] == '"');
+    }
 }
 
 /* 123456789:AA... (a Telegram bot's token) at the ':' at i */
@@ -530,6 +703,8 @@ void sa_buffer(sr_list *l, const unsigned char *b, size_t n)
         if ((i > 0 && b[i - 1] == ':') || (i + 1 < n && b[i + 1] == ':'))
             continue; /* std::x, IPv6 */
         telegram(l, b, n, i);
+        bare_url_password(l, b, n, i);
+        pgpass(l, b, n, i);
         assign_at(l, b, n, i, i + 1 < n && b[i + 1] == '=' ? 2 : 1);
     }
     /* "Bearer x", "Basic x": at each space */
@@ -541,6 +716,8 @@ void sa_buffer(sr_list *l, const unsigned char *b, size_t n)
             basic(l, b, n, i - 4);
     }
     each(l, b, n, "--", 0, flag_at);
+    each(l, b, n, "machine", 0, netrc);
+    each(l, b, n, "default", 0, netrc);
     each(l, b, n, "Q~", 1, azure);
     each(l, b, n, "access_token$", 12, braintree);
 }

@@ -153,8 +153,67 @@ static int all_zero(const unsigned char *p, size_t left)
 
 /* ---- zlib: gzip and raw deflate ---- */
 
+/* an extra field of gzip (RFC 1952 FEXTRA) or zip (APPNOTE 4.5): subfields
+ * of a 2-byte id, a 2-byte little-endian length and that many bytes, each
+ * subfield's bytes appended to o on a line of their own (so that a text in
+ * one is not glued to the binary header before it); what does not parse
+ * as subfields is appended as it is */
+static void extra_text(const unsigned char *x, size_t xl, vu_buf *o)
+{
+    size_t i = 0;
+    while (i + 4 <= xl) {
+        size_t len = (size_t)x[i + 2] | (size_t)x[i + 3] << 8;
+        if (i + 4 + len > xl)
+            break;
+        vu_buf_add(o, "\n", 1);
+        if (len)
+            vu_buf_add(o, x + i + 4, len);
+        i += 4 + len;
+    }
+    if (i < xl) {
+        vu_buf_add(o, "\n", 1);
+        vu_buf_add(o, x + i, xl - i);
+    }
+}
+
+/* the header fields of the gzip member at b[p..n) (RFC 1952: FEXTRA, FNAME,
+ * FCOMMENT; the fixed fields are numbers), each given to cb as an SP_META
+ * entry named "(gzip member K FNAME)" ...; a field cut by the end of the
+ * input is given as far as it goes */
+static void gzip_fields(const unsigned char *b, size_t n, size_t p, unsigned member, sp_entry_cb cb, void *ctx)
+{
+    if (!cb || p + 10 > n || b[p] != 0x1f || b[p + 1] != 0x8b)
+        return;
+    unsigned flg = b[p + 3];
+    size_t q = p + 10;
+    char name[64];
+    if ((flg & 4) && q + 2 <= n) {   /* FEXTRA: XLEN, then XLEN bytes of subfields */
+        size_t xl = (size_t)b[q] | (size_t)b[q + 1] << 8, s = q + 2;
+        size_t e = s + xl > n ? n : s + xl;
+        snprintf(name, sizeof name, "(gzip member %u FEXTRA)", member);
+        vu_buf t = {0};
+        extra_text(b + s, e - s, &t);
+        sp_entry x = {name, NULL, (const unsigned char *)t.p, t.len, SP_META, 0, 0};
+        if (t.len)
+            cb(ctx, &x);
+        vu_buf_free(&t);
+        q = s + xl;
+    }
+    static const struct { unsigned bit; const char *what; } strs[] = {{8, "FNAME"}, {16, "FCOMMENT"}};
+    for (int k = 0; k < 2; k++) {
+        if (!(flg & strs[k].bit) || q >= n)
+            continue;
+        const unsigned char *z = memchr(b + q, 0, n - q);
+        size_t e = z ? (size_t)(z - b) : n;
+        snprintf(name, sizeof name, "(gzip member %u %s)", member, strs[k].what);
+        sp_entry x = {name, NULL, b + q, e - q, SP_META, 0, 0};
+        cb(ctx, &x);
+        q = e + 1;
+    }
+}
+
 static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn,
-                    char *err, size_t errlen)
+                    char *err, size_t errlen, sp_entry_cb meta, void *mctx)
 {
     z_stream zs;
     memset(&zs, 0, sizeof zs);
@@ -165,7 +224,10 @@ static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, uns
         return sink_done(&o, SP_BAD, out, outn);
     }
     size_t in = 0;
+    unsigned member = 1;
     int rc = SP_OK;
+    if (wbits > 15)
+        gzip_fields(b, n, 0, member, meta, mctx);
     for (;;) {
         if (zs.avail_in == 0 && in < n) {
             size_t c = n - in > CHUNK ? CHUNK : n - in;
@@ -185,6 +247,7 @@ static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, uns
             const unsigned char *rest = zs.avail_in ? zs.next_in : b + in;
             size_t left = zs.avail_in + (n - in);
             if (wbits > 15 && next_is(rest, left, "\x1f\x8b", 2)) {
+                gzip_fields(b, n, (size_t)(rest - b), ++member, meta, mctx);
                 inflateReset(&zs);
                 continue;
             }
@@ -210,7 +273,15 @@ static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, uns
 int sp_inflate_raw(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
                    size_t errlen)
 {
-    return zlib_run(-15, b, n, cap, out, outn, err, errlen);
+    return zlib_run(-15, b, n, cap, out, outn, err, errlen, NULL, NULL);
+}
+
+int sp_gunzip(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
+              size_t errlen, sp_entry_cb meta, void *ctx)
+{
+    *out = NULL;
+    *outn = 0;
+    return zlib_run(16 + 15, b, n, cap, out, outn, err, errlen, meta, ctx);
 }
 
 /* ---- bzip2 ---- */
@@ -334,7 +405,7 @@ int sp_decompress(sp_kind k, const unsigned char *b, size_t n, size_t cap, unsig
     *outn = 0;
     switch (k) {
     case SP_GZIP:
-        return zlib_run(16 + 15, b, n, cap, out, outn, err, errlen);
+        return zlib_run(16 + 15, b, n, cap, out, outn, err, errlen, NULL, NULL);
     case SP_BZ2:
 #ifdef SCAN_HAVE_BZ2
         return bz2_run(b, n, cap, out, outn, err, errlen);
@@ -421,16 +492,69 @@ static int tar_kind(unsigned char t)
     }
 }
 
+#define TAR_REST (3 * (431 + 511) / 2 + 8)
+
+/* the runs of non-NUL bytes of f[from, to) appended to o, each after a '\n' */
+static size_t runs_of(const unsigned char *f, size_t from, size_t to, unsigned char *o, size_t on)
+{
+    for (size_t i = from; i < to; i++) {
+        if (!f[i])
+            continue;
+        o[on++] = '\n';
+        while (i < to && f[i])
+            o[on++] = f[i++];
+    }
+    return on;
+}
+
+/* the bytes of the tar header h that are neither numbers (mode, ids, size,
+ * times, checksum, type, magic, device numbers) nor the name or link read
+ * from it (the name and link fields up to their NUL, when they are the
+ * entry's: those are scanned as names), then the padding after the data
+ * (pad, pn bytes): the user and group names, whatever hides after a NUL,
+ * the rest of the block.  Into o, its length: at most 431 header bytes and
+ * 511 of padding, each run with its '\n' (a run is 1 byte or more, so at
+ * most 3/2 of them): under TAR_REST bytes. */
+static size_t tar_rest(const unsigned char *h, int name_used, int link_used, const unsigned char *pad, size_t pn,
+                       unsigned char *o)
+{
+    int posix = !memcmp(h + 257, "ustar", 6);
+    size_t on = 0, nl = 0, ll = 0, pl = 0;
+    if (name_used) {
+        while (nl < 100 && h[nl])
+            nl++;
+        while (posix && pl < 155 && h[345 + pl])
+            pl++;
+    }
+    while (link_used && ll < 100 && h[157 + ll])
+        ll++;
+    on = runs_of(h, nl, 100, o, on);              /* name */
+    on = runs_of(h, 157 + ll, 257, o, on);        /* linkname */
+    on = runs_of(h, 265, 329, o, on);             /* uname, gname */
+    on = runs_of(h, 345 + pl, 512, o, on);        /* prefix (GNU: times, sparse map), the block's end */
+    on = runs_of(pad, 0, pn, o, on);              /* after the data, to the block's end */
+    return on;
+}
+
 int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen)
 {
+    unsigned char rest[TAR_REST];
     char *lname = NULL, *llink = NULL;   /* from a pax header or a GNU long-name entry */
     size_t off = 0;
     int rc = SP_OK;
     while (off + 512 <= n) {
         const unsigned char *h = b + off;
-        if (all_zero(h, 512))
-            break;
         unsigned long long size;
+        if (all_zero(h, 512)) {   /* the end: anything but zeros after it is scanned too */
+            size_t z = off + 512;
+            while (z < n && !b[z])
+                z++;
+            if (z < n) {
+                sp_entry e = {"(after the tar archive's end)", NULL, b + z, n - z, SP_META, 0, 0};
+                cb(ctx, &e);
+            }
+            break;
+        }
         if (!tar_sum_ok(h) || !tar_size(h, &size)) {
             snprintf(err, errlen, "no valid tar header at byte %zu", off);
             rc = SP_BAD;
@@ -441,7 +565,18 @@ int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
         size_t dl = trunc ? avail : (size_t)size;
         const unsigned char *data = h + 512;
         unsigned char t = h[156];
-        if (t == 'x' || t == 'g' || t == 'L' || t == 'K') {
+        size_t pn = trunc || dl % 512 == 0 ? 0 : 512 - dl % 512, after = avail - dl;
+        if (pn > after)
+            pn = after;   /* the archive ends inside the padding */
+        int meta = t == 'x' || t == 'g' || t == 'L' || t == 'K';
+        size_t rn = tar_rest(h, !meta && !lname, !meta && !llink && (t == '1' || t == '2'), data + dl, pn, rest);
+        if (rn) {   /* what the header holds besides numbers and the names read from it */
+            char hn[64];
+            snprintf(hn, sizeof hn, "(tar header at byte %zu)", off);
+            sp_entry e = {hn, NULL, rest, rn, SP_META, 0, 0};
+            cb(ctx, &e);
+        }
+        if (meta) {
             if (t == 'x' || t == 'g') {   /* its records are text to scan; a long name is scanned as a name */
                 sp_entry e = {"(pax header)", NULL, data, dl, SP_META, 0, 0};
                 cb(ctx, &e);
@@ -498,8 +633,8 @@ static unsigned long u32(const unsigned char *p)
 }
 
 /* one central-directory entry at p: its length, or 0 (err set) */
-static size_t zip_entry(const unsigned char *b, size_t n, size_t p, sp_entry_cb cb, void *ctx, char *err,
-                        size_t errlen)
+static size_t zip_entry(const unsigned char *b, size_t n, size_t p, sp_entry_cb cb, void *ctx, size_t *cov,
+                        char *err, size_t errlen)
 {
     if (p + 46 > n || memcmp(b + p, "PK\1\2", 4)) {
         snprintf(err, errlen, "no zip directory entry at byte %zu", p);
@@ -523,10 +658,31 @@ static size_t zip_entry(const unsigned char *b, size_t n, size_t p, sp_entry_cb 
         free(name);
         return 0;
     }
-    size_t data = lho + 30 + u16(b + lho + 26) + u16(b + lho + 28);
+    unsigned lnl = u16(b + lho + 26), lel = u16(b + lho + 28);
+    size_t data = lho + 30 + lnl + lel;
     int dir = nl > 0 && name[nl - 1] == '/';
     sp_entry e = {name, NULL, b + data, cs, dir ? SP_DIR : SP_FILE, (int)method, (int)(flags & 1)};
     cb(ctx, &e);
+    /* the extra fields (directory's and local header's) and the local
+     * header's name when it is not the directory's: text to scan */
+    if (el || lel || lnl != nl || memcmp(b + lho + 30, c + 46, nl)) {
+        vu_buf x = {0};
+        extra_text(c + 46 + nl, el, &x);
+        extra_text(b + lho + 30 + lnl, lel, &x);
+        if (lnl != nl || memcmp(b + lho + 30, c + 46, nl)) {
+            vu_buf_add(&x, "\n", 1);
+            vu_buf_add(&x, b + lho + 30, lnl);
+        }
+        char *xn = vu_xasprintf("%s (extra fields)", name);
+        sp_entry xe = {xn, NULL, (const unsigned char *)x.p, x.len, SP_META, 0, 0};
+        cb(ctx, &xe);
+        free(xn);
+        vu_buf_free(&x);
+    }
+    if (cov) {
+        cov[0] = lho;
+        cov[1] = data + cs;
+    }
     if (cl) {
         char *cn = vu_xasprintf("%s (comment)", name);
         sp_entry ce = {cn, NULL, c + 46 + nl + el, cl, SP_META, 0, 0};
@@ -535,6 +691,98 @@ static size_t zip_entry(const unsigned char *b, size_t n, size_t p, sp_entry_cb 
     }
     free(name);
     return 46 + nl + el + cl;
+}
+
+static int cmp_range(const void *x, const void *y)
+{
+    const size_t *a = x, *c = y;
+    return a[0] < c[0] ? -1 : a[0] > c[0];
+}
+
+/* the non-NUL runs of b[from, to) appended to g, each on its own line */
+static void gap_runs(const unsigned char *b, size_t from, size_t to, vu_buf *g)
+{
+    for (size_t i = from; i < to; i++) {
+        if (!b[i])
+            continue;
+        vu_buf_add(g, "\n", 1);
+        size_t s = i;
+        while (i < to && b[i])
+            i++;
+        vu_buf_add(g, b + s, i - s);
+    }
+}
+
+/* a local header at p whose name, extra field and data (its size known:
+ * no data descriptor) lie inside [p, to): the member is given to cb as
+ * "(not in the directory) <name>" and the end of its data returned; 0
+ * when there is none */
+static size_t unlisted_member(const unsigned char *b, size_t p, size_t to, sp_entry_cb cb, void *ctx)
+{
+    if (p + 30 > to || memcmp(b + p, "PK\3\4", 4))
+        return 0;
+    const unsigned char *h = b + p;
+    unsigned flags = u16(h + 6), method = u16(h + 8), nl = u16(h + 26), el = u16(h + 28);
+    unsigned long cs = u32(h + 18);
+    size_t data = p + 30 + nl + el;
+    if (data > to || cs > to - data || ((flags & 8) && cs == 0))
+        return 0;
+    char *nm = vu_xstrndup((const char *)h + 30, nl);
+    char *name = vu_xasprintf("(not in the directory) %s", nm);
+    sp_entry e = {name, NULL, b + data, cs, nl && nm[nl - 1] == '/' ? SP_DIR : SP_FILE, (int)method, (int)(flags & 1)};
+    cb(ctx, &e);
+    if (el) {
+        vu_buf x = {0};
+        extra_text(h + 30 + nl, el, &x);
+        char *xn = vu_xasprintf("%s (extra fields)", name);
+        sp_entry xe = {xn, NULL, (const unsigned char *)x.p, x.len, SP_META, 0, 0};
+        cb(ctx, &xe);
+        free(xn);
+        vu_buf_free(&x);
+    }
+    free(name);
+    free(nm);
+    return data + cs;
+}
+
+/* the bytes of the archive outside every range read (nc ranges [from, to)
+ * in cov): a member the directory does not list is read as a member (its
+ * local header gives its name, method and size); the rest (a data
+ * descriptor, a prefix such as a self-extractor's) is one SP_META entry of
+ * its non-NUL runs */
+static void zip_gaps(const unsigned char *b, size_t n, size_t *cov, size_t nc, sp_entry_cb cb, void *ctx)
+{
+    qsort(cov, nc, 2 * sizeof *cov, cmp_range);
+    vu_buf g = {0};
+    size_t at = 0;
+    for (size_t k = 0; k <= nc; k++) {
+        size_t from = k < nc ? cov[2 * k] : n, to = k < nc ? cov[2 * k + 1] : n;
+        if (from > n)
+            from = n;
+        size_t text = at, look = at;   /* the gap [at, from): its text from text, members looked for from look */
+        while (look < from) {
+            const unsigned char *q = memmem(b + look, from - look, "PK\3\4", 4);
+            if (!q)
+                break;
+            size_t qs = (size_t)(q - b), end = unlisted_member(b, qs, from, cb, ctx);
+            if (end) {
+                gap_runs(b, text, qs, &g);
+                text = end;
+            }
+            look = end ? end : qs + 1;
+        }
+        if (from > text)
+            gap_runs(b, text, from, &g);
+        if (from > at)
+            at = from;
+        if (to > at)
+            at = to;
+    }
+    if (g.len) {
+        sp_entry e = {"(zip bytes outside its entries)", NULL, (const unsigned char *)g.p, g.len, SP_META, 0, 0};
+        cb(ctx, &e);
+    }
+    vu_buf_free(&g);
 }
 
 int sp_zip(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen)
@@ -562,12 +810,25 @@ int sp_zip(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *er
         sp_entry ce = {"(zip comment)", NULL, e + 22, cml, SP_META, 0, 0};
         cb(ctx, &ce);
     }
+    /* the byte ranges read: each member's local header and data, the
+     * directory, the end record (with its comment) */
+    size_t *cov = vu_xmalloc(((size_t)entries + 2) * 2 * sizeof *cov), nc = 0;
     size_t p = cdo;
     for (unsigned k = 0; k < entries; k++) {
-        size_t used = zip_entry(b, n, p, cb, ctx, err, errlen);
-        if (!used)
+        size_t used = zip_entry(b, n, p, cb, ctx, cov + 2 * nc, err, errlen);
+        if (!used) {
+            free(cov);
             return SP_BAD;
+        }
+        nc++;
         p += used;
     }
+    cov[2 * nc] = cdo;
+    cov[2 * nc + 1] = p;
+    cov[2 * nc + 2] = eo;
+    cov[2 * nc + 3] = eo + 22 + cml > n ? n : eo + 22 + cml;
+    nc += 2;
+    zip_gaps(b, n, cov, nc, cb, ctx);
+    free(cov);
     return SP_OK;
 }

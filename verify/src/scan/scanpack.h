@@ -12,12 +12,28 @@
  * SP_CAP (more than cap bytes: *out holds the first cap), SP_BAD (damaged or
  * truncated: *out holds what inflated; err says why) or SP_NOLIB (built
  * without libbz2 / liblzma: nothing inflated).  sp_inflate_raw does the
- * same for zip's raw deflate.
+ * same for zip's raw deflate.  sp_gunzip is sp_decompress for gzip that
+ * also gives each member's header fields to meta (when not NULL) as SP_META
+ * entries, in order: "(gzip member K FEXTRA)" (the XLEN bytes, each
+ * subfield's data on a line of its own),
+ * "(gzip member K FNAME)", "(gzip member K FCOMMENT)" (up to the NUL), K
+ * from 1; a field cut short by the input's end is given as far as it goes.
  * sp_tar and sp_zip call cb once per entry, in the archive's order, with
  * its name (NUL-terminated; for tar the ustar prefix, a pax path or a GNU
  * long name applied), its data (inside b; for zip as stored, maybe
  * compressed) and kind; a pax header or an archive or entry comment comes
- * as an SP_META entry whose data is its text.  They return SP_OK, or
+ * as an SP_META entry whose data is its text, and so do the bytes no
+ * entry or name holds: tar "(tar header at byte N)" (a header's bytes that
+ * are neither numbers nor the names read from it: user and group names,
+ * what follows a NUL, the block's rest, the padding after the data) and
+ * "(after the tar archive's end)" (non-zero bytes after the end block);
+ * zip "<name> (extra fields)" (the directory's and local header's extra
+ * fields, each subfield's data on a line, the local name when it
+ * differs), a member the directory does not list, found by its local
+ * header in the bytes no entry covers, as "(not in the directory) <name>"
+ * (an SP_FILE or SP_DIR entry), and the rest of those bytes as "(zip bytes
+ * outside its entries)" (a data descriptor, a prefix); the binary parts as
+ * their runs of non-NUL bytes, one a line.  They return SP_OK, or
  * SP_BAD with err naming the byte offset (the entries before the damage
  * were given).  The entry and its strings live only during the call.
  */
@@ -50,6 +66,8 @@ int sp_decompress(sp_kind k, const unsigned char *b, size_t n, size_t cap, unsig
                   char *err, size_t errlen);
 int sp_inflate_raw(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
                    size_t errlen);
+int sp_gunzip(const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn, char *err,
+              size_t errlen, sp_entry_cb meta, void *ctx);
 int sp_tar(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen);
 int sp_zip(const unsigned char *b, size_t n, sp_entry_cb cb, void *ctx, char *err, size_t errlen);
 

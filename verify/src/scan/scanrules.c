@@ -34,17 +34,28 @@ void scan_mask(const unsigned char *s, size_t len, char *out, size_t outlen)
     out[o < outlen ? o : outlen - 1] = 0;
 }
 
-void sr_add(sr_list *l, const char *rule, size_t off, size_t len)
+static scan_finding *sr_new(sr_list *l)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
         l->v = vu_xrealloc(l->v, l->cap * sizeof *l->v);
     }
-    scan_finding *f = &l->v[l->n++];
+    return &l->v[l->n++];
+}
+
+void sr_add(sr_list *l, const char *rule, size_t off, size_t len)
+{
+    scan_finding *f = sr_new(l);
     f->rule = rule;
     f->offset = off;
     f->len = len;
     scan_mask(l->buf + off, len, f->masked, sizeof f->masked);
+    f->via[0] = 0;
+}
+
+void sr_push(sr_list *l, const scan_finding *f)
+{
+    *sr_new(l) = *f;
 }
 
 double sr_entropy(const unsigned char *s, size_t n)
@@ -65,7 +76,8 @@ double sr_entropy(const unsigned char *s, size_t n)
 int sr_rank(const char *rule)
 {
     static const char *const assignments[] = {"password-assignment", "secret-assignment", "generic-api-key",
-                                              "hex-secret", "bearer-token", "basic-auth", "machine-path"};
+                                              "hex-secret", "bearer-token", "basic-auth", "machine-path",
+                                              "pgpass-password", "netrc-password", "aws-credentials"};
     if (!strcmp(rule, "high-entropy-token"))
         return 3;
     for (size_t k = 0; k < sizeof assignments / sizeof *assignments; k++)

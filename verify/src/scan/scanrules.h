@@ -6,8 +6,9 @@
  * with its middle replaced by '*'.  An sr_list collects findings over one
  * text buffer (buf); rules call sr_add with the rule's name (a static
  * string), the byte offset and length of the secret; sr_add masks it at
- * once (the secret is never kept whole).  The list's array is the
- * caller's to free.
+ * once (the secret is never kept whole); sr_push adds a finding made
+ * elsewhere (one from decoded bytes).  The list's array is the caller's
+ * to free.
  *
  * sr_token looks at one token [s, e) of b (a run of the bytes scan.c
  * classes) for the vendor tokens (a fixed prefix and a body of a fixed
@@ -30,12 +31,16 @@
 
 #include <stddef.h>
 
-/* one finding: its rule, where it is in the buffer, a masked excerpt */
+/* one finding: its rule, where it is in the buffer, a masked excerpt; for
+ * a finding in decoded bytes (base64, hex: scan.c) offset and len span the
+ * encoded run, masked is of the decoded secret and via says where it was
+ * decoded ("in base64 at byte 12"; "" when not) */
 typedef struct {
     const char *rule;
     size_t offset;
     size_t len;
     char masked[160];
+    char via[96];
 } scan_finding;
 
 /* s[0..len) with its middle replaced by '*' */
@@ -48,6 +53,7 @@ typedef struct {
 } sr_list;
 
 void sr_add(sr_list *l, const char *rule, size_t off, size_t len);
+void sr_push(sr_list *l, const scan_finding *f);
 int sr_is_example(const unsigned char *b, size_t n, size_t s, size_t e);
 double sr_entropy(const unsigned char *s, size_t n);
 int sr_rank(const char *rule);

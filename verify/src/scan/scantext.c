@@ -197,3 +197,84 @@ void st_utf16_decode(const unsigned char *b, size_t n, int be, unsigned char **o
     *out = o;
     *outn = d;
 }
+
+/* ---- base64 and hex runs: decoded when they are text ---- */
+
+/* one more decoded byte c: 1 while the bytes so far are text (printable
+ * ASCII, tab, CR, LF, or UTF-8 of a code point from U+00A0), keeping the
+ * UTF-8 state in *more (continuation bytes still expected) */
+static int text_byte(unsigned char c, int *more)
+{
+    if (*more) {
+        if ((c & 0xC0) != 0x80)
+            return 0;
+        (*more)--;
+        return 1;
+    }
+    if (c >= 0x20 && c < 0x7F)
+        return 1;
+    if (c == '\t' || c == '\n' || c == '\r')
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        *more = 1;
+    else if (c >= 0xE0 && c <= 0xEF)
+        *more = 2;
+    else if (c >= 0xF0 && c <= 0xF4)
+        *more = 3;
+    else
+        return 0;
+    return 1;
+}
+
+static int b64val(unsigned char c)
+{
+    if (c >= 'A' && c <= 'Z')
+        return c - 'A';
+    if (c >= 'a' && c <= 'z')
+        return c - 'a' + 26;
+    if (c >= '0' && c <= '9')
+        return c - '0' + 52;
+    if (c == '+' || c == '-')
+        return 62;
+    if (c == '/' || c == '_')
+        return 63;
+    return -1;
+}
+
+size_t st_b64_text(const unsigned char *s, size_t n, unsigned char *out, size_t max)
+{
+    unsigned acc = 0;
+    int bits = 0, more = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < n && o < max; i++) {
+        int v = b64val(s[i]);
+        if (v < 0)
+            break;
+        acc = (acc << 6 | (unsigned)v) & 0xFFFFFF;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            unsigned char c = (unsigned char)(acc >> bits);
+            if (!text_byte(c, &more))
+                return 0;
+            out[o++] = c;
+        }
+    }
+    return more && o < max ? 0 : o;   /* a character cut by max is let be */
+}
+
+size_t st_hex_text(const unsigned char *s, size_t n, unsigned char *out, size_t max)
+{
+    int more = 0;
+    size_t o = 0;
+    for (size_t i = 0; i + 1 < n && o < max; i += 2) {
+        int h = hexv(s[i]), l = hexv(s[i + 1]);
+        if (h < 0 || l < 0)
+            break;
+        unsigned char c = (unsigned char)(h << 4 | l);
+        if (!text_byte(c, &more))
+            return 0;
+        out[o++] = c;
+    }
+    return more && o < max ? 0 : o;   /* a character cut by max is let be */
+}

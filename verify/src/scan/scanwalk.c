@@ -67,9 +67,13 @@ static void on_finding(void *ctx, const scan_finding *f)
     c->printed++;
     FILE *o = c->w->o->out;
     if (c->w->o->style == SCAN_STUDY) {
-        const char *how = c->inflated && c->utf16 ? " (inflated, utf-16)" : c->inflated ? " (inflated)"
-                          : c->utf16             ? " (utf-16)"
-                                                 : "";
+        /* how the bytes were read: " (inflated, utf-16, in base64 at byte 4)" */
+        char how[160];
+        snprintf(how, sizeof how, "%s%s%s%s%s%s", c->inflated || c->utf16 || f->via[0] ? " (" : "",
+                 c->inflated ? "inflated" : "", c->inflated && c->utf16 ? ", " : "", c->utf16 ? "utf-16" : "",
+                 (c->inflated || c->utf16) && f->via[0] ? ", " : "", f->via);
+        if (how[0])
+            strcat(how, ")");
         fprintf(o, "FINDING %s offset %zu%s %s: %s\n", c->chain, f->offset, how, f->rule, f->masked);
         return;
     }
@@ -77,7 +81,8 @@ static void on_finding(void *ctx, const scan_finding *f)
          p < e && (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
         c->line++;
     c->upto = f->offset;
-    fprintf(o, "%s:%zu: %s: %s\n", c->chain, c->line, f->rule, f->masked);
+    fprintf(o, "%s:%zu: %s%s%s%s: %s\n", c->chain, c->line, f->rule, f->via[0] ? " (" : "", f->via,
+            f->via[0] ? ")" : "", f->masked);
 }
 
 /* text (after every container): UTF-16 decoded, then the rules */
@@ -144,10 +149,12 @@ static char *scan_name(walker *w, const char *parent, char sep, const char *name
                   : sep ? vu_xasprintf("%s%c%s", parent, sep, shown)
                         : vu_xasprintf("%s%s", parent, shown);
     for (size_t k = 0; k < c.n; k++) {
+        const scan_finding *f = &c.v[k];
+        const char *o = f->via[0] ? " (" : "", *cl = f->via[0] ? ")" : "";
         if (w->o->style == SCAN_STUDY)
-            fprintf(w->o->out, "FINDING %s name %s: %s\n", chain, c.v[k].rule, c.v[k].masked);
+            fprintf(w->o->out, "FINDING %s name%s%s%s %s: %s\n", chain, o, f->via, cl, f->rule, f->masked);
         else
-            fprintf(w->o->out, "%s:name: %s: %s\n", chain, c.v[k].rule, c.v[k].masked);
+            fprintf(w->o->out, "%s:name: %s%s%s%s: %s\n", chain, f->rule, o, f->via, cl, f->masked);
     }
     w->st->findings += (long)c.total;
     free(shown);
@@ -230,14 +237,20 @@ static void on_entry(void *ctx, const sp_entry *e)
     free(chain);
 }
 
-static void decompress(walker *w, const char *chain, sp_kind k, const unsigned char *b, size_t n, int depth)
+static void decompress(walker *w, const char *chain, sp_kind k, const unsigned char *b, size_t n, int depth,
+                       int inflated)
 {
     unsigned char *out;
     size_t outn;
     char err[256], msg[512];
-    if (k == SP_GZIP)
+    int rc;
+    if (k == SP_GZIP) {   /* each member's FEXTRA, FNAME, FCOMMENT: text, as stored */
         w->st->gz_files++;
-    int rc = sp_decompress(k, b, n, room(w), &out, &outn, err, sizeof err);
+        arc_ctx a = {w, chain, depth, inflated, 0};
+        rc = sp_gunzip(b, n, room(w), &out, &outn, err, sizeof err, on_entry, &a);
+    } else {
+        rc = sp_decompress(k, b, n, room(w), &out, &outn, err, sizeof err);
+    }
     w->used += outn;
     if (rc == SP_NOLIB) {
         snprintf(msg, sizeof msg, "a %s stream: %s", sp_kind_name(k), err);
@@ -271,7 +284,7 @@ static void blob(walker *w, const char *chain, const unsigned char *b, size_t n,
         return;
     }
     if (k != SP_TAR && k != SP_ZIP) {
-        decompress(w, chain, k, b, n, depth);
+        decompress(w, chain, k, b, n, depth, inflated);
         return;
     }
     arc_ctx a = {w, chain, depth, inflated, k == SP_ZIP};
