@@ -8,7 +8,8 @@
  *    is written) and applies pipeline/collect/schema.sql.
  * 2. Holds every raw file of every run folder and kept attempt to its
  *    run.json's sha256 (and size) and to OUT/provenance/manifest-measure.tsv
- *    when there is one (pipeline/common/rawdigest.h: each file hashed once,
+ *    when there is one, as are the files of results/reference/ it lists
+ *    (pipeline/common/rawdigest.h: each file hashed once,
  *    streamed), before the database is touched: a file that is not the one
  *    measured is named with both digests, exit 1, nothing loaded, nothing
  *    written but the stage's record.  Then loads every run folder
@@ -225,8 +226,9 @@ static int list_runs(const char *root, const char *rel, char ***out, int *n, cha
 
 /* Every run folder (results/raw/<run>) and kept attempt
  * (results/attempts/<name>) held to its run.json's sha256s and to
- * provenance/manifest-measure.tsv when the study has one
- * (pipeline/common/rawdigest.h), each file hashed once; (*fps)[i] the
+ * provenance/manifest-measure.tsv when the study has one, and the files of
+ * results/reference/ that manifest lists to it (pipeline/common/rawdigest.h),
+ * each file hashed once; (*fps)[i] the
  * fingerprint of run i, then of attempt i at nruns + i (malloc'd).  0, or
  * -1 naming the file and both digests. */
 static int check_digests(const opts *o, char **runs, int nruns, char **atts, int natts, char (**fps)[65], char *err,
@@ -246,6 +248,9 @@ static int check_digests(const opts *o, char **runs, int nruns, char **atts, int
                  i < nruns ? runs[i] : atts[i - nruns]);
         rc = rawdigest_check_run(o->root, rel, m, (*fps)[i], err, errlen);
     }
+    /* the reference the "=" scores are decoded by, as measure copied it */
+    if (rc == 0)
+        rc = rawdigest_check_listed(o->root, m, PATH_REFERENCE_DIR "/", err, errlen);
     if (rc != 0 && err[0] && !strstr(err, "nothing was loaded")) {
         char e2[UT_ERRLEN];
         snprintf(e2, sizeof e2, "%s", err);

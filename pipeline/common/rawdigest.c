@@ -218,3 +218,26 @@ done:
     json_decref(rj);
     return rc;
 }
+
+int rawdigest_check_listed(const char *root, const rawdigest_manifest *m, const char *prefix, char *err,
+                           size_t errlen)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; m && i < m->n; i++) {
+        const entry *e = &m->v[i];
+        if (strncmp(e->path, prefix, n) != 0)
+            continue;
+        char path[4200], sha[65];
+        uint64_t size = 0;
+        snprintf(path, sizeof path, "%s/%s", root, e->path);
+        if (ut_sha256_file(path, sha, &size, err, errlen) != 0)
+            return -1;
+        if (e->size != size || strcmp(e->sha, sha)) {
+            ut_seterr(err, errlen, "%s: sha256 %s (%" PRIu64 " bytes), but %s:%zu records %s (%" PRIu64
+                      " bytes): not the file measure wrote",
+                      path, sha, size, m->path, e->line, e->sha, e->size);
+            return -1;
+        }
+    }
+    return 0;
+}

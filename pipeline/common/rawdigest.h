@@ -28,6 +28,11 @@
  * sha256s of run.json and the event files in that order (what collect
  * stores to tell a run loaded already).
  *
+ * rawdigest_check_listed holds every file the manifest lists under a path
+ * prefix (collect: results/reference/, the reference of the raw files' "="
+ * scores) to its size and sha256 there, naming the file and both digests;
+ * with no manifest (NULL) there is nothing to hold them to.
+ *
  * Ownership: rawdigest_manifest_free frees what the loader allocated (NULL
  * is fine).  0, or -1 with the message in err.
  */
@@ -44,5 +49,7 @@ int rawdigest_manifest_load(const char *path, rawdigest_manifest **out, char *er
 void rawdigest_manifest_free(rawdigest_manifest *m);
 int rawdigest_check_run(const char *root, const char *rel, const rawdigest_manifest *m, char fp[65], char *err,
                         size_t errlen);
+int rawdigest_check_listed(const char *root, const rawdigest_manifest *m, const char *prefix, char *err,
+                           size_t errlen);
 
 #endif

@@ -847,6 +847,37 @@ Test(collect, the_measure_manifest_is_held_to_before_loading)
     cr_assert(strstr(out, "collect: loaded H3-fb25-r1"), "%s", out);
 }
 
+/* The reference the "=" scores decode by (results/reference/, measure's
+ * copy) is held to the manifest too: a changed byte refused, naming it. */
+Test(collect, the_reference_is_held_to_the_manifest)
+{
+    make_run("H3-fb25", 1);
+    char out[8192], p[256], err[UT_ERRLEN], sha[65], want[1200];
+    uint64_t size;
+    snprintf(p, sizeof p, "%s/results/reference", ct_root);
+    cr_assert_eq(ut_mkdir_p(p, err, sizeof err), 0, "%s", err);
+    snprintf(p, sizeof p, "%s/results/reference/summary.json", ct_root);
+    const char *text = "{\"test_rows\": 5}\n";
+    cr_assert_eq(ut_write_file(p, text, strlen(text), err, sizeof err), 0, "%s", err);
+    digest(p, sha, &size);
+    write_manifest(NULL);
+    char m[256];
+    snprintf(m, sizeof m, "%s/provenance/manifest-measure.tsv", ct_root);
+    FILE *f = fopen(m, "a");
+    cr_assert_not_null(f);
+    fprintf(f, "results/reference/summary.json\t%llu\t%s\n", (unsigned long long)size, sha);
+    fclose(f);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    text = "{\"test_rows\": 6}\n";
+    cr_assert_eq(ut_write_file(p, text, strlen(text), err, sizeof err), 0, "%s", err);
+    char now[65];
+    digest(p, now, &size);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    snprintf(want, sizeof want, "%s: sha256 %s (%llu bytes), but %s:8 records %s (", p, now, (unsigned long long)size,
+             m, sha);
+    cr_assert(strstr(out, want), "no \"%s\" in: %s", want, out);
+}
+
 /* run.json without `files`: nothing to hold the raw files to, refused. */
 Test(collect, a_run_json_without_files_is_refused)
 {
