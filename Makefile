@@ -63,7 +63,8 @@ LAB_MODS  += service/httpparse service/storeconn service/evlog core/storetab tes
 LAB_MODS  += service/front
 LAB_MODS  += tester/topts
 LAB_MODS  += base/tsv core/cmptab core/sctab core/prepsum
-PIPE_COMMON := common/prov common/redact
+LAB_MODS  += core/guesstab
+PIPE_COMMON := common/prov common/redact common/rawdigest
 # (the libpq calls: only the stages that link PostgreSQL's client)
 PGX_OBJ     := $(B)/pipeline/common/pgx.o
 MODEL_MODS  := model/shop model/feat model/train model/prepread
@@ -239,7 +240,7 @@ FUZZ_CORE  ?= 1
 FUZZ_ONLY  ?= $(FUZZ_NAMES)
 FUZZ_FLAGS := -std=c11 -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -D_GNU_SOURCE $(ALL_INC) \
               -I$(PGINC) -Itests/fuzz -fsanitize=address,undefined -fno-sanitize-recover=undefined
-FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,model/shop collect/collectpred collect/collectmap collect/collectload common/redact common/prov)
+FUZZ_LIBSRC := $(LAB_SRC) $(patsubst %,pipeline/%.c,model/shop collect/collectpred collect/collectmap collect/collectload common/redact common/prov common/rawdigest)
 FUZZ_LIBS  := -ljansson -lcrypto -lz -lm -levent -lpq
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(FUZZ)/bin/fuzz_%)
 FUZZ_REPLAY := $(FUZZ_NAMES:%=$(FUZZ)/replay/fuzz_%)

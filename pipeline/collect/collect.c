@@ -1,20 +1,30 @@
 /* collect: raw files -> PostgreSQL -> statistics -> results/results.json.
  *
- *   collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]
+ *   collect --root OUT --pgurl URL [--data data] [--pipeline pipeline] [--arms lab/arms.tsv]
  *
  * 1. Connects (an unreachable database: one message naming it, exit 1,
  *    nothing written), reads OUT/results/prediction.json when there is one
  *    (pipeline/collect/collectpred.c: checked whole; a fault is named and nothing
  *    is written) and applies pipeline/collect/schema.sql.
- * 2. Loads every run folder OUT/results/raw/<run>/ whose fingerprint is not
- *    loaded yet, each checked whole first and loaded in one transaction
+ * 2. Holds every raw file of every run folder and kept attempt to its
+ *    run.json's sha256 (and size) and to OUT/provenance/manifest-measure.tsv
+ *    when there is one, as are the files of results/reference/ it lists
+ *    (pipeline/common/rawdigest.h: each file hashed once,
+ *    streamed), before the database is touched: a file that is not the one
+ *    measured is named with both digests, exit 1, nothing loaded, nothing
+ *    written but the stage's record.  Then loads every run folder
+ *    OUT/results/raw/<run>/ whose fingerprint is not loaded yet, each checked whole first and loaded in one transaction
  *    (pipeline/collect/collectload.c: raw format 3, a second store's rows kept apart
  *    by their store number), then every kept attempt
  *    OUT/results/attempts/<run>-a<N>/ the same way, marked as an attempt
  *    (it counts in nothing: stats.sql).  Runs and attempts no longer on
  *    disk are deleted.
- * 3. Loads pipeline/comparisons.tsv, data/guesses.tsv (predicates parsed
- *    here into clauses, grammar in data/README.md) and the prediction, runs
+ * 3. Loads pipeline/comparisons.tsv, data/guesses.tsv (read and checked
+ *    first of all, before the database is touched, by lab/core/guesstab.h:
+ *    the predicates parsed into clauses, grammar in data/README.md, every
+ *    arm a guess names one of --arms, lab/arms.tsv, every figure one of
+ *    data/README.md's; a refusal names the file, line, guess, clause and
+ *    token, exit 2, nothing written) and the prediction, runs
  *    pipeline/collect/stats.sql.
  * 4. Exports results/results.json (pipeline/RESULTS.md), atomically
  *    (pipeline/collect/collectexport.c, section by section), and the stage's
@@ -34,16 +44,18 @@
 #include "collectexport.h"
 #include "collectload.h"
 #include "collectpred.h"
+#include "guesstab.h"
 #include "opt.h"
 #include "paths.h"
 #include "pgx.h"
 #include "prov.h"
 #include "quiet.h"
+#include "rawdigest.h"
 #include "tsv.h"
 #include "util.h"
 
 typedef struct {
-    const char *root, *pgurl, *data, *pipe, *quiet;
+    const char *root, *pgurl, *data, *pipe, *quiet, *arms;
 } opts;
 
 /* ----------------------------------------------- comparisons and guesses */
@@ -68,128 +80,57 @@ static int load_comparisons(PGconn *db, const opts *o, char *err, size_t errlen)
     return rc;
 }
 
-/* Every figure of data/README.md's table (the guess grammar's). */
-static const char *const FIGURES[] = {
-    "n", "p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "live_share", "standin_share", "last_known_share",
-    "default_share", "error_share", "lookups_per_request", "slot_ms_per_lookup", "slot_ms_per_request",
-    "cut_short", "late_p99_us", "answers_per_s", "lost", "retried_permanent", "during_lookups_per_request",
-    "first_live_after_ms", "recovered_s",
-    "before_requests", "before_live", "before_standins", "before_errors", "before_lost", "before_lookups",
-    "before_unanswered_lookups",
-    "during_requests", "during_live", "during_standins", "during_errors", "during_lost", "during_lookups",
-    "during_unanswered_lookups",
-    "after_requests", "after_live", "after_standins", "after_errors", "after_lost", "after_lookups",
-    "after_unanswered_lookups",
-    "brk_opened", "brk_half_opened", "brk_closed", "brk_transitions", "brk_open_ms", "brk_half_ms", "brk_closed_ms",
-    "brk_illegal", "budget_refused", "budget_over", "inflight_refused", "store1_during_live_share",
-    "store2_during_live_share", "store2_during_p99_ms", "store2_p99_ms", "before_lookups_100ms",
-    "recovery_lookups_100ms_max", "longest_line", "freezes", "freeze_share", "false_timeouts", "healthy_timeouts",
-    "healthy_timeout_share", "during_standin_share", "during_p99_ms", "store1_during_busy", "store2_during_busy"};
-
-static int is_figure(const char *s)
-{
-    for (size_t i = 0; i < sizeof FIGURES / sizeof FIGURES[0]; i++)
-        if (!strcmp(s, FIGURES[i]))
-            return 1;
-    return 0;
-}
-
-/* "ARM.figure" -> arm, figure */
-static int term(char *s, char **arm, char **fig)
-{
-    char *dot = strrchr(s, '.');
-    if (!dot || dot == s || !is_figure(dot + 1))
-        return -1;
-    *dot = 0;
-    *arm = s;
-    *fig = dot + 1;
-    return 0;
-}
-
-static int parse_clause(PGconn *db, int k, int c, char *cl, const char *where, char *err, size_t errlen)
-{
-    char *w[8];
-    int n = 0;
-    for (char *t = strtok(cl, " "); t; t = strtok(NULL, " "))
-        if (n < 8)
-            w[n++] = t;
-        else
-            n++;
-    char ks[16], cs[16];
-    snprintf(ks, sizeof ks, "%d", k);
-    snprintf(cs, sizeof cs, "%d", c);
-    if (n == 4 && (!strcmp(w[0], "apart") || !strcmp(w[0], "close"))) {
-        if (!is_figure(w[3])) {
-            ut_seterr(err, errlen, "%s: \"%s\" is not a figure (see data/README.md)", where, w[3]);
-            return -1;
-        }
-        const char *v[] = {ks, cs, w[0], w[1], w[3], w[2]};
-        return pgx_exec_params(db,
-                           "INSERT INTO guess_clauses (k, c, kind, arm, figure, arm2, figure2) "
-                           "VALUES ($1, $2, $3, $4, $5, $6, $5)",
-                           6, v, err, errlen);
-    }
-    char *arm, *fig, *arm2 = NULL, *fig2 = NULL;
-    if ((n != 4 && n != 6) || (strcmp(w[0], "every") && strcmp(w[0], "any") && strcmp(w[0], "median")) ||
-        term(w[1], &arm, &fig) != 0 ||
-        (strcmp(w[2], "<") && strcmp(w[2], "<=") && strcmp(w[2], ">") && strcmp(w[2], ">=")) ||
-        (n == 6 && (strcmp(w[4], "*") || term(w[5], &arm2, &fig2) != 0))) {
-        ut_seterr(err, errlen,
-                  "%s: clause %d is not \"every|any|median ARM.figure OP NUMBER [* ARM.figure]\" "
-                  "nor \"apart|close ARM ARM figure\"",
-                  where, c + 1);
-        return -1;
-    }
-    double num;
-    char why[96];
-    if (opt_f64(w[3], -HUGE_VAL, HUGE_VAL, &num, why, sizeof why) != 0) {
-        ut_seterr(err, errlen, "%s: clause %d: \"%s\": %s", where, c + 1, w[3], why);
-        return -1;
-    }
-    const char *v[] = {ks, cs, w[0], arm, fig, w[2], w[3], arm2, fig2};
-    return pgx_exec_params(db,
-                       "INSERT INTO guess_clauses (k, c, kind, quant, arm, figure, op, num, arm2, figure2) "
-                       "VALUES ($1, $2, 'cmp', $3, $4, $5, $6, $7, $8, $9)",
-                       9, v, err, errlen);
-}
-
-/* One guess of data/guesses.tsv: its row, then its clauses (split on " and "). */
-static int guess_row(void *ctx, char **f, int nf, const tsv_at *at, char *err, size_t errlen)
-{
-    (void)nf;
-    PGconn *db = ctx;
-    char k[16], where[4200];
-    snprintf(k, sizeof k, "%zu", at->record);
-    snprintf(where, sizeof where, "%s:%zu", at->path, at->line);
-    const char *v[] = {k, f[0], f[1], f[2]};
-    int rc = pgx_exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen);
-    char *pred = strdup(f[2]), *p = pred;
-    if (!pred) {
-        ut_seterr(err, errlen, "%s: out of memory", where);
-        return -1;
-    }
-    for (int c = 0; rc == 0 && p; c++) {
-        char *and = strstr(p, " and ");
-        if (and)
-            *and = 0;
-        rc = parse_clause(db, (int)at->record, c, p, where, err, errlen);
-        p = and ? and + 5 : NULL;
-    }
-    free(pred);
-    return rc;
-}
-
-/* data/guesses.tsv through the one TSV reader (lab/base/tsv.h: "#" lines
- * are comments): "id guess predicate"; k is a guess's place. */
-static int load_guesses(PGconn *db, const opts *o, char *err, size_t errlen)
+/* data/guesses.tsv through its one reader (lab/core/guesstab.h): the
+ * predicates parsed into clauses and every arm and figure they name checked
+ * against the registered arms (--arms) and the figures, before the
+ * database is touched. */
+static int read_guesses(const opts *o, guesstab *g, char *err, size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/guesses.tsv", o->data);
+    if (o->arms)
+        return guesstab_load_registered(path, o->arms, g, err, errlen);
+    return guesstab_load(path, NULL, 0, NULL, g, err, errlen);
+}
+
+/* The guesses read into `guesses` and `guess_clauses`; k is a guess's place,
+ * c a clause's (from 0). */
+static int load_guesses(PGconn *db, const guesstab *g, char *err, size_t errlen)
+{
     if (pgx_exec(db, "DELETE FROM guesses", err, errlen) != 0 ||
         pgx_exec(db, "DELETE FROM guess_clauses", err, errlen) != 0)
         return -1;
-    tsv_spec s = {path, "id\tguess\tpredicate", 3, 0};
-    return tsv_read(&s, guess_row, db, err, errlen);
+    for (size_t i = 0; i < g->n; i++) {
+        const guess_row *r = &g->v[i];
+        char k[16];
+        snprintf(k, sizeof k, "%d", r->k);
+        const char *v[] = {k, r->id, r->text, r->predicate};
+        if (pgx_exec_params(db, "INSERT INTO guesses VALUES ($1, $2, $3, $4)", 4, v, err, errlen) != 0)
+            return -1;
+        for (int c = 0; c < r->nc; c++) {
+            const guess_clause *q = &r->c[c];
+            char cs[16];
+            snprintf(cs, sizeof cs, "%d", c);
+            int rc;
+            if (q->kind == GUESS_CMP) {
+                const char *w[] = {k, cs, q->quant, q->arm, q->figure, q->op, q->num,
+                                   q->arm2[0] ? q->arm2 : NULL, q->arm2[0] ? q->figure2 : NULL};
+                rc = pgx_exec_params(db,
+                                     "INSERT INTO guess_clauses (k, c, kind, quant, arm, figure, op, num, arm2, "
+                                     "figure2) VALUES ($1, $2, 'cmp', $3, $4, $5, $6, $7, $8, $9)",
+                                     9, w, err, errlen);
+            } else {
+                const char *w[] = {k, cs, q->kind == GUESS_APART ? "apart" : "close", q->arm, q->figure, q->arm2};
+                rc = pgx_exec_params(db,
+                                     "INSERT INTO guess_clauses (k, c, kind, arm, figure, arm2, figure2) "
+                                     "VALUES ($1, $2, $3, $4, $5, $6, $5)",
+                                     6, w, err, errlen);
+            }
+            if (rc != 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 /* data/quiet.tsv (lab/watch/quiet.h reads and checks it) into quiet_limits, in
@@ -283,10 +224,46 @@ static int list_runs(const char *root, const char *rel, char ***out, int *n, cha
     return 0;
 }
 
+/* Every run folder (results/raw/<run>) and kept attempt
+ * (results/attempts/<name>) held to its run.json's sha256s and to
+ * provenance/manifest-measure.tsv when the study has one, and the files of
+ * results/reference/ that manifest lists to it (pipeline/common/rawdigest.h),
+ * each file hashed once; (*fps)[i] the
+ * fingerprint of run i, then of attempt i at nruns + i (malloc'd).  0, or
+ * -1 naming the file and both digests. */
+static int check_digests(const opts *o, char **runs, int nruns, char **atts, int natts, char (**fps)[65], char *err,
+                         size_t errlen)
+{
+    char path[4200], rel[4200];
+    snprintf(path, sizeof path, "%s/" PATH_PROV_DIR "/" RAWDIGEST_MANIFEST, o->root);
+    rawdigest_manifest *m = NULL;
+    if (rawdigest_manifest_load(path, &m, err, errlen) != 0)
+        return -1;
+    *fps = malloc((size_t)(nruns + natts + 1) * sizeof **fps);
+    int rc = *fps ? 0 : -1;
+    if (!*fps)
+        ut_seterr(err, errlen, "collect: out of memory");
+    for (int i = 0; rc == 0 && i < nruns + natts; i++) {
+        snprintf(rel, sizeof rel, "%s/%s", i < nruns ? PATH_RAW_DIR : PATH_ATTEMPTS_DIR,
+                 i < nruns ? runs[i] : atts[i - nruns]);
+        rc = rawdigest_check_run(o->root, rel, m, (*fps)[i], err, errlen);
+    }
+    /* the reference the "=" scores are decoded by, as measure copied it */
+    if (rc == 0)
+        rc = rawdigest_check_listed(o->root, m, PATH_REFERENCE_DIR "/", err, errlen);
+    if (rc != 0 && err[0] && !strstr(err, "nothing was loaded")) {
+        char e2[UT_ERRLEN];
+        snprintf(e2, sizeof e2, "%s", err);
+        ut_seterr(err, errlen, "%s (nothing was loaded)", e2);
+    }
+    rawdigest_manifest_free(m);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     ut_set_prog("collect");
-    opts o = {".", NULL, "data", "pipeline", NULL};
+    opts o = {".", NULL, "data", "pipeline", NULL, "lab/arms.tsv"};
     char quiet_def[4200];
     const opt_spec spec[] = {
         {"--root", OPT_STR, &o.root, 0, 0, "OUT", PATH_RAW_DIR "/ is read, " PATH_RESULTS_JSON " written (.)"},
@@ -294,6 +271,7 @@ int main(int argc, char **argv)
         {"--data", OPT_STR, &o.data, 0, 0, "DIR", "guesses.tsv is read from DIR (data)"},
         {"--pipeline", OPT_STR, &o.pipe, 0, 0, "DIR", "the pipeline folder: collect/schema.sql, collect/stats.sql, comparisons.tsv (pipeline)"},
         {"--quiet", OPT_STR, &o.quiet, 0, 0, "FILE", "the rules of a quiet run (DATA/quiet.tsv)"},
+        {"--arms", OPT_STR, &o.arms, 0, 0, "FILE", "the registered arms the guesses may name (lab/arms.tsv)"},
         {0}};
     int prc = opt_parse(argc, argv, spec, "collect: raw files -> PostgreSQL -> " PATH_RESULTS_JSON, NULL);
     if (prc != OPT_OK)
@@ -303,10 +281,17 @@ int main(int argc, char **argv)
         o.quiet = quiet_def;
     }
     if (!o.pgurl) {
-        ut_err("usage: collect --root OUT --pgurl URL [--data data] [--pipeline pipeline]");
+        ut_err("usage: collect --root OUT --pgurl URL [--data data] [--pipeline pipeline] [--arms lab/arms.tsv]");
         return 2;
     }
     char err[UT_ERRLEN] = "", masked[1024];
+    /* the registered guesses, checked whole (every arm and figure they name
+     * exists) before anything else: a guess that names nothing is refused */
+    guesstab guesses;
+    if (read_guesses(&o, &guesses, err, sizeof err) != 0) {
+        ut_err("%s (nothing was written)", err);
+        return 2;
+    }
     prov_mask(o.pgurl, masked, sizeof masked); /* never print a password */
     PGconn *db = PQconnectdb(o.pgurl);
     if (PQstatus(db) != CONNECTION_OK) {
@@ -315,6 +300,7 @@ int main(int argc, char **argv)
         m[strcspn(m, "\n")] = 0;
         ut_err("cannot reach PostgreSQL at \"%s\": %s (nothing was written)", masked, m);
         PQfinish(db);
+        guesstab_free(&guesses);
         return 1;
     }
     PQsetNoticeProcessor(db, NULL, NULL);
@@ -324,12 +310,19 @@ int main(int argc, char **argv)
     pgx_exec(db, "SET jit = off", err, sizeof err);
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
-    char **runs = NULL, **atts = NULL;
+    char **runs = NULL, **atts = NULL, (*fps)[65] = NULL;
     int nruns = 0, natts = 0, rc = 1, loaded = 0;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
     snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
     if (collectpred_read(path, &pred, err, sizeof err) != 0 || (pred && prov_input(pv, path, err, sizeof err) != 0))
+        goto done;
+    /* every raw file held to its run.json's sha256 and the measure
+     * manifest, each hashed once, before the database is touched: one file
+     * that is not the one measured and nothing is loaded */
+    if (list_runs(o.root, PATH_RAW_DIR, &runs, &nruns, err, sizeof err) != 0 ||
+        list_runs(o.root, PATH_ATTEMPTS_DIR, &atts, &natts, err, sizeof err) != 0 ||
+        check_digests(&o, runs, nruns, atts, natts, &fps, err, sizeof err) != 0)
         goto done;
     /* One collect at a time per database: the server side of a collect
      * killed a moment ago may still be running its statement (schema.sql's
@@ -338,11 +331,8 @@ int main(int argc, char **argv)
     if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
         pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
-    if (list_runs(o.root, PATH_RAW_DIR, &runs, &nruns, err, sizeof err) != 0 ||
-        list_runs(o.root, PATH_ATTEMPTS_DIR, &atts, &natts, err, sizeof err) != 0)
-        goto done;
     for (int i = 0; i < nruns; i++) {
-        int r = collectload_run(db, o.root, runs[i], err, sizeof err);
+        int r = collectload_run(db, o.root, runs[i], fps[i], err, sizeof err);
         if (r < 0)
             goto done;
         loaded += r;
@@ -351,7 +341,7 @@ int main(int argc, char **argv)
             goto done;
     }
     for (int i = 0; i < natts; i++) {
-        int r = collectload_attempt(db, o.root, atts[i], err, sizeof err);
+        int r = collectload_attempt(db, o.root, atts[i], fps[nruns + i], err, sizeof err);
         if (r < 0)
             goto done;
         loaded += r;
@@ -379,7 +369,7 @@ int main(int argc, char **argv)
     if (one_machine_per_round(db, err, sizeof err) != 0)
         goto done;
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
-        load_guesses(db, &o, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0 ||
+        load_guesses(db, &guesses, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0 ||
         collectpred_load(db, pred, err, sizeof err) != 0)
         goto rollback;
     snprintf(path, sizeof path, "%s/collect/stats.sql", o.pipe);
@@ -404,6 +394,8 @@ done:
         ut_err("%s", err);
     PQfinish(db);
     collectpred_free(pred);
+    guesstab_free(&guesses);
+    free(fps);
     for (int i = 0; i < nruns; i++)
         free(runs[i]);
     free(runs);

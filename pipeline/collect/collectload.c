@@ -240,28 +240,6 @@ static void syslog_rows(const char *root, const char *run, const char *rec, sbuf
     json_decref(pj);
 }
 
-/* The fingerprint: sha256 of the sha256s of run.json, the five event files
- * and store2.tsv.gz when it is there (*has_store2 says whether). */
-static int fingerprint(const char *dir, char fp[65], int *has_store2, char *err, size_t errlen)
-{
-    char path[4200], sha[65], all[8 * 64 + 1] = "";
-    struct stat sb;
-    snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
-    *has_store2 = stat(path, &sb) == 0;
-    static const char *const names[] = {"run.json", "tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
-                                        "machine.tsv.gz", "events.tsv.gz", "store2.tsv.gz"};
-    for (int k = 0; k < 7; k++) {
-        if (k == 6 && !*has_store2)
-            break;
-        snprintf(path, sizeof path, "%s/%s", dir, names[k]);
-        if (ut_sha256_file(path, sha, NULL, err, errlen) != 0)
-            return -1;
-        strcat(all, sha);
-    }
-    ut_sha256_buf(all, strlen(all), fp);
-    return 0;
-}
-
 /* The run's buffers of COPY text, one per table. */
 enum { B_TESTER, B_SERVICE, B_STORE, B_MACHINE, B_EVENTS, B_SYSLOG, B_N };
 
@@ -344,11 +322,10 @@ static int attempt_name(const char *name, char *base, size_t bl, int *n)
 
 /* One folder, rel/<name>/ under root, loaded as the run `name`; attempt 0
  * for a run, N for a kept attempt (its record <run>.attempt-N.json). */
-static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, char *err,
-                       size_t errlen)
+static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, const char *fp,
+                       char *err, size_t errlen)
 {
-    char dir[4096], path[4200], fp[65], base[256] = "", rec[300];
-    int has2;
+    char dir[4096], path[4200], base[256] = "", rec[300];
     snprintf(dir, sizeof dir, "%s/%s/%s", root, rel, run);
     int n = 0;
     if (attempt && attempt_name(run, base, sizeof base, &n) != 0) {
@@ -358,8 +335,9 @@ static int load_folder(PGconn *db, const char *root, const char *rel, const char
     snprintf(rec, sizeof rec, "%s", run);
     if (attempt)
         snprintf(rec, sizeof rec, "%s.attempt-%d", base, n);
-    if (fingerprint(dir, fp, &has2, err, errlen) != 0)
-        return -1;
+    struct stat sb;
+    snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
+    int has2 = stat(path, &sb) == 0;
     const char *p1[] = {run, fp};
     PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
                                NULL, 0);
@@ -425,14 +403,14 @@ done:
     return rc;
 }
 
-int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen)
+int collectload_run(PGconn *db, const char *root, const char *run, const char *fp, char *err, size_t errlen)
 {
-    return load_folder(db, root, PATH_RAW_DIR, run, 0, err, errlen);
+    return load_folder(db, root, PATH_RAW_DIR, run, 0, fp, err, errlen);
 }
 
-int collectload_attempt(PGconn *db, const char *root, const char *name, char *err, size_t errlen)
+int collectload_attempt(PGconn *db, const char *root, const char *name, const char *fp, char *err, size_t errlen)
 {
-    return load_folder(db, root, PATH_ATTEMPTS_DIR, name, 1, err, errlen);
+    return load_folder(db, root, PATH_ATTEMPTS_DIR, name, 1, fp, err, errlen);
 }
 
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)

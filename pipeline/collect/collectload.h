@@ -1,9 +1,12 @@
 /* collectload: collect's loader: one run's raw files -> PostgreSQL.
  *
  * collectload_run loads ROOT/results/raw/<run>/ unless a run of that name
- * with the same fingerprint is loaded already (the sha256 of the sha256s of
- * run.json and its event files: tester, service, store, machine, events,
- * then store2 when there is one).  Everything is read and checked before
+ * with the same fingerprint fp is loaded already (the sha256 of the sha256s
+ * of run.json and its event files: tester, service, store, machine, events,
+ * then store2 when there is one; computed by pipeline/common/rawdigest.h's
+ * rawdigest_check_run, which the caller has run on the folder: every file
+ * held to run.json's sha256s and the measure manifest, each hashed once).
+ * Everything is read and checked before
  * the database is touched: the run's files decoded whole through lab/raw4
  * (raw format 4, lab/RAWFORMAT.md; "=" scores from ROOT/results/reference,
  * needed only when a score says "="; the tables' columns are the decoded
@@ -36,8 +39,8 @@
 #include <libpq-fe.h>
 #include <stddef.h>
 
-int collectload_run(PGconn *db, const char *root, const char *run, char *err, size_t errlen);
-int collectload_attempt(PGconn *db, const char *root, const char *name, char *err, size_t errlen);
+int collectload_run(PGconn *db, const char *root, const char *run, const char *fp, char *err, size_t errlen);
+int collectload_attempt(PGconn *db, const char *root, const char *name, const char *fp, char *err, size_t errlen);
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
 
 #endif

@@ -47,7 +47,12 @@
  *     registered, or measure anew in another OUT): a registration written
  *     after the runs would not be one, and the verifier fails such a study.
  *
- * Exit: 0 done; 1 failed; 2 refused (options, the registration).
+ * Before anything is built, the guesses are read by their one reader
+ * (lab/core/guesstab.h, collect's too): a predicate outside the grammar,
+ * or naming an arm that is not in --arms or a figure that does not exist,
+ * is refused (exit 2) naming the file, line, guess, clause and token.
+ *
+ * Exit: 0 done; 1 failed; 2 refused (options, the registration, the guesses).
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -60,6 +65,7 @@
 
 #include "ap.h"
 #include "feat.h"
+#include "guesstab.h"
 #include "opt.h"
 #include "paths.h"
 #include "prov.h"
@@ -210,6 +216,22 @@ static int prereg_plan(const opts *o, prereg_now *n, char *err, size_t errlen)
         return -1;
     }
     return 1;
+}
+
+/* The guesses to be registered (--data's guesses.tsv), read by their one
+ * reader: every predicate in the grammar, every arm it names one of --arms,
+ * every figure one of data/README.md's.  0, or -1 naming the file, line,
+ * guess, clause and token. */
+static int check_guesses(const opts *o, char *err, size_t errlen)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/guesses.tsv", o->data);
+    guesstab g;
+    if (guesstab_load_registered(path, o->arms, &g, err, errlen) != 0)
+        return -1;
+    printf("prepare: %zu guesses of %s checked: every arm one of %s, every figure known\n", g.n, path, o->arms);
+    guesstab_free(&g);
+    return 0;
 }
 
 /* Writes prereg.json when the plan says so: the seven files, in order, the
@@ -647,10 +669,12 @@ int main(int argc, char **argv)
     if (orc != OPT_OK)
         return orc == OPT_HELP ? 0 : 2;
     o.seed = (unsigned long long)seed;
-    /* A registration that cannot be written is refused before anything is built. */
+    /* A registration that cannot be written is refused before anything is
+     * built, and so are guesses that name an arm or a figure that does not
+     * exist (or break the grammar): lab/core/guesstab.h, collect's reader too. */
     static prereg_now plan;
     char perr[4096] = "";
-    if (prereg_plan(&o, &plan, perr, sizeof perr) < 0) {
+    if (prereg_plan(&o, &plan, perr, sizeof perr) < 0 || check_guesses(&o, perr, sizeof perr) != 0) {
         ut_err("%s", perr);
         return 2;
     }

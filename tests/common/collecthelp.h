@@ -112,6 +112,33 @@ static inline void fix_planned(int64_t *v, const char *spec, int round)
     v[RAWFMT_STORE_planned_ns] = w;
 }
 
+/* run.json's `files` as the run driver writes them (lab/RAWFORMAT.md):
+ * each event file's sha256 and size, which collect holds the files to
+ * (pipeline/common/rawdigest.h); called by write_run_json, and again by a
+ * test that changes a raw file on purpose and means it to be read. */
+static inline void record_digests(const char *dir)
+{
+    static const char *const EVF[] = {"tester.tsv.gz", "service.tsv.gz", "store.tsv.gz",
+                                      "machine.tsv.gz", "events.tsv.gz", "store2.tsv.gz"};
+    char p[300], err[UT_ERRLEN], sha[65];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    json_error_t je;
+    json_t *rj = json_load_file(p, 0, &je), *files = json_object();
+    cr_assert_not_null(rj, "%s: %s", p, je.text);
+    for (size_t k = 0; k < sizeof EVF / sizeof EVF[0]; k++) {
+        char f[300];
+        uint64_t size;
+        snprintf(f, sizeof f, "%s/%s", dir, EVF[k]);
+        if (access(f, F_OK) != 0)
+            continue;
+        cr_assert_eq(ut_sha256_file(f, sha, &size, err, sizeof err), 0, "%s", err);
+        json_object_set_new(files, EVF[k], json_pack("{s:s,s:I}", "sha256", sha, "size", (json_int_t)size));
+    }
+    json_object_set_new(rj, "files", files);
+    cr_assert_eq(json_dump_file(rj, p, JSON_COMPACT), 0, "%s", p);
+    json_decref(rj);
+}
+
 /* run.json of a hand-made run: what collect reads of it; and the logs
  * (when there: a second call only changes run.json) rewritten into format 4
  * as the run driver does, after fix_send and fix_planned. */
@@ -160,12 +187,13 @@ static inline void write_run_json(const char *dir, const char *arm, int round, i
             "\"arm_spec\":%s,\"requests\":%lld,\"test_rows\":%d,\"rate\":0,\"freeze_share\":0.01}",
             arm, round, seconds, (long long)T0, fault, stores, sp, (long long)rp.requests, HROWS);
     fclose(f);
+    record_digests(dir);
 }
 
 /* build/bin/collect on ct_root with more options (extra), its output in out. */
 static inline int collect_with(const char *extra, char *out, size_t n)
 {
-    char cmd[1024];
+    char cmd[2048];
     snprintf(cmd, sizeof cmd, "build/bin/collect --root %s --pgurl '%s' %s 2>&1", ct_root, ct_url, extra);
     FILE *p = popen(cmd, "r");
     size_t len = fread(out, 1, n - 1, p);

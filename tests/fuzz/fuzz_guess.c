@@ -1,6 +1,8 @@
 /* fuzz_guess: the lab side's guess grammar (data/guesses.tsv's predicates,
- * parsed by collect into clauses: load_guesses and parse_clause in
- * pipeline/collect/collect.c) and comparisons.tsv's reader, on the same bytes.
+ * parsed into clauses by their one reader, lab/core/guesstab.c, through
+ * collect's read_guesses and loaded by its load_guesses in
+ * pipeline/collect/collect.c; the grammar alone: no arm list) and
+ * comparisons.tsv's reader, on the same bytes.
  * collect.c is compiled into this harness (its parsers are static) with its
  * main renamed, and the database calls are stubs (pgxstub.h) that read
  * every parameter.  Properties: a refusal names the file; a file accepted
@@ -23,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *dir = fz_tmpdir();
     char err[UT_ERRLEN] = "";
-    opts o = {dir, NULL, dir, dir, NULL};
+    opts o = {dir, NULL, dir, dir, NULL, NULL}; /* no arms: the grammar alone */
     size_t lines = 0; /* the lines that are not comments nor empty, the header's too */
     for (size_t i = 0, start = 0; i < size; i++)
         if (data[i] == '\n' || i + 1 == size) {
@@ -35,10 +37,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     const char *path = fz_file(data, size, "guesses.tsv");
     fz_pg_guesses = fz_pg_comparisons = 0;
-    if (load_guesses(NULL, &o, err, sizeof err) != 0)
+    guesstab g;
+    if (read_guesses(&o, &g, err, sizeof err) != 0)
         FZ_ASSERT(strstr(err, path) != NULL);
-    else
+    else {
+        FZ_ASSERT(load_guesses(NULL, &g, err, sizeof err) == 0);
         FZ_ASSERT(lines == 0 || fz_pg_guesses == lines - 1);
+        guesstab_free(&g);
+    }
     err[0] = 0;
     path = fz_file(data, size, "comparisons.tsv");
     if (load_comparisons(NULL, &o, err, sizeof err) != 0)

@@ -510,8 +510,9 @@ Test(collect, never_window_lasts_to_the_end)
 Test(collect, bad_fault_in_run_json_is_named)
 {
     make_down_run("H3-r2-down", 1, 0);
-    char out[8192], p[256];
-    snprintf(p, sizeof p, "%s/results/raw/H3-r2-down-r1/run.json", ct_root);
+    char out[8192], p[256], dir[200];
+    snprintf(dir, sizeof dir, "%s/results/raw/H3-r2-down-r1", ct_root);
+    snprintf(p, sizeof p, "%s/run.json", dir);
     struct {
         const char *fault, *says;
     } bad[] = {
@@ -526,6 +527,7 @@ Test(collect, bad_fault_in_run_json_is_named)
         FILE *f = fopen(p, "w");
         fprintf(f, "{\"arm\":\"H3-r2-down\",\"round\":1,\"seconds\":6,\"t0_ns\":%lld%s}", (long long)T0, bad[i].fault);
         fclose(f);
+        record_digests(dir); /* the files' sha256s there: past the digests, to the fault */
         cr_assert_eq(collect(out, sizeof out), 1, "case %zu: %s", i, out);
         cr_assert(strstr(out, "run.json") && strstr(out, bad[i].says), "case %zu: %s", i, out);
     }
@@ -669,15 +671,19 @@ Test(collect, unreachable_database_is_named_and_nothing_written)
     cr_assert_eq(access(path, F_OK), -1, "nothing written");
 }
 
+/* Each file is changed and run.json's sha256s written anew (record_digests),
+ * as if the lab had written it so: the decoder's refusals, past the digests. */
 Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
 {
     make_run("H3-fb25", 1);
-    char out[8192], cmd[2048], p[256];
+    char out[8192], cmd[2048], p[256], dir[200];
+    snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r1", ct_root);
     /* a malformed row: a letter in front of line 5's status */
     snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/tester.tsv.gz", ct_root);
     snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
              p, p, p, p);
     cr_assert_eq(sh(cmd), 0);
+    record_digests(dir);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "tester.tsv.gz:5:") && strstr(out, "status"), "%s", out);
     cr_assert(strstr(out, "nothing of this run") || !strstr(out, "loaded H3-fb25-r1"), "%s", out);
@@ -693,6 +699,7 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     struct stat sb;
     cr_assert_eq(stat(p, &sb), 0);
     cr_assert_eq(truncate(p, sb.st_size - 12), 0);
+    record_digests(dir);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "store.tsv.gz") && strstr(out, "truncated"), "%s", out);
     /* an integer beyond 64 bits (the request id of line 3) */
@@ -700,8 +707,187 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     snprintf(cmd, sizeof cmd, "zcat %s | sed '3s/^0\\t/99999999999999999999\\t/' | gzip > %s.new && mv %s.new %s", p,
              p, p, p);
     cr_assert_eq(sh(cmd), 0);
+    record_digests(dir);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "store.tsv.gz:3:") && strstr(out, "req") && strstr(out, "overflow"), "%s", out);
+}
+
+/* A file's whole text (malloc'd). */
+static char *file_text(const char *path)
+{
+    char *b = NULL, err[UT_ERRLEN];
+    size_t n;
+    cr_assert_eq(ut_read_file(path, &b, &n, err, sizeof err), 0, "%s", err);
+    return b;
+}
+
+/* sha256 and size of a file, for the messages the digest check gives. */
+static void digest(const char *path, char sha[65], uint64_t *size)
+{
+    char err[UT_ERRLEN];
+    cr_assert_eq(ut_sha256_file(path, sha, size, err, sizeof err), 0, "%s", err);
+}
+
+/* A raw file changed by one value and gzipped again, run.json left as the
+ * lab wrote it (issue 31, part 3): collect refuses before the database is
+ * touched, naming the file and both digests; the run loaded before and
+ * results.json stay as they were, byte for byte.  The same file with
+ * run.json's sha256s written anew is loaded: the digests were what refused it. */
+Test(collect, a_raw_file_changed_and_gzipped_again_is_refused_naming_it)
+{
+    make_run("H3-fb25", 1);
+    char out[8192], p[256], res[256], dir[200], cmd[2048], want[1200], was[65], now[65];
+    uint64_t size;
+    snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r1", ct_root);
+    snprintf(res, sizeof res, "%s/results/results.json", ct_root);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    char *before = file_text(res);
+    long long fp_rows = psql_num("SELECT count(*) FROM runs WHERE run = 'H3-fb25-r1'");
+    cr_assert_eq(fp_rows, 1);
+    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+    digest(p, was, &size);
+    /* the first request's answer_us with a 9 in front: a value that decodes */
+    snprintf(cmd, sizeof cmd,
+             "zcat %s | sed '3s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t9\\2\\t/' | gzip > %s.new && mv %s.new %s", p, p,
+             p, p);
+    cr_assert_eq(sh(cmd), 0);
+    digest(p, now, &size);
+    cr_assert_str_neq(now, was);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    snprintf(want, sizeof want, "%s: sha256 %s (%llu bytes), but run.json records %s (", p, now,
+             (unsigned long long)size, was);
+    cr_assert(strstr(out, want), "no \"%s\" in: %s", want, out);
+    cr_assert(strstr(out, "not the file measured") && strstr(out, "nothing was loaded"), "%s", out);
+    cr_assert_null(strstr(out, "collect: loaded"), "%s", out);
+    char *after = file_text(res);
+    cr_assert_str_eq(after, before, "results.json changed by a refused collect");
+    free(after);
+    /* the run's rows as they were: the old fingerprint, the old answer */
+    cr_assert_eq(psql_num("SELECT count(*) FROM runs WHERE run = 'H3-fb25-r1'"), 1);
+    cr_assert_eq(psql_num("SELECT count(*) FROM requests WHERE run = 'H3-fb25-r1'"), 5);
+    /* the same bytes recorded as measured: loaded, and the figures move */
+    record_digests(dir);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "collect: loaded H3-fb25-r1"), "%s", out);
+    after = file_text(res);
+    cr_assert_str_neq(after, before, "the changed answer_us changes results.json");
+    free(after);
+    free(before);
+}
+
+/* provenance/manifest-measure.tsv lines for run.json and the event files
+ * of the folder results/raw/H3-fb25-r1, leaving out the file `skip`. */
+static void write_manifest(const char *skip)
+{
+    static const char *const F[] = {"events.tsv.gz", "machine.tsv.gz", "run.json", "service.tsv.gz",
+                                    "store.tsv.gz", "tester.tsv.gz"};
+    char p[256], err[UT_ERRLEN];
+    snprintf(p, sizeof p, "%s/provenance", ct_root);
+    cr_assert_eq(ut_mkdir_p(p, err, sizeof err), 0, "%s", err);
+    snprintf(p, sizeof p, "%s/provenance/manifest-measure.tsv", ct_root);
+    FILE *m = fopen(p, "w");
+    cr_assert_not_null(m);
+    fprintf(m, "path\tsize\tsha256\n");
+    for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+        if (skip && !strcmp(skip, F[i]))
+            continue;
+        char f[300], sha[65];
+        uint64_t size;
+        snprintf(f, sizeof f, "%s/results/raw/H3-fb25-r1/%s", ct_root, F[i]);
+        digest(f, sha, &size);
+        fprintf(m, "results/raw/H3-fb25-r1/%s\t%llu\t%s\n", F[i], (unsigned long long)size, sha);
+    }
+    fclose(m);
+}
+
+/* The measure manifest holds run.json and every event file too: a file
+ * changed and run.json's sha256s written to match is still refused, naming
+ * the manifest's line; a file the manifest lacks is refused. */
+Test(collect, the_measure_manifest_is_held_to_before_loading)
+{
+    make_run("H3-fb25", 1);
+    char out[8192], p[256], dir[200], cmd[2048], want[1200], was[65], now[65];
+    uint64_t size, was_size;
+    snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r1", ct_root);
+    write_manifest(NULL);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    /* service.tsv.gz changed, run.json's sha256s written anew to match it */
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    digest(p, was, &was_size);
+    snprintf(p, sizeof p, "%s/service.tsv.gz", dir);
+    snprintf(cmd, sizeof cmd, "zcat %s | sed '3s/\\t200\\t/\\t504\\t/' | gzip > %s.new && mv %s.new %s", p, p, p, p);
+    cr_assert_eq(sh(cmd), 0);
+    record_digests(dir);
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    digest(p, now, &size);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    /* run.json is line 4 of the manifest (events, machine, run.json ...) */
+    snprintf(want, sizeof want, "%s: sha256 %s (%llu bytes), but %s/provenance/manifest-measure.tsv:4 records %s (%llu bytes)",
+             p, now, (unsigned long long)size, ct_root, was, (unsigned long long)was_size);
+    cr_assert(strstr(out, want), "no \"%s\" in: %s", want, out);
+    /* run.json put back in the manifest: the service file's line named */
+    snprintf(cmd, sizeof cmd, "cp %s/provenance/manifest-measure.tsv %s/m.old", ct_root, ct_root);
+    cr_assert_eq(sh(cmd), 0);
+    write_manifest(NULL);
+    snprintf(cmd, sizeof cmd, "grep -v '^results/raw/H3-fb25-r1/service' %s/provenance/manifest-measure.tsv > %s/m.new && "
+             "grep '^results/raw/H3-fb25-r1/service' %s/m.old >> %s/m.new && mv %s/m.new %s/provenance/manifest-measure.tsv",
+             ct_root, ct_root, ct_root, ct_root, ct_root, ct_root);
+    cr_assert_eq(sh(cmd), 0);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    snprintf(want, sizeof want, "%s/service.tsv.gz: sha256 ", dir);
+    cr_assert(strstr(out, want) && strstr(out, "manifest-measure.tsv:7 records "), "%s", out);
+    /* a file the manifest lacks */
+    write_manifest("store.tsv.gz");
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    snprintf(want, sizeof want, "%s/store.tsv.gz: not in %s/provenance/manifest-measure.tsv", dir, ct_root);
+    cr_assert(strstr(out, want), "no \"%s\" in: %s", want, out);
+    /* the whole manifest as it is now: loaded */
+    write_manifest(NULL);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "collect: loaded H3-fb25-r1"), "%s", out);
+}
+
+/* The reference the "=" scores decode by (results/reference/, measure's
+ * copy) is held to the manifest too: a changed byte refused, naming it. */
+Test(collect, the_reference_is_held_to_the_manifest)
+{
+    make_run("H3-fb25", 1);
+    char out[8192], p[256], err[UT_ERRLEN], sha[65], want[1200];
+    uint64_t size;
+    snprintf(p, sizeof p, "%s/results/reference", ct_root);
+    cr_assert_eq(ut_mkdir_p(p, err, sizeof err), 0, "%s", err);
+    snprintf(p, sizeof p, "%s/results/reference/summary.json", ct_root);
+    const char *text = "{\"test_rows\": 5}\n";
+    cr_assert_eq(ut_write_file(p, text, strlen(text), err, sizeof err), 0, "%s", err);
+    digest(p, sha, &size);
+    write_manifest(NULL);
+    char m[256];
+    snprintf(m, sizeof m, "%s/provenance/manifest-measure.tsv", ct_root);
+    FILE *f = fopen(m, "a");
+    cr_assert_not_null(f);
+    fprintf(f, "results/reference/summary.json\t%llu\t%s\n", (unsigned long long)size, sha);
+    fclose(f);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    text = "{\"test_rows\": 6}\n";
+    cr_assert_eq(ut_write_file(p, text, strlen(text), err, sizeof err), 0, "%s", err);
+    char now[65];
+    digest(p, now, &size);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    snprintf(want, sizeof want, "%s: sha256 %s (%llu bytes), but %s:8 records %s (", p, now, (unsigned long long)size,
+             m, sha);
+    cr_assert(strstr(out, want), "no \"%s\" in: %s", want, out);
+}
+
+/* run.json without `files`: nothing to hold the raw files to, refused. */
+Test(collect, a_run_json_without_files_is_refused)
+{
+    make_run("H3-fb25", 1);
+    char out[8192], cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "cd %s/results/raw/H3-fb25-r1 && jq -c 'del(.files)' run.json > r.new && mv r.new run.json", ct_root);
+    cr_assert_eq(sh(cmd), 0);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "H3-fb25-r1/run.json: files: missing"), "%s", out);
 }
 
 Test(collect, redactor_removes_what_it_claims_and_keeps_the_rest)
@@ -797,7 +983,7 @@ Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
         {"guesses.tsv", "id\tguess\tpredicate\n#\nG1\tall\tevery H3-t25.p99_ms < 5\textra\n",
          "guesses.tsv:3: more than 3 fields, expected 3"},
         {"guesses.tsv", "id\tguess\tpredicate\n\n# c\nG1\tall\tevery H3-t25.p99_ms < five\n",
-         "guesses.tsv:4: clause 1"},
+         "guesses.tsv:4: guess G1, clause 1: \"five\" is not a number"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(path, sizeof path, "%s/%s", bad[i].file[0] == 'c' ? pipe : data, bad[i].file);

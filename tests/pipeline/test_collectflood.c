@@ -191,8 +191,16 @@ Test(collect, freezes_false_timeouts_and_longest_line_by_hand)
     fclose(f);
     snprintf(p, sizeof p, "cp data/quiet.tsv %s/quiet.tsv", dir);
     cr_assert_eq(sh(p), 0);
-    snprintf(p, sizeof p, "--data %s", dir);
-    cr_assert_eq(collect_with(p, out, sizeof out), 0, "%s", out);
+    /* H3-bulk, the hand-made run's arm, among the arms the guess may name:
+     * H3-bulk-hang's line without its fault */
+    char cmd[800];
+    snprintf(cmd, sizeof cmd,
+             "cp lab/arms.tsv %s/arms.tsv && grep '^H3-bulk-hang\t' lab/arms.tsv | "
+             "sed 's/^H3-bulk-hang/H3-bulk/; s/\thang\t/\tnone\t/' >> %s/arms.tsv",
+             dir, dir);
+    cr_assert_eq(sh(cmd), 0);
+    snprintf(cmd, sizeof cmd, "--data %s --arms %s/arms.tsv", dir, dir);
+    cr_assert_eq(collect_with(cmd, out, sizeof out), 0, "%s", out);
     json_t *r = results(), *o = run_of(r, "H3-bulk-r1");
     cr_assert_eq(num(o, "false_timeouts"), 2);
     cr_assert_eq(num(o, "freezes"), 3);
