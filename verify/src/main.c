@@ -584,6 +584,40 @@ static int run_specific(const char *path)
     return !strcmp(path, "checks.utc");
 }
 
+static void diff_verified(const vj_node *mine, const vj_node *theirs, const char *path);
+
+/* the entry of files (an array of {path, size, sha256}) whose path is rel, or NULL */
+static const vj_node *file_entry(const vj_node *files, const char *rel)
+{
+    for (size_t i = 0; i < files->n; i++) {
+        const char *p = vj_get_str(files->items[i], "path");
+        if (p && !strcmp(p, rel))
+            return files->items[i];
+    }
+    return NULL;
+}
+
+/* files, compared by path (an entry more or less is one difference, not a
+ * shift of every entry after it): files[<path>] */
+static void diff_files(const vj_node *mine, const vj_node *theirs)
+{
+    for (int side = 0; side < 2; side++) {
+        const vj_node *a = side ? theirs : mine, *b = side ? mine : theirs;
+        for (size_t i = 0; i < a->n; i++) {
+            const char *rel = vj_get_str(a->items[i], "path");
+            const vj_node *other = rel ? file_entry(b, rel) : NULL;
+            if (side && other)
+                continue; /* compared from mine's side */
+            char *sub = rel ? vu_xasprintf("files[%s]", rel) : vu_xasprintf("files[%zu]", i);
+            if (side)
+                diff_verified(NULL, a->items[i], sub);
+            else
+                diff_verified(a->items[i], other, sub);
+            free(sub);
+        }
+    }
+}
+
 /* every difference between the recomputation (mine) and the committed
  * verified.json (theirs) under path: one mismatch each, grouped (at most
  * --max-print of them printed) */
@@ -592,6 +626,10 @@ static void diff_verified(const vj_node *mine, const vj_node *theirs, const char
     if (run_specific(path))
         return;
     char lab[256], ver[256];
+    if (!strcmp(path, "files") && mine && theirs && mine->type == VJ_ARR && theirs->type == VJ_ARR) {
+        diff_files(mine, theirs);
+        return;
+    }
     if (mine && theirs && mine->type == theirs->type && (mine->type == VJ_OBJ || mine->type == VJ_ARR)) {
         if (mine->type == VJ_OBJ) {
             for (size_t i = 0; i < mine->n; i++) {
