@@ -1,6 +1,6 @@
 /* verify: the independent verifier and secret scanner (see verify/README.md).
  *
- *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
+ *   verify --root DIR [--no-scan] [--scan-only] [--out FILE] [--jobs N]
  *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
  *          [--arms FILE] [--design FILE] [--profiles FILE] [--max-print N]
  *   verify --scan PATH [--scan PATH ...] [--max-print N]
@@ -13,6 +13,11 @@
  *
  * --scan scans only the files, folders and archives it names (scan.h) and
  * exits 0 clean, 1 findings, 2 a path missing or unreadable.
+ *
+ * --jobs N (vpar.h): the runs on N threads, the scan and extra beside the
+ * other checks, their output replayed in this file's order: the same
+ * whatever N.  Without --out on a study that has results/verified.json,
+ * the result goes aside and the committed file is compared with it.
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
