@@ -384,9 +384,11 @@ provenance: $(BIN)/provmd
 # The registered inputs (guesses, comparisons, arms, design, profiles ...)
 # are the study's own copies under provenance/registered/, held there to
 # prereg.json; only the quiet rules may be given (the tests' QUIET=).
+# --out: verified.json written where make report reads it, even over one
+# already there (without --out, verify writes it aside and compares).
 factcheck:
 	$(MAKE) -C verify
-	verify/build/verify --root $(OUT) $(if $(filter-out data/quiet.tsv,$(QUIET)),--quiet $(QUIET))
+	verify/build/verify --root $(OUT) --out $(OUT)/results/verified.json $(if $(filter-out data/quiet.tsv,$(QUIET)),--quiet $(QUIET))
 
 # The demo: the four basic ways at 200/s for 10 s each on this machine.
 demo: $(PROGS)

@@ -1,6 +1,6 @@
 /* verify: the independent verifier and secret scanner (see verify/README.md).
  *
- *   verify --root DIR [--no-scan] [--scan-only] [--out FILE]
+ *   verify --root DIR [--no-scan] [--scan-only] [--out FILE] [--jobs N]
  *          [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]
  *          [--arms FILE] [--design FILE] [--profiles FILE] [--max-print N]
  *   verify --scan PATH [--scan PATH ...] [--max-print N]
@@ -14,6 +14,11 @@
  * --scan scans only the files, folders and archives it names (scan.h) and
  * exits 0 clean, 1 findings, 2 a path missing or unreadable.
  *
+ * --jobs N (vpar.h): the runs on N threads, the scan and extra beside the
+ * other checks, their output replayed in this file's order: the same
+ * whatever N.  Without --out on a study that has results/verified.json,
+ * the result goes aside and the committed file is compared with it.
+ *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
  * option).
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "apcheck.h"
 #include "arms.h"
@@ -48,6 +54,7 @@
 #include "vfiles.h"
 #include "vjson.h"
 #include "vopt.h"
+#include "vpar.h"
 #include "vutil.h"
 
 /* the command line */
@@ -56,7 +63,7 @@
 typedef struct {
     const char *root, *out, *guesses, *comps, *quiet, *aparms, *arms, *design, *profiles;
     int no_scan, scan_only;
-    long max_print;
+    long max_print, jobs;
     const char *scan_v[MAX_SCAN_PATHS];
     vopt_list scans;   /* --scan PATH, repeatable */
 } args;
@@ -82,7 +89,7 @@ typedef struct {
     pg_first first;
 } around;
 
-static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE]\n"
+static const char *HEAD = "usage: verify --root DIR [--no-scan] [--scan-only] [--out FILE] [--jobs N]\n"
                           "              [--guesses FILE] [--comparisons FILE] [--quiet FILE] [--ap-arms FILE]\n"
                           "              [--arms FILE] [--design FILE] [--profiles FILE] [--max-print N]\n"
                           "       verify --scan PATH [--scan PATH ...] [--max-print N]\n";
@@ -93,12 +100,22 @@ static int parse_args(int argc, char **argv, args *a)
 {
     memset(a, 0, sizeof *a);
     a->max_print = 20;
+    a->jobs = 0;
     a->scans = (vopt_list){a->scan_v, 0, MAX_SCAN_PATHS};
     const vopt table[] = {
         {"--root", VOPT_STR, "DIR", "the study: DIR/results/ and DIR/provenance/ (default .)", &a->root, 0, 0},
         {"--no-scan", VOPT_FLAG, NULL, "skip the secret scan", &a->no_scan, 0, 0},
         {"--scan-only", VOPT_FLAG, NULL, "only the secret scan (writes nothing)", &a->scan_only, 0, 0},
-        {"--out", VOPT_STR, "FILE", "where verified.json goes (default DIR/results/verified.json)", &a->out, 0, 0},
+        {"--out", VOPT_STR, "FILE",
+         "where verified.json goes (default DIR/results/verified.json;\n"
+         "when that file is already there: verify/build/verified.json, and\n"
+         "the committed one is compared with the recomputation)",
+         &a->out, 0, 0},
+        {"--jobs", VOPT_LONG, "N",
+         "threads: the runs checked in parallel, the scan and the extra\n"
+         "numbers beside the rest (default the online CPUs, at most 64;\n"
+         "the output is the same whatever N)",
+         &a->jobs, 1, VP_MAX_JOBS},
         {"--guesses", VOPT_STR, "FILE",
          "default DIR/data/guesses.tsv (each registered input: its copy\nDIR/provenance/registered/<path> when there)",
          &a->guesses, 0, 0},
@@ -345,6 +362,19 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar, vj_node
     return o;
 }
 
+/* ex_compute on a thread of its own (vpar.h) */
+typedef struct {
+    const study *s;
+    const char *guesses;
+    vj_node *extra;
+} ex_job;
+
+static void ex_task(void *ctx)
+{
+    ex_job *j = ctx;
+    j->extra = ex_compute(j->s, j->guesses);
+}
+
 /* the manifest, the runs, the study around them, the prediction,
  * results.json, ap.json, the extra numbers and the study-level checks, in
  * this order (mismatches print as they are found); 0, or 2 on unusable
@@ -393,29 +423,62 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
         rs[i] = (ap_run_state){s->runs[i].name, s->runs[i].arm, s->runs[i].round, s->runs[i].ok,
                                s->runs[i].flood.flooded, s->runs[i].quiet,
                                s->runs[i].has_fault ? ou_scen_name[s->runs[i].fault.scen] : NULL};
+    /* the numbers the report needs beyond results.json's layout (extra.h),
+     * computed beside the AP check (vpar.h: its mismatches come out after
+     * the AP check's, as if it ran next) */
+    ex_job ej = {s, p->guesses, NULL};
+    vp_task *ex = vp_spawn(ex_task, &ej);
     o->ap = ap_check(a->root, &s->ref, p->aparms, rs, s->nruns, &o->ap_member);
     free(rs);
     n->ap = mm_count() - mark;
-    /* the numbers the report needs beyond results.json's layout (extra.h) */
-    o->extra = ex_compute(s, p->guesses);
+    vp_join(ex);
+    o->extra = ej.extra;
     mark = mm_count();
     o->study = study_checks(s, p, ar, &o->design);
     n->study += mm_count() - mark;
     return 0;
 }
 
-/* the secret scan unless --no-scan: checks.scan */
-static vj_node *run_scan(const args *a, scan_stats *st)
-{
+/* the secret scan, on a thread of its own from the start (vpar.h): its
+ * findings go to a stream of their own, written out where the scan stands
+ * in the order of the output (after every check) */
+typedef struct {
+    const args *a;
+    scan_stats st;
+    int rc;
     char err[2048];
+    char *text;
+    size_t len;
+} scan_job;
+
+static void scan_task(void *ctx)
+{
+    scan_job *j = ctx;
+    FILE *f = open_memstream(&j->text, &j->len);
+    if (!f) {
+        fprintf(stderr, "verify: out of memory\n");
+        exit(2);
+    }
+    j->rc = scan_tree(j->a->root, f, j->a->max_print, &j->st, j->err, sizeof j->err);
+    fclose(f);
+}
+
+/* the scan's task joined (NULL: none), its findings printed: checks.scan */
+static vj_node *run_scan(const args *a, vp_task *t, scan_job *j, scan_stats *st)
+{
     memset(st, 0, sizeof *st);
     vj_node *scan = vj_new_obj();
     if (a->no_scan) {
         vj_obj_set(scan, "ran", vj_new_bool(0));
         return scan;
     }
-    if (scan_tree(a->root, stdout, a->max_print, st, err, sizeof err))
-        printf("NOTE scan: %s\n", err);
+    vp_join(t);
+    fwrite(j->text, 1, j->len, stdout);
+    free(j->text);
+    j->text = NULL;
+    *st = j->st;
+    if (j->rc)
+        printf("NOTE scan: %s\n", j->err);
     vj_obj_set(scan, "ran", vj_new_bool(1));
     vj_obj_set(scan, "files", vj_new_int(st->files));
     vj_obj_set(scan, "gzip_files", vj_new_int(st->gz_files));
@@ -499,18 +562,153 @@ static void around_free(around *ar)
     pv_free(&ar->recs);
 }
 
+/* Where verified.json goes when --out is not given and the study's own
+ * results/verified.json is already there (the clone an auditor verifies is
+ * left as it was): beside the verify binary (verify/build/verified.json),
+ * else a new file under /tmp.  Malloc'd. */
+static char *out_aside(void)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            char *p = vu_xasprintf("%s/verified.json", exe[0] ? exe : "/");
+            if (!access(exe[0] ? exe : "/", W_OK))
+                return p;
+            free(p);
+        }
+    }
+    char t[] = "/tmp/verified-XXXXXX.json";
+    int fd = mkstemps(t, 5);
+    if (fd >= 0)
+        close(fd);
+    return vu_xstrdup(t);
+}
+
+/* The members of verified.json that differ from run to run by nature and
+ * are not compared with the committed file: checks.utc (when it ran). */
+static int run_specific(const char *path)
+{
+    return !strcmp(path, "checks.utc");
+}
+
+static void diff_verified(const vj_node *mine, const vj_node *theirs, const char *path);
+
+/* the entry of files (an array of {path, size, sha256}) whose path is rel, or NULL */
+static const vj_node *file_entry(const vj_node *files, const char *rel)
+{
+    for (size_t i = 0; i < files->n; i++) {
+        const char *p = vj_get_str(files->items[i], "path");
+        if (p && !strcmp(p, rel))
+            return files->items[i];
+    }
+    return NULL;
+}
+
+/* files, compared by path (an entry more or less is one difference, not a
+ * shift of every entry after it): files[<path>] */
+static void diff_files(const vj_node *mine, const vj_node *theirs)
+{
+    for (int side = 0; side < 2; side++) {
+        const vj_node *a = side ? theirs : mine, *b = side ? mine : theirs;
+        for (size_t i = 0; i < a->n; i++) {
+            const char *rel = vj_get_str(a->items[i], "path");
+            const vj_node *other = rel ? file_entry(b, rel) : NULL;
+            if (side && other)
+                continue; /* compared from mine's side */
+            char *sub = rel ? vu_xasprintf("files[%s]", rel) : vu_xasprintf("files[%zu]", i);
+            if (side)
+                diff_verified(NULL, a->items[i], sub);
+            else
+                diff_verified(a->items[i], other, sub);
+            free(sub);
+        }
+    }
+}
+
+/* every difference between the recomputation (mine) and the committed
+ * verified.json (theirs) under path: one mismatch each, grouped (at most
+ * --max-print of them printed) */
+static void diff_verified(const vj_node *mine, const vj_node *theirs, const char *path)
+{
+    if (run_specific(path))
+        return;
+    char lab[256], ver[256];
+    if (!strcmp(path, "files") && mine && theirs && mine->type == VJ_ARR && theirs->type == VJ_ARR) {
+        diff_files(mine, theirs);
+        return;
+    }
+    if (mine && theirs && mine->type == theirs->type && (mine->type == VJ_OBJ || mine->type == VJ_ARR)) {
+        if (mine->type == VJ_OBJ) {
+            for (size_t i = 0; i < mine->n; i++) {
+                char *sub = vu_xasprintf("%s%s%s", path, *path ? "." : "", mine->keys[i]);
+                diff_verified(mine->items[i], vj_get(theirs, mine->keys[i]), sub);
+                free(sub);
+            }
+            for (size_t i = 0; i < theirs->n; i++)
+                if (!vj_get(mine, theirs->keys[i])) {
+                    char *sub = vu_xasprintf("%s%s%s", path, *path ? "." : "", theirs->keys[i]);
+                    diff_verified(NULL, theirs->items[i], sub);
+                    free(sub);
+                }
+            return;
+        }
+        size_t n = mine->n > theirs->n ? mine->n : theirs->n;
+        for (size_t i = 0; i < n; i++) {
+            char *sub = vu_xasprintf("%s[%zu]", path, i);
+            diff_verified(i < mine->n ? mine->items[i] : NULL, i < theirs->n ? theirs->items[i] : NULL, sub);
+            free(sub);
+        }
+        return;
+    }
+    int same = mine && theirs && mine->type == theirs->type;
+    if (same && (mine->type == VJ_NUM || mine->type == VJ_STR))
+        same = !strcmp(mine->text, theirs->text);
+    else if (same && mine->type == VJ_BOOL)
+        same = !mine->b == !theirs->b;
+    if (same)
+        return;
+    if (theirs)
+        vj_scalar_text(theirs, lab, sizeof lab);
+    else
+        snprintf(lab, sizeof lab, "(absent)");
+    if (mine)
+        vj_scalar_text(mine, ver, sizeof ver);
+    else
+        snprintf(ver, sizeof ver, "(absent)");
+    char *what = vu_xasprintf("%s (the committed verified.json against this recomputation)", path);
+    mm_add("results/verified.json committed", "results/verified.json", what, lab, ver);
+    free(what);
+}
+
 /* read the inputs, run every check, write verified.json: the exit code */
 static int verify(const args *a)
 {
-    char err[2048];
+    char err[2048], cerr[2048] = "";
     paths p;
     paths_make(a, &p);
     int rc = 2;
-    vj_node *lab = NULL;
+    vj_node *lab = NULL, *committed = NULL;
     study s;
     memset(&s, 0, sizeof s);
     around ar;
     memset(&ar, 0, sizeof ar);
+    scan_job sj;
+    memset(&sj, 0, sizeof sj);
+    sj.a = a;
+    vp_task *scan = NULL;
+    /* no --out and a verified.json committed with the study: the result goes
+     * aside and the committed one is compared with it */
+    if (!a->out && vu_is_file(p.out)) {
+        char *mine = out_aside();
+        if (vj_parse_file(p.out, &committed, cerr, sizeof cerr))
+            committed = vj_new_null();
+        free(p.out);
+        p.out = mine;
+    }
     /* every file read from here on is listed in verified.json's files (vfiles.h) */
     vf_start(a->root, p.out);
     if (!inputs_usable(a, &p, &ar.arms))
@@ -520,13 +718,16 @@ static int verify(const args *a)
         goto done;
     }
     mm_init(stdout, a->max_print);
+    if (!a->no_scan)
+        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks */
     tally n;
     memset(&n, 0, sizeof n);
     outputs o;
     memset(&o, 0, sizeof o);
     if (run_checks(a, &p, lab, &s, &n, &ar, &o))
         goto done;
-    vj_node *scan = run_scan(a, &n.scan);
+    vj_node *scan_json = run_scan(a, scan, &sj, &n.scan);
+    scan = NULL;
     if (!a->no_scan) {
         /* what the scan opened is listed even if it read it its own way */
         vf_add_tree("results");
@@ -541,19 +742,37 @@ static int verify(const args *a)
     vj_obj_set(v, "mismatches", vj_new_int(mism));
     vj_obj_set(v, "findings", a->no_scan ? vj_new_null() : vj_new_int(n.scan.findings));
     vj_obj_set(v, "ok", vj_new_bool(mism == 0 && !a->no_scan && n.scan.findings == 0));
-    vj_obj_set(v, "checks", checks_json(&s, &n, scan, &o, vf_count()));
+    vj_obj_set(v, "checks", checks_json(&s, &n, scan_json, &o, vf_count()));
     vj_obj_set(v, "extra", o.extra);
     vj_obj_set(v, "ap", o.ap_member);
     vj_obj_set(v, "files", vf_json());
     if (write_verified(p.out, v))
         goto done;
+    if (committed) {
+        /* the committed verified.json against this recomputation */
+        long before = mm_count();
+        if (committed->type == VJ_NULL)
+            mm_add(NULL, "results/verified.json", "(the committed file)", cerr, "a verified.json to compare with");
+        else
+            diff_verified(v, committed, "");
+        mm_finish();
+        long diffs = mm_count() - before;
+        printf("results/verified.json (committed, left as it is) against this recomputation: %ld differences%s\n",
+               diffs, diffs ? " (each a MISMATCH above)" : "");
+        mism = mm_count();
+    }
     print_summary(a, &s, &n, mism);
     rc = (mism > 0 || n.scan.findings > 0) ? 1 : 0;
 done:
+    if (scan) { /* unusable input: the scan's thread stops before what it reads is freed */
+        vp_join(scan);
+        free(sj.text);
+    }
     vf_stop();
     around_free(&ar);
     study_free(&s);
     vj_free(lab);
+    vj_free(committed);
     paths_free(&p);
     return rc;
 }
@@ -565,6 +784,7 @@ int main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    vp_set_jobs(a.jobs > 0 ? (int)a.jobs : 0);
     if (a.scans.n > 0)
         return scan_given(&a);
     return a.scan_only ? scan_only(&a) : verify(&a);

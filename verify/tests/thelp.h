@@ -2,7 +2,10 @@
  *
  * th_run runs build/verify with the given arguments, returns its exit code
  * and hands back everything it printed (stdout and stderr) in a malloc'd
- * string the caller frees.  th_tmpdir makes a fresh folder under /tmp.
+ * string the caller frees.  With --root and without --out (or --scan-only)
+ * it adds --out ROOT/results/verified.json, where the tests read it back;
+ * the argument "--aside" is dropped and leaves verify's own default (the
+ * committed verified.json compared, the result written aside).  th_tmpdir makes a fresh folder under /tmp.
  */
 #ifndef THELP_H
 #define THELP_H
@@ -24,11 +27,32 @@ static inline int th_run(char **out, const char *const *args)
     int fd = mkstemp(tmpl);
     if (fd < 0)
         return -1;
-    const char *argv[32];
+    const char *argv[34];
     int n = 0;
     argv[n++] = VERIFY_BIN;
-    for (int i = 0; args[i] && n < 31; i++)
+    const char *root = NULL;
+    int has_out = 0;
+    for (int i = 0; args[i] && n < 31; i++) {
+        if (!strcmp(args[i], "--root") && args[i + 1])
+            root = args[i + 1];
+        if (!strcmp(args[i], "--out") || !strcmp(args[i], "--scan-only") || !strcmp(args[i], "--aside"))
+            has_out = 1;
         argv[n++] = args[i];
+    }
+    /* verified.json where the tests read it back, as before --out's default
+     * went aside when a study already has one (verify/README.md); "--aside"
+     * (dropped here) keeps the default */
+    char *outp = NULL;
+    if (root && !has_out) {
+        outp = vu_xasprintf("%s/results/verified.json", root);
+        argv[n++] = "--out";
+        argv[n++] = outp;
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(argv[i], "--aside"))
+            argv[m++] = argv[i];
+    n = m;
     argv[n] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -37,6 +61,7 @@ static inline int th_run(char **out, const char *const *args)
     pid_t pid;
     int rc = posix_spawn(&pid, VERIFY_BIN, &fa, NULL, (char *const *)argv, environ);
     posix_spawn_file_actions_destroy(&fa);
+    free(outp);
     close(fd);
     int status = 0;
     if (rc == 0)

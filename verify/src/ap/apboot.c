@@ -9,6 +9,7 @@
 
 #include "aporder.h"
 #include "dice.h"
+#include "vpar.h"
 #include "vutil.h"
 
 /* 0, or -1 when a count would not fit 16 bits (only possible beyond 65535 customers) */
@@ -429,6 +430,31 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
     }
 }
 
+/* one seed of apb_compute, on any thread */
+typedef struct {
+    const apb_problem *p;
+    const split *sp;
+    const uint16_t *W, *mb;
+    apb_result *out;
+    size_t mult;
+    double **part; /* [S]: seed s's terms of dstar (NULL: none) */
+} seed_job;
+
+static void seed_one(void *ctx, size_t s)
+{
+    seed_job *j = ctx;
+    const apb_problem *p = j->p;
+    work w;
+    work_init(&w, p, j->sp, j->mult);
+    build_seed(&w, p, j->sp, s);
+    point_values(&w, p, j->sp, s, j->out);
+    if (s < p->K && j->W) {
+        j->part[s] = vu_xcalloc(p->A * APB_NKINDS * p->B + 1, sizeof(double));
+        resample_values(&w, p, j->sp, j->W, j->mb, j->out, j->part[s]);
+    }
+    work_free(&w, p);
+}
+
 int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
 {
     clock_t t0 = clock();
@@ -467,15 +493,19 @@ int apb_compute(const apb_problem *p, apb_result *out, char *err, size_t errlen)
     split sp;
     make_split(&sp, p, rowcut);
     free(rowcut);
-    work w;
-    work_init(&w, p, &sp, mult);
+    /* the seeds in parallel (vpar.h), each its own work and its own part of
+     * dstar; the parts added in seed order, as one loop over the seeds adds
+     * them (each part holds one term: the sums are the same to the bit) */
+    seed_job J = {p, &sp, W, mb, out, mult, vu_xcalloc(p->S + 1, sizeof(double *))};
+    vp_for(p->S, seed_one, &J);
+    size_t nd = p->A * APB_NKINDS * p->B;
     for (size_t s = 0; s < p->S; s++) {
-        build_seed(&w, p, &sp, s);
-        point_values(&w, p, &sp, s, out);
-        if (s < p->K && W)
-            resample_values(&w, p, &sp, W, mb, out, out->dstar);
+        if (J.part[s])
+            for (size_t i = 0; i < nd; i++)
+                out->dstar[i] += J.part[s][i];
+        free(J.part[s]);
     }
-    work_free(&w, p);
+    free(J.part);
     free_split(&sp);
     free(W);
     free(mb);

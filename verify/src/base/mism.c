@@ -21,6 +21,48 @@ static size_t g_ngroups, g_capgroups;
 static size_t *g_hash;
 static size_t g_hashcap;
 
+typedef struct {
+    char *group, *where, *what, *lab, *mine;
+} rec_t;
+struct mm_capture {
+    rec_t *v;
+    size_t n, cap;
+};
+static _Thread_local mm_capture *tl_cap;
+
+static char *dup_or_null(const char *s)
+{
+    return s ? vu_xstrdup(s) : NULL;
+}
+
+mm_capture *mm_capture_begin(void)
+{
+    tl_cap = vu_xcalloc(1, sizeof *tl_cap);
+    return tl_cap;
+}
+
+void mm_capture_end(void)
+{
+    tl_cap = NULL;
+}
+
+void mm_capture_replay(mm_capture *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->n; i++) {
+        rec_t *r = &c->v[i];
+        mm_add(r->group, r->where, r->what, r->lab, r->mine);
+        free(r->group);
+        free(r->where);
+        free(r->what);
+        free(r->lab);
+        free(r->mine);
+    }
+    free(c->v);
+    free(c);
+}
+
 void mm_init(FILE *out, long max_print_per_group)
 {
     g_out = out;
@@ -86,6 +128,16 @@ static group_t *find_group(const char *name)
 
 void mm_add(const char *group, const char *where, const char *what, const char *lab, const char *mine)
 {
+    if (tl_cap) {
+        mm_capture *c = tl_cap;
+        if (c->n == c->cap) {
+            c->cap = c->cap ? 2 * c->cap : 16;
+            c->v = vu_xrealloc(c->v, c->cap * sizeof *c->v);
+        }
+        c->v[c->n++] = (rec_t){dup_or_null(group), dup_or_null(where), dup_or_null(what), dup_or_null(lab),
+                               dup_or_null(mine)};
+        return;
+    }
     g_count++;
     if (group) {
         group_t *g = find_group(group);
@@ -116,7 +168,7 @@ void mm_row(const char *run, const char *file, long line, const char *check, con
     mm_add(group, run, what, lab, want);
 }
 
-long mm_count(void) { return g_count; }
+long mm_count(void) { return tl_cap ? (long)tl_cap->n : g_count; }
 
 void mm_finish(void)
 {

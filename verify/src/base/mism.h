@@ -29,4 +29,14 @@ void mm_finish(void);
  * stream given to mm_init must stay open until mm_reset or the next mm_init */
 void mm_reset(void);
 
+/* Capture (vpar.h): while a thread has a capture begun, its mm_add calls
+ * are recorded in it instead of counted and printed (mm_count in that
+ * thread counts them alone, so differences of mm_count stay right);
+ * mm_capture_replay then hands them to mm_add in the order they came, in
+ * the calling thread, and frees the capture.  Each thread has its own. */
+typedef struct mm_capture mm_capture;
+mm_capture *mm_capture_begin(void);
+void mm_capture_end(void);
+void mm_capture_replay(mm_capture *c);
+
 #endif

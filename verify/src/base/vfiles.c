@@ -2,6 +2,7 @@
 #include "vfiles.h"
 
 #include <assert.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,8 @@ static char *under_root(const char *path)
             rel = vu_xstrdup(a + rl + 1);
     }
     free(a);
-    if (rel && vf_written_after(rel)) {
+    /* the committed verified.json is no input either, wherever --out writes */
+    if (rel && (vf_written_after(rel) || !strcmp(rel, "results/verified.json"))) {
         free(rel);
         rel = NULL;
     }
@@ -126,6 +128,11 @@ char *vf_shown(const char *path)
     return rel ? rel : vu_xstrdup(path);
 }
 
+/* the list is shared by the threads of vpar.h */
+static pthread_mutex_t L_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_read_locked(char *rel, const char *sha, size_t len);
+
 static void on_read(void *ctx, const char *path, const unsigned char *buf, size_t len)
 {
     (void)ctx;
@@ -134,6 +141,14 @@ static void on_read(void *ctx, const char *path, const unsigned char *buf, size_
         return;
     char sha[65];
     vu_sha256_hex(buf, len, sha);
+    pthread_mutex_lock(&L_lock);
+    on_read_locked(rel, sha, len);
+    pthread_mutex_unlock(&L_lock);
+}
+
+/* takes rel */
+static void on_read_locked(char *rel, const char *sha, size_t len)
+{
     vf_entry *e = find(rel);
     if (e) {
         if (e->size != (long long)len || strcmp(e->sha, sha)) {
@@ -152,7 +167,7 @@ static void on_read(void *ctx, const char *path, const unsigned char *buf, size_
     e = &L.v[L.n++];
     e->rel = rel;
     e->size = (long long)len;
-    memcpy(e->sha, sha, sizeof sha);
+    memcpy(e->sha, sha, sizeof e->sha);
     if (2 * L.n > L.nslot)
         rehash();
     else {

@@ -11,6 +11,7 @@
 #include "rawcols.h"
 #include "rawdec.h"
 #include "rawread.h"
+#include "vpar.h"
 #include "vutil.h"
 
 /* the columns of the event files: rawcols.h */
@@ -581,6 +582,41 @@ static vj_node *quiet_json(const study *s)
     return o;
 }
 
+/* one run of ex_compute, on any thread: e[i] and rj[i] (NULL when left out) */
+typedef struct {
+    const study *s;
+    vj_node **e, **rj;
+} ex_job;
+
+static void one_run(void *ctx, size_t i)
+{
+    ex_job *j = ctx;
+    const study *s = j->s;
+    const rf_run *r = &s->runs[i];
+    if (!r->ok)
+        return;
+    exrun x;
+    char err[6144];
+    if (read_run(s->root, r->name, (long long)r->fig[F_N], &x, err, sizeof err)) {
+        mm_add(NULL, r->name, "extra (second reading of the raw files)", "(readable as in the first reading)", err);
+        exrun_free(&x);
+        return;
+    }
+    vj_node *e = vj_new_obj();
+    vj_node *counts;
+    vj_obj_set(e, "n", vj_new_int(x.n));
+    vj_obj_set(e, "exceed", exceed_json(&x, &counts));
+    vj_obj_set(e, "exceed_count", counts);
+    vj_obj_set(e, "frozen_example", frozen_json(&x));
+    vj_obj_set(e, "slowest_steps", steps_json(&x));
+    vj_node *brk = breaker_json(r);
+    if (brk)
+        vj_obj_set(e, "breaker", brk);
+    vj_obj_set(e, "machine", machine_json(s->root, r->name, &j->rj[i]));
+    j->e[i] = e;
+    exrun_free(&x);
+}
+
 vj_node *ex_compute(const study *s, const char *guesses_path)
 {
     vj_node *o = vj_new_obj();
@@ -594,36 +630,18 @@ vj_node *ex_compute(const study *s, const char *guesses_path)
     vj_node *runs = vj_new_obj();
     totals t;
     memset(&t, 0, sizeof t);
+    /* the runs in parallel (vpar.h), merged in run order */
+    ex_job j = {s, vu_xcalloc(s->nruns + 1, sizeof(vj_node *)), vu_xcalloc(s->nruns + 1, sizeof(vj_node *))};
+    vp_for(s->nruns, one_run, &j);
     for (size_t i = 0; i < s->nruns; i++) {
-        const rf_run *r = &s->runs[i];
-        if (!r->ok)
-            continue;
-        exrun x;
-        char err[6144];
-        if (read_run(s->root, r->name, (long long)r->fig[F_N], &x, err, sizeof err)) {
-            mm_add(NULL, r->name, "extra (second reading of the raw files)", "(readable as in the first reading)",
-                   err);
-            exrun_free(&x);
-            continue;
-        }
-        vj_node *e = vj_new_obj();
-        vj_node *counts;
-        vj_obj_set(e, "n", vj_new_int(x.n));
-        vj_obj_set(e, "exceed", exceed_json(&x, &counts));
-        vj_obj_set(e, "exceed_count", counts);
-        vj_obj_set(e, "frozen_example", frozen_json(&x));
-        vj_obj_set(e, "slowest_steps", steps_json(&x));
-        vj_node *brk = breaker_json(r);
-        if (brk)
-            vj_obj_set(e, "breaker", brk);
-        vj_node *rj = NULL;
-        vj_obj_set(e, "machine", machine_json(s->root, r->name, &rj));
-        if (rj)
-            add_totals(&t, rj);
-        vj_free(rj);
-        vj_obj_set(runs, r->name, e);
-        exrun_free(&x);
+        if (j.rj[i])
+            add_totals(&t, j.rj[i]);
+        vj_free(j.rj[i]);
+        if (j.e[i])
+            vj_obj_set(runs, s->runs[i].name, j.e[i]);
     }
+    free(j.e);
+    free(j.rj);
     vj_obj_set(o, "runs", runs);
     vj_obj_set(o, "machine", totals_json(&t));
     vj_obj_set(o, "quiet", quiet_json(s));

@@ -243,8 +243,8 @@ static void check_answer(rf_run *r, long line, const rr_row *row, const ref_data
         return;
     }
     float want = ki == 0 ? ref->score[rw] : ki == 1 ? ref->last_known[rw] : ref->default_score;
-    fmt_float(want, a, sizeof a);
     if (row->has[T_SCORE] != 2) {
+        fmt_float(want, a, sizeof a); /* only for the message: not per row */
         if (row->f[T_SCORE] != want)
             snprintf(b, sizeof b, "%s (%s of row %lld)", a, what[ki], rw);
         else

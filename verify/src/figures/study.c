@@ -10,6 +10,7 @@
 
 #include "mism.h"
 #include "stats.h"
+#include "vpar.h"
 #include "vutil.h"
 
 /* the figures of "arms.<arm>" (RESULTS.md) */
@@ -300,8 +301,31 @@ static int read_questions(const char *comparisons_path, const char *guesses_path
     return 0;
 }
 
+/* one run of compute_runs (vpar.h: on any thread, its mismatches in order) */
+typedef struct {
+    const char *root;
+    study *s;
+    char **names;
+    size_t *dirs;
+    int *rc;
+} runs_job;
+
+static void one_run(void *ctx, size_t i)
+{
+    runs_job *j = ctx;
+    const char *name = j->names[j->dirs[i]];
+    rf_run *r = &j->s->runs[i];
+    j->rc[i] = rf_compute(j->root, name, &j->s->ref, &j->s->rules, r);
+    if (j->rc[i]) {
+        char *m = vu_xasprintf("rejected: %s", r->reject);
+        mm_add(NULL, name, "raw files", "(a run in results/raw/)", m);
+        free(m);
+    }
+}
+
 /* every folder of results/raw/: its figures, or its rejection (one
- * mismatch); sorted.  0, or 2 when the folder cannot be listed */
+ * mismatch); sorted.  The runs are read in parallel (vpar.h).  0, or 2
+ * when the folder cannot be listed */
 static int compute_runs(const char *root, study *s, char *err, size_t errlen)
 {
     char *rawdir = vu_xasprintf("%s/results/raw", root);
@@ -312,21 +336,22 @@ static int compute_runs(const char *root, study *s, char *err, size_t errlen)
         return 2;
     }
     s->runs = vu_xcalloc(nn + 1, sizeof *s->runs);
+    size_t *dirs = vu_xcalloc(nn + 1, sizeof *dirs);
     for (size_t i = 0; i < nn; i++) {
         char *p = vu_xasprintf("%s/%s", rawdir, names[i]);
-        int dir = vu_is_dir(p);
+        if (vu_is_dir(p))
+            dirs[s->nruns++] = i;
         free(p);
-        if (!dir)
-            continue;
-        rf_run *r = &s->runs[s->nruns++];
-        if (rf_compute(root, names[i], &s->ref, &s->rules, r)) {
-            s->rejected++;
-            char *m = vu_xasprintf("rejected: %s", r->reject);
-            mm_add(NULL, names[i], "raw files", "(a run in results/raw/)", m);
-            free(m);
-        }
-        s->answers_checked += r->answers_checked;
     }
+    runs_job j = {root, s, names, dirs, vu_xcalloc(s->nruns + 1, sizeof(int))};
+    vp_for(s->nruns, one_run, &j);
+    for (size_t i = 0; i < s->nruns; i++) {
+        if (j.rc[i])
+            s->rejected++;
+        s->answers_checked += s->runs[i].answers_checked;
+    }
+    free(j.rc);
+    free(dirs);
     vu_free_names(names, nn);
     free(rawdir);
     qsort(s->runs, s->nruns, sizeof *s->runs, cmp_run_ptr);

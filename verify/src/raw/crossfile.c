@@ -137,15 +137,13 @@ static void service_times(const xf_acc *x, long line, const rr_row *row, long lo
         order(x, VF, line, "answer_t", row->v[V_ANSWER], arrive, "its arrive_t", req);
     for (int k = 0; k < RC_LOOKUPS; k++) {
         int cs = V_A0S + 3 * k, ce = cs + 1;
-        char col[32];
-        if (row->has[cs]) {
-            snprintf(col, sizeof col, "a%d_start_t", k);
-            order(x, VF, line, col, row->v[cs], arrive, "its arrive_t (a lookup is tried for a request read)", req);
-        }
+        /* the names "aK_start_t", "aK_end_t" (rawcols.h), not printed per row */
+        if (row->has[cs])
+            order(x, VF, line, service_dec_names[cs], row->v[cs], arrive,
+                  "its arrive_t (a lookup is tried for a request read)", req);
         if (row->has[cs] && row->has[ce]) {
             long long slack = row->has[cs + 2] && row->c[cs + 2] == 'A' ? 999 : 0;
-            snprintf(col, sizeof col, "a%d_end_t", k);
-            order_slack(x, VF, line, col, row->v[ce], row->v[cs], "its start", req, slack);
+            order_slack(x, VF, line, service_dec_names[ce], row->v[ce], row->v[cs], "its start", req, slack);
         }
         /* the answer it wrote used this lookup's answer (after aK_start_t + W: 999 ns) */
         if (row->has[V_ANSWER] && row->has[ce] && row->has[cs + 2] && row->c[cs + 2] == 'A') {
@@ -278,7 +276,8 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     long long req = row->v[S_REQ], at = row->v[S_ATTEMPT];
     store_times(x, fn, line, row, req);
     char lab[128], want[320];
-    snprintf(lab, sizeof lab, "%lld (attempt %lld)", req, at);
+    /* the messages are made only for a mismatch (not per row) */
+#define XF_LAB() snprintf(lab, sizeof lab, "%lld (attempt %lld)", req, at)
     xf_lookup *l = req >= 0 && (size_t)req < x->nt && at >= 0 && at < RC_LOOKUPS && x->lk
                        ? &x->lk[req * RC_LOOKUPS + at]
                        : NULL;
@@ -287,6 +286,7 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
                  "a lookup the service sent: %s has no row with req %lld whose a%lld_out is present and not R, O, B "
                  "or Y",
                  VF, req, at >= 0 && at < RC_LOOKUPS ? at : 0);
+        XF_LAB();
         mm_row(x->run, fn, line, "req", lab, want);
         return;
     }
@@ -298,14 +298,18 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
     if (l->sline) {
         snprintf(want, sizeof want, "one row per lookup: request %lld's lookup %lld is %s:%ld", req, at,
                  l->sstore == 1 ? "store.tsv.gz" : "store2.tsv.gz", l->sline);
+        XF_LAB();
         mm_row(x->run, fn, line, "req", lab, want);
         return;
     }
     l->sline = line;
     l->sstore = (unsigned char)store;
-    char what[128];
-    snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF, l->vline);
-    order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
+    if (row->v[S_ARRIVE] < l->start) { /* order's test, the message made only then */
+        char what[128];
+        snprintf(what, sizeof what, "the service's a%lld_start_t (%s:%ld): it sent the lookup first", at, VF,
+                 l->vline);
+        order(x, fn, line, "arrive_t", row->v[S_ARRIVE], l->start, what, req);
+    }
     if (l->out != 'A')
         return;
     /* end_t (after start_t + W) and aK_end_t (after aK_start_t + W) are on
@@ -319,6 +323,7 @@ void xf_store_row(xf_acc *x, int store, long line, const rr_row *row)
                  l->end, at, VF, l->vline);
         mm_row(x->run, fn, line, "end_t", lab, want);
     }
+#undef XF_LAB
 }
 
 void xf_finish(xf_acc *x)
