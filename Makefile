@@ -468,9 +468,12 @@ bench-play: $(BIN)/predict
 	    --seconds 30 --odds-seeds 1-1000 --table $(PREP)/test.tsv
 
 # Figures and the report, from the verifier's numbers only (results/verified.json).
+# The study's own registered arms (provenance/registered/, prepare's copy)
+# when it has them: a study's report names the arms it registered.
+REPORT_ARMS = $(firstword $(wildcard $(OUT)/provenance/registered/lab/arms.tsv) lab/arms.tsv)
 report:
 	$(MAKE) -C report
-	report/build/report --root $(OUT) --arms lab/arms.tsv --templates report/templates
+	report/build/report --root $(OUT) --arms $(REPORT_ARMS) --templates report/templates
 	$(MAKE) -s -C verify
 	verify/build/verify --scan $(OUT)/results/report.md --scan $(OUT)/results/report.html --scan $(OUT)/results/figures
 
