@@ -208,7 +208,9 @@ ec2() {
   fi
   echo "${code:-unknown}" > "$AWS_CODE"
   if [[ -z ${EC2_QUIET:-} ]]; then
-    echo "cloud $STEP: aws ec2 $action failed: $(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //')" >&2
+    local why
+    why=$(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //' || true)
+    echo "cloud $STEP: aws ec2 $action failed: ${why:-no answer (exit $rc: interrupted?)}" >&2
   fi
   return "$rc"
 }
