@@ -511,10 +511,10 @@ bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
 # Measure on a rented EC2 machine, step by step (README.md, "Measure on a
 # rented machine"): make cloud-check, cloud-access MY_CIDR=a.b.c.d/32,
 # cloud-launch, cloud-wait, cloud-setup, cloud-start, cloud-status,
-# cloud-demo, cloud-fetch, cloud-delete, cloud-cost.  Settings (from the
+# cloud-demo, cloud-fetch, cloud-delete, cloud-cost, cloud-clean.  Settings (from the
 # command line or the environment): INSTANCE_TYPE REGION AMI TAG MY_CIDR
 # PRICE_PER_HOUR PROFILE OUT FORCE=1 (pipeline/cloud/cloud.sh's head lists them all).
-CLOUD_STEPS := check access launch wait setup start status demo fetch delete cost
+CLOUD_STEPS := check access launch wait setup start status demo fetch delete cost clean
 .PHONY: $(addprefix cloud-,$(CLOUD_STEPS))
 $(addprefix cloud-,$(CLOUD_STEPS)):
 	@bash pipeline/cloud/cloud.sh $(@:cloud-%=%)
@@ -527,5 +527,12 @@ quick:
 floods:
 	$(MAKE) all PROFILE=floods OUT=$(B)/floods
 
+# build/cloud/ (CLOUD_DIR: the rented machines' private key, instance ids
+# and the studies fetched) is never removed here: a machine it lists may
+# still run and bill.  make cloud-clean removes it once nothing is alive.
 clean:
-	rm -rf $(B)
+	@if [ -d $(B)/cloud ]; then \
+	    find $(B) -mindepth 1 -maxdepth 1 ! -name cloud -exec rm -rf {} + && \
+	    echo "make clean: removed $(B)/ but $(B)/cloud/ (a rented machine's key, its instance ids, the studies" \
+	        "fetched: make cloud-clean removes it once nothing it lists is alive)"; \
+	else rm -rf $(B); fi

@@ -73,6 +73,25 @@ static void child_setup(const proc_opts *o, const int fd[2], const sigset_t *old
     }
 }
 
+/* The child's nice value after asking for `want`: set from here too (the
+ * child may not have reached its own setpriority yet; the two succeed or
+ * fail alike, the same user asking), then read back.  A child already gone
+ * gets what this process could give it. */
+static int proc_nice_of(pid_t pid, int want)
+{
+    int setok = 1;
+    if (want)
+        setok = setpriority(PRIO_PROCESS, (id_t)pid, want) == 0;
+    errno = 0;
+    int v = getpriority(PRIO_PROCESS, (id_t)pid);
+    if (v == -1 && errno != 0) {
+        errno = 0;
+        int mine = getpriority(PRIO_PROCESS, 0);
+        v = setok && want ? want : (mine == -1 && errno != 0 ? 0 : mine);
+    }
+    return v;
+}
+
 int proc_start(char *const argv[], const proc_opts *o, proc_child *c, char *err, size_t errlen)
 {
     int fd[2] = {-1, -1};
@@ -110,6 +129,7 @@ int proc_start(char *const argv[], const proc_opts *o, proc_child *c, char *err,
         return -1;
     }
     c->pid = pid;
+    c->nice = proc_nice_of(pid, o->nice);
     return 0;
 }
 

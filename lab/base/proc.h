@@ -6,7 +6,9 @@
  *   stderr too) into a pipe, in a process group of its own, stdin from
  *   /dev/null.  Signals are blocked across the fork, and the child puts back
  *   the default action of every caught signal before it unblocks them, so a
- *   signal never runs the parent's handler inside the child.
+ *   signal never runs the parent's handler inside the child.  The nice
+ *   value asked for is best effort; what the child got is read back
+ *   (getpriority) into proc_child.nice, so a record can say the truth.
  * - proc_wait waits (EINTR is retried) and gives the exit code, or 128+N
  *   when signal N ended the child; with `ru` its resource use (wait4).
  * - proc_stop sends a signal, waits up to some seconds, then SIGKILL.
@@ -37,6 +39,8 @@
 typedef struct {
     pid_t pid; /* 0 once waited for */
     int fd;    /* reading end of its stdout pipe, or -1 */
+    int nice;  /* its nice value as read back (getpriority) once proc_start set it, whether or not the
+                * one asked for could be set: the truth for the records */
 } proc_child;
 
 enum {
@@ -48,7 +52,9 @@ enum {
 typedef struct {
     unsigned flags;        /* PROC_* */
     const cpu_set_t *cpus; /* pinned to these CPUs; NULL: not pinned */
-    int nice;              /* setpriority in the child, best effort (below 0 needs root); 0: unchanged */
+    int nice;              /* setpriority in the child and again by the parent, best effort (below the
+                            * parent's own needs root or RLIMIT_NICE); 0: unchanged.  What it came to is
+                            * proc_child.nice, read back */
 } proc_opts;
 
 int proc_start(char *const argv[], const proc_opts *o, proc_child *c, char *err, size_t errlen);

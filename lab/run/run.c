@@ -496,7 +496,10 @@ static void add_tester_and_cpu(json_t *r, json_t *sum, const run_cfg *c, const r
         json_object_set_new(rss, "store2", json_integer(p->hwm_store2));
     json_object_set_new(r, "peak_rss_kb", rss);
     json_object_set_new(r, "cores", json_string(c->cores));
-    json_object_set_new(r, "tester_nice", json_integer(c->tester_nice));
+    /* what the tester ran at (read back), not what was asked: without root
+     * (or RLIMIT_NICE) -10 is refused and the tester runs at this one's */
+    json_object_set_new(r, "tester_nice", json_integer(p->ts.nice));
+    json_object_set_new(r, "tester_nice_asked", json_integer(c->tester_nice));
 }
 
 /* files: rows, size and sha256 of each event file (store2.tsv.gz with a

@@ -9,8 +9,12 @@
 #   access  a key pair (its private key straight into build/cloud/key, mode
 #           0600, never printed) and a security group letting port 22 in
 #           from MY_CIDR only; both tagged
-#   launch  one tagged instance (COUNT=n: n of them, m1 ... mn); a refusal
-#           removes what access made
+#   launch  one tagged instance (COUNT=n: n of them, m1 ... mn), in zone AZ
+#           when set; no capacity there (InsufficientInstanceCapacity) tries
+#           the region's other zones in turn; a refusal of the first machine
+#           removes what access made, of a later one keeps those launched;
+#           Ctrl-C terminates what the interrupted launch made (its tag
+#           Launch=<token>)
 #   wait    running, its host key read from the serial console, ssh answers;
 #           when it never does, everything is removed
 #   setup   the lab's files there, `make deps progs prepare` there, the
@@ -20,16 +24,23 @@
 #           with several machines, detached here: `make measure HOST=m1,...
 #           --far-lab REMOTE_DIR` spreads whole rounds over them (GNU
 #           parallel; each machine runs its own build)
-#   status  the LAB-PROGRESS lines from the serial console (GetConsoleOutput),
-#           or over ssh when the console has none
-#   demo    `make demo` there
-#   fetch   results/ and provenance/ home into OUT, every run checked against
+#   status  the LAB-PROGRESS lines from the serial console (GetConsoleOutput)
+#           only, never a login (with several machines: the progress file
+#           here)
+#   demo    `make demo` there; refused while the schedule runs
+#   fetch   results/ and provenance/ home into the study's own folder (OUT,
+#           below; never the published study), every run checked against
 #           its run.json and the manifest, then collect, ap, cost, factcheck
-#           and report here
+#           and report there
 #   delete  instance, security group, key pair, each named; refused until
 #           fetch has checked the results (FORCE=1 deletes anyway)
-#   cost    the machine's hours from launch to deletion at PRICE_PER_HOUR
-#           into OUT/results/cost.json (then factcheck and report again)
+#   cost    each machine from launch to deletion: its hours at PRICE_PER_HOUR,
+#           its public IPv4 address (IPV4_PER_HOUR) and its disk (DISK_GB at
+#           GP3_PER_GB_MONTH, prorated), each part printed; the machines'
+#           hours at PRICE_PER_HOUR into OUT/results/cost.json (then
+#           factcheck and report again)
+#   clean   build/cloud/ removed (make cloud-clean), refused while it lists an
+#           instance not terminated, a key pair or a security group
 #
 # Settings (environment; make passes its command line's):
 #   INSTANCE_TYPE (c7g.medium)  REGION (else the aws configuration's)
@@ -38,11 +49,17 @@
 #   Project tag of everything made, and the names lab-$TAG)  MY_CIDR (your
 #   address as a.b.c.d/32; needed by access)  PRICE_PER_HOUR (USD; 0.0363,
 #   c7g.medium on demand in us-east-1, when the type is c7g.medium)
-#   PROFILE (full)  GATE (1)  OUT (.)  FORCE (delete without fetch)
+#   PROFILE (full)  GATE (1)  FORCE (delete without fetch)
+#   OUT (the study's folder: by default a fresh CLOUD_DIR/study-<UTC>, named
+#   at start and recorded in CLOUD_DIR/out for the later steps; never . nor
+#   the repository's own results/ and provenance/, which stay as committed)
+#   IPV4_PER_HOUR (0.005 USD per public IPv4 address)  GP3_PER_GB_MONTH
+#   (0.08 USD, us-east-1; a month is 730 hours)
 #   DISK_GB (16)  MAX_HOURS (12: the machine powers itself off, and so is
 #   terminated, after that long, whatever happens here)  WAIT_S (600)
 #   SSH_USER (admin, Debian's)  SSH_PORT (22)  REMOTE_DIR (lab, in its home)
 #   COUNT (launch: how many machines; 1, or as many as were launched)
+#   AZ (launch: the availability zone to try first; else AWS's choice)
 #   CLOUD_DIR (build/cloud)  PGURL (passed to collect and ap)
 #   Tests only: ENDPOINT_URL (aws --endpoint-url), QUIET, MEASURE_FLAGS;
 #   SSH_PORT as a list p1,p2,... (machine k's port: the fake machines
@@ -50,7 +67,8 @@
 #
 # State (build/cloud/, one value per file, written atomically): region,
 # arch, ami, ami_name, key_name, key (the private key), group_id,
-# group_cidr; and per machine m1/: client_token, instance_id, launch_utc,
+# group_cidr, out (the study's folder), cost.tsv; and per machine m1/: client_token, launch_tag,
+# instance_id, launch_utc, disk_gb,
 # address, known_hosts, hostkey_from, setup_done, fingerprints.tsv,
 # packages-here.tsv, packages-there.tsv, started, fetched, terminated_utc.
 # Machines are numbered folders, m1 ... mN (COUNT); with several, the
@@ -69,7 +87,7 @@ TAG=${TAG:-timeouts-lab}
 PROFILE=${PROFILE:-full}
 GATE=${GATE:-1}
 OUT_GIVEN=${OUT:-}
-OUT=${OUT:-.}
+OUT=$OUT_GIVEN # study_out names it
 FORCE=${FORCE:-}
 DISK_GB=${DISK_GB:-16}
 MAX_HOURS=${MAX_HOURS:-12}
@@ -79,6 +97,8 @@ SSH_PORT=${SSH_PORT:-22}
 REMOTE_DIR=${REMOTE_DIR:-lab}
 CLOUD_DIR=${CLOUD_DIR:-build/cloud}
 DEBIAN_OWNER=136693071363
+IPV4_PER_HOUR=${IPV4_PER_HOUR:-0.005}
+GP3_PER_GB_MONTH=${GP3_PER_GB_MONTH:-0.08}
 COUNT=${COUNT:-}
 M=$CLOUD_DIR/m1 # the machine a step works on (several: each in turn, machines)
 export AWS_PAGER=""
@@ -100,6 +120,27 @@ machines() {
   for ((k = 1; k <= n; k++)); do echo "$CLOUD_DIR/m$k"; done
 }
 count() { machines | wc -l; }
+# OUT, the study's folder: as given, else the one this cloud study recorded
+# (CLOUD_DIR/out), else a fresh CLOUD_DIR/study-<UTC>; recorded.  An OUT
+# given that differs from the recorded one is refused once the schedule has
+# started (the study is there).
+study_out() {
+  local rec
+  rec=$(st "$CLOUD_DIR/out")
+  if [[ -n $OUT_GIVEN ]]; then
+    OUT=$OUT_GIVEN
+    if [[ -n $rec && $rec != "$OUT" && -n $(st "$CLOUD_DIR/m1/started") && $STEP != cost ]]; then
+      die "this study goes into $rec (recorded in $CLOUD_DIR/out when it started); OUT=$OUT differs:" \
+        "leave OUT unset, or set OUT=$rec"
+    fi
+  elif [[ -n $rec ]]; then
+    OUT=$rec
+  else
+    OUT=$CLOUD_DIR/study-$(date -u +%Y%m%dT%H%M%SZ)
+  fi
+  mkdir -p "$OUT"
+  st_put "$CLOUD_DIR/out" "$OUT"
+}
 # machine M's ssh port: SSH_PORT, or its k-th value (tests)
 port() { local p k=${M##*/m}; IFS=, read -ra p <<< "$SSH_PORT"; echo "${p[k - 1]:-${p[0]}}"; }
 
@@ -109,6 +150,7 @@ check_settings() {
   [[ $INSTANCE_TYPE =~ ^[a-z0-9]+\.[a-z0-9]+$ ]] || bad "INSTANCE_TYPE=$INSTANCE_TYPE: not an instance type"
   [[ $TAG =~ ^[A-Za-z0-9][A-Za-z0-9-]{0,31}$ ]] || bad "TAG=$TAG: letters, digits and -, up to 32"
   [[ -z ${AMI:-} || $AMI =~ ^ami-[0-9a-f]{8,17}$ ]] || bad "AMI=$AMI: not an image id"
+  [[ -z ${AZ:-} || $AZ =~ ^[a-z0-9-]+$ ]] || bad "AZ=$AZ: not an availability zone name (e.g. eu-west-1b)"
   [[ $SSH_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || bad "SSH_USER=$SSH_USER: not a user name"
   [[ $REMOTE_DIR =~ ^[A-Za-z0-9._/-]+$ ]] || bad "REMOTE_DIR=$REMOTE_DIR: letters, digits and ._/- only"
   local n
@@ -119,6 +161,13 @@ check_settings() {
   done
   [[ $GATE == 0 || $GATE == 1 ]] || bad "GATE=$GATE: 0 or 1"
   [[ $PROFILE =~ ^[a-z]+$ ]] || bad "PROFILE=$PROFILE: not a profile name"
+  for n in IPV4_PER_HOUR GP3_PER_GB_MONTH; do
+    [[ ${!n} =~ ^[0-9]+(\.[0-9]+)?$ ]] || bad "$n=${!n}: not a price in USD"
+  done
+  if [[ -n $OUT_GIVEN ]] && [[ $(realpath -m "$OUT_GIVEN") == "$(realpath .)" ]]; then
+    bad "OUT=$OUT_GIVEN is the published study (results/ and provenance/ as committed): a study on rented" \
+      "machines goes to its own folder; leave OUT unset (a fresh $CLOUD_DIR/study-<UTC>) or name another"
+  fi
   if [[ -z ${PRICE_PER_HOUR:-} && $INSTANCE_TYPE == c7g.medium ]]; then PRICE_PER_HOUR=0.0363; fi
   [[ -z ${PRICE_PER_HOUR:-} || $PRICE_PER_HOUR =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
     bad "PRICE_PER_HOUR=$PRICE_PER_HOUR: not a price in USD"
@@ -159,7 +208,9 @@ ec2() {
   fi
   echo "${code:-unknown}" > "$AWS_CODE"
   if [[ -z ${EC2_QUIET:-} ]]; then
-    echo "cloud $STEP: aws ec2 $action failed: $(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //')" >&2
+    local why
+    why=$(grep -v '^\s*$' "$err" | tail -1 | sed 's/^An error occurred //' || true)
+    echo "cloud $STEP: aws ec2 $action failed: ${why:-no answer (exit $rc: interrupted?)}" >&2
   fi
   return "$rc"
 }
@@ -311,6 +362,42 @@ step_access() {
   make_group
 }
 
+# One RunInstances for machine M in zone $1 (empty: AWS's choice): "id launch-time".
+run_instance() {
+  local place=()
+  [[ -z ${1:-} ]] || place=(--placement "AvailabilityZone=$1")
+  ec2 run-instances --image-id "$(st "$CLOUD_DIR/ami")" --instance-type "$INSTANCE_TYPE" --count 1 \
+    --key-name "$(st "$CLOUD_DIR/key_name")" --security-group-ids "$(st "$CLOUD_DIR/group_id")" \
+    --client-token "$(st "$M/client_token")" --instance-initiated-shutdown-behavior terminate "${place[@]}" \
+    --user-data "$(printf '#!/bin/sh\nshutdown -h +%d\n' $((MAX_HOURS * 60)))" --metadata-options HttpTokens=required \
+    --block-device-mappings "DeviceName=$LAUNCH_ROOT,Ebs={VolumeSize=$DISK_GB,VolumeType=gp3,DeleteOnTermination=true}" \
+    --tag-specifications \
+    "ResourceType=instance,Tags=[{Key=Project,Value=$TAG},{Key=Name,Value=lab-$TAG},{Key=Launch,Value=$(st "$M/launch_tag")}]" \
+    "ResourceType=volume,Tags=[{Key=Project,Value=$TAG}]" \
+    --query 'Instances[0].[InstanceId,LaunchTime]'
+}
+
+# Ctrl-C (or TERM) during a launch: whatever carries this launch's tag is
+# terminated (a RunInstances may have made it without its answer arriving),
+# the machine's folder goes; the machines launched before it are kept.
+launch_interrupted() {
+  trap '' INT TERM
+  local tag ids id
+  tag=$(st "$M/launch_tag")
+  say "interrupted: removing what the launch of ${M##*/} made (tag Launch=$tag)"
+  ids=$(EC2_QUIET=1 ec2 describe-instances --filters "Name=tag:Launch,Values=$tag" \
+    "Name=instance-state-name,Values=pending,running,stopping,stopped" --query 'Reservations[].Instances[].InstanceId' |
+    tr '\t' '\n') || ids=""
+  for id in $ids; do
+    st_put "$M/instance_id" "$id"
+    remove_instance || echo "cloud $STEP: $id may still run: aws ec2 terminate-instances --region $REGION --instance-ids $id" >&2
+  done
+  [[ -n $ids ]] || say "${M##*/}: no instance carries the tag: nothing was made"
+  rm -rf "$M"
+  say "the key pair and the security group stay (make cloud-launch again, or make cloud-delete)"
+  exit 130
+}
+
 step_launch() {
   local n=${COUNT:-$(count)}
   for M in $(machines "$n"); do launch_one; done
@@ -331,28 +418,60 @@ launch_one() {
   [[ -s $CLOUD_DIR/key && -n $(st "$CLOUD_DIR/group_id") ]] || die "no key pair or security group: make cloud-access first"
   find_image # INSTANCE_TYPE or AMI may have changed since check
   if [[ -n $(st "$M/terminated_utc") ]]; then rm -rf "$M"; fi # a new machine: the last one's times go
+  # a new first machine: a new study (the last one's folder stays, no longer the default)
+  [[ ${M##*/} != m1 || ! -f $CLOUD_DIR/out ]] || { say "the last study stays in $(st "$CLOUD_DIR/out");" \
+    "the next start names a fresh folder"; rm -f "$CLOUD_DIR/out"; }
   mkdir -p "$M"
-  # the same token on a repeat gives back the same instance, never a second
+  # the same token on a repeat gives back the same instance, never a second;
+  # the launch's tag (Launch=...) finds what it made if it is interrupted
   [[ -n $(st "$M/client_token") ]] || st_put "$M/client_token" "lab-$TAG-$(date -u +%s)-$RANDOM"
-  local root user_data out
-  root=$(ec2 describe-images --image-ids "$(st "$CLOUD_DIR/ami")" --query 'Images[0].RootDeviceName')
-  user_data=$(printf '#!/bin/sh\nshutdown -h +%d\n' $((MAX_HOURS * 60)))
-  if ! out=$(ec2 run-instances --image-id "$(st "$CLOUD_DIR/ami")" --instance-type "$INSTANCE_TYPE" --count 1 \
-    --key-name "$(st "$CLOUD_DIR/key_name")" --security-group-ids "$(st "$CLOUD_DIR/group_id")" \
-    --client-token "$(st "$M/client_token")" --instance-initiated-shutdown-behavior terminate \
-    --user-data "$user_data" --metadata-options HttpTokens=required \
-    --block-device-mappings "DeviceName=$root,Ebs={VolumeSize=$DISK_GB,VolumeType=gp3,DeleteOnTermination=true}" \
-    --tag-specifications "ResourceType=instance,Tags=[{Key=Project,Value=$TAG},{Key=Name,Value=lab-$TAG}]" \
-    "ResourceType=volume,Tags=[{Key=Project,Value=$TAG}]" \
-    --query 'Instances[0].[InstanceId,LaunchTime]'); then
-    say "the launch was refused; removing what access made"
+  [[ -n $(st "$M/launch_tag") ]] || st_put "$M/launch_tag" "$(st "$M/client_token")"
+  local out code z zones ok=0
+  LAUNCH_ROOT=$(ec2 describe-images --image-ids "$(st "$CLOUD_DIR/ami")" --query 'Images[0].RootDeviceName')
+  trap 'launch_interrupted' INT TERM
+  if out=$(run_instance "${AZ:-}"); then ok=1; fi
+  code=$(aws_code)
+  if ((!ok)) && [[ $code == InsufficientInstanceCapacity || $code == Unsupported ]]; then
+    # no room for the type in that zone: the region's other zones, in turn
+    # the zone that was full: AZ, or the one AWS chose (its message names it)
+    local full=${AZ:-$(sed -n 's/.*Availability Zone you requested (\([a-z0-9-]*\)).*/\1/p' "$AWS_ERR" | head -1)}
+    zones=$(ec2 describe-availability-zones --filters Name=state,Values=available Name=zone-type,Values=availability-zone \
+      --query 'AvailabilityZones[].ZoneName' | tr '\t' '\n') || zones=""
+    local where=${full:+in $full}
+    for z in $zones; do
+      [[ $z != "$full" ]] || continue
+      say "${M##*/}: $code ${where:-in the zone AWS chose}: trying $z"
+      st_put "$M/client_token" "lab-$TAG-$(date -u +%s)-$RANDOM" # a token names one request's settings
+      if out=$(run_instance "$z"); then
+        ok=1
+        AZ=$z # the next machines of this launch try it first
+        break
+      fi
+      where="in $z"
+      code=$(aws_code)
+      [[ $code == InsufficientInstanceCapacity || $code == Unsupported ]] || break
+    done
+  fi
+  trap - INT TERM
+  if ((!ok)); then
+    [[ $code != VcpuLimitExceeded ]] || echo "cloud $STEP: VcpuLimitExceeded is the region's quota of vCPUs" \
+      "(Service Quotas, EC2, Running On-Demand Standard instances): ask for more there; another zone would not help" >&2
     rm -rf "$M"
+    local k others=""
+    for k in $(machines); do [[ -z $(st "$k/instance_id") ]] || others+=" ${k##*/}"; done
+    if [[ -n $others ]]; then
+      say "the launch of ${M##*/} was refused ($code);$others launched and kept: make cloud-launch again later" \
+        "(it launches the missing ones), or make cloud-delete FORCE=1"
+      exit 1
+    fi
+    say "the launch was refused ($code); removing what access made"
     remove_all
     exit 1
   fi
   local launched
   read -r id launched <<< "$out"
   st_put "$M/instance_id" "$id"
+  st_put "$M/disk_gb" "$DISK_GB"
   st_put "$M/launch_utc" "$(date -u -d "$launched" +%Y-%m-%dT%H:%M:%SZ)"
   say "${M##*/}: launched $id ($INSTANCE_TYPE, $(st "$CLOUD_DIR/ami_name")) at $(st "$M/launch_utc");" \
     "it powers itself off after $MAX_HOURS h whatever happens"
@@ -607,6 +726,12 @@ setup_one() {
     "if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null 2>&1 || true; fi"
   far_phase "make deps (Debian packages)" \
     "if [ \$(id -u) = 0 ]; then bash pipeline/common/deps.sh; else sudo -n bash pipeline/common/deps.sh; fi"
+  # the tester runs at nice -10 (run --tester-nice): the login user may lower
+  # its priority that far in every new session (pam_limits), without root
+  far_phase "the tester's priority (nice -10 allowed to $SSH_USER)" \
+    "if [ \$(id -u) != 0 ]; then echo '$SSH_USER - nice -10' | sudo -n tee /etc/security/limits.d/90-lab-nice.conf >/dev/null; fi"
+  far_nice_ok || die "the tester's priority (nice -10) cannot be set there: /etc/security/limits.d/90-lab-nice.conf" \
+    "did not raise $SSH_USER's limit (ulimit -e) to 30 in a new login (is pam_limits on for sshd?)"
   far_phase "make progs" "make -j\$(nproc) progs"
   far_phase "make prepare" "make prepare"
   compare_prepared
@@ -614,11 +739,32 @@ setup_one() {
   st_put "$M/setup_done" "$(utc)"
 }
 
+# Before the schedule starts: OUT holds nothing measured, or this study's
+# own runs (a start again resumes it).
+out_is_free() {
+  [[ -z $(st "$CLOUD_DIR/m1/started") ]] || return 0
+  if [[ -n $(ls -A "$OUT/results/raw" 2> /dev/null) || -n $(ls -A "$OUT/provenance/runs" 2> /dev/null) ]]; then
+    die "OUT=$OUT holds a study measured elsewhere: leave OUT unset (a fresh $CLOUD_DIR/study-<UTC>) or name an" \
+      "empty folder"
+  fi
+}
+
+# The tester's priority there (run --tester-nice, -10): the login user may
+# lower it (root, or an RLIMIT_NICE of 30, which setup gives it); else the
+# schedule is refused, as its runs would be measured at another priority.
+far_nice_ok() {
+  far "bash -c 'n=\$(ulimit -e); [ \$(id -u) = 0 ] || [ \"\$n\" = unlimited ] || [ \"\$n\" -ge 30 ]'"
+}
+
 step_start() {
   if (($(count) > 1)); then start_split; return; fi
   need_ssh
   [[ -n $(st "$M/setup_done") ]] || die "make cloud-setup first"
   if [[ $(far_run_state) == running ]]; then say "the measurement already runs there (make cloud-status)"; return; fi
+  study_out
+  out_is_free
+  far_nice_ok || die "the tester's priority (nice -10) cannot be set there: $SSH_USER is not root and its limit" \
+    "(ulimit -e) is below 30; make cloud-setup sets it (with sudo; see $M/setup.log)"
   local env
   env=$(printf 'PROFILE=%q GATE=%q' "$PROFILE" "$GATE")
   [[ -n ${QUIET:-} ]] && env+=$(printf ' QUIET=%q' "$QUIET")
@@ -631,7 +777,8 @@ step_start() {
   s=$(far_run_state)
   [[ $s == running || $s == done* ]] || die "the measurement did not start there (see $REMOTE_DIR/build/cloud-run.out there)"
   st_put "$M/started" "$(utc) $PROFILE"
-  say "the $PROFILE profile runs there, detached (a dropped ssh does not stop it): make cloud-status"
+  say "the $PROFILE profile runs there, detached (a dropped ssh does not stop it): make cloud-status;" \
+    "fetch brings it into $OUT"
 }
 
 step_status() {
@@ -646,11 +793,12 @@ step_status() {
       EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --query Output || true)
     lines=$(tr -d '\r' <<< "$out" | grep -o 'LAB-PROGRESS .*' || true)
   fi
-  if [[ -z $lines && -s $M/known_hosts ]] && (($(count) == 1)); then
-    src="progress file, over ssh"
-    lines=$(far "cat $REMOTE_DIR/build/cloud-run/progress.log 2>/dev/null" 2> /dev/null || true)
+  if [[ -z $lines ]]; then
+    if (($(count) > 1)); then say "no progress line yet in $CLOUD_DIR/run/progress.log (make cloud-start)"; return; fi
+    say "no progress line on the serial console yet (make cloud-start; the console may lag a few minutes; status" \
+      "never logs in, so a measuring machine is not disturbed)"
+    return
   fi
-  if [[ -z $lines ]]; then say "no progress line yet (make cloud-start; the console may lag a few minutes)"; return; fi
   lines=$(awk '/^LAB-PROGRESS [^ ]+ start / { n = 0 } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
     <<< "$lines") # since the last start
   say "$(grep -c '^LAB-PROGRESS [^ ]* run ' <<< "$lines" || true) runs reported (from the $src); the last line:"
@@ -662,7 +810,13 @@ step_status() {
 }
 
 step_demo() {
+  if (($(count) > 1)); then
+    [[ $(split_state) != running ]] || die "the schedule runs (from here, on $(count) machines): the demo would" \
+      "disturb its runs; make cloud-demo once make cloud-status says done"
+  fi
   need_ssh
+  [[ $(far_run_state) != running ]] || die "the schedule runs there: the demo would disturb its runs;" \
+    "make cloud-demo once make cloud-status says done"
   local t=()
   [[ -t 0 ]] && t=(-t)
   far "${t[@]}" "cd $REMOTE_DIR && make demo"
@@ -758,6 +912,7 @@ cost_stage() {
 }
 
 step_fetch() {
+  study_out
   if (($(count) > 1)); then fetch_split; return; fi
   need_ssh
   local s rc
@@ -788,33 +943,52 @@ step_fetch() {
   say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
 }
 
+# Each machine from its launch to its deletion (now, for one still alive):
+# its hours at PRICE_PER_HOUR, its public IPv4 address at IPV4_PER_HOUR, its
+# gp3 disk at GP3_PER_GB_MONTH prorated (a month of 730 hours), each part
+# printed and written to CLOUD_DIR/cost.tsv; then the machines' hours into
+# OUT/results/cost.json when the study is home.
+r4() { awk 'BEGIN { for (i = 1; i < ARGC; i++) printf "%s%.4f", (i > 1 ? " " : ""), ARGV[i]; print "" }' "$@"; }
 step_cost() {
-  [[ -n $OUT_GIVEN ]] || OUT=$(st "$CLOUD_DIR/out")
-  OUT=${OUT:-.}
-  local launch end h=0 e
+  OUT=${OUT_GIVEN:-$(st "$CLOUD_DIR/out")}
+  local launch end h e gb line tot="0 0 0 0 0" m_usd i_usd d_usd t_usd
   launch=$(st "$M/launch_utc")
   [[ -n $launch ]] || die "no launch recorded in $M"
-  for M in $(machines); do # each machine from its launch to its deletion
+  [[ -n ${PRICE_PER_HOUR:-} ]] || say "PRICE_PER_HOUR not set: the machine's own part is left out (set it)"
+  printf 'machine\tfrom_utc\tto_utc\thours\tinstance_usd\tipv4_usd\tdisk_gb\tdisk_usd\ttotal_usd\n' > "$CLOUD_DIR/cost.tsv.tmp"
+  for M in $(machines); do
     [[ -n $(st "$M/launch_utc") ]] || continue
     e=$(st "$M/terminated_utc")
     [[ -n $e ]] || { e=$(utc); say "${M##*/} still runs: the cost so far"; }
     [[ -z ${end:-} || $e > $end ]] && end=$e
-    h=$(awk -v h="$h" -v a="$(date -u -d "$(st "$M/launch_utc")" +%s)" -v b="$(date -u -d "$e" +%s)" \
-      'BEGIN { printf "%.4f", h + (b - a) / 3600 }')
+    gb=$(st "$M/disk_gb")
+    gb=${gb:-$DISK_GB}
+    # hours, instance, IPv4, disk, total
+    line=$(awk -v a="$(date -u -d "$(st "$M/launch_utc")" +%s)" -v b="$(date -u -d "$e" +%s)" \
+      -v p="${PRICE_PER_HOUR:-0}" -v ip="$IPV4_PER_HOUR" -v g="$gb" -v gm="$GP3_PER_GB_MONTH" 'BEGIN {
+        h = (b - a) / 3600; m = h * p; i = h * ip; d = g * gm * h / 730
+        printf "%.9f %.9f %.9f %.9f %.9f", h, m, i, d, m + i + d }')
+    # shellcheck disable=SC2086 # the five numbers, a word each
+    read -r h m_usd i_usd d_usd t_usd <<< "$(r4 $line)"
+    say "${M##*/}: $h h ($(st "$M/launch_utc") to $e): machine $m_usd USD (${PRICE_PER_HOUR:-?} USD/h)," \
+      "public IPv4 $i_usd USD ($IPV4_PER_HOUR USD/h), disk $d_usd USD ($gb GB gp3 at $GP3_PER_GB_MONTH USD/GB-month):" \
+      "$t_usd USD"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "${M##*/}" "$(st "$M/launch_utc")" "$e" "$h" "$m_usd" "$i_usd" \
+      "$gb" "$d_usd" "$t_usd" >> "$CLOUD_DIR/cost.tsv.tmp"
+    tot=$(awk -v t="$tot" -v l="$line" 'BEGIN { split(t, x, " "); split(l, y, " ")
+      printf "%.9f %.9f %.9f %.9f %.9f", x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5] }')
   done
+  mv "$CLOUD_DIR/cost.tsv.tmp" "$CLOUD_DIR/cost.tsv"
   M=$CLOUD_DIR/m1
-  if [[ -n ${PRICE_PER_HOUR:-} ]]; then
-    say "$h machine hours ($launch to $end) at $PRICE_PER_HOUR USD: $(awk -v h="$h" -v p="$PRICE_PER_HOUR" \
-      'BEGIN { printf "%.4f", h * p }') USD (the disk, $DISK_GB GB, adds about $(awk -v g="$DISK_GB" -v h="$h" \
-      'BEGIN { printf "%.4f", g * 0.08 / 730 * h }') USD)"
-  else
-    say "$h machine hours ($launch to $end); set PRICE_PER_HOUR for a price"
-  fi
-  if [[ -f $OUT/provenance/cloud.json ]]; then
+  # shellcheck disable=SC2086 # the five numbers, a word each
+  read -r h m_usd i_usd d_usd t_usd <<< "$(r4 $tot)"
+  say "all $(count) machine(s): $h h: machine $m_usd + public IPv4 $i_usd + disk $d_usd = $t_usd USD" \
+    "($launch to $end; the parts per machine in $CLOUD_DIR/cost.tsv)"
+  if [[ -n $OUT && -f $OUT/provenance/cloud.json ]]; then
     cost_stage "$end"
     stage factcheck
     stage report
-    say "$OUT/results/cost.json written; factcheck and report again"
+    say "$OUT/results/cost.json written (the machines' hours at PRICE_PER_HOUR); factcheck and report again"
   fi
 }
 
@@ -833,11 +1007,15 @@ split_state() {
 # whole rounds, which it measures with its own build.
 start_split() {
   [[ $(split_state) != running ]] || { say "the measurement already runs from here (make cloud-status)"; return; }
+  study_out
+  out_is_free
   local cfg=$CLOUD_DIR/ssh_config hosts="" differ
   : > "$cfg.tmp"
   for M in $(machines); do
     need_ssh
     [[ -n $(st "$M/setup_done") ]] || die "${M##*/}: make cloud-setup first"
+    far_nice_ok || die "${M##*/}: the tester's priority (nice -10) cannot be set there: $SSH_USER is not root and" \
+      "its limit (ulimit -e) is below 30; make cloud-setup sets it (with sudo; see $M/setup.log)"
     differ=$(awk -F'\t' '$2 != $3 { print $1 }' "$M/fingerprints.tsv" | tr '\n' ' ')
     [[ -z $differ ]] || die "${M##*/} prepared other files than this machine ($differ): its runs would be checked" \
       "against the wrong references; measure with COUNT=1, or on machines of this one's architecture"
@@ -866,8 +1044,8 @@ start_split() {
   [[ $s == running || $s == done* ]] || die "the measurement did not start (see $CLOUD_DIR/run.out)"
   for M in $(machines); do st_put "$M/started" "$(utc) $PROFILE"; done
   M=$CLOUD_DIR/m1
-  say "the $PROFILE profile runs from here on $(count) machines, detached (closing this terminal does not stop" \
-    "it; this machine must stay up): make cloud-status"
+  say "the $PROFILE profile runs from here on $(count) machines into $OUT, detached (closing this terminal does" \
+    "not stop it; this machine must stay up): make cloud-status"
 }
 
 # The runs came home as they were measured: checked in OUT, then the stages here.
@@ -896,9 +1074,40 @@ fetch_split() {
   say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
 }
 
+# CLOUD_DIR removed (make cloud-clean; make clean keeps it): refused while
+# it lists an instance not seen terminated, a key pair or a security group
+# (their ids would be lost with it, and with them the way to delete them).
+step_clean() {
+  [[ -d $CLOUD_DIR ]] || { say "$CLOUD_DIR: not there, nothing to remove"; return; }
+  local left="" studies
+  for M in $(machines); do
+    [[ -z $(st "$M/instance_id") ]] || left+="  ${M##*/}: instance $(st "$M/instance_id") ($M/instance_id)"$'\n'
+  done
+  [[ -z $(st "$CLOUD_DIR/key_name") ]] || left+="  key pair $(st "$CLOUD_DIR/key_name") ($CLOUD_DIR/key_name)"$'\n'
+  [[ -z $(st "$CLOUD_DIR/group_id") ]] || left+="  security group $(st "$CLOUD_DIR/group_id") ($CLOUD_DIR/group_id)"$'\n'
+  if [[ -n $left ]]; then
+    local region
+    region=$(st "$CLOUD_DIR/region")
+    printf 'cloud clean: refused: %s lists what may still exist (and bill)%s:\n%s' "$CLOUD_DIR" \
+      "${region:+ in $region}" "$left" >&2
+    echo "cloud clean: make cloud-delete first (make cloud-check lists what carries the tag); nothing was removed" >&2
+    exit 1
+  fi
+  # the studies fetched into it stay: they cost money to measure
+  studies=$(find "$CLOUD_DIR" -mindepth 1 -maxdepth 1 -name 'study-*' -type d | sort | tr '\n' ' ')
+  if [[ -n $studies ]]; then
+    find "$CLOUD_DIR" -mindepth 1 -maxdepth 1 ! -name 'study-*' -exec rm -rf {} +
+    say "removed the state in $CLOUD_DIR (nothing it listed was alive); kept the studies ${studies% } (remove them yourself)"
+  else
+    rm -rf "$CLOUD_DIR"
+    say "removed $CLOUD_DIR (nothing it listed was alive)"
+  fi
+}
+
 case $STEP in
   check | access | launch | wait | setup | start | status | demo | fetch | delete | cost) ;;
-  *) echo "usage: pipeline/cloud/cloud.sh check|access|launch|wait|setup|start|status|demo|fetch|delete|cost" >&2; exit 2 ;;
+  clean) step_clean; exit 0 ;;
+  *) echo "usage: pipeline/cloud/cloud.sh check|access|launch|wait|setup|start|status|demo|fetch|delete|cost|clean" >&2; exit 2 ;;
 esac
 command -v aws > /dev/null || die "the aws command is missing: make deps (Debian's awscli)"
 check_settings

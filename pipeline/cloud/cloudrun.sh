@@ -18,7 +18,8 @@
 #
 # build/cloud-run/ holds pid (this script's), measure.log (measure's whole
 # output), progress.log, and rc (measure's exit code) once it has ended;
-# the last progress line is "LAB-PROGRESS <UTC> done exit <rc>".
+# the last progress line is "LAB-PROGRESS <UTC> done exit <rc>" (4: refused,
+# the tester's priority could not be set).
 #
 # With several machines cloud.sh runs it here instead (the split schedule:
 # SPLIT_HOSTS and SPLIT_OUT in its environment are make measure's HOST and OUT, its folder is
@@ -62,6 +63,23 @@ args=(PROFILE="${PROFILE:-full}" GATE="${GATE:-1}")
 [[ -n ${SPLIT_HOSTS:-} ]] && args+=(HOST="$SPLIT_HOSTS")
 [[ -n ${SPLIT_OUT:-} ]] && args+=(OUT="$SPLIT_OUT")
 say "start profile ${PROFILE:-full} console ${console#sudo:}"
+# On the rented machine the tester runs at nice -10 (run --tester-nice):
+# refused, loudly, when this user may not lower its priority that far (not
+# root, RLIMIT_NICE below 30: make cloud-setup raises it), rather than
+# measuring at another priority.  (Split: the far machines' own sessions.)
+if [[ -z ${SPLIT_HOSTS:-} && $(id -u) != 0 ]]; then
+  lim=$(ulimit -e)
+  if [[ $lim != unlimited ]] && ((lim < 30)); then
+    echo "cloudrun: the tester's priority (nice -10) cannot be set: $(id -un) is not root and its limit" \
+      "(ulimit -e) is $lim, not 30; make cloud-setup raises it (/etc/security/limits.d/90-lab-nice.conf)" |
+      tee -a "$run/measure.log" >&2
+    say "refused: nice -10 not allowed (ulimit -e $lim)"
+    say "done exit 4"
+    echo 4 > "$run/rc.tmp" && mv "$run/rc.tmp" "$run/rc"
+    rm -f "$run/pid"
+    exit 4
+  fi
+fi
 # measure rewrites its progress line in place only on a terminal (a \r
 # would end a line there: the text after the last one is kept).
 make --no-print-directory measure "${args[@]}" 2>&1 | while IFS= read -r line; do

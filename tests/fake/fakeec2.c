@@ -1,6 +1,6 @@
 /* fakeec2: a local EC2 endpoint for the tests of pipeline/cloud/cloud.sh.
  *
- *   fakeec2 --dir DIR --ssh-port N[,N...] [--port 0] [--fault refuse-run|silent-ssh|no-console] [--log FILE]
+ *   fakeec2 --dir DIR --ssh-port N[,N...] [--port 0] [--fault NAME] [--log FILE]
  *
  * An HTTP server on 127.0.0.1 (libevent's evhttp) that answers the EC2
  * Query API actions the cloud script calls, as the real `aws` command line
@@ -29,7 +29,13 @@
  * Faults: refuse-run (RunInstances answers VcpuLimitExceeded, as for a new
  * account), silent-ssh (the instance's port completes the TCP handshake
  * and never says a word) and no-console (GetConsoleOutput has no output,
- * as for an instance without a serial console).
+ * as for an instance without a serial console), no-capacity (RunInstances
+ * answers InsufficientInstanceCapacity unless its Placement.AvailabilityZone
+ * is fake-1b or fake-1c: the first zone, fake-1a, the default, is full) and
+ * slow-run (RunInstances makes its instance at once but answers 5 s later,
+ * the whole endpoint asleep meanwhile: a launch to interrupt; a request
+ * sent in those 5 s is answered after them).  The zones
+ * (DescribeAvailabilityZones): fake-1a, fake-1b, fake-1c, all available.
  *
  * Its first line on stdout: "fakeec2: listening on 127.0.0.1 port N".  With
  * --log, each action's name is appended to FILE, one a line.  SIGTERM or
@@ -450,6 +456,24 @@ static int describe_vpcs(struct evhttp_request *req, struct evkeyvalq *q)
     return fe_close(req, b, "DescribeVpcs");
 }
 
+static int describe_availability_zones(struct evhttp_request *req, struct evkeyvalq *q)
+{
+    (void)q; /* every zone is available: the filters the script sends keep them all */
+    struct evbuffer *b = fe_open("DescribeAvailabilityZones");
+    evbuffer_add_printf(b, "<availabilityZoneInfo>");
+    const char *zones[] = {"fake-1a", "fake-1b", "fake-1c"};
+    for (int i = 0; i < 3; i++) {
+        evbuffer_add_printf(b, "<item>");
+        fe_xs(b, "zoneName", zones[i]);
+        fe_xs(b, "zoneState", "available");
+        fe_xs(b, "regionName", "fake-1");
+        fe_xs(b, "zoneType", "availability-zone");
+        evbuffer_add_printf(b, "</item>");
+    }
+    evbuffer_add_printf(b, "</availabilityZoneInfo>");
+    return fe_close(req, b, "DescribeAvailabilityZones");
+}
+
 /* ---- the server ---- */
 
 typedef int (*action_fn)(struct evhttp_request *, struct evkeyvalq *);
@@ -460,6 +484,7 @@ static const struct {
     {"DescribeImages", describe_images},
     {"DescribeInstanceTypes", describe_instance_types},
     {"DescribeVpcs", describe_vpcs},
+    {"DescribeAvailabilityZones", describe_availability_zones},
     {"CreateKeyPair", fe_create_key_pair},
     {"DescribeKeyPairs", fe_describe_key_pairs},
     {"DeleteKeyPair", fe_delete_key_pair},
@@ -535,7 +560,8 @@ int main(int argc, char **argv)
         {"--dir", OPT_STR, &fe_w.dir, 0, 0, "DIR", "key pairs and instances' folders go here"},
         {"--ssh-port", OPT_STR, &ports, 0, 0, "N[,N...]", "the ports instances' sshds listen on (127.0.0.1)"},
         {"--port", OPT_INT, &port, 0, 65535, "N", "the endpoint's port (0: any free one)"},
-        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME", "a fault: refuse-run, silent-ssh or no-console"},
+        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME",
+         "a fault: refuse-run, silent-ssh, no-console, no-capacity or slow-run"},
         {"--log", OPT_STR, &fe_w.log, 0, 0, "FILE", "each action's name is appended here"},
         {0}};
     int prc = opt_parse(argc, argv, spec,
@@ -557,8 +583,9 @@ int main(int argc, char **argv)
         p += n;
     }
     if (fe_w.fault && strcmp(fe_w.fault, "refuse-run") && strcmp(fe_w.fault, "silent-ssh") &&
-        strcmp(fe_w.fault, "no-console")) {
-        ut_err("option --fault: \"%s\": not refuse-run, silent-ssh or no-console", fe_w.fault);
+        strcmp(fe_w.fault, "no-console") && strcmp(fe_w.fault, "no-capacity") && strcmp(fe_w.fault, "slow-run")) {
+        ut_err("option --fault: \"%s\": not refuse-run, silent-ssh, no-console, no-capacity or slow-run",
+               fe_w.fault);
         return 2;
     }
     char err[UT_ERRLEN];

@@ -38,7 +38,7 @@ typedef struct {
     int nin, alive;
 } fe_group;
 typedef struct {
-    char id[32], resv[32], image[32], type[32], key[256], group[32], token[80], arch[16];
+    char id[32], resv[32], image[32], type[32], key[256], group[32], token[80], arch[16], az[16];
     double launched, terminating; /* 0: not terminating */
     int port;                     /* its sshd's, one of fe_world.ssh_ports */
     fe_vm vm;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fakeec2.h"
 #include "opt.h"
@@ -379,8 +380,8 @@ static void instance_xml(struct evbuffer *b, const fe_inst *in)
     fe_xi(b, "amiLaunchIndex", 0);
     fe_xs(b, "instanceType", in->type);
     fe_xs(b, "launchTime", when);
-    evbuffer_add_printf(b, "<placement><availabilityZone>fake-1a</availabilityZone><tenancy>default</tenancy>"
-                           "</placement>");
+    evbuffer_add_printf(b, "<placement><availabilityZone>%s</availabilityZone><tenancy>default</tenancy>"
+                           "</placement>", in->az);
     fe_xs(b, "privateIpAddress", up ? "127.0.0.1" : NULL);
     fe_xs(b, "ipAddress", code == 16 ? "127.0.0.1" : NULL);
     fe_xs(b, "vpcId", fe_w.vpc);
@@ -460,6 +461,15 @@ static int run_checks(fe_req *req, fe_q *q, fe_group **g)
         return fe_fail(req, "VcpuLimitExceeded",
                     "You have requested more vCPU capacity than your current vCPU limit of 0 allows for the instance "
                     "bucket that the specified instance type belongs to.");
+    const char *az = fe_P(q, "Placement.AvailabilityZone");
+    if (az && strcmp(az, "fake-1a") && strcmp(az, "fake-1b") && strcmp(az, "fake-1c"))
+        return fe_fail(req, "InvalidParameterValue", "Invalid availability zone: [%s]", az);
+    if (fe_w.fault && !strcmp(fe_w.fault, "no-capacity") && (!az || !strcmp(az, "fake-1a")))
+        return fe_fail(req, "InsufficientInstanceCapacity",
+                       "We currently do not have sufficient %s capacity in the Availability Zone you requested "
+                       "(fake-1a). Our system will be working on provisioning additional capacity. You can currently "
+                       "get %s capacity by not specifying an Availability Zone in your request or choosing fake-1b, "
+                       "fake-1c.", fe_P(q, "InstanceType"), fe_P(q, "InstanceType"));
     if (!free_port())
         return fe_fail(req, "InstanceLimitExceeded",
                        "The fake runs one instance at a time per --ssh-port (%d): %s is not terminated", fe_w.nports,
@@ -490,6 +500,8 @@ int fe_run_instances(fe_req *req, fe_q *q)
         snprintf(in->key, sizeof in->key, "%s", fe_P(q, "KeyName"));
         snprintf(in->group, sizeof in->group, "%s", g->id);
         snprintf(in->token, sizeof in->token, "%s", token ? token : "");
+        snprintf(in->az, sizeof in->az, "%s",
+                 fe_P(q, "Placement.AvailabilityZone") ? fe_P(q, "Placement.AvailabilityZone") : "fake-1a");
         in->launched = fe_now();
         char dir[600], err[UT_ERRLEN];
         snprintf(dir, sizeof dir, "%s/%s", fe_w.dir, in->id);
@@ -503,6 +515,8 @@ int fe_run_instances(fe_req *req, fe_q *q)
     }
     struct evbuffer *b = fe_open("RunInstances");
     reservation_xml(b, in);
+    if (fe_w.fault && !strcmp(fe_w.fault, "slow-run"))
+        sleep(5); /* made, not yet answered: the launch's caller may be interrupted now */
     return fe_close(req, b, "RunInstances");
 }
 

@@ -12,7 +12,12 @@
  * the measurement uses tests/quiet_off.tsv and a 0.2 s run-on, as the other
  * study tests do, through QUIET and MEASURE_FLAGS); a refused launch and an
  * ssh that never answers leave nothing behind; cloud-check without
- * credentials says so in one line.  Every state is read back from the fake
+ * credentials says so in one line.  Issue 30: two machines with the default
+ * OUT measure a fresh study of their own (CLOUD_DIR/study-<UTC>) and leave
+ * the published results/ and provenance/ as committed; OUT=. is refused;
+ * status reads the console only and demo waits for the schedule; make clean
+ * keeps build/cloud/ and cloud-clean refuses while it lists anything alive;
+ * cloud-cost's parts (machine, public IPv4, disk) against sums done by hand.  Every state is read back from the fake
  * through the same aws client, so what "nothing is left" means is what AWS
  * would answer. */
 #include <arpa/inet.h>
@@ -39,7 +44,7 @@
 /* aux: the fake cloud's folders (/tmp); outd: the study fetched home, under
  * build/ and relative, so its records name no folder of this machine (the
  * verifier's machine-path rule; a published study lives in the repository) */
-static char aux[64], outd[64], pgurl[512];
+static char aux[64], outd[64], outbase[64], pgurl[512];
 static pid_t fake = -1;
 static int ssh_port, ssh_port2; /* the second: two machines at once (0: one) */
 
@@ -111,7 +116,8 @@ static void cloud_env(int endpoint)
     setenv("QUIET", "tests/quiet_off.tsv", 1);
     setenv("MEASURE_FLAGS", "--settle-s 0.2", 1);
     setenv("PRICE_PER_HOUR", "0.0363", 1);
-    const char *unset[] = {"INSTANCE_TYPE", "AMI", "FORCE", "WAIT_S", "DISK_GB", "MAX_HOURS", "PGURL", "AWS_SESSION_TOKEN"};
+    const char *unset[] = {"INSTANCE_TYPE", "AMI", "FORCE", "WAIT_S", "DISK_GB", "MAX_HOURS", "PGURL", "AWS_SESSION_TOKEN",
+                           "COUNT", "IPV4_PER_HOUR", "GP3_PER_GB_MONTH"};
     for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++)
         unsetenv(unset[i]);
     unsetenv("MAKEFLAGS"); /* make test's own settings (and jobserver) are not the steps' */
@@ -167,6 +173,7 @@ static void setup(void)
     snprintf(outd, sizeof outd, "build/tests/cloudoutXXXXXX");
     (void)!system("mkdir -p build/tests");
     cr_assert_not_null(mkdtemp(outd));
+    snprintf(outbase, sizeof outbase, "%s", outd); /* outd may move into it (the default OUT) */
     pgurl[0] = 0;
 }
 
@@ -181,9 +188,10 @@ static void teardown(void)
     shf("p=$(cat %s/far/build/cloud-run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true",
         aux);
     shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", aux);
+    shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", outbase);
     if (pgurl[0])
         shf("bash pipeline/common/pg.sh stop build/pgcloud > /dev/null 2>&1");
-    shf("rm -rf %s %s", aux, outd);
+    shf("rm -rf %s %s", aux, outbase);
 }
 
 TestSuite(cloud, .init = setup, .fini = teardown, .timeout = 900);
@@ -469,8 +477,10 @@ Test(cloud, check_without_credentials_says_so_in_one_line)
 }
 
 /* A machine without a serial console: the host key is the first login's
- * (after half of WAIT_S) and status reads the progress file over ssh. */
-Test(cloud, without_a_console_status_reads_over_ssh)
+ * (after half of WAIT_S); status says the console has no progress line and
+ * never logs in for it (the progress file there stays unread); demo is
+ * refused while the schedule runs there. */
+Test(cloud, without_a_console_status_never_logs_in_and_demo_waits)
 {
     if (!can_run("no_console"))
         cr_skip_test("see the line above");
@@ -489,8 +499,25 @@ Test(cloud, without_a_console_status_reads_over_ssh)
                      "tiny console none\\nLAB-PROGRESS 2026-12-01T10:00:02Z run 1 of 18  H3-dl round 1  elapsed 0:01  "
                      "left ~0:40\\n' > %s/far/build/cloud-run/progress.log", aux, aux), 0);
     cr_assert_eq(step("status", &t), 0);
-    cr_assert(strstr(t, "1 runs reported (from the progress file, over ssh)") &&
-                  strstr(t, "run 1 of 18  H3-dl round 1"), "%s", t);
+    printf("---- make cloud-status\n%s", t);
+    cr_assert(strstr(t, "no progress line on the serial console yet") && !strstr(t, "runs reported") &&
+                  !strstr(t, "H3-dl round 1"), "%s", t);
+    free(t);
+    /* the schedule runs there (cloudrun.sh's pid: a live process, here a
+     * child that waits; not this one, whose session teardown would end): no demo */
+    pid_t busy = fork();
+    cr_assert(busy >= 0);
+    if (busy == 0) {
+        sleep(120);
+        _exit(0);
+    }
+    cr_assert_eq(shf("echo %d > %s/far/build/cloud-run/pid", (int)busy, aux), 0);
+    int drc = step("demo", &t);
+    kill(busy, SIGKILL);
+    waitpid(busy, NULL, 0);
+    shf("rm -f %s/far/build/cloud-run/pid", aux);
+    cr_assert_neq(drc, 0);
+    cr_assert(strstr(t, "cloud demo: the schedule runs there: the demo would disturb its runs"), "%s", t);
     free(t);
     setenv("FORCE", "1", 1);
     cr_assert_eq(step("delete", &t), 0);
@@ -506,10 +533,13 @@ static int count(const char *hay, const char *needle)
     return n;
 }
 
-/* COUNT=2: two machines launched, waited for and set up; start spreads
- * the rounds over them from here (make measure HOST=... --far-lab, GNU
- * parallel), status follows it, fetch checks and reports, delete removes
- * both, cost prices both. */
+/* COUNT=2 with the default OUT: two machines launched, waited for and set
+ * up; start names a fresh study (CLOUD_DIR/study-<UTC>, CLOUD_DIR relative
+ * here so that the study's records name no folder of this machine) and
+ * spreads the rounds over them from here (make measure HOST=... --far-lab,
+ * GNU parallel), status follows it, fetch checks and reports there, delete
+ * removes both, cost prices both; the published results/ and provenance/
+ * are as committed all along. */
 Test(cloud, two_machines_split_the_schedule_by_rounds)
 {
     if (!can_run("two_machines"))
@@ -526,6 +556,13 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     free(u);
     start_fake_n(NULL, 2);
     setenv("PGURL", pgurl, 1);
+    char cdir[96];
+    snprintf(cdir, sizeof cdir, "%s/cloud", outbase);
+    setenv("CLOUD_DIR", cdir, 1);
+    unsetenv("OUT"); /* the default: a fresh study, never the published one */
+    snprintf(p, sizeof p, "%s/published-before", aux);
+    cr_assert_eq(shf("git status --porcelain -- results provenance > %s && git diff --quiet HEAD -- results provenance",
+                     p), 0, "the published study differs from HEAD before the test");
     double t0 = now_s();
     char *t;
     cr_assert_eq(step("access", &t), 0);
@@ -545,8 +582,13 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     free(t);
     double s0 = now_s();
     cr_assert_eq(step("start", &t), 0);
-    cr_assert(strstr(t, "runs from here on 2 machines"), "%s", t);
+    cr_assert(strstr(t, "runs from here on 2 machines into ") && strstr(t, "/cloud/study-"), "%s", t);
     free(t);
+    snprintf(p, sizeof p, "%s/out", cdir);
+    u = slurp(p);
+    cr_assert(!strncmp(u, cdir, strlen(cdir)) && strstr(u, "/study-"), "the study's folder: %s", u);
+    snprintf(outd, sizeof outd, "%.*s", (int)strcspn(u, "\n"), u); /* load() reads the study there */
+    free(u);
     cr_assert(now_s() - s0 < 20, "start took %.1f s: not detached", now_s() - s0);
     int done = 0;
     for (int i = 0; i < 150 && !done; i++) {
@@ -561,6 +603,9 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     cr_assert(strstr(t, "18 runs home, each file matching its run.json"), "%s", t);
     free(t);
     check_fetched();
+    json_t *mr = load("results/results.json");
+    cr_assert_eq(json_object_size(json_object_get(mr, "runs")), 18, "the fresh study measured every run");
+    json_decref(mr);
     /* each round on one machine, both used, the joblog kept */
     snprintf(p, sizeof p, "%s/provenance/parallel.tsv", outd);
     t = slurp(p);
@@ -589,5 +634,196 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     json_t *c = load("results/cost.json"), *r = json_object_get(c, "rental");
     cr_assert_eq(json_real_value(json_object_get(r, "price_per_hour_usd")), 0.0726, "two machines' price");
     json_decref(c);
+    /* the published study: byte for byte as committed, nothing new in it */
+    cr_assert_eq(shf("git status --porcelain -- results provenance | cmp -s - %s/published-before && "
+                     "git diff --quiet HEAD -- results provenance", aux), 0,
+                 "the published results/ or provenance/ changed: %s", "see git status");
     printf("cloud/two_machines: access to cost in %.0f s\n", now_s() - t0);
+}
+
+/* OUT=. (or the checkout's own folder by any name) is the published study:
+ * every step refuses it before it asks AWS anything. */
+Test(cloud, the_published_study_is_never_the_out)
+{
+    if (access("/usr/bin/aws", X_OK) != 0)
+        cr_skip_test("no awscli");
+    ssh_port = tnet_free_port();
+    cloud_env(tnet_free_port()); /* nothing listens there */
+    char *t, cwd[512];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    const char *outs[] = {".", "./", cwd};
+    const char *steps[] = {"start", "fetch", "cost"};
+    for (int i = 0; i < 3; i++) {
+        setenv("OUT", outs[i], 1);
+        cr_assert_neq(step(steps[i], &t), 0);
+        cr_assert(strstr(t, "is the published study (results/ and provenance/ as committed)") &&
+                      strstr(t, "leave OUT unset"), "OUT=%s: %s", outs[i], t);
+        free(t);
+    }
+}
+
+/* make clean keeps build/cloud/ (here B=aux/b: the checkout's own build/
+ * is not touched) and says so; make cloud-clean refuses while CLOUD_DIR
+ * lists an instance, a key pair or a group, then removes the state but the
+ * studies fetched. */
+Test(cloud, clean_keeps_what_a_live_machine_needs)
+{
+    char b[128], *t;
+    snprintf(b, sizeof b, "%s/b", aux);
+    cr_assert_eq(shf("mkdir -p %s/cloud/m1 %s/cloud/study-20261204T010000Z/results %s/obj && touch %s/obj/x.o && "
+                     "echo i-0123456789abcdef0 > %s/cloud/m1/instance_id && echo lab-labtest > %s/cloud/key_name && "
+                     "echo sg-0123 > %s/cloud/group_id && echo eu-west-1 > %s/cloud/region",
+                     b, b, b, b, b, b, b, b), 0);
+    char log[160];
+    snprintf(log, sizeof log, "%s/clean.log", aux);
+    cr_assert_eq(shf("timeout 120 make -s clean B=%s > %s 2>&1", b, log), 0);
+    t = slurp(log);
+    printf("---- make clean\n%s", t);
+    cr_assert(strstr(t, "cloud/ (a rented machine's key, its instance ids") && strstr(t, "make cloud-clean"), "%s", t);
+    free(t);
+    cr_assert(shf("test -f %s/cloud/m1/instance_id && test -f %s/cloud/key_name && test ! -e %s/obj", b, b, b) == 0,
+              "make clean removed build/cloud/ or kept the rest");
+    snprintf(log, sizeof log, "%s/cloud", b);
+    setenv("CLOUD_DIR", log, 1);
+    cr_assert_neq(step("clean", &t), 0);
+    cr_assert(strstr(t, "refused") && strstr(t, "instance i-0123456789abcdef0") && strstr(t, "key pair lab-labtest") &&
+                  strstr(t, "security group sg-0123") && strstr(t, "in eu-west-1") && strstr(t, "make cloud-delete first"),
+              "%s", t);
+    free(t);
+    cr_assert_eq(shf("test -f %s/cloud/m1/instance_id", b), 0, "cloud-clean removed it anyway");
+    /* what cloud-delete leaves: the machine's times, no id */
+    cr_assert_eq(shf("cd %s/cloud && rm m1/instance_id key_name group_id && echo 2026-12-04T02:00:00Z > "
+                     "m1/terminated_utc", b), 0);
+    cr_assert_eq(step("clean", &t), 0);
+    cr_assert(strstr(t, "removed the state in ") && strstr(t, "kept the studies ") &&
+                  strstr(t, "study-20261204T010000Z"), "%s", t);
+    free(t);
+    cr_assert_eq(shf("test -d %s/cloud/study-20261204T010000Z/results && test ! -e %s/cloud/m1 && "
+                     "test ! -e %s/cloud/region", b, b, b), 0);
+}
+
+/* cloud-cost from the recorded times alone (no AWS call): m1 3 h, m2 1 h,
+ * 16 GB each, 0.0363 USD/h.  By hand: m1 3 x 0.0363 = 0.1089, IPv4
+ * 3 x 0.005 = 0.0150, disk 16 x 0.08 x 3 / 730 = 0.005260, total 0.129160;
+ * m2 0.0363, 0.0050, 0.001753, total 0.043053; both 4 h: 0.1452 + 0.0200 +
+ * 0.007014 = 0.172214 USD. */
+Test(cloud, cost_adds_the_address_and_the_disk_per_machine)
+{
+    if (access("/usr/bin/aws", X_OK) != 0)
+        cr_skip_test("no awscli");
+    ssh_port = tnet_free_port();
+    cloud_env(tnet_free_port()); /* nothing listens there: cost asks AWS nothing */
+    cr_assert_eq(shf("cd %s && mkdir -p cloud/m1 cloud/m2 && echo 2026-12-01T10:00:00Z > cloud/m1/launch_utc && "
+                     "echo 2026-12-01T13:00:00Z > cloud/m1/terminated_utc && echo 16 > cloud/m1/disk_gb && "
+                     "echo 2026-12-01T10:00:00Z > cloud/m2/launch_utc && echo 2026-12-01T11:00:00Z > "
+                     "cloud/m2/terminated_utc", aux), 0);
+    char *t;
+    cr_assert_eq(step("cost", &t), 0);
+    cr_assert(strstr(t, "m1: 3.0000 h (2026-12-01T10:00:00Z to 2026-12-01T13:00:00Z): machine 0.1089 USD "
+                        "(0.0363 USD/h), public IPv4 0.0150 USD (0.005 USD/h), disk 0.0053 USD (16 GB gp3 at 0.08 "
+                        "USD/GB-month): 0.1292 USD"), "%s", t);
+    cr_assert(strstr(t, "m2: 1.0000 h (2026-12-01T10:00:00Z to 2026-12-01T11:00:00Z): machine 0.0363 USD "
+                        "(0.0363 USD/h), public IPv4 0.0050 USD (0.005 USD/h), disk 0.0018 USD"), "%s", t);
+    cr_assert(strstr(t, "all 2 machine(s): 4.0000 h: machine 0.1452 + public IPv4 0.0200 + disk 0.0070 = 0.1722 USD"),
+              "%s", t);
+    free(t);
+    char p[128];
+    snprintf(p, sizeof p, "%s/cloud/cost.tsv", aux);
+    t = slurp(p);
+    cr_assert(strstr(t, "m2\t2026-12-01T10:00:00Z\t2026-12-01T11:00:00Z\t1.0000\t0.0363\t0.0050\t16\t0.0018\t0.0431\n"),
+              "%s", t);
+    free(t);
+    /* a bigger disk, another price for the address */
+    setenv("DISK_GB", "100", 1); /* m2 has no disk_gb recorded: DISK_GB */
+    setenv("IPV4_PER_HOUR", "0.01", 1);
+    cr_assert_eq(step("cost", &t), 0);
+    /* m2: 100 x 0.08 x 1 / 730 = 0.010959; total 0.0363 + 0.01 + 0.010959 = 0.057259 */
+    cr_assert(strstr(t, "m2: 1.0000 h") && strstr(t, "public IPv4 0.0100 USD (0.01 USD/h), disk 0.0110 USD (100 GB gp3 "
+                                                     "at 0.08 USD/GB-month): 0.0573 USD"), "%s", t);
+    free(t);
+    unsetenv("IPV4_PER_HOUR");
+}
+
+/* The fake's first zone is full (InsufficientInstanceCapacity): launch
+ * tries the region's other zones and the machine starts in fake-1b;
+ * nothing is torn down. */
+Test(cloud, a_full_zone_launches_in_another)
+{
+    if (!can_run("full_zone"))
+        cr_skip_test("see the line above");
+    start_fake("no-capacity");
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    cr_assert(strstr(t, "InsufficientInstanceCapacity") &&
+                  strstr(t, "m1: InsufficientInstanceCapacity in fake-1a: trying fake-1b") && /* AWS's message names it */
+                  strstr(t, "m1: launched i-0") && !strstr(t, "removing") && !strstr(t, "trying fake-1a") &&
+                  !strstr(t, "trying fake-1c"), "%s", t);
+    free(t);
+    t = ask("describe-instances --filters Name=tag:Project,Values=labtest --query "
+            "'Reservations[].Instances[].[State.Name,Placement.AvailabilityZone]'");
+    cr_assert(strstr(t, "fake-1b") && !strstr(t, "fake-1a"), "%s", t);
+    free(t);
+    setenv("FORCE", "1", 1);
+    cr_assert_eq(step("delete", &t), 0);
+    free(t);
+    nothing_left();
+}
+
+/* Ctrl-C while RunInstances is on its way (the fake makes the instance,
+ * then answers 5 s later): the launch finds what it made by its tag and
+ * terminates it; the key pair and group stay for delete. */
+Test(cloud, an_interrupted_launch_removes_what_it_made)
+{
+    if (!can_run("interrupted_launch"))
+        cr_skip_test("see the line above");
+    start_fake("slow-run");
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    char log[128];
+    snprintf(log, sizeof log, "%s/launch.log", aux);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) { /* a process group of its own, as a terminal's job: Ctrl-C goes to all of it */
+        setpgid(0, 0);
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execl("/bin/bash", "bash", "pipeline/cloud/cloud.sh", "launch", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    /* until the fake has made the instance (it is then asleep for 5 s) */
+    char made[128];
+    snprintf(made, sizeof made, "%s/actions", aux);
+    for (int i = 0; i < 100 && shf("grep -q RunInstances %s", made) != 0; i++)
+        usleep(100000);
+    usleep(500000);
+    cr_assert_eq(kill(-pid, SIGINT), 0);
+    int st = 0, gone = 0;
+    for (int i = 0; i < 600 && !gone; i++) {
+        gone = waitpid(pid, &st, WNOHANG) == pid;
+        if (!gone)
+            usleep(100000);
+    }
+    if (!gone)
+        kill(-pid, SIGKILL);
+    t = slurp(log);
+    printf("---- cloud.sh launch, interrupted\n%s", t);
+    cr_assert(gone, "the interrupted launch did not end in 60 s");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 130, "exit status %d", st);
+    cr_assert(strstr(t, "cloud launch: interrupted: removing what the launch of m1 made (tag Launch=") &&
+                  strstr(t, "removed instance i-0"), "%s", t);
+    free(t);
+    char p[128];
+    snprintf(p, sizeof p, "%s/cloud/m1", aux);
+    cr_assert_neq(access(p, F_OK), 0, "%s is still there", p);
+    t = ask("describe-instances --query 'Reservations[].Instances[].State.Name'");
+    cr_assert_str_eq(t, "terminated\n", "%s", t);
+    free(t);
+    cr_assert_eq(step("delete", &t), 0);
+    free(t);
+    nothing_left();
 }
