@@ -229,8 +229,8 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     cr_assert_eq(sh(cmd), 0, "check, both manifests");
     snprintf(cmd, sizeof cmd,
              "verify/build/verify --root %s --guesses data/guesses.tsv --comparisons pipeline/comparisons.tsv "
-             "--quiet tests/quiet_off.tsv --arms lab/arms.tsv > %s/verify.log 2>&1",
-             out, out);
+             "--quiet tests/quiet_off.tsv --arms lab/arms.tsv --out %s/results/verified.json > %s/verify.log 2>&1",
+             out, out, out);
     rc = sh(cmd);
     if (rc) {
         snprintf(cmd, sizeof cmd, "tail -30 %s/verify.log", out);
@@ -261,9 +261,10 @@ Test(study, tiny_study_passes_factcheck_and_a_tamper_is_caught, .timeout = 300)
     snprintf(cmd, sizeof cmd,
              "sed -i '0,/\"p99_ms\": [0-9]/s/\"p99_ms\": \\([0-9]\\)/\"p99_ms\": 9\\1/' %s/results/results.json && "
              "verify/build/verify --root %s --no-scan --guesses data/guesses.tsv --comparisons "
-             "pipeline/comparisons.tsv --quiet tests/quiet_off.tsv --arms lab/arms.tsv > %s/verify2.log 2>&1; test $? -eq 1 && tail -1 %s/verify2.log | grep -qx '1 MISMATCHES' "
+             "pipeline/comparisons.tsv --quiet tests/quiet_off.tsv --arms lab/arms.tsv --out %s/verified2.json "
+             "> %s/verify2.log 2>&1; test $? -eq 1 && tail -1 %s/verify2.log | grep -qx '1 MISMATCHES' "
              "&& grep -q 'MISMATCH .*p99_ms' %s/verify2.log",
-             out, out, out, out, out);
+             out, out, out, out, out, out);
     rc = sh(cmd);
     if (rc) {
         snprintf(cmd, sizeof cmd, "cat %s/verify2.log", out);
