@@ -113,14 +113,16 @@
  *   whole run (a calm one): the trigger's size.  -1 without the option.
  *
  * Speed: the direct path.  A request whose first lookup takes a free slot
- * and is due before any of its timers (lab/core/policy.h's pol_direct:
- * most requests of a calm stretch) needs nothing between its start and
- * that answer; at the answer the policy's pol_direct_answer and the
- * request's end are carried out at once, without the answers' ring, the
- * policy's action or its timers (which would get no event).  It is taken
- * in runs with no fault, no noise, no trace and one store, and changes
- * no figure: cfg.full_path turns it off, and tests/lab/test_play.c holds
- * the two paths to the same results.
+ * and is due strictly before the policy's window ends (lab/core/policy.h's
+ * pol_direct_window: its first try's limit and its hedge delay; most
+ * requests of a calm stretch) needs nothing between its start and that
+ * answer: it gets no pol_state, pol_direct_start tells the shared
+ * defences of its start, and at the answer pol_direct_end and the
+ * request's end are carried out at once, without pol_start, the policy's
+ * action, the answers' ring or its timers (which would get no event).  It
+ * is taken in runs with no fault, no noise, no trace and one store, and
+ * changes no figure: cfg.full_path turns it off, and
+ * tests/lab/test_playdirect.c holds the two paths to the same results.
  *
  * Speed: a simulation keeps its arrays from seed to seed (grown when
  * needed), so a seed after the first touches no new memory, and so do

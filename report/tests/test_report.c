@@ -26,6 +26,7 @@
  */
 #include <criterion/criterion.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <jansson.h>
 #include <math.h>
 #include <spawn.h>
@@ -853,21 +854,28 @@ static char *label_findings(const char *chr, const char *dir)
     FILE *f = fopen(page, "w");
     cr_assert_not_null(f);
     fputs("<!doctype html><html><body>\n", f);
-    static const char *const figs[] = {"ap",  "bulkhead", "dials", "errors", "exceed", "flood", "frozen", "hedge",
-                                       "outage", "predicted", "retry450", "slots", "split", "steps", "storm", "map"};
+    /* every figure the report drew */
+    char figdir[700];
+    snprintf(figdir, sizeof figdir, "%s/figures", dir);
+    DIR *fd = opendir(figdir);
+    cr_assert_not_null(fd, "%s", figdir);
     int found = 0;
-    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
-        char fp[800];
-        snprintf(fp, sizeof fp, "%s/figures/%s.svg", dir, figs[i]);
+    struct dirent *de;
+    while ((de = readdir(fd))) {
+        size_t nl = strlen(de->d_name);
+        if (nl < 5 || strcmp(de->d_name + nl - 4, ".svg"))
+            continue;
+        char fp[1000];
+        snprintf(fp, sizeof fp, "%s/%s", figdir, de->d_name);
         char *svg = rt_slurp(fp, NULL);
-        if (!svg)
-            continue; /* a figure this study does not draw */
+        cr_assert_not_null(svg, "%s", fp);
         char *at = strstr(svg, "<svg");
         cr_assert_not_null(at, "%s: no <svg>", fp);
-        fprintf(f, "<div><svg data-name=\"%s.svg\"%s</div>\n", figs[i], at + 4);
+        fprintf(f, "<div><svg data-name=\"%s\"%s</div>\n", de->d_name, at + 4);
         free(svg);
         found++;
     }
+    closedir(fd);
     char *script = rt_slurp(js, NULL);
     cr_assert_not_null(script, "%s", js);
     fprintf(f, "<script>%s</script></body></html>\n", script);

@@ -56,7 +56,7 @@ sleep 0.5
 taskset -c "$core" build/bin/tester --port 18556 --rate max --seconds 10 --seed 1 --rows 1000 --gate 0 --drain-s 1 \
     --out build/bench/bare.tsv.gz --summary build/bench/bare.json > /dev/null
 wait "$bare_pid"
-bare=$(python3 -c "import json; d = json.load(open('build/bench/bare.json')); print(d['answered'] / d['seconds'])")
+bare=$(jq '.answered / .seconds' build/bench/bare.json)
 S=$(sed -n 's/.* = \([0-9]*\) answers\/s$/\1/p' build/bench/S.txt)
 awk -v s="$S" -v b="$bare" 'BEGIN { printf "S %.0f answers/s against the bare responder %.0f answers/s on the same core: S is %.2f of the floor\n", s, b, s / b }'
 echo "   for scale: a re-creation of the lesson's Python service (FastAPI, store in-process) gives about"

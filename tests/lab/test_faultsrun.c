@@ -361,6 +361,17 @@ Test(faultrun, idle_gate_never_passes_recorded_then_measured_again)
     cr_assert_str_eq(ents, "F3-none-r1 ", "raw holds '%s'", ents);
 }
 
+/* Nothing left in folder mnt (a full disk's tmpfs): no file, no temporary. */
+static void assert_nothing_left(const char *mnt)
+{
+    DIR *d = opendir(mnt);
+    cr_assert_not_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left on the full disk: %s", e->d_name);
+    closedir(d);
+}
+
 /* The disk full while run writes the raw files: a 24 KB tmpfs as --raw
  * (a 1 s run at 300/s writes about 40 KB).  run fails (exit 1) naming the
  * file it could not write, and leaves nothing in the folder. */
@@ -381,12 +392,7 @@ Test(faultrun, disk_full_while_raw_files_written_names_file_leaves_nothing)
     cr_assert(strstr(text, "No space left on device"), "run does not say the disk is full: %s", text);
     cr_assert(strstr(text, mnt), "run does not name the file: %s", text);
     free(text);
-    DIR *d = opendir(mnt);
-    cr_assert_not_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left on the full disk: %s", e->d_name);
-    closedir(d);
+    assert_nothing_left(mnt);
 }
 
 /* The disk full under the lab's one atomic writer (lab/base/util.h:
@@ -409,12 +415,7 @@ Test(faultrun, disk_full_under_the_atomic_writer_names_file_and_cause)
     cr_assert_eq(ut_write_file(path, buf, N, err, sizeof err), -1, "256 KB written on a 24 KB disk");
     free(buf);
     cr_assert(strstr(err, path) && strstr(err, "No space left on device"), "the message: %s", err);
-    DIR *d = opendir(mnt);
-    cr_assert_not_null(d);
-    struct dirent *e;
-    while ((e = readdir(d)))
-        cr_assert(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."), "left on the full disk: %s", e->d_name);
-    closedir(d);
+    assert_nothing_left(mnt);
 }
 
 /* CPU seconds (user + system) of pid so far. */
