@@ -510,11 +510,12 @@ bench-frontdoor: $(PROGS) $(BIN)/bench_frontdoor
 
 # Measure on a rented EC2 machine, step by step (README.md, "Measure on a
 # rented machine"): make cloud-check, cloud-access MY_CIDR=a.b.c.d/32,
-# cloud-launch, cloud-wait, cloud-setup, cloud-start, cloud-status,
-# cloud-demo, cloud-fetch, cloud-delete, cloud-cost, cloud-clean.  Settings (from the
+# cloud-launch, cloud-wait, cloud-setup, cloud-smoke, cloud-start, cloud-status,
+# cloud-demo, cloud-fetch, cloud-delete, cloud-cost, cloud-clean; or all of them
+# in one resumable command, make cloud-study MY_CIDR=a.b.c.d/32.  Settings (from the
 # command line or the environment): INSTANCE_TYPE REGION AMI TAG MY_CIDR
-# PRICE_PER_HOUR PROFILE OUT FORCE=1 (pipeline/cloud/cloud.sh's head lists them all).
-CLOUD_STEPS := check access launch wait setup start status demo fetch delete cost clean
+# PRICE_PER_HOUR PROFILE OUT FORCE=1 SMOKE=0 (pipeline/cloud/cloud.sh's head lists them all).
+CLOUD_STEPS := check access launch wait setup smoke start status demo fetch delete cost clean study
 .PHONY: $(addprefix cloud-,$(CLOUD_STEPS))
 $(addprefix cloud-,$(CLOUD_STEPS)):
 	@bash pipeline/cloud/cloud.sh $(@:cloud-%=%)

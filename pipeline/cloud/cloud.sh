@@ -18,8 +18,14 @@
 #   wait    running, its host key read from the serial console, ssh answers;
 #           when it never does, everything is removed
 #   setup   the lab's files there, `make deps progs prepare` there, the
-#           prepared files' fingerprints and the packages' versions compared
-#           with this machine's
+#           tester's priority allowed to the login user (nice -10: root, a
+#           limit in /etc/security/limits.d, else cap_sys_nice on
+#           build/bin/run, with sudo), the prepared files' fingerprints and
+#           the packages' versions compared with this machine's
+#   smoke   the tiny profile there (`make measure PROFILE=tiny` into
+#           build/smoke), checked (every run complete, its manifest
+#           re-hashed, each run.json's tester priority the one asked for),
+#           then its files removed there; start needs it (SMOKE=0 skips it)
 #   start   the schedule (`make measure`) detached there (pipeline/cloud/cloudrun.sh);
 #           with several machines, detached here: `make measure HOST=m1,...
 #           --far-lab REMOTE_DIR` spreads whole rounds over them (GNU
@@ -41,6 +47,13 @@
 #           factcheck and report again)
 #   clean   build/cloud/ removed (make cloud-clean), refused while it lists an
 #           instance not terminated, a key pair or a security group
+#   study   the whole path in one command: check, access, launch, wait,
+#           setup, smoke, start, then a progress line every STUDY_EVERY_S
+#           (runs done, the estimated end, the money spent so far) until
+#           the schedule is done, fetch, delete, cost.  Each step it finds
+#           done (by the state below) it skips, so after a dropped
+#           connection or Ctrl-C `make cloud-study` again goes on where it
+#           was; it never deletes before fetch has checked the results.
 #
 # Settings (environment; make passes its command line's):
 #   INSTANCE_TYPE (c7g.medium)  REGION (else the aws configuration's)
@@ -61,6 +74,10 @@
 #   COUNT (launch: how many machines; 1, or as many as were launched)
 #   AZ (launch: the availability zone to try first; else AWS's choice)
 #   CLOUD_DIR (build/cloud)  PGURL (passed to collect and ap)
+#   SMOKE (1; 0: start without the smoke run)  STUDY_EVERY_S (60: study's
+#   progress line)  THROTTLE_TRIES (5: a call AWS throttles, RequestLimitExceeded
+#   after the aws client's own retries, is made again that often in all,
+#   waiting 2, 4, 8 ... s)
 #   Tests only: ENDPOINT_URL (aws --endpoint-url), QUIET, MEASURE_FLAGS;
 #   SSH_PORT as a list p1,p2,... (machine k's port: the fake machines
 #   share this one's address).
@@ -69,7 +86,7 @@
 # arch, ami, ami_name, key_name, key (the private key), group_id,
 # group_cidr, out (the study's folder), cost.tsv; and per machine m1/: client_token, launch_tag,
 # instance_id, launch_utc, disk_gb,
-# address, known_hosts, hostkey_from, setup_done, fingerprints.tsv,
+# address, known_hosts, hostkey_from, setup_done, nice_how, smoke_done, fingerprints.tsv,
 # packages-here.tsv, packages-there.tsv, started, fetched, terminated_utc.
 # Machines are numbered folders, m1 ... mN (COUNT); with several, the
 # split schedule's state is here: ssh_config (the machines as Host
@@ -100,6 +117,10 @@ DEBIAN_OWNER=136693071363
 IPV4_PER_HOUR=${IPV4_PER_HOUR:-0.005}
 GP3_PER_GB_MONTH=${GP3_PER_GB_MONTH:-0.08}
 COUNT=${COUNT:-}
+SMOKE=${SMOKE:-1}
+STUDY_EVERY_S=${STUDY_EVERY_S:-60}
+THROTTLE_TRIES=${THROTTLE_TRIES:-5}
+NOTFOUND_WAIT_S=60 # EC2 may not know a new instance's id for a while (eventual consistency)
 M=$CLOUD_DIR/m1 # the machine a step works on (several: each in turn, machines)
 export AWS_PAGER=""
 
@@ -156,7 +177,8 @@ check_settings() {
   local n
   [[ $SSH_PORT =~ ^[1-9][0-9]{0,4}(,[1-9][0-9]{0,4})*$ ]] || bad "SSH_PORT=$SSH_PORT: not a port"
   [[ -z $COUNT || $COUNT =~ ^([1-9]|1[0-9]|20)$ ]] || bad "COUNT=$COUNT: 1 to 20 machines"
-  for n in DISK_GB MAX_HOURS WAIT_S; do
+  [[ $SMOKE == 0 || $SMOKE == 1 ]] || bad "SMOKE=$SMOKE: 0 or 1"
+  for n in DISK_GB MAX_HOURS WAIT_S STUDY_EVERY_S THROTTLE_TRIES; do
     [[ ${!n} =~ ^[1-9][0-9]{0,5}$ ]] || bad "$n=${!n}: not a positive whole number"
   done
   [[ $GATE == 0 || $GATE == 1 ]] || bad "GATE=$GATE: 0 or 1"
@@ -194,15 +216,31 @@ my_cidr() {
 # in $AWS_CODE, the whole message in $AWS_ERR, and the exit code of aws.
 AWS_ERR=$CLOUD_DIR/.aws-err.$$  # this run's ($$ is the same in every subshell)
 AWS_CODE=$CLOUD_DIR/.aws-code.$$
+# A throttled call (RequestLimitExceeded, Throttling: the aws client has
+# retried it already, by its own settings) is made again, up to
+# THROTTLE_TRIES in all, waiting 2, 4, 8 ... s, each wait said on stderr.
 ec2() {
-  local action=$1 err=$AWS_ERR rc=0
+  local action=$1 err=$AWS_ERR rc=0 try=1 pause=2
   shift
   local cmd=(aws --region "$REGION" --output text)
   [[ -n ${ENDPOINT_URL:-} ]] && cmd+=(--endpoint-url "$ENDPOINT_URL")
-  "${cmd[@]}" ec2 "$action" "$@" 2> "$err" || rc=$?
-  if ((rc == 0)); then rm -f "$AWS_CODE"; return 0; fi
   local code
-  code=$(sed -n 's/^An error occurred (\([^)]*\)).*/\1/p' "$err" | head -1)
+  while :; do
+    rc=0
+    "${cmd[@]}" ec2 "$action" "$@" 2> "$err" || rc=$?
+    if ((rc == 0)); then rm -f "$AWS_CODE"; return 0; fi
+    code=$(sed -n 's/^An error occurred (\([^)]*\)).*/\1/p' "$err" | head -1)
+    case $code in
+      RequestLimitExceeded | Throttling | ThrottlingException) ;;
+      *) break ;;
+    esac
+    ((try < THROTTLE_TRIES)) || break
+    echo "cloud $STEP: aws ec2 $action: $code (AWS throttles this account's calls): trying again in $pause s" \
+      "($((try + 1)) of $THROTTLE_TRIES)" >&2
+    sleep "$pause"
+    try=$((try + 1))
+    pause=$((pause * 2))
+  done
   if grep -q 'Unable to locate credentials\|could not be found.*profile\|NoCredentialProviders' "$err"; then
     die "no AWS credentials: run aws configure (or set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
   fi
@@ -220,6 +258,36 @@ none() { [[ -z $1 || $1 == None ]]; }
 instance_state() { # id -> "state address" (address None when it has none)
   ec2 describe-instances --instance-ids "$1" \
     --query 'Reservations[0].Instances[0].[State.Name,PublicIpAddress]'
+}
+# As instance_state, but an id EC2 does not know yet (InvalidInstanceID.NotFound
+# within NOTFOUND_WAIT_S of machine M's launch: eventual consistency) is asked again.
+seen_state() {
+  local t0=$SECONDS out
+  while :; do
+    if out=$(EC2_QUIET=1 instance_state "$1"); then echo "$out"; return 0; fi
+    [[ $(aws_code) == InvalidInstanceID.NotFound ]] && just_launched && ((SECONDS - t0 < NOTFOUND_WAIT_S)) || break
+    sleep 2
+  done
+  instance_state "$1" # once more, saying why it failed
+}
+# 0 when machine M was launched less than NOTFOUND_WAIT_S ago.
+just_launched() {
+  local l
+  l=$(st "$M/launch_utc")
+  [[ -n $l ]] && (($(date -u +%s) - $(date -u -d "$l" +%s) < NOTFOUND_WAIT_S))
+}
+# Why machine M's instance is not running, as EC2 says (StateReason), with
+# what it means when the machine switched itself off.
+why_not_running() {
+  local r
+  r=$(EC2_QUIET=1 ec2 describe-instances --instance-ids "$(st "$M/instance_id")" \
+    --query 'Reservations[0].Instances[0].StateReason.Message') || r=""
+  none "$r" && r=""
+  case $r in
+    *InstanceInitiatedShutdown*) echo "${r}: the machine switched itself off (the poweroff set MAX_HOURS after its launch," \
+      "or a shutdown there)" ;;
+    *) echo "${r:-EC2 gives no reason}" ;;
+  esac
 }
 
 # Everything tagged Project=$TAG that still exists, one line each:
@@ -392,6 +460,20 @@ launch_interrupted() {
     st_put "$M/instance_id" "$id"
     remove_instance || echo "cloud $STEP: $id may still run: aws ec2 terminate-instances --region $REGION --instance-ids $id" >&2
   done
+  if [[ -z $ids ]]; then # EC2 may list a new instance only a little later
+    local t0=$SECONDS
+    say "${M##*/}: no instance carries the tag yet; looking again for 20 s (EC2 lists a new one late at times)"
+    while [[ -z $ids ]] && ((SECONDS - t0 < 20)); do
+      sleep 3
+      ids=$(EC2_QUIET=1 ec2 describe-instances --filters "Name=tag:Launch,Values=$tag" \
+        "Name=instance-state-name,Values=pending,running,stopping,stopped" \
+        --query 'Reservations[].Instances[].InstanceId' | tr '\t' '\n') || ids=""
+    done
+    for id in $ids; do
+      st_put "$M/instance_id" "$id"
+      remove_instance || echo "cloud $STEP: $id may still run: aws ec2 terminate-instances --region $REGION --instance-ids $id" >&2
+    done
+  fi
   [[ -n $ids ]] || say "${M##*/}: no instance carries the tag: nothing was made"
   rm -rf "$M"
   say "the key pair and the security group stay (make cloud-launch again, or make cloud-delete)"
@@ -408,7 +490,7 @@ launch_one() {
   id=$(st "$M/instance_id")
   if [[ -n $id ]]; then
     local s
-    s=$(instance_state "$id") || die "cannot see $id"
+    s=$(seen_state "$id") || die "cannot see $id"
     read -r s _ <<< "$s"
     case $s in
       pending | running) say "${M##*/}: $id is already $s"; return ;;
@@ -511,12 +593,12 @@ wait_one() {
   id=$(st "$M/instance_id")
   [[ -n $id ]] || die "no machine: make cloud-launch first"
   while :; do
-    s=$(instance_state "$id") || die "cannot see $id"
+    s=$(seen_state "$id") || die "cannot see $id"
     read -r s addr <<< "$s"
     case $s in
       running) break ;;
       pending) ;;
-      *) say "$id is $s"; fail_half_way ;;
+      *) say "$id is $s: $(why_not_running)"; fail_half_way ;;
     esac
     ((SECONDS - t0 < WAIT_S)) || { say "$id still $s after $WAIT_S s"; fail_half_way; }
     sleep 2
@@ -556,9 +638,12 @@ remove_instance() {
   local id s t0=$SECONDS
   id=$(st "$M/instance_id")
   [[ -n $id ]] || return 0
-  if ! EC2_QUIET=1 ec2 terminate-instances --instance-ids "$id" > /dev/null; then
+  until EC2_QUIET=1 ec2 terminate-instances --instance-ids "$id" > /dev/null; do
     [[ $(aws_code) == InvalidInstanceID.NotFound ]] || { echo "cloud $STEP: $id not terminated" >&2; return 1; }
-  fi
+    # unknown: gone long ago, or too new to be known yet
+    just_launched && ((SECONDS - t0 < NOTFOUND_WAIT_S)) || break
+    sleep 2
+  done
   [[ -n $(st "$M/terminated_utc") ]] || st_put "$M/terminated_utc" "$(utc)"
   while :; do
     s=$(EC2_QUIET=1 instance_state "$id") || s=terminated # gone from the listing
@@ -645,9 +730,10 @@ send_source() {
   local list=$CLOUD_DIR/files.lst
   if git rev-parse --git-dir > /dev/null 2>&1; then
     # (not the published study under results/ and provenance/: the study
-    # there starts empty, or measure there would continue this one)
+    # there starts empty, or measure there would continue this one; nor a
+    # study under way kept in measuring/, measuring/README.md)
     git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' f; do
-      case $f in results/README.md | provenance/README.md) ;; results/* | provenance/*) continue ;; esac
+      case $f in results/README.md | provenance/README.md) ;; results/* | provenance/* | measuring/*) continue ;; esac
       [[ -f $f ]] && printf '%s\0' "$f"
     done > "$list"
     st_put "$M/source_commit" "$(git rev-parse HEAD)"
@@ -721,18 +807,14 @@ setup_one() {
   need_ssh
   [[ $(far_run_state) != running ]] || die "the measurement runs there: setup waits until it is done"
   : > "$M/setup.log"
+  rm -f "$M/setup_done" "$M/smoke_done" # what it built may change: smoke again after it
   send_source
   far_phase "waiting for the machine's own start-up (cloud-init)" \
     "if command -v cloud-init >/dev/null; then cloud-init status --wait >/dev/null 2>&1 || true; fi"
   far_phase "make deps (Debian packages)" \
     "if [ \$(id -u) = 0 ]; then bash pipeline/common/deps.sh; else sudo -n bash pipeline/common/deps.sh; fi"
-  # the tester runs at nice -10 (run --tester-nice): the login user may lower
-  # its priority that far in every new session (pam_limits), without root
-  far_phase "the tester's priority (nice -10 allowed to $SSH_USER)" \
-    "if [ \$(id -u) != 0 ]; then echo '$SSH_USER - nice -10' | sudo -n tee /etc/security/limits.d/90-lab-nice.conf >/dev/null; fi"
-  far_nice_ok || die "the tester's priority (nice -10) cannot be set there: /etc/security/limits.d/90-lab-nice.conf" \
-    "did not raise $SSH_USER's limit (ulimit -e) to 30 in a new login (is pam_limits on for sshd?)"
   far_phase "make progs" "make -j\$(nproc) progs"
+  allow_nice
   far_phase "make prepare" "make prepare"
   compare_prepared
   compare_packages
@@ -750,10 +832,39 @@ out_is_free() {
 }
 
 # The tester's priority there (run --tester-nice, -10): the login user may
-# lower it (root, or an RLIMIT_NICE of 30, which setup gives it); else the
-# schedule is refused, as its runs would be measured at another priority.
+# lower it (root; an RLIMIT_NICE of 30; or build/bin/run holding
+# cap_sys_nice, which run's children keep until they exec, as the tester's
+# priority is set in its child); else the schedule is refused, as its runs
+# would be measured at another priority.  Prints how: root, limits.d or cap_sys_nice.
 far_nice_ok() {
-  far "bash -c 'n=\$(ulimit -e); [ \$(id -u) = 0 ] || [ \"\$n\" = unlimited ] || [ \"\$n\" -ge 30 ]'"
+  far "cd $REMOTE_DIR 2>/dev/null; n=\$(ulimit -e)
+    if [ \$(id -u) = 0 ]; then echo root
+    elif [ \"\$n\" = unlimited ] || [ \"\$n\" -ge 30 ]; then echo limits.d
+    elif /sbin/getcap build/bin/run 2>/dev/null | grep -q cap_sys_nice; then echo cap_sys_nice
+    else exit 1; fi"
+}
+
+# setup: the login user allowed nice -10, by a limit in every new session
+# (pam_limits reads /etc/security/limits.d), else, where that limit does not
+# take (no pam_limits for sshd, or a container whose root may not raise
+# limits), by cap_sys_nice on build/bin/run (after make progs: a relink drops it).
+allow_nice() {
+  local how
+  if how=$(far_nice_ok); then
+    st_put "$M/nice_how" "$how"
+    say "the tester's priority: nice -10 allowed to $SSH_USER there ($how)"
+    return
+  fi
+  far_phase "the tester's priority (a limit of nice -10 for $SSH_USER)" \
+    "echo '$SSH_USER - nice -10' | sudo -n tee /etc/security/limits.d/90-lab-nice.conf >/dev/null"
+  if ! how=$(far_nice_ok); then
+    far_phase "the tester's priority (cap_sys_nice on build/bin/run: the limit did not take in a new login)" \
+      "sudo -n /sbin/setcap cap_sys_nice+ep build/bin/run"
+    how=$(far_nice_ok) || die "the tester's priority (nice -10) cannot be set there: neither a limit in" \
+      "/etc/security/limits.d nor cap_sys_nice on build/bin/run let $SSH_USER lower it (see $M/setup.log)"
+  fi
+  st_put "$M/nice_how" "$how"
+  say "the tester's priority: nice -10 allowed to $SSH_USER there ($how)"
 }
 
 step_start() {
@@ -763,8 +874,10 @@ step_start() {
   if [[ $(far_run_state) == running ]]; then say "the measurement already runs there (make cloud-status)"; return; fi
   study_out
   out_is_free
-  far_nice_ok || die "the tester's priority (nice -10) cannot be set there: $SSH_USER is not root and its limit" \
-    "(ulimit -e) is below 30; make cloud-setup sets it (with sudo; see $M/setup.log)"
+  need_smoke
+  far_nice_ok > /dev/null || die "the tester's priority (nice -10) cannot be set there: $SSH_USER is not root, its" \
+    "limit (ulimit -e) is below 30 and build/bin/run lacks cap_sys_nice; make cloud-setup sets it (with sudo;" \
+    "see $M/setup.log)"
   local env
   env=$(printf 'PROFILE=%q GATE=%q' "$PROFILE" "$GATE")
   [[ -n ${QUIET:-} ]] && env+=$(printf ' QUIET=%q' "$QUIET")
@@ -781,32 +894,58 @@ step_start() {
     "fetch brings it into $OUT"
 }
 
-step_status() {
-  local id out lines src="serial console"
+# The LAB-PROGRESS lines since the last start: the serial console's (one
+# machine), or the progress file here (the split schedule; progress_from
+# names the source).  Never a login.
+progress_lines() {
+  local id out lines
   id=$(st "$M/instance_id")
-  [[ -n $id ]] || die "no machine: make cloud-launch first"
   if (($(count) > 1)); then
-    src="progress file here: the split schedule runs from here"
     lines=$(cat "$CLOUD_DIR/run/progress.log" 2> /dev/null || true)
   else
     out=$(EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --latest --query Output ||
       EC2_QUIET=1 ec2 get-console-output --instance-id "$id" --query Output || true)
     lines=$(tr -d '\r' <<< "$out" | grep -o 'LAB-PROGRESS .*' || true)
   fi
+  awk '/^LAB-PROGRESS [^ ]+ start / { n = 0 } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
+    <<< "$lines"
+}
+progress_from() {
+  if (($(count) > 1)); then echo "progress file here: the split schedule runs from here"; else echo "serial console"; fi
+}
+
+# "" when every machine runs, else one line naming each that does not, and why (EC2's StateReason).
+machines_down() {
+  local m=$M s
+  for M in $(machines); do
+    [[ -n $(st "$M/instance_id") ]] || continue
+    s=$(EC2_QUIET=1 instance_state "$(st "$M/instance_id")") || s="unknown"
+    read -r s _ <<< "$s"
+    [[ $s == running ]] || echo "${M##*/} ($(st "$M/instance_id")) is $s: $(why_not_running)"
+  done
+  M=$m
+}
+
+step_status() {
+  local lines down
+  [[ -n $(st "$M/instance_id") ]] || die "no machine: make cloud-launch first"
+  lines=$(progress_lines)
+  down=$(machines_down)
   if [[ -z $lines ]]; then
-    if (($(count) > 1)); then say "no progress line yet in $CLOUD_DIR/run/progress.log (make cloud-start)"; return; fi
-    say "no progress line on the serial console yet (make cloud-start; the console may lag a few minutes; status" \
-      "never logs in, so a measuring machine is not disturbed)"
-    return
+    if (($(count) > 1)); then say "no progress line yet in $CLOUD_DIR/run/progress.log (make cloud-start)"
+    else
+      say "no progress line on the serial console yet (make cloud-start; the console may lag a few minutes; status" \
+        "never logs in, so a measuring machine is not disturbed)"
+    fi
+  else
+    say "$(grep -c '^LAB-PROGRESS [^ ]* run ' <<< "$lines" || true) runs reported (from the $(progress_from)); the last line:"
+    echo "  $(tail -1 <<< "$lines")"
+    case $(tail -1 <<< "$lines") in
+      *" done exit 0" | *" done exit 3") say "measured: make cloud-fetch next" ;;
+      *" done exit "*) say "the measurement failed there: make cloud-fetch brings home what is there; make cloud-start resumes" ;;
+    esac
   fi
-  lines=$(awk '/^LAB-PROGRESS [^ ]+ start / { n = 0 } { l[++n] = $0 } END { for (i = 1; i <= n; i++) print l[i] }' \
-    <<< "$lines") # since the last start
-  say "$(grep -c '^LAB-PROGRESS [^ ]* run ' <<< "$lines" || true) runs reported (from the $src); the last line:"
-  echo "  $(tail -1 <<< "$lines")"
-  case $(tail -1 <<< "$lines") in
-    *" done exit 0" | *" done exit 3") say "measured: make cloud-fetch next" ;;
-    *" done exit "*) say "the measurement failed there: make cloud-fetch brings home what is there; make cloud-start resumes" ;;
-  esac
+  [[ -z $down ]] || while IFS= read -r l; do say "$l"; done <<< "$down"
 }
 
 step_demo() {
@@ -1014,8 +1153,8 @@ start_split() {
   for M in $(machines); do
     need_ssh
     [[ -n $(st "$M/setup_done") ]] || die "${M##*/}: make cloud-setup first"
-    far_nice_ok || die "${M##*/}: the tester's priority (nice -10) cannot be set there: $SSH_USER is not root and" \
-      "its limit (ulimit -e) is below 30; make cloud-setup sets it (with sudo; see $M/setup.log)"
+    far_nice_ok > /dev/null || die "${M##*/}: the tester's priority (nice -10) cannot be set there: $SSH_USER is" \
+      "not root, its limit (ulimit -e) is below 30 and build/bin/run lacks cap_sys_nice; make cloud-setup sets it"
     differ=$(awk -F'\t' '$2 != $3 { print $1 }' "$M/fingerprints.tsv" | tr '\n' ' ')
     [[ -z $differ ]] || die "${M##*/} prepared other files than this machine ($differ): its runs would be checked" \
       "against the wrong references; measure with COUNT=1, or on machines of this one's architecture"
@@ -1027,6 +1166,8 @@ start_split() {
     hosts+=${hosts:+,}lab-$TAG-${M##*/}
   done
   mv "$cfg.tmp" "$cfg"
+  for M in $(machines); do need_smoke; done
+  M=$CLOUD_DIR/m1
   if [[ ! -f $OUT/provenance/prereg.json ]]; then # the registration the far measures check against
     make --no-print-directory prepare OUT="$OUT" > "$CLOUD_DIR/prepare-here.log" 2>&1 ||
       die "make prepare here failed (see $CLOUD_DIR/prepare-here.log)"
@@ -1074,6 +1215,161 @@ fetch_split() {
   say "done: $OUT/results/report.html; next: make cloud-delete, then make cloud-cost"
 }
 
+# ---- smoke: the tiny profile there before the schedule ----
+
+need_smoke() {
+  [[ $SMOKE == 0 || -n $(st "$M/smoke_done") ]] ||
+    die "${M##*/}: no smoke run since its setup: make cloud-smoke first (SMOKE=0 starts without one)"
+}
+
+step_smoke() {
+  for M in $(machines); do
+    (($(count) == 1)) || say "${M##*/}:"
+    smoke_one
+  done
+  M=$CLOUD_DIR/m1
+}
+
+# make measure PROFILE=tiny OUT=build/smoke there, at the settings of the
+# schedule to come (GATE, and for the tests QUIET and MEASURE_FLAGS); then,
+# there: every run complete and the manifest re-hashed (build/bin/check),
+# each run.json's tester_nice (read back) equal to the priority asked for;
+# build/smoke removed there whatever happened.
+smoke_one() {
+  need_ssh
+  [[ -n $(st "$M/setup_done") ]] || die "${M##*/}: make cloud-setup first"
+  [[ $(far_run_state) != running ]] || die "the measurement runs there: no smoke run beside it"
+  local args t0=$SECONDS facts n wrong
+  args=$(printf 'GATE=%q' "$GATE")
+  [[ -n ${QUIET:-} ]] && args+=$(printf ' QUIET=%q' "$QUIET")
+  [[ -n ${MEASURE_FLAGS:-} ]] && args+=$(printf ' MEASURE_FLAGS=%q' "$MEASURE_FLAGS")
+  rm -f "$M/smoke_done"
+  say "${M##*/}: the tiny profile there (make measure PROFILE=tiny OUT=build/smoke; its log: $M/smoke.log)"
+  if ! far "cd $REMOTE_DIR && rm -rf build/smoke && make --no-print-directory measure PROFILE=tiny OUT=build/smoke $args" \
+    > "$M/smoke.log" 2>&1; then
+    tail -20 "$M/smoke.log" | sed 's/^/  | /' >&2
+    far "rm -rf $REMOTE_DIR/build/smoke" || true
+    die "the smoke run failed there (the whole log: $M/smoke.log); its files there are removed"
+  fi
+  # shellcheck disable=SC2016 # expanded there
+  facts=$(far "cd $REMOTE_DIR/build/smoke && mkdir -p .check && ln -sf ../provenance/manifest-measure.tsv .check/ &&
+    ../bin/check --prov .check --root . > .check/log 2>&1 || { cat .check/log; exit 1; }
+    for f in results/raw/*/run.json; do jq -r '\"\(.arm)-r\(.round) \(.tester_nice) \(.tester_nice_asked)\"' \"\$f\"; done") || {
+    far "rm -rf $REMOTE_DIR/build/smoke" || true
+    die "the smoke run's files there do not match their manifest: ${facts:-no answer}; its files there are removed"
+  }
+  far "rm -rf $REMOTE_DIR/build/smoke" || die "could not remove build/smoke there"
+  n=$(grep -c . <<< "$facts" || true)
+  wrong=$(awk '$2 != $3 || $3 != -10 { print $1 " at nice " $2 " (asked " $3 ")" }' <<< "$facts" | head -3)
+  [[ -n $wrong ]] && die "the smoke run's tester did not run at the priority asked: $wrong"
+  ((n > 0)) || die "the smoke run left no run there"
+  st_put "$M/smoke_done" "$(utc) $n runs"
+  say "smoke there: $n runs, each complete and its manifest re-hashed, the tester at nice -10 in every one" \
+    "($(st "$M/nice_how")); its files removed there (in $((SECONDS - t0)) s)"
+}
+
+# ---- study: the whole path in one command ----
+
+# Seconds of "h:mm:ss" or "m:ss".
+secs() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }' <<< "$1"; }
+
+# USD spent so far: every machine from its launch to its deletion (or now),
+# its hours at PRICE_PER_HOUR and IPV4_PER_HOUR, its disk prorated (as step_cost).
+spent_usd() {
+  local m=$M tot=0 a b gb
+  for M in $(machines); do
+    [[ -n $(st "$M/launch_utc") ]] || continue
+    a=$(date -u -d "$(st "$M/launch_utc")" +%s)
+    b=$(st "$M/terminated_utc")
+    b=$(if [[ -n $b ]]; then date -u -d "$b" +%s; else date -u +%s; fi)
+    gb=$(st "$M/disk_gb")
+    tot=$(awk -v t="$tot" -v a="$a" -v b="$b" -v p="${PRICE_PER_HOUR:-0}" -v ip="$IPV4_PER_HOUR" -v g="${gb:-$DISK_GB}" \
+      -v gm="$GP3_PER_GB_MONTH" 'BEGIN { h = (b - a) / 3600; printf "%.9f", t + h * (p + ip) + g * gm * h / 730 }')
+  done
+  M=$m
+  awk -v t="$tot" 'BEGIN { printf "%.4f", t }'
+}
+
+# One step in a process of its own (its messages its own); stops the study when it fails.
+study_step() {
+  local rc=0
+  bash "$0" "$@" || rc=$?
+  ((rc == 0)) || die "stopped at make cloud-$1 (exit $rc, above); fix what it says, then make cloud-study again goes" \
+    "on from there"
+}
+
+follow_stopped() {
+  echo
+  say "stopped following; the measurement goes on there (make cloud-study again follows it and fetches it when done;" \
+    "make cloud-status shows it)"
+  exit 130
+}
+
+# Until the schedule is done: one line every STUDY_EVERY_S (the last run
+# reported, the end measure estimates, the money spent so far).  Ctrl-C
+# stops the following only; the measurement goes on there.
+follow() {
+  trap 'follow_stopped' INT TERM
+  local lines last down k left end n
+  n=$(count)
+  while :; do
+    lines=$(progress_lines)
+    last=$(tail -1 <<< "$lines")
+    case $last in
+      *" done exit 0" | *" done exit 3") say "$(date -u +%H:%M:%SZ): the schedule is done there (${last##* done })"; break ;;
+      *" done exit "*) die "the measurement ended with ${last##* done } there (its log: make cloud-fetch brings it" \
+        "home); make cloud-start resumes it, then make cloud-study again" ;;
+    esac
+    down=$(machines_down)
+    [[ -z $down ]] || die "$down; make cloud-fetch brings home what is there"
+    if [[ $last =~ run\ ([0-9]+)\ of\ ([0-9]+)\ +([^ ]+)\ round\ ([0-9]+).*left\ ~([0-9:]+) ]]; then
+      k="run ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]} (${BASH_REMATCH[3]} round ${BASH_REMATCH[4]})"
+      left=$(secs "${BASH_REMATCH[5]}")
+      end=$(date -u -d "@$(($(date -u +%s) + left))" +%H:%MZ)
+      say "$(date -u +%H:%M:%SZ): $k; the end about $end (measure's estimate: left ~${BASH_REMATCH[5]});" \
+        "spent so far $(spent_usd) USD ($n machine(s))"
+    else
+      say "$(date -u +%H:%M:%SZ): no run reported yet (${last:+the last line: }${last:-the console may lag a few minutes});" \
+        "spent so far $(spent_usd) USD ($n machine(s))"
+    fi
+    sleep "$STUDY_EVERY_S"
+  done
+  trap - INT TERM
+}
+
+step_study() {
+  say "the whole path: check, access, launch, wait, setup, smoke, start, follow, fetch, delete, cost; a step" \
+    "found done is skipped"
+  if [[ -z $(st "$M/fetched") ]]; then
+    if [[ -z $(st "$M/started") ]]; then
+      [[ -n $(st "$M/instance_id") ]] || study_step check
+      [[ -s $CLOUD_DIR/key && -n $(st "$CLOUD_DIR/group_id") ]] || study_step access
+      study_step launch
+      study_step wait
+      local m need_setup=0 need_smoke=0
+      for m in $(machines); do
+        [[ -n $(st "$m/setup_done") ]] || need_setup=1
+        [[ -n $(st "$m/smoke_done") ]] || need_smoke=1
+      done
+      ((need_setup == 0)) || study_step setup
+      ((need_smoke == 0 || SMOKE == 0)) || study_step smoke
+      study_step start
+    else
+      say "the schedule started $(st "$M/started" | cut -d' ' -f1) (make cloud-start); following it"
+    fi
+    follow
+    study_step fetch
+  else
+    say "the study is home already ($(st "$CLOUD_DIR/out"), fetched $(st "$M/fetched"))"
+  fi
+  local alive=0 m
+  for m in $(machines); do [[ -z $(st "$m/instance_id") ]] || alive=1; done
+  ((alive == 0)) || study_step delete
+  study_step cost
+  say "done: the study is in $(st "$CLOUD_DIR/out") (report: $(st "$CLOUD_DIR/out")/results/report.html);" \
+    "nothing of it is left in $REGION; what it cost: above and in $CLOUD_DIR/cost.tsv"
+}
+
 # CLOUD_DIR removed (make cloud-clean; make clean keeps it): refused while
 # it lists an instance not seen terminated, a key pair or a security group
 # (their ids would be lost with it, and with them the way to delete them).
@@ -1105,9 +1401,10 @@ step_clean() {
 }
 
 case $STEP in
-  check | access | launch | wait | setup | start | status | demo | fetch | delete | cost) ;;
+  check | access | launch | wait | setup | smoke | start | status | demo | fetch | delete | cost | study) ;;
   clean) step_clean; exit 0 ;;
-  *) echo "usage: pipeline/cloud/cloud.sh check|access|launch|wait|setup|start|status|demo|fetch|delete|cost|clean" >&2; exit 2 ;;
+  *) echo "usage: pipeline/cloud/cloud.sh check|access|launch|wait|setup|smoke|start|status|demo|fetch|delete|cost|study|clean" >&2
+    exit 2 ;;
 esac
 command -v aws > /dev/null || die "the aws command is missing: make deps (Debian's awscli)"
 check_settings

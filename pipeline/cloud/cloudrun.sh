@@ -65,13 +65,16 @@ args=(PROFILE="${PROFILE:-full}" GATE="${GATE:-1}")
 say "start profile ${PROFILE:-full} console ${console#sudo:}"
 # On the rented machine the tester runs at nice -10 (run --tester-nice):
 # refused, loudly, when this user may not lower its priority that far (not
-# root, RLIMIT_NICE below 30: make cloud-setup raises it), rather than
-# measuring at another priority.  (Split: the far machines' own sessions.)
+# root, RLIMIT_NICE below 30, build/bin/run without cap_sys_nice: make
+# cloud-setup gives one of them), rather than measuring at another priority.
+# The programs are built first: a relink of run would drop its capability.
+# (Split: the far machines' own sessions.)
 if [[ -z ${SPLIT_HOSTS:-} && $(id -u) != 0 ]]; then
+  make --no-print-directory progs >> "$run/measure.log" 2>&1
   lim=$(ulimit -e)
-  if [[ $lim != unlimited ]] && ((lim < 30)); then
-    echo "cloudrun: the tester's priority (nice -10) cannot be set: $(id -un) is not root and its limit" \
-      "(ulimit -e) is $lim, not 30; make cloud-setup raises it (/etc/security/limits.d/90-lab-nice.conf)" |
+  if [[ $lim != unlimited ]] && ((lim < 30)) && ! /sbin/getcap build/bin/run 2> /dev/null | grep -q cap_sys_nice; then
+    echo "cloudrun: the tester's priority (nice -10) cannot be set: $(id -un) is not root, its limit" \
+      "(ulimit -e) is $lim, not 30, and build/bin/run lacks cap_sys_nice; make cloud-setup gives it one" |
       tee -a "$run/measure.log" >&2
     say "refused: nice -10 not allowed (ulimit -e $lim)"
     say "done exit 4"

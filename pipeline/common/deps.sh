@@ -10,6 +10,7 @@ pkgs=(gcc make pkg-config libc6-dev git ca-certificates
       openssh-client openssh-server chromium jq)
 pkgs+=(awscli) # pipeline/cloud/cloud.sh: the machine is rented with Debian's AWS command line client
 pkgs+=(parallel) # make measure HOST=a,b,...: GNU parallel spreads the rounds over the hosts (pipeline/measure/multi.h)
+pkgs+=(sudo libcap2-bin) # make cloud-setup: a login user's way to nice -10 (setcap), and the tests' non-root login
 if [[ ${1:-} == --list ]]; then printf '%s\n' "${pkgs[@]}"; exit 0; fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,6 +1,8 @@
 /* fakeec2: a local EC2 endpoint for the tests of pipeline/cloud/cloud.sh.
  *
- *   fakeec2 --dir DIR --ssh-port N[,N...] [--port 0] [--fault NAME] [--log FILE]
+ *   fakeec2 --dir DIR --ssh-port N[,N...] [--port 0] [--fault NAME[,NAME]] [--log FILE]
+ *           [--pending A[-B]] [--console-late A[-B]] [--notfound-s S] [--minute-s S]
+ *           [--throttle ACTION:N[,ACTION:N]]
  *
  * An HTTP server on 127.0.0.1 (libevent's evhttp) that answers the EC2
  * Query API actions the cloud script calls, as the real `aws` command line
@@ -37,9 +39,29 @@
  * sent in those 5 s is answered after them).  The zones
  * (DescribeAvailabilityZones): fake-1a, fake-1b, fake-1c, all available.
  *
+ * Faults may be given together, comma-separated.
+ *
+ * Where a real run goes wrong (issue 30), each off unless asked for:
+ * --pending A-B: each instance is pending for a time drawn from A to B s (1
+ * s by default).  --console-late A-B: its console output is empty for a
+ * drawn time after it runs, then complete (AWS's console lags minutes).
+ * --notfound-s S: for S s after RunInstances an instance is unknown by its
+ * id (InvalidInstanceID.NotFound) and absent from listings, as EC2's
+ * eventual consistency has it.  --throttle ACTION:N: the first N requests
+ * of ACTION answer RequestLimitExceeded with status 503, which the aws
+ * client retries by itself (its own settings, as a user has them).
+ * User-data holding `shutdown -h +N` powers the instance off N minutes
+ * after it runs (--minute-s: the seconds of such a minute, 60 by
+ * default): its sshd stops, and InstanceInitiatedShutdownBehavior decides
+ * what follows (terminate: shutting-down, then terminated; stop, AWS's
+ * default: stopping, then stopped), its stateReason
+ * Client.InstanceInitiatedShutdown; a terminated one's is
+ * Client.UserInitiatedShutdown.
+ *
  * Its first line on stdout: "fakeec2: listening on 127.0.0.1 port N".  With
- * --log, each action's name is appended to FILE, one a line.  SIGTERM or
- * SIGINT: every instance's sshd is stopped, then it exits 0.
+ * --log, each action's name is appended to FILE, one a line, and for an
+ * error a line "Action Code" after it.  SIGTERM or SIGINT: every
+ * instance's sshd is stopped, then it exits 0.
  */
 #include <errno.h>
 #include <event2/buffer.h>
@@ -100,6 +122,24 @@ double fe_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double fe_draw(double lo, double hi)
+{
+    return lo + (hi - lo) * ((double)(ut_rng_u64(&fe_w.rng) >> 11) * 0x1.0p-53);
+}
+
+int fe_fault(const char *name)
+{
+    const char *f = fe_w.fault;
+    size_t n = strlen(name);
+    for (; f && *f; f += *f == ',') {
+        size_t k = strcspn(f, ",");
+        if (k == n && !strncmp(f, name, n))
+            return 1;
+        f += k;
+    }
+    return 0;
 }
 
 void fe_iso(double t, char buf[32])
@@ -174,23 +214,41 @@ void fe_b64(struct evbuffer *b, const unsigned char *s, size_t n)
 static void reply(struct evhttp_request *req, int status, struct evbuffer *body)
 {
     evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type", "text/xml;charset=UTF-8");
-    evhttp_send_reply(req, status, status == 200 ? "OK" : "Bad Request", body);
+    evhttp_send_reply(req, status, status == 200 ? "OK" : status == 503 ? "Service Unavailable" : "Bad Request", body);
 }
 
-int fe_fail(struct evhttp_request *req, const char *code, const char *fmt, ...)
+static const char *cur_action = "(none)"; /* the request being answered: its errors' log line */
+
+static int fail_v(struct evhttp_request *req, int status, const char *code, const char *fmt, va_list ap)
 {
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     struct evbuffer *b = evbuffer_new();
     evbuffer_add_printf(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error>");
     fe_xs(b, "Code", code);
     fe_xs(b, "Message", msg);
     evbuffer_add_printf(b, "</Error></Errors><RequestID>fake-%08lu</RequestID></Response>", fe_w.reqno);
-    reply(req, 400, b);
+    reply(req, status, b);
     evbuffer_free(b);
+    fe_log(cur_action, code);
+    return -1;
+}
+
+int fe_fail(struct evhttp_request *req, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(req, 400, code, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int fe_fail_status(struct evhttp_request *req, int status, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fail_v(req, status, code, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -500,15 +558,30 @@ static const struct {
     {"CreateTags", fe_create_tags},
 };
 
-static void log_action(const char *action)
+void fe_log(const char *action, const char *code)
 {
     if (!fe_w.log)
         return;
     FILE *f = fopen(fe_w.log, "a");
     if (f) {
-        fprintf(f, "%s\n", action);
+        if (code)
+            fprintf(f, "%s %s\n", action, code);
+        else
+            fprintf(f, "%s\n", action);
         fclose(f);
     }
+}
+
+/* --throttle: 1 (replied RequestLimitExceeded, as EC2 does with status 503) while ACTION has throttled requests left */
+static int throttled(struct evhttp_request *req, const char *action)
+{
+    for (int i = 0; i < fe_w.nthr; i++)
+        if (!strcmp(fe_w.thr[i].action, action) && fe_w.thr[i].left > 0) {
+            fe_w.thr[i].left--;
+            fe_fail_status(req, 503, "RequestLimitExceeded", "Request limit exceeded.");
+            return 1;
+        }
+    return 0;
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -534,14 +607,40 @@ static void on_request(struct evhttp_request *req, void *arg)
         int i = 0, nact = (int)(sizeof ACTIONS / sizeof ACTIONS[0]);
         while (i < nact && (!action || strcmp(ACTIONS[i].name, action)))
             i++;
-        log_action(action ? action : "(none)");
+        cur_action = action ? action : "(none)";
+        fe_log(cur_action, NULL);
+        fe_tick();
         if (i == nact)
             fe_fail(req, "InvalidAction", "The action %s is not valid for this web service.", action ? action : "(none)");
-        else
+        else if (!throttled(req, action))
             ACTIONS[i].fn(req, &q);
+        cur_action = "(none)";
     }
     evhttp_clear_headers(&q);
     free(body);
+}
+
+/* "A" or "A-B", seconds from 0 to 600, A <= B */
+static int range(const char *text, const char *opt, double *lo, double *hi)
+{
+    char *end;
+    *lo = strtod(text, &end);
+    *hi = *lo;
+    if (end != text && *end == '-')
+        *hi = strtod(end + 1, &end);
+    if (end == text || *end || !(*lo >= 0) || !(*hi >= *lo) || *hi > 600) {
+        ut_err("option %s: \"%s\": not seconds A or a range A-B (0 <= A <= B <= 600)", opt, text);
+        return -1;
+    }
+    return 0;
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    fe_tick();
 }
 
 static void on_signal(evutil_socket_t fd, short what, void *arg)
@@ -555,14 +654,23 @@ int main(int argc, char **argv)
 {
     ut_set_prog("fakeec2");
     int port = 0;
-    const char *ports = NULL;
+    const char *ports = NULL, *pending = "1", *late = "0", *throttle = NULL;
+    fe_w.minute_s = 60;
     const opt_spec spec[] = {
         {"--dir", OPT_STR, &fe_w.dir, 0, 0, "DIR", "key pairs and instances' folders go here"},
         {"--ssh-port", OPT_STR, &ports, 0, 0, "N[,N...]", "the ports instances' sshds listen on (127.0.0.1)"},
         {"--port", OPT_INT, &port, 0, 65535, "N", "the endpoint's port (0: any free one)"},
-        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME",
-         "a fault: refuse-run, silent-ssh, no-console, no-capacity or slow-run"},
-        {"--log", OPT_STR, &fe_w.log, 0, 0, "FILE", "each action's name is appended here"},
+        {"--fault", OPT_STR, &fe_w.fault, 0, 0, "NAME[,NAME]",
+         "faults: refuse-run, silent-ssh, no-console, no-capacity, slow-run"},
+        {"--log", OPT_STR, &fe_w.log, 0, 0, "FILE", "each action's name is appended here (an error's code beside it)"},
+        {"--pending", OPT_STR, &pending, 0, 0, "A[-B]", "seconds an instance is pending, drawn from A to B (1)"},
+        {"--console-late", OPT_STR, &late, 0, 0, "A[-B]",
+         "seconds the console stays empty after the instance runs, drawn from A to B (0)"},
+        {"--notfound-s", OPT_DBL, &fe_w.notfound_s, 0, 600, "S",
+         "seconds a new instance is unknown by its id (InvalidInstanceID.NotFound) (0)"},
+        {"--minute-s", OPT_DBL, &fe_w.minute_s, 0.001, 60, "S", "the seconds of a minute of user-data's shutdown (60)"},
+        {"--throttle", OPT_STR, &throttle, 0, 0, "ACTION:N[,...]",
+         "the first N requests of ACTION answer RequestLimitExceeded (503)"},
         {0}};
     int prc = opt_parse(argc, argv, spec,
                         "fakeec2: a local EC2 endpoint (Query API) whose instances are sshds on 127.0.0.1", NULL);
@@ -582,11 +690,37 @@ int main(int argc, char **argv)
         }
         p += n;
     }
-    if (fe_w.fault && strcmp(fe_w.fault, "refuse-run") && strcmp(fe_w.fault, "silent-ssh") &&
-        strcmp(fe_w.fault, "no-console") && strcmp(fe_w.fault, "no-capacity") && strcmp(fe_w.fault, "slow-run")) {
-        ut_err("option --fault: \"%s\": not refuse-run, silent-ssh, no-console, no-capacity or slow-run",
-               fe_w.fault);
+    for (const char *f = fe_w.fault; f && *f; f += *f == ',') {
+        static const char *FAULTS[] = {"refuse-run", "silent-ssh", "no-console", "no-capacity", "slow-run"};
+        size_t k = strcspn(f, ","), i = 0;
+        while (i < 5 && !(strlen(FAULTS[i]) == k && !strncmp(f, FAULTS[i], k)))
+            i++;
+        if (i == 5) {
+            ut_err("option --fault: \"%.*s\": not refuse-run, silent-ssh, no-console, no-capacity or slow-run", (int)k,
+                   f);
+            return 2;
+        }
+        f += k;
+    }
+    if (range(pending, "--pending", &fe_w.pending_lo, &fe_w.pending_hi) != 0 ||
+        range(late, "--console-late", &fe_w.console_lo, &fe_w.console_hi) != 0)
         return 2;
+    for (const char *t = throttle; t && *t; t += *t == ',') {
+        size_t k = strcspn(t, ",");
+        char one[80], *colon;
+        snprintf(one, sizeof one, "%.*s", (int)(k < 79 ? k : 79), t);
+        colon = strchr(one, ':');
+        int n = 0;
+        char why[128];
+        if (!colon || colon == one || colon - one >= 48 || opt_int(colon + 1, 1, 1000, &n, why, sizeof why) != 0 ||
+            fe_w.nthr == 8) {
+            ut_err("option --throttle: \"%s\": not ACTION:N (N from 1 to 1000; at most 8)", one);
+            return 2;
+        }
+        *colon = 0;
+        memcpy(fe_w.thr[fe_w.nthr].action, one, (size_t)(colon - one) + 1); /* under 48, checked above */
+        fe_w.thr[fe_w.nthr++].left = n;
+        t += k;
     }
     char err[UT_ERRLEN];
     if (ut_mkdir_p(fe_w.dir, err, sizeof err) != 0) {
@@ -610,11 +744,15 @@ int main(int argc, char **argv)
     struct event *st = evsignal_new(base, SIGTERM, on_signal, base), *si = evsignal_new(base, SIGINT, on_signal, base);
     evsignal_add(st, NULL);
     evsignal_add(si, NULL);
+    struct event *tick = event_new(base, -1, EV_PERSIST, on_tick, NULL);
+    struct timeval fifth = {0, 200000};
+    event_add(tick, &fifth); /* a machine whose shutdown has come stops answering within 0.2 s */
     printf("fakeec2: listening on 127.0.0.1 port %d\n", ntohs(a.sin_port));
     fflush(stdout);
     event_base_dispatch(base);
     for (int i = 0; i < fe_w.ninsts; i++)
         fe_vm_halt(&fe_w.insts[i].vm);
+    event_free(tick);
     event_free(st);
     event_free(si);
     evhttp_free(http);

@@ -40,9 +40,22 @@ typedef struct {
 typedef struct {
     char id[32], resv[32], image[32], type[32], key[256], group[32], token[80], arch[16], az[16];
     double launched, terminating; /* 0: not terminating */
+    double pending_s;             /* drawn at launch (--pending) */
+    double console_at;            /* the console has output from then on (--console-late) */
+    double seen_at;               /* known by its id from then on (--notfound-s) */
+    double poweroff_at;           /* its user-data's `shutdown -h +N` (--minute-s); 0: none */
+    double stopped;               /* powered off with behaviour stop: stopped since then; 0: not */
+    int by_itself;                /* it shut itself down (its stateReason says so) */
+    char on_shutdown[16];         /* InstanceInitiatedShutdownBehavior: stop (AWS's default) or terminate */
+    int disk_gb;                  /* BlockDeviceMapping.1.Ebs.VolumeSize (8: the image's) */
     int port;                     /* its sshd's, one of fe_world.ssh_ports */
     fe_vm vm;
 } fe_inst;
+
+typedef struct {
+    char action[48];
+    int left; /* requests of it still to answer RequestLimitExceeded */
+} fe_throttle;
 
 typedef struct {
     const char *dir, *fault, *log;
@@ -58,6 +71,10 @@ typedef struct {
     int ninsts;
     unsigned long reqno;
     ut_rng rng;
+    /* fidelity (fakeec2.c's head): drawn times, in seconds */
+    double pending_lo, pending_hi, console_lo, console_hi, notfound_s, minute_s;
+    fe_throttle thr[8];
+    int nthr;
 } fe_world;
 
 extern fe_world fe_w;
@@ -66,6 +83,10 @@ typedef struct evhttp_request fe_req;
 typedef struct evkeyvalq fe_q;
 
 double fe_now(void);
+double fe_draw(double lo, double hi); /* uniform in [lo, hi] from fe_w.rng */
+int fe_fault(const char *name);       /* 1 when --fault lists it */
+void fe_log(const char *action, const char *code); /* --log: "Action" or "Action Code" */
+void fe_tick(void);                   /* instances whose time has come power off */
 void fe_iso(double t, char buf[32]);                  /* 2024-07-17T18:15:42.000Z */
 void fe_new_id(char *out, size_t n, const char *prefix); /* prefix-0 + 16 hex digits */
 const char *fe_P(fe_q *q, const char *name);          /* a parameter, or NULL */
@@ -75,6 +96,7 @@ void fe_xs(struct evbuffer *b, const char *tag, const char *v); /* <tag>v</tag>,
 void fe_xi(struct evbuffer *b, const char *tag, long v);
 void fe_b64(struct evbuffer *b, const unsigned char *s, size_t n);
 int fe_fail(fe_req *req, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int fe_fail_status(fe_req *req, int status, const char *code, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 struct evbuffer *fe_open(const char *action);           /* <ActionResponse xmlns=...><requestId/> */
 int fe_close(fe_req *req, struct evbuffer *b, const char *action); /* </ActionResponse>, sent, 0 */
 

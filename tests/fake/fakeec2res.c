@@ -9,8 +9,7 @@
 #include "fakeec2.h"
 #include "opt.h"
 
-#define PENDING_S 1.0
-#define SHUTDOWN_S 1.0
+#define SHUTDOWN_S 1.0 /* shutting-down (or stopping) lasts this long */
 
 /* ---- key pairs ---- */
 
@@ -323,8 +322,11 @@ static const char *inst_state(const fe_inst *in, int *code)
     static const struct {
         const char *name;
         int code;
-    } S[] = {{"pending", 0}, {"running", 16}, {"shutting-down", 32}, {"terminated", 48}};
-    int k = in->terminating ? (t - in->terminating >= SHUTDOWN_S ? 3 : 2) : (t - in->launched >= PENDING_S ? 1 : 0);
+    } S[] = {{"pending", 0}, {"running", 16}, {"shutting-down", 32}, {"terminated", 48}, {"stopping", 64},
+             {"stopped", 80}};
+    int k = in->terminating ? (t - in->terminating >= SHUTDOWN_S ? 3 : 2)
+            : in->stopped   ? (t - in->stopped >= SHUTDOWN_S ? 5 : 4)
+                            : (t - in->launched >= in->pending_s ? 1 : 0);
     if (code)
         *code = S[k].code;
     return S[k].name;
@@ -345,12 +347,60 @@ int fe_delete_security_group(fe_req *req, fe_q *q)
     return fe_close(req, b, "DeleteSecurityGroup");
 }
 
+/* Known by its id and listed (--notfound-s: not yet, right after its launch). */
+static int inst_seen(const fe_inst *in)
+{
+    return fe_now() >= in->seen_at;
+}
+
 static fe_inst *inst_by_id(const char *id)
 {
     for (int i = 0; id && i < fe_w.ninsts; i++)
         if (!strcmp(fe_w.insts[i].id, id))
-            return &fe_w.insts[i];
+            return inst_seen(&fe_w.insts[i]) ? &fe_w.insts[i] : NULL;
     return NULL;
+}
+
+/* Instances whose user-data shutdown has come power off: the sshd stops;
+ * then terminated or stopped, as their InstanceInitiatedShutdownBehavior says. */
+void fe_tick(void)
+{
+    double t = fe_now();
+    for (int i = 0; i < fe_w.ninsts; i++) {
+        fe_inst *in = &fe_w.insts[i];
+        if (in->poweroff_at <= 0 || t < in->poweroff_at || in->terminating || in->stopped)
+            continue;
+        fe_vm_halt(&in->vm);
+        in->by_itself = 1;
+        if (!strcmp(in->on_shutdown, "terminate"))
+            in->terminating = t;
+        else
+            in->stopped = t;
+    }
+}
+
+/* The minutes N of `shutdown -h +N` in base64 user-data; -1 when none. */
+static long user_data_minutes(const char *b64)
+{
+    static const char A[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char text[4096];
+    size_t n = 0;
+    unsigned v = 0;
+    int bits = 0;
+    for (const char *p = b64; p && *p && n + 1 < sizeof text; p++) {
+        const char *k = strchr(A, *p);
+        if (!k || !*p)
+            continue; /* '=' and line breaks */
+        v = v << 6 | (unsigned)(k - A);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            text[n++] = (char)(v >> bits & 0xff);
+        }
+    }
+    text[n] = 0;
+    const char *h = strstr(text, "shutdown -h +");
+    return h ? strtol(h + 13, NULL, 10) : -1;
 }
 
 static void state_xml(struct evbuffer *b, const char *tag, const char *name, int code)
@@ -375,7 +425,7 @@ static void instance_xml(struct evbuffer *b, const fe_inst *in)
     state_xml(b, "instanceState", st, code);
     fe_xs(b, "privateDnsName", up ? "localhost" : "");
     fe_xs(b, "dnsName", "");
-    fe_xs(b, "reason", code == 48 || code == 32 ? "User initiated" : "");
+    fe_xs(b, "reason", in->by_itself ? "" : code == 48 || code == 32 ? "User initiated" : "");
     fe_xs(b, "keyName", in->key);
     fe_xi(b, "amiLaunchIndex", 0);
     fe_xs(b, "instanceType", in->type);
@@ -395,6 +445,14 @@ static void instance_xml(struct evbuffer *b, const fe_inst *in)
     fe_xs(b, "clientToken", in->token);
     fe_xs(b, "virtualizationType", "hvm");
     fe_xs(b, "hypervisor", "xen");
+    if (in->by_itself)
+        evbuffer_add_printf(b, "<stateReason><code>Client.InstanceInitiatedShutdown</code><message>"
+                               "Client.InstanceInitiatedShutdown: Instance initiated shutdown</message></stateReason>");
+    else if (in->terminating)
+        evbuffer_add_printf(b, "<stateReason><code>Client.UserInitiatedShutdown</code><message>"
+                               "Client.UserInitiatedShutdown: User initiated shutdown</message></stateReason>");
+    else if (code == 0)
+        evbuffer_add_printf(b, "<stateReason><code>pending</code><message>pending</message></stateReason>");
     fe_tags_xml(b, in->id);
     evbuffer_add_printf(b, "</item>");
 }
@@ -457,14 +515,14 @@ static int run_checks(fe_req *req, fe_q *q, fe_group **g)
                     fe_P(q, "SecurityGroupId.1") ? fe_P(q, "SecurityGroupId.1") : "");
     if (strcmp(fe_P(q, "MinCount") ? fe_P(q, "MinCount") : "", "1") || strcmp(fe_P(q, "MaxCount") ? fe_P(q, "MaxCount") : "", "1"))
         return fe_fail(req, "Unsupported", "The fake runs one instance at a time: MinCount and MaxCount 1");
-    if (fe_w.fault && !strcmp(fe_w.fault, "refuse-run"))
+    if (fe_fault("refuse-run"))
         return fe_fail(req, "VcpuLimitExceeded",
                     "You have requested more vCPU capacity than your current vCPU limit of 0 allows for the instance "
                     "bucket that the specified instance type belongs to.");
     const char *az = fe_P(q, "Placement.AvailabilityZone");
     if (az && strcmp(az, "fake-1a") && strcmp(az, "fake-1b") && strcmp(az, "fake-1c"))
         return fe_fail(req, "InvalidParameterValue", "Invalid availability zone: [%s]", az);
-    if (fe_w.fault && !strcmp(fe_w.fault, "no-capacity") && (!az || !strcmp(az, "fake-1a")))
+    if (fe_fault("no-capacity") && (!az || !strcmp(az, "fake-1a")))
         return fe_fail(req, "InsufficientInstanceCapacity",
                        "We currently do not have sufficient %s capacity in the Availability Zone you requested "
                        "(fake-1a). Our system will be working on provisioning additional capacity. You can currently "
@@ -503,9 +561,16 @@ int fe_run_instances(fe_req *req, fe_q *q)
         snprintf(in->az, sizeof in->az, "%s",
                  fe_P(q, "Placement.AvailabilityZone") ? fe_P(q, "Placement.AvailabilityZone") : "fake-1a");
         in->launched = fe_now();
+        in->pending_s = fe_draw(fe_w.pending_lo, fe_w.pending_hi);
+        in->console_at = in->launched + in->pending_s + fe_draw(fe_w.console_lo, fe_w.console_hi);
+        in->seen_at = in->launched + fe_w.notfound_s;
+        const char *beh = fe_P(q, "InstanceInitiatedShutdownBehavior");
+        snprintf(in->on_shutdown, sizeof in->on_shutdown, "%s", beh && !strcmp(beh, "terminate") ? "terminate" : "stop");
+        long minutes = user_data_minutes(fe_P(q, "UserData"));
+        in->poweroff_at = minutes >= 0 ? in->launched + in->pending_s + (double)minutes * fe_w.minute_s : 0;
         char dir[600], err[UT_ERRLEN];
         snprintf(dir, sizeof dir, "%s/%s", fe_w.dir, in->id);
-        int mode = !lets_loopback_in(g) ? FE_VM_CLOSED : fe_w.fault && !strcmp(fe_w.fault, "silent-ssh") ? FE_VM_SILENT
+        int mode = !lets_loopback_in(g) ? FE_VM_CLOSED : fe_fault("silent-ssh") ? FE_VM_SILENT
                                                                                                 : FE_VM_SSHD;
         in->port = free_port();
         if (fe_vm_boot(&in->vm, dir, key_by_name(in->key)->pub, in->port, mode, err, sizeof err) != 0)
@@ -515,7 +580,7 @@ int fe_run_instances(fe_req *req, fe_q *q)
     }
     struct evbuffer *b = fe_open("RunInstances");
     reservation_xml(b, in);
-    if (fe_w.fault && !strcmp(fe_w.fault, "slow-run"))
+    if (fe_fault("slow-run"))
         sleep(5); /* made, not yet answered: the launch's caller may be interrupted now */
     return fe_close(req, b, "RunInstances");
 }
@@ -548,7 +613,7 @@ int fe_describe_instances(fe_req *req, fe_q *q)
     evbuffer_add_printf(b, "<reservationSet>");
     for (int i = 0; i < fe_w.ninsts; i++) {
         fe_inst *in = &fe_w.insts[i];
-        int want = !fe_P(q, "InstanceId.1");
+        int want = !fe_P(q, "InstanceId.1") && inst_seen(in);
         for (int m = 1; fe_Pf(q, "InstanceId.%d", m); m++)
             want |= !strcmp(fe_Pf(q, "InstanceId.%d", m), in->id);
         int ok = want ? fe_filters(req, q, in->id, in, inst_attr) : 0;
@@ -583,6 +648,7 @@ int fe_terminate_instances(fe_req *req, fe_q *q)
         if (!in->terminating) {
             fe_vm_halt(&in->vm);
             in->terminating = fe_now();
+            in->by_itself = 0; /* (a stopped one terminated now: by the user) */
         }
         int code;
         const char *st = inst_state(in, &code);
@@ -608,8 +674,8 @@ int fe_get_console_output(fe_req *req, fe_q *q)
     if (ut_read_file(in->vm.console, &text, &n, err, sizeof err) != 0)
         n = 0;
     fe_iso(fe_now(), when);
-    if (fe_w.fault && !strcmp(fe_w.fault, "no-console"))
-        n = 0; /* as an instance type without a serial console: no output */
+    if (fe_fault("no-console") || fe_now() < in->console_at)
+        n = 0; /* as an instance type without a serial console, or a console not yet written: no output */
     struct evbuffer *b = fe_open("GetConsoleOutput");
     fe_xs(b, "instanceId", in->id);
     fe_xs(b, "timestamp", when);

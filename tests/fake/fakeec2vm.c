@@ -90,7 +90,7 @@ static int write_console(const fe_vm *vm, const char *hostpub, char *err, size_t
             "Cloud-init v. 22.4.2 finished at %s. Up 9.87 seconds\r\n",
             stamp, key, stamp);
     free(key);
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 || chmod(vm->console, 0666) != 0) { /* a login of any user writes its progress there */
         ut_seterr(err, errlen, "%s: %s", vm->console, strerror(errno));
         return -1;
     }

@@ -17,7 +17,12 @@
  * the published results/ and provenance/ as committed; OUT=. is refused;
  * status reads the console only and demo waits for the schedule; make clean
  * keeps build/cloud/ and cloud-clean refuses while it lists anything alive;
- * cloud-cost's parts (machine, public IPv4, disk) against sums done by hand.  Every state is read back from the fake
+ * cloud-cost's parts (machine, public IPv4, disk) against sums done by hand.
+ * The endpoint as a real one can be: a throttled call made again; a machine
+ * past MAX_HOURS powering itself off, status saying why; make cloud-study
+ * through a full zone, a throttle, a late console, an id unknown right
+ * after launch and a login that is not root, interrupted and resumed.
+ * The aws client's own retries are left as a user has them.  Every state is read back from the fake
  * through the same aws client, so what "nothing is left" means is what AWS
  * would answer. */
 #include <arpa/inet.h>
@@ -96,7 +101,8 @@ static void cloud_env(int endpoint)
     setenv("AWS_CONFIG_FILE", v, 1);
     setenv("AWS_SHARED_CREDENTIALS_FILE", v, 1);
     unsetenv("AWS_PROFILE");
-    setenv("AWS_MAX_ATTEMPTS", "1", 1);
+    unsetenv("AWS_MAX_ATTEMPTS"); /* the client's own retries, as a user has them (a throttled call is retried) */
+    unsetenv("AWS_RETRY_MODE");
     snprintf(v, sizeof v, "http://127.0.0.1:%d", endpoint);
     setenv("ENDPOINT_URL", v, 1);
     setenv("REGION", "eu-west-1", 1);
@@ -117,7 +123,7 @@ static void cloud_env(int endpoint)
     setenv("MEASURE_FLAGS", "--settle-s 0.2", 1);
     setenv("PRICE_PER_HOUR", "0.0363", 1);
     const char *unset[] = {"INSTANCE_TYPE", "AMI", "FORCE", "WAIT_S", "DISK_GB", "MAX_HOURS", "PGURL", "AWS_SESSION_TOKEN",
-                           "COUNT", "IPV4_PER_HOUR", "GP3_PER_GB_MONTH"};
+                           "COUNT", "IPV4_PER_HOUR", "GP3_PER_GB_MONTH", "SMOKE", "STUDY_EVERY_S", "THROTTLE_TRIES"};
     for (size_t i = 0; i < sizeof unset / sizeof unset[0]; i++)
         unsetenv(unset[i]);
     unsetenv("MAKEFLAGS"); /* make test's own settings (and jobserver) are not the steps' */
@@ -125,8 +131,9 @@ static void cloud_env(int endpoint)
     unsetenv("MAKELEVEL");
 }
 
-/* build/bin/fakeec2 with a fault (or NULL), one machine at a time or two; the environment set for it. */
-static void start_fake_n(const char *fault, int machines)
+/* build/bin/fakeec2 with a fault (or NULL), one machine at a time or two,
+ * and more of its options (extra, NULL-terminated, or NULL); the environment set for it. */
+static void start_fake_x(const char *fault, int machines, const char *const *extra)
 {
     ssh_port = tnet_free_port();
     ssh_port2 = machines > 1 ? tnet_free_port() : 0;
@@ -144,8 +151,16 @@ static void start_fake_n(const char *fault, int machines)
         int fd = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
-        execl("build/bin/fakeec2", "build/bin/fakeec2", "--dir", dir, "--ssh-port", port, "--log", log,
-              fault ? "--fault" : NULL, fault, (char *)NULL);
+        const char *argv[32] = {"build/bin/fakeec2", "--dir", dir, "--ssh-port", port, "--log", log};
+        int n = 7;
+        if (fault) {
+            argv[n++] = "--fault";
+            argv[n++] = fault;
+        }
+        for (int i = 0; extra && extra[i] && n < 31; i++)
+            argv[n++] = extra[i];
+        argv[n] = NULL;
+        execv("build/bin/fakeec2", (char *const *)argv);
         _exit(127);
     }
     int endpoint = 0;
@@ -164,7 +179,8 @@ static void start_fake_n(const char *fault, int machines)
         setenv("SSH_PORT", port, 1); /* machine k's port, the k-th (the fake machines share 127.0.0.1) */
 }
 
-static void start_fake(const char *fault) { start_fake_n(fault, 1); }
+static void start_fake_n(const char *fault, int machines) { start_fake_x(fault, machines, NULL); }
+static void start_fake(const char *fault) { start_fake_x(fault, 1, NULL); }
 
 static void setup(void)
 {
@@ -177,8 +193,11 @@ static void setup(void)
     pgurl[0] = 0;
 }
 
+static void drop_user(void); /* the study walk's login user, when it made one */
+
 static void teardown(void)
 {
+    drop_user();
     if (fake > 0) { /* its sshds go with it */
         kill(fake, SIGTERM);
         waitpid(fake, NULL, 0);
@@ -370,8 +389,16 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
     walk_to_the_machine();
     char *t;
     cr_assert_eq(step("setup", &t), 0);
-    cr_assert(strstr(t, "are the same as here"), "%s", t);
+    cr_assert(strstr(t, "are the same as here") && strstr(t, "nice -10 allowed to root there (root)"), "%s", t);
     free(t);
+    cr_assert_neq(step("start", &t), 0); /* no smoke run yet */
+    cr_assert(strstr(t, "no smoke run since its setup: make cloud-smoke first"), "%s", t);
+    free(t);
+    cr_assert_eq(step("smoke", &t), 0);
+    cr_assert(strstr(t, "smoke there: 18 runs, each complete and its manifest re-hashed, the tester at nice -10 in "
+                        "every one (root); its files removed there"), "%s", t);
+    free(t);
+    cr_assert_eq(shf("test ! -e %s/far/build/smoke", aux), 0, "the smoke run's files are still there");
     start_and_follow();
     cr_assert_eq(step("fetch", &t), 0);
     cr_assert(strstr(t, "18 runs home, each file matching its run.json"), "%s", t);
@@ -395,7 +422,7 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
     free(launch);
     json_decref(c);
     /* every action the walk called is one the README lists, and these are all of them */
-    cr_assert_eq(shf("sort -u %s/actions | tr '\\n' ' ' | grep -qx 'AuthorizeSecurityGroupIngress CreateKeyPair "
+    cr_assert_eq(shf("grep -v ' ' %s/actions | sort -u | tr '\\n' ' ' | grep -qx 'AuthorizeSecurityGroupIngress CreateKeyPair "
                      "CreateSecurityGroup DeleteKeyPair DeleteSecurityGroup DescribeImages DescribeInstanceTypes "
                      "DescribeInstances DescribeKeyPairs DescribeSecurityGroups DescribeVpcs GetConsoleOutput "
                      "RevokeSecurityGroupIngress RunInstances TerminateInstances '", aux), 0, "the actions called differ from the README's");
@@ -560,6 +587,7 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     snprintf(cdir, sizeof cdir, "%s/cloud", outbase);
     setenv("CLOUD_DIR", cdir, 1);
     unsetenv("OUT"); /* the default: a fresh study, never the published one */
+    setenv("SMOKE", "0", 1); /* the walk on one machine has the smoke run */
     snprintf(p, sizeof p, "%s/published-before", aux);
     cr_assert_eq(shf("git status --porcelain -- results provenance > %s && git diff --quiet HEAD -- results provenance",
                      p), 0, "the published study differs from HEAD before the test");
@@ -826,4 +854,186 @@ Test(cloud, an_interrupted_launch_removes_what_it_made)
     cr_assert_eq(step("delete", &t), 0);
     free(t);
     nothing_left();
+}
+
+/* AWS throttles DescribeInstanceTypes six times (RequestLimitExceeded,
+ * status 503): the aws client retries by its own settings (Debian's: 3
+ * attempts) and gives up; cloud.sh waits 2 s, says so and asks again (then
+ * 4 s), and check goes on.  The fake's log holds each throttled call. */
+Test(cloud, a_throttled_call_is_made_again)
+{
+    if (!can_run("throttle"))
+        cr_skip_test("see the line above");
+    const char *extra[] = {"--throttle", "DescribeInstanceTypes:6", NULL};
+    start_fake_x(NULL, 1, extra);
+    char *t;
+    cr_assert_eq(step("check", &t), 0);
+    cr_assert(strstr(t, "cloud check: aws ec2 describe-instance-types: RequestLimitExceeded (AWS throttles this "
+                        "account's calls): trying again in 2 s (2 of 5)") && strstr(t, "cloud check: ok"), "%s", t);
+    free(t);
+    char p[128];
+    snprintf(p, sizeof p, "%s/actions", aux);
+    t = slurp(p);
+    int n = count(t, "DescribeInstanceTypes RequestLimitExceeded\n");
+    cr_assert_eq(n, 6, "%d throttled calls logged: %s", n, t);
+    free(t);
+}
+
+/* The user-data's poweroff (`shutdown -h +60*MAX_HOURS`, a fake minute of
+ * 0.15 s: 9 s after it runs) and the terminate behaviour set at launch:
+ * the machine goes, its sshd with it; status names its state and EC2's
+ * reason (Client.InstanceInitiatedShutdown) and what it means. */
+Test(cloud, a_machine_past_max_hours_powers_off_and_status_says_why)
+{
+    if (!can_run("poweroff"))
+        cr_skip_test("see the line above");
+    const char *extra[] = {"--minute-s", "0.15", NULL};
+    start_fake_x(NULL, 1, extra);
+    setenv("MAX_HOURS", "1", 1);
+    char *t;
+    cr_assert_eq(step("access", &t), 0);
+    free(t);
+    cr_assert_eq(step("launch", &t), 0);
+    cr_assert(strstr(t, "it powers itself off after 1 h whatever happens"), "%s", t);
+    free(t);
+    cr_assert_eq(step("wait", &t), 0);
+    free(t);
+    double t0 = now_s();
+    int off = 0;
+    while (!off && now_s() - t0 < 30) {
+        sleep(1);
+        cr_assert_eq(step("status", &t), 0);
+        off = strstr(t, "is terminated: Client.InstanceInitiatedShutdown: Instance initiated shutdown: the machine "
+                        "switched itself off (the poweroff set MAX_HOURS after its launch") != NULL;
+        if (off)
+            printf("---- make cloud-status\n%s", t);
+        free(t);
+    }
+    cr_assert(off, "the machine did not power itself off within 30 s of its wait");
+    cr_assert(!port_open(ssh_port), "its sshd still listens");
+    setenv("FORCE", "1", 1);
+    cr_assert_eq(step("delete", &t), 0);
+    free(t);
+    nothing_left();
+}
+
+/* A user with sudo standing for Debian's login user (admin): not root. */
+static int made_user;
+static void drop_user(void)
+{
+    if (!made_user)
+        return;
+    shf("pkill -KILL -u labadmin 2>/dev/null; sleep 0.5; userdel -r labadmin > /dev/null 2>&1; "
+        "rm -f /etc/sudoers.d/lab-test-labadmin");
+    made_user = 0;
+}
+
+/* make cloud-study on the tiny profile against an endpoint that behaves
+ * as a real one can: each machine pending for 1 to 3 s, its console empty
+ * for 2 to 4 s more, its id unknown for 4 s after its launch, RunInstances
+ * throttled once (the aws client retries it) and the first zone full; the
+ * login a user with sudo, not root (so nice -10 needs limits.d or, where
+ * that does not take, cap_sys_nice on build/bin/run).  Ctrl-C while it
+ * follows the schedule stops the following only; the second make
+ * cloud-study goes on, fetches, deletes and prices.  Every run.json tells
+ * the tester's priority as it was: -10, as asked. */
+Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_root_login)
+{
+    if (!can_run("study_walk"))
+        cr_skip_test("see the line above");
+    if (shf("command -v sudo useradd setcap >/dev/null") != 0) {
+        printf("cloud/study_walk: skipped: no sudo, useradd or setcap (make deps: sudo, libcap2-bin)\n");
+        cr_skip_test("no sudo");
+    }
+    if (shf("id labadmin >/dev/null 2>&1") == 0) {
+        printf("cloud/study_walk: skipped: a user labadmin exists already (not this test's to remove)\n");
+        cr_skip_test("labadmin exists");
+    }
+    cr_assert_eq(shf("useradd -m -s /bin/bash labadmin && usermod -p '*' labadmin && "
+                     "echo 'labadmin ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/lab-test-labadmin && "
+                     "chmod 0440 /etc/sudoers.d/lab-test-labadmin && chmod 0755 %s", aux), 0);
+    made_user = 1;
+    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    char p[160];
+    snprintf(p, sizeof p, "%s/pgurl", aux);
+    char *u = slurp(p);
+    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
+    free(u);
+    const char *extra[] = {"--pending", "1-3", "--console-late", "2-4", "--notfound-s", "4",
+                           "--throttle", "RunInstances:1", NULL};
+    start_fake_x("no-capacity", 1, extra);
+    setenv("PGURL", pgurl, 1);
+    setenv("SSH_USER", "labadmin", 1);
+    setenv("REMOTE_DIR", "lab", 1); /* in its home */
+    setenv("STUDY_EVERY_S", "2", 1);
+    double t0 = now_s();
+    /* the first: interrupted while it follows the schedule */
+    char log1[128];
+    snprintf(log1, sizeof log1, "%s/study1.log", aux);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        setpgid(0, 0);
+        int fd = open(log1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        execlp("timeout", "timeout", "600", "make", "-s", "cloud-study", (char *)NULL);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    int following = 0, st = 0;
+    while (!following && now_s() - t0 < 600) {
+        if (waitpid(pid, &st, WNOHANG) == pid) {
+            pid = -1;
+            break;
+        }
+        sleep(1);
+        following = shf("grep -q 'cloud study: [0-9:]*Z: run [0-9]* of 18 ' %s", log1) == 0;
+    }
+    char *t1 = slurp(log1);
+    printf("---- make cloud-study (the first, to be interrupted)\n%s", t1);
+    cr_assert(pid > 0 && following, "the study ended or did not follow the schedule: %s", t1);
+    free(t1);
+    kill(-pid, SIGINT);
+    int gone = 0;
+    for (int i = 0; i < 300 && !gone; i++) {
+        gone = waitpid(pid, &st, WNOHANG) == pid;
+        if (!gone)
+            usleep(100000);
+    }
+    if (!gone)
+        kill(-pid, SIGKILL);
+    t1 = slurp(log1);
+    printf("---- after Ctrl-C\n%s", t1);
+    cr_assert(gone && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0)), "the interrupted study: status %d",
+              st); /* make ends itself by the signal it got, and timeout passes that on */
+    cr_assert(strstr(t1, "InsufficientInstanceCapacity in fake-1a: trying fake-1b") &&
+                  strstr(t1, "host key from the console") &&
+                  (strstr(t1, "nice -10 allowed to labadmin there (limits.d)") ||
+                   strstr(t1, "nice -10 allowed to labadmin there (cap_sys_nice)")) &&
+                  strstr(t1, "smoke there: 18 runs, each complete") &&
+                  strstr(t1, "stopped following; the measurement goes on there"), "%s", t1);
+    free(t1);
+    /* the second goes on where the first was */
+    char *t;
+    cr_assert_eq(step("study", &t), 0);
+    cr_assert(strstr(t, "the schedule started ") && strstr(t, "following it") && !strstr(t, "cloud launch:") &&
+                  !strstr(t, "cloud smoke:") && strstr(t, "the schedule is done there (exit 0)") &&
+                  strstr(t, "18 runs home, each file matching its run.json") &&
+                  strstr(t, "nothing tagged Project=labtest is left") && strstr(t, "all 1 machine(s): ") &&
+                  strstr(t, "cloud study: done: the study is in "), "%s", t);
+    free(t);
+    check_fetched();
+    /* the tester's priority, as it was, in every run */
+    cr_assert_eq(shf("n=0; for f in %s/results/raw/*/run.json; do [ \"$(jq -r '\"\\(.tester_nice) "
+                     "\\(.tester_nice_asked)\"' $f)\" = '-10 -10' ] || exit 1; n=$((n+1)); done; [ $n = 18 ]", outd), 0,
+                 "a run.json's tester_nice is not -10 as asked");
+    snprintf(p, sizeof p, "%s/actions", aux);
+    t = slurp(p);
+    cr_assert(strstr(t, "RunInstances RequestLimitExceeded\n") && strstr(t, "RunInstances InsufficientInstanceCapacity\n") &&
+                  strstr(t, "DescribeInstances InvalidInstanceID.NotFound\n"), "%s", t);
+    free(t);
+    nothing_left();
+    drop_user();
+    printf("cloud/study_walk: two make cloud-study in %.0f s\n", now_s() - t0);
 }
