@@ -1087,6 +1087,14 @@ step_fetch() {
 # gp3 disk at GP3_PER_GB_MONTH prorated (a month of 730 hours), each part
 # printed and written to CLOUD_DIR/cost.tsv; then the machines' hours into
 # OUT/results/cost.json when the study is home.
+# The one rule of a machine's cost, from LAUNCH_UTC to END_UTC with a disk of
+# GB: "hours instance_usd ipv4_usd disk_usd total_usd" (a month of 730 hours).
+machine_cost() {
+  awk -v a="$(date -u -d "$1" +%s)" -v b="$(date -u -d "$2" +%s)" -v p="${PRICE_PER_HOUR:-0}" -v ip="$IPV4_PER_HOUR" \
+    -v g="$3" -v gm="$GP3_PER_GB_MONTH" 'BEGIN {
+      h = (b - a) / 3600; m = h * p; i = h * ip; d = g * gm * h / 730
+      printf "%.9f %.9f %.9f %.9f %.9f", h, m, i, d, m + i + d }'
+}
 r4() { awk 'BEGIN { for (i = 1; i < ARGC; i++) printf "%s%.4f", (i > 1 ? " " : ""), ARGV[i]; print "" }' "$@"; }
 step_cost() {
   OUT=${OUT_GIVEN:-$(st "$CLOUD_DIR/out")}
@@ -1103,10 +1111,7 @@ step_cost() {
     gb=$(st "$M/disk_gb")
     gb=${gb:-$DISK_GB}
     # hours, instance, IPv4, disk, total
-    line=$(awk -v a="$(date -u -d "$(st "$M/launch_utc")" +%s)" -v b="$(date -u -d "$e" +%s)" \
-      -v p="${PRICE_PER_HOUR:-0}" -v ip="$IPV4_PER_HOUR" -v g="$gb" -v gm="$GP3_PER_GB_MONTH" 'BEGIN {
-        h = (b - a) / 3600; m = h * p; i = h * ip; d = g * gm * h / 730
-        printf "%.9f %.9f %.9f %.9f %.9f", h, m, i, d, m + i + d }')
+    line=$(machine_cost "$(st "$M/launch_utc")" "$e" "$gb")
     # shellcheck disable=SC2086 # the five numbers, a word each
     read -r h m_usd i_usd d_usd t_usd <<< "$(r4 $line)"
     say "${M##*/}: $h h ($(st "$M/launch_utc") to $e): machine $m_usd USD (${PRICE_PER_HOUR:-?} USD/h)," \
@@ -1283,15 +1288,13 @@ secs() { awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; print s }'
 # USD spent so far: every machine from its launch to its deletion (or now),
 # its hours at PRICE_PER_HOUR and IPV4_PER_HOUR, its disk prorated (as step_cost).
 spent_usd() {
-  local m=$M tot=0 a b gb
+  local m=$M tot=0 e gb
   for M in $(machines); do
     [[ -n $(st "$M/launch_utc") ]] || continue
-    a=$(date -u -d "$(st "$M/launch_utc")" +%s)
-    b=$(st "$M/terminated_utc")
-    b=$(if [[ -n $b ]]; then date -u -d "$b" +%s; else date -u +%s; fi)
+    e=$(st "$M/terminated_utc")
     gb=$(st "$M/disk_gb")
-    tot=$(awk -v t="$tot" -v a="$a" -v b="$b" -v p="${PRICE_PER_HOUR:-0}" -v ip="$IPV4_PER_HOUR" -v g="${gb:-$DISK_GB}" \
-      -v gm="$GP3_PER_GB_MONTH" 'BEGIN { h = (b - a) / 3600; printf "%.9f", t + h * (p + ip) + g * gm * h / 730 }')
+    tot=$(machine_cost "$(st "$M/launch_utc")" "${e:-$(utc)}" "${gb:-$DISK_GB}" |
+      awk -v t="$tot" '{ printf "%.9f", t + $5 }')
   done
   M=$m
   awk -v t="$tot" 'BEGIN { printf "%.4f", t }'

@@ -72,6 +72,18 @@ static int port_open(int port)
     return up;
 }
 
+/* Waits up to `tenths` x 0.1 s for pid; 1 with its status in *st, else 0 after SIGKILL to its group. */
+static int reap_or_kill(pid_t pid, int tenths, int *st)
+{
+    for (int i = 0; i < tenths; i++) {
+        if (waitpid(pid, st, WNOHANG) == pid)
+            return 1;
+        usleep(100000);
+    }
+    kill(-pid, SIGKILL);
+    return 0;
+}
+
 /* The tools the walk needs; 0 with a skip said when one is missing. */
 static int can_run(const char *what)
 {
@@ -273,6 +285,17 @@ static json_t *load(const char *rel)
     return j;
 }
 
+/* PostgreSQL for fetch's collect and ap (stopped by teardown): its URL in pgurl. */
+static void start_pg(void)
+{
+    char p[128];
+    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    snprintf(p, sizeof p, "%s/pgurl", aux);
+    char *u = slurp(p);
+    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
+    free(u);
+}
+
 /* check, access twice, launch twice, delete refused before fetch, wait. */
 static void walk_to_the_machine(void)
 {
@@ -377,12 +400,8 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
 {
     if (!can_run("walk"))
         cr_skip_test("see the line above");
-    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    start_pg();
     char p[128];
-    snprintf(p, sizeof p, "%s/pgurl", aux);
-    char *u = slurp(p);
-    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
-    free(u);
     start_fake(NULL);
     setenv("PGURL", pgurl, 1);
     double t0 = now_s();
@@ -575,12 +594,8 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
         printf("cloud/two_machines: skipped: no GNU parallel (make deps)\n");
         cr_skip_test("no GNU parallel");
     }
-    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    start_pg();
     char p[128];
-    snprintf(p, sizeof p, "%s/pgurl", aux);
-    char *u = slurp(p);
-    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
-    free(u);
     start_fake_n(NULL, 2);
     setenv("PGURL", pgurl, 1);
     char cdir[96];
@@ -613,7 +628,7 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     cr_assert(strstr(t, "runs from here on 2 machines into ") && strstr(t, "/cloud/study-"), "%s", t);
     free(t);
     snprintf(p, sizeof p, "%s/out", cdir);
-    u = slurp(p);
+    char *u = slurp(p);
     cr_assert(!strncmp(u, cdir, strlen(cdir)) && strstr(u, "/study-"), "the study's folder: %s", u);
     snprintf(outd, sizeof outd, "%.*s", (int)strcspn(u, "\n"), u); /* load() reads the study there */
     free(u);
@@ -830,14 +845,7 @@ Test(cloud, an_interrupted_launch_removes_what_it_made)
         usleep(100000);
     usleep(500000);
     cr_assert_eq(kill(-pid, SIGINT), 0);
-    int st = 0, gone = 0;
-    for (int i = 0; i < 600 && !gone; i++) {
-        gone = waitpid(pid, &st, WNOHANG) == pid;
-        if (!gone)
-            usleep(100000);
-    }
-    if (!gone)
-        kill(-pid, SIGKILL);
+    int st = 0, gone = reap_or_kill(pid, 600, &st);
     t = slurp(log);
     printf("---- cloud.sh launch, interrupted\n%s", t);
     cr_assert(gone, "the interrupted launch did not end in 60 s");
@@ -953,12 +961,8 @@ Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_r
                      "echo 'labadmin ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/lab-test-labadmin && "
                      "chmod 0440 /etc/sudoers.d/lab-test-labadmin && chmod 0755 %s", aux), 0);
     made_user = 1;
-    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    start_pg();
     char p[160];
-    snprintf(p, sizeof p, "%s/pgurl", aux);
-    char *u = slurp(p);
-    snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
-    free(u);
     const char *extra[] = {"--pending", "1-3", "--console-late", "2-4", "--notfound-s", "4",
                            "--throttle", "RunInstances:1", NULL};
     start_fake_x("no-capacity", 1, extra);
@@ -995,14 +999,7 @@ Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_r
     cr_assert(pid > 0 && following, "the study ended or did not follow the schedule: %s", t1);
     free(t1);
     kill(-pid, SIGINT);
-    int gone = 0;
-    for (int i = 0; i < 300 && !gone; i++) {
-        gone = waitpid(pid, &st, WNOHANG) == pid;
-        if (!gone)
-            usleep(100000);
-    }
-    if (!gone)
-        kill(-pid, SIGKILL);
+    int gone = reap_or_kill(pid, 300, &st);
     t1 = slurp(log1);
     printf("---- after Ctrl-C\n%s", t1);
     cr_assert(gone && (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) != 0)), "the interrupted study: status %d",
