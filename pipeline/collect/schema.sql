@@ -86,6 +86,12 @@ CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2
     planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
 );
 CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
+-- A lookup by its request and attempt (stats.sql's false timeouts look up
+-- each given-up try's own row of S): without it that lookup scans the whole
+-- run, once per try given up, which a flooded 30 s round has by the
+-- thousand (on the full study measured by 2026-12-06: still running after
+-- 10 minutes for that one statement, 3 s with the index).
+CREATE INDEX IF NOT EXISTS lookups_req ON lookups (run, req, attempt);
 
 CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
     run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...

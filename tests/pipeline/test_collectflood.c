@@ -667,19 +667,21 @@ Test(collect, each_verdicts_error_rate_and_the_family_by_hand)
     json_decref(r);
 }
 
-/* The study published on 2026-12-01 keeps its prediction in format 1: collect
- * reads it whole, its sizing's q becomes each verdict's sizing_q. */
-Test(collect, the_published_format_1_prediction_is_read)
+/* The study published on 2026-12-01 kept its prediction in format 1 (its
+ * copy: tests/pipeline/fixtures/prediction-format1.json): collect reads it
+ * whole, its sizing's q becomes each verdict's sizing_q. */
+#define FORMAT1 "tests/pipeline/fixtures/prediction-format1.json"
+Test(collect, the_format_1_prediction_of_2026_12_01_is_read)
 {
     floods_study();
     char *text = NULL, err[UT_ERRLEN], out[8192];
     size_t n;
-    cr_assert_eq(ut_read_file("results/prediction.json", &text, &n, err, sizeof err), 0, "%s", err);
-    cr_assert(strstr(text, "\"lab-prediction 1\""), "the published prediction is format 1");
+    cr_assert_eq(ut_read_file(FORMAT1, &text, &n, err, sizeof err), 0, "%s", err);
+    cr_assert(strstr(text, "\"lab-prediction 1\""), "the fixture is format 1");
     write_prediction(text);
     free(text);
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
-    json_t *r = results(), *p = json_load_file("results/prediction.json", 0, NULL);
+    json_t *r = results(), *p = json_load_file(FORMAT1, 0, NULL);
     cr_assert_not_null(p);
     /* the first verdict of pipeline/comparisons.tsv and the first sizing entry are the same line */
     json_t *s0 = json_array_get(json_object_get(p, "sizing"), 0), *v0 = verdict_at(r, 0);
