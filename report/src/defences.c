@@ -249,7 +249,7 @@ static int fig_retry450(json_t *root, const char *figdir)
     for (int k = 0; k < 2; k++) {
         double top = fg_nice_top(ymax[k] > 5 ? ymax[k] * 1.08 : 5);
         double y1 = k == 0 ? 0.86 : 0.49, y0 = y1 - 0.31;
-        fg_panel(0.09, 0.97, y0, y1, 0, nsec, 0, top);
+        fg_panel(0.10, 0.97, y0, y1, 0, nsec, 0, top);
         fg_linaxis_y_n(top, "int", 0.85, 4);
         fg_color(FG_GRID);
         for (double x = step; x < nsec; x += step)
@@ -258,7 +258,9 @@ static int fig_retry450(json_t *root, const char *figdir)
         fg_mtext("t", 0.6, 0.0, 0.0, 0.9, FG_BLACK, heads[k]);
         if (k == 0)
             fg_mtext("t", 0.6, 1.0, 1.0, 0.9, FG_BLACK, head);
-        fg_mtext("l", 4.2, 0.5, 0.5, 0.9, FG_BLACK, rd_word("retry450.1"));
+        /* 5.4 lines out: a flood's lookups reach 1000 a second, whose tick
+         * label is four digits wide (at 4.2 lines it ran into this one) */
+        fg_mtext("l", 5.4, 0.5, 0.5, 0.9, FG_BLACK, rd_word("retry450.1"));
         if (k == 1) {
             fg_linaxis_x(0, nsec, step, NULL, " s", 0.85);
             fg_mtext("b", 2.8, 0.5, 0.5, 0.85, FG_BLACK, rd_word("retry450.2"));
@@ -279,8 +281,8 @@ static int fig_retry450(json_t *root, const char *figdir)
     const char *ptr[5];
     int grey[5];
     legend_names(root, 5, R450, R450_WORDS, names, ptr, grey);
-    fg_legend(0.09, 0.97, 0.07, 0.11, 3, ptr, R450_COL, grey, 0.85);
-    fg_legend(0.09, 0.65, 0.01, 0.05, 2, ptr + 3, R450_COL + 3, grey + 3, 0.85);
+    fg_legend(0.10, 0.97, 0.07, 0.11, 3, ptr, R450_COL, grey, 0.85);
+    fg_legend(0.10, 0.65, 0.01, 0.05, 2, ptr + 3, R450_COL + 3, grey + 3, 0.85);
     return fg_finish(figdir, "retry450");
 }
 

@@ -188,3 +188,33 @@ Test(advice, the_retry_arms_hidden_capacity_from_the_map)
     cr_expect(strstr(s, "The retry arm's hidden capacity (the simulation's map of floods by load): 325/s."), "%s", s);
     free(s);
 }
+
+/* the study's own count and the lesson's for the same arm and event: the
+ * study's comes first in verified.json's odds, and the advice names it */
+static void with_map_and_floods(json_t *r)
+{
+    with_map(r);
+    json_t *o = json_pack("[{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:i,s:i,s:[f,f]},"
+                          " {s:s,s:s,s:s,s:i,s:s,s:i,s:i,s:f,s:i,s:i,s:[f,f]}]",
+                          "claim", "flood", "arm", "H4-r2", "event", "flooded", "seconds", 30, "sim_k", 295, "sim_n",
+                          1000, "sim_share", 0.295, "k", 2, "n", 9, "cp95", 0.028144973477992608, 0.6000935737160944,
+                          "claim", "flood", "arm", "H4-r2", "event", "flooded", "seconds", 30, "source",
+                          "the timeouts lesson", "sim_k", 295, "sim_n", 1000, "sim_share", 0.295, "k", 3, "n", 5, "cp95",
+                          0.14663279963451714, 0.9472550494733696);
+    cr_assert(o);
+    json_object_set_new(r, "odds", o);
+}
+
+Test(advice, the_retry_arms_floods_beside_its_hidden_capacity)
+{
+    char *s = advice_of(with_map_and_floods, NULL);
+    cr_expect(strstr(s, "Its floods: H4-r2 flooded the store in 2 of 9 rounds of 30 s (exact 95%: 2.81% to 60.0% a "
+                        "round); the simulation, registered before measuring, 29.5% a round."),
+              "%s", s);
+    cr_expect(strstr(s, "The retry arm's hidden capacity (the simulation's map of floods by load): 325/s."), "%s", s);
+    free(s);
+    /* without odds for the arm, no word of its floods */
+    s = advice_of(with_map, NULL);
+    cr_expect(!strstr(s, "Its floods"), "%s", s);
+    free(s);
+}

@@ -460,6 +460,9 @@ Test(map, the_front_page_line_only_with_a_map, .timeout = 60)
         "600/s, `r2dl` does not tip up to 600/s, `fb25` 500/s (475–525), `dldown` does not tip up to 600/s.\n- "
         "**When the store goes down**";
     cr_expect(strstr(out, line), "the front page lacks the map's line:\n%s", out);
+    cr_expect(strstr(out, "(results/figures/dials.svg)\n\n![Where each policy tips: the simulated chance of a flood "
+                          "per round by load, one line per policy, the measured rounds on top](results/figures/map.svg)\n"),
+              "the front page lacks the map's figure after the slowest requests':\n%s", out);
     free(out);
     /* without a map, not a word of it */
     snprintf(cmd, sizeof cmd, "cd '%s/..' && '%s' --in '%s' --print", REPORT_DIR, README_BIN, FRONT);

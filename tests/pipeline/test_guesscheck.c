@@ -187,7 +187,7 @@ Test(guesscheck, the_registered_guesses_pass)
     cr_assert_eq(guesstab_load_registered("provenance/registered/data/guesses.tsv",
                                           "provenance/registered/lab/arms.tsv", &g, e, sizeof e),
                  0, "%s", e);
-    cr_assert_eq(g.n, 45); /* the study of 2026-12-01 registered 45 */
+    cr_assert_eq(g.n, 52); /* the published study (measured 2026-12-04 to 06) registered 52 */
     guesstab_free(&g);
 }
 

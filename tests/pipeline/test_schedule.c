@@ -8,7 +8,8 @@
  * counts are worked by hand from data/profiles.tsv and lab/arms.tsv (69
  * arms: the published study's 57, the map's 4 confirmation arms, the 3
  * of the false-timeout rule and the 5 of correlated slowness); the
- * published study's order is rebuilt from its own registered arms file. */
+ * published study's schedule is rebuilt from its own registered design
+ * and arms files. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,40 +153,27 @@ Test(schedule, full_rounds_1_to_6_every_arm_7_to_9_the_floods, .init = load, .fi
         n2 += want == 2;
     }
     cr_assert(n30 == 141 && n15 == 300 && n2 == 6, "%d runs of 30 s, %d of 15 s, %d of 2 s", n30, n15, n2);
-    /* the published study's rounds 1 .. 5 (results/schedule.tsv, format 1,
-     * written by the schedule code before the design was registered) are
-     * the same code's "every arm" rounds over its own arms file (its copy
-     * under provenance/registered/, 57 arms) */
+    /* the published study's schedule (results/schedule.tsv, format 2) is,
+     * byte for byte, the schedule of profile full built from the study's
+     * own registered design and arms (provenance/registered/) */
     sched_free(&S);
     prof_free(&D);
     arms_free(&A);
-    char err[UT_ERRLEN], pf[] = "/tmp/schedpubXXXXXX";
+    char err[UT_ERRLEN];
     cr_assert_eq(arms_load("provenance/registered/lab/arms.tsv", &A, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(A.n, 57);
-    int fd = mkstemp(pf);
-    cr_assert_geq(fd, 0);
-    const char *prof = "profile\tgroup\tarms\trounds\tseconds\todds_seeds\npub\tall\t*\t5\t15\t1-1000\n";
-    cr_assert_eq(write(fd, prof, strlen(prof)), (ssize_t)strlen(prof));
-    close(fd);
-    cr_assert_eq(prof_load(&D, pf, "pub", &A, "provenance/registered/lab/arms.tsv", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(prof_load(&D, "provenance/registered/data/profiles.tsv", "full", &A,
+                           "provenance/registered/lab/arms.tsv", err, sizeof err),
+                 0, "%s", err);
     cr_assert_eq(sched_build(&S, &D, err, sizeof err), 0, "%s", err);
-    unlink(pf);
-    FILE *f = fopen("results/schedule.tsv", "r");
-    cr_assert_not_null(f, "results/schedule.tsv");
-    char line[256];
-    int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        int kk, r, pos;
-        char arm[64];
-        if (sscanf(line, "%d\t%d\t%d\t%63s", &kk, &r, &pos, arm) != 4)
-            continue; /* line 1 and the header */
-        cr_assert_eq(S.s[kk - 1].round, r, "published k %d", kk);
-        cr_assert_eq(S.s[kk - 1].pos, pos, "published k %d", kk);
-        cr_assert_str_eq(S.s[kk - 1].a->name, arm, "published k %d (round %d)", kk, r);
-        n++;
-    }
-    fclose(f);
-    cr_assert_eq(n, 5 * 57, "the published schedule's runs");
+    cr_assert_eq(S.n, 447, "the published study's runs");
+    char *pub = NULL, *want = sched_text(&S);
+    size_t npub = 0;
+    cr_assert_eq(ut_read_file("results/schedule.tsv", &pub, &npub, err, sizeof err), 0, "%s", err);
+    cr_assert(npub == strlen(want) && !memcmp(pub, want, npub),
+              "results/schedule.tsv (%zu bytes) is not the registered design's schedule (%zu bytes)", npub,
+              strlen(want));
+    free(pub);
+    free(want);
 }
 
 Test(schedule, floods_quick_and_tiny, .init = load, .fini = unload)
