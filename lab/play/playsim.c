@@ -27,6 +27,15 @@ enum { FEV_RELEASE, FEV_CUT, FEV_BACK, FEV_SEND }; /* a held lookup answered; a 
 
 typedef play_second second;
 
+/* The event loop and what it calls on every event take `plain`, a constant
+ * at each call: simulate() is compiled twice (always_inline), once for the
+ * plain runs (plain 1: no fault, no noise, no trace, no timeline, one
+ * store: every arm of the map) where the branches on those fall away, and
+ * once for every other run (plain 0, the same code, every branch kept).
+ * PLAIN(x) is x's value in a plain run (0), else x. */
+#define HOT static inline __attribute__((always_inline))
+#define PLAIN(x) (plain ? 0 : (x))
+
 /* One seed's dice and arrivals, shared by the simulations that run it. */
 #define PSIM_NARR 4 /* schedules kept: one per rate and length */
 struct psim_seed {
@@ -96,6 +105,7 @@ struct psim {
      * answer ends it; direct_on: the path is taken in this run */
     uint8_t *direct;
     int direct_on, full_path;
+    int plain; /* no fault, no noise, no trace, no timeline, one store: the loop's plain copy (PLAIN) */
     pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
     storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
     int nstores;     /* 2 when the arm has a second store */
@@ -179,11 +189,11 @@ static void frz_add(sim *S, int d, int64_t t)
     }
 }
 
-static void direct_answer(sim *S, uint32_t r, int64_t now);
+HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now);
 
 /* Carry out what store k's queue reports: answers go to the service;
  * the counts and the earliest answer due are noted. */
-static void on_store(sim *S, int k, const storeq_event *e)
+HOT void on_store(sim *S, int plain, int k, const storeq_event *e)
 {
     uint32_t lid = (uint32_t)e->id, r = lid / NL;
     switch (e->what) {
@@ -193,7 +203,7 @@ static void on_store(sim *S, int k, const storeq_event *e)
         if (S->freezes && k == 0 && is_freeze(S, lid))
             frz_add(S, +1, e->t);
         S->slot_ns += e->until - e->t;
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->until;
         if (!e->drops && e->until < S->okdue[r]) {
             S->okdue[r] = e->until;
@@ -203,17 +213,17 @@ static void on_store(sim *S, int k, const storeq_event *e)
     case STOREQ_ANSWERED:
         if (S->freezes && k == 0 && e->start != STOREQ_NONE && is_freeze(S, lid))
             frz_add(S, -1, e->t);
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->t;
         if (S->direct[r])
-            direct_answer(S, r, e->t);
+            direct_answer(S, plain, r, e->t);
         else
             deliver(S, lid, POL_ANS_OK);
         break;
     case STOREQ_DROPPED_SLOT:
         if (S->freezes && k == 0 && is_freeze(S, lid))
             frz_add(S, -1, e->t);
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_DROPPED);
         break;
@@ -277,19 +287,19 @@ static inline int64_t dice(sim *S, uint32_t r, uint32_t att)
  * window's end; else the queue, its planned wait the dice plus the
  * store's slowness (fault_slow_ns).  `drawn`: the dice when the caller
  * has them, else -1. */
-static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now, int64_t drawn)
+HOT void store_arrive(sim *S, int plain, int k, uint32_t lid, int64_t budget, int64_t now, int64_t drawn)
 {
     uint32_t r = lid / NL, att = lid % NL;
     /* the line it finds, not counting itself: the store's `line` column */
     size_t len = (size_t)storeq_line(&S->store[k]);
     if (len > S->line_max)
         S->line_max = len;
-    if (S->timeline) {
+    if (PLAIN(S->timeline)) {
         second *s = sec_at(S, now);
         if (s && len > s->line_max)
             s->line_max = (uint32_t)len;
     }
-    int faulty = S->fk != FAULT_NONE && fault_at_store(S->a->fault.kind, k);
+    int faulty = PLAIN(S->fk != FAULT_NONE && fault_at_store(S->a->fault.kind, k));
     if (faulty) {
         switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, S->rows > 1 ? r % S->rows : 0, now)) {
         case FAULT_UNAVAILABLE:
@@ -310,24 +320,24 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         }
     }
     storeq_event e;
-    int64_t planned = (drawn >= 0 ? drawn : dice(S, r, att)) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
+    int64_t planned = (drawn >= 0 ? drawn : dice(S, r, att)) + (PLAIN(S->noisy) ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
                       (faulty ? fault_slow_ns(&S->a->fault, &S->w, now) : 0);
     if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
     }
-    on_store(S, k, &e);
+    on_store(S, plain, k, &e);
 }
 
 /* Store k's next slot end or budget, due at `now`, and the line moving up. */
-static void store_due(sim *S, int k, int64_t now)
+HOT void store_due(sim *S, int plain, int k, int64_t now)
 {
     storeq_event e;
     if (storeq_end(&S->store[k], now, &e))
-        on_store(S, k, &e);
+        on_store(S, plain, k, &e);
     int rc;
     while ((rc = storeq_fill(&S->store[k], now, &e)) > 0)
-        on_store(S, k, &e);
+        on_store(S, plain, k, &e);
     if (rc < 0)
         S->oom = 1;
 }
@@ -389,7 +399,7 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
     } else if (e->gen == FEV_SEND) {
         if (S->lsent[lid] < S->last_cut) /* lost with the connections it went out on */
             return;
-        store_arrive(S, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now, -1);
+        store_arrive(S, 0, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now, -1);
     } else {
         S->connected = 1;
     }
@@ -399,12 +409,12 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
 
 /* Request r ends at `now` (done: POL_LIVE, POL_STANDIN ...): counted, and
  * its second's settling noted for the flood's watch. */
-static void finish(sim *S, uint32_t r, int done, int64_t now)
+HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
 {
     S->done[r] = (uint8_t)done;
-    if (S->win.on)
+    if (PLAIN(S->win.on))
         pwin_answer(&S->win, S->t[r], done, now);
-    if (S->ans)
+    if (PLAIN(S->ans != NULL))
         S->ans[r] = now;
     if (done != POL_LIVE) {
         if (done == POL_STANDIN)
@@ -428,33 +438,34 @@ static void finish(sim *S, uint32_t r, int done, int64_t now)
 /* Lookup `attempt` of request r goes to store st now, carrying `budget`
  * (0: none; `drawn` its dice, or -1).  Without a connection to the first store a lookup for it is
  * not sent: refused at once. */
-static void send_lookup(sim *S, uint32_t r, int attempt, int st, int64_t budget, int64_t now, int64_t drawn)
+HOT void send_lookup(sim *S, int plain, uint32_t r, int attempt, int st, int64_t budget, int64_t now,
+                     int64_t drawn)
 {
     uint32_t lid = r * NL + (uint32_t)attempt;
     pdef_tried(&S->def, attempt, 0);
-    if (S->lsend)
+    if (PLAIN(S->lsend != NULL))
         S->lsend[lid] = now;
-    if (S->lout)
+    if (PLAIN(S->lout != NULL))
         S->lout[lid] = 'P';
-    if (!S->connected && st == 0) {
+    if (PLAIN(!S->connected) && st == 0) {
         S->win.c.lookup_ends_R++;
         deliver(S, lid, POL_ANS_REFUSED);
         return;
     }
     S->lookups++;
-    if (S->win.on)
+    if (PLAIN(S->win.on))
         pwin_sent(&S->win, now);
-    if (S->timeline) {
+    if (PLAIN(S->timeline)) {
         second *s = sec_at(S, now);
         if (s)
             s->lookups++;
     }
-    if (S->noisy) { /* on its way: it reaches the store after the machine's own time */
+    if (PLAIN(S->noisy)) { /* on its way: it reaches the store after the machine's own time */
         S->lbud[lid] = budget;
         S->lsent[lid] = now;
         pev_push(&S->ev, now + psim_noise_ns(&S->noise, S->seed, lid), EV_FAULT | lid, FEV_SEND);
     } else {
-        store_arrive(S, st, lid, budget, now, drawn);
+        store_arrive(S, plain, st, lid, budget, now, drawn);
     }
 }
 
@@ -463,10 +474,10 @@ static void send_lookup(sim *S, uint32_t r, int attempt, int st, int64_t budget,
  * for its hedge).  Without a connection to the first store a
  * lookup for it is not sent: refused at once.  A lookup a gate refused
  * (O B Y) was tried, not sent: only counted. */
-static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
+HOT void apply(sim *S, int plain, uint32_t r, const pol_action *o, int64_t now)
 {
     for (int k = 0; k < o->nsend; k++)
-        send_lookup(S, r, o->send[k].attempt, pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt),
+        send_lookup(S, plain, r, o->send[k].attempt, pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt),
                     o->send[k].budget_ns, now, -1);
 
     if (S->gates)
@@ -474,11 +485,11 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             char c = o->ended[k];
             if (c == 'O' || c == 'B' || c == 'Y') {
                 pdef_tried(&S->def, k, c);
-                if (S->lsend)
+                if (PLAIN(S->lsend != NULL))
                     S->lsend[r * NL + (uint32_t)k] = now;
             }
         }
-    if (S->lsend) /* how each lookup ended: unanswered ones for the window, codes for the trace */
+    if (PLAIN(S->lsend != NULL)) /* how each lookup ended: unanswered ones for the window, codes for the trace */
         for (uint32_t k = 0; k < NL; k++) {
             char c = o->ended[k];
             if (!c)
@@ -504,14 +515,14 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             pev_schedule(&S->ev, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
     if (o->done != POL_PENDING)
-        finish(S, r, o->done, now);
+        finish(S, plain, r, o->done, now);
 }
 
 /* The answer of a direct request (direct_start): the policy's, then the request ends live. */
-static void direct_answer(sim *S, uint32_t r, int64_t now)
+HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
 {
     pol_direct_end(S->shared, S->a, now - S->t[r], now);
-    finish(S, r, POL_LIVE, now);
+    finish(S, plain, r, POL_LIVE, now);
 }
 
 /* Request r, arriving now, is direct (lab/core/policy.h: its first lookup
@@ -519,7 +530,7 @@ static void direct_answer(sim *S, uint32_t r, int64_t now)
  * lookup sent and the policy's shared defences told; else 0, nothing
  * done.  No pol_state: the request needs none (test builds check the
  * full path's pol_start against it where it changes nothing shared). */
-static int direct_start(sim *S, uint32_t r, uint32_t row, int64_t now)
+HOT int direct_start(sim *S, int plain, uint32_t r, uint32_t row, int64_t now)
 {
     int64_t planned = dice(S, r, 0);
     if (planned <= 0 || !storeq_open(&S->store[0]) || planned >= pol_direct_window(S->shared, S->a, now))
@@ -539,14 +550,14 @@ static int direct_start(sim *S, uint32_t r, uint32_t row, int64_t now)
 #endif
     pol_direct_start(S->shared, S->a, now);
     S->direct[r] = 1;
-    send_lookup(S, r, 0, 0, budget, now, planned);
+    send_lookup(S, plain, r, 0, 0, budget, now, planned);
     return 1;
 }
 
 /* The breaker changed state (pol_shared's on_brk): counted. */
 static void on_brk(const pol_brk_event *e, void *ctx) { pdef_brk(&((sim *)ctx)->def, e); }
 
-static void drain_answers(sim *S, int64_t now)
+HOT void drain_answers(sim *S, int plain, int64_t now)
 {
     while (S->dhead != S->dtail && !S->oom) {
         uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
@@ -558,14 +569,15 @@ static void drain_answers(sim *S, int64_t now)
         }
         pol_action o;
         pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), (int)(v & 7), now, &o);
-        apply(S, r, &o, now);
+        apply(S, plain, r, &o, now);
     }
 }
 
 /* One seed, from the first arrival until no event is left.  0, or -1 when
- * out of memory. */
-static int simulate(sim *S, const int64_t *arrive)
+ * out of memory.  plain: the run is plain (S->plain; see PLAIN above). */
+HOT int simulate_(sim *S, int plain, const int64_t *arrive)
 {
+    int nstores = plain ? 1 : S->nstores;
     size_t ia = 0;
     uint32_t row = 0; /* the row request ia asks: ia % rows, without dividing */
     for (;;) {
@@ -579,7 +591,7 @@ static int simulate(sim *S, const int64_t *arrive)
         uint64_t se;
         int src = pev_next(&S->ev, &te, &se);
         int store = -1; /* or the store whose event is the earliest */
-        for (int k = 0; k < S->nstores; k++) {
+        for (int k = 0; k < nstores; k++) {
             uint64_t ss;
             int64_t ts = storeq_next(&S->store[k], &ss);
             if (pev_before(ts, ss, te, se)) {
@@ -596,28 +608,39 @@ static int simulate(sim *S, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
-            if (!S->direct_on || !direct_start(S, r, row, now)) {
+            if (!S->direct_on || !direct_start(S, plain, r, row, now)) {
                 pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
-                apply(S, r, &o, now);
+                apply(S, plain, r, &o, now);
             }
             row = row + 1 == S->rows ? 0 : row + 1;
         } else if (store >= 0) {
             now = te;
-            store_due(S, store, now);
+            store_due(S, plain, store, now);
         } else {
             pev e = pev_take(&S->ev, src);
             now = e.t;
             uint32_t r = e.id / 2;
-            if (e.id & EV_FAULT)
+            if (PLAIN(e.id & EV_FAULT))
                 fault_event(S, &e, ia, now);
             else if (!S->done[r] && S->gen[e.id] == e.gen) {
                 pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
-                apply(S, r, &o, now);
+                apply(S, plain, r, &o, now);
             }
         }
-        drain_answers(S, now);
+        drain_answers(S, plain, now);
     }
     return 0;
+}
+
+static int simulate(sim *S, const int64_t *arrive)
+{
+    if (S->plain) {
+        /* what a plain run leaves out, absent */
+        assert(S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on);
+        assert(!S->lsend && !S->lout && !S->ans && !S->luntil && S->connected);
+        return simulate_(S, 1, arrive);
+    }
+    return simulate_(S, 0, arrive);
 }
 
 /* --------------------------------------------------------------- results */
@@ -875,6 +898,7 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     /* the direct path where nothing but the store and the policy sees a
      * request: no fault, no noise, no trace, one store */
     S->direct_on = !S->full_path && S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->lsend && S->nstores == 1;
+    S->plain = S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on;
     pdef_begin(&S->def, S->a, span);
     /* every second of the run, and the requests by second of arrival */
     size_t nrun = pflood_nsec(seconds);
