@@ -62,7 +62,7 @@ struct psim {
     const arm *a;
     uint32_t seed;
     int timeline, trace, p50;
-    int flood_stop, freezes; /* cfg's */
+    int flood_stop, freezes, lean; /* cfg's */
     pflood_watch fw;         /* the flood as the seconds settle (flood_stop) */
     int stop;                /* flooded: the seed stops */
     int frz_busy;            /* freezes holding the first store's slots now (freezes) */
@@ -92,10 +92,11 @@ struct psim {
     int noisy;
     int64_t *lbud, *lsent;
     int64_t last_cut; /* the last reset's cut, INT64_MIN: none yet */
-    /* requests: t[r] is the arrival until r is answered, then its latency */
+    /* requests: arrive[r] its arrival (during a run: the shared seed's
+     * schedule, or own's), t[r] its latency once answered */
     size_t n, ncap;
-    int64_t *t;
-    int64_t t_last; /* the last arrival */
+    const int64_t *arrive;
+    int64_t *own, *t;
     pol_state *ps;
     uint32_t *gen; /* 2 per request: the timers' generations */
     uint8_t *done;
@@ -413,7 +414,7 @@ HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
 {
     S->done[r] = (uint8_t)done;
     if (PLAIN(S->win.on))
-        pwin_answer(&S->win, S->t[r], done, now);
+        pwin_answer(&S->win, S->arrive[r], done, now);
     if (PLAIN(S->ans != NULL))
         S->ans[r] = now;
     if (done != POL_LIVE) {
@@ -424,7 +425,7 @@ HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
     }
     /* the second it was scheduled in: a miss counted; with the flood stop
      * its settling too (only the watch reads `settled`) */
-    second *s = done != POL_LIVE || S->flood_stop ? sec_at(S, S->t[r]) : NULL;
+    second *s = done != POL_LIVE || S->flood_stop ? sec_at(S, S->arrive[r]) : NULL;
     if (s) {
         s->missed += done != POL_LIVE;
         s->settled++;
@@ -432,7 +433,7 @@ HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
         if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
             S->stop = 1;
     }
-    S->t[r] = now - S->t[r]; /* the latency from here on */
+    S->t[r] = now - S->arrive[r]; /* its latency */
 }
 
 /* Lookup `attempt` of request r goes to store st now, carrying `budget`
@@ -521,7 +522,7 @@ HOT void apply(sim *S, int plain, uint32_t r, const pol_action *o, int64_t now)
 /* The answer of a direct request (direct_start): the policy's, then the request ends live. */
 HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
 {
-    pol_direct_end(S->shared, S->a, now - S->t[r], now);
+    pol_direct_end(S->shared, S->a, now - S->arrive[r], now);
     finish(S, plain, r, POL_LIVE, now);
 }
 
@@ -650,7 +651,7 @@ void psim_free(psim *S)
 {
     if (!S)
         return;
-    void *v[] = {S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->direct, S->lsend, S->lout, S->arr,
+    void *v[] = {S->own, S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->direct, S->lsend, S->lout, S->arr,
                  S->ans, S->luntil, S->dq, S->sec, S->rstore, S->shared_mem, S->lbud, S->lsent};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(v[i]);
@@ -678,6 +679,7 @@ void psim_free(psim *S)
 static int grow_requests(sim *S, size_t nc)
 {
     int track = S->win.on || S->trace;
+    GROW(own, sizeof *S->own, 1);
     GROW(t, sizeof *S->t, 1);
     GROW(ps, sizeof *S->ps, 1);
     GROW(gen, 2 * sizeof *S->gen, 1);
@@ -722,15 +724,17 @@ static void keep_arrivals(psim_seed *C, const sim *S, int64_t span)
         C->arr[i].cap = S->n;
     }
     if (S->n)
-        memcpy(C->arr[i].t, S->t, S->n * sizeof *S->t);
+        memcpy(C->arr[i].t, S->own, S->n * sizeof *S->own);
     C->arr[i].n = S->n;
     C->arr[i].rate = S->a->rate;
     C->arr[i].span = span;
     C->arr[i].valid = 1;
 }
 
-/* The tester's schedule (lab/core/arrivals.h) into S->t, and the
- * per-request arrays grown to hold it.  0, or -1 when out of memory. */
+/* The tester's schedule (lab/core/arrivals.h) as S->arrive: the shared
+ * seed's when it has it (not copied), else drawn into S->own (and kept in
+ * the shared seed); the per-request arrays grown to hold it.  0, or -1
+ * when out of memory. */
 static int arrivals(sim *S, double seconds, uint32_t seed)
 {
     S->n = 0;
@@ -740,10 +744,8 @@ static int arrivals(sim *S, double seconds, uint32_t seed)
     if (kept) {
         if (nc > S->ncap && grow_requests(S, nc) != 0)
             return -1;
-        if (nc)
-            memcpy(S->t, kept, nc * sizeof *kept);
+        S->arrive = kept;
         S->n = nc;
-        S->t_last = nc ? S->t[nc - 1] : 0;
         return 0;
     }
     arrivals_gen g;
@@ -752,9 +754,9 @@ static int arrivals(sim *S, double seconds, uint32_t seed)
         if (S->n == S->ncap &&
             grow_requests(S, S->ncap ? S->ncap * 2 : (size_t)(S->a->rate * seconds * 1.2) + 64) != 0)
             return -1;
-        S->t[S->n++] = off;
-        S->t_last = off;
+        S->own[S->n++] = off;
     }
+    S->arrive = S->own;
     if (S->cache)
         keep_arrivals(S->cache, S, span);
     return 0;
@@ -773,7 +775,7 @@ static void reset_counts(sim *S)
         if (S->lout)
             memset(S->lout, '-', n * NL);
         if (S->arr)
-            memcpy(S->arr, S->t, n * sizeof *S->arr);
+            memcpy(S->arr, S->arrive, n * sizeof *S->arr);
         for (size_t j = 0; S->ans && j < n; j++)
             S->ans[j] = -1;
         if (S->luntil)
@@ -843,21 +845,22 @@ static void figures_stopped(sim *S, play_result *res)
     res->frz_trigger = frz_trigger(S, S->fw.from_s);
 }
 
-/* The figures of the finished seed into res (its latencies to the front of S->t). */
+/* The figures of the finished seed into res (its latencies to the front of
+ * S->t); with cfg.lean only the map's (playsim.h). */
 static int figures(sim *S, double seconds, play_result *res)
 {
     for (size_t j = 0; S->rstore && j < S->n; j++)
         S->rstore[j] = (uint8_t)S->ps[j].store;
     playdef_requests q = {.n = S->n, .arrive = S->arr, .latency = S->t, .done = S->done, .store = S->rstore,
                           .from = S->w.from_ns, .to = S->w.to_ns};
-    if (pdef_figures(&S->def, &q, &res->def) != 0)
+    if (!S->lean && pdef_figures(&S->def, &q, &res->def) != 0)
         return -1;
     size_t nans = 0; /* the latencies of the answered requests to the front; the others are missed */
     for (size_t j = 0; j < S->n; j++) {
         if (S->done[j])
             S->t[nans++] = S->t[j];
         else {
-            second *s = sec_at(S, S->t[j]); /* never answered: an error */
+            second *s = sec_at(S, S->arrive[j]); /* never answered: an error */
             if (!s)
                 return -1;
             s->missed++;
@@ -866,12 +869,13 @@ static int figures(sim *S, double seconds, play_result *res)
     playdef_figs def = res->def;
     uint32_t seed = res->seed;
     memset(res, 0, sizeof *res);
-    res->def = def;
+    if (!S->lean)
+        res->def = def;
     res->seed = seed;
     res->n = S->n;
     S->win.c.lost = S->n - nans;
-    res->p99_ms = nans ? ppct_of(S->t, nans, 0.99) / 1e6 : NAN;
-    res->p50_ms = nans && S->p50 ? ppct_of(S->t, nans, 0.5) / 1e6 : NAN;
+    res->p99_ms = nans && !S->lean ? ppct_of(S->t, nans, 0.99) / 1e6 : NAN;
+    res->p50_ms = nans && S->p50 && !S->lean ? ppct_of(S->t, nans, 0.5) / 1e6 : NAN;
     res->standins = S->standins;
     res->errors = S->errors;
     res->lookups = S->lookups;
@@ -908,16 +912,16 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
         second *s = sec_at(S, (int64_t)k * NS_PER_S);
         if (!s)
             return -1;
-        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->t[j] < end; j++) {
+        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->arrive[j] < end; j++) {
             s->req++;
             if (S->win.on)
-                pwin_arrive(&S->win, S->t[j]);
+                pwin_arrive(&S->win, S->arrive[j]);
         }
     }
     if (S->fk == FAULT_RESET) /* before any timer at the same ns */
         pev_push(&S->ev, S->w.from_ns, EV_FAULT, FEV_CUT);
     pflood_watch_begin(&S->fw, seconds);
-    if (simulate(S, S->t) != 0)
+    if (simulate(S, S->arrive) != 0)
         return -1;
     res->seed = seed;
     if (S->stop) {
@@ -950,6 +954,7 @@ static int set_arm(sim *S, const psim_cfg *c)
     S->p50 = c->p50;
     S->flood_stop = c->flood_stop;
     S->freezes = c->freezes;
+    S->lean = c->lean;
     S->full_path = c->full_path;
     S->fk = a->fault.kind;
     S->rows = c->rows ? c->rows : 1;

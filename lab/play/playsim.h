@@ -111,6 +111,10 @@
  *   budget); res->frz_trigger is the most of them at the same moment
  *   before the end of the flood's first second (a flooded seed) or in the
  *   whole run (a calm one): the trigger's size.  -1 without the option.
+ * - cfg.lean: only the figures the map reads are computed (n, standins,
+ *   errors, lookups, line_max, slot_ns, the flood, frz_trigger; the window's
+ *   counts as without it); p99_ms and p50_ms are NAN and the defences'
+ *   figures (res->def) all 0.
  *
  * Speed: the direct path.  A request whose first lookup takes a free slot
  * and is due strictly before the policy's window ends (lab/core/policy.h's
@@ -158,6 +162,7 @@ typedef struct {
     int flood_stop;   /* stop a seed as soon as it is flooded (below) */
     int freezes;      /* count the freezes holding the first store's slots (below) */
     int full_path;    /* never take the direct path (below): for its tests */
+    int lean;         /* only the map's figures (below) */
 } psim_cfg;
 
 /* A simulation of cfg->a, its arrays empty; NULL when out of memory. */
