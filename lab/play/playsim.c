@@ -633,7 +633,7 @@ HOT int simulate_(sim *S, int plain, const int64_t *arrive)
     return 0;
 }
 
-static int simulate(sim *S, const int64_t *arrive)
+__attribute__((flatten)) static int simulate(sim *S, const int64_t *arrive)
 {
     if (S->plain) {
         /* what a plain run leaves out, absent */
