@@ -106,6 +106,7 @@ struct psim {
      * answer ends it; direct_on: the path is taken in this run */
     uint8_t *direct;
     int direct_on, full_path;
+    int64_t direct_win; /* pol_direct_window without shared defences (direct_start) */
     int plain; /* no fault, no noise, no trace, no timeline, one store: the loop's plain copy (PLAIN) */
     pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
     storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
@@ -534,7 +535,11 @@ HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
 HOT int direct_start(sim *S, int plain, uint32_t r, uint32_t row, int64_t now)
 {
     int64_t planned = dice(S, r, 0);
-    if (planned <= 0 || !storeq_open(&S->store[0]) || planned >= pol_direct_window(S->shared, S->a, now))
+    if (planned <= 0 || !storeq_open(&S->store[0]))
+        return 0;
+    /* without shared defences the window is the same for every request (policy.h): asked once a run */
+    assert(S->shared || S->direct_win == pol_direct_window(NULL, S->a, now));
+    if (planned >= (S->shared ? pol_direct_window(S->shared, S->a, now) : S->direct_win))
         return 0;
     int64_t budget = pol_direct_budget(S->a);
 #ifndef NDEBUG
@@ -902,6 +907,7 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     /* the direct path where nothing but the store and the policy sees a
      * request: no fault, no noise, no trace, one store */
     S->direct_on = !S->full_path && S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->lsend && S->nstores == 1;
+    S->direct_win = pol_direct_window(NULL, S->a, 0);
     S->plain = S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on;
     pdef_begin(&S->def, S->a, span);
     /* every second of the run, and the requests by second of arrival */
