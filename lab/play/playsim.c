@@ -565,7 +565,7 @@ static void on_brk(const pol_brk_event *e, void *ctx) { pdef_brk(&((sim *)ctx)->
 
 HOT void drain_answers(sim *S, int plain, int64_t now)
 {
-    while (S->dhead != S->dtail && !S->oom) {
+    while (__builtin_expect(S->dhead != S->dtail, 0) && !S->oom) {
         uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
         uint32_t lid = v / 8, r = lid / NL;
         if (S->done[r]) { /* nobody waits for it any more; the adaptive limit counts it */
@@ -586,11 +586,13 @@ HOT int simulate_(sim *S, int plain, const int64_t *arrive)
     int nstores = plain ? 1 : S->nstores;
     size_t ia = 0;
     uint32_t row = 0; /* the row request ia asks: ia % rows, without dividing */
+    int64_t ta = S->n ? arrive[0] : INT64_MAX; /* request ia's arrival, INT64_MAX after the last */
     for (;;) {
-        if (S->oom || S->ev.oom)
-            return -1;
-        if (S->stop)
+        if (__builtin_expect(S->oom | S->ev.oom | S->stop, 0)) { /* one test for the three, most often none */
+            if (S->oom || S->ev.oom)
+                return -1;
             break;
+        }
         /* the earliest of play's events and the stores' next, by time and
          * then order of scheduling; or the next arrival */
         int64_t te;
@@ -606,7 +608,6 @@ HOT int simulate_(sim *S, int plain, const int64_t *arrive)
                 store = k;
             }
         }
-        int64_t ta = ia < S->n ? arrive[ia] : INT64_MAX;
         if (te == INT64_MAX && ta == INT64_MAX)
             break;
         int64_t now;
@@ -614,6 +615,7 @@ HOT int simulate_(sim *S, int plain, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
+            ta = ia < S->n ? arrive[ia] : INT64_MAX;
             if (!S->direct_on || !direct_start(S, plain, r, row, now)) {
                 pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
                 apply(S, plain, r, &o, now);
@@ -860,11 +862,13 @@ static int figures(sim *S, double seconds, play_result *res)
                           .from = S->w.from_ns, .to = S->w.to_ns};
     if (!S->lean && pdef_figures(&S->def, &q, &res->def) != 0)
         return -1;
-    size_t nans = 0; /* the latencies of the answered requests to the front; the others are missed */
+    size_t nans = 0; /* the latencies of the answered requests to the front (not for lean); the others are missed */
     for (size_t j = 0; j < S->n; j++) {
-        if (S->done[j])
-            S->t[nans++] = S->t[j];
-        else {
+        if (S->done[j]) {
+            if (!S->lean)
+                S->t[nans] = S->t[j];
+            nans++;
+        } else {
             second *s = sec_at(S, S->arrive[j]); /* never answered: an error */
             if (!s)
                 return -1;
