@@ -50,15 +50,19 @@ static inline void put(storeq_due_ *d, int64_t t, uint64_t order, uint64_t ref, 
 enum { SRC_SLOT, SRC_RING, SRC_HEAP };
 
 /* A slot's end into the sorted array (latest first): the ends due before it
- * move up one place.  The array has room for every slot (take_slot). */
+ * move up one place.  The array has room for every slot (take_slot).
+ * Every end there took its number before this one, so one due at the same
+ * ns is earlier: comparing the times is enough. */
 static inline void slot_push(storeq *q, int64_t t, uint64_t order, uint64_t ref, int64_t start)
 {
     int i = q->busy;
     assert(i < q->nslots);
-    while (i > 0 && ((q->slot[i - 1].t < t) | ((q->slot[i - 1].t == t) & (q->slot[i - 1].order < order)))) {
+    while (i > 0 && q->slot[i - 1].t <= t) {
+        assert(q->slot[i - 1].order < order);
         q->slot[i] = q->slot[i - 1];
         i--;
     }
+    assert(i == 0 || q->slot[i - 1].order < order); /* numbers count up */
     put(&q->slot[i], t, order, ref, start);
 }
 
