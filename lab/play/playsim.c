@@ -106,7 +106,8 @@ struct psim {
      * answer ends it; direct_on: the path is taken in this run */
     uint8_t *direct;
     int direct_on, full_path;
-    int64_t direct_win; /* pol_direct_window without shared defences (direct_start) */
+    int64_t direct_win;    /* pol_direct_window without shared defences (direct_start) */
+    int64_t direct_budget; /* pol_direct_budget: the arm's, asked once a run */
     int plain; /* no fault, no noise, no trace, no timeline, one store: the loop's plain copy (PLAIN) */
     pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
     storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
@@ -207,7 +208,8 @@ HOT void on_store(sim *S, int plain, int k, const storeq_event *e)
         S->slot_ns += e->until - e->t;
         if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->until;
-        if (!e->drops && e->until < S->okdue[r]) {
+        /* (a direct request sets no timer: nothing asks when it is due) */
+        if (!S->direct[r] && !e->drops && e->until < S->okdue[r]) {
             S->okdue[r] = e->until;
             S->okatt[r] = (uint8_t)(lid % NL);
         }
@@ -434,7 +436,8 @@ HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
         if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
             S->stop = 1;
     }
-    S->t[r] = now - S->arrive[r]; /* its latency */
+    if (!S->lean) /* only the percentiles read it */
+        S->t[r] = now - S->arrive[r]; /* its latency */
 }
 
 /* Lookup `attempt` of request r goes to store st now, carrying `budget`
@@ -523,7 +526,8 @@ HOT void apply(sim *S, int plain, uint32_t r, const pol_action *o, int64_t now)
 /* The answer of a direct request (direct_start): the policy's, then the request ends live. */
 HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
 {
-    pol_direct_end(S->shared, S->a, now - S->arrive[r], now);
+    if (S->shared) /* (without, it does nothing: policy.h) */
+        pol_direct_end(S->shared, S->a, now - S->arrive[r], now);
     finish(S, plain, r, POL_LIVE, now);
 }
 
@@ -541,7 +545,8 @@ HOT int direct_start(sim *S, int plain, uint32_t r, uint32_t row, int64_t now)
     assert(S->shared || S->direct_win == pol_direct_window(NULL, S->a, now));
     if (planned >= (S->shared ? pol_direct_window(S->shared, S->a, now) : S->direct_win))
         return 0;
-    int64_t budget = pol_direct_budget(S->a);
+    int64_t budget = S->direct_budget;
+    assert(budget == pol_direct_budget(S->a));
 #ifndef NDEBUG
     if (!S->shared) {
         pol_action o;
@@ -912,6 +917,7 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
      * request: no fault, no noise, no trace, one store */
     S->direct_on = !S->full_path && S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->lsend && S->nstores == 1;
     S->direct_win = pol_direct_window(NULL, S->a, 0);
+    S->direct_budget = pol_direct_budget(S->a);
     S->plain = S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on;
     pdef_begin(&S->def, S->a, span);
     /* every second of the run, and the requests by second of arrival */
@@ -922,10 +928,23 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
         second *s = sec_at(S, (int64_t)k * NS_PER_S);
         if (!s)
             return -1;
-        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->arrive[j] < end; j++) {
+        int64_t end = (int64_t)(k + 1) * NS_PER_S;
+        if (!S->win.on) { /* the second's requests counted by bisection: the first arrival at or after its end */
+            size_t lo = j, hi = S->n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (S->arrive[mid] < end)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            s->req += (uint32_t)(lo - j);
+            j = lo;
+            continue;
+        }
+        for (; j < S->n && S->arrive[j] < end; j++) {
             s->req++;
-            if (S->win.on)
-                pwin_arrive(&S->win, S->arrive[j]);
+            pwin_arrive(&S->win, S->arrive[j]);
         }
     }
     if (S->fk == FAULT_RESET) /* before any timer at the same ns */
