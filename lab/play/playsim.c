@@ -68,6 +68,8 @@ struct psim {
     int frz_busy;            /* freezes holding the first store's slots now (freezes) */
     psim_seed *cache; /* this run's, or NULL */
     int dice_kind;    /* the kept draws of this arm's wait kind: 0 L, 1 H, -1 none kept */
+    const int64_t *dice0; /* cache->dice[dice_kind][0] (first lookups: dice_first) and its length, */
+    size_t ndice0;        /* NULL and 0 when none is kept; set at each run's start and by dice_slow */
     /* the service's shared defences (lab/core/policy.h), one per simulated
      * service; `shared` is NULL for an arm without any */
     pol_shared *shared; /* NULL for an arm without any */
@@ -262,6 +264,10 @@ static __attribute__((noinline)) int64_t dice_slow(sim *S, uint32_t r, uint32_t 
         }
         memset(C->dice[k][att] + C->ndice[k][att], 0xff, (*cap - C->ndice[k][att]) * sizeof(int64_t));
         C->ndice[k][att] = *cap;
+        if (att == 0 && k == S->dice_kind) {
+            S->dice0 = C->dice[k][0];
+            S->ndice0 = C->ndice[k][0];
+        }
     }
     int64_t *v = &C->dice[k][att][r];
     if (*v < 0)
@@ -282,6 +288,17 @@ static inline int64_t dice(sim *S, uint32_t r, uint32_t att)
             return v;
     }
     return dice_slow(S, r, att);
+}
+
+/* dice(S, r, 0), the first lookup's, without looking for where it is kept. */
+static inline int64_t dice_first(sim *S, uint32_t r)
+{
+    if (r < S->ndice0) {
+        int64_t v = S->dice0[r];
+        if (v >= 0)
+            return v;
+    }
+    return dice_slow(S, r, 0);
 }
 
 /* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At a
@@ -538,7 +555,8 @@ HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
  * full path's pol_start against it where it changes nothing shared). */
 HOT int direct_start(sim *S, int plain, uint32_t r, uint32_t row, int64_t now)
 {
-    int64_t planned = dice(S, r, 0);
+    int64_t planned = dice_first(S, r);
+    assert(planned == dice(S, r, 0));
     if (planned <= 0 || !storeq_open(&S->store[0]))
         return 0;
     /* without shared defences the window is the same for every request (policy.h): asked once a run */
@@ -908,6 +926,8 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     if (shared)
         seed_use(shared, seed);
     S->dice_kind = S->a->wait == WAIT_H ? 1 : S->a->wait == WAIT_L ? 0 : -1;
+    S->dice0 = shared && S->dice_kind >= 0 ? shared->dice[S->dice_kind][0] : NULL;
+    S->ndice0 = shared && S->dice_kind >= 0 ? shared->ndice[S->dice_kind][0] : 0;
     S->w = fault_window_of(&S->a->fault, seconds);
     int64_t span = (int64_t)llround(seconds * 1e9);
     if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
