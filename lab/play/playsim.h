@@ -128,12 +128,20 @@
  * changes no figure: cfg.full_path turns it off, and
  * tests/lab/test_playdirect.c holds the two paths to the same results.
  *
+ * Speed: the plain loop.  A run with no fault, no noise, no trace, no
+ * timeline and one store (every cell of the map) runs a copy of the event
+ * loop compiled for it (playsim.c, PLAIN), in which the branches on those
+ * are gone; every call the loop makes is inlined into it (the store's
+ * queue and the policy's code included: still policy.c's, only compiled
+ * in place).  The other runs take the general copy, the same source.
+ * Neither changes an event or its order.
+ *
  * Speed: a simulation keeps its arrays from seed to seed (grown when
  * needed), so a seed after the first touches no new memory, and so do
  * other arms (psim_set_arm).  A psim_seed shared by several runs keeps one
  * seed's dice and arrivals, drawn once for all of them (the arms of a study
  * run the same seeds: pipeline/measure/predict.c); the values are the very ones drawn
- * without it.
+ * without it, and a run reads the shared arrivals in place (not copied).
  *
  * Ownership: psim_new allocates a simulation, psim_free frees it; the arm
  * it was given must outlive it.  psim_seed_new / psim_seed_free likewise.
