@@ -206,7 +206,8 @@ void pol_on_answer(pol_state *s, const arm *a, int attempt, int answer, int64_t 
  * lookup carries pol_direct_budget(a), and pol_direct_end(g, a, latency,
  * now) is what the answer (pol_on_answer ... POL_ANS_OK) does to g, the
  * latency being the answer's time after the start.  With g NULL neither
- * does anything. */
+ * does anything, and the window is the same at every `now` (a caller may
+ * ask once). */
 int64_t pol_direct_window(const pol_shared *g, const arm *a, int64_t now);
 int64_t pol_direct_budget(const arm *a);
 void pol_direct_start(pol_shared *g, const arm *a, int64_t now);

@@ -46,6 +46,26 @@ static inline void put(storeq_due_ *d, int64_t t, uint64_t order, uint64_t ref, 
     d->start = start;
 }
 
+/* Where the earliest due time is. */
+enum { SRC_SLOT, SRC_RING, SRC_HEAP };
+
+/* A slot's end into the sorted array (latest first): the ends due before it
+ * move up one place.  The array has room for every slot (take_slot).
+ * Every end there took its number before this one, so one due at the same
+ * ns is earlier: comparing the times is enough. */
+static inline void slot_push(storeq *q, int64_t t, uint64_t order, uint64_t ref, int64_t start)
+{
+    int i = q->busy;
+    assert(i < q->nslots);
+    while (i > 0 && q->slot[i - 1].t <= t) {
+        assert(q->slot[i - 1].order < order);
+        q->slot[i] = q->slot[i - 1];
+        i--;
+    }
+    assert(i == 0 || q->slot[i - 1].order < order); /* numbers count up */
+    put(&q->slot[i], t, order, ref, start);
+}
+
 static inline int heap_push(storeq *q, int64_t t, uint64_t order, uint64_t ref, int64_t start)
 {
     if (q->hn == q->hcap) {
@@ -103,44 +123,43 @@ static inline int stale(const storeq *q, const storeq_due_ *d)
     return d->ref >> REF_BITS == STOREQ_DROPPED_LINE && (d->ref & REF_ID) < q->lhead;
 }
 
-/* The earliest due time is d's, in the heap or in the ring. */
-static inline void note_next(storeq *q, const storeq_due_ *d, int in_heap)
-{
-    q->next_t = d->t;
-    q->next_order = d->order;
-    q->next_in_heap = in_heap;
-    q->has_next = 1;
-}
-
-/* After a push of (t, order): it may be the earliest. */
-static inline void note_push(storeq *q, int64_t t, uint64_t order, int in_heap)
+/* After a push of (t, order) into src: it may be the earliest. */
+static inline void note_push(storeq *q, int64_t t, uint64_t order, int src)
 {
     if (!q->has_next || t < q->next_t || (t == q->next_t && order < q->next_order)) {
         q->next_t = t;
         q->next_order = order;
-        q->next_in_heap = in_heap;
+        q->next_src = src;
         q->has_next = 1;
     }
 }
 
 /* After a pop or a move of the line: forget stale budgets at the front,
- * then find the earliest due time again. */
+ * then find the earliest due time again: the earliest slot's end, the
+ * ring's first or the heap's top. */
 static inline void refresh(storeq *q)
 {
     while (q->dhead != q->dtail && stale(q, &q->drops[q->dhead & (q->dcap - 1)]))
         q->dhead++;
     storeq_due_ gone;
-    while (q->hbudgets && stale(q, &q->heap[0])) {
+    while (q->hn && stale(q, &q->heap[0]))
         heap_pop(q, &gone);
-        q->hbudgets--;
+    const storeq_due_ *d = q->busy ? &q->slot[q->busy - 1] : NULL;
+    int src = SRC_SLOT;
+    if (q->dhead != q->dtail && (!d || due_before(&q->drops[q->dhead & (q->dcap - 1)], d))) {
+        d = &q->drops[q->dhead & (q->dcap - 1)];
+        src = SRC_RING;
     }
-    assert(q->hbudgets <= q->hn);
-    const storeq_due_ *d = q->dhead != q->dtail ? &q->drops[q->dhead & (q->dcap - 1)] : NULL;
-    if (q->hn && (!d || due_before(&q->heap[0], d)))
-        note_next(q, &q->heap[0], 1);
-    else if (d)
-        note_next(q, d, 0);
-    else {
+    if (q->hn && (!d || due_before(&q->heap[0], d))) {
+        d = &q->heap[0];
+        src = SRC_HEAP;
+    }
+    if (d) {
+        q->next_t = d->t;
+        q->next_order = d->order;
+        q->next_src = src;
+        q->has_next = 1;
+    } else {
         q->next_t = INT64_MAX;
         q->next_order = 0;
         q->has_next = 0;
@@ -164,7 +183,7 @@ void storeq_reset(storeq *q)
     q->line_len = 0;
     q->lhead = q->ltail = 0;
     q->dhead = q->dtail = 0;
-    q->hn = q->hbudgets = 0;
+    q->hn = 0;
     q->next_t = INT64_MAX;
     q->next_order = 0;
     q->has_next = 0;
@@ -173,10 +192,11 @@ void storeq_reset(storeq *q)
 void storeq_free(storeq *q)
 {
     free(q->line);
+    free(q->slot);
     free(q->drops);
     free(q->heap);
     q->line = NULL;
-    q->drops = q->heap = NULL;
+    q->slot = q->drops = q->heap = NULL;
     q->lcap = q->dcap = q->hcap = 0;
     storeq_reset(q);
 }
@@ -203,13 +223,14 @@ static inline int take_slot(storeq *q, uint64_t id, int64_t planned, int64_t dea
         report(ev, STOREQ_ANSWERED, id, now, now, 0, 0);
         return 0;
     }
+    if (!q->slot && !(q->slot = malloc((size_t)q->nslots * sizeof *q->slot)))
+        return -1;
     int64_t target = now + planned;
     int drops = deadline && deadline < target;
     int64_t until = drops ? deadline : target;
     uint64_t order = *q->order;
-    if (heap_push(q, until, order, ref(drops ? STOREQ_DROPPED_SLOT : STOREQ_ANSWERED, id), now) != 0)
-        return -1;
-    note_push(q, until, order, 1);
+    slot_push(q, until, order, ref(drops ? STOREQ_DROPPED_SLOT : STOREQ_ANSWERED, id), now);
+    note_push(q, until, order, SRC_SLOT);
     *q->order = order + 1;
     q->busy++;
     assert(q->busy <= q->nslots); /* never more lookups in slots than slots */
@@ -226,7 +247,6 @@ static int line_budget(storeq *q, uint64_t pos, int64_t t)
     if (in_heap) {
         if (heap_push(q, t, order, r, STOREQ_NONE) != 0)
             return -1;
-        q->hbudgets++;
     } else {
         /* the ring stays in (time, number) order: times never go back, numbers count up */
         assert(q->dhead == q->dtail || q->drops[(q->dtail - 1) & (q->dcap - 1)].t <= t);
@@ -235,7 +255,7 @@ static int line_budget(storeq *q, uint64_t pos, int64_t t)
             return -1;
         put(&q->drops[q->dtail++ & (q->dcap - 1)], t, order, r, STOREQ_NONE);
     }
-    note_push(q, t, order, in_heap);
+    note_push(q, t, order, in_heap ? SRC_HEAP : SRC_RING);
     *q->order = order + 1;
     return 0;
 }
@@ -272,7 +292,10 @@ int storeq_end(storeq *q, int64_t now, storeq_event *ev)
     if (!q->has_next || q->next_t > now)
         return 0;
     storeq_due_ d;
-    if (q->next_in_heap)
+    if (q->next_src == SRC_SLOT) {
+        assert(q->busy > 0);
+        d = q->slot[q->busy - 1]; /* the slot is freed below (busy--) */
+    } else if (q->next_src == SRC_HEAP)
         heap_pop(q, &d);
     else
         d = q->drops[q->dhead++ & (q->dcap - 1)];
@@ -280,8 +303,9 @@ int storeq_end(storeq *q, int64_t now, storeq_event *ev)
     assert(d.t == q->next_t && d.order == q->next_order && d.t <= now);
     storeq_what kind = (storeq_what)(d.ref >> REF_BITS);
     uint64_t x = d.ref & REF_ID;
+    /* a slot's end comes from the slots' array, a budget in line from the ring or the heap */
+    assert((kind == STOREQ_DROPPED_LINE) == (q->next_src != SRC_SLOT));
     if (kind == STOREQ_DROPPED_LINE) {
-        q->hbudgets -= q->next_in_heap;
         storeq_place_ *p = &q->line[x & (q->lcap - 1)];
         /* a budget in line is dropped only when run out, and only while its lookup still waits in line */
         assert(x >= q->lhead && x < q->ltail && p->planned >= 0 && p->deadline && p->deadline == d.t);

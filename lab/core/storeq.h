@@ -80,20 +80,24 @@ typedef struct {
      * skipped when they reach the head */
     storeq_place_ *line;
     uint64_t lcap, lhead, ltail;
-    /* due times: budgets in line in time order in a ring, the rest (slot
-     * ends, budgets out of order) in a binary heap */
+    /* due times: the slots' ends in an array sorted latest first (at most
+     * nslots: the earliest is the last, and a new end, most often among
+     * the earliest, moves few), budgets in line in time order in a ring,
+     * budgets out of order in a binary heap */
+    storeq_due_ *slot; /* [0 .. busy): one end per busy slot, latest first */
     storeq_due_ *drops;
     uint64_t dcap, dhead, dtail;
     storeq_due_ *heap;
-    uint64_t hn, hcap, hbudgets; /* hbudgets: budgets in line in the heap */
-    /* the earliest due time, (INT64_MAX, 0) for none */
-    int has_next, next_in_heap;
+    uint64_t hn, hcap; /* the heap holds budgets in line only */
+    /* the earliest due time, (INT64_MAX, 0) for none, and where it is
+     * (storeq.c: a slot, the ring, the heap) */
+    int has_next, next_src;
     int64_t next_t;
     uint64_t next_order;
 } storeq;
 
 /* An empty queue of nslots (>= 1) slots; 0, or -1 for nslots < 1.
- * Allocates nothing yet. */
+ * Allocates nothing yet (the slots' array at the first lookup). */
 int storeq_init(storeq *q, int nslots, uint64_t *order);
 /* Empty again (every lookup forgotten), its memory kept for reuse. */
 void storeq_reset(storeq *q);

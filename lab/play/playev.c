@@ -3,6 +3,19 @@
 
 #include <stdlib.h>
 
+/* The earliest pending event found anew (after one left). */
+static void refresh_next(pev_set *E) { E->next_src = pev_find_next_(E, &E->next_t, &E->next_seq); }
+
+/* An event (t, seq) just joined src: it may be the earliest. */
+static void note_next(pev_set *E, int64_t t, uint64_t seq, int src)
+{
+    if (pev_before(t, seq, E->next_t, E->next_seq)) {
+        E->next_t = t;
+        E->next_seq = seq;
+        E->next_src = src;
+    }
+}
+
 void pev_reset(pev_set *E)
 {
     E->hn = 0;
@@ -13,6 +26,9 @@ void pev_reset(pev_set *E)
         E->qs[k] = 0;
     }
     E->oom = 0;
+    E->next_t = INT64_MAX;
+    E->next_seq = 0;
+    E->next_src = PEV_NQ;
 }
 
 void pev_free(pev_set *E)
@@ -48,6 +64,7 @@ static void heap_push(pev_set *E, int64_t t, uint64_t seq, uint32_t id, uint32_t
         i = p;
     }
     E->h[i] = e;
+    note_next(E, t, seq, PEV_NQ);
 }
 
 void pev_push(pev_set *E, int64_t t, uint32_t id, uint32_t gen) { heap_push(E, t, E->seq++, id, gen); }
@@ -102,21 +119,26 @@ void pev_schedule(pev_set *E, int k, int64_t t, uint32_t id, uint32_t gen)
         q->head = 0;
         q->tail = n;
     }
-    if (q->head == q->tail) {
+    if (q->head == q->tail) { /* the queue's first: it may be the earliest */
         E->qt[k] = t;
         E->qs[k] = seq;
+        note_next(E, t, seq, k);
     }
     q->v[q->tail++ & (q->cap - 1)] = (pev){.t = t, .seq = seq, .id = id, .gen = gen};
 }
 
 pev pev_take(pev_set *E, int src)
 {
-    if (src == PEV_NQ)
-        return heap_pop(E);
+    if (src == PEV_NQ) {
+        pev e = heap_pop(E);
+        refresh_next(E);
+        return e;
+    }
     pev_queue_ *q = &E->q[src];
     pev e = q->v[q->head++ & (q->cap - 1)];
     int more = q->head != q->tail;
     E->qt[src] = more ? q->v[q->head & (q->cap - 1)].t : INT64_MAX;
     E->qs[src] = more ? q->v[q->head & (q->cap - 1)].seq : 0;
+    refresh_next(E);
     return e;
 }

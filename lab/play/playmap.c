@@ -53,7 +53,8 @@ static void *worker(void *arg)
 {
     job *J = arg;
     pmap *m = J->m;
-    psim_cfg cfg = {.a = &J->arms[0], .rows = 1, .slots = m->slots, .conns = m->conns, .flood_stop = 1};
+    psim_cfg cfg = {.a = &J->arms[0], .rows = 1, .slots = m->slots, .conns = m->conns, .flood_stop = 1,
+                   .lean = 1};
     psim *S = psim_new(&cfg);
     psim_seed *C = psim_seed_new();
     uint64_t looked = 0, pl[PMAP_MAX_POLICIES] = {0};

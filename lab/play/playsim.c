@@ -27,6 +27,15 @@ enum { FEV_RELEASE, FEV_CUT, FEV_BACK, FEV_SEND }; /* a held lookup answered; a 
 
 typedef play_second second;
 
+/* The event loop and what it calls on every event take `plain`, a constant
+ * at each call: simulate() is compiled twice (always_inline), once for the
+ * plain runs (plain 1: no fault, no noise, no trace, no timeline, one
+ * store: every arm of the map) where the branches on those fall away, and
+ * once for every other run (plain 0, the same code, every branch kept).
+ * PLAIN(x) is x's value in a plain run (0), else x. */
+#define HOT static inline __attribute__((always_inline))
+#define PLAIN(x) (plain ? 0 : (x))
+
 /* One seed's dice and arrivals, shared by the simulations that run it. */
 #define PSIM_NARR 4 /* schedules kept: one per rate and length */
 struct psim_seed {
@@ -53,12 +62,14 @@ struct psim {
     const arm *a;
     uint32_t seed;
     int timeline, trace, p50;
-    int flood_stop, freezes; /* cfg's */
+    int flood_stop, freezes, lean; /* cfg's */
     pflood_watch fw;         /* the flood as the seconds settle (flood_stop) */
     int stop;                /* flooded: the seed stops */
     int frz_busy;            /* freezes holding the first store's slots now (freezes) */
     psim_seed *cache; /* this run's, or NULL */
     int dice_kind;    /* the kept draws of this arm's wait kind: 0 L, 1 H, -1 none kept */
+    const int64_t *dice0; /* cache->dice[dice_kind][0] (first lookups: dice_first) and its length, */
+    size_t ndice0;        /* NULL and 0 when none is kept; set at each run's start and by dice_slow */
     /* the service's shared defences (lab/core/policy.h), one per simulated
      * service; `shared` is NULL for an arm without any */
     pol_shared *shared; /* NULL for an arm without any */
@@ -83,10 +94,11 @@ struct psim {
     int noisy;
     int64_t *lbud, *lsent;
     int64_t last_cut; /* the last reset's cut, INT64_MIN: none yet */
-    /* requests: t[r] is the arrival until r is answered, then its latency */
+    /* requests: arrive[r] its arrival (during a run: the shared seed's
+     * schedule, or own's), t[r] its latency once answered */
     size_t n, ncap;
-    int64_t *t;
-    int64_t t_last; /* the last arrival */
+    const int64_t *arrive;
+    int64_t *own, *t;
     pol_state *ps;
     uint32_t *gen; /* 2 per request: the timers' generations */
     uint8_t *done;
@@ -96,6 +108,9 @@ struct psim {
      * answer ends it; direct_on: the path is taken in this run */
     uint8_t *direct;
     int direct_on, full_path;
+    int64_t direct_win;    /* pol_direct_window without shared defences (direct_start) */
+    int64_t direct_budget; /* pol_direct_budget: the arm's, asked once a run */
+    int plain; /* no fault, no noise, no trace, no timeline, one store: the loop's plain copy (PLAIN) */
     pev_set ev;      /* pending timers and fault events; its seq is shared with the stores */
     storeq store[2]; /* the first (it has the arm's fault), and a second, healthy one */
     int nstores;     /* 2 when the arm has a second store */
@@ -179,11 +194,11 @@ static void frz_add(sim *S, int d, int64_t t)
     }
 }
 
-static void direct_answer(sim *S, uint32_t r, int64_t now);
+HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now);
 
 /* Carry out what store k's queue reports: answers go to the service;
  * the counts and the earliest answer due are noted. */
-static void on_store(sim *S, int k, const storeq_event *e)
+HOT void on_store(sim *S, int plain, int k, const storeq_event *e)
 {
     uint32_t lid = (uint32_t)e->id, r = lid / NL;
     switch (e->what) {
@@ -193,9 +208,10 @@ static void on_store(sim *S, int k, const storeq_event *e)
         if (S->freezes && k == 0 && is_freeze(S, lid))
             frz_add(S, +1, e->t);
         S->slot_ns += e->until - e->t;
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->until;
-        if (!e->drops && e->until < S->okdue[r]) {
+        /* (a direct request sets no timer: nothing asks when it is due) */
+        if (!S->direct[r] && !e->drops && e->until < S->okdue[r]) {
             S->okdue[r] = e->until;
             S->okatt[r] = (uint8_t)(lid % NL);
         }
@@ -203,17 +219,17 @@ static void on_store(sim *S, int k, const storeq_event *e)
     case STOREQ_ANSWERED:
         if (S->freezes && k == 0 && e->start != STOREQ_NONE && is_freeze(S, lid))
             frz_add(S, -1, e->t);
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->t;
         if (S->direct[r])
-            direct_answer(S, r, e->t);
+            direct_answer(S, plain, r, e->t);
         else
             deliver(S, lid, POL_ANS_OK);
         break;
     case STOREQ_DROPPED_SLOT:
         if (S->freezes && k == 0 && is_freeze(S, lid))
             frz_add(S, -1, e->t);
-        if (S->luntil && k == 0)
+        if (PLAIN(S->luntil) && k == 0)
             S->luntil[lid] = e->t;
         deliver(S, lid, POL_ANS_DROPPED);
         break;
@@ -248,6 +264,10 @@ static __attribute__((noinline)) int64_t dice_slow(sim *S, uint32_t r, uint32_t 
         }
         memset(C->dice[k][att] + C->ndice[k][att], 0xff, (*cap - C->ndice[k][att]) * sizeof(int64_t));
         C->ndice[k][att] = *cap;
+        if (att == 0 && k == S->dice_kind) {
+            S->dice0 = C->dice[k][0];
+            S->ndice0 = C->ndice[k][0];
+        }
     }
     int64_t *v = &C->dice[k][att][r];
     if (*v < 0)
@@ -270,6 +290,17 @@ static inline int64_t dice(sim *S, uint32_t r, uint32_t att)
     return dice_slow(S, r, att);
 }
 
+/* dice(S, r, 0), the first lookup's, without looking for where it is kept. */
+static inline int64_t dice_first(sim *S, uint32_t r)
+{
+    if (r < S->ndice0) {
+        int64_t v = S->dice0[r];
+        if (v >= 0)
+            return v;
+    }
+    return dice_slow(S, r, 0);
+}
+
 /* Lookup lid reaches store k at `now` carrying `budget` (0: none).  At a
  * store with the fault (the first; the second too for slowboth:
  * fault_at_store) its fate in the fault scenario first (lab/core/faults.c,
@@ -277,19 +308,19 @@ static inline int64_t dice(sim *S, uint32_t r, uint32_t att)
  * window's end; else the queue, its planned wait the dice plus the
  * store's slowness (fault_slow_ns).  `drawn`: the dice when the caller
  * has them, else -1. */
-static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t now, int64_t drawn)
+HOT void store_arrive(sim *S, int plain, int k, uint32_t lid, int64_t budget, int64_t now, int64_t drawn)
 {
     uint32_t r = lid / NL, att = lid % NL;
     /* the line it finds, not counting itself: the store's `line` column */
     size_t len = (size_t)storeq_line(&S->store[k]);
     if (len > S->line_max)
         S->line_max = len;
-    if (S->timeline) {
+    if (PLAIN(S->timeline)) {
         second *s = sec_at(S, now);
         if (s && len > s->line_max)
             s->line_max = (uint32_t)len;
     }
-    int faulty = S->fk != FAULT_NONE && fault_at_store(S->a->fault.kind, k);
+    int faulty = PLAIN(S->fk != FAULT_NONE && fault_at_store(S->a->fault.kind, k));
     if (faulty) {
         switch (fault_lookup(&S->a->fault, &S->w, S->seed, r, att, S->rows > 1 ? r % S->rows : 0, now)) {
         case FAULT_UNAVAILABLE:
@@ -310,24 +341,24 @@ static void store_arrive(sim *S, int k, uint32_t lid, int64_t budget, int64_t no
         }
     }
     storeq_event e;
-    int64_t planned = (drawn >= 0 ? drawn : dice(S, r, att)) + (S->noisy ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
+    int64_t planned = (drawn >= 0 ? drawn : dice(S, r, att)) + (PLAIN(S->noisy) ? psim_over_ns(&S->noise, S->seed, lid) : 0) +
                       (faulty ? fault_slow_ns(&S->a->fault, &S->w, now) : 0);
     if (storeq_arrive(&S->store[k], now, lid, planned, budget, &e) != 0) {
         S->oom = 1;
         return;
     }
-    on_store(S, k, &e);
+    on_store(S, plain, k, &e);
 }
 
 /* Store k's next slot end or budget, due at `now`, and the line moving up. */
-static void store_due(sim *S, int k, int64_t now)
+HOT void store_due(sim *S, int plain, int k, int64_t now)
 {
     storeq_event e;
     if (storeq_end(&S->store[k], now, &e))
-        on_store(S, k, &e);
+        on_store(S, plain, k, &e);
     int rc;
     while ((rc = storeq_fill(&S->store[k], now, &e)) > 0)
-        on_store(S, k, &e);
+        on_store(S, plain, k, &e);
     if (rc < 0)
         S->oom = 1;
 }
@@ -389,7 +420,7 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
     } else if (e->gen == FEV_SEND) {
         if (S->lsent[lid] < S->last_cut) /* lost with the connections it went out on */
             return;
-        store_arrive(S, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now, -1);
+        store_arrive(S, 0, pol_lookup_store(&S->ps[lid / NL], S->a, (int)(lid % NL)), lid, S->lbud[lid], now, -1);
     } else {
         S->connected = 1;
     }
@@ -399,12 +430,12 @@ static void fault_event(sim *S, const pev *e, size_t narrived, int64_t now)
 
 /* Request r ends at `now` (done: POL_LIVE, POL_STANDIN ...): counted, and
  * its second's settling noted for the flood's watch. */
-static void finish(sim *S, uint32_t r, int done, int64_t now)
+HOT void finish(sim *S, int plain, uint32_t r, int done, int64_t now)
 {
     S->done[r] = (uint8_t)done;
-    if (S->win.on)
-        pwin_answer(&S->win, S->t[r], done, now);
-    if (S->ans)
+    if (PLAIN(S->win.on))
+        pwin_answer(&S->win, S->arrive[r], done, now);
+    if (PLAIN(S->ans != NULL))
         S->ans[r] = now;
     if (done != POL_LIVE) {
         if (done == POL_STANDIN)
@@ -414,7 +445,7 @@ static void finish(sim *S, uint32_t r, int done, int64_t now)
     }
     /* the second it was scheduled in: a miss counted; with the flood stop
      * its settling too (only the watch reads `settled`) */
-    second *s = done != POL_LIVE || S->flood_stop ? sec_at(S, S->t[r]) : NULL;
+    second *s = done != POL_LIVE || S->flood_stop ? sec_at(S, S->arrive[r]) : NULL;
     if (s) {
         s->missed += done != POL_LIVE;
         s->settled++;
@@ -422,39 +453,41 @@ static void finish(sim *S, uint32_t r, int done, int64_t now)
         if (S->flood_stop && s->settled == s->req && pflood_watch_step(&S->fw, S->sec, S->nsec))
             S->stop = 1;
     }
-    S->t[r] = now - S->t[r]; /* the latency from here on */
+    if (!S->lean) /* only the percentiles read it */
+        S->t[r] = now - S->arrive[r]; /* its latency */
 }
 
 /* Lookup `attempt` of request r goes to store st now, carrying `budget`
  * (0: none; `drawn` its dice, or -1).  Without a connection to the first store a lookup for it is
  * not sent: refused at once. */
-static void send_lookup(sim *S, uint32_t r, int attempt, int st, int64_t budget, int64_t now, int64_t drawn)
+HOT void send_lookup(sim *S, int plain, uint32_t r, int attempt, int st, int64_t budget, int64_t now,
+                     int64_t drawn)
 {
     uint32_t lid = r * NL + (uint32_t)attempt;
     pdef_tried(&S->def, attempt, 0);
-    if (S->lsend)
+    if (PLAIN(S->lsend != NULL))
         S->lsend[lid] = now;
-    if (S->lout)
+    if (PLAIN(S->lout != NULL))
         S->lout[lid] = 'P';
-    if (!S->connected && st == 0) {
+    if (PLAIN(!S->connected) && st == 0) {
         S->win.c.lookup_ends_R++;
         deliver(S, lid, POL_ANS_REFUSED);
         return;
     }
     S->lookups++;
-    if (S->win.on)
+    if (PLAIN(S->win.on))
         pwin_sent(&S->win, now);
-    if (S->timeline) {
+    if (PLAIN(S->timeline)) {
         second *s = sec_at(S, now);
         if (s)
             s->lookups++;
     }
-    if (S->noisy) { /* on its way: it reaches the store after the machine's own time */
+    if (PLAIN(S->noisy)) { /* on its way: it reaches the store after the machine's own time */
         S->lbud[lid] = budget;
         S->lsent[lid] = now;
         pev_push(&S->ev, now + psim_noise_ns(&S->noise, S->seed, lid), EV_FAULT | lid, FEV_SEND);
     } else {
-        store_arrive(S, st, lid, budget, now, drawn);
+        store_arrive(S, plain, st, lid, budget, now, drawn);
     }
 }
 
@@ -463,10 +496,10 @@ static void send_lookup(sim *S, uint32_t r, int attempt, int st, int64_t budget,
  * for its hedge).  Without a connection to the first store a
  * lookup for it is not sent: refused at once.  A lookup a gate refused
  * (O B Y) was tried, not sent: only counted. */
-static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
+HOT void apply(sim *S, int plain, uint32_t r, const pol_action *o, int64_t now)
 {
     for (int k = 0; k < o->nsend; k++)
-        send_lookup(S, r, o->send[k].attempt, pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt),
+        send_lookup(S, plain, r, o->send[k].attempt, pol_lookup_store(&S->ps[r], S->a, o->send[k].attempt),
                     o->send[k].budget_ns, now, -1);
 
     if (S->gates)
@@ -474,11 +507,11 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             char c = o->ended[k];
             if (c == 'O' || c == 'B' || c == 'Y') {
                 pdef_tried(&S->def, k, c);
-                if (S->lsend)
+                if (PLAIN(S->lsend != NULL))
                     S->lsend[r * NL + (uint32_t)k] = now;
             }
         }
-    if (S->lsend) /* how each lookup ended: unanswered ones for the window, codes for the trace */
+    if (PLAIN(S->lsend != NULL)) /* how each lookup ended: unanswered ones for the window, codes for the trace */
         for (uint32_t k = 0; k < NL; k++) {
             char c = o->ended[k];
             if (!c)
@@ -504,14 +537,15 @@ static void apply(sim *S, uint32_t r, const pol_action *o, int64_t now)
             pev_schedule(&S->ev, i, o->timer[i] > now ? o->timer[i] : now, 2 * r + (uint32_t)i, g);
     }
     if (o->done != POL_PENDING)
-        finish(S, r, o->done, now);
+        finish(S, plain, r, o->done, now);
 }
 
 /* The answer of a direct request (direct_start): the policy's, then the request ends live. */
-static void direct_answer(sim *S, uint32_t r, int64_t now)
+HOT void direct_answer(sim *S, int plain, uint32_t r, int64_t now)
 {
-    pol_direct_end(S->shared, S->a, now - S->t[r], now);
-    finish(S, r, POL_LIVE, now);
+    if (S->shared) /* (without, it does nothing: policy.h) */
+        pol_direct_end(S->shared, S->a, now - S->arrive[r], now);
+    finish(S, plain, r, POL_LIVE, now);
 }
 
 /* Request r, arriving now, is direct (lab/core/policy.h: its first lookup
@@ -519,12 +553,18 @@ static void direct_answer(sim *S, uint32_t r, int64_t now)
  * lookup sent and the policy's shared defences told; else 0, nothing
  * done.  No pol_state: the request needs none (test builds check the
  * full path's pol_start against it where it changes nothing shared). */
-static int direct_start(sim *S, uint32_t r, uint32_t row, int64_t now)
+HOT int direct_start(sim *S, int plain, uint32_t r, uint32_t row, int64_t now)
 {
-    int64_t planned = dice(S, r, 0);
-    if (planned <= 0 || !storeq_open(&S->store[0]) || planned >= pol_direct_window(S->shared, S->a, now))
+    int64_t planned = dice_first(S, r);
+    assert(planned == dice(S, r, 0));
+    if (planned <= 0 || !storeq_open(&S->store[0]))
         return 0;
-    int64_t budget = pol_direct_budget(S->a);
+    /* without shared defences the window is the same for every request (policy.h): asked once a run */
+    assert(S->shared || S->direct_win == pol_direct_window(NULL, S->a, now));
+    if (planned >= (S->shared ? pol_direct_window(S->shared, S->a, now) : S->direct_win))
+        return 0;
+    int64_t budget = S->direct_budget;
+    assert(budget == pol_direct_budget(S->a));
 #ifndef NDEBUG
     if (!S->shared) {
         pol_action o;
@@ -539,16 +579,16 @@ static int direct_start(sim *S, uint32_t r, uint32_t row, int64_t now)
 #endif
     pol_direct_start(S->shared, S->a, now);
     S->direct[r] = 1;
-    send_lookup(S, r, 0, 0, budget, now, planned);
+    send_lookup(S, plain, r, 0, 0, budget, now, planned);
     return 1;
 }
 
 /* The breaker changed state (pol_shared's on_brk): counted. */
 static void on_brk(const pol_brk_event *e, void *ctx) { pdef_brk(&((sim *)ctx)->def, e); }
 
-static void drain_answers(sim *S, int64_t now)
+HOT void drain_answers(sim *S, int plain, int64_t now)
 {
-    while (S->dhead != S->dtail && !S->oom) {
+    while (__builtin_expect(S->dhead != S->dtail, 0) && !S->oom) {
         uint32_t v = S->dq[S->dhead++ & (S->dcap - 1)];
         uint32_t lid = v / 8, r = lid / NL;
         if (S->done[r]) { /* nobody waits for it any more; the adaptive limit counts it */
@@ -558,28 +598,31 @@ static void drain_answers(sim *S, int64_t now)
         }
         pol_action o;
         pol_on_answer(&S->ps[r], S->a, (int)(lid % NL), (int)(v & 7), now, &o);
-        apply(S, r, &o, now);
+        apply(S, plain, r, &o, now);
     }
 }
 
 /* One seed, from the first arrival until no event is left.  0, or -1 when
- * out of memory. */
-static int simulate(sim *S, const int64_t *arrive)
+ * out of memory.  plain: the run is plain (S->plain; see PLAIN above). */
+HOT int simulate_(sim *S, int plain, const int64_t *arrive)
 {
+    int nstores = plain ? 1 : S->nstores;
     size_t ia = 0;
     uint32_t row = 0; /* the row request ia asks: ia % rows, without dividing */
+    int64_t ta = S->n ? arrive[0] : INT64_MAX; /* request ia's arrival, INT64_MAX after the last */
     for (;;) {
-        if (S->oom || S->ev.oom)
-            return -1;
-        if (S->stop)
+        if (__builtin_expect(S->oom | S->ev.oom | S->stop, 0)) { /* one test for the three, most often none */
+            if (S->oom || S->ev.oom)
+                return -1;
             break;
+        }
         /* the earliest of play's events and the stores' next, by time and
          * then order of scheduling; or the next arrival */
         int64_t te;
         uint64_t se;
         int src = pev_next(&S->ev, &te, &se);
         int store = -1; /* or the store whose event is the earliest */
-        for (int k = 0; k < S->nstores; k++) {
+        for (int k = 0; k < nstores; k++) {
             uint64_t ss;
             int64_t ts = storeq_next(&S->store[k], &ss);
             if (pev_before(ts, ss, te, se)) {
@@ -588,7 +631,6 @@ static int simulate(sim *S, const int64_t *arrive)
                 store = k;
             }
         }
-        int64_t ta = ia < S->n ? arrive[ia] : INT64_MAX;
         if (te == INT64_MAX && ta == INT64_MAX)
             break;
         int64_t now;
@@ -596,28 +638,44 @@ static int simulate(sim *S, const int64_t *arrive)
         if (ta < te) { /* a request arrives */
             now = ta;
             uint32_t r = (uint32_t)ia++;
-            if (!S->direct_on || !direct_start(S, r, row, now)) {
+            ta = ia < S->n ? arrive[ia] : INT64_MAX;
+            if (!S->direct_on || !direct_start(S, plain, r, row, now)) {
                 pol_start(&S->ps[r], S->shared, S->a, S->seed, r, row, now, -1, &o);
-                apply(S, r, &o, now);
+                apply(S, plain, r, &o, now);
             }
             row = row + 1 == S->rows ? 0 : row + 1;
         } else if (store >= 0) {
             now = te;
-            store_due(S, store, now);
+            store_due(S, plain, store, now);
         } else {
             pev e = pev_take(&S->ev, src);
             now = e.t;
             uint32_t r = e.id / 2;
-            if (e.id & EV_FAULT)
+            if (PLAIN(e.id & EV_FAULT))
                 fault_event(S, &e, ia, now);
             else if (!S->done[r] && S->gen[e.id] == e.gen) {
                 pol_on_timer(&S->ps[r], S->a, (int)(e.id & 1), now, &o);
-                apply(S, r, &o, now);
+                apply(S, plain, r, &o, now);
             }
         }
-        drain_answers(S, now);
+        drain_answers(S, plain, now);
     }
     return 0;
+}
+
+/* simulate_'s two copies, the plain one and the general one.  flatten:
+ * every call in them is inlined (the store's queue, play's timers and the
+ * policy's functions too, across files with -flto), so an event costs no
+ * calls; what they do is unchanged. */
+__attribute__((flatten)) static int simulate(sim *S, const int64_t *arrive)
+{
+    if (S->plain) {
+        /* what a plain run leaves out, absent */
+        assert(S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on);
+        assert(!S->lsend && !S->lout && !S->ans && !S->luntil && S->connected);
+        return simulate_(S, 1, arrive);
+    }
+    return simulate_(S, 0, arrive);
 }
 
 /* --------------------------------------------------------------- results */
@@ -627,7 +685,7 @@ void psim_free(psim *S)
 {
     if (!S)
         return;
-    void *v[] = {S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->direct, S->lsend, S->lout, S->arr,
+    void *v[] = {S->own, S->t,  S->ps,  S->gen,    S->done,  S->okdue,   S->okatt, S->direct, S->lsend, S->lout, S->arr,
                  S->ans, S->luntil, S->dq, S->sec, S->rstore, S->shared_mem, S->lbud, S->lsent};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         free(v[i]);
@@ -655,6 +713,7 @@ void psim_free(psim *S)
 static int grow_requests(sim *S, size_t nc)
 {
     int track = S->win.on || S->trace;
+    GROW(own, sizeof *S->own, 1);
     GROW(t, sizeof *S->t, 1);
     GROW(ps, sizeof *S->ps, 1);
     GROW(gen, 2 * sizeof *S->gen, 1);
@@ -699,15 +758,17 @@ static void keep_arrivals(psim_seed *C, const sim *S, int64_t span)
         C->arr[i].cap = S->n;
     }
     if (S->n)
-        memcpy(C->arr[i].t, S->t, S->n * sizeof *S->t);
+        memcpy(C->arr[i].t, S->own, S->n * sizeof *S->own);
     C->arr[i].n = S->n;
     C->arr[i].rate = S->a->rate;
     C->arr[i].span = span;
     C->arr[i].valid = 1;
 }
 
-/* The tester's schedule (lab/core/arrivals.h) into S->t, and the
- * per-request arrays grown to hold it.  0, or -1 when out of memory. */
+/* The tester's schedule (lab/core/arrivals.h) as S->arrive: the shared
+ * seed's when it has it (not copied), else drawn into S->own (and kept in
+ * the shared seed); the per-request arrays grown to hold it.  0, or -1
+ * when out of memory. */
 static int arrivals(sim *S, double seconds, uint32_t seed)
 {
     S->n = 0;
@@ -717,10 +778,8 @@ static int arrivals(sim *S, double seconds, uint32_t seed)
     if (kept) {
         if (nc > S->ncap && grow_requests(S, nc) != 0)
             return -1;
-        if (nc)
-            memcpy(S->t, kept, nc * sizeof *kept);
+        S->arrive = kept;
         S->n = nc;
-        S->t_last = nc ? S->t[nc - 1] : 0;
         return 0;
     }
     arrivals_gen g;
@@ -729,9 +788,9 @@ static int arrivals(sim *S, double seconds, uint32_t seed)
         if (S->n == S->ncap &&
             grow_requests(S, S->ncap ? S->ncap * 2 : (size_t)(S->a->rate * seconds * 1.2) + 64) != 0)
             return -1;
-        S->t[S->n++] = off;
-        S->t_last = off;
+        S->own[S->n++] = off;
     }
+    S->arrive = S->own;
     if (S->cache)
         keep_arrivals(S->cache, S, span);
     return 0;
@@ -750,7 +809,7 @@ static void reset_counts(sim *S)
         if (S->lout)
             memset(S->lout, '-', n * NL);
         if (S->arr)
-            memcpy(S->arr, S->t, n * sizeof *S->arr);
+            memcpy(S->arr, S->arrive, n * sizeof *S->arr);
         for (size_t j = 0; S->ans && j < n; j++)
             S->ans[j] = -1;
         if (S->luntil)
@@ -820,21 +879,24 @@ static void figures_stopped(sim *S, play_result *res)
     res->frz_trigger = frz_trigger(S, S->fw.from_s);
 }
 
-/* The figures of the finished seed into res (its latencies to the front of S->t). */
+/* The figures of the finished seed into res (its latencies to the front of
+ * S->t); with cfg.lean only the map's (playsim.h). */
 static int figures(sim *S, double seconds, play_result *res)
 {
     for (size_t j = 0; S->rstore && j < S->n; j++)
         S->rstore[j] = (uint8_t)S->ps[j].store;
     playdef_requests q = {.n = S->n, .arrive = S->arr, .latency = S->t, .done = S->done, .store = S->rstore,
                           .from = S->w.from_ns, .to = S->w.to_ns};
-    if (pdef_figures(&S->def, &q, &res->def) != 0)
+    if (!S->lean && pdef_figures(&S->def, &q, &res->def) != 0)
         return -1;
-    size_t nans = 0; /* the latencies of the answered requests to the front; the others are missed */
+    size_t nans = 0; /* the latencies of the answered requests to the front (not for lean); the others are missed */
     for (size_t j = 0; j < S->n; j++) {
-        if (S->done[j])
-            S->t[nans++] = S->t[j];
-        else {
-            second *s = sec_at(S, S->t[j]); /* never answered: an error */
+        if (S->done[j]) {
+            if (!S->lean)
+                S->t[nans] = S->t[j];
+            nans++;
+        } else {
+            second *s = sec_at(S, S->arrive[j]); /* never answered: an error */
             if (!s)
                 return -1;
             s->missed++;
@@ -843,12 +905,13 @@ static int figures(sim *S, double seconds, play_result *res)
     playdef_figs def = res->def;
     uint32_t seed = res->seed;
     memset(res, 0, sizeof *res);
-    res->def = def;
+    if (!S->lean)
+        res->def = def;
     res->seed = seed;
     res->n = S->n;
     S->win.c.lost = S->n - nans;
-    res->p99_ms = nans ? ppct_of(S->t, nans, 0.99) / 1e6 : NAN;
-    res->p50_ms = nans && S->p50 ? ppct_of(S->t, nans, 0.5) / 1e6 : NAN;
+    res->p99_ms = nans && !S->lean ? ppct_of(S->t, nans, 0.99) / 1e6 : NAN;
+    res->p50_ms = nans && S->p50 && !S->lean ? ppct_of(S->t, nans, 0.5) / 1e6 : NAN;
     res->standins = S->standins;
     res->errors = S->errors;
     res->lookups = S->lookups;
@@ -867,6 +930,8 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     if (shared)
         seed_use(shared, seed);
     S->dice_kind = S->a->wait == WAIT_H ? 1 : S->a->wait == WAIT_L ? 0 : -1;
+    S->dice0 = shared && S->dice_kind >= 0 ? shared->dice[S->dice_kind][0] : NULL;
+    S->ndice0 = shared && S->dice_kind >= 0 ? shared->ndice[S->dice_kind][0] : 0;
     S->w = fault_window_of(&S->a->fault, seconds);
     int64_t span = (int64_t)llround(seconds * 1e9);
     if (pwin_begin(&S->win, &S->w, span) != 0 || arrivals(S, seconds, seed) != 0)
@@ -875,6 +940,9 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
     /* the direct path where nothing but the store and the policy sees a
      * request: no fault, no noise, no trace, one store */
     S->direct_on = !S->full_path && S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->lsend && S->nstores == 1;
+    S->direct_win = pol_direct_window(NULL, S->a, 0);
+    S->direct_budget = pol_direct_budget(S->a);
+    S->plain = S->fk == FAULT_NONE && !S->noisy && !S->trace && !S->timeline && S->nstores == 1 && !S->win.on;
     pdef_begin(&S->def, S->a, span);
     /* every second of the run, and the requests by second of arrival */
     size_t nrun = pflood_nsec(seconds);
@@ -884,16 +952,29 @@ int psim_run(psim *S, double seconds, uint32_t seed, psim_seed *shared, play_res
         second *s = sec_at(S, (int64_t)k * NS_PER_S);
         if (!s)
             return -1;
-        for (int64_t end = (int64_t)(k + 1) * NS_PER_S; j < S->n && S->t[j] < end; j++) {
+        int64_t end = (int64_t)(k + 1) * NS_PER_S;
+        if (!S->win.on) { /* the second's requests counted by bisection: the first arrival at or after its end */
+            size_t lo = j, hi = S->n;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (S->arrive[mid] < end)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            s->req += (uint32_t)(lo - j);
+            j = lo;
+            continue;
+        }
+        for (; j < S->n && S->arrive[j] < end; j++) {
             s->req++;
-            if (S->win.on)
-                pwin_arrive(&S->win, S->t[j]);
+            pwin_arrive(&S->win, S->arrive[j]);
         }
     }
     if (S->fk == FAULT_RESET) /* before any timer at the same ns */
         pev_push(&S->ev, S->w.from_ns, EV_FAULT, FEV_CUT);
     pflood_watch_begin(&S->fw, seconds);
-    if (simulate(S, S->t) != 0)
+    if (simulate(S, S->arrive) != 0)
         return -1;
     res->seed = seed;
     if (S->stop) {
@@ -926,6 +1007,7 @@ static int set_arm(sim *S, const psim_cfg *c)
     S->p50 = c->p50;
     S->flood_stop = c->flood_stop;
     S->freezes = c->freezes;
+    S->lean = c->lean;
     S->full_path = c->full_path;
     S->fk = a->fault.kind;
     S->rows = c->rows ? c->rows : 1;

@@ -111,6 +111,10 @@
  *   budget); res->frz_trigger is the most of them at the same moment
  *   before the end of the flood's first second (a flooded seed) or in the
  *   whole run (a calm one): the trigger's size.  -1 without the option.
+ * - cfg.lean: only the figures the map reads are computed (n, standins,
+ *   errors, lookups, line_max, slot_ns, the flood, frz_trigger; the window's
+ *   counts as without it); p99_ms and p50_ms are NAN and the defences'
+ *   figures (res->def) all 0.
  *
  * Speed: the direct path.  A request whose first lookup takes a free slot
  * and is due strictly before the policy's window ends (lab/core/policy.h's
@@ -124,12 +128,20 @@
  * changes no figure: cfg.full_path turns it off, and
  * tests/lab/test_playdirect.c holds the two paths to the same results.
  *
+ * Speed: the plain loop.  A run with no fault, no noise, no trace, no
+ * timeline and one store (every cell of the map) runs a copy of the event
+ * loop compiled for it (playsim.c, PLAIN), in which the branches on those
+ * are gone; every call the loop makes is inlined into it (the store's
+ * queue and the policy's code included: still policy.c's, only compiled
+ * in place).  The other runs take the general copy, the same source.
+ * Neither changes an event or its order.
+ *
  * Speed: a simulation keeps its arrays from seed to seed (grown when
  * needed), so a seed after the first touches no new memory, and so do
  * other arms (psim_set_arm).  A psim_seed shared by several runs keeps one
  * seed's dice and arrivals, drawn once for all of them (the arms of a study
  * run the same seeds: pipeline/measure/predict.c); the values are the very ones drawn
- * without it.
+ * without it, and a run reads the shared arrivals in place (not copied).
  *
  * Ownership: psim_new allocates a simulation, psim_free frees it; the arm
  * it was given must outlive it.  psim_seed_new / psim_seed_free likewise.
@@ -158,6 +170,7 @@ typedef struct {
     int flood_stop;   /* stop a seed as soon as it is flooded (below) */
     int freezes;      /* count the freezes holding the first store's slots (below) */
     int full_path;    /* never take the direct path (below): for its tests */
+    int lean;         /* only the map's figures (below) */
 } psim_cfg;
 
 /* A simulation of cfg->a, its arrays empty; NULL when out of memory. */
