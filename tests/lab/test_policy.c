@@ -421,13 +421,14 @@ Test(policy, a_third_timer_aborts, .signal = SIGABRT)
     pol_on_timer(&s, A("H3-fb25"), 2, 30 * MS, &o);
 }
 
-/* arms.h: a file written before limit_pm (the published study's registered
- * copy, 26 columns) is read with limit_pm 0 and hedge2 0. */
+/* arms.h: a file written before limit_pm (the registered copy of the study
+ * published on 2026-12-01, 26 columns, kept as tests/lab/fixtures/
+ * arms-2026-12-01.tsv) is read with limit_pm 0 and hedge2 0. */
 Test(policy, an_arms_file_before_limit_pm_reads_with_it_0)
 {
     arm_table t;
     char err[UT_ERRLEN] = "";
-    cr_assert_eq(arms_load("provenance/registered/lab/arms.tsv", &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(arms_load("tests/lab/fixtures/arms-2026-12-01.tsv", &t, err, sizeof err), 0, "%s", err);
     cr_assert_eq(t.n, 57);
     for (size_t i = 0; i < t.n; i++)
         cr_assert(t.v[i].limit_pm == 0 && t.v[i].hedge2 == 0, "%s", t.v[i].name);
