@@ -168,11 +168,12 @@ typedef struct {
     uint32_t *codes;     /* their codes */
     unsigned char *base; /* [nr * ncut] computed over the base order */
     unsigned char *mask; /* [ncut] cutoffs with some stand-in row */
+    size_t *canon;       /* [nr * ncut] the first (round, cutoff) with the same set of stand-in rows */
 } split;
 
 typedef struct {
     apo_order live, *bases; /* bases[r * ncut + c] when split.base */
-    apo_sums xl, xb;
+    apo_sums xl[APO_LANES], xb[APO_LANES]; /* per lane: the live order's and a base's sums */
     apo_prog g;
     size_t *off, *len;      /* [(r * ncut + c) * kinds + k]: the programs */
     size_t *share;          /* [r * ncut + c]: the words `default` shares with `none` (above the default) */
@@ -181,10 +182,21 @@ typedef struct {
     unsigned char *in;      /* [n] the rows of the (round, cutoff) at hand */
     apo_item *it;
     void *scratch;
-    double *R, *lac, *d;    /* reciprocals; per cutoff the live numerator; per kind the change */
+    double *R;              /* reciprocals */
+    double *lac;            /* [l * ncut + c] lane l's live numerator of cutoff c */
+    double *d;              /* [l * kinds + k] lane l's change of kind k */
     uint16_t *ones;
-    double *racc;           /* [A * kinds] */
+    double *racc;           /* [l * A * kinds + a * kinds + k] */
+    double *ac;             /* [(rc * APO_LANES + l) * kinds + k] the numerators of (round, cutoff) rc ... */
+    size_t *stamp, cur;     /* [rc] ... computed for the lanes at hand when stamp[rc] == cur */
+    unsigned char *need;    /* [nr] the rounds to compute for the lanes at hand */
 } work;
+
+static int cmp_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return (a > b) - (a < b);
+}
 
 static void make_split(split *sp, const apb_problem *p, const uint32_t *rowcut)
 {
@@ -220,6 +232,32 @@ static void make_split(split *sp, const apb_problem *p, const uint32_t *rowcut)
             /* many stand-in rows: one pass over the others beats a program step per row */
             sp->base[r * p->ncut + c] = p->mode == 2 || (p->mode == 0 && 8 * ns >= nc);
         }
+    /* runs of different arms flooded in the same round often have the very
+     * same stand-in rows: their numerators are the same numbers, computed
+     * once (each from the set alone: the same set gives the same program,
+     * the same base, the same sums) */
+    sp->canon = vu_xmalloc((nrc + 1) * sizeof *sp->canon);
+    size_t **sorted = vu_xcalloc(nrc + 1, sizeof *sorted);
+    for (size_t rc = 0; rc < nrc; rc++) {
+        size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
+        sp->canon[rc] = rc;
+        if (!ns)
+            continue;
+        sorted[rc] = vu_xmalloc(ns * sizeof **sorted);
+        memcpy(sorted[rc], sp->rows + f, ns * sizeof **sorted);
+        qsort(sorted[rc], ns, sizeof **sorted, cmp_size);
+        for (size_t r0 = 0; r0 < rc / p->ncut; r0++) {
+            size_t q = r0 * p->ncut + rc % p->ncut;
+            if (sp->canon[q] == q && sp->first[q + 1] - sp->first[q] == ns &&
+                !memcmp(sorted[q], sorted[rc], ns * sizeof **sorted)) {
+                sp->canon[rc] = q;
+                break;
+            }
+        }
+    }
+    for (size_t rc = 0; rc < nrc; rc++)
+        free(sorted[rc]);
+    free(sorted);
 }
 
 static void free_split(split *sp)
@@ -229,6 +267,7 @@ static void free_split(split *sp)
     free(sp->codes);
     free(sp->base);
     free(sp->mask);
+    free(sp->canon);
 }
 
 /* the base of (round, cutoff) rc: the cutoff's live order without the round's stand-in rows */
@@ -263,6 +302,8 @@ static void build_seed(work *w, const apb_problem *p, const split *sp, size_t s)
     for (size_t r = 0; r < p->nr; r++)
         for (size_t c = 0; c < p->ncut; c++) {
             size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
+            if (sp->canon[rc] != rc)
+                continue; /* computed as its first (make_split) */
             if (sp->base[rc])
                 build_base(w, p, sp, rc, c);
             for (size_t k = 0; k < APB_NKINDS; k++) {
@@ -308,12 +349,16 @@ static void work_init(work *w, const apb_problem *p, const split *sp, size_t mul
     w->R[0] = 0;
     for (size_t k = 1; k < nR; k++)
         w->R[k] = 1.0 / (double)k;
-    w->lac = vu_xmalloc((p->ncut + 1) * sizeof *w->lac);
-    w->d = vu_xmalloc(APB_NKINDS * sizeof *w->d);
+    w->lac = vu_xmalloc((APO_LANES * p->ncut + 1) * sizeof *w->lac);
+    w->d = vu_xmalloc(APO_LANES * APB_NKINDS * sizeof *w->d);
+    w->ac = vu_xmalloc((nrc * APO_LANES * APB_NKINDS + 1) * sizeof *w->ac);
+    w->stamp = vu_xcalloc(nrc + 1, sizeof *w->stamp);
+    w->need = vu_xcalloc(p->nr + 1, 1);
+    w->cur = 0;
     w->ones = vu_xmalloc((p->C + 1) * sizeof *w->ones);
     for (size_t k = 0; k <= p->C; k++)
         w->ones[k] = 1;
-    w->racc = vu_xmalloc((p->A * APB_NKINDS + 1) * sizeof *w->racc);
+    w->racc = vu_xmalloc((APO_LANES * p->A * APB_NKINDS + 1) * sizeof *w->racc);
 }
 
 static void work_free(work *w, const apb_problem *p)
@@ -322,8 +367,13 @@ static void work_free(work *w, const apb_problem *p)
     for (size_t rc = 0; rc < p->nr * p->ncut; rc++)
         apo_order_free(&w->bases[rc]);
     free(w->bases);
-    apo_sums_free(&w->xl);
-    apo_sums_free(&w->xb);
+    for (size_t l = 0; l < APO_LANES; l++) {
+        apo_sums_free(&w->xl[l]);
+        apo_sums_free(&w->xb[l]);
+    }
+    free(w->ac);
+    free(w->stamp);
+    free(w->need);
     free(w->g.op);
     free(w->off);
     free(w->len);
@@ -340,93 +390,161 @@ static void work_free(work *w, const apb_problem *p)
     free(w->racc);
 }
 
-/* round r's change of AP for each kind into w->d, under the weights behind
- * w->xl (its live numerators in w->lac): the cutoffs without stand-in rows
- * are the live ones and add nothing */
-static void round_change(work *w, const apb_problem *p, const split *sp, size_t r, const uint16_t *wt)
+/* the numerators of (round, cutoff) rc's three vectors for the L lanes at
+ * hand, into w->ac (lane l's weights wt[l], live sums w->xl[l]) */
+static void rc_numerators(work *w, const split *sp, size_t rc, size_t L, const uint16_t *const *wt)
 {
-    for (size_t k = 0; k < APB_NKINDS; k++)
-        w->d[k] = 0;
-    for (size_t c = 0; c < p->ncut; c++) {
-        size_t rc = r * p->ncut + c, f = sp->first[rc], ns = sp->first[rc + 1] - f;
-        if (!ns)
-            continue;
-        const apo_sums *x = &w->xl;
-        if (sp->base[rc]) {
-            apo_sums_fill(&w->xb, &w->bases[rc], wt, w->R, NULL);
+    size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
+    const apo_sums *x[APO_LANES];
+    for (size_t l = 0; l < L; l++)
+        x[l] = &w->xl[l];
+    if (sp->base[rc]) {
+        for (size_t l = 0; l < L; l++) {
+            apo_sums_fill(&w->xb[l], &w->bases[rc], wt[l], w->R, NULL);
             int32_t sw = 0, sy = 0;
             for (size_t q = 0; q < ns; q++) {
-                int32_t v = wt[sp->codes[f + q] >> 1];
+                int32_t v = wt[l][sp->codes[f + q] >> 1];
                 sw += v;
                 sy += v & -(int32_t)(sp->codes[f + q] & 1);
             }
-            w->xb.sw = sw;
-            w->xb.sy = sy;
-            x = &w->xb;
+            w->xb[l].sw = sw;
+            w->xb[l].sy = sy;
+            x[l] = &w->xb[l];
         }
-        /* last_known; none, keeping its state where default parts from it; default from there */
-        const uint32_t *op = w->g.op;
-        size_t v = rc * APB_NKINDS, sh = w->share[rc];
-        apo_state at = {0, 0, 0};
-        double ac[APB_NKINDS];
-        ac[0] = apo_eval(op + w->off[v], w->len[v], wt, x, w->R, NULL, SIZE_MAX, NULL);
-        ac[2] = apo_eval(op + w->off[v + 2], w->len[v + 2], wt, x, w->R, NULL, sh, &at);
-        ac[1] = apo_eval(op + w->off[v + 1] + sh, w->len[v + 1] - sh, wt, x, w->R, &at, SIZE_MAX, NULL);
-        for (size_t k = 0; k < APB_NKINDS; k++)
-            w->d[k] += (ac[k] - w->lac[c]) / w->xl.pos[c];
     }
-    for (size_t k = 0; k < APB_NKINDS; k++)
-        w->d[k] /= (double)p->ncut;
+    /* last_known; none, keeping its state where default parts from it; default from there */
+    const uint32_t *op = w->g.op;
+    size_t v = rc * APB_NKINDS, sh = w->share[rc];
+    apo_state at[APO_LANES];
+    double ac[APB_NKINDS][APO_LANES];
+    apo_eval_lanes(op + w->off[v], w->len[v], L, wt, x, w->R, NULL, SIZE_MAX, NULL, ac[0]);
+    apo_eval_lanes(op + w->off[v + 2], w->len[v + 2], L, wt, x, w->R, NULL, sh, at, ac[2]);
+    apo_eval_lanes(op + w->off[v + 1] + sh, w->len[v + 1] - sh, L, wt, x, w->R, at, SIZE_MAX, NULL, ac[1]);
+    for (size_t l = 0; l < L; l++)
+        for (size_t k = 0; k < APB_NKINDS; k++)
+            w->ac[(rc * APO_LANES + l) * APB_NKINDS + k] = ac[k][l];
+    w->stamp[rc] = w->cur;
+}
+
+/* the numerators of every (round, cutoff) with stand-in rows of the rounds
+ * marked in need, for the L lanes at hand, cutoff by cutoff (the rounds of
+ * one cutoff read the same part of the live order's sums, which then stays
+ * in the cache); round_change reads them */
+static void all_numerators(work *w, const apb_problem *p, const split *sp, const unsigned char *need, size_t L,
+                           const uint16_t *const *wt)
+{
+    for (size_t c = 0; c < p->ncut; c++)
+        for (size_t r = 0; r < p->nr; r++) {
+            size_t rc = r * p->ncut + c;
+            if (!need[r] || sp->first[rc + 1] == sp->first[rc])
+                continue;
+            size_t cr = sp->canon[rc];
+            if (w->stamp[cr] != w->cur)
+                rc_numerators(w, sp, cr, L, wt);
+        }
+}
+
+/* round r's change of AP for each kind into w->d (lane l: d[l * kinds + k]),
+ * under the weights of each lane (its live numerators in w->lac): the
+ * cutoffs without stand-in rows are the live ones and add nothing */
+static void round_change(work *w, const apb_problem *p, const split *sp, size_t r, size_t L,
+                         const uint16_t *const *wt)
+{
+    for (size_t i = 0; i < L * APB_NKINDS; i++)
+        w->d[i] = 0;
+    for (size_t c = 0; c < p->ncut; c++) {
+        size_t rc = r * p->ncut + c, ns = sp->first[rc + 1] - sp->first[rc];
+        if (!ns)
+            continue;
+        size_t cr = sp->canon[rc];
+        if (w->stamp[cr] != w->cur)
+            rc_numerators(w, sp, cr, L, wt);
+        for (size_t l = 0; l < L; l++)
+            for (size_t k = 0; k < APB_NKINDS; k++)
+                w->d[l * APB_NKINDS + k] +=
+                    (w->ac[(cr * APO_LANES + l) * APB_NKINDS + k] - w->lac[l * p->ncut + c]) / w->xl[l].pos[c];
+    }
+    for (size_t i = 0; i < L * APB_NKINDS; i++)
+        w->d[i] /= (double)p->ncut;
 }
 
 /* seed s with every weight 1: L[s] and A[s][r][kind] */
 static void point_values(work *w, const apb_problem *p, const split *sp, size_t s, apb_result *out)
 {
     size_t nv = p->nr * APB_NKINDS;
-    int ok = apo_sums_fill(&w->xl, &w->live, w->ones, w->R, NULL);
+    int ok = apo_sums_fill(&w->xl[0], &w->live, w->ones, w->R, NULL);
     double L = 0;
     for (size_t c = 0; c < p->ncut; c++) {
-        w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
+        w->lac[c] = apo_live_ac(&w->xl[0], &w->live, c);
         if (ok)
-            L += w->lac[c] / w->xl.pos[c];
+            L += w->lac[c] / w->xl[0].pos[c];
     }
     L = ok ? L / (double)p->ncut : NAN;
     out->L[s] = L;
+    const uint16_t *ones = w->ones;
+    w->cur++;
+    for (size_t r = 0; r < p->nr; r++)
+        w->need[r] = ok && p->nsrows[r];
+    all_numerators(w, p, sp, w->need, 1, &ones);
     for (size_t r = 0; r < p->nr; r++) {
         if (ok && p->nsrows[r])
-            round_change(w, p, sp, r, w->ones);
+            round_change(w, p, sp, r, 1, &ones);
         for (size_t k = 0; k < APB_NKINDS; k++)
             out->Ap[s * nv + r * APB_NKINDS + k] = ok && p->nsrows[r] ? L + w->d[k] : L;
     }
 }
 
 /* seed s's part of every kept resample's change: dacc += (1/R_a) sum_r m_b(r) (AP_b(v) - AP_b(live));
- * mb[b * nr + r] = m_b(r), or NULL: every m_b(r) = 1 */
+ * mb[b * nr + r] = m_b(r), or NULL: every m_b(r) = 1.  The kept resamples
+ * go through the programs APO_LANES at a time (aporder.h: each op read
+ * once for all of them, each resample's numbers its own to the bit). */
 static void resample_values(work *w, const apb_problem *p, const split *sp, const uint16_t *W, const uint16_t *mb,
                             const apb_result *out, double *dacc)
 {
     size_t na = p->A * APB_NKINDS;
-    for (size_t b = 0; b < p->B; b++) {
-        if (out->dropped[b])
-            continue;
-        const uint16_t *wb = W + b * p->C;
-        apo_sums_fill(&w->xl, &w->live, wb, w->R, sp->mask);
-        for (size_t c = 0; c < p->ncut; c++)
-            if (sp->mask[c])
-                w->lac[c] = apo_live_ac(&w->xl, &w->live, c);
-        memset(w->racc, 0, na * sizeof *w->racc);
-        for (size_t r = 0; r < p->nr; r++) {
-            /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
-            double m = mb ? (double)mb[b * p->nr + r] : 1.0;
-            if (!p->nsrows[r] || m == 0)
-                continue;
-            round_change(w, p, sp, r, wb);
-            for (size_t k = 0; k < APB_NKINDS; k++)
-                w->racc[p->round_arm[r] * APB_NKINDS + k] += m * w->d[k];
+    size_t lanes = p->lanes >= 1 && p->lanes <= APO_LANES ? p->lanes : APO_LANES;
+    for (size_t b0 = 0; b0 < p->B;) {
+        size_t bl[APO_LANES], L = 0;
+        for (; b0 < p->B && L < lanes; b0++)
+            if (!out->dropped[b0])
+                bl[L++] = b0;
+        if (!L)
+            break;
+        const uint16_t *wb[APO_LANES];
+        for (size_t l = 0; l < L; l++) {
+            wb[l] = W + bl[l] * p->C;
+            apo_sums_fill(&w->xl[l], &w->live, wb[l], w->R, sp->mask);
+            for (size_t c = 0; c < p->ncut; c++)
+                if (sp->mask[c])
+                    w->lac[l * p->ncut + c] = apo_live_ac(&w->xl[l], &w->live, c);
         }
-        for (size_t a = 0; a < p->A; a++)
-            for (size_t k = 0; k < APB_NKINDS; k++)
-                dacc[(a * APB_NKINDS + k) * p->B + b] += w->racc[a * APB_NKINDS + k] / (double)p->R[a];
+        memset(w->racc, 0, L * na * sizeof *w->racc);
+        w->cur++;
+        /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
+        for (size_t r = 0; r < p->nr; r++) {
+            int any = 0;
+            for (size_t l = 0; l < L; l++)
+                any |= !mb || mb[bl[l] * p->nr + r] != 0;
+            w->need[r] = p->nsrows[r] && any;
+        }
+        all_numerators(w, p, sp, w->need, L, wb);
+        for (size_t r = 0; r < p->nr; r++) {
+            if (!w->need[r])
+                continue;
+            round_change(w, p, sp, r, L, wb);
+            for (size_t l = 0; l < L; l++) {
+                double m = mb ? (double)mb[bl[l] * p->nr + r] : 1.0;
+                if (m == 0)
+                    continue;
+                for (size_t k = 0; k < APB_NKINDS; k++)
+                    w->racc[l * na + p->round_arm[r] * APB_NKINDS + k] += m * w->d[l * APB_NKINDS + k];
+            }
+        }
+        for (size_t l = 0; l < L; l++)
+            for (size_t a = 0; a < p->A; a++)
+                for (size_t k = 0; k < APB_NKINDS; k++)
+                    dacc[(a * APB_NKINDS + k) * p->B + bl[l]] +=
+                        w->racc[l * na + a * APB_NKINDS + k] / (double)p->R[a];
     }
 }
 

@@ -31,7 +31,12 @@
  * then a run costs one multiply-add per live tie holding weighted buyers
  * (its running sums are the live ones shifted by what the stand-in rows
  * moved above it), a tie one look-up per stand-in row.  The point values
- * are the same computation with every weight 1.
+ * are the same computation with every weight 1.  Two (round, cutoff)s
+ * with the very same stand-in rows (runs of several arms flooded in the
+ * same round) are computed once; the kept resamples go through each
+ * program APO_LANES at a time (aporder.h), each one's numbers its own; the
+ * rounds' numerators are computed cutoff by cutoff (one cutoff's sums stay
+ * in the cache).  None of this changes a bit of any number.
  *
  * Each AP is the same number as APCOST.md 1.4's (the weighted one as 1.5's)
  * up to rounding: terms are summed in another order and divided through a
@@ -77,6 +82,9 @@ typedef struct {
      * (an eighth or more: over the base order), 1 always by patching the live
      * order, 2 always over the base (the tests check all three) */
     int mode;
+    /* resamples evaluated together (aporder.h's lanes): 0 = APO_LANES; the
+     * numbers are the same to the bit whatever it is (the tests check 1) */
+    size_t lanes;
 } apb_problem;
 
 typedef struct {

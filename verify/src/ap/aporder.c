@@ -293,14 +293,10 @@ void apo_seg_base(apo_prog *g, const apo_order *o, apo_item *it, size_t n, int a
 
 void apo_sums_free(apo_sums *x)
 {
-    free(x->cumt);
-    free(x->cums);
+    free(x->cum);
     free(x->pos);
-    free(x->cd);
-    free(x->ct);
-    free(x->cs);
+    free(x->tm);
     free(x->cidx);
-    free(x->lp);
     memset(x, 0, sizeof *x);
 }
 
@@ -309,14 +305,10 @@ static void sums_reserve(apo_sums *x, const apo_order *o)
     if (x->cap >= o->n + o->ng + 1 && x->pos)
         return;
     size_t c = o->n + o->ng + 2;
-    x->cumt = vu_xrealloc(x->cumt, c * sizeof *x->cumt);
-    x->cums = vu_xrealloc(x->cums, c * sizeof *x->cums);
+    x->cum = vu_xrealloc(x->cum, c * sizeof *x->cum);
     x->pos = vu_xrealloc(x->pos, c * sizeof *x->pos);
-    x->cd = vu_xrealloc(x->cd, c * sizeof *x->cd);
-    x->ct = vu_xrealloc(x->ct, c * sizeof *x->ct);
-    x->cs = vu_xrealloc(x->cs, c * sizeof *x->cs);
+    x->tm = vu_xrealloc(x->tm, c * sizeof *x->tm);
     x->cidx = vu_xrealloc(x->cidx, c * sizeof *x->cidx);
-    x->lp = vu_xrealloc(x->lp, c * sizeof *x->lp);
     x->cap = c;
 }
 
@@ -325,10 +317,10 @@ int apo_sums_fill(apo_sums *x, const apo_order *o, const uint16_t *w, const doub
     sums_reserve(x, o);
     int ok = 1;
     uint32_t m = 0;
-    x->lp[0] = 0;
+    x->tm[0].lp = 0;
     for (size_t g = 0; g < o->ng; g++) {
         size_t f = o->first[g], n = o->first[g + 1] - f, q0 = f + g;
-        int32_t *ct = x->cumt + q0, *cs = x->cums + q0;
+        apo_cum *cu = x->cum + q0;
         uint32_t k0 = o->btat[q0], k1 = o->btat[q0 + n];
         if (mask && !mask[g]) {
             /* not needed: no buyer tie of it has weight */
@@ -338,75 +330,112 @@ int apo_sums_fill(apo_sums *x, const apo_order *o, const uint16_t *w, const doub
         }
         const uint32_t *code = o->code + f;
         int32_t s = 0, t = 0;
-        ct[0] = cs[0] = 0;
+        cu[0] = (apo_cum){0, 0};
         for (size_t k = 0; k < n; k++) {
             uint32_t cd = code[k];
             int32_t wt = w[cd >> 1];
             s += wt;
             t += wt & -(int32_t)(cd & 1);
-            cs[k + 1] = s;
-            ct[k + 1] = t;
+            cu[k + 1] = (apo_cum){t, s};
         }
         x->pos[g] = t;
         ok &= t > 0;
         /* the buyer ties with weight, and the running sum of their terms:
          * where a stand-in vector's running sums are the order's, its terms are
          * these, and their sum a difference of two running sums */
-        double acc = x->lp[m];
+        double acc = x->tm[m].lp;
         for (uint32_t k = k0; k < k1; k++) {
             /* written always, kept when the tie has buyer weight (no branch to mispredict) */
-            int32_t te = x->cumt[o->bt_qe[k]], d = te - x->cumt[o->bt_qs[k]], se = x->cums[o->bt_qe[k]];
+            apo_cum ce = x->cum[o->bt_qe[k]];
+            int32_t te = ce.t, d = te - x->cum[o->bt_qs[k]].t, se = ce.s;
             x->cidx[k] = m;
-            x->cd[m] = d;
-            x->ct[m] = te;
-            x->cs[m] = se;
+            x->tm[m].d = d;
+            x->tm[m].t = te;
+            x->tm[m].s = se;
             acc += (double)d * te * R[se];
             m += d > 0;
-            x->lp[m] = acc;
+            x->tm[m].lp = acc;
         }
     }
     x->cidx[o->nbt] = m;
+    /* the place after the last: read (and its terms made 0) by run_sum's short runs */
+    x->tm[m].d = 0;
+    x->tm[m].t = 0;
+    x->tm[m].s = 0;
     return ok;
 }
 
 double apo_live_ac(const apo_sums *x, const apo_order *o, size_t g)
 {
     size_t q0 = o->first[g] + g, n = o->first[g + 1] - o->first[g];
-    return x->lp[x->cidx[o->btat[q0 + n]]] - x->lp[x->cidx[o->btat[q0]]];
+    return x->tm[x->cidx[o->btat[q0 + n]]].lp - x->tm[x->cidx[o->btat[q0]]].lp;
 }
 
-/* sum over the buyer ties k1..k2-1 (those with weight) of dtp (tp + a) / (seen + e) */
-static double run_sum(const apo_sums *x, uint32_t k1, uint32_t k2, int32_t a, int32_t e, const double *R)
+/* sum over the buyer ties k1..k2-1 (those with weight) of dtp (tp + a) / (seen + e):
+ * four partial sums, the ties' terms in turn to each while four remain, the
+ * rest to the first, then (s0 + s1) + (s2 + s3); with no weight moved above
+ * (a = e = 0) the difference of the live terms' running sums. */
+/* a place's term dtp (tp + a) / (seen + e), as (double)d * ((double)t + a) * (1 / (s + e)) */
+#define TERM(p) ((double)(p).d * ((double)(p).t + da) * R[(p).s + e])
+
+static double run_sum_long(const apo_sums *x, uint32_t m, uint32_t end, int32_t a, int32_t e, const double *R)
 {
-    uint32_t m = x->cidx[k1], end = x->cidx[k2];
-    if (a == 0 && e == 0)
-        return x->lp[end] - x->lp[m];
-    const double *D = x->cd, *T = x->ct;
-    const int32_t *S = x->cs;
+    const apo_term *P = x->tm;
     const double da = a;
     /* four sums: the additions do not wait for each other */
     double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
     for (; m + 4 <= end; m += 4) {
-        s0 += D[m] * (T[m] + da) * R[S[m] + e];
-        s1 += D[m + 1] * (T[m + 1] + da) * R[S[m + 1] + e];
-        s2 += D[m + 2] * (T[m + 2] + da) * R[S[m + 2] + e];
-        s3 += D[m + 3] * (T[m + 3] + da) * R[S[m + 3] + e];
+        s0 += TERM(P[m]);
+        s1 += TERM(P[m + 1]);
+        s2 += TERM(P[m + 2]);
+        s3 += TERM(P[m + 3]);
     }
     for (; m < end; m++)
-        s0 += D[m] * (T[m] + da) * R[S[m] + e];
+        s0 += TERM(P[m]);
     return (s0 + s1) + (s2 + s3);
 }
 
-/* a tie [qs, qe) less ry, rw and plus iy, iw: its term */
-static double tie_term(const apo_sums *x, uint32_t qs, uint32_t qe, int32_t a, int32_t e, int32_t dy, int32_t dw,
-                       const double *R)
+/* the same sum.  A run of at most four terms (most of them in a flood,
+ * where the stand-in rows cut the order into short runs) is computed
+ * without a branch to mispredict: four terms, those beyond the run made 0
+ * (read at the run's first place, or at `end` for an empty run, which
+ * apo_sums_fill keeps readable, and at R[0]), and (t0 + t1) + (t2 + t3) is then exactly the four sums' result,
+ * since adding 0 to a sum of non-negative terms changes no bit. */
+static inline double run_sum(const apo_sums *x, uint32_t k1, uint32_t k2, int32_t a, int32_t e, const double *R)
 {
-    int32_t mt = x->cumt[qe] - x->cumt[qs] + dy;
+    uint32_t m = x->cidx[k1], end = x->cidx[k2], n = end - m;
+    int zero = (a | e) == 0;
+    if (n > 4 && !zero)
+        return run_sum_long(x, m, end, a, e, R);
+    const apo_term *P = x->tm;
+    /* every load unconditional, the choices made on values (no branch) */
+    const apo_term *p0 = P + m, *p1 = P + m + (n > 1), *p2 = P + m + 2 * (n > 2), *p3 = P + m + 3 * (n > 3);
+    int32_t v0 = (p0->s + e) & -(int32_t)(n > 0), v1 = (p1->s + e) & -(int32_t)(n > 1),
+            v2 = (p2->s + e) & -(int32_t)(n > 2), v3 = (p3->s + e) & -(int32_t)(n > 3);
+    const double da = a;
+    double t0 = (double)p0->d * ((double)p0->t + da) * R[v0];
+    double t1 = (double)p1->d * ((double)p1->t + da) * R[v1];
+    double t2 = (double)p2->d * ((double)p2->t + da) * R[v2];
+    double t3 = (double)p3->d * ((double)p3->t + da) * R[v3];
+    t0 = n > 0 ? t0 : 0;
+    t1 = n > 1 ? t1 : 0;
+    t2 = n > 2 ? t2 : 0;
+    t3 = n > 3 ? t3 : 0;
+    double lpd = P[end].lp - p0->lp;
+    return zero ? lpd : (t0 + t1) + (t2 + t3);
+}
+
+/* a tie [qs, qe) less ry, rw and plus iy, iw: its term */
+static inline double tie_term(const apo_sums *x, uint32_t qs, uint32_t qe, int32_t a, int32_t e, int32_t dy, int32_t dw,
+                              const double *R)
+{
+    apo_cum cs = x->cum[qs], ce = x->cum[qe];
+    int32_t mt = ce.t - cs.t + dy;
     if (mt <= 0)
         return 0;
-    int32_t ms = x->cums[qe] - x->cums[qs] + dw;
-    double tp = (double)x->cumt[qs] + a + mt;
-    return (double)mt * tp * R[x->cums[qs] + e + ms];
+    int32_t ms = ce.s - cs.s + dw;
+    double tp = (double)cs.t + a + mt;
+    return (double)mt * tp * R[cs.s + e + ms];
 }
 
 static size_t op_words(const uint32_t *op)
@@ -432,65 +461,120 @@ size_t apo_common_prefix(const uint32_t *p, size_t np, const uint32_t *q, size_t
     return i;
 }
 
-double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R,
-                const apo_state *from, size_t cp, apo_state *at)
+/* the program for L sets of weights at once (lane l: w[l], x[l]): each op
+ * read once for all of them, each lane's arithmetic exactly that of one
+ * evaluation alone (the same terms summed in the same order) */
+static inline __attribute__((always_inline)) void eval_lanes(const uint32_t *op, size_t len, size_t L,
+                                                             const uint16_t *const *w, const apo_sums *const *x,
+                                                             const double *R, const apo_state *from, size_t cp,
+                                                             apo_state *at, double *out)
 {
-    double acc = from ? from->acc : 0;
-    int32_t a = from ? from->a : 0, e = from ? from->e : 0; /* the weight moved above */
+    double acc[APO_LANES] = {0};
+    int32_t a[APO_LANES] = {0}, e[APO_LANES] = {0}; /* the weight moved above */
+    for (size_t l = 0; l < L; l++) {
+        acc[l] = from ? from[l].acc : 0;
+        a[l] = from ? from[l].a : 0;
+        e[l] = from ? from[l].e : 0;
+    }
     for (size_t i = 0; i < len;) {
         if (i == cp)
-            *at = (apo_state){acc, a, e};
+            for (size_t l = 0; l < L; l++)
+                at[l] = (apo_state){acc[l], a[l], e[l]};
         switch (op[i]) {
         case OP_RUN:
-            acc += run_sum(x, op[i + 1], op[i + 2], a, e, R);
+            for (size_t l = 0; l < L; l++)
+                acc[l] += run_sum(x[l], op[i + 1], op[i + 2], a[l], e[l], R);
             i += 3;
             break;
         case OP_DROP: {
-            int32_t wt = w[op[i + 1] >> 1];
-            a -= wt & -(int32_t)(op[i + 1] & 1);
-            e -= wt;
+            uint32_t c = op[i + 1];
+            int32_t by = -(int32_t)(c & 1);
+            for (size_t l = 0; l < L; l++) {
+                int32_t wt = w[l][c >> 1];
+                a[l] -= wt & by;
+                e[l] -= wt;
+            }
             i += 2;
             break;
         }
         case OP_NEW: {
             /* a term only for a buyer with weight (wy 0 otherwise: no branch) */
             uint32_t qs = op[i + 1], c = op[i + 2];
-            int32_t wt = w[c >> 1], wy = wt & -(int32_t)(c & 1);
-            double tp = (double)x->cumt[qs] + a + wy;
-            acc += (double)wy * tp * R[x->cums[qs] + e + wt];
-            a += wy;
-            e += wt;
+            int32_t by = -(int32_t)(c & 1);
+            for (size_t l = 0; l < L; l++) {
+                int32_t wt = w[l][c >> 1], wy = wt & by;
+                apo_cum cs = x[l]->cum[qs];
+                double tp = (double)cs.t + a[l] + wy;
+                acc[l] += (double)wy * tp * R[cs.s + e[l] + wt];
+                a[l] += wy;
+                e[l] += wt;
+            }
             i += 3;
             break;
         }
         case OP_ALL:
-            acc += tie_term(x, op[i + 1], op[i + 2], a, e, x->sy, x->sw, R);
-            a += x->sy;
-            e += x->sw;
+            for (size_t l = 0; l < L; l++) {
+                acc[l] += tie_term(x[l], op[i + 1], op[i + 2], a[l], e[l], x[l]->sy, x[l]->sw, R);
+                a[l] += x[l]->sy;
+                e[l] += x[l]->sw;
+            }
             i += 3;
             break;
         default: { /* OP_TIE */
             uint32_t qs = op[i + 1], qe = op[i + 2], nrem = op[i + 3], nins = op[i + 4];
             const uint32_t *c = op + i + 5;
-            int32_t rw = 0, ry = 0, iw = 0, iy = 0;
+            int32_t rw[APO_LANES] = {0}, ry[APO_LANES] = {0}, iw[APO_LANES] = {0}, iy[APO_LANES] = {0};
             for (uint32_t k = 0; k < nrem; k++) {
-                int32_t wt = w[c[k] >> 1];
-                rw += wt;
-                ry += wt & -(int32_t)(c[k] & 1);
+                int32_t by = -(int32_t)(c[k] & 1);
+                for (size_t l = 0; l < L; l++) {
+                    int32_t wt = w[l][c[k] >> 1];
+                    rw[l] += wt;
+                    ry[l] += wt & by;
+                }
             }
             for (uint32_t k = nrem; k < nrem + nins; k++) {
-                int32_t wt = w[c[k] >> 1];
-                iw += wt;
-                iy += wt & -(int32_t)(c[k] & 1);
+                int32_t by = -(int32_t)(c[k] & 1);
+                for (size_t l = 0; l < L; l++) {
+                    int32_t wt = w[l][c[k] >> 1];
+                    iw[l] += wt;
+                    iy[l] += wt & by;
+                }
             }
-            acc += tie_term(x, qs, qe, a, e, iy - ry, iw - rw, R);
-            a += iy - ry;
-            e += iw - rw;
+            for (size_t l = 0; l < L; l++) {
+                acc[l] += tie_term(x[l], qs, qe, a[l], e[l], iy[l] - ry[l], iw[l] - rw[l], R);
+                a[l] += iy[l] - ry[l];
+                e[l] += iw[l] - rw[l];
+            }
             i += 5 + nrem + nins;
         }
         }
     }
     if (cp == len)
-        *at = (apo_state){acc, a, e};
-    return acc;
+        for (size_t l = 0; l < L; l++)
+            at[l] = (apo_state){acc[l], a[l], e[l]};
+    for (size_t l = 0; l < L; l++)
+        out[l] = acc[l];
+}
+
+void apo_eval_lanes(const uint32_t *op, size_t len, size_t L, const uint16_t *const *w, const apo_sums *const *x,
+                    const double *R, const apo_state *from, size_t cp, apo_state *at, double *out)
+{
+    /* the common widths compiled with L a constant (the lane loops unrolled) */
+#if APO_LANES > 1
+    if (L == APO_LANES)
+        eval_lanes(op, len, APO_LANES, w, x, R, from, cp, at, out);
+    else
+#endif
+    if (L == 1)
+        eval_lanes(op, len, 1, w, x, R, from, cp, at, out);
+    else
+        eval_lanes(op, len, L, w, x, R, from, cp, at, out);
+}
+
+double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R,
+                const apo_state *from, size_t cp, apo_state *at)
+{
+    double out;
+    apo_eval_lanes(op, len, 1, &w, &x, R, from, cp, at, &out);
+    return out;
 }

@@ -16,8 +16,10 @@
  * order (stand-in rows taken out of their ties and put in elsewhere),
  * apo_seg_base over the base (rows only put in).  apo_sums_fill computes an
  * order's running sums under one set of customer weights (the groups of
- * `mask`, all when NULL); apo_eval runs a program on them; apo_live_ac is
- * the unchanged vector's a_c.  R is the table of reciprocals 1/k.
+ * `mask`, all when NULL); apo_eval runs a program on them (apo_eval_lanes
+ * on several sets of sums at once, each lane's arithmetic exactly the
+ * single evaluation's); apo_live_ac is the unchanged vector's a_c.  R is
+ * the table of reciprocals 1/k.
  */
 #ifndef APORDER_H
 #define APORDER_H
@@ -75,13 +77,24 @@ void apo_seg_base(apo_prog *g, const apo_order *o, apo_item *it, size_t n, int a
 /* bytes of scratch for n items */
 size_t apo_scratch_size(size_t n);
 
+/* the running weights at a boundary: buyers' (t) and all rows' (s) before it */
 typedef struct {
-    int32_t *cumt, *cums; /* [n + ng] per boundary: buyers' and all rows' weight before it */
+    int32_t t, s;
+} apo_cum;
+
+/* a place (a buyer tie with weight, in order): its buyer weight d, the
+ * running buyer weight t and weight s at its end, and lp, the unchanged
+ * terms summed before it (one record: a run reads them together) */
+typedef struct {
+    double lp;
+    int32_t d, t, s, pad;
+} apo_term;
+
+typedef struct {
+    apo_cum *cum;         /* [n + ng] per boundary */
     int32_t *pos;         /* [ng] the group's buyer weight */
-    double *cd, *ct;      /* the buyer ties with weight: the tie's buyer weight, the running one */
-    int32_t *cs;          /* the running weight of all rows */
+    apo_term *tm;         /* [places + 1] the buyer ties with weight; tm[places] only lp (and zeros) */
     uint32_t *cidx;       /* [nbt + 1] buyer tie -> its place among those with weight */
-    double *lp;           /* [places + 1] the unchanged terms summed before each place */
     int32_t sw, sy;       /* the base's stand-in rows: their weight, their buyers' (set by the caller) */
     size_t cap;
 } apo_sums;
@@ -100,6 +113,12 @@ typedef struct {
  * word cp in *at (cp >= len: not saved); returns the numerator */
 double apo_eval(const uint32_t *op, size_t len, const uint16_t *w, const apo_sums *x, const double *R,
                 const apo_state *from, size_t cp, apo_state *at);
+/* the same for L <= APO_LANES sets of weights at once (lane l: w[l] and
+ * x[l], from[l] and at[l] when given), each lane's numerator into out[l],
+ * bit for bit what apo_eval gives it alone */
+#define APO_LANES 4
+void apo_eval_lanes(const uint32_t *op, size_t len, size_t L, const uint16_t *const *w, const apo_sums *const *x,
+                    const double *R, const apo_state *from, size_t cp, apo_state *at, double *out);
 /* the words of the longest common prefix of two programs, in whole ops
  * (two vectors that differ only below some score share their ops above it) */
 size_t apo_common_prefix(const uint32_t *p, size_t np, const uint32_t *q, size_t nq);
