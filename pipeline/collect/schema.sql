@@ -71,13 +71,18 @@ CREATE INDEX IF NOT EXISTS service_requests_run ON service_requests (run);
 -- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
 -- unless its aK_out is R, O, B or Y (tried, not sent).
 CREATE VIEW service_lookups AS
-SELECT v.run, v.req, v.arrive_ns, v.store, k.k, k.st, k.en, k.o,
-       k.o IS NULL OR k.o NOT IN ('R', 'O', 'B', 'Y') AS sent
-FROM service_requests v
-CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
-                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
-                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-WHERE k.st IS NOT NULL;
+SELECT l.*, l.o IS NULL OR l.o NOT IN ('R', 'O', 'B', 'Y') AS sent
+FROM (SELECT run, req, arrive_ns, store, 0 AS k, a0_start AS st, a0_end AS en, a0_out AS o
+      FROM service_requests WHERE a0_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 1, a1_start, a1_end, a1_out FROM service_requests WHERE a1_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 2, a2_start, a2_end, a2_out FROM service_requests WHERE a2_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 3, a3_start, a3_end, a3_out FROM service_requests WHERE a3_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 4, a4_start, a4_end, a4_out FROM service_requests WHERE a4_start IS NOT NULL
+     ) l;
 
 CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
     run text NOT NULL, store int NOT NULL,    -- lookup a store received
@@ -181,6 +186,7 @@ CREATE TABLE per_second (                    -- second by second of each run
 CREATE TABLE run_figures (     -- run_stats, one row per (run, figure)
     run text, arm text, round int, figure text, value double precision
 );
+CREATE INDEX run_figures_arm ON run_figures (arm, figure, round);  -- verdicts' and guesses' pairs of rounds
 
 CREATE TABLE arm_stats (       -- median and range over rounds
     arm text, figure text, median double precision, min double precision, max double precision,
