@@ -349,23 +349,31 @@ int main(int argc, char **argv)
         if (prov_input(pv, path, err, sizeof err) != 0)
             goto done;
     }
-    /* runs (and attempts) no longer on disk */
+    /* runs (and attempts) no longer on disk, removed together */
     {
         PGresult *q = PQexec(db, "SELECT run, attempt IS NOT NULL FROM runs ORDER BY run");
-        for (int i = 0; q && i < PQntuples(q); i++) {
+        int nq = q && PQresultStatus(q) == PGRES_TUPLES_OK ? PQntuples(q) : 0, ngone = 0;
+        const char **gone = malloc((size_t)(nq + 1) * sizeof *gone);
+        for (int i = 0; gone && i < nq; i++) {
             const char *run = PQgetvalue(q, i, 0);
             int found = 0, att = PQgetvalue(q, i, 1)[0] == 't';
-            for (int k = 0; !att && k < nruns && !found; k++)
-                found = !strcmp(runs[k], run);
-            for (int k = 0; att && k < natts && !found; k++)
-                found = !strcmp(atts[k], run);
+            /* runs and atts are sorted (list_runs) */
+            found = bsearch(&run, att ? atts : runs, (size_t)(att ? natts : nruns), sizeof(char *), cmp_str) != NULL;
             if (!found) {
-                collectload_forget(db, run, err, sizeof err);
+                gone[ngone++] = run;
                 printf("collect: %s is no longer on disk: removed from the database\n", run);
             }
         }
+        if (ngone > 0)
+            collectload_forget_many(db, gone, ngone, err, sizeof err);
+        free(gone);
         PQclear(q);
     }
+    /* the planner's statistics of the raw tables, for stats.sql's joins and
+     * groupings: freshly loaded rows have none until autovacuum comes by */
+    if (loaded > 0 && pgx_exec(db, "ANALYZE runs, requests, service_requests, lookups, machine, events", err,
+                               sizeof err) != 0)
+        goto done;
     if (one_machine_per_round(db, err, sizeof err) != 0)
         goto done;
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||

@@ -43,6 +43,24 @@ static int sb_put(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
+/* v in decimal at p; the number of characters written (snprintf's "%lld"
+ * without its parsing of the format, which was a third of the loader's CPU). */
+static size_t put_i64(char *p, int64_t v)
+{
+    char t[24];
+    size_t n = 0, o = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        p[o++] = '-';
+    while (n)
+        p[o++] = t[--n];
+    return o;
+}
+
 /* One event file (decoded and checked by lab/raw/raw4.c) into COPY text: the
  * prefix (the run's name, and for a store file its number), the row's
  * number in the file when `numbered`, then the columns in the log table's
@@ -54,15 +72,23 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
 {
     const rawfmt_table *t = f->t;
     char line[4096 + RAW_MAXCOLS * 24];
+    size_t plen = strlen(prefix);
+    if (plen > 4000) {
+        ut_seterr(err, errlen, "%s: run name too long", path);
+        return -1;
+    }
     for (size_t i = 0; i < f->n; i++) {
         if (t->kind == RAWFMT_SERVICE && (f->col[RAWFMT_SERVICE_store][i] < 1 || f->col[RAWFMT_SERVICE_store][i] > stores)) {
             ut_seterr(err, errlen, "%s:%zu: column store: %lld: needs %s (run.json's stores is %d)", path, i + 3,
                       (long long)f->col[RAWFMT_SERVICE_store][i], stores == 2 ? "1 or 2" : "1", stores);
             return -1;
         }
-        size_t o = (size_t)snprintf(line, 4000, "%s", prefix);
-        if (numbered)
-            o += (size_t)snprintf(line + o, 32, "\t%zu", out->rows);
+        memcpy(line, prefix, plen);
+        size_t o = plen;
+        if (numbered) {
+            line[o++] = '\t';
+            o += put_i64(line + o, (int64_t)out->rows);
+        }
         for (int c = 0; c < t->ncols; c++) {
             int64_t v = f->col[c][i];
             line[o++] = '\t';
@@ -74,7 +100,7 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
             } else if (t->cols[c].type == 'f') {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v));
             } else {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
+                o += put_i64(line + o, v);
             }
         }
         line[o++] = '\n';
@@ -243,18 +269,59 @@ static void syslog_rows(const char *root, const char *run, const char *rec, sbuf
 /* The run's buffers of COPY text, one per table. */
 enum { B_TESTER, B_SERVICE, B_STORE, B_MACHINE, B_EVENTS, B_SYSLOG, B_N };
 
-/* The run's six files, decoded (raw format 4; the reference of "=" scores
- * from ROOT/results/reference), into the buffers. */
-static int read_files(const char *root, const char *dir, const char *run, int stores, sbuf *b, char *err,
-                      size_t errlen)
+/* The reference the "=" scores are decoded by (ROOT/results/reference, as
+ * raw4_read_run reads it: a folder without scores.tsv gives an empty one,
+ * so that "=" is refused), read once per collect, on the first run loaded,
+ * not once per run (1.3 MB of scores parsed 520 times was a sixth of the
+ * loader's CPU on the full study). */
+static struct {
+    char dir[4200];
+    raw4_ref ref;
+    int loaded;
+} the_ref;
+
+static const raw4_ref *reference(const char *root, char *err, size_t errlen)
 {
-    char s1[300], s2[300], ref[4200], path[4300];
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/" PATH_REFERENCE_DIR, root);
+    if (the_ref.loaded && strcmp(the_ref.dir, dir) == 0)
+        return &the_ref.ref;
+    raw4_ref_free(&the_ref.ref);
+    memset(&the_ref, 0, sizeof the_ref);
+    int found = 0;
+    if (raw4_ref_load(dir, &the_ref.ref, &found, err, errlen) != 0) {
+        raw4_ref_free(&the_ref.ref);
+        memset(&the_ref, 0, sizeof the_ref);
+        return NULL;
+    }
+    snprintf(the_ref.dir, sizeof the_ref.dir, "%s", dir);
+    the_ref.loaded = 1;
+    return &the_ref.ref;
+}
+
+/* The run's six files, decoded (raw format 4, by run.json rj read from
+ * rjpath; the reference of "=" scores from ROOT/results/reference), into
+ * the buffers: raw4_read_run's reading, with the reference read once. */
+static int read_files(const char *root, const char *dir, const char *run, json_t *rj, const char *rjpath, int stores,
+                      sbuf *b, char *err, size_t errlen)
+{
+    char s1[300], s2[300], path[4300];
     snprintf(s1, sizeof s1, "%s\t1", run);
     snprintf(s2, sizeof s2, "%s\t2", run);
-    snprintf(ref, sizeof ref, "%s/" PATH_REFERENCE_DIR, root);
     raw4_run rr;
-    if (raw4_read_run(dir, ref, &rr, err, errlen) != 0)
+    memset(&rr, 0, sizeof rr);
+    raw4_params p;
+    const raw4_ref *ref = NULL;
+    if (raw4_params_json(rj, rjpath, &p, err, errlen) != 0 || !(ref = reference(root, err, errlen)) ||
+        raw4_decode(dir, &p, ref, &rr, err, errlen) != 0)
         return -1;
+    for (int k = RAW4_MACHINE; k <= RAW4_EVENTS; k++) {
+        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, RAW4_NAMES[k]);
+        if (rawfmt_read(path, k == RAW4_MACHINE ? RAWFMT_MACHINE : RAWFMT_EVENTS, &rr.f[k], err, errlen) != 0) {
+            raw4_run_free(&rr);
+            return -1;
+        }
+    }
     const struct {
         int file, buf, numbered;
         const char *prefix;
@@ -272,24 +339,26 @@ static int read_files(const char *root, const char *dir, const char *run, int st
     return rc;
 }
 
-/* The run's old rows out, the new ones in, in one transaction. */
-static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, char *err, size_t errlen)
+/* The run's old rows out (when it was loaded before: `old`), the new ones
+ * in, in one transaction.  The machine's rows go through machine_in
+ * (schema.sql), which numbers each reading within its scope. */
+static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, int old, char *err, size_t errlen)
 {
-    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || collectload_forget(db, ri->p[P_RUN], err, errlen) != 0)
+    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || (old && collectload_forget(db, ri->p[P_RUN], err, errlen) != 0))
         return -1;
-    const char *k[] = {ri->p[P_RUN]};
     return pgx_copy(db, "COPY requests FROM STDIN", b[B_TESTER].buf, b[B_TESTER].len, err, errlen) != 0 ||
                    pgx_copy(db, "COPY service_requests FROM STDIN", b[B_SERVICE].buf, b[B_SERVICE].len, err,
                             errlen) != 0 ||
                    pgx_copy(db, "COPY lookups FROM STDIN", b[B_STORE].buf, b[B_STORE].len, err, errlen) != 0 ||
-                   pgx_copy(db, "COPY machine (run, t_ns, scope, total, idle, steal, lab) FROM STDIN",
+                   pgx_copy(db, "COPY machine_in (run, t_ns, scope, total, idle, steal, lab) FROM STDIN",
                             b[B_MACHINE].buf, b[B_MACHINE].len, err, errlen) != 0 ||
                    /* k: the reading's number within its scope, in time order */
-                   pgx_exec_params(db,
-                                   "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION "
-                                   "BY scope ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y "
-                                   "WHERE x.ctid = y.ctid",
-                                   1, k, err, errlen) != 0 ||
+                   pgx_exec(db,
+                            "INSERT INTO machine (run, k, t_ns, scope, total, idle, steal, lab) "
+                            "SELECT run, row_number() OVER (PARTITION BY scope ORDER BY t_ns) - 1, t_ns, scope, "
+                            "total, idle, steal, lab FROM machine_in",
+                            err, errlen) != 0 ||
+                   pgx_exec(db, "TRUNCATE machine_in", err, errlen) != 0 ||
                    pgx_copy(db, "COPY events FROM STDIN", b[B_EVENTS].buf, b[B_EVENTS].len, err, errlen) != 0 ||
                    (b[B_SYSLOG].len &&
                     pgx_copy(db, "COPY syslog FROM STDIN", b[B_SYSLOG].buf, b[B_SYSLOG].len, err, errlen) != 0) ||
@@ -338,10 +407,18 @@ static int load_folder(PGconn *db, const char *root, const char *rel, const char
     struct stat sb;
     snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
     int has2 = stat(path, &sb) == 0;
+    /* loaded already (the same fingerprint), loaded before from other
+     * files (old: its rows are replaced), or new (nothing to delete: a
+     * run's rows are there only with its row of runs, one transaction) */
     const char *p1[] = {run, fp};
-    PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
-                               NULL, 0);
-    int have = PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1;
+    PGresult *q = PQexecParams(db, "SELECT fingerprint = $2 FROM runs WHERE run = $1", 2, NULL, p1, NULL, NULL, 0);
+    if (PQresultStatus(q) != PGRES_TUPLES_OK) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        err[strcspn(err, "\n")] = 0;
+        PQclear(q);
+        return -1;
+    }
+    int old = PQntuples(q) == 1, have = old && PQgetvalue(q, 0, 0)[0] == 't';
     PQclear(q);
     if (have)
         return 0;
@@ -378,12 +455,12 @@ static int load_folder(PGconn *db, const char *root, const char *rel, const char
                   has2 ? "present" : "missing", ri.nstores);
         goto done;
     }
-    if (read_files(root, dir, run, ri.nstores, b, err, errlen) != 0)
+    if (read_files(root, dir, run, rj, path, ri.nstores, b, err, errlen) != 0)
         goto done;
     syslog_rows(root, run, rec, &b[B_SYSLOG]);
     rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
     ri.p[P_JSON] = rjtext;
-    if (replace_run(db, &ri, b, err, errlen) != 0) {
+    if (replace_run(db, &ri, b, old, err, errlen) != 0) {
         char e2[UT_ERRLEN];
         snprintf(e2, sizeof e2, "%s: %s", run, err);
         ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
@@ -415,12 +492,37 @@ int collectload_attempt(PGconn *db, const char *root, const char *name, const ch
 
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)
 {
-    const char *v[] = {run};
-    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", TABLES[t]);
-        if (pgx_exec_params(db, sql, 1, v, err, errlen) != 0)
-            return -1;
+    return collectload_forget_many(db, &run, 1, err, errlen);
+}
+
+/* One DELETE per table for all of them (the raw tables have no index on
+ * run: each DELETE reads the whole table once), the names as one text[]
+ * parameter: {"a","b"}, each quoted, \ and " escaped. */
+int collectload_forget_many(PGconn *db, const char *const *runs, int n, char *err, size_t errlen)
+{
+    if (n <= 0)
+        return 0;
+    sbuf a = {0};
+    int rc = sb_put(&a, "{", 1);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        rc |= sb_put(&a, i ? ",\"" : "\"", i ? 2 : 1);
+        for (const char *c = runs[i]; rc == 0 && *c; c++)
+            rc |= (*c == '\\' || *c == '"' ? sb_put(&a, "\\", 1) : 0) | sb_put(&a, c, 1);
+        rc |= sb_put(&a, "\"", 1);
     }
-    return 0;
+    rc |= sb_put(&a, "}", 1);
+    if (rc != 0) {
+        free(a.buf);
+        ut_seterr(err, errlen, "collect: out of memory");
+        return -1;
+    }
+    a.buf[a.len] = 0;
+    const char *v[] = {a.buf};
+    for (size_t t = 0; rc == 0 && t < sizeof TABLES / sizeof TABLES[0]; t++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = ANY ($1::text[])", TABLES[t]);
+        rc = pgx_exec_params(db, sql, 1, v, err, errlen);
+    }
+    free(a.buf);
+    return rc;
 }

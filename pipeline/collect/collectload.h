@@ -28,10 +28,10 @@
  * a run and counts it in nothing.
  *
  * collectload_forget deletes a run's (or an attempt's) rows from every raw
- * table.
+ * table; collectload_forget_many those of n runs, one DELETE per table.
  *
  * Returns: collectload_run and collectload_attempt 1 loaded, 0 already loaded, -1 error (err);
- * collectload_forget 0 or -1.  The caller owns the connection.
+ * collectload_forget and collectload_forget_many 0 or -1.  The caller owns the connection.
  */
 #ifndef PIPELINE_COLLECTLOAD_H
 #define PIPELINE_COLLECTLOAD_H
@@ -42,5 +42,6 @@
 int collectload_run(PGconn *db, const char *root, const char *run, const char *fp, char *err, size_t errlen);
 int collectload_attempt(PGconn *db, const char *root, const char *name, const char *fp, char *err, size_t errlen);
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
+int collectload_forget_many(PGconn *db, const char *const *runs, int n, char *err, size_t errlen);
 
 #endif

@@ -3,6 +3,12 @@
 -- (linear interpolation between closest ranks).  Run by collect in one
 -- transaction after loading; it rebuilds every derived table.
 
+-- The raw tables are read whole and grouped (by run, by run and second):
+-- the planner cannot see that a second holds thousands of rows, expects
+-- millions of groups, and with the default 4 MB of work_mem sorts them on
+-- disk instead of hashing the few thousand there are.
+SET LOCAL work_mem = '256MB';
+
 TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, odds;
 TRUNCATE verdict_family;
 -- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
@@ -174,9 +180,12 @@ WITH w AS (
     SELECT run, t0_ns, seconds, t0_ns + win_from_ns AS f, t0_ns + win_to_ns AS u
     FROM runs WHERE win_from_ns IS NOT NULL
 ),
+wq AS MATERIALIZED (   -- the requests of the runs with a window, read once for rq, fl and rec
+    SELECT q.* FROM requests q JOIN w USING (run)
+),
 rq AS (   -- each request's phase by its scheduled arrival
     SELECT q.run, lab_phase(q.sched_ns, w.f, w.u) AS ph, q.kind, q.answer_ns, q.answer_ns - q.sched_ns AS lat
-    FROM requests q JOIN w USING (run)
+    FROM wq q JOIN w USING (run)
 ),
 rp AS (
     SELECT run,
@@ -209,7 +218,7 @@ lp AS (
 ),
 fl AS (   -- the first live answer at or after U
     SELECT q.run, min(q.answer_ns) - w.u AS ns
-    FROM requests q JOIN w USING (run)
+    FROM wq q JOIN w USING (run)
     WHERE w.u IS NOT NULL AND q.kind = 'L' AND q.answer_ns >= w.u
     GROUP BY q.run, w.u
 ),
@@ -228,7 +237,7 @@ rec AS (  -- whole seconds B_k after U that end within the run, and the first wh
     FROM (SELECT q.run, floor((q.sched_ns - w.u)::numeric / 1e9) AS k,
                  count(*) AS n, count(*) FILTER (WHERE q.kind = 'L') AS live,
                  max(w.t0_ns::numeric + w.seconds::numeric * 1e9 - w.u) AS room
-          FROM requests q JOIN w USING (run)
+          FROM wq q JOIN w USING (run)
           WHERE w.u IS NOT NULL AND q.sched_ns >= w.u
           GROUP BY 1, 2) b
     JOIN rp USING (run)
@@ -417,19 +426,21 @@ UPDATE run_stats x SET recovery_lookups_100ms = rl.list, recovery_lookups_100ms_
 FROM rl WHERE x.run = rl.run;
 
 -- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9); lab_sec(t)
--- is the second of t ns after t0, floor(t / 1e9) in integers.
+-- is the second of t ns after t0, floor(t / 1e9) in integers.  (Each raw
+-- table grouped by run and second by hashing: the planner expects millions
+-- of seconds and would sort the rows on disk; off again after.)
 CREATE OR REPLACE FUNCTION lab_sec(t bigint) RETURNS int
 LANGUAGE sql IMMUTABLE AS $$
     SELECT (CASE WHEN t >= 0 THEN t / 1000000000 ELSE -((999999999 - t) / 1000000000) END)::int
 $$;
 
+SET LOCAL enable_sort = off;
 WITH secs AS (
     SELECT r.run, r.t0_ns, g.s,
            r.t0_ns + g.s::bigint * 1000000000 AS lo,
            r.t0_ns + (g.s + 1)::bigint * 1000000000 AS hi
     FROM runs r CROSS JOIN LATERAL generate_series(0, ceil(r.seconds)::int - 1) AS g(s)
 ),
-nsec AS (SELECT run, t0_ns, ceil(seconds)::int AS k FROM runs),
 steal AS (
     SELECT run, k AS s, CASE WHEN total > 0 THEN steal::double precision / total ELSE 0 END AS steal_share
     FROM machine WHERE scope = 'A'
@@ -445,30 +456,32 @@ req AS (
            count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins,
            count(*) FILTER (WHERE q.kind = 'L') AS live, count(*) FILTER (WHERE q.kind = 'E') AS errors,
            max(q.send_ns - q.sched_ns) AS late_ns
-    FROM requests q JOIN nsec n USING (run)
+    FROM requests q JOIN runs n USING (run)
     GROUP BY 1, 2
 ),
 sent AS (
     SELECT l.run, lab_sec(l.st - n.t0_ns) AS s, count(*) AS lookups_sent
-    FROM service_lookups l JOIN nsec n USING (run)
+    FROM service_lookups l JOIN runs n USING (run)
     WHERE l.sent
     GROUP BY 1, 2
 ),
 -- busy on [start, e), e = end, or open to the end of the run when absent;
 -- sa and se the seconds of its first and last instant
-busy_iv AS (
+busy_iv AS NOT MATERIALIZED (
     SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
-    FROM (SELECT l.run, l.start_ns AS a, coalesce(l.end_ns, n.t0_ns + n.k::bigint * 1000000000) AS e, n.t0_ns, n.k
-          FROM lookups l JOIN nsec n USING (run)
+    FROM (SELECT l.run, l.start_ns AS a, coalesce(l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e,
+                 n.t0_ns, ceil(n.seconds)::int AS k
+          FROM lookups l JOIN runs n USING (run)
           WHERE l.start_ns IS NOT NULL) i
     WHERE i.e > i.a
 ),
 -- in line on [arrive, e), e = start, else end, else open to the end of the run
-line_iv AS (
+line_iv AS NOT MATERIALIZED (
     SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
     FROM (SELECT l.run, l.arrive_ns AS a,
-                 coalesce(l.start_ns, l.end_ns, n.t0_ns + n.k::bigint * 1000000000) AS e, n.t0_ns, n.k
-          FROM lookups l JOIN nsec n USING (run)) i
+                 coalesce(l.start_ns, l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e, n.t0_ns,
+                 ceil(n.seconds)::int AS k
+          FROM lookups l JOIN runs n USING (run)) i
     WHERE i.e > i.a
 ),
 -- each interval's time in each second of the run it overlaps: whole, when
@@ -508,6 +521,7 @@ LEFT JOIN req USING (run, s)
 LEFT JOIN sent USING (run, s)
 LEFT JOIN busy USING (run, s)
 LEFT JOIN line USING (run, s);
+SET LOCAL enable_sort = on;
 
 -- Floods (RESULTS.md `flooded`, the one definition): a second is missed when
 -- over half of the requests scheduled in it got a stand-in or an error; a run
@@ -538,18 +552,24 @@ FROM fl WHERE x.run = fl.run;
 -- healthy timeouts: those T whose drawn wait was under 1 s (not a freeze:
 -- the false-timeout rule's false timeouts), over the store's rows with such
 -- a wait.  A T without a row of S counts in neither; one lookup counts once.
-WITH tl AS (   -- each lookup of V given up on (T), numbered (only the rows of V with a T are taken apart)
-    SELECT row_number() OVER () AS id, v.run, v.req, k.k, k.en - k.st AS waited,
-           CASE WHEN k.k = 1 AND r.hedge2 = 1 THEN 2 ELSE v.store END AS store
-    FROM service_requests v JOIN runs r USING (run)
-    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
-                               (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
-                               (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T'
-),
-q AS (         -- with its own rows of S (a hash join of the T on the store's rows, not a search per T)
+DROP TABLE IF EXISTS pg_temp.timeouts;
+CREATE TEMP TABLE timeouts AS   -- each lookup of V given up on (T), numbered (only the rows of V with a T are taken apart)
+SELECT row_number() OVER () AS id, v.run, v.req, k.k, k.en - k.st AS waited,
+       CASE WHEN k.k = 1 AND r.hedge2 = 1 THEN 2 ELSE v.store END AS store
+FROM service_requests v JOIN runs r USING (run)
+CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T';
+ANALYZE timeouts;
+
+-- (each T finds its rows of S by a hash of the T probed by the store's
+-- rows, read once: the planner's other choice, sorting all of S by the
+-- four keys, took twice as long and spilled to disk)
+SET LOCAL enable_mergejoin = off;
+WITH q AS (    -- each T with its own rows of S
     SELECT tl.run, tl.id, bool_or(l.planned_ns < tl.waited) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
-    FROM tl JOIN lookups l ON l.run = tl.run AND l.store = tl.store AND l.req = tl.req AND l.attempt = tl.k
+    FROM timeouts tl JOIN lookups l ON l.run = tl.run AND l.store = tl.store AND l.req = tl.req AND l.attempt = tl.k
     GROUP BY tl.run, tl.id
 ),
 f AS (
@@ -565,6 +585,7 @@ FROM runs r
 LEFT JOIN run_s s USING (run)
 LEFT JOIN f USING (run)
 WHERE x.run = r.run;
+SET LOCAL enable_mergejoin = on;
 
 -- One row per (run, figure) of the quiet runs: what verdicts, guesses and
 -- arm statistics read (a disturbed run counts as not measured, a kept
