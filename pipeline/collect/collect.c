@@ -331,22 +331,30 @@ int main(int argc, char **argv)
     if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
         pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
-    for (int i = 0; i < nruns; i++) {
-        int r = collectload_run(db, o.root, runs[i], fps[i], err, sizeof err);
-        if (r < 0)
-            goto done;
-        loaded += r;
-        snprintf(path, sizeof path, "%s/" PATH_RAW_DIR "/%s/run.json", o.root, runs[i]);
-        if (prov_input(pv, path, err, sizeof err) != 0)
-            goto done;
-    }
-    for (int i = 0; i < natts; i++) {
-        int r = collectload_attempt(db, o.root, atts[i], fps[nruns + i], err, sizeof err);
-        if (r < 0)
-            goto done;
-        loaded += r;
-        snprintf(path, sizeof path, "%s/" PATH_ATTEMPTS_DIR "/%s/run.json", o.root, atts[i]);
-        if (prov_input(pv, path, err, sizeof err) != 0)
+    {
+        /* every run, then every kept attempt, in order (collectload_all:
+         * the next ones read while one is written) */
+        collectload_item *items = malloc((size_t)(nruns + natts + 1) * sizeof *items);
+        int done = 0, r = items ? 0 : -1;
+        for (int i = 0; items && i < nruns + natts; i++)
+            items[i] = (collectload_item){i < nruns ? runs[i] : atts[i - nruns], i >= nruns, fps[i]};
+        if (items)
+            r = collectload_all(db, o.root, items, nruns + natts, &done, &loaded, err, sizeof err);
+        else
+            ut_seterr(err, sizeof err, "collect: out of memory");
+        free(items);
+        for (int i = 0; i < done; i++) {
+            snprintf(path, sizeof path, "%s/%s/%s/run.json", o.root, i < nruns ? PATH_RAW_DIR : PATH_ATTEMPTS_DIR,
+                     i < nruns ? runs[i] : atts[i - nruns]);
+            char e2[UT_ERRLEN];
+            if (prov_input(pv, path, e2, sizeof e2) != 0) {
+                if (r == 0)
+                    snprintf(err, sizeof err, "%s", e2);
+                r = -1;
+                break;
+            }
+        }
+        if (r != 0)
             goto done;
     }
     /* runs (and attempts) no longer on disk, removed together */

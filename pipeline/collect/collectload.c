@@ -2,6 +2,7 @@
 #include "collectload.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,27 +390,108 @@ static int attempt_name(const char *name, char *base, size_t bl, int *n)
     return 0;
 }
 
-/* One folder, rel/<name>/ under root, loaded as the run `name`; attempt 0
- * for a run, N for a kept attempt (its record <run>.attempt-N.json). */
-static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, const char *fp,
-                       char *err, size_t errlen)
+/* One folder read and checked, ready to load (everything but the
+ * database): ri's pointers point into the job and its run.json. */
+struct job {
+    char run[256], fp[65];
+    int attempt, old;
+    run_info ri;
+    sbuf b[B_N];
+    json_t *rj;
+    char *rjtext;
+    int bad; /* read and refused: err says why */
+    char err[UT_ERRLEN];
+};
+
+static void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    free(j->rjtext);
+    for (int i = 0; i < B_N; i++)
+        free(j->b[i].buf);
+    json_decref(j->rj);
+    free(j);
+}
+
+/* rel/<run>/ under root read as the run `run`; attempt 0 for a run, 1 for a
+ * kept attempt (its record <run>.attempt-N.json).  0, or -1 with j->err. */
+static int job_read(struct job *j, const char *root, const char *rel)
 {
     char dir[4096], path[4200], base[256] = "", rec[300];
+    const char *run = j->run;
+    char *err = j->err;
+    size_t errlen = sizeof j->err;
     snprintf(dir, sizeof dir, "%s/%s/%s", root, rel, run);
     int n = 0;
-    if (attempt && attempt_name(run, base, sizeof base, &n) != 0) {
+    if (j->attempt && attempt_name(run, base, sizeof base, &n) != 0) {
         ut_seterr(err, errlen, "%s: not a kept attempt's name (<arm>-r<round>-a<N>, N from 1)", dir);
         return -1;
     }
     snprintf(rec, sizeof rec, "%s", run);
-    if (attempt)
+    if (j->attempt)
         snprintf(rec, sizeof rec, "%s.attempt-%d", base, n);
     struct stat sb;
     snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
     int has2 = stat(path, &sb) == 0;
-    /* loaded already (the same fingerprint), loaded before from other
-     * files (old: its rows are replaced), or new (nothing to delete: a
-     * run's rows are there only with its row of runs, one transaction) */
+    snprintf(path, sizeof path, "%s/run.json", dir);
+    json_error_t je;
+    if (!(j->rj = json_load_file(path, 0, &je))) {
+        ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
+        return -1;
+    }
+    run_info *ri = &j->ri;
+    ri->p[P_RUN] = j->run;
+    ri->p[P_FP] = j->fp;
+    if (read_run_json(j->rj, path, ri, err, errlen) != 0)
+        return -1;
+    if (j->attempt) { /* the attempt of the run its run.json names */
+        char want[300];
+        snprintf(want, sizeof want, "%s-r%s", ri->p[P_ARM], ri->round);
+        if (strcmp(want, base) != 0) {
+            ut_seterr(err, errlen, "%s: arm, round: %s round %s, yet the folder is named for an attempt of %s", path,
+                      ri->p[P_ARM], ri->round, base);
+            return -1;
+        }
+        snprintf(ri->attempt, sizeof ri->attempt, "%d", n);
+        ri->p[P_ATTEMPT] = ri->attempt;
+    }
+    if (has2 != (ri->nstores == 2)) {
+        ut_seterr(err, errlen, "%s/store2.tsv.gz: %s, yet run.json's stores is %d", dir,
+                  has2 ? "present" : "missing", ri->nstores);
+        return -1;
+    }
+    if (read_files(root, dir, run, j->rj, path, ri->nstores, j->b, err, errlen) != 0)
+        return -1;
+    syslog_rows(root, run, rec, &j->b[B_SYSLOG]);
+    j->rjtext = json_dumps(j->rj, JSON_COMPACT | JSON_SORT_KEYS);
+    ri->p[P_JSON] = j->rjtext;
+    return 0;
+}
+
+/* The job's rows into the database, in one transaction. */
+static int job_write(PGconn *db, struct job *j, char *err, size_t errlen)
+{
+    if (replace_run(db, &j->ri, j->b, j->old, err, errlen) != 0) {
+        char e2[UT_ERRLEN];
+        snprintf(e2, sizeof e2, "%s: %s", j->run, err);
+        ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
+        pgx_exec(db, "ROLLBACK", e2, sizeof e2);
+        return -1;
+    }
+    const sbuf *b = j->b;
+    printf("collect: loaded %s%s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
+           "%zu service events\n",
+           j->attempt ? "the kept attempt " : "", j->run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows,
+           j->ri.nstores, j->ri.nstores > 1 ? "s" : "", b[B_MACHINE].rows, b[B_EVENTS].rows);
+    return 0;
+}
+
+/* Loaded already (1: the same fingerprint), loaded before from other files
+ * (*old: its rows are replaced), or new (nothing to delete: a run's rows
+ * are there only with its row of runs, one transaction); -1 on error. */
+static int loaded_already(PGconn *db, const char *run, const char *fp, int *old, char *err, size_t errlen)
+{
     const char *p1[] = {run, fp};
     PGresult *q = PQexecParams(db, "SELECT fingerprint = $2 FROM runs WHERE run = $1", 2, NULL, p1, NULL, NULL, 0);
     if (PQresultStatus(q) != PGRES_TUPLES_OK) {
@@ -418,65 +500,42 @@ static int load_folder(PGconn *db, const char *root, const char *rel, const char
         PQclear(q);
         return -1;
     }
-    int old = PQntuples(q) == 1, have = old && PQgetvalue(q, 0, 0)[0] == 't';
+    *old = PQntuples(q) == 1;
+    int have = *old && PQgetvalue(q, 0, 0)[0] == 't';
     PQclear(q);
-    if (have)
-        return 0;
+    return have;
+}
 
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    json_t *rj = json_load_file(path, 0, &je);
-    if (!rj) {
-        ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
+static struct job *job_new(const char *run, int attempt, const char *fp)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || strlen(run) >= sizeof j->run) {
+        free(j);
+        return NULL;
+    }
+    snprintf(j->run, sizeof j->run, "%s", run);
+    snprintf(j->fp, sizeof j->fp, "%s", fp);
+    j->attempt = attempt;
+    return j;
+}
+
+/* One folder, rel/<name>/ under root, loaded as the run `name`. */
+static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, const char *fp,
+                       char *err, size_t errlen)
+{
+    struct job *j = job_new(run, attempt, fp);
+    if (!j) {
+        ut_seterr(err, errlen, "%s: name too long or out of memory", run);
         return -1;
     }
-    int rc = -1;
-    sbuf b[B_N] = {{0}};
-    run_info ri;
-    memset(&ri, 0, sizeof ri);
-    char *rjtext = NULL;
-    ri.p[P_RUN] = run;
-    ri.p[P_FP] = fp;
-    if (read_run_json(rj, path, &ri, err, errlen) != 0)
-        goto done;
-    if (attempt) { /* the attempt of the run its run.json names */
-        char want[300];
-        snprintf(want, sizeof want, "%s-r%s", ri.p[P_ARM], ri.round);
-        if (strcmp(want, base) != 0) {
-            ut_seterr(err, errlen, "%s: arm, round: %s round %s, yet the folder is named for an attempt of %s", path,
-                      ri.p[P_ARM], ri.round, base);
-            goto done;
-        }
-        snprintf(ri.attempt, sizeof ri.attempt, "%d", n);
-        ri.p[P_ATTEMPT] = ri.attempt;
+    int have = loaded_already(db, run, fp, &j->old, err, errlen), rc = have < 0 ? -1 : have ? 0 : 1;
+    if (rc == 1 && job_read(j, root, rel) != 0) {
+        ut_seterr(err, errlen, "%s", j->err);
+        rc = -1;
     }
-    if (has2 != (ri.nstores == 2)) {
-        ut_seterr(err, errlen, "%s/store2.tsv.gz: %s, yet run.json's stores is %d", dir,
-                  has2 ? "present" : "missing", ri.nstores);
-        goto done;
-    }
-    if (read_files(root, dir, run, rj, path, ri.nstores, b, err, errlen) != 0)
-        goto done;
-    syslog_rows(root, run, rec, &b[B_SYSLOG]);
-    rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
-    ri.p[P_JSON] = rjtext;
-    if (replace_run(db, &ri, b, old, err, errlen) != 0) {
-        char e2[UT_ERRLEN];
-        snprintf(e2, sizeof e2, "%s: %s", run, err);
-        ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
-        pgx_exec(db, "ROLLBACK", e2, sizeof e2);
-        goto done;
-    }
-    printf("collect: loaded %s%s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
-           "%zu service events\n",
-           attempt ? "the kept attempt " : "", run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows, ri.nstores, ri.nstores > 1 ? "s" : "",
-           b[B_MACHINE].rows, b[B_EVENTS].rows);
-    rc = 1;
-done:
-    free(rjtext);
-    for (int i = 0; i < B_N; i++)
-        free(b[i].buf);
-    json_decref(rj);
+    if (rc == 1 && job_write(db, j, err, errlen) != 0)
+        rc = -1;
+    job_free(j);
     return rc;
 }
 
@@ -488,6 +547,129 @@ int collectload_run(PGconn *db, const char *root, const char *run, const char *f
 int collectload_attempt(PGconn *db, const char *root, const char *name, const char *fp, char *err, size_t errlen)
 {
     return load_folder(db, root, PATH_ATTEMPTS_DIR, name, 1, fp, err, errlen);
+}
+
+/* ------------------------------------------------- many, read ahead */
+
+/* The folders to load, read by a second thread up to AHEAD folders ahead of
+ * the one being written: the decoding (client CPU) and PostgreSQL's COPY
+ * (server CPU) overlap instead of taking turns.  The reader touches no
+ * database; the writer takes the folders in order, so the first error is
+ * the one of the first folder that fails, as one at a time. */
+enum { AHEAD = 2 };
+
+typedef struct {
+    const char *root;
+    const collectload_item *items;
+    int n;
+    struct job **jobs;   /* [n] read (NULL: not to load) */
+    int *skip;           /* [n] 1: loaded already */
+    int nread, nwritten; /* folders read, written (or skipped) */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} ahead;
+
+static void *reader(void *arg)
+{
+    ahead *a = arg;
+    for (int i = 0; i < a->n; i++) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && i - a->nwritten >= AHEAD)
+            pthread_cond_wait(&a->cv, &a->mu);
+        int stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        int bad = 0;
+        if (!a->skip[i]) {
+            const collectload_item *it = &a->items[i];
+            bad = a->jobs[i]->bad = job_read(a->jobs[i], a->root, it->attempt ? PATH_ATTEMPTS_DIR : PATH_RAW_DIR) != 0;
+        }
+        pthread_mutex_lock(&a->mu);
+        a->nread = i + 1;
+        if (bad)
+            a->stop = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (bad)
+            break;
+    }
+    return NULL;
+}
+
+int collectload_all(PGconn *db, const char *root, const collectload_item *items, int n, int *done, int *loaded,
+                    char *err, size_t errlen)
+{
+    *done = 0;
+    *loaded = 0;
+    ahead a = {.root = root, .items = items, .n = n};
+    a.jobs = calloc((size_t)n + 1, sizeof *a.jobs);
+    a.skip = calloc((size_t)n + 1, sizeof *a.skip);
+    int rc = a.jobs && a.skip ? 0 : -1;
+    if (rc != 0)
+        ut_seterr(err, errlen, "collect: out of memory");
+    /* which are loaded already, asked before the reader starts */
+    for (int i = 0; rc == 0 && i < n; i++) {
+        a.jobs[i] = job_new(items[i].name, items[i].attempt, items[i].fp);
+        if (!a.jobs[i]) {
+            ut_seterr(err, errlen, "%s: name too long or out of memory", items[i].name);
+            rc = -1;
+            break;
+        }
+        int have = loaded_already(db, items[i].name, items[i].fp, &a.jobs[i]->old, err, errlen);
+        if (have < 0)
+            rc = -1;
+        a.skip[i] = have == 1;
+    }
+    pthread_t th;
+    int started = 0;
+    if (rc == 0) {
+        pthread_mutex_init(&a.mu, NULL);
+        pthread_cond_init(&a.cv, NULL);
+        if (pthread_create(&th, NULL, reader, &a) != 0) {
+            ut_seterr(err, errlen, "collect: cannot start the reader thread");
+            rc = -1;
+        } else
+            started = 1;
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        pthread_mutex_lock(&a.mu);
+        while (a.nread <= i)
+            pthread_cond_wait(&a.cv, &a.mu);
+        pthread_mutex_unlock(&a.mu);
+        struct job *j = a.jobs[i];
+        if (!a.skip[i] && j->bad) {
+            ut_seterr(err, errlen, "%s", j->err);
+            rc = -1;
+        } else if (!a.skip[i] && job_write(db, j, err, errlen) != 0)
+            rc = -1;
+        else
+            *loaded += !a.skip[i];
+        job_free(j);
+        a.jobs[i] = NULL;
+        pthread_mutex_lock(&a.mu);
+        if (rc == 0)
+            a.nwritten = *done = i + 1;
+        else
+            a.stop = 1;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+    }
+    if (started) {
+        pthread_mutex_lock(&a.mu);
+        a.stop = 1;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+        pthread_join(th, NULL);
+        pthread_mutex_destroy(&a.mu);
+        pthread_cond_destroy(&a.cv);
+    }
+    for (int i = 0; a.jobs && i < n; i++)
+        job_free(a.jobs[i]);
+    free(a.jobs);
+    free(a.skip);
+    return rc;
 }
 
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)
