@@ -45,6 +45,13 @@ SELECT l.run, count(*) AS lookups,
        coalesce(max(l.line), 0) AS longest_line, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS freezes
 FROM lookups l GROUP BY l.run;
 
+-- Each lookup the service tried (the view service_lookups, schema.sql: the
+-- five lookups of each row of V), taken apart once for the windows, the
+-- retry budget and the seconds below.
+DROP TABLE IF EXISTS pg_temp.slk;
+CREATE TEMP TABLE slk AS SELECT * FROM service_lookups;
+ANALYZE slk;
+
 -- Figures of each run.
 INSERT INTO run_stats
 SELECT r.run, r.arm, r.round, t.n, t.answered,
@@ -206,7 +213,7 @@ rp AS (
 ),
 lk AS (   -- each lookup the service sent (not R O B Y: never sent), by the instant it was sent
     SELECT l.run, lab_phase(l.st, w.f, w.u) AS ph, l.o IN ('T', 'C', 'X') AS unanswered
-    FROM service_lookups l JOIN w USING (run)
+    FROM slk l JOIN w USING (run)
     WHERE l.sent
 ),
 lp AS (
@@ -330,7 +337,7 @@ WHERE x.run = brun.run;
 -- order (RANGE ... CURRENT ROW takes every row at t itself too).
 WITH ev AS (
     SELECT l.run, l.st AS t, true AS retry
-    FROM service_lookups l JOIN runs r USING (run)
+    FROM slk l JOIN runs r USING (run)
     WHERE r.rb_pct > 0 AND l.k >= 1 AND (l.o IS NULL OR l.o NOT IN ('O', 'B', 'Y'))
     UNION ALL
     SELECT v.run, v.arrive_ns, false
@@ -461,7 +468,7 @@ req AS (
 ),
 sent AS (
     SELECT l.run, lab_sec(l.st - n.t0_ns) AS s, count(*) AS lookups_sent
-    FROM service_lookups l JOIN runs n USING (run)
+    FROM slk l JOIN runs n USING (run)
     WHERE l.sent
     GROUP BY 1, 2
 ),
