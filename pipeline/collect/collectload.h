@@ -14,8 +14,9 @@
  * fault, stores and the arm_spec columns the statistics use (tries,
  * brk_cool_ms, rb_pct, rb_floor, inflight, store2); store2.tsv.gz present
  * exactly when stores is 2; each service row's store within 1 .. stores.
- * Then, in one transaction, the run's old rows are deleted and the new ones
- * COPied in: store2's rows into `lookups` with store 2 (store.tsv.gz's with
+ * Then, in one transaction, the run's old rows are deleted (when it was
+ * loaded before from other files; a run new to the database has none) and
+ * the new ones COPied in (the raw tables have no index to keep up): store2's rows into `lookups` with store 2 (store.tsv.gz's with
  * 1), the events numbered in file order, the run's system log lines
  * (ROOT/provenance/runs/<run>.json) through the redactor.  An error names
  * the file, line and field, and leaves nothing of that run loaded.
