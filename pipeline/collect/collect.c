@@ -331,41 +331,57 @@ int main(int argc, char **argv)
     if (pgx_exec(db, "SELECT pg_advisory_lock(hashtext('lab collect'))", err, sizeof err) != 0 ||
         pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
-    for (int i = 0; i < nruns; i++) {
-        int r = collectload_run(db, o.root, runs[i], fps[i], err, sizeof err);
-        if (r < 0)
-            goto done;
-        loaded += r;
-        snprintf(path, sizeof path, "%s/" PATH_RAW_DIR "/%s/run.json", o.root, runs[i]);
-        if (prov_input(pv, path, err, sizeof err) != 0)
+    {
+        /* every run, then every kept attempt, in order (collectload_all:
+         * the next ones read while one is written) */
+        collectload_item *items = malloc((size_t)(nruns + natts + 1) * sizeof *items);
+        int done = 0, r = items ? 0 : -1;
+        for (int i = 0; items && i < nruns + natts; i++)
+            items[i] = (collectload_item){i < nruns ? runs[i] : atts[i - nruns], i >= nruns, fps[i]};
+        if (items)
+            r = collectload_all(db, o.root, items, nruns + natts, &done, &loaded, err, sizeof err);
+        else
+            ut_seterr(err, sizeof err, "collect: out of memory");
+        free(items);
+        for (int i = 0; i < done; i++) {
+            snprintf(path, sizeof path, "%s/%s/%s/run.json", o.root, i < nruns ? PATH_RAW_DIR : PATH_ATTEMPTS_DIR,
+                     i < nruns ? runs[i] : atts[i - nruns]);
+            char e2[UT_ERRLEN];
+            if (prov_input(pv, path, e2, sizeof e2) != 0) {
+                if (r == 0)
+                    snprintf(err, sizeof err, "%s", e2);
+                r = -1;
+                break;
+            }
+        }
+        if (r != 0)
             goto done;
     }
-    for (int i = 0; i < natts; i++) {
-        int r = collectload_attempt(db, o.root, atts[i], fps[nruns + i], err, sizeof err);
-        if (r < 0)
-            goto done;
-        loaded += r;
-        snprintf(path, sizeof path, "%s/" PATH_ATTEMPTS_DIR "/%s/run.json", o.root, atts[i]);
-        if (prov_input(pv, path, err, sizeof err) != 0)
-            goto done;
-    }
-    /* runs (and attempts) no longer on disk */
+    /* runs (and attempts) no longer on disk, removed together */
     {
         PGresult *q = PQexec(db, "SELECT run, attempt IS NOT NULL FROM runs ORDER BY run");
-        for (int i = 0; q && i < PQntuples(q); i++) {
+        int nq = q && PQresultStatus(q) == PGRES_TUPLES_OK ? PQntuples(q) : 0, ngone = 0;
+        const char **gone = malloc((size_t)(nq + 1) * sizeof *gone);
+        for (int i = 0; gone && i < nq; i++) {
             const char *run = PQgetvalue(q, i, 0);
             int found = 0, att = PQgetvalue(q, i, 1)[0] == 't';
-            for (int k = 0; !att && k < nruns && !found; k++)
-                found = !strcmp(runs[k], run);
-            for (int k = 0; att && k < natts && !found; k++)
-                found = !strcmp(atts[k], run);
+            /* runs and atts are sorted (list_runs) */
+            found = bsearch(&run, att ? atts : runs, (size_t)(att ? natts : nruns), sizeof(char *), cmp_str) != NULL;
             if (!found) {
-                collectload_forget(db, run, err, sizeof err);
+                gone[ngone++] = run;
                 printf("collect: %s is no longer on disk: removed from the database\n", run);
             }
         }
+        if (ngone > 0)
+            collectload_forget_many(db, gone, ngone, err, sizeof err);
+        free(gone);
         PQclear(q);
     }
+    /* the planner's statistics of the raw tables, for stats.sql's joins and
+     * groupings: freshly loaded rows have none until autovacuum comes by */
+    if (loaded > 0 && pgx_exec(db, "ANALYZE runs, requests, service_requests, lookups, machine, events", err,
+                               sizeof err) != 0)
+        goto done;
     if (one_machine_per_round(db, err, sizeof err) != 0)
         goto done;
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||

@@ -2,6 +2,7 @@
 #include "collectload.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,24 @@ static int sb_put(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
+/* v in decimal at p; the number of characters written (snprintf's "%lld"
+ * without its parsing of the format, which was a third of the loader's CPU). */
+static size_t put_i64(char *p, int64_t v)
+{
+    char t[24];
+    size_t n = 0, o = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        p[o++] = '-';
+    while (n)
+        p[o++] = t[--n];
+    return o;
+}
+
 /* One event file (decoded and checked by lab/raw/raw4.c) into COPY text: the
  * prefix (the run's name, and for a store file its number), the row's
  * number in the file when `numbered`, then the columns in the log table's
@@ -54,15 +73,23 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
 {
     const rawfmt_table *t = f->t;
     char line[4096 + RAW_MAXCOLS * 24];
+    size_t plen = strlen(prefix);
+    if (plen > 4000) {
+        ut_seterr(err, errlen, "%s: run name too long", path);
+        return -1;
+    }
     for (size_t i = 0; i < f->n; i++) {
         if (t->kind == RAWFMT_SERVICE && (f->col[RAWFMT_SERVICE_store][i] < 1 || f->col[RAWFMT_SERVICE_store][i] > stores)) {
             ut_seterr(err, errlen, "%s:%zu: column store: %lld: needs %s (run.json's stores is %d)", path, i + 3,
                       (long long)f->col[RAWFMT_SERVICE_store][i], stores == 2 ? "1 or 2" : "1", stores);
             return -1;
         }
-        size_t o = (size_t)snprintf(line, 4000, "%s", prefix);
-        if (numbered)
-            o += (size_t)snprintf(line + o, 32, "\t%zu", out->rows);
+        memcpy(line, prefix, plen);
+        size_t o = plen;
+        if (numbered) {
+            line[o++] = '\t';
+            o += put_i64(line + o, (int64_t)out->rows);
+        }
         for (int c = 0; c < t->ncols; c++) {
             int64_t v = f->col[c][i];
             line[o++] = '\t';
@@ -74,7 +101,7 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
             } else if (t->cols[c].type == 'f') {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v));
             } else {
-                o += (size_t)snprintf(line + o, sizeof line - o, "%lld", (long long)v);
+                o += put_i64(line + o, v);
             }
         }
         line[o++] = '\n';
@@ -243,18 +270,59 @@ static void syslog_rows(const char *root, const char *run, const char *rec, sbuf
 /* The run's buffers of COPY text, one per table. */
 enum { B_TESTER, B_SERVICE, B_STORE, B_MACHINE, B_EVENTS, B_SYSLOG, B_N };
 
-/* The run's six files, decoded (raw format 4; the reference of "=" scores
- * from ROOT/results/reference), into the buffers. */
-static int read_files(const char *root, const char *dir, const char *run, int stores, sbuf *b, char *err,
-                      size_t errlen)
+/* The reference the "=" scores are decoded by (ROOT/results/reference, as
+ * raw4_read_run reads it: a folder without scores.tsv gives an empty one,
+ * so that "=" is refused), read once per collect, on the first run loaded,
+ * not once per run (1.3 MB of scores parsed 520 times was a sixth of the
+ * loader's CPU on the full study). */
+static struct {
+    char dir[4200];
+    raw4_ref ref;
+    int loaded;
+} the_ref;
+
+static const raw4_ref *reference(const char *root, char *err, size_t errlen)
 {
-    char s1[300], s2[300], ref[4200], path[4300];
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/" PATH_REFERENCE_DIR, root);
+    if (the_ref.loaded && strcmp(the_ref.dir, dir) == 0)
+        return &the_ref.ref;
+    raw4_ref_free(&the_ref.ref);
+    memset(&the_ref, 0, sizeof the_ref);
+    int found = 0;
+    if (raw4_ref_load(dir, &the_ref.ref, &found, err, errlen) != 0) {
+        raw4_ref_free(&the_ref.ref);
+        memset(&the_ref, 0, sizeof the_ref);
+        return NULL;
+    }
+    snprintf(the_ref.dir, sizeof the_ref.dir, "%s", dir);
+    the_ref.loaded = 1;
+    return &the_ref.ref;
+}
+
+/* The run's six files, decoded (raw format 4, by run.json rj read from
+ * rjpath; the reference of "=" scores from ROOT/results/reference), into
+ * the buffers: raw4_read_run's reading, with the reference read once. */
+static int read_files(const char *root, const char *dir, const char *run, json_t *rj, const char *rjpath, int stores,
+                      sbuf *b, char *err, size_t errlen)
+{
+    char s1[300], s2[300], path[4300];
     snprintf(s1, sizeof s1, "%s\t1", run);
     snprintf(s2, sizeof s2, "%s\t2", run);
-    snprintf(ref, sizeof ref, "%s/" PATH_REFERENCE_DIR, root);
     raw4_run rr;
-    if (raw4_read_run(dir, ref, &rr, err, errlen) != 0)
+    memset(&rr, 0, sizeof rr);
+    raw4_params p;
+    const raw4_ref *ref = NULL;
+    if (raw4_params_json(rj, rjpath, &p, err, errlen) != 0 || !(ref = reference(root, err, errlen)) ||
+        raw4_decode(dir, &p, ref, &rr, err, errlen) != 0)
         return -1;
+    for (int k = RAW4_MACHINE; k <= RAW4_EVENTS; k++) {
+        snprintf(path, sizeof path, "%s/%s.tsv.gz", dir, RAW4_NAMES[k]);
+        if (rawfmt_read(path, k == RAW4_MACHINE ? RAWFMT_MACHINE : RAWFMT_EVENTS, &rr.f[k], err, errlen) != 0) {
+            raw4_run_free(&rr);
+            return -1;
+        }
+    }
     const struct {
         int file, buf, numbered;
         const char *prefix;
@@ -272,24 +340,26 @@ static int read_files(const char *root, const char *dir, const char *run, int st
     return rc;
 }
 
-/* The run's old rows out, the new ones in, in one transaction. */
-static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, char *err, size_t errlen)
+/* The run's old rows out (when it was loaded before: `old`), the new ones
+ * in, in one transaction.  The machine's rows go through machine_in
+ * (schema.sql), which numbers each reading within its scope. */
+static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, int old, char *err, size_t errlen)
 {
-    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || collectload_forget(db, ri->p[P_RUN], err, errlen) != 0)
+    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || (old && collectload_forget(db, ri->p[P_RUN], err, errlen) != 0))
         return -1;
-    const char *k[] = {ri->p[P_RUN]};
     return pgx_copy(db, "COPY requests FROM STDIN", b[B_TESTER].buf, b[B_TESTER].len, err, errlen) != 0 ||
                    pgx_copy(db, "COPY service_requests FROM STDIN", b[B_SERVICE].buf, b[B_SERVICE].len, err,
                             errlen) != 0 ||
                    pgx_copy(db, "COPY lookups FROM STDIN", b[B_STORE].buf, b[B_STORE].len, err, errlen) != 0 ||
-                   pgx_copy(db, "COPY machine (run, t_ns, scope, total, idle, steal, lab) FROM STDIN",
+                   pgx_copy(db, "COPY machine_in (run, t_ns, scope, total, idle, steal, lab) FROM STDIN",
                             b[B_MACHINE].buf, b[B_MACHINE].len, err, errlen) != 0 ||
                    /* k: the reading's number within its scope, in time order */
-                   pgx_exec_params(db,
-                                   "UPDATE machine x SET k = y.k FROM (SELECT ctid, row_number() OVER (PARTITION "
-                                   "BY scope ORDER BY t_ns) - 1 AS k FROM machine WHERE run = $1) y "
-                                   "WHERE x.ctid = y.ctid",
-                                   1, k, err, errlen) != 0 ||
+                   pgx_exec(db,
+                            "INSERT INTO machine (run, k, t_ns, scope, total, idle, steal, lab) "
+                            "SELECT run, row_number() OVER (PARTITION BY scope ORDER BY t_ns) - 1, t_ns, scope, "
+                            "total, idle, steal, lab FROM machine_in",
+                            err, errlen) != 0 ||
+                   pgx_exec(db, "TRUNCATE machine_in", err, errlen) != 0 ||
                    pgx_copy(db, "COPY events FROM STDIN", b[B_EVENTS].buf, b[B_EVENTS].len, err, errlen) != 0 ||
                    (b[B_SYSLOG].len &&
                     pgx_copy(db, "COPY syslog FROM STDIN", b[B_SYSLOG].buf, b[B_SYSLOG].len, err, errlen) != 0) ||
@@ -320,86 +390,152 @@ static int attempt_name(const char *name, char *base, size_t bl, int *n)
     return 0;
 }
 
-/* One folder, rel/<name>/ under root, loaded as the run `name`; attempt 0
- * for a run, N for a kept attempt (its record <run>.attempt-N.json). */
-static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, const char *fp,
-                       char *err, size_t errlen)
+/* One folder read and checked, ready to load (everything but the
+ * database): ri's pointers point into the job and its run.json. */
+struct job {
+    char run[256], fp[65];
+    int attempt, old;
+    run_info ri;
+    sbuf b[B_N];
+    json_t *rj;
+    char *rjtext;
+    int bad; /* read and refused: err says why */
+    char err[UT_ERRLEN];
+};
+
+static void job_free(struct job *j)
+{
+    if (!j)
+        return;
+    free(j->rjtext);
+    for (int i = 0; i < B_N; i++)
+        free(j->b[i].buf);
+    json_decref(j->rj);
+    free(j);
+}
+
+/* rel/<run>/ under root read as the run `run`; attempt 0 for a run, 1 for a
+ * kept attempt (its record <run>.attempt-N.json).  0, or -1 with j->err. */
+static int job_read(struct job *j, const char *root, const char *rel)
 {
     char dir[4096], path[4200], base[256] = "", rec[300];
+    const char *run = j->run;
+    char *err = j->err;
+    size_t errlen = sizeof j->err;
     snprintf(dir, sizeof dir, "%s/%s/%s", root, rel, run);
     int n = 0;
-    if (attempt && attempt_name(run, base, sizeof base, &n) != 0) {
+    if (j->attempt && attempt_name(run, base, sizeof base, &n) != 0) {
         ut_seterr(err, errlen, "%s: not a kept attempt's name (<arm>-r<round>-a<N>, N from 1)", dir);
         return -1;
     }
     snprintf(rec, sizeof rec, "%s", run);
-    if (attempt)
+    if (j->attempt)
         snprintf(rec, sizeof rec, "%s.attempt-%d", base, n);
     struct stat sb;
     snprintf(path, sizeof path, "%s/store2.tsv.gz", dir);
     int has2 = stat(path, &sb) == 0;
-    const char *p1[] = {run, fp};
-    PGresult *q = PQexecParams(db, "SELECT 1 FROM runs WHERE run = $1 AND fingerprint = $2", 2, NULL, p1, NULL,
-                               NULL, 0);
-    int have = PQresultStatus(q) == PGRES_TUPLES_OK && PQntuples(q) == 1;
-    PQclear(q);
-    if (have)
-        return 0;
-
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
-    json_t *rj = json_load_file(path, 0, &je);
-    if (!rj) {
+    if (!(j->rj = json_load_file(path, 0, &je))) {
         ut_seterr(err, errlen, "%s:%d: %s", path, je.line, je.text);
         return -1;
     }
-    int rc = -1;
-    sbuf b[B_N] = {{0}};
-    run_info ri;
-    memset(&ri, 0, sizeof ri);
-    char *rjtext = NULL;
-    ri.p[P_RUN] = run;
-    ri.p[P_FP] = fp;
-    if (read_run_json(rj, path, &ri, err, errlen) != 0)
-        goto done;
-    if (attempt) { /* the attempt of the run its run.json names */
+    run_info *ri = &j->ri;
+    ri->p[P_RUN] = j->run;
+    ri->p[P_FP] = j->fp;
+    if (read_run_json(j->rj, path, ri, err, errlen) != 0)
+        return -1;
+    if (j->attempt) { /* the attempt of the run its run.json names */
         char want[300];
-        snprintf(want, sizeof want, "%s-r%s", ri.p[P_ARM], ri.round);
+        snprintf(want, sizeof want, "%s-r%s", ri->p[P_ARM], ri->round);
         if (strcmp(want, base) != 0) {
             ut_seterr(err, errlen, "%s: arm, round: %s round %s, yet the folder is named for an attempt of %s", path,
-                      ri.p[P_ARM], ri.round, base);
-            goto done;
+                      ri->p[P_ARM], ri->round, base);
+            return -1;
         }
-        snprintf(ri.attempt, sizeof ri.attempt, "%d", n);
-        ri.p[P_ATTEMPT] = ri.attempt;
+        snprintf(ri->attempt, sizeof ri->attempt, "%d", n);
+        ri->p[P_ATTEMPT] = ri->attempt;
     }
-    if (has2 != (ri.nstores == 2)) {
+    if (has2 != (ri->nstores == 2)) {
         ut_seterr(err, errlen, "%s/store2.tsv.gz: %s, yet run.json's stores is %d", dir,
-                  has2 ? "present" : "missing", ri.nstores);
-        goto done;
+                  has2 ? "present" : "missing", ri->nstores);
+        return -1;
     }
-    if (read_files(root, dir, run, ri.nstores, b, err, errlen) != 0)
-        goto done;
-    syslog_rows(root, run, rec, &b[B_SYSLOG]);
-    rjtext = json_dumps(rj, JSON_COMPACT | JSON_SORT_KEYS);
-    ri.p[P_JSON] = rjtext;
-    if (replace_run(db, &ri, b, err, errlen) != 0) {
+    if (read_files(root, dir, run, j->rj, path, ri->nstores, j->b, err, errlen) != 0)
+        return -1;
+    syslog_rows(root, run, rec, &j->b[B_SYSLOG]);
+    j->rjtext = json_dumps(j->rj, JSON_COMPACT | JSON_SORT_KEYS);
+    ri->p[P_JSON] = j->rjtext;
+    return 0;
+}
+
+/* The job's rows into the database, in one transaction. */
+static int job_write(PGconn *db, struct job *j, char *err, size_t errlen)
+{
+    if (replace_run(db, &j->ri, j->b, j->old, err, errlen) != 0) {
         char e2[UT_ERRLEN];
-        snprintf(e2, sizeof e2, "%s: %s", run, err);
+        snprintf(e2, sizeof e2, "%s: %s", j->run, err);
         ut_seterr(err, errlen, "%s (nothing of this run was loaded)", e2);
         pgx_exec(db, "ROLLBACK", e2, sizeof e2);
-        goto done;
+        return -1;
     }
+    const sbuf *b = j->b;
     printf("collect: loaded %s%s: %zu requests, %zu service rows, %zu lookups (%d store%s), %zu machine rows, "
            "%zu service events\n",
-           attempt ? "the kept attempt " : "", run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows, ri.nstores, ri.nstores > 1 ? "s" : "",
-           b[B_MACHINE].rows, b[B_EVENTS].rows);
-    rc = 1;
-done:
-    free(rjtext);
-    for (int i = 0; i < B_N; i++)
-        free(b[i].buf);
-    json_decref(rj);
+           j->attempt ? "the kept attempt " : "", j->run, b[B_TESTER].rows, b[B_SERVICE].rows, b[B_STORE].rows,
+           j->ri.nstores, j->ri.nstores > 1 ? "s" : "", b[B_MACHINE].rows, b[B_EVENTS].rows);
+    return 0;
+}
+
+/* Loaded already (1: the same fingerprint), loaded before from other files
+ * (*old: its rows are replaced), or new (nothing to delete: a run's rows
+ * are there only with its row of runs, one transaction); -1 on error. */
+static int loaded_already(PGconn *db, const char *run, const char *fp, int *old, char *err, size_t errlen)
+{
+    const char *p1[] = {run, fp};
+    PGresult *q = PQexecParams(db, "SELECT fingerprint = $2 FROM runs WHERE run = $1", 2, NULL, p1, NULL, NULL, 0);
+    if (PQresultStatus(q) != PGRES_TUPLES_OK) {
+        ut_seterr(err, errlen, "database: %s", PQerrorMessage(db));
+        err[strcspn(err, "\n")] = 0;
+        PQclear(q);
+        return -1;
+    }
+    *old = PQntuples(q) == 1;
+    int have = *old && PQgetvalue(q, 0, 0)[0] == 't';
+    PQclear(q);
+    return have;
+}
+
+static struct job *job_new(const char *run, int attempt, const char *fp)
+{
+    struct job *j = calloc(1, sizeof *j);
+    if (!j || strlen(run) >= sizeof j->run) {
+        free(j);
+        return NULL;
+    }
+    snprintf(j->run, sizeof j->run, "%s", run);
+    snprintf(j->fp, sizeof j->fp, "%s", fp);
+    j->attempt = attempt;
+    return j;
+}
+
+/* One folder, rel/<name>/ under root, loaded as the run `name`. */
+static int load_folder(PGconn *db, const char *root, const char *rel, const char *run, int attempt, const char *fp,
+                       char *err, size_t errlen)
+{
+    struct job *j = job_new(run, attempt, fp);
+    if (!j) {
+        ut_seterr(err, errlen, "%s: name too long or out of memory", run);
+        return -1;
+    }
+    int have = loaded_already(db, run, fp, &j->old, err, errlen), rc = have < 0 ? -1 : have ? 0 : 1;
+    if (rc == 1 && job_read(j, root, rel) != 0) {
+        ut_seterr(err, errlen, "%s", j->err);
+        rc = -1;
+    }
+    if (rc == 1 && job_write(db, j, err, errlen) != 0)
+        rc = -1;
+    job_free(j);
     return rc;
 }
 
@@ -413,14 +549,162 @@ int collectload_attempt(PGconn *db, const char *root, const char *name, const ch
     return load_folder(db, root, PATH_ATTEMPTS_DIR, name, 1, fp, err, errlen);
 }
 
+/* ------------------------------------------------- many, read ahead */
+
+/* The folders to load, read by a second thread up to AHEAD folders ahead of
+ * the one being written: the decoding (client CPU) and PostgreSQL's COPY
+ * (server CPU) overlap instead of taking turns.  The reader touches no
+ * database; the writer takes the folders in order, so the first error is
+ * the one of the first folder that fails, as one at a time. */
+enum { AHEAD = 2 };
+
+typedef struct {
+    const char *root;
+    const collectload_item *items;
+    int n;
+    struct job **jobs;   /* [n] read (NULL: not to load) */
+    int *skip;           /* [n] 1: loaded already */
+    int nread, nwritten; /* folders read, written (or skipped) */
+    int stop;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} ahead;
+
+static void *reader(void *arg)
+{
+    ahead *a = arg;
+    for (int i = 0; i < a->n; i++) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && i - a->nwritten >= AHEAD)
+            pthread_cond_wait(&a->cv, &a->mu);
+        int stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        int bad = 0;
+        if (!a->skip[i]) {
+            const collectload_item *it = &a->items[i];
+            bad = a->jobs[i]->bad = job_read(a->jobs[i], a->root, it->attempt ? PATH_ATTEMPTS_DIR : PATH_RAW_DIR) != 0;
+        }
+        pthread_mutex_lock(&a->mu);
+        a->nread = i + 1;
+        if (bad)
+            a->stop = 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (bad)
+            break;
+    }
+    return NULL;
+}
+
+int collectload_all(PGconn *db, const char *root, const collectload_item *items, int n, int *done, int *loaded,
+                    char *err, size_t errlen)
+{
+    *done = 0;
+    *loaded = 0;
+    ahead a = {.root = root, .items = items, .n = n};
+    a.jobs = calloc((size_t)n + 1, sizeof *a.jobs);
+    a.skip = calloc((size_t)n + 1, sizeof *a.skip);
+    int rc = a.jobs && a.skip ? 0 : -1;
+    if (rc != 0)
+        ut_seterr(err, errlen, "collect: out of memory");
+    /* which are loaded already, asked before the reader starts */
+    for (int i = 0; rc == 0 && i < n; i++) {
+        a.jobs[i] = job_new(items[i].name, items[i].attempt, items[i].fp);
+        if (!a.jobs[i]) {
+            ut_seterr(err, errlen, "%s: name too long or out of memory", items[i].name);
+            rc = -1;
+            break;
+        }
+        int have = loaded_already(db, items[i].name, items[i].fp, &a.jobs[i]->old, err, errlen);
+        if (have < 0)
+            rc = -1;
+        a.skip[i] = have == 1;
+    }
+    pthread_t th;
+    int started = 0;
+    if (rc == 0) {
+        pthread_mutex_init(&a.mu, NULL);
+        pthread_cond_init(&a.cv, NULL);
+        if (pthread_create(&th, NULL, reader, &a) != 0) {
+            ut_seterr(err, errlen, "collect: cannot start the reader thread");
+            rc = -1;
+        } else
+            started = 1;
+    }
+    for (int i = 0; rc == 0 && i < n; i++) {
+        pthread_mutex_lock(&a.mu);
+        while (a.nread <= i)
+            pthread_cond_wait(&a.cv, &a.mu);
+        pthread_mutex_unlock(&a.mu);
+        struct job *j = a.jobs[i];
+        if (!a.skip[i] && j->bad) {
+            ut_seterr(err, errlen, "%s", j->err);
+            rc = -1;
+        } else if (!a.skip[i] && job_write(db, j, err, errlen) != 0)
+            rc = -1;
+        else
+            *loaded += !a.skip[i];
+        job_free(j);
+        a.jobs[i] = NULL;
+        pthread_mutex_lock(&a.mu);
+        if (rc == 0)
+            a.nwritten = *done = i + 1;
+        else
+            a.stop = 1;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+    }
+    if (started) {
+        pthread_mutex_lock(&a.mu);
+        a.stop = 1;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+        pthread_join(th, NULL);
+        pthread_mutex_destroy(&a.mu);
+        pthread_cond_destroy(&a.cv);
+    }
+    for (int i = 0; a.jobs && i < n; i++)
+        job_free(a.jobs[i]);
+    free(a.jobs);
+    free(a.skip);
+    return rc;
+}
+
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen)
 {
-    const char *v[] = {run};
-    for (size_t t = 0; t < sizeof TABLES / sizeof TABLES[0]; t++) {
-        char sql[128];
-        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = $1", TABLES[t]);
-        if (pgx_exec_params(db, sql, 1, v, err, errlen) != 0)
-            return -1;
+    return collectload_forget_many(db, &run, 1, err, errlen);
+}
+
+/* One DELETE per table for all of them (the raw tables have no index on
+ * run: each DELETE reads the whole table once), the names as one text[]
+ * parameter: {"a","b"}, each quoted, \ and " escaped. */
+int collectload_forget_many(PGconn *db, const char *const *runs, int n, char *err, size_t errlen)
+{
+    if (n <= 0)
+        return 0;
+    sbuf a = {0};
+    int rc = sb_put(&a, "{", 1);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        rc |= sb_put(&a, i ? ",\"" : "\"", i ? 2 : 1);
+        for (const char *c = runs[i]; rc == 0 && *c; c++)
+            rc |= (*c == '\\' || *c == '"' ? sb_put(&a, "\\", 1) : 0) | sb_put(&a, c, 1);
+        rc |= sb_put(&a, "\"", 1);
     }
-    return 0;
+    rc |= sb_put(&a, "}", 1);
+    if (rc != 0) {
+        free(a.buf);
+        ut_seterr(err, errlen, "collect: out of memory");
+        return -1;
+    }
+    a.buf[a.len] = 0;
+    const char *v[] = {a.buf};
+    for (size_t t = 0; rc == 0 && t < sizeof TABLES / sizeof TABLES[0]; t++) {
+        char sql[128];
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run = ANY ($1::text[])", TABLES[t]);
+        rc = pgx_exec_params(db, sql, 1, v, err, errlen);
+    }
+    free(a.buf);
+    return rc;
 }

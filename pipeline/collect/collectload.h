@@ -14,8 +14,9 @@
  * fault, stores and the arm_spec columns the statistics use (tries,
  * brk_cool_ms, rb_pct, rb_floor, inflight, store2); store2.tsv.gz present
  * exactly when stores is 2; each service row's store within 1 .. stores.
- * Then, in one transaction, the run's old rows are deleted and the new ones
- * COPied in: store2's rows into `lookups` with store 2 (store.tsv.gz's with
+ * Then, in one transaction, the run's old rows are deleted (when it was
+ * loaded before from other files; a run new to the database has none) and
+ * the new ones COPied in (the raw tables have no index to keep up): store2's rows into `lookups` with store 2 (store.tsv.gz's with
  * 1), the events numbered in file order, the run's system log lines
  * (ROOT/provenance/runs/<run>.json) through the redactor.  An error names
  * the file, line and field, and leaves nothing of that run loaded.
@@ -27,11 +28,18 @@
  * provenance/runs/<run>.attempt-N.json.  stats.sql gives it every figure of
  * a run and counts it in nothing.
  *
- * collectload_forget deletes a run's (or an attempt's) rows from every raw
- * table.
+ * collectload_all loads n folders (items: a run of results/raw, or with
+ * attempt 1 a kept attempt of results/attempts, and its fingerprint) the
+ * same way, in order, each in its own transaction, while a second thread
+ * reads and checks the next ones (at most two ahead); *done is the number
+ * of items loaded or skipped before the first that failed (n when none),
+ * *loaded the number loaded now.
  *
- * Returns: collectload_run and collectload_attempt 1 loaded, 0 already loaded, -1 error (err);
- * collectload_forget 0 or -1.  The caller owns the connection.
+ * collectload_forget deletes a run's (or an attempt's) rows from every raw
+ * table; collectload_forget_many those of n runs, one DELETE per table.
+ *
+ * Returns: collectload_all 0 or -1; collectload_run and collectload_attempt 1 loaded, 0 already loaded, -1 error (err);
+ * collectload_forget and collectload_forget_many 0 or -1.  The caller owns the connection.
  */
 #ifndef PIPELINE_COLLECTLOAD_H
 #define PIPELINE_COLLECTLOAD_H
@@ -41,6 +49,15 @@
 
 int collectload_run(PGconn *db, const char *root, const char *run, const char *fp, char *err, size_t errlen);
 int collectload_attempt(PGconn *db, const char *root, const char *name, const char *fp, char *err, size_t errlen);
+typedef struct {
+    const char *name; /* the folder's name: the run's, or <run>-a<N> */
+    int attempt;      /* 1: a kept attempt */
+    const char *fp;   /* its fingerprint */
+} collectload_item;
+
+int collectload_all(PGconn *db, const char *root, const collectload_item *items, int n, int *done, int *loaded,
+                    char *err, size_t errlen);
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
+int collectload_forget_many(PGconn *db, const char *const *runs, int n, char *err, size_t errlen);
 
 #endif

@@ -5,6 +5,14 @@
 -- loaded (a run is loaded again only when its files changed); the derived
 -- tables are dropped and made anew, so a changed definition never meets a
 -- table of an older layout.
+--
+-- The raw tables are a copy of the raw files, kept only to spare the next
+-- collect the loading: they are UNLOGGED (no write-ahead log; a server that
+-- crashes empties them, and the next collect loads every run again) and
+-- have no index but runs' key: stats.sql reads each whole and groups it by
+-- run, and an index kept up to date row by row during the load cost more
+-- than half of the loading (the full study of 2026-12-06: 4.6 million
+-- lookups COPied in 24 s with the two indexes of lookups, 6.6 s without).
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
@@ -20,14 +28,14 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 7) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 8) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (7);
+        INSERT INTO schema_version VALUES (8);
     END IF;
 END $$;
 
-CREATE TABLE IF NOT EXISTS runs (
+CREATE UNLOGGED TABLE IF NOT EXISTS runs (
     run         text PRIMARY KEY,         -- <arm>-r<round>, the raw folder's name; <arm>-r<round>-a<N> for
                                           -- a kept attempt (results/attempts/), which counts in nothing
     arm         text NOT NULL,
@@ -49,14 +57,13 @@ CREATE TABLE IF NOT EXISTS runs (
     attempt     int                       -- N of a kept attempt <run>-a<N>; null for a run (results/raw/)
 );
 
-CREATE TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
+CREATE UNLOGGED TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
     run text NOT NULL, j int NOT NULL, row_ int NOT NULL,
     sched_ns bigint NOT NULL, send_ns bigint, answer_ns bigint,
     status int NOT NULL, kind char(1) NOT NULL, score real, conn int, waited int
 );
-CREATE INDEX IF NOT EXISTS requests_run ON requests (run);
 
-CREATE TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
+CREATE UNLOGGED TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
     run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
     status int, kind char(1), lookups int, store int,
     a0_start bigint, a0_end bigint, a0_out char(1),
@@ -65,54 +72,53 @@ CREATE TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTT
     a3_start bigint, a3_end bigint, a3_out char(1),
     a4_start bigint, a4_end bigint, a4_out char(1)
 );
-CREATE INDEX IF NOT EXISTS service_requests_run ON service_requests (run);
 
 -- Each lookup the service tried (a present aK_start_t, K = 0 .. 4) with its
 -- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
 -- unless its aK_out is R, O, B or Y (tried, not sent).
 CREATE VIEW service_lookups AS
-SELECT v.run, v.req, v.arrive_ns, v.store, k.k, k.st, k.en, k.o,
-       k.o IS NULL OR k.o NOT IN ('R', 'O', 'B', 'Y') AS sent
-FROM service_requests v
-CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
-                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
-                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-WHERE k.st IS NOT NULL;
+SELECT l.*, l.o IS NULL OR l.o NOT IN ('R', 'O', 'B', 'Y') AS sent
+FROM (SELECT run, req, arrive_ns, store, 0 AS k, a0_start AS st, a0_end AS en, a0_out AS o
+      FROM service_requests WHERE a0_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 1, a1_start, a1_end, a1_out FROM service_requests WHERE a1_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 2, a2_start, a2_end, a2_out FROM service_requests WHERE a2_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 3, a3_start, a3_end, a3_out FROM service_requests WHERE a3_start IS NOT NULL
+      UNION ALL
+      SELECT run, req, arrive_ns, store, 4, a4_start, a4_end, a4_out FROM service_requests WHERE a4_start IS NOT NULL
+     ) l;
 
-CREATE TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
+CREATE UNLOGGED TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
     run text NOT NULL, store int NOT NULL,    -- lookup a store received
     req bigint, attempt int, row_ int,
     arrive_ns bigint, start_ns bigint, end_ns bigint,
     planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
 );
-CREATE INDEX IF NOT EXISTS lookups_run ON lookups (run);
--- A lookup by its request and attempt (stats.sql's false timeouts look up
--- each given-up try's own row of S): without it that lookup scans the whole
--- run, once per try given up, which a flooded 30 s round has by the
--- thousand (on the full study measured by 2026-12-06: still running after
--- 10 minutes for that one statement, 3 s with the index).
-CREATE INDEX IF NOT EXISTS lookups_req ON lookups (run, req, attempt);
 
-CREATE TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
+CREATE UNLOGGED TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
     run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
     t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
     steal bigint NOT NULL, lab bigint NOT NULL
 );
-CREATE INDEX IF NOT EXISTS machine_run ON machine (run);
 
-CREATE TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
+CREATE UNLOGGED TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
     run text NOT NULL, i int NOT NULL,        -- a connection; its breaker opened (O W P), half opened (H), closed (K);
     t_ns bigint NOT NULL,                     -- i: the row's number in the file (0, 1, ...)
     what char(1) NOT NULL, conn int NOT NULL, -- conn -1 on a breaker row
     tries int NOT NULL, wait_ns bigint NOT NULL
 );
-CREATE INDEX IF NOT EXISTS events_run ON events (run);
+
+-- The loader's staging of one run's machine rows (collectload.c): they go on
+-- into machine numbered by k.
+CREATE TEMP TABLE IF NOT EXISTS machine_in (LIKE machine);
 
 CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
     k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
 );
 
-CREATE TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
+CREATE UNLOGGED TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
     run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
 );
 
@@ -181,6 +187,7 @@ CREATE TABLE per_second (                    -- second by second of each run
 CREATE TABLE run_figures (     -- run_stats, one row per (run, figure)
     run text, arm text, round int, figure text, value double precision
 );
+CREATE INDEX run_figures_arm ON run_figures (arm, figure, round);  -- verdicts' and guesses' pairs of rounds
 
 CREATE TABLE arm_stats (       -- median and range over rounds
     arm text, figure text, median double precision, min double precision, max double precision,

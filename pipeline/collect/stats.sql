@@ -3,9 +3,54 @@
 -- (linear interpolation between closest ranks).  Run by collect in one
 -- transaction after loading; it rebuilds every derived table.
 
+-- The raw tables are read whole and grouped (by run, by run and second):
+-- the planner cannot see that a second holds thousands of rows, expects
+-- millions of groups, and with the default 4 MB of work_mem sorts them on
+-- disk instead of hashing the few thousand there are.
+SET LOCAL work_mem = '256MB';
+
 TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, odds;
 TRUNCATE verdict_family;
 -- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
+
+-- Each run's requests (T) and the store's lookups (S, both stores), each
+-- table read once and grouped by run (no statement per run: a run's rows
+-- are found by the grouping, not looked up), for the figures below.
+DROP TABLE IF EXISTS pg_temp.run_t, pg_temp.run_s;
+CREATE TEMP TABLE run_t AS
+SELECT q.run, count(*) AS n, count(q.answer_ns) AS answered,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p50,
+       percentile_cont(0.9) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p90,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p99,
+       percentile_cont(0.999) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p999,
+       max(q.answer_ns - q.sched_ns)::double precision AS mx,
+       count(*) FILTER (WHERE q.kind = 'L') AS live,
+       count(*) FILTER (WHERE q.kind = 'K') AS last_known,
+       count(*) FILTER (WHERE q.kind = 'D') AS dflt,
+       count(*) FILTER (WHERE q.kind = 'E') AS error,
+       count(*) FILTER (WHERE q.status = 200) AS ok,
+       count(*) FILTER (WHERE q.answer_ns IS NULL) AS lost,
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY q.send_ns - q.sched_ns) AS late50,
+       percentile_cont(0.99) WITHIN GROUP (ORDER BY q.send_ns - q.sched_ns) AS late99,
+       max(q.send_ns - q.sched_ns)::double precision AS latemax
+FROM requests q GROUP BY q.run;
+
+CREATE TEMP TABLE run_s AS
+SELECT l.run, count(*) AS lookups,
+       coalesce(sum(l.end_ns - l.start_ns) FILTER (WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL), 0)::double precision AS slot,
+       count(*) FILTER (WHERE l.outcome = 'A') AS o_a, count(*) FILTER (WHERE l.outcome = 'D') AS o_d,
+       count(*) FILTER (WHERE l.outcome = 'U') AS o_u, count(*) FILTER (WHERE l.outcome = 'E') AS o_e,
+       count(*) FILTER (WHERE l.outcome = 'N') AS o_n, count(*) FILTER (WHERE l.outcome = 'H') AS o_h,
+       count(*) FILTER (WHERE l.outcome = 'R') AS o_r, count(*) FILTER (WHERE l.outcome = 'P') AS o_p,
+       coalesce(max(l.line), 0) AS longest_line, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS freezes
+FROM lookups l GROUP BY l.run;
+
+-- Each lookup the service tried (the view service_lookups, schema.sql: the
+-- five lookups of each row of V), taken apart once for the windows, the
+-- retry budget and the seconds below.
+DROP TABLE IF EXISTS pg_temp.slk;
+CREATE TEMP TABLE slk AS SELECT * FROM service_lookups;
+ANALYZE slk;
 
 -- Figures of each run.
 INSERT INTO run_stats
@@ -17,40 +62,21 @@ SELECT r.run, r.arm, r.round, t.n, t.answered,
        t.last_known::double precision / t.n,
        t.dflt::double precision / t.n,
        t.error::double precision / t.n,
-       s.lookups, s.lookups::double precision / t.n,
-       s.slot / 1e6,
+       coalesce(s.lookups, 0), coalesce(s.lookups, 0)::double precision / t.n,
+       coalesce(s.slot, 0) / 1e6,
        CASE WHEN s.lookups > 0 THEN s.slot / 1e6 / s.lookups END,
-       s.slot / 1e6 / t.n,
-       s.cut, s.pending,
+       coalesce(s.slot, 0) / 1e6 / t.n,
+       coalesce(s.o_d, 0), coalesce(s.o_p, 0),
        t.late50 / 1e3, t.late99 / 1e3, t.latemax / 1e3,
        t.ok / r.seconds,
        m.steal_share, m.steal_second_max, m.other_idle_share, m.foreign_second_max,
        NULL, NULL                       -- quiet, quiet_rules: below
 FROM runs r
-CROSS JOIN LATERAL (
-    SELECT count(*) AS n, count(q.answer_ns) AS answered,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p50,
-           percentile_cont(0.9) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p90,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p99,
-           percentile_cont(0.999) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p999,
-           max(q.answer_ns - q.sched_ns)::double precision AS mx,
-           count(*) FILTER (WHERE q.kind = 'L') AS live,
-           count(*) FILTER (WHERE q.kind = 'K') AS last_known,
-           count(*) FILTER (WHERE q.kind = 'D') AS dflt,
-           count(*) FILTER (WHERE q.kind = 'E') AS error,
-           count(*) FILTER (WHERE q.status = 200) AS ok,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY q.send_ns - q.sched_ns) AS late50,
-           percentile_cont(0.99) WITHIN GROUP (ORDER BY q.send_ns - q.sched_ns) AS late99,
-           max(q.send_ns - q.sched_ns)::double precision AS latemax
-    FROM requests q WHERE q.run = r.run) t
-CROSS JOIN LATERAL (
-    SELECT count(*) AS lookups,
-           coalesce(sum(l.end_ns - l.start_ns) FILTER (WHERE l.start_ns IS NOT NULL AND l.end_ns IS NOT NULL), 0)::double precision AS slot,
-           count(*) FILTER (WHERE l.outcome = 'D') AS cut,
-           count(*) FILTER (WHERE l.outcome = 'P') AS pending
-    FROM lookups l WHERE l.run = r.run) s
-CROSS JOIN LATERAL (
-    SELECT CASE WHEN sum(a.total) > 0 THEN sum(a.steal)::double precision / sum(a.total) END AS steal_share,
+JOIN run_t t USING (run)               -- (a run without requests has no figures)
+LEFT JOIN run_s s USING (run)
+LEFT JOIN (
+    SELECT a.run,
+           CASE WHEN sum(a.total) > 0 THEN sum(a.steal)::double precision / sum(a.total) END AS steal_share,
            max(CASE WHEN a.total > 0 THEN a.steal::double precision / a.total ELSE 0 END) AS steal_second_max,
            CASE WHEN sum(a.total) - sum(m.total) > 0   -- clipped to [0, 1]: the samplings differ by a tick
                 THEN greatest(0, least(1, (sum(a.idle) - sum(m.idle))::double precision / (sum(a.total) - sum(m.total))))
@@ -58,8 +84,8 @@ CROSS JOIN LATERAL (
            max(CASE WHEN m.total > 0 THEN greatest(0, m.total - m.idle - m.steal - m.lab)::double precision / m.total
                ELSE 0 END) AS foreign_second_max
     FROM machine a JOIN machine m ON m.run = a.run AND m.k = a.k AND m.scope = 'M'
-    WHERE a.run = r.run AND a.scope = 'A') m
-WHERE t.n > 0;
+    WHERE a.scope = 'A'
+    GROUP BY a.run) m USING (run);
 
 -- Quiet runs: the rules of data/quiet.tsv (a null figure breaks no rule).
 UPDATE run_stats s SET quiet_rules = coalesce((
@@ -86,51 +112,68 @@ UPDATE run_stats s SET attempt = r.attempt FROM runs r WHERE r.run = s.run AND r
 -- With them, the gates (the defences): the retries they let through (K >= 1,
 -- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
 -- refused; each null for an arm without the gate.
-UPDATE run_stats x SET
-    fault = r.fault, lost = t.lost, store_outcomes = o.j, lookup_ends = e.j,
-    retried_permanent = p.n, conn_lost = c.l, conn_failed = c.f, conn_regained = c.c,
-    reconnect_wait_over = c.over,
-    retries_passed = CASE WHEN r.tries > 1 THEN e.passed END,
-    budget_refused = CASE WHEN r.rb_pct > 0 THEN e.y END,
-    inflight_refused = CASE WHEN r.inflight > 0 THEN e.b END
-FROM runs r
-CROSS JOIN LATERAL (
-    SELECT count(*) FILTER (WHERE q.answer_ns IS NULL) AS lost FROM requests q WHERE q.run = r.run) t
-CROSS JOIN LATERAL (
-    SELECT jsonb_build_object(
-        'A', count(*) FILTER (WHERE l.outcome = 'A'), 'D', count(*) FILTER (WHERE l.outcome = 'D'),
-        'U', count(*) FILTER (WHERE l.outcome = 'U'), 'E', count(*) FILTER (WHERE l.outcome = 'E'),
-        'N', count(*) FILTER (WHERE l.outcome = 'N'), 'H', count(*) FILTER (WHERE l.outcome = 'H'),
-        'R', count(*) FILTER (WHERE l.outcome = 'R'), 'P', count(*) FILTER (WHERE l.outcome = 'P')) AS j
-    FROM lookups l WHERE l.run = r.run) o
-CROSS JOIN LATERAL (
-    SELECT jsonb_build_object(
-        'A', count(*) FILTER (WHERE k.o = 'A'), 'T', count(*) FILTER (WHERE k.o = 'T'),
-        'C', count(*) FILTER (WHERE k.o = 'C'), 'D', count(*) FILTER (WHERE k.o = 'D'),
-        'U', count(*) FILTER (WHERE k.o = 'U'), 'N', count(*) FILTER (WHERE k.o = 'N'),
-        'X', count(*) FILTER (WHERE k.o = 'X'), 'R', count(*) FILTER (WHERE k.o = 'R'),
-        'O', count(*) FILTER (WHERE k.o = 'O'), 'B', count(*) FILTER (WHERE k.o = 'B'),
-        'Y', count(*) FILTER (WHERE k.o = 'Y')) AS j,
-        count(*) FILTER (WHERE k.k >= 1 AND k.st IS NOT NULL AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))) AS passed,
-        count(*) FILTER (WHERE k.o = 'Y') AS y, count(*) FILTER (WHERE k.o = 'B') AS b
-    FROM service_requests v
-    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_out), (1, v.a1_start, v.a1_out), (2, v.a2_start, v.a2_out),
-                               (3, v.a3_start, v.a3_out), (4, v.a4_start, v.a4_out)) AS k(k, st, o)
-    WHERE v.run = r.run) e
-CROSS JOIN LATERAL (
+WITH sv AS (   -- the rows of V by their pattern of lookups tried and outcomes: few per run
+    SELECT run, a0_start IS NOT NULL AS s0, a1_start IS NOT NULL AS s1, a2_start IS NOT NULL AS s2,
+           a3_start IS NOT NULL AS s3, a4_start IS NOT NULL AS s4, a0_out, a1_out, a2_out, a3_out, a4_out,
+           count(*) AS n
+    FROM service_requests GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+),
+e AS (
+    SELECT sv.run, jsonb_build_object(
+        'A', coalesce(sum(sv.n) FILTER (WHERE k.o = 'A'), 0)::bigint,
+        'T', coalesce(sum(sv.n) FILTER (WHERE k.o = 'T'), 0)::bigint,
+        'C', coalesce(sum(sv.n) FILTER (WHERE k.o = 'C'), 0)::bigint,
+        'D', coalesce(sum(sv.n) FILTER (WHERE k.o = 'D'), 0)::bigint,
+        'U', coalesce(sum(sv.n) FILTER (WHERE k.o = 'U'), 0)::bigint,
+        'N', coalesce(sum(sv.n) FILTER (WHERE k.o = 'N'), 0)::bigint,
+        'X', coalesce(sum(sv.n) FILTER (WHERE k.o = 'X'), 0)::bigint,
+        'R', coalesce(sum(sv.n) FILTER (WHERE k.o = 'R'), 0)::bigint,
+        'O', coalesce(sum(sv.n) FILTER (WHERE k.o = 'O'), 0)::bigint,
+        'B', coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint,
+        'Y', coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint) AS j,
+        coalesce(sum(sv.n) FILTER (WHERE k.k >= 1 AND k.st AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))), 0)::bigint
+            AS passed,
+        coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint AS y,
+        coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint AS b
+    FROM sv
+    CROSS JOIN LATERAL (VALUES (0, sv.s0, sv.a0_out), (1, sv.s1, sv.a1_out), (2, sv.s2, sv.a2_out),
+                               (3, sv.s3, sv.a3_out), (4, sv.s4, sv.a4_out)) AS k(k, st, o)
+    GROUP BY sv.run
+),
+p AS (
     -- a lookup answered "not found", and a later one tried all the same:
     -- the first K with N comes before the last K with an outcome
-    SELECT count(*) AS n FROM service_requests v
-    WHERE v.run = r.run
-      AND (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
-           FROM (VALUES (0, v.a0_out), (1, v.a1_out), (2, v.a2_out), (3, v.a3_out), (4, v.a4_out)) AS k(k, o))) p
-CROSS JOIN LATERAL (
+    SELECT sv.run, sum(sv.n)::bigint AS n FROM sv
+    WHERE (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
+           FROM (VALUES (0, sv.a0_out), (1, sv.a1_out), (2, sv.a2_out), (3, sv.a3_out), (4, sv.a4_out)) AS k(k, o))
+    GROUP BY sv.run
+),
+c AS (
     -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
-    SELECT count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
+    SELECT ev.run, count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
            count(*) FILTER (WHERE ev.what = 'C') AS c,
            count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
                ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
-    FROM events ev WHERE ev.run = r.run) c
+    FROM events ev GROUP BY ev.run
+)
+UPDATE run_stats x SET
+    fault = r.fault, lost = t.lost,
+    store_outcomes = jsonb_build_object(
+        'A', coalesce(s.o_a, 0), 'D', coalesce(s.o_d, 0), 'U', coalesce(s.o_u, 0), 'E', coalesce(s.o_e, 0),
+        'N', coalesce(s.o_n, 0), 'H', coalesce(s.o_h, 0), 'R', coalesce(s.o_r, 0), 'P', coalesce(s.o_p, 0)),
+    lookup_ends = coalesce(e.j, jsonb_build_object('A', 0, 'T', 0, 'C', 0, 'D', 0, 'U', 0, 'N', 0, 'X', 0, 'R', 0,
+                                                   'O', 0, 'B', 0, 'Y', 0)),
+    retried_permanent = coalesce(p.n, 0), conn_lost = coalesce(c.l, 0), conn_failed = coalesce(c.f, 0),
+    conn_regained = coalesce(c.c, 0), reconnect_wait_over = coalesce(c.over, 0),
+    retries_passed = CASE WHEN r.tries > 1 THEN coalesce(e.passed, 0) END,
+    budget_refused = CASE WHEN r.rb_pct > 0 THEN coalesce(e.y, 0) END,
+    inflight_refused = CASE WHEN r.inflight > 0 THEN coalesce(e.b, 0) END
+FROM runs r
+JOIN run_t t USING (run)
+LEFT JOIN run_s s USING (run)
+LEFT JOIN e USING (run)
+LEFT JOIN p USING (run)
+LEFT JOIN c USING (run)
 WHERE r.run = x.run;
 
 -- A fault window [F, U), U null when it lasts to the end of the run: the
@@ -144,9 +187,12 @@ WITH w AS (
     SELECT run, t0_ns, seconds, t0_ns + win_from_ns AS f, t0_ns + win_to_ns AS u
     FROM runs WHERE win_from_ns IS NOT NULL
 ),
+wq AS MATERIALIZED (   -- the requests of the runs with a window, read once for rq, fl and rec
+    SELECT q.* FROM requests q JOIN w USING (run)
+),
 rq AS (   -- each request's phase by its scheduled arrival
     SELECT q.run, lab_phase(q.sched_ns, w.f, w.u) AS ph, q.kind, q.answer_ns, q.answer_ns - q.sched_ns AS lat
-    FROM requests q JOIN w USING (run)
+    FROM wq q JOIN w USING (run)
 ),
 rp AS (
     SELECT run,
@@ -167,7 +213,7 @@ rp AS (
 ),
 lk AS (   -- each lookup the service sent (not R O B Y: never sent), by the instant it was sent
     SELECT l.run, lab_phase(l.st, w.f, w.u) AS ph, l.o IN ('T', 'C', 'X') AS unanswered
-    FROM service_lookups l JOIN w USING (run)
+    FROM slk l JOIN w USING (run)
     WHERE l.sent
 ),
 lp AS (
@@ -179,7 +225,7 @@ lp AS (
 ),
 fl AS (   -- the first live answer at or after U
     SELECT q.run, min(q.answer_ns) - w.u AS ns
-    FROM requests q JOIN w USING (run)
+    FROM wq q JOIN w USING (run)
     WHERE w.u IS NOT NULL AND q.kind = 'L' AND q.answer_ns >= w.u
     GROUP BY q.run, w.u
 ),
@@ -198,7 +244,7 @@ rec AS (  -- whole seconds B_k after U that end within the run, and the first wh
     FROM (SELECT q.run, floor((q.sched_ns - w.u)::numeric / 1e9) AS k,
                  count(*) AS n, count(*) FILTER (WHERE q.kind = 'L') AS live,
                  max(w.t0_ns::numeric + w.seconds::numeric * 1e9 - w.u) AS room
-          FROM requests q JOIN w USING (run)
+          FROM wq q JOIN w USING (run)
           WHERE w.u IS NOT NULL AND q.sched_ns >= w.u
           GROUP BY 1, 2) b
     JOIN rp USING (run)
@@ -291,7 +337,7 @@ WHERE x.run = brun.run;
 -- order (RANGE ... CURRENT ROW takes every row at t itself too).
 WITH ev AS (
     SELECT l.run, l.st AS t, true AS retry
-    FROM service_lookups l JOIN runs r USING (run)
+    FROM slk l JOIN runs r USING (run)
     WHERE r.rb_pct > 0 AND l.k >= 1 AND (l.o IS NULL OR l.o NOT IN ('O', 'B', 'Y'))
     UNION ALL
     SELECT v.run, v.arrive_ns, false
@@ -319,7 +365,8 @@ WITH sr AS (
            r.win_from_ns IS NOT NULL
                AND lab_phase(q.sched_ns, r.t0_ns + r.win_from_ns, r.t0_ns + r.win_to_ns) = 'd' AS during
     FROM runs r JOIN requests q USING (run)
-    JOIN (SELECT DISTINCT run, req, store FROM service_requests WHERE req IS NOT NULL) v
+    JOIN (SELECT DISTINCT v.run, v.req, v.store FROM service_requests v JOIN runs r2 USING (run)
+          WHERE r2.stores = 2 AND v.req IS NOT NULL) v
         ON v.run = q.run AND v.req = q.j
     WHERE r.stores = 2
 ),
@@ -359,11 +406,12 @@ FROM z WHERE x.run = z.run;
 -- The store's lookups (rows of S, both stores) around a window: per 100 ms
 -- before it, and in each 100 ms of the second after its end U (when that
 -- second ends within the run).
-UPDATE run_stats x SET before_lookups_100ms = n.n::double precision / (r.win_from_ns::double precision / 1e8)
+UPDATE run_stats x SET before_lookups_100ms = coalesce(n.n, 0)::double precision / (r.win_from_ns::double precision / 1e8)
 FROM runs r
-CROSS JOIN LATERAL (
-    SELECT count(*) AS n FROM lookups l
-    WHERE l.run = r.run AND l.arrive_ns >= r.t0_ns AND l.arrive_ns < r.t0_ns + r.win_from_ns) n
+LEFT JOIN (
+    SELECT l.run, count(*) AS n FROM lookups l JOIN runs w USING (run)
+    WHERE w.win_from_ns > 0 AND l.arrive_ns >= w.t0_ns AND l.arrive_ns < w.t0_ns + w.win_from_ns
+    GROUP BY l.run) n USING (run)
 WHERE r.win_from_ns > 0 AND x.run = r.run;
 
 WITH rw AS (
@@ -384,14 +432,22 @@ rl AS (
 UPDATE run_stats x SET recovery_lookups_100ms = rl.list, recovery_lookups_100ms_max = rl.mx
 FROM rl WHERE x.run = rl.run;
 
--- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9).
+-- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9); lab_sec(t)
+-- is the second of t ns after t0, floor(t / 1e9) in integers.  (Each raw
+-- table grouped by run and second by hashing: the planner expects millions
+-- of seconds and would sort the rows on disk; off again after.)
+CREATE OR REPLACE FUNCTION lab_sec(t bigint) RETURNS int
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT (CASE WHEN t >= 0 THEN t / 1000000000 ELSE -((999999999 - t) / 1000000000) END)::int
+$$;
+
+SET LOCAL enable_sort = off;
 WITH secs AS (
     SELECT r.run, r.t0_ns, g.s,
            r.t0_ns + g.s::bigint * 1000000000 AS lo,
            r.t0_ns + (g.s + 1)::bigint * 1000000000 AS hi
     FROM runs r CROSS JOIN LATERAL generate_series(0, ceil(r.seconds)::int - 1) AS g(s)
 ),
-nsec AS (SELECT run, t0_ns, ceil(seconds)::int AS k FROM runs),
 steal AS (
     SELECT run, k AS s, CASE WHEN total > 0 THEN steal::double precision / total ELSE 0 END AS steal_share
     FROM machine WHERE scope = 'A'
@@ -402,72 +458,77 @@ foreign_ AS (
                AS foreign_share
     FROM machine WHERE scope = 'M'
 ),
-late AS (
-    SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s, max(q.send_ns - q.sched_ns) AS late_ns
-    FROM requests q JOIN nsec n USING (run)
-    GROUP BY 1, 2
-),
 req AS (
-    SELECT q.run, floor((q.sched_ns - n.t0_ns)::numeric / 1e9)::int AS s,
+    SELECT q.run, lab_sec(q.sched_ns - n.t0_ns) AS s,
            count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins,
-           count(*) FILTER (WHERE q.kind = 'L') AS live, count(*) FILTER (WHERE q.kind = 'E') AS errors
-    FROM requests q JOIN nsec n USING (run)
+           count(*) FILTER (WHERE q.kind = 'L') AS live, count(*) FILTER (WHERE q.kind = 'E') AS errors,
+           max(q.send_ns - q.sched_ns) AS late_ns
+    FROM requests q JOIN runs n USING (run)
     GROUP BY 1, 2
 ),
 sent AS (
-    SELECT l.run, floor((l.st - n.t0_ns)::numeric / 1e9)::int AS s, count(*) AS lookups_sent
-    FROM service_lookups l JOIN nsec n USING (run)
+    SELECT l.run, lab_sec(l.st - n.t0_ns) AS s, count(*) AS lookups_sent
+    FROM slk l JOIN runs n USING (run)
     WHERE l.sent
     GROUP BY 1, 2
 ),
--- busy on [start, e), e = end, or open to the end of the run when absent
-busy_iv AS (
-    SELECT l.run, l.start_ns AS a, coalesce(l.end_ns, n.t0_ns + n.k::bigint * 1000000000) AS e, n.t0_ns, n.k
-    FROM lookups l JOIN nsec n USING (run)
-    WHERE l.start_ns IS NOT NULL
+-- busy on [start, e), e = end, or open to the end of the run when absent;
+-- sa and se the seconds of its first and last instant
+busy_iv AS NOT MATERIALIZED (
+    SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
+    FROM (SELECT l.run, l.start_ns AS a, coalesce(l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e,
+                 n.t0_ns, ceil(n.seconds)::int AS k
+          FROM lookups l JOIN runs n USING (run)
+          WHERE l.start_ns IS NOT NULL) i
+    WHERE i.e > i.a
 ),
 -- in line on [arrive, e), e = start, else end, else open to the end of the run
-line_iv AS (
-    SELECT l.run, l.arrive_ns AS a,
-           coalesce(l.start_ns, l.end_ns, n.t0_ns + n.k::bigint * 1000000000) AS e, n.t0_ns, n.k
-    FROM lookups l JOIN nsec n USING (run)
-),
-busy AS (
-    SELECT i.run, g.s,
-           sum(least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000)
-               - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)) AS ns
-    FROM busy_iv i
-    CROSS JOIN LATERAL generate_series(
-        greatest(0, floor((i.a - i.t0_ns)::numeric / 1e9)::int),
-        least(i.k - 1, floor((i.e - 1 - i.t0_ns)::numeric / 1e9)::int)) AS g(s)
+line_iv AS NOT MATERIALIZED (
+    SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
+    FROM (SELECT l.run, l.arrive_ns AS a,
+                 coalesce(l.start_ns, l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e, n.t0_ns,
+                 ceil(n.seconds)::int AS k
+          FROM lookups l JOIN runs n USING (run)) i
     WHERE i.e > i.a
+),
+-- each interval's time in each second of the run it overlaps: whole, when
+-- it lies within one second (most do), else cut at each second's bounds
+busy AS (
+    SELECT x.run, x.s, sum(x.ns) AS ns
+    FROM (SELECT i.run, i.sa AS s, i.e - i.a AS ns FROM busy_iv i
+          WHERE i.sa = i.se AND i.sa BETWEEN 0 AND i.k - 1
+          UNION ALL
+          SELECT i.run, g.s,
+                 least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000) - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)
+          FROM busy_iv i CROSS JOIN LATERAL generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS g(s)
+          WHERE i.sa <> i.se) x
     GROUP BY 1, 2
 ),
 line AS (
-    SELECT i.run, g.s,
-           sum(least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000)
-               - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)) AS ns
-    FROM line_iv i
-    CROSS JOIN LATERAL generate_series(
-        greatest(0, floor((i.a - i.t0_ns)::numeric / 1e9)::int),
-        least(i.k - 1, floor((i.e - 1 - i.t0_ns)::numeric / 1e9)::int)) AS g(s)
-    WHERE i.e > i.a
+    SELECT x.run, x.s, sum(x.ns) AS ns
+    FROM (SELECT i.run, i.sa AS s, i.e - i.a AS ns FROM line_iv i
+          WHERE i.sa = i.se AND i.sa BETWEEN 0 AND i.k - 1
+          UNION ALL
+          SELECT i.run, g.s,
+                 least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000) - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)
+          FROM line_iv i CROSS JOIN LATERAL generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS g(s)
+          WHERE i.sa <> i.se) x
     GROUP BY 1, 2
 )
 INSERT INTO per_second
 SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(req.live, 0),
        coalesce(req.errors, 0), coalesce(sent.lookups_sent, 0),
        coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
-       steal.steal_share, late.late_ns / 1e3, foreign_.foreign_share,
+       steal.steal_share, req.late_ns / 1e3, foreign_.foreign_share,
        CASE WHEN req.arrivals > 0 THEN req.standins::double precision / req.arrivals END
 FROM secs x
 LEFT JOIN steal USING (run, s)
 LEFT JOIN foreign_ USING (run, s)
-LEFT JOIN late USING (run, s)
 LEFT JOIN req USING (run, s)
 LEFT JOIN sent USING (run, s)
 LEFT JOIN busy USING (run, s)
 LEFT JOIN line USING (run, s);
+SET LOCAL enable_sort = on;
 
 -- Floods (RESULTS.md `flooded`, the one definition): a second is missed when
 -- over half of the requests scheduled in it got a stand-in or an error; a run
@@ -498,30 +559,40 @@ FROM fl WHERE x.run = fl.run;
 -- healthy timeouts: those T whose drawn wait was under 1 s (not a freeze:
 -- the false-timeout rule's false timeouts), over the store's rows with such
 -- a wait.  A T without a row of S counts in neither; one lookup counts once.
-UPDATE run_stats x SET longest_line = s.ll, freezes = s.fz,
-    freeze_share = CASE WHEN s.n > 0 THEN s.fz::double precision / s.n END,
+DROP TABLE IF EXISTS pg_temp.timeouts;
+CREATE TEMP TABLE timeouts AS   -- each lookup of V given up on (T), numbered (only the rows of V with a T are taken apart)
+SELECT row_number() OVER () AS id, v.run, v.req, k.k, k.en - k.st AS waited,
+       CASE WHEN k.k = 1 AND r.hedge2 = 1 THEN 2 ELSE v.store END AS store
+FROM service_requests v JOIN runs r USING (run)
+CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
+                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
+                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
+WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T';
+ANALYZE timeouts;
+
+-- (each T finds its rows of S by a hash of the T probed by the store's
+-- rows, read once: the planner's other choice, sorting all of S by the
+-- four keys, took twice as long and spilled to disk)
+SET LOCAL enable_mergejoin = off;
+WITH q AS (    -- each T with its own rows of S
+    SELECT tl.run, tl.id, bool_or(l.planned_ns < tl.waited) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
+    FROM timeouts tl JOIN lookups l ON l.run = tl.run AND l.store = tl.store AND l.req = tl.req AND l.attempt = tl.k
+    GROUP BY tl.run, tl.id
+),
+f AS (
+    SELECT q.run, count(*) FILTER (WHERE q.fals) AS n, count(*) FILTER (WHERE q.healthy) AS nh FROM q GROUP BY q.run
+)
+UPDATE run_stats x SET longest_line = coalesce(s.longest_line, 0), freezes = coalesce(s.freezes, 0),
+    freeze_share = CASE WHEN s.lookups > 0 THEN s.freezes::double precision / s.lookups END,
     false_timeouts = coalesce(f.n, 0),
     healthy_timeouts = coalesce(f.nh, 0),
-    healthy_timeout_share = CASE WHEN s.n - s.fz > 0 THEN coalesce(f.nh, 0)::double precision / (s.n - s.fz) END
+    healthy_timeout_share = CASE WHEN s.lookups - s.freezes > 0
+                                 THEN coalesce(f.nh, 0)::double precision / (s.lookups - s.freezes) END
 FROM runs r
-CROSS JOIN LATERAL (
-    SELECT count(*) AS n, coalesce(max(l.line), 0) AS ll, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS fz
-    FROM lookups l WHERE l.run = r.run) s
-LEFT JOIN (
-    -- (only the rows of V with a T are taken apart into lookups: most have none)
-    SELECT v.run, count(*) FILTER (WHERE q.fals) AS n, count(*) FILTER (WHERE q.healthy) AS nh
-    FROM service_requests v JOIN runs r2 ON r2.run = v.run
-    CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
-                               (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
-                               (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-    CROSS JOIN LATERAL (
-        SELECT bool_or(l.planned_ns < k.en - k.st) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
-        FROM lookups l
-        WHERE l.run = v.run AND l.store = CASE WHEN k.k = 1 AND r2.hedge2 = 1 THEN 2 ELSE v.store END
-          AND l.req = v.req AND l.attempt = k.k) q
-    WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T'
-    GROUP BY v.run) f ON f.run = r.run
+LEFT JOIN run_s s USING (run)
+LEFT JOIN f USING (run)
 WHERE x.run = r.run;
+SET LOCAL enable_mergejoin = on;
 
 -- One row per (run, figure) of the quiet runs: what verdicts, guesses and
 -- arm statistics read (a disturbed run counts as not measured, a kept
