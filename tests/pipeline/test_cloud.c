@@ -831,6 +831,8 @@ Test(cloud, an_interrupted_launch_removes_what_it_made)
     cr_assert(pid >= 0);
     if (pid == 0) { /* a process group of its own, as a terminal's job: Ctrl-C goes to all of it */
         setpgid(0, 0);
+        signal(SIGINT, SIG_DFL); /* as at a terminal, whatever started the tests (a job in the background of a shell
+                                    without job control ignores SIGINT, and bash cannot trap a signal ignored at entry) */
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
@@ -978,6 +980,8 @@ Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_r
     cr_assert(pid >= 0);
     if (pid == 0) {
         setpgid(0, 0);
+        signal(SIGINT, SIG_DFL); /* as at a terminal, whatever started the tests (a job in the background of a shell
+                                    without job control ignores SIGINT, and bash cannot trap a signal ignored at entry) */
         int fd = open(log1, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);

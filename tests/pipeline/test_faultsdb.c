@@ -267,6 +267,8 @@ Test(faultdb, measure_interrupted_rerun_resumes_same_results_as_uninterrupted)
     cr_assert_geq(pid, 0);
     if (pid == 0) {
         setpgid(0, 0);
+        signal(SIGINT, SIG_DFL); /* as at a terminal, whatever started the tests (a job in the background of a shell
+                                    without job control ignores SIGINT, and bash cannot trap a signal ignored at entry) */
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fd, 1);
         dup2(fd, 2);
