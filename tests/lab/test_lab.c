@@ -268,7 +268,10 @@ static void sc_dldown(void)
         int64_t budget = rr_get(&down.st, "budget_ns", i);
         int64_t held = rr_get(&down.st, "end_t", i) - rr_get(&down.st, "arrive_t", i);
         cr_assert(budget > 0 && budget <= 23 * MS);
-        cr_assert(held >= budget, "dropped after %ld ns, budget %ld", (long)held, (long)budget);
+        /* held is read back from the raw file's whole microseconds (lab/RAWFORMAT.md:
+         * each time truncated to a µs offset of the one before it), the budget is in ns:
+         * a drop on time may read up to 2 µs short (seen: 22,967,000 ns against 22,967,488) */
+        cr_assert(held >= budget - 2000, "dropped after %ld ns, budget %ld", (long)held, (long)budget);
         lab_upper(held - budget, 20 * MS, "a drop's overshoot");
         over[dropped - 1] = held - budget;
     }
