@@ -406,3 +406,19 @@ void ut_wilson95(size_t k, size_t n, double *lo, double *hi)
     *lo = (mid - half) / d;
     *hi = (mid + half) / d;
 }
+
+size_t ut_put_i64(char *p, int64_t v)
+{
+    char t[24];
+    size_t n = 0, o = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        t[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        p[o++] = '-';
+    while (n)
+        p[o++] = t[--n];
+    return o;
+}

@@ -56,6 +56,11 @@ int ut_mkdir_p(const char *dir, char *err, size_t errlen);
  * nothing is there; -1 with errno when something could not be removed. */
 int ut_rm_tree(const char *path);
 
+/* v in decimal at p, no NUL; the number of characters written (at most 20).
+ * The hot writers' integer formatting (raw files, collect's COPY lines):
+ * snprintf's "%lld" without its parsing of the format. */
+size_t ut_put_i64(char *p, int64_t v);
+
 /* Time. */
 int64_t ut_mono_ns(void);                 /* CLOCK_MONOTONIC in ns */
 /* The relative timeout for a libevent timer due at `at_ns`: at_ns - now,

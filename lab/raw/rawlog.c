@@ -96,22 +96,6 @@ int rawlog_row(rawlog *r, const int64_t *vals)
 
 size_t rawlog_rows(const rawlog *r) { return r->rows; }
 
-static char *put_i64(char *p, int64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        tmp[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        *p++ = '-';
-    while (n)
-        *p++ = tmp[--n];
-    return p;
-}
-
 static char *put_row(rawlog *r, char *p, const int64_t *v, int64_t *prev, int *have)
 {
     for (int c = 0; c < r->ncols; c++) {
@@ -123,12 +107,12 @@ static char *put_row(rawlog *r, char *p, const int64_t *v, int64_t *prev, int *h
         }
         switch (r->cols[c].type) {
         case 't':
-            p = put_i64(p, have[c] ? v[c] - prev[c] : v[c]);
+            p += ut_put_i64(p, have[c] ? v[c] - prev[c] : v[c]);
             prev[c] = v[c];
             have[c] = 1;
             break;
         case 'i':
-            p = put_i64(p, v[c]);
+            p += ut_put_i64(p, v[c]);
             break;
         case 'f': {
             assert(v[c] >= 0 && v[c] <= UINT32_MAX); /* a float's 32 bits (raw_f) */

@@ -44,24 +44,6 @@ static int sb_put(sbuf *b, const char *s, size_t n)
     return 0;
 }
 
-/* v in decimal at p; the number of characters written (snprintf's "%lld"
- * without its parsing of the format, which was a third of the loader's CPU). */
-static size_t put_i64(char *p, int64_t v)
-{
-    char t[24];
-    size_t n = 0, o = 0;
-    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-    do {
-        t[n++] = (char)('0' + u % 10);
-        u /= 10;
-    } while (u);
-    if (v < 0)
-        p[o++] = '-';
-    while (n)
-        p[o++] = t[--n];
-    return o;
-}
-
 /* One event file (decoded and checked by lab/raw/raw4.c) into COPY text: the
  * prefix (the run's name, and for a store file its number), the row's
  * number in the file when `numbered`, then the columns in the log table's
@@ -88,7 +70,7 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
         size_t o = plen;
         if (numbered) {
             line[o++] = '\t';
-            o += put_i64(line + o, (int64_t)out->rows);
+            o += ut_put_i64(line + o, (int64_t)out->rows);
         }
         for (int c = 0; c < t->ncols; c++) {
             int64_t v = f->col[c][i];
@@ -101,7 +83,7 @@ static int load_events(const char *path, const rawfmt_file *f, const char *prefi
             } else if (t->cols[c].type == 'f') {
                 o += (size_t)snprintf(line + o, sizeof line - o, "%.9g", (double)rawfmt_float(v));
             } else {
-                o += put_i64(line + o, v);
+                o += ut_put_i64(line + o, v);
             }
         }
         line[o++] = '\n';

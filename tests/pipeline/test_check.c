@@ -159,3 +159,17 @@ Test(util, tv_until_rounds_up_and_never_goes_negative)
     cr_assert(us <= 2500001 && us > 2400000, "%lld us", (long long)us);
     cr_assert(us * 1000 >= at - ut_mono_ns(), "never early: %lld us", (long long)us);
 }
+
+/* util.h: ut_put_i64 writes what "%lld" writes, the ends of int64 included */
+Test(util, put_i64_is_printf_lld)
+{
+    const int64_t v[] = {0, 1, -1, 9, 10, -10, 1234567890123LL, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        char got[32], want[32];
+        size_t n = ut_put_i64(got, v[i]);
+        got[n] = 0;
+        snprintf(want, sizeof want, "%lld", (long long)v[i]);
+        cr_assert_str_eq(got, want);
+        cr_assert_eq(n, strlen(want));
+    }
+}
