@@ -492,7 +492,10 @@ line_iv AS NOT MATERIALIZED (
     WHERE i.e > i.a
 ),
 -- each interval's time in each second of the run it overlaps: whole, when
--- it lies within one second (most do), else cut at each second's bounds
+-- it lies within one second (most do), else cut at each second's bounds.
+-- busy and line are the same cut over their own intervals, written twice on
+-- purpose: one cut over both (a kind column on a UNION ALL of busy_iv and
+-- line_iv) took 19 s on the full study against 9 s for the two (2026-12-07)
 busy AS (
     SELECT x.run, x.s, sum(x.ns) AS ns
     FROM (SELECT i.run, i.sa AS s, i.e - i.a AS ns FROM busy_iv i
