@@ -90,23 +90,32 @@ PROGS := $(BIN)/prepare $(BIN)/check $(BIN)/store $(BIN)/service $(BIN)/tester $
 PROGS += $(BIN)/provmd $(BIN)/predict $(BIN)/noisefit $(BIN)/map
 PROGS += $(BIN)/layers
 .PHONY: all build deps prepare check test bench quick clean run asan collect factcheck measure release play play-floods ap cost report demo
-.PHONY: sizing noise map bench-map bench-play floods bench-frontdoor bench-raw bench-published fuzz fuzz-replay verify-published
+.PHONY: sizing noise map bench-map bench-play floods bench-frontdoor bench-raw bench-published bench-quick fuzz fuzz-replay verify-published
 .PHONY: readme progs
 .PHONY: layers
 
 all: deps
 	$(MAKE) build
 	$(if $(filter .,$(OUT)),@bash pipeline/common/fresh.sh)
-	$(MAKE) prepare
-	$(MAKE) check
-	$(MAKE) measure
-	$(MAKE) collect
-	$(MAKE) ap
-	$(MAKE) cost
-	$(MAKE) provenance
-	$(MAKE) factcheck
-	$(MAKE) report
+	@mkdir -p $(B) && { printf 'out\tstep\tstart_s\tend_s\n'; tail -n +2 $(B)/all-steps.tsv 2>/dev/null | \
+	    awk -F'\t' -v o="$(OUT)" '$$1 != o'; } > $(B)/all-steps.tsv.tmp && mv $(B)/all-steps.tsv.tmp $(B)/all-steps.tsv
+	$(call STEP,prepare)
+	$(call STEP,check)
+	$(call STEP,measure)
+	$(call STEP,collect)
+	$(call STEP,ap)
+	$(call STEP,cost)
+	$(call STEP,provenance)
+	$(call STEP,factcheck)
+	$(call STEP,report)
 	$(if $(filter .,$(OUT)),$(MAKE) readme)
+
+# One step of make all, its wall clock appended to build/all-steps.tsv (out,
+# step, start and end in seconds since the epoch; a make all first drops the
+# lines of its own OUT: make bench-quick reads them; under build/, never in
+# the study)
+STEP = t0=$$(date +%s.%N); $(MAKE) $(1) || exit $$?; \
+	printf '%s\t%s\t%s\t%s\n' "$(OUT)" $(1) "$$t0" "$$(date +%s.%N)" >> $(B)/all-steps.tsv
 
 build: $(PROGS) $(BIN)/tests $(BIN)/bench_trees $(BIN)/bench_run $(BIN)/bench_sleep $(BIN)/bench_bare $(BIN)/fakeec2 $(BIN)/bench_frontdoor
 
@@ -494,10 +503,18 @@ bench: build
 	$(MAKE) -s bench-play
 	$(MAKE) -s bench-frontdoor
 	$(MAKE) -s bench-published
+	$(MAKE) -s bench-quick
 
 # The committed study as an auditor meets it: verify --root . against the
 # floor of decompressing its raw files, and its raw bytes per open-loop
 # request (tests/bench/bench_published.sh).
+# make quick's seconds: each step's wall time (build/all-steps.tsv, written by
+# make all) and the measured seconds of its runs against their wall time
+# (build/quick/provenance/runs/); says so when no quick study is there
+bench-quick:
+	@echo "== make quick: where its wall time goes (the last make quick on this machine)"
+	@bash tests/bench/bench_quick.sh $(B)/quick $(B)/all-steps.tsv
+
 bench-published:
 	@echo "== the published study: the verifier alone against decompressing its raw files; raw bytes a request"
 	@bash tests/bench/bench_published.sh
