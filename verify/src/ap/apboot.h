@@ -82,8 +82,13 @@ typedef struct {
      * (an eighth or more: over the base order), 1 always by patching the live
      * order, 2 always over the base (the tests check all three) */
     int mode;
-    /* resamples evaluated together (aporder.h's lanes): 0 = APO_LANES; the
-     * numbers are the same to the bit whatever it is (the tests check 1) */
+    /* the resamples' engine: 0 the vector lanes of apvec.h (APV_W resamples
+     * a pass, the fast one), 1 the scalar lanes of aporder.h (APO_LANES a
+     * pass; the reference the tests compare the first with, within 1e-13) */
+    int engine;
+    /* resamples evaluated together (the engine's lanes): 0 = all of them
+     * (APV_W or APO_LANES); the numbers are the same to the bit whatever it
+     * is (the tests check 1 and others) */
     size_t lanes;
 } apb_problem;
 

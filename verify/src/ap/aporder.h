@@ -68,6 +68,10 @@ typedef struct {
     size_t n, cap;
 } apo_prog;
 
+/* the ops of a program (their words: aporder.c's emit_events; apvec.c
+ * evaluates the same programs) */
+enum { APO_OP_RUN, APO_OP_TIE, APO_OP_DROP, APO_OP_NEW, APO_OP_ALL };
+
 /* the program of group g of the live order o with n stand-in rows (their
  * ties in o, their stand-ins y); scratch of 2n items and 2n events */
 void apo_seg_patch(apo_prog *g, const apo_order *o, size_t grp, apo_item *it, size_t n, void *scratch);
