@@ -19,7 +19,9 @@
  * `mask`, all when NULL); apo_eval runs a program on them (apo_eval_lanes
  * on several sets of sums at once, each lane's arithmetic exactly the
  * single evaluation's); apo_live_ac is the unchanged vector's a_c.  R is
- * the table of reciprocals 1/k.
+ * the table of reciprocals 1/k.  This scalar evaluation computes the point
+ * values and is the reference of the tests; the bootstrap's resamples go
+ * through the same programs in apvec.h, eight lanes at a time.
  */
 #ifndef APORDER_H
 #define APORDER_H

@@ -66,6 +66,14 @@ AI vd term(vi d, vi t, vi s)
     return CVT(d) * CVT(t) / CVT(s);
 }
 
+/* the same in doubles (every value an integer, exact): d * t / s, s made 1 where it is 0 */
+AI vd termd(vd d, vd t, vd s)
+{
+    const vd one = {1, 1, 1, 1, 1, 1, 1, 1};
+    s += (vd)((vl)(s == 0.0) & (vl)one);
+    return d * t / s;
+}
+
 AI void fill_body(apv_sums *x, const apo_order *o, size_t g, const int32_t *wt)
 {
     size_t f = o->first[g], n = o->first[g + 1] - f, q0 = f + g;
@@ -88,10 +96,10 @@ AI void fill_body(apv_sums *x, const apo_order *o, size_t g, const int32_t *wt)
     for (uint32_t k = k0; k < k1; k++) {
         const int32_t *ce = x->cum + (size_t)o->bt_qe[k] * 2 * W, *cs = x->cum + (size_t)o->bt_qs[k] * 2 * W;
         vi te = LDI(ce), se = LDI(ce + W), d = te - LDI(cs);
-        int32_t *b = x->bt + (size_t)k * 3 * W;
-        STI(b, d);
-        STI(b + W, te);
-        STI(b + 2 * W, se);
+        double *b = x->bt + (size_t)k * 3 * W;
+        STD(b, CVT(d));
+        STD(b + W, CVT(te));
+        STD(b + 2 * W, CVT(se));
         STD(x->lp + (size_t)k * W, acc);
         acc += term(d, te, se);
     }
@@ -145,10 +153,10 @@ AI void eval_body(const uint32_t *op, size_t len, const int32_t *wt, const apv_s
             if (all_zero(a | e)) {
                 acc += lpd;
             } else {
-                vd s = {0};
+                vd s = {0}, ad = CVT(a), ed = CVT(e);
                 for (uint32_t k = k1; k < k2; k++) {
-                    const int32_t *b = x->bt + (size_t)k * 3 * W;
-                    s += term(LDI(b), LDI(b + W) + a, LDI(b + 2 * W) + e);
+                    const double *b = x->bt + (size_t)k * 3 * W;
+                    s += termd(LDD(b), LDD(b + W) + ad, LDD(b + 2 * W) + ed);
                 }
                 acc += SEL(z, lpd, s);
             }

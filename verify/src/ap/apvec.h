@@ -45,7 +45,7 @@
  * boundaries q = first[g] + g + p, buyer ties k) */
 typedef struct {
     int32_t *cum;  /* [(n + ng) * 2 * APV_W] per boundary: t[APV_W], then s[APV_W] */
-    int32_t *bt;   /* [nbt * 3 * APV_W] per buyer tie: d, t, s (each [APV_W]) */
+    double *bt;    /* [nbt * 3 * APV_W] per buyer tie: d, t, s (each [APV_W], integers held as doubles) */
     double *lp;    /* [(nbt + 1) * APV_W] per buyer tie: the unchanged terms before it in its group */
     int32_t pos[APV_W];        /* the group's buyer weight, per lane */
     int32_t sw[APV_W], sy[APV_W]; /* a base's stand-in rows: their weight, their buyers' (the caller's) */
