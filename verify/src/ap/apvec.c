@@ -69,7 +69,7 @@ AI vd term(vi d, vi t, vi s)
 /* the same in doubles (every value an integer, exact): d * t / s, s made 1 where it is 0 */
 AI vd termd(vd d, vd t, vd s)
 {
-    const vd one = {1, 1, 1, 1, 1, 1, 1, 1};
+    const vd one = (vd){0} + 1.0;
     s += (vd)((vl)(s == 0.0) & (vl)one);
     return d * t / s;
 }
