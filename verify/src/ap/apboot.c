@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "aporder.h"
+#include "apvec.h"
 #include "dice.h"
 #include "vpar.h"
 #include "vutil.h"
@@ -190,6 +191,11 @@ typedef struct {
     double *ac;             /* [(rc * APO_LANES + l) * kinds + k] the numerators of (round, cutoff) rc ... */
     size_t *stamp, cur;     /* [rc] ... computed for the lanes at hand when stamp[rc] == cur */
     unsigned char *need;    /* [nr] the rounds to compute for the lanes at hand */
+    /* the vector engine (apvec.h): APV_W resamples a pass */
+    apv_sums vl, vb;        /* the live order's sums of the cutoff at hand, a base's */
+    int32_t *wt;            /* [C * APV_W] the pass's weights, transposed */
+    double *vac;            /* [(rc * kinds + k) * APV_W + l] the numerators of (round, cutoff) rc */
+    double *dv;             /* [(r * kinds + k) * APV_W + l] round r's change, summed over the cutoffs */
 } work;
 
 static int cmp_size(const void *x, const void *y)
@@ -358,7 +364,12 @@ static void work_init(work *w, const apb_problem *p, const split *sp, size_t mul
     w->ones = vu_xmalloc((p->C + 1) * sizeof *w->ones);
     for (size_t k = 0; k <= p->C; k++)
         w->ones[k] = 1;
-    w->racc = vu_xmalloc((APO_LANES * p->A * APB_NKINDS + 1) * sizeof *w->racc);
+    w->racc = vu_xmalloc((APV_W * p->A * APB_NKINDS + 1) * sizeof *w->racc);
+    if (p->engine == 0) {
+        w->wt = apv_alloc((p->C + 1) * APV_W * sizeof *w->wt);
+        w->vac = vu_xmalloc((nrc * APB_NKINDS * APV_W + 1) * sizeof *w->vac);
+        w->dv = vu_xmalloc((p->nr * APB_NKINDS * APV_W + 1) * sizeof *w->dv);
+    }
 }
 
 static void work_free(work *w, const apb_problem *p)
@@ -388,6 +399,11 @@ static void work_free(work *w, const apb_problem *p)
     free(w->d);
     free(w->ones);
     free(w->racc);
+    apv_sums_free(&w->vl);
+    apv_sums_free(&w->vb);
+    free(w->wt);
+    free(w->vac);
+    free(w->dv);
 }
 
 /* the numerators of (round, cutoff) rc's three vectors for the L lanes at
@@ -548,6 +564,104 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
     }
 }
 
+/* the numerators of (round, cutoff) rc's three vectors for the pass's
+ * APV_W lanes into w->vac (the live sums of its cutoff in w->vl) */
+static void rc_numerators_vec(work *w, const split *sp, size_t rc)
+{
+    size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
+    const apv_sums *x = &w->vl;
+    if (sp->base[rc]) {
+        apv_fill(&w->vb, &w->bases[rc], 0, w->wt);
+        apv_standins(&w->vb, w->wt, sp->codes + f, ns);
+        x = &w->vb;
+    }
+    /* last_known; none, keeping its state where default parts from it; default from there */
+    const uint32_t *op = w->g.op;
+    size_t v = rc * APB_NKINDS, sh = w->share[rc];
+    apv_state at;
+    double *ac = w->vac + v * APV_W;
+    apv_eval(op + w->off[v], w->len[v], w->wt, x, NULL, SIZE_MAX, NULL, ac);
+    apv_eval(op + w->off[v + 2], w->len[v + 2], w->wt, x, NULL, sh, &at, ac + 2 * APV_W);
+    apv_eval(op + w->off[v + 1] + sh, w->len[v + 1] - sh, w->wt, x, &at, SIZE_MAX, NULL, ac + APV_W);
+    w->stamp[rc] = w->cur;
+}
+
+/* resample_values with the vector engine (apvec.h): the kept resamples
+ * APV_W a pass (p->lanes of them when 1 .. APV_W: the tests), the lanes
+ * past the last filled with the first's weights and ignored; per pass and
+ * cutoff (ascending), the cutoff's live sums, then the numerators of every
+ * round's stand-in vectors there, each round's change summed over the
+ * cutoffs in ascending order.  Each lane's numbers are its own: the same
+ * whichever resamples share its pass. */
+static void resample_values_vec(work *w, const apb_problem *p, const split *sp, const uint16_t *W,
+                                const uint16_t *mb, const apb_result *out, double *dacc)
+{
+    size_t na = p->A * APB_NKINDS, nk = APB_NKINDS;
+    size_t lanes = p->lanes >= 1 && p->lanes <= APV_W ? p->lanes : APV_W;
+    for (size_t b0 = 0; b0 < p->B;) {
+        size_t bl[APV_W], L = 0;
+        for (; b0 < p->B && L < lanes; b0++)
+            if (!out->dropped[b0])
+                bl[L++] = b0;
+        if (!L)
+            break;
+        for (size_t l = 0; l < APV_W; l++) {
+            const uint16_t *wb = W + bl[l < L ? l : 0] * p->C;
+            for (size_t c = 0; c < p->C; c++)
+                w->wt[c * APV_W + l] = wb[c];
+        }
+        w->cur++;
+        /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
+        for (size_t r = 0; r < p->nr; r++) {
+            int any = 0;
+            for (size_t l = 0; l < L; l++)
+                any |= !mb || mb[bl[l] * p->nr + r] != 0;
+            w->need[r] = p->nsrows[r] && any;
+        }
+        memset(w->dv, 0, p->nr * nk * APV_W * sizeof *w->dv);
+        for (size_t c = 0; c < p->ncut; c++) {
+            int any = 0;
+            for (size_t r = 0; r < p->nr && !any; r++)
+                any = w->need[r] && sp->first[r * p->ncut + c + 1] > sp->first[r * p->ncut + c];
+            if (!any)
+                continue;
+            apv_fill(&w->vl, &w->live, c, w->wt);
+            double lac[APV_W];
+            int32_t pos[APV_W];
+            memcpy(lac, w->vl.live, sizeof lac);
+            memcpy(pos, w->vl.pos, sizeof pos);
+            for (size_t r = 0; r < p->nr; r++) {
+                size_t rc = r * p->ncut + c;
+                if (!w->need[r] || sp->first[rc + 1] == sp->first[rc])
+                    continue;
+                size_t cr = sp->canon[rc];
+                if (w->stamp[cr] != w->cur)
+                    rc_numerators_vec(w, sp, cr);
+                for (size_t k = 0; k < nk; k++)
+                    for (size_t l = 0; l < L; l++)
+                        w->dv[(r * nk + k) * APV_W + l] += (w->vac[(cr * nk + k) * APV_W + l] - lac[l]) / pos[l];
+            }
+        }
+        memset(w->racc, 0, L * na * sizeof *w->racc);
+        for (size_t r = 0; r < p->nr; r++) {
+            if (!w->need[r])
+                continue;
+            for (size_t l = 0; l < L; l++) {
+                double m = mb ? (double)mb[bl[l] * p->nr + r] : 1.0;
+                if (m == 0)
+                    continue;
+                for (size_t k = 0; k < nk; k++)
+                    w->racc[l * na + p->round_arm[r] * nk + k] +=
+                        m * (w->dv[(r * nk + k) * APV_W + l] / (double)p->ncut);
+            }
+        }
+        for (size_t l = 0; l < L; l++)
+            for (size_t a = 0; a < p->A; a++)
+                for (size_t k = 0; k < nk; k++)
+                    dacc[(a * nk + k) * p->B + bl[l]] += w->racc[l * na + a * nk + k] / (double)p->R[a];
+    }
+}
+
 /* one seed of apb_compute, on any thread */
 typedef struct {
     const apb_problem *p;
@@ -568,7 +682,10 @@ static void seed_one(void *ctx, size_t s)
     point_values(&w, p, j->sp, s, j->out);
     if (s < p->K && j->W) {
         j->part[s] = vu_xcalloc(p->A * APB_NKINDS * p->B + 1, sizeof(double));
-        resample_values(&w, p, j->sp, j->W, j->mb, j->out, j->part[s]);
+        if (p->engine == 0)
+            resample_values_vec(&w, p, j->sp, j->W, j->mb, j->out, j->part[s]);
+        else
+            resample_values(&w, p, j->sp, j->W, j->mb, j->out, j->part[s]);
     }
     work_free(&w, p);
 }

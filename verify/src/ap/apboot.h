@@ -33,14 +33,20 @@
  * moved above it), a tie one look-up per stand-in row.  The point values
  * are the same computation with every weight 1.  Two (round, cutoff)s
  * with the very same stand-in rows (runs of several arms flooded in the
- * same round) are computed once; the kept resamples go through each
- * program APO_LANES at a time (aporder.h), each one's numbers its own; the
- * rounds' numerators are computed cutoff by cutoff (one cutoff's sums stay
- * in the cache).  None of this changes a bit of any number.
+ * same round) are computed once.  The kept resamples go through each
+ * program APV_W (8) at a time, one SIMD lane each (apvec.h: weights
+ * transposed, every buyer tie evaluated, a weight-0 one an exact 0 term,
+ * IEEE divisions; the same bits on every CPU path and whichever resamples
+ * share a pass); the rounds' numerators are computed cutoff by cutoff (one
+ * cutoff's sums stay in the cache).  With engine 1 the scalar evaluation
+ * of aporder.h does the resamples instead, APO_LANES at a time: the
+ * reference the tests compare the vector engine with.  The point values
+ * (every weight 1) use the scalar evaluation either way.
  *
  * Each AP is the same number as APCOST.md 1.4's (the weighted one as 1.5's)
- * up to rounding: terms are summed in another order and divided through a
- * table of reciprocals, both far inside the 1e-12 of APCOST.md 1.13.
+ * up to rounding: terms are summed in another order (and, in the scalar
+ * evaluation, divided through a table of reciprocals), far inside the
+ * 1e-12 of APCOST.md 1.13.  The numbers do not depend on the thread count.
  */
 #ifndef APBOOT_H
 #define APBOOT_H
@@ -82,8 +88,13 @@ typedef struct {
      * (an eighth or more: over the base order), 1 always by patching the live
      * order, 2 always over the base (the tests check all three) */
     int mode;
-    /* resamples evaluated together (aporder.h's lanes): 0 = APO_LANES; the
-     * numbers are the same to the bit whatever it is (the tests check 1) */
+    /* the resamples' engine: 0 the vector lanes of apvec.h (APV_W resamples
+     * a pass, the fast one), 1 the scalar lanes of aporder.h (APO_LANES a
+     * pass; the reference the tests compare the first with, within 1e-13) */
+    int engine;
+    /* resamples evaluated together (the engine's lanes): 0 = all of them
+     * (APV_W or APO_LANES); the numbers are the same to the bit whatever it
+     * is (the tests check 1 and others) */
     size_t lanes;
 } apb_problem;
 

@@ -133,7 +133,7 @@ uint32_t apo_tie_at_or_below(const apo_order *o, size_t g, float y)
  *   NEW qs c             one stand-in row put in as a new tie at boundary qs
  *   ALL qs qe            the tie at [qs, qe) plus every stand-in row of the
  *                        base (their weights summed once: apo_sums' sw, sy) */
-enum { OP_RUN, OP_TIE, OP_DROP, OP_NEW, OP_ALL };
+enum { OP_RUN = APO_OP_RUN, OP_TIE = APO_OP_TIE, OP_DROP = APO_OP_DROP, OP_NEW = APO_OP_NEW, OP_ALL = APO_OP_ALL };
 
 static void emit(apo_prog *g, uint32_t x)
 {

@@ -19,7 +19,9 @@
  * `mask`, all when NULL); apo_eval runs a program on them (apo_eval_lanes
  * on several sets of sums at once, each lane's arithmetic exactly the
  * single evaluation's); apo_live_ac is the unchanged vector's a_c.  R is
- * the table of reciprocals 1/k.
+ * the table of reciprocals 1/k.  This scalar evaluation computes the point
+ * values and is the reference of the tests; the bootstrap's resamples go
+ * through the same programs in apvec.h, eight lanes at a time.
  */
 #ifndef APORDER_H
 #define APORDER_H
@@ -67,6 +69,10 @@ typedef struct {
     uint32_t *op;
     size_t n, cap;
 } apo_prog;
+
+/* the ops of a program (their words: aporder.c's emit_events; apvec.c
+ * evaluates the same programs) */
+enum { APO_OP_RUN, APO_OP_TIE, APO_OP_DROP, APO_OP_NEW, APO_OP_ALL };
 
 /* the program of group g of the live order o with n stand-in rows (their
  * ties in o, their stand-ins y); scratch of 2n items and 2n events */
