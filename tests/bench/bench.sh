@@ -81,13 +81,6 @@ for i in $(seq 1 100); do
   d=build/bench/study/results/raw/H4-fb25-r$i
   cp -r build/bench/raw/H4-fb25-r1 "$d"   # run.json keeps round 1: raw format 4 decodes with its round's schedule
 done
-rm -rf build/bench/pg
-url=$(bash pipeline/common/pg.sh start build/bench/pg)
-echo "\$ build/bin/collect --root build/bench/study --pgurl '$url'   (empty database, then a rerun)"
-t0=$(date +%s.%N)
-build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
-t1=$(date +%s.%N)
-build/bin/collect --root build/bench/study --pgurl "$url" | tail -1
-t2=$(date +%s.%N)
-bash pipeline/common/pg.sh stop build/bench/pg
-awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "collect: first %.1f s (load and statistics), rerun %.1f s (statistics only)\n", b - a, c - b }'
+# side by side with its floor, COPY of the same rows alone (tests/bench/bench_collect.sh;
+# the published study's: make bench-collect)
+bash tests/bench/bench_collect.sh build/bench/study build/bench/pg
