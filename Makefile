@@ -333,8 +333,8 @@ test-report:
 test-published: $(BIN)/prepare $(BIN)/check
 	@test -f $(PREP)/summary.json || $(PREPARE_ASIDE)
 	@$(MAKE) --no-print-directory verify-published
-	@$(MAKE) --no-print-directory prepare check > $(B)/test-prepare-check.log 2>&1 || \
-	    { cat $(B)/test-prepare-check.log; exit 1; }
+	@{ $(MAKE) --no-print-directory prepare && $(MAKE) --no-print-directory check; } > $(B)/test-prepare-check.log 2>&1 || \
+	    { cat $(B)/test-prepare-check.log; exit 1; } # one after the other: under make -j, `make prepare check` would run them at once
 
 # every file of the study in place, with its sha256 (make test leaves them as they were)
 STUDY_SHA = find results provenance -type f -print0 | sort -z | xargs -0 sha256sum
