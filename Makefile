@@ -310,19 +310,40 @@ PREPARE_ASIDE = $(MAKE) prepare PROV=$(B)/prep-aside
 
 # The tests read the prepared files (pinned AP, evaluator = XGBoost on every
 # test row), so they run after prepare.
-test: $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
-	@$(STUDY_SHA) > $(B)/study-before.sha
-	@test -f $(PREP)/summary.json || $(PREPARE_ASIDE)
-	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
-	$(MAKE) -C verify test
-	$(MAKE) -C report test
-	@$(MAKE) --no-print-directory verify-published
-	@$(MAKE) --no-print-directory prepare check > $(B)/test-prepare-check.log 2>&1 || \
-	    { cat $(B)/test-prepare-check.log; exit 1; } # in place: they must leave the study as committed (below)
-	$(BIN)/tests --jobs 1
+#
+# make test uses every core: what it needs is built, and the phases that
+# measure no time (the fuzz replays, the verifier's and the report's tests,
+# the published study verified, prepare and check in place) run side by side
+# (make -j with the machine's cores, unless make was given a -j; each phase's
+# output printed whole when it ends); then the lab's tests by tests/run.sh,
+# alone after every phase: the tests that measure time run alone
+# (tests/alone.tsv), the others on two lanes side by side (its header).
+TEST_NEEDS := $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
+NPROC      := $(shell nproc 2>/dev/null || echo 1)
+test:
+	@mkdir -p $(B) && $(STUDY_SHA) > $(B)/study-before.sha
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) -Otarget test-phases
+	@bash tests/run.sh $(BIN)/tests
 	@$(STUDY_SHA) | diff $(B)/study-before.sha - > $(B)/study-changed.diff || \
 	    { echo "make test wrote into results/ or provenance/ (the published study):"; cat $(B)/study-changed.diff; exit 1; }
 	@echo "make test: results/ and provenance/ unchanged ($$(wc -l < $(B)/study-before.sha) files)"
+
+# make test's phases before the lab's tests (make -j runs them side by side)
+.PHONY: test-phases test-fuzz test-verify test-report test-published
+test-phases: $(TEST_NEEDS) test-fuzz test-verify test-report test-published
+test-fuzz: $(FUZZ_REPLAY)
+	@for h in $(FUZZ_NAMES); do $(FUZZ)/replay/fuzz_$$h tests/fuzz/corpus/$$h || exit 1; done
+test-verify:
+	$(MAKE) -C verify test
+test-report:
+	$(MAKE) -C report test
+# the published study verified, then prepare and check in place, one after
+# the other (they must leave the study as committed: make test compares)
+test-published: $(BIN)/prepare $(BIN)/check
+	@test -f $(PREP)/summary.json || $(PREPARE_ASIDE)
+	@$(MAKE) --no-print-directory verify-published
+	@{ $(MAKE) --no-print-directory prepare && $(MAKE) --no-print-directory check; } > $(B)/test-prepare-check.log 2>&1 || \
+	    { cat $(B)/test-prepare-check.log; exit 1; } # one after the other: under make -j, `make prepare check` would run them at once
 
 # every file of the study in place, with its sha256 (make test leaves them as they were)
 STUDY_SHA = find results provenance -type f -print0 | sort -z | xargs -0 sha256sum

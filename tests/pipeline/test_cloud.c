@@ -50,6 +50,7 @@
  * build/ and relative, so its records name no folder of this machine (the
  * verifier's machine-path rule; a published study lives in the repository) */
 static char aux[64], outd[64], outbase[64], pgurl[512];
+static char pgdir[64]; /* this test's own PostgreSQL (build/pgcloud-<pid>), so that two tests may run side by side */
 static pid_t fake = -1;
 static int ssh_port, ssh_port2; /* the second: two machines at once (0: one) */
 
@@ -220,8 +221,11 @@ static void teardown(void)
         aux);
     shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", aux);
     shf("p=$(cat %s/cloud/run/pid 2>/dev/null) && [ -n \"$p\" ] && pkill -TERM -s \"$p\" 2>/dev/null; true", outbase);
-    if (pgurl[0])
-        shf("bash pipeline/common/pg.sh stop build/pgcloud > /dev/null 2>&1");
+    if (pgurl[0]) /* stopped, then removed with the folder it may live in (pg.sh's location) */
+        shf("bash pipeline/common/pg.sh stop %s > /dev/null 2>&1; "
+            "l=$(cat %s/location 2>/dev/null) && [ -n \"$l\" ] && rm -rf \"$(dirname \"$l\")\"; "
+            "s=$(cat %s/sockdir 2>/dev/null) && [ -n \"$s\" ] && rm -rf \"$s\"; rm -rf %s",
+            pgdir, pgdir, pgdir, pgdir);
     shf("rm -rf %s %s", aux, outbase);
 }
 
@@ -285,11 +289,13 @@ static json_t *load(const char *rel)
     return j;
 }
 
-/* PostgreSQL for fetch's collect and ap (stopped by teardown): its URL in pgurl. */
+/* PostgreSQL for fetch's collect and ap, the test's own (stopped and
+ * removed by teardown): its URL in pgurl. */
 static void start_pg(void)
 {
     char p[128];
-    cr_assert_eq(shf("bash pipeline/common/pg.sh start build/pgcloud > %s/pgurl", aux), 0);
+    snprintf(pgdir, sizeof pgdir, "build/pgcloud-%d", (int)getpid());
+    cr_assert_eq(shf("bash pipeline/common/pg.sh start %s > %s/pgurl", pgdir, aux), 0);
     snprintf(p, sizeof p, "%s/pgurl", aux);
     char *u = slurp(p);
     snprintf(pgurl, sizeof pgurl, "%.*s", (int)strcspn(u, "\n"), u);
