@@ -530,16 +530,16 @@ bench: build
 # The committed study as an auditor meets it: verify --root . against the
 # floor of decompressing its raw files, and its raw bytes per open-loop
 # request (tests/bench/bench_published.sh).
+bench-published:
+	@echo "== the published study: the verifier alone against decompressing its raw files; raw bytes a request"
+	@bash tests/bench/bench_published.sh
+
 # make quick's seconds: each step's wall time (build/all-steps.tsv, written by
 # make all) and the measured seconds of its runs against their wall time
 # (build/quick/provenance/runs/); says so when no quick study is there
 bench-quick:
 	@echo "== make quick: where its wall time goes (the last make quick on this machine)"
 	@bash tests/bench/bench_quick.sh $(B)/quick $(B)/all-steps.tsv
-
-bench-published:
-	@echo "== the published study: the verifier alone against decompressing its raw files; raw bytes a request"
-	@bash tests/bench/bench_published.sh
 
 # collect on the published study (447 runs, about 13 million raw rows; the
 # target is 30 s) against its floor, COPY of the same rows alone, in one run

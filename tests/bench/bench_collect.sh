@@ -25,6 +25,8 @@ tables="requests service_requests lookups machine events syslog runs"
 bash pipeline/common/pg.sh stop "$pg" >/dev/null 2>&1 || true
 rm -rf "$pg"
 url=$(bash pipeline/common/pg.sh start "$pg")
+# the cluster stopped whatever happens (a failed collect or psql included)
+trap 'bash pipeline/common/pg.sh stop "$pg" >/dev/null 2>&1 || true' EXIT
 dump=$pg/copy
 mkdir -p "$dump"
 stamp() { while IFS= read -r l; do echo "$(date +%s.%N) $l"; done; }
@@ -51,7 +53,6 @@ for t in $tables; do cmds+=(-c "\\copy $t FROM '$dump/$t.tsv'"); done
 t3=$(date +%s.%N)
 psql -X -q "$furl" "${cmds[@]}"
 t4=$(date +%s.%N)
-bash pipeline/common/pg.sh stop "$pg"
 rm -rf "$dump"
 awk -v a="$t0" -v l="$tl" -v b="$t1" -v c="$t2" -v f0="$t3" -v f1="$t4" -v n="$rows" 'BEGIN {
   printf "collect: first %.1f s (loading %.1f s, statistics and results.json %.1f s), rerun %.1f s (statistics only)\n", b - a, l - a, b - l, c - b
