@@ -510,6 +510,51 @@ static void point_values(work *w, const apb_problem *p, const split *sp, size_t 
     }
 }
 
+/* the next pass: the kept resamples from *b0 on, at most lanes of them, into bl; their count (0: none left) */
+static size_t next_pass(const apb_problem *p, const apb_result *out, size_t *b0, size_t lanes, size_t *bl)
+{
+    size_t L = 0;
+    for (; *b0 < p->B && L < lanes; (*b0)++)
+        if (!out->dropped[*b0])
+            bl[L++] = *b0;
+    return L;
+}
+
+/* APCOST.md 1.12: mark in w->need the rounds with stand-in rows drawn at least once by the pass's L lanes */
+static void mark_needed_rounds(work *w, const apb_problem *p, const uint16_t *mb, const size_t *bl, size_t L)
+{
+    for (size_t r = 0; r < p->nr; r++) {
+        int any = 0;
+        for (size_t l = 0; l < L; l++)
+            any |= !mb || mb[bl[l] * p->nr + r] != 0;
+        w->need[r] = p->nsrows[r] && any;
+    }
+}
+
+/* racc += m_b(r) times round r's change (lane l's of kind k: d[l * ls + k * ks] / div) into round r's arm */
+static void add_round_change(work *w, const apb_problem *p, const uint16_t *mb, const size_t *bl, size_t L, size_t r,
+                             const double *d, size_t ls, size_t ks, double div)
+{
+    size_t na = p->A * APB_NKINDS;
+    for (size_t l = 0; l < L; l++) {
+        double m = mb ? (double)mb[bl[l] * p->nr + r] : 1.0;
+        if (m == 0)
+            continue;
+        for (size_t k = 0; k < APB_NKINDS; k++)
+            w->racc[l * na + p->round_arm[r] * APB_NKINDS + k] += m * (d[l * ls + k * ks] / div);
+    }
+}
+
+/* dacc += each lane's per-arm round sums racc divided by R[a] */
+static void add_pass_sums(const work *w, const apb_problem *p, const size_t *bl, size_t L, double *dacc)
+{
+    size_t na = p->A * APB_NKINDS;
+    for (size_t l = 0; l < L; l++)
+        for (size_t a = 0; a < p->A; a++)
+            for (size_t k = 0; k < APB_NKINDS; k++)
+                dacc[(a * APB_NKINDS + k) * p->B + bl[l]] += w->racc[l * na + a * APB_NKINDS + k] / (double)p->R[a];
+}
+
 /* seed s's part of every kept resample's change: dacc += (1/R_a) sum_r m_b(r) (AP_b(v) - AP_b(live));
  * mb[b * nr + r] = m_b(r), or NULL: every m_b(r) = 1.  The kept resamples
  * go through the programs APO_LANES at a time (aporder.h: each op read
@@ -520,10 +565,7 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
     size_t na = p->A * APB_NKINDS;
     size_t lanes = p->lanes >= 1 && p->lanes <= APO_LANES ? p->lanes : APO_LANES;
     for (size_t b0 = 0; b0 < p->B;) {
-        size_t bl[APO_LANES], L = 0;
-        for (; b0 < p->B && L < lanes; b0++)
-            if (!out->dropped[b0])
-                bl[L++] = b0;
+        size_t bl[APO_LANES], L = next_pass(p, out, &b0, lanes, bl);
         if (!L)
             break;
         const uint16_t *wb[APO_LANES];
@@ -536,31 +578,15 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
         }
         memset(w->racc, 0, L * na * sizeof *w->racc);
         w->cur++;
-        /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
-        for (size_t r = 0; r < p->nr; r++) {
-            int any = 0;
-            for (size_t l = 0; l < L; l++)
-                any |= !mb || mb[bl[l] * p->nr + r] != 0;
-            w->need[r] = p->nsrows[r] && any;
-        }
+        mark_needed_rounds(w, p, mb, bl, L);
         all_numerators(w, p, sp, w->need, L, wb);
         for (size_t r = 0; r < p->nr; r++) {
             if (!w->need[r])
                 continue;
             round_change(w, p, sp, r, L, wb);
-            for (size_t l = 0; l < L; l++) {
-                double m = mb ? (double)mb[bl[l] * p->nr + r] : 1.0;
-                if (m == 0)
-                    continue;
-                for (size_t k = 0; k < APB_NKINDS; k++)
-                    w->racc[l * na + p->round_arm[r] * APB_NKINDS + k] += m * w->d[l * APB_NKINDS + k];
-            }
+            add_round_change(w, p, mb, bl, L, r, w->d, APB_NKINDS, 1, 1.0); /* x / 1.0 == x exactly */
         }
-        for (size_t l = 0; l < L; l++)
-            for (size_t a = 0; a < p->A; a++)
-                for (size_t k = 0; k < APB_NKINDS; k++)
-                    dacc[(a * APB_NKINDS + k) * p->B + bl[l]] +=
-                        w->racc[l * na + a * APB_NKINDS + k] / (double)p->R[a];
+        add_pass_sums(w, p, bl, L, dacc);
     }
 }
 
@@ -599,10 +625,7 @@ static void resample_values_vec(work *w, const apb_problem *p, const split *sp, 
     size_t na = p->A * APB_NKINDS, nk = APB_NKINDS;
     size_t lanes = p->lanes >= 1 && p->lanes <= APV_W ? p->lanes : APV_W;
     for (size_t b0 = 0; b0 < p->B;) {
-        size_t bl[APV_W], L = 0;
-        for (; b0 < p->B && L < lanes; b0++)
-            if (!out->dropped[b0])
-                bl[L++] = b0;
+        size_t bl[APV_W], L = next_pass(p, out, &b0, lanes, bl);
         if (!L)
             break;
         for (size_t l = 0; l < APV_W; l++) {
@@ -611,13 +634,7 @@ static void resample_values_vec(work *w, const apb_problem *p, const split *sp, 
                 w->wt[c * APV_W + l] = wb[c];
         }
         w->cur++;
-        /* APCOST.md 1.12: the rounds with stand-in rows drawn at least once */
-        for (size_t r = 0; r < p->nr; r++) {
-            int any = 0;
-            for (size_t l = 0; l < L; l++)
-                any |= !mb || mb[bl[l] * p->nr + r] != 0;
-            w->need[r] = p->nsrows[r] && any;
-        }
+        mark_needed_rounds(w, p, mb, bl, L);
         memset(w->dv, 0, p->nr * nk * APV_W * sizeof *w->dv);
         for (size_t c = 0; c < p->ncut; c++) {
             int any = 0;
@@ -646,19 +663,9 @@ static void resample_values_vec(work *w, const apb_problem *p, const split *sp, 
         for (size_t r = 0; r < p->nr; r++) {
             if (!w->need[r])
                 continue;
-            for (size_t l = 0; l < L; l++) {
-                double m = mb ? (double)mb[bl[l] * p->nr + r] : 1.0;
-                if (m == 0)
-                    continue;
-                for (size_t k = 0; k < nk; k++)
-                    w->racc[l * na + p->round_arm[r] * nk + k] +=
-                        m * (w->dv[(r * nk + k) * APV_W + l] / (double)p->ncut);
-            }
+            add_round_change(w, p, mb, bl, L, r, w->dv + r * nk * APV_W, 1, APV_W, (double)p->ncut);
         }
-        for (size_t l = 0; l < L; l++)
-            for (size_t a = 0; a < p->A; a++)
-                for (size_t k = 0; k < nk; k++)
-                    dacc[(a * nk + k) * p->B + bl[l]] += w->racc[l * na + a * nk + k] / (double)p->R[a];
+        add_pass_sums(w, p, bl, L, dacc);
     }
 }
 
