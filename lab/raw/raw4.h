@@ -14,6 +14,7 @@
  * service.tsv.gz, store.tsv.gz (store2.tsv.gz) in format 4 (gzip level 9,
  * each through a temporary file and a rename), reads them back through the
  * decoder and checks every instant within [x - 999, x] ns of the logged x
+ * ([x - 999, x + 999] in a store row rounded up at a window's edge)
  * and every other value equal; only then removes the logs.
  *
  * raw4_decode reads those files back into the log tables' columns (the same
