@@ -48,6 +48,10 @@ ALL_INC    := $(addprefix -I,$(LAYER_DIRS))
 .PHONY: print-incs
 print-incs:
 	@echo $(INC_$(DIR))
+# make print-progs: the programs a measuring machine builds (make progs; tests/pipeline/test_cloud.c)
+.PHONY: print-progs
+print-progs:
+	@echo $(PROGS)
 # the include flags of the folder of $< (refused when docs/layers.tsv does not name it)
 incs = $(or $(INC_$(patsubst %/,%,$(dir $<))),$(error $< is in a folder docs/layers.tsv does not name))
 
