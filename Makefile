@@ -48,6 +48,10 @@ ALL_INC    := $(addprefix -I,$(LAYER_DIRS))
 .PHONY: print-incs
 print-incs:
 	@echo $(INC_$(DIR))
+# make print-progs: the programs a measuring machine builds (make progs; tests/pipeline/test_cloud.c)
+.PHONY: print-progs
+print-progs:
+	@echo $(PROGS)
 # the include flags of the folder of $< (refused when docs/layers.tsv does not name it)
 incs = $(or $(INC_$(patsubst %/,%,$(dir $<))),$(error $< is in a folder docs/layers.tsv does not name))
 
@@ -317,7 +321,7 @@ PREPARE_ASIDE = $(MAKE) prepare PROV=$(B)/prep-aside
 # (make -j with the machine's cores, unless make was given a -j; each phase's
 # output printed whole when it ends); then the lab's tests by tests/run.sh,
 # alone after every phase: the tests that measure time run alone
-# (tests/alone.tsv), the others on two lanes side by side (its header).
+# (tests/alone.tsv), the others on lanes side by side (its header).
 TEST_NEEDS := $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2 $(FUZZ_REPLAY)
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
 test:

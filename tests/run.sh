@@ -1,29 +1,35 @@
 #!/usr/bin/env bash
 # The runner of build/bin/tests for make test: every test exactly once, the
-# ones that must be alone alone, the rest on two lanes at once.
+# ones that must be alone alone, the rest on lanes side by side.
 #
 #   tests/run.sh [TESTS_BIN]        (default build/bin/tests)
-#   tests/run.sh --plan [TESTS_BIN] each test's part (lane1, lane2, alone), nothing run
+#   tests/run.sh --plan [TESTS_BIN] each test's part (lane1 ... laneN, alone), nothing run
 #
 # The rule.  A test that measures time, load or a quiet machine (a real
 # store, service, tester, run or measure whose timing, lateness, timeouts or
 # quiet rules it asserts; a machine-wide probe such as nice or /proc/stat)
 # is marked in tests/alone.tsv and runs alone: nothing else of make test runs
 # beside it, so no neighbour of ours disturbs what it measures.  Every other
-# test is run on one of two lanes that run side by side on the 2 cores; each
-# lane is one `build/bin/tests --jobs 1`, so the tests of one lane never
-# overlap.  tests/lanes.tsv puts whole suites that share a fixed resource
-# among their own tests (a PostgreSQL cluster under build/, a login user)
-# on lane 1, together, so that those run one after another; lane 2 runs
-# everything else, the complement, so a new test is always run (on lane 2
-# unless it is marked).  A new test that measures time must be added to
-# tests/alone.tsv.
+# test is run on one of the lanes, which run side by side; each lane is one
+# `build/bin/tests --jobs 1`, so the tests of one lane never overlap.  The
+# lane tests mostly wait (a tiny study's runs last their seconds, a fake
+# machine answers over ssh, the aws client starts): one used a third of a
+# core or less (measure/tiny_runs_...: 10 s of CPU in 30 s; a cloud walk:
+# about half a core), so there are more lanes than the 2 cores (N, below).
+# tests/lanes.tsv names the lane (1 ... N-1) of some tests; lane N runs
+# everything else, the complement, so a new test is always run (on lane N
+# unless it is marked).  A suite whose tests share a fixed resource among
+# their own tests (a PostgreSQL cluster under build/, a login user) is kept
+# whole on one lane, so that those run one after another.  A new test that
+# measures time must be added to tests/alone.tsv.
 #
 # The lanes first (side by side), then the alone tests one after another.
 # A pattern of either list that matches no test is refused (the lists
-# cannot rot).  Each part's output is printed when it ends (the lanes'
-# after both), with its wall time; then the slowest tests (their times
-# from Criterion's --xml, in build/tests-run/).
+# cannot rot); a test that alone.tsv and a lane name runs alone, one that
+# two lanes name runs on the first of them.  Each part's output is
+# printed when it ends (the lanes' after all of them), with its wall time;
+# then the slowest tests (their times from Criterion's --xml, in
+# build/tests-run/).
 # Exit 0 when every part passed.
 set -uo pipefail
 plan=0
@@ -38,14 +44,15 @@ names=$(LC_ALL=C "$bin" --list 2>&1 | awk '/^[a-z0-9_]+: [0-9]+ tests?$/ { s = $
     /^[|`]-- / { print s "/" substr($0, 5) }')
 [[ -n $names ]] || { echo "tests/run.sh: $bin --list gave no test" >&2; exit 1; }
 
-# the patterns of a list (first column; # comments and empty lines skipped)
-patterns() { awk -F'\t' '!/^#/ && NF && $1 != "pattern" { print $1 }' "$1"; }
+# the patterns of a list (first column; # comments and empty lines skipped),
+# or of lanes.tsv's lane $2 (its second column)
+patterns() { awk -F'\t' -v l="${2:-}" '!/^#/ && NF && $1 != "pattern" && (l == "" || $2 == l) { print $1 }' "$1"; }
 
 # the names matching any pattern of a list (bash glob, as Criterion's)
 match() {
     local list=$1 p n bad=0
     local -a pats
-    mapfile -t pats < <(patterns "$list")
+    mapfile -t pats < <(patterns "$list" "${2:-}")
     for p in "${pats[@]}"; do
         local hit=0
         while IFS= read -r n; do
@@ -57,27 +64,52 @@ match() {
     return $bad
 }
 
+lanes_tsv=$here/lanes.tsv
+# the lanes: lanes.tsv's lane column names 1 ... N-1 (whole numbers), lane N the rest
+nl=$(awk -F'\t' '!/^#/ && NF && $1 != "pattern" { if ($2 !~ /^[1-9][0-9]*$/) { bad = 1; print "tests/run.sh: lanes.tsv: " $1 ": lane \"" $2 "\" is not 1, 2, ..." > "/dev/stderr" }
+    if ($2 + 0 > m) m = $2 + 0 } END { if (bad) exit 1; print m + 1 }' "$lanes_tsv") || exit 1
 alone=$(match "$here/alone.tsv" | LC_ALL=C sort -u) || exit 1
-lane1=$(match "$here/lanes.tsv" | LC_ALL=C sort -u) || exit 1
-lane1=$(LC_ALL=C comm -23 <(echo "$lane1") <(echo "$alone")) # alone wins
-# a Criterion filter naming these tests: @(a|b|...)
-filt() { [[ -n $1 ]] && echo "@($(paste -sd'|' <<< "$1"))" || echo "@()"; }
-f_alone=$(filt "$alone")
-f_lane1=$(filt "$lane1")
-f_lane2="!($(filt "$(printf '%s\n%s\n' "$alone" "$lane1" | sed '/^$/d')"))"
+# a Criterion filter naming these tests: @(a|b|...), a suite whose every
+# test is named written once as suite/* (Criterion's extended glob takes at
+# most 99 alternatives: it aborts or crashes at 100; refused here)
+filt() {
+    [[ -n $1 ]] || { echo "@()"; return; }
+    local alts
+    alts=$(awk -F/ 'NR == FNR { all[$1]++; next } NF { s[$1]++; n[$1, s[$1]] = $0 }
+        END { for (k in s) if (s[k] == all[k]) print k "/*"; else for (i = 1; i <= s[k]; i++) print n[k, i] }' \
+        <(echo "$names") <(echo "$1") | LC_ALL=C sort)
+    if (($(wc -l <<< "$alts") > 99)); then
+        echo "tests/run.sh: a part of $(wc -l <<< "$alts") suites and single tests: Criterion's --filter takes at most 99" >&2
+        return 1
+    fi
+    echo "@($(paste -sd'|' <<< "$alts"))"
+}
+declare -a lane f_lane n_lane
+taken=$alone # the tests of alone and of the lanes so far
+for ((i = 1; i < nl; i++)); do
+    l=$(match "$lanes_tsv" "$i" | LC_ALL=C sort -u) || exit 1
+    # alone wins, then the first lane that names a test (a glob may name the rest of a suite)
+    l=$(LC_ALL=C comm -23 <(echo "$l") <(echo "$taken") | sed '/^$/d')
+    lane[i]=$l
+    taken=$(printf '%s\n%s\n' "$taken" "$l" | sed '/^$/d' | LC_ALL=C sort -u)
+done
+lane[nl]=$(LC_ALL=C comm -23 <(LC_ALL=C sort <<< "$names") <(echo "$taken"))
+f_alone=$(filt "$alone") || exit 1
+for ((i = 1; i <= nl; i++)); do
+    f_lane[i]=$(filt "${lane[i]}") || exit 1
+    n_lane[i]=$(sed '/^$/d' <<< "${lane[i]}" | wc -l)
+done
 n_all=$(wc -l <<< "$names")
 n_alone=$(sed '/^$/d' <<< "$alone" | wc -l)
-n_lane1=$(sed '/^$/d' <<< "$lane1" | wc -l)
 
 if ((plan)); then
     sed '/^$/d; s/^/alone /' <<< "$alone"
-    sed '/^$/d; s/^/lane1 /' <<< "$lane1"
-    LC_ALL=C comm -23 <(LC_ALL=C sort <<< "$names") <(printf '%s\n%s\n' "$alone" "$lane1" | sed '/^$/d' | LC_ALL=C sort) | sed 's/^/lane2 /'
+    for ((i = 1; i <= nl; i++)); do sed "/^\$/d; s/^/lane$i /" <<< "${lane[i]}"; done
     exit 0
 fi
 
-echo "tests/run.sh: $n_all tests: $n_lane1 on lane 1 and $((n_all - n_alone - n_lane1)) on lane 2 side by side," \
-    "then $n_alone alone (tests/alone.tsv)"
+echo "tests/run.sh: $n_all tests: $(for ((i = 1; i <= nl; i++)); do printf '%s on lane %d, ' "${n_lane[i]}" "$i"; done)" \
+    "the $nl lanes side by side, then $n_alone alone (tests/alone.tsv)"
 
 part() { # name filter: one serial Criterion run, its output in $log/name.log, its times in $log/name.xml
     local name=$1 t0=$SECONDS rc
@@ -92,16 +124,19 @@ show() { # name: the part's whole output (the tests' own lines, failures, synthe
     cat "$log/$name.log"
     return "$rc"
 }
+rm -f "$log"/lane[0-9]*.* "$log"/alone.* # an earlier run's parts (another number of lanes) are not this run's
 t0=$SECONDS
-part lane1 "$f_lane1" &
-p1=$!
-part lane2 "$f_lane2" &
-p2=$!
-wait $p1 $p2
-echo "tests/run.sh: the two lanes in $((SECONDS - t0)) s"
+declare -a pids
+for ((i = 1; i <= nl; i++)); do
+    part "lane$i" "${f_lane[i]}" &
+    pids[i]=$!
+done
+wait "${pids[@]}"
+echo "tests/run.sh: the $nl lanes in $((SECONDS - t0)) s"
 part alone "$f_alone"
 bad=0
-for n in lane1 lane2 alone; do show $n || bad=1; done
+for ((i = 1; i <= nl; i++)); do show "lane$i" || bad=1; done
+show alone || bad=1
 echo "tests/run.sh: the slowest tests (s):"
 cat "$log"/*.xml | awk '/<testsuite / { match($0, /name="[^"]*"/); s = substr($0, RSTART + 6, RLENGTH - 7) }
     /<testcase / && !/SKIPPED/ { match($0, /name="[^"]*"/); n = substr($0, RSTART + 6, RLENGTH - 7)

@@ -24,7 +24,28 @@
  * after launch and a login that is not root, interrupted and resumed.
  * The aws client's own retries are left as a user has them.  Every state is read back from the fake
  * through the same aws client, so what "nothing is left" means is what AWS
- * would answer. */
+ * would answer.
+ *
+ * Shared fixture: the build of the programs.  Three walks set a machine up
+ * (setup's `make deps progs prepare` there, in a fresh folder standing for
+ * its home), and compiling the lab there took 70 to 90 s of each on a quiet
+ * 2-core machine (more beside the other lane).  The walk on one machine
+ * (walk_from_check_to_delete_on_the_tiny_profile) keeps proving a fresh
+ * machine end to end: its home starts empty and its setup compiles
+ * everything (asserted: its setup.log compiles lab/base/util.c).  The other
+ * two (two_machines_split_the_schedule_by_rounds, study_walk_...) find in
+ * their fake home, before setup, a copy of this checkout's build of the
+ * programs (`make print-progs` and their objects under build/lab,
+ * build/fast, build/pipeline, copied with their times by cp -a, owned by
+ * the login user), the one make test built just before the tests (its
+ * TEST_NEEDS), when `make -q progs` says it is up to date here; their setup
+ * still runs every step for real, and make's own up-to-date check there
+ * finds nothing to compile (asserted: "Nothing to be done for 'progs'" in
+ * their setup.log).  Were the programs here not up to date, the walk says so
+ * and compiles there from scratch, as the first does.  What these two walks
+ * prove (two machines splitting the rounds; a full zone, a throttle, a late
+ * console, a non-root login) does not depend on where the objects were
+ * compiled, only on setup's steps, which they still run. */
 #include <arpa/inet.h>
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -302,6 +323,38 @@ static void start_pg(void)
     free(u);
 }
 
+/* The shared fixture (the file's head): this checkout's build of the
+ * programs copied into a fake machine's home (HOME/build), owned by OWNER
+ * (NULL: root), before that machine's setup; 1 when copied, 0 with the
+ * reason printed when the programs here are not up to date (the walk then
+ * compiles them there from scratch). */
+static int share_build(const char *what, const char *home, const char *owner)
+{
+    if (shf("unset MAKEFLAGS MFLAGS MAKELEVEL; make -q progs > /dev/null 2>&1") != 0) {
+        printf("cloud/%s: not sharing the build: the programs here are not up to date (make progs); "
+               "setup compiles them there from scratch\n", what);
+        return 0;
+    }
+    cr_assert_eq(shf("unset MAKEFLAGS MFLAGS MAKELEVEL; mkdir -p %s/build/bin && cp -a build/lab build/fast build/pipeline %s/build/ && "
+                     "cp -a $(make -s print-progs) %s/build/bin/", home, home, home), 0, "copying the build into %s", home);
+    if (owner)
+        cr_assert_eq(shf("chown -R %s: %s", owner, home), 0);
+    printf("cloud/%s: the programs built here copied into the machine's home %s (setup there finds them built)\n",
+           what, home);
+    return 1;
+}
+
+/* 1 when machine M's setup.log (under CLOUD_DIR) holds NEEDLE. */
+static int setup_log_has(const char *cdir, const char *m, const char *needle)
+{
+    char p[192];
+    snprintf(p, sizeof p, "%s/%s/setup.log", cdir, m);
+    char *t = slurp(p);
+    int has = strstr(t, needle) != NULL;
+    free(t);
+    return has;
+}
+
 /* check, access twice, launch twice, delete refused before fetch, wait. */
 static void walk_to_the_machine(void)
 {
@@ -416,6 +469,9 @@ Test(cloud, walk_from_check_to_delete_on_the_tiny_profile)
     cr_assert_eq(step("setup", &t), 0);
     cr_assert(strstr(t, "are the same as here") && strstr(t, "nice -10 allowed to root there (root)"), "%s", t);
     free(t);
+    snprintf(p, sizeof p, "%s/cloud", aux);
+    cr_assert(setup_log_has(p, "m1", "-c lab/base/util.c -o build/lab/base/util.o"),
+              "the fresh machine's setup did not compile the lab (see %s/m1/setup.log)", p);
     cr_assert_neq(step("start", &t), 0); /* no smoke run yet */
     cr_assert(strstr(t, "no smoke run since its setup: make cloud-smoke first"), "%s", t);
     free(t);
@@ -626,9 +682,14 @@ Test(cloud, two_machines_split_the_schedule_by_rounds)
     cr_assert_eq(step("wait", &t), 0);
     cr_assert(strstr(t, "m1: ssh answers") && strstr(t, "m2: ssh answers"), "%s", t);
     free(t);
+    snprintf(p, sizeof p, "%s/far", aux); /* both machines' home: the fake's sshds share 127.0.0.1 */
+    int shared = share_build("two_machines", p, NULL);
     cr_assert_eq(step("setup", &t), 0);
     cr_assert_eq(count(t, "are the same as here"), 2, "%s", t);
     free(t);
+    for (int k = 1; k <= 2 && shared; k++)
+        cr_assert(setup_log_has(cdir, k == 1 ? "m1" : "m2", "Nothing to be done for 'progs'"),
+                  "m%d's setup compiled something although the build was there (see %s/m%d/setup.log)", k, cdir, k);
     double s0 = now_s();
     cr_assert_eq(step("start", &t), 0);
     cr_assert(strstr(t, "runs from here on 2 machines into ") && strstr(t, "/cloud/study-"), "%s", t);
@@ -969,6 +1030,7 @@ Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_r
                      "echo 'labadmin ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/lab-test-labadmin && "
                      "chmod 0440 /etc/sudoers.d/lab-test-labadmin && chmod 0755 %s", aux), 0);
     made_user = 1;
+    int shared = share_build("study_walk", "/home/labadmin/lab", "labadmin"); /* REMOTE_DIR=lab, in its home */
     start_pg();
     char p[160];
     const char *extra[] = {"--pending", "1-3", "--console-late", "2-4", "--notfound-s", "4",
@@ -1021,6 +1083,9 @@ Test(cloud, study_walk_through_a_full_zone_a_throttle_a_late_console_and_a_non_r
                   strstr(t1, "smoke there: 18 runs, each complete") &&
                   strstr(t1, "stopped following; the measurement goes on there"), "%s", t1);
     free(t1);
+    snprintf(p, sizeof p, "%s/cloud", aux);
+    cr_assert(!shared || setup_log_has(p, "m1", "Nothing to be done for 'progs'"),
+              "setup compiled something although the build was there (see %s/m1/setup.log)", p);
     /* the second goes on where the first was */
     char *t;
     cr_assert_eq(step("study", &t), 0);
