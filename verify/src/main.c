@@ -699,13 +699,13 @@ static int verify(const args *a)
     vf_start(a->root, p.out);
     if (!inputs_usable(a, &p, &ar.arms))
         goto done;
+    mm_init(stdout, a->max_print);
+    if (!a->no_scan)
+        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks, results.json's parsing among them */
     if (vj_parse_file(p.results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;
     }
-    mm_init(stdout, a->max_print);
-    if (!a->no_scan)
-        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks */
     tally n;
     memset(&n, 0, sizeof n);
     outputs o;
