@@ -14,9 +14,8 @@
  * --scan scans only the files, folders and archives it names (scan.h) and
  * exits 0 clean, 1 findings, 2 a path missing or unreadable.
  *
- * --jobs N (vpar.h): the runs on N threads, the scan and extra beside the
- * other checks, their output replayed in this file's order: the same
- * whatever N.  Without --out on a study that has results/verified.json,
+ * --jobs N (vpar.h): the runs on N threads, the scan beside the other
+ * checks, their output replayed in this file's order: the same whatever N.  Without --out on a study that has results/verified.json,
  * the result goes aside and the committed file is compared with it.
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
@@ -112,8 +111,8 @@ static int parse_args(int argc, char **argv, args *a)
          "the committed one is compared with the recomputation)",
          &a->out, 0, 0},
         {"--jobs", VOPT_LONG, "N",
-         "threads: the runs checked in parallel, the scan and the extra\n"
-         "numbers beside the rest (default the online CPUs, at most 64;\n"
+         "threads: the runs checked in parallel, the scan beside\n"
+         "the rest (default the online CPUs, at most 64;\n"
          "the output is the same whatever N)",
          &a->jobs, 1, VP_MAX_JOBS},
         {"--guesses", VOPT_STR, "FILE",
@@ -362,19 +361,6 @@ static vj_node *study_checks(const study *s, const paths *p, around *ar, vj_node
     return o;
 }
 
-/* ex_compute on a thread of its own (vpar.h) */
-typedef struct {
-    const study *s;
-    const char *guesses;
-    vj_node *extra;
-} ex_job;
-
-static void ex_task(void *ctx)
-{
-    ex_job *j = ctx;
-    j->extra = ex_compute(j->s, j->guesses);
-}
-
 /* the manifest, the runs, the study around them, the prediction,
  * results.json, ap.json, the extra numbers and the study-level checks, in
  * this order (mismatches print as they are found); 0, or 2 on unusable
@@ -423,16 +409,12 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
         rs[i] = (ap_run_state){s->runs[i].name, s->runs[i].arm, s->runs[i].round, s->runs[i].ok,
                                s->runs[i].flood.flooded, s->runs[i].quiet,
                                s->runs[i].has_fault ? ou_scen_name[s->runs[i].fault.scen] : NULL};
-    /* the numbers the report needs beyond results.json's layout (extra.h),
-     * computed beside the AP check (vpar.h: its mismatches come out after
-     * the AP check's, as if it ran next) */
-    ex_job ej = {s, p->guesses, NULL};
-    vp_task *ex = vp_spawn(ex_task, &ej);
     o->ap = ap_check(a->root, &s->ref, p->aparms, rs, s->nruns, &o->ap_member);
     free(rs);
     n->ap = mm_count() - mark;
-    vp_join(ex);
-    o->extra = ej.extra;
+    /* the numbers the report needs beyond results.json's layout (extra.h),
+     * gathered when the runs' files were read */
+    o->extra = ex_compute(s, p->guesses);
     mark = mm_count();
     o->study = study_checks(s, p, ar, &o->design);
     n->study += mm_count() - mark;
@@ -717,13 +699,13 @@ static int verify(const args *a)
     vf_start(a->root, p.out);
     if (!inputs_usable(a, &p, &ar.arms))
         goto done;
+    mm_init(stdout, a->max_print);
+    if (!a->no_scan)
+        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks, results.json's parsing among them */
     if (vj_parse_file(p.results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;
     }
-    mm_init(stdout, a->max_print);
-    if (!a->no_scan)
-        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks */
     tally n;
     memset(&n, 0, sizeof n);
     outputs o;

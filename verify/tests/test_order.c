@@ -259,3 +259,24 @@ Test(order, a_service_answer_before_the_lookup_it_used_is_named, .init = o_setup
     cr_expect(strstr(out, "\n1 MISMATCHES"), "%s", out);
     free(out);
 }
+
+Test(order, a_service_arrival_before_the_tester_sent_is_named, .init = o_setup, .fini = o_teardown, .timeout = 60)
+{
+    /* request 3's service row arrives 2 µs before the tester sent it (the
+     * message naming the tester's line is built only for such a row:
+     * crossfile.c) */
+    syn_run r;
+    closed_run(&r, "LLLLLLLLLLLL");
+    cr_assert(r.v[3].req == 3);
+    long long send = r.t[3].send;
+    r.v[3].arrive = send - 2 * US;
+    write_study(&r);
+    char *out = o_verify(1);
+    char want[256];
+    snprintf(want, sizeof want,
+             "MISMATCH Z-capacity-r1 service.tsv.gz:6 arrive_t: lab %lld (request 3), verify at or after %lld, the "
+             "tester's send_t (tester.tsv.gz:6)\n",
+             send - 2 * US, send);
+    EXPECT_LINE(out, want);
+    free(out);
+}

@@ -60,6 +60,8 @@ Test(scanpath, findings)
         {"T=^var^folders^zz^x1^T^", "^var^folders^zz^x1^T^"},
         {"\"C:||Users||erin||lab\"", "C:||Users||erin||lab"},          /* JSON escapes decoded */
         {"dir C:|Users|erin|lab", "C:|Users|erin|lab"},
+        {"dir C:|Users|erin|lab; a:b", "C:|Users|erin|lab"},           /* colons not followed by | ... */
+        {"a:b; dir C:|Users|erin|lab", "C:|Users|erin|lab"},           /* ... after it, before it */
         {"password=^home^alice^pw", "^home^alice^pw"},                 /* with its password finding */
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
@@ -89,6 +91,7 @@ Test(scanpath, left_alone)
         "https:^^example.com^home^alice and results^home^alice and .^home^alice",
         "^run^user^ and ^run^user^x",
         "a ^srv^data^x when it is no root",
+        "C:Users|x and a colon at the very end:",
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *t = real(cases[i]), span[256];

@@ -57,6 +57,70 @@ Test(stats, radix_sort_equals_qsort)
     free(b);
 }
 
+/* vu_fmt_double's definition: %.<p>g for the least p that reads back */
+static void fmt_by_definition(double d, char *out, size_t n)
+{
+    for (int p = 1; p <= 17; p++) {
+        snprintf(out, n, "%.*g", p, d);
+        if (strtod(out, NULL) == d)
+            return;
+    }
+}
+
+static void expect_fmt(double d)
+{
+    char a[40], b[40];
+    vu_fmt_double(d, a, sizeof a);
+    fmt_by_definition(d, b, sizeof b);
+    cr_expect_str_eq(a, b, "%a", d);
+}
+
+/* the bisection of vu_fmt_double gives the definition's text: by hand,
+ * then on powers of two (where it does not bisect), their neighbours,
+ * short decimals, values near a decade's end, computed ratios and random
+ * bit patterns */
+Test(util, fmt_double_is_the_shortest_that_reads_back)
+{
+    char t[40];
+    vu_fmt_double(0.5, t, sizeof t);
+    cr_expect_str_eq(t, "0.5");
+    vu_fmt_double(0.1 + 0.2, t, sizeof t);
+    cr_expect_str_eq(t, "0.30000000000000004");
+    vu_fmt_double(1.0 / 3, t, sizeof t);
+    cr_expect_str_eq(t, "0.3333333333333333");
+    vu_fmt_double(123456789012.0, t, sizeof t);
+    cr_expect_str_eq(t, "123456789012");
+    vu_fmt_double(-2.5e-7, t, sizeof t);
+    cr_expect_str_eq(t, "-2.5e-07");
+    vu_fmt_double(NAN, t, sizeof t);
+    cr_expect_str_eq(t, "null");
+    expect_fmt(0.0);
+    expect_fmt(-0.0);
+    expect_fmt(5e-324);
+    expect_fmt(1.7976931348623157e308);
+    for (int e = -1074; e <= 1023; e++) {
+        double p = ldexp(1.0, e);
+        expect_fmt(p);
+        expect_fmt(-p);
+        expect_fmt(nextafter(p, 0));
+        expect_fmt(nextafter(p, INFINITY));
+    }
+    for (int k = 0; k < 20000; k++) {
+        expect_fmt(k / 1000.0);
+        expect_fmt(9.95 + k * 1e-6);
+        expect_fmt((double)k / 9973 / 1e6);
+    }
+    unsigned long long s = 987654321;
+    for (int k = 0; k < 200000; k++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        double d;
+        unsigned long long bits = s ^ (s >> 29);
+        memcpy(&d, &bits, sizeof d);
+        if (isfinite(d))
+            expect_fmt(d);
+    }
+}
+
 /* a fake study for predicates: arm A rounds 1-3, arm B rounds 1-2 (+ 4) */
 static size_t f_rounds(void *ctx, const char *arm, int *out, size_t max)
 {

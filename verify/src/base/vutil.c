@@ -176,17 +176,47 @@ int vu_write_atomic(const char *path, const void *data, size_t len, char *err, s
     return e;
 }
 
+/* d printed with %.<prec>g into out: 1 when it reads back as d */
+static int reads_back(double d, int prec, char *out, size_t outlen)
+{
+    snprintf(out, outlen, "%.*g", prec, d);
+    return strtod(out, NULL) == d;
+}
+
+/* The text is %.<p>g for the least p (1 .. 17) that reads back as d (17
+ * always does).  Found by bisection where reading back is monotone in p:
+ * when d is not a power of two, the reals that read back as d lie
+ * symmetrically around it (its neighbours are an ulp away on either side,
+ * both ends of that interval rounding alike), and the p + 1 digit
+ * rounding of d is at least as close to it as the p digit one (that is a
+ * p + 1 digit number too), so if p reads back, p + 1 does.  A power of two
+ * has a neighbour below at half the distance: there p is tried from 1 up,
+ * the definition itself (tests/test_units.c compares both on many values). */
 void vu_fmt_double(double d, char *out, size_t outlen)
 {
     if (!isfinite(d)) {
         snprintf(out, outlen, "null");
         return;
     }
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(out, outlen, "%.*g", prec, d);
-        if (strtod(out, NULL) == d)
-            return;
+    int e;
+    if (d == 0 || fabs(frexp(d, &e)) == 0.5) {
+        for (int prec = 1; prec <= 17; prec++)
+            if (reads_back(d, prec, out, outlen))
+                return;
+        return;
     }
+    /* the least p in [lo, hi] (hi reads back); computed values mostly need 16 or 17: 15 first */
+    int lo = 1, hi = 17, mid = 15, last = 0;
+    while (lo < hi) {
+        last = mid;
+        if (reads_back(d, mid, out, outlen))
+            hi = mid;
+        else
+            lo = mid + 1;
+        mid = lo + (hi - lo) / 2;
+    }
+    if (last != lo)
+        reads_back(d, lo, out, outlen);
 }
 
 int vu_is_dir(const char *path)

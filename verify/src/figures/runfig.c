@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "crossfile.h"
+#include "exrun.h"
 #include "mism.h"
 #include "rawcols.h"
 #include "rawdec.h"
@@ -222,6 +223,7 @@ typedef struct {
     ro_acc ro;      /* the rows' order: connections, files (roworder.h) */
     rd_acc rd;
     rx_run rx;      /* format 4 decoded (rawdec.h) */
+    ex_run *ex;     /* the rows extra.runs.<run> needs (exrun.h); NULL: an attempt, none */
 } rowx;
 
 /* a tester answer of kind L, K or D (ki 0, 1, 2) against the reference
@@ -285,6 +287,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         xf_tester_row(&x->xf, line, &row);
         ro_tester_row(&x->ro, line, &row);
         rd_tester_row(&x->rd);
+        if (x->ex)
+            ex_tester_row(x->ex, &row);
         n++;
         long long sched = row.v[T_SCHED];
         char kind = row.c[T_KIND];
@@ -422,6 +426,8 @@ static int do_service(const char *root, rf_run *r, const vj_node *rj, df_acc *d,
         xf_service_row(&x->xf, line, &row);
         ro_service_row(&x->ro, line, &row);
         fl_service_row(fl, &row);
+        if (x->ex)
+            ex_service_row(x->ex, &row);
     }
     if (rc) {
         rx_close(&f);
@@ -500,6 +506,8 @@ static int do_store(const char *root, rf_run *r, const vj_node *rj, long long te
         ro_store_row(&x->ro, store, line, &row);
         rd_store_row(&x->rd, fault, store, line, &row);
         fl_store_row(fl, &row, store);
+        if (x->ex)
+            ex_store_row(x->ex, &row);
         ou_win_store_row(&r->win, &r->fault, store, row.has[S_START], row.v[S_START], row.has[S_END],
                          row.v[S_END]);
         long long arr = row.v[S_ARRIVE];
@@ -897,13 +905,23 @@ static long long check_test_rows(const rf_run *r, const vj_node *rj, const ref_d
     return test_rows;
 }
 
+static int compute_in(const char *root, const char *dir, const char *folder, const char *planned, int attempt,
+                      const ref_data *ref, const qr_rules *rules, int extra, rf_run *r);
+
 int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *r)
 {
-    return rf_compute_in(root, RF_RAW, run, run, 0, ref, rules, r);
+    return compute_in(root, RF_RAW, run, run, 0, ref, rules, 1, r);
 }
 
 int rf_compute_in(const char *root, const char *dir, const char *folder, const char *planned, int attempt,
                   const ref_data *ref, const qr_rules *rules, rf_run *r)
+{
+    return compute_in(root, dir, folder, planned, attempt, ref, rules, 0, r);
+}
+
+/* extra: 1 to gather the rows of extra.runs.<run> and build it (r->extra) */
+static int compute_in(const char *root, const char *dir, const char *folder, const char *planned, int attempt,
+                      const ref_data *ref, const qr_rules *rules, int extra, rf_run *r)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", folder);
@@ -964,6 +982,9 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     ro_init(&x.ro, r->name);
     rd_init(&x.rd, rj, r->name, r->round, r->seconds, r->t0);
     rx_init(&x.rx, rj, r->round, r->seconds, r->t0, ref);
+    ex_run ex;
+    ex_run_init(&ex);
+    x.ex = extra ? &ex : NULL;
 
     /* the events before the service: its O codes are checked against the breaker's rows */
     int rc = do_tester(root, r, rj, ref, &lat, &late, &status200, &d, &x);
@@ -1004,7 +1025,11 @@ int rf_compute_in(const char *root, const char *dir, const char *folder, const c
     if (!rc) {
         r->brk = d.brk;
         df_brk_init(&d.brk);
+        /* lat is sorted (set_figures) */
+        if (extra)
+            r->extra = ex_run_json(&ex, lat.v, lat.n, r->has_brk, &r->brk, r->t0, rj);
     }
+    ex_run_free(&ex);
     df_free(&d);
     fl_acc_free(&fl);
     free(lat.v);
@@ -1092,6 +1117,8 @@ void rf_free(rf_run *r)
     free(r->errors_sec);
     ou_win_free(&r->win);
     df_brk_free(&r->brk);
+    vj_free(r->extra);
+    r->extra = NULL;
     r->live_sec = r->errors_sec = NULL;
     r->arrivals = r->standins = r->lookups_sent = r->busy_ns = r->line_ns = r->late_max_ns = NULL;
     r->late_has = NULL;

@@ -21,7 +21,10 @@
  * name, two count objects (store_outcomes, lookup_ends) and the list
  * recovery_lookups_100ms, and the flood's truth values (flooded, drained:
  * flood.h).  It keeps the breaker's rows of events.tsv.gz
- * (brk, with has_brk when arm_spec.brk_cool_ms is above 0) for extra.h.
+ * (brk, with has_brk when arm_spec.brk_cool_ms is above 0).  rf_compute
+ * (a run of results/raw/, not an attempt) also builds, from the same
+ * reading, the run's object of verified.json's extra.runs (exrun.h) in
+ * extra, which extra.h gathers: the raw files are read once.
  */
 #ifndef RUNFIG_H
 #define RUNFIG_H
@@ -107,6 +110,7 @@ typedef struct {
     int quiet;                      /* 1: breaks no rule of the quiet file */
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */
+    vj_node *extra;                 /* extra.runs.<run> (exrun.h), built by rf_compute (not rf_compute_in) */
 } rf_run;
 
 int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *out);

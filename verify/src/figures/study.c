@@ -376,8 +376,40 @@ static int attempt_name(const char *name, char *run, size_t len)
     return (int)n;
 }
 
+/* one folder of results/attempts/ (vpar.h: on any thread, its mismatches in order) */
+typedef struct {
+    const char *root;
+    study *s;
+    char **names;
+    rf_run *r;      /* [i]: folder i's figures, when read[i] */
+    unsigned char *read;
+} attempts_job;
+
+static void one_attempt(void *ctx, size_t i)
+{
+    attempts_job *j = ctx;
+    char *p = vu_xasprintf("%s/" RF_ATTEMPTS "/%s", j->root, j->names[i]), where[600], run[256];
+    int isdir = vu_is_dir(p);
+    free(p);
+    snprintf(where, sizeof where, RF_ATTEMPTS "/%s", j->names[i]);
+    int n = attempt_name(j->names[i], run, sizeof run);
+    if (!isdir || !n) {
+        mm_add(NULL, where, isdir ? "folder name" : "file", j->names[i],
+               "only folders <run>-a<N>, N = 1, 2, ... (RESULTS.md)");
+        return;
+    }
+    j->read[i] = 1;
+    rf_run *r = &j->r[i];
+    if (rf_compute_in(j->root, RF_ATTEMPTS, j->names[i], run, n, &j->s->ref, &j->s->rules, r)) {
+        char *m = vu_xasprintf("rejected: %s", r->reject);
+        mm_add(NULL, where, "raw files", "(an attempt in results/attempts/)", m);
+        free(m);
+    }
+}
+
 /* every folder of results/attempts/ (RESULTS.md, "attempts measured
- * again"): its figures, or its rejection; none when the folder is absent */
+ * again"): its figures, or its rejection; none when the folder is absent.
+ * The folders are read in parallel (vpar.h) */
 static void compute_attempts(const char *root, study *s)
 {
     char *dir = vu_xasprintf("%s/" RF_ATTEMPTS, root);
@@ -387,26 +419,16 @@ static void compute_attempts(const char *root, study *s)
         free(dir);
         return;
     }
+    attempts_job j = {root, s, names, vu_xcalloc(nn + 1, sizeof(rf_run)), vu_xcalloc(nn + 1, 1)};
+    vp_for(nn, one_attempt, &j);
     s->attempts = vu_xcalloc(nn + 1, sizeof *s->attempts);
-    for (size_t i = 0; i < nn; i++) {
-        char *p = vu_xasprintf("%s/%s", dir, names[i]), where[600], run[256];
-        int isdir = vu_is_dir(p);
-        free(p);
-        snprintf(where, sizeof where, RF_ATTEMPTS "/%s", names[i]);
-        int n = attempt_name(names[i], run, sizeof run);
-        if (!isdir || !n) {
-            mm_add(NULL, where, isdir ? "folder name" : "file", names[i],
-                   "only folders <run>-a<N>, N = 1, 2, ... (RESULTS.md)");
-            continue;
+    for (size_t i = 0; i < nn; i++)
+        if (j.read[i]) {
+            s->attempts[s->nattempts] = j.r[i];
+            s->answers_checked += s->attempts[s->nattempts++].answers_checked;
         }
-        rf_run *r = &s->attempts[s->nattempts++];
-        if (rf_compute_in(root, RF_ATTEMPTS, names[i], run, n, &s->ref, &s->rules, r)) {
-            char *m = vu_xasprintf("rejected: %s", r->reject);
-            mm_add(NULL, where, "raw files", "(an attempt in results/attempts/)", m);
-            free(m);
-        }
-        s->answers_checked += r->answers_checked;
-    }
+    free(j.r);
+    free(j.read);
     vu_free_names(names, nn);
     free(dir);
     qsort(s->attempts, s->nattempts, sizeof *s->attempts, cmp_run_ptr);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vgz.h"
 #include "vnum.h"
 #include "vutil.h"
 
@@ -109,19 +110,30 @@ int rr_open(rr_file *f, const char *path, const unsigned char *gz, size_t gzlen,
         snprintf(err, errlen, "%s: not a gzip file", path);
         return -1;
     }
-    if (inflateInit2(&f->zs, 16 + MAX_WBITS) != Z_OK) {
-        snprintf(err, errlen, "%s: cannot start zlib", path);
-        return -1;
+    unsigned char *whole;
+    size_t wn;
+    if (gzlen <= 0xFFFFFFFFu && vgz_whole(gz, gzlen, 0, 0, &whole, &wn, NULL, NULL) == 0) {
+        /* inflated whole at once (vgz.h): the lines are read from it, nothing more to inflate */
+        f->buf = (char *)whole;
+        f->cap = wn + 1;
+        f->end = wn;
+        f->zdone = 1;
+    } else {
+        /* chunk by chunk with zlib, whose messages say what is wrong with the stream */
+        if (inflateInit2(&f->zs, 16 + MAX_WBITS) != Z_OK) {
+            snprintf(err, errlen, "%s: cannot start zlib", path);
+            return -1;
+        }
+        f->zinit = 1;
+        if (gzlen > 0xFFFFFFFFu) {
+            snprintf(err, errlen, "%s: file too large", path);
+            return -1;
+        }
+        f->zs.next_in = (Bytef *)gz;
+        f->zs.avail_in = (uInt)gzlen;
+        f->cap = CHUNK;
+        f->buf = vu_xmalloc(f->cap);
     }
-    f->zinit = 1;
-    if (gzlen > 0xFFFFFFFFu) {
-        snprintf(err, errlen, "%s: file too large", path);
-        return -1;
-    }
-    f->zs.next_in = (Bytef *)gz;
-    f->zs.avail_in = (uInt)gzlen;
-    f->cap = CHUNK;
-    f->buf = vu_xmalloc(f->cap);
     char *line;
     size_t len;
     int r = next_line(f, &line, &len, err, errlen);

@@ -14,6 +14,7 @@
 #include <lzma.h>
 #endif
 
+#include "vgz.h"
 #include "vutil.h"
 
 #define CHUNK ((size_t)1 << 30)   /* the libraries count in unsigned int */
@@ -215,6 +216,16 @@ static void gzip_fields(const unsigned char *b, size_t n, size_t p, unsigned mem
 static int zlib_run(int wbits, const unsigned char *b, size_t n, size_t cap, unsigned char **out, size_t *outn,
                     char *err, size_t errlen, sp_entry_cb meta, void *mctx)
 {
+    if (wbits > 15 && cap > 0) {
+        /* gzip inflated whole at once when it can be (vgz.h: under cap), else chunk by chunk below */
+        size_t *starts, ns;
+        if (vgz_whole(b, n, cap, 1, out, outn, &starts, &ns) == 0) {
+            for (size_t k = 0; k < ns; k++)
+                gzip_fields(b, n, starts[k], (unsigned)k + 1, meta, mctx);
+            free(starts);
+            return SP_OK;
+        }
+    }
     z_stream zs;
     memset(&zs, 0, sizeof zs);
     sink o;
