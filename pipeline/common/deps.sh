@@ -5,7 +5,7 @@
 # compares their versions here and on a rented machine).
 set -euo pipefail
 pkgs=(gcc make pkg-config libc6-dev git ca-certificates
-      libpq-dev libssl-dev zlib1g-dev libbz2-dev liblzma-dev libcriterion-dev libxgboost-dev
+      libpq-dev libssl-dev zlib1g-dev libbz2-dev liblzma-dev libdeflate-dev libcriterion-dev libxgboost-dev
       libevent-dev libjansson-dev postgresql libplplot-dev plplot-driver-cairo
       openssh-client openssh-server chromium jq)
 pkgs+=(awscli) # pipeline/cloud/cloud.sh: the machine is rented with Debian's AWS command line client
