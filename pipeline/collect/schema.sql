@@ -13,6 +13,11 @@
 -- run, and an index kept up to date row by row during the load cost more
 -- than half of the loading (the full study of 2026-12-06: 4.6 million
 -- lookups COPied in 24 s with the two indexes of lookups, 6.6 s without).
+-- Nor does autovacuum come by (autovacuum_enabled off): while the runs
+-- were loaded it analysed and vacuumed the growing tables over and over,
+-- and vacuumed them again during stats.sql, on the same two cores.
+-- collect ANALYZEs them itself once every run is loaded, and VACUUMs them
+-- when it deleted rows (a run loaded again from other files, or gone).
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
@@ -28,10 +33,10 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 8) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 9) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (8);
+        INSERT INTO schema_version VALUES (9);
     END IF;
 END $$;
 
@@ -55,13 +60,13 @@ CREATE UNLOGGED TABLE IF NOT EXISTS runs (
     hedge2      int NOT NULL,             --   1: the hedge (lookup 1) goes to the second store, a copy
     run_json    jsonb NOT NULL,
     attempt     int                       -- N of a kept attempt <run>-a<N>; null for a run (results/raw/)
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
     run text NOT NULL, j int NOT NULL, row_ int NOT NULL,
     sched_ns bigint NOT NULL, send_ns bigint, answer_ns bigint,
     status int NOT NULL, kind char(1) NOT NULL, score real, conn int, waited int
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
     run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
@@ -71,7 +76,7 @@ CREATE UNLOGGED TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one ro
     a2_start bigint, a2_end bigint, a2_out char(1),
     a3_start bigint, a3_end bigint, a3_out char(1),
     a4_start bigint, a4_end bigint, a4_out char(1)
-);
+) WITH (autovacuum_enabled = false);
 
 -- Each lookup the service tried (a present aK_start_t, K = 0 .. 4) with its
 -- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
@@ -95,24 +100,20 @@ CREATE UNLOGGED TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) a
     req bigint, attempt int, row_ int,
     arrive_ns bigint, start_ns bigint, end_ns bigint,
     planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
     run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
     t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
     steal bigint NOT NULL, lab bigint NOT NULL
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
     run text NOT NULL, i int NOT NULL,        -- a connection; its breaker opened (O W P), half opened (H), closed (K);
     t_ns bigint NOT NULL,                     -- i: the row's number in the file (0, 1, ...)
     what char(1) NOT NULL, conn int NOT NULL, -- conn -1 on a breaker row
     tries int NOT NULL, wait_ns bigint NOT NULL
-);
-
--- The loader's staging of one run's machine rows (collectload.c): they go on
--- into machine numbered by k.
-CREATE TEMP TABLE IF NOT EXISTS machine_in (LIKE machine);
+) WITH (autovacuum_enabled = false);
 
 CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
     k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
@@ -120,7 +121,7 @@ CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
 
 CREATE UNLOGGED TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
     run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE TABLE run_stats (                     -- the figures of each run (pipeline/RESULTS.md)
     run text PRIMARY KEY, arm text, round int, n bigint, answered bigint,
