@@ -249,19 +249,20 @@ CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in fil
 );
 
 -- prediction.json's twin (format 2): its `noise` (one row; none when null
--- or absent) and each run's `twin` that is not null.
+-- or absent) and each run's `twin` that is not null, k its place among
+-- them in the file (0, 1, ...).
 CREATE TABLE prediction_noise (path text NOT NULL, sha256 text NOT NULL, replicas int NOT NULL);
 CREATE TABLE predicted_twin (
     run text PRIMARY KEY, replicas int NOT NULL, flooded int NOT NULL, p_flood double precision NOT NULL,
-    q05 double precision NOT NULL, q50 double precision NOT NULL, q95 double precision NOT NULL
+    q05 double precision NOT NULL, q50 double precision NOT NULL, q95 double precision NOT NULL, k int NOT NULL
 );
 
 -- RESULTS.md's `twin`, filled by stats.sql only when prediction_noise has
 -- its row: the scores (one row), the calibration's bins (in order k), the
 -- runs beyond the tolerance.
-CREATE TABLE twin_scored (                   -- the scored runs: y, the twin's p, the two references' p
+CREATE TABLE twin_scored (                   -- the scored runs: y, the twin's p, the two references' p,
     run text PRIMARY KEY, y int NOT NULL, p double precision NOT NULL, p_yes_no double precision NOT NULL,
-    p_odds double precision NOT NULL
+    p_odds double precision NOT NULL, k int NOT NULL   -- k: predicted_twin's
 );
 CREATE TABLE twin_scores (
     runs int NOT NULL, flooded int NOT NULL, brier double precision, brier_yes_no double precision,

@@ -903,7 +903,7 @@ TRUNCATE twin_scored, twin_scores, twin_calibration, twin_outside;
 
 INSERT INTO twin_scored
 SELECT s.run, CASE WHEN s.flooded THEN 1 ELSE 0 END, t.p_flood,
-       CASE WHEN pr.flooded THEN 1 ELSE 0 END, c.sim_k::double precision / c.sim_n
+       CASE WHEN pr.flooded THEN 1 ELSE 0 END, c.sim_k::double precision / c.sim_n, t.k
 FROM run_stats s
 JOIN predicted_runs pr ON pr.run = s.run
 JOIN predicted_twin t ON t.run = s.run
@@ -911,14 +911,17 @@ CROSS JOIN LATERAL (SELECT o.sim_k, o.sim_n FROM odds_claims o
                     WHERE o.arm = s.arm AND o.claim = 'flood' ORDER BY o.k LIMIT 1) c
 WHERE s.quiet AND s.attempt IS NULL AND EXISTS (SELECT 1 FROM prediction_noise);
 
+-- (each mean adds its terms up in one order, the twins' in prediction.json,
+-- k: a sum of doubles depends on its order in the last bits, and the order
+-- rows are read in is no rule: the loader writes two runs at a time)
 INSERT INTO twin_scores
 SELECT count(*), count(*) FILTER (WHERE y = 1),
-       avg((p - y) ^ 2), avg((p_yes_no - y) ^ 2), avg((p_odds - y) ^ 2)
+       avg((p - y) ^ 2 ORDER BY k), avg((p_yes_no - y) ^ 2 ORDER BY k), avg((p_odds - y) ^ 2 ORDER BY k)
 FROM twin_scored
 HAVING EXISTS (SELECT 1 FROM prediction_noise);   -- (no row without: the aggregate's one row otherwise)
 
 INSERT INTO twin_calibration
-SELECT b.k, b.lo, b.hi, count(x.run), avg(x.p), count(x.run) FILTER (WHERE x.y = 1),
+SELECT b.k, b.lo, b.hi, count(x.run), avg(x.p ORDER BY x.k), count(x.run) FILTER (WHERE x.y = 1),
        CASE WHEN count(x.run) > 0 THEN (count(x.run) FILTER (WHERE x.y = 1))::double precision / count(x.run) END,
        lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, false),
        lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, true)
