@@ -14,8 +14,8 @@
  *    measured is named with both digests, exit 1, nothing loaded, nothing
  *    written but the stage's record.  Then loads every run folder
  *    OUT/results/raw/<run>/ whose fingerprint is not loaded yet, each checked whole first and loaded in one transaction
- *    (pipeline/collect/collectload.c: raw format 3, a second store's rows kept apart
- *    by their store number), then every kept attempt
+ *    (pipeline/collect/collectload.c: raw format 4, a second store's rows kept apart
+ *    by their store number; two folders at a time, over two connections), then every kept attempt
  *    OUT/results/attempts/<run>-a<N>/ the same way, marked as an attempt
  *    (it counts in nothing: stats.sql).  Runs and attempts no longer on
  *    disk are deleted.
@@ -162,6 +162,30 @@ static int load_quiet(PGconn *db, const opts *o, char *err, size_t errlen)
 
 /* --------------------------------------------------------------- main */
 
+/* A connection to url (masked: url without its password, for messages) set
+ * up as collect uses it, or NULL with err naming the server. */
+static PGconn *connect_db(const char *url, const char *masked, char *err, size_t errlen)
+{
+    PGconn *db = PQconnectdb(url);
+    if (PQstatus(db) != CONNECTION_OK) {
+        char m[512];
+        snprintf(m, sizeof m, "%s", PQerrorMessage(db));
+        m[strcspn(m, "\n")] = 0;
+        ut_seterr(err, errlen, "cannot reach PostgreSQL at \"%s\": %s (nothing was written)", masked, m);
+        PQfinish(db);
+        return NULL;
+    }
+    PQsetNoticeProcessor(db, NULL, NULL);
+    /* JIT compiling costs more than it saves on stats.sql's statements
+     * (pipeline/README.md: 0.75 s of 2.2 s on a quick-sized study) */
+    if (pgx_exec(db, "SET client_min_messages = warning", err, errlen) != 0 ||
+        pgx_exec(db, "SET jit = off", err, errlen) != 0) {
+        PQfinish(db);
+        return NULL;
+    }
+    return db;
+}
+
 /* Every run of a round names one machine (RESULTS.md, "Several machines"):
  * the paired comparisons pair the arms of a round.  0, or -1 with the
  * first round that names two. */
@@ -293,25 +317,16 @@ int main(int argc, char **argv)
         return 2;
     }
     prov_mask(o.pgurl, masked, sizeof masked); /* never print a password */
-    PGconn *db = PQconnectdb(o.pgurl);
-    if (PQstatus(db) != CONNECTION_OK) {
-        char m[512];
-        snprintf(m, sizeof m, "%s", PQerrorMessage(db));
-        m[strcspn(m, "\n")] = 0;
-        ut_err("cannot reach PostgreSQL at \"%s\": %s (nothing was written)", masked, m);
-        PQfinish(db);
+    PGconn *db = connect_db(o.pgurl, masked, err, sizeof err);
+    if (!db) {
+        ut_err("%s", err);
         guesstab_free(&guesses);
         return 1;
     }
-    PQsetNoticeProcessor(db, NULL, NULL);
-    pgx_exec(db, "SET client_min_messages = warning", err, sizeof err);
-    /* JIT compiling costs more than it saves on stats.sql's statements
-     * (pipeline/README.md: 0.75 s of 2.2 s on a quick-sized study) */
-    pgx_exec(db, "SET jit = off", err, sizeof err);
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
     char **runs = NULL, **atts = NULL, (*fps)[65] = NULL;
-    int nruns = 0, natts = 0, rc = 1, loaded = 0;
+    int nruns = 0, natts = 0, rc = 1, loaded = 0, replaced = 0, ngone = 0;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
     snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
@@ -332,16 +347,21 @@ int main(int argc, char **argv)
         pgx_exec_file(db, path, err, sizeof err) != 0)
         goto done;
     {
-        /* every run, then every kept attempt, in order (collectload_all:
-         * the next ones read while one is written) */
+        /* every run, then every kept attempt, taken in order (collectload_all:
+         * the next ones read while two are written, each over a connection
+         * of its own: the second one here, for the loading alone) */
         collectload_item *items = malloc((size_t)(nruns + natts + 1) * sizeof *items);
         int done = 0, r = items ? 0 : -1;
         for (int i = 0; items && i < nruns + natts; i++)
             items[i] = (collectload_item){i < nruns ? runs[i] : atts[i - nruns], i >= nruns, fps[i]};
-        if (items)
-            r = collectload_all(db, o.root, items, nruns + natts, &done, &loaded, err, sizeof err);
-        else
+        PGconn *dbs[2] = {db, NULL};
+        if (!items)
             ut_seterr(err, sizeof err, "collect: out of memory");
+        else if (!(dbs[1] = connect_db(o.pgurl, masked, err, sizeof err)))
+            r = -1;
+        else
+            r = collectload_all(dbs, 2, o.root, items, nruns + natts, &done, &loaded, &replaced, err, sizeof err);
+        PQfinish(dbs[1]);
         free(items);
         for (int i = 0; i < done; i++) {
             snprintf(path, sizeof path, "%s/%s/%s/run.json", o.root, i < nruns ? PATH_RAW_DIR : PATH_ATTEMPTS_DIR,
@@ -360,7 +380,7 @@ int main(int argc, char **argv)
     /* runs (and attempts) no longer on disk, removed together */
     {
         PGresult *q = PQexec(db, "SELECT run, attempt IS NOT NULL FROM runs ORDER BY run");
-        int nq = q && PQresultStatus(q) == PGRES_TUPLES_OK ? PQntuples(q) : 0, ngone = 0;
+        int nq = q && PQresultStatus(q) == PGRES_TUPLES_OK ? PQntuples(q) : 0;
         const char **gone = malloc((size_t)(nq + 1) * sizeof *gone);
         for (int i = 0; gone && i < nq; i++) {
             const char *run = PQgetvalue(q, i, 0);
@@ -378,9 +398,16 @@ int main(int argc, char **argv)
         PQclear(q);
     }
     /* the planner's statistics of the raw tables, for stats.sql's joins and
-     * groupings: freshly loaded rows have none until autovacuum comes by */
-    if (loaded > 0 && pgx_exec(db, "ANALYZE runs, requests, service_requests, lookups, machine, events", err,
-                               sizeof err) != 0)
+     * groupings (autovacuum never comes by: schema.sql), and when rows were
+     * deleted (a run loaded again, or gone) the space of the dead ones
+     * made free again (syslog too: stats.sql never reads it, so it is not
+     * analysed otherwise) */
+    if ((replaced > 0 || ngone > 0) &&
+        pgx_exec(db, "VACUUM (ANALYZE) runs, requests, service_requests, lookups, machine, events, syslog", err,
+                 sizeof err) != 0)
+        goto done;
+    if (loaded > 0 && replaced == 0 && ngone == 0 &&
+        pgx_exec(db, "ANALYZE runs, requests, service_requests, lookups, machine, events", err, sizeof err) != 0)
         goto done;
     if (one_machine_per_round(db, err, sizeof err) != 0)
         goto done;

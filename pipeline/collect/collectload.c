@@ -323,11 +323,16 @@ static int read_files(const char *root, const char *dir, const char *run, json_t
 }
 
 /* The run's old rows out (when it was loaded before: `old`), the new ones
- * in, in one transaction.  The machine's rows go through machine_in
- * (schema.sql), which numbers each reading within its scope. */
+ * in, in one transaction.  The machine's rows go through machine_in, the
+ * loader's staging: a temporary table of the connection (each lane has its
+ * own), emptied at each commit or rollback, from which they go on into
+ * machine numbered by k, each reading's number within its scope. */
 static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, int old, char *err, size_t errlen)
 {
-    if (pgx_exec(db, "BEGIN", err, errlen) != 0 || (old && collectload_forget(db, ri->p[P_RUN], err, errlen) != 0))
+    if (pgx_exec(db, "BEGIN", err, errlen) != 0 ||
+        pgx_exec(db, "CREATE TEMP TABLE IF NOT EXISTS machine_in (LIKE machine) ON COMMIT DELETE ROWS", err,
+                 errlen) != 0 ||
+        (old && collectload_forget(db, ri->p[P_RUN], err, errlen) != 0))
         return -1;
     return pgx_copy(db, "COPY requests FROM STDIN", b[B_TESTER].buf, b[B_TESTER].len, err, errlen) != 0 ||
                    pgx_copy(db, "COPY service_requests FROM STDIN", b[B_SERVICE].buf, b[B_SERVICE].len, err,
@@ -341,7 +346,6 @@ static int replace_run(PGconn *db, const run_info *ri, const sbuf *b, int old, c
                             "SELECT run, row_number() OVER (PARTITION BY scope ORDER BY t_ns) - 1, t_ns, scope, "
                             "total, idle, steal, lab FROM machine_in",
                             err, errlen) != 0 ||
-                   pgx_exec(db, "TRUNCATE machine_in", err, errlen) != 0 ||
                    pgx_copy(db, "COPY events FROM STDIN", b[B_EVENTS].buf, b[B_EVENTS].len, err, errlen) != 0 ||
                    (b[B_SYSLOG].len &&
                     pgx_copy(db, "COPY syslog FROM STDIN", b[B_SYSLOG].buf, b[B_SYSLOG].len, err, errlen) != 0) ||
@@ -533,21 +537,28 @@ int collectload_attempt(PGconn *db, const char *root, const char *name, const ch
 
 /* ------------------------------------------------- many, read ahead */
 
-/* The folders to load, read by a second thread up to AHEAD folders ahead of
- * the one being written: the decoding (client CPU) and PostgreSQL's COPY
- * (server CPU) overlap instead of taking turns.  The reader touches no
- * database; the writer takes the folders in order, so the first error is
- * the one of the first folder that fails, as one at a time. */
-enum { AHEAD = 2 };
+/* The folders to load, read by one thread up to AHEAD folders ahead of the
+ * ones being written, and written by one thread per connection (a lane),
+ * each taking the next folder in order: the decoding (client CPU) and
+ * PostgreSQL's COPY (a server process per connection) overlap instead of
+ * taking turns.  The reader touches no database.  Each folder is written in
+ * its own transaction, so a lane's rows never wait for the other's; the
+ * first error reported is the one of the first folder (in order) that
+ * fails, as one at a time, though a folder after it that the other lane was
+ * writing may be loaded by then (the next collect skips it: same
+ * fingerprint). */
+enum { AHEAD = 3 };
 
 typedef struct {
     const char *root;
     const collectload_item *items;
     int n;
-    struct job **jobs;   /* [n] read (NULL: not to load) */
-    int *skip;           /* [n] 1: loaded already */
-    int nread, nwritten; /* folders read, written (or skipped) */
-    int stop;
+    struct job **jobs;    /* [n] read (NULL: not to load, or written) */
+    int *skip;            /* [n] 1: loaded already */
+    int *st;              /* [n] 1 written or skipped, -1 failed (its job's err says why), 0 not yet */
+    int nread, ntaken;    /* folders read; taken by a lane, in order */
+    int rdone, stop;      /* the reader is done; a folder failed: no lane takes another */
+    int loaded, replaced; /* folders loaded now; of them, loaded before from other files */
     pthread_mutex_t mu;
     pthread_cond_t cv;
 } ahead;
@@ -557,7 +568,7 @@ static void *reader(void *arg)
     ahead *a = arg;
     for (int i = 0; i < a->n; i++) {
         pthread_mutex_lock(&a->mu);
-        while (!a->stop && i - a->nwritten >= AHEAD)
+        while (!a->stop && i - a->ntaken >= AHEAD)
             pthread_cond_wait(&a->cv, &a->mu);
         int stop = a->stop;
         pthread_mutex_unlock(&a->mu);
@@ -570,25 +581,71 @@ static void *reader(void *arg)
         }
         pthread_mutex_lock(&a->mu);
         a->nread = i + 1;
-        if (bad)
-            a->stop = 1;
         pthread_cond_broadcast(&a->cv);
         pthread_mutex_unlock(&a->mu);
-        if (bad)
+        if (bad) /* a lane takes it and reports it */
             break;
+    }
+    pthread_mutex_lock(&a->mu);
+    a->rdone = 1;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+typedef struct {
+    ahead *a;
+    PGconn *db;
+} lane;
+
+static void *writer(void *arg)
+{
+    lane *w = arg;
+    ahead *a = w->a;
+    for (;;) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && a->ntaken < a->n && a->nread <= a->ntaken && !a->rdone)
+            pthread_cond_wait(&a->cv, &a->mu);
+        if (a->stop || a->ntaken >= a->n || a->nread <= a->ntaken) {
+            pthread_mutex_unlock(&a->mu);
+            break;
+        }
+        int i = a->ntaken++;
+        pthread_cond_broadcast(&a->cv); /* the reader may read one more */
+        pthread_mutex_unlock(&a->mu);
+        struct job *j = a->jobs[i];
+        int ok = a->skip[i] || (!j->bad && job_write(w->db, j, j->err, sizeof j->err) == 0);
+        pthread_mutex_lock(&a->mu);
+        a->st[i] = ok ? 1 : -1;
+        if (!ok)
+            a->stop = 1;
+        else if (!a->skip[i]) {
+            a->loaded++;
+            a->replaced += j->old;
+        }
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+        if (ok) { /* a failed job is kept for its err */
+            job_free(j);
+            a->jobs[i] = NULL;
+        }
     }
     return NULL;
 }
 
-int collectload_all(PGconn *db, const char *root, const collectload_item *items, int n, int *done, int *loaded,
-                    char *err, size_t errlen)
+int collectload_all(PGconn *const *dbs, int ndb, const char *root, const collectload_item *items, int n, int *done,
+                    int *loaded, int *replaced, char *err, size_t errlen)
 {
     *done = 0;
     *loaded = 0;
+    *replaced = 0;
     ahead a = {.root = root, .items = items, .n = n};
     a.jobs = calloc((size_t)n + 1, sizeof *a.jobs);
     a.skip = calloc((size_t)n + 1, sizeof *a.skip);
-    int rc = a.jobs && a.skip ? 0 : -1;
+    a.st = calloc((size_t)n + 1, sizeof *a.st);
+    lane *lanes = calloc((size_t)ndb + 1, sizeof *lanes);
+    pthread_t *th = calloc((size_t)ndb + 1, sizeof *th);
+    int rc = a.jobs && a.skip && a.st && lanes && th && ndb >= 1 ? 0 : -1;
     if (rc != 0)
         ut_seterr(err, errlen, "collect: out of memory");
     /* which are loaded already, asked before the reader starts */
@@ -599,58 +656,52 @@ int collectload_all(PGconn *db, const char *root, const collectload_item *items,
             rc = -1;
             break;
         }
-        int have = loaded_already(db, items[i].name, items[i].fp, &a.jobs[i]->old, err, errlen);
+        int have = loaded_already(dbs[0], items[i].name, items[i].fp, &a.jobs[i]->old, err, errlen);
         if (have < 0)
             rc = -1;
         a.skip[i] = have == 1;
     }
-    pthread_t th;
-    int started = 0;
+    int started = 0; /* threads started: the reader, then the lanes */
     if (rc == 0) {
         pthread_mutex_init(&a.mu, NULL);
         pthread_cond_init(&a.cv, NULL);
-        if (pthread_create(&th, NULL, reader, &a) != 0) {
-            ut_seterr(err, errlen, "collect: cannot start the reader thread");
-            rc = -1;
-        } else
-            started = 1;
-    }
-    for (int i = 0; rc == 0 && i < n; i++) {
-        pthread_mutex_lock(&a.mu);
-        while (a.nread <= i)
-            pthread_cond_wait(&a.cv, &a.mu);
-        pthread_mutex_unlock(&a.mu);
-        struct job *j = a.jobs[i];
-        if (!a.skip[i] && j->bad) {
-            ut_seterr(err, errlen, "%s", j->err);
-            rc = -1;
-        } else if (!a.skip[i] && job_write(db, j, err, errlen) != 0)
-            rc = -1;
-        else
-            *loaded += !a.skip[i];
-        job_free(j);
-        a.jobs[i] = NULL;
-        pthread_mutex_lock(&a.mu);
-        if (rc == 0)
-            a.nwritten = *done = i + 1;
-        else
-            a.stop = 1;
-        pthread_cond_broadcast(&a.cv);
-        pthread_mutex_unlock(&a.mu);
-    }
-    if (started) {
-        pthread_mutex_lock(&a.mu);
-        a.stop = 1;
-        pthread_cond_broadcast(&a.cv);
-        pthread_mutex_unlock(&a.mu);
-        pthread_join(th, NULL);
+        for (int k = 0; k <= ndb; k++) {
+            lanes[k] = (lane){&a, k ? dbs[k - 1] : NULL};
+            if (pthread_create(&th[k], NULL, k ? writer : reader, k ? (void *)&lanes[k] : (void *)&a) != 0) {
+                ut_seterr(err, errlen, "collect: cannot start the loader's threads");
+                pthread_mutex_lock(&a.mu);
+                a.stop = 1;
+                pthread_cond_broadcast(&a.cv);
+                pthread_mutex_unlock(&a.mu);
+                rc = -1;
+                break;
+            }
+            started++;
+        }
+        for (int k = 0; k < started; k++)
+            pthread_join(th[k], NULL);
         pthread_mutex_destroy(&a.mu);
         pthread_cond_destroy(&a.cv);
+        /* the folders loaded or skipped before the first that failed */
+        while (*done < n && a.st[*done] == 1)
+            (*done)++;
+        if (rc == 0 && *done < n) {
+            rc = -1;
+            if (a.st[*done] == -1 && a.jobs[*done])
+                ut_seterr(err, errlen, "%s", a.jobs[*done]->err);
+            else
+                ut_seterr(err, errlen, "%s: not loaded (the loader stopped before it)", items[*done].name);
+        }
+        *loaded = a.loaded;
+        *replaced = a.replaced;
     }
     for (int i = 0; a.jobs && i < n; i++)
         job_free(a.jobs[i]);
     free(a.jobs);
     free(a.skip);
+    free(a.st);
+    free(lanes);
+    free(th);
     return rc;
 }
 

@@ -30,10 +30,14 @@
  *
  * collectload_all loads n folders (items: a run of results/raw, or with
  * attempt 1 a kept attempt of results/attempts, and its fingerprint) the
- * same way, in order, each in its own transaction, while a second thread
- * reads and checks the next ones (at most two ahead); *done is the number
- * of items loaded or skipped before the first that failed (n when none),
- * *loaded the number loaded now.
+ * same way, each in its own transaction, over ndb connections side by side
+ * (dbs: one writing thread each, taking the folders in order), while one
+ * more thread reads and checks the next ones (at most three ahead); *done
+ * is the number of items loaded or skipped before the first that failed (n
+ * when none; its error is the one reported, though a later folder the other
+ * connection was writing may be loaded too), *loaded the number loaded now,
+ * *replaced how many of them replaced a run loaded before from other files
+ * (their old rows deleted).
  *
  * collectload_forget deletes a run's (or an attempt's) rows from every raw
  * table; collectload_forget_many those of n runs, one DELETE per table.
@@ -55,8 +59,8 @@ typedef struct {
     const char *fp;   /* its fingerprint */
 } collectload_item;
 
-int collectload_all(PGconn *db, const char *root, const collectload_item *items, int n, int *done, int *loaded,
-                    char *err, size_t errlen);
+int collectload_all(PGconn *const *dbs, int ndb, const char *root, const collectload_item *items, int n, int *done,
+                    int *loaded, int *replaced, char *err, size_t errlen);
 int collectload_forget(PGconn *db, const char *run, char *err, size_t errlen);
 int collectload_forget_many(PGconn *db, const char *const *runs, int n, char *err, size_t errlen);
 

@@ -361,20 +361,23 @@ int collectpred_load(PGconn *db, const collectpred *p, char *err, size_t errlen)
                            num_text(json_object_get(noise, "replicas"), rp, sizeof rp)};
         if (pgx_exec_params(db, "INSERT INTO prediction_noise VALUES ($1, $2, $3)", 3, v, err, errlen) != 0)
             return -1;
+        int nt = 0; /* the twin's place in the file: the order its means add up in (stats.sql) */
         json_object_foreach(json_object_get(p->root, "runs"), run, o)
         {
             json_t *t = json_object_get(o, "twin"), *q = json_object_get(t, "standin_share_q");
             if (!json_is_object(t))
                 continue;
-            char a[24], b[24], c[40], q0[40], q1[40], q2[40];
+            char a[24], b[24], c[40], q0[40], q1[40], q2[40], kt[16];
+            snprintf(kt, sizeof kt, "%d", nt++);
             const char *w[] = {run,
                                num_text(json_object_get(t, "replicas"), a, sizeof a),
                                num_text(json_object_get(t, "flooded"), b, sizeof b),
                                num_text(json_object_get(t, "p_flood"), c, sizeof c),
                                num_text(json_array_get(q, 0), q0, sizeof q0),
                                num_text(json_array_get(q, 1), q1, sizeof q1),
-                               num_text(json_array_get(q, 2), q2, sizeof q2)};
-            if (pgx_exec_params(db, "INSERT INTO predicted_twin VALUES ($1, $2, $3, $4, $5, $6, $7)", 7, w, err,
+                               num_text(json_array_get(q, 2), q2, sizeof q2),
+                               kt};
+            if (pgx_exec_params(db, "INSERT INTO predicted_twin VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", 8, w, err,
                                 errlen) != 0)
                 return -1;
         }

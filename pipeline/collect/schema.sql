@@ -13,6 +13,11 @@
 -- run, and an index kept up to date row by row during the load cost more
 -- than half of the loading (the full study of 2026-12-06: 4.6 million
 -- lookups COPied in 24 s with the two indexes of lookups, 6.6 s without).
+-- Nor does autovacuum come by (autovacuum_enabled off): while the runs
+-- were loaded it analysed and vacuumed the growing tables over and over,
+-- and vacuumed them again during stats.sql, on the same two cores.
+-- collect ANALYZEs them itself once every run is loaded, and VACUUMs them
+-- when it deleted rows (a run loaded again from other files, or gone).
 
 DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
@@ -28,10 +33,10 @@ DROP VIEW IF EXISTS service_lookups;
 CREATE TABLE IF NOT EXISTS schema_version (v int NOT NULL);
 DO $$
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 8) THEN
+    IF NOT EXISTS (SELECT 1 FROM schema_version WHERE v = 9) THEN
         DROP TABLE IF EXISTS runs, requests, service_requests, lookups, machine, events, syslog;
         DELETE FROM schema_version;
-        INSERT INTO schema_version VALUES (8);
+        INSERT INTO schema_version VALUES (9);
     END IF;
 END $$;
 
@@ -55,13 +60,13 @@ CREATE UNLOGGED TABLE IF NOT EXISTS runs (
     hedge2      int NOT NULL,             --   1: the hedge (lookup 1) goes to the second store, a copy
     run_json    jsonb NOT NULL,
     attempt     int                       -- N of a kept attempt <run>-a<N>; null for a run (results/raw/)
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS requests (      -- tester.tsv.gz, one row per scheduled request
     run text NOT NULL, j int NOT NULL, row_ int NOT NULL,
     sched_ns bigint NOT NULL, send_ns bigint, answer_ns bigint,
     status int NOT NULL, kind char(1) NOT NULL, score real, conn int, waited int
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one row per HTTP request
     run text NOT NULL, req bigint, row_ int, arrive_ns bigint, answer_ns bigint,
@@ -71,7 +76,7 @@ CREATE UNLOGGED TABLE IF NOT EXISTS service_requests ( -- service.tsv.gz, one ro
     a2_start bigint, a2_end bigint, a2_out char(1),
     a3_start bigint, a3_end bigint, a3_out char(1),
     a4_start bigint, a4_end bigint, a4_out char(1)
-);
+) WITH (autovacuum_enabled = false);
 
 -- Each lookup the service tried (a present aK_start_t, K = 0 .. 4) with its
 -- request's arrival and store: pipeline/RESULTS.md's "lookup of V", sent
@@ -81,13 +86,15 @@ SELECT l.*, l.o IS NULL OR l.o NOT IN ('R', 'O', 'B', 'Y') AS sent
 FROM (SELECT run, req, arrive_ns, store, 0 AS k, a0_start AS st, a0_end AS en, a0_out AS o
       FROM service_requests WHERE a0_start IS NOT NULL
       UNION ALL
-      SELECT run, req, arrive_ns, store, 1, a1_start, a1_end, a1_out FROM service_requests WHERE a1_start IS NOT NULL
-      UNION ALL
-      SELECT run, req, arrive_ns, store, 2, a2_start, a2_end, a2_out FROM service_requests WHERE a2_start IS NOT NULL
-      UNION ALL
-      SELECT run, req, arrive_ns, store, 3, a3_start, a3_end, a3_out FROM service_requests WHERE a3_start IS NOT NULL
-      UNION ALL
-      SELECT run, req, arrive_ns, store, 4, a4_start, a4_end, a4_out FROM service_requests WHERE a4_start IS NOT NULL
+      -- lookups 1 .. 4 from one scan more, not four: only the rows that
+      -- tried more than one (fewer than one in ten) taken apart
+      SELECT v.run, v.req, v.arrive_ns, v.store, k.k, k.st, k.en, k.o
+      FROM service_requests v
+      CROSS JOIN LATERAL (VALUES (1, v.a1_start, v.a1_end, v.a1_out), (2, v.a2_start, v.a2_end, v.a2_out),
+                                 (3, v.a3_start, v.a3_end, v.a3_out), (4, v.a4_start, v.a4_end, v.a4_out))
+          AS k(k, st, en, o)
+      WHERE (v.a1_start IS NOT NULL OR v.a2_start IS NOT NULL OR v.a3_start IS NOT NULL OR v.a4_start IS NOT NULL)
+        AND k.st IS NOT NULL
      ) l;
 
 CREATE UNLOGGED TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) and store2.tsv.gz (store 2): one row per
@@ -95,24 +102,20 @@ CREATE UNLOGGED TABLE IF NOT EXISTS lookups (        -- store.tsv.gz (store 1) a
     req bigint, attempt int, row_ int,
     arrive_ns bigint, start_ns bigint, end_ns bigint,
     planned_ns bigint, budget_ns bigint, outcome char(1), line int, busy int
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS machine (        -- machine.tsv.gz: CPU ticks of the machine (A) and measured cores (M)
     run text NOT NULL, k int,                 -- k: the reading's number within its scope, 0, 1, ...
     t_ns bigint NOT NULL, scope char(1) NOT NULL, total bigint NOT NULL, idle bigint NOT NULL,
     steal bigint NOT NULL, lab bigint NOT NULL
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE UNLOGGED TABLE IF NOT EXISTS events (         -- events.tsv.gz: the service lost (L), failed to regain (F), regained (C)
     run text NOT NULL, i int NOT NULL,        -- a connection; its breaker opened (O W P), half opened (H), closed (K);
     t_ns bigint NOT NULL,                     -- i: the row's number in the file (0, 1, ...)
     what char(1) NOT NULL, conn int NOT NULL, -- conn -1 on a breaker row
     tries int NOT NULL, wait_ns bigint NOT NULL
-);
-
--- The loader's staging of one run's machine rows (collectload.c): they go on
--- into machine numbered by k.
-CREATE TEMP TABLE IF NOT EXISTS machine_in (LIKE machine);
+) WITH (autovacuum_enabled = false);
 
 CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
     k int PRIMARY KEY, rule text NOT NULL, "limit" double precision NOT NULL
@@ -120,7 +123,7 @@ CREATE TABLE quiet_limits (                  -- data/quiet.tsv, in file order
 
 CREATE UNLOGGED TABLE IF NOT EXISTS syslog (          -- system log lines written during a run, redacted
     run text NOT NULL, source text NOT NULL, n int NOT NULL, line text NOT NULL
-);
+) WITH (autovacuum_enabled = false);
 
 CREATE TABLE run_stats (                     -- the figures of each run (pipeline/RESULTS.md)
     run text PRIMARY KEY, arm text, round int, n bigint, answered bigint,
@@ -246,19 +249,20 @@ CREATE TABLE odds_claims (                   -- prediction.json's `odds`, in fil
 );
 
 -- prediction.json's twin (format 2): its `noise` (one row; none when null
--- or absent) and each run's `twin` that is not null.
+-- or absent) and each run's `twin` that is not null, k its place among
+-- them in the file (0, 1, ...).
 CREATE TABLE prediction_noise (path text NOT NULL, sha256 text NOT NULL, replicas int NOT NULL);
 CREATE TABLE predicted_twin (
     run text PRIMARY KEY, replicas int NOT NULL, flooded int NOT NULL, p_flood double precision NOT NULL,
-    q05 double precision NOT NULL, q50 double precision NOT NULL, q95 double precision NOT NULL
+    q05 double precision NOT NULL, q50 double precision NOT NULL, q95 double precision NOT NULL, k int NOT NULL
 );
 
 -- RESULTS.md's `twin`, filled by stats.sql only when prediction_noise has
 -- its row: the scores (one row), the calibration's bins (in order k), the
 -- runs beyond the tolerance.
-CREATE TABLE twin_scored (                   -- the scored runs: y, the twin's p, the two references' p
+CREATE TABLE twin_scored (                   -- the scored runs: y, the twin's p, the two references' p,
     run text PRIMARY KEY, y int NOT NULL, p double precision NOT NULL, p_yes_no double precision NOT NULL,
-    p_odds double precision NOT NULL
+    p_odds double precision NOT NULL, k int NOT NULL   -- k: predicted_twin's
 );
 CREATE TABLE twin_scores (
     runs int NOT NULL, flooded int NOT NULL, brier double precision, brier_yes_no double precision,

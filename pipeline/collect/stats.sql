@@ -47,9 +47,9 @@ FROM lookups l GROUP BY l.run;
 
 -- Each lookup the service tried (the view service_lookups, schema.sql: the
 -- five lookups of each row of V), taken apart once for the windows, the
--- retry budget and the seconds below.
+-- retry budget and the seconds below: the columns they read.
 DROP TABLE IF EXISTS pg_temp.slk;
-CREATE TEMP TABLE slk AS SELECT * FROM service_lookups;
+CREATE TEMP TABLE slk AS SELECT run, k, st, o, sent FROM service_lookups;
 ANALYZE slk;
 
 -- Figures of each run.
@@ -491,31 +491,30 @@ line_iv AS NOT MATERIALIZED (
           FROM lookups l JOIN runs n USING (run)) i
     WHERE i.e > i.a
 ),
--- each interval's time in each second of the run it overlaps: whole, when
--- it lies within one second (most do), else cut at each second's bounds.
+-- each interval's time in each second of the run it overlaps, cut at each
+-- second's bounds: the seconds sa .. se (within the run) by a set-returning
+-- function in the select list, one row for most (those within one second),
+-- each lookup read once.  (A row per second through LATERAL generate_series,
+-- or whole seconds apart from cut ones read in two scans, took longer: 6.7 s
+-- against 4.7 s for busy on the full study, 2026-12-07; the same sums, of
+-- whole nanoseconds, exact in any order.)
 -- busy and line are the same cut over their own intervals, written twice on
 -- purpose: one cut over both (a kind column on a UNION ALL of busy_iv and
--- line_iv) took 19 s on the full study against 9 s for the two (2026-12-07)
+-- line_iv) took 19 s on the full study against 9 s for the two (2026-12-07).
 busy AS (
-    SELECT x.run, x.s, sum(x.ns) AS ns
-    FROM (SELECT i.run, i.sa AS s, i.e - i.a AS ns FROM busy_iv i
-          WHERE i.sa = i.se AND i.sa BETWEEN 0 AND i.k - 1
-          UNION ALL
-          SELECT i.run, g.s,
-                 least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000) - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)
-          FROM busy_iv i CROSS JOIN LATERAL generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS g(s)
-          WHERE i.sa <> i.se) x
+    SELECT x.run, x.s,
+           sum(least(x.e, x.t0_ns + (x.s + 1)::bigint * 1000000000) - greatest(x.a, x.t0_ns + x.s::bigint * 1000000000))
+               AS ns
+    FROM (SELECT i.run, i.a, i.e, i.t0_ns, generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS s
+          FROM busy_iv i) x
     GROUP BY 1, 2
 ),
 line AS (
-    SELECT x.run, x.s, sum(x.ns) AS ns
-    FROM (SELECT i.run, i.sa AS s, i.e - i.a AS ns FROM line_iv i
-          WHERE i.sa = i.se AND i.sa BETWEEN 0 AND i.k - 1
-          UNION ALL
-          SELECT i.run, g.s,
-                 least(i.e, i.t0_ns + (g.s + 1)::bigint * 1000000000) - greatest(i.a, i.t0_ns + g.s::bigint * 1000000000)
-          FROM line_iv i CROSS JOIN LATERAL generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS g(s)
-          WHERE i.sa <> i.se) x
+    SELECT x.run, x.s,
+           sum(least(x.e, x.t0_ns + (x.s + 1)::bigint * 1000000000) - greatest(x.a, x.t0_ns + x.s::bigint * 1000000000))
+               AS ns
+    FROM (SELECT i.run, i.a, i.e, i.t0_ns, generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS s
+          FROM line_iv i) x
     GROUP BY 1, 2
 )
 INSERT INTO per_second
@@ -904,7 +903,7 @@ TRUNCATE twin_scored, twin_scores, twin_calibration, twin_outside;
 
 INSERT INTO twin_scored
 SELECT s.run, CASE WHEN s.flooded THEN 1 ELSE 0 END, t.p_flood,
-       CASE WHEN pr.flooded THEN 1 ELSE 0 END, c.sim_k::double precision / c.sim_n
+       CASE WHEN pr.flooded THEN 1 ELSE 0 END, c.sim_k::double precision / c.sim_n, t.k
 FROM run_stats s
 JOIN predicted_runs pr ON pr.run = s.run
 JOIN predicted_twin t ON t.run = s.run
@@ -912,14 +911,17 @@ CROSS JOIN LATERAL (SELECT o.sim_k, o.sim_n FROM odds_claims o
                     WHERE o.arm = s.arm AND o.claim = 'flood' ORDER BY o.k LIMIT 1) c
 WHERE s.quiet AND s.attempt IS NULL AND EXISTS (SELECT 1 FROM prediction_noise);
 
+-- (each mean adds its terms up in one order, the twins' in prediction.json,
+-- k: a sum of doubles depends on its order in the last bits, and the order
+-- rows are read in is no rule: the loader writes two runs at a time)
 INSERT INTO twin_scores
 SELECT count(*), count(*) FILTER (WHERE y = 1),
-       avg((p - y) ^ 2), avg((p_yes_no - y) ^ 2), avg((p_odds - y) ^ 2)
+       avg((p - y) ^ 2 ORDER BY k), avg((p_yes_no - y) ^ 2 ORDER BY k), avg((p_odds - y) ^ 2 ORDER BY k)
 FROM twin_scored
 HAVING EXISTS (SELECT 1 FROM prediction_noise);   -- (no row without: the aggregate's one row otherwise)
 
 INSERT INTO twin_calibration
-SELECT b.k, b.lo, b.hi, count(x.run), avg(x.p), count(x.run) FILTER (WHERE x.y = 1),
+SELECT b.k, b.lo, b.hi, count(x.run), avg(x.p ORDER BY x.k), count(x.run) FILTER (WHERE x.y = 1),
        CASE WHEN count(x.run) > 0 THEN (count(x.run) FILTER (WHERE x.y = 1))::double precision / count(x.run) END,
        lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, false),
        lab_cp((count(x.run) FILTER (WHERE x.y = 1))::int, count(x.run)::int, true)

@@ -712,6 +712,37 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     cr_assert(strstr(out, "store.tsv.gz:3:") && strstr(out, "req") && strstr(out, "overflow"), "%s", out);
 }
 
+/* Three runs loaded two at a time over two connections (collectload_all):
+ * the second refused while its files are read, the first is loaded, the
+ * third never read (the reader stops at the refusal), and the error names
+ * the second's file and line, as one at a time.  Made good again, the rerun
+ * loads the two left and skips the first. */
+Test(collect, a_bad_run_between_two_stops_the_loading_there)
+{
+    make_run("H3-fb25", 1);
+    make_run("H3-fb25", 2);
+    make_run("H3-fb25", 3);
+    char out[8192], cmd[2048], p[256], dir[200];
+    snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r2", ct_root);
+    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+    snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
+             p, p, p, p);
+    cr_assert_eq(sh(cmd), 0);
+    record_digests(dir);
+    cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
+    cr_assert(strstr(out, "H3-fb25-r2/tester.tsv.gz:5:") && strstr(out, "status"), "%s", out);
+    cr_assert(strstr(out, "collect: loaded H3-fb25-r1:"), "%s", out);
+    cr_assert_null(strstr(out, "collect: loaded H3-fb25-r3"), "%s", out);
+    cr_assert_eq(psql_num("SELECT count(*) FROM runs"), 1);
+    cr_assert_eq(psql_num("SELECT count(*) FROM runs WHERE run = 'H3-fb25-r1'"), 1);
+    cr_assert_eq(psql_num("SELECT count(DISTINCT run) FROM requests"), 1);
+    make_run("H3-fb25", 2);
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    cr_assert(strstr(out, "(2 loaded now)"), "%s", out);
+    cr_assert_eq(psql_num("SELECT count(*) FROM runs"), 3);
+    cr_assert_eq(psql_num("SELECT count(*) FROM requests"), 15);
+}
+
 /* A file's whole text (malloc'd). */
 static char *file_text(const char *path)
 {
@@ -765,10 +796,23 @@ Test(collect, a_raw_file_changed_and_gzipped_again_is_refused_naming_it)
     /* the run's rows as they were: the old fingerprint, the old answer */
     cr_assert_eq(psql_num("SELECT count(*) FROM runs WHERE run = 'H3-fb25-r1'"), 1);
     cr_assert_eq(psql_num("SELECT count(*) FROM requests WHERE run = 'H3-fb25-r1'"), 5);
+    /* autovacuum never comes by the raw tables (schema.sql), and a plain
+     * load deletes nothing, so collect vacuumed nothing */
+    cr_assert_eq(psql_num("SELECT count(*) FROM pg_class WHERE relname IN ('runs', 'requests', 'service_requests', "
+                          "'lookups', 'machine', 'events', 'syslog') AND reloptions = '{autovacuum_enabled=false}'"),
+                 7);
+    cr_assert_eq(psql_num("SELECT vacuum_count + autovacuum_count FROM pg_stat_user_tables WHERE relname = 'requests'"),
+                 0);
+    long long answers = psql_num("SELECT sum(answer_ns) FROM requests");
     /* the same bytes recorded as measured: loaded, and the figures move */
     record_digests(dir);
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
     cr_assert(strstr(out, "collect: loaded H3-fb25-r1"), "%s", out);
+    /* its old rows deleted, the new ones in (the first answer_us now with
+     * a 9 in front: later), and the table vacuumed by collect: rows were deleted */
+    cr_assert_eq(psql_num("SELECT count(*) FROM requests WHERE run = 'H3-fb25-r1'"), 5);
+    cr_assert_gt(psql_num("SELECT sum(answer_ns) FROM requests"), answers);
+    cr_assert_eq(psql_num("SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'requests'"), 1);
     after = file_text(res);
     cr_assert_str_neq(after, before, "the changed answer_us changes results.json");
     free(after);

@@ -171,6 +171,13 @@ Test(collect, twin_scored_by_hand)
     cr_assert_float_eq(num(t, "brier"), 0.1025, 1e-15);
     cr_assert_float_eq(num(t, "brier_yes_no"), 0.25, 1e-15);
     cr_assert_float_eq(num(t, "brier_odds"), 0.3991, 1e-15);
+    /* the means add up in the twins' order in prediction.json (k; H4-r2-r5
+     * has none, H3-none after H4-r2 though it sorts first), the scored
+     * runs H4-r2-r1 .. r4 */
+    cr_assert_eq(psql_num("SELECT k FROM predicted_twin WHERE run = 'H4-r2-r4'"), 3);
+    cr_assert_eq(psql_num("SELECT k FROM predicted_twin WHERE run = 'H3-none-r2'"), 5);
+    cr_assert_eq(psql_num("SELECT count(*) FROM predicted_twin"), 6);
+    cr_assert_eq(psql_num("SELECT string_agg(k::text, '' ORDER BY run) FROM twin_scored"), 123);
     json_t *cal = json_object_get(t, "calibration");
     cr_assert(json_is_array(cal) && json_array_size(cal) == 6, "six bins");
     check_bin(json_array_get(cal, 0), 0, 0.05, 0, 0, 0, 0, 0);
