@@ -169,6 +169,29 @@ static char *put_off(char *p, int has, long long x, long long base, long long *d
     return put_ll(p, v);
 }
 
+/* put_off, a negative value written 0 when clamp (the instant is then its
+ * base: RAWFORMAT.md, "A window's edge") */
+static char *put_off_min(char *p, int has, long long x, long long base, long long *dec, int clamp)
+{
+    if (!has || !clamp || x - base >= 0)
+        return put_off(p, has, x, base, dec);
+    if (dec)
+        *dec = base;
+    return put_ll(p, 0);
+}
+
+/* RAWFORMAT.md, "A window's edge": a row of a store that has the run's
+ * fault (the first; the second too with slowboth) whose floored arrival
+ * dec lies before an edge (from_ns or to_ns) that the logged one x is at or
+ * after */
+static int edge_crossed(const syn_run *r, int store, long long dec, long long x)
+{
+    if (!r->fault || !r->has_window || (store == 2 && strcmp(r->fault, "slowboth")))
+        return 0;
+    long long from = r->t0 + r->from_ns, to = r->t0 + r->to_ns;
+    return (dec < from && from <= x) || (!r->to_null && dec < to && to <= x);
+}
+
 /* the reference of a tester row: L score, K last_known, D default_score */
 static int ref_equal(const syn_run *r, const syn_trow *t, size_t j)
 {
@@ -318,15 +341,24 @@ static void rows_text(const syn_run *r, const syn_srow *rows, size_t nrows, vu_b
         *p++ = '\t';
         p = put_ll(p, s->attempt);
         *p++ = '\t';
+        int store = rows == r->s2 ? 2 : 1;
         long long base = enc_start(g_enc, s->req, s->attempt), arrive = 0, start = 0;
-        p = put_off(p, 1, s->arrive, base == ENC_ABSENT ? r->t0 : base, &arrive);
+        base = base == ENC_ABSENT ? r->t0 : base;
+        long long av = fdiv1000(s->arrive - base);
+        /* RAWFORMAT.md, "A window's edge": rounded up when floored it would
+         * decode before an edge the logged arrival is at or after; the row's
+         * other offsets then floored, a negative one written 0 */
+        int edge = r->edge_rule && edge_crossed(r, store, base + 1000 * av, s->arrive);
+        av += edge;
+        arrive = base + 1000 * av;
+        p = put_ll(p, av + s->arrive_us_off);
         *p++ = '\t';
-        p = put_off(p, s->has_start, s->start, arrive, &start);
+        p = put_off_min(p, s->has_start, s->start, arrive, &start, edge);
         *p++ = '\t';
         long long ebase = s->has_start ? start : arrive;
         if (s->outcome == 'A' && s->has_start)
-            ebase += syn_planned_at(r, rows == r->s2 ? 2 : 1, s->req, s->attempt, s->arrive);
-        p = put_off(p, s->has_end, s->end, ebase, NULL);
+            ebase += syn_planned_at(r, store, s->req, s->attempt, s->arrive);
+        p = put_off_min(p, s->has_end, s->end, ebase, NULL, edge);
         *p++ = '\t';
         p = put_ll(p, s->budget);
         *p++ = '\t';

@@ -4,7 +4,8 @@
  * Contract: a syn_run holds the rows of one run with absolute times; the
  * writer encodes the five event files as a run driver of raw format
  * version 4 would (tester, service, store: whole µs after the bases a
- * reader decodes, floor-rounded, the end of an A lookup (service) and of
+ * reader decodes, floor-rounded (with edge_rule, a faulted store's
+ * arrive_us rounded up at a window's edge: RAWFORMAT.md), the end of an A lookup (service) and of
  * an A row (store) after its start + W; j, row, sched_t and planned_ns not
  * written, the drawn ones standing for them; a score equal to its
  * reference "=" when the run has its ref, or else against the last
@@ -64,6 +65,7 @@ typedef struct {
     long long planned, budget;
     char outcome;
     int line, busy;
+    long long arrive_us_off; /* added to the arrive_us written (a tampered row; 0: as the rule writes it) */
 } syn_srow;
 
 typedef struct {
@@ -128,6 +130,8 @@ typedef struct {
     const syn_ref *ref;        /* the reference: a score equal to its row's is written "="
                                   (NULL: every score a number) */
     int no_eq;                 /* 1: every score a number even when equal (a format 4 fault) */
+    int edge_rule;             /* 1: the faulted store's rows written by RAWFORMAT.md's "A window's
+                                  edge"; 0: floored throughout (files before that rule) */
 } syn_run;
 
 /* data/quiet.tsv as the repository registers it */

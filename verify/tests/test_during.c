@@ -3,7 +3,8 @@
  * store2_during_busy; a lookup's store (the hedge of an arm with hedge2 1
  * is in the copy's file, store2.tsv.gz) for false and healthy timeouts;
  * run.json's stores 2 for hedge2; the scenario slow, whose store plans the
- * dice plus 20 ms for a lookup arriving in its window.
+ * dice plus 20 ms for a lookup arriving in its window, and a store row
+ * written by RAWFORMAT.md's "A window's edge" (arrive_us rounded up).
  *
  * Units by hand (ou_win, fl_acc), then two small studies end to end:
  *
@@ -413,4 +414,139 @@ Test(slow, the_store_plans_the_dice_plus_20ms_in_the_window, .init = d_setup, .f
         cr_expect_eq(ts_field(v, R, "store2_during_busy")->type, VJ_NULL);
     }
     vj_free(v);
+}
+
+/* ---- end to end: a row written by "A window's edge" (RAWFORMAT.md) ----
+ *
+ * L3-edge (open loop over 3 s, every request K; fault slow, window [1 s,
+ * 2 s)): at the first rate from 10/s whose schedule has a request j 26 us
+ * to 1.026 ms before the edge and a wait W(j, 0) of 5 to 25 ms, j is sent late (under 1 ms: the run stays
+ * quiet) so that its lookup reaches the store exactly at t0 + from_ns.  Its
+ * instants are on sched_t's ns grid, off the edge's, so arrive_us floored
+ * would decode up to 999 ns before the edge: the writer rounds it up
+ * (decoded arrival in (x, x + 999]), writes start_us 0 (start_t = arrive_t)
+ * and end_us after start_t + W + 20 ms.  A reader decoding it like any
+ * other row plans W + 20 ms for it (25 ms and more: not a false timeout)
+ * and finds no mismatch.  The control: the same bytes but arrive_us 1 less
+ * (decoded 1 us before the edge): a reader adds no slowness, the lookup
+ * (waited 25 ms, W under 25 ms) now counts as a false timeout, its slot
+ * ends 20 ms earlier (before the row above it: out of the files' order),
+ * and verify reports false_timeouts one above the lab's, slot_ms_total
+ * 20 ms below and the row's end_t out of order. */
+
+static long long e_build(const char *root, const syn_ref *ref, long long arrive_us_off)
+{
+    const int round = 1;
+    const double seconds = 3;
+    long long t0 = 7000000000000LL, E = t0 + SEC, *off = NULL;
+    /* the first rate whose schedule has a request 26 us to 1 ms + 26 us
+     * before the edge (sent that late, the run stays quiet) */
+    syn_run dice = {.arm = "L3-edge", .round = round};
+    int rate;
+    size_t n = 0, j = 0;
+    for (rate = 10; rate <= 300; rate++) {
+        free(off);
+        n = syn_schedule(round, rate, seconds, &off);
+        for (j = 0; j < n && !(t0 + off[j] + 26000 <= E && t0 + off[j] + 1026000 > E); j++)
+            ;
+        long long w = j < n ? syn_planned(&dice, (long long)j, 0) : 0;
+        if (w >= 5 * MS && w < 25 * MS)
+            break;
+    }
+    cr_assert(rate <= 300, "no rate puts a request just before the edge");
+    cr_log_info("L3-edge: rate %d/s, request %zu", rate, j);
+    cr_assert_neq((E - (t0 + off[j])) % 1000, 0, "request %zu is on the edge's us grid", j);
+    char *kinds = vu_xmalloc(n + 1);
+    memset(kinds, 'K', n);
+    kinds[n] = 0;
+    syn_run r;
+    syn_kind_run_open(&r, "L3-edge", round, kinds, ref, t0, rate, seconds);
+    syn_set_fault(&r, "slow");
+    cr_assert_eq(t0 + r.from_ns, E);
+    r.edge_rule = 1;
+    syn_send_late(&r, j, E - 26000 - (t0 + off[j]));
+    syn_draw_waits(&r);
+    syn_srow *s = NULL;
+    for (size_t i = 0; i < r.ns; i++)
+        if (r.s[i].req == (long long)j)
+            s = &r.s[i];
+    cr_assert(s && s->arrive == E && s->start == E, "request %zu's lookup reaches the store at the edge", j);
+    cr_assert_eq(s->planned, syn_planned(&r, (long long)j, 0) + 20 * MS);
+    s->arrive_us_off = arrive_us_off;
+    cr_assert_eq(syn_write_run(root, &r, 6), 0);
+    syn_free_run(&r);
+    free(off);
+    free(kinds);
+    return (long long)j;
+}
+
+/* the fields of request j's row of the run's store.tsv.gz (malloc'd text) */
+static char *e_store_row(const char *root, long long j)
+{
+    char *p = vu_xasprintf("%s/results/raw/L3-edge-r1/store.tsv.gz", root), err[256];
+    unsigned char *gz, *txt;
+    size_t gzlen, len;
+    cr_assert_eq(vu_read_file(p, &gz, &gzlen, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(rr_gunzip(gz, gzlen, &txt, &len, err, sizeof err), 0, "%s", err);
+    char key[64];
+    int kl = snprintf(key, sizeof key, "\n%lld\t0\t", j);
+    char *at = strstr((char *)txt, key);
+    cr_assert(at, "no row of request %lld", j);
+    char *e = strchr(at + 1, '\n');
+    char *row = vu_xasprintf("%.*s", (int)(e - at - kl), at + kl);
+    free(txt);
+    free(gz);
+    free(p);
+    return row;
+}
+
+Test(edge, a_row_rounded_up_at_the_window_edge_is_decoded_like_any_other, .init = d_setup, .fini = d_teardown,
+     .timeout = 60)
+{
+    syn_ref ref;
+    syn_make_ref(&ref, 10, 5);
+    cr_assert_eq(syn_write_reference(d_root, &ref), 0);
+    long long j = e_build(d_root, &ref, 0);
+    ts_write_texts(d_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
+    cr_assert_eq(syn_write_quiet(d_root, NULL), 0);
+    cr_assert_eq(syn_write_manifest(d_root), 0);
+    /* arrive_us rounded up, start_us 0, end_us after start_t + W + 20 ms
+     * (the slot held 40 ms, W 5 to 25 ms: under 15 ms) */
+    char *row = e_store_row(d_root, j);
+    long long arr, st, en;
+    cr_assert_eq(sscanf(row, "%lld\t%lld\t%lld", &arr, &st, &en), 3, "%s", row);
+    cr_expect_eq(st, 0, "start_us of %s", row);
+    cr_expect(en >= 0 && en < 15000, "end_us of %s", row);
+    free(row);
+    ts_promote(d_root);
+    char *out;
+    const char *a[] = {"--root", d_root, "--no-scan", NULL};
+    cr_expect_eq(th_run(&out, a), 0, "%s", out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+    vj_node *v = ts_verified(d_root);
+    long long lab_false = (long long)ts_field(v, "L3-edge-r1", "false_timeouts")->num;
+    vj_free(v);
+
+    /* the control: arrive_us 1 less, the rest of the row as it was */
+    e_build(d_root, &ref, -1);
+    row = e_store_row(d_root, j);
+    long long arr2;
+    cr_assert_eq(sscanf(row, "%lld", &arr2), 1, "%s", row);
+    cr_expect_eq(arr2, arr - 1);
+    free(row);
+    cr_assert_eq(syn_write_manifest(d_root), 0);
+    th_run(&out, a);
+    char want[160];
+    snprintf(want, sizeof want, "MISMATCH L3-edge-r1 false_timeouts: lab %lld, verify %lld", lab_false, lab_false + 1);
+    cr_expect(strstr(out, want), "want %s in\n%s", want, out);
+    const char *at = strstr(out, "MISMATCH L3-edge-r1 slot_ms_total: lab ");
+    double lab_slot, ver_slot;
+    cr_assert(at && sscanf(at, "MISMATCH L3-edge-r1 slot_ms_total: lab %lf, verify %lf", &lab_slot, &ver_slot) == 2,
+              "%s", out);
+    cr_expect(fabs(lab_slot - ver_slot - 20) < 1e-6, "slot_ms_total: lab %f, verify %f", lab_slot, ver_slot);
+    snprintf(want, sizeof want, "end_t: lab %lld (request %lld), verify at or after ", arr2, j);
+    cr_expect(strstr(out, " end_t: lab ") && strstr(out, "the rows are in the order the lookups ended"), "%s", out);
+    free(out);
+    syn_free_ref(&ref);
 }

@@ -132,6 +132,7 @@ typedef struct {
     unsigned char *in;
     size_t *srow;
     double *v;
+    ap_pair *pairs;     /* ap_mean_by_cutoff_in's: this call's own (ap_arm_compute may run on several threads) */
 } scratch;
 
 static void alloc_rounds(ap_arm *a, size_t R)
@@ -200,7 +201,7 @@ static void round_aps(ap_arm *a, size_t i, size_t ns, const ap_table *t, const r
             size_t rw = w->srow[q];
             w->v[rw] = k == 0 ? (double)ref->last_known[rw] : k == 1 ? (double)ref->default_score : -INFINITY;
         }
-        a->ap[k][i] = ap_mean_by_cutoff(t, w->v);
+        a->ap[k][i] = ap_mean_by_cutoff_in(t, w->v, w->pairs);
         a->chg[k][i] = a->ap[k][i] - live_ap;
         for (size_t q = 0; q < ns; q++)
             w->v[w->srow[q]] = ref->score[w->srow[q]];
@@ -248,6 +249,7 @@ void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, do
     w.in = vu_xcalloc(N + 1, 1);
     w.srow = vu_xmalloc((N + 1) * sizeof *w.srow);
     w.v = vu_xmalloc((N + 1) * sizeof *w.v);
+    w.pairs = vu_xmalloc((N + 1) * sizeof *w.pairs);
     for (size_t i = 0; i < N; i++)
         w.v[i] = ref->score[i];
     for (size_t i = 0; i < R; i++) {
@@ -269,6 +271,7 @@ void ap_arm_compute(const char *root, const ap_table *t, const ref_data *ref, do
     free(w.in);
     free(w.srow);
     free(w.v);
+    free(w.pairs);
 }
 
 vj_node *ap_arm_json(const ap_arm *a, size_t N)

@@ -16,6 +16,7 @@
 #include "aptable.h"
 #include "mism.h"
 #include "vfiles.h"
+#include "vpar.h"
 #include "vutil.h"
 
 /* ------------------------------------------------------ the chosen arms */
@@ -489,12 +490,31 @@ static void check_skipped(const apc *c)
     vu_buf_free(&m);
 }
 
+/* ap_arm_compute of arms[i], for vp_for (vpar.h: each arm its own, the
+ * table and the reference only read, its mismatches replayed in order) */
+typedef struct {
+    apc *c;
+    ap_arm *arms;
+} arm_job;
+
+static void one_arm(void *ctx, size_t i)
+{
+    arm_job *j = ctx;
+    ap_arm_compute(j->c->root, &j->c->t, j->c->ref, j->c->L1, &j->arms[i]);
+}
+
+/* ap_arm_compute of arms[0 .. n) in parallel */
+static void compute_all(apc *c, ap_arm *arms, size_t n)
+{
+    arm_job j = {c, arms};
+    vp_for(n, one_arm, &j);
+}
+
 /* recompute every arm with runs and compare it with ap.json's: the
  * recomputed arms, in ap.json's layout */
 static void compute_arms(apc *c)
 {
-    for (size_t i = 0; i < c->na; i++)
-        ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->arms[i]);
+    compute_all(c, c->arms, c->na);
 }
 
 /* ---------------------------------------------- flooded_runs (format 2) */
@@ -532,8 +552,7 @@ static void find_floods(apc *c)
         ap_arm_of_run(r->name, r->arm, r->round, &c->flood[c->nf++]);
     }
     qsort(c->flood, c->nf, sizeof *c->flood, cmp_flood);
-    for (size_t i = 0; i < c->nf; i++)
-        ap_arm_compute(c->root, &c->t, c->ref, c->L1, &c->flood[i]);
+    compute_all(c, c->flood, c->nf);
 }
 
 /* why the run `name` is no entry of flooded_runs: the verifier's judgement (in buf when it names the fault) */

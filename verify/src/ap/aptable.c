@@ -43,16 +43,21 @@ double ap_average_precision(ap_pair *p, size_t n)
 
 double ap_mean_by_cutoff(const ap_table *t, const double *v)
 {
+    return ap_mean_by_cutoff_in(t, v, t->scratch);
+}
+
+double ap_mean_by_cutoff_in(const ap_table *t, const double *v, ap_pair *scratch)
+{
     double sum = 0;
     for (size_t c = 0; c < t->ncut; c++) {
         size_t m = 0;
         for (size_t k = t->cut_first[c]; k < t->cut_first[c + 1]; k++) {
             size_t i = t->byrow[k];
-            t->scratch[m].s = v[i];
-            t->scratch[m].y = t->label[i];
+            scratch[m].s = v[i];
+            scratch[m].y = t->label[i];
             m++;
         }
-        sum += ap_average_precision(t->scratch, m);
+        sum += ap_average_precision(scratch, m);
     }
     return t->ncut ? sum / (double)t->ncut : NAN;
 }

@@ -48,5 +48,8 @@ int ap_table_load(const char *scores_path, ap_table *t, char *err, size_t errlen
 void ap_table_free(ap_table *t);
 /* AP(v) over all rows: the mean over cutoffs (ascending) of each cutoff's AP */
 double ap_mean_by_cutoff(const ap_table *t, const double *v);
+/* the same in a scratch of the caller's (n pairs), so that threads may
+ * compute at once over one table */
+double ap_mean_by_cutoff_in(const ap_table *t, const double *v, ap_pair *scratch);
 
 #endif
