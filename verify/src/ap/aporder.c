@@ -155,10 +155,9 @@ static void emit_run(apo_prog *g, const apo_order *o, size_t q1, size_t q2)
 
 /* The items sorted by tie (ascending) or by y (descending), stably: items
  * of one key keep their order, as under the merge sort qsort was here (the
- * ops, and so the order of the sums, depend on it).  A radix sort on a
- * 32-bit key: the tie, or the bits of y made to order as the floats do
- * descending (0 and -0 one key, as they compare equal).  A NaN among the
- * y, which no order holds, is left to qsort with the comparison. */
+ * ops, and so the order of the sums, depend on it): vutil.h's radix sort,
+ * on the tie or on vu_key_desc(y).  A NaN among the y, which no order
+ * holds, is left to qsort with the comparison. */
 static int cmp_by_y(const void *x, const void *y)
 {
     const apo_item *a = x, *b = y;
@@ -167,62 +166,29 @@ static int cmp_by_y(const void *x, const void *y)
     return 0;
 }
 
-static inline uint32_t item_key(const apo_item *it, int by_y)
+static uint64_t key_tie(const void *x)
 {
-    if (!by_y)
-        return it->tie;
-    float y = it->y == 0 ? 0.0f : it->y;
-    uint32_t b;
-    memcpy(&b, &y, sizeof b);
-    b = (b & 0x80000000u) ? ~b : b | 0x80000000u; /* ascending as the floats */
-    return ~b;                                     /* descending */
+    return ((const apo_item *)x)->tie;
+}
+
+static uint64_t key_y(const void *x)
+{
+    return vu_key_desc(((const apo_item *)x)->y);
 }
 
 /* tmp: room for n items */
 static void sort_items(apo_item *it, size_t n, int by_y, apo_item *tmp)
 {
-    if (n < 2)
-        return;
-    if (n < 32) { /* insertion: stable */
-        for (size_t i = 1; i < n; i++) {
-            apo_item x = it[i];
-            uint32_t k = item_key(&x, by_y);
-            size_t j = i;
-            while (j > 0 && item_key(&it[j - 1], by_y) > k) {
-                it[j] = it[j - 1];
-                j--;
-            }
-            it[j] = x;
-        }
-        return;
-    }
-    uint32_t all_or = 0, all_and = ~0u;
-    for (size_t i = 0; i < n; i++) {
-        if (by_y && it[i].y != it[i].y) {
+    _Static_assert(sizeof(apo_item) == 16, "vu_sort16 sorts 16-byte elements");
+    for (size_t i = 0; by_y && i < n; i++)
+        if (it[i].y != it[i].y) {
             qsort(it, n, sizeof *it, cmp_by_y);
             return;
         }
-        uint32_t k = item_key(&it[i], by_y);
-        all_or |= k;
-        all_and &= k;
-    }
-    apo_item *src = it, *dst = tmp;
-    for (int shift = 0; shift < 32; shift += 8) {
-        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
-            continue; /* every key the same in this byte */
-        size_t count[257] = {0};
-        for (size_t i = 0; i < n; i++)
-            count[((item_key(&src[i], by_y) >> shift) & 0xff) + 1]++;
-        for (int d = 0; d < 256; d++)
-            count[d + 1] += count[d];
-        for (size_t i = 0; i < n; i++)
-            dst[count[(item_key(&src[i], by_y) >> shift) & 0xff]++] = src[i];
-        apo_item *t = src;
-        src = dst;
-        dst = t;
-    }
-    if (src != it)
-        memcpy(it, src, n * sizeof *it);
+    if (by_y)
+        vu_sort16(it, n, key_y, 8, tmp);
+    else
+        vu_sort16(it, n, key_tie, 4, tmp);
 }
 
 /* where the stand-in rows touch the order, in score order */
