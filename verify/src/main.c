@@ -15,8 +15,10 @@
  * exits 0 clean, 1 findings, 2 a path missing or unreadable.
  *
  * --jobs N (vpar.h): the runs on N threads, the scan beside the other
- * checks, their output replayed in this file's order: the same whatever N.  Without --out on a study that has results/verified.json,
- * the result goes aside and the committed file is compared with it.
+ * checks (at the idle priority: on the core they leave free), their output
+ * replayed in this file's order: the same whatever N.  Without --out on a
+ * study that has results/verified.json, the result goes aside and the
+ * committed file is compared with it.
  *
  * Exit 0 when every check passed, 1 on any mismatch or finding, 2 on
  * unusable input (a missing results.json, reference, manifest ..., or a bad
@@ -701,7 +703,9 @@ static int verify(const args *a)
         goto done;
     mm_init(stdout, a->max_print);
     if (!a->no_scan)
-        scan = vp_spawn(scan_task, &sj); /* vpar.h: beside the checks, results.json's parsing among them */
+        /* vpar.h: beside the checks, results.json's parsing among them, on
+         * the core they leave free */
+        scan = vp_spawn_idle(scan_task, &sj);
     if (vj_parse_file(p.results, &lab, err, sizeof err)) {
         fprintf(stderr, "verify: %s\n", err);
         goto done;

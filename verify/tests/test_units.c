@@ -1,6 +1,7 @@
 /* Unit tests of the verifier's modules, against hand-computed values. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,65 @@ static void expect_fmt(double d)
  * then on powers of two (where it does not bisect), their neighbours,
  * short decimals, values near a decade's end, computed ratios and random
  * bit patterns */
+/* vu_sort16 against qsort made stable by the original position: by a
+ * double descending (many equal, 0 and -0 among them, -inf) and by a
+ * 32-bit key, small and large n */
+typedef struct {
+    double s;
+    uint32_t pos, k;
+} sort16_el;
+
+static uint64_t s16_desc(const void *x)
+{
+    return vu_key_desc(((const sort16_el *)x)->s);
+}
+
+static uint64_t s16_k(const void *x)
+{
+    return ((const sort16_el *)x)->k;
+}
+
+static int s16_cmp_desc(const void *x, const void *y)
+{
+    const sort16_el *a = x, *b = y;
+    if (a->s != b->s)
+        return a->s > b->s ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+static int s16_cmp_k(const void *x, const void *y)
+{
+    const sort16_el *a = x, *b = y;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+Test(util, sort16_is_a_stable_sort)
+{
+    static const double vals[] = {0.0, -0.0, 1.5, -1.5, 0.25, -INFINITY, INFINITY, 1e-300, -1e300, 3.0};
+    size_t sizes[] = {0, 1, 2, 31, 32, 33, 1000, 5000};
+    unsigned r = 12345;
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t n = sizes[z];
+        sort16_el *a = calloc(n + 1, sizeof *a), *b = calloc(n + 1, sizeof *b), *tmp = calloc(n + 1, sizeof *tmp);
+        for (int by = 0; by < 2; by++) {
+            for (size_t i = 0; i < n; i++) {
+                r = r * 1103515245u + 12345u;
+                a[i] = (sort16_el){vals[(r >> 16) % 10], (uint32_t)i, (r >> 8) % (by ? 70000u : 5u)};
+            }
+            memcpy(b, a, n * sizeof *a);
+            vu_sort16(a, n, by ? s16_k : s16_desc, by ? 4 : 8, tmp);
+            qsort(b, n, sizeof *b, by ? s16_cmp_k : s16_cmp_desc);
+            for (size_t i = 0; i < n; i++)
+                cr_assert(a[i].pos == b[i].pos, "n %zu, by %d, at %zu: %u against %u", n, by, i, a[i].pos, b[i].pos);
+        }
+        free(a);
+        free(b);
+        free(tmp);
+    }
+}
+
 Test(util, fmt_double_is_the_shortest_that_reads_back)
 {
     char t[40];

@@ -153,18 +153,42 @@ static void emit_run(apo_prog *g, const apo_order *o, size_t q1, size_t q2)
     emit(g, o->btat[q2]);
 }
 
-static int cmp_by_tie(const void *x, const void *y)
-{
-    const apo_item *a = x, *b = y;
-    return (a->tie > b->tie) - (a->tie < b->tie);
-}
-
+/* The items sorted by tie (ascending) or by y (descending), stably: items
+ * of one key keep their order, as under the merge sort qsort was here (the
+ * ops, and so the order of the sums, depend on it): vutil.h's radix sort,
+ * on the tie or on vu_key_desc(y).  A NaN among the y, which no order
+ * holds, is left to qsort with the comparison. */
 static int cmp_by_y(const void *x, const void *y)
 {
     const apo_item *a = x, *b = y;
     if (a->y != b->y)
         return a->y > b->y ? -1 : 1;
     return 0;
+}
+
+static uint64_t key_tie(const void *x)
+{
+    return ((const apo_item *)x)->tie;
+}
+
+static uint64_t key_y(const void *x)
+{
+    return vu_key_desc(((const apo_item *)x)->y);
+}
+
+/* tmp: room for n items */
+static void sort_items(apo_item *it, size_t n, int by_y, apo_item *tmp)
+{
+    _Static_assert(sizeof(apo_item) == 16, "vu_sort16 sorts 16-byte elements");
+    for (size_t i = 0; by_y && i < n; i++)
+        if (it[i].y != it[i].y) {
+            qsort(it, n, sizeof *it, cmp_by_y);
+            return;
+        }
+    if (by_y)
+        vu_sort16(it, n, key_y, 8, tmp);
+    else
+        vu_sort16(it, n, key_tie, 4, tmp);
 }
 
 /* where the stand-in rows touch the order, in score order */
@@ -275,8 +299,8 @@ void apo_seg_patch(apo_prog *g, const apo_order *o, size_t grp, apo_item *it, si
     apo_item *byy = scratch;
     event *ev = (event *)(byy + n + 1);
     memcpy(byy, it, n * sizeof *it);
-    qsort(it, n, sizeof *it, cmp_by_tie);
-    qsort(byy, n, sizeof *byy, cmp_by_y);
+    sort_items(it, n, 0, (apo_item *)ev); /* the events' room, free until make_events */
+    sort_items(byy, n, 1, (apo_item *)ev);
     size_t ne = make_events(o, grp, it, byy, n, ev);
     emit_events(g, o, grp, ev, ne, it, byy, 0);
 }
@@ -284,7 +308,7 @@ void apo_seg_patch(apo_prog *g, const apo_order *o, size_t grp, apo_item *it, si
 void apo_seg_base(apo_prog *g, const apo_order *o, apo_item *it, size_t n, int all_same, void *scratch)
 {
     event *ev = (event *)((apo_item *)scratch + n + 1);
-    qsort(it, n, sizeof *it, cmp_by_y);
+    sort_items(it, n, 1, scratch);
     size_t ne = make_events(o, 0, NULL, it, all_same ? (n > 0) : n, ev);
     emit_events(g, o, 0, ev, ne, NULL, it, all_same);
 }

@@ -18,6 +18,26 @@ static int cmp_pair_desc(const void *x, const void *y)
     return (a->s < b->s) - (a->s > b->s);
 }
 
+static uint64_t key_pair(const void *x)
+{
+    return vu_key_desc(((const ap_pair *)x)->s);
+}
+
+/* the pairs by score descending (vutil.h's radix sort; a NaN among them,
+ * which no order holds, left to qsort with the comparison) */
+static void sort_desc(ap_pair *p, size_t n)
+{
+    _Static_assert(sizeof(ap_pair) == 16, "vu_sort16 sorts 16-byte elements");
+    for (size_t i = 0; i < n; i++)
+        if (p[i].s != p[i].s) {
+            qsort(p, n, sizeof *p, cmp_pair_desc);
+            return;
+        }
+    ap_pair *tmp = vu_xmalloc((n + 1) * sizeof *tmp);
+    vu_sort16(p, n, key_pair, 8, tmp);
+    free(tmp);
+}
+
 double ap_average_precision(ap_pair *p, size_t n)
 {
     size_t pos = 0;
@@ -25,7 +45,7 @@ double ap_average_precision(ap_pair *p, size_t n)
         pos += p[i].y != 0;
     if (pos == 0)
         return NAN;
-    qsort(p, n, sizeof *p, cmp_pair_desc);
+    sort_desc(p, n);
     double ap = 0, rprev = 0;
     size_t tp = 0;
     for (size_t i = 0; i < n; i++) {

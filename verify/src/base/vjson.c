@@ -523,7 +523,10 @@ static void write_node(const vj_node *n, vu_buf *b, int lvl)
     case VJ_NULL: vu_buf_puts(b, "null"); break;
     case VJ_BOOL: vu_buf_puts(b, n->b ? "true" : "false"); break;
     case VJ_NUM:
-        if (n->is_int) {
+        if (!n->line) {
+            /* built (vj_new_int, vj_new_num): its text is what the branches below write, made once */
+            vu_buf_puts(b, n->text);
+        } else if (n->is_int) {
             vu_buf_printf(b, "%lld", n->i);
         } else {
             char t[40];

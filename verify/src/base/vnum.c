@@ -19,13 +19,13 @@ int vn_i64(const char *s, size_t len, long long lo, long long hi, long long *out
     if (i == len)
         return VN_SYNTAX;
     unsigned long long v = 0;
-    int over = 0;
+    int over = 0, may_over = len - i > 19; /* 19 digits stay below ULLONG_MAX */
     for (; i < len; i++) {
         unsigned d = (unsigned)(unsigned char)s[i] - '0';
         if (d > 9)
             return VN_SYNTAX;
         /* keep reading after an overflow: "99...9x" is not a number at all */
-        if (v > (ULLONG_MAX - d) / 10)
+        if (may_over && v > (ULLONG_MAX - d) / 10)
             over = 1;
         else
             v = v * 10 + d;

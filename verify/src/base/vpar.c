@@ -2,6 +2,7 @@
 #include "vpar.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ void vp_for(size_t n, vp_fn fn, void *ctx)
 struct vp_task {
     void (*fn)(void *);
     void *ctx;
-    int threaded;
+    int threaded, idle;
     pthread_t th;
     mm_capture *cap;
 };
@@ -99,20 +100,35 @@ struct vp_task {
 static void *task_main(void *arg)
 {
     vp_task *t = arg;
+    if (t->idle) { /* best effort: at worst the task competes as before */
+        struct sched_param sp = {0};
+        pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+    }
     t->cap = mm_capture_begin();
     t->fn(t->ctx);
     mm_capture_end();
     return NULL;
 }
 
-vp_task *vp_spawn(void (*fn)(void *ctx), void *ctx)
+static vp_task *spawn(void (*fn)(void *ctx), void *ctx, int idle)
 {
     vp_task *t = vu_xcalloc(1, sizeof *t);
     t->fn = fn;
     t->ctx = ctx;
+    t->idle = idle;
     if (g_jobs > 1 && pthread_create(&t->th, NULL, task_main, t) == 0)
         t->threaded = 1;
     return t;
+}
+
+vp_task *vp_spawn(void (*fn)(void *ctx), void *ctx)
+{
+    return spawn(fn, ctx, 0);
+}
+
+vp_task *vp_spawn_idle(void (*fn)(void *ctx), void *ctx)
+{
+    return spawn(fn, ctx, 1);
 }
 
 void vp_join(vp_task *t)

@@ -15,6 +15,11 @@
  * vp_spawn(fn, ctx) starts fn(ctx) on a thread of its own when vp_jobs() >
  * 1 (its mismatches captured), and returns a handle; with one job it only
  * remembers fn, which vp_join then calls on the caller's thread.
+ * vp_spawn_idle(fn, ctx) is vp_spawn with the thread at the idle priority
+ * (SCHED_IDLE, where the system allows it): it takes a core only when the
+ * other threads leave one free (the serial stretches between vp_for's
+ * loops), so that it does not slow the loops down by taking a third of
+ * two cores; what it has not done by the join it finishes alone.
  * vp_join(t) waits for it, replays its mismatches on the calling thread
  * and frees the handle: what fn prints through mm_add comes out at the
  * join, as if fn had been called there.  A spawned fn must print nothing
@@ -36,6 +41,7 @@ void vp_for(size_t n, vp_fn fn, void *ctx);
 
 typedef struct vp_task vp_task;
 vp_task *vp_spawn(void (*fn)(void *ctx), void *ctx);
+vp_task *vp_spawn_idle(void (*fn)(void *ctx), void *ctx);
 void vp_join(vp_task *t);
 
 #endif

@@ -1,4 +1,4 @@
-/* vutil: small helpers of the verifier: memory, files, sha256, atomic writes, buffers; see vutil.h. */
+/* vutil: small helpers of the verifier: memory, files, sha256, atomic writes, buffers, a stable radix sort; see vutil.h. */
 #include "vutil.h"
 
 #include <dirent.h>
@@ -330,4 +330,61 @@ int vu_split_tabs(char *line, char **f, int max)
         *q = 0;
     }
     return nf;
+}
+
+uint64_t vu_key_desc(double d)
+{
+    if (d == 0)
+        d = 0; /* -0 as 0 */
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    b = (b >> 63) ? ~b : b | (1ull << 63); /* ascending as the doubles */
+    return ~b;
+}
+
+typedef struct {
+    uint64_t a, b;
+} elem16;
+
+void vu_sort16(void *v, size_t n, uint64_t (*key)(const void *), int bytes, void *tmp)
+{
+    elem16 *e = v;
+    if (n < 2)
+        return;
+    if (n < 32) { /* insertion: stable */
+        for (size_t i = 1; i < n; i++) {
+            elem16 x = e[i];
+            uint64_t k = key(&x);
+            size_t j = i;
+            while (j > 0 && key(&e[j - 1]) > k) {
+                e[j] = e[j - 1];
+                j--;
+            }
+            e[j] = x;
+        }
+        return;
+    }
+    uint64_t all_or = 0, all_and = ~0ull;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t k = key(&e[i]);
+        all_or |= k;
+        all_and &= k;
+    }
+    elem16 *src = e, *dst = tmp;
+    for (int shift = 0; shift < 8 * bytes; shift += 8) {
+        if ((((all_or ^ all_and) >> shift) & 0xff) == 0)
+            continue; /* every key the same in this byte */
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((key(&src[i]) >> shift) & 0xff) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            dst[count[(key(&src[i]) >> shift) & 0xff]++] = src[i];
+        elem16 *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != e)
+        memcpy(e, src, n * sizeof *e);
 }

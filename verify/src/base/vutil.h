@@ -58,4 +58,13 @@ void vu_buf_free(vu_buf *b);
 int vu_list_dir(const char *path, char ***names, size_t *n, char *err, size_t errlen);
 void vu_free_names(char **names, size_t n);
 
+/* The n 16-byte elements of v in ascending order of key(element), stably
+ * (elements of one key keep their order): a radix sort over the key's low
+ * `bytes` bytes (1 to 8), bytes every key shares skipped; tmp has room for
+ * n elements.  For orders that qsort's comparisons gave n log n calls. */
+void vu_sort16(void *v, size_t n, uint64_t (*key)(const void *), int bytes, void *tmp);
+/* a key of vu_sort16 that orders the doubles descending (0 and -0 one key,
+ * as they compare equal); not for a NaN */
+uint64_t vu_key_desc(double d);
+
 #endif
