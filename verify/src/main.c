@@ -410,7 +410,8 @@ static int run_checks(const args *a, const paths *p, const vj_node *lab, study *
     for (size_t i = 0; i < s->nruns; i++)
         rs[i] = (ap_run_state){s->runs[i].name, s->runs[i].arm, s->runs[i].round, s->runs[i].ok,
                                s->runs[i].flood.flooded, s->runs[i].quiet,
-                               s->runs[i].has_fault ? ou_scen_name[s->runs[i].fault.scen] : NULL};
+                               s->runs[i].has_fault ? ou_scen_name[s->runs[i].fault.scen] : NULL,
+                               strcmp(s->runs[i].dir, RF_RAW) ? NULL : s->runs[i].kinds, s->runs[i].nkinds};
     o->ap = ap_check(a->root, &s->ref, p->aparms, rs, s->nruns, &o->ap_member);
     free(rs);
     n->ap = mm_count() - mark;

@@ -8,7 +8,9 @@
  * ascending); ap_arm_compute reads each round's tester.tsv.gz and fills
  * the numbers (an unreadable file is one mismatch, mm_add, and leaves
  * readable 0); ap_arm_json gives them in ap.json's layout (a new tree, the
- * caller's).  The arm owns its arrays: ap_arm_free.
+ * caller's).  The arm owns its arrays: ap_arm_free.  A round whose given
+ * kinds the caller set (the run's first reading of the file) is not read
+ * again: j and the row follow from the place as in the file.
  *
  * A flooded run (format lab-ap 2, APCOST.md 1.5 "At a flood's stand-in
  * share", 1.7) is an arm of one round: ap_arm_of_run makes it (arm = the
@@ -34,6 +36,8 @@ typedef struct {
     long long n;        /* data rows of tester.tsv.gz */
     long long *j, *row;
     char *kind;
+    const char *given;  /* the file's kinds already read (ngiven rows), the caller's; NULL: read the file */
+    long long ngiven;
 } ap_round;
 
 typedef struct {

@@ -503,9 +503,18 @@ static void one_arm(void *ctx, size_t i)
     ap_arm_compute(j->c->root, &j->c->t, j->c->ref, j->c->L1, &j->arms[i]);
 }
 
-/* ap_arm_compute of arms[0 .. n) in parallel */
+/* ap_arm_compute of arms[0 .. n) in parallel; a round that is a run whose
+ * tester file was read whole takes its kinds from there (aparm.h) */
 static void compute_all(apc *c, ap_arm *arms, size_t n)
 {
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < arms[i].nr; k++)
+            for (size_t q = 0; q < c->nruns; q++)
+                if (c->runs[q].kinds && !strcmp(c->runs[q].name, arms[i].r[k].name)) {
+                    arms[i].r[k].given = c->runs[q].kinds;
+                    arms[i].r[k].ngiven = c->runs[q].nkinds;
+                    break;
+                }
     arm_job j = {c, arms};
     vp_for(n, one_arm, &j);
 }

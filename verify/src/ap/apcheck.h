@@ -52,6 +52,9 @@ typedef struct {
     int ok;             /* 0: rejected (a malformed file): no judgement, in no entry */
     int flooded, quiet; /* 1: flooded (RESULTS.md's runs.<run>.flooded), quiet */
     const char *fault;  /* run.json's fault.name as read ("none", "down", ...); NULL: not read */
+    const char *kinds;  /* its tester.tsv.gz's kinds in row order, nkinds of them, kept from the
+                         * first reading (NULL: not read whole; the AP then reads the file) */
+    long long nkinds;
 } ap_run_state;
 
 vj_node *ap_check(const char *root, const ref_data *ref, const char *arms_path, const ap_run_state *runs,

@@ -275,6 +275,8 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
     int rc = rx_open(&f, &x->rx, RX_TESTER, path, gz, gzlen, err, sizeof err);
     long long n = 0, answered = 0, kinds[4] = {0, 0, 0, 0};
     const char *fn = "tester.tsv.gz";
+    size_t kcap = 0;
+    char *kv = NULL; /* the kinds in row order, kept in r->kinds when the file is read whole */
     while (rc == 0) {
         int k = rx_next(&f, &row, err, sizeof err);
         if (k < 0) {
@@ -292,6 +294,11 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
         n++;
         long long sched = row.v[T_SCHED];
         char kind = row.c[T_KIND];
+        if ((size_t)n > kcap) {
+            kcap = kcap ? 2 * kcap : 16384;
+            kv = vu_xrealloc(kv, kcap);
+        }
+        kv[n - 1] = kind;
         /* the reader admits only L K D E (rawcols.h) */
         int ki = kind == 'L' ? 0 : kind == 'K' ? 1 : kind == 'D' ? 2 : 3;
         kinds[ki]++;
@@ -328,10 +335,14 @@ static int do_tester(const char *root, rf_run *r, const vj_node *rj, const ref_d
             check_answer(r, line, &row, ref, ki);
     }
     if (rc) {
+        free(kv);
         rx_close(&f);
         free(gz);
         return reject(r, err);
     }
+    free(r->kinds);
+    r->kinds = kv;
+    r->nkinds = n;
     check_t0(r, fn, f.tmin, f.tmin_line, f.tmin_col, 999);
     rx_close(&f);
     free(gz);
@@ -1104,6 +1115,7 @@ vj_node *rf_to_json(const rf_run *r)
 
 void rf_free(rf_run *r)
 {
+    free(r->kinds);
     free(r->arrivals);
     free(r->standins);
     free(r->lookups_sent);

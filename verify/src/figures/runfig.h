@@ -111,6 +111,8 @@ typedef struct {
     unsigned broken;                /* the rules broken, bit k for rule k of quiet.h */
     long long answers_checked;      /* tester rows of kind L, K, D checked against the reference */
     vj_node *extra;                 /* extra.runs.<run> (exrun.h), built by rf_compute (not rf_compute_in) */
+    char *kinds;                    /* tester.tsv.gz's kinds in row order (nkinds), when read whole: for the AP */
+    long long nkinds;
 } rf_run;
 
 int rf_compute(const char *root, const char *run, const ref_data *ref, const qr_rules *rules, rf_run *out);
