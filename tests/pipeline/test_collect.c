@@ -671,6 +671,19 @@ Test(collect, unreachable_database_is_named_and_nothing_written)
     cr_assert_eq(access(path, F_OK), -1, "nothing written");
 }
 
+/* Run folder dir's tester.tsv.gz with a letter in front of line 5's
+ * status (a malformed row), and run.json's sha256s written anew
+ * (record_digests), as if the lab had written it so. */
+static void malform_tester_line5(const char *dir)
+{
+    char p[256], cmd[2048];
+    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
+    snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
+             p, p, p, p);
+    cr_assert_eq(sh(cmd), 0);
+    record_digests(dir);
+}
+
 /* Each file is changed and run.json's sha256s written anew (record_digests),
  * as if the lab had written it so: the decoder's refusals, past the digests. */
 Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
@@ -679,11 +692,7 @@ Test(collect, malformed_row_and_truncated_gzip_load_nothing_of_that_run)
     char out[8192], cmd[2048], p[256], dir[200];
     snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r1", ct_root);
     /* a malformed row: a letter in front of line 5's status */
-    snprintf(p, sizeof p, "%s/results/raw/H3-fb25-r1/tester.tsv.gz", ct_root);
-    snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
-             p, p, p, p);
-    cr_assert_eq(sh(cmd), 0);
-    record_digests(dir);
+    malform_tester_line5(dir);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "tester.tsv.gz:5:") && strstr(out, "status"), "%s", out);
     cr_assert(strstr(out, "nothing of this run") || !strstr(out, "loaded H3-fb25-r1"), "%s", out);
@@ -722,13 +731,9 @@ Test(collect, a_bad_run_between_two_stops_the_loading_there)
     make_run("H3-fb25", 1);
     make_run("H3-fb25", 2);
     make_run("H3-fb25", 3);
-    char out[8192], cmd[2048], p[256], dir[200];
+    char out[8192], dir[200];
     snprintf(dir, sizeof dir, "%s/results/raw/H3-fb25-r2", ct_root);
-    snprintf(p, sizeof p, "%s/tester.tsv.gz", dir);
-    snprintf(cmd, sizeof cmd, "zcat %s | sed '5s/^\\([0-9]*\\)\\t\\([0-9]*\\)\\t/\\1\\t\\2\\tx/' | gzip > %s.new && mv %s.new %s",
-             p, p, p, p);
-    cr_assert_eq(sh(cmd), 0);
-    record_digests(dir);
+    malform_tester_line5(dir);
     cr_assert_eq(collect(out, sizeof out), 1, "%s", out);
     cr_assert(strstr(out, "H3-fb25-r2/tester.tsv.gz:5:") && strstr(out, "status"), "%s", out);
     cr_assert(strstr(out, "collect: loaded H3-fb25-r1:"), "%s", out);
