@@ -9,6 +9,8 @@
  *   the others random; every lane against aporder.c's scalar apo_eval of the
  *   same weights (within 1e-13), and every code path the CPU has (AVX-512F,
  *   AVX2, generic) against the generic one to the bit.
+ * - A base order's sums taken from the live ones (apv_fill_base) against
+ *   apv_fill of the base, to the bit.
  * - On a random problem big enough for long runs of ties, floods (base
  *   orders) and rounds resampled: apb_compute with the vector engine against
  *   the scalar engine (every resample's change within 1e-13, the point values
@@ -131,6 +133,71 @@ Test(apvec, hand_worked_lanes_scalar_and_paths)
     free(g.op);
     free(scratch);
     apo_order_free(&o);
+}
+
+/* apv_fill_base: the hand order without rows 0 and 4 (the base of the
+ * stand-in set {0, 4}), its sums from the live ones, against apv_fill of
+ * the base order to the bit, on every path; sw, sy the two rows' weight and
+ * buyer weight, lane by lane */
+Test(apvec, base_sums_from_the_live_ones)
+{
+    const float live[8] = {0.9f, 0.8f, 0.8f, 0.7f, 0.6f, 0.5f, 0.5f, 0.4f};
+    const unsigned char label[8] = {1, 0, 1, 0, 1, 0, 0, 1};
+    const uint32_t cust[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    apo_vrow pairs[8], kept[6];
+    size_t nk = 0;
+    for (uint32_t i = 0; i < 8; i++) {
+        pairs[i] = (apo_vrow){live[i], i};
+        if (i != 0 && i != 4)
+            kept[nk++] = pairs[i];
+    }
+    size_t first[2] = {0, 8}, bfirst[2] = {0, nk};
+    apo_order o, b;
+    memset(&o, 0, sizeof o);
+    memset(&b, 0, sizeof b);
+    apo_order_build(&o, 1, first, pairs, cust, label);
+    apo_order_build(&b, 1, bfirst, kept, cust, label);
+    int32_t *wt = apv_alloc(8 * APV_W * sizeof *wt);
+    uint64_t st = 5;
+    for (int l = 0; l < APV_W; l++)
+        for (int c = 0; c < 8; c++) {
+            st = st * 6364136223846793005ULL + 1442695040888963407ULL;
+            wt[c * APV_W + l] = l == 0 ? 1 : (int32_t)((st >> 33) % 4);
+        }
+    int ran = 0;
+    for (int pi = 0; pi < 3; pi++) {
+        if (apv_set_path(paths[pi]))
+            continue;
+        ran++;
+        apv_sums xl, xb, xf;
+        memset(&xl, 0, sizeof xl);
+        memset(&xb, 0, sizeof xb);
+        memset(&xf, 0, sizeof xf);
+        apv_fill(&xl, &o, 0, wt);
+        apv_fill_base(&xb, &b, &xl, &o, 0, wt);
+        apv_fill(&xf, &b, 0, wt);
+        cr_expect(memcmp(xb.cum, xf.cum, (nk + 1) * 2 * APV_W * sizeof *xb.cum) == 0, "path %s: cum",
+                  apv_path_name(paths[pi]));
+        cr_expect(memcmp(xb.bt, xf.bt, b.nbt * 3 * APV_W * sizeof *xb.bt) == 0, "path %s: bt",
+                  apv_path_name(paths[pi]));
+        cr_expect(memcmp(xb.lp, xf.lp, (b.nbt + 1) * APV_W * sizeof *xb.lp) == 0, "path %s: lp",
+                  apv_path_name(paths[pi]));
+        cr_expect(memcmp(xb.live, xf.live, sizeof xb.live) == 0 && memcmp(xb.pos, xf.pos, sizeof xb.pos) == 0,
+                  "path %s: live, pos", apv_path_name(paths[pi]));
+        for (int l = 0; l < APV_W; l++) {
+            int32_t w0 = wt[0 * APV_W + l], w4 = wt[4 * APV_W + l];
+            cr_expect_eq(xb.sw[l], w0 + w4, "path %s lane %d: sw", apv_path_name(paths[pi]), l);
+            cr_expect_eq(xb.sy[l], w0 + w4, "path %s lane %d: sy (both buyers)", apv_path_name(paths[pi]), l);
+        }
+        apv_sums_free(&xl);
+        apv_sums_free(&xb);
+        apv_sums_free(&xf);
+    }
+    apv_set_path(APV_AUTO);
+    cr_expect(ran >= 1);
+    free(wt);
+    apo_order_free(&o);
+    apo_order_free(&b);
 }
 
 /* ---------------------------------------------------- a random problem */

@@ -239,6 +239,30 @@ static void d_teardown(void)
     free(d_root);
 }
 
+/* the study's texts (comparisons and guesses), quiet rules and manifest, after its runs */
+static void d_finish(const char *comparisons, const char *guesses)
+{
+    ts_write_texts(d_root, comparisons, guesses);
+    cr_assert_eq(syn_write_quiet(d_root, NULL), 0);
+    cr_assert_eq(syn_write_manifest(d_root), 0);
+}
+
+/* the verifier on the study without the scan: its exit status, its output in *out (free it) */
+static int d_run(char **out)
+{
+    const char *a[] = {"--root", d_root, "--no-scan", NULL};
+    return th_run(out, a);
+}
+
+/* the same, expecting exit 0 and 0 MISMATCHES */
+static void d_run_clean(void)
+{
+    char *out;
+    cr_expect_eq(d_run(&out), 0, "%s", out);
+    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
+    free(out);
+}
+
 static int cmp_end(const void *x, const void *y)
 {
     const syn_srow *a = x, *b = y;
@@ -285,36 +309,33 @@ static const char *D_COMPARISONS = "a\tb\tfigure\tnote\n"
 static const char *D_GUESSES = "id\tguess\tpredicate\n"
                                "G1\tThe hedges time out falsely.\tevery H3-hedge2.false_timeouts >= 5\n";
 
-static void hedge_study(const char *root)
+static void hedge_study(void)
 {
     syn_ref ref;
     syn_make_ref(&ref, 10, 5);
-    cr_assert_eq(syn_write_reference(root, &ref), 0);
+    cr_assert_eq(syn_write_reference(d_root, &ref), 0);
     for (int round = 1; round <= 2; round++) {
         syn_run r;
         syn_kind_run(&r, "H3-hedge2", round, "LKKKL", &ref, 5000000000000LL + round * 100000000000LL);
         const int after1[4] = {0, 10, 10, 10}, after2[4] = {0, 20, 10, 10};
         hedge(&r, round == 1 ? after1 : after2, round == 1 ? 2 : -1);
-        cr_assert_eq(syn_write_run(root, &r, 6), 0);
+        cr_assert_eq(syn_write_run(d_root, &r, 6), 0);
         syn_free_run(&r);
         syn_kind_run(&r, "H3-fb25", round, "LLKLL", &ref, 7000000000000LL + round * 100000000000LL);
         r.spec.has_hedge2 = 1; /* arms.tsv's 28th column, 0 */
-        cr_assert_eq(syn_write_run(root, &r, 6), 0);
+        cr_assert_eq(syn_write_run(d_root, &r, 6), 0);
         syn_free_run(&r);
     }
     syn_free_ref(&ref);
-    ts_write_texts(root, D_COMPARISONS, D_GUESSES);
-    cr_assert_eq(syn_write_quiet(root, NULL), 0);
-    cr_assert_eq(syn_write_manifest(root), 0);
+    d_finish(D_COMPARISONS, D_GUESSES);
 }
 
 Test(hedge2, the_hedge_row_of_s_is_the_copys, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
-    hedge_study(d_root);
+    hedge_study();
     ts_promote(d_root);
     char *out;
-    const char *a[] = {"--root", d_root, "--no-scan", NULL};
-    cr_assert_eq(th_run(&out, a), 1, "%s", out);
+    cr_assert_eq(d_run(&out), 1, "%s", out);
     /* the planted row, and nothing else: stores 2 is right for hedge2 */
     cr_expect(strstr(out, "MISMATCH H3-hedge2-r1 store.tsv.gz:"), "%s", out);
     cr_expect(strstr(out, " attempt: lab 1, verify not 1 in store.tsv.gz (arm_spec.hedge2 1"), "%s", out);
@@ -352,12 +373,11 @@ static void one_store(const char *root)
 
 Test(hedge2, stores_must_be_2, .init = d_setup, .fini = d_teardown, .timeout = 60)
 {
-    hedge_study(d_root);
+    hedge_study();
     ts_promote(d_root);
     one_store(d_root);
     char *out;
-    const char *a[] = {"--root", d_root, "--no-scan", NULL};
-    th_run(&out, a);
+    d_run(&out);
     cr_expect(strstr(out, "MISMATCH H3-hedge2-r2 run.json stores: lab 1, verify 2 (arm_spec.store2 is 0 and hedge2 1"),
               "%s", out);
     free(out);
@@ -383,15 +403,9 @@ Test(slow, the_store_plans_the_dice_plus_20ms_in_the_window, .init = d_setup, .f
         syn_free_run(&r);
     }
     syn_free_ref(&ref);
-    ts_write_texts(d_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
-    cr_assert_eq(syn_write_quiet(d_root, NULL), 0);
-    cr_assert_eq(syn_write_manifest(d_root), 0);
+    d_finish("a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
     ts_promote(d_root);
-    char *out;
-    const char *a[] = {"--root", d_root, "--no-scan", NULL};
-    cr_expect_eq(th_run(&out, a), 0, "%s", out);
-    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
-    free(out);
+    d_run_clean();
     vj_node *v = ts_verified(d_root);
     for (int round = 1; round <= 2; round++) {
         const char *R = round == 1 ? "L3-slow-r1" : "L3-slow-r2";
@@ -507,9 +521,7 @@ Test(edge, a_row_rounded_up_at_the_window_edge_is_decoded_like_any_other, .init 
     syn_make_ref(&ref, 10, 5);
     cr_assert_eq(syn_write_reference(d_root, &ref), 0);
     long long j = e_build(d_root, &ref, 0);
-    ts_write_texts(d_root, "a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
-    cr_assert_eq(syn_write_quiet(d_root, NULL), 0);
-    cr_assert_eq(syn_write_manifest(d_root), 0);
+    d_finish("a\tb\tfigure\tnote\n", "id\tguess\tpredicate\n");
     /* arrive_us rounded up, start_us 0, end_us after start_t + W + 20 ms
      * (the slot held 40 ms, W 5 to 25 ms: under 15 ms) */
     char *row = e_store_row(d_root, j);
@@ -519,11 +531,7 @@ Test(edge, a_row_rounded_up_at_the_window_edge_is_decoded_like_any_other, .init 
     cr_expect(en >= 0 && en < 15000, "end_us of %s", row);
     free(row);
     ts_promote(d_root);
-    char *out;
-    const char *a[] = {"--root", d_root, "--no-scan", NULL};
-    cr_expect_eq(th_run(&out, a), 0, "%s", out);
-    cr_expect(strstr(out, "\n0 MISMATCHES\n"), "%s", out);
-    free(out);
+    d_run_clean();
     vj_node *v = ts_verified(d_root);
     long long lab_false = (long long)ts_field(v, "L3-edge-r1", "false_timeouts")->num;
     vj_free(v);
@@ -536,7 +544,8 @@ Test(edge, a_row_rounded_up_at_the_window_edge_is_decoded_like_any_other, .init 
     cr_expect_eq(arr2, arr - 1);
     free(row);
     cr_assert_eq(syn_write_manifest(d_root), 0);
-    th_run(&out, a);
+    char *out;
+    d_run(&out);
     char want[160];
     snprintf(want, sizeof want, "MISMATCH L3-edge-r1 false_timeouts: lab %lld, verify %lld", lab_false, lab_false + 1);
     cr_expect(strstr(out, want), "want %s in\n%s", want, out);

@@ -99,25 +99,33 @@ static double num(const vj_node *o, const char *a, const char *b)
     return n->num;
 }
 
-/* 250 requests 1 ms apart, each answered 1000 ns after its sched but for
- * j = 10 (5000 ns), j = 20, 30 and 40 (4000 ns each), and j = 249 never
- * answered: 249 answered, k = ceil(249 / 100) = 3: j = 10, then the first
- * two at 4000 by j (20 and 30; not 40).  Each sent 100 ns late, each with
- * a service row arriving 200 ns after sched, its lookup ending 300 ns
- * after it, answering 500 ns after sched (the three: latency 13000 ns,
- * late 300, to_service 300, lookups 900, score_answer 900, back 10600). */
-Test(exrun, slowest_with_equal_latencies)
+/* the slowest_* cases' run, into x (its object returned): 250 requests
+ * 1 ms apart, each answered 1000 ns after its sched but for j = 10 (5000
+ * ns), j = 20, 30 and 40 (4000 ns each), and j = 249 never answered: 249
+ * answered, k = ceil(249 / 100) = 3: j = 10, then the first two at 4000 by
+ * j (20 and 30; not 40).  Each sent 100 ns late but j = unsent (-1: none)
+ * never sent, each with a service row arriving 200 ns after sched,
+ * answering 800 ns after it, with (lookup) a lookup ending 500 ns after
+ * sched, or none. */
+static vj_node *slowest_run(ex_run *x, long long unsent, int lookup)
 {
-    ex_run x;
-    ex_run_init(&x);
+    ex_run_init(x);
     for (long long j = 0; j < 250; j++) {
         long long s = 1000000 * j;
         long long lat = j == 10 ? 5000 : (j == 20 || j == 30 || j == 40) ? 4000 : 1000;
-        tester(&x, s, s + 100, j == 249 ? RX_ABSENT : s + lat);
+        tester(x, s, j == unsent ? RX_ABSENT : s + 100, j == 249 ? RX_ABSENT : s + lat);
     }
     for (long long j = 0; j < 250; j++)
-        service(&x, j, 1000000 * j + 200, 1000000 * j + 500, 1000000 * j + 800);
-    vj_node *o = object(&x);
+        service(x, j, 1000000 * j + 200, lookup ? 1000000 * j + 500 : RX_ABSENT, 1000000 * j + 800);
+    return object(x);
+}
+
+/* every request sent, with lookups (the three: latency 13000 ns, late 300,
+ * to_service 300, lookups 900, score_answer 900, back 10600) */
+Test(exrun, slowest_with_equal_latencies)
+{
+    ex_run x;
+    vj_node *o = slowest_run(&x, -1, 1);
     cr_expect_eq(num(o, "n", NULL), 250);
     cr_expect_eq(num(o, "slowest_steps", "answered"), 249);
     cr_expect_eq(num(o, "slowest_steps", "requests"), 3);
@@ -140,20 +148,13 @@ Test(exrun, slowest_with_equal_latencies)
     ex_run_free(&x);
 }
 
-/* the same with j = 30 unsent (counted among the k, not in the means):
- * with_service_row 2, the means over j = 10 and 20 (9000 ns of latency) */
+/* the same with j = 30 unsent (counted among the k, not in the means) and
+ * no lookups: with_service_row 2, the means over j = 10 and 20 (9000 ns of
+ * latency) */
 Test(exrun, slowest_unsent_is_left_out_of_the_means)
 {
     ex_run x;
-    ex_run_init(&x);
-    for (long long j = 0; j < 250; j++) {
-        long long s = 1000000 * j;
-        long long lat = j == 10 ? 5000 : (j == 20 || j == 30 || j == 40) ? 4000 : 1000;
-        tester(&x, s, j == 30 ? RX_ABSENT : s + 100, j == 249 ? RX_ABSENT : s + lat);
-    }
-    for (long long j = 0; j < 250; j++)
-        service(&x, j, 1000000 * j + 200, RX_ABSENT, 1000000 * j + 800);
-    vj_node *o = object(&x);
+    vj_node *o = slowest_run(&x, 30, 0);
     cr_expect_eq(num(o, "slowest_steps", "requests"), 3);
     cr_expect_eq(num(o, "slowest_steps", "with_service_row"), 2);
     cr_expect_eq(num(o, "slowest_steps", "latency_ms"), 9000.0 / 2 / 1e6);

@@ -591,14 +591,12 @@ static void resample_values(work *w, const apb_problem *p, const split *sp, cons
 }
 
 /* the numerators of (round, cutoff) rc's three vectors for the pass's
- * APV_W lanes into w->vac (the live sums of its cutoff in w->vl) */
-static void rc_numerators_vec(work *w, const split *sp, size_t rc)
+ * APV_W lanes into w->vac (the live sums of its cutoff c in w->vl) */
+static void rc_numerators_vec(work *w, const split *sp, size_t rc, size_t c)
 {
-    size_t f = sp->first[rc], ns = sp->first[rc + 1] - f;
     const apv_sums *x = &w->vl;
     if (sp->base[rc]) {
-        apv_fill(&w->vb, &w->bases[rc], 0, w->wt);
-        apv_standins(&w->vb, w->wt, sp->codes + f, ns);
+        apv_fill_base(&w->vb, &w->bases[rc], &w->vl, &w->live, c, w->wt);
         x = &w->vb;
     }
     /* last_known; none, keeping its state where default parts from it; default from there */
@@ -653,7 +651,7 @@ static void resample_values_vec(work *w, const apb_problem *p, const split *sp, 
                     continue;
                 size_t cr = sp->canon[rc];
                 if (w->stamp[cr] != w->cur)
-                    rc_numerators_vec(w, sp, cr);
+                    rc_numerators_vec(w, sp, cr, c);
                 for (size_t k = 0; k < nk; k++)
                     for (size_t l = 0; l < L; l++)
                         w->dv[(r * nk + k) * APV_W + l] += (w->vac[(cr * nk + k) * APV_W + l] - lac[l]) / pos[l];

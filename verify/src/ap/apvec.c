@@ -74,6 +74,28 @@ AI vd termd(vd d, vd t, vd s)
     return d * t / s;
 }
 
+/* the buyer ties of group g from its running weights x->cum (filled):
+ * d, t, s of each, the running sum of their terms, the group's buyer weight */
+AI void ties_body(apv_sums *x, const apo_order *o, size_t g)
+{
+    size_t f = o->first[g], n = o->first[g + 1] - f, q0 = f + g;
+    STI(x->pos, LDI(x->cum + (q0 + n) * 2 * W));
+    uint32_t k0 = o->btat[q0], k1 = o->btat[q0 + n];
+    vd acc = {0};
+    for (uint32_t k = k0; k < k1; k++) {
+        const int32_t *ce = x->cum + (size_t)o->bt_qe[k] * 2 * W, *cs = x->cum + (size_t)o->bt_qs[k] * 2 * W;
+        vi te = LDI(ce), se = LDI(ce + W), d = te - LDI(cs);
+        double *b = x->bt + (size_t)k * 3 * W;
+        STD(b, CVT(d));
+        STD(b + W, CVT(te));
+        STD(b + 2 * W, CVT(se));
+        STD(x->lp + (size_t)k * W, acc);
+        acc += term(d, te, se);
+    }
+    STD(x->lp + (size_t)k1 * W, acc);
+    STD(x->live, acc);
+}
+
 AI void fill_body(apv_sums *x, const apo_order *o, size_t g, const int32_t *wt)
 {
     size_t f = o->first[g], n = o->first[g + 1] - f, q0 = f + g;
@@ -90,21 +112,19 @@ AI void fill_body(apv_sums *x, const apo_order *o, size_t g, const int32_t *wt)
         STI(cum + (k + 1) * 2 * W, t);
         STI(cum + (k + 1) * 2 * W + W, s);
     }
-    STI(x->pos, t);
-    uint32_t k0 = o->btat[q0], k1 = o->btat[q0 + n];
-    vd acc = {0};
-    for (uint32_t k = k0; k < k1; k++) {
-        const int32_t *ce = x->cum + (size_t)o->bt_qe[k] * 2 * W, *cs = x->cum + (size_t)o->bt_qs[k] * 2 * W;
-        vi te = LDI(ce), se = LDI(ce + W), d = te - LDI(cs);
-        double *b = x->bt + (size_t)k * 3 * W;
-        STD(b, CVT(d));
-        STD(b + W, CVT(te));
-        STD(b + 2 * W, CVT(se));
-        STD(x->lp + (size_t)k * W, acc);
-        acc += term(d, te, se);
-    }
-    STD(x->lp + (size_t)k1 * W, acc);
-    STD(x->live, acc);
+    ties_body(x, o, g);
+}
+
+/* a base's sums (fill_body), and its left-out rows' weight and buyer
+ * weight: what the live group's totals hold beyond the base's (integer
+ * sums: the very values a sum over the left-out rows gives) */
+AI void fill_base_body(apv_sums *x, const apo_order *b, const apv_sums *lv, const apo_order *lo, size_t g,
+                       const int32_t *wt)
+{
+    fill_body(x, b, 0, wt);
+    const int32_t *le = lv->cum + (lo->first[g + 1] + g) * 2 * W, *be = x->cum + b->n * 2 * W;
+    STI(x->sy, LDI(le) - LDI(be));
+    STI(x->sw, LDI(le + W) - LDI(be + W));
 }
 
 AI int all_zero(vi x)
@@ -213,19 +233,6 @@ AI void eval_body(const uint32_t *op, size_t len, const int32_t *wt, const apv_s
     STD(out, acc);
 }
 
-/* the weight and buyer weight of n rows (codes cust << 1 | label), per lane */
-AI void standins_body(apv_sums *x, const int32_t *wt, const uint32_t *codes, size_t n)
-{
-    vi sw = {0}, sy = {0};
-    for (size_t q = 0; q < n; q++) {
-        vi w = LDI(wt + (size_t)(codes[q] >> 1) * W);
-        sw += w;
-        sy += w & -(int32_t)(codes[q] & 1);
-    }
-    STI(x->sw, sw);
-    STI(x->sy, sy);
-}
-
 /* ------------------------------------------------- one body, three builds */
 
 typedef void (*fill_fn)(apv_sums *, const apo_order *, size_t, const int32_t *);
@@ -242,9 +249,10 @@ typedef void (*eval_fn)(const uint32_t *, size_t, const int32_t *, const apv_sum
     {                                                                                                                  \
         eval_body(op, len, wt, x, from, cp, at, out);                                                                  \
     }                                                                                                                  \
-    static attr void standins_##name(apv_sums *x, const int32_t *wt, const uint32_t *codes, size_t n)                  \
+    static attr void fill_base_##name(apv_sums *x, const apo_order *b, const apv_sums *lv, const apo_order *lo,       \
+                                      size_t g, const int32_t *wt)                                                     \
     {                                                                                                                  \
-        standins_body(x, wt, codes, n);                                                                                \
+        fill_base_body(x, b, lv, lo, g, wt);                                                                           \
     }
 
 INSTANCE(generic, )
@@ -324,13 +332,15 @@ void apv_eval(const uint32_t *op, size_t len, const int32_t *wt, const apv_sums 
     }
 }
 
-void apv_standins(apv_sums *x, const int32_t *wt, const uint32_t *codes, size_t n)
+void apv_fill_base(apv_sums *x, const apo_order *b, const apv_sums *lv, const apo_order *lo, size_t g,
+                   const int32_t *wt)
 {
+    sums_reserve(x, b);
     switch (apv_path()) {
 #ifdef APV_X86
-    case APV_AVX512: standins_avx512(x, wt, codes, n); break;
-    case APV_AVX2: standins_avx2(x, wt, codes, n); break;
+    case APV_AVX512: fill_base_avx512(x, b, lv, lo, g, wt); break;
+    case APV_AVX2: fill_base_avx2(x, b, lv, lo, g, wt); break;
 #endif
-    default: standins_generic(x, wt, codes, n);
+    default: fill_base_generic(x, b, lv, lo, g, wt);
     }
 }

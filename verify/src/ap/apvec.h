@@ -48,7 +48,7 @@ typedef struct {
     double *bt;    /* [nbt * 3 * APV_W] per buyer tie: d, t, s (each [APV_W], integers held as doubles) */
     double *lp;    /* [(nbt + 1) * APV_W] per buyer tie: the unchanged terms before it in its group */
     int32_t pos[APV_W];        /* the group's buyer weight, per lane */
-    int32_t sw[APV_W], sy[APV_W]; /* a base's stand-in rows: their weight, their buyers' (the caller's) */
+    int32_t sw[APV_W], sy[APV_W]; /* a base's stand-in rows: their weight, their buyers' (apv_fill_base) */
     double live[APV_W];        /* the group's unchanged numerator a_c, per lane */
     size_t capq, capk;
 } apv_sums;
@@ -64,8 +64,11 @@ void *apv_alloc(size_t bytes);
 void apv_sums_free(apv_sums *x);
 /* group g of order o under the transposed weights wt */
 void apv_fill(apv_sums *x, const apo_order *o, size_t g, const int32_t *wt);
-/* a base's stand-in rows (n codes cust << 1 | label): x->sw and x->sy */
-void apv_standins(apv_sums *x, const int32_t *wt, const uint32_t *codes, size_t n);
+/* apv_fill of a base order b (one group): group g of the live order lo
+ * with some rows left out, whose sums lv (apv_fill'd) give in x->sw, x->sy
+ * the left-out rows' weight and buyer weight (the difference of the totals) */
+void apv_fill_base(apv_sums *x, const apo_order *b, const apv_sums *lv, const apo_order *lo, size_t g,
+                   const int32_t *wt);
 /* run the ops [0, len) from *from (NULL: the start), saving the state at
  * word cp in *at (cp >= len: not saved); each lane's numerator into out */
 void apv_eval(const uint32_t *op, size_t len, const int32_t *wt, const apv_sums *x, const apv_state *from, size_t cp,

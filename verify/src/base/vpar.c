@@ -92,7 +92,8 @@ void vp_for(size_t n, vp_fn fn, void *ctx)
 struct vp_task {
     void (*fn)(void *);
     void *ctx;
-    int threaded, idle;
+    int threaded, idle, joining; /* joining: vp_join has begun (under mu) */
+    pthread_mutex_t mu;
     pthread_t th;
     mm_capture *cap;
 };
@@ -102,7 +103,10 @@ static void *task_main(void *arg)
     vp_task *t = arg;
     if (t->idle) { /* best effort: at worst the task competes as before */
         struct sched_param sp = {0};
-        pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+        pthread_mutex_lock(&t->mu);
+        if (!t->joining) /* else it is waited for already: it stays at the normal priority */
+            pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+        pthread_mutex_unlock(&t->mu);
     }
     t->cap = mm_capture_begin();
     t->fn(t->ctx);
@@ -116,6 +120,7 @@ static vp_task *spawn(void (*fn)(void *ctx), void *ctx, int idle)
     t->fn = fn;
     t->ctx = ctx;
     t->idle = idle;
+    pthread_mutex_init(&t->mu, NULL);
     if (g_jobs > 1 && pthread_create(&t->th, NULL, task_main, t) == 0)
         t->threaded = 1;
     return t;
@@ -136,10 +141,18 @@ void vp_join(vp_task *t)
     if (!t)
         return;
     if (t->threaded) {
+        if (t->idle) { /* what is left is waited for: at the normal priority, so that other processes do not starve it */
+            struct sched_param sp = {0};
+            pthread_mutex_lock(&t->mu);
+            t->joining = 1;
+            pthread_setschedparam(t->th, SCHED_OTHER, &sp);
+            pthread_mutex_unlock(&t->mu);
+        }
         pthread_join(t->th, NULL);
         mm_capture_replay(t->cap);
     } else {
         t->fn(t->ctx);
     }
+    pthread_mutex_destroy(&t->mu);
     free(t);
 }

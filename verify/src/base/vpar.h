@@ -19,7 +19,9 @@
  * (SCHED_IDLE, where the system allows it): it takes a core only when the
  * other threads leave one free (the serial stretches between vp_for's
  * loops), so that it does not slow the loops down by taking a third of
- * two cores; what it has not done by the join it finishes alone.
+ * two cores; what it has not done by the join it finishes alone, back at
+ * the normal priority (vp_join sets it: on a machine busy with other
+ * processes an idle thread would wait for them all).
  * vp_join(t) waits for it, replays its mismatches on the calling thread
  * and frees the handle: what fn prints through mm_add comes out at the
  * join, as if fn had been called there.  A spawned fn must print nothing
