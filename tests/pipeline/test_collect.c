@@ -1004,8 +1004,8 @@ Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
     snprintf(path, sizeof path, "%s/collect", pipe);
     cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
     cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
-    const char *sql[] = {"schema.sql", "stats.sql"};
-    for (int i = 0; i < 2; i++) {
+    const char *sql[] = {"schema.sql", "stats.sql", "stats_side.sql"};
+    for (int i = 0; i < 3; i++) {
         char from[4200];
         snprintf(from, sizeof from, "%s/pipeline/collect/%s", cwd, sql[i]);
         snprintf(path, sizeof path, "%s/collect/%s", pipe, sql[i]);

@@ -519,7 +519,7 @@ Test(collect, malformed_prediction_is_named_and_nothing_written)
 /* ------------------------------------- each verdict's error rate, the family */
 
 /* A comparisons file of our own (collect --pipeline DIR: DIR/comparisons.tsv
- * beside links to the two SQL files), and the registered data as they are. */
+ * beside links to the three SQL files), and the registered data as they are. */
 static void own_comparisons(const char *lines, char *extra, size_t n)
 {
     char pipe[96], data[96], path[300], cwd[4096], err[UT_ERRLEN];
@@ -530,8 +530,9 @@ static void own_comparisons(const char *lines, char *extra, size_t n)
     cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     const char *link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
-                             {"pipeline/collect/stats.sql", "collect/stats.sql"}};
-    for (int i = 0; i < 2; i++) {
+                             {"pipeline/collect/stats.sql", "collect/stats.sql"},
+                             {"pipeline/collect/stats_side.sql", "collect/stats_side.sql"}};
+    for (int i = 0; i < 3; i++) {
         char from[4400];
         snprintf(from, sizeof from, "%s/%s", cwd, link[i][0]);
         snprintf(path, sizeof path, "%s/%s", pipe, link[i][1]);
