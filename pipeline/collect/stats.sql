@@ -1,9 +1,9 @@
 -- Every statistic of the study, computed from the loaded raw events.  The
 -- definitions are pipeline/RESULTS.md's; percentiles are percentile_cont
 -- (linear interpolation between closest ranks).  Run by collect in one
--- transaction after loading; it rebuilds every derived table but the two
--- of pipeline/collect/stats_side.sql (per_second, timeout_counts), which
--- collect runs on its second connection meanwhile.
+-- transaction after loading; it rebuilds every derived table but the three
+-- of pipeline/collect/stats_side.sql (service_counts, per_second,
+-- timeout_counts), which collect runs on its second connection meanwhile.
 
 -- The raw tables are read whole and grouped (by run, by run and second):
 -- the planner cannot see that a second holds thousands of rows, expects
@@ -106,75 +106,6 @@ UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 -- (run_figures, arm_stats, odds; collect's arms' rounds and totals) keeps
 -- to attempt IS NULL.
 UPDATE run_stats s SET attempt = r.attempt FROM runs r WHERE r.run = s.run AND r.attempt IS NOT NULL;
-
--- The store failing, every run: requests lost, what became of each lookup
--- on both sides, permanent errors retried, the service's connections.
--- With them, the gates (the defences): the retries they let through (K >= 1,
--- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
--- refused; each null for an arm without the gate.
-WITH sv AS (   -- the rows of V by their pattern of lookups tried and outcomes: few per run
-    SELECT run, a0_start IS NOT NULL AS s0, a1_start IS NOT NULL AS s1, a2_start IS NOT NULL AS s2,
-           a3_start IS NOT NULL AS s3, a4_start IS NOT NULL AS s4, a0_out, a1_out, a2_out, a3_out, a4_out,
-           count(*) AS n
-    FROM service_requests GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
-),
-e AS (
-    SELECT sv.run, jsonb_build_object(
-        'A', coalesce(sum(sv.n) FILTER (WHERE k.o = 'A'), 0)::bigint,
-        'T', coalesce(sum(sv.n) FILTER (WHERE k.o = 'T'), 0)::bigint,
-        'C', coalesce(sum(sv.n) FILTER (WHERE k.o = 'C'), 0)::bigint,
-        'D', coalesce(sum(sv.n) FILTER (WHERE k.o = 'D'), 0)::bigint,
-        'U', coalesce(sum(sv.n) FILTER (WHERE k.o = 'U'), 0)::bigint,
-        'N', coalesce(sum(sv.n) FILTER (WHERE k.o = 'N'), 0)::bigint,
-        'X', coalesce(sum(sv.n) FILTER (WHERE k.o = 'X'), 0)::bigint,
-        'R', coalesce(sum(sv.n) FILTER (WHERE k.o = 'R'), 0)::bigint,
-        'O', coalesce(sum(sv.n) FILTER (WHERE k.o = 'O'), 0)::bigint,
-        'B', coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint,
-        'Y', coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint) AS j,
-        coalesce(sum(sv.n) FILTER (WHERE k.k >= 1 AND k.st AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))), 0)::bigint
-            AS passed,
-        coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint AS y,
-        coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint AS b
-    FROM sv
-    CROSS JOIN LATERAL (VALUES (0, sv.s0, sv.a0_out), (1, sv.s1, sv.a1_out), (2, sv.s2, sv.a2_out),
-                               (3, sv.s3, sv.a3_out), (4, sv.s4, sv.a4_out)) AS k(k, st, o)
-    GROUP BY sv.run
-),
-p AS (
-    -- a lookup answered "not found", and a later one tried all the same:
-    -- the first K with N comes before the last K with an outcome
-    SELECT sv.run, sum(sv.n)::bigint AS n FROM sv
-    WHERE (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
-           FROM (VALUES (0, sv.a0_out), (1, sv.a1_out), (2, sv.a2_out), (3, sv.a3_out), (4, sv.a4_out)) AS k(k, o))
-    GROUP BY sv.run
-),
-c AS (
-    -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
-    SELECT ev.run, count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
-           count(*) FILTER (WHERE ev.what = 'C') AS c,
-           count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
-               ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
-    FROM events ev GROUP BY ev.run
-)
-UPDATE run_stats x SET
-    fault = r.fault, lost = t.lost,
-    store_outcomes = jsonb_build_object(
-        'A', coalesce(s.o_a, 0), 'D', coalesce(s.o_d, 0), 'U', coalesce(s.o_u, 0), 'E', coalesce(s.o_e, 0),
-        'N', coalesce(s.o_n, 0), 'H', coalesce(s.o_h, 0), 'R', coalesce(s.o_r, 0), 'P', coalesce(s.o_p, 0)),
-    lookup_ends = coalesce(e.j, jsonb_build_object('A', 0, 'T', 0, 'C', 0, 'D', 0, 'U', 0, 'N', 0, 'X', 0, 'R', 0,
-                                                   'O', 0, 'B', 0, 'Y', 0)),
-    retried_permanent = coalesce(p.n, 0), conn_lost = coalesce(c.l, 0), conn_failed = coalesce(c.f, 0),
-    conn_regained = coalesce(c.c, 0), reconnect_wait_over = coalesce(c.over, 0),
-    retries_passed = CASE WHEN r.tries > 1 THEN coalesce(e.passed, 0) END,
-    budget_refused = CASE WHEN r.rb_pct > 0 THEN coalesce(e.y, 0) END,
-    inflight_refused = CASE WHEN r.inflight > 0 THEN coalesce(e.b, 0) END
-FROM runs r
-JOIN run_t t USING (run)
-LEFT JOIN run_s s USING (run)
-LEFT JOIN e USING (run)
-LEFT JOIN p USING (run)
-LEFT JOIN c USING (run)
-WHERE r.run = x.run;
 
 -- A fault window [F, U), U null when it lasts to the end of the run: the
 -- phase of an instant, 'b' before, 'd' during, 'a' after.
@@ -442,11 +373,45 @@ UPDATE run_stats x SET recovery_lookups_100ms = rl.list, recovery_lookups_100ms_
 FROM rl WHERE x.run = rl.run;
 
 
--- The seconds (per_second) and the false timeouts (timeout_counts) are
--- pipeline/collect/stats_side.sql's, computed on collect's second
--- connection meanwhile; collect waits here for it to finish (the line
--- below is where it splits this file: keep it as it is).
+-- The rows of V counted (service_counts), the seconds (per_second) and
+-- the false timeouts (timeout_counts) are pipeline/collect/stats_side.sql's,
+-- computed on collect's second connection meanwhile; collect waits here
+-- for it to finish (the line below is where it splits this file: keep it
+-- as it is).
 -- collect: stats_side.sql is done here
+
+-- The store failing, every run: requests lost, what became of each lookup
+-- on both sides, permanent errors retried, the service's connections.
+-- With them, the gates (the defences): the retries they let through (K >= 1,
+-- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
+-- refused; each null for an arm without the gate (the rows of V counted
+-- by stats_side.sql: service_counts).
+WITH c AS (
+    -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
+    SELECT ev.run, count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
+           count(*) FILTER (WHERE ev.what = 'C') AS c,
+           count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
+               ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
+    FROM events ev GROUP BY ev.run
+)
+UPDATE run_stats x SET
+    fault = r.fault, lost = t.lost,
+    store_outcomes = jsonb_build_object(
+        'A', coalesce(s.o_a, 0), 'D', coalesce(s.o_d, 0), 'U', coalesce(s.o_u, 0), 'E', coalesce(s.o_e, 0),
+        'N', coalesce(s.o_n, 0), 'H', coalesce(s.o_h, 0), 'R', coalesce(s.o_r, 0), 'P', coalesce(s.o_p, 0)),
+    lookup_ends = coalesce(e.j, jsonb_build_object('A', 0, 'T', 0, 'C', 0, 'D', 0, 'U', 0, 'N', 0, 'X', 0, 'R', 0,
+                                                   'O', 0, 'B', 0, 'Y', 0)),
+    retried_permanent = coalesce(e.permanent, 0), conn_lost = coalesce(c.l, 0), conn_failed = coalesce(c.f, 0),
+    conn_regained = coalesce(c.c, 0), reconnect_wait_over = coalesce(c.over, 0),
+    retries_passed = CASE WHEN r.tries > 1 THEN coalesce(e.passed, 0) END,
+    budget_refused = CASE WHEN r.rb_pct > 0 THEN coalesce(e.y, 0) END,
+    inflight_refused = CASE WHEN r.inflight > 0 THEN coalesce(e.b, 0) END
+FROM runs r
+JOIN run_t t USING (run)
+LEFT JOIN run_s s USING (run)
+LEFT JOIN service_counts e USING (run)
+LEFT JOIN c USING (run)
+WHERE r.run = x.run;
 
 -- Floods (RESULTS.md `flooded`, the one definition): a second is missed when
 -- over half of the requests scheduled in it got a stand-in or an error; a run

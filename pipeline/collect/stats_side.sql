@@ -1,17 +1,60 @@
 -- The statements of the statistics that read only the raw tables and
--- write tables of their own: the seconds (per_second) and the false and
--- healthy timeouts of each run (timeout_counts).  collect runs this on its
--- second connection while pipeline/collect/stats.sql runs on the first (the
--- machine has two cores; each statement runs on one), and waits for it to
--- finish where stats.sql says so, before stats.sql's floods read
--- per_second and its dice read timeout_counts.  One transaction of its
--- own: a collect that fails leaves the two tables as they were or whole,
--- and the next collect computes them again.
+-- write tables of their own: each run's rows of V counted by what became
+-- of their lookups (service_counts), the seconds (per_second) and the
+-- false and healthy timeouts of each run (timeout_counts).  collect runs
+-- this on its second connection while pipeline/collect/stats.sql runs on
+-- the first (the machine has two cores; each statement runs on one), and
+-- waits for it to finish where stats.sql says so, before stats.sql reads
+-- them.  One transaction of its own: a collect that fails leaves the three
+-- tables as they were or whole, and the next collect computes them again.
 
 BEGIN;
 -- (as stats.sql: each raw table read whole and grouped by run)
 SET LOCAL work_mem = '256MB';
-TRUNCATE per_second, timeout_counts;
+TRUNCATE service_counts, per_second, timeout_counts;
+
+-- The store failing (stats.sql's, every run): what became of each lookup
+-- of V (lookup_ends, its end by outcome), the retries the gates let
+-- through (K >= 1, not O B Y), the lookups the retry budget (Y) or a full
+-- compartment (B) refused, and the permanent errors retried.
+INSERT INTO service_counts
+WITH sv AS (   -- the rows of V by their pattern of lookups tried and outcomes: few per run
+    SELECT run, a0_start IS NOT NULL AS s0, a1_start IS NOT NULL AS s1, a2_start IS NOT NULL AS s2,
+           a3_start IS NOT NULL AS s3, a4_start IS NOT NULL AS s4, a0_out, a1_out, a2_out, a3_out, a4_out,
+           count(*) AS n
+    FROM service_requests GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+),
+e AS (
+    SELECT sv.run, jsonb_build_object(
+        'A', coalesce(sum(sv.n) FILTER (WHERE k.o = 'A'), 0)::bigint,
+        'T', coalesce(sum(sv.n) FILTER (WHERE k.o = 'T'), 0)::bigint,
+        'C', coalesce(sum(sv.n) FILTER (WHERE k.o = 'C'), 0)::bigint,
+        'D', coalesce(sum(sv.n) FILTER (WHERE k.o = 'D'), 0)::bigint,
+        'U', coalesce(sum(sv.n) FILTER (WHERE k.o = 'U'), 0)::bigint,
+        'N', coalesce(sum(sv.n) FILTER (WHERE k.o = 'N'), 0)::bigint,
+        'X', coalesce(sum(sv.n) FILTER (WHERE k.o = 'X'), 0)::bigint,
+        'R', coalesce(sum(sv.n) FILTER (WHERE k.o = 'R'), 0)::bigint,
+        'O', coalesce(sum(sv.n) FILTER (WHERE k.o = 'O'), 0)::bigint,
+        'B', coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint,
+        'Y', coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint) AS j,
+        coalesce(sum(sv.n) FILTER (WHERE k.k >= 1 AND k.st AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))), 0)::bigint
+            AS passed,
+        coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint AS y,
+        coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint AS b
+    FROM sv
+    CROSS JOIN LATERAL (VALUES (0, sv.s0, sv.a0_out), (1, sv.s1, sv.a1_out), (2, sv.s2, sv.a2_out),
+                               (3, sv.s3, sv.a3_out), (4, sv.s4, sv.a4_out)) AS k(k, st, o)
+    GROUP BY sv.run
+),
+p AS (
+    -- a lookup answered "not found", and a later one tried all the same:
+    -- the first K with N comes before the last K with an outcome
+    SELECT sv.run, sum(sv.n)::bigint AS n FROM sv
+    WHERE (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
+           FROM (VALUES (0, sv.a0_out), (1, sv.a1_out), (2, sv.a2_out), (3, sv.a3_out), (4, sv.a4_out)) AS k(k, o))
+    GROUP BY sv.run
+)
+SELECT e.run, e.j, e.passed, e.y, e.b, coalesce(p.n, 0) FROM e LEFT JOIN p USING (run);
 
 -- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9); lab_sec(t)
 -- is the second of t ns after t0, floor(t / 1e9) in integers.  (Each raw

@@ -1045,3 +1045,76 @@ Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
         cr_assert_eq(rename(keep, path), 0);
     }
 }
+
+/* stats_side.sql runs on collect's second connection while stats.sql runs
+ * on the first (pipeline/collect/collect.c): a statement of it that fails
+ * (here its last, after every table of its own was computed) is named, its
+ * file and PostgreSQL's message, and a stats.sql without the line where
+ * collect waits for it is refused naming that line; each exits 1 and
+ * leaves results.json as the collect before wrote it, byte for byte, and a
+ * collect with the real files then writes it again the same. */
+Test(collect, a_failing_side_or_no_join_line_writes_nothing)
+{
+    make_run("H3-t25", 1);
+    char out[8192], p[256], pipe[96], path[300], cwd[4096], err[UT_ERRLEN], extra[128];
+    char *a, *b, *stats, *side;
+    size_t na, nb, nstats, nside;
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    snprintf(p, sizeof p, "%s/results/results.json", ct_root);
+    cr_assert_eq(ut_read_file(p, &a, &na, out, sizeof out), 0);
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
+    snprintf(path, sizeof path, "%s/collect", pipe);
+    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
+    const char *link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
+                             {"pipeline/comparisons.tsv", "comparisons.tsv"}};
+    for (int i = 0; i < 2; i++) {
+        char from[4400];
+        snprintf(from, sizeof from, "%s/%s", cwd, link[i][0]);
+        snprintf(path, sizeof path, "%s/%s", pipe, link[i][1]);
+        cr_assert_eq(symlink(from, path), 0, "%s", path);
+    }
+    cr_assert_eq(ut_read_file("pipeline/collect/stats.sql", &stats, &nstats, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ut_read_file("pipeline/collect/stats_side.sql", &side, &nside, err, sizeof err), 0, "%s", err);
+    const char *join = "\n-- collect: stats_side.sql is done here\n", *commit = "\nCOMMIT;\n";
+    char *at_join = strstr(stats, join), *at_commit = strstr(side, commit);
+    cr_assert(at_join && at_commit, "stats.sql's join line or stats_side.sql's last COMMIT is not there");
+    snprintf(extra, sizeof extra, "--pipeline %s", pipe);
+    for (int c = 0; c < 2; c++) {
+        char *s1 = malloc(nstats + 1), *s2 = malloc(nside + 64);
+        size_t n1, n2;
+        if (c == 0) { /* stats_side.sql fails at its end */
+            memcpy(s1, stats, nstats);
+            n1 = nstats;
+            size_t k = (size_t)(at_commit - side);
+            n2 = (size_t)sprintf(s2, "%.*s\nSELECT 1 / 0;%s", (int)k, side, at_commit);
+        } else { /* stats.sql without its join line */
+            size_t k = (size_t)(at_join - stats);
+            n1 = (size_t)sprintf(s1, "%.*s\n%s", (int)k, stats, at_join + strlen(join));
+            memcpy(s2, side, nside);
+            n2 = nside;
+        }
+        snprintf(path, sizeof path, "%s/collect/stats.sql", pipe);
+        cr_assert_eq(ut_write_file(path, s1, n1, err, sizeof err), 0, "%s", err);
+        snprintf(path, sizeof path, "%s/collect/stats_side.sql", pipe);
+        cr_assert_eq(ut_write_file(path, s2, n2, err, sizeof err), 0, "%s", err);
+        free(s1);
+        free(s2);
+        cr_assert_eq(collect_with(extra, out, sizeof out), 1, "case %d: %s", c, out);
+        if (c == 0)
+            cr_assert(strstr(out, "/collect/stats_side.sql: database: ERROR: division by zero"), "%s", out);
+        else
+            cr_assert(strstr(out, "/collect/stats.sql: no line \"-- collect: stats_side.sql is done here\""), "%s",
+                      out);
+        cr_assert_eq(ut_read_file(p, &b, &nb, out, sizeof out), 0);
+        cr_assert(na == nb && !memcmp(a, b, na), "case %d: results.json changed", c);
+        free(b);
+    }
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    cr_assert_eq(ut_read_file(p, &b, &nb, out, sizeof out), 0);
+    cr_assert(na == nb && !memcmp(a, b, na), "the collect after them changed results.json");
+    free(a);
+    free(b);
+    free(stats);
+    free(side);
+}
