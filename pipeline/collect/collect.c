@@ -26,9 +26,10 @@
  *    data/README.md's; a refusal names the file, line, guess, clause and
  *    token, exit 2, nothing written) and the prediction, runs
  *    pipeline/collect/stats.sql, and pipeline/collect/stats_side.sql on
- *    the loading's second connection meanwhile (the seconds and the false
- *    timeouts, from the raw tables alone: the machine's second core;
- *    stats.sql goes on past its line SIDE_DONE once it has finished).
+ *    the loading's second connection meanwhile (each run's rows of V
+ *    counted, the seconds and the false timeouts, from the raw tables
+ *    alone: the machine's second core; stats.sql goes on past its line
+ *    SIDE_DONE once it has finished).
  * 4. Exports results/results.json (pipeline/RESULTS.md), atomically
  *    (pipeline/collect/collectexport.c, section by section), and the stage's
  *    provenance record.
@@ -429,9 +430,9 @@ int main(int argc, char **argv)
         if (r != 0 || r2 != 0)
             goto done;
     }
-    /* stats_side.sql on the second connection meanwhile (the seconds and
-     * the false timeouts: the raw tables into tables of their own), waited
-     * for where stats.sql says so */
+    /* stats_side.sql on the second connection meanwhile (the rows of V
+     * counted, the seconds and the false timeouts: the raw tables into
+     * tables of their own), waited for where stats.sql says so */
     snprintf(side_sql, sizeof side_sql, "%s/collect/stats_side.sql", o.pipe);
     if (pgx_send_file(side, side_sql, err, sizeof err) != 0)
         goto done;
