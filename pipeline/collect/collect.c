@@ -25,7 +25,11 @@
  *    arm a guess names one of --arms, lab/arms.tsv, every figure one of
  *    data/README.md's; a refusal names the file, line, guess, clause and
  *    token, exit 2, nothing written) and the prediction, runs
- *    pipeline/collect/stats.sql.
+ *    pipeline/collect/stats.sql, and pipeline/collect/stats_side.sql on
+ *    the loading's second connection meanwhile (each run's rows of V
+ *    counted, the seconds and the false timeouts, from the raw tables
+ *    alone: the machine's second core; stats.sql goes on past its line
+ *    SIDE_DONE once it has finished).
  * 4. Exports results/results.json (pipeline/RESULTS.md), atomically
  *    (pipeline/collect/collectexport.c, section by section), and the stage's
  *    provenance record.
@@ -53,6 +57,11 @@
 #include "rawdigest.h"
 #include "tsv.h"
 #include "util.h"
+
+/* The line of stats.sql where collect waits for stats_side.sql, run on
+ * the second connection meanwhile, to finish: the statements after it
+ * read what stats_side.sql wrote. */
+#define SIDE_DONE "-- collect: stats_side.sql is done here"
 
 typedef struct {
     const char *root, *pgurl, *data, *pipe, *quiet, *arms;
@@ -326,7 +335,10 @@ int main(int argc, char **argv)
     prov *pv = prov_begin("collect", argc, argv);
     char path[4096], results[4096];
     char **runs = NULL, **atts = NULL, (*fps)[65] = NULL;
-    int nruns = 0, natts = 0, rc = 1, loaded = 0, replaced = 0, ngone = 0;
+    int nruns = 0, natts = 0, rc = 1, loaded = 0, replaced = 0, ngone = 0, side_running = 0;
+    PGconn *side = NULL; /* the second connection: the loading's, then stats_side.sql's */
+    char side_sql[4096];
+    char *stats_sql = NULL;
     collectpred *pred = NULL;
     /* the prediction, checked whole before the database is touched */
     snprintf(path, sizeof path, "%s/" PATH_PREDICTION, o.root);
@@ -361,7 +373,7 @@ int main(int argc, char **argv)
             r = -1;
         else
             r = collectload_all(dbs, 2, o.root, items, nruns + natts, &done, &loaded, &replaced, err, sizeof err);
-        PQfinish(dbs[1]);
+        side = dbs[1];
         free(items);
         for (int i = 0; i < done; i++) {
             snprintf(path, sizeof path, "%s/%s/%s/run.json", o.root, i < nruns ? PATH_RAW_DIR : PATH_ATTEMPTS_DIR,
@@ -401,23 +413,57 @@ int main(int argc, char **argv)
      * groupings (autovacuum never comes by: schema.sql), and when rows were
      * deleted (a run loaded again, or gone) the space of the dead ones
      * made free again (syslog too: stats.sql never reads it, so it is not
-     * analysed otherwise) */
+     * analysed otherwise); after a load alone, the two largest are
+     * analysed on the second connection meanwhile */
     if ((replaced > 0 || ngone > 0) &&
         pgx_exec(db, "VACUUM (ANALYZE) runs, requests, service_requests, lookups, machine, events, syslog", err,
                  sizeof err) != 0)
         goto done;
-    if (loaded > 0 && replaced == 0 && ngone == 0 &&
-        pgx_exec(db, "ANALYZE runs, requests, service_requests, lookups, machine, events", err, sizeof err) != 0)
+    if (loaded > 0 && replaced == 0 && ngone == 0) {
+        char e2[UT_ERRLEN];
+        if (pgx_send(side, "ANALYZE service_requests, lookups", err, sizeof err) != 0)
+            goto done;
+        int r = pgx_exec(db, "ANALYZE runs, requests, machine, events", err, sizeof err);
+        int r2 = pgx_wait(side, "ANALYZE", e2, sizeof e2);
+        if (r == 0 && r2 != 0)
+            snprintf(err, sizeof err, "%s", e2);
+        if (r != 0 || r2 != 0)
+            goto done;
+    }
+    /* stats_side.sql on the second connection meanwhile (the rows of V
+     * counted, the seconds and the false timeouts: the raw tables into
+     * tables of their own), waited for where stats.sql says so */
+    snprintf(side_sql, sizeof side_sql, "%s/collect/stats_side.sql", o.pipe);
+    if (pgx_send_file(side, side_sql, err, sizeof err) != 0)
         goto done;
+    side_running = 1;
     if (one_machine_per_round(db, err, sizeof err) != 0)
         goto done;
     if (pgx_exec(db, "BEGIN", err, sizeof err) != 0 || load_comparisons(db, &o, err, sizeof err) != 0 ||
         load_guesses(db, &guesses, err, sizeof err) != 0 || load_quiet(db, &o, err, sizeof err) != 0 ||
         collectpred_load(db, pred, err, sizeof err) != 0)
         goto rollback;
+    /* stats.sql up to its line SIDE_DONE, stats_side.sql's end, the rest */
     snprintf(path, sizeof path, "%s/collect/stats.sql", o.pipe);
-    if (pgx_exec_file(db, path, err, sizeof err) != 0 || pgx_exec(db, "COMMIT", err, sizeof err) != 0)
-        goto rollback;
+    {
+        size_t n;
+        if (ut_read_file(path, &stats_sql, &n, err, sizeof err) != 0)
+            goto rollback;
+        char *cut = strstr(stats_sql, "\n" SIDE_DONE "\n");
+        if (!cut) {
+            ut_seterr(err, sizeof err, "%s: no line \"%s\" (where collect waits for stats_side.sql)", path, SIDE_DONE);
+            goto rollback;
+        }
+        cut[1] = 0;
+        int r = pgx_exec_named(db, stats_sql, path, err, sizeof err);
+        if (r == 0) {
+            side_running = 0;
+            r = pgx_wait(side, side_sql, err, sizeof err);
+        }
+        if (r != 0 || pgx_exec_named(db, cut + 2 + strlen(SIDE_DONE), path, err, sizeof err) != 0 ||
+            pgx_exec(db, "COMMIT", err, sizeof err) != 0)
+            goto rollback;
+    }
     snprintf(results, sizeof results, "%s/" PATH_RESULTS_DIR, o.root);
     snprintf(path, sizeof path, "%s/" PATH_RESULTS_JSON, o.root);
     if (ut_mkdir_p(results, err, sizeof err) != 0 || collectexport_results(db, path, err, sizeof err) != 0 ||
@@ -433,6 +479,10 @@ rollback:
         pgx_exec(db, "ROLLBACK", e2, sizeof e2);
     }
 done:
+    if (side_running)
+        pgx_cancel(side);
+    PQfinish(side);
+    free(stats_sql);
     if (rc != 0)
         ut_err("%s", err);
     PQfinish(db);

@@ -19,7 +19,7 @@
 -- collect ANALYZEs them itself once every run is loaded, and VACUUMs them
 -- when it deleted rows (a run loaded again from other files, or gone).
 
-DROP TABLE IF EXISTS run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
+DROP TABLE IF EXISTS run_stats, per_second, timeout_counts, service_counts, run_figures, arm_stats, verdicts, guess_results, quiet_limits,
     prediction, predicted_runs, odds_claims, odds_outside, odds;
 DROP TABLE IF EXISTS predicted_sizing, verdict_family;
 DROP TABLE IF EXISTS prediction_noise, predicted_twin, twin_scored, twin_scores, twin_calibration, twin_outside;
@@ -185,6 +185,18 @@ CREATE TABLE per_second (                    -- second by second of each run
     steal_share double precision, late_max_us double precision, foreign_share double precision,
     standin_share double precision,
     PRIMARY KEY (run, s)
+);
+
+-- stats_side.sql's counts of each run's rows of V, for stats.sql's store
+-- failing: the lookups' ends by outcome (lookup_ends), the retries the
+-- gates let through (passed), the lookups the retry budget (y) and a full
+-- compartment (b) refused, the permanent errors retried.
+CREATE TABLE service_counts (
+    run text PRIMARY KEY, j jsonb NOT NULL, passed bigint NOT NULL, y bigint NOT NULL, b bigint NOT NULL,
+    permanent bigint NOT NULL
+);
+CREATE TABLE timeout_counts (                -- each run's false (n) and healthy (nh) timeouts (stats_side.sql)
+    run text PRIMARY KEY, n bigint NOT NULL, nh bigint NOT NULL
 );
 
 CREATE TABLE run_figures (     -- run_stats, one row per (run, figure)

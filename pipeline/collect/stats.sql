@@ -1,7 +1,9 @@
 -- Every statistic of the study, computed from the loaded raw events.  The
 -- definitions are pipeline/RESULTS.md's; percentiles are percentile_cont
 -- (linear interpolation between closest ranks).  Run by collect in one
--- transaction after loading; it rebuilds every derived table.
+-- transaction after loading; it rebuilds every derived table but the three
+-- of pipeline/collect/stats_side.sql (service_counts, per_second,
+-- timeout_counts), which collect runs on its second connection meanwhile.
 
 -- The raw tables are read whole and grouped (by run, by run and second):
 -- the planner cannot see that a second holds thousands of rows, expects
@@ -9,14 +11,18 @@
 -- disk instead of hashing the few thousand there are.
 SET LOCAL work_mem = '256MB';
 
-TRUNCATE run_stats, per_second, run_figures, arm_stats, verdicts, guess_results, odds;
+TRUNCATE run_stats, run_figures, arm_stats, verdicts, guess_results, odds;
 TRUNCATE verdict_family;
 -- (quiet_limits is filled by collect from data/quiet.tsv before this runs)
 
 -- Each run's requests (T) and the store's lookups (S, both stores), each
 -- table read once and grouped by run (no statement per run: a run's rows
 -- are found by the grouping, not looked up), for the figures below.
+-- (run_t's percentiles want its 4 million requests sorted by run: with
+-- 1 GB that sort stays in memory, 3.2 s against 5.1 s spilled to disk on
+-- the full study, 2026-12-08)
 DROP TABLE IF EXISTS pg_temp.run_t, pg_temp.run_s;
+SET LOCAL work_mem = '1GB';
 CREATE TEMP TABLE run_t AS
 SELECT q.run, count(*) AS n, count(q.answer_ns) AS answered,
        percentile_cont(0.5) WITHIN GROUP (ORDER BY q.answer_ns - q.sched_ns) AS p50,
@@ -34,6 +40,7 @@ SELECT q.run, count(*) AS n, count(q.answer_ns) AS answered,
        percentile_cont(0.99) WITHIN GROUP (ORDER BY q.send_ns - q.sched_ns) AS late99,
        max(q.send_ns - q.sched_ns)::double precision AS latemax
 FROM requests q GROUP BY q.run;
+SET LOCAL work_mem = '256MB';
 
 CREATE TEMP TABLE run_s AS
 SELECT l.run, count(*) AS lookups,
@@ -44,13 +51,6 @@ SELECT l.run, count(*) AS lookups,
        count(*) FILTER (WHERE l.outcome = 'R') AS o_r, count(*) FILTER (WHERE l.outcome = 'P') AS o_p,
        coalesce(max(l.line), 0) AS longest_line, count(*) FILTER (WHERE l.planned_ns >= 1000000000) AS freezes
 FROM lookups l GROUP BY l.run;
-
--- Each lookup the service tried (the view service_lookups, schema.sql: the
--- five lookups of each row of V), taken apart once for the windows, the
--- retry budget and the seconds below: the columns they read.
-DROP TABLE IF EXISTS pg_temp.slk;
-CREATE TEMP TABLE slk AS SELECT run, k, st, o, sent FROM service_lookups;
-ANALYZE slk;
 
 -- Figures of each run.
 INSERT INTO run_stats
@@ -107,75 +107,6 @@ UPDATE run_stats SET quiet = cardinality(quiet_rules) = 0;
 -- to attempt IS NULL.
 UPDATE run_stats s SET attempt = r.attempt FROM runs r WHERE r.run = s.run AND r.attempt IS NOT NULL;
 
--- The store failing, every run: requests lost, what became of each lookup
--- on both sides, permanent errors retried, the service's connections.
--- With them, the gates (the defences): the retries they let through (K >= 1,
--- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
--- refused; each null for an arm without the gate.
-WITH sv AS (   -- the rows of V by their pattern of lookups tried and outcomes: few per run
-    SELECT run, a0_start IS NOT NULL AS s0, a1_start IS NOT NULL AS s1, a2_start IS NOT NULL AS s2,
-           a3_start IS NOT NULL AS s3, a4_start IS NOT NULL AS s4, a0_out, a1_out, a2_out, a3_out, a4_out,
-           count(*) AS n
-    FROM service_requests GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
-),
-e AS (
-    SELECT sv.run, jsonb_build_object(
-        'A', coalesce(sum(sv.n) FILTER (WHERE k.o = 'A'), 0)::bigint,
-        'T', coalesce(sum(sv.n) FILTER (WHERE k.o = 'T'), 0)::bigint,
-        'C', coalesce(sum(sv.n) FILTER (WHERE k.o = 'C'), 0)::bigint,
-        'D', coalesce(sum(sv.n) FILTER (WHERE k.o = 'D'), 0)::bigint,
-        'U', coalesce(sum(sv.n) FILTER (WHERE k.o = 'U'), 0)::bigint,
-        'N', coalesce(sum(sv.n) FILTER (WHERE k.o = 'N'), 0)::bigint,
-        'X', coalesce(sum(sv.n) FILTER (WHERE k.o = 'X'), 0)::bigint,
-        'R', coalesce(sum(sv.n) FILTER (WHERE k.o = 'R'), 0)::bigint,
-        'O', coalesce(sum(sv.n) FILTER (WHERE k.o = 'O'), 0)::bigint,
-        'B', coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint,
-        'Y', coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint) AS j,
-        coalesce(sum(sv.n) FILTER (WHERE k.k >= 1 AND k.st AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))), 0)::bigint
-            AS passed,
-        coalesce(sum(sv.n) FILTER (WHERE k.o = 'Y'), 0)::bigint AS y,
-        coalesce(sum(sv.n) FILTER (WHERE k.o = 'B'), 0)::bigint AS b
-    FROM sv
-    CROSS JOIN LATERAL (VALUES (0, sv.s0, sv.a0_out), (1, sv.s1, sv.a1_out), (2, sv.s2, sv.a2_out),
-                               (3, sv.s3, sv.a3_out), (4, sv.s4, sv.a4_out)) AS k(k, st, o)
-    GROUP BY sv.run
-),
-p AS (
-    -- a lookup answered "not found", and a later one tried all the same:
-    -- the first K with N comes before the last K with an outcome
-    SELECT sv.run, sum(sv.n)::bigint AS n FROM sv
-    WHERE (SELECT min(k.k) FILTER (WHERE k.o = 'N') < max(k.k) FILTER (WHERE k.o IS NOT NULL)
-           FROM (VALUES (0, sv.a0_out), (1, sv.a1_out), (2, sv.a2_out), (3, sv.a3_out), (4, sv.a4_out)) AS k(k, o))
-    GROUP BY sv.run
-),
-c AS (
-    -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
-    SELECT ev.run, count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
-           count(*) FILTER (WHERE ev.what = 'C') AS c,
-           count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
-               ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
-    FROM events ev GROUP BY ev.run
-)
-UPDATE run_stats x SET
-    fault = r.fault, lost = t.lost,
-    store_outcomes = jsonb_build_object(
-        'A', coalesce(s.o_a, 0), 'D', coalesce(s.o_d, 0), 'U', coalesce(s.o_u, 0), 'E', coalesce(s.o_e, 0),
-        'N', coalesce(s.o_n, 0), 'H', coalesce(s.o_h, 0), 'R', coalesce(s.o_r, 0), 'P', coalesce(s.o_p, 0)),
-    lookup_ends = coalesce(e.j, jsonb_build_object('A', 0, 'T', 0, 'C', 0, 'D', 0, 'U', 0, 'N', 0, 'X', 0, 'R', 0,
-                                                   'O', 0, 'B', 0, 'Y', 0)),
-    retried_permanent = coalesce(p.n, 0), conn_lost = coalesce(c.l, 0), conn_failed = coalesce(c.f, 0),
-    conn_regained = coalesce(c.c, 0), reconnect_wait_over = coalesce(c.over, 0),
-    retries_passed = CASE WHEN r.tries > 1 THEN coalesce(e.passed, 0) END,
-    budget_refused = CASE WHEN r.rb_pct > 0 THEN coalesce(e.y, 0) END,
-    inflight_refused = CASE WHEN r.inflight > 0 THEN coalesce(e.b, 0) END
-FROM runs r
-JOIN run_t t USING (run)
-LEFT JOIN run_s s USING (run)
-LEFT JOIN e USING (run)
-LEFT JOIN p USING (run)
-LEFT JOIN c USING (run)
-WHERE r.run = x.run;
-
 -- A fault window [F, U), U null when it lasts to the end of the run: the
 -- phase of an instant, 'b' before, 'd' during, 'a' after.
 CREATE OR REPLACE FUNCTION lab_phase(t bigint, f bigint, u bigint) RETURNS char
@@ -213,7 +144,7 @@ rp AS (
 ),
 lk AS (   -- each lookup the service sent (not R O B Y: never sent), by the instant it was sent
     SELECT l.run, lab_phase(l.st, w.f, w.u) AS ph, l.o IN ('T', 'C', 'X') AS unanswered
-    FROM slk l JOIN w USING (run)
+    FROM service_lookups l JOIN w USING (run)
     WHERE l.sent
 ),
 lp AS (
@@ -334,15 +265,24 @@ WHERE x.run = brun.run;
 -- The budget overspent: at each retry let through, at t = its start, the
 -- retries let through (R) and the requests that tried a first lookup (Q,
 -- by arrive_t) over (t - 1 s, t], counted by one window over both, in time
--- order (RANGE ... CURRENT ROW takes every row at t itself too).
-WITH ev AS (
-    SELECT l.run, l.st AS t, true AS retry
-    FROM slk l JOIN runs r USING (run)
-    WHERE r.rb_pct > 0 AND l.k >= 1 AND (l.o IS NULL OR l.o NOT IN ('O', 'B', 'Y'))
+-- order (RANGE ... CURRENT ROW takes every row at t itself too).  The
+-- rows of V of the runs with a budget read once, their lookups 1 .. 4
+-- taken apart there (as service_lookups does, for those runs alone).
+WITH v AS MATERIALIZED (
+    SELECT v.run, v.arrive_ns, v.a0_start, v.a1_start, v.a1_out, v.a2_start, v.a2_out, v.a3_start, v.a3_out,
+           v.a4_start, v.a4_out
+    FROM service_requests v JOIN runs r USING (run)
+    WHERE r.rb_pct > 0
+),
+ev AS (
+    SELECT v.run, k.st AS t, true AS retry
+    FROM v CROSS JOIN LATERAL (VALUES (v.a1_start, v.a1_out), (v.a2_start, v.a2_out), (v.a3_start, v.a3_out),
+                                      (v.a4_start, v.a4_out)) AS k(st, o)
+    WHERE k.st IS NOT NULL AND (k.o IS NULL OR k.o NOT IN ('O', 'B', 'Y'))
     UNION ALL
     SELECT v.run, v.arrive_ns, false
-    FROM service_requests v JOIN runs r USING (run)
-    WHERE r.rb_pct > 0 AND v.a0_start IS NOT NULL
+    FROM v
+    WHERE v.a0_start IS NOT NULL
 ),
 cnt AS (
     SELECT run, retry, count(*) FILTER (WHERE retry) OVER w AS rr, count(*) FILTER (WHERE NOT retry) OVER w AS qq
@@ -432,105 +372,46 @@ rl AS (
 UPDATE run_stats x SET recovery_lookups_100ms = rl.list, recovery_lookups_100ms_max = rl.mx
 FROM rl WHERE x.run = rl.run;
 
--- Second by second: second s covers [t0 + s*1e9, t0 + (s+1)*1e9); lab_sec(t)
--- is the second of t ns after t0, floor(t / 1e9) in integers.  (Each raw
--- table grouped by run and second by hashing: the planner expects millions
--- of seconds and would sort the rows on disk; off again after.)
-CREATE OR REPLACE FUNCTION lab_sec(t bigint) RETURNS int
-LANGUAGE sql IMMUTABLE AS $$
-    SELECT (CASE WHEN t >= 0 THEN t / 1000000000 ELSE -((999999999 - t) / 1000000000) END)::int
-$$;
 
-SET LOCAL enable_sort = off;
-WITH secs AS (
-    SELECT r.run, r.t0_ns, g.s,
-           r.t0_ns + g.s::bigint * 1000000000 AS lo,
-           r.t0_ns + (g.s + 1)::bigint * 1000000000 AS hi
-    FROM runs r CROSS JOIN LATERAL generate_series(0, ceil(r.seconds)::int - 1) AS g(s)
-),
-steal AS (
-    SELECT run, k AS s, CASE WHEN total > 0 THEN steal::double precision / total ELSE 0 END AS steal_share
-    FROM machine WHERE scope = 'A'
-),
-foreign_ AS (
-    SELECT run, k AS s,
-           CASE WHEN total > 0 THEN greatest(0, total - idle - steal - lab)::double precision / total ELSE 0 END
-               AS foreign_share
-    FROM machine WHERE scope = 'M'
-),
-req AS (
-    SELECT q.run, lab_sec(q.sched_ns - n.t0_ns) AS s,
-           count(*) AS arrivals, count(*) FILTER (WHERE q.kind IN ('K', 'D')) AS standins,
-           count(*) FILTER (WHERE q.kind = 'L') AS live, count(*) FILTER (WHERE q.kind = 'E') AS errors,
-           max(q.send_ns - q.sched_ns) AS late_ns
-    FROM requests q JOIN runs n USING (run)
-    GROUP BY 1, 2
-),
-sent AS (
-    SELECT l.run, lab_sec(l.st - n.t0_ns) AS s, count(*) AS lookups_sent
-    FROM slk l JOIN runs n USING (run)
-    WHERE l.sent
-    GROUP BY 1, 2
-),
--- busy on [start, e), e = end, or open to the end of the run when absent;
--- sa and se the seconds of its first and last instant
-busy_iv AS NOT MATERIALIZED (
-    SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
-    FROM (SELECT l.run, l.start_ns AS a, coalesce(l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e,
-                 n.t0_ns, ceil(n.seconds)::int AS k
-          FROM lookups l JOIN runs n USING (run)
-          WHERE l.start_ns IS NOT NULL) i
-    WHERE i.e > i.a
-),
--- in line on [arrive, e), e = start, else end, else open to the end of the run
-line_iv AS NOT MATERIALIZED (
-    SELECT i.*, lab_sec(i.a - i.t0_ns) AS sa, lab_sec(i.e - 1 - i.t0_ns) AS se
-    FROM (SELECT l.run, l.arrive_ns AS a,
-                 coalesce(l.start_ns, l.end_ns, n.t0_ns + ceil(n.seconds)::bigint * 1000000000) AS e, n.t0_ns,
-                 ceil(n.seconds)::int AS k
-          FROM lookups l JOIN runs n USING (run)) i
-    WHERE i.e > i.a
-),
--- each interval's time in each second of the run it overlaps, cut at each
--- second's bounds: the seconds sa .. se (within the run) by a set-returning
--- function in the select list, one row for most (those within one second),
--- each lookup read once.  (A row per second through LATERAL generate_series,
--- or whole seconds apart from cut ones read in two scans, took longer: 6.7 s
--- against 4.7 s for busy on the full study, 2026-12-07; the same sums, of
--- whole nanoseconds, exact in any order.)
--- busy and line are the same cut over their own intervals, written twice on
--- purpose: one cut over both (a kind column on a UNION ALL of busy_iv and
--- line_iv) took 19 s on the full study against 9 s for the two (2026-12-07).
-busy AS (
-    SELECT x.run, x.s,
-           sum(least(x.e, x.t0_ns + (x.s + 1)::bigint * 1000000000) - greatest(x.a, x.t0_ns + x.s::bigint * 1000000000))
-               AS ns
-    FROM (SELECT i.run, i.a, i.e, i.t0_ns, generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS s
-          FROM busy_iv i) x
-    GROUP BY 1, 2
-),
-line AS (
-    SELECT x.run, x.s,
-           sum(least(x.e, x.t0_ns + (x.s + 1)::bigint * 1000000000) - greatest(x.a, x.t0_ns + x.s::bigint * 1000000000))
-               AS ns
-    FROM (SELECT i.run, i.a, i.e, i.t0_ns, generate_series(greatest(0, i.sa), least(i.k - 1, i.se)) AS s
-          FROM line_iv i) x
-    GROUP BY 1, 2
+-- The rows of V counted (service_counts), the seconds (per_second) and
+-- the false timeouts (timeout_counts) are pipeline/collect/stats_side.sql's,
+-- computed on collect's second connection meanwhile; collect waits here
+-- for it to finish (the line below is where it splits this file: keep it
+-- as it is).
+-- collect: stats_side.sql is done here
+
+-- The store failing, every run: requests lost, what became of each lookup
+-- on both sides, permanent errors retried, the service's connections.
+-- With them, the gates (the defences): the retries they let through (K >= 1,
+-- not O B Y), the lookups the retry budget (Y) or a full compartment (B)
+-- refused; each null for an arm without the gate (the rows of V counted
+-- by stats_side.sql: service_counts).
+WITH c AS (
+    -- a pause must lie in [0, min(1 s, 10 ms * 2^tries)) (tries capped: the bound is 1 s long before)
+    SELECT ev.run, count(*) FILTER (WHERE ev.what = 'L') AS l, count(*) FILTER (WHERE ev.what = 'F') AS f,
+           count(*) FILTER (WHERE ev.what = 'C') AS c,
+           count(*) FILTER (WHERE ev.what IN ('L', 'F') AND (ev.wait_ns < 0 OR
+               ev.wait_ns >= least(1e9, 1e7 * power(2::numeric, least(ev.tries, 64))))) AS over
+    FROM events ev GROUP BY ev.run
 )
-INSERT INTO per_second
-SELECT x.run, x.s, coalesce(req.arrivals, 0), coalesce(req.standins, 0), coalesce(req.live, 0),
-       coalesce(req.errors, 0), coalesce(sent.lookups_sent, 0),
-       coalesce(busy.ns, 0)::double precision / 1e9, coalesce(line.ns, 0)::double precision / 1e9,
-       steal.steal_share, req.late_ns / 1e3, foreign_.foreign_share,
-       CASE WHEN req.arrivals > 0 THEN req.standins::double precision / req.arrivals END
-FROM secs x
-LEFT JOIN steal USING (run, s)
-LEFT JOIN foreign_ USING (run, s)
-LEFT JOIN req USING (run, s)
-LEFT JOIN sent USING (run, s)
-LEFT JOIN busy USING (run, s)
-LEFT JOIN line USING (run, s);
-SET LOCAL enable_sort = on;
+UPDATE run_stats x SET
+    fault = r.fault, lost = t.lost,
+    store_outcomes = jsonb_build_object(
+        'A', coalesce(s.o_a, 0), 'D', coalesce(s.o_d, 0), 'U', coalesce(s.o_u, 0), 'E', coalesce(s.o_e, 0),
+        'N', coalesce(s.o_n, 0), 'H', coalesce(s.o_h, 0), 'R', coalesce(s.o_r, 0), 'P', coalesce(s.o_p, 0)),
+    lookup_ends = coalesce(e.j, jsonb_build_object('A', 0, 'T', 0, 'C', 0, 'D', 0, 'U', 0, 'N', 0, 'X', 0, 'R', 0,
+                                                   'O', 0, 'B', 0, 'Y', 0)),
+    retried_permanent = coalesce(e.permanent, 0), conn_lost = coalesce(c.l, 0), conn_failed = coalesce(c.f, 0),
+    conn_regained = coalesce(c.c, 0), reconnect_wait_over = coalesce(c.over, 0),
+    retries_passed = CASE WHEN r.tries > 1 THEN coalesce(e.passed, 0) END,
+    budget_refused = CASE WHEN r.rb_pct > 0 THEN coalesce(e.y, 0) END,
+    inflight_refused = CASE WHEN r.inflight > 0 THEN coalesce(e.b, 0) END
+FROM runs r
+JOIN run_t t USING (run)
+LEFT JOIN run_s s USING (run)
+LEFT JOIN service_counts e USING (run)
+LEFT JOIN c USING (run)
+WHERE r.run = x.run;
 
 -- Floods (RESULTS.md `flooded`, the one definition): a second is missed when
 -- over half of the requests scheduled in it got a stand-in or an error; a run
@@ -555,35 +436,8 @@ FROM fl WHERE x.run = fl.run;
 
 -- The dice behind a round's luck, from the store's rows (both stores): the
 -- longest line a lookup found, the freezes drawn (a wait of 1 s or more);
--- the false timeouts: lookups of V the service gave up on (T) whose own
--- drawn wait (their row of S: same req, attempt K, the request's store) was
--- shorter than the time waited, slow from queueing, not frozen; and the
--- healthy timeouts: those T whose drawn wait was under 1 s (not a freeze:
--- the false-timeout rule's false timeouts), over the store's rows with such
--- a wait.  A T without a row of S counts in neither; one lookup counts once.
-DROP TABLE IF EXISTS pg_temp.timeouts;
-CREATE TEMP TABLE timeouts AS   -- each lookup of V given up on (T), numbered (only the rows of V with a T are taken apart)
-SELECT row_number() OVER () AS id, v.run, v.req, k.k, k.en - k.st AS waited,
-       CASE WHEN k.k = 1 AND r.hedge2 = 1 THEN 2 ELSE v.store END AS store
-FROM service_requests v JOIN runs r USING (run)
-CROSS JOIN LATERAL (VALUES (0, v.a0_start, v.a0_end, v.a0_out), (1, v.a1_start, v.a1_end, v.a1_out),
-                           (2, v.a2_start, v.a2_end, v.a2_out), (3, v.a3_start, v.a3_end, v.a3_out),
-                           (4, v.a4_start, v.a4_end, v.a4_out)) AS k(k, st, en, o)
-WHERE 'T' IN (v.a0_out, v.a1_out, v.a2_out, v.a3_out, v.a4_out) AND k.o = 'T';
-ANALYZE timeouts;
-
--- (each T finds its rows of S by a hash of the T probed by the store's
--- rows, read once: the planner's other choice, sorting all of S by the
--- four keys, took twice as long and spilled to disk)
-SET LOCAL enable_mergejoin = off;
-WITH q AS (    -- each T with its own rows of S
-    SELECT tl.run, tl.id, bool_or(l.planned_ns < tl.waited) AS fals, bool_or(l.planned_ns < 1000000000) AS healthy
-    FROM timeouts tl JOIN lookups l ON l.run = tl.run AND l.store = tl.store AND l.req = tl.req AND l.attempt = tl.k
-    GROUP BY tl.run, tl.id
-),
-f AS (
-    SELECT q.run, count(*) FILTER (WHERE q.fals) AS n, count(*) FILTER (WHERE q.healthy) AS nh FROM q GROUP BY q.run
-)
+-- the false and healthy timeouts (stats_side.sql's timeout_counts; the
+-- healthy ones over the store's rows with a wait under 1 s).
 UPDATE run_stats x SET longest_line = coalesce(s.longest_line, 0), freezes = coalesce(s.freezes, 0),
     freeze_share = CASE WHEN s.lookups > 0 THEN s.freezes::double precision / s.lookups END,
     false_timeouts = coalesce(f.n, 0),
@@ -592,9 +446,8 @@ UPDATE run_stats x SET longest_line = coalesce(s.longest_line, 0), freezes = coa
                                  THEN coalesce(f.nh, 0)::double precision / (s.lookups - s.freezes) END
 FROM runs r
 LEFT JOIN run_s s USING (run)
-LEFT JOIN f USING (run)
+LEFT JOIN timeout_counts f USING (run)
 WHERE x.run = r.run;
-SET LOCAL enable_mergejoin = on;
 
 -- One row per (run, figure) of the quiet runs: what verdicts, guesses and
 -- arm statistics read (a disturbed run counts as not measured, a kept

@@ -80,20 +80,81 @@ int pgx_copy(PGconn *db, const char *sql, const char *buf, size_t len, char *err
     return ok ? 0 : -1;
 }
 
+/* err prefixed with name (a file's path) */
+static void name_err(const char *name, char *err, size_t errlen)
+{
+    char m[UT_ERRLEN];
+    snprintf(m, sizeof m, "%s: %s", name, err);
+    ut_seterr(err, errlen, "%s", m);
+}
+
+int pgx_exec_named(PGconn *db, const char *sql, const char *name, char *err, size_t errlen)
+{
+    int rc = pgx_exec(db, sql, err, errlen);
+    if (rc != 0)
+        name_err(name, err, errlen);
+    return rc;
+}
+
 int pgx_exec_file(PGconn *db, const char *path, char *err, size_t errlen)
 {
     char *sql = NULL;
     size_t n;
     if (ut_read_file(path, &sql, &n, err, errlen) != 0)
         return -1;
-    int rc = pgx_exec(db, sql, err, errlen);
-    if (rc != 0) {
-        char m[UT_ERRLEN];
-        snprintf(m, sizeof m, "%s: %s", path, err);
-        ut_seterr(err, errlen, "%s", m);
-    }
+    int rc = pgx_exec_named(db, sql, path, err, errlen);
     free(sql);
     return rc;
+}
+
+int pgx_send(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    if (PQsendQuery(db, sql) == 1)
+        return 0;
+    db_err(db, err, errlen);
+    return -1;
+}
+
+int pgx_send_file(PGconn *db, const char *path, char *err, size_t errlen)
+{
+    char *sql = NULL;
+    size_t n;
+    if (ut_read_file(path, &sql, &n, err, errlen) != 0)
+        return -1;
+    int rc = pgx_send(db, sql, err, errlen);
+    if (rc != 0)
+        name_err(path, err, errlen);
+    free(sql);
+    return rc;
+}
+
+int pgx_wait(PGconn *db, const char *name, char *err, size_t errlen)
+{
+    int rc = 0;
+    PGresult *r;
+    while ((r = PQgetResult(db))) {
+        int st = PQresultStatus(r);
+        if (rc == 0 && st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+            db_err(db, err, errlen);
+            name_err(name, err, errlen);
+            rc = -1;
+        }
+        PQclear(r);
+    }
+    return rc;
+}
+
+void pgx_cancel(PGconn *db)
+{
+    PGcancel *c = PQgetCancel(db);
+    char m[256];
+    if (c) {
+        PQcancel(c, m, sizeof m);
+        PQfreeCancel(c);
+    }
+    PGresult *r;
+    while ((r = PQgetResult(db)))
+        PQclear(r);
 }
 
 PGresult *pgx_query(PGconn *db, const char *sql, char *err, size_t errlen)

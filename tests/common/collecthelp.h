@@ -204,6 +204,33 @@ static inline int collect_with(const char *extra, char *out, size_t n)
 
 static inline int collect(char *out, size_t n) { return collect_with("", out, n); }
 
+/* Links in the folder dir to files of this checkout: link[i][0] (a path
+ * from the checkout's root) as dir/link[i][1], for collect --pipeline DIR. */
+static inline void link_files(const char *dir, const char *const link[][2], int n)
+{
+    char cwd[4096], from[4400], to[4400], err[UT_ERRLEN];
+    cr_assert_not_null(getcwd(cwd, sizeof cwd));
+    for (int i = 0; i < n; i++) {
+        snprintf(from, sizeof from, "%s/%s", cwd, link[i][0]);
+        snprintf(to, sizeof to, "%s/%s", dir, link[i][1]);
+        char *slash = strrchr(to, '/');
+        *slash = 0;
+        cr_assert_eq(ut_mkdir_p(to, err, sizeof err), 0, "%s", err);
+        *slash = '/';
+        cr_assert_eq(symlink(from, to), 0, "%s", to);
+    }
+}
+
+/* The file at path is a (na bytes) byte for byte; what: the message. */
+static inline void same_bytes(const char *path, const char *a, size_t na, const char *what)
+{
+    char *b, err[UT_ERRLEN];
+    size_t nb;
+    cr_assert_eq(ut_read_file(path, &b, &nb, err, sizeof err), 0, "%s", err);
+    cr_assert(na == nb && !memcmp(a, b, na), "%s: %s is not what it was", what, path);
+    free(b);
+}
+
 static inline json_t *results(void)
 {
     char p[256];

@@ -993,24 +993,18 @@ Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
 {
     make_run("H3-fb25", 1);
     make_run("H3-t25", 1);
-    char out[8192], p[256], *a, *b, pipe[96], data[96], path[300], extra[256], cwd[4096], err[UT_ERRLEN];
+    char out[8192], p[256], *a, *b, pipe[96], data[96], path[300], extra[256], err[UT_ERRLEN];
     size_t na, nb;
     cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
     snprintf(p, sizeof p, "%s/results/results.json", ct_root);
     cr_assert_eq(ut_read_file(p, &a, &na, out, sizeof out), 0);
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
     snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
     snprintf(data, sizeof data, "%s/data", ct_root);
-    snprintf(path, sizeof path, "%s/collect", pipe);
-    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
     cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
-    const char *sql[] = {"schema.sql", "stats.sql"};
-    for (int i = 0; i < 2; i++) {
-        char from[4200];
-        snprintf(from, sizeof from, "%s/pipeline/collect/%s", cwd, sql[i]);
-        snprintf(path, sizeof path, "%s/collect/%s", pipe, sql[i]);
-        cr_assert_eq(symlink(from, path), 0, "%s", path);
-    }
+    const char *const link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
+                                   {"pipeline/collect/stats.sql", "collect/stats.sql"},
+                                   {"pipeline/collect/stats_side.sql", "collect/stats_side.sql"}};
+    link_files(pipe, link, 3);
     snprintf(path, sizeof path, "%s/comparisons.tsv", pipe);
     commented_copy("pipeline/comparisons.tsv", path);
     snprintf(path, sizeof path, "%s/guesses.tsv", data);
@@ -1044,4 +1038,65 @@ Test(collect, comment_lines_in_comparisons_and_guesses_mean_nothing)
         cr_assert(strstr(out, bad[i].says), "case %zu: %s", i, out);
         cr_assert_eq(rename(keep, path), 0);
     }
+}
+
+/* stats_side.sql runs on collect's second connection while stats.sql runs
+ * on the first (pipeline/collect/collect.c): a statement of it that fails
+ * (here its last, after every table of its own was computed) is named, its
+ * file and PostgreSQL's message, and a stats.sql without the line where
+ * collect waits for it is refused naming that line; each exits 1 and
+ * leaves results.json as the collect before wrote it, byte for byte, and a
+ * collect with the real files then writes it again the same. */
+Test(collect, a_failing_side_or_no_join_line_writes_nothing)
+{
+    make_run("H3-t25", 1);
+    char out[8192], p[256], pipe[96], path[300], err[UT_ERRLEN], extra[128];
+    char *a, *stats, *side;
+    size_t na, nstats, nside;
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    snprintf(p, sizeof p, "%s/results/results.json", ct_root);
+    cr_assert_eq(ut_read_file(p, &a, &na, out, sizeof out), 0);
+    snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
+    const char *const link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
+                                   {"pipeline/comparisons.tsv", "comparisons.tsv"}};
+    link_files(pipe, link, 2);
+    cr_assert_eq(ut_read_file("pipeline/collect/stats.sql", &stats, &nstats, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(ut_read_file("pipeline/collect/stats_side.sql", &side, &nside, err, sizeof err), 0, "%s", err);
+    const char *join = "\n-- collect: stats_side.sql is done here\n", *commit = "\nCOMMIT;\n";
+    char *at_join = strstr(stats, join), *at_commit = strstr(side, commit);
+    cr_assert(at_join && at_commit, "stats.sql's join line or stats_side.sql's last COMMIT is not there");
+    snprintf(extra, sizeof extra, "--pipeline %s", pipe);
+    for (int c = 0; c < 2; c++) {
+        char *s1 = malloc(nstats + 1), *s2 = malloc(nside + 64);
+        size_t n1, n2;
+        if (c == 0) { /* stats_side.sql fails at its end */
+            memcpy(s1, stats, nstats);
+            n1 = nstats;
+            size_t k = (size_t)(at_commit - side);
+            n2 = (size_t)sprintf(s2, "%.*s\nSELECT 1 / 0;%s", (int)k, side, at_commit);
+        } else { /* stats.sql without its join line */
+            size_t k = (size_t)(at_join - stats);
+            n1 = (size_t)sprintf(s1, "%.*s\n%s", (int)k, stats, at_join + strlen(join));
+            memcpy(s2, side, nside);
+            n2 = nside;
+        }
+        snprintf(path, sizeof path, "%s/collect/stats.sql", pipe);
+        cr_assert_eq(ut_write_file(path, s1, n1, err, sizeof err), 0, "%s", err);
+        snprintf(path, sizeof path, "%s/collect/stats_side.sql", pipe);
+        cr_assert_eq(ut_write_file(path, s2, n2, err, sizeof err), 0, "%s", err);
+        free(s1);
+        free(s2);
+        cr_assert_eq(collect_with(extra, out, sizeof out), 1, "case %d: %s", c, out);
+        if (c == 0)
+            cr_assert(strstr(out, "/collect/stats_side.sql: database: ERROR: division by zero"), "%s", out);
+        else
+            cr_assert(strstr(out, "/collect/stats.sql: no line \"-- collect: stats_side.sql is done here\""), "%s",
+                      out);
+        same_bytes(p, a, na, c == 0 ? "stats_side.sql failing" : "no join line");
+    }
+    cr_assert_eq(collect(out, sizeof out), 0, "%s", out);
+    same_bytes(p, a, na, "the collect after them");
+    free(a);
+    free(stats);
+    free(side);
 }

@@ -519,31 +519,18 @@ Test(collect, malformed_prediction_is_named_and_nothing_written)
 /* ------------------------------------- each verdict's error rate, the family */
 
 /* A comparisons file of our own (collect --pipeline DIR: DIR/comparisons.tsv
- * beside links to the two SQL files), and the registered data as they are. */
+ * beside links to the three SQL files), and the registered data as they are. */
 static void own_comparisons(const char *lines, char *extra, size_t n)
 {
-    char pipe[96], data[96], path[300], cwd[4096], err[UT_ERRLEN];
+    char pipe[96], data[96], path[300], err[UT_ERRLEN];
     snprintf(pipe, sizeof pipe, "%s/pipe", ct_root);
     snprintf(data, sizeof data, "%s/data", ct_root);
-    snprintf(path, sizeof path, "%s/collect", pipe);
-    cr_assert_eq(ut_mkdir_p(path, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(ut_mkdir_p(data, err, sizeof err), 0, "%s", err);
-    cr_assert_not_null(getcwd(cwd, sizeof cwd));
-    const char *link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
-                             {"pipeline/collect/stats.sql", "collect/stats.sql"}};
-    for (int i = 0; i < 2; i++) {
-        char from[4400];
-        snprintf(from, sizeof from, "%s/%s", cwd, link[i][0]);
-        snprintf(path, sizeof path, "%s/%s", pipe, link[i][1]);
-        cr_assert_eq(symlink(from, path), 0, "%s", path);
-    }
-    const char *data_files[] = {"guesses.tsv", "quiet.tsv"};
-    for (int i = 0; i < 2; i++) {
-        char from[4400];
-        snprintf(from, sizeof from, "%s/data/%s", cwd, data_files[i]);
-        snprintf(path, sizeof path, "%s/%s", data, data_files[i]);
-        cr_assert_eq(symlink(from, path), 0, "%s", path);
-    }
+    const char *const link[][2] = {{"pipeline/collect/schema.sql", "collect/schema.sql"},
+                                   {"pipeline/collect/stats.sql", "collect/stats.sql"},
+                                   {"pipeline/collect/stats_side.sql", "collect/stats_side.sql"}};
+    link_files(pipe, link, 3);
+    const char *const data_files[][2] = {{"data/guesses.tsv", "guesses.tsv"}, {"data/quiet.tsv", "quiet.tsv"}};
+    link_files(data, data_files, 2);
     snprintf(path, sizeof path, "%s/comparisons.tsv", pipe);
     char text[2048];
     snprintf(text, sizeof text, "a\tb\tfigure\tnote\n%s", lines);
