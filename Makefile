@@ -337,10 +337,12 @@ PREPARE_ASIDE = $(MAKE) prepare PROV=$(B)/prep-aside
 TEST_NEEDS := $(PROGS) $(BIN)/tests $(ASAN_PROGS) $(BIN)/fakeec2
 NPROC      := $(shell nproc 2>/dev/null || echo 1)
 TEST_J      = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC))
+# (through a variable, not $(MAKE) in the recipe: make -n test runs no test)
+TEST_BESIDE = nice -n 10 $(MAKE) --no-print-directory -j$(NPROC) -Otarget test-beside
 test:
 	@mkdir -p $(B) && $(STUDY_SHA) > $(B)/study-before.sha
 	@$(MAKE) --no-print-directory $(TEST_J) -Otarget test-phases
-	@bash tests/run.sh --beside "nice -n 10 $(MAKE) --no-print-directory $(TEST_J) -Otarget test-beside" $(BIN)/tests
+	@bash tests/run.sh --beside "$(TEST_BESIDE)" $(BIN)/tests
 	@$(STUDY_SHA) | diff $(B)/study-before.sha - > $(B)/study-changed.diff || \
 	    { echo "make test wrote into results/ or provenance/ (the published study):"; cat $(B)/study-changed.diff; exit 1; }
 	@echo "make test: results/ and provenance/ unchanged ($$(wc -l < $(B)/study-before.sha) files)"
