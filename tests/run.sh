@@ -2,7 +2,7 @@
 # The runner of build/bin/tests for make test: every test exactly once, the
 # ones that must be alone alone, the rest on lanes side by side.
 #
-#   tests/run.sh [TESTS_BIN]        (default build/bin/tests)
+#   tests/run.sh [--beside CMD] [TESTS_BIN]  (default build/bin/tests)
 #   tests/run.sh --plan [TESTS_BIN] each test's part (lane1 ... laneN, alone), nothing run
 #
 # The rule.  A test that measures time, load or a quiet machine (a real
@@ -24,6 +24,10 @@
 # measures time must be added to tests/alone.tsv.
 #
 # The lanes first (side by side), then the alone tests one after another.
+# --beside CMD runs the shell command CMD beside the lanes, as one more part
+# (make test's phases that measure no time and that no test here needs:
+# the Makefile's test-beside); the alone tests start only once it has ended
+# too, so nothing runs beside them either.
 # A pattern of either list that matches no test is refused (the lists
 # cannot rot); a test that alone.tsv and a lane name runs alone, one that
 # two lanes name runs on the first of them.  Each part's output is
@@ -32,8 +36,14 @@
 # build/tests-run/).
 # Exit 0 when every part passed.
 set -uo pipefail
-plan=0
-[[ ${1:-} == --plan ]] && { plan=1; shift; }
+plan=0 beside=
+while :; do
+    case ${1:-} in
+        --plan) plan=1; shift ;;
+        --beside) beside=${2:?tests/run.sh: --beside needs a command}; shift 2 ;;
+        *) break ;;
+    esac
+done
 bin=${1:-build/bin/tests}
 here=$(cd "$(dirname "$0")" && pwd)
 log=$(dirname "$bin")/../tests-run
@@ -109,7 +119,7 @@ if ((plan)); then
 fi
 
 echo "tests/run.sh: $n_all tests: $(for ((i = 1; i <= nl; i++)); do printf '%s on lane %d, ' "${n_lane[i]}" "$i"; done)" \
-    "the $nl lanes side by side, then $n_alone alone (tests/alone.tsv)"
+    "the $nl lanes side by side${beside:+ (beside them: $beside)}, then $n_alone alone (tests/alone.tsv)"
 
 part() { # name filter: one serial Criterion run, its output in $log/name.log, its times in $log/name.xml
     local name=$1 t0=$SECONDS rc
@@ -124,18 +134,27 @@ show() { # name: the part's whole output (the tests' own lines, failures, synthe
     cat "$log/$name.log"
     return "$rc"
 }
-rm -f "$log"/lane[0-9]*.* "$log"/alone.* # an earlier run's parts (another number of lanes) are not this run's
+rm -f "$log"/lane[0-9]*.* "$log"/alone.* "$log"/beside.* # an earlier run's parts (another number of lanes) are not this run's
 t0=$SECONDS
 declare -a pids
 for ((i = 1; i <= nl; i++)); do
     part "lane$i" "${f_lane[i]}" &
     pids[i]=$!
 done
+if [[ -n $beside ]]; then
+    (
+        tb=$SECONDS
+        bash -c "$beside" > "$log/beside.log" 2>&1
+        echo "$? $((SECONDS - tb))" > "$log/beside.rc"
+    ) &
+    pids+=($!)
+fi
 wait "${pids[@]}"
-echo "tests/run.sh: the $nl lanes in $((SECONDS - t0)) s"
+echo "tests/run.sh: the $nl lanes${beside:+ and the part beside them} in $((SECONDS - t0)) s"
 part alone "$f_alone"
 bad=0
 for ((i = 1; i <= nl; i++)); do show "lane$i" || bad=1; done
+[[ -z $beside ]] || show beside || bad=1
 show alone || bad=1
 echo "tests/run.sh: the slowest tests (s):"
 cat "$log"/*.xml | awk '/<testsuite / { match($0, /name="[^"]*"/); s = substr($0, RSTART + 6, RLENGTH - 7) }
