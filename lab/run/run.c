@@ -729,9 +729,9 @@ static int drain_open(int port)
  * wait ends when every store has said so, or after c->settle seconds at
  * most (a store that cannot be asked is waited for the whole time).  The
  * seconds it took go into p->settled.  With the gate on and a note to
- * write, the machine is sampled through it as the idle gate does, and a
- * last window that passed is written as the next run's gate
- * (lab/watch/gate.h). */
+ * write, the machine is sampled through it as the idle gate does (and on,
+ * when it ended sooner, to a whole window from its start), and a last
+ * window that passed is written as the next run's gate (lab/watch/gate.h). */
 static void settle(const run_cfg *c, run_procs *p)
 {
     int64_t t0 = ut_mono_ns(), until = t0 + (int64_t)(c->settle * 1e9);
@@ -784,6 +784,18 @@ static void settle(const run_cfg *c, run_procs *p)
         if (pf[i].fd >= 0)
             close(pf[i].fd);
     p->settled = (double)(ut_mono_ns() - t0) / 1e9;
+    /* a settling shorter than the gate's window is watched on to a whole
+     * window from its start: that second costs the next run's own */
+    int64_t whole = watching ? (int64_t)gw.t[0] + (int64_t)llround(GATE_WINDOW_S * 1e9) : 0;
+    while (watching && ut_mono_ns() < whole) {
+        int64_t wake = gate_watch_due(&gw) < whole ? gate_watch_due(&gw) : whole, now = ut_mono_ns();
+        if (wake > now) {
+            struct timespec sl = {(time_t)((wake - now) / 1000000000), (long)((wake - now) % 1000000000)};
+            nanosleep(&sl, NULL);
+        }
+        if (ut_mono_ns() < whole)
+            watching = gate_watch_sample(&gw) == 0;
+    }
     double idle, steal;
     long long end;
     char err[UT_ERRLEN];

@@ -15,10 +15,11 @@
  * the tester has ended, and the only lab process with work left is a store
  * sleeping out lookups nobody waits for) is a time the machine is idle by
  * the lab's own design.  So run watches it as the gate watches
- * (gate_watch: a sample when it starts, every 250 ms, and when it ends) and,
- * when the settling lasted a window, judges the last window that ends at its
- * last sample (from the latest sample at least GATE_WINDOW_S before it) by
- * the same rule; a window that passed is
+ * (gate_watch: a sample when it starts, every 250 ms, and when it ends; a
+ * settling shorter than GATE_WINDOW_S is watched on to a whole window from
+ * its start, a second that then costs the next run's own), and judges the
+ * last window that ends at its last sample (from the latest sample at least
+ * GATE_WINDOW_S before it) by the same rule; a window that passed is
  * written to a note (gate_note_write), one line:
  *     gate_note <TAB> end_ns <TAB> idle_share <TAB> steal_share
  * (end_ns on CLOCK_MONOTONIC).  The next run's tester takes it

@@ -12,7 +12,9 @@
  *   lasts a window (H3-fb25 round 1, 1 s: its dice freeze lookups 1.7 s
  *   past the end) writes the note, and the next run takes it as its gate
  *   (run.json's idle: passed, waited_s 0, before_s its age), without
- *   waiting a window of its own; a run without a note records no before_s.
+ *   waiting a window of its own; a run without a note records no before_s;
+ *   a settling shorter than a window (F3-none) is watched on to one and
+ *   leaves a note too; a run with the gate off neither takes nor writes one.
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
@@ -248,7 +250,26 @@ Test(gatenote_run, a_settling_that_lasts_a_window_is_the_next_runs_gate, .init =
     double before = jnum(idle, "before_s");
     cr_assert(before > 0 && before <= GATE_NOTE_AGE_S, "before_s %.3f", before);
     json_decref(idle);
+    /* its settling, shorter than a window, was watched on to a whole one:
+     * a note again, of a window that ended later */
     cr_assert(settled < GATE_WINDOW_S, "F3-none settled in %.3f s", settled);
-    cr_assert_neq(access(note, F_OK), 0, "a note after a settling shorter than a window");
+    cr_assert_eq(access(note, F_OK), 0, "no note after a settling of %.3f s watched on to a window", settled);
+    n = slurp(note);
+    long long end2;
+    cr_assert_eq(sscanf(n, "gate_note\t%lld\t%lf\t%lf", &end2, &nidle, &nsteal), 3, "%s", n);
+    cr_assert_gt(end2, end);
+    /* with the gate off, a run neither takes nor writes the note */
+    rc = shf("build/bin/run --arm F3-none --round 2 --seconds 1 --gate 0 --gate-note %s --raw %s "
+             "--quiet tests/quiet_off.tsv > %s 2>&1", note, raw, log);
+    text = slurp(log);
+    cr_assert_eq(rc, 0, "run exit %d: %s", rc, text);
+    free(text);
+    char *n3 = slurp(note);
+    cr_assert_str_eq(n3, n, "the note changed under a run with the gate off");
+    free(n3);
+    free(n);
+    idle = run_idle(raw, "F3-none-r2", &settled);
+    cr_assert(json_is_false(json_object_get(idle, "enabled")) && !json_object_get(idle, "before_s"));
+    json_decref(idle);
     cr_assert_eq(shf("rm -rf %s", dir), 0);
 }
