@@ -23,18 +23,44 @@ static char *first_line_of(const char *cmd)
     return out;
 }
 
+/* The git commit ("unknown" outside a clone) and the dirty flag (-1: no
+ * clone), from the environment when facts_build_pin put them there. */
+static void git_facts(char *commit, size_t n, int *dirty)
+{
+    const char *ec = getenv("LAB_GIT_COMMIT"), *ed = getenv("LAB_GIT_DIRTY");
+    if (ec && *ec && ed && (!strcmp(ed, "true") || !strcmp(ed, "false") || !strcmp(ed, "null"))) {
+        snprintf(commit, n, "%s", ec);
+        *dirty = !strcmp(ed, "null") ? -1 : !strcmp(ed, "true");
+        return;
+    }
+    char *c = first_line_of("git rev-parse HEAD 2>/dev/null");
+    char *d = c ? first_line_of("git status --porcelain --untracked-files=no 2>/dev/null | head -1") : NULL;
+    snprintf(commit, n, "%s", c ? c : "unknown");
+    *dirty = c ? (d && *d) : -1;
+    free(c);
+    free(d);
+}
+
 void *facts_build(void)
 {
     json_t *o = json_object();
-    char *commit = first_line_of("git rev-parse HEAD 2>/dev/null");
-    char *dirty = first_line_of("git status --porcelain --untracked-files=no 2>/dev/null | head -1");
-    json_object_set_new(o, "git_commit", json_string(commit ? commit : "unknown"));
-    json_object_set_new(o, "git_dirty", commit ? json_boolean(dirty && *dirty) : json_null());
+    char commit[512];
+    int dirty;
+    git_facts(commit, sizeof commit, &dirty);
+    json_object_set_new(o, "git_commit", json_string(commit));
+    json_object_set_new(o, "git_dirty", dirty < 0 ? json_null() : json_boolean(dirty));
     json_object_set_new(o, "compiler", json_string("gcc " __VERSION__));
     json_object_set_new(o, "cflags", json_string(LAB_CFLAGS));
-    free(commit);
-    free(dirty);
     return o;
+}
+
+void facts_build_pin(void)
+{
+    char commit[512];
+    int dirty;
+    git_facts(commit, sizeof commit, &dirty);
+    setenv("LAB_GIT_COMMIT", commit, 1);
+    setenv("LAB_GIT_DIRTY", dirty < 0 ? "null" : dirty ? "true" : "false", 1);
 }
 
 void *facts_host(void)

@@ -3,6 +3,7 @@
  *   run --arm NAME --round R --raw DIR [--seconds 30] [--prep build/prep]
  *       [--arms lab/arms.tsv] [--bin build/bin] [--cores 0] [--gate 1|0]
  *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv] [--machine local]
+ *       [--gate-note FILE]
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
@@ -18,7 +19,11 @@
  * lookups nobody waits for any more (it asks each store to say when it holds
  * none, lab/core/wire.h's drain frame, and waits for that or --settle-s at
  * most: 2.5 s with freezes, else 0.2 s; run.json's settled_s is how long it
- * took), stops the store and the service (SIGTERM: they write their
+ * took; with --gate-note FILE and the gate on, it watches the machine
+ * through the settling as the idle gate does and, when the settling's last
+ * window passed the gate's rule, writes FILE, the note the next run's
+ * tester takes as its gate: lab/watch/gate.h; the tester is given FILE too,
+ * to take the note of the run before), stops the store and the service (SIGTERM: they write their
  * logs; the service's events.tsv.gz too), rewrites the tester's, the
  * service's and the store's logs (tester.log.gz ..., every instant in ns)
  * into raw format 4 (lab/raw/raw4.h: checked against the schedule, the dice and
@@ -87,11 +92,13 @@
 #include "raw4.h"
 #include "util.h"
 #include "waits.h"
+#include "gate.h"
 #include "wire.h"
 
 /* What run was asked for, and what follows from it. */
 typedef struct {
     const char *arm_name, *raw, *prep, *arms_path, *bin, *cores, *freeze, *quiet_path, *keep_logs;
+    const char *gate_note; /* the gate's note (lab/watch/gate.h), or NULL */
     const char *machine; /* run.json's label: local, m1, m2 ... (measure's --host) */
     quiet_limits quiet;
     int round, tester_nice, gate;
@@ -233,6 +240,8 @@ static int parse_options(int argc, char **argv, run_cfg *c)
         {"--bin", OPT_STR, &c->bin, 0, 0, "DIR", "store, service and tester (build/bin)"},
         {"--cores", OPT_STR, &c->cores, 0, 0, "LIST", "CPUs the three processes are pinned to (0)"},
         {"--gate", OPT_BOOL, &c->gate, 0, 1, "0|1", "the tester's idle gate first (1)"},
+        {"--gate-note", OPT_STR, &c->gate_note, 0, 0, "FILE",
+         "the gate's note: taken from the run before, written for the next (lab/watch/gate.h)"},
         {"--tester-nice", OPT_INT, &c->tester_nice, -20, 19, "N", "the tester's nice value, as root (-10)"},
         {"--settle-s", OPT_DBL, &c->settle, 0, 600, "S", "the store's run-on (2.5 with freezes, else 0.2)"},
         {"--freeze-share", OPT_STR, &c->freeze, 0, 0, "P", "tests only: the store's freeze share"},
@@ -443,6 +452,10 @@ static int run_tester(const run_cfg *c, int service_port, run_procs *p, char *er
     if (clock2) {
         tester_argv[na++] = "--store2-port";
         tester_argv[na++] = s_store2;
+    }
+    if (c->gate && c->gate_note) {
+        tester_argv[na++] = "--gate-note";
+        tester_argv[na++] = (char *)c->gate_note;
     }
     tester_argv[na] = NULL;
     const proc_opts o = {.flags = PROC_PIPE_OUT, .cpus = &c->cpus, .nice = c->tester_nice};
@@ -715,10 +728,15 @@ static int drain_open(int port)
  * asked to say when it holds none (lab/core/wire.h's drain frame), and the
  * wait ends when every store has said so, or after c->settle seconds at
  * most (a store that cannot be asked is waited for the whole time).  The
- * seconds it took go into p->settled. */
+ * seconds it took go into p->settled.  With the gate on and a note to
+ * write, the machine is sampled through it as the idle gate does (and on,
+ * when it ended sooner, to a whole window from its start), and a last
+ * window that passed is written as the next run's gate (lab/watch/gate.h). */
 static void settle(const run_cfg *c, run_procs *p)
 {
     int64_t t0 = ut_mono_ns(), until = t0 + (int64_t)(c->settle * 1e9);
+    gate_watch gw;
+    int watching = c->gate && c->gate_note && gate_watch_start(&gw) == 0;
     struct pollfd pf[2];
     int n = 0, ports[2] = {p->store_port, p->st2.pid > 0 ? p->store2_port : -1}, cannot = 0;
     size_t got[2] = {0, 0};
@@ -734,13 +752,17 @@ static void settle(const run_cfg *c, run_procs *p)
     int left = cannot ? -1 : n; /* -1: wait the whole time */
     unsigned char buf[2][WIRE_ANS_SIZE];
     for (int64_t now = ut_mono_ns(); now < until && left != 0; now = ut_mono_ns()) {
-        int ms = (int)((until - now + 999999) / 1000000);
-        if (n == 0 || left < 0) { /* nothing to hear from: sleep the rest */
-            struct timespec sl = {(time_t)((until - now) / 1000000000), (long)((until - now) % 1000000000)};
-            nanosleep(&sl, NULL);
-            break;
+        if (watching && now >= gate_watch_due(&gw)) {
+            watching = gate_watch_sample(&gw) == 0;
+            continue;
         }
-        if (poll(pf, (nfds_t)n, ms) <= 0)
+        int64_t wake = watching && gate_watch_due(&gw) < until ? gate_watch_due(&gw) : until;
+        if (n == 0 || left < 0) { /* nothing to hear from: sleep to the next sample or the end */
+            struct timespec sl = {(time_t)((wake - now) / 1000000000), (long)((wake - now) % 1000000000)};
+            nanosleep(&sl, NULL);
+            continue;
+        }
+        if (poll(pf, (nfds_t)n, (int)((wake - now + 999999) / 1000000)) <= 0)
             continue;
         for (int i = 0; i < n; i++) {
             if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -762,6 +784,24 @@ static void settle(const run_cfg *c, run_procs *p)
         if (pf[i].fd >= 0)
             close(pf[i].fd);
     p->settled = (double)(ut_mono_ns() - t0) / 1e9;
+    /* a settling shorter than the gate's window is watched on to a whole
+     * window from its start: that second costs the next run's own */
+    int64_t whole = watching ? (int64_t)gw.t[0] + (int64_t)llround(GATE_WINDOW_S * 1e9) : 0;
+    while (watching && ut_mono_ns() < whole) {
+        int64_t wake = gate_watch_due(&gw) < whole ? gate_watch_due(&gw) : whole, now = ut_mono_ns();
+        if (wake > now) {
+            struct timespec sl = {(time_t)((wake - now) / 1000000000), (long)((wake - now) % 1000000000)};
+            nanosleep(&sl, NULL);
+        }
+        if (ut_mono_ns() < whole)
+            watching = gate_watch_sample(&gw) == 0;
+    }
+    double idle, steal;
+    long long end;
+    char err[UT_ERRLEN];
+    if (watching && gate_watch_sample(&gw) == 0 && gate_watch_window(&gw, &idle, &steal, &end) &&
+        idle >= GATE_IDLE_MIN && gate_note_write(c->gate_note, end, idle, steal, err, sizeof err) != 0)
+        ut_err("%s (the next run waits a gate window of its own)", err);
 }
 
 /* Start, measure, settle, stop: EXIT_OK, EXIT_NOT_QUIET (the idle gate did

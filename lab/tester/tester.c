@@ -40,6 +40,10 @@
  * (idle share >= 0.95 over a 1 s window of /proc/stat, lab/watch/gate.h); when no window
  * passed within --gate-wait-s seconds (at least one window is always
  * tried), the summary is written with passed=false and the program exits 3.
+ * With --gate-note FILE the gate may instead be the window of the run
+ * before's settling, when its note is recent (lab/watch/gate.h): then no
+ * window is waited for here, and the summary's gate says how long before
+ * (before_s).
  * Answers are read by lab/tester/answer.h; the command line is lab/tester/topts.h.
  *
  * The store's clock (--store-port Q): right after t0 is fixed and before the
@@ -840,17 +844,17 @@ int main(int argc, char **argv)
     R.addr.sin_port = htons((uint16_t)R.o.port);
     R.addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
-    gate_res g = {.enabled = R.o.gate, .idle_share = NAN, .steal_share = NAN};
+    gate_res g = {.enabled = R.o.gate, .idle_share = NAN, .steal_share = NAN, .before_s = NAN};
     g.users_start = gate_users();
-    if (R.o.gate) {
+    if (R.o.gate && !(R.o.gate_note && gate_note_take(R.o.gate_note, &g))) {
         int grc = gate_run(R.o.gate_wait_s, &g);
         if (grc < 0)
             return 1;
         if (grc > 0) {
             g.users_end = gate_users();
-            ut_err("idle gate: only %.1f%% idle (steal %.1f%%) in the last 2 s after %.1f s; "
+            ut_err("idle gate: only %.1f%% idle (steal %.1f%%) in the last %g s after %.1f s; "
                    "needs %.0f%%; giving up",
-                   100 * g.idle_share, 100 * g.steal_share, g.waited_s, 100 * GATE_IDLE_MIN);
+                   100 * g.idle_share, 100 * g.steal_share, GATE_WINDOW_S, g.waited_s, 100 * GATE_IDLE_MIN);
             write_summary(&R, &g);
             return EXIT_NOT_QUIET;
         }

@@ -48,6 +48,7 @@ int topts_parse(int argc, char **argv, topts *o)
         {"--conns", OPT_INT, &o->conns, 1, 10000, "C", "keep-alive connections (64; closed loop 16)"},
         {"--gate", OPT_BOOL, &o->gate, 0, 1, "1|0", "wait for an idle machine first (1)"},
         {"--gate-wait-s", OPT_DBL, &o->gate_wait_s, 0, 86400, "S", "give up on the idle gate after S s (60)"},
+        {"--gate-note", OPT_STR, &o->gate_note, 0, 0, "FILE", "the run before's settling as the gate, if recent (lab/watch/gate.h)"},
         {"--drain-s", OPT_DBL, &o->drain_s, 0, 3600, "S", "wait for answers after the last send (10)"},
         {"--machine", OPT_STR, &o->machine, 0, 0, "FILE.tsv.gz", "watch the machine each second from t0"},
         {"--watch-pids", OPT_STR, &o->watch_pids_s, 0, 0, "PID,PID", "the run's other processes (store, service)"},

@@ -6,7 +6,9 @@
  * --seconds (above 0, at most 86400), --seed (0 to 2^63-1), --rows (1 to
  * 2^31-1), --out and --summary (non-empty names).  Optional, with their
  * defaults: --deadline-ms (above 0; unset: no deadline), --conns (64; the
- * closed loop 16), --gate (1), --gate-wait-s (60), --drain-s (10),
+ * closed loop 16), --gate (1), --gate-wait-s (60), --gate-note (unset:
+ * none; with --gate 1, a note of the window of the run before's settling,
+ * taken as the gate when recent: lab/watch/gate.h), --drain-s (10),
  * --machine, --watch-pids (at most 4), --store-port (unset: 0, no clock
  * frame), --store2-port (the second store's clock frame, given by run only
  * when that store has a fault; unset: 0, none).  An open loop plans at most TOPTS_MAX_REQUESTS requests (rate x
@@ -37,6 +39,7 @@ typedef struct {
     int conns;
     int gate;
     double gate_wait_s, drain_s;
+    const char *gate_note; /* NULL: none */
     const char *machine; /* machine.tsv.gz to write, or NULL: no watch */
     const char *watch_pids_s;
     pid_t watch_pids[4];

@@ -56,6 +56,8 @@ int trec_write_summary(const char *path, const trec *req, size_t n, const trec_r
     json_object_set_new(gj, "idle_share", num_or_null(g->idle_share));
     json_object_set_new(gj, "steal_share", num_or_null(g->steal_share));
     json_object_set_new(gj, "waited_s", json_real(g->waited_s));
+    if (!isnan(g->before_s)) /* the gate was the note of the run before's settling */
+        json_object_set_new(gj, "before_s", json_real(g->before_s));
     json_object_set_new(gj, "passed", json_boolean(g->passed));
     json_object_set_new(gj, "users_start", json_integer(g->users_start));
     json_object_set_new(gj, "users_end", json_integer(g->users_end));

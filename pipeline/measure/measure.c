@@ -75,7 +75,10 @@
  * with exit 1, naming the run and the reason.
  *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
- * 95% idle); the system log position is taken before and the lines written
+ * 95% idle), or is the window of the run before's settling, when that
+ * passed and is recent (run --gate-note: a note in $TMPDIR, or /tmp, named
+ * after measure's pid and removed at its end; lab/watch/gate.h); git is
+ * asked once for every run's build facts (lab/base/facts.h); the system log position is taken before and the lines written
  * during the run are kept (pipeline/measure/slog.h: journalctl, /var/log/syslog, the
  * kernel log, or none).  OUT/provenance/runs/<run>.json (atomic) holds: the
  * run's argv, exit code, UTC start and end, wall time, gate_passed, host
@@ -577,6 +580,13 @@ static int measure_here(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     int rc = 0;
+    /* the note each run leaves of its settling for the next run's gate
+     * (lab/watch/gate.h), outside OUT; removed at the end (free_ctx) */
+    if (c->gate) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(c->gate_note, sizeof c->gate_note, "%s/lab-gate-note.%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+        unlink(c->gate_note);
+    }
     for (int i = 0; i < c->sc.n && !proc_signal(); i++) {
         sched_run *s = &c->sc.s[i];
         if (!s->selected)
@@ -763,6 +773,8 @@ static int finish(mctx *c, int rc)
 
 static void free_ctx(mctx *c)
 {
+    if (c->gate_note[0])
+        unlink(c->gate_note);
     free(c->results);
     free(c->raw);
     free(c->attempts);
@@ -790,6 +802,7 @@ int main(int argc, char **argv)
         return rc;
     c->tty = isatty(2);
     c->t0 = ut_mono_ns();
+    facts_build_pin(); /* git asked once here, not by each run (lab/base/facts.h) */
     /* Refusals first: nothing is touched before these pass. */
     if ((rc = check_registration(c)) != 0 || (rc = lock_out(c)) != 0)
         goto out;
