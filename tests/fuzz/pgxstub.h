@@ -51,6 +51,36 @@ int pgx_exec_file(PGconn *db, const char *path, char *err, size_t errlen)
     return 0;
 }
 
+int pgx_send(PGconn *db, const char *sql, char *err, size_t errlen)
+{
+    (void)db, (void)err, (void)errlen;
+    fz_pg_calls++;
+    fz_pg_bytes += strlen(sql);
+    return 0;
+}
+
+int pgx_send_file(PGconn *db, const char *path, char *err, size_t errlen)
+{
+    (void)db, (void)err, (void)errlen;
+    fz_pg_calls++;
+    fz_pg_bytes += strlen(path);
+    return 0;
+}
+
+int pgx_wait(PGconn *db, const char *name, char *err, size_t errlen)
+{
+    (void)db, (void)err, (void)errlen;
+    fz_pg_calls++;
+    fz_pg_bytes += name ? strlen(name) : 0;
+    return 0;
+}
+
+void pgx_cancel(PGconn *db)
+{
+    (void)db;
+    fz_pg_calls++;
+}
+
 PGresult *pgx_query(PGconn *db, const char *sql, char *err, size_t errlen)
 {
     (void)db, (void)sql, (void)err, (void)errlen;
