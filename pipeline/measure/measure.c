@@ -76,8 +76,8 @@
  *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
  * 95% idle), or is the window of the run before's settling, when that
- * passed and is recent (run --gate-note: a note in $TMPDIR, or /tmp, named
- * after measure's pid and removed at its end; lab/watch/gate.h); git is
+ * passed and is recent (run --gate-note: a note beside the programs,
+ * BIN/.gate-note.PID, removed at measure's end; lab/watch/gate.h); git is
  * asked once for every run's build facts (lab/base/facts.h); the system log position is taken before and the lines written
  * during the run are kept (pipeline/measure/slog.h: journalctl, /var/log/syslog, the
  * kernel log, or none).  OUT/provenance/runs/<run>.json (atomic) holds: the
@@ -581,10 +581,11 @@ static int measure_here(mctx *c)
     char err[UT_ERRLEN] = "";
     int rc = 0;
     /* the note each run leaves of its settling for the next run's gate
-     * (lab/watch/gate.h), outside OUT; removed at the end (free_ctx) */
+     * (lab/watch/gate.h), beside the programs (--bin), outside OUT, so that
+     * the runs' argv in the published records names no path --bin does not
+     * (a $TMPDIR would be this machine's); removed at the end (free_ctx) */
     if (c->gate) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(c->gate_note, sizeof c->gate_note, "%s/lab-gate-note.%d", tmp && *tmp ? tmp : "/tmp", (int)getpid());
+        snprintf(c->gate_note, sizeof c->gate_note, "%s/.gate-note.%d", c->bin, (int)getpid());
         unlink(c->gate_note);
     }
     for (int i = 0; i < c->sc.n && !proc_signal(); i++) {
