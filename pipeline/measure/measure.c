@@ -76,8 +76,9 @@
  *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
  * 95% idle), or is the window of the run before's settling, when that
- * passed and is recent (run --gate-note: a note beside the programs,
- * BIN/.gate-note.PID, removed at measure's end; lab/watch/gate.h); git is
+ * passed and is recent (a note beside the programs, BIN/.gate-note.PID,
+ * named to run in LAB_GATE_NOTE, so that no run's recorded argv holds its
+ * path, and removed at measure's end; lab/watch/gate.h); git is
  * asked once for every run's build facts (lab/base/facts.h); the system log position is taken before and the lines written
  * during the run are kept (pipeline/measure/slog.h: journalctl, /var/log/syslog, the
  * kernel log, or none).  OUT/provenance/runs/<run>.json (atomic) holds: the
@@ -581,12 +582,14 @@ static int measure_here(mctx *c)
     char err[UT_ERRLEN] = "";
     int rc = 0;
     /* the note each run leaves of its settling for the next run's gate
-     * (lab/watch/gate.h), beside the programs (--bin), outside OUT, so that
-     * the runs' argv in the published records names no path --bin does not
-     * (a $TMPDIR would be this machine's); removed at the end (free_ctx) */
+     * (lab/watch/gate.h), beside the programs (--bin), outside OUT; given
+     * to the runs in the environment (LAB_GATE_NOTE), not in their argv,
+     * which the published records hold: its path is this machine's;
+     * removed at the end (free_ctx) */
     if (c->gate) {
         snprintf(c->gate_note, sizeof c->gate_note, "%s/.gate-note.%d", c->bin, (int)getpid());
         unlink(c->gate_note);
+        setenv("LAB_GATE_NOTE", c->gate_note, 1);
     }
     for (int i = 0; i < c->sc.n && !proc_signal(); i++) {
         sched_run *s = &c->sc.s[i];

@@ -264,10 +264,6 @@ int mrun_one(mctx *c, int i, char *err, size_t errlen)
         argv[na++] = "--settle-s";
         argv[na++] = (char *)c->settle;
     }
-    if (c->gate_note[0]) { /* the run before's settling as this one's gate (lab/watch/gate.h) */
-        argv[na++] = "--gate-note";
-        argv[na++] = c->gate_note;
-    }
     argv[na] = NULL;
 
     slog_pos lp;
