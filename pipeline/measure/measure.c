@@ -586,7 +586,10 @@ static int measure_here(mctx *c)
      * to the runs in the environment (LAB_GATE_NOTE), not in their argv,
      * which the published records hold: its path is this machine's;
      * removed at the end (free_ctx) */
-    if (c->gate) {
+    /* switched off (2026-12-08): on CI's far side the note's messages put
+     * a path of that machine into the runs' recorded output; until that is
+     * fixed, every run waits its own window */
+    if (0 && c->gate) {
         snprintf(c->gate_note, sizeof c->gate_note, "%s/.gate-note.%d", c->bin, (int)getpid());
         unlink(c->gate_note);
         setenv("LAB_GATE_NOTE", c->gate_note, 1);
