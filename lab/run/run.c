@@ -3,7 +3,7 @@
  *   run --arm NAME --round R --raw DIR [--seconds 30] [--prep build/prep]
  *       [--arms lab/arms.tsv] [--bin build/bin] [--cores 0] [--gate 1|0]
  *       [--settle-s S] [--tester-nice -10] [--quiet data/quiet.tsv] [--machine local]
- *       [--gate-note FILE]   (or LAB_GATE_NOTE=FILE in the environment, as measure gives it)
+ *       [--gate-note FILE]
  *       [--freeze-share P]              tests only: the store's freeze share
  *       [--test-kill-store-after-s X]   tests only: SIGKILL the store X s after t0
  *       [--test-kill-store2-after-s X]  tests only: SIGKILL the second store X s after t0
@@ -290,9 +290,6 @@ static int setup(run_cfg *c)
     }
     if (c->settle < 0)
         c->settle = c->a->wait == WAIT_H ? 2.5 : 0.2;
-    /* measure names the note in the environment, not in the argv it records */
-    if (!c->gate_note && getenv("LAB_GATE_NOTE") && *getenv("LAB_GATE_NOTE"))
-        c->gate_note = getenv("LAB_GATE_NOTE");
     if (proc_cpus_parse(c->cores, &c->cpus, err, sizeof err) != 0) {
         ut_err("option --cores: \"%s\": %s (a CPU list such as 0 or 0-1)", c->cores, err);
         return EXIT_USAGE;

@@ -31,8 +31,10 @@
  * that gap is the run's watch's to see (lab/watch/quiet.h), as one that
  * starts after an own gate is.  A note that is missing, too old, of the
  * future or not one line of that form is no gate: the tester then runs its
- * own (a malformed one is named on stderr).  make measure gives its runs a
- * note (pipeline/measure/mrun.c); run alone does not.
+ * own (a malformed one is named on stderr).  A note is used only when run
+ * is given one (run --gate-note FILE); make measure does not give its runs
+ * one yet (docs/DESIGN.md section 12: a path of the machine reached the
+ * published records).
  *
  * Blocking, single-threaded; nothing here allocates.
  */

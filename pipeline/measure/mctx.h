@@ -33,7 +33,6 @@ typedef struct mctx {
     double settle_s;
     double closed_s; /* --closed-s, 0: the design's */
     int gate;
-    char gate_note[4200]; /* the runs' gate note (lab/watch/gate.h), "" when none */
     /* under root */
     char *results, *raw, *attempts, *provdir, *runsdir, *sched_path, *dev_path, *manifest; /* attempts: results/attempts */
     arm_table arms;

@@ -75,10 +75,8 @@
  * with exit 1, naming the run and the reason.
  *
  * Each run: the idle gate runs inside `run` (the tester waits up to 60 s for
- * 95% idle), or is the window of the run before's settling, when that
- * passed and is recent (a note beside the programs, BIN/.gate-note.PID,
- * named to run in LAB_GATE_NOTE, so that no run's recorded argv holds its
- * path, and removed at measure's end; lab/watch/gate.h); git is
+ * 95% idle; measure gives its runs no gate note, lab/watch/gate.h, yet:
+ * docs/DESIGN.md section 12 says why); git is
  * asked once for every run's build facts (lab/base/facts.h); the system log position is taken before and the lines written
  * during the run are kept (pipeline/measure/slog.h: journalctl, /var/log/syslog, the
  * kernel log, or none).  OUT/provenance/runs/<run>.json (atomic) holds: the
@@ -581,19 +579,6 @@ static int measure_here(mctx *c)
 {
     char err[UT_ERRLEN] = "";
     int rc = 0;
-    /* the note each run leaves of its settling for the next run's gate
-     * (lab/watch/gate.h), beside the programs (--bin), outside OUT; given
-     * to the runs in the environment (LAB_GATE_NOTE), not in their argv,
-     * which the published records hold: its path is this machine's;
-     * removed at the end (free_ctx) */
-    /* switched off (2026-12-08): on CI's far side the note's messages put
-     * a path of that machine into the runs' recorded output; until that is
-     * fixed, every run waits its own window */
-    if (0 && c->gate) {
-        snprintf(c->gate_note, sizeof c->gate_note, "%s/.gate-note.%d", c->bin, (int)getpid());
-        unlink(c->gate_note);
-        setenv("LAB_GATE_NOTE", c->gate_note, 1);
-    }
     for (int i = 0; i < c->sc.n && !proc_signal(); i++) {
         sched_run *s = &c->sc.s[i];
         if (!s->selected)
@@ -780,8 +765,6 @@ static int finish(mctx *c, int rc)
 
 static void free_ctx(mctx *c)
 {
-    if (c->gate_note[0])
-        unlink(c->gate_note);
     free(c->results);
     free(c->raw);
     free(c->attempts);

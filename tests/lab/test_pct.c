@@ -83,7 +83,7 @@ Test(pct, the_testers_lateness)
         for (size_t i = 0; i < c->n; i++)
             req[i] = (trec){.sched = 1000, .send = 1000 + v[i], .answer = RAW_NONE, .conn = -1, .kind = 'E'};
         trec_run o = {0};
-        gate_res g = {0};
+        gate_res g = {.before_s = NAN}; /* no note: no before_s */
         cr_assert_eq(trec_write_summary(path, req, c->n, &o, &g), 0);
         json_error_t je;
         json_t *j = json_load_file(path, 0, &je);
